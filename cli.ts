@@ -1,0 +1,190 @@
+/**
+ * Entry point. Kept tiny on purpose: `--version` answers before anything else loads, and each
+ * command group is imported only when it is used (start-up time is benchmarked).
+ */
+import { readFileSync } from 'node:fs';
+import type { CommandContext, CommandGroupRunner, GlobalOptions, OutputFormat } from './commands/context.js';
+
+const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: CommandGroupRunner }> }> = {
+  ask: { summary: 'Ask a question, make a plan (--maker) or apply one (--apply)', load: () => import('./commands/ask.js') },
+  gpucloud: { summary: 'List, get and act on gpucloud resources directly (no AI)', load: () => import('./commands/gpucloud.js') },
+  plan: { summary: 'Validate and preview plan documents', load: () => import('./commands/plan.js') },
+  config: { summary: 'Show the effective configuration', load: () => import('./commands/config.js') },
+  credentials: { summary: 'Test and store provider credentials', load: () => import('./commands/credentials.js') },
+  mcp: { summary: 'Serve the assistant to AI agents over MCP', load: () => import('./commands/mcp.js') },
+};
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function topLevelHelp(): string {
+  const width = Math.max(...Object.keys(GROUPS).map((g) => g.length));
+  const groups = Object.entries(GROUPS)
+    .map(([name, g]) => `  ${name.padEnd(width)}  ${g.summary}`)
+    .join('\n');
+  return `assistant ${version()} — a command-line assistant for cloud infrastructure, with gpucloud built in
+
+Usage:
+  assistant <command> [subcommand] [flags]
+
+Commands:
+${groups}
+
+Global flags:
+  --config <path>        Configuration file (default ~/.assistant.yaml)
+  -o, --output <format>  table | json | yaml
+  --sandbox              Run against a local gpucloud emulator (state in ~/.assistant/sandbox/)
+  --yes                  Answer yes to confirmations
+  --timeout <seconds>    Global operation timeout
+  --debug                Diagnostic output on stderr (secrets are always redacted)
+  --no-color             Plain output (NO_COLOR is honoured too)
+  -v, --version          Print the version
+  -h, --help             Help for any command
+
+Examples:
+  assistant --sandbox gpucloud list instances
+  assistant --sandbox ask --maker "create a 1V100.6V instance called train-1 in FIN-01" > plan.json
+  assistant --sandbox ask --apply --plan-file plan.json
+  assistant gpucloud get instance train-1 -o json
+
+Exit codes: 0 ok, 1 failed, 2 invalid input, 3 refused for safety, 130 interrupted.
+Run 'assistant <command> --help' for more.
+`;
+}
+
+/** Pulls the global flags out of argv wherever they appear; the rest goes to the command group. */
+export function parseGlobals(argv: string[]): { globals: GlobalOptions; rest: string[]; color: boolean } {
+  const globals: GlobalOptions = { output: 'table', outputExplicit: false, debug: false, yes: false, sandbox: false };
+  let color = true;
+  const rest: string[] = [];
+  const take = (i: number, flag: string): string => {
+    const value = argv[i + 1];
+    if (value === undefined || value.startsWith('-')) throw new GlobalUsageError(`${flag} needs a value`);
+    return value;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = (): string => {
+      if (inline !== undefined) return inline;
+      const v = take(i, flag);
+      i++;
+      return v;
+    };
+    switch (flag) {
+      case '--config':
+        globals.config = value();
+        break;
+      case '-o':
+      case '--output': {
+        const v = value();
+        if (!['table', 'json', 'yaml'].includes(v)) throw new GlobalUsageError(`--output must be table, json or yaml (got "${v}")`);
+        globals.output = v as OutputFormat;
+        globals.outputExplicit = true;
+        break;
+      }
+      case '--debug':
+        globals.debug = true;
+        break;
+      case '--yes':
+      case '-y':
+        globals.yes = true;
+        break;
+      case '--sandbox':
+        globals.sandbox = true;
+        break;
+      case '--no-color':
+        color = false;
+        break;
+      case '--timeout': {
+        const v = Number(value());
+        if (!Number.isFinite(v) || v <= 0) throw new GlobalUsageError('--timeout must be a positive number of seconds');
+        globals.timeout = v;
+        break;
+      }
+      default:
+        rest.push(arg);
+    }
+  }
+  return { globals, rest, color };
+}
+
+class GlobalUsageError extends Error {}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+    process.stdout.write(version() + '\n');
+    return 0;
+  }
+  let parsed: ReturnType<typeof parseGlobals>;
+  try {
+    parsed = parseGlobals(argv);
+  } catch (err) {
+    process.stderr.write(`error: usage: ${(err as Error).message}\nhint: run 'assistant --help'\n`);
+    return 2;
+  }
+  const { globals, rest } = parsed;
+  const [groupName, ...groupArgv] = rest;
+  if (!groupName || groupName === '--help' || groupName === '-h' || groupName === 'help') {
+    process.stdout.write(topLevelHelp());
+    return 0;
+  }
+  if (groupName === '--version' || groupName === '-v') {
+    process.stdout.write(version() + '\n');
+    return 0;
+  }
+  const group = GROUPS[groupName];
+  if (!group) {
+    process.stderr.write(`error: usage: unknown command "${groupName}"\nhint: run 'assistant --help' to see the commands\n`);
+    return 2;
+  }
+
+  const controller = new AbortController();
+  let interrupts = 0;
+  process.on('SIGINT', () => {
+    interrupts++;
+    if (interrupts > 1) process.exit(130);
+    controller.abort(new Error('interrupted'));
+  });
+
+  const noColor = !parsed.color || 'NO_COLOR' in process.env || process.env.TERM === 'dumb';
+  const ctx: CommandContext = {
+    io: {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      stdin: process.stdin,
+      stdoutIsTTY: Boolean(process.stdout.isTTY),
+      stderrIsTTY: Boolean(process.stderr.isTTY),
+      stdinIsTTY: Boolean(process.stdin.isTTY),
+      columns: process.stdout.columns || Number(process.env.COLUMNS) || 80,
+      color: !noColor && Boolean(process.stderr.isTTY),
+    },
+    env: process.env,
+    home: process.env.HOME || (await import('node:os')).homedir(),
+    globals,
+    signal: controller.signal,
+  };
+  const { reportError } = await import('./commands/report-error.js');
+  try {
+    const mod = await group.load();
+    return await mod.run(groupArgv, ctx);
+  } catch (err) {
+    return reportError(err, ctx);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`error: internal: ${(err as Error)?.message ?? String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

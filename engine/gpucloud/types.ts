@@ -1,0 +1,81 @@
+/** The contract between the plan engine and the gpucloud HTTP client. */
+
+export interface GpuCloudRequest {
+  method: string;
+  /** Path below the origin, always starting with /v1; may carry a query string. */
+  path: string;
+  /** Request body as JSON text (plans carry bodies as strings) or a value to serialise. */
+  body?: string | unknown;
+  signal?: AbortSignal;
+}
+
+export interface GpuCloudResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** Parsed JSON, or the trimmed text for bare-text bodies (create IDs); undefined for empty bodies. */
+  data: unknown;
+  /** Raw body text. */
+  text: string;
+  /** How many HTTP attempts the request took (retries included). */
+  attempts: number;
+  /** Set when a create was recovered after an ambiguous failure instead of being sent again. */
+  deduplicated?: boolean;
+}
+
+export interface RateLimitSettings {
+  /** Requests per window for the whole project (SPEC 8: 500). */
+  perProject: number;
+  /** Requests per window per method + concrete path without query (SPEC 8: 60). */
+  perPath: number;
+  /** Window length in milliseconds (60000). */
+  windowMs: number;
+}
+
+export const DEFAULT_RATE_LIMIT: RateLimitSettings = { perProject: 500, perPath: 60, windowMs: 60_000 };
+
+export interface RetrySettings {
+  /** Waits after 5xx / network failures (SPEC 7.4: 250, 750, 2000 ms); its length is the retry budget. */
+  delaysMs: number[];
+  /** How many 429 responses are waited out (per Retry-After) before the typed error surfaces. */
+  max429Retries: number;
+  /** Upper bound on a single Retry-After wait. */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY: RetrySettings = { delaysMs: [250, 750, 2000], max429Retries: 5, maxRetryAfterMs: 120_000 };
+
+export interface GpuCloudCredentials {
+  clientId: string;
+  clientSecret: string;
+  projectId?: string;
+}
+
+/** Events the client reports so the CLI can show progress (never carry secrets). */
+export type ClientEvent =
+  | { type: 'retry'; method: string; path: string; attempt: number; waitMs: number; reason: string }
+  | { type: 'rate-limit-wait'; method: string; path: string; waitMs: number }
+  | { type: 'token'; source: 'cache' | 'disk' | 'refresh' | 'client_credentials' }
+  | { type: 'dedupe'; method: string; path: string; id: string };
+
+export interface GpuCloudClientOptions {
+  /** API origin without /v1 (a trailing /v1 is tolerated and stripped). */
+  baseUrl: string;
+  /** OAuth token endpoint; default `<baseUrl>/v1/oauth2/token`. */
+  authUrl?: string;
+  credentials: GpuCloudCredentials;
+  rateLimit?: Partial<RateLimitSettings>;
+  retry?: Partial<RetrySettings>;
+  /** Directory for the on-disk token cache (0600 files); omit for memory-only. */
+  tokenCacheDir?: string;
+  /** Per-request timeout in ms. */
+  timeoutMs?: number;
+  /** Receives redacted debug lines (no tokens, no secrets). */
+  debug?: (line: string) => void;
+  onEvent?: (event: ClientEvent) => void;
+}
+
+export interface GpuCloudClient {
+  request(req: GpuCloudRequest): Promise<GpuCloudResponse>;
+  /** Counters for tests and benchmarks. */
+  readonly stats: { requests: number; tokenRequests: number; retries: number; rateLimitWaits: number; status429: number };
+}

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+
+/** `<NAME>` placeholders in plan arguments (DESIGN.md §3). */
+export const PLACEHOLDER_PATTERN = /<([A-Z][A-Z0-9_]*)>/g;
+export const BINDING_NAME = /^[A-Z][A-Z0-9_]*$/;
+
+/** Bindings predefined from configuration; plans may use them without producing them. */
+export const PREDEFINED_BINDINGS = ['DEFAULT_SSH_KEY_ID', 'DEFAULT_LOCATION', 'PROJECT_ID'] as const;
+
+export const PlanCommandSchema = z.strictObject({
+  args: z.array(z.string()).min(1, 'a command needs at least a verb in args'),
+  reason: z.string(),
+  produces: z
+    .record(
+      z.string().regex(BINDING_NAME, 'binding names are upper case: [A-Z][A-Z0-9_]*'),
+      z.string().min(1, 'a produces entry needs a JSONPath such as $.id'),
+    )
+    .optional(),
+});
+
+export const PlanSchema = z.strictObject({
+  version: z.literal(1),
+  provider: z.string().min(1),
+  commands: z.array(PlanCommandSchema).min(1, 'a plan needs at least one command'),
+  question: z.string().optional(),
+  summary: z.string().optional(),
+  created_at: z.string().optional(),
+  notes: z.union([z.string(), z.array(z.string())]).optional(),
+});
+
+export type PlanCommand = z.infer<typeof PlanCommandSchema>;
+export type Plan = z.infer<typeof PlanSchema>;
