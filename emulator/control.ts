@@ -1,0 +1,50 @@
+/**
+ * /__emulator/* control endpoints (unauthenticated, never rate-limited, not recorded), for tests that run
+ * the CLI as a separate process: faults, requests, stats, reset, balance, health.
+ */
+import { errorReply, json, type Reply } from './http.js';
+import type { EmulatorServer } from './server.js';
+import type { FaultSpec } from './types.js';
+
+type ControlHandler = (emu: EmulatorServer, body: unknown) => Reply;
+
+const CONTROL: Record<string, ControlHandler> = {
+  'GET /__emulator/health': (emu) => json(200, { ok: true, url: emu.url }),
+  'POST /__emulator/faults': (emu, body) => {
+    const specs = (Array.isArray(body) ? body : [body]) as FaultSpec[];
+    for (const s of specs) {
+      if (typeof s !== 'object' || s === null || typeof s.path !== 'string' || !s.path)
+        return errorReply(400, 'invalid_request', 'each fault needs a path');
+    }
+    for (const s of specs) emu.addFault(s);
+    return json(200, { ok: true, faults: emu.faults.size() });
+  },
+  'DELETE /__emulator/faults': (emu) => {
+    emu.faults.clear();
+    return json(200, { ok: true });
+  },
+  'GET /__emulator/requests': (emu) => json(200, emu.requests()),
+  'GET /__emulator/stats': (emu) => json(200, emu.stats()),
+  'POST /__emulator/reset': (emu) => {
+    emu.reset();
+    return json(200, { ok: true });
+  },
+  'POST /__emulator/balance': (emu, body) => {
+    const amount = (body as { amount?: unknown } | undefined)?.amount;
+    if (typeof amount !== 'number' || !Number.isFinite(amount)) return errorReply(400, 'invalid_request', 'amount must be a number');
+    emu.setBalance(amount);
+    return json(200, { amount, currency: 'usd' });
+  },
+};
+
+export async function handleControl(emu: EmulatorServer, method: string, path: string, raw: string): Promise<Reply> {
+  const handler = CONTROL[`${method} ${path}`];
+  if (!handler) return errorReply(404, 'not_found', `Cannot ${method} ${path}`);
+  let body: unknown;
+  try {
+    body = raw.trim() ? (JSON.parse(raw) as unknown) : undefined;
+  } catch {
+    return errorReply(400, 'invalid_request', 'Malformed JSON in request body');
+  }
+  return handler(emu, body);
+}

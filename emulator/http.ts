@@ -1,0 +1,95 @@
+/** Replies, API errors and the wire helpers shared by every route. */
+import type { ServerResponse } from 'node:http';
+
+/** What a handler answers; `json` and `text` are exclusive, neither means an empty body. */
+export interface Reply {
+  status: number;
+  json?: unknown;
+  text?: string;
+  headers?: Record<string, string>;
+}
+
+/** Thrown by handlers; becomes `{code, message}` with `status`. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+  }
+}
+
+const CODE_BY_STATUS: Record<number, string> = {
+  400: 'invalid_request',
+  401: 'unauthorized_request',
+  402: 'insufficient_funds',
+  403: 'forbidden_action',
+  404: 'not_found',
+  429: 'rate_limit_exceeded',
+  500: 'server_error',
+  503: 'service_unavailable',
+};
+
+const MESSAGE_BY_STATUS: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Invalid or expired access token',
+  402: 'Insufficient funds',
+  403: 'Action is not allowed',
+  404: 'Not found',
+  408: 'Request timeout',
+  429: 'Rate limit exceeded',
+  500: 'Internal server error',
+  502: 'Bad gateway',
+  503: 'Service temporarily unavailable',
+  504: 'Gateway timeout',
+};
+
+export function codeForStatus(status: number): string {
+  return CODE_BY_STATUS[status] ?? (status >= 500 ? 'server_error' : 'invalid_request');
+}
+
+export function messageForStatus(status: number): string {
+  return MESSAGE_BY_STATUS[status] ?? `HTTP ${status}`;
+}
+
+export const badRequest = (message: string): ApiError => new ApiError(400, 'invalid_request', message);
+export const unauthorized = (message = 'Invalid or expired access token'): ApiError =>
+  new ApiError(401, 'unauthorized_request', message);
+export const insufficientFunds = (message: string): ApiError => new ApiError(402, 'insufficient_funds', message);
+export const forbidden = (message: string): ApiError => new ApiError(403, 'forbidden_action', message);
+export const notFound = (message: string): ApiError => new ApiError(404, 'not_found', message);
+export const unavailable = (message: string): ApiError => new ApiError(503, 'service_unavailable', message);
+
+export const json = (status: number, value: unknown, headers?: Record<string, string>): Reply => ({
+  status,
+  json: value,
+  headers,
+});
+export const text = (status: number, value: string): Reply => ({ status, text: value });
+export const empty = (status: number): Reply => ({ status });
+
+export function errorReply(status: number, code: string, message: string, headers?: Record<string, string>): Reply {
+  return { status, json: { code, message }, headers };
+}
+
+export function fromError(err: ApiError): Reply {
+  return errorReply(err.status, err.code, err.message, err.headers);
+}
+
+/** Writes a reply with an exact Content-Length. */
+export function sendReply(res: ServerResponse, reply: Reply): void {
+  const headers: Record<string, string> = { ...(reply.headers ?? {}) };
+  let body = '';
+  if (reply.json !== undefined) {
+    body = JSON.stringify(reply.json);
+    headers['Content-Type'] = 'application/json; charset=utf-8';
+  } else if (reply.text !== undefined) {
+    body = reply.text;
+    headers['Content-Type'] = 'text/plain; charset=utf-8';
+  }
+  headers['Content-Length'] = String(Buffer.byteLength(body));
+  res.writeHead(reply.status, headers);
+  res.end(body);
+}

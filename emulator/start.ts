@@ -1,0 +1,22 @@
+/** Starts an emulator server and wraps it in the public `Emulator` handle. */
+import { EmulatorServer } from './server.js';
+import { resolveOptions, type Emulator, type EmulatorOptions } from './types.js';
+
+export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
+  const resolved = resolveOptions(opts);
+  const server = new EmulatorServer(resolved);
+  await server.listen();
+  return {
+    url: server.url,
+    port: server.port,
+    clientId: resolved.clientId,
+    clientSecret: resolved.clientSecret,
+    addFault: (f) => server.addFault(f),
+    clearFaults: () => server.faults.clear(),
+    requests: () => server.requests(),
+    stats: () => server.stats(),
+    setBalance: (amount) => server.setBalance(amount),
+    reset: () => server.reset(),
+    close: () => server.close(),
+  };
+}

@@ -1,0 +1,95 @@
+/** Public option and result types of the gpucloud emulator (re-exported by emulator/index.ts). */
+
+export interface EmulatorOptions {
+  host?: string; // default '127.0.0.1'
+  port?: number; // default 0 (random free port)
+  clientId?: string; // default 'emu-client'
+  clientSecret?: string; // default 'emu-secret'
+  tokenTtlSec?: number; // default 3600 (expires_in)
+  stateFile?: string; // load at start if it exists, save after every mutation (tmp + rename)
+  seed?: 'demo' | 'empty'; // catalogue data is always seeded; see emulator/fixtures.ts
+  balance?: number; // starting balance, default 1000 (usd)
+  rateLimit?: { perProject: number; perPath: number; windowMs: number } | false; // default 500 / 60 / 60000
+  lifecycleMs?: number; // time per lifecycle step (ordered→provisioning→running), default 400
+  timeScale?: number; // billing hours per real second, default 1/3600 (real time)
+}
+
+export interface FaultSpec {
+  method?: string; // default any method
+  path: string; // exact path without query, or a prefix ending with '*'
+  times?: number; // how many matching requests it applies to, default 1 (-1 = every request until cleared)
+  status?: number; // respond with this status and body {code, message}
+  code?: string;
+  message?: string;
+  retryAfter?: string; // Retry-After header value
+  reset?: boolean; // destroy the socket without answering
+  delayMs?: number; // wait before handling
+  afterHandler?: boolean; // run the real handler first, then answer with `status` / reset
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: string;
+  status: number;
+  body?: string;
+  at: number;
+}
+
+export interface EmulatorStats {
+  requests: number;
+  tokenRequests: number;
+  status429: number;
+  byRoute: Record<string, number>;
+}
+
+export interface Emulator {
+  url: string; // origin, e.g. 'http://127.0.0.1:34567' (no /v1)
+  port: number;
+  clientId: string;
+  clientSecret: string;
+  addFault(f: FaultSpec): void;
+  clearFaults(): void;
+  requests(): RecordedRequest[];
+  stats(): EmulatorStats;
+  setBalance(amount: number): void;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export interface RateLimitOptions {
+  perProject: number;
+  perPath: number;
+  windowMs: number;
+}
+
+/** Options with every default filled in. */
+export interface ResolvedOptions {
+  host: string;
+  port: number;
+  clientId: string;
+  clientSecret: string;
+  tokenTtlSec: number;
+  stateFile?: string;
+  seed: 'demo' | 'empty';
+  balance: number;
+  rateLimit: RateLimitOptions | false;
+  lifecycleMs: number;
+  timeScale: number;
+}
+
+export function resolveOptions(opts: EmulatorOptions = {}): ResolvedOptions {
+  return {
+    host: opts.host ?? '127.0.0.1',
+    port: opts.port ?? 0,
+    clientId: opts.clientId ?? 'emu-client',
+    clientSecret: opts.clientSecret ?? 'emu-secret',
+    tokenTtlSec: opts.tokenTtlSec ?? 3600,
+    stateFile: opts.stateFile,
+    seed: opts.seed ?? 'demo',
+    balance: opts.balance ?? 1000,
+    rateLimit: opts.rateLimit === false ? false : (opts.rateLimit ?? { perProject: 500, perPath: 60, windowMs: 60_000 }),
+    lifecycleMs: opts.lifecycleMs ?? 400,
+    timeScale: opts.timeScale ?? 1 / 3600,
+  };
+}
