@@ -1,0 +1,370 @@
+/**
+ * The gpucloud HTTP client: the one place that talks to the REST API (DESIGN.md §1).
+ *
+ * One request goes through these layers, outermost first:
+ *   create de-duplication (dedupe.ts) → 5xx/network schedule (retry.ts, SPEC 7.4) →
+ *   401 re-authentication once and 429 Retry-After waits (here) → token (auth.ts) →
+ *   sliding-window rate limiter (rate-limiter.ts) → one HTTP exchange (ofetch) → body decoding (response.ts).
+ * Debug lines and events never carry the client secret or a token (redact.ts).
+ */
+import { readFileSync } from 'node:fs';
+import { ofetch } from 'ofetch';
+import { InterruptedError, InvalidInputError } from '../errors.js';
+import { redactText } from '../redact.js';
+import { TokenManager, type Grant } from './auth.js';
+import { normalizeApiPath } from './catalogue.js';
+import { createDedupeFor } from './dedupe.js';
+import { GpuCloudError, NetworkError } from './errors.js';
+import { SlidingWindowLimiter, type Slot } from './rate-limiter.js';
+import { assertAllSucceeded, decodeBody, errorFromResponse, headersToRecord } from './response.js';
+import { final, isAmbiguous, networkCode, parseRetryAfter, retrySchedule, sleep } from './retry.js';
+import { TokenFileCache } from './token-cache.js';
+import {
+  DEFAULT_RATE_LIMIT,
+  DEFAULT_RETRY,
+  type ClientEvent,
+  type GpuCloudClient,
+  type GpuCloudClientOptions,
+  type GpuCloudRequest,
+  type GpuCloudResponse,
+  type RateLimitSettings,
+  type RetrySettings,
+} from './types.js';
+
+/** Requests in flight at once; bounds open sockets however generous the rate limits are. */
+const DEFAULT_MAX_CONCURRENT = 32;
+
+export type GpuCloudClientStats = GpuCloudClient['stats'];
+
+/** The origin without a trailing `/` or `/v1` (DESIGN.md §2: a trailing /v1 is tolerated). */
+export function normalizeBaseUrl(baseUrl: string): string {
+  let base = baseUrl.trim().replace(/\/+$/, '');
+  if (/\/v1$/i.test(base)) base = base.slice(0, -3).replace(/\/+$/, '');
+  try {
+    const u = new URL(base);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
+  } catch {
+    throw new InvalidInputError('invalid_config', `gpucloud base URL is not an http(s) URL: ${baseUrl}`);
+  }
+  return base;
+}
+
+let cachedVersion: string | undefined;
+/** This package's version for the User-Agent (works from the sources and from dist/). */
+function packageVersion(): string {
+  if (cachedVersion) return cachedVersion;
+  cachedVersion = '0.0.0';
+  for (const rel of ['../../../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'assistant' && typeof pkg.version === 'string') {
+        cachedVersion = pkg.version;
+        break;
+      }
+    } catch {
+      // try the next location
+    }
+  }
+  return cachedVersion;
+}
+
+/** The low-level code of a fetch failure (undici nests it in `cause`). */
+function failureCode(err: unknown): string {
+  let e: unknown = err;
+  for (let depth = 0; depth < 6 && e; depth++) {
+    const o = e as { code?: unknown; message?: unknown; cause?: unknown };
+    if (typeof o.code === 'string' && o.code) return o.code;
+    if (typeof o.message === 'string' && /socket hang up/i.test(o.message)) return 'ECONNRESET';
+    e = o.cause;
+  }
+  return 'ERR_NETWORK';
+}
+
+const NO_SLOT: Slot = { release: () => undefined };
+
+/** Plain words for the usual low-level failure codes (Node and undici). */
+const NETWORK_CODES: Record<string, string> = {
+  ECONNRESET: 'connection reset',
+  ECONNREFUSED: 'connection refused',
+  UND_ERR_SOCKET: 'connection closed by the server',
+  EPIPE: 'connection closed while sending',
+  ETIMEDOUT: 'timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'timed out connecting',
+  UND_ERR_HEADERS_TIMEOUT: 'timed out waiting for the response',
+  UND_ERR_BODY_TIMEOUT: 'timed out reading the response',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'DNS lookup failed',
+};
+
+/** Per-request bookkeeping shared by the retry layers. */
+interface RequestState {
+  method: string;
+  /** Path as sent (with query), for messages. */
+  path: string;
+  attempts: number;
+  count429: number;
+}
+
+/** An API call in progress. */
+interface ApiCall extends RequestState {
+  body: string | undefined;
+  signal: AbortSignal | undefined;
+  reauthenticated: boolean;
+}
+
+interface RawExchange {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+  attempts: number;
+}
+
+class HttpGpuCloudClient implements GpuCloudClient {
+  readonly stats: GpuCloudClientStats = { requests: 0, tokenRequests: 0, retries: 0, rateLimitWaits: 0, status429: 0 };
+  private readonly base: string;
+  private readonly authUrl: string;
+  private readonly authPath: string;
+  private readonly retry: RetrySettings;
+  private readonly limiter: SlidingWindowLimiter;
+  private readonly tokens: TokenManager;
+  private readonly userAgent = `assistant/${packageVersion()}`;
+
+  constructor(private readonly opts: GpuCloudClientOptions) {
+    if (!opts.credentials?.clientId || !opts.credentials?.clientSecret) {
+      throw new InvalidInputError('missing_credentials', 'gpucloud client_id and client_secret are required');
+    }
+    this.base = normalizeBaseUrl(opts.baseUrl);
+    this.authUrl = opts.authUrl?.trim() || `${this.base}/v1/oauth2/token`;
+    try {
+      this.authPath = new URL(this.authUrl).pathname;
+    } catch {
+      throw new InvalidInputError('invalid_config', `gpucloud auth URL is not a URL: ${opts.authUrl}`);
+    }
+    this.retry = { ...DEFAULT_RETRY, ...definedOnly(opts.retry) };
+    const limits: RateLimitSettings = { ...DEFAULT_RATE_LIMIT, ...definedOnly(opts.rateLimit) };
+    this.limiter = new SlidingWindowLimiter({ ...limits, maxConcurrent: DEFAULT_MAX_CONCURRENT });
+    this.tokens = new TokenManager({
+      credentials: opts.credentials,
+      tokenPath: this.authPath,
+      cache: opts.tokenCacheDir ? TokenFileCache.for(opts.tokenCacheDir, opts.credentials.clientId, new URL(this.base).origin) : undefined,
+      onEvent: (e) => this.emit(e),
+      post: (body, grant) => this.postToken(body, grant),
+    });
+  }
+
+  async request(req: GpuCloudRequest): Promise<GpuCloudResponse> {
+    const method = req.method.trim().toUpperCase();
+    const path = req.path.startsWith('/') ? req.path : `/${req.path}`;
+    const signal = req.signal;
+    const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
+    if (body !== undefined && (method === 'GET' || method === 'HEAD')) {
+      throw new InvalidInputError('invalid_request', `${method} ${path} cannot carry a request body`);
+    }
+    if (signal?.aborted) throw new InterruptedError();
+
+    const list = async (listPath: string) => (await this.request({ method: 'GET', path: listPath, signal })).data;
+    const dedupe = createDedupeFor(method, path, body);
+    if (dedupe?.needsSnapshot) await dedupe.snapshot(list);
+
+    const state: ApiCall = { method, path, body, signal, attempts: 0, count429: 0, reauthenticated: false };
+    let serverMayHaveActed = false;
+    return retrySchedule(
+      async () => {
+        if (dedupe && serverMayHaveActed) {
+          // The list GET ran its own retry schedule; if it still failed, nobody can tell whether the
+          // create happened, so stop rather than risk a second paid resource.
+          const found = await dedupe.find(list).catch((err: unknown) => {
+            throw final(err);
+          });
+          if (found) {
+            this.debug(`  create of ${dedupe.kind.singular} "${dedupe.name}" already happened (${found.id}); not sending it again`);
+            this.emit({ type: 'dedupe', method, path, id: found.id });
+            const text = typeof found.data === 'string' ? found.data : JSON.stringify(found.data);
+            return { status: 202, headers: {}, data: found.data, text, attempts: state.attempts, deduplicated: true };
+          }
+        }
+        return this.attempt(state);
+      },
+      {
+        delaysMs: this.retry.delaysMs,
+        signal,
+        onWait: ({ attempt, waitMs, error }) => {
+          if (isAmbiguous(error)) serverMayHaveActed = true;
+          this.noteRetry(method, path, attempt, waitMs, error);
+        },
+      },
+    );
+  }
+
+  /**
+   * One attempt of the 5xx/network schedule: sends the call, re-authenticating once on 401 and waiting
+   * out 429s within their own budget. 5xx and network failures are thrown for the schedule to handle.
+   */
+  private async attempt(call: ApiCall): Promise<GpuCloudResponse> {
+    const { method, path, signal } = call;
+    for (;;) {
+      // The token fetch has already run its own retry schedule; do not nest another one around it.
+      const token = await this.tokens.getToken(signal).catch((err: unknown) => {
+        throw final(err);
+      });
+      const res = await this.exchange(call, `${this.base}${path}`, `${method} ${normalizeApiPath(path)}`, { Authorization: `Bearer ${token}` }, call.body, signal);
+      if (res.status === 401 && !call.reauthenticated) {
+        // Expired or revoked server-side: drop the token (memory and disk) and authenticate once more.
+        call.reauthenticated = true;
+        this.debug('  401: dropping the cached token and re-authenticating once');
+        await this.tokens.invalidate(token);
+        continue;
+      }
+      if (res.status === 429 && (await this.waitOut429(call, res, signal))) continue;
+      const context = { method, path, attempts: call.attempts };
+      if (res.status < 200 || res.status >= 300) throw errorFromResponse(res.status, res.text, context);
+      const data = decodeBody(res.text);
+      assertAllSucceeded(res.status, data, context);
+      return { status: res.status, headers: res.headers, data, text: res.text, attempts: call.attempts };
+    }
+  }
+
+  /** Token requests get the 429 handling and the 5xx/network schedule (not the API rate windows); bodies are never logged. */
+  private postToken(body: Record<string, string>, grant: Grant): Promise<RawExchange> {
+    const state: RequestState = { method: 'POST', path: this.authPath, attempts: 0, count429: 0 };
+    return retrySchedule(
+      async () => {
+        for (;;) {
+          const res = await this.exchange(state, this.authUrl, undefined, {}, JSON.stringify(body), undefined, grant);
+          if (res.status === 429 && (await this.waitOut429(state, res, undefined))) continue;
+          if (res.status >= 500) throw errorFromResponse(res.status, res.text, { method: state.method, path: state.path, attempts: state.attempts });
+          return res;
+        }
+      },
+      { delaysMs: this.retry.delaysMs, onWait: ({ attempt, waitMs, error }) => this.noteRetry('POST', this.authPath, attempt, waitMs, error) },
+    );
+  }
+
+  /** Waits per Retry-After when the 429 budget allows; false when it is used up. */
+  private async waitOut429(state: RequestState, res: RawExchange, signal: AbortSignal | undefined): Promise<boolean> {
+    if (state.count429 >= this.retry.max429Retries) return false;
+    state.count429++;
+    const waitMs = parseRetryAfter(res.headers['retry-after'], this.retry.maxRetryAfterMs);
+    this.stats.retries++;
+    this.emit({ type: 'retry', method: state.method, path: state.path, attempt: state.attempts, waitMs, reason: 'rate_limit_exceeded' });
+    this.debug(`  429 rate_limit_exceeded; waiting ${waitMs} ms (Retry-After) before retrying (${state.count429}/${this.retry.max429Retries})`);
+    await sleep(waitMs, signal);
+    return true;
+  }
+
+  private noteRetry(method: string, path: string, attempt: number, waitMs: number, error: unknown): void {
+    const reason = error instanceof NetworkError ? (networkCode(error) ?? 'network_error') : error instanceof GpuCloudError ? error.code : 'error';
+    this.stats.retries++;
+    this.emit({ type: 'retry', method, path, attempt, waitMs, reason });
+    this.debug(`  attempt ${attempt} failed (${reason}); retrying in ${waitMs} ms`);
+  }
+
+  /**
+   * One HTTP exchange under the rate limiter. The slot is released when the response (or failure) has
+   * arrived, which is what makes the sliding window safe (rate-limiter.ts). Network failures become
+   * NetworkError; an abort becomes InterruptedError.
+   */
+  private async exchange(
+    state: RequestState,
+    url: string,
+    /** Rate-limit key (method + path without query); undefined for token requests. */
+    limitKey: string | undefined,
+    extraHeaders: Record<string, string>,
+    body: string | undefined,
+    signal: AbortSignal | undefined,
+    grant?: Grant,
+  ): Promise<RawExchange> {
+    // The limits count authenticated API requests (SPEC 8). Token requests are not API requests, are
+    // single-flight and rare, so they bypass the windows; a 429 on them is still waited out.
+    const { slot, waitedMs } =
+      limitKey === undefined
+        ? { slot: NO_SLOT, waitedMs: 0 }
+        : await this.limiter.acquire(limitKey, signal, (estimateMs) => {
+            this.stats.rateLimitWaits++;
+            this.emit({ type: 'rate-limit-wait', method: state.method, path: state.path, waitMs: estimateMs });
+          });
+    if (waitedMs > 0) this.debug(`  waited ${Math.round(waitedMs)} ms for the client-side rate limit (${limitKey})`);
+    state.attempts++;
+    if (grant) this.stats.tokenRequests++;
+    else this.stats.requests++;
+    const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': this.userAgent, ...extraHeaders };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    this.debug(`→ ${state.method} ${state.path}${grant ? ` (${grant})` : ''}${state.attempts > 1 ? ` (attempt ${state.attempts})` : ''}`);
+    const timeout = this.opts.timeoutMs && this.opts.timeoutMs > 0 ? AbortSignal.timeout(this.opts.timeoutMs) : undefined;
+    const signals = [signal, timeout].filter((s): s is AbortSignal => s !== undefined);
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      const res = await ofetch.raw<string, 'text'>(url, {
+        method: state.method,
+        headers,
+        body,
+        signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
+        ignoreResponseError: true,
+        retry: 0,
+        // Never follow a redirect with the bearer token; the API does not redirect.
+        redirect: 'manual',
+        responseType: 'text',
+      });
+      slot.release();
+      if (res.status === 429) this.stats.status429++;
+      const text = typeof res._data === 'string' ? res._data : '';
+      this.debug(`← ${res.status}${this.errorNote(res.status, text, grant)} (${elapsed()} ms)`);
+      return { status: res.status, headers: headersToRecord(res.headers), text, attempts: state.attempts };
+    } catch (err) {
+      slot.release();
+      if (signal?.aborted) {
+        this.debug(`✗ interrupted (${elapsed()} ms)`);
+        throw new InterruptedError('interrupted', { cause: err });
+      }
+      const code = timeout?.aborted ? 'ETIMEDOUT' : failureCode(err);
+      this.debug(`✗ ${code} (${elapsed()} ms)`);
+      const what = code === 'ETIMEDOUT' && timeout?.aborted ? `no answer within ${this.opts.timeoutMs} ms` : `${NETWORK_CODES[code] ?? 'network failure'} (${code})`;
+      throw new NetworkError({
+        status: 0,
+        code: 'network_error',
+        message: `${state.method} ${state.path} failed: ${what}`,
+        method: state.method,
+        path: state.path,
+        attempts: state.attempts,
+        details: { errno: code },
+        cause: err,
+      });
+    }
+  }
+
+  /** ` code` for an error answer in a debug line; never anything from a token response. */
+  private errorNote(status: number, text: string, grant: Grant | undefined): string {
+    if (status < 400 || grant) return '';
+    const data = decodeBody(text);
+    const code = typeof data === 'object' && data !== null ? (data as { code?: unknown }).code : undefined;
+    return typeof code === 'string' ? ` ${code}` : '';
+  }
+
+  private emit(event: ClientEvent): void {
+    try {
+      this.opts.onEvent?.(event);
+    } catch {
+      // A broken listener must not break the request.
+    }
+  }
+
+  private debug(line: string): void {
+    if (!this.opts.debug) return;
+    try {
+      this.opts.debug(redactText(line));
+    } catch {
+      // A broken debug sink must not break the request (or leak a rate-limit slot).
+    }
+  }
+}
+
+function definedOnly<T extends object>(o: T | undefined): Partial<T> {
+  if (!o) return {};
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Creates the gpucloud REST client (see the layering at the top of this file). */
+export function createGpuCloudClient(opts: GpuCloudClientOptions): GpuCloudClient {
+  return new HttpGpuCloudClient(opts);
+}

@@ -1,0 +1,100 @@
+/**
+ * Create de-duplication: a paid resource must never be created twice because a create was retried.
+ *
+ * When a POST that creates a catalogue kind fails *ambiguously* (5xx, reset, timeout: the server may
+ * have acted), the client lists the kind before sending again and looks for a record with the body's
+ * name that was not there before. For kinds whose names are not unique, "before" is a snapshot of the
+ * matching IDs taken with one GET before the first attempt; for `uniqueNames` kinds any match is ours.
+ */
+import { kindCreatedAt, type KindSpec } from './catalogue.js';
+
+/**
+ * Kinds whose create answers `{"id": …}` rather than the bare-text ID (wire reference, POST /v1/clusters).
+ * Kinds identified by name answer with the record itself.
+ * TODO(catalogue): this belongs in KindSpec as a `createResponse` field.
+ */
+const OBJECT_ID_CREATE_PATHS = new Set(['/v1/clusters']);
+
+type ListFn = (path: string) => Promise<unknown>;
+
+export interface FoundCreate {
+  id: string;
+  /** What the real API would have answered to the create. */
+  data: unknown;
+}
+
+export class CreateDedupe {
+  private before: Set<string> | undefined;
+
+  constructor(
+    readonly kind: KindSpec,
+    readonly name: string,
+  ) {}
+
+  /** Path that lists the kind (with its list query, e.g. pagination). */
+  get listPath(): string {
+    return this.kind.listQuery ? `${this.kind.path}?${this.kind.listQuery}` : this.kind.path;
+  }
+
+  get needsSnapshot(): boolean {
+    return !this.kind.uniqueNames;
+  }
+
+  /** Records the IDs already carrying this name (one GET), before the first POST attempt. */
+  async snapshot(list: ListFn): Promise<void> {
+    this.before = new Set(this.matching(await list(this.listPath)).map((r) => this.idOf(r)));
+  }
+
+  /** After an ambiguous failure: the record our create made, if the server did make it. */
+  async find(list: ListFn): Promise<FoundCreate | undefined> {
+    if (this.needsSnapshot && !this.before) return undefined;
+    const fresh = this.matching(await list(this.listPath)).filter((r) => !this.before?.has(this.idOf(r)));
+    if (fresh.length === 0) return undefined;
+    const record = newest(fresh);
+    const id = this.idOf(record);
+    const data = this.kind.idField !== 'id' ? record : OBJECT_ID_CREATE_PATHS.has(this.kind.path) ? { id } : id;
+    return { id, data };
+  }
+
+  private matching(list: unknown): Record<string, unknown>[] {
+    if (!Array.isArray(list)) return [];
+    const field = this.kind.nameField!;
+    return list.filter(
+      (r): r is Record<string, unknown> => typeof r === 'object' && r !== null && (r as Record<string, unknown>)[field] === this.name,
+    );
+  }
+
+  private idOf(record: Record<string, unknown>): string {
+    return String(record[this.kind.idField] ?? '');
+  }
+}
+
+/** The most recently created record (by created_at when present, else the last listed). */
+function newest(records: Record<string, unknown>[]): Record<string, unknown> {
+  let best = records[records.length - 1]!;
+  for (const r of records) {
+    const a = Date.parse(String(r.created_at ?? ''));
+    const b = Date.parse(String(best.created_at ?? ''));
+    if (!Number.isNaN(a) && (Number.isNaN(b) || a > b)) best = r;
+  }
+  return best;
+}
+
+/** A de-duplication guard when `method path body` creates a named catalogue kind; otherwise undefined. */
+export function createDedupeFor(method: string, path: string, body: unknown): CreateDedupe | undefined {
+  if (method.toUpperCase() !== 'POST') return undefined;
+  const kind = kindCreatedAt(path);
+  if (!kind?.nameField) return undefined;
+  let obj: unknown = body;
+  if (typeof body === 'string') {
+    try {
+      obj = JSON.parse(body);
+    } catch {
+      return undefined;
+    }
+  }
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return undefined;
+  const name = (obj as Record<string, unknown>)[kind.nameField];
+  if (typeof name !== 'string' || name === '') return undefined;
+  return new CreateDedupe(kind, name);
+}

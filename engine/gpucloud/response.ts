@@ -1,0 +1,89 @@
+/**
+ * Body decoding for gpucloud responses: JSON when the body parses as JSON, the trimmed text otherwise
+ * (creates answer with a bare-text ID such as `deadc0de-…`), undefined when empty. Also turns
+ * multi-status results (207, or 202 carrying a results array) with a failed item into a typed error.
+ */
+import { z } from 'zod';
+import { PartialFailureError, decodeGpuCloudError, type GpuCloudError } from './errors.js';
+
+/** Decodes a response body. A JSON-quoted string (`"abc"`) comes back unquoted via JSON.parse. */
+export function decodeBody(text: string): unknown {
+  const trimmed = text.trim();
+  if (!trimmed) return undefined;
+  try {
+    return JSON.parse(trimmed) as unknown;
+  } catch {
+    return trimmed;
+  }
+}
+
+/** Response headers as a plain lower-cased record. */
+export function headersToRecord(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, key) => {
+    out[key.toLowerCase()] = value;
+  });
+  return out;
+}
+
+/** One per-resource result of PUT /v1/instances or a cluster action (camelCase on the wire: instanceId, statusCode). */
+const actionResultSchema = z
+  .object({
+    action: z.string().optional(),
+    instanceId: z.string().optional(),
+    /** Cluster actions name the resource `id`. */
+    id: z.union([z.string(), z.array(z.string())]).optional(),
+    status: z.string(),
+    error: z.string().nullish(),
+    statusCode: z.number().nullish(),
+  })
+  .loose();
+export type ActionResult = z.infer<typeof actionResultSchema>;
+
+const actionResultsSchema = z.array(actionResultSchema).min(1);
+
+/** The results array of a multi-status answer, or undefined when the body is not one. */
+export function multiStatusResults(status: number, data: unknown): ActionResult[] | undefined {
+  if (status !== 207 && status !== 202) return undefined;
+  const parsed = actionResultsSchema.safeParse(data);
+  if (!parsed.success) return undefined;
+  // A 202 counts only when its array really looks like per-resource results.
+  if (status === 202 && !parsed.data.every((r) => r.instanceId !== undefined || r.id !== undefined || r.action !== undefined)) return undefined;
+  return parsed.data;
+}
+
+/** Throws PartialFailureError when a multi-status answer has at least one item whose status is not `success`. */
+export function assertAllSucceeded(
+  status: number,
+  data: unknown,
+  context: { method: string; path: string; attempts: number },
+): void {
+  const results = multiStatusResults(status, data);
+  if (!results) return;
+  const failed = results.filter((r) => r.status !== 'success');
+  if (failed.length === 0) return;
+  const parts = failed.map((r) => {
+    const id = r.instanceId ?? (Array.isArray(r.id) ? r.id.join(',') : r.id) ?? '(unknown id)';
+    const what = r.action ? ` ${r.action}` : '';
+    const code = r.statusCode ? ` [${r.statusCode}]` : '';
+    return `${id}${what}: ${r.error || r.status}${code}`;
+  });
+  throw new PartialFailureError({
+    status,
+    code: 'partial_failure',
+    message: `${failed.length} of ${results.length} failed: ${parts.join('; ')}`,
+    method: context.method,
+    path: context.path,
+    attempts: context.attempts,
+    details: results,
+  });
+}
+
+/** Decodes a non-2xx answer into the matching typed error (SPEC 7.1). */
+export function errorFromResponse(
+  status: number,
+  text: string,
+  context: { method: string; path: string; attempts: number },
+): GpuCloudError {
+  return decodeGpuCloudError(status, decodeBody(text), context);
+}
