@@ -1,0 +1,137 @@
+/**
+ * `assistant config show|path`: the effective configuration (secrets masked) and where gpucloud
+ * credentials come from. Thin: loading is engine/config/load.ts, resolution engine/config/credentials.ts.
+ */
+import { existsSync } from 'node:fs';
+import { cac } from 'cac';
+import { stringify } from 'yaml';
+import { isSecretKey } from '../schemas/config.js';
+import { NoCredentialsError, resolveGpuCloudCredentials, resolveGpuCloudUrls } from '../engine/config/credentials.js';
+import { loadConfig, resolveConfigPath } from '../engine/config/load.js';
+import { UsageError } from '../engine/errors.js';
+import { maskSecret, redactText } from '../engine/redact.js';
+import { writeLine, type CommandContext } from './context.js';
+
+/** Thrown from cac's help callback so cac never prints to the real console; help goes to ctx.io.stdout. */
+class HelpShown extends Error {}
+
+export async function run(argv: string[], ctx: CommandContext): Promise<number> {
+  const cli = cac('assistant config');
+  let pending: Promise<number> | undefined;
+
+  cli
+    .command('show', 'Print the effective configuration (secrets masked) and where gpucloud credentials come from')
+    .example('  assistant config show')
+    .example('  assistant config show -o json | jq .credentials')
+    .example('  assistant --config ./team.yaml config show')
+    .action(() => {
+      pending = show(ctx);
+    });
+  cli
+    .command('path', 'Print the path of the configuration file in use')
+    .example('  assistant config path')
+    .action(() => {
+      pending = Promise.resolve(showPath(ctx));
+    });
+
+  cli.example('  assistant config show');
+  cli.example('  assistant config show -o json');
+  cli.example('  assistant --config ./team.yaml config show');
+  cli.example('  assistant config path');
+  cli.help((sections) => {
+    const text = sections.map((s) => (s.title ? `${s.title}:\n${s.body}` : s.body)).join('\n\n');
+    ctx.io.stdout.write(
+      text +
+        '\n\nThe file is ~/.assistant.yaml unless --config <path> is given; examples/assistant.example.yaml lists every key.\n' +
+        'Output follows -o: yaml (default, also for table) or json. Secrets are always masked.\n',
+    );
+    throw new HelpShown();
+  });
+
+  try {
+    if (argv.length === 0) {
+      cli.outputHelp();
+      return 0;
+    }
+    cli.parse(['node', 'assistant config', ...argv]);
+  } catch (err) {
+    if (err instanceof HelpShown) return 0;
+    if (err instanceof Error && err.name === 'CACError') {
+      throw new UsageError(err.message.replace(/`/g, '"'), { hint: "run 'assistant config --help'" });
+    }
+    throw err;
+  }
+  if (!pending) {
+    throw new UsageError(`unknown subcommand "${argv[0]}" for "assistant config"`, {
+      hint: "run 'assistant config --help' to see the subcommands (show, path)",
+    });
+  }
+  return pending;
+}
+
+function showPath(ctx: CommandContext): number {
+  const path = resolveConfigPath(ctx.globals.config, ctx.home);
+  writeLine(ctx.io.stdout, path);
+  if (!existsSync(path)) writeLine(ctx.io.stderr, `note: ${path} does not exist; built-in defaults apply`);
+  return 0;
+}
+
+async function show(ctx: CommandContext): Promise<number> {
+  const loaded = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
+  for (const w of loaded.warnings) writeLine(ctx.io.stderr, `warning: ${redactText(w)}`);
+
+  let gpucloud: Record<string, unknown>;
+  try {
+    const creds = resolveGpuCloudCredentials({ config: loaded.config, env: ctx.env, home: ctx.home, configPath: loaded.path });
+    for (const w of creds.warnings) writeLine(ctx.io.stderr, `warning: ${redactText(w)}`);
+    gpucloud = {
+      source: creds.source,
+      detail: creds.sourceDetail,
+      client_id: creds.clientId,
+      client_secret: maskSecret(creds.clientSecret),
+      ...(creds.projectId ? { project_id: creds.projectId } : {}),
+      base_url: creds.baseUrl,
+      auth_url: creds.authUrl,
+    };
+  } catch (err) {
+    if (!(err instanceof NoCredentialsError)) throw err;
+    const urls = resolveGpuCloudUrls(loaded.config, ctx.env);
+    gpucloud = {
+      source: 'none',
+      detail: `not found: ${err.message}`,
+      hint: err.hint,
+      base_url: urls.baseUrl,
+      auth_url: urls.authUrl,
+    };
+  }
+
+  const document = {
+    file: loaded.path,
+    exists: loaded.exists,
+    config: maskConfig(loaded.config),
+    credentials: { gpucloud: redactStrings(gpucloud) },
+  };
+  const text = ctx.globals.output === 'json' ? JSON.stringify(document, null, 2) + '\n' : stringify(document, { lineWidth: 0 });
+  ctx.io.stdout.write(text);
+  return 0;
+}
+
+/** Secret-named keys are shown as maskSecret does (prefix + ***); other strings still pass the registered-secret filter. */
+function maskConfig(value: unknown, key?: string): unknown {
+  if (typeof value === 'string') return key !== undefined && isSecretKey(key) ? maskSecret(value) : redactText(value);
+  if (Array.isArray(value)) return value.map((v) => maskConfig(v));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, maskConfig(v, k)]),
+    );
+  }
+  return value;
+}
+
+function redactStrings(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, typeof v === 'string' && k !== 'client_secret' ? redactText(v) : v]),
+  );
+}

@@ -1,0 +1,292 @@
+import { z } from 'zod';
+
+/**
+ * The configuration file `~/.assistant.yaml` (SPEC.md §2.5, DESIGN.md §2).
+ *
+ * Every object is strict so that the loader learns about unknown keys; the loader turns those into
+ * warnings (a typo must be visible) and everything else (wrong type, bad enum) into errors.
+ * Keys whose YAML value is empty (`client_id:`) are treated as absent by the loader.
+ */
+
+/** AI provider kinds, in SPEC order; the first is the fallback when `ai.default_provider` is omitted. */
+export const AI_PROVIDER_KINDS = [
+  'openai',
+  'anthropic',
+  'gemini-api',
+  'gemini',
+  'bedrock',
+  'deepseek',
+  'cohere',
+  'minimax',
+  'github-models',
+  'assistant-cloud',
+] as const;
+/** `builtin` is the offline rule-based planner; accepted wherever a provider kind is. */
+export const AI_PROVIDER_VALUES = [...AI_PROVIDER_KINDS, 'builtin'] as const;
+export type AiProviderKind = (typeof AI_PROVIDER_VALUES)[number];
+export const DEFAULT_AI_PROVIDER: AiProviderKind = AI_PROVIDER_KINDS[0];
+
+export const AI_DEFAULTS = { max_prompt_chars: 120_000, chunk_chars: 120_000, max_chunks: 6 } as const;
+export const RATE_LIMIT_DEFAULTS = { per_project: 500, per_path: 60, window_ms: 60_000 } as const;
+export const CLOUD_D_DEFAULT_REGION = 'ap-singapore';
+
+/**
+ * Keys that hold secrets wherever they appear in the file. The loader registers their values for
+ * redaction, `config show` masks them, and a group/world-readable file holding one gets a warning.
+ */
+export const SECRET_KEY_NAMES: ReadonlySet<string> = new Set([
+  'client_secret',
+  'api_key',
+  'token',
+  'auth_token',
+  'integration_token',
+  'api_token',
+  'secret_key',
+  'router_api_key',
+  'password',
+]);
+export function isSecretKey(key: string): boolean {
+  return SECRET_KEY_NAMES.has(key.toLowerCase());
+}
+
+const str = () => z.string();
+const httpUrl = () => z.url({ protocol: /^https?$/, error: 'expected an http(s) URL such as https://example.com' });
+const positiveInt = () => z.int({ error: 'expected a whole number' }).positive('expected a number greater than 0');
+
+export const RateLimitSchema = z.strictObject({
+  per_project: positiveInt().optional(),
+  per_path: positiveInt().optional(),
+  window_ms: positiveInt().optional(),
+});
+
+export const GpuCloudConfigSchema = z.strictObject({
+  client_id: str().optional(),
+  client_secret: str().optional(),
+  default_project_id: str().optional(),
+  default_location: str().optional(),
+  default_ssh_key_id: str().optional(),
+  ssh_key_path: str().optional(),
+  /** API origin; a trailing `/v1` is tolerated (DESIGN.md §2). */
+  base_url: httpUrl().optional(),
+  auth_url: httpUrl().optional(),
+  rate_limit: RateLimitSchema.optional(),
+  /** Profile (section) of `~/.gpucloud/credentials` to read; GPUCLOUD_PROFILE overrides it. */
+  profile: str().optional(),
+});
+
+export const AiProviderProfileSchema = z.strictObject({
+  provider: z.enum(AI_PROVIDER_VALUES).optional(),
+  model: str().optional(),
+  api_key: str().optional(),
+  api_key_env: str().optional(),
+  local_model_inference_url: httpUrl().optional(),
+  cloud_a_profile: str().optional(),
+  region: str().optional(),
+  base_url: httpUrl().optional(),
+});
+
+export const AiConfigSchema = z
+  .strictObject({
+    default_provider: z.enum(AI_PROVIDER_VALUES).optional(),
+    max_prompt_chars: positiveInt().default(AI_DEFAULTS.max_prompt_chars),
+    chunk_chars: positiveInt().default(AI_DEFAULTS.chunk_chars),
+    max_chunks: positiveInt().default(AI_DEFAULTS.max_chunks),
+    providers: z.record(z.string(), AiProviderProfileSchema).optional(),
+  })
+  .prefault({});
+
+export const InfraConfigSchema = z.strictObject({
+  default_provider: z.enum(['cloud_a', 'cloud_b', 'cloud_c']).optional(),
+  default_environment: str().optional(),
+  cloud_a: z
+    .strictObject({
+      environments: z
+        .record(z.string(), z.strictObject({ profile: str().optional(), region: str().optional() }))
+        .optional(),
+    })
+    .optional(),
+  cloud_b: z.strictObject({ project_id: str().optional() }).optional(),
+  cloud_c: z.strictObject({ subscription_id: str().optional() }).optional(),
+});
+
+export const RepoHostConfigSchema = z.strictObject({
+  token: str().optional(),
+  owner: str().optional(),
+  repo: str().optional(),
+});
+
+export const ErrTrackerConfigSchema = z.strictObject({
+  auth_token: str().optional(),
+  org_slug: str().optional(),
+  default_project: str().optional(),
+  host: str().optional(),
+});
+
+export const IssueTrackerConfigSchema = z.strictObject({
+  api_key: str().optional(),
+  workspace_id: str().optional(),
+  default_team: str().optional(),
+});
+
+export const NotesConfigSchema = z.strictObject({
+  integration_token: str().optional(),
+  default_database_id: str().optional(),
+});
+
+export const AppPlatformConfigSchema = z.strictObject({
+  api_token: str().optional(),
+  workspace_id: str().optional(),
+});
+
+export const EdgeConfigSchema = z.strictObject({
+  api_token: str().optional(),
+  account_id: str().optional(),
+  default_zone: str().optional(),
+});
+
+export const VpsConfigSchema = z.strictObject({ api_token: str().optional() });
+
+export const CloudDConfigSchema = z.strictObject({
+  secret_id: str().optional(),
+  secret_key: str().optional(),
+  region: str().default(CLOUD_D_DEFAULT_REGION),
+});
+
+export const AgentConfigSchema = z.strictObject({
+  path: str().optional(),
+  model: str().optional(),
+  base_url: httpUrl().optional(),
+  router_api_key: str().optional(),
+});
+
+export const BackendConfigSchema = z.strictObject({
+  api_key: str().optional(),
+  env: z.enum(['testing', 'staging', 'production']).optional(),
+  url: httpUrl().optional(),
+});
+
+export const PostgresConfigSchema = z.strictObject({
+  default_connection: str().optional(),
+  connections: z
+    .record(
+      z.string(),
+      z.strictObject({
+        host: str().optional(),
+        port: z.int({ error: 'expected a port number' }).min(1).max(65535).optional(),
+        database: str().optional(),
+        username: str().optional(),
+      }),
+    )
+    .optional(),
+});
+
+export const TerraformConfigSchema = z.strictObject({
+  default_workspace: str().optional(),
+  workspaces: z.record(z.string(), z.strictObject({ path: str() })).optional(),
+});
+
+export const KubernetesClusterSchema = z
+  .strictObject({
+    type: z.enum(['eks', 'existing']),
+    name: str().optional(),
+    profile: str().optional(),
+    region: str().optional(),
+    context: str().optional(),
+  })
+  .superRefine((cluster, ctx) => {
+    if (cluster.type === 'eks' && !cluster.name) {
+      ctx.addIssue({ code: 'custom', path: ['name'], message: 'required when type is eks' });
+    }
+  });
+
+export const KubernetesConfigSchema = z.strictObject({
+  kubeconfig: str().optional(),
+  default_context: str().optional(),
+  default_namespace: str().optional(),
+  clusters: z.record(z.string(), KubernetesClusterSchema).optional(),
+});
+
+/** Top-level `cloud_a` (question routing keywords), separate from `infra.cloud_a`. */
+export const CloudAKeywordsConfigSchema = z.strictObject({
+  service_keywords: z.record(z.string(), z.array(z.string())).optional(),
+});
+
+export const ConfigSchema = z.strictObject({
+  gpucloud: GpuCloudConfigSchema.optional(),
+  ai: AiConfigSchema,
+  infra: InfraConfigSchema.optional(),
+  repohost: RepoHostConfigSchema.optional(),
+  errtracker: ErrTrackerConfigSchema.optional(),
+  issuetracker: IssueTrackerConfigSchema.optional(),
+  notes: NotesConfigSchema.optional(),
+  appplatform: AppPlatformConfigSchema.optional(),
+  edge: EdgeConfigSchema.optional(),
+  vps_a: VpsConfigSchema.optional(),
+  vps_b: VpsConfigSchema.optional(),
+  cloud_d: CloudDConfigSchema.optional(),
+  agent: AgentConfigSchema.optional(),
+  backend: BackendConfigSchema.optional(),
+  postgres: PostgresConfigSchema.optional(),
+  terraform: TerraformConfigSchema.optional(),
+  kubernetes: KubernetesConfigSchema.optional(),
+  cloud_a: CloudAKeywordsConfigSchema.optional(),
+  /** Global operation timeout in seconds; `--timeout` overrides it. */
+  timeout: positiveInt().optional(),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+export type ConfigInput = z.input<typeof ConfigSchema>;
+export type GpuCloudConfig = z.infer<typeof GpuCloudConfigSchema>;
+export type RateLimitConfig = z.infer<typeof RateLimitSchema>;
+export type AiConfig = z.infer<typeof AiConfigSchema>;
+export type AiProviderProfile = z.infer<typeof AiProviderProfileSchema>;
+export type InfraConfig = z.infer<typeof InfraConfigSchema>;
+export type RepoHostConfig = z.infer<typeof RepoHostConfigSchema>;
+export type ErrTrackerConfig = z.infer<typeof ErrTrackerConfigSchema>;
+export type IssueTrackerConfig = z.infer<typeof IssueTrackerConfigSchema>;
+export type NotesConfig = z.infer<typeof NotesConfigSchema>;
+export type AppPlatformConfig = z.infer<typeof AppPlatformConfigSchema>;
+export type EdgeConfig = z.infer<typeof EdgeConfigSchema>;
+export type VpsConfig = z.infer<typeof VpsConfigSchema>;
+export type CloudDConfig = z.infer<typeof CloudDConfigSchema>;
+export type AgentConfig = z.infer<typeof AgentConfigSchema>;
+export type BackendConfig = z.infer<typeof BackendConfigSchema>;
+export type PostgresConfig = z.infer<typeof PostgresConfigSchema>;
+export type TerraformConfig = z.infer<typeof TerraformConfigSchema>;
+export type KubernetesConfig = z.infer<typeof KubernetesConfigSchema>;
+export type KubernetesCluster = z.infer<typeof KubernetesClusterSchema>;
+export type CloudAKeywordsConfig = z.infer<typeof CloudAKeywordsConfigSchema>;
+
+/** The configuration of a missing or empty file: every section absent, defaults applied. */
+export function emptyConfig(): Config {
+  return ConfigSchema.parse({});
+}
+
+/** Keys that may appear at `path` (object keys along the way; record entries as any name), for "did you mean" hints. */
+export function knownKeysAt(path: ReadonlyArray<PropertyKey>): string[] {
+  let schema: unknown = ConfigSchema;
+  const unwrap = (s: unknown): { type: string; def: Record<string, unknown> } | undefined => {
+    let cur = s as { _zod?: { def: Record<string, unknown> & { type: string } } } | undefined;
+    for (let i = 0; i < 10 && cur?._zod; i++) {
+      const def = cur._zod.def;
+      if (['optional', 'default', 'prefault', 'nullable', 'readonly', 'catch'].includes(def.type)) cur = def.innerType as typeof cur;
+      else if (def.type === 'pipe') cur = def.in as typeof cur;
+      else return { type: def.type, def };
+    }
+    return undefined;
+  };
+  for (const segment of path) {
+    const node = unwrap(schema);
+    if (!node) return [];
+    if (node.type === 'object') schema = (node.def.shape as Record<string, unknown>)[String(segment)];
+    else if (node.type === 'record') schema = node.def.valueType;
+    else return [];
+  }
+  const node = unwrap(schema);
+  return node?.type === 'object' ? Object.keys(node.def.shape as Record<string, unknown>) : [];
+}
+
+/** JSON Schema of the file as written (input side: defaults optional), for editors and docs. */
+export function configJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(ConfigSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+}
