@@ -6,12 +6,9 @@ import { readFileSync } from 'node:fs';
 import type { CommandContext, CommandGroupRunner, GlobalOptions, OutputFormat } from './commands/context.js';
 
 const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: CommandGroupRunner }> }> = {
-  ask: { summary: 'Ask a question, make a plan (--maker) or apply one (--apply)', load: () => import('./commands/ask.js') },
   gpucloud: { summary: 'List, get and act on gpucloud resources directly (no AI)', load: () => import('./commands/gpucloud.js') },
-  plan: { summary: 'Validate and preview plan documents', load: () => import('./commands/plan.js') },
   config: { summary: 'Show the effective configuration', load: () => import('./commands/config.js') },
   credentials: { summary: 'Test and store provider credentials', load: () => import('./commands/credentials.js') },
-  mcp: { summary: 'Serve the assistant to AI agents over MCP', load: () => import('./commands/mcp.js') },
 };
 
 function version(): string {
@@ -45,8 +42,8 @@ Global flags:
 
 Examples:
   assistant --sandbox gpucloud list instances
-  assistant --sandbox ask --maker "create a 1V100.6V instance called train-1 in FIN-01" > plan.json
-  assistant --sandbox ask --apply --plan-file plan.json
+  assistant --sandbox gpucloud action shutdown demo-a100
+  assistant credentials test gpucloud
   assistant gpucloud get instance train-1 -o json
 
 Exit codes: 0 ok, 1 failed, 2 invalid input, 3 refused for safety, 130 interrupted.

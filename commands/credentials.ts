@@ -1,0 +1,36 @@
+/** `assistant credentials test gpucloud`: calls the balance path through the executor and says where the credentials came from. */
+import { findKind } from '../engine/gpucloud/catalogue.js';
+import { listPlan } from '../engine/gpucloud/static-plans.js';
+import { runPlan } from '../engine/plan/run.js';
+import { UsageError } from '../engine/errors.js';
+import type { CommandContext } from './context.js';
+import { runGroup } from './group.js';
+import { openSession } from './session.js';
+
+export async function run(argv: string[], ctx: CommandContext): Promise<number> {
+  return runGroup('credentials', argv, ctx, (cli, start) => {
+    cli
+      .command('test <provider>', 'Check that credentials work (gpucloud: calls the balance path)')
+      .example('  assistant credentials test gpucloud')
+      .action((provider: string) => start(() => test(ctx, provider)));
+  });
+}
+
+async function test(ctx: CommandContext, provider: string): Promise<number> {
+  if (provider !== 'gpucloud') throw new UsageError(`credentials test supports gpucloud (got "${provider}")`);
+  const session = await openSession(ctx);
+  try {
+    const source = await session.credentialSource();
+    const outcome = await runPlan(listPlan(findKind('balance')!), {
+      destroyer: false,
+      predefined: session.predefined,
+      executorContext: session.executorContext(),
+    });
+    if (outcome.report.status !== 'succeeded') throw outcome.error;
+    const balance = outcome.results[0] as { amount?: unknown; currency?: string };
+    ctx.io.stdout.write(`gpucloud credentials work (source: ${source}); balance ${String(balance?.amount)} ${String(balance?.currency ?? '').toUpperCase()}\n`);
+    return 0;
+  } finally {
+    await session.close();
+  }
+}

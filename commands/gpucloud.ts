@@ -1,0 +1,158 @@
+/**
+ * `assistant gpucloud list|get|balance|action|emulate`. Thin wiring: flags → static plan (engine/gpucloud/static-plans)
+ * → runPlan (the one executor) → renderer. No HTTP here.
+ */
+import { findKind, KINDS, looksLikeId, type KindSpec } from '../engine/gpucloud/catalogue.js';
+import { getByIdPlan, INSTANCE_ACTIONS, instanceActionPlan, listPlan } from '../engine/gpucloud/static-plans.js';
+import { runPlan } from '../engine/plan/run.js';
+import type { Plan } from '../schemas/plan.js';
+import { InvalidInputError, OperationError, UsageError } from '../engine/errors.js';
+import { destructiveReasons } from '../engine/plan/destroyer.js';
+import { renderRecord, renderRecords, renderTable } from '../engine/render/records.js';
+import type { CommandContext } from './context.js';
+import { runGroup } from './group.js';
+import { confirmByTyping } from './prompt.js';
+import { openSession, type Session } from './session.js';
+
+export async function run(argv: string[], ctx: CommandContext): Promise<number> {
+  const kindList = KINDS.map((k) => k.kind).join(', ');
+  return runGroup(
+    'gpucloud',
+    argv,
+    ctx,
+    (cli, start) => {
+      cli
+        .command('list <kind>', `List resources. Kinds: ${kindList}`)
+        .example('  assistant gpucloud list instances')
+        .example('  assistant gpucloud list instance-types -o json | jq ".[].instance_type"')
+        .action((kind: string) => start(() => withSession(ctx, (s) => list(ctx, s, kind))));
+      cli
+        .command('get <kind> <id_or_name>', 'Fetch one resource by ID or by hostname/name (instance, cluster, volume, …)')
+        .example('  assistant gpucloud get instance train-1')
+        .example('  assistant gpucloud get cluster 3f0c…-… -o json')
+        .action((kind: string, id: string) => start(() => withSession(ctx, (s) => get(ctx, s, kind, id))));
+      cli
+        .command('balance', 'Show the account balance (a human line on stderr, the raw JSON on stdout)')
+        .action(() => start(() => withSession(ctx, (s) => balance(ctx, s))));
+      cli
+        .command('action <action> <id_or_hostname>', `Run an instance action: ${INSTANCE_ACTIONS.join(', ')}`)
+        .example('  assistant gpucloud action shutdown train-1')
+        .example('  assistant gpucloud action delete train-1 --yes')
+        .action((action: string, id: string) => start(() => withSession(ctx, (s) => act(ctx, s, action, id))));
+      cli
+        .command('emulate', 'Run the gpucloud emulator in the foreground (for trying the tool and for tests)')
+        .option('--listen <host:port>', 'Address to listen on', { default: '127.0.0.1:8787' })
+        .option('--state <file>', 'Persist emulator state to this file')
+        .option('--seed <seed>', 'demo or empty', { default: 'demo' })
+        .example('  assistant gpucloud emulate --listen 127.0.0.1:8787')
+        .action((opts: { listen: string; state?: string; seed: string }) => start(() => emulate(ctx, opts)));
+    },
+    'Global flags: -o table|json|yaml, --sandbox, --yes, --debug, --config <path>. -o json prints the API\'s JSON unmodified.',
+  );
+}
+
+async function withSession(ctx: CommandContext, fn: (s: Session) => Promise<number>): Promise<number> {
+  const session = await openSession(ctx);
+  try {
+    return await fn(session);
+  } finally {
+    await session.close();
+  }
+}
+
+/** Runs a static plan and returns the last step's data, or throws the error that ended the run. */
+async function runStatic(session: Session, plan: Plan, destroyer = false): Promise<unknown> {
+  const outcome = await runPlan(plan, { destroyer, predefined: session.predefined, executorContext: session.executorContext() });
+  if (outcome.report.status !== 'succeeded') throw outcome.error;
+  return outcome.results[outcome.results.length - 1];
+}
+
+function kindOrThrow(name: string): KindSpec {
+  const spec = findKind(name);
+  if (!spec) {
+    throw new UsageError(`unknown resource kind "${name}"`, { hint: `kinds: ${KINDS.map((k) => k.kind).join(', ')}` });
+  }
+  return spec;
+}
+
+async function list(ctx: CommandContext, session: Session, kind: string): Promise<number> {
+  const spec = kindOrThrow(kind);
+  const data = await runStatic(session, listPlan(spec));
+  ctx.io.stdout.write(renderRecords(data, spec, ctx.globals.output, ctx.io.columns));
+  return 0;
+}
+
+/** Resolves an ID or a hostname/name to one record; an ambiguous name lists the matches (exit 2). */
+async function resolveRecord(ctx: CommandContext, session: Session, spec: KindSpec, idOrName: string): Promise<Record<string, unknown>> {
+  if (spec.getPath && (looksLikeId(idOrName) || spec.idField === spec.nameField)) {
+    const data = await runStatic(session, getByIdPlan(spec, idOrName));
+    const record = spec.getReturnsArray && Array.isArray(data) ? data[0] : data;
+    if (!record) throw new OperationError('not_found', `no ${spec.singular} with ID "${idOrName}"`);
+    return record as Record<string, unknown>;
+  }
+  const all = (await runStatic(session, listPlan(spec))) as Record<string, unknown>[];
+  const matches = (Array.isArray(all) ? all : []).filter(
+    (r) => r[spec.idField] === idOrName || (spec.nameField && r[spec.nameField] === idOrName),
+  );
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length === 0) {
+    throw new OperationError('not_found', `no ${spec.singular} with ID or ${spec.nameField ?? 'name'} "${idOrName}"`, {
+      hint: `list them with 'assistant gpucloud list ${spec.kind}'`,
+    });
+  }
+  ctx.io.stderr.write(renderTable(matches, spec.columns, ctx.io.columns));
+  throw new InvalidInputError('ambiguous', `${matches.length} ${spec.kind} are named "${idOrName}"`, { hint: 'use the ID instead' });
+}
+
+async function get(ctx: CommandContext, session: Session, kind: string, idOrName: string): Promise<number> {
+  const spec = kindOrThrow(kind);
+  const record = await resolveRecord(ctx, session, spec, idOrName);
+  ctx.io.stdout.write(ctx.globals.output === 'table' && !ctx.globals.outputExplicit ? renderRecord(record, 'yaml') : renderRecord(record, ctx.globals.output));
+  return 0;
+}
+
+async function balance(ctx: CommandContext, session: Session): Promise<number> {
+  const spec = kindOrThrow('balance');
+  const data = (await runStatic(session, listPlan(spec))) as { amount?: number | string; currency?: string };
+  if (ctx.globals.output === 'yaml') {
+    ctx.io.stdout.write(renderRecord(data, 'yaml'));
+    return 0;
+  }
+  const amount = Number(data?.amount);
+  ctx.io.stderr.write(`Balance: ${Number.isFinite(amount) ? amount.toFixed(2) : String(data?.amount)} ${String(data?.currency ?? '').toUpperCase()}\n`);
+  ctx.io.stdout.write(JSON.stringify(data) + '\n');
+  return 0;
+}
+
+async function act(ctx: CommandContext, session: Session, action: string, idOrHostname: string): Promise<number> {
+  const normalized = action.trim().toLowerCase().replace(/-/g, '_');
+  if (!(INSTANCE_ACTIONS as readonly string[]).includes(normalized)) {
+    throw new UsageError(`unknown instance action "${action}"`, { hint: `actions: ${INSTANCE_ACTIONS.join(', ')}` });
+  }
+  const record = await resolveRecord(ctx, session, kindOrThrow('instances'), idOrHostname);
+  const id = String(record.id);
+  const hostname = String(record.hostname ?? id);
+  const plan = instanceActionPlan(normalized, id, hostname);
+  const destructive = destructiveReasons('PUT', '/v1/instances', plan.commands[0]!.args[3]).length > 0;
+  if (destructive) await confirmByTyping(ctx, `${normalized} instance ${hostname} (${id})`, hostname);
+  await runStatic(session, plan, destructive);
+  ctx.io.stderr.write(`${normalized}: ${hostname} (${id}) accepted\n`);
+  if (ctx.globals.outputExplicit && ctx.globals.output !== 'table') {
+    ctx.io.stdout.write(renderRecord({ action: normalized, id, hostname, status: 'accepted' }, ctx.globals.output));
+  }
+  return 0;
+}
+
+async function emulate(ctx: CommandContext, opts: { listen: string; state?: string; seed: string }): Promise<number> {
+  const match = /^(.*):(\d+)$/.exec(opts.listen);
+  if (!match) throw new UsageError(`--listen must be host:port (got "${opts.listen}")`);
+  if (opts.seed !== 'demo' && opts.seed !== 'empty') throw new UsageError('--seed must be demo or empty');
+  const { runEmulatorForeground } = await import('../emulator/index.js');
+  const emulator = await runEmulatorForeground(
+    { host: match[1], port: Number(match[2]), stateFile: opts.state, seed: opts.seed },
+    (line) => ctx.io.stderr.write(line + '\n'),
+  );
+  await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+  await emulator.close();
+  return 0;
+}

@@ -1,0 +1,49 @@
+import { cac, type CAC } from 'cac';
+import { UsageError } from '../engine/errors.js';
+import type { CommandContext } from './context.js';
+
+class HelpShown extends Error {}
+
+/**
+ * Shared cac plumbing for a command group (`assistant <group> <sub> …`): help goes to the injected
+ * stdout, cac's errors become usage errors (exit 2), and an unknown subcommand names the known ones.
+ * `define` registers subcommands; an action calls `start` with the work to await.
+ */
+export async function runGroup(
+  group: string,
+  argv: string[],
+  ctx: CommandContext,
+  define: (cli: CAC, start: (work: () => Promise<number>) => void) => void,
+  footer = '',
+): Promise<number> {
+  const cli = cac(`assistant ${group}`);
+  let pending: (() => Promise<number>) | undefined;
+  define(cli, (work) => {
+    pending = work;
+  });
+  cli.help((sections) => {
+    const text = sections.map((s) => (s.title ? `${s.title}:\n${s.body}` : s.body)).join('\n\n');
+    ctx.io.stdout.write(text + '\n' + (footer ? `\n${footer}\n` : ''));
+    throw new HelpShown();
+  });
+  try {
+    if (argv.length === 0) {
+      cli.outputHelp();
+      return 0;
+    }
+    cli.parse(['node', `assistant ${group}`, ...argv]);
+  } catch (err) {
+    if (err instanceof HelpShown) return 0;
+    if (err instanceof Error && err.name === 'CACError') {
+      throw new UsageError(err.message.replace(/`/g, '"'), { hint: `run 'assistant ${group} --help'` });
+    }
+    throw err;
+  }
+  if (!pending) {
+    const known = cli.commands.map((c) => c.name).filter(Boolean).join(', ');
+    throw new UsageError(`unknown subcommand "${argv[0]}" for "assistant ${group}"`, {
+      hint: `run 'assistant ${group} --help' (subcommands: ${known})`,
+    });
+  }
+  return pending();
+}

@@ -1,0 +1,96 @@
+import { createActor, toPromise } from 'xstate';
+import type { Plan } from '../../schemas/plan.js';
+import type { RunReport, StepReport } from '../../schemas/run-report.js';
+import { AssistantError, InvalidInputError, SafetyRefusal } from '../errors.js';
+import { executorFor } from '../executors/index.js';
+import type { ExecutorContext } from '../executors/types.js';
+import { redactText, redactValue } from '../redact.js';
+import { runPlanMachine, type CompletedStep } from '../../machines/run-plan.js';
+import { formatProblems, validatePlan } from './validate.js';
+
+export interface RunOptions {
+  destroyer: boolean;
+  /** Bindings predefined from config (DEFAULT_SSH_KEY_ID, DEFAULT_LOCATION, PROJECT_ID). */
+  predefined: Record<string, string>;
+  executorContext: ExecutorContext;
+  onStepStart?: (index: number, description: string, reason: string) => void;
+  onStepDone?: (step: CompletedStep) => void;
+}
+
+export interface RunOutcome {
+  report: RunReport;
+  /** Raw step results (for renderers of static commands); index-aligned with completed steps. */
+  results: unknown[];
+  /** The error that ended a failed or cancelled run (carries the exit code). */
+  error?: unknown;
+}
+
+/** Validates the whole plan, applies the destroyer gate, then runs it through the machine. Nothing is sent for an invalid or gated plan. */
+export function checkPlan(input: unknown, opts: { destroyer: boolean; predefined: Record<string, string> }): Plan {
+  const v = validatePlan(input, { destroyer: opts.destroyer, predefined: Object.keys(opts.predefined) });
+  if (v.ok) return v.plan!;
+  const invalid = v.problems.filter((p) => p.kind !== 'destructive');
+  if (invalid.length) {
+    throw new InvalidInputError('invalid_plan', `the plan is invalid; nothing was sent:\n${formatProblems(invalid)}`, {
+      hint: 'fix the plan and validate it with `assistant plan validate <file>`',
+      details: v.problems,
+    });
+  }
+  throw new SafetyRefusal(`the plan has destructive steps; nothing was sent:\n${formatProblems(v.problems)}`, {
+    hint: 'review the plan; if the destruction is intended, run again with --destroyer',
+    details: v.problems,
+  });
+}
+
+export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutcome> {
+  const plan = checkPlan(input, opts);
+  const actor = createActor(runPlanMachine, {
+    input: {
+      plan,
+      bindings: { ...opts.predefined },
+      executorContext: opts.executorContext,
+      onStepStart: (index, args) =>
+        opts.onStepStart?.(index, executorFor(args[0]!)!.describe(args), plan.commands[index]!.reason),
+      onStepDone: opts.onStepDone,
+    },
+  });
+  actor.start();
+  await toPromise(actor).catch(() => undefined);
+  const snapshot = actor.getSnapshot();
+  const { completed, error, bindings } = snapshot.context;
+  const status = snapshot.value as 'succeeded' | 'failed' | 'cancelled';
+
+  const steps: StepReport[] = plan.commands.map((command, index) => {
+    const done = completed.find((c) => c.index === index);
+    const executor = executorFor(command.args[0]!)!;
+    const base = { index, reason: command.reason, request: redactText(executor.describe(executor.substitute(command.args, bindings))) };
+    if (done) {
+      return {
+        ...base,
+        status: 'succeeded' as const,
+        http_status: done.result.status,
+        attempts: done.result.attempts,
+        deduplicated: done.result.deduplicated || undefined,
+        produced: Object.keys(done.produced).length ? done.produced : undefined,
+        duration_ms: Math.round(done.durationMs),
+      };
+    }
+    if (index === completed.length && status !== 'succeeded') {
+      return { ...base, status: 'failed' as const, http_status: (error as { status?: number })?.status, error: errorSummary(error) };
+    }
+    return { ...base, status: 'not_run' as const };
+  });
+
+  const report: RunReport = redactValue({
+    status,
+    steps,
+    bindings,
+    error: status === 'succeeded' ? undefined : { ...errorSummary(error), step: completed.length },
+  });
+  return { report, results: completed.map((c) => c.result.data), error: status === 'succeeded' ? undefined : error };
+}
+
+function errorSummary(error: unknown): { code: string; message: string; hint?: string } {
+  if (error instanceof AssistantError) return { code: error.code, message: redactText(error.message), hint: error.hint };
+  return { code: 'internal', message: redactText(error instanceof Error ? error.message : String(error)) };
+}

@@ -1,0 +1,98 @@
+import { PlanSchema, PREDEFINED_BINDINGS, type Plan } from '../../schemas/plan.js';
+import { executorFor, EXECUTORS } from '../executors/index.js';
+import { placeholdersIn } from './bindings.js';
+
+export interface PlanProblem {
+  /** Command index (0-based) when the problem belongs to one command. */
+  index?: number;
+  field?: string;
+  message: string;
+  kind: 'schema' | 'unbound' | 'destructive';
+}
+
+export interface ValidationResult {
+  ok: boolean;
+  plan?: Plan;
+  problems: PlanProblem[];
+  /** Per command: why it is destructive ([] when it is not). */
+  destructive: string[][];
+}
+
+export interface ValidateOptions {
+  destroyer: boolean;
+  /** Names of bindings predefined from config (only these may be used without being produced). */
+  predefined?: Iterable<string>;
+}
+
+/**
+ * Whole-plan static validation (DESIGN.md §1): schema, each verb's own argument rules, every
+ * placeholder bound before use, and destroyer classification of every step. Nothing is sent.
+ */
+export function validatePlan(input: unknown, opts: ValidateOptions): ValidationResult {
+  const parsed = PlanSchema.safeParse(input);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      destructive: [],
+      problems: parsed.error.issues.map((issue) => {
+        const [first, index, ...rest] = issue.path;
+        const inCommand = first === 'commands' && typeof index === 'number';
+        const field = (inCommand ? rest : issue.path).map(String).join('.') || undefined;
+        const message =
+          issue.code === 'unrecognized_keys' ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}` : issue.message;
+        return { kind: 'schema' as const, index: inCommand ? index : undefined, field, message };
+      }),
+    };
+  }
+  const plan = parsed.data;
+  const problems: PlanProblem[] = [];
+  const destructive: string[][] = [];
+  const bound = new Set<string>(opts.predefined ?? []);
+
+  plan.commands.forEach((command, index) => {
+    const [verb] = command.args;
+    const executor = executorFor(verb!);
+    if (!executor) {
+      problems.push({ kind: 'schema', index, field: 'args[0]', message: `unknown step verb "${verb}" (known: ${[...EXECUTORS.keys()].join(', ')})` });
+      destructive.push([]);
+      return;
+    }
+    for (const p of executor.checkArgs(command.args)) problems.push({ kind: 'schema', index, ...p });
+    command.args.forEach((arg, argIndex) => {
+      for (const name of placeholdersIn(arg)) {
+        if (!bound.has(name)) {
+          const predefined = (PREDEFINED_BINDINGS as readonly string[]).includes(name);
+          problems.push({
+            kind: 'unbound',
+            index,
+            field: `args[${argIndex}]`,
+            message: predefined
+              ? `<${name}> is predefined from config but not set there (see README: predefined bindings)`
+              : `<${name}> is not produced by an earlier command`,
+          });
+        }
+      }
+    });
+    for (const [name, path] of Object.entries(command.produces ?? {})) {
+      if (!path.trim().startsWith('$')) problems.push({ kind: 'schema', index, field: `produces.${name}`, message: `JSONPath must start with $ (got "${path}")` });
+      bound.add(name);
+    }
+    const reasons = executor.destructive(command.args);
+    destructive.push(reasons);
+    if (reasons.length && !opts.destroyer) {
+      problems.push({ kind: 'destructive', index, field: 'args', message: `destructive: ${reasons.join('; ')} (needs --destroyer)` });
+    }
+  });
+
+  return { ok: problems.length === 0, plan, problems, destructive };
+}
+
+/** One line per problem: `command 2 (args[3]): message`. */
+export function formatProblems(problems: PlanProblem[]): string {
+  return problems
+    .map((p) => {
+      const where = p.index !== undefined ? `command ${p.index}${p.field ? ` (${p.field})` : ''}` : p.field ? `plan (${p.field})` : 'plan';
+      return `${where}: ${p.message}`;
+    })
+    .join('\n');
+}

@@ -1,0 +1,84 @@
+import { assign, fromPromise, setup } from 'xstate';
+import type { Plan } from '../schemas/plan.js';
+import { executorFor } from '../engine/executors/index.js';
+import type { ExecutorContext, StepResult } from '../engine/executors/types.js';
+import { evaluateProduces } from '../engine/plan/produces.js';
+import { isAbortError } from '../engine/errors.js';
+
+export interface CompletedStep {
+  index: number;
+  result: StepResult;
+  produced: Record<string, string>;
+  durationMs: number;
+}
+
+export interface RunPlanInput {
+  plan: Plan;
+  bindings: Record<string, string>;
+  executorContext: ExecutorContext;
+  onStepStart?: (index: number, args: string[]) => void;
+  onStepDone?: (step: CompletedStep) => void;
+}
+
+interface RunContext extends RunPlanInput {
+  index: number;
+  completed: CompletedStep[];
+  error?: unknown;
+}
+
+/**
+ * The plan run as explicit states: running step i → stepDone → (next step | succeeded), with failed and
+ * cancelled as the other endings. Validation and the destroyer gate happen before this machine starts.
+ */
+export const runPlanMachine = setup({
+  types: { context: {} as RunContext, input: {} as RunPlanInput },
+  actors: {
+    runStep: fromPromise(async ({ input }: { input: RunContext }): Promise<CompletedStep> => {
+      const command = input.plan.commands[input.index]!;
+      const executor = executorFor(command.args[0]!)!;
+      const args = executor.substitute(command.args, input.bindings);
+      input.onStepStart?.(input.index, args);
+      const started = performance.now();
+      const result = await executor.run(args, input.executorContext);
+      const produced = evaluateProduces(command.produces, result.data);
+      return { index: input.index, result, produced, durationMs: performance.now() - started };
+    }),
+  },
+  guards: {
+    hasMoreSteps: ({ context }) => context.index < context.plan.commands.length,
+    wasCancelled: ({ event }) => isAbortError((event as { error?: unknown }).error),
+  },
+}).createMachine({
+  id: 'runPlan',
+  context: ({ input }) => ({ ...input, index: 0, completed: [] }),
+  initial: 'running',
+  states: {
+    running: {
+      invoke: {
+        src: 'runStep',
+        input: ({ context }) => context,
+        onDone: {
+          target: 'stepDone',
+          actions: assign(({ context, event }) => {
+            context.onStepDone?.(event.output);
+            return {
+              completed: [...context.completed, event.output],
+              bindings: { ...context.bindings, ...event.output.produced },
+              index: context.index + 1,
+            };
+          }),
+        },
+        onError: [
+          { guard: 'wasCancelled', target: 'cancelled', actions: assign({ error: ({ event }) => event.error }) },
+          { target: 'failed', actions: assign({ error: ({ event }) => event.error }) },
+        ],
+      },
+    },
+    stepDone: {
+      always: [{ guard: 'hasMoreSteps', target: 'running' }, { target: 'succeeded' }],
+    },
+    succeeded: { type: 'final' },
+    failed: { type: 'final' },
+    cancelled: { type: 'final' },
+  },
+});

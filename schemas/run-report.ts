@@ -1,0 +1,25 @@
+import { z } from 'zod';
+
+/** The report of one plan run (`ask --apply -o json`, MCP plan apply). Secrets are redacted before it is built. */
+export const StepReportSchema = z.object({
+  index: z.number().int(),
+  reason: z.string(),
+  request: z.string(),
+  status: z.enum(['succeeded', 'failed', 'not_run']),
+  http_status: z.number().int().optional(),
+  attempts: z.number().int().optional(),
+  deduplicated: z.boolean().optional(),
+  produced: z.record(z.string(), z.string()).optional(),
+  duration_ms: z.number().optional(),
+  error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional() }).optional(),
+});
+
+export const RunReportSchema = z.object({
+  status: z.enum(['succeeded', 'failed', 'cancelled']),
+  steps: z.array(StepReportSchema),
+  bindings: z.record(z.string(), z.string()),
+  error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional(), step: z.number().int().optional() }).optional(),
+});
+
+export type StepReport = z.infer<typeof StepReportSchema>;
+export type RunReport = z.infer<typeof RunReportSchema>;
