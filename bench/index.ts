@@ -1,0 +1,4 @@
+/** `npm run bench`: every benchmark, side by side within one run (numbers go into issue notes). */
+import { runStartupBench } from './startup.js';
+
+runStartupBench();
