@@ -6,7 +6,9 @@ import { readFileSync } from 'node:fs';
 import type { CommandContext, CommandGroupRunner, GlobalOptions, OutputFormat } from './commands/context.js';
 
 const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: CommandGroupRunner }> }> = {
+  ask: { summary: 'Apply a plan document (--apply); questions and --maker come with the AI integration', load: () => import('./commands/ask.js') },
   gpucloud: { summary: 'List, get and act on gpucloud resources directly (no AI)', load: () => import('./commands/gpucloud.js') },
+  plan: { summary: 'Validate plan documents before applying them', load: () => import('./commands/plan.js') },
   config: { summary: 'Show the effective configuration', load: () => import('./commands/config.js') },
   credentials: { summary: 'Test and store provider credentials', load: () => import('./commands/credentials.js') },
 };
