@@ -3,7 +3,7 @@ import type { Plan } from '../schemas/plan.js';
 import { executorFor } from '../engine/executors/index.js';
 import type { ExecutorContext, StepResult } from '../engine/executors/types.js';
 import { evaluateProduces } from '../engine/plan/produces.js';
-import { isAbortError } from '../engine/errors.js';
+import { isAbortError, SafetyRefusal } from '../engine/errors.js';
 
 export interface CompletedStep {
   index: number;
@@ -16,6 +16,8 @@ export interface RunPlanInput {
   plan: Plan;
   bindings: Record<string, string>;
   executorContext: ExecutorContext;
+  /** Whether destructive steps are permitted; re-checked on the substituted request as a backstop. */
+  destroyer: boolean;
   onStepStart?: (index: number, args: string[]) => void;
   onStepDone?: (step: CompletedStep) => void;
 }
@@ -37,6 +39,12 @@ export const runPlanMachine = setup({
       const command = input.plan.commands[input.index]!;
       const executor = executorFor(command.args[0]!)!;
       const args = executor.substitute(command.args, input.bindings);
+      const reasons = input.destroyer ? [] : executor.destructive(args);
+      if (reasons.length) {
+        throw new SafetyRefusal(`step ${input.index} became destructive after substituting bindings (${reasons.join('; ')}); it was not sent`, {
+          hint: 'review the plan; if the destruction is intended, run again with --destroyer',
+        });
+      }
       input.onStepStart?.(input.index, args);
       const started = performance.now();
       const result = await executor.run(args, input.executorContext);

@@ -1,4 +1,5 @@
 import { normalizeApiPath } from '../gpucloud/catalogue.js';
+import { PLACEHOLDER_PATTERN } from '../../schemas/plan.js';
 
 /**
  * The destroyer rule (SPEC 7.3, DESIGN.md §3), decided from the parsed request only — never from
@@ -15,21 +16,56 @@ const ACTION_PATHS: Record<string, Set<string>> = {
 };
 
 export function destructiveReasons(method: string, path: string, body: string | undefined): string[] {
+  // A value bound at run time must not be able to turn a harmless step into a destructive one, so
+  // whatever decides *what* a request does (method, resource path, action, keys) may not be a placeholder.
+  if (hasPlaceholder(method)) return [`HTTP method decided at run time ("${method}")`];
   const verb = method.trim().toUpperCase();
-  if (verb === 'DELETE') return [`HTTP DELETE ${normalizeApiPath(path)}`];
-  const actionSet = ACTION_PATHS[normalizeApiPath(path).toLowerCase()];
+  const classified = classificationPath(path);
+  if (verb === 'DELETE') return [`HTTP DELETE ${classified}`];
+  if (hasPlaceholder(classified.split('/').slice(0, 3).join('/'))) return [`resource path decided at run time ("${path}")`];
+  const actionSet = ACTION_PATHS[classified.toLowerCase()];
   if (!actionSet || verb === 'GET' || verb === 'HEAD') return [];
   if (body === undefined || body.trim() === '') return [];
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
   } catch {
-    return [`unparseable body on action path ${normalizeApiPath(path)} (treated as destructive)`];
+    return [`unparseable body on action path ${classified} (treated as destructive)`];
   }
+  if (placeholderInKeys(parsed)) return [`${classified} body has a key decided at run time`];
   const actions = collectActions(parsed);
   return actions
-    .filter((a) => typeof a !== 'string' || actionSet.has(a.trim().toLowerCase()))
-    .map((a) => (typeof a === 'string' ? `${normalizeApiPath(path)} action "${a}"` : `${normalizeApiPath(path)} action of unexpected type (treated as destructive)`));
+    .filter((a) => typeof a !== 'string' || hasPlaceholder(a) || actionSet.has(a.trim().toLowerCase()))
+    .map((a) =>
+      typeof a !== 'string'
+        ? `${classified} action of unexpected type (treated as destructive)`
+        : hasPlaceholder(a)
+          ? `${classified} action decided at run time ("${a}")`
+          : `${classified} action "${a}"`,
+    );
+}
+
+function hasPlaceholder(text: string): boolean {
+  return new RegExp(PLACEHOLDER_PATTERN.source).test(text);
+}
+
+/** The path as a server would route it: percent-escapes decoded, slashes folded, no query or trailing slash. */
+function classificationPath(path: string): string {
+  let decoded = normalizeApiPath(path);
+  try {
+    decoded = decodeURIComponent(decoded);
+  } catch {
+    // a malformed escape is left as written; the executor's argument check rejects odd paths
+  }
+  return normalizeApiPath(decoded);
+}
+
+function placeholderInKeys(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(placeholderInKeys);
+  if (value && typeof value === 'object') {
+    return Object.entries(value as Record<string, unknown>).some(([k, v]) => hasPlaceholder(k) || placeholderInKeys(v));
+  }
+  return false;
 }
 
 /** Flat `action` and every `actions[].action`; non-string actions are returned as-is so they count as destructive. */

@@ -49,6 +49,7 @@ export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutc
       plan,
       bindings: { ...opts.predefined },
       executorContext: opts.executorContext,
+      destroyer: opts.destroyer,
       onStepStart: (index, args) =>
         opts.onStepStart?.(index, executorFor(args[0]!)!.describe(args), plan.commands[index]!.reason),
       onStepDone: opts.onStepDone,
