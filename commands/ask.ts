@@ -3,7 +3,9 @@
  * `--maker` arrive with the AI issue and say so clearly instead of pretending.
  */
 import { stringify as toYaml } from 'yaml';
-import { runPlan } from '../engine/plan/run.js';
+import { checkPlan, runPlan } from '../engine/plan/run.js';
+import { validatePlan } from '../engine/plan/validate.js';
+import { buildPreview, previewReadPlan, renderPreview } from '../engine/plan/preview.js';
 import { ExitCode, OperationError, UsageError } from '../engine/errors.js';
 import type { RunReport } from '../schemas/run-report.js';
 import type { CommandContext } from './context.js';
@@ -18,11 +20,14 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--apply', 'Apply a plan read from --plan-file or stdin')
       .option('--plan-file <path>', 'Plan document to apply (default: stdin)')
       .option('--destroyer', 'Permit destructive steps in the plan')
+      .option('--dry-run', 'Send only GET requests: show each step, the cost of what the plan creates, availability and the balance')
       .option('--maker', 'Emit a plan instead of executing (not available yet)')
       .example('  assistant ask --apply --plan-file plan.json')
       .example('  cat plan.json | assistant ask --apply --destroyer')
-      .action((question: string[], opts: { apply?: boolean; planFile?: string; destroyer?: boolean; maker?: boolean }) =>
+      .example('  assistant ask --apply --dry-run --plan-file plan.json')
+      .action((question: string[], opts: { apply?: boolean; planFile?: string; destroyer?: boolean; dryRun?: boolean; maker?: boolean }) =>
         start(() => {
+          if (opts.apply && opts.dryRun) return dryRun(ctx, opts.planFile, Boolean(opts.destroyer));
           if (opts.apply) return apply(ctx, opts.planFile, Boolean(opts.destroyer));
           if (question.length === 0 && !opts.maker) throw new UsageError('nothing to do', { hint: "run 'assistant ask --help'" });
           throw new OperationError('not_available', 'natural-language ask and --maker are not available in this build yet', {
@@ -54,6 +59,30 @@ async function apply(ctx: CommandContext, planFile: string | undefined, destroye
     if (outcome.report.status === 'cancelled') return ExitCode.interrupted;
     const err = outcome.error as { exitCode?: number } | undefined;
     return err?.exitCode ?? ExitCode.failed;
+  } finally {
+    await session.close();
+  }
+}
+
+/** --dry-run: validate, then only GETs (prices, availability, balance) through the same executor. */
+async function dryRun(ctx: CommandContext, planFile: string | undefined, destroyer: boolean): Promise<number> {
+  const input = await readPlanInput(ctx, planFile);
+  const session = await openSession(ctx);
+  try {
+    // Invalid plans fail here as usual; destructive steps are shown and marked rather than refused.
+    const plan = checkPlan(input, { destroyer: true, predefined: session.predefined });
+    const { destructive } = validatePlan(plan, { destroyer: true, predefined: Object.keys(session.predefined) });
+    const { readPlan, keys } = previewReadPlan(plan, session.predefined);
+    const reads = await runPlan(readPlan, { destroyer: false, predefined: {}, executorContext: session.executorContext() });
+    if (reads.report.status !== 'succeeded') throw reads.error;
+    const preview = buildPreview(plan, destructive, session.predefined, Object.fromEntries(keys.map((k, i) => [k, reads.results[i]])));
+    if (ctx.globals.output === 'json') ctx.io.stdout.write(JSON.stringify(preview, null, 2) + '\n');
+    else if (ctx.globals.output === 'yaml') ctx.io.stdout.write(toYaml(preview));
+    else ctx.io.stdout.write(renderPreview(preview));
+    for (const w of preview.warnings) ctx.io.stderr.write(`warning: ${w}\n`);
+    const gated = !destroyer && destructive.some((r) => r.length);
+    if (gated) ctx.io.stderr.write('note: this plan has destructive steps; applying it needs --destroyer\n');
+    return gated ? ExitCode.refused : ExitCode.ok;
   } finally {
     await session.close();
   }
