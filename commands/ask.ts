@@ -6,7 +6,8 @@ import { stringify as toYaml } from 'yaml';
 import { checkPlan, runPlan } from '../engine/plan/run.js';
 import { validatePlan } from '../engine/plan/validate.js';
 import { buildPreview, previewReadPlan, renderPreview } from '../engine/plan/preview.js';
-import { ExitCode, OperationError, UsageError } from '../engine/errors.js';
+import { ExitCode, InvalidInputError, OperationError, SafetyRefusal, UsageError } from '../engine/errors.js';
+import { RunJournal } from '../engine/plan/journal.js';
 import type { RunReport } from '../schemas/run-report.js';
 import type { CommandContext } from './context.js';
 import { readPlanInput } from './plan-input.js';
@@ -21,14 +22,16 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--plan-file <path>', 'Plan document to apply (default: stdin)')
       .option('--destroyer', 'Permit destructive steps in the plan')
       .option('--dry-run', 'Send only GET requests: show each step, the cost of what the plan creates, availability and the balance')
+      .option('--resume', 'Continue an unfinished run of the same plan after its last completed step')
+      .option('--fresh', 'Discard the journal of an unfinished run of this plan and start from the first step')
       .option('--maker', 'Emit a plan instead of executing (not available yet)')
       .example('  assistant ask --apply --plan-file plan.json')
       .example('  cat plan.json | assistant ask --apply --destroyer')
       .example('  assistant ask --apply --dry-run --plan-file plan.json')
-      .action((question: string[], opts: { apply?: boolean; planFile?: string; destroyer?: boolean; dryRun?: boolean; maker?: boolean }) =>
+      .action((question: string[], opts: { apply?: boolean; planFile?: string; destroyer?: boolean; dryRun?: boolean; resume?: boolean; fresh?: boolean; maker?: boolean }) =>
         start(() => {
           if (opts.apply && opts.dryRun) return dryRun(ctx, opts.planFile, Boolean(opts.destroyer));
-          if (opts.apply) return apply(ctx, opts.planFile, Boolean(opts.destroyer));
+          if (opts.apply) return apply(ctx, opts.planFile, Boolean(opts.destroyer), opts.resume ? 'resume' : opts.fresh ? 'fresh' : 'new');
           if (question.length === 0 && !opts.maker) throw new UsageError('nothing to do', { hint: "run 'assistant ask --help'" });
           throw new OperationError('not_available', 'natural-language ask and --maker are not available in this build yet', {
             hint: 'write or check in a plan document and run it with: assistant ask --apply --plan-file <path>',
@@ -38,12 +41,31 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   });
 }
 
-async function apply(ctx: CommandContext, planFile: string | undefined, destroyer: boolean): Promise<number> {
+async function apply(ctx: CommandContext, planFile: string | undefined, destroyer: boolean, mode: 'new' | 'resume' | 'fresh'): Promise<number> {
   const input = await readPlanInput(ctx, planFile);
   const session = await openSession(ctx);
   try {
+    // The gate and validation come first: a journal is only touched for a plan that may run.
+    const plan = checkPlan(input, { destroyer, predefined: session.predefined });
+    const journal = RunJournal.forPlan(ctx.home, plan);
+    const previous = journal.load();
+    const unfinished = previous && !previous.finished ? previous : undefined;
+    if (mode === 'resume' && !unfinished) {
+      throw new InvalidInputError('nothing_to_resume', 'there is no unfinished run of this plan to resume (a journal belongs to exactly one plan)', {
+        hint: 'run it without --resume to start it',
+      });
+    }
+    if (mode === 'new' && unfinished) {
+      throw new SafetyRefusal(`an unfinished run of this plan exists (${unfinished.completed.size} of ${unfinished.steps} steps done); starting again would repeat them`, {
+        hint: 'continue it with --resume, or start over with --fresh',
+      });
+    }
+    if (mode !== 'resume') journal.begin();
+    else ctx.io.stderr.write(`resuming after ${unfinished!.completed.size} completed step(s)\n`);
     const total = Array.isArray((input as { commands?: unknown[] })?.commands) ? (input as { commands: unknown[] }).commands.length : 0;
-    const outcome = await runPlan(input, {
+    const outcome = await runPlan(plan, {
+      journal,
+      resume: mode === 'resume' ? unfinished : undefined,
       destroyer,
       predefined: session.predefined,
       executorContext: session.executorContext(),
@@ -56,7 +78,10 @@ async function apply(ctx: CommandContext, planFile: string | undefined, destroye
     });
     writeReport(ctx, outcome.report);
     if (outcome.report.status === 'succeeded') return ExitCode.ok;
-    if (outcome.report.status === 'cancelled') return ExitCode.interrupted;
+    if (outcome.report.status === 'cancelled') {
+      ctx.io.stderr.write('interrupted: the journal keeps the completed steps; continue with --resume\n');
+      return ExitCode.interrupted;
+    }
     const err = outcome.error as { exitCode?: number } | undefined;
     return err?.exitCode ?? ExitCode.failed;
   } finally {

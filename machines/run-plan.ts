@@ -12,8 +12,18 @@ export interface CompletedStep {
   durationMs: number;
 }
 
+/** Optional hooks around each step (the run journal). `before` may return a result that replaces sending the step. */
+export interface StepHooks {
+  before(index: number, args: string[]): Promise<StepResult | undefined>;
+  done(step: CompletedStep): void;
+}
+
 export interface RunPlanInput {
   plan: Plan;
+  /** First step to run (resume); earlier steps are in `completed` and their bindings in `bindings`. */
+  startIndex?: number;
+  completed?: CompletedStep[];
+  hooks?: StepHooks;
   bindings: Record<string, string>;
   executorContext: ExecutorContext;
   /** Whether destructive steps are permitted; re-checked on the substituted request as a backstop. */
@@ -47,7 +57,8 @@ export const runPlanMachine = setup({
       }
       input.onStepStart?.(input.index, args);
       const started = performance.now();
-      const result = await executor.run(args, input.executorContext);
+      const adopted = await input.hooks?.before(input.index, args);
+      const result = adopted ?? (await executor.run(args, input.executorContext));
       const produced = evaluateProduces(command.produces, result.data);
       return { index: input.index, result, produced, durationMs: performance.now() - started };
     }),
@@ -58,8 +69,8 @@ export const runPlanMachine = setup({
   },
 }).createMachine({
   id: 'runPlan',
-  context: ({ input }) => ({ ...input, index: 0, completed: [] }),
-  initial: 'running',
+  context: ({ input }) => ({ ...input, index: input.startIndex ?? 0, completed: input.completed ?? [] }),
+  initial: 'stepDone',
   states: {
     running: {
       invoke: {
@@ -68,6 +79,7 @@ export const runPlanMachine = setup({
         onDone: {
           target: 'stepDone',
           actions: assign(({ context, event }) => {
+            context.hooks?.done(event.output);
             context.onStepDone?.(event.output);
             return {
               completed: [...context.completed, event.output],

@@ -45,6 +45,15 @@ export class CreateDedupe {
     this.before = new Set(this.matching(await list(this.listPath)).map((r) => this.idOf(r)));
   }
 
+  /** The IDs seen by snapshot(), so another process can resume the guard (run journal). */
+  get snapshotIds(): string[] | undefined {
+    return this.before ? [...this.before] : undefined;
+  }
+
+  restoreSnapshot(ids: string[]): void {
+    this.before = new Set(ids);
+  }
+
   /** After an ambiguous failure: the record our create made, if the server did make it. */
   async find(list: ListFn): Promise<FoundCreate | undefined> {
     if (this.needsSnapshot && !this.before) return undefined;

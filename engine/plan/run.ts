@@ -7,6 +7,7 @@ import type { ExecutorContext } from '../executors/types.js';
 import { redactText, redactValue } from '../redact.js';
 import { runPlanMachine, type CompletedStep } from '../../machines/run-plan.js';
 import { formatProblems, validatePlan } from './validate.js';
+import type { JournalState, RunJournal } from './journal.js';
 
 export interface RunOptions {
   destroyer: boolean;
@@ -15,6 +16,9 @@ export interface RunOptions {
   executorContext: ExecutorContext;
   onStepStart?: (index: number, description: string, reason: string) => void;
   onStepDone?: (step: CompletedStep) => void;
+  /** Records every step; with `resume`, continues after the steps it recorded as done. */
+  journal?: RunJournal;
+  resume?: JournalState;
 }
 
 export interface RunOutcome {
@@ -44,10 +48,24 @@ export function checkPlan(input: unknown, opts: { destroyer: boolean; predefined
 
 export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutcome> {
   const plan = checkPlan(input, opts);
+  const resumed: CompletedStep[] = [];
+  const bindings = { ...opts.predefined };
+  for (let index = 0; opts.resume?.completed.has(index); index++) {
+    const done = opts.resume.completed.get(index)!;
+    resumed.push({ index, result: { status: done.http_status, data: undefined }, produced: done.produced, durationMs: 0 });
+    Object.assign(bindings, done.produced);
+  }
+  const journal = opts.journal;
   const actor = createActor(runPlanMachine, {
     input: {
       plan,
-      bindings: { ...opts.predefined },
+      bindings,
+      startIndex: resumed.length,
+      completed: resumed,
+      hooks: journal && {
+        before: (index, args) => journal.beforeStep(index, args, opts.executorContext, opts.resume?.inFlight),
+        done: (step) => journal.stepDone(step.index, step.produced, step.result.status),
+      },
       executorContext: opts.executorContext,
       destroyer: opts.destroyer,
       onStepStart: (index, args) =>
@@ -58,13 +76,13 @@ export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutc
   actor.start();
   await toPromise(actor).catch(() => undefined);
   const snapshot = actor.getSnapshot();
-  const { completed, error, bindings } = snapshot.context;
+  const { completed, error, bindings: finalBindings } = snapshot.context;
   const status = snapshot.value as 'succeeded' | 'failed' | 'cancelled';
 
   const steps: StepReport[] = plan.commands.map((command, index) => {
     const done = completed.find((c) => c.index === index);
     const executor = executorFor(command.args[0]!)!;
-    const base = { index, reason: command.reason, request: redactText(executor.describe(executor.substitute(command.args, bindings))) };
+    const base = { index, reason: command.reason, request: redactText(executor.describe(executor.substitute(command.args, finalBindings))) };
     if (done) {
       return {
         ...base,
@@ -85,9 +103,10 @@ export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutc
   const report: RunReport = redactValue({
     status,
     steps,
-    bindings,
+    bindings: finalBindings,
     error: status === 'succeeded' ? undefined : { ...errorSummary(error), step: completed.length },
   });
+  if (status === 'succeeded') journal?.finish();
   return { report, results: completed.map((c) => c.result.data), error: status === 'succeeded' ? undefined : error };
 }
 

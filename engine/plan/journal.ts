@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Plan } from '../../schemas/plan.js';
+import { createDedupeFor } from '../gpucloud/dedupe.js';
+import type { ExecutorContext, StepResult } from '../executors/types.js';
+import { redactValue } from '../redact.js';
+
+/**
+ * The run journal (~/.assistant/runs/<plan hash>.jsonl): one line when a step starts and one when it
+ * completes, appended synchronously so that a process killed at any point leaves an exact record.
+ * A create that was started but not recorded as done may have reached the server; on resume it is
+ * looked up (with the name snapshot taken before it was sent) instead of being sent again.
+ */
+type Entry =
+  | { type: 'begin'; plan_hash: string; steps: number; at: string }
+  | { type: 'started'; index: number; snapshot?: string[]; at: string }
+  | { type: 'done'; index: number; produced: Record<string, string>; http_status?: number; at: string }
+  | { type: 'finished'; at: string };
+
+export interface JournalState {
+  completed: Map<number, { produced: Record<string, string>; http_status?: number }>;
+  /** A step that started and never completed (killed, failed or interrupted). */
+  inFlight?: { index: number; snapshot?: string[] };
+  finished: boolean;
+  steps: number;
+}
+
+export function planHash(plan: Plan): string {
+  return createHash('sha256').update(JSON.stringify(plan)).digest('hex');
+}
+
+export class RunJournal {
+  readonly path: string;
+
+  constructor(
+    runsDir: string,
+    readonly hash: string,
+    private readonly steps: number,
+  ) {
+    this.path = join(runsDir, `${hash.slice(0, 32)}.jsonl`);
+  }
+
+  static forPlan(home: string, plan: Plan): RunJournal {
+    return new RunJournal(join(home, '.assistant', 'runs'), planHash(plan), plan.commands.length);
+  }
+
+  /** The recorded state of this plan's last run, or undefined when it never ran here. */
+  load(): JournalState | undefined {
+    if (!existsSync(this.path)) return undefined;
+    const state: JournalState = { completed: new Map(), finished: false, steps: this.steps };
+    for (const line of readFileSync(this.path, 'utf8').split('\n')) {
+      if (!line.trim()) continue;
+      let e: Entry;
+      try {
+        e = JSON.parse(line) as Entry;
+      } catch {
+        continue; // a torn last line from a kill mid-write carries nothing we rely on
+      }
+      if (e.type === 'begin' && e.plan_hash !== this.hash) return undefined;
+      if (e.type === 'started') state.inFlight = { index: e.index, snapshot: e.snapshot };
+      if (e.type === 'done') {
+        state.completed.set(e.index, { produced: e.produced, http_status: e.http_status });
+        if (state.inFlight?.index === e.index) state.inFlight = undefined;
+      }
+      if (e.type === 'finished') state.finished = true;
+    }
+    return state;
+  }
+
+  begin(): void {
+    mkdirSync(join(this.path, '..'), { recursive: true, mode: 0o700 });
+    writeFileSync(this.path, JSON.stringify({ type: 'begin', plan_hash: this.hash, steps: this.steps, at: new Date().toISOString() }) + '\n', { mode: 0o600 });
+  }
+
+  private append(entry: Entry): void {
+    appendFileSync(this.path, JSON.stringify(redactValue(entry)) + '\n', { mode: 0o600 });
+  }
+
+  /**
+   * Called before a step is sent. For a create that a previous process may already have sent, returns
+   * the resource it made (adopted instead of sending again); otherwise records the start and returns undefined.
+   */
+  async beforeStep(index: number, args: string[], ctx: ExecutorContext, resumedInFlight?: JournalState['inFlight']): Promise<StepResult | undefined> {
+    const [verb, method, path, body] = args;
+    const guard = verb === 'gpucloud-api' ? createDedupeFor(method ?? '', path ?? '', body) : undefined;
+    if (guard) {
+      const client = await ctx.gpucloud();
+      const list = async (p: string) => (await client.request({ method: 'GET', path: p, signal: ctx.signal })).data;
+      if (resumedInFlight?.index === index) {
+        if (resumedInFlight.snapshot) guard.restoreSnapshot(resumedInFlight.snapshot);
+        const found = await guard.find(list);
+        if (found) return { status: 200, data: found.data, deduplicated: true };
+      }
+      if (guard.needsSnapshot) await guard.snapshot(list);
+      this.append({ type: 'started', index, snapshot: guard.snapshotIds, at: new Date().toISOString() });
+      return undefined;
+    }
+    this.append({ type: 'started', index, at: new Date().toISOString() });
+    return undefined;
+  }
+
+  stepDone(index: number, produced: Record<string, string>, httpStatus?: number): void {
+    this.append({ type: 'done', index, produced, http_status: httpStatus, at: new Date().toISOString() });
+  }
+
+  finish(): void {
+    this.append({ type: 'finished', at: new Date().toISOString() });
+  }
+}
