@@ -12,6 +12,7 @@ import type { RunReport } from '../schemas/run-report.js';
 import type { CommandContext } from './context.js';
 import { readPlanInput } from './plan-input.js';
 import { openSession } from './session.js';
+import { createStepProgress } from './progress.js';
 import { runGroup } from './group.js';
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
@@ -62,20 +63,17 @@ async function apply(ctx: CommandContext, planFile: string | undefined, destroye
     }
     if (mode !== 'resume') journal.begin();
     else ctx.io.stderr.write(`resuming after ${unfinished!.completed.size} completed step(s)\n`);
-    const total = Array.isArray((input as { commands?: unknown[] })?.commands) ? (input as { commands: unknown[] }).commands.length : 0;
+    const progress = createStepProgress(ctx.io, plan.commands.length);
     const outcome = await runPlan(plan, {
       journal,
       resume: mode === 'resume' ? unfinished : undefined,
       destroyer,
       predefined: session.predefined,
       executorContext: session.executorContext(),
-      onStepStart: (index, description, reason) => ctx.io.stderr.write(`[${index + 1}/${total}] ${description} — ${reason}\n`),
-      onStepDone: (step) => {
-        const produced = Object.entries(step.produced).map(([k, v]) => ` ${k}=${v}`).join('');
-        const dedupe = step.result.deduplicated ? ' (found the resource created by an earlier attempt; not sent again)' : '';
-        ctx.io.stderr.write(`      done: HTTP ${step.result.status ?? '-'} in ${Math.round(step.durationMs)} ms${produced}${dedupe}\n`);
-      },
+      onStepStart: (index, description, reason) => progress.start(index, description, reason),
+      onStepDone: (step) => progress.done(step),
     });
+    progress.stop();
     writeReport(ctx, outcome.report);
     if (outcome.report.status === 'succeeded') return ExitCode.ok;
     if (outcome.report.status === 'cancelled') {

@@ -37,6 +37,7 @@ export async function openSession(ctx: CommandContext): Promise<Session> {
     const { EMULATOR_DEFAULT_SSH_KEY_ID } = await import('../emulator/index.js');
     predefined.DEFAULT_SSH_KEY_ID ??= EMULATOR_DEFAULT_SSH_KEY_ID;
     predefined.DEFAULT_LOCATION ??= 'FIN-01';
+    ctx.io.stderr.write(`sandbox: using the local gpucloud emulator (state in ~/.assistant/sandbox/), not the real cloud\n`);
   }
 
   const connect = async (): Promise<{ client: GpuCloudClient; source: string }> => {
@@ -45,7 +46,6 @@ export async function openSession(ctx: CommandContext): Promise<Session> {
       const { startEmulator } = await import('../emulator/index.js');
       const emulator = await startEmulator({ stateFile: join(ctx.home, '.assistant', 'sandbox', 'state.json'), seed: 'demo' });
       closeEmulator = () => emulator.close();
-      ctx.io.stderr.write(`sandbox: using the local gpucloud emulator (state in ~/.assistant/sandbox/), not the real cloud\n`);
       const client = createGpuCloudClient({
         baseUrl: emulator.url,
         credentials: { clientId: emulator.clientId, clientSecret: emulator.clientSecret },
