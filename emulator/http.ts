@@ -1,5 +1,6 @@
 /** Replies, API errors and the wire helpers shared by every route. */
 import type { ServerResponse } from 'node:http';
+import { ERROR_CODE_BY_STATUS } from '../engine/gpucloud/errors.js';
 
 /** What a handler answers; `json` and `text` are exclusive, neither means an empty body. */
 export interface Reply {
@@ -21,16 +22,7 @@ export class ApiError extends Error {
   }
 }
 
-const CODE_BY_STATUS: Record<number, string> = {
-  400: 'invalid_request',
-  401: 'unauthorized_request',
-  402: 'insufficient_funds',
-  403: 'forbidden_action',
-  404: 'not_found',
-  429: 'rate_limit_exceeded',
-  500: 'server_error',
-  503: 'service_unavailable',
-};
+
 
 const MESSAGE_BY_STATUS: Record<number, string> = {
   400: 'Bad request',
@@ -47,7 +39,7 @@ const MESSAGE_BY_STATUS: Record<number, string> = {
 };
 
 export function codeForStatus(status: number): string {
-  return CODE_BY_STATUS[status] ?? (status >= 500 ? 'server_error' : 'invalid_request');
+  return ERROR_CODE_BY_STATUS[status] ?? (status >= 500 ? 'server_error' : 'invalid_request');
 }
 
 export function messageForStatus(status: number): string {

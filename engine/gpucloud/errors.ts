@@ -78,7 +78,8 @@ const BY_CODE: Record<string, new (init: GpuCloudErrorInit) => GpuCloudError> = 
   rate_limit_exceeded: RateLimitExceededError,
 };
 
-const BY_STATUS: Record<number, string> = {
+/** The wire reference's error code for each HTTP status (§3); the emulator answers with the same table. */
+export const ERROR_CODE_BY_STATUS: Readonly<Record<number, string>> = {
   400: 'invalid_request',
   401: 'unauthorized_request',
   402: 'insufficient_funds',
@@ -99,7 +100,7 @@ export function decodeGpuCloudError(
   const code =
     typeof obj.code === 'string' && obj.code
       ? obj.code
-      : (BY_STATUS[status] ?? (status >= 500 ? 'server_error' : 'invalid_request'));
+      : (ERROR_CODE_BY_STATUS[status] ?? (status >= 500 ? 'server_error' : 'invalid_request'));
   const message =
     typeof obj.message === 'string' && obj.message
       ? obj.message
