@@ -2,3 +2,4 @@
 import { runStartupBench } from './startup.js';
 
 runStartupBench();
+await (await import('./plan-engine.js')).runPlanEngineBench();

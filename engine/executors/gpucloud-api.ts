@@ -19,6 +19,9 @@ export const gpucloudApi: StepExecutor = {
     if (!METHODS.has(method.trim().toUpperCase())) problems.push({ field: 'args[1]', message: `unknown HTTP method "${method}" (use GET, POST, PUT, PATCH or DELETE)` });
     if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('//')) problems.push({ field: 'args[2]', message: 'the path must be relative to the API origin, e.g. /v1/instances' });
     else if (!normalizeApiPath(path).startsWith('/v1/')) problems.push({ field: 'args[2]', message: `the path must start with /v1/ (got "${path}")` });
+    if (/[\u0000-\u0020\u007f\\]/.test(path) || /%(2e|5c|[01][0-9a-f]|7f)/i.test(path)) {
+      problems.push({ field: 'args[2]', message: 'the path must not contain spaces, control characters, backslashes or escaped dots/backslashes/control characters' });
+    }
     if (normalizeApiPath(path).split('/').some((s) => s === '..' || s === '.')) problems.push({ field: 'args[2]', message: 'the path must not contain . or .. segments' });
     if (body !== undefined) {
       if (method.trim().toUpperCase() === 'GET') problems.push({ field: 'args[3]', message: 'a GET request cannot carry a body' });

@@ -290,8 +290,20 @@ class HttpGpuCloudClient implements GpuCloudClient {
     const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': this.userAgent, ...extraHeaders };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     this.debug(`→ ${state.method} ${state.path}${grant ? ` (${grant})` : ''}${state.attempts > 1 ? ` (attempt ${state.attempts})` : ''}`);
-    const timeout = this.opts.timeoutMs && this.opts.timeoutMs > 0 ? AbortSignal.timeout(this.opts.timeoutMs) : undefined;
-    const signals = [signal, timeout].filter((s): s is AbortSignal => s !== undefined);
+    // One controller per request, linked to the caller's long-lived signal and unlinked afterwards:
+    // AbortSignal.any would leave a listener on the run's signal for every request until GC.
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    if (signal?.aborted) controller.abort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    let timedOut = false;
+    const timer =
+      this.opts.timeoutMs && this.opts.timeoutMs > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            controller.abort();
+          }, this.opts.timeoutMs)
+        : undefined;
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {
@@ -299,7 +311,7 @@ class HttpGpuCloudClient implements GpuCloudClient {
         method: state.method,
         headers,
         body,
-        signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
+        signal: controller.signal,
         ignoreResponseError: true,
         retry: 0,
         // Never follow a redirect with the bearer token; the API does not redirect.
@@ -317,9 +329,9 @@ class HttpGpuCloudClient implements GpuCloudClient {
         this.debug(`✗ interrupted (${elapsed()} ms)`);
         throw new InterruptedError('interrupted', { cause: err });
       }
-      const code = timeout?.aborted ? 'ETIMEDOUT' : failureCode(err);
+      const code = timedOut ? 'ETIMEDOUT' : failureCode(err);
       this.debug(`✗ ${code} (${elapsed()} ms)`);
-      const what = code === 'ETIMEDOUT' && timeout?.aborted ? `no answer within ${this.opts.timeoutMs} ms` : `${NETWORK_CODES[code] ?? 'network failure'} (${code})`;
+      const what = code === 'ETIMEDOUT' && timedOut ? `no answer within ${this.opts.timeoutMs} ms` : `${NETWORK_CODES[code] ?? 'network failure'} (${code})`;
       throw new NetworkError({
         status: 0,
         code: 'network_error',
@@ -330,6 +342,9 @@ class HttpGpuCloudClient implements GpuCloudClient {
         details: { errno: code },
         cause: err,
       });
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
     }
   }
 

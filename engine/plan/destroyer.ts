@@ -49,15 +49,25 @@ function hasPlaceholder(text: string): boolean {
   return new RegExp(PLACEHOLDER_PATTERN.source).test(text);
 }
 
-/** The path as a server would route it: percent-escapes decoded, slashes folded, no query or trailing slash. */
-function classificationPath(path: string): string {
-  let decoded = normalizeApiPath(path);
+/**
+ * The path as the server will route it: parsed exactly as the request URL will be (the URL parser drops
+ * tabs and newlines, turns `\\` into `/`, resolves `.`, `..`, `%2e%2e`), then percent-decoded, with
+ * control characters removed, slashes folded and no trailing slash. Judging anything else would let a
+ * path that looks harmless reach a destructive route.
+ */
+export function classificationPath(path: string): string {
+  let p: string;
   try {
-    decoded = decodeURIComponent(decoded);
+    p = new URL(`http://gpucloud.invalid${path.startsWith('/') ? '' : '/'}${path}`).pathname;
   } catch {
-    // a malformed escape is left as written; the executor's argument check rejects odd paths
+    p = path;
   }
-  return normalizeApiPath(decoded);
+  try {
+    p = decodeURIComponent(p);
+  } catch {
+    // a malformed escape stays as written; the argument check rejects such paths anyway
+  }
+  return normalizeApiPath(p.replace(/[\u0000-\u001f\u007f]/g, ''));
 }
 
 function placeholderInKeys(value: unknown): boolean {

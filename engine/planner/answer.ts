@@ -1,0 +1,127 @@
+/**
+ * Short answers without a model (sandbox `ask` and the `builtin` provider): balance, counts of
+ * instances by status, lists of names. The kind of each result is found from its request path in the
+ * resource catalogue, so every listable kind gets an answer.
+ */
+import { KINDS, normalizeApiPath, type KindSpec } from '../gpucloud/catalogue.js';
+import { containsTerm } from '../routing/match.js';
+
+export interface StepResult {
+  /** The plan step's args (`["gpucloud-api", METHOD, PATH, BODY?]`); or method/path given directly. */
+  args?: string[];
+  method?: string;
+  path?: string;
+  /** Catalogue kind, when the caller already knows it. */
+  kind?: string;
+  /** Parsed response body. */
+  data: unknown;
+}
+
+const MAX_NAMES = 20;
+const STATUS_WORDS = ['running', 'offline', 'provisioning', 'ordered', 'hibernated', 'hibernating', 'error', 'discontinued', 'new', 'attached', 'detached'];
+
+function kindOfPath(path: string): { spec: KindSpec; single: boolean } | undefined {
+  const clean = normalizeApiPath(path);
+  const list = KINDS.find((k) => k.path === clean);
+  if (list) return { spec: list, single: false };
+  for (const k of KINDS) {
+    if (!k.getPath) continue;
+    const re = new RegExp(`^${k.getPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace('\\{id\\}', '[^/]+')}$`);
+    if (re.test(clean)) return { spec: k, single: true };
+  }
+  return undefined;
+}
+
+function field(record: unknown, path: string): unknown {
+  let v: unknown = record;
+  for (const part of path.split('.')) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[part] : undefined;
+  return v;
+}
+
+function nameOf(spec: KindSpec, record: unknown): string {
+  const n = spec.nameField ? field(record, spec.nameField) : undefined;
+  const id = field(record, spec.idField) ?? field(record, 'id');
+  return String(n ?? id ?? '?');
+}
+
+function plural(n: number, singular: string, pluralWord: string): string {
+  return `${n} ${n === 1 ? singular : pluralWord}`;
+}
+
+function listNames(names: string[]): string {
+  return names.length > MAX_NAMES ? `${names.slice(0, MAX_NAMES).join(', ')} and ${names.length - MAX_NAMES} more` : names.join(', ');
+}
+
+function money(value: unknown, currency: unknown): string {
+  const n = typeof value === 'number' ? value : Number(value);
+  const c = typeof currency === 'string' ? currency.toUpperCase() : '';
+  return `${Number.isFinite(n) ? n.toFixed(2) : String(value)}${c ? ` ${c}` : ''}`;
+}
+
+function answerList(question: string, spec: KindSpec, records: unknown[]): string {
+  const word = spec.kind.replace(/-/g, ' ');
+  const singular = spec.singular.replace(/-/g, ' ');
+  if (!records.length) return `You have no ${word}.`;
+  const statuses = records.map((r) => field(r, 'status')).filter((s): s is string => typeof s === 'string');
+  const askedStatus = STATUS_WORDS.find((s) => containsTerm(question, s));
+  if (askedStatus && statuses.length) {
+    const matching = records.filter((r) => field(r, 'status') === askedStatus);
+    if (!matching.length) return `None of your ${plural(records.length, singular, word)} is ${askedStatus}.`;
+    return `${plural(matching.length, singular, word)} ${matching.length === 1 ? 'is' : 'are'} ${askedStatus}: ${listNames(matching.map((r) => nameOf(spec, r)))}.`;
+  }
+  const lines: string[] = [];
+  if (statuses.length) {
+    const counts = new Map<string, number>();
+    for (const s of statuses) counts.set(s, (counts.get(s) ?? 0) + 1);
+    const parts = [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([s, n]) => `${n} ${s}`);
+    lines.push(`You have ${plural(records.length, singular, word)}: ${parts.join(', ')}.`);
+  } else {
+    lines.push(`${plural(records.length, singular, word)}.`.replace(/^./, (c) => c.toUpperCase()));
+  }
+  if (/\bhow many\b/i.test(question)) return lines[0]!;
+  if (spec.kind === 'instances' || spec.kind === 'clusters') {
+    for (const r of records.slice(0, MAX_NAMES)) {
+      const details = [field(r, spec.kind === 'instances' ? 'instance_type' : 'cluster_type'), field(r, 'location'), field(r, 'status')].filter((x) => typeof x === 'string');
+      lines.push(`- ${nameOf(spec, r)}${details.length ? ` (${details.join(', ')})` : ''}`);
+    }
+    if (records.length > MAX_NAMES) lines.push(`- … and ${records.length - MAX_NAMES} more`);
+  } else {
+    lines.push(listNames(records.map((r) => nameOf(spec, r))));
+  }
+  return lines.join('\n');
+}
+
+function answerOne(question: string, result: StepResult): string {
+  const method = (result.method ?? result.args?.[1] ?? 'GET').toUpperCase();
+  const path = result.path ?? result.args?.[2] ?? '';
+  const found = path ? kindOfPath(path) : undefined;
+  const spec = found?.spec ?? (result.kind ? KINDS.find((k) => k.kind === result.kind) : undefined);
+  const data = result.data;
+  if (method !== 'GET') {
+    const id = typeof data === 'string' ? data : field(data, 'id');
+    const what = spec?.singular.replace(/-/g, ' ') ?? 'request';
+    if (method === 'POST') return `Created ${what}${typeof id === 'string' && id ? ` ${id}` : ''}.`;
+    let action: unknown;
+    try {
+      const body = result.args?.[3] ? JSON.parse(result.args[3]) : undefined;
+      action = field(body, 'action') ?? field(field(body, 'actions'), '0.action');
+    } catch {
+      action = undefined;
+    }
+    return `Done: ${typeof action === 'string' ? `${action} ` : ''}${what}${method === 'DELETE' ? ' deleted' : ''}.`;
+  }
+  if (!spec) return typeof data === 'string' ? data : JSON.stringify(data);
+  if (spec.kind === 'balance') return `Your balance is ${money(field(data, 'amount'), field(data, 'currency'))}.`;
+  if (Array.isArray(data)) return answerList(question, spec, data);
+  const details = ['status', 'instance_type', 'cluster_type', 'location', 'ip']
+    .map((k) => [k, field(data, k)] as const)
+    .filter(([, v]) => typeof v === 'string' && v)
+    .map(([k, v]) => `${k.replace('_', ' ')} ${v}`);
+  return `${spec.singular.replace(/-/g, ' ')} ${nameOf(spec, data)}${details.length ? `: ${details.join(', ')}` : ''}.`;
+}
+
+/** A short plain-text answer to `question` from the results of a plan's steps (no model involved). */
+export function answerFromResults(question: string, results: StepResult[]): string {
+  const parts = results.filter((r) => r.args?.[0] !== 'gpucloud-wait').map((r) => answerOne(question, r));
+  return parts.length ? parts.join('\n') : 'Nothing to report.';
+}
