@@ -39,8 +39,8 @@ interface RunContext extends RunPlanInput {
 }
 
 /**
- * The plan run as explicit states: running step i → stepDone → (next step | succeeded), with failed and
- * cancelled as the other endings. Validation and the destroyer gate happen before this machine starts.
+ * The plan run as explicit states: starting → running step i (re-entered per step) → succeeded, with
+ * failed and cancelled as the other endings. Validation and the destroyer gate happen before this machine starts.
  */
 export const runPlanMachine = setup({
   types: { context: {} as RunContext, input: {} as RunPlanInput },
@@ -65,37 +65,41 @@ export const runPlanMachine = setup({
   },
   guards: {
     hasMoreSteps: ({ context }) => context.index < context.plan.commands.length,
+    moreAfterThis: ({ context }) => context.index + 1 < context.plan.commands.length,
     wasCancelled: ({ event }) => isAbortError((event as { error?: unknown }).error),
+  },
+  actions: {
+    recordStep: assign(({ context, event }) => {
+      const step = (event as unknown as { output: CompletedStep }).output;
+      context.hooks?.done(step);
+      context.onStepDone?.(step);
+      // Appended in place: copying the list on every step made long plans quadratic.
+      context.completed.push(step);
+      return { bindings: { ...context.bindings, ...step.produced }, index: context.index + 1 };
+    }),
   },
 }).createMachine({
   id: 'runPlan',
-  context: ({ input }) => ({ ...input, index: input.startIndex ?? 0, completed: input.completed ?? [] }),
-  initial: 'stepDone',
+  context: ({ input }) => ({ ...input, index: input.startIndex ?? 0, completed: [...(input.completed ?? [])] }),
+  initial: 'starting',
   states: {
+    // A resumed run may have nothing left to do.
+    starting: {
+      always: [{ guard: 'hasMoreSteps', target: 'running' }, { target: 'succeeded' }],
+    },
     running: {
       invoke: {
         src: 'runStep',
         input: ({ context }) => context,
-        onDone: {
-          target: 'stepDone',
-          actions: assign(({ context, event }) => {
-            context.hooks?.done(event.output);
-            context.onStepDone?.(event.output);
-            return {
-              completed: [...context.completed, event.output],
-              bindings: { ...context.bindings, ...event.output.produced },
-              index: context.index + 1,
-            };
-          }),
-        },
+        onDone: [
+          { guard: 'moreAfterThis', target: 'running', reenter: true, actions: 'recordStep' },
+          { target: 'succeeded', actions: 'recordStep' },
+        ],
         onError: [
           { guard: 'wasCancelled', target: 'cancelled', actions: assign({ error: ({ event }) => event.error }) },
           { target: 'failed', actions: assign({ error: ({ event }) => event.error }) },
         ],
       },
-    },
-    stepDone: {
-      always: [{ guard: 'hasMoreSteps', target: 'running' }, { target: 'succeeded' }],
     },
     succeeded: { type: 'final' },
     failed: { type: 'final' },

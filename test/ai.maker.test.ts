@@ -1,0 +1,197 @@
+/**
+ * The maker repair loop against a real local OpenAI-compatible server: what the model is given,
+ * repairs of invalid plans, the attempt budget and the destroyer rule.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { makePlan, type PlanValidator, type ValidationProblem } from '../engine/ai/maker.js';
+import { resolveAiProvider } from '../engine/ai/resolve.js';
+import { AssistantError, SafetyRefusal } from '../engine/errors.js';
+import { PLACEHOLDER_PATTERN, PlanSchema, PREDEFINED_BINDINGS } from '../schemas/plan.js';
+import { startOpenAiServer, type OpenAiTestServer } from './support/openai-server.js';
+
+let srv: OpenAiTestServer;
+test.before(async () => {
+  srv = await startOpenAiServer();
+});
+test.after(async () => {
+  await srv.close();
+});
+test.before.each(() => srv.reset());
+
+/**
+ * A small stand-in for engine/plan/validate.ts with the same contract: zod schema, bound placeholders,
+ * destroyer classification from the parsed request.
+ */
+const validate: PlanValidator = (plan, { destroyer }) => {
+  const problems: ValidationProblem[] = [];
+  const parsed = PlanSchema.safeParse(plan);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      problems.push({ kind: 'schema', index: issue.path[0] === 'commands' ? Number(issue.path[1]) : undefined, field: issue.path.join('.'), message: issue.message });
+    }
+    return { ok: false, problems };
+  }
+  const bound = new Set<string>(PREDEFINED_BINDINGS);
+  parsed.data.commands.forEach((cmd, index) => {
+    for (const arg of cmd.args) {
+      for (const m of arg.matchAll(PLACEHOLDER_PATTERN)) {
+        if (!bound.has(m[1]!)) problems.push({ kind: 'unbound', index, message: `placeholder <${m[1]}> is not bound by an earlier command` });
+      }
+    }
+    for (const name of Object.keys(cmd.produces ?? {})) bound.add(name);
+    const [verb, method, , body] = cmd.args;
+    if (verb !== 'gpucloud-api' || destroyer) return;
+    let action: unknown;
+    try {
+      action = body ? JSON.parse(body).action : undefined;
+    } catch {
+      action = 'unparseable';
+    }
+    if (method?.toUpperCase() === 'DELETE' || ['delete', 'discontinue', 'force_shutdown', 'delete_stuck', 'hibernate', 'unparseable'].includes(String(action))) {
+      problems.push({ kind: 'destructive', index, message: `${method} ${cmd.args[2]} ${action ?? ''} is destructive` });
+    }
+  });
+  return { ok: problems.length === 0, problems };
+};
+
+function provider() {
+  return resolveAiProvider({ aiConfig: { providers: { openai: { base_url: srv.baseURL, api_key: 'sk-maker-test' } } }, env: {}, policy: { timeoutMs: 10_000 } });
+}
+
+const CATALOGUE = {
+  instanceTypes: [{ instance_type: '1V100.6V', price_per_hour: 0.39, description: 'Tesla V100', gpu: { description: '1x Tesla V100 16GB' } }],
+  locations: [{ code: 'FIN-01', name: 'Finland 1' }],
+  images: [{ image_type: 'ubuntu-24.04-cuda-12.8-open-docker', is_default: true }],
+  sshKeys: [{ id: 'key-uuid-1', name: 'laptop' }],
+  availability: [{ location_code: 'FIN-01', availabilities: ['1V100.6V'] }],
+};
+const DEFAULTS = { DEFAULT_SSH_KEY_ID: 'key-uuid-1' };
+
+const CREATE = {
+  version: 1,
+  provider: 'gpucloud',
+  commands: [
+    {
+      args: ['gpucloud-api', 'POST', '/v1/instances', JSON.stringify({ instance_type: '1V100.6V', image: 'ubuntu-24.04-cuda-12.8-open-docker', hostname: 'train-1', description: '', location_code: 'FIN-01', ssh_key_ids: ['<DEFAULT_SSH_KEY_ID>'] })],
+      reason: 'create',
+      produces: { INSTANCE_ID: '$.id' },
+    },
+    { args: ['gpucloud-api', 'PUT', '/v1/instances', '{"action":"start","id":"<INSTANCE_ID>"}'], reason: 'start it' },
+  ],
+};
+const DELETE = { version: 1, provider: 'gpucloud', commands: [{ args: ['gpucloud-api', 'PUT', '/v1/instances', '{"action":"delete","id":"abc"}'], reason: 'delete train-1' }] };
+const SHUTDOWN = { version: 1, provider: 'gpucloud', commands: [{ args: ['gpucloud-api', 'PUT', '/v1/instances', '{"action":"shutdown","id":"abc"}'], reason: 'shut down train-1' }] };
+
+const opts = (extra: Partial<Parameters<typeof makePlan>[0]> = {}) => ({
+  provider: provider(),
+  question: 'create a 1V100.6V called train-1 in FIN-01 with my default ssh key and start it',
+  catalogue: CATALOGUE,
+  defaults: DEFAULTS,
+  destroyer: false,
+  validate,
+  ...extra,
+});
+
+async function errorOf(p: Promise<unknown>): Promise<AssistantError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof AssistantError) return err;
+    throw err;
+  }
+  throw new Error('expected an error');
+}
+
+test('the model gets the plan JSON Schema as structured output, the catalogue and the defaults; a valid plan comes back', async () => {
+  srv.reply({ text: JSON.stringify(CREATE) });
+  const plan = await makePlan(opts());
+  assert.equal(plan.commands, CREATE.commands);
+  assert.is(plan.question, opts().question);
+  const req = srv.chatRequests()[0]!;
+  assert.is(req.body.response_format.type, 'json_schema');
+  assert.ok(req.body.response_format.json_schema.schema.properties.commands, 'plan schema sent');
+  assert.is(req.body.temperature, 0);
+  const system: string = req.body.messages[0].content;
+  assert.is(req.body.messages[0].role, 'system');
+  assert.match(system, /1V100\.6V/);
+  assert.match(system, /key-uuid-1/);
+  assert.match(system, /<DEFAULT_SSH_KEY_ID> is configured/);
+  assert.match(system, /<DEFAULT_LOCATION> is NOT configured/);
+  assert.match(system, /discovery-only plan of GET commands/);
+  assert.match(system, /did NOT pass --destroyer/);
+  assert.match(system, /GET \/v1\/instance-types/, 'API paths come from the catalogue');
+  assert.match(req.body.messages[1].content, /create a 1V100\.6V called train-1/);
+});
+
+test('repair loop: an invalid plan goes back with its problems and is corrected on attempt 2', async () => {
+  const typo = { ...CREATE, commands: [{ ...CREATE.commands[0], produce: { INSTANCE_ID: '$.id' }, produces: undefined }, CREATE.commands[1]] };
+  srv.reply({ text: JSON.stringify(typo) }, { text: JSON.stringify(CREATE) });
+  const attempts: number[] = [];
+  const plan = await makePlan(opts({ onAttempt: (e) => attempts.push(e.attempt) }));
+  assert.equal(plan.commands, CREATE.commands);
+  assert.equal(attempts, [1]);
+  const reqs = srv.chatRequests();
+  assert.is(reqs.length, 2);
+  const msgs = reqs[1]!.body.messages;
+  assert.is(msgs.at(-2).role, 'assistant');
+  assert.is(msgs.at(-2).content, JSON.stringify(typo));
+  assert.is(msgs.at(-1).role, 'user');
+  assert.match(msgs.at(-1).content, /failed validation/);
+  assert.match(msgs.at(-1).content, /produce/);
+});
+
+test('repair loop: 3 failed attempts → ai_plan_invalid (exit 2) listing the last problems; no fourth request', async () => {
+  const unbound = { version: 1, provider: 'gpucloud', commands: [{ args: ['gpucloud-api', 'PUT', '/v1/instances', '{"action":"start","id":"<NOPE>"}'], reason: 'x' }] };
+  srv.reply({ text: 'Sure! Here is your plan.' }, { text: '{"version":2,"commands":[]}' }, { text: JSON.stringify(unbound) }, { text: JSON.stringify(CREATE) });
+  const err = await errorOf(makePlan(opts()));
+  assert.is(err.code, 'ai_plan_invalid');
+  assert.is(err.exitCode, 2);
+  assert.match(err.message, /3 attempts/);
+  assert.match(err.message, /<NOPE>/);
+  assert.is(srv.chatRequests().length, 3);
+  assert.match(srv.chatRequests()[1]!.body.messages.at(-1).content, /no JSON object/);
+});
+
+test('destroyer rule: a destructive plan is sent back once asking to avoid it, then refused with SafetyRefusal (exit 3)', async () => {
+  srv.reply({ text: JSON.stringify(DELETE) }, { text: JSON.stringify(DELETE) }, { text: JSON.stringify(SHUTDOWN) });
+  const err = await errorOf(makePlan(opts({ question: 'delete train-1' })));
+  assert.ok(err instanceof SafetyRefusal);
+  assert.is(err.exitCode, 3);
+  assert.match(err.message, /--destroyer/);
+  assert.match(err.hint ?? '', /--maker --destroyer/);
+  const reqs = srv.chatRequests();
+  assert.is(reqs.length, 2, 'asked exactly once to avoid destructive steps');
+  assert.match(reqs[1]!.body.messages.at(-1).content, /without destructive steps/);
+});
+
+test('destroyer rule: when asked, the model can avoid the destructive step and the plan is accepted', async () => {
+  srv.reply({ text: JSON.stringify(DELETE) }, { text: JSON.stringify(SHUTDOWN) });
+  const plan = await makePlan(opts({ question: 'get rid of the load on train-1' }));
+  assert.equal(plan.commands, SHUTDOWN.commands);
+});
+
+test('with --destroyer a destructive plan is accepted at once and the prompt says destructive steps are allowed', async () => {
+  srv.reply({ text: JSON.stringify(DELETE) });
+  const plan = await makePlan(opts({ question: 'delete train-1', destroyer: true }));
+  assert.equal(plan.commands, DELETE.commands);
+  assert.match(srv.chatRequests()[0]!.body.messages[0].content, /passed --destroyer/);
+});
+
+test('answers in code fences, after <think> blocks or wrapped in {"plan": …} are accepted', async () => {
+  srv.reply({ text: '<think>hmm</think>\nHere you go:\n```json\n' + JSON.stringify({ plan: SHUTDOWN }) + '\n```' });
+  const plan = await makePlan(opts({ question: 'shut down train-1' }));
+  assert.equal(plan.commands, SHUTDOWN.commands);
+});
+
+test('the builtin provider plans deterministically without any request; destructive → SafetyRefusal', async () => {
+  const builtin = resolveAiProvider({ aiConfig: { default_provider: 'builtin' }, env: {} });
+  const lookup = { instances: [{ id: '11111111-1111-4111-8111-111111111111', hostname: 'train-1' }] };
+  const plan = await makePlan(opts({ provider: builtin, question: 'shut down train-1', lookup }));
+  assert.equal(plan.commands[0]!.args, ['gpucloud-api', 'PUT', '/v1/instances', '{"action":"shutdown","id":"11111111-1111-4111-8111-111111111111"}']);
+  const err = await errorOf(makePlan(opts({ provider: builtin, question: 'delete train-1', lookup })));
+  assert.ok(err instanceof SafetyRefusal);
+  assert.is(srv.chatRequests().length, 0);
+});
+
+test.run();

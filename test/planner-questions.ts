@@ -1,0 +1,169 @@
+/**
+ * Phrasings for the built-in planner and the plans they must produce (accuracy test in
+ * planner.builtin.test.ts). Written as users phrase things, not as the grammar wants them.
+ */
+import type { BuiltinContext } from '../engine/planner/builtin.js';
+
+export const I1 = '11111111-1111-4111-8111-111111111111'; // train-1, running, FIN-01
+export const I2 = '22222222-2222-4222-8222-222222222222'; // train-2, offline, FIN-03
+export const I3 = '55555555-5555-4555-8555-555555555555'; // big-box, running, FIN-03
+export const C1 = '33333333-3333-4333-8333-333333333333'; // cluster c1
+export const V1 = '44444444-4444-4444-8444-444444444444'; // volume data
+
+export const CONTEXT: BuiltinContext = {
+  lookup: {
+    instances: [
+      { id: I1, hostname: 'train-1', status: 'running', location: 'FIN-01' },
+      { id: I2, hostname: 'train-2', status: 'offline', location: 'FIN-03' },
+      { id: I3, hostname: 'big-box', status: 'running', location: 'FIN-03' },
+    ],
+    clusters: [{ id: C1, hostname: 'c1', status: 'running' }],
+    volumes: [{ id: V1, name: 'data', location: 'FIN-01', status: 'detached' }],
+  },
+  catalogue: {
+    clusterImages: [
+      { image_type: 'ubuntu-24.04-cuda-13.0-cluster', name: 'Ubuntu 24.04 + CUDA 13.0 + Slurm', category: 'slurm', details: ['Slurm'] },
+      { image_type: 'ubuntu-24.04-cuda-13.0-cluster-k8s', name: 'Ubuntu 24.04 + CUDA 13.0 + Kubernetes', category: 'kubernetes', details: ['Kubernetes'] },
+    ],
+    instanceTypes: ['1V100.6V', '8V100.48V', '1A100.22V', '8A100.176V', '1H100.80S.22V', '8H100.80S.176V', '1L40S.20V', '1RTX6000ADA.10V', 'CPU.4V.16G'].map((instance_type) => ({ instance_type })),
+  },
+};
+
+export interface ExpectedCommand {
+  /** gpucloud-api method and path; body compared as parsed JSON. */
+  m?: string;
+  p?: string;
+  body?: unknown;
+  /** Any other verb: the full args. */
+  args?: string[];
+  produces?: Record<string, string>;
+}
+
+export interface PlannerCase {
+  q: string;
+  expect?: ExpectedCommand[];
+  /** Expected error code instead of a plan. */
+  error?: string;
+}
+
+const IMG = 'ubuntu-24.04-cuda-12.8-open-docker';
+const KEY = ['<DEFAULT_SSH_KEY_ID>'];
+const LOC = '<DEFAULT_LOCATION>';
+const get = (p: string): ExpectedCommand => ({ m: 'GET', p });
+const put = (p: string, body: unknown): ExpectedCommand => ({ m: 'PUT', p, body });
+const createInstance = (instance_type: string, hostname: string, location_code: string, extra: Record<string, unknown> = {}, image = IMG): ExpectedCommand => ({
+  m: 'POST',
+  p: '/v1/instances',
+  body: { instance_type, image, hostname, description: '', location_code, ssh_key_ids: KEY, ...extra },
+  produces: { INSTANCE_ID: '$.id' },
+});
+const createCluster = (cluster_type: string, hostname: string, image: string, location_code: string): ExpectedCommand[] => [
+  {
+    m: 'POST',
+    p: '/v1/clusters',
+    body: { cluster_type, image, hostname, description: '', location_code, ssh_key_ids: KEY, shared_volume: { name: `${hostname}-shared-volume`, size: 30000 } },
+    produces: { CLUSTER_ID: '$.id' },
+  },
+  { args: ['gpucloud-wait', 'clusters', '<CLUSTER_ID>', 'running'] },
+];
+const createVolume = (type: string, name: string, size: number, location_code: string): ExpectedCommand => ({
+  m: 'POST',
+  p: '/v1/volumes',
+  body: { type, name, size, location_code },
+  produces: { VOLUME_ID: '$.id' },
+});
+
+export const PLANNER_CASES: PlannerCase[] = [
+  // listing any catalogue kind
+  { q: 'list my instances', expect: [get('/v1/instances')] },
+  { q: 'show me all my VMs', expect: [get('/v1/instances')] },
+  { q: 'what servers do I have?', expect: [get('/v1/instances')] },
+  { q: 'how many instances are running', expect: [get('/v1/instances')] },
+  { q: 'show volumes', expect: [get('/v1/volumes')] },
+  { q: 'what instance types are there', expect: [get('/v1/instance-types')] },
+  { q: 'What GPU types can I rent?', expect: [get('/v1/instance-types')] },
+  { q: 'list locations', expect: [get('/v1/locations')] },
+  { q: 'which datacenters are there', expect: [get('/v1/locations')] },
+  { q: 'show my ssh keys', expect: [get('/v1/sshkeys')] },
+  { q: 'list my startup scripts', expect: [get('/v1/scripts?page=1&pageSize=100')] },
+  { q: 'show my instant clusters', expect: [get('/v1/clusters')] },
+  { q: 'list serverless containers', expect: [get('/v1/container-deployments')] },
+  { q: 'what jobs are deployed', expect: [get('/v1/job-deployments')] },
+  { q: 'list my secrets', expect: [get('/v1/secrets')] },
+  { q: 'show the OS images', expect: [get('/v1/images')] },
+  { q: 'which cluster images are there', expect: [get('/v1/images/cluster')] },
+  { q: 'show instance availability in FIN-03', expect: [get('/v1/instance-availability?location_code=FIN-03')] },
+  { q: 'which instance types are available right now?', expect: [get('/v1/instance-availability')] },
+  { q: 'what volume types are there', expect: [get('/v1/volume-types')] },
+  { q: 'show me the long-term discounts', expect: [get('/v1/long-term/periods')] },
+  { q: 'list instances and volumes', expect: [get('/v1/instances'), get('/v1/volumes')] },
+  { q: 'show instance train-2', expect: [get(`/v1/instances/${I2}`)] },
+  { q: 'list my container registry credentials', expect: [get('/v1/container-registry-credentials')] },
+  // balance
+  { q: 'what is my balance', expect: [get('/v1/balance')] },
+  { q: 'how much credit do I have left?', expect: [get('/v1/balance')] },
+  { q: 'check my account funds', expect: [get('/v1/balance')] },
+  // creating instances
+  { q: 'create a 1V100.6V instance called train-3 in FIN-01', expect: [createInstance('1V100.6V', 'train-3', 'FIN-01')] },
+  { q: 'spin up an 8H100.80S.176V named big in FIN-03', expect: [createInstance('8H100.80S.176V', 'big', 'FIN-03')] },
+  { q: 'launch a CPU.4V.16G server named jump-host', expect: [createInstance('CPU.4V.16G', 'jump-host', LOC, {}, 'ubuntu-24.04')] },
+  { q: 'I need a 1A100.22V called finetune with my default ssh key', expect: [createInstance('1A100.22V', 'finetune', LOC)] },
+  { q: 'start a new 1H100.80S.22V spot instance called spotty in ICE-01', expect: [createInstance('1H100.80S.22V', 'spotty', 'ICE-01', { is_spot: true })] },
+  { q: 'provision a 1L40S.20V', expect: [createInstance('1L40S.20V', '1l40s-20v', LOC)] },
+  { q: 'create an instance with a single H100 called h1 in FIN-03', expect: [createInstance('1H100.80S.22V', 'h1', 'FIN-03')] },
+  { q: 'new 1RTX6000ADA.10V box named render-1 at FIN-01', expect: [createInstance('1RTX6000ADA.10V', 'render-1', 'FIN-01')] },
+  { q: 'create a 8x A100 machine named a100s in fin-03', expect: [createInstance('8A100.176V', 'a100s', 'FIN-03')] },
+  // instance actions by hostname
+  { q: 'shut down train-1', expect: [put('/v1/instances', { action: 'shutdown', id: I1 })] },
+  { q: 'please stop the instance called big-box', expect: [put('/v1/instances', { action: 'shutdown', id: I3 })] },
+  { q: 'start train-2', expect: [put('/v1/instances', { action: 'start', id: I2 })] },
+  { q: 'boot up train-2 again', expect: [put('/v1/instances', { action: 'start', id: I2 })] },
+  { q: 'hibernate big-box', expect: [put('/v1/instances', { action: 'hibernate', id: I3 })] },
+  { q: 'delete instance train-2', expect: [put('/v1/instances', { action: 'delete', id: I2 })] },
+  { q: 'terminate train-1 and train-2', expect: [put('/v1/instances', { action: 'delete', id: I1 }), put('/v1/instances', { action: 'delete', id: I2 })] },
+  { q: 'force shutdown train-1', expect: [put('/v1/instances', { action: 'force_shutdown', id: I1 })] },
+  { q: 'stop all running instances', expect: [put('/v1/instances', { action: 'shutdown', id: I1 }), put('/v1/instances', { action: 'shutdown', id: I3 })] },
+  { q: `power on ${I2}`, expect: [put('/v1/instances', { action: 'start', id: I2 })] },
+  { q: 'turn off my box big-box', expect: [put('/v1/instances', { action: 'shutdown', id: I3 })] },
+  // Instant Clusters
+  { q: 'create a 16H100 instant cluster called c2 in FIN-03', expect: createCluster('16H100', 'c2', 'ubuntu-24.04-cuda-13.0-cluster', 'FIN-03') },
+  { q: 'spin up a Kubernetes cluster of type 16B200 named k8s-1 in FIN-03', expect: createCluster('16B200', 'k8s-1', 'ubuntu-24.04-cuda-13.0-cluster-k8s', 'FIN-03') },
+  { q: 'discontinue cluster c1', expect: [put('/v1/clusters', { actions: [{ action: 'discontinue', id: C1 }] })] },
+  { q: 'delete the instant cluster c1', expect: [put('/v1/clusters', { actions: [{ action: 'discontinue', id: C1 }] })] },
+  // volumes
+  { q: 'create a 500GB volume called scratch', expect: [createVolume('NVMe', 'scratch', 500, LOC)] },
+  { q: 'create a 2TB HDD volume named archive in FIN-03', expect: [createVolume('HDD', 'archive', 2000, 'FIN-03')] },
+  {
+    q: 'create a 200 GB volume called ckpt and attach it to train-2',
+    expect: [createVolume('NVMe', 'ckpt', 200, 'FIN-03'), put('/v1/volumes', { action: 'attach', id: '<VOLUME_ID>', instance_id: I2 })],
+  },
+  { q: 'attach volume data to train-1', expect: [put('/v1/volumes', { action: 'attach', id: V1, instance_id: I1 })] },
+  { q: 'detach volume data', expect: [put('/v1/volumes', { action: 'detach', id: V1 })] },
+  { q: 'delete volume data', expect: [put('/v1/volumes', { action: 'delete', id: V1 })] },
+  // more phrasings, written without looking at the grammar
+  { q: 'Could you list all the volumes I have?', expect: [get('/v1/volumes')] },
+  { q: 'Do I have any clusters running?', expect: [get('/v1/clusters')] },
+  { q: 'whats my current credit balance', expect: [get('/v1/balance')] },
+  { q: 'How much have I spent?', expect: [get('/v1/balance')] },
+  { q: 'what regions can I deploy to', expect: [get('/v1/locations')] },
+  { q: 'Give me an overview of the H100 prices', expect: [get('/v1/instance-types')] },
+  { q: 'please bring up a fresh 1V100.6V named dev-box in FIN-01', expect: [createInstance('1V100.6V', 'dev-box', 'FIN-01')] },
+  { q: 'can you shut train-1 down', expect: [put('/v1/instances', { action: 'shutdown', id: I1 })] },
+  { q: 'Turn train-2 back on', expect: [put('/v1/instances', { action: 'start', id: I2 })] },
+  { q: 'get rid of big-box', expect: [put('/v1/instances', { action: 'delete', id: I3 })] },
+  { q: 'make me a 1TB shared volume called team', expect: [createVolume('NVMe_Shared', 'team', 1000, LOC)] },
+  { q: 'tear down the c1 cluster', expect: [put('/v1/clusters', { actions: [{ action: 'discontinue', id: C1 }] })] },
+  { q: 'what serverless jobs exist', expect: [get('/v1/job-deployments')] },
+  { q: 'show file secrets', expect: [get('/v1/file-secrets')] },
+  { q: 'list every running vm', expect: [get('/v1/instances')] },
+  { q: 'which ssh keys are registered?', expect: [get('/v1/sshkeys')] },
+  { q: 'switch off train-1 please', expect: [put('/v1/instances', { action: 'shutdown', id: I1 })] },
+  { q: 'Launch an instance of type 8V100.48V called multi in FIN-01', expect: [createInstance('8V100.48V', 'multi', 'FIN-01')] },
+  { q: 'remove the volume named data', expect: [put('/v1/volumes', { action: 'delete', id: V1 })] },
+  { q: 'show me my balance and my instances', expect: [get('/v1/balance'), get('/v1/instances')] },
+  // outside the grammar, or impossible: a clear error
+  { q: 'write me a haiku', error: 'builtin_unsupported' },
+  { q: 'restart train-1', error: 'builtin_unsupported' },
+  { q: 'create a secret called token', error: 'builtin_unsupported' },
+  { q: 'shut down train-9', error: 'builtin_unknown_target' },
+];

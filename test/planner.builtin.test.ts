@@ -1,0 +1,162 @@
+/**
+ * The built-in planner: accuracy over the phrasings in planner-questions.ts (printed and held to
+ * ≥ 90%), plan validity, lookups, errors, and answers rendered without a model.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { AssistantError } from '../engine/errors.js';
+import { answerFromResults } from '../engine/planner/answer.js';
+import { builtinNeeds, planBuiltin } from '../engine/planner/builtin.js';
+import { PLACEHOLDER_PATTERN, PlanSchema, PREDEFINED_BINDINGS, type Plan } from '../schemas/plan.js';
+import { CONTEXT, I1, PLANNER_CASES, type ExpectedCommand, type PlannerCase } from './planner-questions.js';
+
+function sameCommand(actual: Plan['commands'][number], expected: ExpectedCommand): string | undefined {
+  if (expected.args) {
+    return JSON.stringify(actual.args) === JSON.stringify(expected.args) ? undefined : `args ${JSON.stringify(actual.args)} ≠ ${JSON.stringify(expected.args)}`;
+  }
+  const [verb, method, path, body] = actual.args;
+  if (verb !== 'gpucloud-api' || method !== expected.m || path !== expected.p) return `${verb} ${method} ${path} ≠ gpucloud-api ${expected.m} ${expected.p}`;
+  const parsed = body === undefined ? undefined : JSON.parse(body);
+  if (JSON.stringify(parsed) !== JSON.stringify(expected.body)) return `body ${body} ≠ ${JSON.stringify(expected.body)}`;
+  if (JSON.stringify(actual.produces) !== JSON.stringify(expected.produces)) return `produces ${JSON.stringify(actual.produces)} ≠ ${JSON.stringify(expected.produces)}`;
+  return undefined;
+}
+
+/** Why a case failed, or undefined when the planner got it right. */
+function check(c: PlannerCase): string | undefined {
+  let plan: Plan;
+  try {
+    plan = planBuiltin(c.q, CONTEXT);
+  } catch (err) {
+    const code = err instanceof AssistantError ? err.code : String(err);
+    return c.error === code ? undefined : `error ${code}: ${(err as Error).message}`;
+  }
+  if (c.error) return `expected error ${c.error}, got a plan ${JSON.stringify(plan.commands.map((x) => x.args))}`;
+  const expected = c.expect ?? [];
+  if (plan.commands.length !== expected.length) return `${plan.commands.length} commands ≠ ${expected.length}: ${JSON.stringify(plan.commands.map((x) => x.args))}`;
+  for (const [i, e] of expected.entries()) {
+    const why = sameCommand(plan.commands[i]!, e);
+    if (why) return `command ${i}: ${why}`;
+  }
+  return undefined;
+}
+
+test('builtin planner accuracy over at least 40 phrasings is at least 90% (printed)', () => {
+  assert.ok(PLANNER_CASES.length >= 40, `${PLANNER_CASES.length} phrasings`);
+  const failures = PLANNER_CASES.map((c) => ({ q: c.q, why: check(c) })).filter((f) => f.why);
+  const right = PLANNER_CASES.length - failures.length;
+  const pct = (100 * right) / PLANNER_CASES.length;
+  console.log(`builtin planner accuracy: ${right}/${PLANNER_CASES.length} (${pct.toFixed(1)}%)`);
+  for (const f of failures) console.error(`  miss: "${f.q}" → ${f.why}`);
+  assert.ok(pct >= 90, `accuracy ${pct.toFixed(1)}% is below 90%`);
+});
+
+test('every plan the planner makes is a valid plan document whose placeholders are all bound', () => {
+  for (const c of PLANNER_CASES.filter((x) => !x.error)) {
+    let plan: Plan;
+    try {
+      plan = planBuiltin(c.q, CONTEXT);
+    } catch {
+      continue; // counted by the accuracy test
+    }
+    assert.ok(PlanSchema.safeParse(plan).success, c.q);
+    assert.is(plan.version, 1);
+    assert.is(plan.provider, 'gpucloud');
+    assert.is(plan.question, c.q);
+    const bound = new Set<string>(PREDEFINED_BINDINGS);
+    for (const cmd of plan.commands) {
+      for (const arg of cmd.args) for (const m of arg.matchAll(PLACEHOLDER_PATTERN)) assert.ok(bound.has(m[1]!), `${c.q}: <${m[1]}> unbound`);
+      for (const name of Object.keys(cmd.produces ?? {})) bound.add(name);
+      if (cmd.args[0] === 'gpucloud-api' && cmd.args[3] !== undefined) JSON.parse(cmd.args[3]); // bodies are JSON strings
+    }
+  }
+});
+
+test('the planner is deterministic: the same question gives the same plan', () => {
+  for (const q of ['provision a 1L40S.20V', 'create a 16H100 instant cluster called c2 in FIN-03', 'list instances and volumes']) {
+    assert.equal(planBuiltin(q, CONTEXT), planBuiltin(q, CONTEXT));
+  }
+});
+
+test('outside the grammar → exit 2 error whose hint shows how to configure an AI provider', () => {
+  try {
+    planBuiltin('write me a haiku about GPU clouds');
+    assert.unreachable();
+  } catch (err) {
+    assert.ok(err instanceof AssistantError);
+    const e = err as AssistantError;
+    assert.is(e.code, 'builtin_unsupported');
+    assert.is(e.exitCode, 2);
+    assert.match(e.hint ?? '', /default_provider: openai/);
+    assert.match(e.hint ?? '', /--ai-profile/);
+  }
+});
+
+test('a hostname without the current instances → builtin_needs_data; an unknown one lists the known ones', () => {
+  const codeOf = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (err) {
+      return err as AssistantError;
+    }
+    throw new Error('expected an error');
+  };
+  assert.is(codeOf(() => planBuiltin('shut down train-1')).code, 'builtin_needs_data');
+  const unknown = codeOf(() => planBuiltin('shut down train-9', CONTEXT));
+  assert.is(unknown.code, 'builtin_unknown_target');
+  assert.match(unknown.hint ?? '', /train-1, train-2, big-box/);
+  assert.is(codeOf(() => planBuiltin('create an instant cluster called x')).code, 'builtin_missing_value');
+  assert.is(codeOf(() => planBuiltin('create a 16H100 cluster called x')).code, 'builtin_needs_data');
+  // ids need no lookup
+  assert.equal(JSON.parse(planBuiltin(`stop ${I1}`).commands[0]!.args[3]!), { action: 'shutdown', id: I1 });
+});
+
+test('builtinNeeds tells the caller which records to fetch before planning', () => {
+  assert.equal(builtinNeeds('shut down train-1'), { instances: true, clusters: false, volumes: false, clusterImages: false, instanceTypes: false });
+  assert.ok(builtinNeeds('discontinue cluster c1').clusters);
+  assert.ok(builtinNeeds('create a kubernetes cluster 16H100 named k').clusterImages);
+  assert.ok(builtinNeeds('attach volume data to train-1').volumes);
+  assert.ok(builtinNeeds('attach volume data to train-1').instances);
+  assert.equal(builtinNeeds('what is my balance'), { instances: false, clusters: false, volumes: false, clusterImages: false, instanceTypes: false });
+});
+
+test('a generated hostname does not collide with existing instances', () => {
+  const ctx = { lookup: { instances: [{ id: I1, hostname: '1v100-6v' }] } };
+  const body = JSON.parse(planBuiltin('create a 1V100.6V', ctx).commands[0]!.args[3]!);
+  assert.is(body.hostname, '1v100-6v-2');
+});
+
+const INSTANCES = [
+  { id: 'a', hostname: 'train-1', status: 'running', instance_type: '1V100.6V', location: 'FIN-01' },
+  { id: 'b', hostname: 'train-2', status: 'offline', instance_type: '1V100.6V', location: 'FIN-03' },
+  { id: 'c', hostname: 'big', status: 'running', instance_type: '8H100.80S.176V', location: 'FIN-03' },
+];
+
+test('answerFromResults: balance without a model', () => {
+  const text = answerFromResults('what is my balance', [{ args: ['gpucloud-api', 'GET', '/v1/balance'], data: { amount: 123.456, currency: 'usd' } }]);
+  assert.is(text, 'Your balance is 123.46 USD.');
+});
+
+test('answerFromResults: instances counted by status, with a short list', () => {
+  const text = answerFromResults('list my instances', [{ args: ['gpucloud-api', 'GET', '/v1/instances'], data: INSTANCES }]);
+  assert.match(text, /^You have 3 instances: 2 running, 1 offline\./);
+  assert.match(text, /- train-2 \(1V100\.6V, FIN-03, offline\)/);
+  assert.is(answerFromResults('how many instances do I have?', [{ path: '/v1/instances', data: INSTANCES }]), 'You have 3 instances: 2 running, 1 offline.');
+  assert.is(answerFromResults('which instances are running', [{ path: '/v1/instances', data: INSTANCES }]), '2 instances are running: train-1, big.');
+  assert.is(answerFromResults('list my instances', [{ path: '/v1/instances', data: [] }]), 'You have no instances.');
+});
+
+test('answerFromResults: names of any kind, single records and changes', () => {
+  assert.is(
+    answerFromResults('list locations', [{ path: '/v1/locations', data: [{ code: 'FIN-01' }, { code: 'ICE-01' }] }]),
+    '2 locations.\nFIN-01, ICE-01',
+  );
+  assert.is(
+    answerFromResults('show instance train-1', [{ path: '/v1/instances/a', data: INSTANCES[0] }]),
+    'instance train-1: status running, instance type 1V100.6V, location FIN-01.',
+  );
+  assert.is(answerFromResults('create', [{ args: ['gpucloud-api', 'POST', '/v1/instances', '{}'], data: 'new-id-1' }]), 'Created instance new-id-1.');
+  assert.is(answerFromResults('stop', [{ args: ['gpucloud-api', 'PUT', '/v1/instances', '{"action":"shutdown","id":"a"}'], data: undefined }]), 'Done: shutdown instance.');
+});
+
+test.run();
