@@ -49,7 +49,9 @@ export const runPlanMachine = setup({
       const command = input.plan.commands[input.index]!;
       const executor = executorFor(command.args[0]!)!;
       const args = executor.substitute(command.args, input.bindings);
-      const reasons = input.destroyer ? [] : executor.destructive(args);
+      // Validation classified the plan as written; only a substituted value can change the verdict.
+      const changed = args.some((a, i) => a !== command.args[i]);
+      const reasons = input.destroyer || !changed ? [] : executor.destructive(args);
       if (reasons.length) {
         throw new SafetyRefusal(`step ${input.index} became destructive after substituting bindings (${reasons.join('; ')}); it was not sent`, {
           hint: 'review the plan; if the destruction is intended, run again with --destroyer',

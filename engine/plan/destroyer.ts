@@ -20,11 +20,12 @@ export function destructiveReasons(method: string, path: string, body: string | 
   // whatever decides *what* a request does (method, resource path, action, keys) may not be a placeholder.
   if (hasPlaceholder(method)) return [`HTTP method decided at run time ("${method}")`];
   const verb = method.trim().toUpperCase();
+  if (verb === 'GET' || verb === 'HEAD') return [];
   const classified = classificationPath(path);
   if (verb === 'DELETE') return [`HTTP DELETE ${classified}`];
   if (hasPlaceholder(classified.split('/').slice(0, 3).join('/'))) return [`resource path decided at run time ("${path}")`];
   const actionSet = ACTION_PATHS[classified.toLowerCase()];
-  if (!actionSet || verb === 'GET' || verb === 'HEAD') return [];
+  if (!actionSet) return [];
   if (body === undefined || body.trim() === '') return [];
   let parsed: unknown;
   try {

@@ -79,8 +79,9 @@ export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutc
   const { completed, error, bindings: finalBindings } = snapshot.context;
   const status = snapshot.value as 'succeeded' | 'failed' | 'cancelled';
 
+  const byIndex = new Map(completed.map((c) => [c.index, c]));
   const steps: StepReport[] = plan.commands.map((command, index) => {
-    const done = completed.find((c) => c.index === index);
+    const done = byIndex.get(index);
     const executor = executorFor(command.args[0]!)!;
     const base = { index, reason: command.reason, request: redactText(executor.describe(executor.substitute(command.args, finalBindings))) };
     if (done) {
