@@ -96,7 +96,7 @@ async function dryRun(ctx: CommandContext, planFile: string | undefined, destroy
     const plan = checkPlan(input, { destroyer: true, predefined: session.predefined });
     const { destructive } = validatePlan(plan, { destroyer: true, predefined: Object.keys(session.predefined) });
     const { readPlan, keys } = previewReadPlan(plan, session.predefined);
-    const reads = await runPlan(readPlan, { destroyer: false, predefined: {}, executorContext: session.executorContext() });
+    const reads = await runPlan(readPlan, { destroyer: false, predefined: {}, executorContext: session.executorContext(), keepResults: true });
     if (reads.report.status !== 'succeeded') throw reads.error;
     const preview = buildPreview(plan, destructive, session.predefined, Object.fromEntries(keys.map((k, i) => [k, reads.results[i]])));
     if (ctx.globals.output === 'json') ctx.io.stdout.write(JSON.stringify(preview, null, 2) + '\n');

@@ -25,6 +25,7 @@ async function test(ctx: CommandContext, provider: string): Promise<number> {
       destroyer: false,
       predefined: session.predefined,
       executorContext: session.executorContext(),
+      keepResults: true,
     });
     if (outcome.report.status !== 'succeeded') throw outcome.error;
     const balance = outcome.results[0] as { amount?: unknown; currency?: string };

@@ -62,7 +62,7 @@ async function withSession(ctx: CommandContext, fn: (s: Session) => Promise<numb
 
 /** Runs a static plan and returns the last step's data, or throws the error that ended the run. */
 async function runStatic(session: Session, plan: Plan, destroyer = false): Promise<unknown> {
-  const outcome = await runPlan(plan, { destroyer, predefined: session.predefined, executorContext: session.executorContext() });
+  const outcome = await runPlan(plan, { destroyer, predefined: session.predefined, executorContext: session.executorContext(), keepResults: true });
   if (outcome.report.status !== 'succeeded') throw outcome.error;
   return outcome.results[outcome.results.length - 1];
 }

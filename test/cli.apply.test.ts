@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../emulator/index.js';
 import { runCli, withEmulator } from './support/cli.js';
+import { RunReportSchema } from '../schemas/run-report.js';
 
 const examplesDir = fileURLToPath(new URL('../../examples/plans/', import.meta.url));
 const examples = readdirSync(examplesDir).filter((f) => f.endsWith('.json'));
@@ -76,8 +77,10 @@ test('bindings flow from a bare-text create ID into a later path, and the report
     };
     const r = await runCli(['ask', '--apply', '-o', 'json'], { env, input: JSON.stringify(plan) });
     assert.is(r.code, 0, r.stderr);
-    const report = JSON.parse(r.stdout);
+    const report = RunReportSchema.parse(JSON.parse(r.stdout));
     assert.is(report.bindings.HOST, 'bind-1');
+    assert.is(report.steps[0]!.http_status, 202);
+    assert.is(report.steps[0]!.produced?.INSTANCE_ID, report.bindings.INSTANCE_ID);
     assert.match(report.bindings.INSTANCE_ID, /^[0-9a-f-]{36}$/);
     const gets = emu.requests().filter((q) => q.method === 'GET' && q.path.startsWith('/v1/instances/'));
     assert.is(gets[0]?.path, `/v1/instances/${report.bindings.INSTANCE_ID}`);

@@ -27,6 +27,7 @@ async function withEmu(fn: (emu: Emulator, opts: (o?: Partial<RunOptions>) => Ru
   const opts = (o: Partial<RunOptions> = {}): RunOptions => ({
     destroyer: false,
     predefined: { ...PREDEFINED },
+    keepResults: true,
     executorContext: { gpucloud: async () => client, signal },
     ...o,
   });

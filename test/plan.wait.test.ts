@@ -14,7 +14,7 @@ const createCluster = {
 async function apply(emu: Emulator, waitArgs: string[]) {
   const client = createGpuCloudClient({ baseUrl: emu.url, credentials: { clientId: emu.clientId, clientSecret: emu.clientSecret }, retry: { delaysMs: [10] } });
   const plan = { version: 1, provider: 'gpucloud', commands: [createCluster, { args: waitArgs, reason: 'wait' }] };
-  return runPlan(plan, { destroyer: false, predefined: {}, executorContext: { gpucloud: async () => client, signal: new AbortController().signal } });
+  return runPlan(plan, { destroyer: false, predefined: {}, keepResults: true, executorContext: { gpucloud: async () => client, signal: new AbortController().signal } });
 }
 
 test('wait polls until the cluster is running and returns the record', async () => {

@@ -19,11 +19,14 @@ export interface RunOptions {
   /** Records every step; with `resume`, continues after the steps it recorded as done. */
   journal?: RunJournal;
   resume?: JournalState;
+  /** Keep every step's response in `results` (static commands, dry runs). Off for applies: a long plan
+   * would otherwise hold every response body in memory until the end. */
+  keepResults?: boolean;
 }
 
 export interface RunOutcome {
   report: RunReport;
-  /** Raw step results (for renderers of static commands); index-aligned with completed steps. */
+  /** Raw step responses, index-aligned with completed steps, when `keepResults` was set (else empty). */
   results: unknown[];
   /** The error that ended a failed or cancelled run (carries the exit code). */
   error?: unknown;
@@ -56,6 +59,7 @@ export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutc
     Object.assign(bindings, done.produced);
   }
   const journal = opts.journal;
+  const results: unknown[] = [];
   const actor = createActor(runPlanMachine, {
     input: {
       plan,
@@ -70,7 +74,11 @@ export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutc
       destroyer: opts.destroyer,
       onStepStart: (index, args) =>
         opts.onStepStart?.(index, executorFor(args[0]!)!.describe(args), plan.commands[index]!.reason),
-      onStepDone: opts.onStepDone,
+      onStepDone: (step) => {
+        if (opts.keepResults) results.push(step.result.data);
+        else step.result = { ...step.result, data: undefined };
+        opts.onStepDone?.(step);
+      },
     },
   });
   actor.start();
@@ -108,7 +116,7 @@ export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutc
     error: status === 'succeeded' ? undefined : { ...errorSummary(error), step: completed.length },
   });
   if (status === 'succeeded') journal?.finish();
-  return { report, results: completed.map((c) => c.result.data), error: status === 'succeeded' ? undefined : error };
+  return { report, results, error: status === 'succeeded' ? undefined : error };
 }
 
 function errorSummary(error: unknown): { code: string; message: string; hint?: string } {
