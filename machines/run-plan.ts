@@ -1,4 +1,4 @@
-import { assign, fromPromise, setup } from 'xstate';
+import { assign, fromCallback, setup } from 'xstate';
 import type { Plan } from '../schemas/plan.js';
 import { executorFor } from '../engine/executors/index.js';
 import type { ExecutorContext, StepResult } from '../engine/executors/types.js';
@@ -38,41 +38,61 @@ interface RunContext extends RunPlanInput {
   error?: unknown;
 }
 
+/** Runs one step: substitute bindings, re-check the gate on substituted values, execute, evaluate `produces`. */
+async function runStep(input: RunPlanInput, index: number, bindings: Record<string, string>): Promise<CompletedStep> {
+  const command = input.plan.commands[index]!;
+  const executor = executorFor(command.args[0]!)!;
+  const args = executor.substitute(command.args, bindings);
+  // Validation classified the plan as written; only a substituted value can change the verdict.
+  const changed = args.some((a, i) => a !== command.args[i]);
+  const reasons = input.destroyer || !changed ? [] : executor.destructive(args);
+  if (reasons.length) {
+    throw new SafetyRefusal(`step ${index} became destructive after substituting bindings (${reasons.join('; ')}); it was not sent`, {
+      hint: 'review the plan; if the destruction is intended, run again with --destroyer',
+    });
+  }
+  input.onStepStart?.(index, args);
+  const started = performance.now();
+  const adopted = await input.hooks?.before(index, args);
+  const result = adopted ?? (await executor.run(args, input.executorContext));
+  const produced = evaluateProduces(command.produces, result.data);
+  return { index, result, produced, durationMs: performance.now() - started };
+}
+
+type StepperEvent = { type: 'STEP_DONE'; step: CompletedStep } | { type: 'ALL_DONE' } | { type: 'STEP_FAILED'; error: unknown };
+
 /**
- * The plan run as explicit states: starting → running step i (re-entered per step) → succeeded, with
- * failed and cancelled as the other endings. Validation and the destroyer gate happen before this machine starts.
+ * The plan run as explicit states: starting → running → succeeded | failed | cancelled. While running,
+ * one long-lived stepper actor executes the steps in order and reports each as a STEP_DONE event (a
+ * promise actor per step cost an extra event-loop turn per step, measured at 1.4–1.6× a plain loop).
  */
 export const runPlanMachine = setup({
-  types: { context: {} as RunContext, input: {} as RunPlanInput },
+  types: { context: {} as RunContext, input: {} as RunPlanInput, events: {} as StepperEvent },
   actors: {
-    runStep: fromPromise(async ({ input }: { input: RunContext }): Promise<CompletedStep> => {
-      const command = input.plan.commands[input.index]!;
-      const executor = executorFor(command.args[0]!)!;
-      const args = executor.substitute(command.args, input.bindings);
-      // Validation classified the plan as written; only a substituted value can change the verdict.
-      const changed = args.some((a, i) => a !== command.args[i]);
-      const reasons = input.destroyer || !changed ? [] : executor.destructive(args);
-      if (reasons.length) {
-        throw new SafetyRefusal(`step ${input.index} became destructive after substituting bindings (${reasons.join('; ')}); it was not sent`, {
-          hint: 'review the plan; if the destruction is intended, run again with --destroyer',
-        });
-      }
-      input.onStepStart?.(input.index, args);
-      const started = performance.now();
-      const adopted = await input.hooks?.before(input.index, args);
-      const result = adopted ?? (await executor.run(args, input.executorContext));
-      const produced = evaluateProduces(command.produces, result.data);
-      return { index: input.index, result, produced, durationMs: performance.now() - started };
+    stepper: fromCallback<StepperEvent, RunContext>(({ input, sendBack }) => {
+      let stopped = false;
+      void (async () => {
+        let bindings = input.bindings;
+        for (let index = input.index; index < input.plan.commands.length; index++) {
+          if (stopped) return;
+          const step = await runStep(input, index, bindings);
+          bindings = { ...bindings, ...step.produced };
+          sendBack({ type: 'STEP_DONE', step });
+        }
+        sendBack({ type: 'ALL_DONE' });
+      })().catch((error: unknown) => sendBack({ type: 'STEP_FAILED', error }));
+      return () => {
+        stopped = true;
+      };
     }),
   },
   guards: {
     hasMoreSteps: ({ context }) => context.index < context.plan.commands.length,
-    moreAfterThis: ({ context }) => context.index + 1 < context.plan.commands.length,
     wasCancelled: ({ event }) => isAbortError((event as { error?: unknown }).error),
   },
   actions: {
     recordStep: assign(({ context, event }) => {
-      const step = (event as unknown as { output: CompletedStep }).output;
+      const step = (event as { step: CompletedStep }).step;
       context.hooks?.done(step);
       context.onStepDone?.(step);
       // Appended in place: copying the list on every step made long plans quadratic.
@@ -90,14 +110,11 @@ export const runPlanMachine = setup({
       always: [{ guard: 'hasMoreSteps', target: 'running' }, { target: 'succeeded' }],
     },
     running: {
-      invoke: {
-        src: 'runStep',
-        input: ({ context }) => context,
-        onDone: [
-          { guard: 'moreAfterThis', target: 'running', reenter: true, actions: 'recordStep' },
-          { target: 'succeeded', actions: 'recordStep' },
-        ],
-        onError: [
+      invoke: { src: 'stepper', input: ({ context }) => context },
+      on: {
+        STEP_DONE: { actions: 'recordStep' },
+        ALL_DONE: { target: 'succeeded' },
+        STEP_FAILED: [
           { guard: 'wasCancelled', target: 'cancelled', actions: assign({ error: ({ event }) => event.error }) },
           { target: 'failed', actions: assign({ error: ({ event }) => event.error }) },
         ],
