@@ -3,70 +3,38 @@
  * credentials come from. Thin: loading is engine/config/load.ts, resolution engine/config/credentials.ts.
  */
 import { existsSync } from 'node:fs';
-import { cac } from 'cac';
 import { stringify } from 'yaml';
 import { isSecretKey } from '../schemas/config.js';
 import { NoCredentialsError, resolveGpuCloudCredentials, resolveGpuCloudUrls } from '../engine/config/credentials.js';
 import { loadConfig, resolveConfigPath } from '../engine/config/load.js';
-import { UsageError } from '../engine/errors.js';
 import { maskSecret, redactText } from '../engine/redact.js';
 import { writeLine, type CommandContext } from './context.js';
-
-/** Thrown from cac's help callback so cac never prints to the real console; help goes to ctx.io.stdout. */
-class HelpShown extends Error {}
+import { runGroup } from './group.js';
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  const cli = cac('assistant config');
-  let pending: Promise<number> | undefined;
-
-  cli
-    .command('show', 'Print the effective configuration (secrets masked) and where gpucloud credentials come from')
-    .example('  assistant config show')
-    .example('  assistant config show -o json | jq .credentials')
-    .example('  assistant --config ./team.yaml config show')
-    .action(() => {
-      pending = show(ctx);
-    });
-  cli
-    .command('path', 'Print the path of the configuration file in use')
-    .example('  assistant config path')
-    .action(() => {
-      pending = Promise.resolve(showPath(ctx));
-    });
-
-  cli.example('  assistant config show');
-  cli.example('  assistant config show -o json');
-  cli.example('  assistant --config ./team.yaml config show');
-  cli.example('  assistant config path');
-  cli.help((sections) => {
-    const text = sections.map((s) => (s.title ? `${s.title}:\n${s.body}` : s.body)).join('\n\n');
-    ctx.io.stdout.write(
-      text +
-        '\n\nThe file is ~/.assistant.yaml unless --config <path> is given; examples/assistant.example.yaml lists every key.\n' +
-        'Output follows -o: yaml (default, also for table) or json. Secrets are always masked.\n',
-    );
-    throw new HelpShown();
-  });
-
-  try {
-    if (argv.length === 0) {
-      cli.outputHelp();
-      return 0;
-    }
-    cli.parse(['node', 'assistant config', ...argv]);
-  } catch (err) {
-    if (err instanceof HelpShown) return 0;
-    if (err instanceof Error && err.name === 'CACError') {
-      throw new UsageError(err.message.replace(/`/g, '"'), { hint: "run 'assistant config --help'" });
-    }
-    throw err;
-  }
-  if (!pending) {
-    throw new UsageError(`unknown subcommand "${argv[0]}" for "assistant config"`, {
-      hint: "run 'assistant config --help' to see the subcommands (show, path)",
-    });
-  }
-  return pending;
+  return runGroup(
+    'config',
+    argv,
+    ctx,
+    (cli, start) => {
+      cli
+        .command('show', 'Print the effective configuration (secrets masked) and where gpucloud credentials come from')
+        .example('  assistant config show')
+        .example('  assistant config show -o json | jq .credentials')
+        .example('  assistant --config ./team.yaml config show')
+        .action(() => start(() => show(ctx)));
+      cli
+        .command('path', 'Print the path of the configuration file in use')
+        .example('  assistant config path')
+        .action(() => start(async () => showPath(ctx)));
+      cli.example('  assistant config show');
+      cli.example('  assistant config show -o json');
+      cli.example('  assistant --config ./team.yaml config show');
+      cli.example('  assistant config path');
+    },
+    'The file is ~/.assistant.yaml unless --config <path> is given; examples/assistant.example.yaml lists every key.\n' +
+      'Output follows -o: yaml (default, also for table) or json. Secrets are always masked.',
+  );
 }
 
 function showPath(ctx: CommandContext): number {
