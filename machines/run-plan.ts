@@ -33,6 +33,7 @@ export interface RunPlanInput {
 }
 
 interface RunContext extends RunPlanInput {
+  /** First step the stepper runs (0, or after the steps a resumed journal recorded). */
   index: number;
   completed: CompletedStep[];
   error?: unknown;
@@ -59,12 +60,15 @@ async function runStep(input: RunPlanInput, index: number, bindings: Record<stri
   return { index, result, produced, durationMs: performance.now() - started };
 }
 
-type StepperEvent = { type: 'STEP_DONE'; step: CompletedStep } | { type: 'ALL_DONE' } | { type: 'STEP_FAILED'; error: unknown };
+type StepperEvent =
+  | { type: 'ALL_DONE'; bindings: Record<string, string> }
+  | { type: 'STEP_FAILED'; error: unknown; bindings: Record<string, string> };
 
 /**
  * The plan run as explicit states: starting → running → succeeded | failed | cancelled. While running,
- * one long-lived stepper actor executes the steps in order and reports each as a STEP_DONE event (a
- * promise actor per step cost an extra event-loop turn per step, measured at 1.4–1.6× a plain loop).
+ * one long-lived stepper actor executes the steps in order, records each completed step (journal hook,
+ * progress callback, `completed`) and reports only the ending to the machine. Measured: an XState
+ * actor or event per step cost 1.25–1.6× a plain loop of the same requests; this layout costs ~1.0×.
  */
 export const runPlanMachine = setup({
   types: { context: {} as RunContext, input: {} as RunPlanInput, events: {} as StepperEvent },
@@ -72,15 +76,21 @@ export const runPlanMachine = setup({
     stepper: fromCallback<StepperEvent, RunContext>(({ input, sendBack }) => {
       let stopped = false;
       void (async () => {
-        let bindings = input.bindings;
-        for (let index = input.index; index < input.plan.commands.length; index++) {
-          if (stopped) return;
-          const step = await runStep(input, index, bindings);
-          bindings = { ...bindings, ...step.produced };
-          sendBack({ type: 'STEP_DONE', step });
+        const bindings = { ...input.bindings };
+        try {
+          for (let index = input.index; index < input.plan.commands.length; index++) {
+            if (stopped) return;
+            const step = await runStep(input, index, bindings);
+            Object.assign(bindings, step.produced);
+            input.hooks?.done(step);
+            input.onStepDone?.(step);
+            input.completed.push(step);
+          }
+          sendBack({ type: 'ALL_DONE', bindings });
+        } catch (error) {
+          sendBack({ type: 'STEP_FAILED', error, bindings });
         }
-        sendBack({ type: 'ALL_DONE' });
-      })().catch((error: unknown) => sendBack({ type: 'STEP_FAILED', error }));
+      })();
       return () => {
         stopped = true;
       };
@@ -91,14 +101,7 @@ export const runPlanMachine = setup({
     wasCancelled: ({ event }) => isAbortError((event as { error?: unknown }).error),
   },
   actions: {
-    recordStep: assign(({ context, event }) => {
-      const step = (event as { step: CompletedStep }).step;
-      context.hooks?.done(step);
-      context.onStepDone?.(step);
-      // Appended in place: copying the list on every step made long plans quadratic.
-      context.completed.push(step);
-      return { bindings: { ...context.bindings, ...step.produced }, index: context.index + 1 };
-    }),
+    finish: assign(({ event }) => ({ bindings: event.bindings, ...('error' in event ? { error: event.error } : {}) })),
   },
 }).createMachine({
   id: 'runPlan',
@@ -112,11 +115,10 @@ export const runPlanMachine = setup({
     running: {
       invoke: { src: 'stepper', input: ({ context }) => context },
       on: {
-        STEP_DONE: { actions: 'recordStep' },
-        ALL_DONE: { target: 'succeeded' },
+        ALL_DONE: { target: 'succeeded', actions: 'finish' },
         STEP_FAILED: [
-          { guard: 'wasCancelled', target: 'cancelled', actions: assign({ error: ({ event }) => event.error }) },
-          { target: 'failed', actions: assign({ error: ({ event }) => event.error }) },
+          { guard: 'wasCancelled', target: 'cancelled', actions: 'finish' },
+          { target: 'failed', actions: 'finish' },
         ],
       },
     },
