@@ -109,4 +109,26 @@ test('a failing step stops the run: exit 1, earlier steps reported done, later o
   });
 });
 
+test('plan validate reports every problem with its command index and field: exit 2 invalid, 3 destructive only', async () => {
+  const invalid = {
+    version: 1,
+    provider: 'gpucloud',
+    commands: [
+      { args: ['gpucloud-api', 'GET', '/v1/instances'], reason: 'ok', produce: { X: '$.id' } },
+      { args: ['gpucloud-api', 'FETCH', '/v1/instances/<MISSING>'], reason: 'two problems' },
+    ],
+  };
+  const r2 = await runCli(['plan', 'validate'], { input: JSON.stringify(invalid) });
+  assert.is(r2.code, 2);
+  assert.match(r2.stderr, /command 0: unknown key "produce"/);
+  assert.match(r2.stderr, /command 1 \(args\[1\]\): unknown HTTP method "FETCH"/);
+  assert.match(r2.stderr, /command 1 \(args\[2\]\): <MISSING> is not produced by an earlier command/);
+
+  const r3 = await runCli(['plan', 'validate', join(examplesDir, 'teardown-instance.json')]);
+  assert.is(r3.code, 3);
+  assert.match(r3.stderr, /command 0 \(args\): destructive/);
+  const json = await runCli(['plan', 'validate', '-o', 'json', join(examplesDir, 'teardown-instance.json')]);
+  assert.is(JSON.parse(json.stdout).destructive_steps[0].index, 0);
+});
+
 test.run();

@@ -1,4 +1,4 @@
-import { PlanSchema, PREDEFINED_BINDINGS, type Plan } from '../../schemas/plan.js';
+import { PlanSchema, PREDEFINED_BINDINGS, type Plan, type PlanCommand } from '../../schemas/plan.js';
 import { executorFor, EXECUTORS } from '../executors/index.js';
 import { placeholdersIn } from './bindings.js';
 
@@ -30,26 +30,17 @@ export interface ValidateOptions {
  */
 export function validatePlan(input: unknown, opts: ValidateOptions): ValidationResult {
   const parsed = PlanSchema.safeParse(input);
-  if (!parsed.success) {
-    return {
-      ok: false,
-      destructive: [],
-      problems: parsed.error.issues.map((issue) => {
-        const [first, index, ...rest] = issue.path;
-        const inCommand = first === 'commands' && typeof index === 'number';
-        const field = (inCommand ? rest : issue.path).map(String).join('.') || undefined;
-        const message =
-          issue.code === 'unrecognized_keys' ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}` : issue.message;
-        return { kind: 'schema' as const, index: inCommand ? index : undefined, field, message };
-      }),
-    };
-  }
-  const plan = parsed.data;
-  const problems: PlanProblem[] = [];
+  const problems: PlanProblem[] = parsed.success ? [] : parsed.error.issues.map(schemaProblem);
   const destructive: string[][] = [];
   const bound = new Set<string>(opts.predefined ?? []);
+  // Commands are checked even when the plan as a whole failed its schema, so one run reports every problem.
+  const commands = parsed.success ? parsed.data.commands : usableCommands(input);
 
-  plan.commands.forEach((command, index) => {
+  commands.forEach((command, index) => {
+    if (!command) {
+      destructive.push([]);
+      return;
+    }
     const [verb] = command.args;
     const executor = executorFor(verb!);
     if (!executor) {
@@ -74,7 +65,9 @@ export function validatePlan(input: unknown, opts: ValidateOptions): ValidationR
       }
     });
     for (const [name, path] of Object.entries(command.produces ?? {})) {
-      if (!path.trim().startsWith('$')) problems.push({ kind: 'schema', index, field: `produces.${name}`, message: `JSONPath must start with $ (got "${path}")` });
+      if (typeof path === 'string' && !path.trim().startsWith('$')) {
+        problems.push({ kind: 'schema', index, field: `produces.${name}`, message: `JSONPath must start with $ (got "${path}")` });
+      }
       bound.add(name);
     }
     const reasons = executor.destructive(command.args);
@@ -84,7 +77,35 @@ export function validatePlan(input: unknown, opts: ValidateOptions): ValidationR
     }
   });
 
-  return { ok: problems.length === 0, plan, problems, destructive };
+  problems.sort((a, b) => (a.index ?? -1) - (b.index ?? -1));
+  return { ok: problems.length === 0, plan: parsed.success ? parsed.data : undefined, problems, destructive };
+}
+
+type Issue = { code: string; path: PropertyKey[]; message: string; keys?: string[] };
+
+function schemaProblem(issue: Issue): PlanProblem {
+  const [first, index, ...rest] = issue.path;
+  const inCommand = first === 'commands' && typeof index === 'number';
+  const field = (inCommand ? rest : issue.path).map(String).join('.') || undefined;
+  const message =
+    issue.code === 'unrecognized_keys' && issue.keys
+      ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`
+      : issue.message;
+  return { kind: 'schema', index: inCommand ? index : undefined, field, message };
+}
+
+/** The commands of an invalid plan whose args are a non-empty list of strings (others are undefined). */
+function usableCommands(input: unknown): (PlanCommand | undefined)[] {
+  const commands = (input as { commands?: unknown })?.commands;
+  if (!Array.isArray(commands)) return [];
+  return commands.map((c) => {
+    const args = (c as { args?: unknown })?.args;
+    // Array.from turns holes of a sparse array into undefined, which every() would otherwise skip.
+    if (!Array.isArray(args) || args.length === 0 || !Array.from(args).every((a) => typeof a === 'string')) return undefined;
+    const produces = (c as { produces?: unknown }).produces;
+    const okProduces = produces && typeof produces === 'object' && !Array.isArray(produces) ? (produces as Record<string, string>) : undefined;
+    return { args: args as string[], reason: '', produces: okProduces };
+  });
 }
 
 /** One line per problem: `command 2 (args[3]): message`. */
