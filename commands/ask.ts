@@ -13,6 +13,7 @@ import type { CommandContext } from './context.js';
 import { readPlanInput } from './plan-input.js';
 import { openSession } from './session.js';
 import { createStepProgress } from './progress.js';
+import { makePlanFromQuestion } from './ask-maker.js';
 import { runGroup } from './group.js';
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
@@ -25,17 +26,20 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--dry-run', 'Send only GET requests: show each step, the cost of what the plan creates, availability and the balance')
       .option('--resume', 'Continue an unfinished run of the same plan after its last completed step')
       .option('--fresh', 'Discard the journal of an unfinished run of this plan and start from the first step')
-      .option('--maker', 'Emit a plan instead of executing (not available yet)')
+      .option('--maker', 'Write a plan for the request (JSON on stdout) instead of executing anything')
+      .option('--ai-profile <name>', 'AI provider profile (ai.providers.<name>); "builtin" is the offline planner')
       .example('  assistant ask --apply --plan-file plan.json')
       .example('  cat plan.json | assistant ask --apply --destroyer')
       .example('  assistant ask --apply --dry-run --plan-file plan.json')
-      .action((question: string[], opts: { apply?: boolean; planFile?: string; destroyer?: boolean; dryRun?: boolean; resume?: boolean; fresh?: boolean; maker?: boolean }) =>
+      .example('  assistant --sandbox ask --maker "create a 1V100.6V instance called train-1 in FIN-01" | assistant --sandbox ask --apply')
+      .action((question: string[], opts: { apply?: boolean; planFile?: string; destroyer?: boolean; dryRun?: boolean; resume?: boolean; fresh?: boolean; maker?: boolean; aiProfile?: string }) =>
         start(() => {
           if (opts.apply && opts.dryRun) return dryRun(ctx, opts.planFile, Boolean(opts.destroyer));
           if (opts.apply) return apply(ctx, opts.planFile, Boolean(opts.destroyer), opts.resume ? 'resume' : opts.fresh ? 'fresh' : 'new');
-          if (question.length === 0 && !opts.maker) throw new UsageError('nothing to do', { hint: "run 'assistant ask --help'" });
-          throw new OperationError('not_available', 'natural-language ask and --maker are not available in this build yet', {
-            hint: 'write or check in a plan document and run it with: assistant ask --apply --plan-file <path>',
+          if (question.length === 0) throw new UsageError('no question given', { hint: "run 'assistant ask --help'" });
+          if (opts.maker) return maker(ctx, question.join(' '), Boolean(opts.destroyer), opts.aiProfile);
+          throw new OperationError('not_available', 'answering questions in natural language is not available in this build yet', {
+            hint: 'list resources with `assistant gpucloud list <kind>`, or write a plan with `assistant ask --maker "<request>"`',
           });
         }),
       );
@@ -82,6 +86,17 @@ async function apply(ctx: CommandContext, planFile: string | undefined, destroye
     }
     const err = outcome.error as { exitCode?: number } | undefined;
     return err?.exitCode ?? ExitCode.failed;
+  } finally {
+    await session.close();
+  }
+}
+
+async function maker(ctx: CommandContext, question: string, destroyer: boolean, aiProfile?: string): Promise<number> {
+  const session = await openSession(ctx);
+  try {
+    const plan = await makePlanFromQuestion(ctx, session, question, { destroyer, aiProfile });
+    ctx.io.stdout.write(JSON.stringify({ ...plan, question: plan.question ?? question, created_at: plan.created_at ?? new Date().toISOString() }, null, 2) + '\n');
+    return ExitCode.ok;
   } finally {
     await session.close();
   }

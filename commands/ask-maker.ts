@@ -1,0 +1,61 @@
+/**
+ * `ask --maker "<request>"`: the AI (or the built-in planner) writes a plan; only the plan JSON goes to
+ * stdout. The catalogue and current resources it needs are read with a read-only plan through the same
+ * executor, and the result passes the same validator and destroyer gate as any plan.
+ */
+import { makePlan } from '../engine/ai/maker.js';
+import { resolveAiProvider } from '../engine/ai/resolve.js';
+import { findKind } from '../engine/gpucloud/catalogue.js';
+import { listPlan } from '../engine/gpucloud/static-plans.js';
+import { runPlan } from '../engine/plan/run.js';
+import { validatePlan } from '../engine/plan/validate.js';
+import type { Plan } from '../schemas/plan.js';
+import type { CommandContext } from './context.js';
+import type { Session } from './session.js';
+
+/** Catalogue name passed to the maker → catalogue kind read for it. */
+const CONTEXT_KINDS: Record<string, string> = {
+  instances: 'instances',
+  clusters: 'clusters',
+  volumes: 'volumes',
+  instanceTypes: 'instance-types',
+  locations: 'locations',
+  images: 'images',
+  clusterImages: 'cluster-images',
+  sshKeys: 'ssh-keys',
+  availability: 'availability',
+};
+
+export async function makePlanFromQuestion(
+  ctx: CommandContext,
+  session: Session,
+  question: string,
+  opts: { destroyer: boolean; aiProfile?: string },
+): Promise<Plan> {
+  // In the sandbox, with no AI configured, the deterministic built-in planner answers.
+  const profileName = opts.aiProfile ?? (ctx.globals.sandbox && !session.config.ai?.default_provider ? 'builtin' : undefined);
+  const provider = resolveAiProvider({
+    aiConfig: session.config.ai,
+    profileName,
+    env: ctx.env,
+    debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${line}\n`) : undefined,
+  });
+
+  const names = Object.keys(CONTEXT_KINDS);
+  const read: Plan = { version: 1, provider: 'gpucloud', commands: names.flatMap((n) => listPlan(findKind(CONTEXT_KINDS[n]!)!).commands) };
+  const reads = await runPlan(read, { destroyer: false, predefined: {}, executorContext: session.executorContext(), keepResults: true });
+  if (reads.report.status !== 'succeeded') throw reads.error;
+  const data = Object.fromEntries(names.map((n, i) => [n, Array.isArray(reads.results[i]) ? (reads.results[i] as unknown[]) : []]));
+
+  const predefined = Object.keys(session.predefined);
+  return makePlan({
+    provider,
+    question,
+    catalogue: data,
+    lookup: { instances: data.instances as never, clusters: data.clusters as never, volumes: data.volumes as never },
+    defaults: session.predefined,
+    destroyer: opts.destroyer,
+    validate: (plan, o) => validatePlan(plan, { destroyer: o.destroyer, predefined }),
+    signal: ctx.signal,
+  });
+}
