@@ -4,10 +4,11 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { makePlan, type PlanValidator, type ValidationProblem } from '../engine/ai/maker.js';
+import { makePlan, type PlanValidator } from '../engine/ai/maker.js';
 import { resolveAiProvider } from '../engine/ai/resolve.js';
 import { AssistantError, SafetyRefusal } from '../engine/errors.js';
-import { PLACEHOLDER_PATTERN, PlanSchema, PREDEFINED_BINDINGS } from '../schemas/plan.js';
+import { PREDEFINED_BINDINGS } from '../schemas/plan.js';
+import { validatePlan } from '../engine/plan/validate.js';
 import { startOpenAiServer, type OpenAiTestServer } from './support/openai-server.js';
 
 let srv: OpenAiTestServer;
@@ -19,41 +20,8 @@ test.after(async () => {
 });
 test.before.each(() => srv.reset());
 
-/**
- * A small stand-in for engine/plan/validate.ts with the same contract: zod schema, bound placeholders,
- * destroyer classification from the parsed request.
- */
-const validate: PlanValidator = (plan, { destroyer }) => {
-  const problems: ValidationProblem[] = [];
-  const parsed = PlanSchema.safeParse(plan);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      problems.push({ kind: 'schema', index: issue.path[0] === 'commands' ? Number(issue.path[1]) : undefined, field: issue.path.join('.'), message: issue.message });
-    }
-    return { ok: false, problems };
-  }
-  const bound = new Set<string>(PREDEFINED_BINDINGS);
-  parsed.data.commands.forEach((cmd, index) => {
-    for (const arg of cmd.args) {
-      for (const m of arg.matchAll(PLACEHOLDER_PATTERN)) {
-        if (!bound.has(m[1]!)) problems.push({ kind: 'unbound', index, message: `placeholder <${m[1]}> is not bound by an earlier command` });
-      }
-    }
-    for (const name of Object.keys(cmd.produces ?? {})) bound.add(name);
-    const [verb, method, , body] = cmd.args;
-    if (verb !== 'gpucloud-api' || destroyer) return;
-    let action: unknown;
-    try {
-      action = body ? JSON.parse(body).action : undefined;
-    } catch {
-      action = 'unparseable';
-    }
-    if (method?.toUpperCase() === 'DELETE' || ['delete', 'discontinue', 'force_shutdown', 'delete_stuck', 'hibernate', 'unparseable'].includes(String(action))) {
-      problems.push({ kind: 'destructive', index, message: `${method} ${cmd.args[2]} ${action ?? ''} is destructive` });
-    }
-  });
-  return { ok: problems.length === 0, problems };
-};
+/** The real whole-plan validator, with the predefined bindings a configured user would have. */
+const validate: PlanValidator = (plan, { destroyer }) => validatePlan(plan, { destroyer, predefined: PREDEFINED_BINDINGS });
 
 function provider() {
   return resolveAiProvider({ aiConfig: { providers: { openai: { base_url: srv.baseURL, api_key: 'sk-maker-test' } } }, env: {}, policy: { timeoutMs: 10_000 } });

@@ -12,21 +12,14 @@ import { planBuiltin, type BuiltinLookup } from '../planner/builtin.js';
 import { extractJson } from './json.js';
 import { makerSystemPrompt, planJsonSchema, type MakerCatalogue } from './maker-prompt.js';
 import type { AiProvider, ChatMessage } from './provider.js';
+import type { PlanProblem, ValidationResult as PlanValidation } from '../plan/validate.js';
 
 export type { MakerCatalogue };
 
-export interface ValidationProblem {
-  /** Command index (0-based) the problem is about. */
-  index?: number;
-  field?: string;
-  message: string;
-  kind: 'schema' | 'unbound' | 'destructive';
-}
+/** The maker takes the validator as a parameter (tests, MCP) but speaks the plan validator's types. */
+export type ValidationProblem = PlanProblem;
 
-export interface ValidationResult {
-  ok: boolean;
-  problems: ValidationProblem[];
-}
+export type ValidationResult = Pick<PlanValidation, 'ok' | 'problems'>;
 
 export type PlanValidator = (plan: unknown, opts: { destroyer: boolean }) => ValidationResult;
 
