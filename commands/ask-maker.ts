@@ -7,11 +7,10 @@ import { makePlan } from '../engine/ai/maker.js';
 import { resolveAiProvider } from '../engine/ai/resolve.js';
 import { findKind } from '../engine/gpucloud/catalogue.js';
 import { listPlan } from '../engine/gpucloud/static-plans.js';
-import { runPlan } from '../engine/plan/run.js';
 import { validatePlan } from '../engine/plan/validate.js';
 import type { Plan } from '../schemas/plan.js';
 import type { CommandContext } from './context.js';
-import type { Session } from './session.js';
+import { runForResults, type Session } from './session.js';
 
 /** Catalogue name passed to the maker → catalogue kind read for it. */
 const CONTEXT_KINDS: Record<string, string> = {
@@ -43,9 +42,8 @@ export async function makePlanFromQuestion(
 
   const names = Object.keys(CONTEXT_KINDS);
   const read: Plan = { version: 1, provider: 'gpucloud', commands: names.flatMap((n) => listPlan(findKind(CONTEXT_KINDS[n]!)!).commands) };
-  const reads = await runPlan(read, { destroyer: false, predefined: {}, executorContext: session.executorContext(), keepResults: true });
-  if (reads.report.status !== 'succeeded') throw reads.error;
-  const data = Object.fromEntries(names.map((n, i) => [n, Array.isArray(reads.results[i]) ? (reads.results[i] as unknown[]) : []]));
+  const reads = await runForResults(session, read);
+  const data = Object.fromEntries(names.map((n, i) => [n, Array.isArray(reads[i]) ? (reads[i] as unknown[]) : []]));
 
   const predefined = Object.keys(session.predefined);
   return makePlan({

@@ -1,6 +1,6 @@
 /**
- * `assistant ask`. This landing wires `ask --apply [--plan-file f | stdin] [--destroyer]`; questions and
- * `--maker` arrive with the AI issue and say so clearly instead of pretending.
+ * `assistant ask`: `--maker` writes a plan, `--apply` runs one (with `--dry-run`, `--resume`, `--fresh`).
+ * Answering questions in natural language is not built yet and says so instead of pretending.
  */
 import { stringify as toYaml } from 'yaml';
 import { checkPlan, runPlan } from '../engine/plan/run.js';
@@ -11,7 +11,7 @@ import { RunJournal } from '../engine/plan/journal.js';
 import type { RunReport } from '../schemas/run-report.js';
 import type { CommandContext } from './context.js';
 import { readPlanInput } from './plan-input.js';
-import { openSession } from './session.js';
+import { runForResults, withSession } from './session.js';
 import { createStepProgress } from './progress.js';
 import { makePlanFromQuestion } from './ask-maker.js';
 import { runGroup } from './group.js';
@@ -19,7 +19,7 @@ import { runGroup } from './group.js';
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   return runGroup('ask', ['ask', ...argv], ctx, (cli, start) => {
     cli
-      .command('ask [...question]', 'Apply a plan document (--apply); natural-language questions and --maker come with the AI integration')
+      .command('ask [...question]', 'Write a plan for a request (--maker) or apply a plan document (--apply)')
       .option('--apply', 'Apply a plan read from --plan-file or stdin')
       .option('--plan-file <path>', 'Plan document to apply (default: stdin)')
       .option('--destroyer', 'Permit destructive steps in the plan')
@@ -48,8 +48,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
 
 async function apply(ctx: CommandContext, planFile: string | undefined, destroyer: boolean, mode: 'new' | 'resume' | 'fresh'): Promise<number> {
   const input = await readPlanInput(ctx, planFile);
-  const session = await openSession(ctx);
-  try {
+  return withSession(ctx, async (session) => {
     // The gate and validation come first: a journal is only touched for a plan that may run.
     const plan = checkPlan(input, { destroyer, predefined: session.predefined });
     const journal = RunJournal.forPlan(ctx.home, plan);
@@ -86,34 +85,28 @@ async function apply(ctx: CommandContext, planFile: string | undefined, destroye
     }
     const err = outcome.error as { exitCode?: number } | undefined;
     return err?.exitCode ?? ExitCode.failed;
-  } finally {
-    await session.close();
-  }
+  });
 }
 
 async function maker(ctx: CommandContext, question: string, destroyer: boolean, aiProfile?: string): Promise<number> {
-  const session = await openSession(ctx);
-  try {
+  return withSession(ctx, async (session) => {
     const plan = await makePlanFromQuestion(ctx, session, question, { destroyer, aiProfile });
     ctx.io.stdout.write(JSON.stringify({ ...plan, question: plan.question ?? question, created_at: plan.created_at ?? new Date().toISOString() }, null, 2) + '\n');
     return ExitCode.ok;
-  } finally {
-    await session.close();
-  }
+  });
 }
 
 /** --dry-run: validate, then only GETs (prices, availability, balance) through the same executor. */
 async function dryRun(ctx: CommandContext, planFile: string | undefined, destroyer: boolean): Promise<number> {
   const input = await readPlanInput(ctx, planFile);
-  const session = await openSession(ctx);
-  try {
-    // Invalid plans fail here as usual; destructive steps are shown and marked rather than refused.
-    const plan = checkPlan(input, { destroyer: true, predefined: session.predefined });
-    const { destructive } = validatePlan(plan, { destroyer: true, predefined: Object.keys(session.predefined) });
+  return withSession(ctx, async (session) => {
+    // Destructive steps are shown and marked rather than refused; an invalid plan fails as usual.
+    const validation = validatePlan(input, { destroyer: true, predefined: Object.keys(session.predefined) });
+    const plan = validation.ok ? validation.plan! : checkPlan(input, { destroyer: true, predefined: session.predefined });
+    const { destructive } = validation;
     const { readPlan, keys } = previewReadPlan(plan, session.predefined);
-    const reads = await runPlan(readPlan, { destroyer: false, predefined: {}, executorContext: session.executorContext(), keepResults: true });
-    if (reads.report.status !== 'succeeded') throw reads.error;
-    const preview = buildPreview(plan, destructive, session.predefined, Object.fromEntries(keys.map((k, i) => [k, reads.results[i]])));
+    const reads = await runForResults(session, readPlan);
+    const preview = buildPreview(plan, destructive, session.predefined, Object.fromEntries(keys.map((k, i) => [k, reads[i]])));
     if (ctx.globals.output === 'json') ctx.io.stdout.write(JSON.stringify(preview, null, 2) + '\n');
     else if (ctx.globals.output === 'yaml') ctx.io.stdout.write(toYaml(preview));
     else ctx.io.stdout.write(renderPreview(preview));
@@ -121,9 +114,7 @@ async function dryRun(ctx: CommandContext, planFile: string | undefined, destroy
     const gated = !destroyer && destructive.some((r) => r.length);
     if (gated) ctx.io.stderr.write('note: this plan has destructive steps; applying it needs --destroyer\n');
     return gated ? ExitCode.refused : ExitCode.ok;
-  } finally {
-    await session.close();
-  }
+  });
 }
 
 function writeReport(ctx: CommandContext, report: RunReport): void {

@@ -1,11 +1,10 @@
 /** `assistant credentials test gpucloud`: calls the balance path through the executor and says where the credentials came from. */
 import { findKind } from '../engine/gpucloud/catalogue.js';
 import { listPlan } from '../engine/gpucloud/static-plans.js';
-import { runPlan } from '../engine/plan/run.js';
 import { UsageError } from '../engine/errors.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
-import { openSession } from './session.js';
+import { runForResults, withSession } from './session.js';
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   return runGroup('credentials', argv, ctx, (cli, start) => {
@@ -18,20 +17,10 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
 
 async function test(ctx: CommandContext, provider: string): Promise<number> {
   if (provider !== 'gpucloud') throw new UsageError(`credentials test supports gpucloud (got "${provider}")`);
-  const session = await openSession(ctx);
-  try {
+  return withSession(ctx, async (session) => {
     const source = await session.credentialSource();
-    const outcome = await runPlan(listPlan(findKind('balance')!), {
-      destroyer: false,
-      predefined: session.predefined,
-      executorContext: session.executorContext(),
-      keepResults: true,
-    });
-    if (outcome.report.status !== 'succeeded') throw outcome.error;
-    const balance = outcome.results[0] as { amount?: unknown; currency?: string };
+    const [balance] = (await runForResults(session, listPlan(findKind('balance')!))) as [{ amount?: unknown; currency?: string }];
     ctx.io.stdout.write(`gpucloud credentials work (source: ${source}); balance ${String(balance?.amount)} ${String(balance?.currency ?? '').toUpperCase()}\n`);
     return 0;
-  } finally {
-    await session.close();
-  }
+  });
 }

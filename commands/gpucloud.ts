@@ -4,7 +4,6 @@
  */
 import { findKind, KINDS, looksLikeId, type KindSpec } from '../engine/gpucloud/catalogue.js';
 import { getByIdPlan, INSTANCE_ACTIONS, instanceActionPlan, listPlan } from '../engine/gpucloud/static-plans.js';
-import { runPlan } from '../engine/plan/run.js';
 import type { Plan } from '../schemas/plan.js';
 import { InvalidInputError, OperationError, UsageError } from '../engine/errors.js';
 import { destructiveReasons } from '../engine/plan/destroyer.js';
@@ -12,7 +11,7 @@ import { renderRecord, renderRecords, renderTable } from '../engine/render/recor
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { confirmByTyping } from './prompt.js';
-import { openSession, type Session } from './session.js';
+import { runForResults, withSession, type Session } from './session.js';
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   const kindList = KINDS.map((k) => k.kind).join(', ');
@@ -51,20 +50,10 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   );
 }
 
-async function withSession(ctx: CommandContext, fn: (s: Session) => Promise<number>): Promise<number> {
-  const session = await openSession(ctx);
-  try {
-    return await fn(session);
-  } finally {
-    await session.close();
-  }
-}
-
-/** Runs a static plan and returns the last step's data, or throws the error that ended the run. */
+/** Runs a static plan and returns the last step's data. */
 async function runStatic(session: Session, plan: Plan, destroyer = false): Promise<unknown> {
-  const outcome = await runPlan(plan, { destroyer, predefined: session.predefined, executorContext: session.executorContext(), keepResults: true });
-  if (outcome.report.status !== 'succeeded') throw outcome.error;
-  return outcome.results[outcome.results.length - 1];
+  const results = await runForResults(session, plan, destroyer);
+  return results[results.length - 1];
 }
 
 function kindOrThrow(name: string): KindSpec {

@@ -4,7 +4,7 @@ import { ExitCode } from '../engine/errors.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { readPlanInput } from './plan-input.js';
-import { openSession } from './session.js';
+import { withSession } from './session.js';
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   return runGroup('plan', argv, ctx, (cli, start) => {
@@ -20,9 +20,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
 async function validate(ctx: CommandContext, file: string | undefined, destroyer: boolean): Promise<number> {
   const input = await readPlanInput(ctx, file);
   // The session resolves predefined bindings (config, or sandbox defaults) without connecting anywhere.
-  const session = await openSession(ctx);
-  const predefined = Object.keys(session.predefined);
-  await session.close();
+  const predefined = await withSession(ctx, async (session) => Object.keys(session.predefined));
   const result = validatePlan(input, { destroyer, predefined });
   const exitCode = result.ok
     ? ExitCode.ok

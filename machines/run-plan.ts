@@ -34,7 +34,7 @@ export interface RunPlanInput {
 
 interface RunContext extends RunPlanInput {
   /** First step the stepper runs (0, or after the steps a resumed journal recorded). */
-  index: number;
+  startIndex: number;
   completed: CompletedStep[];
   error?: unknown;
 }
@@ -78,7 +78,7 @@ export const runPlanMachine = setup({
       void (async () => {
         const bindings = { ...input.bindings };
         try {
-          for (let index = input.index; index < input.plan.commands.length; index++) {
+          for (let index = input.startIndex; index < input.plan.commands.length; index++) {
             if (stopped) return;
             const step = await runStep(input, index, bindings);
             Object.assign(bindings, step.produced);
@@ -97,7 +97,7 @@ export const runPlanMachine = setup({
     }),
   },
   guards: {
-    hasMoreSteps: ({ context }) => context.index < context.plan.commands.length,
+    hasMoreSteps: ({ context }) => context.startIndex < context.plan.commands.length,
     wasCancelled: ({ event }) => isAbortError((event as { error?: unknown }).error),
   },
   actions: {
@@ -105,7 +105,7 @@ export const runPlanMachine = setup({
   },
 }).createMachine({
   id: 'runPlan',
-  context: ({ input }) => ({ ...input, index: input.startIndex ?? 0, completed: [...(input.completed ?? [])] }),
+  context: ({ input }) => ({ ...input, startIndex: input.startIndex ?? 0, completed: [...(input.completed ?? [])] }),
   initial: 'starting',
   states: {
     // A resumed run may have nothing left to do.
