@@ -2,10 +2,11 @@
  * `assistant gpucloud list|get|balance|action|emulate`. Thin wiring: flags → static plan (engine/gpucloud/static-plans)
  * → runPlan (the one executor) → renderer. No HTTP here.
  */
-import { findKind, KINDS, looksLikeId, type KindSpec } from '../engine/gpucloud/catalogue.js';
-import { getByIdPlan, INSTANCE_ACTIONS, instanceActionPlan, listPlan } from '../engine/gpucloud/static-plans.js';
+import { KINDS, type KindSpec } from '../engine/gpucloud/catalogue.js';
+import { AmbiguousNameError, requireKind, resolveRecord as resolveRecordBy } from '../engine/gpucloud/lookup.js';
+import { INSTANCE_ACTIONS, instanceActionPlan, listPlan } from '../engine/gpucloud/static-plans.js';
 import type { Plan } from '../schemas/plan.js';
-import { InvalidInputError, OperationError, UsageError } from '../engine/errors.js';
+import { UsageError } from '../engine/errors.js';
 import { destructiveReasons } from '../engine/plan/destroyer.js';
 import { renderRecord, renderRecords, renderTable } from '../engine/render/records.js';
 import type { CommandContext } from './context.js';
@@ -52,49 +53,29 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
 
 /** Runs a static plan and returns the last step's data. */
 async function runStatic(session: Session, plan: Plan, destroyer = false): Promise<unknown> {
-  const results = await runForResults(session, plan, destroyer);
+  const results = await runForResults(session, plan, { destroyer });
   return results[results.length - 1];
 }
 
-function kindOrThrow(name: string): KindSpec {
-  const spec = findKind(name);
-  if (!spec) {
-    throw new UsageError(`unknown resource kind "${name}"`, { hint: `kinds: ${KINDS.map((k) => k.kind).join(', ')}` });
-  }
-  return spec;
-}
-
 async function list(ctx: CommandContext, session: Session, kind: string): Promise<number> {
-  const spec = kindOrThrow(kind);
+  const spec = requireKind(kind);
   const data = await runStatic(session, listPlan(spec));
   ctx.io.stdout.write(renderRecords(data, spec, ctx.globals.output, ctx.io.columns));
   return 0;
 }
 
-/** Resolves an ID or a hostname/name to one record; an ambiguous name lists the matches (exit 2). */
+/** Like the engine's resolveRecord; an ambiguous name also lists the matches on stderr (exit 2). */
 async function resolveRecord(ctx: CommandContext, session: Session, spec: KindSpec, idOrName: string): Promise<Record<string, unknown>> {
-  if (spec.getPath && (looksLikeId(idOrName) || spec.idField === spec.nameField)) {
-    const data = await runStatic(session, getByIdPlan(spec, idOrName));
-    const record = spec.getReturnsArray && Array.isArray(data) ? data[0] : data;
-    if (!record) throw new OperationError('not_found', `no ${spec.singular} with ID "${idOrName}"`);
-    return record as Record<string, unknown>;
+  try {
+    return await resolveRecordBy((plan) => runStatic(session, plan), spec, idOrName);
+  } catch (err) {
+    if (err instanceof AmbiguousNameError) ctx.io.stderr.write(renderTable(err.matches, spec.columns, ctx.io.columns));
+    throw err;
   }
-  const all = (await runStatic(session, listPlan(spec))) as Record<string, unknown>[];
-  const matches = (Array.isArray(all) ? all : []).filter(
-    (r) => r[spec.idField] === idOrName || (spec.nameField && r[spec.nameField] === idOrName),
-  );
-  if (matches.length === 1) return matches[0]!;
-  if (matches.length === 0) {
-    throw new OperationError('not_found', `no ${spec.singular} with ID or ${spec.nameField ?? 'name'} "${idOrName}"`, {
-      hint: `list them with 'assistant gpucloud list ${spec.kind}'`,
-    });
-  }
-  ctx.io.stderr.write(renderTable(matches, spec.columns, ctx.io.columns));
-  throw new InvalidInputError('ambiguous', `${matches.length} ${spec.kind} are named "${idOrName}"`, { hint: 'use the ID instead' });
 }
 
 async function get(ctx: CommandContext, session: Session, kind: string, idOrName: string): Promise<number> {
-  const spec = kindOrThrow(kind);
+  const spec = requireKind(kind);
   const record = await resolveRecord(ctx, session, spec, idOrName);
   // One record has too many fields for a row: table output shows it as YAML.
   ctx.io.stdout.write(renderRecord(record, ctx.globals.output));
@@ -102,7 +83,7 @@ async function get(ctx: CommandContext, session: Session, kind: string, idOrName
 }
 
 async function balance(ctx: CommandContext, session: Session): Promise<number> {
-  const spec = kindOrThrow('balance');
+  const spec = requireKind('balance');
   const data = (await runStatic(session, listPlan(spec))) as { amount?: number | string; currency?: string };
   if (ctx.globals.output === 'yaml') {
     ctx.io.stdout.write(renderRecord(data, 'yaml'));
@@ -119,7 +100,7 @@ async function act(ctx: CommandContext, session: Session, action: string, idOrHo
   if (!(INSTANCE_ACTIONS as readonly string[]).includes(normalized)) {
     throw new UsageError(`unknown instance action "${action}"`, { hint: `actions: ${INSTANCE_ACTIONS.join(', ')}` });
   }
-  const record = await resolveRecord(ctx, session, kindOrThrow('instances'), idOrHostname);
+  const record = await resolveRecord(ctx, session, requireKind('instances'), idOrHostname);
   const id = String(record.id);
   const hostname = String(record.hostname ?? id);
   const plan = instanceActionPlan(normalized, id, hostname);

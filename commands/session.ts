@@ -7,8 +7,6 @@ import type { GpuCloudClient } from '../engine/gpucloud/types.js';
 import type { ExecutorContext } from '../engine/executors/types.js';
 import { redactText } from '../engine/redact.js';
 import type { CommandContext } from './context.js';
-import type { Plan } from '../schemas/plan.js';
-import { runPlan } from '../engine/plan/run.js';
 
 export interface Session {
   config: Config;
@@ -92,9 +90,4 @@ export async function withSession<T>(ctx: CommandContext, fn: (session: Session)
   }
 }
 
-/** Runs a producer's plan through the executor and returns every step's response, or throws the error that ended the run. */
-export async function runForResults(session: Session, plan: Plan, destroyer = false): Promise<unknown[]> {
-  const outcome = await runPlan(plan, { destroyer, predefined: session.predefined, executorContext: session.executorContext(), keepResults: true });
-  if (outcome.report.status !== 'succeeded') throw outcome.error;
-  return outcome.results;
-}
+export { runForResults } from '../engine/plan/run.js';

@@ -119,6 +119,25 @@ export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutc
   return { report, results, error: status === 'succeeded' ? undefined : error };
 }
 
+/** What a producer needs to run a plan: the predefined bindings and an executor context (a command's Session, the MCP server's backend). */
+export interface PlanBackend {
+  predefined: Record<string, string>;
+  executorContext(): ExecutorContext;
+}
+
+/** Runs a producer's plan through the executor and returns every step's response, or throws the error that ended the run. */
+export async function runForResults(backend: PlanBackend, plan: Plan, opts: { destroyer?: boolean; signal?: AbortSignal } = {}): Promise<unknown[]> {
+  const executorContext = backend.executorContext();
+  const outcome = await runPlan(plan, {
+    destroyer: opts.destroyer ?? false,
+    predefined: backend.predefined,
+    executorContext: opts.signal ? { ...executorContext, signal: opts.signal } : executorContext,
+    keepResults: true,
+  });
+  if (outcome.report.status !== 'succeeded') throw outcome.error;
+  return outcome.results;
+}
+
 function errorSummary(error: unknown): { code: string; message: string; hint?: string } {
   if (error instanceof AssistantError) return { code: error.code, message: redactText(error.message), hint: error.hint };
   return { code: 'internal', message: redactText(error instanceof Error ? error.message : String(error)) };
