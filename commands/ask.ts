@@ -3,15 +3,14 @@
  * Answering questions in natural language is not built yet and says so instead of pretending.
  */
 import { stringify as toYaml } from 'yaml';
-import { checkPlan, runPlan } from '../engine/plan/run.js';
-import { validatePlan } from '../engine/plan/validate.js';
-import { buildPreview, previewReadPlan, renderPreview } from '../engine/plan/preview.js';
-import { ExitCode, InvalidInputError, OperationError, SafetyRefusal, UsageError } from '../engine/errors.js';
-import { RunJournal } from '../engine/plan/journal.js';
+import { applyPlan, type ApplyMode } from '../engine/plan/apply.js';
+import { dryRunPlan } from '../engine/plan/dry-run.js';
+import { renderPreview } from '../engine/plan/preview.js';
+import { ExitCode, OperationError, UsageError } from '../engine/errors.js';
 import type { RunReport } from '../schemas/run-report.js';
 import type { CommandContext } from './context.js';
 import { readPlanInput } from './plan-input.js';
-import { runForResults, withSession } from './session.js';
+import { withSession } from './session.js';
 import { createStepProgress } from './progress.js';
 import { makePlanFromQuestion } from './ask-maker.js';
 import { runGroup } from './group.js';
@@ -46,37 +45,21 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   });
 }
 
-async function apply(ctx: CommandContext, planFile: string | undefined, destroyer: boolean, mode: 'new' | 'resume' | 'fresh'): Promise<number> {
+async function apply(ctx: CommandContext, planFile: string | undefined, destroyer: boolean, mode: ApplyMode): Promise<number> {
   const input = await readPlanInput(ctx, planFile);
   return withSession(ctx, async (session) => {
-    // The gate and validation come first: a journal is only touched for a plan that may run.
-    const plan = checkPlan(input, { destroyer, predefined: session.predefined });
-    const journal = RunJournal.forPlan(ctx.home, plan);
-    const previous = journal.load();
-    const unfinished = previous && !previous.finished ? previous : undefined;
-    if (mode === 'resume' && !unfinished) {
-      throw new InvalidInputError('nothing_to_resume', 'there is no unfinished run of this plan to resume (a journal belongs to exactly one plan)', {
-        hint: 'run it without --resume to start it',
-      });
-    }
-    if (mode === 'new' && unfinished) {
-      throw new SafetyRefusal(`an unfinished run of this plan exists (${unfinished.completed.size} of ${unfinished.steps} steps done); starting again would repeat them`, {
-        hint: 'continue it with --resume, or start over with --fresh',
-      });
-    }
-    if (mode !== 'resume') journal.begin();
-    else ctx.io.stderr.write(`resuming after ${unfinished!.completed.size} completed step(s)\n`);
-    const progress = createStepProgress(ctx.io, plan.commands.length);
-    const outcome = await runPlan(plan, {
-      journal,
-      resume: mode === 'resume' ? unfinished : undefined,
+    let progress: ReturnType<typeof createStepProgress> | undefined;
+    const outcome = await applyPlan(input, {
+      backend: session,
+      home: ctx.home,
       destroyer,
-      predefined: session.predefined,
-      executorContext: session.executorContext(),
-      onStepStart: (index, description, reason) => progress.start(index, description, reason),
-      onStepDone: (step) => progress.done(step),
+      mode,
+      onResume: (done) => ctx.io.stderr.write(`resuming after ${done} completed step(s)\n`),
+      onBegin: (plan) => (progress = createStepProgress(ctx.io, plan.commands.length)),
+      onStepStart: (index, description, reason) => progress?.start(index, description, reason),
+      onStepDone: (step) => progress?.done(step),
     });
-    progress.stop();
+    progress?.stop();
     writeReport(ctx, outcome.report);
     if (outcome.report.status === 'succeeded') return ExitCode.ok;
     if (outcome.report.status === 'cancelled') {
@@ -100,18 +83,11 @@ async function maker(ctx: CommandContext, question: string, destroyer: boolean, 
 async function dryRun(ctx: CommandContext, planFile: string | undefined, destroyer: boolean): Promise<number> {
   const input = await readPlanInput(ctx, planFile);
   return withSession(ctx, async (session) => {
-    // Destructive steps are shown and marked rather than refused; an invalid plan fails as usual.
-    const validation = validatePlan(input, { destroyer: true, predefined: Object.keys(session.predefined) });
-    const plan = validation.ok ? validation.plan! : checkPlan(input, { destroyer: true, predefined: session.predefined });
-    const { destructive } = validation;
-    const { readPlan, keys } = previewReadPlan(plan, session.predefined);
-    const reads = await runForResults(session, readPlan);
-    const preview = buildPreview(plan, destructive, session.predefined, Object.fromEntries(keys.map((k, i) => [k, reads[i]])));
+    const { preview, gated } = await dryRunPlan(session, input, { destroyer });
     if (ctx.globals.output === 'json') ctx.io.stdout.write(JSON.stringify(preview, null, 2) + '\n');
     else if (ctx.globals.output === 'yaml') ctx.io.stdout.write(toYaml(preview));
     else ctx.io.stdout.write(renderPreview(preview));
     for (const w of preview.warnings) ctx.io.stderr.write(`warning: ${w}\n`);
-    const gated = !destroyer && destructive.some((r) => r.length);
     if (gated) ctx.io.stderr.write('note: this plan has destructive steps; applying it needs --destroyer\n');
     return gated ? ExitCode.refused : ExitCode.ok;
   });
