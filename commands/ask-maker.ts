@@ -25,17 +25,28 @@ const CONTEXT_KINDS: Record<string, string> = {
   availability: 'availability',
 };
 
+/** The AI selection flags shared by `ask` and `ask --maker`. */
+export interface AiFlags {
+  aiProfile?: string;
+  /** `--<provider>-model`, keyed by provider value. */
+  modelOverrides?: Record<string, string>;
+  /** `--<provider>-api-key`, keyed by provider value. */
+  keyFlags?: Record<string, string>;
+}
+
 export async function makePlanFromQuestion(
   ctx: CommandContext,
   session: Session,
   question: string,
-  opts: { destroyer: boolean; aiProfile?: string },
+  opts: { destroyer: boolean } & AiFlags,
 ): Promise<Plan> {
   // In the sandbox, with no AI configured, the deterministic built-in planner answers.
   const profileName = opts.aiProfile ?? (ctx.globals.sandbox && !session.config.ai?.default_provider ? 'builtin' : undefined);
   const provider = resolveAiProvider({
     aiConfig: session.config.ai,
     profileName,
+    modelOverrides: opts.modelOverrides,
+    keyFlags: opts.keyFlags,
     env: ctx.env,
     debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${line}\n`) : undefined,
   });

@@ -1,24 +1,67 @@
 /**
- * `assistant ask`: `--maker` writes a plan, `--apply` runs one (with `--dry-run`, `--resume`, `--fresh`).
- * Answering questions in natural language is not built yet and says so instead of pretending.
+ * `assistant ask`: answers a question (the ask flow, engine/ai/ask.ts), shows its routing
+ * (`--route-only`), writes a plan (`--maker`) or runs one (`--apply`, with `--dry-run`, `--resume`,
+ * `--fresh`). Flag parsing and output only; the work is in engine/ and machines/.
  */
 import { stringify as toYaml } from 'yaml';
 import { applyPlan, type ApplyMode } from '../engine/plan/apply.js';
 import { dryRunPlan } from '../engine/plan/dry-run.js';
 import { renderPreview } from '../engine/plan/preview.js';
-import { ExitCode, OperationError, UsageError } from '../engine/errors.js';
+import { ExitCode, UsageError } from '../engine/errors.js';
+import { askQuestion, contextPlanFor } from '../engine/ai/ask.js';
+import { loadConfig } from '../engine/config/load.js';
+import { redactText } from '../engine/redact.js';
+import { renderTable } from '../engine/render/records.js';
+import { routeQuestion } from '../engine/routing/route.js';
+import { ROUTE_PROVIDERS } from '../engine/routing/terms.js';
+import { AI_PROVIDER_KINDS } from '../schemas/config.js';
 import type { RunReport } from '../schemas/run-report.js';
 import type { CommandContext } from './context.js';
 import { readPlanInput } from './plan-input.js';
 import { withSession } from './session.js';
 import { createStepProgress } from './progress.js';
-import { makePlanFromQuestion } from './ask-maker.js';
+import { makePlanFromQuestion, type AiFlags } from './ask-maker.js';
 import { runGroup } from './group.js';
+
+type AskFlags = Record<string, unknown> & {
+  apply?: boolean;
+  planFile?: string;
+  destroyer?: boolean;
+  dryRun?: boolean;
+  resume?: boolean;
+  fresh?: boolean;
+  maker?: boolean;
+  aiProfile?: string;
+  routeOnly?: boolean;
+  agentTrace?: boolean;
+};
+
+/** cac's name for an option: `--gemini-api-model` → `geminiApiModel`. */
+const optionKey = (flag: string) => flag.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+
+/** `--<provider>-model` and `--<provider>-api-key` values keyed by provider value. */
+function aiFlags(opts: AskFlags): AiFlags {
+  const pick = (flag: string) => {
+    const v = opts[optionKey(flag)];
+    return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
+  };
+  const modelOverrides: Record<string, string> = {};
+  const keyFlags: Record<string, string> = {};
+  for (const kind of AI_PROVIDER_KINDS) {
+    const model = pick(`${kind}-model`);
+    if (model) modelOverrides[kind] = model;
+    const key = pick(`${kind}-api-key`);
+    if (key) keyFlags[kind] = key;
+  }
+  return { aiProfile: opts.aiProfile, modelOverrides, keyFlags };
+}
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   return runGroup('ask', ['ask', ...argv], ctx, (cli, start) => {
-    cli
-      .command('ask [...question]', 'Write a plan for a request (--maker) or apply a plan document (--apply)')
+    const command = cli
+      .command('ask [...question]', 'Answer a question about your infrastructure, write a plan (--maker) or apply one (--apply)')
+      .option('--route-only', 'Show which provider the question goes to and the matched terms; nothing is read or asked')
+      .option('--agent-trace', "Print the ask flow's state transitions on stderr")
       .option('--apply', 'Apply a plan read from --plan-file or stdin')
       .option('--plan-file <path>', 'Plan document to apply (default: stdin)')
       .option('--destroyer', 'Permit destructive steps in the plan')
@@ -26,23 +69,92 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--resume', 'Continue an unfinished run of the same plan after its last completed step')
       .option('--fresh', 'Discard the journal of an unfinished run of this plan and start from the first step')
       .option('--maker', 'Write a plan for the request (JSON on stdout) instead of executing anything')
-      .option('--ai-profile <name>', 'AI provider profile (ai.providers.<name>); "builtin" is the offline planner')
+      .option('--ai-profile <name>', 'AI provider profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline');
+    for (const p of ROUTE_PROVIDERS) command.option(`--${p}`, `Ask about ${p} (several give a combined view; default: inferred from the question)`);
+    for (const kind of AI_PROVIDER_KINDS) command.option(`--${kind}-model <name>`, `Model of the ${kind} AI provider`);
+    for (const kind of AI_PROVIDER_KINDS) command.option(`--${kind}-api-key <key>`, `API key of the ${kind} AI provider (first in the key order; prefer api_key_env)`);
+    command
+      .example('  assistant ask "how many instances are running and what is my balance?"')
+      .example('  assistant ask --route-only -o json "is 1H100.80S.22V available in FIN-01?"')
+      .example('  assistant ask --agent-trace --openai-model gpt-4o "which volumes are not attached?"')
+      .example('  assistant --sandbox ask "what is my balance"')
       .example('  assistant ask --apply --plan-file plan.json')
       .example('  cat plan.json | assistant ask --apply --destroyer')
       .example('  assistant ask --apply --dry-run --plan-file plan.json')
       .example('  assistant --sandbox ask --maker "create a 1V100.6V instance called train-1 in FIN-01" | assistant --sandbox ask --apply')
-      .action((question: string[], opts: { apply?: boolean; planFile?: string; destroyer?: boolean; dryRun?: boolean; resume?: boolean; fresh?: boolean; maker?: boolean; aiProfile?: string }) =>
+      .action((question: string[], opts: AskFlags) =>
         start(() => {
           if (opts.apply && opts.dryRun) return dryRun(ctx, opts.planFile, Boolean(opts.destroyer));
           if (opts.apply) return apply(ctx, opts.planFile, Boolean(opts.destroyer), opts.resume ? 'resume' : opts.fresh ? 'fresh' : 'new');
           if (question.length === 0) throw new UsageError('no question given', { hint: "run 'assistant ask --help'" });
-          if (opts.maker) return maker(ctx, question.join(' '), Boolean(opts.destroyer), opts.aiProfile);
-          throw new OperationError('not_available', 'answering questions in natural language is not available in this build yet', {
-            hint: 'list resources with `assistant gpucloud list <kind>`, or write a plan with `assistant ask --maker "<request>"`',
-          });
+          const text = question.join(' ');
+          const providerFlags = ROUTE_PROVIDERS.filter((p) => opts[optionKey(p)] === true || opts[p] === true);
+          if (opts.routeOnly) return routeOnly(ctx, text, providerFlags);
+          if (opts.maker) return maker(ctx, text, Boolean(opts.destroyer), aiFlags(opts));
+          return ask(ctx, text, providerFlags, aiFlags(opts), Boolean(opts.agentTrace));
         }),
       );
   });
+}
+
+/** `ask "<question>"`: the answer streams to stdout as it arrives; diagnostics go to stderr. */
+async function ask(ctx: CommandContext, question: string, providerFlags: string[], ai: AiFlags, agentTrace: boolean): Promise<number> {
+  const structured = ctx.globals.outputExplicit && ctx.globals.output !== 'table';
+  return withSession(ctx, async (session) => {
+    let last = '';
+    const result = await askQuestion({
+      question,
+      backend: session,
+      home: ctx.home,
+      env: ctx.env,
+      aiProfile: ai.aiProfile,
+      modelOverrides: ai.modelOverrides,
+      keyFlags: ai.keyFlags,
+      providerFlags,
+      sandbox: ctx.globals.sandbox,
+      aiPolicy: ctx.globals.timeout ? { timeoutMs: ctx.globals.timeout * 1000 } : undefined,
+      onToken: structured
+        ? undefined
+        : (t) => {
+            if (!t) return;
+            ctx.io.stdout.write(t);
+            last = t;
+          },
+      trace: agentTrace ? (line) => ctx.io.stderr.write(`trace: ${line}\n`) : undefined,
+      debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined,
+      onProgress: (line) => ctx.io.stderr.write(`${line}\n`),
+      signal: ctx.signal,
+    });
+    if (structured) {
+      const doc = { question, answer: result.answer, providers: result.route.providers, ai_provider: result.provider, model: result.model, summarised: result.summarised, context_chars: result.contextChars, prompt_chars: result.promptChars };
+      ctx.io.stdout.write(ctx.globals.output === 'json' ? JSON.stringify(doc, null, 2) + '\n' : toYaml(doc));
+    } else if (!last.endsWith('\n')) {
+      ctx.io.stdout.write('\n');
+    }
+    return ExitCode.ok;
+  });
+}
+
+/** `ask --route-only`: the routing decision with the matched terms; nothing is read and no AI is asked. */
+async function routeOnly(ctx: CommandContext, question: string, providerFlags: string[]): Promise<number> {
+  const { config, warnings } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
+  for (const w of warnings) ctx.io.stderr.write(`warning: ${w}\n`);
+  const route = routeQuestion(question, { flags: providerFlags, config });
+  const contextKinds = route.providers.includes('gpucloud') ? contextPlanFor(route).kinds : [];
+  if (ctx.globals.output === 'json' || ctx.globals.output === 'yaml') {
+    const doc = { question, ...route, context_kinds: contextKinds };
+    ctx.io.stdout.write(ctx.globals.output === 'json' ? JSON.stringify(doc, null, 2) + '\n' : toYaml(doc));
+    return ExitCode.ok;
+  }
+  const columns = [
+    { header: 'PROVIDER', path: 'provider', priority: 9 },
+    { header: 'MATCHED TERMS', path: 'terms', priority: 8 },
+    { header: 'NOTE', path: 'note', priority: 3 },
+  ];
+  const lines = [renderTable(route.reasons, columns, ctx.io.columns).trimEnd()];
+  if (contextKinds.length) lines.push(`context read for gpucloud: ${contextKinds.join(', ')}`);
+  ctx.io.stdout.write(lines.join('\n') + '\n');
+  return ExitCode.ok;
 }
 
 async function apply(ctx: CommandContext, planFile: string | undefined, destroyer: boolean, mode: ApplyMode): Promise<number> {
@@ -71,9 +183,9 @@ async function apply(ctx: CommandContext, planFile: string | undefined, destroye
   });
 }
 
-async function maker(ctx: CommandContext, question: string, destroyer: boolean, aiProfile?: string): Promise<number> {
+async function maker(ctx: CommandContext, question: string, destroyer: boolean, ai: AiFlags): Promise<number> {
   return withSession(ctx, async (session) => {
-    const plan = await makePlanFromQuestion(ctx, session, question, { destroyer, aiProfile });
+    const plan = await makePlanFromQuestion(ctx, session, question, { destroyer, ...ai });
     ctx.io.stdout.write(JSON.stringify({ ...plan, question: plan.question ?? question, created_at: plan.created_at ?? new Date().toISOString() }, null, 2) + '\n');
     return ExitCode.ok;
   });

@@ -31,7 +31,7 @@ export async function runGroup(
       cli.outputHelp();
       return 0;
     }
-    cli.parse(['node', `assistant ${group}`, ...argv]);
+    cli.parse(['node', `assistant ${group}`, ...pinBooleanFlags(cli, argv)]);
   } catch (err) {
     if (err instanceof HelpShown) return 0;
     if (err instanceof Error && err.name === 'CACError') {
@@ -46,4 +46,25 @@ export async function runGroup(
     });
   }
   return pending();
+}
+
+/**
+ * cac 7 tells mri its boolean options by their camel-cased names (`dryRun`) while mri sees the
+ * written ones (`dry-run`), so a hyphenated switch swallows the next word: `ask --route-only "q"`
+ * would take the question as the flag's value. Writing such switches as `--flag=true` keeps the
+ * next word a positional argument.
+ */
+function pinBooleanFlags(cli: CAC, argv: string[]): string[] {
+  const switches = new Set<string>();
+  for (const command of [cli.globalCommand, ...cli.commands]) {
+    for (const option of command.options) {
+      if (!option.isBoolean || option.negated) continue;
+      for (const raw of option.rawName.split(',')) {
+        const name = raw.trim();
+        if (name.startsWith('--') && name.slice(2).includes('-')) switches.add(name);
+      }
+    }
+  }
+  const end = argv.indexOf('--');
+  return argv.map((arg, i) => (switches.has(arg) && (end === -1 || i < end) ? `${arg}=true` : arg));
 }

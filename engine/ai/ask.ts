@@ -1,0 +1,177 @@
+/**
+ * Answering a question in natural language: the one function behind `assistant ask "<question>"` and
+ * the MCP ask tool. It routes the question, reads a read-only context plan through the plan executor,
+ * summarises the context when it is too large, and streams the AI provider's answer (or, with the
+ * built-in provider, renders it from the results without a model). Conversation history is kept per
+ * AI provider profile and gpucloud project (engine/ai/history.ts).
+ */
+import type { Config } from '../../schemas/config.js';
+import type { Plan } from '../../schemas/plan.js';
+import type { ExecutorContext } from '../executors/types.js';
+import { InvalidInputError, type AssistantErrorOptions } from '../errors.js';
+import { findKind, type KindSpec } from '../gpucloud/catalogue.js';
+import { listPlan } from '../gpucloud/static-plans.js';
+import { runForResults } from '../plan/run.js';
+import { routeQuestion, type RouteDecision } from '../routing/route.js';
+import { runAskFlow, type AskFlowOutput } from '../../machines/ask-flow.js';
+import { ConversationHistory, historyProject } from './history.js';
+import type { AiCallPolicy } from './provider.js';
+import { resolveAiProvider } from './resolve.js';
+
+export type { RouteDecision };
+
+export interface AskBackend {
+  config: Config;
+  predefined: Record<string, string>;
+  executorContext(): ExecutorContext;
+}
+
+export interface AskOptions {
+  question: string;
+  backend: AskBackend;
+  home: string;
+  env: Record<string, string | undefined>;
+  /** `--ai-profile`; 'builtin' answers with answerFromResults, no model. */
+  aiProfile?: string;
+  /** From the `--<provider>-model` flags, keyed by provider value. */
+  modelOverrides?: Record<string, string | undefined>;
+  /** Provider-specific key flags (`--<provider>-api-key`), keyed by provider value; first in the key order of SPEC 2.5. */
+  keyFlags?: Record<string, string | undefined>;
+  /** Provider flags (`--gpucloud`, `--cloud_a`, …). */
+  providerFlags?: string[];
+  /** Sandbox with no ai.default_provider → the built-in provider. */
+  sandbox?: boolean;
+  /** Read and write the conversation history (default true). */
+  history?: boolean;
+  /** Overrides of the AI call policy (timeouts, 429 budget). */
+  aiPolicy?: Partial<AiCallPolicy>;
+  onToken?: (t: string) => void;
+  /** One line per machine transition, e.g. `routing -> gatheringContext`. */
+  trace?: (line: string) => void;
+  /** Diagnostic lines (prompt sizes, provider); never prompt contents. */
+  debug?: (line: string) => void;
+  /** Progress of long phases (summarisation), for stderr. */
+  onProgress?: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+export interface AskResult {
+  answer: string;
+  route: RouteDecision;
+  provider: string;
+  model?: string;
+  summarised: boolean;
+  contextChars: number;
+  promptChars: number;
+}
+
+/** The providers whose data this build can read to answer a question. */
+export const ANSWERABLE_PROVIDERS = ['gpucloud'] as const;
+
+/** The question is about a cloud this build does not integrate; nothing was read and no AI was asked. */
+export class ProviderNotIntegratedError extends InvalidInputError {
+  constructor(message: string, options: AssistantErrorOptions = {}) {
+    super('provider_not_integrated', message, options);
+  }
+}
+
+/** Kinds always read for an answer, before the ones the question is about. */
+export const ALWAYS_CONTEXT_KINDS = ['instances', 'balance'];
+
+/**
+ * The read-only plan that fetches a question's context: instances and balance always, plus every
+ * catalogue kind the question is about (decision.kinds). One list step per kind, in that order.
+ */
+export function contextPlanFor(decision: Pick<RouteDecision, 'kinds'>): { plan: Plan; kinds: string[] } {
+  const specs: KindSpec[] = [];
+  for (const name of [...ALWAYS_CONTEXT_KINDS, ...decision.kinds]) {
+    const spec = findKind(name);
+    if (spec && !specs.includes(spec)) specs.push(spec);
+  }
+  return {
+    plan: { version: 1, provider: 'gpucloud', commands: specs.flatMap((s) => listPlan(s).commands) },
+    kinds: specs.map((s) => s.kind),
+  };
+}
+
+/** Routes a question and refuses, clearly, one this build cannot answer. */
+export function routeAnswerable(question: string, flags: string[] | undefined, config: Config): RouteDecision {
+  const route = routeQuestion(question, { flags, config });
+  const others = route.providers.filter((p) => !(ANSWERABLE_PROVIDERS as readonly string[]).includes(p));
+  if (others.length) {
+    const why = route.reasons
+      .filter((r) => others.includes(r.provider))
+      .map((r) => (r.terms.length ? `${r.provider} (matched: ${r.terms.join(', ')})` : `${r.provider} (${r.note ?? 'selected'})`))
+      .join('; ');
+    const combined = route.providers.includes('gpucloud');
+    throw new ProviderNotIntegratedError(
+      `this build answers questions about gpucloud only; the question was routed to ${why}, which is not integrated, so nothing was read and no AI was asked`,
+      {
+        hint: combined
+          ? 'ask about gpucloud alone with --gpucloud, or drop the other provider flags; `assistant ask --route-only "<question>"` shows the routing'
+          : 'add --gpucloud if the question is about gpucloud, or name gpucloud resources (instances, clusters, volumes…); `assistant ask --route-only "<question>"` shows the routing',
+      },
+    );
+  }
+  return route;
+}
+
+export async function askQuestion(o: AskOptions): Promise<AskResult> {
+  const { config } = o.backend;
+  const profileName = o.aiProfile ?? (o.sandbox && !config.ai?.default_provider ? 'builtin' : undefined);
+  let history: ConversationHistory | undefined;
+
+  const out: AskFlowOutput = await runAskFlow(
+    {
+      question: o.question,
+      route: () => routeAnswerable(o.question, o.providerFlags, config),
+      provider: () => {
+        const provider = resolveAiProvider({
+          aiConfig: config.ai,
+          profileName,
+          modelOverrides: o.modelOverrides,
+          keyFlags: o.keyFlags,
+          env: o.env,
+          policy: o.aiPolicy,
+          debug: o.debug,
+        });
+        if (o.history !== false && provider.name !== 'builtin') {
+          const project = historyProject({
+            projectId: config.gpucloud?.default_project_id ?? o.env.GPUCLOUD_PROJECT_ID,
+            baseUrl: config.gpucloud?.base_url ?? o.env.GPUCLOUD_BASE_URL,
+            sandbox: o.sandbox,
+          });
+          history = new ConversationHistory(o.home, provider.profile, project);
+        }
+        return provider;
+      },
+      contextPlan: contextPlanFor,
+      runReadPlan: (plan) => runForResults(o.backend, plan, { signal: o.signal }),
+      ai: config.ai,
+      history: () => history?.messages() ?? [],
+      onToken: o.onToken,
+      onProgress: o.onProgress,
+      signal: o.signal,
+    },
+    { onTransition: (from, to) => o.trace?.(`${from} -> ${to}`) },
+  );
+
+  const s = out.sizes;
+  const read = `ask: route ${out.route.providers.join('+')}, context read: ${contextPlanFor(out.route).kinds.join(', ')}`;
+  o.debug?.(
+    out.provider === 'builtin'
+      ? `${read}; no model: the built-in provider rendered the answer from ${out.contextChars} characters of results`
+      : `${read}; prompt sizes (characters): system ${s.system}, context ${s.context} (fetched ${out.contextChars}, summarised: ${out.summarised ? `yes, ${out.summaryCalls} chunk call(s)` : 'no'}), ` +
+          `question ${s.question}, history ${s.history} (${s.historyTurns} turn(s)), total ${s.total}`,
+  );
+  history?.append(o.question, out.answer);
+  return {
+    answer: out.answer,
+    route: out.route,
+    provider: out.provider,
+    model: out.model,
+    summarised: out.summarised,
+    contextChars: out.contextChars,
+    promptChars: out.promptChars,
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * Conversation history of `ask`, per AI provider profile and gpucloud project:
+ * `~/.assistant/history/<profile>-<project hash>.json` (directory 0700, file 0600), the last N turns.
+ * Only the question and the answer of a turn are kept (never the fetched context), both run through
+ * redaction first, so no key or token ever lands in the file. A corrupt file is treated as empty.
+ */
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { redactText } from '../redact.js';
+import type { ChatMessage } from './provider.js';
+
+export const HISTORY_TURNS = 10;
+
+export interface HistoryTurn {
+  question: string;
+  answer: string;
+  at: string;
+}
+
+interface HistoryFile {
+  version: 1;
+  provider: string;
+  project: string;
+  turns: HistoryTurn[];
+}
+
+/** The project a conversation belongs to: the gpucloud project id, else its API origin, else `default`. */
+export function historyProject(parts: { projectId?: string; baseUrl?: string; sandbox?: boolean }): string {
+  if (parts.sandbox) return 'sandbox';
+  return parts.projectId?.trim() || parts.baseUrl?.trim().replace(/\/+$/, '') || 'default';
+}
+
+export class ConversationHistory {
+  readonly path: string;
+
+  constructor(
+    readonly home: string,
+    readonly provider: string,
+    readonly project: string,
+    readonly maxTurns = HISTORY_TURNS,
+  ) {
+    const hash = createHash('sha256').update(project).digest('hex').slice(0, 16);
+    const safe = provider.toLowerCase().replace(/[^a-z0-9_.-]+/g, '_') || 'provider';
+    this.path = join(home, '.assistant', 'history', `${safe}-${hash}.json`);
+  }
+
+  turns(): HistoryTurn[] {
+    try {
+      const parsed = JSON.parse(readFileSync(this.path, 'utf8')) as Partial<HistoryFile>;
+      if (!Array.isArray(parsed.turns)) return [];
+      return parsed.turns.filter((t): t is HistoryTurn => typeof t?.question === 'string' && typeof t?.answer === 'string').slice(-this.maxTurns);
+    } catch {
+      return [];
+    }
+  }
+
+  /** The turns as chat messages, oldest first. */
+  messages(): ChatMessage[] {
+    return this.turns().flatMap((t): ChatMessage[] => [
+      { role: 'user', content: t.question },
+      { role: 'assistant', content: t.answer },
+    ]);
+  }
+
+  append(question: string, answer: string, at = new Date()): void {
+    const turns = [...this.turns(), { question: redactText(question), answer: redactText(answer), at: at.toISOString() }].slice(-this.maxTurns);
+    const file: HistoryFile = { version: 1, provider: this.provider, project: redactText(this.project), turns };
+    const dir = join(this.home, '.assistant', 'history');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
+    // Written whole to a private temp file and renamed, so a crash never leaves half a file.
+    const tmp = `${this.path}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(file, null, 2) + '\n', { mode: 0o600 });
+    chmodSync(tmp, 0o600);
+    renameSync(tmp, this.path);
+  }
+}
