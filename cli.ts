@@ -11,6 +11,7 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: Comma
   plan: { summary: 'Validate plan documents before applying them', load: () => import('./commands/plan.js') },
   config: { summary: 'Show the effective configuration', load: () => import('./commands/config.js') },
   credentials: { summary: 'Test and store provider credentials', load: () => import('./commands/credentials.js') },
+  mcp: { summary: 'Serve the tools to AI agents (MCP over HTTP or stdio)', load: () => import('./commands/mcp.js') },
 };
 
 function version(): string {
@@ -49,6 +50,7 @@ Examples:
   assistant --sandbox ask --apply --plan-file plan.json
   assistant credentials test gpucloud
   assistant gpucloud get instance train-1 -o json
+  assistant mcp --transport stdio
 
 Exit codes: 0 ok, 1 failed, 2 invalid input, 3 refused for safety, 130 interrupted.
 Run 'assistant <command> --help' for more.

@@ -66,8 +66,8 @@ const workers = Array.from({ length: Math.max(1, availableParallelism()) }, asyn
     const mark = r.failed ? 'FAIL' : 'ok  ';
     process.stdout.write(`${mark} ${relative(root, file)}  (${r.passed} passed, ${r.failed} failed, ${r.ms} ms)\n`);
     if (r.failed) process.stdout.write(r.output.replace(/^/gm, '    ') + '\n');
-    // Measurements a test reports (accuracy, fuzz seeds) are shown even when it passes.
-    else for (const line of stripAnsi(r.output).split('\n')) if (/accuracy:|fuzz: seed/.test(line)) process.stdout.write(`     ${line.trim()}\n`);
+    // Measurements a test reports (accuracy, fuzz seeds, MCP conformance) are shown even when it passes.
+    else for (const line of stripAnsi(r.output).split('\n')) if (/accuracy:|fuzz: seed|conformance:/.test(line)) process.stdout.write(`     ${line.trim()}\n`);
   }
 });
 await Promise.all(workers);

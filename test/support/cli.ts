@@ -34,7 +34,7 @@ export function tempHome(prefix = 'assistant-e2e-'): string {
 }
 
 /** process.env without anything that could point the CLI at real credentials or a real config. */
-function scrubbedEnv(): Record<string, string> {
+export function scrubbedEnv(): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (v === undefined) continue;

@@ -1,0 +1,87 @@
+/**
+ * `assistant mcp`: serves the tools to AI agents over Streamable HTTP (default) or stdio.
+ * One session (config, one gpucloud client) lives as long as the server, shared by every agent.
+ */
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { UsageError } from '../engine/errors.js';
+import { isLoopback } from '../engine/mcp/guard.js';
+import { startMcpHttpServer } from '../engine/mcp/http.js';
+import { createMcpServer } from '../engine/mcp/server.js';
+import { TOOLS, type McpBackend } from '../engine/mcp/tools.js';
+import type { CommandContext } from './context.js';
+import { runGroup } from './group.js';
+import { withSession } from './session.js';
+
+export const AUTH_TOKEN_ENV = 'ASSISTANT_MCP_AUTH_TOKEN';
+
+interface McpOptions {
+  transport: string;
+  listen: string;
+  authToken?: string;
+  destroyer?: boolean;
+}
+
+export async function run(argv: string[], ctx: CommandContext): Promise<number> {
+  return runGroup('mcp', ['serve', ...argv], ctx, (cli, start) => {
+    cli
+      .command('serve', 'Start the MCP server')
+      .option('--transport <transport>', 'http (Streamable HTTP on POST /mcp) or stdio', { default: 'http' })
+      .option('--listen <host:port>', 'Address for --transport http (loopback unless --auth-token is set)', { default: '127.0.0.1:39393' })
+      .option('--auth-token <token>', `Bearer token clients must send (or set ${AUTH_TOKEN_ENV}); required off loopback`)
+      .option('--destroyer', 'Allow assistant_plan_apply to run destructive plans')
+      .example('  assistant mcp                                   # http://127.0.0.1:39393/mcp')
+      .example('  assistant mcp --transport stdio                 # for Claude Desktop / Claude Code')
+      .example(`  ${AUTH_TOKEN_ENV}=$(openssl rand -hex 32) assistant mcp --listen 0.0.0.0:39393`)
+      .example('  npx @modelcontextprotocol/inspector --cli http://127.0.0.1:39393/mcp --transport http --method tools/list')
+      .action((opts: McpOptions) => start(() => serve(ctx, opts)));
+  });
+}
+
+function parseListen(listen: string): { host: string; port: number } {
+  const m = /^\[?([^\]]*?)\]?:(\d{1,5})$/.exec(listen.trim());
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || !m[1] || port > 65535) throw new UsageError(`--listen must be host:port (got "${listen}")`, { hint: 'e.g. --listen 127.0.0.1:39393' });
+  return { host: m[1], port };
+}
+
+async function serve(ctx: CommandContext, opts: McpOptions): Promise<number> {
+  if (opts.transport !== 'http' && opts.transport !== 'stdio') throw new UsageError(`--transport must be http or stdio (got "${opts.transport}")`);
+  const authToken = opts.authToken ?? (ctx.env[AUTH_TOKEN_ENV] || undefined);
+  const listen = parseListen(opts.listen);
+  if (opts.transport === 'http' && !isLoopback(listen.host) && !authToken) {
+    throw new UsageError(`listening on ${listen.host} (not loopback) needs a bearer token`, {
+      hint: `set ${AUTH_TOKEN_ENV} (or --auth-token) to a long random value, e.g. $(openssl rand -hex 32)`,
+    });
+  }
+  const destroyer = Boolean(opts.destroyer);
+  return withSession(ctx, async (session) => {
+    const backend: McpBackend = { ...session, home: ctx.home, env: ctx.env, sandbox: ctx.globals.sandbox, destroyer };
+    const gate = destroyer ? 'destructive plans ALLOWED (--destroyer)' : 'destructive plans refused';
+    const stopped = new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+
+    if (opts.transport === 'stdio') {
+      const transport = new StdioServerTransport(ctx.io.stdin as never, ctx.io.stdout as never);
+      const closed = new Promise<void>((resolve) => {
+        transport.onclose = resolve;
+        ctx.io.stdin.once('end', resolve);
+      });
+      await createMcpServer(backend).connect(transport);
+      ctx.io.stderr.write(`assistant MCP server on stdio: ${TOOLS.length} tools, ${gate}\n`);
+      await Promise.race([closed, stopped]);
+      await transport.close();
+      return 0;
+    }
+
+    const server = await startMcpHttpServer({
+      ...listen,
+      authToken,
+      newServer: () => createMcpServer(backend),
+      log: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${line}\n`) : undefined,
+    });
+    ctx.io.stderr.write(`assistant MCP server listening on ${server.url} (${TOOLS.length} tools, ${gate}${authToken ? ', bearer token required' : ''}); Ctrl-C stops it\n`);
+    await stopped;
+    await server.close();
+    ctx.io.stderr.write('MCP server stopped\n');
+    return 0;
+  });
+}

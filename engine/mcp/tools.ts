@@ -1,0 +1,211 @@
+/**
+ * The MCP tools: one table, each entry a producer of plans (or a pure decision) over the same engine
+ * the CLI uses. Tool handlers never call HTTP: reads and changes are plans run through the executor,
+ * the destroyer gate is the plan engine's, and every result is redacted before it leaves the server.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import type { Config } from '../../schemas/config.js';
+import * as S from '../../schemas/mcp-tools.js';
+import { AssistantError, InvalidInputError } from '../errors.js';
+import { kindNames } from '../gpucloud/catalogue.js';
+import { requireKind, resolveRecord } from '../gpucloud/lookup.js';
+import { listPlan } from '../gpucloud/static-plans.js';
+import { applyPlan } from '../plan/apply.js';
+import { dryRunPlan } from '../plan/dry-run.js';
+import { renderPreview } from '../plan/preview.js';
+import { runForResults, type PlanBackend } from '../plan/run.js';
+import { formatProblems, validatePlan } from '../plan/validate.js';
+import { redactText, redactValue } from '../redact.js';
+import { renderRecords, renderRecord } from '../render/records.js';
+import { routeQuestion } from '../routing/route.js';
+import { askForTool } from './ask.js';
+
+/** What the tools run against: one per server, so all concurrent calls share one gpucloud client and its rate limits. */
+export interface McpBackend extends PlanBackend {
+  config: Config;
+  /** Home directory (run journals, AI history). */
+  home: string;
+  env: Record<string, string | undefined>;
+  sandbox: boolean;
+  /** The server was started with --destroyer: destructive plans may be applied. */
+  destroyer: boolean;
+}
+
+interface ToolOutcome<O extends z.ZodRawShape> {
+  text: string;
+  structured: z.infer<z.ZodObject<O>>;
+  /** A finished call that still failed (a plan run that stopped on an error). */
+  isError?: boolean;
+}
+
+interface ToolDef<I extends z.ZodRawShape, O extends z.ZodRawShape> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  annotations: ToolAnnotations;
+  run(args: z.infer<z.ZodObject<I>>, call: { backend: McpBackend; signal: AbortSignal }): Promise<ToolOutcome<O>>;
+}
+
+/** Keeps each entry's input and output types tied together inside the heterogeneous table. */
+function tool<I extends z.ZodRawShape, O extends z.ZodRawShape>(def: ToolDef<I, O>): ToolDef<z.ZodRawShape, z.ZodRawShape> {
+  return def as unknown as ToolDef<z.ZodRawShape, z.ZodRawShape>;
+}
+
+const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
+const TEXT_WIDTH = 160;
+
+async function readOne(backend: PlanBackend, plan: Parameters<typeof runForResults>[1], signal: AbortSignal): Promise<unknown> {
+  const results = await runForResults(backend, plan, { signal });
+  return results[results.length - 1];
+}
+
+/** Agents send plans as objects or as JSON/YAML text. */
+function planFrom(input: string | Record<string, unknown>): unknown {
+  if (typeof input !== 'string') return input;
+  try {
+    return parseYaml(input);
+  } catch (err) {
+    throw new InvalidInputError('invalid_plan', `the plan text is neither JSON nor YAML: ${(err as Error).message}`);
+  }
+}
+
+export const TOOLS = [
+  tool({
+    name: 'assistant_gpucloud_ask',
+    title: 'Ask about gpucloud infrastructure',
+    description:
+      'Answer a question about the gpucloud account in plain language ("which of my H100 instances are running?", "what is my balance?"). Reads the relevant resources with read-only requests and has the configured AI provider answer from them. Never changes anything.',
+    input: S.AskInput,
+    output: S.AskOutput,
+    annotations: { ...READ_ONLY, idempotentHint: false },
+    run: ({ question }, { backend, signal }) => askForTool(backend, question, signal),
+  }),
+  tool({
+    name: 'assistant_gpucloud_list',
+    title: 'List gpucloud resources',
+    description: `List gpucloud resources of one kind. Kinds: ${kindNames().join(', ')}. Returns a table as text and the API records as structured content.`,
+    input: S.ListInput,
+    output: S.ListOutput,
+    annotations: READ_ONLY,
+    async run({ resource }, { backend, signal }) {
+      const spec = requireKind(resource);
+      const data = await readOne(backend, listPlan(spec), signal);
+      const items = Array.isArray(data) ? data : data === undefined || data === null ? [] : [data];
+      return { text: renderRecords(data, spec, 'table', TEXT_WIDTH), structured: { resource: spec.kind, count: items.length, items } };
+    },
+  }),
+  tool({
+    name: 'assistant_gpucloud_get',
+    title: 'Get one gpucloud resource',
+    description:
+      'Fetch one gpucloud resource by ID, or by hostname/name (instances, clusters, volumes, containers, jobs, …). An ambiguous name is an error listing the matching IDs.',
+    input: S.GetInput,
+    output: S.GetOutput,
+    annotations: READ_ONLY,
+    async run({ kind, id_or_hostname }, { backend, signal }) {
+      const spec = requireKind(kind);
+      const record = await resolveRecord((plan) => readOne(backend, plan, signal), spec, id_or_hostname);
+      return { text: renderRecord(record, 'yaml'), structured: { kind: spec.kind, record } };
+    },
+  }),
+  tool({
+    name: 'assistant_route_question',
+    title: 'Show how a question would be routed',
+    description:
+      'Report which provider(s) a question would go to and why (the matched terms, or the default provider), and which gpucloud resource kinds it is about. Executes nothing.',
+    input: S.RouteInput,
+    output: S.RouteOutput,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    async run({ question }, { backend }) {
+      const decision = routeQuestion(question, { config: backend.config });
+      const lines = decision.reasons.map((r) => `${r.provider}: ${r.terms.length ? `matched ${r.terms.map((t) => `"${t}"`).join(', ')}` : r.note ?? ''}`);
+      if (decision.kinds.length) lines.push(`gpucloud kinds: ${decision.kinds.join(', ')}`);
+      return { text: lines.join('\n') + '\n', structured: decision };
+    },
+  }),
+  tool({
+    name: 'assistant_plan_validate',
+    title: 'Validate and preview a plan',
+    description:
+      'Validate a plan document as a whole (schema, step arguments, every <PLACEHOLDER> bound, destructive steps marked) and, when it is valid, preview it with read-only requests: each step, what it creates and its cost per hour and per 30 days, availability and the balance. Sends no change.',
+    input: S.PlanInput,
+    output: S.ValidateOutput,
+    annotations: READ_ONLY,
+    async run({ plan }, { backend, signal }) {
+      const input = planFrom(plan);
+      const v = validatePlan(input, { destroyer: true, predefined: Object.keys(backend.predefined) });
+      const destructiveSteps = v.destructive.flatMap((r, i) => (r.length ? [i] : []));
+      const needsDestroyer = destructiveSteps.length > 0 && !backend.destroyer;
+      if (!v.ok) {
+        return {
+          text: `invalid plan:\n${formatProblems(v.problems)}\n`,
+          structured: { valid: false, problems: v.problems, destructive_steps: destructiveSteps, needs_destroyer: needsDestroyer },
+        };
+      }
+      const { preview } = await dryRunPlan(backend, input, { destroyer: backend.destroyer, signal });
+      const note = needsDestroyer ? 'note: this plan has destructive steps; this server refuses to apply them (it was not started with --destroyer)\n' : '';
+      return {
+        text: `valid plan\n${renderPreview(preview)}${note}`,
+        structured: { valid: true, problems: [], destructive_steps: destructiveSteps, needs_destroyer: needsDestroyer, preview },
+      };
+    },
+  }),
+  tool({
+    name: 'assistant_plan_apply',
+    title: 'Apply a plan',
+    description:
+      'Apply a plan document through the plan engine and return the run report. The whole plan is validated before the first request; destructive plans are refused unless the server was started with --destroyer. Creates are de-duplicated, and an unfinished run of the same plan is never repeated silently: pass mode "resume" to continue it or "fresh" to start over. Validate with assistant_plan_validate first.',
+    input: S.ApplyInput,
+    output: S.ApplyOutput,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    async run({ plan, mode }, { backend, signal }) {
+      const outcome = await applyPlan(planFrom(plan), { backend, home: backend.home, destroyer: backend.destroyer, mode, signal });
+      const { report } = outcome;
+      const done = report.steps.filter((s) => s.status === 'succeeded').length;
+      const lines = [`${report.status}: ${done}/${report.steps.length} step(s) completed`];
+      for (const s of report.steps) lines.push(`  ${s.status.padEnd(9)} ${s.index}: ${s.request}  ${s.reason}`);
+      if (report.error) lines.push(`error ${report.error.code}: ${report.error.message}${report.error.hint ? `\nhint: ${report.error.hint}` : ''}`);
+      return { text: lines.join('\n') + '\n', structured: report, isError: report.status !== 'succeeded' };
+    },
+  }),
+];
+
+/** Where an error result carries its code and hint for programs (`_meta`, since the SDK client checks
+ * `structuredContent` against the tool's output schema even on errors). */
+export const ERROR_META_KEY = 'assistant.dev/error';
+
+/** Turns any failure into a tool error result (isError) with the code and hint; never a protocol error, never a secret. */
+export function toolErrorResult(err: unknown): CallToolResult {
+  const error =
+    err instanceof AssistantError
+      ? { code: err.code, message: redactText(err.message), ...(err.hint ? { hint: redactText(err.hint) } : {}) }
+      : { code: 'internal', message: redactText(err instanceof Error ? err.message : String(err)) };
+  const text = `error ${error.code}: ${error.message}${error.hint ? `\nhint: ${error.hint}` : ''}`;
+  return { isError: true, content: [{ type: 'text', text }], _meta: { [ERROR_META_KEY]: error } };
+}
+
+export function registerTools(server: McpServer, backend: McpBackend): void {
+  for (const def of TOOLS) {
+    server.registerTool(
+      def.name,
+      { title: def.title, description: def.description, inputSchema: def.input, outputSchema: def.output, annotations: def.annotations },
+      async (args: Record<string, unknown>, extra: { signal: AbortSignal }): Promise<CallToolResult> => {
+        try {
+          const out = await def.run(args as never, { backend, signal: extra.signal });
+          return {
+            content: [{ type: 'text', text: redactText(out.text) }],
+            structuredContent: redactValue(out.structured) as Record<string, unknown>,
+            isError: out.isError || undefined,
+          };
+        } catch (err) {
+          return toolErrorResult(err);
+        }
+      },
+    );
+  }
+}

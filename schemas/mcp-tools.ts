@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { RunReportSchema } from './run-report.js';
+
+/**
+ * The MCP tools' boundaries: what an agent may send (inputs) and the shape of `structuredContent` it
+ * gets back (outputs). Credentials are never an argument: the server uses its own configuration.
+ */
+
+const question = z.string().trim().min(1).max(4000).describe('The question in plain language, e.g. "which of my H100 instances are idle?"');
+
+/** A plan document (version 1) as a JSON object, or its JSON/YAML text. */
+const plan = z
+  .union([z.record(z.string(), z.unknown()), z.string().min(1)])
+  .describe('A plan document (SPEC 2.4, version 1): {"version":1,"provider":"gpucloud","commands":[{"args":["gpucloud-api","GET","/v1/instances"],"reason":"..."}]}, as an object or as JSON/YAML text');
+
+export const AskInput = { question };
+export const RouteInput = { question };
+export const ListInput = {
+  resource: z.string().trim().min(1).max(100).describe('Resource kind (plural or singular), e.g. instances, clusters, volumes, instance-types, locations, balance, availability'),
+};
+export const GetInput = {
+  kind: z.string().trim().min(1).max(100).describe('Resource kind, e.g. instance, cluster, volume, container, job'),
+  id_or_hostname: z.string().trim().min(1).max(500).describe('The resource ID, or its hostname/name'),
+};
+export const PlanInput = { plan };
+export const ApplyInput = {
+  plan,
+  mode: z
+    .enum(['new', 'resume', 'fresh'])
+    .default('new')
+    .describe('new: refuse if an unfinished run of this plan exists; resume: continue it after its last completed step; fresh: discard it and start again'),
+};
+
+export const AskOutput = {
+  answer: z.string(),
+  providers: z.array(z.string()),
+  ai_provider: z.string(),
+  model: z.string().optional(),
+  summarised: z.boolean(),
+};
+export const RouteOutput = {
+  providers: z.array(z.string()),
+  reasons: z.array(z.object({ provider: z.string(), terms: z.array(z.string()), note: z.string().optional() })),
+  kinds: z.array(z.string()),
+  defaulted: z.boolean(),
+};
+export const ListOutput = { resource: z.string(), count: z.number().int(), items: z.array(z.unknown()) };
+export const GetOutput = { kind: z.string(), record: z.record(z.string(), z.unknown()) };
+export const ValidateOutput = {
+  valid: z.boolean(),
+  problems: z.array(z.object({ index: z.number().int().optional(), field: z.string().optional(), message: z.string(), kind: z.string() })),
+  destructive_steps: z.array(z.number().int()),
+  /** Applying would be refused because the server was not started with --destroyer. */
+  needs_destroyer: z.boolean(),
+  preview: z.unknown().optional(),
+};
+export const ApplyOutput = RunReportSchema.shape;
+

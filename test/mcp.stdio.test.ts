@@ -1,0 +1,40 @@
+/**
+ * `assistant mcp --transport stdio`, as Claude Desktop and Claude Code start it: the SDK's stdio
+ * client spawns the real CLI; stdout carries only the protocol.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startEmulator } from '../emulator/index.js';
+import { emulatorEnv } from './support/cli.js';
+import { callTool, connectStdio, errorOf, textOf } from './support/mcp.js';
+
+test('over stdio the tools list resources from gpucloud and log only to stderr', async () => {
+  const emu = await startEmulator({ seed: 'demo', rateLimit: false });
+  const { client, stderr } = await connectStdio({ env: emulatorEnv(emu) });
+  try {
+    const { tools } = await client.listTools();
+    assert.is(tools.length, 6);
+    const r = await callTool(client, 'assistant_gpucloud_list', { resource: 'instance-types' });
+    assert.not.ok(r.isError, textOf(r));
+    assert.ok(r.structuredContent.count > 0);
+    const route = await callTool(client, 'assistant_route_question', { question: 'what does an 8H100.80S.176V cost?' });
+    assert.equal(route.structuredContent.providers, ['gpucloud']);
+    assert.match(stderr(), /MCP server on stdio/);
+  } finally {
+    await client.close();
+    await emu.close();
+  }
+});
+
+test('over stdio without credentials a tool call is an error result that says how to configure them', async () => {
+  const { client } = await connectStdio({ env: {} });
+  try {
+    const r = await callTool(client, 'assistant_gpucloud_list', { resource: 'instances' });
+    assert.is(r.isError, true);
+    assert.match(errorOf(r).message + (errorOf(r).hint ?? ''), /GPUCLOUD_CLIENT_ID|credentials/);
+  } finally {
+    await client.close();
+  }
+});
+
+test.run();

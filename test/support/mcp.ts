@@ -1,0 +1,122 @@
+/**
+ * MCP test helpers: the real `assistant mcp` in a child process, and the SDK's own client over
+ * Streamable HTTP or stdio.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { request } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ERROR_META_KEY } from '../../engine/mcp/tools.js';
+import { BIN, scrubbedEnv, tempHome } from './cli.js';
+
+export interface McpProcess {
+  url: string;
+  home: string;
+  stderr(): string;
+  /** Sends SIGINT and resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+function childEnv(home: string, env: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = { ...scrubbedEnv(), HOME: home, NO_COLOR: '1' };
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) delete out[k];
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** Starts `assistant [global] mcp <args>` (HTTP) and resolves once it prints its URL. */
+export function startMcpServer(args: string[], opts: { env?: Record<string, string | undefined>; home?: string; globalArgs?: string[] } = {}): Promise<McpProcess> {
+  const home = opts.home ?? tempHome('assistant-mcp-');
+  const child: ChildProcess = spawn(process.execPath, [BIN, ...(opts.globalArgs ?? []), 'mcp', ...args], {
+    env: childEnv(home, opts.env ?? {}),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: home,
+  });
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`assistant mcp did not start:\n${stderr}`)), 15_000);
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+      const m = /listening on (http:\/\/\S+\/mcp)/.exec(stderr);
+      if (m) {
+        clearTimeout(timer);
+        resolve({
+          url: m[1]!,
+          home,
+          stderr: () => stderr,
+          stop: async () => {
+            child.kill('SIGINT');
+            return exited;
+          },
+        });
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`assistant mcp exited with ${code}:\n${stderr}`));
+    });
+  });
+}
+
+export async function connectHttp(url: string, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: 'assistant-tests', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
+
+export async function connectStdio(opts: { env?: Record<string, string | undefined>; home?: string; args?: string[] } = {}): Promise<{ client: Client; stderr(): string }> {
+  const home = opts.home ?? tempHome('assistant-mcp-');
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', '--transport', 'stdio', ...(opts.args ?? [])],
+    env: childEnv(home, opts.env ?? {}),
+    cwd: home,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+  const client = new Client({ name: 'assistant-tests', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
+}
+
+/** Calls a tool and returns the result typed as a plain CallToolResult. */
+export async function callTool(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult & { structuredContent?: any }> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+export function textOf(result: CallToolResult): string {
+  return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+}
+
+/** The code, message and hint of a tool error result. */
+export function errorOf(result: CallToolResult): { code: string; message: string; hint?: string } {
+  const e = result._meta?.[ERROR_META_KEY] as { code: string; message: string; hint?: string } | undefined;
+  if (!e) throw new Error(`not a tool error result: ${JSON.stringify(result)}`);
+  return e;
+}
+
+/** A raw HTTP POST (node:http, so Host can be set like a browser under DNS rebinding would). */
+export function rawPost(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** A raw JSON-RPC initialize, for checks below the SDK (headers, status codes, versions). */
+export async function rawInitialize(url: string, headers: Record<string, string> = {}, protocolVersion = '2025-03-26'): Promise<{ status: number; body: string; sessionId: string | null }> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  const res = await rawPost(url, body, headers);
+  return { status: res.status, body: res.body, sessionId: (res.headers['mcp-session-id'] as string | undefined) ?? null };
+}
