@@ -1,0 +1,145 @@
+/**
+ * The ask flow machine (machines/ask-flow.ts) driven directly, with an injected read-only plan runner
+ * and the real openai SDK against the local OpenAI-compatible server: chunked summarisation of a
+ * context of several MB, streaming, failures and the context plan.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { runAskFlow, type AskFlowInput } from '../machines/ask-flow.js';
+import { ALWAYS_CONTEXT_KINDS, contextPlanFor } from '../engine/ai/ask.js';
+import { resolveAiProvider } from '../engine/ai/resolve.js';
+import { findKind } from '../engine/gpucloud/catalogue.js';
+import { OperationError } from '../engine/errors.js';
+import type { RouteDecision } from '../engine/routing/route.js';
+import type { Plan } from '../schemas/plan.js';
+import { startOpenAiServer, type OpenAiTestServer } from './support/openai-server.js';
+
+let srv: OpenAiTestServer;
+test.before(async () => {
+  srv = await startOpenAiServer();
+});
+test.after(async () => {
+  await srv.close();
+});
+test.before.each(() => srv.reset());
+
+const route: RouteDecision = { providers: ['gpucloud'], reasons: [{ provider: 'gpucloud', terms: ['instances'] }], kinds: ['instances'], defaulted: false };
+
+function provider() {
+  return resolveAiProvider({
+    aiConfig: { providers: { openai: { api_key: 'sk-flow-test-123456', model: 'flow-model', local_model_inference_url: srv.baseURL } } },
+    env: {},
+  });
+}
+
+/** `count` instance records of about `size` characters each, answered for the instances step. */
+function fakeRead(count: number, size: number, reads: Plan[] = []): AskFlowInput['runReadPlan'] {
+  return async (plan) => {
+    reads.push(plan);
+    return plan.commands.map((c) => {
+      if (c.args[2] === '/v1/balance') return { amount: 12.5, currency: 'usd' };
+      if (c.args[2] === '/v1/instances') {
+        return Array.from({ length: count }, (_, i) => ({ id: `inst-${i}`, hostname: `node-${i}`, status: i % 7 ? 'running' : 'offline', description: 'x'.repeat(size) }));
+      }
+      return [];
+    });
+  };
+}
+
+function input(overrides: Partial<AskFlowInput>): AskFlowInput {
+  return {
+    question: 'which instances are offline?',
+    route: () => route,
+    provider,
+    contextPlan: contextPlanFor,
+    runReadPlan: fakeRead(3, 10),
+    ...overrides,
+  };
+}
+
+test('a context of several MB is summarised in ai.max_chunks chunk calls, then answered within ai.max_prompt_chars', async () => {
+  srv.setDefault((req) => ({ text: req.body.stream ? 'Instances node-0, node-7… are offline.' : 'condensed: some instances offline' }));
+  const transitions: string[] = [];
+  const progress: string[] = [];
+  const started = performance.now();
+  const out = await runAskFlow(
+    input({ runReadPlan: fakeRead(3000, 1000), ai: { max_prompt_chars: 120_000, chunk_chars: 120_000, max_chunks: 6 }, onProgress: (l) => progress.push(l) }),
+    { onTransition: (from, to) => transitions.push(`${from} -> ${to}`) },
+  );
+  const ms = performance.now() - started;
+  assert.ok(out.contextChars > 3_000_000, `context ${out.contextChars} characters`);
+  assert.is(out.summarised, true);
+  const chats = srv.chatRequests();
+  assert.is(chats.length, 7, 'six chunk summaries (max_chunks) and one answer');
+  assert.is(chats.filter((c) => c.body.stream === true).length, 1, 'only the answer streams');
+  assert.is(out.summaryCalls, 6);
+  assert.equal(transitions, ['start -> routing', 'routing -> gatheringContext', 'gatheringContext -> summarising', 'summarising -> answering', 'answering -> done']);
+  assert.is(progress.length, 6);
+  assert.match(progress[0]!, /^summarising part 1 of 6 \(chunk 1 of \d+\)$/);
+  const answerPrompt = chats[6]!.body.messages.map((m: any) => m.content).join('');
+  assert.ok(answerPrompt.length <= 120_000, `answer prompt ${answerPrompt.length} characters`);
+  assert.is(out.promptChars, answerPrompt.length);
+  assert.match(answerPrompt, /were not summarised because ai\.max_chunks is 6/);
+  assert.is(out.answer, 'Instances node-0, node-7… are offline.');
+  for (const c of chats.slice(0, 6)) assert.ok(JSON.stringify(c.body.messages).length < 125_000, 'each chunk request stays near chunk_chars');
+  console.log(`ask flow: ${(out.contextChars / 1e6).toFixed(1)} MB context → ${chats.length} chat calls, ${Math.round(ms)} ms in-process`);
+});
+
+test('below ai.max_prompt_chars nothing is summarised and the provider is called once', async () => {
+  srv.reply({ text: 'node-0 is offline.' });
+  const transitions: string[] = [];
+  const out = await runAskFlow(input({}), { onTransition: (_f, to) => transitions.push(to) });
+  assert.is(out.summarised, false);
+  assert.is(srv.chatRequests().length, 1);
+  assert.not.ok(transitions.includes('summarising'));
+});
+
+test('the answer streams: tokens reach onToken while the reply is still being written', async () => {
+  srv.reply({ text: 'one two three four five six', tokenDelayMs: 80 });
+  const seen: { t: string; at: number }[] = [];
+  const out = await runAskFlow(input({ onToken: (t) => seen.push({ t, at: performance.now() }) }));
+  const done = performance.now();
+  assert.is(seen.map((s) => s.t).join(''), 'one two three four five six');
+  assert.is(out.answer, 'one two three four five six');
+  assert.ok(seen.length >= 6, `${seen.length} tokens`);
+  assert.ok(done - seen[0]!.at >= 300, `first token ${Math.round(done - seen[0]!.at)} ms before the end`);
+});
+
+test('earlier turns are sent before the question', async () => {
+  srv.reply({ text: 'yes' });
+  await runAskFlow(input({ history: () => [{ role: 'user', content: 'q1' }, { role: 'assistant', content: 'a1' }] }));
+  const msgs = srv.chatRequests()[0]!.body.messages.filter((m: any) => m.role !== 'system');
+  assert.equal(msgs.slice(0, 2), [{ role: 'user', content: 'q1' }, { role: 'assistant', content: 'a1' }]);
+  assert.match(msgs[2].content, /Question: which instances are offline\?/);
+});
+
+test('a failing read ends in failed with the executor error; the AI is not asked', async () => {
+  const transitions: string[] = [];
+  const boom = new OperationError('api_error', 'gpucloud said no');
+  const err = await runAskFlow(
+    input({
+      runReadPlan: async () => {
+        throw boom;
+      },
+    }),
+    { onTransition: (from, to) => transitions.push(`${from} -> ${to}`) },
+  ).catch((e: unknown) => e);
+  assert.is(err, boom);
+  assert.is(transitions[transitions.length - 1], 'gatheringContext -> failed');
+  assert.is(srv.chatRequests().length, 0);
+});
+
+test('the context plan reads instances and balance always, plus the kinds the question is about, from the catalogue', () => {
+  const { plan, kinds } = contextPlanFor({ kinds: ['clusters', 'volumes', 'clusters', 'instances'] });
+  assert.equal(kinds, [...ALWAYS_CONTEXT_KINDS, 'clusters', 'volumes']);
+  assert.equal(
+    plan.commands.map((c) => c.args),
+    kinds.map((k) => {
+      const spec = findKind(k)!;
+      return ['gpucloud-api', 'GET', spec.listQuery ? `${spec.path}?${spec.listQuery}` : spec.path];
+    }),
+  );
+  assert.ok(plan.commands.every((c) => c.args[1] === 'GET'), 'read-only');
+});
+
+test.run();
