@@ -20,11 +20,15 @@ const FIELD_PATTERNS: RegExp[] = [
   /(Bearer\s+)([A-Za-z0-9._~+/=-]{8,})/g,
 ];
 
+/** Every FIELD_PATTERNS match contains one of these words; most strings contain none and skip the patterns. */
+const MAY_HOLD_FIELD = /secret|token|api_key|password|bearer/i;
+
 export function redactText(text: string): string {
   let out = text;
   for (const s of secrets) {
     if (out.includes(s)) out = out.split(s).join(MASK);
   }
+  if (!MAY_HOLD_FIELD.test(out)) return out;
   for (const pattern of FIELD_PATTERNS) out = out.replace(pattern, (_m, prefix: string) => `${prefix}${MASK}`);
   return out;
 }
