@@ -1,15 +1,14 @@
 /**
- * The ask tool's bridge to the ask flow. Until the ask flow lands it answers with a clear error.
+ * The ask tool's bridge to the ask flow (engine/ai/ask.ts), the same one `assistant ask` runs.
+ * Agents keep their own conversation, so the server does not mix their turns into a shared history.
  */
-import { AiNotConfiguredError } from '../ai/errors.js';
+import { askQuestion } from '../ai/ask.js';
 import type { McpBackend } from './tools.js';
 
-export async function askForTool(
-  _backend: McpBackend,
-  _question: string,
-  _signal: AbortSignal,
-): Promise<{ text: string; structured: { answer: string; providers: string[]; ai_provider: string; model?: string; summarised: boolean } }> {
-  throw new AiNotConfiguredError('answering questions needs an AI provider, and this build does not answer questions yet', {
-    hint: 'use assistant_gpucloud_list or assistant_gpucloud_get to read resources',
-  });
+export async function askForTool(backend: McpBackend, question: string, signal: AbortSignal) {
+  const result = await askQuestion({ question, backend, home: backend.home, env: backend.env, sandbox: backend.sandbox, history: false, signal });
+  return {
+    text: result.answer.endsWith('\n') ? result.answer : `${result.answer}\n`,
+    structured: { answer: result.answer, providers: result.route.providers, ai_provider: result.provider, model: result.model, summarised: result.summarised },
+  };
 }
