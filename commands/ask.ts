@@ -14,6 +14,7 @@ import { redactText } from '../engine/redact.js';
 import { renderTable } from '../engine/render/records.js';
 import { routeQuestion } from '../engine/routing/route.js';
 import { ROUTE_PROVIDERS } from '../engine/routing/terms.js';
+import { PROVIDER_KINDS } from '../engine/ai/kinds.js';
 import { AI_PROVIDER_KINDS } from '../schemas/config.js';
 import type { RunReport } from '../schemas/run-report.js';
 import type { CommandContext } from './context.js';
@@ -39,6 +40,12 @@ type AskFlags = Record<string, unknown> & {
 /** cac's name for an option: `--gemini-api-model` → `geminiApiModel`. */
 const optionKey = (flag: string) => flag.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
 
+/** Providers that take a key at all (gemini and bedrock use application-default or cloud_a profile credentials). */
+const KEYED_KINDS = AI_PROVIDER_KINDS.filter((k) => PROVIDER_KINDS[k].keyEnv.length > 0);
+
+/** `--openai-api-key`, but `--gemini-api-key` rather than `--gemini-api-api-key`. */
+const keyFlagName = (kind: string) => `${kind.replace(/-api$/, '')}-api-key`;
+
 /** `--<provider>-model` and `--<provider>-api-key` values keyed by provider value. */
 function aiFlags(opts: AskFlags): AiFlags {
   const pick = (flag: string) => {
@@ -50,7 +57,7 @@ function aiFlags(opts: AskFlags): AiFlags {
   for (const kind of AI_PROVIDER_KINDS) {
     const model = pick(`${kind}-model`);
     if (model) modelOverrides[kind] = model;
-    const key = pick(`${kind}-api-key`);
+    const key = KEYED_KINDS.includes(kind) ? pick(keyFlagName(kind)) : undefined;
     if (key) keyFlags[kind] = key;
   }
   return { aiProfile: opts.aiProfile, modelOverrides, keyFlags };
@@ -72,7 +79,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--ai-profile <name>', 'AI provider profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline');
     for (const p of ROUTE_PROVIDERS) command.option(`--${p}`, `Ask about ${p} (several give a combined view; default: inferred from the question)`);
     for (const kind of AI_PROVIDER_KINDS) command.option(`--${kind}-model <name>`, `Model of the ${kind} AI provider`);
-    for (const kind of AI_PROVIDER_KINDS) command.option(`--${kind}-api-key <key>`, `API key of the ${kind} AI provider (first in the key order; prefer api_key_env)`);
+    for (const kind of KEYED_KINDS) command.option(`--${keyFlagName(kind)} <key>`, `API key of the ${kind} AI provider (beats the config; prefer api_key_env)`);
     command
       .example('  assistant ask "how many instances are running and what is my balance?"')
       .example('  assistant ask --route-only -o json "is 1H100.80S.22V available in FIN-01?"')
@@ -102,6 +109,11 @@ async function ask(ctx: CommandContext, question: string, providerFlags: string[
   const structured = ctx.globals.outputExplicit && ctx.globals.output !== 'table';
   return withSession(ctx, async (session) => {
     let last = '';
+    // A stream cut short by an error or Ctrl-C still ends its line before the error is printed.
+    const endLine = () => {
+      if (last && !last.endsWith('\n')) ctx.io.stdout.write('\n');
+      last = '';
+    };
     const result = await askQuestion({
       question,
       backend: session,
@@ -124,11 +136,16 @@ async function ask(ctx: CommandContext, question: string, providerFlags: string[
       debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined,
       onProgress: (line) => ctx.io.stderr.write(`${line}\n`),
       signal: ctx.signal,
+    }).catch((err: unknown) => {
+      endLine();
+      throw err;
     });
     if (structured) {
       const doc = { question, answer: result.answer, providers: result.route.providers, ai_provider: result.provider, model: result.model, summarised: result.summarised, context_chars: result.contextChars, prompt_chars: result.promptChars };
       ctx.io.stdout.write(ctx.globals.output === 'json' ? JSON.stringify(doc, null, 2) + '\n' : toYaml(doc));
-    } else if (!last.endsWith('\n')) {
+    } else if (last) {
+      endLine();
+    } else if (!result.answer.endsWith('\n')) {
       ctx.io.stdout.write('\n');
     }
     return ExitCode.ok;

@@ -66,6 +66,21 @@ test('a question about clusters and availability also reads those kinds', async 
   });
 });
 
+test('ask -o json prints the answer with its route, AI provider, model and sizes instead of streaming', async () => {
+  await withEmulator(async ({ env }) => {
+    srv.reply({ text: 'Two instances.' });
+    const r = await runCli(['--config', aiConfig(), 'ask', '-o', 'json', 'how many instances?'], { env: { ...env, TEST_AI_KEY: KEY } });
+    assert.is(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout);
+    assert.is(doc.answer, 'Two instances.');
+    assert.equal(doc.providers, ['gpucloud']);
+    assert.is(doc.ai_provider, 'openai');
+    assert.is(doc.model, 'test-model');
+    assert.is(doc.summarised, false);
+    assert.ok(doc.prompt_chars > doc.context_chars && doc.context_chars > 0);
+  });
+});
+
 test('--route-only -o json shows providers and matched terms; nothing is read and no AI is asked', async () => {
   // No gpucloud credentials and no AI config: anything beyond routing would fail.
   const a = await runCli(['ask', '--route-only', '-o', 'json', 'is 1H100.80S.22V available for an instant cluster?']);
@@ -177,6 +192,18 @@ test('--openai-model reaches the request model field, for ask and for ask --make
     const m = await runCli(['--config', aiConfig(), 'ask', '--maker', '--openai-model', 'maker-model-2', 'list my instances'], { env: { ...env, TEST_AI_KEY: KEY } });
     assert.is(m.code, 0, m.stderr);
     assert.is(srv.chatRequests()[1]!.body.model, 'maker-model-2');
+  });
+});
+
+test('--openai-api-key comes first in the key order and never shows in the output', async () => {
+  await withEmulator(async ({ env }) => {
+    srv.reply({ text: 'ok' });
+    const flagKey = 'sk-from-the-flag-91b2c3';
+    const r = await runCli(['--config', aiConfig(), '--debug', 'ask', '--openai-api-key', flagKey, 'list my instances'], { env: { ...env, TEST_AI_KEY: KEY } });
+    assert.is(r.code, 0, r.stderr);
+    assert.is(srv.chatRequests()[0]!.headers.authorization, `Bearer ${flagKey}`);
+    assert.match(r.stderr, /key from flag/);
+    assert.not.match(r.stdout + r.stderr, new RegExp(flagKey));
   });
 });
 
