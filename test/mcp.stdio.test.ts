@@ -2,6 +2,8 @@
  * `assistant mcp --transport stdio`, as Claude Desktop and Claude Code start it: the SDK's stdio
  * client spawns the real CLI; stdout carries only the protocol.
  */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startEmulator } from '../emulator/index.js';
@@ -34,6 +36,31 @@ test('over stdio without credentials a tool call is an error result that says ho
     assert.match(errorOf(r).message + (errorOf(r).hint ?? ''), /GPUCLOUD_CLIENT_ID|credentials/);
   } finally {
     await client.close();
+  }
+});
+
+test('the Claude Desktop example configurations start working servers', async () => {
+  const config = JSON.parse(readFileSync(fileURLToPath(new URL('../../examples/mcp/claude-desktop.json', import.meta.url)), 'utf8')) as {
+    mcpServers: Record<string, { command: string; args: string[]; env?: Record<string, string> }>;
+  };
+  const emu = await startEmulator({ seed: 'demo', rateLimit: false });
+  try {
+    for (const [name, entry] of Object.entries(config.mcpServers)) {
+      assert.is(entry.command, 'assistant', `${name} runs the installed CLI`);
+      // The example's placeholder credentials are swapped for the emulator's; everything else is as written.
+      const env = entry.env ? { ...emulatorEnv(emu), ...Object.fromEntries(Object.keys(entry.env).map((k) => [k, emulatorEnv(emu)[k]!])) } : {};
+      const mcpAt = entry.args.indexOf('mcp');
+      assert.equal(entry.args.slice(mcpAt, mcpAt + 3), ['mcp', '--transport', 'stdio']);
+      const { client } = await connectStdio({ env, globalArgs: entry.args.slice(0, mcpAt), args: entry.args.slice(mcpAt + 3) });
+      try {
+        const r = await callTool(client, 'assistant_gpucloud_list', { resource: 'instances' });
+        assert.not.ok(r.isError, `${name}: ${textOf(r)}`);
+      } finally {
+        await client.close();
+      }
+    }
+  } finally {
+    await emu.close();
   }
 });
 

@@ -1,0 +1,13 @@
+#!/usr/bin/env sh
+# MCP Inspector from the command line against a running `assistant mcp` (start it first:
+# `assistant --sandbox mcp` to try it against the local emulator).
+URL=http://127.0.0.1:39393/mcp
+
+npx @modelcontextprotocol/inspector --cli "$URL" --transport http --method tools/list
+npx @modelcontextprotocol/inspector --cli "$URL" --transport http --method tools/call \
+  --tool-name assistant_gpucloud_list --tool-arg resource=instances
+npx @modelcontextprotocol/inspector --cli "$URL" --transport http --method tools/call \
+  --tool-name assistant_route_question --tool-arg 'question=what does an 8H100.80S.176V cost per hour?'
+
+# Or let the Inspector start the server over stdio:
+# npx @modelcontextprotocol/inspector --cli assistant --sandbox mcp --transport stdio --method tools/list
