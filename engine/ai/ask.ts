@@ -12,6 +12,7 @@ import { InvalidInputError, type AssistantErrorOptions } from '../errors.js';
 import { findKind, type KindSpec } from '../gpucloud/catalogue.js';
 import { listPlan } from '../gpucloud/static-plans.js';
 import { runForResults } from '../plan/run.js';
+import { redactValue } from '../redact.js';
 import { routeQuestion, type RouteDecision } from '../routing/route.js';
 import { runAskFlow, type AskFlowOutput } from '../../machines/ask-flow.js';
 import { ConversationHistory, historyProject } from './history.js';
@@ -146,7 +147,8 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
         return provider;
       },
       contextPlan: contextPlanFor,
-      runReadPlan: (plan) => runForResults(o.backend, plan, { signal: o.signal }),
+      // Data leaves for a third-party AI: registered secrets and secret-named fields are masked first.
+      runReadPlan: async (plan) => redactValue(await runForResults(o.backend, plan, { signal: o.signal })),
       ai: config.ai,
       history: () => history?.messages() ?? [],
       onToken: o.onToken,

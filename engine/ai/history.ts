@@ -7,16 +7,16 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { redactText } from '../redact.js';
 import type { ChatMessage } from './provider.js';
 
 export const HISTORY_TURNS = 10;
 
-export interface HistoryTurn {
-  question: string;
-  answer: string;
-  at: string;
-}
+const HistoryTurnSchema = z.object({ question: z.string(), answer: z.string(), at: z.string() });
+const HistoryFileSchema = z.object({ turns: z.array(z.unknown()) });
+
+export type HistoryTurn = z.infer<typeof HistoryTurnSchema>;
 
 interface HistoryFile {
   version: 1;
@@ -46,13 +46,20 @@ export class ConversationHistory {
   }
 
   turns(): HistoryTurn[] {
+    let raw: unknown;
     try {
-      const parsed = JSON.parse(readFileSync(this.path, 'utf8')) as Partial<HistoryFile>;
-      if (!Array.isArray(parsed.turns)) return [];
-      return parsed.turns.filter((t): t is HistoryTurn => typeof t?.question === 'string' && typeof t?.answer === 'string').slice(-this.maxTurns);
+      raw = JSON.parse(readFileSync(this.path, 'utf8'));
     } catch {
-      return [];
+      return []; // missing or not JSON: a new conversation
     }
+    const file = HistoryFileSchema.safeParse(raw);
+    if (!file.success) return [];
+    // Malformed turns are skipped one by one rather than losing the whole conversation.
+    const turns = file.data.turns.flatMap((t) => {
+      const turn = HistoryTurnSchema.safeParse(t);
+      return turn.success ? [turn.data] : [];
+    });
+    return turns.slice(-this.maxTurns);
   }
 
   /** The turns as chat messages, oldest first. */
