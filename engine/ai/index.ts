@@ -11,3 +11,5 @@ export { summariseContext, type SummariseOptions, type SummariseResult } from '.
 export { makePlan, formatProblems, type MakePlanOptions, type PlanValidator, type ValidationProblem, type ValidationResult } from './maker.js';
 export { makerSystemPrompt, planJsonSchema, type MakerCatalogue } from './maker-prompt.js';
 export { extractJson } from './json.js';
+export { askQuestion, contextPlanFor, routeAnswerable, ProviderNotIntegratedError, type AskBackend, type AskOptions, type AskResult } from './ask.js';
+export { ConversationHistory, historyProject, HISTORY_TURNS } from './history.js';
