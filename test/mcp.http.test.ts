@@ -177,6 +177,23 @@ test('assistant_plan_apply runs a plan and returns the run report', async () => 
   assert.ok(list.structuredContent.items.some((v: { name: string }) => v.name === 'mcp-scratch'));
 });
 
+test('assistant_plan_apply reports increasing progress per step to a client that asks for it', async () => {
+  const plan = volumePlan('mcp-progress');
+  plan.commands.push({ args: ['gpucloud-api', 'GET', '/v1/volumes/<VOLUME_ID>'], reason: 'read it back' } as never);
+  const seen: { progress: number; total?: number; message?: string }[] = [];
+  const r = (await ctx.client.callTool({ name: 'assistant_plan_apply', arguments: { plan } }, undefined, {
+    onprogress: (p) => seen.push(p),
+    resetTimeoutOnProgress: true,
+  })) as { isError?: boolean; structuredContent?: { status: string } };
+  assert.not.ok(r.isError);
+  assert.is(r.structuredContent?.status, 'succeeded');
+  assert.ok(seen.length >= 3, `got ${seen.length} notifications`);
+  for (let i = 1; i < seen.length; i++) assert.ok(seen[i]!.progress > seen[i - 1]!.progress, 'progress only increases');
+  assert.is(seen.at(-1)!.progress, 2);
+  assert.is(seen.at(-1)!.total, 2);
+  assert.match(seen[0]!.message ?? '', /step 1\/2/);
+});
+
 test('assistant_plan_apply refuses a destructive plan on a server without --destroyer and sends nothing', async () => {
   const before = ctx.emu.requests().filter((q) => q.method === 'PUT').length;
   const r = await callTool(ctx.client, 'assistant_plan_apply', { plan: deletePlan });

@@ -4,7 +4,8 @@
  * the destroyer gate is the plan engine's, and every result is redacted before it leaves the server.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import type { Config } from '../../schemas/config.js';
@@ -34,6 +35,13 @@ export interface McpBackend extends PlanBackend {
   destroyer: boolean;
 }
 
+interface ToolCall {
+  backend: McpBackend;
+  signal: AbortSignal;
+  /** Reports progress to a client that asked for it (a no-op otherwise). */
+  progress: (done: number, total: number, message: string) => void;
+}
+
 interface ToolOutcome<O extends z.ZodRawShape> {
   text: string;
   structured: z.infer<z.ZodObject<O>>;
@@ -48,7 +56,7 @@ interface ToolDef<I extends z.ZodRawShape, O extends z.ZodRawShape> {
   input: I;
   output: O;
   annotations: ToolAnnotations;
-  run(args: z.infer<z.ZodObject<I>>, call: { backend: McpBackend; signal: AbortSignal }): Promise<ToolOutcome<O>>;
+  run(args: z.infer<z.ZodObject<I>>, call: ToolCall): Promise<ToolOutcome<O>>;
 }
 
 /** Keeps each entry's input and output types tied together inside the heterogeneous table. */
@@ -163,8 +171,18 @@ export const TOOLS = [
     input: S.ApplyInput,
     output: S.ApplyOutput,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-    async run({ plan, mode }, { backend, signal }) {
-      const outcome = await applyPlan(planFrom(plan), { backend, home: backend.home, destroyer: backend.destroyer, mode, signal });
+    async run({ plan, mode }, { backend, signal, progress }) {
+      let total = 0;
+      const outcome = await applyPlan(planFrom(plan), {
+        backend,
+        home: backend.home,
+        destroyer: backend.destroyer,
+        mode,
+        signal,
+        onBegin: (p) => (total = p.commands.length),
+        onStepStart: (index, description, reason) => progress(index, total, `step ${index + 1}/${total}: ${description} (${reason})`),
+        onStepDone: (step) => progress(step.index + 1, total, `step ${step.index + 1}/${total} done`),
+      });
       const { report } = outcome;
       const done = report.steps.filter((s) => s.status === 'succeeded').length;
       const lines = [`${report.status}: ${done}/${report.steps.length} step(s) completed`];
@@ -189,14 +207,51 @@ export function toolErrorResult(err: unknown): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }], _meta: { [ERROR_META_KEY]: error } };
 }
 
+type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** Clients wait 60 s by default unless progress arrives; a plan may wait far longer for a cluster, so
+ * progress is also sent every HEARTBEAT_MS while a call runs (with resetTimeoutOnProgress it stays alive). */
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * Progress notifications for a client that sent a progressToken. MCP requires the value to increase
+ * with every notification, so a repeat (a heartbeat, or a step starting at the count the previous step
+ * ended on) moves halfway towards the next whole step instead of repeating a value.
+ */
+function progressReporter(extra: ToolExtra): { report: ToolCall['progress']; stop: () => void } {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return { report: () => undefined, stop: () => undefined };
+  let sent = -1;
+  let base = 0;
+  let total: number | undefined;
+  let message = '';
+  const emit = (value: number) => {
+    const progress = value > sent ? value : sent + (base + 1 - sent) / 2;
+    sent = progress;
+    void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }).catch(() => undefined);
+  };
+  const timer = setInterval(() => emit(sent), HEARTBEAT_MS);
+  timer.unref();
+  return {
+    report: (done, of, text) => {
+      base = done;
+      total = of || undefined;
+      message = redactText(text);
+      emit(done);
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
 export function registerTools(server: McpServer, backend: McpBackend): void {
   for (const def of TOOLS) {
     server.registerTool(
       def.name,
       { title: def.title, description: def.description, inputSchema: def.input, outputSchema: def.output, annotations: def.annotations },
-      async (args: Record<string, unknown>, extra: { signal: AbortSignal }): Promise<CallToolResult> => {
+      async (args: Record<string, unknown>, extra: ToolExtra): Promise<CallToolResult> => {
+        const progress = progressReporter(extra);
         try {
-          const out = await def.run(args as never, { backend, signal: extra.signal });
+          const out = await def.run(args as never, { backend, signal: extra.signal, progress: progress.report });
           return {
             content: [{ type: 'text', text: redactText(out.text) }],
             structuredContent: redactValue(out.structured) as Record<string, unknown>,
@@ -204,6 +259,8 @@ export function registerTools(server: McpServer, backend: McpBackend): void {
           };
         } catch (err) {
           return toolErrorResult(err);
+        } finally {
+          progress.stop();
         }
       },
     );
