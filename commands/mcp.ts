@@ -22,9 +22,11 @@ interface McpOptions {
 }
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  return runGroup('mcp', ['serve', ...argv], ctx, (cli, start) => {
+  // `assistant mcp` is the one command of its group; `serve` is implied so that no flags start the server.
+  return runGroup('mcp', argv[0] === 'serve' ? argv : ['serve', ...argv], ctx, (cli, start) => {
     cli
-      .command('serve', 'Start the MCP server')
+      .command('serve', 'Start the MCP server (tools for AI agents) over Streamable HTTP or stdio')
+      .usage('[--transport http|stdio] [--listen host:port] [--auth-token <token>] [--destroyer]')
       .option('--transport <transport>', 'http (Streamable HTTP on POST /mcp) or stdio', { default: 'http' })
       .option('--listen <host:port>', 'Address for --transport http (loopback unless --auth-token is set)', { default: '127.0.0.1:39393' })
       .option('--auth-token <token>', `Bearer token clients must send (or set ${AUTH_TOKEN_ENV}); required off loopback`)

@@ -22,6 +22,8 @@ export interface McpHttpOptions {
   authToken?: string;
   maxBodyBytes?: number;
   newServer: () => McpServer;
+  /** Sessions unused for this long are closed (clients need not send DELETE). Default 1 hour. */
+  sessionIdleMs?: number;
   log?: (line: string) => void;
 }
 
@@ -56,7 +58,14 @@ async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
 export async function startMcpHttpServer(opts: McpHttpOptions): Promise<McpHttpServer> {
   const limit = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const transports = new Map<string, StreamableHTTPServerTransport>();
+  const lastSeen = new Map<string, number>();
+  const idleMs = opts.sessionIdleMs ?? 60 * 60_000;
   let port = opts.port;
+  const sweeper = setInterval(() => {
+    const cutoff = Date.now() - idleMs;
+    for (const [id, at] of lastSeen) if (at < cutoff) void transports.get(id)?.close();
+  }, Math.min(idleMs, 60_000));
+  sweeper.unref();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?', 1)[0];
@@ -69,6 +78,7 @@ export async function startMcpHttpServer(opts: McpHttpOptions): Promise<McpHttpS
 
     const sessionId = req.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? transports.get(sessionId) : undefined;
+    if (existing) lastSeen.set(sessionId as string, Date.now());
     if (req.method === 'GET' || req.method === 'DELETE') {
       if (!existing) return jsonRpcError(res, sessionId ? 404 : 400, sessionId ? 'Session not found' : 'Bad Request: Mcp-Session-Id header is required');
       return existing.handleRequest(req, res);
@@ -89,10 +99,15 @@ export async function startMcpHttpServer(opts: McpHttpOptions): Promise<McpHttpS
 
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void transports.set(id, transport),
+      onsessioninitialized: (id) => {
+        transports.set(id, transport);
+        lastSeen.set(id, Date.now());
+      },
     });
     transport.onclose = () => {
-      if (transport.sessionId) transports.delete(transport.sessionId);
+      if (!transport.sessionId) return;
+      transports.delete(transport.sessionId);
+      lastSeen.delete(transport.sessionId);
     };
     await opts.newServer().connect(transport);
     await transport.handleRequest(req, res, body);
@@ -118,6 +133,7 @@ export async function startMcpHttpServer(opts: McpHttpOptions): Promise<McpHttpS
     port,
     sessions: () => transports.size,
     close: async () => {
+      clearInterval(sweeper);
       await Promise.all([...transports.values()].map((t) => t.close().catch(() => undefined)));
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

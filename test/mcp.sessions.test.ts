@@ -1,0 +1,82 @@
+/**
+ * Session lifetime of the HTTP server (in-process, SDK client): DELETE ends a session, idle sessions
+ * are closed, and a closed session is answered 404 so the client knows to initialize again.
+ */
+import { tmpdir } from 'node:os';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startMcpHttpServer } from '../engine/mcp/http.js';
+import { createMcpServer } from '../engine/mcp/server.js';
+import type { McpBackend } from '../engine/mcp/tools.js';
+import type { Config } from '../schemas/config.js';
+
+const backend: McpBackend = {
+  config: {} as Config,
+  predefined: {},
+  executorContext: () => {
+    throw new Error('no gpucloud in this test');
+  },
+  home: tmpdir(),
+  env: {},
+  sandbox: false,
+  destroyer: false,
+};
+
+async function connect(url: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const client = new Client({ name: 't', version: '1' });
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  await client.connect(transport);
+  return { client, transport };
+}
+
+test('DELETE ends a session and the server forgets it', async () => {
+  const server = await startMcpHttpServer({ host: '127.0.0.1', port: 0, newServer: () => createMcpServer(backend) });
+  try {
+    const { client, transport } = await connect(server.url);
+    assert.is(server.sessions(), 1);
+    await transport.terminateSession();
+    assert.is(server.sessions(), 0);
+    await client.close();
+  } finally {
+    await server.close();
+  }
+});
+
+test('an idle session is closed and a later request on it gets 404', async () => {
+  const server = await startMcpHttpServer({ host: '127.0.0.1', port: 0, sessionIdleMs: 150, newServer: () => createMcpServer(backend) });
+  try {
+    const { client, transport } = await connect(server.url);
+    await client.callTool({ name: 'assistant_route_question', arguments: { question: 'list my volumes' } });
+    await new Promise((r) => setTimeout(r, 600));
+    assert.is(server.sessions(), 0, 'the idle session was closed');
+    const res = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': transport.sessionId! },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping' }),
+    });
+    assert.is(res.status, 404);
+    await client.close();
+  } finally {
+    await server.close();
+  }
+});
+
+test('a request without a session that is not initialize is refused with 400', async () => {
+  const server = await startMcpHttpServer({ host: '127.0.0.1', port: 0, newServer: () => createMcpServer(backend) });
+  try {
+    const res = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    assert.is(res.status, 400);
+    const other = await fetch(server.url.replace('/mcp', '/other'), { method: 'POST', body: '{}' });
+    assert.is(other.status, 404);
+  } finally {
+    await server.close();
+  }
+});
+
+test.run();
