@@ -4,8 +4,7 @@
  * the destroyer gate is the plan engine's, and every result is redacted before it leaves the server.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import type { Config } from '../../schemas/config.js';
@@ -23,6 +22,7 @@ import { redactText, redactValue } from '../redact.js';
 import { renderRecords, renderRecord } from '../render/records.js';
 import { routeQuestion } from '../routing/route.js';
 import { askForTool } from './ask.js';
+import { progressReporter, type ProgressFn, type ToolExtra } from './progress.js';
 
 /** What the tools run against: one per server, so all concurrent calls share one gpucloud client and its rate limits. */
 export interface McpBackend extends PlanBackend {
@@ -39,7 +39,7 @@ interface ToolCall {
   backend: McpBackend;
   signal: AbortSignal;
   /** Reports progress to a client that asked for it (a no-op otherwise). */
-  progress: (done: number, total: number, message: string) => void;
+  progress: ProgressFn;
 }
 
 interface ToolOutcome<O extends z.ZodRawShape> {
@@ -205,42 +205,6 @@ export function toolErrorResult(err: unknown): CallToolResult {
       : { code: 'internal', message: redactText(err instanceof Error ? err.message : String(err)) };
   const text = `error ${error.code}: ${error.message}${error.hint ? `\nhint: ${error.hint}` : ''}`;
   return { isError: true, content: [{ type: 'text', text }], _meta: { [ERROR_META_KEY]: error } };
-}
-
-type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
-/** Clients wait 60 s by default unless progress arrives; a plan may wait far longer for a cluster, so
- * progress is also sent every HEARTBEAT_MS while a call runs (with resetTimeoutOnProgress it stays alive). */
-const HEARTBEAT_MS = 15_000;
-
-/**
- * Progress notifications for a client that sent a progressToken. MCP requires the value to increase
- * with every notification, so a repeat (a heartbeat, or a step starting at the count the previous step
- * ended on) moves halfway towards the next whole step instead of repeating a value.
- */
-function progressReporter(extra: ToolExtra): { report: ToolCall['progress']; stop: () => void } {
-  const token = extra._meta?.progressToken;
-  if (token === undefined) return { report: () => undefined, stop: () => undefined };
-  let sent = -1;
-  let base = 0;
-  let total: number | undefined;
-  let message = '';
-  const emit = (value: number) => {
-    const progress = value > sent ? value : sent + (base + 1 - sent) / 2;
-    sent = progress;
-    void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }).catch(() => undefined);
-  };
-  const timer = setInterval(() => emit(sent), HEARTBEAT_MS);
-  timer.unref();
-  return {
-    report: (done, of, text) => {
-      base = done;
-      total = of || undefined;
-      message = redactText(text);
-      emit(done);
-    },
-    stop: () => clearInterval(timer),
-  };
 }
 
 export function registerTools(server: McpServer, backend: McpBackend): void {

@@ -1,0 +1,44 @@
+/**
+ * MCP progress notifications for long tool calls (plan applies that wait for clusters).
+ */
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { redactText } from '../redact.js';
+
+export type ProgressFn = (done: number, total: number, message: string) => void;
+
+export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** Clients wait 60 s by default unless progress arrives; a plan may wait far longer for a cluster, so
+ * progress is also sent every HEARTBEAT_MS while a call runs (with resetTimeoutOnProgress it stays alive). */
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * Progress notifications for a client that sent a progressToken. MCP requires the value to increase
+ * with every notification, so a repeat (a heartbeat, or a step starting at the count the previous step
+ * ended on) moves halfway towards the next whole step instead of repeating a value.
+ */
+export function progressReporter(extra: ToolExtra): { report: ProgressFn; stop: () => void } {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return { report: () => undefined, stop: () => undefined };
+  let sent = -1;
+  let base = 0;
+  let total: number | undefined;
+  let message = '';
+  const emit = (value: number) => {
+    const progress = value > sent ? value : sent + (base + 1 - sent) / 2;
+    sent = progress;
+    void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }).catch(() => undefined);
+  };
+  const timer = setInterval(() => emit(sent), HEARTBEAT_MS);
+  timer.unref();
+  return {
+    report: (done, of, text) => {
+      base = done;
+      total = of || undefined;
+      message = redactText(text);
+      emit(done);
+    },
+    stop: () => clearInterval(timer),
+  };
+}
