@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { CommandContext, CommandGroupRunner, GlobalOptions, OutputFormat } from './commands/context.js';
 
 const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: CommandGroupRunner }> }> = {
-  ask: { summary: 'Write a plan for a request (--maker) or apply one (--apply)', load: () => import('./commands/ask.js') },
+  ask: { summary: 'Answer a question, write a plan for a request (--maker) or apply one (--apply)', load: () => import('./commands/ask.js') },
   gpucloud: { summary: 'List, get and act on gpucloud resources directly (no AI)', load: () => import('./commands/gpucloud.js') },
   plan: { summary: 'Validate plan documents before applying them', load: () => import('./commands/plan.js') },
   config: { summary: 'Show the effective configuration', load: () => import('./commands/config.js') },
@@ -45,6 +45,7 @@ Global flags:
 
 Examples:
   assistant --sandbox gpucloud list instances
+  assistant --sandbox ask "what is my balance?"
   assistant --sandbox gpucloud action shutdown demo-a100
   assistant --sandbox ask --maker "create a 1V100.6V instance called train-1 in FIN-01" > plan.json
   assistant --sandbox ask --apply --plan-file plan.json

@@ -15,7 +15,8 @@ const SECRET_KEY = /(client_secret|clientSecret|access_token|refresh_token|api_k
 
 const FIELD_PATTERNS: RegExp[] = [
   // "client_secret": "value"  /  client_secret=value  /  client_secret: value
-  /("?(?:client_secret|access_token|refresh_token|api_key|auth_token|router_api_key|secret_key|password|integration_token|api_token)"?\s*[:=]\s*"?)([^"\s,&}]+)/gi,
+  // A `<placeholder>` (as in the hint "export OPENAI_API_KEY=<key>") is documentation, not a value.
+  /("?(?:client_secret|access_token|refresh_token|api_key|auth_token|router_api_key|secret_key|password|integration_token|api_token)"?\s*[:=]\s*"?)(?!<[\w .-]*>)([^"\s,&}]+)/gi,
   /(Authorization:\s*Bearer\s+)([^\s"']+)/gi,
   /(Bearer\s+)([A-Za-z0-9._~+/=-]{8,})/g,
 ];

@@ -77,6 +77,9 @@ test('no key anywhere → ai_not_configured (exit 1) with a config snippet namin
   assert.match(err.message, /DEEPSEEK_API_KEY/);
   assert.match(err.hint ?? '', /default_provider: deepseek/);
   assert.match(err.hint ?? '', /providers:/);
+  // The hint is printed through redaction: its `<key>` placeholder must survive it, and real values must not.
+  assert.match(redactText(err.hint ?? ''), /export DEEPSEEK_API_KEY=<key>/);
+  assert.is(redactText('export DEEPSEEK_API_KEY=sk-live-123456'), 'export DEEPSEEK_API_KEY=***');
 });
 
 test('ai.default_provider omitted → openai is used', async () => {
