@@ -3,7 +3,7 @@
  * openai (and local servers), gemini-api, deepseek, cohere, minimax, github-models, assistant-cloud,
  * and gemini on the cloud model platform (whose key is an ADC access token, see vertex.ts).
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { AiProviderKind } from '../../../schemas/config.js';
 import { AssistantError } from '../../errors.js';
 import { isReasoningModel, parseRetryAfter, type AttemptOptions, type Failure, type JsonMode, type Transport } from '../call-policy.js';
@@ -69,8 +69,9 @@ export class OpenAiCompatibleTransport implements Transport {
   }
 
   private getClient(): Promise<{ client: OpenAI; baseURL: string }> {
-    this.client ??= this.opts.connect().then((conn) => {
+    this.client ??= this.opts.connect().then(async (conn) => {
       this.baseURL = conn.baseURL;
+      const OpenAI = await loadSdk();
       const client = new OpenAI({
         apiKey: conn.apiKey,
         baseURL: conn.baseURL,
@@ -149,33 +150,43 @@ export class OpenAiCompatibleTransport implements Transport {
   }
 }
 
-export function classifyOpenAiError(err: unknown): Failure {
+/** The SDK is loaded on first use: commands that never call a model (the built-in planner, the sandbox) skip its ~50 ms load. */
+let sdk: typeof OpenAI | undefined;
+async function loadSdk(): Promise<typeof OpenAI> {
+  return (sdk ??= (await import('openai')).default);
+}
+
+function classifyOpenAiError(err: unknown): Failure {
   if (err instanceof AssistantError) return { kind: 'passthrough', error: err };
-  if (err instanceof OpenAI.APIUserAbortError) return { kind: 'abort' };
-  if (err instanceof OpenAI.APIConnectionTimeoutError) return { kind: 'timeout', message: err.message };
-  if (err instanceof OpenAI.APIConnectionError) {
-    const cause = (err as { cause?: unknown }).cause;
-    if (cause instanceof AssistantError) return { kind: 'passthrough', error: cause };
-    return { kind: 'network', message: cause instanceof Error ? `${err.message} (${cause.message})` : err.message };
-  }
-  if (err instanceof OpenAI.APIError) {
-    const status = err.status ?? 0;
-    const message = err.message;
-    if (status === 429) return { kind: 'rate_limit', message, retryAfterMs: parseRetryAfter(err.headers) };
-    if (status === 401 || status === 403) return { kind: 'auth', message, status };
-    if (status === 404) return { kind: 'not_found', message, status };
-    if (status === 400 || status === 422) {
-      if (TEMPERATURE_REJECTED.test(message)) return { kind: 'unsupported', param: 'temperature', message };
-      if (RESPONSE_FORMAT_REJECTED.test(message)) return { kind: 'unsupported', param: 'response_format', message };
+  // Without the SDK loaded, no error can be one of its classes.
+  const OpenAI = sdk;
+  if (OpenAI) {
+    if (err instanceof OpenAI.APIUserAbortError) return { kind: 'abort' };
+    if (err instanceof OpenAI.APIConnectionTimeoutError) return { kind: 'timeout', message: err.message };
+    if (err instanceof OpenAI.APIConnectionError) {
+      const cause = (err as { cause?: unknown }).cause;
+      if (cause instanceof AssistantError) return { kind: 'passthrough', error: cause };
+      return { kind: 'network', message: cause instanceof Error ? `${err.message} (${cause.message})` : err.message };
+    }
+    if (err instanceof OpenAI.APIError) {
+      const status = err.status ?? 0;
+      const message = err.message;
+      if (status === 429) return { kind: 'rate_limit', message, retryAfterMs: parseRetryAfter(err.headers) };
+      if (status === 401 || status === 403) return { kind: 'auth', message, status };
+      if (status === 404) return { kind: 'not_found', message, status };
+      if (status === 400 || status === 422) {
+        if (TEMPERATURE_REJECTED.test(message)) return { kind: 'unsupported', param: 'temperature', message };
+        if (RESPONSE_FORMAT_REJECTED.test(message)) return { kind: 'unsupported', param: 'response_format', message };
+        return { kind: 'bad_request', message, status };
+      }
+      if (status >= 500) return { kind: 'server', message, status };
       return { kind: 'bad_request', message, status };
     }
-    if (status >= 500) return { kind: 'server', message, status };
-    return { kind: 'bad_request', message, status };
-  }
-  if (err instanceof OpenAI.OpenAIError) {
-    const cause = (err as { cause?: unknown }).cause;
-    if (cause instanceof AssistantError) return { kind: 'passthrough', error: cause };
-    return { kind: 'bad_request', message: err.message };
+    if (err instanceof OpenAI.OpenAIError) {
+      const cause = (err as { cause?: unknown }).cause;
+      if (cause instanceof AssistantError) return { kind: 'passthrough', error: cause };
+      return { kind: 'bad_request', message: err.message };
+    }
   }
   if ((err as { name?: string })?.name === 'AbortError') return { kind: 'abort' };
   return { kind: 'network', message: err instanceof Error ? err.message : String(err) };
