@@ -14,7 +14,7 @@ import { kindNames } from '../gpucloud/catalogue.js';
 import { requireKind, resolveRecord } from '../gpucloud/lookup.js';
 import { listPlan } from '../gpucloud/static-plans.js';
 import { applyPlan } from '../plan/apply.js';
-import { dryRunPlan } from '../plan/dry-run.js';
+import { previewPlan } from '../plan/dry-run.js';
 import { renderPreview } from '../plan/preview.js';
 import { runForResults, type PlanBackend } from '../plan/run.js';
 import { formatProblems, validatePlan } from '../plan/validate.js';
@@ -155,7 +155,7 @@ export const TOOLS = [
           structured: { valid: false, problems: v.problems, destructive_steps: destructiveSteps, needs_destroyer: needsDestroyer },
         };
       }
-      const { preview } = await dryRunPlan(backend, input, { destroyer: backend.destroyer, signal });
+      const { preview } = await previewPlan(backend, v.plan!, v.destructive, { destroyer: backend.destroyer, signal });
       const note = needsDestroyer ? 'note: this plan has destructive steps; this server refuses to apply them (it was not started with --destroyer)\n' : '';
       return {
         text: `valid plan\n${renderPreview(preview)}${note}`,
