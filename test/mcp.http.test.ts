@@ -61,6 +61,14 @@ test('initialize negotiates protocol version 2025-03-26 and returns a session', 
   assert.match(res.body, /"serverInfo":\{"name":"assistant"/);
 });
 
+test('the newer protocol versions the SDK knows are negotiated too', async () => {
+  for (const version of ['2025-06-18', '2025-11-25']) {
+    const res = await rawInitialize(ctx.server.url, {}, version);
+    assert.is(res.status, 200);
+    assert.match(res.body, `"protocolVersion":"${version}"`);
+  }
+});
+
 test('tools/list offers the six tools with input and output schemas and honest annotations', async () => {
   const { tools } = await ctx.client.listTools();
   const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
