@@ -57,7 +57,8 @@ async function serve(ctx: CommandContext, opts: McpOptions): Promise<number> {
   }
   const destroyer = Boolean(opts.destroyer);
   return withSession(ctx, async (session) => {
-    const backend: McpBackend = { ...session, home: ctx.home, env: ctx.env, sandbox: ctx.globals.sandbox, destroyer };
+    const log = ctx.globals.debug ? (line: string) => ctx.io.stderr.write(`debug: ${line}\n`) : undefined;
+    const backend: McpBackend = { ...session, home: ctx.home, env: ctx.env, sandbox: ctx.globals.sandbox, destroyer, log };
     const gate = destroyer ? 'destructive plans ALLOWED (--destroyer)' : 'destructive plans refused';
     const stopped = new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
 
@@ -78,7 +79,7 @@ async function serve(ctx: CommandContext, opts: McpOptions): Promise<number> {
       ...listen,
       authToken,
       newServer: () => createMcpServer(backend),
-      log: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${line}\n`) : undefined,
+      log,
     });
     ctx.io.stderr.write(`assistant MCP server listening on ${server.url} (${TOOLS.length} tools, ${gate}${authToken ? ', bearer token required' : ''}); Ctrl-C stops it\n`);
     await stopped;

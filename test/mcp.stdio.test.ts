@@ -10,9 +10,9 @@ import { startEmulator } from '../emulator/index.js';
 import { emulatorEnv } from './support/cli.js';
 import { callTool, connectStdio, errorOf, textOf } from './support/mcp.js';
 
-test('over stdio the tools list resources from gpucloud and log only to stderr', async () => {
+test('over stdio the tools list resources from gpucloud and log only to stderr (--debug: one line per call, no secrets)', async () => {
   const emu = await startEmulator({ seed: 'demo', rateLimit: false });
-  const { client, stderr } = await connectStdio({ env: emulatorEnv(emu) });
+  const { client, stderr } = await connectStdio({ env: emulatorEnv(emu), globalArgs: ['--debug'] });
   try {
     const { tools } = await client.listTools();
     assert.is(tools.length, 6);
@@ -22,6 +22,8 @@ test('over stdio the tools list resources from gpucloud and log only to stderr',
     const route = await callTool(client, 'assistant_route_question', { question: 'what does an 8H100.80S.176V cost?' });
     assert.equal(route.structuredContent.providers, ['gpucloud']);
     assert.match(stderr(), /MCP server on stdio/);
+    assert.match(stderr(), /debug: tool assistant_gpucloud_list \d+ ms ok/);
+    assert.not.ok(stderr().includes(emu.clientSecret), 'the client secret is never printed');
   } finally {
     await client.close();
     await emu.close();

@@ -33,6 +33,8 @@ export interface McpBackend extends PlanBackend {
   sandbox: boolean;
   /** The server was started with --destroyer: destructive plans may be applied. */
   destroyer: boolean;
+  /** --debug: one line per tool call (name, duration, outcome; never the arguments). */
+  log?: (line: string) => void;
 }
 
 interface ToolCall {
@@ -214,17 +216,23 @@ export function registerTools(server: McpServer, backend: McpBackend): void {
       { title: def.title, description: def.description, inputSchema: def.input, outputSchema: def.output, annotations: def.annotations },
       async (args: Record<string, unknown>, extra: ToolExtra): Promise<CallToolResult> => {
         const progress = progressReporter(extra);
+        const started = performance.now();
+        let outcome = 'ok';
         try {
           const out = await def.run(args as never, { backend, signal: extra.signal, progress: progress.report });
+          if (out.isError) outcome = 'failed';
           return {
             content: [{ type: 'text', text: redactText(out.text) }],
             structuredContent: redactValue(out.structured) as Record<string, unknown>,
             isError: out.isError || undefined,
           };
         } catch (err) {
-          return toolErrorResult(err);
+          const result = toolErrorResult(err);
+          outcome = `error ${(result._meta?.[ERROR_META_KEY] as { code: string }).code}`;
+          return result;
         } finally {
           progress.stop();
+          backend.log?.(`tool ${def.name} ${Math.round(performance.now() - started)} ms ${outcome}`);
         }
       },
     );
