@@ -55,6 +55,17 @@ test('ask streams the answer to stdout and the chat request carries the instance
   });
 });
 
+test('an answer stream cut off midway keeps what was printed, ends the line and fails (exit 1) without repeating tokens', async () => {
+  await withEmulator(async ({ env }) => {
+    srv.reply({ text: 'demo-a100 is running and', tokens: ['demo-a100', ' is', ' running', ' and'], tokenDelayMs: 30, cutAfterTokens: 2 });
+    srv.setDefault({ text: 'SHOULD NOT BE PRINTED' });
+    const r = await runCli(['--config', aiConfig(), 'ask', 'how are my instances'], { env: { ...env, TEST_AI_KEY: KEY }, timeoutMs: 30_000 });
+    assert.is(r.code, 1, `stdout: ${JSON.stringify(r.stdout)}\nstderr: ${r.stderr}`);
+    assert.is(r.stdout, 'demo-a100 is\n', 'the partial answer, then a newline');
+    assert.match(r.stderr, /error: ai_/);
+  });
+});
+
 test('a question about clusters and availability also reads those kinds', async () => {
   await withEmulator(async ({ env }) => {
     srv.reply({ text: 'none' });

@@ -18,7 +18,7 @@ export interface RecordedRequest {
 
 export type ScriptedReply =
   /** A chat answer; streamed token by token when the request asks for a stream. */
-  | { text: string; tokens?: string[]; tokenDelayMs?: number; delayMs?: number }
+  | { text: string; tokens?: string[]; tokenDelayMs?: number; delayMs?: number; /** Streams this many tokens, then drops the connection. */ cutAfterTokens?: number }
   /** An HTTP error (or any status) with a JSON body and headers. */
   | { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number }
   /** Decide from the request. */
@@ -111,9 +111,10 @@ export async function startOpenAiServer(): Promise<OpenAiTestServer> {
     const chunk = (delta: Record<string, unknown>, finish: string | null) =>
       `data: ${JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`;
     res.write(chunk({ role: 'assistant', content: '' }, null));
-    for (const t of tokens) {
+    for (const [i, t] of tokens.entries()) {
       if (reply.tokenDelayMs) await sleep(reply.tokenDelayMs);
       if (res.destroyed) return;
+      if (i === reply.cutAfterTokens) return void res.socket?.destroy();
       res.write(chunk({ content: t }, null));
     }
     res.write(chunk({}, 'stop'));
