@@ -7,16 +7,9 @@ import * as assert from 'uvu/assert';
 import { chunkRecords, planChunks, recordsFromResults, selectEvenly, splitOversized } from '../engine/ai/chunking.js';
 import { summariseContext } from '../engine/ai/summarise.js';
 import { resolveAiProvider } from '../engine/ai/resolve.js';
-import { startOpenAiServer, type OpenAiTestServer } from './support/openai-server.js';
+import { openAiServerFor } from './support/openai-server.js';
 
-let srv: OpenAiTestServer;
-test.before(async () => {
-  srv = await startOpenAiServer();
-});
-test.after(async () => {
-  await srv.close();
-});
-test.before.each(() => srv.reset());
+const srv = openAiServerFor(test);
 
 const SAMPLES = ['GPU 🚀 node', 'Größe ✓', '東京リージョン', 'emoji 👩‍💻 team', 'plain ascii text', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 math'];
 

@@ -9,16 +9,9 @@ import { resolveAiProvider } from '../engine/ai/resolve.js';
 import { AssistantError, SafetyRefusal } from '../engine/errors.js';
 import { PREDEFINED_BINDINGS } from '../schemas/plan.js';
 import { validatePlan } from '../engine/plan/validate.js';
-import { startOpenAiServer, type OpenAiTestServer } from './support/openai-server.js';
+import { openAiServerFor } from './support/openai-server.js';
 
-let srv: OpenAiTestServer;
-test.before(async () => {
-  srv = await startOpenAiServer();
-});
-test.after(async () => {
-  await srv.close();
-});
-test.before.each(() => srv.reset());
+const srv = openAiServerFor(test);
 
 /** The real whole-plan validator, with the predefined bindings a configured user would have. */
 const validate: PlanValidator = (plan, { destroyer }) => validatePlan(plan, { destroyer, predefined: PREDEFINED_BINDINGS });

@@ -10,17 +10,9 @@ import { resolveAiProvider, type ResolveAiProviderOptions } from '../engine/ai/r
 import { isReasoningModel, parseRetryAfter } from '../engine/ai/call-policy.js';
 import { redactText } from '../engine/redact.js';
 import type { AiConfig } from '../schemas/config.js';
-import { startOpenAiServer, type OpenAiTestServer } from './support/openai-server.js';
+import { openAiServerFor } from './support/openai-server.js';
 
-let srv: OpenAiTestServer;
-
-test.before(async () => {
-  srv = await startOpenAiServer();
-});
-test.after(async () => {
-  await srv.close();
-});
-test.before.each(() => srv.reset());
+const srv = openAiServerFor(test);
 
 const FAST = { timeoutMs: 5_000, serverRetryDelaysMs: [10, 10], rateLimitBackoffMs: [10, 10, 10] };
 

@@ -12,16 +12,9 @@ import { findKind } from '../engine/gpucloud/catalogue.js';
 import { OperationError } from '../engine/errors.js';
 import type { RouteDecision } from '../engine/routing/route.js';
 import type { Plan } from '../schemas/plan.js';
-import { startOpenAiServer, type OpenAiTestServer } from './support/openai-server.js';
+import { openAiServerFor } from './support/openai-server.js';
 
-let srv: OpenAiTestServer;
-test.before(async () => {
-  srv = await startOpenAiServer();
-});
-test.after(async () => {
-  await srv.close();
-});
-test.before.each(() => srv.reset());
+const srv = openAiServerFor(test);
 
 const route: RouteDecision = { providers: ['gpucloud'], reasons: [{ provider: 'gpucloud', terms: ['instances'] }], kinds: ['instances'], defaulted: false };
 

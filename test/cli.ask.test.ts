@@ -9,18 +9,10 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli, tempHome, withEmulator } from './support/cli.js';
-import { startOpenAiServer, type OpenAiTestServer } from './support/openai-server.js';
+import { openAiServerFor } from './support/openai-server.js';
 
 const KEY = 'sk-ask-test-key-7f3a9c';
-let srv: OpenAiTestServer;
-
-test.before(async () => {
-  srv = await startOpenAiServer();
-});
-test.after(async () => {
-  await srv.close();
-});
-test.before.each(() => srv.reset());
+const srv = openAiServerFor(test);
 
 /** A config whose openai profile points at the local server; the key comes from TEST_AI_KEY. */
 function aiConfig(extra = ''): string {

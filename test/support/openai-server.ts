@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Test } from 'uvu';
 
 export interface RecordedRequest {
   method: string;
@@ -182,4 +183,28 @@ async function anthropicReply(res: ServerResponse, model: string, text: string, 
   ev('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 1 } });
   ev('message_stop', { type: 'message_stop' });
   res.end();
+}
+
+/**
+ * One server for a whole uvu suite: started before the first test, reset before each, closed after
+ * the last. The returned handle forwards to the running server, so tests use it like the server itself.
+ */
+export function openAiServerFor(suite: Test): OpenAiTestServer {
+  let current: OpenAiTestServer | undefined;
+  suite.before(async () => {
+    current = await startOpenAiServer();
+  });
+  suite.after(async () => {
+    await current?.close();
+  });
+  suite.before.each(() => {
+    current?.reset();
+  });
+  return new Proxy({} as OpenAiTestServer, {
+    get(_target, key) {
+      if (!current) throw new Error('the OpenAI test server is not started yet (use it inside a test)');
+      const value = (current as unknown as Record<string | symbol, unknown>)[key];
+      return typeof value === 'function' ? value.bind(current) : value;
+    },
+  });
 }
