@@ -79,4 +79,19 @@ test('a request without a session that is not initialize is refused with 400', a
   }
 });
 
+test('a port already in use is a clear listen_failed error, not a crash', async () => {
+  const first = await startMcpHttpServer({ host: '127.0.0.1', port: 0, newServer: () => createMcpServer(backend) });
+  try {
+    const err = await startMcpHttpServer({ host: '127.0.0.1', port: first.port, newServer: () => createMcpServer(backend) }).then(
+      () => undefined,
+      (e: { code?: string; message?: string; hint?: string }) => e,
+    );
+    assert.is(err?.code, 'listen_failed');
+    assert.match(err?.message ?? '', /address already in use/);
+    assert.match(err?.hint ?? '', /--listen/);
+  } finally {
+    await first.close();
+  }
+});
+
 test.run();
