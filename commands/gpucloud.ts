@@ -7,6 +7,7 @@ import { AmbiguousNameError, requireKind, resolveRecord as resolveRecordBy } fro
 import { INSTANCE_ACTIONS, instanceActionPlan, listPlan } from '../engine/gpucloud/static-plans.js';
 import type { Plan } from '../schemas/plan.js';
 import { UsageError } from '../engine/errors.js';
+import { listenError } from '../engine/listen-error.js';
 import { destructiveReasons } from '../engine/plan/destroyer.js';
 import { renderRecord, renderRecords, renderTable } from '../engine/render/records.js';
 import type { CommandContext } from './context.js';
@@ -119,9 +120,11 @@ async function emulate(ctx: CommandContext, opts: { listen: string; state?: stri
   if (!match) throw new UsageError(`--listen must be host:port (got "${opts.listen}")`);
   if (opts.seed !== 'demo' && opts.seed !== 'empty') throw new UsageError('--seed must be demo or empty');
   const { runEmulatorForeground } = await import('../emulator/index.js');
-  const emulator = await runEmulatorForeground(
-    { host: match[1], port: Number(match[2]), stateFile: opts.state, seed: opts.seed },
-    (line) => ctx.io.stderr.write(line + '\n'),
+  const [host, port] = [match[1]!, Number(match[2])];
+  const emulator = await runEmulatorForeground({ host, port, stateFile: opts.state, seed: opts.seed }, (line) => ctx.io.stderr.write(line + '\n')).catch(
+    (err: NodeJS.ErrnoException) => {
+      throw listenError(err, host, port);
+    },
   );
   await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
   await emulator.close();

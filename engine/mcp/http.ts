@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { OperationError } from '../errors.js';
+import { listenError } from '../listen-error.js';
 import { checkRequest } from './guard.js';
 
 export const MCP_PATH = '/mcp';
@@ -54,19 +54,6 @@ async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
     chunks.push(chunk as Buffer);
   }
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-}
-
-/** A failed bind is the user's to fix (port taken, address not local), not a bug. */
-function listenError(err: NodeJS.ErrnoException, host: string, port: number): Error {
-  const where = `${host}:${port}`;
-  const why: Record<string, [string, string]> = {
-    EADDRINUSE: ['address already in use', 'another process (perhaps another `assistant mcp`) listens there; pick another port with --listen'],
-    EACCES: ['permission denied', 'ports below 1024 need privileges; use a port above 1024'],
-    EADDRNOTAVAIL: ['address not available on this machine', 'use 127.0.0.1, or an address of one of this machine\'s interfaces'],
-  };
-  const known = err.code ? why[err.code] : undefined;
-  if (!known) return err;
-  return new OperationError('listen_failed', `cannot listen on ${where}: ${known[0]}`, { hint: known[1], cause: err });
 }
 
 export async function startMcpHttpServer(opts: McpHttpOptions): Promise<McpHttpServer> {
