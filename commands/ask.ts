@@ -132,7 +132,13 @@ async function ask(ctx: CommandContext, question: string, providerFlags: string[
             ctx.io.stdout.write(t);
             last = t;
           },
-      trace: agentTrace ? (line) => ctx.io.stderr.write(`trace: ${line}\n`) : undefined,
+      // A transition after the answer (answering -> done) comes after the answer's own line end.
+      trace: agentTrace
+        ? (line) => {
+            endLine();
+            ctx.io.stderr.write(`trace: ${line}\n`);
+          }
+        : undefined,
       debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined,
       onProgress: (line) => ctx.io.stderr.write(`${line}\n`),
       signal: ctx.signal,

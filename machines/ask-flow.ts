@@ -140,6 +140,9 @@ export const askFlowMachine = setup({
         const asked = new Set(ctx.route!.kinds);
         const relevant = asked.size ? ctx.results.filter((r) => asked.has(r.kind)) : ctx.results;
         const answer = answerFromResults(input.question, relevant.map((r): StepResult => ({ args: r.args, kind: r.kind, data: r.data })));
+        // Observers hear of the entry into `answering` only after this actor has started; yielding once
+        // keeps the order `gatheringContext -> answering`, then the answer, for --agent-trace.
+        await Promise.resolve();
         input.onToken?.(answer);
         const sizes = { system: 0, context: ctx.context.length, question: input.question.length, history: 0, historyTurns: 0, total: 0 };
         return { answer, sizes };

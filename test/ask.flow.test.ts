@@ -78,6 +78,16 @@ test('a context of several MB is summarised in ai.max_chunks chunk calls, then a
   console.log(`ask flow: ${(out.contextChars / 1e6).toFixed(1)} MB context → ${chats.length} chat calls, ${Math.round(ms)} ms in-process`);
 });
 
+test('with the built-in provider the answer comes after the transition into answering (trace order)', async () => {
+  const events: string[] = [];
+  const out = await runAskFlow(
+    input({ question: 'what is my balance', provider: () => resolveAiProvider({ aiConfig: {}, profileName: 'builtin', env: {} }), onToken: (t) => events.push(`token ${t}`) }),
+    { onTransition: (from, to) => events.push(`${from} -> ${to}`) },
+  );
+  assert.ok(out.answer.length > 0);
+  assert.equal(events, ['start -> routing', 'routing -> gatheringContext', 'gatheringContext -> answering', `token ${out.answer}`, 'answering -> done']);
+});
+
 test('below ai.max_prompt_chars nothing is summarised and the provider is called once', async () => {
   srv.reply({ text: 'node-0 is offline.' });
   const transitions: string[] = [];
