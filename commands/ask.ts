@@ -108,11 +108,17 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
 async function ask(ctx: CommandContext, question: string, providerFlags: string[], ai: AiFlags, agentTrace: boolean): Promise<number> {
   const structured = ctx.globals.outputExplicit && ctx.globals.output !== 'table';
   return withSession(ctx, async (session) => {
-    let last = '';
+    let streamed = false;
+    let lineOpen = false;
+    const print = (text: string) => {
+      ctx.io.stdout.write(text);
+      streamed = true;
+      lineOpen = !text.endsWith('\n');
+    };
     // A stream cut short by an error or Ctrl-C still ends its line before the error is printed.
     const endLine = () => {
-      if (last && !last.endsWith('\n')) ctx.io.stdout.write('\n');
-      last = '';
+      if (lineOpen) ctx.io.stdout.write('\n');
+      lineOpen = false;
     };
     const result = await askQuestion({
       question,
@@ -128,9 +134,7 @@ async function ask(ctx: CommandContext, question: string, providerFlags: string[
       onToken: structured
         ? undefined
         : (t) => {
-            if (!t) return;
-            ctx.io.stdout.write(t);
-            last = t;
+            if (t) print(t);
           },
       // A transition after the answer (answering -> done) comes after the answer's own line end.
       trace: agentTrace
@@ -149,10 +153,10 @@ async function ask(ctx: CommandContext, question: string, providerFlags: string[
     if (structured) {
       const doc = { question, answer: result.answer, providers: result.route.providers, ai_provider: result.provider, model: result.model, summarised: result.summarised, context_chars: result.contextChars, prompt_chars: result.promptChars };
       ctx.io.stdout.write(ctx.globals.output === 'json' ? JSON.stringify(doc, null, 2) + '\n' : toYaml(doc));
-    } else if (last) {
+    } else {
+      // A provider that answered without streaming still gets its answer printed.
+      if (!streamed && result.answer) print(result.answer);
       endLine();
-    } else if (!result.answer.endsWith('\n')) {
-      ctx.io.stdout.write('\n');
     }
     return ExitCode.ok;
   });
