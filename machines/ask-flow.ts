@@ -109,6 +109,9 @@ function overheadChars(question: string, history: ChatMessage[]): number {
 
 const isBuiltin = (p: AiProvider | undefined) => p?.name === 'builtin';
 
+const BUILTIN_SCOPE_NOTE =
+  'Without an AI provider only questions about your gpucloud resources and balance can be answered (configure one under ai: in ~/.assistant.yaml; see the README). Your instances and balance:';
+
 export const askFlowMachine = setup({
   types: { context: {} as AskFlowContext, input: {} as AskFlowInput, output: {} as AskFlowOutput },
   actors: {
@@ -139,7 +142,9 @@ export const askFlowMachine = setup({
         // No model: render the answer from the results of the kinds the question is about.
         const asked = new Set(ctx.route!.kinds);
         const relevant = asked.size ? ctx.results.filter((r) => asked.has(r.kind)) : ctx.results;
-        const answer = answerFromResults(input.question, relevant.map((r): StepResult => ({ args: r.args, kind: r.kind, data: r.data })));
+        const facts = answerFromResults(input.question, relevant.map((r): StepResult => ({ args: r.args, kind: r.kind, data: r.data })));
+        // Nothing in the question named a resource: say what the built-in answers can cover instead of guessing.
+        const answer = ctx.route!.defaulted ? `${BUILTIN_SCOPE_NOTE}\n${facts}` : facts;
         // Observers hear of the entry into `answering` only after this actor has started; yielding once
         // keeps the order `gatheringContext -> answering`, then the answer, for --agent-trace.
         await Promise.resolve();

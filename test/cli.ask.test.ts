@@ -172,6 +172,13 @@ test('sandbox without ai.default_provider: "what is my balance" is answered from
   assert.is(srv.requests.length, 0);
 });
 
+test('sandbox without an AI provider: a question about nothing it knows says what it can answer', async () => {
+  const r = await runCli(['--sandbox', 'ask', 'what is the weather like tomorrow']);
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^Without an AI provider only questions about your gpucloud resources and balance can be answered/);
+  assert.match(r.stdout, /Your balance is 1000\.00 USD\.\n$/);
+});
+
 test("the AI provider's 429 is a clear error naming the AI provider's limit (exit 1)", async () => {
   await withEmulator(async ({ env }) => {
     srv.setDefault({ status: 429, headers: { 'retry-after': '3600' }, body: { error: { message: 'Rate limit reached for requests', type: 'requests' } } });
