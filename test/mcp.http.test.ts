@@ -202,6 +202,28 @@ test('assistant_plan_apply reports increasing progress per step to a client that
   assert.match(seen[0]!.message ?? '', /step 1\/2/);
 });
 
+test('an agent retrying a failed apply cannot repeat its create: mode new is refused, resume continues after it', async () => {
+  const plan = volumePlan('mcp-resume');
+  plan.commands.push({ args: ['gpucloud-api', 'GET', '/v1/volumes/<VOLUME_ID>'], reason: 'read it back' } as never);
+  const posts = () => ctx.emu.requests().filter((q) => q.method === 'POST' && q.path === '/v1/volumes').length;
+  const before = posts();
+  ctx.emu.addFault({ method: 'GET', path: '/v1/volumes/*', status: 404, code: 'not_found', message: 'gone', times: 1 });
+  const failed = await callTool(ctx.client, 'assistant_plan_apply', { plan });
+  assert.is(failed.isError, true);
+  assert.is(failed.structuredContent.status, 'failed');
+  assert.is(failed.structuredContent.steps[0].status, 'succeeded');
+
+  const again = await callTool(ctx.client, 'assistant_plan_apply', { plan });
+  assert.is(again.isError, true);
+  assert.is(errorOf(again).code, 'refused');
+  assert.match(errorOf(again).hint ?? '', /resume/);
+
+  const resumed = await callTool(ctx.client, 'assistant_plan_apply', { plan, mode: 'resume' });
+  assert.not.ok(resumed.isError, textOf(resumed));
+  assert.is(resumed.structuredContent.status, 'succeeded');
+  assert.is(posts() - before, 1, 'the volume was created once');
+});
+
 test('assistant_plan_apply refuses a destructive plan on a server without --destroyer and sends nothing', async () => {
   const before = ctx.emu.requests().filter((q) => q.method === 'PUT').length;
   const r = await callTool(ctx.client, 'assistant_plan_apply', { plan: deletePlan });
