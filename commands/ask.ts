@@ -35,6 +35,9 @@ type AskFlags = Record<string, unknown> & {
   aiProfile?: string;
   routeOnly?: boolean;
   agentTrace?: boolean;
+  newConversation?: boolean;
+  /** false with --no-history. */
+  history?: boolean;
 };
 
 /** cac's name for an option: `--gemini-api-model` → `geminiApiModel`. */
@@ -69,6 +72,8 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .command('ask [...question]', 'Answer a question about your infrastructure, write a plan (--maker) or apply one (--apply)')
       .option('--route-only', 'Show which provider the question goes to and the matched terms; nothing is read or asked')
       .option('--agent-trace', "Print the ask flow's state transitions on stderr")
+      .option('--new-conversation', 'Forget the earlier questions and answers (with this AI profile and project) before asking')
+      .option('--no-history', 'Neither use nor record the conversation for this question')
       .option('--apply', 'Apply a plan read from --plan-file or stdin')
       .option('--plan-file <path>', 'Plan document to apply (default: stdin)')
       .option('--destroyer', 'Permit destructive steps in the plan')
@@ -84,6 +89,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant ask "how many instances are running and what is my balance?"')
       .example('  assistant ask --route-only -o json "is 1H100.80S.22V available in FIN-01?"')
       .example('  assistant ask --agent-trace --openai-model gpt-4o "which volumes are not attached?"')
+      .example('  assistant ask --new-conversation "which of my instances are idle?"')
       .example('  assistant --sandbox ask "what is my balance"')
       .example('  assistant ask --apply --plan-file plan.json')
       .example('  cat plan.json | assistant ask --apply --destroyer')
@@ -98,14 +104,24 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           const providerFlags = ROUTE_PROVIDERS.filter((p) => opts[optionKey(p)] === true || opts[p] === true);
           if (opts.routeOnly) return routeOnly(ctx, text, providerFlags);
           if (opts.maker) return maker(ctx, text, Boolean(opts.destroyer), aiFlags(opts));
-          return ask(ctx, text, providerFlags, aiFlags(opts), Boolean(opts.agentTrace));
+          return ask(ctx, text, providerFlags, aiFlags(opts), {
+            agentTrace: Boolean(opts.agentTrace),
+            history: opts.history !== false,
+            newConversation: Boolean(opts.newConversation),
+          });
         }),
       );
   });
 }
 
 /** `ask "<question>"`: the answer streams to stdout as it arrives; diagnostics go to stderr. */
-async function ask(ctx: CommandContext, question: string, providerFlags: string[], ai: AiFlags, agentTrace: boolean): Promise<number> {
+async function ask(
+  ctx: CommandContext,
+  question: string,
+  providerFlags: string[],
+  ai: AiFlags,
+  { agentTrace, history, newConversation }: { agentTrace: boolean; history: boolean; newConversation: boolean },
+): Promise<number> {
   const structured = ctx.globals.outputExplicit && ctx.globals.output !== 'table';
   return withSession(ctx, async (session) => {
     let streamed = false;
@@ -130,6 +146,8 @@ async function ask(ctx: CommandContext, question: string, providerFlags: string[
       keyFlags: ai.keyFlags,
       providerFlags,
       sandbox: ctx.globals.sandbox,
+      history,
+      newConversation,
       aiPolicy: ctx.globals.timeout ? { timeoutMs: ctx.globals.timeout * 1000 } : undefined,
       onToken: structured
         ? undefined

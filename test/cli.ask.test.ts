@@ -165,6 +165,30 @@ test('history: a follow-up question carries the previous turn; the file is 0600 
   });
 });
 
+test('history: --new-conversation forgets the earlier turns, --no-history neither uses nor records them', async () => {
+  await withEmulator(async ({ env }) => {
+    const home = tempHome();
+    const config = aiConfig();
+    const run = (args: string[]) => runCli(['--config', config, 'ask', ...args], { home, env: { ...env, TEST_AI_KEY: KEY } });
+    srv.reply({ text: 'first' }, { text: 'second' }, { text: 'third' });
+    assert.is((await run(['which instance is running?'])).code, 0);
+    const historyFile = () => {
+      const dir = join(home, '.assistant', 'history');
+      return JSON.parse(readFileSync(join(dir, readdirSync(dir)[0]!), 'utf8')) as { turns: { question: string }[] };
+    };
+
+    assert.is((await run(['--no-history', 'a one-off question'])).code, 0);
+    const [, oneOff] = srv.chatRequests();
+    assert.is(oneOff!.body.messages.filter((m: any) => m.role !== 'system').length, 1, 'no earlier turn was sent');
+    assert.equal(historyFile().turns.map((t) => t.question), ['which instance is running?'], 'nothing was recorded');
+
+    assert.is((await run(['--new-conversation', 'start again'])).code, 0);
+    const [, , fresh] = srv.chatRequests();
+    assert.is(fresh!.body.messages.filter((m: any) => m.role !== 'system').length, 1, 'the earlier turn was forgotten');
+    assert.equal(historyFile().turns.map((t) => t.question), ['start again']);
+  });
+});
+
 test('sandbox without ai.default_provider: "what is my balance" is answered from the results with no model', async () => {
   const r = await runCli(['--sandbox', 'ask', 'what is my balance']);
   assert.is(r.code, 0, r.stderr);

@@ -44,6 +44,8 @@ export interface AskOptions {
   sandbox?: boolean;
   /** Read and write the conversation history (default true). */
   history?: boolean;
+  /** Forget the earlier turns with this provider and project before asking. */
+  newConversation?: boolean;
   /** Overrides of the AI call policy (timeouts, 429 budget). */
   aiPolicy?: Partial<AiCallPolicy>;
   onToken?: (t: string) => void;
@@ -143,6 +145,7 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
             sandbox: o.sandbox,
           });
           history = new ConversationHistory(o.home, provider.profile, project);
+          if (o.newConversation) history.clear();
         }
         return provider;
       },

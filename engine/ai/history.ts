@@ -5,7 +5,7 @@
  * redaction first, so no key or token ever lands in the file. A corrupt file is treated as empty.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { redactText } from '../redact.js';
@@ -68,6 +68,11 @@ export class ConversationHistory {
       { role: 'user', content: t.question },
       { role: 'assistant', content: t.answer },
     ]);
+  }
+
+  /** Forgets the conversation (`ask --new-conversation`). */
+  clear(): void {
+    rmSync(this.path, { force: true });
   }
 
   append(question: string, answer: string, at = new Date()): void {
