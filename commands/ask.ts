@@ -70,6 +70,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   return runGroup('ask', ['ask', ...argv], ctx, (cli, start) => {
     const command = cli
       .command('ask [...question]', 'Answer a question about your infrastructure, write a plan (--maker) or apply one (--apply)')
+      .usage('"<question>" [flags]  |  --maker "<request>"  |  --apply [--plan-file <path>]')
       .option('--route-only', 'Show which provider the question goes to and the matched terms; nothing is read or asked')
       .option('--agent-trace', "Print the ask flow's state transitions on stderr")
       .option('--new-conversation', 'Forget the earlier questions and answers (with this AI profile and project) before asking')
