@@ -16,6 +16,7 @@ export const AUTH_TOKEN_ENV = 'ASSISTANT_MCP_AUTH_TOKEN';
 
 interface McpOptions {
   transport: string;
+  stdio?: boolean;
   listen: string;
   authToken?: string;
   destroyer?: boolean;
@@ -26,8 +27,9 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   return runGroup('mcp', argv[0] === 'serve' ? argv : ['serve', ...argv], ctx, (cli, start) => {
     cli
       .command('serve', 'Start the MCP server (tools for AI agents) over Streamable HTTP or stdio')
-      .usage('[--transport http|stdio] [--listen host:port] [--auth-token <token>] [--destroyer]')
+      .usage('[--transport http|stdio | --stdio] [--listen host:port] [--auth-token <token>] [--destroyer]')
       .option('--transport <transport>', 'http (Streamable HTTP on POST /mcp) or stdio', { default: 'http' })
+      .option('--stdio', 'Same as --transport stdio (for launchers that keep --transport for themselves, like the MCP Inspector)')
       .option('--listen <host:port>', 'Address for --transport http (loopback unless --auth-token is set)', { default: '127.0.0.1:39393' })
       .option('--auth-token <token>', `Bearer token clients must send (or set ${AUTH_TOKEN_ENV}); required off loopback`)
       .option('--destroyer', 'Allow assistant_plan_apply to run destructive plans')
@@ -47,6 +49,7 @@ function parseListen(listen: string): { host: string; port: number } {
 }
 
 async function serve(ctx: CommandContext, opts: McpOptions): Promise<number> {
+  if (opts.stdio) opts = { ...opts, transport: 'stdio' };
   if (opts.transport !== 'http' && opts.transport !== 'stdio') throw new UsageError(`--transport must be http or stdio (got "${opts.transport}")`);
   const authToken = opts.authToken ?? (ctx.env[AUTH_TOKEN_ENV] || undefined);
   const listen = parseListen(opts.listen);

@@ -30,6 +30,16 @@ test('over stdio the tools list resources from gpucloud and log only to stderr (
   }
 });
 
+test('--stdio is the same as --transport stdio (the MCP Inspector keeps --transport for itself)', async () => {
+  const { client } = await connectStdio({ globalArgs: ['--sandbox'], transportArgs: ['--stdio'] });
+  try {
+    const r = await callTool(client, 'assistant_gpucloud_list', { resource: 'locations' });
+    assert.not.ok(r.isError, textOf(r));
+  } finally {
+    await client.close();
+  }
+});
+
 test('over stdio without credentials a tool call is an error result that says how to configure them', async () => {
   const { client } = await connectStdio({ env: {} });
   try {

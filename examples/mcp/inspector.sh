@@ -9,5 +9,6 @@ npx @modelcontextprotocol/inspector --cli "$URL" --transport http --method tools
 npx @modelcontextprotocol/inspector --cli "$URL" --transport http --method tools/call \
   --tool-name assistant_route_question --tool-arg 'question=what does an 8H100.80S.176V cost per hour?'
 
-# Or let the Inspector start the server over stdio:
-# npx @modelcontextprotocol/inspector --cli assistant --sandbox mcp --transport stdio --method tools/list
+# Or let the Inspector start the server over stdio. The Inspector keeps `--transport` for itself,
+# so the server is told with `--stdio` (the same as `--transport stdio`):
+# npx @modelcontextprotocol/inspector --cli assistant --sandbox mcp --stdio --method tools/list

@@ -69,11 +69,13 @@ export async function connectHttp(url: string, headers: Record<string, string> =
   return client;
 }
 
-export async function connectStdio(opts: { env?: Record<string, string | undefined>; home?: string; args?: string[]; globalArgs?: string[] } = {}): Promise<{ client: Client; stderr(): string }> {
+export async function connectStdio(
+  opts: { env?: Record<string, string | undefined>; home?: string; args?: string[]; globalArgs?: string[]; transportArgs?: string[] } = {},
+): Promise<{ client: Client; stderr(): string }> {
   const home = opts.home ?? tempHome('assistant-mcp-');
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, ...(opts.globalArgs ?? []), 'mcp', '--transport', 'stdio', ...(opts.args ?? [])],
+    args: [BIN, ...(opts.globalArgs ?? []), 'mcp', ...(opts.transportArgs ?? ['--transport', 'stdio']), ...(opts.args ?? [])],
     env: childEnv(home, opts.env ?? {}),
     cwd: home,
     stderr: 'pipe',
