@@ -64,30 +64,36 @@ async function serve(ctx: CommandContext, opts: McpOptions): Promise<number> {
     const backend: McpBackend = { ...session, home: ctx.home, env: ctx.env, sandbox: ctx.globals.sandbox, destroyer, log };
     const gate = destroyer ? 'destructive plans ALLOWED (--destroyer)' : 'destructive plans refused';
     const stopped = new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
-
-    if (opts.transport === 'stdio') {
-      const transport = new StdioServerTransport(ctx.io.stdin as never, ctx.io.stdout as never);
-      const closed = new Promise<void>((resolve) => {
-        transport.onclose = resolve;
-        ctx.io.stdin.once('end', resolve);
-      });
-      await createMcpServer(backend).connect(transport);
-      ctx.io.stderr.write(`assistant MCP server on stdio: ${TOOLS.length} tools, ${gate}\n`);
-      await Promise.race([closed, stopped]);
-      await transport.close();
-      return 0;
-    }
-
-    const server = await startMcpHttpServer({
-      ...listen,
-      authToken,
-      newServer: () => createMcpServer(backend),
-      log,
-    });
-    ctx.io.stderr.write(`assistant MCP server listening on ${server.url} (${TOOLS.length} tools, ${gate}${authToken ? ', bearer token required' : ''}); Ctrl-C stops it\n`);
-    await stopped;
-    await server.close();
-    ctx.io.stderr.write('MCP server stopped\n');
+    if (opts.transport === 'stdio') await serveStdio(ctx, backend, gate, stopped);
+    else await serveHttp(ctx, backend, { ...listen, authToken }, gate, stopped);
     return 0;
   });
+}
+
+/** Until stdin ends (the client went away) or Ctrl-C; stdout carries only the protocol. */
+async function serveStdio(ctx: CommandContext, backend: McpBackend, gate: string, stopped: Promise<void>): Promise<void> {
+  const transport = new StdioServerTransport(ctx.io.stdin as never, ctx.io.stdout as never);
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = resolve;
+    ctx.io.stdin.once('end', resolve);
+  });
+  await createMcpServer(backend).connect(transport);
+  ctx.io.stderr.write(`assistant MCP server on stdio: ${TOOLS.length} tools, ${gate}\n`);
+  await Promise.race([closed, stopped]);
+  await transport.close();
+}
+
+async function serveHttp(
+  ctx: CommandContext,
+  backend: McpBackend,
+  listen: { host: string; port: number; authToken?: string },
+  gate: string,
+  stopped: Promise<void>,
+): Promise<void> {
+  const server = await startMcpHttpServer({ ...listen, newServer: () => createMcpServer(backend), log: backend.log });
+  const token = listen.authToken ? ', bearer token required' : '';
+  ctx.io.stderr.write(`assistant MCP server listening on ${server.url} (${TOOLS.length} tools, ${gate}${token}); Ctrl-C stops it\n`);
+  await stopped;
+  await server.close();
+  ctx.io.stderr.write('MCP server stopped\n');
 }
