@@ -4,7 +4,7 @@
  * executor, and the result passes the same validator and destroyer gate as any plan.
  */
 import { makePlan } from '../engine/ai/maker.js';
-import { resolveAiProvider } from '../engine/ai/resolve.js';
+import { profileForCommand, resolveAiProvider } from '../engine/ai/resolve.js';
 import { findKind } from '../engine/gpucloud/catalogue.js';
 import { listPlan } from '../engine/gpucloud/static-plans.js';
 import { validatePlan } from '../engine/plan/validate.js';
@@ -41,7 +41,7 @@ export async function makePlanFromQuestion(
   opts: { destroyer: boolean } & AiFlags,
 ): Promise<Plan> {
   // In the sandbox, with no AI configured, the deterministic built-in planner answers.
-  const profileName = opts.aiProfile ?? (ctx.globals.sandbox && !session.config.ai?.default_provider ? 'builtin' : undefined);
+  const profileName = profileForCommand(opts.aiProfile, ctx.globals.sandbox, session.config.ai);
   const provider = resolveAiProvider({
     aiConfig: session.config.ai,
     profileName,

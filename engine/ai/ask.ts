@@ -17,7 +17,7 @@ import { routeQuestion, type RouteDecision } from '../routing/route.js';
 import { runAskFlow, type AskFlowOutput } from '../../machines/ask-flow.js';
 import { ConversationHistory, historyProject } from './history.js';
 import type { AiCallPolicy } from './provider.js';
-import { resolveAiProvider } from './resolve.js';
+import { profileForCommand, resolveAiProvider } from './resolve.js';
 
 export type { RouteDecision };
 
@@ -121,7 +121,7 @@ export function routeAnswerable(question: string, flags: string[] | undefined, c
 
 export async function askQuestion(o: AskOptions): Promise<AskResult> {
   const { config } = o.backend;
-  const profileName = o.aiProfile ?? (o.sandbox && !config.ai?.default_provider ? 'builtin' : undefined);
+  const profileName = profileForCommand(o.aiProfile, o.sandbox, config.ai);
   let history: ConversationHistory | undefined;
 
   const out: AskFlowOutput = await runAskFlow(

@@ -130,6 +130,11 @@ class BuiltinProvider implements AiProvider {
   }
 }
 
+/** The profile a command uses: `--ai-profile`, else, in the sandbox with no AI configured, the built-in provider. */
+export function profileForCommand(aiProfile: string | undefined, sandbox: boolean | undefined, ai: Partial<AiConfig> | undefined): string | undefined {
+  return aiProfile ?? (sandbox && !ai?.default_provider ? 'builtin' : undefined);
+}
+
 export function resolveAiProvider(options: ResolveAiProviderOptions): AiProvider {
   const { aiConfig, env } = options;
   const sel = selectAiProfile(aiConfig, options.profileName);
