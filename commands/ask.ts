@@ -20,7 +20,7 @@ import type { RunReport } from '../schemas/run-report.js';
 import type { CommandContext } from './context.js';
 import { readPlanInput } from './plan-input.js';
 import { withSession } from './session.js';
-import { createStepProgress } from './progress.js';
+import { createPhaseSpinner, createStepProgress } from './progress.js';
 import { makePlanFromQuestion, type AiFlags } from './ask-maker.js';
 import { runGroup } from './group.js';
 
@@ -115,6 +115,14 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   });
 }
 
+/** What the spinner says while the ask flow is in a state (on a terminal, until the first token). */
+const ASK_PHASES: Record<string, string> = {
+  routing: 'routing the question',
+  gatheringContext: 'reading gpucloud',
+  summarising: 'summarising a large context',
+  answering: 'writing the answer',
+};
+
 /** `ask "<question>"`: the answer streams to stdout as it arrives; diagnostics go to stderr. */
 async function ask(
   ctx: CommandContext,
@@ -137,6 +145,8 @@ async function ask(
       if (lineOpen) ctx.io.stdout.write('\n');
       lineOpen = false;
     };
+    // --agent-trace prints the same phases as lines; the spinner would only fight with them.
+    const spinner = agentTrace ? undefined : createPhaseSpinner(ctx.io);
     const result = await askQuestion({
       question,
       backend: session,
@@ -153,22 +163,32 @@ async function ask(
       onToken: structured
         ? undefined
         : (t) => {
+            spinner?.stop();
             if (t) print(t);
           },
-      // A transition after the answer (answering -> done) comes after the answer's own line end.
-      trace: agentTrace
+      trace: (line) => {
+        const phase = ASK_PHASES[line.split(' -> ')[1] ?? ''];
+        if (phase) spinner?.phase(phase);
+        else spinner?.stop();
+        if (!agentTrace) return;
+        // A transition after the answer (answering -> done) comes after the answer's own line end.
+        endLine();
+        ctx.io.stderr.write(`trace: ${line}\n`);
+      },
+      debug: ctx.globals.debug
         ? (line) => {
-            endLine();
-            ctx.io.stderr.write(`trace: ${line}\n`);
+            spinner?.stop();
+            ctx.io.stderr.write(`debug: ${redactText(line)}\n`);
           }
         : undefined,
-      debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined,
-      onProgress: (line) => ctx.io.stderr.write(`${line}\n`),
+      onProgress: (line) => (spinner ? spinner.phase(line) : ctx.io.stderr.write(`${line}\n`)),
       signal: ctx.signal,
     }).catch((err: unknown) => {
+      spinner?.stop();
       endLine();
       throw err;
     });
+    spinner?.stop();
     if (structured) {
       const doc = { question, answer: result.answer, providers: result.route.providers, ai_provider: result.provider, model: result.model, summarised: result.summarised, context_chars: result.contextChars, prompt_chars: result.promptChars };
       ctx.io.stdout.write(ctx.globals.output === 'json' ? JSON.stringify(doc, null, 2) + '\n' : toYaml(doc));

@@ -54,3 +54,38 @@ export function createStepProgress(io: Io, total: number): StepProgress {
     },
   };
 }
+
+export interface PhaseSpinner {
+  /** Shows what is being waited for now. */
+  phase(text: string): void;
+  /** Clears the line, before the answer or an error is printed. */
+  stop(): void;
+}
+
+/**
+ * One live status line for a wait without steps (`ask` before its first token). Only on a terminal;
+ * elsewhere there is none (undefined) and callers print plain lines where they matter.
+ */
+export function createPhaseSpinner(io: Io): PhaseSpinner | undefined {
+  if (!io.stderrIsTTY) return undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let text = '';
+  let frame = 0;
+  const paint = () => io.stderr.write(`\r\x1b[2K${FRAMES[frame++ % FRAMES.length]} ${text}`);
+  return {
+    phase(next) {
+      text = next;
+      paint();
+      if (!timer) {
+        timer = setInterval(paint, 100);
+        timer.unref();
+      }
+    },
+    stop() {
+      if (!timer) return;
+      clearInterval(timer);
+      timer = undefined;
+      io.stderr.write('\r\x1b[2K');
+    },
+  };
+}
