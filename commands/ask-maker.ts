@@ -38,7 +38,7 @@ export async function makePlanFromQuestion(
   ctx: CommandContext,
   session: Session,
   question: string,
-  opts: { destroyer: boolean } & AiFlags,
+  opts: { destroyer: boolean; onPhase?: (text: string) => void } & AiFlags,
 ): Promise<Plan> {
   // In the sandbox, with no AI configured, the deterministic built-in planner answers.
   const profileName = profileForCommand(opts.aiProfile, ctx.globals.sandbox, session.config.ai);
@@ -51,12 +51,14 @@ export async function makePlanFromQuestion(
     debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${line}\n`) : undefined,
   });
 
+  opts.onPhase?.('reading the gpucloud catalogue');
   const names = Object.keys(CONTEXT_KINDS);
   const read: Plan = { version: 1, provider: 'gpucloud', commands: names.flatMap((n) => listPlan(findKind(CONTEXT_KINDS[n]!)!).commands) };
   const reads = await runForResults(session, read);
   const data = Object.fromEntries(names.map((n, i) => [n, Array.isArray(reads[i]) ? (reads[i] as unknown[]) : []]));
 
   const predefined = Object.keys(session.predefined);
+  opts.onPhase?.(provider.name === 'builtin' ? 'writing the plan' : `asking ${provider.describe()} for a plan`);
   return makePlan({
     provider,
     question,
@@ -65,6 +67,7 @@ export async function makePlanFromQuestion(
     defaults: session.predefined,
     destroyer: opts.destroyer,
     validate: (plan, o) => validatePlan(plan, { destroyer: o.destroyer, predefined }),
+    onAttempt: ({ attempt }) => opts.onPhase?.(`the plan had problems; asking again (attempt ${attempt + 1})`),
     signal: ctx.signal,
   });
 }

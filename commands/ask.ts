@@ -251,7 +251,10 @@ async function apply(ctx: CommandContext, planFile: string | undefined, destroye
 
 async function maker(ctx: CommandContext, question: string, destroyer: boolean, ai: AiFlags): Promise<number> {
   return withSession(ctx, async (session) => {
-    const plan = await makePlanFromQuestion(ctx, session, question, { destroyer, ...ai });
+    const spinner = createPhaseSpinner(ctx.io);
+    const plan = await makePlanFromQuestion(ctx, session, question, { destroyer, ...ai, onPhase: (text) => spinner?.phase(text) }).finally(() =>
+      spinner?.stop(),
+    );
     ctx.io.stdout.write(JSON.stringify({ ...plan, question: plan.question ?? question, created_at: plan.created_at ?? new Date().toISOString() }, null, 2) + '\n');
     return ExitCode.ok;
   });
