@@ -10,7 +10,8 @@ import { listPlan } from '../engine/gpucloud/static-plans.js';
 import { validatePlan } from '../engine/plan/validate.js';
 import type { Plan } from '../schemas/plan.js';
 import type { CommandContext } from './context.js';
-import { runForResults, type Session } from './session.js';
+import { runForResults } from '../engine/plan/run.js';
+import type { Session } from './session.js';
 
 /** Catalogue name passed to the maker → catalogue kind read for it. */
 const CONTEXT_KINDS: Record<string, string> = {

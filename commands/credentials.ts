@@ -4,7 +4,8 @@ import { listPlan } from '../engine/gpucloud/static-plans.js';
 import { UsageError } from '../engine/errors.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
-import { runForResults, withSession } from './session.js';
+import { runForResults } from '../engine/plan/run.js';
+import { withSession } from './session.js';
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   return runGroup('credentials', argv, ctx, (cli, start) => {

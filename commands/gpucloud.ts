@@ -5,7 +5,6 @@
 import { KINDS, type KindSpec } from '../engine/gpucloud/catalogue.js';
 import { AmbiguousNameError, requireKind, resolveRecord as resolveRecordBy } from '../engine/gpucloud/lookup.js';
 import { INSTANCE_ACTIONS, instanceActionPlan, listPlan } from '../engine/gpucloud/static-plans.js';
-import type { Plan } from '../schemas/plan.js';
 import { UsageError } from '../engine/errors.js';
 import { listenError } from '../engine/listen-error.js';
 import { destructiveReasons } from '../engine/plan/destroyer.js';
@@ -13,7 +12,8 @@ import { renderRecord, renderRecords, renderTable } from '../engine/render/recor
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { confirmByTyping } from './prompt.js';
-import { runForResults, withSession, type Session } from './session.js';
+import { runForResult } from '../engine/plan/run.js';
+import { withSession, type Session } from './session.js';
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   const kindList = KINDS.map((k) => k.kind).join(', ');
@@ -52,15 +52,9 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   );
 }
 
-/** Runs a static plan and returns the last step's data. */
-async function runStatic(session: Session, plan: Plan, destroyer = false): Promise<unknown> {
-  const results = await runForResults(session, plan, { destroyer });
-  return results[results.length - 1];
-}
-
 async function list(ctx: CommandContext, session: Session, kind: string): Promise<number> {
   const spec = requireKind(kind);
-  const data = await runStatic(session, listPlan(spec));
+  const data = await runForResult(session, listPlan(spec));
   ctx.io.stdout.write(renderRecords(data, spec, ctx.globals.output, ctx.io.columns));
   return 0;
 }
@@ -68,7 +62,7 @@ async function list(ctx: CommandContext, session: Session, kind: string): Promis
 /** Like the engine's resolveRecord; an ambiguous name also lists the matches on stderr (exit 2). */
 async function resolveRecord(ctx: CommandContext, session: Session, spec: KindSpec, idOrName: string): Promise<Record<string, unknown>> {
   try {
-    return await resolveRecordBy((plan) => runStatic(session, plan), spec, idOrName);
+    return await resolveRecordBy((plan) => runForResult(session, plan), spec, idOrName);
   } catch (err) {
     if (err instanceof AmbiguousNameError) ctx.io.stderr.write(renderTable(err.matches, spec.columns, ctx.io.columns));
     throw err;
@@ -85,7 +79,7 @@ async function get(ctx: CommandContext, session: Session, kind: string, idOrName
 
 async function balance(ctx: CommandContext, session: Session): Promise<number> {
   const spec = requireKind('balance');
-  const data = (await runStatic(session, listPlan(spec))) as { amount?: number | string; currency?: string };
+  const data = (await runForResult(session, listPlan(spec))) as { amount?: number | string; currency?: string };
   if (ctx.globals.output === 'yaml') {
     ctx.io.stdout.write(renderRecord(data, 'yaml'));
     return 0;
@@ -107,7 +101,7 @@ async function act(ctx: CommandContext, session: Session, action: string, idOrHo
   const plan = instanceActionPlan(normalized, id, hostname);
   const destructive = destructiveReasons('PUT', '/v1/instances', plan.commands[0]!.args[3]).length > 0;
   if (destructive) await confirmByTyping(ctx, `${normalized} instance ${hostname} (${id})`, hostname);
-  await runStatic(session, plan, destructive);
+  await runForResult(session, plan, { destroyer: destructive });
   ctx.io.stderr.write(`${normalized}: ${hostname} (${id}) accepted\n`);
   if (ctx.globals.outputExplicit && ctx.globals.output !== 'table') {
     ctx.io.stdout.write(renderRecord({ action: normalized, id, hostname, status: 'accepted' }, ctx.globals.output));

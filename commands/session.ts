@@ -89,5 +89,3 @@ export async function withSession<T>(ctx: CommandContext, fn: (session: Session)
     await session.close();
   }
 }
-
-export { runForResults } from '../engine/plan/run.js';

@@ -16,7 +16,7 @@ import { listPlan } from '../gpucloud/static-plans.js';
 import { applyPlan } from '../plan/apply.js';
 import { previewPlan } from '../plan/dry-run.js';
 import { renderPreview } from '../plan/preview.js';
-import { runForResults, type PlanBackend } from '../plan/run.js';
+import { runForResult, type PlanBackend } from '../plan/run.js';
 import { formatProblems, validatePlan } from '../plan/validate.js';
 import { redactText, redactValue } from '../redact.js';
 import { renderRecords, renderRecord } from '../render/records.js';
@@ -69,11 +69,6 @@ function tool<I extends z.ZodRawShape, O extends z.ZodRawShape>(def: ToolDef<I, 
 const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
 const TEXT_WIDTH = 160;
 
-async function readOne(backend: PlanBackend, plan: Parameters<typeof runForResults>[1], signal: AbortSignal): Promise<unknown> {
-  const results = await runForResults(backend, plan, { signal });
-  return results[results.length - 1];
-}
-
 /** Agents send plans as objects or as JSON/YAML text. */
 function planFrom(input: string | Record<string, unknown>): unknown {
   if (typeof input !== 'string') return input;
@@ -104,7 +99,7 @@ export const TOOLS = [
     annotations: READ_ONLY,
     async run({ resource }, { backend, signal }) {
       const spec = requireKind(resource);
-      const data = await readOne(backend, listPlan(spec), signal);
+      const data = await runForResult(backend, listPlan(spec), { signal });
       const items = Array.isArray(data) ? data : data === undefined || data === null ? [] : [data];
       return { text: renderRecords(data, spec, 'table', TEXT_WIDTH), structured: { resource: spec.kind, count: items.length, items } };
     },
@@ -119,7 +114,7 @@ export const TOOLS = [
     annotations: READ_ONLY,
     async run({ kind, id_or_hostname }, { backend, signal }) {
       const spec = requireKind(kind);
-      const record = await resolveRecord((plan) => readOne(backend, plan, signal), spec, id_or_hostname);
+      const record = await resolveRecord((plan) => runForResult(backend, plan, { signal }), spec, id_or_hostname);
       return { text: renderRecord(record, 'yaml'), structured: { kind: spec.kind, record } };
     },
   }),

@@ -138,6 +138,12 @@ export async function runForResults(backend: PlanBackend, plan: Plan, opts: { de
   return outcome.results;
 }
 
+/** Runs a one-step (or read-then-use) producer plan and returns the last step's response. */
+export async function runForResult(backend: PlanBackend, plan: Plan, opts: { destroyer?: boolean; signal?: AbortSignal } = {}): Promise<unknown> {
+  const results = await runForResults(backend, plan, opts);
+  return results[results.length - 1];
+}
+
 function errorSummary(error: unknown): { code: string; message: string; hint?: string } {
   if (error instanceof AssistantError) return { code: error.code, message: redactText(error.message), hint: error.hint };
   return { code: 'internal', message: redactText(error instanceof Error ? error.message : String(error)) };
