@@ -2,7 +2,7 @@
  * Entry point. Kept tiny on purpose: `--version` answers before anything else loads, and each
  * command group is imported only when it is used (start-up time is benchmarked).
  */
-import { readFileSync } from 'node:fs';
+import { assistantVersion } from './engine/version.js';
 import type { CommandContext, CommandGroupRunner, GlobalOptions, OutputFormat } from './commands/context.js';
 
 const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: CommandGroupRunner }> }> = {
@@ -14,17 +14,13 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: Comma
   mcp: { summary: 'Serve the tools to AI agents (MCP over HTTP or stdio)', load: () => import('./commands/mcp.js') },
 };
 
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
 
 function topLevelHelp(): string {
   const width = Math.max(...Object.keys(GROUPS).map((g) => g.length));
   const groups = Object.entries(GROUPS)
     .map(([name, g]) => `  ${name.padEnd(width)}  ${g.summary}`)
     .join('\n');
-  return `assistant ${version()} — a command-line assistant for cloud infrastructure, with gpucloud built in
+  return `assistant ${assistantVersion()} — a command-line assistant for cloud infrastructure, with gpucloud built in
 
 Usage:
   assistant <command> [subcommand] [flags]
@@ -123,7 +119,7 @@ class GlobalUsageError extends Error {}
 
 async function main(argv: string[]): Promise<number> {
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
-    process.stdout.write(version() + '\n');
+    process.stdout.write(assistantVersion() + '\n');
     return 0;
   }
   let parsed: ReturnType<typeof parseGlobals>;
@@ -140,7 +136,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (groupName === '--version' || groupName === '-v') {
-    process.stdout.write(version() + '\n');
+    process.stdout.write(assistantVersion() + '\n');
     return 0;
   }
   const group = GROUPS[groupName];

@@ -6,7 +6,7 @@ import { KINDS, type KindSpec } from '../engine/gpucloud/catalogue.js';
 import { AmbiguousNameError, requireKind, resolveRecord as resolveRecordBy } from '../engine/gpucloud/lookup.js';
 import { INSTANCE_ACTIONS, instanceActionPlan, listPlan } from '../engine/gpucloud/static-plans.js';
 import { UsageError } from '../engine/errors.js';
-import { listenError } from '../engine/listen-error.js';
+import { listenError, parseListen } from '../engine/listen.js';
 import { destructiveReasons } from '../engine/plan/destroyer.js';
 import { renderRecord, renderRecords, renderTable } from '../engine/render/records.js';
 import type { CommandContext } from './context.js';
@@ -110,11 +110,9 @@ async function act(ctx: CommandContext, session: Session, action: string, idOrHo
 }
 
 async function emulate(ctx: CommandContext, opts: { listen: string; state?: string; seed: string }): Promise<number> {
-  const match = /^(.*):(\d+)$/.exec(opts.listen);
-  if (!match) throw new UsageError(`--listen must be host:port (got "${opts.listen}")`);
+  const { host, port } = parseListen(opts.listen, '127.0.0.1:8787');
   if (opts.seed !== 'demo' && opts.seed !== 'empty') throw new UsageError('--seed must be demo or empty');
   const { runEmulatorForeground } = await import('../emulator/index.js');
-  const [host, port] = [match[1]!, Number(match[2])];
   const emulator = await runEmulatorForeground({ host, port, stateFile: opts.state, seed: opts.seed }, (line) => ctx.io.stderr.write(line + '\n')).catch(
     (err: NodeJS.ErrnoException) => {
       throw listenError(err, host, port);

@@ -4,6 +4,7 @@
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { UsageError } from '../engine/errors.js';
+import { parseListen } from '../engine/listen.js';
 import { isLoopback } from '../engine/mcp/guard.js';
 import { startMcpHttpServer } from '../engine/mcp/http.js';
 import { createMcpServer } from '../engine/mcp/server.js';
@@ -39,13 +40,6 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  npx @modelcontextprotocol/inspector --cli http://127.0.0.1:39393/mcp --transport http --method tools/list')
       .action((opts: McpOptions) => start(() => serve(ctx, opts)));
   });
-}
-
-function parseListen(listen: string): { host: string; port: number } {
-  const m = /^\[?([^\]]*?)\]?:(\d{1,5})$/.exec(listen.trim());
-  const port = m ? Number(m[2]) : NaN;
-  if (!m || !m[1] || port > 65535) throw new UsageError(`--listen must be host:port (got "${listen}")`, { hint: 'e.g. --listen 127.0.0.1:39393' });
-  return { host: m[1], port };
 }
 
 async function serve(ctx: CommandContext, opts: McpOptions): Promise<number> {

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { listenError } from '../listen-error.js';
+import { listenError } from '../listen.js';
 import { checkRequest } from './guard.js';
 
 export const MCP_PATH = '/mcp';

@@ -1,17 +1,15 @@
 /**
  * One MCP server instance (per HTTP session, or the single stdio one): the tools over a shared backend.
  */
-import { readFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { assistantVersion } from '../version.js';
 import { registerTools, type McpBackend } from './tools.js';
-
-const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 const INSTRUCTIONS = `Tools for a gpucloud account (GPU instances, Instant Clusters, volumes, serverless containers and jobs).
 Read with assistant_gpucloud_list and assistant_gpucloud_get. Change things only through plan documents: check a plan with assistant_plan_validate (problems, cost preview), then run it with assistant_plan_apply. Destructive plans are refused unless the server was started with --destroyer.`;
 
 export function createMcpServer(backend: McpBackend): McpServer {
-  const server = new McpServer({ name: 'assistant', version: VERSION }, { capabilities: { tools: {}, logging: {} }, instructions: INSTRUCTIONS });
+  const server = new McpServer({ name: 'assistant', version: assistantVersion() }, { capabilities: { tools: {}, logging: {} }, instructions: INSTRUCTIONS });
   registerTools(server, backend);
   return server;
 }

@@ -1,7 +1,16 @@
 /**
- * Turning a server's failed bind into an error the user can act on (used by `mcp` and `gpucloud emulate`).
+ * `--listen host:port` for the servers (`mcp`, `gpucloud emulate`): parsing the flag, and turning a
+ * failed bind into an error the user can act on.
  */
-import { OperationError } from './errors.js';
+import { OperationError, UsageError } from './errors.js';
+
+/** `127.0.0.1:39393`, `localhost:8787`, `[::1]:39393`. */
+export function parseListen(listen: string, example = '127.0.0.1:39393'): { host: string; port: number } {
+  const m = /^\[?([^\]]*?)\]?:(\d{1,5})$/.exec(listen.trim());
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || !m[1] || port > 65535) throw new UsageError(`--listen must be host:port (got "${listen}")`, { hint: `e.g. --listen ${example}` });
+  return { host: m[1], port };
+}
 
 /** A failed bind is the user's to fix (port taken, address not local), not a bug. */
 export function listenError(err: NodeJS.ErrnoException, host: string, port: number): Error {
