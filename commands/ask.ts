@@ -3,7 +3,6 @@
  * (`--route-only`), writes a plan (`--maker`) or runs one (`--apply`, with `--dry-run`, `--resume`,
  * `--fresh`). Flag parsing and output only; the work is in engine/ and machines/.
  */
-import { stringify as toYaml } from 'yaml';
 import { applyPlan, type ApplyMode } from '../engine/plan/apply.js';
 import { dryRunPlan } from '../engine/plan/dry-run.js';
 import { renderPreview } from '../engine/plan/preview.js';
@@ -11,7 +10,7 @@ import { ExitCode, UsageError } from '../engine/errors.js';
 import { askQuestion, contextPlanFor } from '../engine/ai/ask.js';
 import { loadConfig } from '../engine/config/load.js';
 import { redactText } from '../engine/redact.js';
-import { renderTable } from '../engine/render/records.js';
+import { renderRecord, renderTable } from '../engine/render/records.js';
 import { routeQuestion } from '../engine/routing/route.js';
 import { ROUTE_PROVIDERS } from '../engine/routing/terms.js';
 import { PROVIDER_KINDS } from '../engine/ai/kinds.js';
@@ -102,7 +101,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           if (opts.apply) return apply(ctx, opts.planFile, Boolean(opts.destroyer), opts.resume ? 'resume' : opts.fresh ? 'fresh' : 'new');
           if (question.length === 0) throw new UsageError('no question given', { hint: "run 'assistant ask --help'" });
           const text = question.join(' ');
-          const providerFlags = ROUTE_PROVIDERS.filter((p) => opts[optionKey(p)] === true || opts[p] === true);
+          const providerFlags = ROUTE_PROVIDERS.filter((p) => opts[p] === true);
           if (opts.routeOnly) return routeOnly(ctx, text, providerFlags);
           if (opts.maker) return maker(ctx, text, Boolean(opts.destroyer), aiFlags(opts));
           return ask(ctx, text, providerFlags, aiFlags(opts), {
@@ -191,7 +190,7 @@ async function ask(
     spinner?.stop();
     if (structured) {
       const doc = { question, answer: result.answer, providers: result.route.providers, ai_provider: result.provider, model: result.model, summarised: result.summarised, context_chars: result.contextChars, prompt_chars: result.promptChars };
-      ctx.io.stdout.write(ctx.globals.output === 'json' ? JSON.stringify(doc, null, 2) + '\n' : toYaml(doc));
+      ctx.io.stdout.write(renderRecord(doc, ctx.globals.output));
     } else {
       // A provider that answered without streaming still gets its answer printed.
       if (!streamed && result.answer) print(result.answer);
@@ -209,7 +208,7 @@ async function routeOnly(ctx: CommandContext, question: string, providerFlags: s
   const contextKinds = route.providers.includes('gpucloud') ? contextPlanFor(route).kinds : [];
   if (ctx.globals.output === 'json' || ctx.globals.output === 'yaml') {
     const doc = { question, ...route, context_kinds: contextKinds };
-    ctx.io.stdout.write(ctx.globals.output === 'json' ? JSON.stringify(doc, null, 2) + '\n' : toYaml(doc));
+    ctx.io.stdout.write(renderRecord(doc, ctx.globals.output));
     return ExitCode.ok;
   }
   const columns = [
@@ -265,9 +264,7 @@ async function dryRun(ctx: CommandContext, planFile: string | undefined, destroy
   const input = await readPlanInput(ctx, planFile);
   return withSession(ctx, async (session) => {
     const { preview, gated } = await dryRunPlan(session, input, { destroyer });
-    if (ctx.globals.output === 'json') ctx.io.stdout.write(JSON.stringify(preview, null, 2) + '\n');
-    else if (ctx.globals.output === 'yaml') ctx.io.stdout.write(toYaml(preview));
-    else ctx.io.stdout.write(renderPreview(preview));
+    ctx.io.stdout.write(ctx.globals.output === 'table' ? renderPreview(preview) : renderRecord(preview, ctx.globals.output));
     for (const w of preview.warnings) ctx.io.stderr.write(`warning: ${w}\n`);
     if (gated) ctx.io.stderr.write('note: this plan has destructive steps; applying it needs --destroyer\n');
     return gated ? ExitCode.refused : ExitCode.ok;
@@ -275,8 +272,7 @@ async function dryRun(ctx: CommandContext, planFile: string | undefined, destroy
 }
 
 function writeReport(ctx: CommandContext, report: RunReport): void {
-  if (ctx.globals.output === 'json') return void ctx.io.stdout.write(JSON.stringify(report, null, 2) + '\n');
-  if (ctx.globals.output === 'yaml') return void ctx.io.stdout.write(toYaml(report));
+  if (ctx.globals.output !== 'table') return void ctx.io.stdout.write(renderRecord(report, ctx.globals.output));
   const done = report.steps.filter((s) => s.status === 'succeeded').length;
   const lines = [`${report.status}: ${done}/${report.steps.length} step(s) completed`];
   for (const s of report.steps) {

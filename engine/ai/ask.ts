@@ -7,11 +7,10 @@
  */
 import type { Config } from '../../schemas/config.js';
 import type { Plan } from '../../schemas/plan.js';
-import type { ExecutorContext } from '../executors/types.js';
 import { InvalidInputError, type AssistantErrorOptions } from '../errors.js';
 import { findKind, type KindSpec } from '../gpucloud/catalogue.js';
 import { listPlan } from '../gpucloud/static-plans.js';
-import { runForResults } from '../plan/run.js';
+import { runForResults, type PlanBackend } from '../plan/run.js';
 import { redactValue } from '../redact.js';
 import { routeQuestion, type RouteDecision } from '../routing/route.js';
 import { runAskFlow, type AskFlowOutput } from '../../machines/ask-flow.js';
@@ -21,10 +20,9 @@ import { profileForCommand, resolveAiProvider } from './resolve.js';
 
 export type { RouteDecision };
 
-export interface AskBackend {
+/** A plan backend (a command's Session, the MCP server's backend) plus the config the flow reads. */
+export interface AskBackend extends PlanBackend {
   config: Config;
-  predefined: Record<string, string>;
-  executorContext(): ExecutorContext;
 }
 
 export interface AskOptions {
