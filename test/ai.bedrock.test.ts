@@ -67,6 +67,12 @@ const bedrock = (endpoint: string) =>
     policy: { max429Retries: 0, serverRetryDelaysMs: [] },
   });
 
+/** The error a one-message chat ends with (undefined if it succeeded). */
+const chatFailure = (endpoint: string) =>
+  bedrock(endpoint)
+    .chat({ messages: [{ role: 'user', content: 'x' }] })
+    .then(() => undefined, (e: unknown) => e as AssistantError);
+
 test('bedrock: a signed Converse request carries the model, system prompt and messages; the text comes back', async () => {
   const srv = await startBedrock(() => ({
     status: 200,
@@ -117,9 +123,7 @@ test("bedrock: a ThrottlingException is reported as the AI provider's rate limit
     body: JSON.stringify({ message: 'Too many requests, please wait before trying again.' }),
   }));
   try {
-    const err = await bedrock(srv.url)
-      .chat({ messages: [{ role: 'user', content: 'x' }] })
-      .then(() => undefined, (e: unknown) => e as AssistantError);
+    const err = await chatFailure(srv.url);
     assert.ok(err instanceof AssistantError);
     assert.is(err.code, 'ai_rate_limited');
     assert.match(err.message, /AI provider/);
@@ -135,9 +139,7 @@ test('bedrock: an AccessDeniedException is an authentication error with a config
     body: JSON.stringify({ message: 'You do not have access to the model.' }),
   }));
   try {
-    const err = await bedrock(srv.url)
-      .chat({ messages: [{ role: 'user', content: 'x' }] })
-      .then(() => undefined, (e: unknown) => e as AssistantError);
+    const err = await chatFailure(srv.url);
     assert.is(err?.code, 'ai_auth');
     assert.ok(err?.hint);
   } finally {

@@ -248,8 +248,16 @@ test('a request body over the limit is refused with 413', async () => {
   assert.is(res.status, 413);
 });
 
-test('credentials never appear in results or in the server log', async () => {
-  const r = await callTool(ctx.client, 'assistant_gpucloud_list', { resource: 'secrets' });
+test('credentials never appear in results or in the server log, even when a plan carries them', async () => {
+  // The preview echoes request bodies: one holding the client secret must come back masked.
+  const plan = {
+    version: 1,
+    provider: 'gpucloud',
+    commands: [{ args: ['gpucloud-api', 'POST', '/v1/secrets', JSON.stringify({ name: 'leak', value: ctx.emu.clientSecret })], reason: 'store a secret' }],
+  };
+  const r = await callTool(ctx.client, 'assistant_plan_validate', { plan });
+  assert.not.ok(r.isError, textOf(r));
+  assert.is(r.structuredContent.preview.steps[0].body.value, '***');
   assert.not.ok(JSON.stringify(r).includes(ctx.emu.clientSecret));
   assert.not.ok(ctx.server.stderr().includes(ctx.emu.clientSecret));
 });

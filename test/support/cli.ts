@@ -34,7 +34,7 @@ export function tempHome(prefix = 'assistant-e2e-'): string {
 }
 
 /** process.env without anything that could point the CLI at real credentials or a real config. */
-export function scrubbedEnv(): Record<string, string> {
+function scrubbedEnv(): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (v === undefined) continue;
@@ -44,13 +44,19 @@ export function scrubbedEnv(): Record<string, string> {
   return out;
 }
 
-export function runCli(args: string[], opts: RunCliOptions = {}): Promise<CliResult> {
-  const home = opts.home ?? tempHome();
+/** The environment of a CLI child: scrubbed, with its own HOME, no colour, then `overrides` (undefined removes). */
+export function childEnv(home: string, overrides: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = { ...scrubbedEnv(), HOME: home, USERPROFILE: home, NO_COLOR: '1', FORCE_COLOR: '0' };
-  for (const [k, v] of Object.entries(opts.env ?? {})) {
+  for (const [k, v] of Object.entries(overrides)) {
     if (v === undefined) delete env[k];
     else env[k] = v;
   }
+  return env;
+}
+
+export function runCli(args: string[], opts: RunCliOptions = {}): Promise<CliResult> {
+  const home = opts.home ?? tempHome();
+  const env = childEnv(home, opts.env);
   const timeoutMs = opts.timeoutMs ?? 15_000;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'], cwd: home });

@@ -9,7 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ERROR_META_KEY } from '../../engine/mcp/tools.js';
-import { BIN, scrubbedEnv, tempHome } from './cli.js';
+import { BIN, childEnv, tempHome } from './cli.js';
 
 export interface McpProcess {
   url: string;
@@ -17,15 +17,6 @@ export interface McpProcess {
   stderr(): string;
   /** Sends SIGINT and resolves with the exit code. */
   stop(): Promise<number | null>;
-}
-
-function childEnv(home: string, env: Record<string, string | undefined>): Record<string, string> {
-  const out: Record<string, string> = { ...scrubbedEnv(), HOME: home, NO_COLOR: '1' };
-  for (const [k, v] of Object.entries(env)) {
-    if (v === undefined) delete out[k];
-    else out[k] = v;
-  }
-  return out;
 }
 
 /** Starts `assistant [global] mcp <args>` (HTTP) and resolves once it prints its URL. */
