@@ -300,6 +300,20 @@ gated('with --auth-token only requests carrying the bearer token are served', as
   }
 });
 
+gated('on every interface (0.0.0.0) any Host is served with the token and none without it', async () => {
+  const emu = await startEmulator({ seed: 'demo', rateLimit: false });
+  const token = 'tok-' + 'b'.repeat(40);
+  const server = await startMcpServer(['--listen', '0.0.0.0:0'], { env: { ...emulatorEnv(emu), ASSISTANT_MCP_AUTH_TOKEN: token }, home: homeWithConfig() });
+  const url = server.url.replace('0.0.0.0', '127.0.0.1');
+  try {
+    assert.is((await rawInitialize(url, { host: 'gpu-admin.internal:39393' })).status, 401);
+    assert.is((await rawInitialize(url, { host: 'gpu-admin.internal:39393', authorization: `Bearer ${token}` })).status, 200);
+  } finally {
+    await server.stop();
+    await emu.close();
+  }
+});
+
 gated('listening off loopback without a token is refused before binding (exit 2)', async () => {
   const { runCli } = await import('./support/cli.js');
   const r = await runCli(['mcp', '--listen', '0.0.0.0:0']);

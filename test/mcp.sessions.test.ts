@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startMcpHttpServer } from '../engine/mcp/http.js';
+import { progressReporter } from '../engine/mcp/progress.js';
 import { createMcpServer } from '../engine/mcp/server.js';
 import type { McpBackend } from '../engine/mcp/tools.js';
 import type { Config } from '../schemas/config.js';
@@ -92,6 +93,36 @@ test('a port already in use is a clear listen_failed error, not a crash', async 
   } finally {
     await first.close();
   }
+});
+
+test('progress keeps increasing through heartbeats and repeated step counts, and stays below the next step', async () => {
+  const sent: { progress: number; total?: number }[] = [];
+  const progress = progressReporter(
+    { _meta: { progressToken: 't' }, sendNotification: async (n) => void sent.push(n.params as { progress: number; total?: number }) },
+    20,
+  );
+  progress.report(0, 2, 'step 1/2');
+  await new Promise((r) => setTimeout(r, 75)); // a long wait: heartbeats
+  progress.report(1, 2, 'step 1/2 done');
+  progress.report(1, 2, 'step 2/2'); // the next step starts at the count the last one ended on
+  progress.report(2, 2, 'step 2/2 done');
+  progress.stop();
+  const values = sent.map((n) => n.progress);
+  assert.ok(values.length >= 6, `heartbeats were sent: ${values.join(', ')}`);
+  for (let i = 1; i < values.length; i++) assert.ok(values[i]! > values[i - 1]!, `strictly increasing: ${values.join(', ')}`);
+  assert.ok(values.filter((v) => v > 0 && v < 1).length >= 2, 'heartbeats stay between step 0 and step 1');
+  assert.is(values.at(-1), 2);
+  const count = sent.length;
+  await new Promise((r) => setTimeout(r, 60));
+  assert.is(sent.length, count, 'no heartbeat after stop');
+});
+
+test('without a progress token nothing is sent', () => {
+  const sent: unknown[] = [];
+  const progress = progressReporter({ _meta: {}, sendNotification: async (n) => void sent.push(n) }, 5);
+  progress.report(1, 2, 'x');
+  progress.stop();
+  assert.equal(sent, []);
 });
 
 test.run();

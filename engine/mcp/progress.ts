@@ -18,7 +18,10 @@ const HEARTBEAT_MS = 15_000;
  * with every notification, so a repeat (a heartbeat, or a step starting at the count the previous step
  * ended on) moves halfway towards the next whole step instead of repeating a value.
  */
-export function progressReporter(extra: ToolExtra): { report: ProgressFn; stop: () => void } {
+export function progressReporter(
+  extra: Pick<ToolExtra, '_meta' | 'sendNotification'>,
+  heartbeatMs = HEARTBEAT_MS,
+): { report: ProgressFn; stop: () => void } {
   const token = extra._meta?.progressToken;
   if (token === undefined) return { report: () => undefined, stop: () => undefined };
   let sent = -1;
@@ -30,7 +33,7 @@ export function progressReporter(extra: ToolExtra): { report: ProgressFn; stop: 
     sent = progress;
     void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }).catch(() => undefined);
   };
-  const timer = setInterval(() => emit(sent), HEARTBEAT_MS);
+  const timer = setInterval(() => emit(sent), heartbeatMs);
   timer.unref();
   return {
     report: (done, of, text) => {
