@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Io } from '../commands/context.js';
-import { createPhaseSpinner } from '../commands/progress.js';
+import { createPhaseSpinner, createStepProgress } from '../commands/progress.js';
 
 function io(tty: boolean): { io: Io; stderr: () => string } {
   const err = new PassThrough();
@@ -33,6 +33,25 @@ test('on a terminal the phase spinner rewrites one line and clears it when stopp
   assert.ok(written.endsWith('\r\x1b[2K'), 'the line is cleared at the end');
   assert.not.match(written, /\n/, 'never more than the one line');
   assert.ok((written.match(/reading gpucloud/g) ?? []).length >= 2, 'repainted while waiting');
+});
+
+test('on a terminal a plan step shows elapsed time in place and ends with a ✓ line; elsewhere plain lines', async () => {
+  const step = { index: 0, result: { status: 202, data: undefined }, produced: { INSTANCE_ID: 'i-1' }, durationMs: 12 } as never;
+  const t = io(true);
+  const live = createStepProgress(t.io, 2);
+  live.start(0, 'POST /v1/instances', 'create it');
+  await new Promise((r) => setTimeout(r, 150));
+  live.done(step);
+  assert.match(t.stderr(), /\r\x1b\[2K. \[1\/2\] POST \/v1\/instances — create it  \d+\.\ds/);
+  assert.ok(t.stderr().endsWith('\r\x1b[2K✓ [1/2] POST /v1/instances — create it  HTTP 202 in 12 ms INSTANCE_ID=i-1\n'));
+
+  const p = io(false);
+  const plain = createStepProgress(p.io, 2);
+  plain.start(0, 'POST /v1/instances', 'create it');
+  plain.done(step);
+  plain.stop();
+  await new Promise((r) => setImmediate(r));
+  assert.is(p.stderr(), '[1/2] POST /v1/instances — create it\n      done: HTTP 202 in 12 ms INSTANCE_ID=i-1\n');
 });
 
 test('without a terminal there is no spinner at all', () => {
