@@ -11,6 +11,7 @@ import { askQuestion, contextPlanFor } from '../engine/ai/ask.js';
 import { loadConfig } from '../engine/config/load.js';
 import { redactText } from '../engine/redact.js';
 import { renderRecord, renderTable } from '../engine/render/records.js';
+import { renderReport, renderReportError } from '../engine/render/report.js';
 import { routeQuestion } from '../engine/routing/route.js';
 import { ROUTE_PROVIDERS } from '../engine/routing/terms.js';
 import { PROVIDER_KINDS } from '../engine/ai/kinds.js';
@@ -273,17 +274,6 @@ async function dryRun(ctx: CommandContext, planFile: string | undefined, destroy
 
 function writeReport(ctx: CommandContext, report: RunReport): void {
   if (ctx.globals.output !== 'table') return void ctx.io.stdout.write(renderRecord(report, ctx.globals.output));
-  const done = report.steps.filter((s) => s.status === 'succeeded').length;
-  const lines = [`${report.status}: ${done}/${report.steps.length} step(s) completed`];
-  for (const s of report.steps) {
-    const mark = s.status === 'succeeded' ? 'ok  ' : s.status === 'failed' ? 'FAIL' : '--  ';
-    lines.push(`  ${mark} ${s.index}: ${s.request}  ${s.reason}${s.error ? `  (${s.error.code}: ${s.error.message})` : ''}`);
-  }
-  const bindings = Object.entries(report.bindings);
-  if (bindings.length) lines.push('bindings:', ...bindings.map(([k, v]) => `  ${k}=${v}`));
-  if (report.status === 'failed') {
-    lines.push(done ? `already changed: steps 0..${done - 1} completed before the failure` : 'nothing was changed before the failure');
-  }
-  ctx.io.stdout.write(lines.join('\n') + '\n');
-  if (report.error) ctx.io.stderr.write(`error: ${report.error.code}: ${report.error.message}\n${report.error.hint ? `hint: ${report.error.hint}\n` : ''}`);
+  ctx.io.stdout.write(renderReport(report));
+  ctx.io.stderr.write(renderReportError(report));
 }

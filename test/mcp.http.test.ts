@@ -212,6 +212,8 @@ test('an agent retrying a failed apply cannot repeat its create: mode new is ref
   assert.is(failed.isError, true);
   assert.is(failed.structuredContent.status, 'failed');
   assert.is(failed.structuredContent.steps[0].status, 'succeeded');
+  assert.match(textOf(failed), /already changed: steps 0\.\.0 completed before the failure/, 'the same report text as ask --apply');
+  assert.match(textOf(failed), /^error: not_found: /m);
 
   const again = await callTool(ctx.client, 'assistant_plan_apply', { plan });
   assert.is(again.isError, true);

@@ -20,6 +20,7 @@ import { runForResult, type PlanBackend } from '../plan/run.js';
 import { formatProblems, validatePlan } from '../plan/validate.js';
 import { redactText, redactValue } from '../redact.js';
 import { renderRecords, renderRecord } from '../render/records.js';
+import { renderReport, renderReportError } from '../render/report.js';
 import { routeQuestion } from '../routing/route.js';
 import { askForTool } from './ask.js';
 import { progressReporter, type ProgressFn, type ToolExtra } from './progress.js';
@@ -181,11 +182,7 @@ export const TOOLS = [
         onStepDone: (step) => progress(step.index + 1, total, `step ${step.index + 1}/${total} done`),
       });
       const { report } = outcome;
-      const done = report.steps.filter((s) => s.status === 'succeeded').length;
-      const lines = [`${report.status}: ${done}/${report.steps.length} step(s) completed`];
-      for (const s of report.steps) lines.push(`  ${s.status.padEnd(9)} ${s.index}: ${s.request}  ${s.reason}`);
-      if (report.error) lines.push(`error ${report.error.code}: ${report.error.message}${report.error.hint ? `\nhint: ${report.error.hint}` : ''}`);
-      return { text: lines.join('\n') + '\n', structured: report, isError: report.status !== 'succeeded' };
+      return { text: renderReport(report) + renderReportError(report), structured: report, isError: report.status !== 'succeeded' };
     },
   }),
 ];
@@ -200,7 +197,7 @@ export function toolErrorResult(err: unknown): CallToolResult {
     err instanceof AssistantError
       ? { code: err.code, message: redactText(err.message), ...(err.hint ? { hint: redactText(err.hint) } : {}) }
       : { code: 'internal', message: redactText(err instanceof Error ? err.message : String(err)) };
-  const text = `error ${error.code}: ${error.message}${error.hint ? `\nhint: ${error.hint}` : ''}`;
+  const text = `error: ${error.code}: ${error.message}${error.hint ? `\nhint: ${error.hint}` : ''}`;
   return { isError: true, content: [{ type: 'text', text }], _meta: { [ERROR_META_KEY]: error } };
 }
 

@@ -1,0 +1,23 @@
+import type { RunReport } from '../../schemas/run-report.js';
+
+/** A run report as text: one line per step with its mark, the bindings, and what a failure left changed. */
+export function renderReport(report: RunReport): string {
+  const done = report.steps.filter((s) => s.status === 'succeeded').length;
+  const lines = [`${report.status}: ${done}/${report.steps.length} step(s) completed`];
+  for (const s of report.steps) {
+    const mark = s.status === 'succeeded' ? 'ok  ' : s.status === 'failed' ? 'FAIL' : '--  ';
+    lines.push(`  ${mark} ${s.index}: ${s.request}  ${s.reason}${s.error ? `  (${s.error.code}: ${s.error.message})` : ''}`);
+  }
+  const bindings = Object.entries(report.bindings);
+  if (bindings.length) lines.push('bindings:', ...bindings.map(([k, v]) => `  ${k}=${v}`));
+  if (report.status === 'failed') {
+    lines.push(done ? `already changed: steps 0..${done - 1} completed before the failure` : 'nothing was changed before the failure');
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** The `error: <code>: <message>` and `hint:` lines of a report that did not succeed ('' otherwise). */
+export function renderReportError(report: RunReport): string {
+  const e = report.error;
+  return e ? `error: ${e.code}: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}` : '';
+}
