@@ -108,8 +108,12 @@ export function rawPost(url: string, body: string, headers: Record<string, strin
 }
 
 /** A raw JSON-RPC initialize, for checks below the SDK (headers, status codes, versions). */
-export async function rawInitialize(url: string, headers: Record<string, string> = {}, protocolVersion = '2025-03-26'): Promise<{ status: number; body: string; sessionId: string | null }> {
+export async function rawInitialize(
+  url: string,
+  headers: Record<string, string> = {},
+  protocolVersion = '2025-03-26',
+): Promise<{ status: number; body: string; sessionId: string | null; headers: Record<string, unknown> }> {
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
   const res = await rawPost(url, body, headers);
-  return { status: res.status, body: res.body, sessionId: (res.headers['mcp-session-id'] as string | undefined) ?? null };
+  return { status: res.status, body: res.body, sessionId: (res.headers['mcp-session-id'] as string | undefined) ?? null, headers: res.headers };
 }
