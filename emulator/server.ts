@@ -255,4 +255,6 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+// Unref'd: an injected delay (tests use minutes, to mean "never answers") must not keep a closed
+// emulator's process alive.
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
