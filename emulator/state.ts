@@ -231,7 +231,7 @@ export class Store {
     }
     for (const v of this.data.volumes) stepEntity(v, now, new Set(), now, () => undefined);
     for (const d of this.data.deployments) stepEntity(d, now, new Set(), now, () => undefined);
-    if (cost > 0) this.data.balance = Math.round((this.data.balance - cost) * 1e6) / 1e6;
+    if (cost > 0 && this.opts.debit) this.data.balance = Math.round((this.data.balance - cost) * 1e6) / 1e6;
   }
 
   private hours(ms: number): number {
