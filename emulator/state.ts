@@ -175,14 +175,14 @@ export class Store {
     private readonly seedFn: (opts: ResolvedOptions, now: number) => StateData,
   ) {
     const loaded = opts.stateFile ? loadStateFile(opts.stateFile) : undefined;
-    this.data = loaded ?? seedFn(opts, Date.now());
+    this.data = loaded ?? seedFn(opts, opts.clock());
     if (!loaded) this.save();
   }
 
   /** Back to the seeded state; access tokens survive (a reset is not a logout). */
   reseed(): void {
     const tokens = this.data.tokens;
-    this.data = this.seedFn(this.opts, Date.now());
+    this.data = this.seedFn(this.opts, this.opts.clock());
     this.data.tokens = tokens;
     this.save();
   }

@@ -13,6 +13,7 @@ export interface EmulatorOptions {
   lifecycleMs?: number; // time per lifecycle step (ordered→provisioning→running), default 400
   timeScale?: number; // billing hours per real second, default 1/3600 (real time)
   debit?: boolean; // false: running resources cost nothing, so the balance only moves when set (tests that read it exactly); default true
+  clock?: () => number; // ms since the epoch for lifecycles, billing, tokens and rate windows; default Date.now (tests freeze or step it)
 }
 
 export interface FaultSpec {
@@ -78,6 +79,7 @@ export interface ResolvedOptions {
   lifecycleMs: number;
   timeScale: number;
   debit: boolean;
+  clock: () => number;
 }
 
 export function resolveOptions(opts: EmulatorOptions = {}): ResolvedOptions {
@@ -94,5 +96,6 @@ export function resolveOptions(opts: EmulatorOptions = {}): ResolvedOptions {
     lifecycleMs: opts.lifecycleMs ?? 400,
     timeScale: opts.timeScale ?? 1 / 3600,
     debit: opts.debit ?? true,
+    clock: opts.clock ?? Date.now,
   };
 }

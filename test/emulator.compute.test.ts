@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, EMULATOR_DEMO_IDS, startEmulator, type Emulator } from '../emulator/index.js';
 import { emulatorClient, type EmulatorTestClient } from '../emulator/test-client.js';
+import { testClock, type TestClock } from './support/clock.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LIFECYCLE = 100;
@@ -14,8 +15,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 type Rec = Record<string, unknown>;
 let emu: Emulator;
 let c: EmulatorTestClient;
+// Time stands still in these tests except where waitFor steps it: a state asserted right after a
+// create is the state at creation, however long the machine took between the two requests.
+let clock: TestClock;
 test.before.each(async () => {
-  emu = await startEmulator({ seed: 'empty', lifecycleMs: LIFECYCLE });
+  clock = testClock();
+  clock.freeze();
+  emu = await startEmulator({ seed: 'empty', lifecycleMs: LIFECYCLE, clock: clock.now });
   c = emulatorClient(emu);
 });
 test.after.each(async () => {
@@ -38,13 +44,13 @@ async function createInstance(over: Rec = {}): Promise<string> {
   return r.text;
 }
 
+/** Polls `path`, stepping the emulator's clock 15 ms per poll, until `pred` holds (at most `ms` of emulator time). */
 async function waitFor(path: string, pred: (rec: Rec) => boolean, ms = 2000): Promise<Rec> {
-  const until = Date.now() + ms;
-  for (;;) {
+  for (let stepped = 0; ; stepped += 15) {
     const r = await c.call('GET', path);
     if (r.status === 200 && pred(r.json as Rec)) return r.json as Rec;
-    if (Date.now() > until) throw new Error(`timed out waiting on ${path}: ${r.text}`);
-    await sleep(15);
+    if (stepped > ms) throw new Error(`not reached after ${ms} ms of emulator time on ${path}: ${r.text}`);
+    clock.advance(15);
   }
 }
 
