@@ -6,14 +6,17 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { UsageError } from '../engine/errors.js';
 import { parseListen } from '../engine/listen.js';
 import { isLoopback } from '../engine/mcp/guard.js';
-import { startMcpHttpServer } from '../engine/mcp/http.js';
+import { DEFAULT_MAX_SESSIONS, startMcpHttpServer } from '../engine/mcp/http.js';
 import { createMcpServer } from '../engine/mcp/server.js';
-import { TOOLS, type McpBackend } from '../engine/mcp/tools.js';
+import { offeredTools, type McpBackend } from '../engine/mcp/tools.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { withSession } from './session.js';
 
 export const AUTH_TOKEN_ENV = 'ASSISTANT_MCP_AUTH_TOKEN';
+/** Off loopback the token is all that stands between the network and the account: 32 characters is
+ * 128 bits as hex, beyond guessing even at the server's full request rate. */
+export const MIN_REMOTE_TOKEN_LENGTH = 32;
 
 interface McpOptions {
   transport: string;
@@ -21,6 +24,9 @@ interface McpOptions {
   listen: string;
   authToken?: string;
   destroyer?: boolean;
+  readOnly?: boolean;
+  stateless?: boolean;
+  maxSessions?: string | number;
 }
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
@@ -28,14 +34,18 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   return runGroup('mcp', argv[0] === 'serve' ? argv : ['serve', ...argv], ctx, (cli, start) => {
     cli
       .command('serve', 'Start the MCP server (tools for AI agents) over Streamable HTTP or stdio')
-      .usage('[--transport http|stdio | --stdio] [--listen host:port] [--auth-token <token>] [--destroyer]')
+      .usage('[--transport http|stdio | --stdio] [--listen host:port] [--auth-token <token>] [--destroyer | --read-only] [--stateless] [--max-sessions n]')
       .option('--transport <transport>', 'http (Streamable HTTP on POST /mcp) or stdio', { default: 'http' })
       .option('--stdio', 'Same as --transport stdio (for launchers that keep --transport for themselves, like the MCP Inspector)')
       .option('--listen <host:port>', 'Address for --transport http (loopback unless --auth-token is set)', { default: '127.0.0.1:39393' })
       .option('--auth-token <token>', `Bearer token clients must send (or set ${AUTH_TOKEN_ENV}); required off loopback`)
       .option('--destroyer', 'Allow assistant_plan_apply to run destructive plans')
+      .option('--read-only', 'Offer only tools that change nothing (no assistant_plan_apply): an agent cannot spend money through this server')
+      .option('--stateless', 'HTTP without sessions: every POST stands alone (for one-shot clients that call tools without initialize)')
+      .option('--max-sessions <n>', `Live HTTP sessions at most; a new one closes the least recently used idle one (default ${DEFAULT_MAX_SESSIONS})`)
       .example('  assistant mcp                                   # http://127.0.0.1:39393/mcp')
       .example('  assistant mcp --transport stdio                 # for Claude Desktop / Claude Code')
+      .example('  assistant mcp --read-only                       # list, get, validate and ask only')
       .example(`  ${AUTH_TOKEN_ENV}=$(openssl rand -hex 32) assistant mcp --listen 0.0.0.0:39393`)
       .example('  npx @modelcontextprotocol/inspector --cli http://127.0.0.1:39393/mcp --transport http --method tools/list')
       .action((opts: McpOptions) => start(() => serve(ctx, opts)));
@@ -47,19 +57,29 @@ async function serve(ctx: CommandContext, opts: McpOptions): Promise<number> {
   if (opts.transport !== 'http' && opts.transport !== 'stdio') throw new UsageError(`--transport must be http or stdio (got "${opts.transport}")`);
   const authToken = opts.authToken ?? (ctx.env[AUTH_TOKEN_ENV] || undefined);
   const listen = parseListen(opts.listen);
-  if (opts.transport === 'http' && !isLoopback(listen.host) && !authToken) {
-    throw new UsageError(`listening on ${listen.host} (not loopback) needs a bearer token`, {
-      hint: `set ${AUTH_TOKEN_ENV} (or --auth-token) to a long random value, e.g. $(openssl rand -hex 32)`,
-    });
+  if (opts.transport === 'http' && !isLoopback(listen.host)) {
+    if (!authToken) {
+      throw new UsageError(`listening on ${listen.host} (not loopback) needs a bearer token`, {
+        hint: `set ${AUTH_TOKEN_ENV} (or --auth-token) to a long random value, e.g. $(openssl rand -hex 32)`,
+      });
+    }
+    if (authToken.trim().length < MIN_REMOTE_TOKEN_LENGTH) {
+      throw new UsageError(`the bearer token is too short for a non-loopback listener (at least ${MIN_REMOTE_TOKEN_LENGTH} characters)`, {
+        hint: `generate one with 'openssl rand -hex 32' and put it in ${AUTH_TOKEN_ENV} (or --auth-token)`,
+      });
+    }
   }
+  const maxSessions = parseMaxSessions(opts.maxSessions);
+  if (opts.destroyer && opts.readOnly) throw new UsageError('--destroyer and --read-only contradict each other', { hint: 'pass one of them' });
   const destroyer = Boolean(opts.destroyer);
+  const readOnly = Boolean(opts.readOnly);
   return withSession(ctx, async (session) => {
     const log = ctx.globals.debug ? (line: string) => ctx.io.stderr.write(`debug: ${line}\n`) : undefined;
-    const backend: McpBackend = { ...session, home: ctx.home, env: ctx.env, sandbox: ctx.globals.sandbox, destroyer, log };
-    const gate = destroyer ? 'destructive plans ALLOWED (--destroyer)' : 'destructive plans refused';
+    const backend: McpBackend = { ...session, home: ctx.home, env: ctx.env, sandbox: ctx.globals.sandbox, destroyer, readOnly, log };
+    const gate = readOnly ? 'read-only (no tool can change anything)' : destroyer ? 'destructive plans ALLOWED (--destroyer)' : 'destructive plans refused';
     const stopped = new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
     if (opts.transport === 'stdio') await serveStdio(ctx, backend, gate, stopped);
-    else await serveHttp(ctx, backend, { ...listen, authToken }, gate, stopped);
+    else await serveHttp(ctx, backend, { ...listen, authToken, maxSessions, stateless: Boolean(opts.stateless) }, gate, stopped);
     return 0;
   });
 }
@@ -72,7 +92,7 @@ async function serveStdio(ctx: CommandContext, backend: McpBackend, gate: string
     ctx.io.stdin.once('end', resolve);
   });
   await createMcpServer(backend).connect(transport);
-  ctx.io.stderr.write(`assistant MCP server on stdio: ${TOOLS.length} tools, ${gate}\n`);
+  ctx.io.stderr.write(`assistant MCP server on stdio: ${offeredTools(backend).length} tools, ${gate}\n`);
   await Promise.race([closed, stopped]);
   await transport.close();
 }
@@ -80,14 +100,22 @@ async function serveStdio(ctx: CommandContext, backend: McpBackend, gate: string
 async function serveHttp(
   ctx: CommandContext,
   backend: McpBackend,
-  listen: { host: string; port: number; authToken?: string },
+  listen: { host: string; port: number; authToken?: string; maxSessions?: number; stateless: boolean },
   gate: string,
   stopped: Promise<void>,
 ): Promise<void> {
   const server = await startMcpHttpServer({ ...listen, newServer: () => createMcpServer(backend), log: backend.log });
   const token = listen.authToken ? ', bearer token required' : '';
-  ctx.io.stderr.write(`assistant MCP server listening on ${server.url} (${TOOLS.length} tools, ${gate}${token}); Ctrl-C stops it\n`);
+  const sessions = listen.stateless ? ', stateless' : '';
+  ctx.io.stderr.write(`assistant MCP server listening on ${server.url} (${offeredTools(backend).length} tools, ${gate}${sessions}${token}); Ctrl-C stops it\n`);
   await stopped;
   await server.close();
   ctx.io.stderr.write('MCP server stopped\n');
+}
+
+function parseMaxSessions(value: string | number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--max-sessions must be a whole number of at least 1 (got "${value}")`);
+  return n;
 }

@@ -89,7 +89,7 @@ export class EmulatorServer {
   }
 
   setBalance(amount: number): void {
-    this.store.advance(Date.now());
+    this.store.advance(this.opts.clock());
     this.store.data.balance = amount;
     this.store.save();
   }
@@ -176,7 +176,7 @@ export class EmulatorServer {
     raw: string,
     match: ReturnType<Router['match']>,
   ): Promise<Reply> {
-    const now = Date.now();
+    const now = this.opts.clock();
     let handlerRan = false;
     try {
       if (!match || match.route.auth !== false) {
@@ -255,4 +255,6 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+// Unref'd: an injected delay (tests use minutes, to mean "never answers") must not keep a closed
+// emulator's process alive.
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());

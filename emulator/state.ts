@@ -175,14 +175,14 @@ export class Store {
     private readonly seedFn: (opts: ResolvedOptions, now: number) => StateData,
   ) {
     const loaded = opts.stateFile ? loadStateFile(opts.stateFile) : undefined;
-    this.data = loaded ?? seedFn(opts, Date.now());
+    this.data = loaded ?? seedFn(opts, opts.clock());
     if (!loaded) this.save();
   }
 
   /** Back to the seeded state; access tokens survive (a reset is not a logout). */
   reseed(): void {
     const tokens = this.data.tokens;
-    this.data = this.seedFn(this.opts, Date.now());
+    this.data = this.seedFn(this.opts, this.opts.clock());
     this.data.tokens = tokens;
     this.save();
   }
@@ -231,7 +231,7 @@ export class Store {
     }
     for (const v of this.data.volumes) stepEntity(v, now, new Set(), now, () => undefined);
     for (const d of this.data.deployments) stepEntity(d, now, new Set(), now, () => undefined);
-    if (cost > 0) this.data.balance = Math.round((this.data.balance - cost) * 1e6) / 1e6;
+    if (cost > 0 && this.opts.debit) this.data.balance = Math.round((this.data.balance - cost) * 1e6) / 1e6;
   }
 
   private hours(ms: number): number {

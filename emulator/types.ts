@@ -12,6 +12,8 @@ export interface EmulatorOptions {
   rateLimit?: { perProject: number; perPath: number; windowMs: number } | false; // default 500 / 60 / 60000
   lifecycleMs?: number; // time per lifecycle step (ordered→provisioning→running), default 400
   timeScale?: number; // billing hours per real second, default 1/3600 (real time)
+  debit?: boolean; // false: running resources cost nothing, so the balance only moves when set (tests that read it exactly); default true
+  clock?: () => number; // ms since the epoch for lifecycles, billing, tokens and rate windows; default Date.now (tests freeze or step it)
 }
 
 export interface FaultSpec {
@@ -76,6 +78,8 @@ export interface ResolvedOptions {
   rateLimit: RateLimitOptions | false;
   lifecycleMs: number;
   timeScale: number;
+  debit: boolean;
+  clock: () => number;
 }
 
 export function resolveOptions(opts: EmulatorOptions = {}): ResolvedOptions {
@@ -91,5 +95,7 @@ export function resolveOptions(opts: EmulatorOptions = {}): ResolvedOptions {
     rateLimit: opts.rateLimit === false ? false : (opts.rateLimit ?? { perProject: 500, perPath: 60, windowMs: 60_000 }),
     lifecycleMs: opts.lifecycleMs ?? 400,
     timeScale: opts.timeScale ?? 1 / 3600,
+    debit: opts.debit ?? true,
+    clock: opts.clock ?? Date.now,
   };
 }

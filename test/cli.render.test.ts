@@ -54,7 +54,7 @@ test('gpucloud emulate serves the API in the foreground, prints no secret, and s
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  for (let i = 0; i < 100 && !stderr.includes('listening'); i++) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 1200 && !stderr.includes('listening'); i++) await new Promise((r) => setTimeout(r, 50)); // up to a minute
   assert.match(stderr, new RegExp(`listening on http://127\\.0\\.0\\.1:${port}`));
   const env = { GPUCLOUD_BASE_URL: `http://127.0.0.1:${port}`, GPUCLOUD_CLIENT_ID: 'emu-client', GPUCLOUD_CLIENT_SECRET: 'emu-secret-for-test' };
   const list = await runCli(['gpucloud', 'list', 'instances', '-o', 'json'], { env });

@@ -96,20 +96,22 @@ test('concurrent first calls share one token request', async () => {
 });
 
 test('an expired token is renewed with the refresh grant; a refused refresh falls back to client credentials', async () => {
-  // expires_in 31 s leaves ~1 s before the client's 30 s renewal margin.
-  const short = await startEmulator({ seed: 'empty', tokenTtlSec: 31 });
+  // The client judges expiry by an injected clock, moved past each token's lifetime (an hour) instead
+  // of sleeping; the emulator's own tokens stay valid, so only the client's decision is under test.
+  let clock = Date.now();
+  const short = await startEmulator({ seed: 'empty', tokenTtlSec: 3600 });
   try {
     const events: ClientEvent[] = [];
-    const c = client({ tokenCacheDir: freshDir(), onEvent: (e) => events.push(e) }, short);
+    const c = client({ tokenCacheDir: freshDir(), onEvent: (e) => events.push(e), now: () => clock }, short);
     await c.request({ method: 'GET', path: '/v1/balance' });
     await c.request({ method: 'GET', path: '/v1/balance' });
     assert.equal(grants(short), ['client_credentials']);
 
-    await delay(1100);
+    clock += 3600_000 - 29_000; // inside the 30 s renewal margin
     await c.request({ method: 'GET', path: '/v1/balance' });
     assert.equal(grants(short), ['client_credentials', 'refresh_token']);
 
-    await delay(1100);
+    clock += 3600_000 - 29_000;
     short.addFault({ method: 'POST', path: '/v1/oauth2/token', status: 401, code: 'unauthorized_request', message: 'Invalid or expired refresh token' });
     const res = await c.request({ method: 'GET', path: '/v1/balance' });
     assert.is(res.status, 200);

@@ -1,4 +1,7 @@
-/** The sliding-window limiter on its own: the window guarantee, per-path independence, abort and overhead. */
+/**
+ * The sliding-window limiter on its own: the window guarantee, per-path independence, abort, and that
+ * admissions need no timer when there is room. Speed is measured in `npm run bench`, not asserted here.
+ */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { InterruptedError } from '../engine/errors.js';
@@ -34,9 +37,9 @@ test('never more than perPath receipts in any sliding window, with random servic
   );
   const took = performance.now() - t0;
   assert.ok(maxInAnyWindow(receipts, windowMs) <= 4, `max ${maxInAnyWindow(receipts, windowMs)} receipts in a window`);
-  // 20 requests at 4 per window need at least 4 further windows.
+  assert.is(receipts.length, 20, 'every request was admitted');
+  // 20 requests at 4 per window need at least 4 further windows (a busy machine only adds to this).
   assert.ok(took >= 4 * windowMs, `took ${took} ms`);
-  assert.ok(took < 8 * windowMs, `took ${took} ms`);
 });
 
 test('the project window caps all paths together; a full path does not block other paths', async () => {
@@ -78,43 +81,56 @@ test('abort removes a queued request at once with InterruptedError', async () =>
   await limiter.acquire('GET /x');
   const ac = new AbortController();
   const waiting = limiter.acquire('GET /x', ac.signal);
-  const t0 = performance.now();
-  setTimeout(() => ac.abort(), 30);
-  const err = await waiting.catch((e: unknown) => e);
-  assert.instance(err, InterruptedError);
-  assert.ok(performance.now() - t0 < 100);
+  let settled: unknown;
+  void waiting.catch((e: unknown) => (settled = e));
+  await delay(1);
+  assert.is(settled, undefined, 'still queued behind the 60 s window');
+  ac.abort();
+  await Promise.resolve(); // one microtask: the rejection happened in the abort event itself
+  await Promise.resolve();
+  assert.instance(settled, InterruptedError, 'rejected at once, not when the window ends');
   assert.is(limiter.pending, 0);
   // An already-aborted signal rejects without queueing.
   const err2 = await limiter.acquire('GET /y', ac.signal).catch((e: unknown) => e);
   assert.instance(err2, InterruptedError);
 });
 
-test('1,000 queued requests under high limits add negligible overhead', async () => {
-  const limiter = new SlidingWindowLimiter({ perProject: 100_000, perPath: 100_000, windowMs: 60_000, maxConcurrent: 32 });
-  const t0 = performance.now();
+test('1,000 queued requests under high limits are admitted by releases alone, with no waiting', async () => {
+  // A frozen clock: were any admission to wait for a window to pass, it would never happen. That all
+  // 1,000 complete proves room is handed over synchronously on release (the overhead in ms is in bench).
+  const limiter = new SlidingWindowLimiter({ perProject: 100_000, perPath: 100_000, windowMs: 60_000, maxConcurrent: 32 }, () => 0);
+  const waited: number[] = [];
   await Promise.all(
     Array.from({ length: 1000 }, async (_, i) => {
-      const { slot } = await limiter.acquire(`GET /v1/instances/${i % 50}`);
+      const { slot, waitedMs } = await limiter.acquire(`GET /v1/instances/${i % 50}`);
+      waited.push(waitedMs);
       await Promise.resolve();
       slot.release();
     }),
   );
-  const took = performance.now() - t0;
-  assert.ok(took < 100, `1,000 acquisitions took ${took.toFixed(1)} ms`);
+  assert.is(waited.length, 1000);
+  assert.ok(waited.every((ms) => ms === 0));
+  assert.is(limiter.pending, 0);
 });
 
 test('queued requests learn an estimate and the wait is released by the window timer', async () => {
-  const limiter = new SlidingWindowLimiter({ perProject: 10, perPath: 1, windowMs: 200 });
+  // An injected clock makes the estimate exact; the real timer still has to fire to admit the waiter.
+  let now = 1_000;
+  const limiter = new SlidingWindowLimiter({ perProject: 10, perPath: 1, windowMs: 200 }, () => now);
   const first = await limiter.acquire('GET /z');
-  first.slot.release();
+  now += 30;
+  first.slot.release(); // the slot is held until 1,030 + 200
   let estimate = -1;
-  const t0 = performance.now();
-  const second = await limiter.acquire('GET /z', undefined, (ms) => (estimate = ms));
-  const waited = performance.now() - t0;
-  assert.ok(estimate > 150 && estimate <= 200, `estimate ${estimate}`);
-  assert.ok(waited >= 195 && waited < 300, `waited ${waited}`);
-  assert.ok(second.waitedMs >= 195);
-  second.slot.release();
+  let admitted = false;
+  const second = limiter.acquire('GET /z', undefined, (ms) => (estimate = ms)).then((a) => ((admitted = true), a));
+  assert.is(estimate, 200, 'the estimate is the rest of the window');
+  now += 200; // the window has passed, but nothing is admitted until the limiter's timer looks again
+  await Promise.resolve();
+  assert.is(admitted, false);
+  assert.is(limiter.pending, 1);
+  const { slot, waitedMs } = await second;
+  assert.is(waitedMs, 200);
+  slot.release();
 });
 
 test.run();

@@ -55,13 +55,15 @@ test('perPath 5 per 1 s: 15 sequential and 15 concurrent requests on one path, z
 
     assert.is(emu.stats().status429, 0);
     assert.ok(results.every((r) => r.status === 200 && r.attempts === 1));
-    // 5 at once, 5 after one window, 5 after two windows.
-    assert.ok(sequential >= 2 * WINDOW && sequential < 2 * WINDOW + 600, `sequential took ${sequential.toFixed(0)} ms`);
-    assert.ok(concurrent >= 2 * WINDOW && concurrent < 2 * WINDOW + 600, `concurrent took ${concurrent.toFixed(0)} ms`);
+    // 5 at once, 5 after one window, 5 after two windows: at least two windows (how much longer is
+    // the machine's business; `npm run bench` measures it).
+    assert.ok(sequential >= 2 * WINDOW, `sequential took ${sequential.toFixed(0)} ms`);
+    assert.ok(concurrent >= 2 * WINDOW, `concurrent took ${concurrent.toFixed(0)} ms`);
     assert.ok(maxPerWindow(emu, (r) => `${r.method} ${r.path}`, WINDOW) <= 5);
     assert.is(c.stats.status429, 0);
-    // sequential: only the 6th and 11th wait (the others find their slot already expired); concurrent: 10.
-    assert.ok(c.stats.rateLimitWaits >= 12, `rateLimitWaits ${c.stats.rateLimitWaits}`);
+    // concurrent: the 10 beyond the first 5 always wait; sequential: the 6th and 11th wait unless the
+    // machine was so slow that their slot had already expired.
+    assert.ok(c.stats.rateLimitWaits >= 10, `rateLimitWaits ${c.stats.rateLimitWaits}`);
     assert.ok(events.some((e) => e.type === 'rate-limit-wait' && e.path === '/v1/balance' && e.waitMs > 0));
   } finally {
     await emu.close();
@@ -76,7 +78,7 @@ test('perProject 4 per 1 s across several paths: zero 429; the query string does
     await Promise.all(Array.from({ length: 12 }, (_, i) => c.request({ method: 'GET', path: paths[i % paths.length]! })));
     const took = performance.now() - t0;
     assert.is(emu.stats().status429, 0);
-    assert.ok(took >= 2 * WINDOW && took < 2 * WINDOW + 600, `took ${took.toFixed(0)} ms`);
+    assert.ok(took >= 2 * WINDOW, `took ${took.toFixed(0)} ms`);
     assert.ok(maxPerWindow(emu, () => 'project', WINDOW) <= 4);
   } finally {
     await emu.close();

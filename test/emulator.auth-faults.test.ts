@@ -3,6 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runEmulatorForeground, startEmulator, type Emulator } from '../emulator/index.js';
 import { emulatorClient } from '../emulator/test-client.js';
+import { testClock } from './support/clock.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const post = (url: string, body: string, type = 'application/json') =>
@@ -71,11 +72,13 @@ test('every other /v1 route requires a valid bearer token (401 unauthorized_requ
 });
 
 test('access tokens expire after tokenTtlSec', async () => {
-  const short = await startEmulator({ seed: 'empty', tokenTtlSec: 1 });
+  const clock = testClock(); // frozen: the token cannot expire between the two first requests
+  clock.freeze();
+  const short = await startEmulator({ seed: 'empty', tokenTtlSec: 1, clock: clock.now });
   try {
     const c = emulatorClient(short);
     assert.is((await c.call('GET', '/v1/balance')).status, 200);
-    await sleep(1100);
+    clock.advance(1100);
     const r = await c.call('GET', '/v1/balance');
     assert.is(r.status, 401);
     assert.is((r.json as { code: string }).code, 'unauthorized_request');
@@ -95,7 +98,9 @@ test('unknown routes answer 404 not_found and malformed JSON answers 400 invalid
 });
 
 test('per-path sliding window answers 429 rate_limit_exceeded with a whole-second Retry-After, then frees up', async () => {
-  const limited = await startEmulator({ seed: 'empty', rateLimit: { perProject: 100, perPath: 3, windowMs: 1000 } });
+  const clock = testClock(); // frozen: all requests fall in one window however slow the machine is
+  clock.freeze();
+  const limited = await startEmulator({ seed: 'empty', rateLimit: { perProject: 100, perPath: 3, windowMs: 1000 }, clock: clock.now });
   try {
     const c = emulatorClient(limited);
     for (let i = 0; i < 3; i++) assert.is((await c.call('GET', '/v1/balance')).status, 200);
@@ -106,7 +111,7 @@ test('per-path sliding window answers 429 rate_limit_exceeded with a whole-secon
     // another path and the token endpoint are not limited by this path's window
     assert.is((await c.call('GET', '/v1/locations')).status, 200);
     assert.is((await c.call('GET', '/v1/balance?currency=usd')).status, 429, 'query is not part of the path key');
-    await sleep(1050);
+    clock.advance(1000);
     assert.is((await c.call('GET', '/v1/balance')).status, 200);
     assert.is(limited.stats().status429, 2);
   } finally {

@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import { KINDS } from '../engine/gpucloud/catalogue.js';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, startEmulator, type Emulator } from '../emulator/index.js';
 import { emulatorClient, type EmulatorTestClient } from '../emulator/test-client.js';
+import { testClock, type TestClock } from './support/clock.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type Rec = Record<string, unknown>;
@@ -11,8 +12,12 @@ const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBvR3Lfv9j5yYxkXhF2eJ0Rj8tqQ5qO
 
 let emu: Emulator;
 let c: EmulatorTestClient;
+// Time stands still unless a test steps it, so "initializing right after create" holds on any machine.
+let clock: TestClock;
 test.before.each(async () => {
-  emu = await startEmulator({ seed: 'empty', lifecycleMs: 150, rateLimit: false });
+  clock = testClock();
+  clock.freeze();
+  emu = await startEmulator({ seed: 'empty', lifecycleMs: 150, rateLimit: false, clock: clock.now });
   c = emulatorClient(emu);
 });
 test.after.each(async () => {
@@ -152,7 +157,7 @@ test('container deployment echoes images as objects, goes initializing → healt
   assert.is(container.name, 'main');
   const name = '/v1/container-deployments/my-endpoint';
   assert.equal((await c.call('GET', `${name}/status`)).json, { status: 'initializing' });
-  await sleep(200);
+  clock.advance(200);
   assert.equal((await c.call('GET', `${name}/status`)).json, { status: 'healthy' });
   assert.is(((await c.call('GET', `${name}/replicas`)).json as { list: unknown[] }).list.length, 1);
   assert.is((await c.call('POST', `${name}/pause`)).status, 200);

@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, EMULATOR_DEMO_IDS, startEmulator, type Emulator } from '../emulator/index.js';
 import { emulatorClient, type EmulatorTestClient } from '../emulator/test-client.js';
+import { testClock, type TestClock } from './support/clock.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LIFECYCLE = 100;
@@ -14,8 +15,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 type Rec = Record<string, unknown>;
 let emu: Emulator;
 let c: EmulatorTestClient;
+// Time stands still in these tests except where waitFor steps it: a state asserted right after a
+// create is the state at creation, however long the machine took between the two requests.
+let clock: TestClock;
 test.before.each(async () => {
-  emu = await startEmulator({ seed: 'empty', lifecycleMs: LIFECYCLE });
+  clock = testClock();
+  clock.freeze();
+  emu = await startEmulator({ seed: 'empty', lifecycleMs: LIFECYCLE, clock: clock.now });
   c = emulatorClient(emu);
 });
 test.after.each(async () => {
@@ -38,13 +44,13 @@ async function createInstance(over: Rec = {}): Promise<string> {
   return r.text;
 }
 
+/** Polls `path`, stepping the emulator's clock 15 ms per poll, until `pred` holds (at most `ms` of emulator time). */
 async function waitFor(path: string, pred: (rec: Rec) => boolean, ms = 2000): Promise<Rec> {
-  const until = Date.now() + ms;
-  for (;;) {
+  for (let stepped = 0; ; stepped += 15) {
     const r = await c.call('GET', path);
     if (r.status === 200 && pred(r.json as Rec)) return r.json as Rec;
-    if (Date.now() > until) throw new Error(`timed out waiting on ${path}: ${r.text}`);
-    await sleep(15);
+    if (stepped > ms) throw new Error(`not reached after ${ms} ms of emulator time on ${path}: ${r.text}`);
+    clock.advance(15);
   }
 }
 
@@ -254,18 +260,40 @@ test('running instances debit the balance lazily (timeScale = billing hours per 
   const fast = await startEmulator({ seed: 'empty', lifecycleMs: 0, timeScale: 10 });
   try {
     const fc = emulatorClient(fast);
+    const t0 = performance.now();
     const r = await fc.call('POST', '/v1/instances', cpu({ instance_type: '1V100.6V', image: 'ubuntu-24.04-cuda-12.8-open-docker' }));
     assert.is(r.status, 202);
+    const price = ((await fc.call('GET', `/v1/instances/${r.text}`)).json as { price_per_hour: number }).price_per_hour;
     await sleep(500);
     const { amount } = (await fc.call('GET', '/v1/balance')).json as { amount: number };
-    // 0.39 $/h × ≈5 billed hours ≈ 1.95
-    assert.ok(amount < 999.9 && amount > 990, `balance ${amount}`);
+    const elapsedMs = performance.now() - t0;
+    // Billed between create and read: at least the 500 ms slept, at most the time this test measured
+    // around both (a busy machine stretches it; the bounds stretch with it). 10 billed hours per second.
+    const debited = 1000 - amount;
+    const least = price * 10 * 0.5;
+    const most = price * 10 * (elapsedMs / 1000);
+    assert.ok(debited >= least - 1e-5 && debited <= most + 1e-5, `debited ${debited}, expected ${least.toFixed(4)}–${most.toFixed(4)} (${price} $/h)`);
     await fc.call('PUT', '/v1/instances', { action: 'hibernate', id: r.text });
     const after = ((await fc.call('GET', '/v1/balance')).json as { amount: number }).amount;
     await sleep(200);
     assert.is(((await fc.call('GET', '/v1/balance')).json as { amount: number }).amount, after, 'hibernated instances are not billed');
   } finally {
     await fast.close();
+  }
+});
+
+test('with debit: false running resources cost nothing: the balance moves only when set', async () => {
+  const still = await startEmulator({ seed: 'demo', lifecycleMs: 0, timeScale: 3600, debit: false });
+  try {
+    const sc = emulatorClient(still);
+    const r = await sc.call('POST', '/v1/instances', cpu({ instance_type: '1V100.6V', image: 'ubuntu-24.04-cuda-12.8-open-docker' }));
+    assert.is(r.status, 202);
+    await sleep(50); // an hour per millisecond at this time scale: any debit would show
+    assert.equal((await sc.call('GET', '/v1/balance')).json, { amount: 1000, currency: 'usd' });
+    still.setBalance(12.5);
+    assert.equal((await sc.call('GET', '/v1/balance')).json, { amount: 12.5, currency: 'usd' });
+  } finally {
+    await still.close();
   }
 });
 

@@ -25,6 +25,15 @@ const backend: McpBackend = {
   destroyer: false,
 };
 
+/** Waits for `pred`, checking every few ms; a minute at most (a busy machine delays timers, never skips them). */
+async function until(pred: () => boolean): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!pred()) {
+    if (Date.now() > deadline) throw new Error('condition not reached within 60 s');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 async function connect(url: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const client = new Client({ name: 't', version: '1' });
   const transport = new StreamableHTTPClientTransport(new URL(url));
@@ -50,7 +59,7 @@ test('an idle session is closed and a later request on it gets 404', async () =>
   try {
     const { client, transport } = await connect(server.url);
     await client.callTool({ name: 'assistant_route_question', arguments: { question: 'list my volumes' } });
-    await new Promise((r) => setTimeout(r, 600));
+    await until(() => server.sessions() === 0); // the sweeper runs every 150 ms; a busy machine may delay it
     assert.is(server.sessions(), 0, 'the idle session was closed');
     const res = await fetch(server.url, {
       method: 'POST',
@@ -102,7 +111,7 @@ test('progress keeps increasing through heartbeats and repeated step counts, and
     20,
   );
   progress.report(0, 2, 'step 1/2');
-  await new Promise((r) => setTimeout(r, 75)); // a long wait: heartbeats
+  await until(() => sent.length >= 4); // a long wait: three heartbeats
   progress.report(1, 2, 'step 1/2 done');
   progress.report(1, 2, 'step 2/2'); // the next step starts at the count the last one ended on
   progress.report(2, 2, 'step 2/2 done');

@@ -3,6 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../emulator/index.js';
 import { BIN, runCli, tempHome, withEmulator } from './support/cli.js';
+import { emulatorClient } from '../emulator/test-client.js';
 
 const plan = JSON.stringify({
   version: 1,
@@ -25,10 +26,23 @@ async function applyAndKill(emu: Emulator, env: Record<string, string>, home: st
   const child = spawn(process.execPath, [BIN, 'ask', '--apply'], { env: { ...process.env, ...env, HOME: home, NO_COLOR: '1' }, stdio: ['pipe', 'ignore', 'ignore'] });
   child.stdin.end(plan);
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  for (let i = 0; i < 200 && !emu.requests().some((r) => r.method === 'POST' && r.path === '/v1/instances'); i++) await sleep(20);
+  // A minute for the child to start and send the create (a loaded machine is slow to start Node).
+  await until(() => emu.requests().some((r) => r.method === 'POST' && r.path === '/v1/instances'), 'the create reached the emulator');
   child.kill(signal);
   return exited;
 }
+
+/** Polls `pred` every 20 ms for up to a minute. */
+async function until(pred: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 3000; i++) {
+    if (await pred()) return;
+    await sleep(20);
+  }
+  throw new Error(`never happened: ${what}`);
+}
+
+/** The emulator created the instance of the killed run (it acts after its delay, client or no client). */
+const created = (emu: Emulator, name: string) => until(async () => (await emulatorClient(emu).call('GET', '/v1/instances')).text.includes(`"${name}"`), `${name} was created`);
 
 /** Create requests the server received for this hostname. */
 const createsOf = (emu: Emulator, name: string) =>
@@ -43,9 +57,9 @@ async function instancesNamed(emu: Emulator, env: Record<string, string>, name: 
 test('kill -9 while a create is in flight, then --resume: the instance exists exactly once and the create is not sent again', async () => {
   await withEmulator(async ({ emu, env }) => {
     const home = tempHome();
-    emu.addFault({ method: 'POST', path: '/v1/instances', delayMs: 1200 }); // the server acts after the client died
+    emu.addFault({ method: 'POST', path: '/v1/instances', delayMs: 4000 }); // the server acts after the client died (with seconds to spare for a slow kill)
     await applyAndKill(emu, env, home, 'SIGKILL');
-    await sleep(1500);
+    await created(emu, 'once-1');
 
     const again = await runCli(['ask', '--apply'], { env, home, input: plan });
     assert.is(again.code, 3, 'a plain re-apply is refused: it would repeat completed steps');
@@ -65,10 +79,10 @@ test('kill -9 while a create is in flight, then --resume: the instance exists ex
 test('SIGINT during a run exits 130, keeps the journal, and --resume completes it', async () => {
   await withEmulator(async ({ emu, env }) => {
     const home = tempHome();
-    emu.addFault({ method: 'POST', path: '/v1/instances', delayMs: 800 });
+    emu.addFault({ method: 'POST', path: '/v1/instances', delayMs: 4000 }); // the answer comes after the interrupt
     const code = await applyAndKill(emu, env, home, 'SIGINT');
     assert.is(code, 130);
-    await sleep(1000);
+    await created(emu, 'once-1');
     const resumed = await runCli(['ask', '--apply', '--resume'], { env, home, input: plan });
     assert.is(resumed.code, 0, resumed.stderr);
     assert.is(createsOf(emu, 'once-1').length, 1);

@@ -149,6 +149,7 @@ class HttpGpuCloudClient implements GpuCloudClient {
       cache: opts.tokenCacheDir ? TokenFileCache.for(opts.tokenCacheDir, opts.credentials.clientId, new URL(this.base).origin) : undefined,
       onEvent: (e) => this.emit(e),
       post: (body, grant) => this.postToken(body, grant),
+      now: opts.now,
     });
   }
 

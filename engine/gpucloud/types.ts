@@ -72,6 +72,8 @@ export interface GpuCloudClientOptions {
   /** Receives redacted debug lines (no tokens, no secrets). */
   debug?: (line: string) => void;
   onEvent?: (event: ClientEvent) => void;
+  /** The clock token expiry is judged by (ms since the epoch); tests inject one instead of sleeping. */
+  now?: () => number;
 }
 
 export interface GpuCloudClient {

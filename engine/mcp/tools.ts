@@ -34,6 +34,8 @@ export interface McpBackend extends PlanBackend {
   sandbox: boolean;
   /** The server was started with --destroyer: destructive plans may be applied. */
   destroyer: boolean;
+  /** --read-only: tools that can change anything are not registered at all (not listed, "tool not found"). */
+  readOnly?: boolean;
   /** --debug: one line per tool call (name, duration, outcome; never the arguments). */
   log?: (line: string) => void;
 }
@@ -201,8 +203,13 @@ export function toolErrorResult(err: unknown): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }], _meta: { [ERROR_META_KEY]: error } };
 }
 
+/** The tools a server with these options offers; --read-only keeps only those annotated readOnlyHint. */
+export function offeredTools(opts: { readOnly?: boolean }): readonly ToolDef<z.ZodRawShape, z.ZodRawShape>[] {
+  return opts.readOnly ? TOOLS.filter((def) => def.annotations.readOnlyHint === true) : TOOLS;
+}
+
 export function registerTools(server: McpServer, backend: McpBackend): void {
-  for (const def of TOOLS) {
+  for (const def of offeredTools(backend)) {
     server.registerTool(
       def.name,
       { title: def.title, description: def.description, inputSchema: def.input, outputSchema: def.output, annotations: def.annotations },

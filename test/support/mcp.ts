@@ -9,7 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ERROR_META_KEY } from '../../engine/mcp/tools.js';
-import { BIN, childEnv, tempHome } from './cli.js';
+import { BIN, CHILD_TIMEOUT_MS, childEnv, tempHome } from './cli.js';
 
 export interface McpProcess {
   url: string;
@@ -30,7 +30,10 @@ export function startMcpServer(args: string[], opts: { env?: Record<string, stri
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`assistant mcp did not start:\n${stderr}`)), 15_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`assistant mcp did not start within ${CHILD_TIMEOUT_MS} ms:\n${stderr}`));
+    }, CHILD_TIMEOUT_MS);
     child.stderr!.setEncoding('utf8').on('data', (d: string) => {
       stderr += d;
       const m = /listening on (http:\/\/\S+\/mcp)/.exec(stderr);
@@ -108,8 +111,12 @@ export function rawPost(url: string, body: string, headers: Record<string, strin
 }
 
 /** A raw JSON-RPC initialize, for checks below the SDK (headers, status codes, versions). */
-export async function rawInitialize(url: string, headers: Record<string, string> = {}, protocolVersion = '2025-03-26'): Promise<{ status: number; body: string; sessionId: string | null }> {
+export async function rawInitialize(
+  url: string,
+  headers: Record<string, string> = {},
+  protocolVersion = '2025-03-26',
+): Promise<{ status: number; body: string; sessionId: string | null; headers: Record<string, unknown> }> {
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
   const res = await rawPost(url, body, headers);
-  return { status: res.status, body: res.body, sessionId: (res.headers['mcp-session-id'] as string | undefined) ?? null };
+  return { status: res.status, body: res.body, sessionId: (res.headers['mcp-session-id'] as string | undefined) ?? null, headers: res.headers };
 }

@@ -19,7 +19,17 @@ export interface RecordedRequest {
 
 export type ScriptedReply =
   /** A chat answer; streamed token by token when the request asks for a stream. */
-  | { text: string; tokens?: string[]; tokenDelayMs?: number; delayMs?: number; /** Streams this many tokens, then drops the connection. */ cutAfterTokens?: number }
+  | {
+      text: string;
+      tokens?: string[];
+      tokenDelayMs?: number;
+      delayMs?: number;
+      /** Streams this many tokens, then drops the connection. */
+      cutAfterTokens?: number;
+      /** Streams the first token, then holds the rest until this settles: a client that sees the
+       * first token before it resolves is provably streaming (no timing involved). */
+      restAfter?: Promise<unknown>;
+    }
   /** An HTTP error (or any status) with a JSON body and headers. */
   | { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number }
   /** Decide from the request. */
@@ -48,7 +58,9 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(text);
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// Unref'd: tests script replies that never come in time (minutes) to mean "too slow"; those must not
+// keep the test process alive once the server is closed.
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
 
 function splitTokens(text: string): string[] {
   return text.match(/\S+\s*|\s+/g) ?? [text];
@@ -113,6 +125,7 @@ export async function startOpenAiServer(): Promise<OpenAiTestServer> {
       `data: ${JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`;
     res.write(chunk({ role: 'assistant', content: '' }, null));
     for (const [i, t] of tokens.entries()) {
+      if (i === 1 && reply.restAfter) await reply.restAfter;
       if (reply.tokenDelayMs) await sleep(reply.tokenDelayMs);
       if (res.destroyed) return;
       if (i === reply.cutAfterTokens) return void res.socket?.destroy();
