@@ -153,7 +153,7 @@ async function main(argv: string[]): Promise<number> {
     controller.abort(new Error('interrupted'));
   });
 
-  const noColor = !parsed.color || 'NO_COLOR' in process.env || process.env.TERM === 'dumb';
+  const { colorEnabled } = await import('./engine/render/color.js');
   const ctx: CommandContext = {
     io: {
       stdout: process.stdout,
@@ -163,7 +163,8 @@ async function main(argv: string[]): Promise<number> {
       stderrIsTTY: Boolean(process.stderr.isTTY),
       stdinIsTTY: Boolean(process.stdin.isTTY),
       columns: process.stdout.columns || Number(process.env.COLUMNS) || 80,
-      color: !noColor && Boolean(process.stderr.isTTY),
+      color: colorEnabled(Boolean(process.stderr.isTTY), !parsed.color, process.env),
+      stdoutColor: colorEnabled(Boolean(process.stdout.isTTY), !parsed.color, process.env),
     },
     env: process.env,
     home: process.env.HOME || (await import('node:os')).homedir(),

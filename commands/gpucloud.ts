@@ -8,7 +8,8 @@ import { INSTANCE_ACTIONS, instanceActionPlan, listPlan } from '../engine/gpuclo
 import { UsageError } from '../engine/errors.js';
 import { listenError, parseListen } from '../engine/listen.js';
 import { destructiveReasons } from '../engine/plan/destroyer.js';
-import { renderRecord, renderRecords, renderTable } from '../engine/render/records.js';
+import { palette } from '../engine/render/color.js';
+import { renderKindTable, renderRecord, renderRecords } from '../engine/render/records.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { confirmByTyping } from './prompt.js';
@@ -33,7 +34,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .example('  assistant gpucloud get cluster 3f0c…-… -o json')
         .action((kind: string, id: string) => start(() => withSession(ctx, (s) => get(ctx, s, kind, id))));
       cli
-        .command('balance', 'Show the account balance (a human line on stderr, the raw JSON on stdout)')
+        .command('balance', 'Show the account balance (a human line on stderr, the raw JSON on stdout; -o table|json|yaml: only that on stdout)')
         .action(() => start(() => withSession(ctx, (s) => balance(ctx, s))));
       cli
         .command('action <action> <id_or_hostname>', `Run an instance action: ${INSTANCE_ACTIONS.join(', ')}`)
@@ -55,16 +56,16 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
 async function list(ctx: CommandContext, session: Session, kind: string): Promise<number> {
   const spec = requireKind(kind);
   const data = await runForResult(session, listPlan(spec));
-  ctx.io.stdout.write(renderRecords(data, spec, ctx.globals.output, ctx.io.columns));
+  ctx.io.stdout.write(renderRecords(data, spec, ctx.globals.output, ctx.io.columns, palette(Boolean(ctx.io.stdoutColor))));
   return 0;
 }
 
-/** Like the engine's resolveRecord; an ambiguous name also lists the matches on stderr (exit 2). */
+/** Like the engine's resolveRecord; an ambiguous name also lists the matches, with their IDs, on stderr (exit 2). */
 async function resolveRecord(ctx: CommandContext, session: Session, spec: KindSpec, idOrName: string): Promise<Record<string, unknown>> {
   try {
     return await resolveRecordBy((plan) => runForResult(session, plan), spec, idOrName);
   } catch (err) {
-    if (err instanceof AmbiguousNameError) ctx.io.stderr.write(renderTable(err.matches, spec.columns, ctx.io.columns));
+    if (err instanceof AmbiguousNameError) ctx.io.stderr.write(renderKindTable(err.matches, spec, ctx.io.columns, palette(ctx.io.color)));
     throw err;
   }
 }
@@ -72,16 +73,18 @@ async function resolveRecord(ctx: CommandContext, session: Session, spec: KindSp
 async function get(ctx: CommandContext, session: Session, kind: string, idOrName: string): Promise<number> {
   const spec = requireKind(kind);
   const record = await resolveRecord(ctx, session, spec, idOrName);
-  // One record has too many fields for a row: table output shows it as YAML.
-  ctx.io.stdout.write(renderRecord(record, ctx.globals.output));
+  // One record has too many fields for a row: table output is a FIELD / VALUE view.
+  ctx.io.stdout.write(renderRecord(record, ctx.globals.output, palette(Boolean(ctx.io.stdoutColor))));
   return 0;
 }
 
 async function balance(ctx: CommandContext, session: Session): Promise<number> {
   const spec = requireKind('balance');
   const data = (await runForResult(session, listPlan(spec))) as { amount?: number | string; currency?: string };
-  if (ctx.globals.output === 'yaml') {
-    ctx.io.stdout.write(renderRecord(data, 'yaml'));
+  // SPEC 4.2: by default a human line on stderr and the raw JSON on stdout; an explicit -o prints
+  // only that format on stdout (a table with -o table).
+  if (ctx.globals.outputExplicit) {
+    ctx.io.stdout.write(renderRecords(data, spec, ctx.globals.output, ctx.io.columns, palette(Boolean(ctx.io.stdoutColor))));
     return 0;
   }
   const amount = Number(data?.amount);
