@@ -1,0 +1,53 @@
+/** The way in (issue 10 §3): commands of the SPEC that are not built yet, top-level help, the emulator's help. */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { laterGroups, NOT_AVAILABLE_YET } from '../commands/not-available.js';
+import { runCli } from './support/cli.js';
+
+test('every SPEC command or flag not built yet answers "not available yet" with exit 2 and sends nothing', async () => {
+  const cases = [
+    ['k8s', 'ask', 'how many pods?'],
+    ['k8s', '--help'],
+    ['cost', 'summary'],
+    ['deploy', 'https://example.com/repo.git'],
+    ['onboarding', 'scan'],
+    ['box', 'catalog'],
+    ['talk'],
+    ['credentials', 'store', 'gpucloud', '--client-id', 'a', '--client-secret', 'never-printed-secret'],
+    ['ask', '--iam', 'who can delete buckets?'],
+    ['ask', '--compliance', 'report'],
+    ['ask', '--discovery', 'scan'],
+    ['ask', '--role-arn=arn:aws:iam::1:role/x', 'q'],
+    ['ask', '--profile', 'prod', 'q'],
+    ['ask', '--workspace', 'w', 'q'],
+  ];
+  // An unreachable API: anything sent would fail with exit 1, not 2.
+  const env = { GPUCLOUD_BASE_URL: 'http://127.0.0.1:9', GPUCLOUD_CLIENT_ID: 'id', GPUCLOUD_CLIENT_SECRET: 'secret-x' };
+  for (const args of cases) {
+    const r = await runCli(args, { env });
+    assert.is(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, /^error: not_available: "assistant [a-z0-9-]+( [a-z-]+)?" is not available yet: /m, args.join(' '));
+    assert.match(r.stderr, /^hint: /m);
+    assert.not.match(r.stderr, /unknown command|Unknown option/);
+    assert.not.ok(r.stderr.includes('never-printed-secret'));
+    assert.is(r.stdout, '');
+  }
+});
+
+test('top-level help lists only built commands, and names the later ones apart', async () => {
+  const r = await runCli(['--help']);
+  assert.is(r.code, 0);
+  const commands = r.stdout.slice(r.stdout.indexOf('Commands:'), r.stdout.indexOf('Coming later'));
+  for (const later of laterGroups()) assert.not.match(commands, new RegExp(`^  ${later}\\s`, 'm'), `${later} is not listed as a command`);
+  assert.match(commands, /^  gpucloud\s/m);
+  assert.match(r.stdout, /Coming later \(not available yet\): k8s, cost, deploy, onboarding, box, talk/);
+  assert.not.match(r.stdout, /store provider credentials/i, 'credentials store is not built');
+  assert.ok(NOT_AVAILABLE_YET.length > 0);
+});
+
+test('a question that merely mentions a flag-like word is still asked (the flag must be its own argument)', async () => {
+  const r = await runCli(['ask', '--route-only', 'what does --iam mean for my instances']);
+  assert.is(r.code, 0, r.stderr);
+});
+
+test.run();
