@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { laterGroups, NOT_AVAILABLE_YET } from '../commands/not-available.js';
-import { runCli } from './support/cli.js';
+import { runCli, withEmulator } from './support/cli.js';
 
 test('every SPEC command or flag not built yet answers "not available yet" with exit 2 and sends nothing', async () => {
   const cases = [
@@ -48,6 +48,23 @@ test('top-level help lists only built commands, and names the later ones apart',
 test('a question that merely mentions a flag-like word is still asked (the flag must be its own argument)', async () => {
   const r = await runCli(['ask', '--route-only', 'what does --iam mean for my instances']);
   assert.is(r.code, 0, r.stderr);
+});
+
+test('a first ask with no AI provider exits 2 before sending anything, pointing to --ai-profile builtin and the config snippet', async () => {
+  await withEmulator(async ({ emu, env }) => {
+    const noKeys = { OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined };
+    const r = await runCli(['ask', 'what is my balance?'], { env: { ...env, ...noKeys } });
+    assert.is(r.code, 2, r.stderr);
+    assert.match(r.stderr, /^error: ai_not_configured: no AI provider is configured/m);
+    assert.match(r.stderr, /^hint: .*--ai-profile builtin/m);
+    assert.match(r.stderr, /^ai:\n  default_provider: openai\n  providers:\n    openai:\n      api_key_env: OPENAI_API_KEY$/m);
+    assert.is(r.stdout, '');
+    assert.is(emu.requests().filter((q) => q.path !== '/v1/oauth2/token').length, 0, 'nothing was sent to gpucloud');
+    // Following the hint works at once.
+    const b = await runCli(['ask', '--ai-profile', 'builtin', 'what is my balance?'], { env: { ...env, ...noKeys } });
+    assert.is(b.code, 0, b.stderr);
+    assert.match(b.stdout, /balance/i);
+  });
 });
 
 test.run();
