@@ -46,6 +46,8 @@ export interface KindSpec {
    * row per location and type keeps every type visible however narrow the terminal.
    */
   rowsPer?: { field: string; as: string };
+  /** Kinds read along with this one when a question is about it (availability names types; their prices are in instance-types). */
+  readWith?: string[];
   /** Words that, on word boundaries, route a question to gpucloud and to this kind's context. */
   terms: string[];
 }
@@ -389,6 +391,7 @@ export const KINDS: readonly KindSpec[] = [
       { header: 'INSTANCE TYPE', path: 'instance_type', priority: 9 },
     ],
     rowsPer: { field: 'availabilities', as: 'instance_type' },
+    readWith: ['instance-types'],
     terms: ['availability', 'available', 'capacity', 'in stock'],
   },
   {
@@ -405,6 +408,7 @@ export const KINDS: readonly KindSpec[] = [
       { header: 'CLUSTER TYPE', path: 'cluster_type', priority: 9 },
     ],
     rowsPer: { field: 'availabilities', as: 'cluster_type' },
+    readWith: ['cluster-types'],
     terms: ['cluster availability'],
   },
   {
