@@ -15,6 +15,8 @@ import { runGroup } from './group.js';
 import { confirmByTyping } from './prompt.js';
 import { runForResult } from '../engine/plan/run.js';
 import { withSession, type Session } from './session.js';
+// Constants only: types.ts loads nothing of the emulator itself.
+import { EMULATOR_DEFAULT_CLIENT_ID, EMULATOR_DEFAULT_CLIENT_SECRET, EMULATOR_SECRET_ENV } from '../emulator/types.js';
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   const kindList = KINDS.map((k) => k.kind).join(', ');
@@ -47,6 +49,12 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .option('--state <file>', 'Persist emulator state to this file')
         .option('--seed <seed>', 'demo or empty', { default: 'demo' })
         .example('  assistant gpucloud emulate --listen 127.0.0.1:8787')
+        .example(
+          `  GPUCLOUD_BASE_URL=http://127.0.0.1:8787 GPUCLOUD_CLIENT_ID=${EMULATOR_DEFAULT_CLIENT_ID} GPUCLOUD_CLIENT_SECRET=${EMULATOR_DEFAULT_CLIENT_SECRET} assistant gpucloud list instances`,
+        )
+        .example(
+          `  (default credentials: client_id ${EMULATOR_DEFAULT_CLIENT_ID}, client_secret ${EMULATOR_DEFAULT_CLIENT_SECRET}; set ${EMULATOR_SECRET_ENV} to choose the secret)`,
+        )
         .action((opts: { listen: string; state?: string; seed: string }) => start(() => emulate(ctx, opts)));
     },
     'Global flags: -o table|json|yaml, --sandbox, --yes, --debug, --config <path>. -o json prints the API\'s JSON unmodified.',

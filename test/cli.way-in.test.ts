@@ -1,8 +1,11 @@
 /** The way in (issue 10 §3): commands of the SPEC that are not built yet, top-level help, the emulator's help. */
+import { execFile } from 'node:child_process';
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { laterGroups, NOT_AVAILABLE_YET } from '../commands/not-available.js';
-import { runCli, withEmulator } from './support/cli.js';
+import { BIN, childEnv, runCli, tempHome, withEmulator } from './support/cli.js';
 
 test('every SPEC command or flag not built yet answers "not available yet" with exit 2 and sends nothing', async () => {
   const cases = [
@@ -65,6 +68,25 @@ test('a first ask with no AI provider exits 2 before sending anything, pointing 
     assert.is(b.code, 0, b.stderr);
     assert.match(b.stdout, /balance/i);
   });
+});
+
+test('gpucloud emulate --help shows the default credentials and how to point the CLI at it', async () => {
+  const r = await runCli(['gpucloud', 'emulate', '--help']);
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /GPUCLOUD_BASE_URL=http:\/\/127\.0\.0\.1:8787 GPUCLOUD_CLIENT_ID=emu-client GPUCLOUD_CLIENT_SECRET=emu-secret assistant gpucloud list instances/);
+  assert.match(r.stdout, /client_id emu-client, client_secret emu-secret/);
+});
+
+test('linked onto the PATH as `assistant` (npm link, or ln -s as the README shows), it runs by name from any directory', async () => {
+  const home = tempHome();
+  const binDir = join(home, 'bin');
+  mkdirSync(binDir);
+  symlinkSync(BIN, join(binDir, 'assistant'));
+  const env = childEnv(home, { PATH: `${binDir}:${dirname(process.execPath)}:/usr/bin:/bin` });
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile('assistant', ['--version'], { env, cwd: home, timeout: 60_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+  );
+  assert.match(out, /^\d+\.\d+\.\d+/);
 });
 
 test.run();
