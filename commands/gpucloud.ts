@@ -2,14 +2,14 @@
  * `assistant gpucloud list|get|balance|action|emulate`. Thin wiring: flags → static plan (engine/gpucloud/static-plans)
  * → runPlan (the one executor) → renderer. No HTTP here.
  */
-import { KINDS, type KindSpec } from '../engine/gpucloud/catalogue.js';
+import { KINDS, type Column, type KindSpec } from '../engine/gpucloud/catalogue.js';
 import { AmbiguousNameError, requireKind, resolveRecord as resolveRecordBy } from '../engine/gpucloud/lookup.js';
 import { INSTANCE_ACTIONS, instanceActionPlan, listPlan } from '../engine/gpucloud/static-plans.js';
 import { UsageError } from '../engine/errors.js';
 import { listenError, parseListen } from '../engine/listen.js';
 import { destructiveReasons } from '../engine/plan/destroyer.js';
 import { palette } from '../engine/render/color.js';
-import { renderKindTable, renderRecord, renderRecords } from '../engine/render/records.js';
+import { renderKindTable, renderRecord, renderRecords, renderTable } from '../engine/render/records.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { confirmByTyping } from './prompt.js';
@@ -81,8 +81,10 @@ async function resolveRecord(ctx: CommandContext, session: Session, spec: KindSp
 async function get(ctx: CommandContext, session: Session, kind: string, idOrName: string): Promise<number> {
   const spec = requireKind(kind);
   const record = await resolveRecord(ctx, session, spec, idOrName);
-  // One record has too many fields for a row: table output is a FIELD / VALUE view.
-  ctx.io.stdout.write(renderRecord(record, ctx.globals.output, palette(Boolean(ctx.io.stdoutColor))));
+  // One record has too many fields for a row: by default it is shown as YAML (nested fields stay
+  // readable); an explicit -o table gives a FIELD / VALUE view.
+  const format = ctx.globals.outputExplicit ? ctx.globals.output : 'yaml';
+  ctx.io.stdout.write(renderRecord(record, format, palette(Boolean(ctx.io.stdoutColor))));
   return 0;
 }
 
@@ -101,6 +103,13 @@ async function balance(ctx: CommandContext, session: Session): Promise<number> {
   return 0;
 }
 
+const ACTION_COLUMNS: Column[] = [
+  { header: 'ACTION', path: 'action', priority: 8 },
+  { header: 'ID', path: 'id', priority: 9 },
+  { header: 'HOSTNAME', path: 'hostname', priority: 7 },
+  { header: 'STATUS', path: 'status', priority: 6 },
+];
+
 async function act(ctx: CommandContext, session: Session, action: string, idOrHostname: string): Promise<number> {
   const normalized = action.trim().toLowerCase().replace(/-/g, '_');
   if (!(INSTANCE_ACTIONS as readonly string[]).includes(normalized)) {
@@ -114,8 +123,14 @@ async function act(ctx: CommandContext, session: Session, action: string, idOrHo
   if (destructive) await confirmByTyping(ctx, `${normalized} instance ${hostname} (${id})`, hostname);
   await runForResult(session, plan, { destroyer: destructive });
   ctx.io.stderr.write(`${normalized}: ${hostname} (${id}) accepted\n`);
-  if (ctx.globals.outputExplicit && ctx.globals.output !== 'table') {
-    ctx.io.stdout.write(renderRecord({ action: normalized, id, hostname, status: 'accepted' }, ctx.globals.output));
+  // The stderr line is for people; an explicit -o also puts the result on stdout for scripts.
+  if (ctx.globals.outputExplicit) {
+    const result = { action: normalized, id, hostname, status: 'accepted' };
+    ctx.io.stdout.write(
+      ctx.globals.output === 'table'
+        ? renderTable([result], ACTION_COLUMNS, ctx.io.columns, { keep: 'id', colors: palette(Boolean(ctx.io.stdoutColor)) })
+        : renderRecord(result, ctx.globals.output),
+    );
   }
   return 0;
 }

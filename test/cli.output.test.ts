@@ -71,6 +71,33 @@ test('balance: raw JSON by default (SPEC 4.2), a table with -o table, only YAML 
   });
 });
 
+test('action -o table prints the accepted action as a table on stdout; without -o stdout stays empty', async () => {
+  await withEmulator(async ({ env }) => {
+    const t = await runCli(['gpucloud', 'action', 'shutdown', 'demo-a100', '-o', 'table'], { env });
+    assert.is(t.code, 0, t.stderr);
+    assert.match(t.stdout, /^ACTION\s+ID\s+HOSTNAME\s+STATUS\nshutdown\s+[0-9a-f-]{36}\s+demo-a100\s+accepted\n$/);
+    const plain = await runCli(['gpucloud', 'action', 'start', 'demo-a100'], { env });
+    assert.is(plain.stdout, '');
+    assert.match(plain.stderr, /start: demo-a100 \(/);
+  });
+});
+
+test('credentials test honours -o json and -o yaml (the table form is the sentence)', async () => {
+  await withEmulator(async ({ env }) => {
+    const j = await runCli(['credentials', 'test', 'gpucloud', '-o', 'json'], { env });
+    assert.is(j.code, 0, j.stderr);
+    const doc = JSON.parse(j.stdout);
+    assert.is(doc.ok, true);
+    assert.match(doc.source, /GPUCLOUD_CLIENT_ID|environment/i);
+    assert.is(typeof doc.balance.amount, 'number');
+    assert.not.ok(j.stdout.includes(env.GPUCLOUD_CLIENT_SECRET!));
+    const y = await runCli(['credentials', 'test', 'gpucloud', '-o', 'yaml'], { env });
+    assert.match(y.stdout, /^ok: true$/m);
+    const t = await runCli(['credentials', 'test', 'gpucloud'], { env });
+    assert.match(t.stdout, /^gpucloud credentials work \(source: /);
+  });
+});
+
 test('colour only on a terminal, and never with --no-color, a non-empty NO_COLOR or TERM=dumb', () => {
   assert.is(colorEnabled(true, false, {}), true);
   assert.is(colorEnabled(false, false, {}), false, 'a pipe');

@@ -57,7 +57,8 @@ export function childEnv(home: string, overrides: Record<string, string | undefi
 export function runCli(args: string[], opts: RunCliOptions = {}): Promise<CliResult> {
   const home = opts.home ?? tempHome();
   const env = childEnv(home, opts.env);
-  const timeoutMs = opts.timeoutMs ?? 15_000;
+  // Generous: CI is a busy 2-core box, and a timeout must only catch a hung child.
+  const timeoutMs = opts.timeoutMs ?? 60_000;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'], cwd: home });
     let stdout = '';
