@@ -10,6 +10,7 @@ import { ExitCode, UsageError } from '../engine/errors.js';
 import { askQuestion, contextPlanFor } from '../engine/ai/ask.js';
 import { loadConfig } from '../engine/config/load.js';
 import { redactText } from '../engine/redact.js';
+import { palette } from '../engine/render/color.js';
 import { renderRecord, renderTable } from '../engine/render/records.js';
 import { renderReport, renderReportError } from '../engine/render/report.js';
 import { routeQuestion } from '../engine/routing/route.js';
@@ -274,6 +275,6 @@ async function dryRun(ctx: CommandContext, planFile: string | undefined, destroy
 
 function writeReport(ctx: CommandContext, report: RunReport): void {
   if (ctx.globals.output !== 'table') return void ctx.io.stdout.write(renderRecord(report, ctx.globals.output));
-  ctx.io.stdout.write(renderReport(report));
+  ctx.io.stdout.write(renderReport(report, palette(Boolean(ctx.io.stdoutColor))));
   ctx.io.stderr.write(renderReportError(report));
 }

@@ -10,7 +10,8 @@ import { run as runGpucloud } from '../commands/gpucloud.js';
 import { reportError } from '../commands/report-error.js';
 import { UsageError } from '../engine/errors.js';
 import { findKind } from '../engine/gpucloud/catalogue.js';
-import { colorEnabled } from '../engine/render/color.js';
+import { colorEnabled, palette } from '../engine/render/color.js';
+import { renderReport } from '../engine/render/report.js';
 import { renderKindTable } from '../engine/render/records.js';
 import { runCli, tempHome, withEmulator } from './support/cli.js';
 
@@ -25,6 +26,14 @@ test('a narrow table keeps the ID column, since errors tell users to type the ID
     assert.ok(out.includes(instance.id), `${kind}: the ID is shown at 50 columns:\n${out}`);
     for (const line of out.trimEnd().split('\n')) assert.ok(line.length <= 50, `"${line}" is wider than 50`);
   }
+});
+
+test('control characters in API data are shown escaped, never sent to the terminal', () => {
+  const evil = { ...instance, hostname: 'x\u001b[2J\u001b]0;owned\u0007', status: 'running\nFAKE' };
+  const out = renderKindTable([evil], findKind('instances')!, 200);
+  assert.not.ok(out.includes('\u001b') || out.includes('\u0007'), JSON.stringify(out));
+  assert.ok(out.includes('x\\u001b[2J'), out);
+  assert.is(out.trimEnd().split('\n').length, 2, 'a newline in a value does not add a row');
 });
 
 test('list availability shows every type per location, one row each, in a narrow terminal too', async () => {
@@ -135,6 +144,20 @@ test('on a colour terminal the table header is bold and running is green; withou
     assert.not.ok(off.out().includes(ESC), off.out());
     assert.match(off.out(), /running/);
   });
+});
+
+test('the apply report marks ok green and FAIL red only when colour is on', () => {
+  const report = {
+    status: 'failed',
+    steps: [
+      { index: 0, request: 'GET /v1/balance', reason: 'a', status: 'succeeded' },
+      { index: 1, request: 'GET /v1/x', reason: 'b', status: 'failed', error: { code: 'not_found', message: 'no' } },
+    ],
+    bindings: {},
+  } as unknown as Parameters<typeof renderReport>[0];
+  const on = renderReport(report, palette(true));
+  assert.ok(on.includes(`${ESC}32mok${ESC}39m`) && on.includes(`${ESC}31mFAIL${ESC}39m`) && on.startsWith(`${ESC}31mfailed`), JSON.stringify(on));
+  assert.not.ok(renderReport(report).includes(ESC));
 });
 
 test('the error prefix is red on a colour terminal and plain otherwise', () => {

@@ -100,6 +100,9 @@ test('assistant_gpucloud_list returns the instances as a table and as structured
   assert.ok(hostnames.includes('demo-a100') && hostnames.includes('demo-cpu'));
   assert.is(r.structuredContent.count, r.structuredContent.items.length);
   assert.match(textOf(r), /demo-a100/);
+  assert.match(textOf(r), /^ID\s+HOSTNAME/m, 'the table shows the IDs');
+  const a = await callTool(ctx.client, 'assistant_gpucloud_list', { resource: 'availability' });
+  assert.match(textOf(a), /^FIN-01\s+1V100\.6V$/m, 'availability: one row per location and type');
 });
 
 test('assistant_gpucloud_list serves every kind of the catalogue', async () => {

@@ -13,7 +13,19 @@ function valueAt(record: unknown, path: string): unknown {
   return v;
 }
 
+/**
+ * Control characters from API data (an escape sequence in a volume name, a newline in a description)
+ * would move the cursor, recolour the terminal or break the table: show them as `\u001b`-style escapes.
+ */
+function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 function formatCell(value: unknown, format: Column['format']): string {
+  return printable(rawCell(value, format));
+}
+
+function rawCell(value: unknown, format: Column['format']): string {
   if (value === null || value === undefined || value === '') return '-';
   if (format === 'price') {
     const n = Number(value);
@@ -21,7 +33,7 @@ function formatCell(value: unknown, format: Column['format']): string {
   }
   if (format === 'gb') return `${value} GB`;
   if (format === 'bool') return value ? 'yes' : 'no';
-  if (Array.isArray(value)) return value.map((x) => formatCell(x, undefined)).join(', ');
+  if (Array.isArray(value)) return value.map((x) => rawCell(x, undefined)).join(', ');
   if (typeof value === 'object') return String((value as { description?: unknown }).description ?? JSON.stringify(value));
   return String(value);
 }
@@ -128,6 +140,9 @@ function renderKeyValues(record: unknown, c: Colors): string {
   flatten(record, '', pairs);
   const width = Math.max(5, ...pairs.map(([k]) => k.length));
   const lines = [`${c.bold('FIELD'.padEnd(width))}   ${c.bold('VALUE')}`];
-  for (const [k, v] of pairs) lines.push(`${k.padEnd(width)}   ${k === 'status' ? colorStatus(c, v) : v}`);
+  for (const [k, raw] of pairs) {
+    const v = printable(raw);
+    lines.push(`${printable(k).padEnd(width)}   ${k === 'status' ? colorStatus(c, v) : v}`);
+  }
   return lines.join('\n') + '\n';
 }
