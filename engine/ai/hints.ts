@@ -67,6 +67,6 @@ export function firstRunHint(): string {
     '  providers:',
     '    openai:',
     '      api_key_env: OPENAI_API_KEY',
-    'and export OPENAI_API_KEY=<key> (other providers: see examples/assistant.example.yaml)',
+    'and export OPENAI_API_KEY=<key> (other providers: see examples/assistant.example.yaml); `default_provider: builtin` makes the offline answers the default, for `assistant mcp` too',
   ].join('\n');
 }
