@@ -51,19 +51,19 @@ export interface TableOptions {
  */
 export function renderTable(records: unknown[], columns: Column[], width: number, opts: TableOptions = {}): string {
   if (records.length === 0) return 'No resources found.\n';
-  const c = opts.colors ?? PLAIN;
+  const paint = opts.colors ?? PLAIN;
   let cols = [...columns];
-  const rowsFor = (cs: Column[]) => records.map((r) => cs.map((col) => formatCell(valueAt(r, col.path), col.format)));
+  const rowsFor = (cs: Column[]) => records.map((r) => cs.map((c) => formatCell(valueAt(r, c.path), c.format)));
   const widthOf = (cs: Column[], rows: string[][]) =>
-    cs.reduce((sum, col, i) => sum + Math.max(col.header.length, ...rows.map((r) => r[i]!.length)) + (i ? 3 : 0), 0);
+    cs.reduce((sum, c, i) => sum + Math.max(c.header.length, ...rows.map((r) => r[i]!.length)) + (i ? 3 : 0), 0);
   let rows = rowsFor(cols);
-  const droppable = (cs: Column[]) => cs.filter((col) => col.path !== opts.keep);
-  while (cols.length > 1 && droppable(cols).length > 0 && widthOf(cols, rows) > width) {
-    const lowest = droppable(cols).reduce((lo, col) => ((col.priority ?? 5) < (lo.priority ?? 5) ? col : lo));
-    cols = cols.filter((col) => col !== lowest);
+  const droppable = (cs: Column[]) => cs.filter((c) => c.path !== opts.keep);
+  while (droppable(cols).length > 0 && cols.length > 1 && widthOf(cols, rows) > width) {
+    const lowest = droppable(cols).reduce((lo, c) => ((c.priority ?? 5) < (lo.priority ?? 5) ? c : lo));
+    cols = cols.filter((c) => c !== lowest);
     rows = rowsFor(cols);
   }
-  const widths = cols.map((col, i) => Math.max(col.header.length, ...rows.map((r) => r[i]!.length)));
+  const widths = cols.map((c, i) => Math.max(c.header.length, ...rows.map((r) => r[i]!.length)));
   const limit = Math.max(width, 20);
   // Pad and truncate the plain text first, then colour it, so escape codes never count as width.
   const line = (cells: string[], paint: (cell: string, i: number) => string) => {
@@ -81,10 +81,10 @@ export function renderTable(records: unknown[], columns: Column[], width: number
     return out.join('').trimEnd();
   };
   const header = line(
-    cols.map((col) => col.header),
-    (text) => c.bold(text),
+    cols.map((c) => c.header),
+    (text) => paint.bold(text),
   );
-  const body = rows.map((r) => line(r, (text, i) => (cols[i]!.format === 'status' ? colorStatus(c, text) : text)));
+  const body = rows.map((r) => line(r, (text, i) => (cols[i]!.format === 'status' ? colorStatus(paint, text) : text)));
   return [header, ...body].join('\n') + '\n';
 }
 
