@@ -4,13 +4,14 @@
  */
 import { assistantVersion } from './engine/version.js';
 import type { CommandContext, CommandGroupRunner, GlobalOptions, OutputFormat } from './commands/context.js';
+import { laterGroups, notAvailableYet } from './commands/not-available.js';
 
 const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: CommandGroupRunner }> }> = {
   ask: { summary: 'Answer a question, write a plan for a request (--maker) or apply one (--apply)', load: () => import('./commands/ask.js') },
   gpucloud: { summary: 'List, get and act on gpucloud resources directly (no AI)', load: () => import('./commands/gpucloud.js') },
   plan: { summary: 'Validate plan documents before applying them', load: () => import('./commands/plan.js') },
   config: { summary: 'Show the effective configuration', load: () => import('./commands/config.js') },
-  credentials: { summary: 'Test and store provider credentials', load: () => import('./commands/credentials.js') },
+  credentials: { summary: 'Test provider credentials', load: () => import('./commands/credentials.js') },
   mcp: { summary: 'Serve the tools to AI agents (MCP over HTTP or stdio)', load: () => import('./commands/mcp.js') },
 };
 
@@ -27,6 +28,8 @@ Usage:
 
 Commands:
 ${groups}
+
+Coming later (not available yet): ${laterGroups().join(', ')}
 
 Global flags:
   --config <path>        Configuration file (default ~/.assistant.yaml)
@@ -139,6 +142,13 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(assistantVersion() + '\n');
     return 0;
   }
+  const later = notAvailableYet(groupName, groupArgv);
+  if (later) {
+    process.stderr.write(
+      `error: not_available: "${later.command}" is not available yet: ${later.what} comes in a later release\nhint: run 'assistant --help' to see what is built today\n`,
+    );
+    return 2;
+  }
   const group = GROUPS[groupName];
   if (!group) {
     process.stderr.write(`error: usage: unknown command "${groupName}"\nhint: run 'assistant --help' to see the commands\n`);
@@ -153,7 +163,7 @@ async function main(argv: string[]): Promise<number> {
     controller.abort(new Error('interrupted'));
   });
 
-  const noColor = !parsed.color || 'NO_COLOR' in process.env || process.env.TERM === 'dumb';
+  const { colorEnabled } = await import('./engine/render/color.js');
   const ctx: CommandContext = {
     io: {
       stdout: process.stdout,
@@ -163,7 +173,8 @@ async function main(argv: string[]): Promise<number> {
       stderrIsTTY: Boolean(process.stderr.isTTY),
       stdinIsTTY: Boolean(process.stdin.isTTY),
       columns: process.stdout.columns || Number(process.env.COLUMNS) || 80,
-      color: !noColor && Boolean(process.stderr.isTTY),
+      color: colorEnabled(Boolean(process.stderr.isTTY), !parsed.color, process.env),
+      stdoutColor: colorEnabled(Boolean(process.stdout.isTTY), !parsed.color, process.env),
     },
     env: process.env,
     home: process.env.HOME || (await import('node:os')).homedir(),

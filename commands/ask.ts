@@ -10,6 +10,7 @@ import { ExitCode, UsageError } from '../engine/errors.js';
 import { askQuestion, contextPlanFor } from '../engine/ai/ask.js';
 import { loadConfig } from '../engine/config/load.js';
 import { redactText } from '../engine/redact.js';
+import { palette } from '../engine/render/color.js';
 import { renderRecord, renderTable } from '../engine/render/records.js';
 import { renderReport, renderReportError } from '../engine/render/report.js';
 import { routeQuestion } from '../engine/routing/route.js';
@@ -17,7 +18,7 @@ import { ROUTE_PROVIDERS } from '../engine/routing/terms.js';
 import { PROVIDER_KINDS } from '../engine/ai/kinds.js';
 import { AI_PROVIDER_KINDS } from '../schemas/config.js';
 import type { RunReport } from '../schemas/run-report.js';
-import type { CommandContext } from './context.js';
+import { warn, type CommandContext } from './context.js';
 import { readPlanInput } from './plan-input.js';
 import { withSession } from './session.js';
 import { createPhaseSpinner, createStepProgress } from './progress.js';
@@ -204,7 +205,7 @@ async function ask(
 /** `ask --route-only`: the routing decision with the matched terms; nothing is read and no AI is asked. */
 async function routeOnly(ctx: CommandContext, question: string, providerFlags: string[]): Promise<number> {
   const { config, warnings } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
-  for (const w of warnings) ctx.io.stderr.write(`warning: ${w}\n`);
+  for (const w of warnings) warn(ctx, w);
   const route = routeQuestion(question, { flags: providerFlags, config });
   const contextKinds = route.providers.includes('gpucloud') ? contextPlanFor(route).kinds : [];
   if (ctx.globals.output === 'json' || ctx.globals.output === 'yaml') {
@@ -266,7 +267,7 @@ async function dryRun(ctx: CommandContext, planFile: string | undefined, destroy
   return withSession(ctx, async (session) => {
     const { preview, gated } = await dryRunPlan(session, input, { destroyer });
     ctx.io.stdout.write(ctx.globals.output === 'table' ? renderPreview(preview) : renderRecord(preview, ctx.globals.output));
-    for (const w of preview.warnings) ctx.io.stderr.write(`warning: ${w}\n`);
+    for (const w of preview.warnings) warn(ctx, w);
     if (gated) ctx.io.stderr.write('note: this plan has destructive steps; applying it needs --destroyer\n');
     return gated ? ExitCode.refused : ExitCode.ok;
   });
@@ -274,6 +275,6 @@ async function dryRun(ctx: CommandContext, planFile: string | undefined, destroy
 
 function writeReport(ctx: CommandContext, report: RunReport): void {
   if (ctx.globals.output !== 'table') return void ctx.io.stdout.write(renderRecord(report, ctx.globals.output));
-  ctx.io.stdout.write(renderReport(report));
+  ctx.io.stdout.write(renderReport(report, palette(Boolean(ctx.io.stdoutColor))));
   ctx.io.stderr.write(renderReportError(report));
 }

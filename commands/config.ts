@@ -8,7 +8,7 @@ import { isSecretKey } from '../schemas/config.js';
 import { NoCredentialsError, resolveGpuCloudCredentials, resolveGpuCloudUrls } from '../engine/config/credentials.js';
 import { loadConfig, resolveConfigPath } from '../engine/config/load.js';
 import { maskSecret, redactText } from '../engine/redact.js';
-import { writeLine, type CommandContext } from './context.js';
+import { warn, writeLine, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
@@ -46,12 +46,12 @@ function showPath(ctx: CommandContext): number {
 
 async function show(ctx: CommandContext): Promise<number> {
   const loaded = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
-  for (const w of loaded.warnings) writeLine(ctx.io.stderr, `warning: ${redactText(w)}`);
+  for (const w of loaded.warnings) warn(ctx, redactText(w));
 
   let gpucloud: Record<string, unknown>;
   try {
     const creds = resolveGpuCloudCredentials({ config: loaded.config, env: ctx.env, home: ctx.home, configPath: loaded.path });
-    for (const w of creds.warnings) writeLine(ctx.io.stderr, `warning: ${redactText(w)}`);
+    for (const w of creds.warnings) warn(ctx, redactText(w));
     gpucloud = {
       source: creds.source,
       detail: creds.sourceDetail,

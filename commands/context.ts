@@ -2,6 +2,8 @@
  * What every command receives (gh-style injection): streams, environment, home and global flags.
  * Commands never touch process.* directly, so tests can drive them with in-memory streams.
  */
+import { palette } from '../engine/render/color.js';
+
 export type OutputFormat = 'table' | 'json' | 'yaml';
 
 export interface Io {
@@ -13,8 +15,10 @@ export interface Io {
   stdinIsTTY: boolean;
   /** Terminal width for tables (80 when unknown). */
   columns: number;
-  /** Colour is on only for a TTY without NO_COLOR / --no-color. */
+  /** Colour on stderr (errors, warnings, progress): a TTY without --no-color, NO_COLOR or TERM=dumb. */
   color: boolean;
+  /** Colour on stdout (tables): decided the same way for stdout, so a pipe gets plain text. */
+  stdoutColor?: boolean;
 }
 
 export interface GlobalOptions {
@@ -41,6 +45,11 @@ export interface CommandContext {
 
 /** A command group module (`commands/<group>.ts`) exports `run`; it returns the exit code. */
 export type CommandGroupRunner = (argv: string[], ctx: CommandContext) => Promise<number>;
+
+/** `warning: <text>` on stderr, the prefix in yellow when stderr has colour. */
+export function warn(ctx: { io: Io }, text: string): void {
+  ctx.io.stderr.write(`${palette(ctx.io.color).yellow('warning:')} ${text}\n`);
+}
 
 export function writeLine(stream: NodeJS.WritableStream, line = ''): void {
   stream.write(line + '\n');

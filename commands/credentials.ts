@@ -2,6 +2,7 @@
 import { findKind } from '../engine/gpucloud/catalogue.js';
 import { listPlan } from '../engine/gpucloud/static-plans.js';
 import { UsageError } from '../engine/errors.js';
+import { renderRecord } from '../engine/render/records.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { runForResults } from '../engine/plan/run.js';
@@ -21,6 +22,10 @@ async function test(ctx: CommandContext, provider: string): Promise<number> {
   return withSession(ctx, async (session) => {
     const source = await session.credentialSource();
     const [balance] = (await runForResults(session, listPlan(findKind('balance')!))) as [{ amount?: unknown; currency?: string }];
+    if (ctx.globals.output !== 'table') {
+      ctx.io.stdout.write(renderRecord({ provider: 'gpucloud', ok: true, source, balance }, ctx.globals.output));
+      return 0;
+    }
     ctx.io.stdout.write(`gpucloud credentials work (source: ${source}); balance ${String(balance?.amount)} ${String(balance?.currency ?? '').toUpperCase()}\n`);
     return 0;
   });

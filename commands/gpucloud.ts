@@ -2,18 +2,21 @@
  * `assistant gpucloud list|get|balance|action|emulate`. Thin wiring: flags → static plan (engine/gpucloud/static-plans)
  * → runPlan (the one executor) → renderer. No HTTP here.
  */
-import { KINDS, type KindSpec } from '../engine/gpucloud/catalogue.js';
+import { KINDS, type Column, type KindSpec } from '../engine/gpucloud/catalogue.js';
 import { AmbiguousNameError, requireKind, resolveRecord as resolveRecordBy } from '../engine/gpucloud/lookup.js';
 import { INSTANCE_ACTIONS, instanceActionPlan, listPlan } from '../engine/gpucloud/static-plans.js';
 import { UsageError } from '../engine/errors.js';
 import { listenError, parseListen } from '../engine/listen.js';
 import { destructiveReasons } from '../engine/plan/destroyer.js';
-import { renderRecord, renderRecords, renderTable } from '../engine/render/records.js';
+import { palette } from '../engine/render/color.js';
+import { renderKindTable, renderRecord, renderRecords, renderTable } from '../engine/render/records.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { confirmByTyping } from './prompt.js';
 import { runForResult } from '../engine/plan/run.js';
 import { withSession, type Session } from './session.js';
+// Constants only: types.ts loads nothing of the emulator itself.
+import { EMULATOR_DEFAULT_CLIENT_ID, EMULATOR_DEFAULT_CLIENT_SECRET, EMULATOR_SECRET_ENV } from '../emulator/types.js';
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   const kindList = KINDS.map((k) => k.kind).join(', ');
@@ -33,7 +36,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .example('  assistant gpucloud get cluster 3f0c…-… -o json')
         .action((kind: string, id: string) => start(() => withSession(ctx, (s) => get(ctx, s, kind, id))));
       cli
-        .command('balance', 'Show the account balance (a human line on stderr, the raw JSON on stdout)')
+        .command('balance', 'Show the account balance (a human line on stderr, the raw JSON on stdout; -o table|json|yaml: only that on stdout)')
         .action(() => start(() => withSession(ctx, (s) => balance(ctx, s))));
       cli
         .command('action <action> <id_or_hostname>', `Run an instance action: ${INSTANCE_ACTIONS.join(', ')}`)
@@ -46,6 +49,12 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .option('--state <file>', 'Persist emulator state to this file')
         .option('--seed <seed>', 'demo or empty', { default: 'demo' })
         .example('  assistant gpucloud emulate --listen 127.0.0.1:8787')
+        .example(
+          `  GPUCLOUD_BASE_URL=http://127.0.0.1:8787 GPUCLOUD_CLIENT_ID=${EMULATOR_DEFAULT_CLIENT_ID} GPUCLOUD_CLIENT_SECRET=${EMULATOR_DEFAULT_CLIENT_SECRET} assistant gpucloud list instances`,
+        )
+        .example(
+          `  (default credentials: client_id ${EMULATOR_DEFAULT_CLIENT_ID}, client_secret ${EMULATOR_DEFAULT_CLIENT_SECRET}; set ${EMULATOR_SECRET_ENV} to choose the secret)`,
+        )
         .action((opts: { listen: string; state?: string; seed: string }) => start(() => emulate(ctx, opts)));
     },
     'Global flags: -o table|json|yaml, --sandbox, --yes, --debug, --config <path>. -o json prints the API\'s JSON unmodified.',
@@ -55,16 +64,16 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
 async function list(ctx: CommandContext, session: Session, kind: string): Promise<number> {
   const spec = requireKind(kind);
   const data = await runForResult(session, listPlan(spec));
-  ctx.io.stdout.write(renderRecords(data, spec, ctx.globals.output, ctx.io.columns));
+  ctx.io.stdout.write(renderRecords(data, spec, ctx.globals.output, ctx.io.columns, palette(Boolean(ctx.io.stdoutColor))));
   return 0;
 }
 
-/** Like the engine's resolveRecord; an ambiguous name also lists the matches on stderr (exit 2). */
+/** Like the engine's resolveRecord; an ambiguous name also lists the matches, with their IDs, on stderr (exit 2). */
 async function resolveRecord(ctx: CommandContext, session: Session, spec: KindSpec, idOrName: string): Promise<Record<string, unknown>> {
   try {
     return await resolveRecordBy((plan) => runForResult(session, plan), spec, idOrName);
   } catch (err) {
-    if (err instanceof AmbiguousNameError) ctx.io.stderr.write(renderTable(err.matches, spec.columns, ctx.io.columns));
+    if (err instanceof AmbiguousNameError) ctx.io.stderr.write(renderKindTable(err.matches, spec, ctx.io.columns, palette(ctx.io.color)));
     throw err;
   }
 }
@@ -72,16 +81,20 @@ async function resolveRecord(ctx: CommandContext, session: Session, spec: KindSp
 async function get(ctx: CommandContext, session: Session, kind: string, idOrName: string): Promise<number> {
   const spec = requireKind(kind);
   const record = await resolveRecord(ctx, session, spec, idOrName);
-  // One record has too many fields for a row: table output shows it as YAML.
-  ctx.io.stdout.write(renderRecord(record, ctx.globals.output));
+  // One record has too many fields for a row: by default it is shown as YAML (nested fields stay
+  // readable); an explicit -o table gives a FIELD / VALUE view.
+  const format = ctx.globals.outputExplicit ? ctx.globals.output : 'yaml';
+  ctx.io.stdout.write(renderRecord(record, format, palette(Boolean(ctx.io.stdoutColor))));
   return 0;
 }
 
 async function balance(ctx: CommandContext, session: Session): Promise<number> {
   const spec = requireKind('balance');
   const data = (await runForResult(session, listPlan(spec))) as { amount?: number | string; currency?: string };
-  if (ctx.globals.output === 'yaml') {
-    ctx.io.stdout.write(renderRecord(data, 'yaml'));
+  // SPEC 4.2: by default a human line on stderr and the raw JSON on stdout; an explicit -o prints
+  // only that format on stdout (a table with -o table).
+  if (ctx.globals.outputExplicit) {
+    ctx.io.stdout.write(renderRecords(data, spec, ctx.globals.output, ctx.io.columns, palette(Boolean(ctx.io.stdoutColor))));
     return 0;
   }
   const amount = Number(data?.amount);
@@ -89,6 +102,13 @@ async function balance(ctx: CommandContext, session: Session): Promise<number> {
   ctx.io.stdout.write(JSON.stringify(data) + '\n');
   return 0;
 }
+
+const ACTION_COLUMNS: Column[] = [
+  { header: 'ACTION', path: 'action', priority: 8 },
+  { header: 'ID', path: 'id', priority: 9 },
+  { header: 'HOSTNAME', path: 'hostname', priority: 7 },
+  { header: 'STATUS', path: 'status', priority: 6 },
+];
 
 async function act(ctx: CommandContext, session: Session, action: string, idOrHostname: string): Promise<number> {
   const normalized = action.trim().toLowerCase().replace(/-/g, '_');
@@ -103,8 +123,14 @@ async function act(ctx: CommandContext, session: Session, action: string, idOrHo
   if (destructive) await confirmByTyping(ctx, `${normalized} instance ${hostname} (${id})`, hostname);
   await runForResult(session, plan, { destroyer: destructive });
   ctx.io.stderr.write(`${normalized}: ${hostname} (${id}) accepted\n`);
-  if (ctx.globals.outputExplicit && ctx.globals.output !== 'table') {
-    ctx.io.stdout.write(renderRecord({ action: normalized, id, hostname, status: 'accepted' }, ctx.globals.output));
+  // The stderr line is for people; an explicit -o also puts the result on stdout for scripts.
+  if (ctx.globals.outputExplicit) {
+    const result = { action: normalized, id, hostname, status: 'accepted' };
+    ctx.io.stdout.write(
+      ctx.globals.output === 'table'
+        ? renderTable([result], ACTION_COLUMNS, ctx.io.columns, { keep: 'id', colors: palette(Boolean(ctx.io.stdoutColor)) })
+        : renderRecord(result, ctx.globals.output),
+    );
   }
   return 0;
 }

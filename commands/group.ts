@@ -35,7 +35,7 @@ export async function runGroup(
   } catch (err) {
     if (err instanceof HelpShown) return 0;
     if (err instanceof Error && err.name === 'CACError') {
-      throw new UsageError(err.message.replace(/`/g, '"'), { hint: `run 'assistant ${group} --help'` });
+      throw new UsageError(asTyped(err.message, argv).replace(/`/g, '"'), { hint: `run 'assistant ${group} --help'` });
     }
     throw err;
   }
@@ -67,4 +67,26 @@ function pinBooleanFlags(cli: CAC, argv: string[]): string[] {
   }
   const end = argv.indexOf('--');
   return argv.map((arg, i) => (switches.has(arg) && (end === -1 || i < end) ? `${arg}=true` : arg));
+}
+
+const camel = (name: string) => name.replace(/-([a-z])/g, (_, ch: string) => ch.toUpperCase());
+
+/**
+ * cac names an unknown option by its camel-cased key (`Unknown option \`--roleArn\``, and
+ * `--suchThing` for `--no-such-thing`); users typed `--role-arn`. Puts back the flag as it was typed.
+ */
+function asTyped(message: string, argv: string[]): string {
+  const m = /Unknown option `(-{1,2})([^`=]+)(=[^`]*)?`/.exec(message);
+  if (!m) return message;
+  const reported = m[2]!;
+  const end = argv.indexOf('--');
+  for (const arg of end === -1 ? argv : argv.slice(0, end)) {
+    if (!arg.startsWith('-')) continue;
+    const flag = arg.split('=', 1)[0]!;
+    const name = flag.replace(/^-+/, '');
+    if ([name, camel(name), camel(name.replace(/^no-/, ''))].includes(reported)) {
+      return message.replace(m[0], `Unknown option \`${flag}\``);
+    }
+  }
+  return message;
 }

@@ -1,5 +1,6 @@
 import { AssistantError, ExitCode, isAbortError } from '../engine/errors.js';
 import { redactText } from '../engine/redact.js';
+import { palette } from '../engine/render/color.js';
 import type { CommandContext } from './context.js';
 
 /**
@@ -8,8 +9,9 @@ import type { CommandContext } from './context.js';
  */
 export function reportError(err: unknown, ctx: CommandContext): number {
   const out = ctx.io.stderr;
+  const c = palette(ctx.io.color);
   if (err instanceof AssistantError) {
-    out.write(`error: ${err.code}: ${redactText(err.message)}\n`);
+    out.write(`${c.red('error:')} ${err.code}: ${redactText(err.message)}\n`);
     if (err.hint) out.write(`hint: ${redactText(err.hint)}\n`);
     if (ctx.globals.debug && err.details !== undefined) out.write(`debug: details: ${redactText(JSON.stringify(err.details))}\n`);
     return err.exitCode;

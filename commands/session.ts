@@ -6,7 +6,7 @@ import { createGpuCloudClient } from '../engine/gpucloud/client.js';
 import type { GpuCloudClient } from '../engine/gpucloud/types.js';
 import type { ExecutorContext } from '../engine/executors/types.js';
 import { redactText } from '../engine/redact.js';
-import type { CommandContext } from './context.js';
+import { warn, type CommandContext } from './context.js';
 
 export interface Session {
   config: Config;
@@ -25,7 +25,7 @@ export interface Session {
  */
 export async function openSession(ctx: CommandContext): Promise<Session> {
   const { config, warnings } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
-  for (const w of warnings) ctx.io.stderr.write(`warning: ${w}\n`);
+  for (const w of warnings) warn(ctx, w);
   const debug = ctx.globals.debug ? (line: string) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined;
   const timeoutMs = (ctx.globals.timeout ?? config.timeout ?? 30) * 1000;
 
@@ -55,7 +55,7 @@ export async function openSession(ctx: CommandContext): Promise<Session> {
       return { client, source: 'sandbox emulator' };
     }
     const creds = resolveGpuCloudCredentials({ config, env: ctx.env, home: ctx.home, configPath: ctx.globals.config });
-    for (const w of creds.warnings ?? []) ctx.io.stderr.write(`warning: ${w}\n`);
+    for (const w of creds.warnings ?? []) warn(ctx, w);
     const client = createGpuCloudClient({
       baseUrl: creds.baseUrl,
       authUrl: creds.authUrl,

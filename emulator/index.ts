@@ -6,5 +6,6 @@
  */
 export type { Emulator, EmulatorOptions, EmulatorStats, FaultSpec, RecordedRequest } from './types.js';
 export { EMULATOR_DEFAULT_SSH_KEY_ID, EMULATOR_DEMO_IDS } from './fixtures.js';
+export { EMULATOR_DEFAULT_CLIENT_ID, EMULATOR_DEFAULT_CLIENT_SECRET } from './types.js';
 export { runEmulatorForeground, EMULATOR_SECRET_ENV } from './main.js';
 export { startEmulator } from './start.js';

@@ -1,5 +1,14 @@
 /** Public option and result types of the gpucloud emulator (re-exported by emulator/index.ts). */
 
+/**
+ * The emulator's default API credentials. They are public on purpose (README, `gpucloud emulate
+ * --help`): they open only a local fake. Set GPUCLOUD_EMULATOR_CLIENT_SECRET to choose another secret.
+ */
+export const EMULATOR_DEFAULT_CLIENT_ID = 'emu-client';
+export const EMULATOR_DEFAULT_CLIENT_SECRET = 'emu-secret';
+/** Environment variable the foreground emulator reads its client secret from when none is passed. */
+export const EMULATOR_SECRET_ENV = 'GPUCLOUD_EMULATOR_CLIENT_SECRET';
+
 export interface EmulatorOptions {
   host?: string; // default '127.0.0.1'
   port?: number; // default 0 (random free port)
@@ -86,8 +95,8 @@ export function resolveOptions(opts: EmulatorOptions = {}): ResolvedOptions {
   return {
     host: opts.host ?? '127.0.0.1',
     port: opts.port ?? 0,
-    clientId: opts.clientId ?? 'emu-client',
-    clientSecret: opts.clientSecret ?? 'emu-secret',
+    clientId: opts.clientId ?? EMULATOR_DEFAULT_CLIENT_ID,
+    clientSecret: opts.clientSecret ?? EMULATOR_DEFAULT_CLIENT_SECRET,
     tokenTtlSec: opts.tokenTtlSec ?? 3600,
     stateFile: opts.stateFile,
     seed: opts.seed ?? 'demo',

@@ -63,10 +63,10 @@ test('resolved API keys are registered for redaction', async () => {
   assert.is(redactText('key is sk-redact-me-please-42'), 'key is ***');
 });
 
-test('no key anywhere → ai_not_configured (exit 1) with a config snippet naming the env var', async () => {
+test('no key anywhere → ai_not_configured (exit 2, a configuration error) with a config snippet naming the env var', async () => {
   const err = await errorOf(Promise.resolve().then(() => provider({ default_provider: 'deepseek' })));
   assert.is(err.code, 'ai_not_configured');
-  assert.is(err.exitCode, 1);
+  assert.is(err.exitCode, 2);
   assert.match(err.message, /DEEPSEEK_API_KEY/);
   assert.match(err.hint ?? '', /default_provider: deepseek/);
   assert.match(err.hint ?? '', /providers:/);

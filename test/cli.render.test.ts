@@ -14,13 +14,13 @@ test('tables drop the lowest-priority columns first to fit the terminal width', 
   const wide = renderTable([instance], columns, 200);
   assert.match(wide, /^ID\s+HOSTNAME/);
   const narrow = renderTable([instance], columns, 60);
-  assert.not.match(narrow, /^ID/, 'the ID column (priority 1) goes first');
+  assert.not.match(narrow, /^ID/, 'without a kept column, the ID column (priority 1) goes first');
   assert.match(narrow, /HOSTNAME/);
   assert.match(narrow, /STATUS/);
   for (const line of narrow.trimEnd().split('\n')) assert.ok(line.length <= 60, `"${line}" is wider than 60`);
 });
 
-test('get with a hostname shared by two instances lists the matches on stderr and exits 2', async () => {
+test('get with a hostname shared by two instances lists the matches with their IDs on stderr and exits 2', async () => {
   await withEmulator(async ({ env }) => {
     const create = (n: number) => ({
       args: ['gpucloud-api', 'POST', '/v1/instances', JSON.stringify({ instance_type: '1V100.6V', image: 'ubuntu-24.04-cuda-12.8-open-docker', hostname: 'twin', description: String(n), location_code: 'FIN-01', ssh_key_ids: [EMULATOR_DEFAULT_SSH_KEY_ID] })],
@@ -31,8 +31,9 @@ test('get with a hostname shared by two instances lists the matches on stderr an
     const r = await runCli(['gpucloud', 'get', 'instance', 'twin'], { env });
     assert.is(r.code, 2);
     assert.is(r.stdout, '');
-    assert.is(r.stderr.match(/^twin\s/gm)?.length, 2, r.stderr);
+    assert.is(r.stderr.match(/^[0-9a-f-]{36}\s+twin\s/gm)?.length, 2, `both matches with their IDs:\n${r.stderr}`);
     assert.match(r.stderr, /error: ambiguous: 2 instances are named "twin"/);
+    assert.match(r.stderr, /hint: use the ID instead: [0-9a-f-]{36}, [0-9a-f-]{36}\n/);
   });
 });
 

@@ -62,6 +62,7 @@ test('without an AI provider assistant_gpucloud_ask is an error result saying ho
     assert.is(r.isError, true);
     assert.match(errorOf(r).code, /^ai_/);
     assert.match(`${errorOf(r).message} ${errorOf(r).hint ?? ''}`, /ai\.|api_key|OPENAI_API_KEY/);
+    assert.match(errorOf(r).hint ?? '', /default_provider: builtin/, 'the offline way in applies to the server too');
   } finally {
     await client.close();
     await emu.close();

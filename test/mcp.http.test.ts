@@ -100,6 +100,9 @@ test('assistant_gpucloud_list returns the instances as a table and as structured
   assert.ok(hostnames.includes('demo-a100') && hostnames.includes('demo-cpu'));
   assert.is(r.structuredContent.count, r.structuredContent.items.length);
   assert.match(textOf(r), /demo-a100/);
+  assert.match(textOf(r), /^ID\s+HOSTNAME/m, 'the table shows the IDs');
+  const a = await callTool(ctx.client, 'assistant_gpucloud_list', { resource: 'availability' });
+  assert.match(textOf(a), /^FIN-01\s+1V100\.6V$/m, 'availability: one row per location and type');
 });
 
 test('assistant_gpucloud_list serves every kind of the catalogue', async () => {
@@ -262,6 +265,19 @@ test('credentials never appear in results or in the server log, even when a plan
   assert.is(r.structuredContent.preview.steps[0].body.value, '***');
   assert.not.ok(JSON.stringify(r).includes(ctx.emu.clientSecret));
   assert.not.ok(ctx.server.stderr().includes(ctx.emu.clientSecret));
+});
+
+test('an ambiguous name in assistant_gpucloud_get is an error whose text lists the IDs to use', async () => {
+  const twins = { ...volumePlan('twin-vol'), commands: [...volumePlan('twin-vol').commands, { ...volumePlan('twin-vol').commands[0]!, produces: undefined }] };
+  const made = await callTool(ctx.client, 'assistant_plan_apply', { plan: twins });
+  assert.not.ok(made.isError, textOf(made));
+  const listed = await callTool(ctx.client, 'assistant_gpucloud_list', { resource: 'volumes' });
+  const ids = (listed.structuredContent.items as { id: string; name: string }[]).filter((v) => v.name === 'twin-vol').map((v) => v.id);
+  assert.is(ids.length, 2);
+  const r = await callTool(ctx.client, 'assistant_gpucloud_get', { kind: 'volume', id_or_hostname: 'twin-vol' });
+  assert.is(r.isError, true);
+  assert.is(errorOf(r).code, 'ambiguous');
+  for (const id of ids) assert.ok(textOf(r).includes(id), `${id} in:\n${textOf(r)}`);
 });
 
 test.run();

@@ -6,15 +6,15 @@ import { AssistantError, ExitCode, type AssistantErrorOptions } from '../errors.
 
 /** Base class: an AI provider call failed (exit 1). */
 export class AiError extends AssistantError {
-  constructor(code: string, message: string, options: AssistantErrorOptions = {}) {
-    super(code, message, ExitCode.failed, options);
+  constructor(code: string, message: string, options: AssistantErrorOptions = {}, exitCode: typeof ExitCode.failed | typeof ExitCode.invalidInput = ExitCode.failed) {
+    super(code, message, exitCode, options);
   }
 }
 
-/** No usable provider configuration (missing key, missing base URL, `builtin` asked to chat). */
+/** No usable provider configuration (missing key, missing base URL, `builtin` asked to chat): a configuration error, exit 2. */
 export class AiNotConfiguredError extends AiError {
   constructor(message: string, options: AssistantErrorOptions = {}) {
-    super('ai_not_configured', message, options);
+    super('ai_not_configured', message, options, ExitCode.invalidInput);
   }
 }
 

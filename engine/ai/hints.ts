@@ -54,3 +54,19 @@ export function configHint(kind: AiProviderKind, profile: string = kind): string
     ...(extra ? [extra] : []),
   ].join('\n');
 }
+
+/**
+ * The first `ask` on a machine with no `ai:` section: the quickest way in is the offline built-in
+ * provider; the lasting one is a provider in the config file.
+ */
+export function firstRunHint(): string {
+  return [
+    'try it offline now with `--ai-profile builtin` (common gpucloud questions and requests, no model), or configure an AI provider in ~/.assistant.yaml:',
+    'ai:',
+    '  default_provider: openai',
+    '  providers:',
+    '    openai:',
+    '      api_key_env: OPENAI_API_KEY',
+    'and export OPENAI_API_KEY=<key> (other providers: see examples/assistant.example.yaml); `default_provider: builtin` makes the offline answers the default, for `assistant mcp` too',
+  ].join('\n');
+}

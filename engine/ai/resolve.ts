@@ -11,7 +11,7 @@ import { InvalidInputError } from '../errors.js';
 import { registerSecret } from '../redact.js';
 import { PolicyProvider, type Transport } from './call-policy.js';
 import { AiNotConfiguredError } from './errors.js';
-import { configHint } from './hints.js';
+import { configHint, firstRunHint } from './hints.js';
 import { isProviderKind, PROVIDER_KINDS } from './kinds.js';
 import { DEFAULT_AI_CALL_POLICY, type AiCallPolicy, type AiProvider, type ChatResult } from './provider.js';
 import { AnthropicTransport } from './providers/anthropic.js';
@@ -147,8 +147,11 @@ export function resolveAiProvider(options: ResolveAiProviderOptions): AiProvider
   const resolved = resolveApiKey(sel, options.keyFlags, env);
   if (resolved.key) registerSecret(resolved.key);
   options.debug?.(`ai: provider ${sel.kind} profile ${sel.name} model ${model || '(auto)'} key from ${resolved.source}${resolved.envName ? ` ${resolved.envName}` : ''}`);
+  const nothingConfigured = !options.profileName && !aiConfig?.default_provider && Object.keys(aiConfig?.providers ?? {}).length === 0;
   const missingKey = () =>
-    new AiNotConfiguredError(
+    nothingConfigured
+      ? new AiNotConfiguredError('no AI provider is configured (no `ai:` section in the config and no API key in the environment)', { hint: firstRunHint() })
+      : new AiNotConfiguredError(
       `no API key for the AI provider ${sel.kind}${sel.name !== sel.kind ? ` (profile ${sel.name})` : ''}: set ai.providers.${sel.name}.api_key or api_key_env${info.keyEnv.length ? `, or export ${info.keyEnv.join(' or ')}` : ''}`,
       { hint: configHint(sel.kind, sel.name) },
     );

@@ -122,7 +122,7 @@ export class TokenManager {
     const context = { method: 'POST', path: this.opts.tokenPath, attempts: res.attempts };
     // Never put a token response body into an error: it may hold a token.
     const data = decodeBody(res.text);
-    if (res.status < 200 || res.status >= 300) throw decodeGpuCloudError(res.status, data, context);
+    if (res.status < 200 || res.status >= 300) throw decodeGpuCloudError(res.status, data, { ...context, tokenEndpoint: true });
     const parsed = tokenResponseSchema.safeParse(data);
     if (!parsed.success) {
       throw new BadResponseError({

@@ -9,7 +9,7 @@ export interface Column {
   header: string;
   path: string;
   /** How to show the value; default is plain text. */
-  format?: 'price' | 'money' | 'gb' | 'list' | 'bool';
+  format?: 'price' | 'money' | 'gb' | 'list' | 'bool' | 'status';
   /** Columns with a low priority are dropped first when the terminal is narrow. */
   priority?: number;
 }
@@ -40,6 +40,14 @@ export interface KindSpec {
   /** Resource names are unique server-side (duplicates get 400), so a retried create cannot duplicate. */
   uniqueNames?: boolean;
   columns: Column[];
+  /**
+   * Tables show one row per element of this array field (with the element under `as`), for responses
+   * that nest a list per record: availability is one record per location with a list of types, and a
+   * row per location and type keeps every type visible however narrow the terminal.
+   */
+  rowsPer?: { field: string; as: string };
+  /** Kinds read along with this one when a question is about it (availability names types; their prices are in instance-types). */
+  readWith?: string[];
   /** Words that, on word boundaries, route a question to gpucloud and to this kind's context. */
   terms: string[];
 }
@@ -63,7 +71,7 @@ export const KINDS: readonly KindSpec[] = [
       { header: 'HOSTNAME', path: 'hostname', priority: 9 },
       { header: 'TYPE', path: 'instance_type', priority: 8 },
       { header: 'LOCATION', path: 'location', priority: 6 },
-      { header: 'STATUS', path: 'status', priority: 9 },
+      { header: 'STATUS', path: 'status', format: 'status', priority: 9 },
       { header: 'IP', path: 'ip', priority: 7 },
       { header: '$/HOUR', path: 'price_per_hour', format: money, priority: 5 },
     ],
@@ -85,7 +93,7 @@ export const KINDS: readonly KindSpec[] = [
       { header: 'HOSTNAME', path: 'hostname', priority: 9 },
       { header: 'TYPE', path: 'cluster_type', priority: 8 },
       { header: 'LOCATION', path: 'location', priority: 6 },
-      { header: 'STATUS', path: 'status', priority: 9 },
+      { header: 'STATUS', path: 'status', format: 'status', priority: 9 },
       { header: 'IP', path: 'ip', priority: 7 },
       { header: 'WORKERS', path: 'worker_nodes.length', priority: 4 },
       { header: '$/HOUR', path: 'price_per_hour', format: money, priority: 5 },
@@ -109,7 +117,7 @@ export const KINDS: readonly KindSpec[] = [
       { header: 'TYPE', path: 'type', priority: 7 },
       { header: 'SIZE', path: 'size', format: 'gb', priority: 8 },
       { header: 'LOCATION', path: 'location', priority: 5 },
-      { header: 'STATUS', path: 'status', priority: 9 },
+      { header: 'STATUS', path: 'status', format: 'status', priority: 9 },
       { header: 'INSTANCE', path: 'instance_id', priority: 3 },
     ],
     terms: ['volume', 'volumes', 'disk', 'disks', 'nvme', 'hdd', 'shared file system', 'sfs', 'block storage'],
@@ -349,6 +357,7 @@ export const KINDS: readonly KindSpec[] = [
       { header: 'MODEL', path: 'model', priority: 6 },
       { header: '$/HOUR', path: 'serverless_price', format: money, priority: 8 },
       { header: 'SPOT $/HOUR', path: 'serverless_spot_price', format: money, priority: 5 },
+      { header: 'ID', path: 'id', priority: 1 },
     ],
     terms: ['container type', 'container types', 'serverless price', 'serverless pricing'],
   },
@@ -379,8 +388,10 @@ export const KINDS: readonly KindSpec[] = [
     nameField: 'location_code',
     columns: [
       { header: 'LOCATION', path: 'location_code', priority: 9 },
-      { header: 'AVAILABLE TYPES', path: 'availabilities', format: 'list', priority: 8 },
+      { header: 'INSTANCE TYPE', path: 'instance_type', priority: 9 },
     ],
+    rowsPer: { field: 'availabilities', as: 'instance_type' },
+    readWith: ['instance-types'],
     terms: ['availability', 'available', 'capacity', 'in stock'],
   },
   {
@@ -394,8 +405,10 @@ export const KINDS: readonly KindSpec[] = [
     nameField: 'location_code',
     columns: [
       { header: 'LOCATION', path: 'location_code', priority: 9 },
-      { header: 'AVAILABLE TYPES', path: 'availabilities', format: 'list', priority: 8 },
+      { header: 'CLUSTER TYPE', path: 'cluster_type', priority: 9 },
     ],
+    rowsPer: { field: 'availabilities', as: 'cluster_type' },
+    readWith: ['cluster-types'],
     terms: ['cluster availability'],
   },
   {

@@ -233,7 +233,7 @@ class HttpGpuCloudClient implements GpuCloudClient {
         for (;;) {
           const res = await this.exchange(state, this.authUrl, undefined, {}, JSON.stringify(body), undefined, grant);
           if (res.status === 429 && (await this.waitOut429(state, res, undefined))) continue;
-          if (res.status >= 500) throw errorFromResponse(res.status, res.text, { method: state.method, path: state.path, attempts: state.attempts });
+          if (res.status >= 500) throw errorFromResponse(res.status, res.text, { method: state.method, path: state.path, attempts: state.attempts, tokenEndpoint: true });
           return res;
         }
       },

@@ -17,6 +17,21 @@ export const GPUCLOUD_ERROR_HINTS: Record<string, string> = {
   partial_failure: 'some resources failed the action; the per-resource results say which',
 };
 
+/**
+ * The token endpoint fails for its own reasons: a 503 there means the auth service is down, not that
+ * GPU capacity is exhausted, so its hints differ from the API's.
+ */
+const TOKEN_ENDPOINT_HINTS: Record<string, string> = {
+  server_error: 'the gpucloud authentication service had an internal error; retry later',
+  service_unavailable: 'the gpucloud authentication service is unavailable right now (not a capacity problem); retry in a few minutes',
+  rate_limit_exceeded: 'too many token requests; wait a minute and retry',
+};
+
+/** DNS failures cannot be fixed by retrying; the host name is usually mistyped. */
+export const DNS_FAILURE_CODES: ReadonlySet<string> = new Set(['ENOTFOUND', 'EAI_AGAIN']);
+const DNS_HINT =
+  'the gpucloud host name could not be resolved: check GPUCLOUD_BASE_URL / gpucloud.base_url (and GPUCLOUD_AUTH_URL / gpucloud.auth_url) for a typo, and your DNS';
+
 export interface GpuCloudErrorInit {
   status: number;
   code: string;
@@ -27,6 +42,8 @@ export interface GpuCloudErrorInit {
   attempts?: number;
   details?: unknown;
   cause?: unknown;
+  /** Overrides the code's usual hint. */
+  hint?: string;
 }
 
 /** A typed error decoded from a gpucloud error body `{code, message}` (exit 1). */
@@ -38,7 +55,7 @@ export class GpuCloudError extends AssistantError {
 
   constructor(init: GpuCloudErrorInit) {
     super(init.code, init.message, ExitCode.failed, {
-      hint: GPUCLOUD_ERROR_HINTS[init.code],
+      hint: init.hint ?? GPUCLOUD_ERROR_HINTS[init.code],
       cause: init.cause,
       details: init.details,
     });
@@ -58,7 +75,12 @@ export class ServerError extends GpuCloudError {}
 export class ServiceUnavailableError extends GpuCloudError {}
 export class RateLimitExceededError extends GpuCloudError {}
 /** Connection reset, DNS failure, timeout: no HTTP status (status 0). */
-export class NetworkError extends GpuCloudError {}
+export class NetworkError extends GpuCloudError {
+  constructor(init: GpuCloudErrorInit) {
+    const errno = (init.details as { errno?: unknown } | undefined)?.errno;
+    super({ ...init, hint: init.hint ?? (typeof errno === 'string' && DNS_FAILURE_CODES.has(errno) ? DNS_HINT : undefined) });
+  }
+}
 /** A 2xx whose body the client could not interpret. */
 export class BadResponseError extends GpuCloudError {}
 /** A 207 multi-status (or 202 with results) where at least one resource failed. */
@@ -94,7 +116,7 @@ export const ERROR_CODE_BY_STATUS: Readonly<Record<number, string>> = {
 export function decodeGpuCloudError(
   status: number,
   body: unknown,
-  context: { method?: string; path?: string; attempts?: number } = {},
+  context: { method?: string; path?: string; attempts?: number; tokenEndpoint?: boolean } = {},
 ): GpuCloudError {
   const obj = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
   const code =
@@ -108,5 +130,7 @@ export function decodeGpuCloudError(
         ? body.trim().slice(0, 300)
         : `HTTP ${status}`;
   const Ctor = BY_CODE[code] ?? (status >= 500 ? ServerError : GpuCloudError);
-  return new Ctor({ status, code, message, ...context, details: obj.details });
+  const { tokenEndpoint, ...where } = context;
+  const hint = tokenEndpoint ? TOKEN_ENDPOINT_HINTS[code] : undefined;
+  return new Ctor({ status, code, message, ...where, details: obj.details, hint });
 }

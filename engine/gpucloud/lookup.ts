@@ -26,8 +26,9 @@ export class AmbiguousNameError extends InvalidInputError {
     readonly matches: Record<string, unknown>[],
     name: string,
   ) {
+    // The IDs are in the hint itself, so every surface (CLI, MCP tool text) shows what to type.
     super('ambiguous', `${matches.length} ${spec.kind} are named "${name}"`, {
-      hint: 'use the ID instead',
+      hint: `use the ID instead: ${matches.map((m) => String(m[spec.idField])).join(', ')}`,
       details: { ids: matches.map((m) => m[spec.idField]) },
     });
   }

@@ -83,7 +83,7 @@ export function assertAllSucceeded(
 export function errorFromResponse(
   status: number,
   text: string,
-  context: { method: string; path: string; attempts: number },
+  context: { method: string; path: string; attempts: number; tokenEndpoint?: boolean },
 ): GpuCloudError {
   return decodeGpuCloudError(status, decodeBody(text), context);
 }

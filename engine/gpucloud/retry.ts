@@ -11,7 +11,7 @@
  */
 import pRetry, { AbortError as StopRetrying } from 'p-retry';
 import { InterruptedError } from '../errors.js';
-import { GpuCloudError, NetworkError } from './errors.js';
+import { DNS_FAILURE_CODES, GpuCloudError, NetworkError } from './errors.js';
 
 /** Sleeps `ms`, or rejects with InterruptedError as soon as `signal` aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -62,9 +62,12 @@ export function networkCode(err: unknown): string | undefined {
   return typeof d?.errno === 'string' ? d.errno : undefined;
 }
 
-/** 5xx and network failures are retried on the SPEC 7.4 schedule. */
+/** 5xx and network failures are retried on the SPEC 7.4 schedule; DNS failures are not (a mistyped host stays mistyped). */
 export function isRetryable(err: unknown): boolean {
-  if (err instanceof NetworkError) return !PERMANENT_CODE.test(networkCode(err) ?? '');
+  if (err instanceof NetworkError) {
+    const code = networkCode(err) ?? '';
+    return !PERMANENT_CODE.test(code) && !DNS_FAILURE_CODES.has(code);
+  }
   return err instanceof GpuCloudError && err.status >= 500;
 }
 

@@ -58,6 +58,12 @@ function money(value: unknown, currency: unknown): string {
   return `${Number.isFinite(n) ? n.toFixed(2) : String(value)}${c ? ` ${c}` : ''}`;
 }
 
+/** Hourly prices: cents, or four decimals below 0.10 so a 0.0279 CPU node does not read as 0.03. */
+function hourly(value: unknown, currency: unknown): string {
+  const n = Number(value);
+  return Number.isFinite(n) && n > 0 && n < 0.1 ? `${n.toFixed(4)}${typeof currency === 'string' ? ` ${currency.toUpperCase()}` : ''}` : money(value, currency);
+}
+
 function answerList(question: string, spec: KindSpec, records: unknown[]): string {
   const word = spec.kind.replace(/-/g, ' ');
   const singular = spec.singular.replace(/-/g, ' ');
@@ -120,8 +126,67 @@ function answerOne(question: string, result: StepResult): string {
   return `${spec.singular.replace(/-/g, ' ')} ${nameOf(spec, data)}${details.length ? `: ${details.join(', ')}` : ''}.`;
 }
 
+function specOf(result: StepResult): KindSpec | undefined {
+  const path = result.path ?? result.args?.[2];
+  return (path ? kindOfPath(path)?.spec : undefined) ?? (result.kind ? KINDS.find((k) => k.kind === result.kind) : undefined);
+}
+
+/**
+ * Availability names types per location; the prices are in the types read with it (the catalogue's
+ * `readWith`). Answers "what GPUs are available in FIN-01 and what do they cost" with both, limited
+ * to the locations the question names.
+ */
+function answerAvailability(question: string, spec: KindSpec, data: unknown, types: StepResult | undefined): string | undefined {
+  const per = spec.rowsPer;
+  if (!per || !Array.isArray(data)) return undefined;
+  const typeSpec = types ? specOf(types) : undefined;
+  const priced = new Map<string, Record<string, unknown>>();
+  if (typeSpec && Array.isArray(types?.data)) for (const t of types.data as Record<string, unknown>[]) priced.set(String(t[typeSpec.idField]), t);
+  const all = data as Record<string, unknown>[];
+  const named = all.filter((r) => typeof r.location_code === 'string' && containsTerm(question, r.location_code));
+  const locations = named.length ? named : all;
+  if (!locations.length) return `No ${per.as.replace(/_/g, ' ')}s are available anywhere right now.`;
+  const lines: string[] = [];
+  for (const loc of locations) {
+    const list = Array.isArray(loc[per.field]) ? (loc[per.field] as unknown[]).map(String) : [];
+    if (!list.length) {
+      lines.push(`Nothing is available in ${String(loc.location_code)} right now.`);
+      continue;
+    }
+    lines.push(`Available in ${String(loc.location_code)} (${plural(list.length, 'type', 'types')}):`);
+    for (const name of list) {
+      const t = priced.get(name);
+      if (!t) {
+        lines.push(`- ${name}`);
+        continue;
+      }
+      const gpu = field(t, 'gpu.description') ?? field(t, 'model');
+      const spot = field(t, 'spot_price');
+      const price = `${hourly(field(t, 'price_per_hour'), field(t, 'currency'))}/hour`;
+      const spotText = spot !== undefined && spot !== null && spot !== '' ? `, spot ${hourly(spot, field(t, 'currency'))}/hour` : '';
+      lines.push(`- ${name}${typeof gpu === 'string' && gpu ? ` (${gpu})` : ''}: ${price}${spotText}`);
+    }
+  }
+  return lines.join('\n');
+}
+
 /** A short plain-text answer to `question` from the results of a plan's steps (no model involved). */
 export function answerFromResults(question: string, results: StepResult[]): string {
-  const parts = results.filter((r) => r.args?.[0] !== 'gpucloud-wait').map((r) => answerOne(question, r));
+  const useful = results.filter((r) => r.args?.[0] !== 'gpucloud-wait');
+  // Results read only to price another kind's answer are folded into that answer, not listed again.
+  const folded = new Set<StepResult>();
+  const parts: string[] = [];
+  for (const r of useful) {
+    if (folded.has(r)) continue;
+    const spec = specOf(r);
+    const companion = spec?.readWith?.length ? useful.find((o) => o !== r && spec.readWith!.includes(specOf(o)?.kind ?? '')) : undefined;
+    const combined = spec ? answerAvailability(question, spec, r.data, companion) : undefined;
+    if (combined !== undefined) {
+      if (companion) folded.add(companion);
+      parts.push(combined);
+      continue;
+    }
+    parts.push(answerOne(question, r));
+  }
   return parts.length ? parts.join('\n') : 'Nothing to report.';
 }

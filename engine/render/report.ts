@@ -1,11 +1,12 @@
 import type { RunReport } from '../../schemas/run-report.js';
+import { colorStatus, PLAIN, type Colors } from './color.js';
 
-/** A run report as text: one line per step with its mark, the bindings, and what a failure left changed. */
-export function renderReport(report: RunReport): string {
+/** A run report as text: one line per step with its mark, the bindings, and what a failure left changed. Colour only when `c` has it. */
+export function renderReport(report: RunReport, c: Colors = PLAIN): string {
   const done = report.steps.filter((s) => s.status === 'succeeded').length;
-  const lines = [`${report.status}: ${done}/${report.steps.length} step(s) completed`];
+  const lines = [`${colorStatus(c, report.status)}: ${done}/${report.steps.length} step(s) completed`];
   for (const s of report.steps) {
-    const mark = s.status === 'succeeded' ? 'ok  ' : s.status === 'failed' ? 'FAIL' : '--  ';
+    const mark = s.status === 'succeeded' ? c.green('ok') + '  ' : s.status === 'failed' ? c.red('FAIL') : '--  ';
     lines.push(`  ${mark} ${s.index}: ${s.request}  ${s.reason}${s.error ? `  (${s.error.code}: ${s.error.message})` : ''}`);
   }
   const bindings = Object.entries(report.bindings);

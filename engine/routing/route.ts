@@ -4,6 +4,7 @@
  * combined view; nothing matched → `infra.default_provider`, or gpucloud when that is unset.
  */
 import { UsageError } from '../errors.js';
+import { findKind } from '../gpucloud/catalogue.js';
 import { TermMatcher, type TermMatch } from './match.js';
 import { ROUTE_PROVIDERS, routeTerms, type RouteProvider, type RouteTerm } from './terms.js';
 
@@ -72,7 +73,9 @@ export function routeQuestion(question: string, options: RouteOptions = {}): Rou
   const termsOf = (provider: string, strengths?: string[]) =>
     uniq(matches.filter((m) => m.data.provider === provider && (!strengths || strengths.includes(m.data.strength))).map((m) => m.text));
   const kindsFor = (providers: string[]) =>
-    providers.includes('gpucloud') ? uniq(matches.filter((m) => m.data.provider === 'gpucloud' && m.data.kind).map((m) => m.data.kind!)) : [];
+    providers.includes('gpucloud')
+      ? uniq(matches.filter((m) => m.data.provider === 'gpucloud' && m.data.kind).flatMap((m) => [m.data.kind!, ...(findKind(m.data.kind!)?.readWith ?? [])]))
+      : [];
 
   if (flags.length) {
     return {

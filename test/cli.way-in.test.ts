@@ -1,0 +1,92 @@
+/** The way in (issue 10 §3): commands of the SPEC that are not built yet, top-level help, the emulator's help. */
+import { execFile } from 'node:child_process';
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { laterGroups, NOT_AVAILABLE_YET } from '../commands/not-available.js';
+import { BIN, childEnv, runCli, tempHome, withEmulator } from './support/cli.js';
+
+test('every SPEC command or flag not built yet answers "not available yet" with exit 2 and sends nothing', async () => {
+  const cases = [
+    ['k8s', 'ask', 'how many pods?'],
+    ['k8s', '--help'],
+    ['cost', 'summary'],
+    ['deploy', 'https://example.com/repo.git'],
+    ['onboarding', 'scan'],
+    ['box', 'catalog'],
+    ['talk'],
+    ['credentials', 'store', 'gpucloud', '--client-id', 'a', '--client-secret', 'never-printed-secret'],
+    ['ask', '--iam', 'who can delete buckets?'],
+    ['ask', '--compliance', 'report'],
+    ['ask', '--discovery', 'scan'],
+    ['ask', '--role-arn=arn:aws:iam::1:role/x', 'q'],
+    ['ask', '--profile', 'prod', 'q'],
+    ['ask', '--workspace', 'w', 'q'],
+  ];
+  // An unreachable API: anything sent would fail with exit 1, not 2.
+  const env = { GPUCLOUD_BASE_URL: 'http://127.0.0.1:9', GPUCLOUD_CLIENT_ID: 'id', GPUCLOUD_CLIENT_SECRET: 'secret-x' };
+  for (const args of cases) {
+    const r = await runCli(args, { env });
+    assert.is(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, /^error: not_available: "assistant [a-z0-9-]+( [a-z-]+)?" is not available yet: /m, args.join(' '));
+    assert.match(r.stderr, /^hint: /m);
+    assert.not.match(r.stderr, /unknown command|Unknown option/);
+    assert.not.ok(r.stderr.includes('never-printed-secret'));
+    assert.is(r.stdout, '');
+  }
+});
+
+test('top-level help lists only built commands, and names the later ones apart', async () => {
+  const r = await runCli(['--help']);
+  assert.is(r.code, 0);
+  const commands = r.stdout.slice(r.stdout.indexOf('Commands:'), r.stdout.indexOf('Coming later'));
+  for (const later of laterGroups()) assert.not.match(commands, new RegExp(`^  ${later}\\s`, 'm'), `${later} is not listed as a command`);
+  assert.match(commands, /^  gpucloud\s/m);
+  assert.match(r.stdout, /Coming later \(not available yet\): k8s, cost, deploy, onboarding, box, talk/);
+  assert.not.match(r.stdout, /store provider credentials/i, 'credentials store is not built');
+  assert.ok(NOT_AVAILABLE_YET.length > 0);
+});
+
+test('a question that merely mentions a flag-like word is still asked (the flag must be its own argument)', async () => {
+  const r = await runCli(['ask', '--route-only', 'what does --iam mean for my instances']);
+  assert.is(r.code, 0, r.stderr);
+});
+
+test('a first ask with no AI provider exits 2 before sending anything, pointing to --ai-profile builtin and the config snippet', async () => {
+  await withEmulator(async ({ emu, env }) => {
+    const noKeys = { OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined };
+    const r = await runCli(['ask', 'what is my balance?'], { env: { ...env, ...noKeys } });
+    assert.is(r.code, 2, r.stderr);
+    assert.match(r.stderr, /^error: ai_not_configured: no AI provider is configured/m);
+    assert.match(r.stderr, /^hint: .*--ai-profile builtin/m);
+    assert.match(r.stderr, /^ai:\n  default_provider: openai\n  providers:\n    openai:\n      api_key_env: OPENAI_API_KEY$/m);
+    assert.is(r.stdout, '');
+    assert.is(emu.requests().filter((q) => q.path !== '/v1/oauth2/token').length, 0, 'nothing was sent to gpucloud');
+    // Following the hint works at once.
+    const b = await runCli(['ask', '--ai-profile', 'builtin', 'what is my balance?'], { env: { ...env, ...noKeys } });
+    assert.is(b.code, 0, b.stderr);
+    assert.match(b.stdout, /balance/i);
+  });
+});
+
+test('gpucloud emulate --help shows the default credentials and how to point the CLI at it', async () => {
+  const r = await runCli(['gpucloud', 'emulate', '--help']);
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /GPUCLOUD_BASE_URL=http:\/\/127\.0\.0\.1:8787 GPUCLOUD_CLIENT_ID=emu-client GPUCLOUD_CLIENT_SECRET=emu-secret assistant gpucloud list instances/);
+  assert.match(r.stdout, /client_id emu-client, client_secret emu-secret/);
+});
+
+test('linked onto the PATH as `assistant` (npm link, or ln -s as the README shows), it runs by name from any directory', async () => {
+  const home = tempHome();
+  const binDir = join(home, 'bin');
+  mkdirSync(binDir);
+  symlinkSync(BIN, join(binDir, 'assistant'));
+  const env = childEnv(home, { PATH: `${binDir}:${dirname(process.execPath)}:/usr/bin:/bin` });
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile('assistant', ['--version'], { env, cwd: home, timeout: 60_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+  );
+  assert.match(out, /^\d+\.\d+\.\d+/);
+});
+
+test.run();
