@@ -163,8 +163,8 @@ class HttpGpuCloudClient implements GpuCloudClient {
     if (signal?.aborted) throw new InterruptedError();
 
     const list = async (listPath: string) => (await this.request({ method: 'GET', path: listPath, signal })).data;
-    const dedupe = createDedupeFor(method, path, body);
-    if (dedupe?.needsSnapshot) await dedupe.snapshot(list);
+    const dedupe = req.createGuard ?? createDedupeFor(method, path, body);
+    if (dedupe?.needsSnapshot && !dedupe.hasSnapshot) await dedupe.snapshot(list);
 
     const state: ApiCall = { method, path, body, signal, attempts: 0, count429: 0, reauthenticated: false };
     let serverMayHaveActed = false;

@@ -1,4 +1,5 @@
 /** The contract between the plan engine and the gpucloud HTTP client. */
+import type { CreateDedupe } from './dedupe.js';
 
 export interface GpuCloudRequest {
   method: string;
@@ -7,6 +8,11 @@ export interface GpuCloudRequest {
   /** Request body as JSON text (plans carry bodies as strings) or a value to serialise. */
   body?: string | unknown;
   signal?: AbortSignal;
+  /**
+   * The create's de-duplication guard with its snapshot already taken (a plan run lists each kind once
+   * per run); without it the client takes its own snapshot before a create, so it is safe standalone.
+   */
+  createGuard?: CreateDedupe;
 }
 
 export interface GpuCloudResponse {
