@@ -21,6 +21,8 @@ export interface ExecutorContext {
   signal: AbortSignal;
   /** For a create step of a journaled run: the run's name snapshot, so the client does not list again. */
   createGuard?: CreateDedupe;
+  /** Told what a long step is waiting for (polls); the CLI prints it on stderr at a modest rate. */
+  notice?: (message: string) => void;
 }
 
 /** A plan step verb: its own argument checks, its destroyer classification, and how it runs. */

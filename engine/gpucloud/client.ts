@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { ofetch } from 'ofetch';
-import { InterruptedError, InvalidInputError, isAbortError, OperationError } from '../errors.js';
+import { InvalidInputError, isAbortError, OperationError } from '../errors.js';
 import { redactText } from '../redact.js';
 import { TokenManager, type Grant } from './auth.js';
 import { normalizeApiPath } from './catalogue.js';
@@ -17,7 +17,7 @@ import { createDedupeFor, type CreateDedupe } from './dedupe.js';
 import { GpuCloudError, NetworkError } from './errors.js';
 import { SlidingWindowLimiter, type Slot } from './rate-limiter.js';
 import { assertAllSucceeded, decodeBody, errorFromResponse, headersToRecord } from './response.js';
-import { final, isAmbiguous, networkCode, parseRetryAfter, retrySchedule, sleep } from './retry.js';
+import { abortError, final, isAmbiguous, networkCode, parseRetryAfter, retrySchedule, sleep } from './retry.js';
 import { TokenFileCache } from './token-cache.js';
 import {
   DEFAULT_RATE_LIMIT,
@@ -160,7 +160,7 @@ class HttpGpuCloudClient implements GpuCloudClient {
     if (body !== undefined && (method === 'GET' || method === 'HEAD')) {
       throw new InvalidInputError('invalid_request', `${method} ${path} cannot carry a request body`);
     }
-    if (signal?.aborted) throw new InterruptedError();
+    if (signal?.aborted) throw abortError(signal);
 
     const list = async (listPath: string) => (await this.request({ method: 'GET', path: listPath, signal })).data;
     const dedupe = req.createGuard ?? createDedupeFor(method, path, body);
@@ -351,7 +351,7 @@ class HttpGpuCloudClient implements GpuCloudClient {
       slot.release();
       if (signal?.aborted) {
         this.debug(`✗ interrupted (${elapsed()} ms)`);
-        throw new InterruptedError('interrupted', { cause: err });
+        throw abortError(signal, err);
       }
       const code = timedOut ? 'ETIMEDOUT' : failureCode(err);
       this.debug(`✗ ${code} (${elapsed()} ms)`);
