@@ -85,6 +85,30 @@ test('the lock of a run killed with -9 is recovered: --resume proceeds and the i
   });
 });
 
+test('kill -9 during a create of a name that already existed (allowed): --resume adopts the new instance, not the older one, and is no conflict', async () => {
+  await withEmulator(async ({ emu, env }) => {
+    const home = tempHome();
+    const [older] = await instancesNamed(env, 'demo-a100');
+    const plan = planOf(createStep('demo-a100'));
+    emu.addFault({ method: 'POST', path: '/v1/instances', delayMs: 1500 });
+    const run = await startApply(emu, env, home, plan, ['--allow-duplicate-names']);
+    run.child.kill('SIGKILL');
+    await run.exited;
+    for (let i = 0; i < 300 && (await instancesNamed(env, 'demo-a100')).length < 2; i++) await sleep(100); // the server finishes the create
+
+    // No --allow-duplicate-names now: the in-flight step is ours (the journal's snapshot says which ID was not).
+    const resumed = await runCli(['ask', '--apply', '--resume', '-o', 'json'], { env, home, input: plan, ...LONG });
+    assert.is(resumed.code, 0, resumed.stderr);
+    const report = JSON.parse(resumed.stdout);
+    const all = await instancesNamed(env, 'demo-a100');
+    assert.is(all.length, 2);
+    assert.is(createsOf(emu, 'demo-a100').length, 1);
+    assert.is.not(report.bindings.INSTANCE_ID, older);
+    assert.ok(all.includes(report.bindings.INSTANCE_ID));
+    assert.is(report.steps[0].deduplicated, true);
+  });
+});
+
 test('a finished plan applied again is refused (exit 3, already applied at <time>, nothing sent); --fresh runs it again on purpose', async () => {
   await withEmulator(async ({ emu, env }) => {
     const home = tempHome();
