@@ -25,7 +25,12 @@ export interface Session {
  * never reach the cloud (validation, refusals) never resolve credentials or fetch tokens.
  * With --sandbox the client talks HTTP to an in-process emulator whose state persists under ~/.assistant/sandbox/.
  */
-export async function openSession(ctx: CommandContext): Promise<Session> {
+export interface SessionOptions {
+  /** Whether --timeout / config `timeout` bounds the session as one operation (not for a long-lived server). */
+  overallDeadline?: boolean;
+}
+
+export async function openSession(ctx: CommandContext, opts: SessionOptions = {}): Promise<Session> {
   const { config, warnings } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   for (const w of warnings) ctx.io.stderr.write(`warning: ${w}\n`);
   const debug = ctx.globals.debug ? (line: string) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined;
@@ -33,7 +38,7 @@ export async function openSession(ctx: CommandContext): Promise<Session> {
   // by it too, or by 30 s when neither is given (then there is no overall bound: a cluster may take minutes).
   const overallS = ctx.globals.timeout ?? config.timeout;
   const timeoutMs = (overallS ?? 30) * 1000;
-  const signal = overallS ? withDeadline(ctx.signal, overallS, ctx.globals.timeout !== undefined) : ctx.signal;
+  const signal = overallS && opts.overallDeadline !== false ? withDeadline(ctx.signal, overallS, ctx.globals.timeout !== undefined) : ctx.signal;
   const notices = createWaitNotices(ctx.io);
 
   let closeEmulator: (() => Promise<void>) | undefined;
@@ -107,8 +112,8 @@ function withDeadline(signal: AbortSignal, seconds: number, fromFlag: boolean): 
 }
 
 /** Opens a session for the duration of `fn` and always closes it (stops the sandbox emulator). */
-export async function withSession<T>(ctx: CommandContext, fn: (session: Session) => Promise<T>): Promise<T> {
-  const session = await openSession(ctx);
+export async function withSession<T>(ctx: CommandContext, fn: (session: Session) => Promise<T>, opts: SessionOptions = {}): Promise<T> {
+  const session = await openSession(ctx, opts);
   try {
     return await fn(session);
   } finally {

@@ -27,7 +27,7 @@ export function createGuardFor(args: readonly string[]): CreateDedupe | undefine
   return verb === 'gpucloud-api' ? createDedupeFor(method ?? '', path ?? '', body) : undefined;
 }
 
-/** Creates whose name is known before the run (no placeholder in it), from `from` on, except `skip`. */
+/** Creates whose name is known before the run (no placeholder in it), except the steps in `skip`. */
 export function staticCreates(plan: Plan, skip: ReadonlySet<number> = new Set()): { index: number; guard: CreateDedupe }[] {
   const out: { index: number; guard: CreateDedupe }[] = [];
   plan.commands.forEach((command, index) => {
