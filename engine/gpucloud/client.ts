@@ -205,7 +205,7 @@ class HttpGpuCloudClient implements GpuCloudClient {
     let waitMs = 250;
     for (let look = 1; ; look++) {
       const found = await dedupe.find(list).catch((err: unknown) => {
-        throw final(isAbortError(err) ? err : createUncertain(dedupe, `listing ${dedupe.kind.kind} to look for it failed (${(err as Error).message})`, err));
+        throw final(isAbortError(err) || err === signal?.reason ? err : createUncertain(dedupe, `listing ${dedupe.kind.kind} to look for it failed (${(err as Error).message})`, err));
       });
       if (found || !patient) return found;
       const left = deadline - performance.now();
