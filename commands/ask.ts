@@ -32,6 +32,7 @@ type AskFlags = Record<string, unknown> & {
   dryRun?: boolean;
   resume?: boolean;
   fresh?: boolean;
+  allowDuplicateNames?: boolean;
   maker?: boolean;
   aiProfile?: string;
   routeOnly?: boolean;
@@ -82,6 +83,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--dry-run', 'Send only GET requests: show each step, the cost of what the plan creates, availability and the balance')
       .option('--resume', 'Continue an unfinished run of the same plan after its last completed step')
       .option('--fresh', 'Discard the journal of an unfinished run of this plan and start from the first step')
+      .option('--allow-duplicate-names', 'Create resources even when their names already exist in the project (refused by default)')
       .option('--maker', 'Write a plan for the request (JSON on stdout) instead of executing anything')
       .option('--ai-profile <name>', 'AI provider profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline');
     for (const p of ROUTE_PROVIDERS) command.option(`--${p}`, `Ask about ${p} (several give a combined view; default: inferred from the question)`);
@@ -99,8 +101,11 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant --sandbox ask --maker "create a 1V100.6V instance called train-1 in FIN-01" | assistant --sandbox ask --apply')
       .action((question: string[], opts: AskFlags) =>
         start(() => {
-          if (opts.apply && opts.dryRun) return dryRun(ctx, opts.planFile, Boolean(opts.destroyer));
-          if (opts.apply) return apply(ctx, opts.planFile, Boolean(opts.destroyer), opts.resume ? 'resume' : opts.fresh ? 'fresh' : 'new');
+          if (opts.apply && opts.dryRun) return dryRun(ctx, opts.planFile, Boolean(opts.destroyer), Boolean(opts.allowDuplicateNames));
+          if (opts.apply) {
+            const mode = opts.resume ? 'resume' : opts.fresh ? 'fresh' : 'new';
+            return apply(ctx, opts.planFile, { destroyer: Boolean(opts.destroyer), mode, allowDuplicateNames: Boolean(opts.allowDuplicateNames) });
+          }
           if (question.length === 0) throw new UsageError('no question given', { hint: "run 'assistant ask --help'" });
           const text = question.join(' ');
           const providerFlags = ROUTE_PROVIDERS.filter((p) => opts[p] === true);
@@ -224,7 +229,11 @@ async function routeOnly(ctx: CommandContext, question: string, providerFlags: s
   return ExitCode.ok;
 }
 
-async function apply(ctx: CommandContext, planFile: string | undefined, destroyer: boolean, mode: ApplyMode): Promise<number> {
+async function apply(
+  ctx: CommandContext,
+  planFile: string | undefined,
+  { destroyer, mode, allowDuplicateNames }: { destroyer: boolean; mode: ApplyMode; allowDuplicateNames: boolean },
+): Promise<number> {
   const input = await readPlanInput(ctx, planFile);
   return withSession(ctx, async (session) => {
     let progress: ReturnType<typeof createStepProgress> | undefined;
@@ -233,6 +242,8 @@ async function apply(ctx: CommandContext, planFile: string | undefined, destroye
       home: ctx.home,
       destroyer,
       mode,
+      allowDuplicateNames,
+      onNotice: (message) => ctx.io.stderr.write(`${message}\n`),
       onResume: (done) => ctx.io.stderr.write(`resuming after ${done} completed step(s)\n`),
       onBegin: (plan) => (progress = createStepProgress(ctx.io, plan.commands.length)),
       onStepStart: (index, description, reason) => progress?.start(index, description, reason),
@@ -262,14 +273,15 @@ async function maker(ctx: CommandContext, question: string, destroyer: boolean, 
 }
 
 /** --dry-run: validate, then only GETs (prices, availability, balance) through the same executor. */
-async function dryRun(ctx: CommandContext, planFile: string | undefined, destroyer: boolean): Promise<number> {
+async function dryRun(ctx: CommandContext, planFile: string | undefined, destroyer: boolean, allowDuplicateNames: boolean): Promise<number> {
   const input = await readPlanInput(ctx, planFile);
   return withSession(ctx, async (session) => {
-    const { preview, gated } = await dryRunPlan(session, input, { destroyer });
-    ctx.io.stdout.write(ctx.globals.output === 'table' ? renderPreview(preview) : renderRecord(preview, ctx.globals.output));
+    const { preview, gated, duplicateNames } = await dryRunPlan(session, input, { destroyer });
+    const doc = duplicateNames.length ? { ...preview, duplicate_names: duplicateNames } : preview;
+    ctx.io.stdout.write(ctx.globals.output === 'table' ? renderPreview(preview) : renderRecord(doc, ctx.globals.output));
     for (const w of preview.warnings) warn(ctx, w);
     if (gated) ctx.io.stderr.write('note: this plan has destructive steps; applying it needs --destroyer\n');
-    return gated ? ExitCode.refused : ExitCode.ok;
+    return gated || (duplicateNames.length && !allowDuplicateNames) ? ExitCode.refused : ExitCode.ok;
   });
 }
 

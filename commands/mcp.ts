@@ -81,7 +81,7 @@ async function serve(ctx: CommandContext, opts: McpOptions): Promise<number> {
     if (opts.transport === 'stdio') await serveStdio(ctx, backend, gate, stopped);
     else await serveHttp(ctx, backend, { ...listen, authToken, maxSessions, stateless: Boolean(opts.stateless) }, gate, stopped);
     return 0;
-  });
+  }, { overallDeadline: false }); // a server lives for hours: --timeout bounds each request there, not its life
 }
 
 /** Until stdin ends (the client went away) or Ctrl-C; stdout carries only the protocol. */

@@ -1,3 +1,4 @@
+import type { ClientEvent } from '../engine/gpucloud/types.js';
 import type { CompletedStep } from '../machines/run-plan.js';
 import type { Io } from './context.js';
 
@@ -77,6 +78,62 @@ export function createStepProgress(io: Io, total: number): StepProgress {
       spinner.stop();
       running = false;
       io.stderr.write(`✗ ${current}\n`);
+    },
+  };
+}
+
+/** Waits shorter than this go unmentioned (a 250 ms retry is not worth a line). */
+const NOTICE_MIN_WAIT_MS = 1000;
+/** At most one line per kind of wait this often (a queue of 50 creates is one line, not 50). */
+const NOTICE_EVERY_MS = 10_000;
+
+const seconds = (ms: number) => `${Math.max(1, Math.ceil(ms / 1000))} s`;
+
+/** The stderr line for a client event that means waiting, or undefined. */
+export function waitLine(event: ClientEvent): string | undefined {
+  switch (event.type) {
+    case 'rate-limit-wait':
+      return `waiting ${seconds(event.waitMs)} for the rate limit of ${event.method} ${event.path.split('?')[0]}`;
+    case 'retry':
+      return event.reason === 'rate_limit_exceeded'
+        ? `waiting ${seconds(event.waitMs)} (Retry-After) for the rate limit of ${event.method} ${event.path.split('?')[0]}`
+        : `waiting ${seconds(event.waitMs)} to retry ${event.method} ${event.path.split('?')[0]} (${event.reason})`;
+    case 'create-lookup':
+      return `the create of "${event.name}" got no answer; looking for it again in ${seconds(event.waitMs)} (${event.method} ${event.path.split('?')[0]})`;
+    default:
+      return undefined;
+  }
+}
+
+export interface WaitNotices {
+  /** A client event (only waits of a second or more are printed). */
+  event(event: ClientEvent): void;
+  /** A step's own wait (a gpucloud-wait poll). */
+  notice(message: string): void;
+}
+
+/**
+ * Says on stderr what the client is waiting for (rate-limit windows, Retry-After, retries, polls), so a
+ * long pause is never silent; throttled per kind of wait. On a terminal the live spinner line is
+ * cleared first and repaints itself below.
+ */
+export function createWaitNotices(io: Io, now: () => number = () => performance.now()): WaitNotices {
+  const lastAt = new Map<string, number>();
+  const print = (key: string, line: string) => {
+    const t = now();
+    const last = lastAt.get(key);
+    if (last !== undefined && t - last < NOTICE_EVERY_MS) return;
+    lastAt.set(key, t);
+    io.stderr.write(`${io.stderrIsTTY ? CLEAR_LINE : ''}${line}\n`);
+  };
+  return {
+    event(event) {
+      if (!('waitMs' in event) || event.waitMs < NOTICE_MIN_WAIT_MS) return;
+      const line = waitLine(event);
+      if (line) print(`${event.type}:${event.method}:${event.path}`, line);
+    },
+    notice(message) {
+      print(`notice:${message.split(' (')[0]}`, message);
     },
   };
 }

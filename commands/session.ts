@@ -6,7 +6,9 @@ import { createGpuCloudClient } from '../engine/gpucloud/client.js';
 import type { GpuCloudClient } from '../engine/gpucloud/types.js';
 import type { ExecutorContext } from '../engine/executors/types.js';
 import { redactText } from '../engine/redact.js';
+import { OperationError } from '../engine/errors.js';
 import { warn, type CommandContext } from './context.js';
+import { createWaitNotices } from './progress.js';
 
 export interface Session {
   config: Config;
@@ -23,11 +25,21 @@ export interface Session {
  * never reach the cloud (validation, refusals) never resolve credentials or fetch tokens.
  * With --sandbox the client talks HTTP to an in-process emulator whose state persists under ~/.assistant/sandbox/.
  */
-export async function openSession(ctx: CommandContext): Promise<Session> {
+export interface SessionOptions {
+  /** Whether --timeout / config `timeout` bounds the session as one operation (not for a long-lived server). */
+  overallDeadline?: boolean;
+}
+
+export async function openSession(ctx: CommandContext, opts: SessionOptions = {}): Promise<Session> {
   const { config, warnings } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   for (const w of warnings) warn(ctx, w);
   const debug = ctx.globals.debug ? (line: string) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined;
-  const timeoutMs = (ctx.globals.timeout ?? config.timeout ?? 30) * 1000;
+  // --timeout (or config `timeout`) bounds the whole command, waits included; a request alone is bounded
+  // by it too, or by 30 s when neither is given (then there is no overall bound: a cluster may take minutes).
+  const overallS = ctx.globals.timeout ?? config.timeout;
+  const timeoutMs = (overallS ?? 30) * 1000;
+  const signal = overallS && opts.overallDeadline !== false ? withDeadline(ctx.signal, overallS, ctx.globals.timeout !== undefined) : ctx.signal;
+  const notices = createWaitNotices(ctx.io);
 
   let closeEmulator: (() => Promise<void>) | undefined;
   let clientPromise: Promise<{ client: GpuCloudClient; source: string }> | undefined;
@@ -51,6 +63,7 @@ export async function openSession(ctx: CommandContext): Promise<Session> {
         credentials: { clientId: emulator.clientId, clientSecret: emulator.clientSecret },
         timeoutMs,
         debug,
+        onEvent: notices.event,
       });
       return { client, source: 'sandbox emulator' };
     }
@@ -64,6 +77,7 @@ export async function openSession(ctx: CommandContext): Promise<Session> {
       tokenCacheDir,
       timeoutMs,
       debug,
+      onEvent: notices.event,
     });
     return { client, source: `${creds.source} (${creds.sourceDetail})` };
   };
@@ -73,16 +87,33 @@ export async function openSession(ctx: CommandContext): Promise<Session> {
     config,
     predefined,
     credentialSource: async () => (await lazy()).source,
-    executorContext: () => ({ gpucloud: async () => (await lazy()).client, signal: ctx.signal }),
+    executorContext: () => ({ gpucloud: async () => (await lazy()).client, signal, notice: notices.notice }),
     close: async () => {
       await closeEmulator?.();
     },
   };
 }
 
+/**
+ * The command's signal, also aborted `seconds` after now with a `timeout` error (exit 1): every wait
+ * (rate limit, Retry-After, retry backoff, polls) and request ends there, not only a single request.
+ */
+function withDeadline(signal: AbortSignal, seconds: number, fromFlag: boolean): AbortSignal {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => {
+    deadline.abort(
+      new OperationError('timeout', `the command did not finish within ${seconds} s (${fromFlag ? '--timeout' : 'config timeout'}); waits for rate limits and retries count too`, {
+        hint: 'give it longer with --timeout <seconds> or config `timeout`; without either, only each request is bounded (30 s)',
+      }),
+    );
+  }, seconds * 1000);
+  timer.unref();
+  return AbortSignal.any([signal, deadline.signal]);
+}
+
 /** Opens a session for the duration of `fn` and always closes it (stops the sandbox emulator). */
-export async function withSession<T>(ctx: CommandContext, fn: (session: Session) => Promise<T>): Promise<T> {
-  const session = await openSession(ctx);
+export async function withSession<T>(ctx: CommandContext, fn: (session: Session) => Promise<T>, opts: SessionOptions = {}): Promise<T> {
+  const session = await openSession(ctx, opts);
   try {
     return await fn(session);
   } finally {

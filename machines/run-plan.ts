@@ -3,7 +3,9 @@ import type { Plan } from '../schemas/plan.js';
 import { executorFor } from '../engine/executors/index.js';
 import type { ExecutorContext, StepResult } from '../engine/executors/types.js';
 import { evaluateProduces } from '../engine/plan/produces.js';
-import { isAbortError, SafetyRefusal } from '../engine/errors.js';
+import { AssistantError, isAbortError, OperationError, SafetyRefusal } from '../engine/errors.js';
+import type { CreateDedupe } from '../engine/gpucloud/dedupe.js';
+import { createdId } from '../engine/plan/names.js';
 
 export interface CompletedStep {
   index: number;
@@ -12,9 +14,13 @@ export interface CompletedStep {
   durationMs: number;
 }
 
-/** Optional hooks around each step (the run journal). `before` may return a result that replaces sending the step. */
+/**
+ * Optional hooks around each step (the run journal, create guards). `before` may return a result that
+ * replaces sending the step (adopted), or the create guard to send it with; `sent` sees every response.
+ */
 export interface StepHooks {
-  before(index: number, args: string[]): Promise<StepResult | undefined>;
+  before(index: number, args: string[]): Promise<{ adopted?: StepResult; createGuard?: CreateDedupe } | undefined>;
+  sent?(index: number, result: StepResult): Promise<void>;
   done(step: CompletedStep): void;
 }
 
@@ -54,10 +60,35 @@ async function runStep(input: RunPlanInput, index: number, bindings: Record<stri
   }
   input.onStepStart?.(index, args);
   const started = performance.now();
-  const adopted = await input.hooks?.before(index, args);
-  const result = adopted ?? (await executor.run(args, input.executorContext));
-  const produced = evaluateProduces(command.produces, result.data);
+  const pre = await input.hooks?.before(index, args);
+  let result = pre?.adopted;
+  if (!result) {
+    result = await executor.run(args, pre?.createGuard ? { ...input.executorContext, createGuard: pre.createGuard } : input.executorContext);
+    await input.hooks?.sent?.(index, result);
+  }
+  let produced: Record<string, string>;
+  try {
+    produced = evaluateProduces(command.produces, result.data);
+  } catch (err) {
+    throw changedThenFailed(err, args, result);
+  }
   return { index, result, produced, durationMs: performance.now() - started };
+}
+
+/**
+ * A step whose request succeeded but whose `produces` failed did change something (a create made its
+ * resource): the error says so and carries the ID, so the report never claims nothing was changed.
+ */
+function changedThenFailed(err: unknown, args: string[], result: StepResult): unknown {
+  const method = (args[1] ?? '').trim().toUpperCase();
+  if (args[0] !== 'gpucloud-api' || method === 'GET' || !(err instanceof AssistantError)) return err;
+  const id = createdId(result.data);
+  const what = id ? `created ${id}` : 'changed something';
+  return new OperationError(err.code, `${err.message}; the request itself succeeded (HTTP ${result.status ?? '-'}) and ${what}`, {
+    hint: `${id ? `${id} exists now; ` : ''}--resume adopts it instead of sending the step again (--fresh would create it again); fix the JSONPath in a new plan if it is wrong`,
+    details: { changed: true, created: id },
+    cause: err,
+  });
 }
 
 type StepperEvent =

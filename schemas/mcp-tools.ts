@@ -28,7 +28,11 @@ export const ApplyInput = {
   mode: z
     .enum(['new', 'resume', 'fresh'])
     .default('new')
-    .describe('new: refuse if an unfinished run of this plan exists; resume: continue it after its last completed step; fresh: discard it and start again'),
+    .describe('new: refuse if an unfinished or finished run of this plan exists; resume: continue it after its last completed step; fresh: discard it and start again'),
+  allow_duplicate_names: z
+    .boolean()
+    .default(false)
+    .describe('Create resources even when their names already exist in the project (by default such a plan is refused before anything is sent)'),
 };
 
 export const AskOutput = {
@@ -52,6 +56,8 @@ export const ValidateOutput = {
   destructive_steps: z.array(z.number().int()),
   /** Applying would be refused because the server was not started with --destroyer. */
   needs_destroyer: z.boolean(),
+  /** Creates whose names already exist in the project (applying would be refused without allow_duplicate_names). */
+  duplicate_names: z.array(z.object({ index: z.number().int(), kind: z.string(), name: z.string(), existing_ids: z.array(z.string()) })).optional(),
   preview: z.unknown().optional(),
 };
 export const ApplyOutput = RunReportSchema.shape;

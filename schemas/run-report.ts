@@ -12,6 +12,10 @@ export const StepReportSchema = z.object({
   produced: z.record(z.string(), z.string()).optional(),
   duration_ms: z.number().optional(),
   error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional() }).optional(),
+  /** A failed step that still changed something (its request succeeded, its `produces` did not). */
+  changed: z.boolean().optional(),
+  /** The ID of what that step created. */
+  created: z.string().optional(),
 });
 
 export const RunReportSchema = z.object({

@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Io } from '../commands/context.js';
-import { createPhaseSpinner, createStepProgress } from '../commands/progress.js';
+import { createPhaseSpinner, createStepProgress, createWaitNotices } from '../commands/progress.js';
 
 function io(tty: boolean): { io: Io; stderr: () => string } {
   const err = new PassThrough();
@@ -56,6 +56,27 @@ test('on a terminal a plan step shows elapsed time in place and ends with a ✓ 
 
 test('without a terminal there is no spinner at all', () => {
   assert.is(createPhaseSpinner(io(false).io), undefined);
+});
+
+test('wait notices: one line per kind of wait per 10 s (a queue of creates is not a line each), short waits unmentioned', async () => {
+  const t = io(false);
+  let now = 0;
+  const notices = createWaitNotices(t.io, () => now);
+  const wait = (waitMs: number) => ({ type: 'rate-limit-wait' as const, method: 'POST', path: '/v1/instances', waitMs });
+  for (let i = 0; i < 50; i++) notices.event(wait(42_000));
+  notices.event({ type: 'retry', method: 'GET', path: '/v1/balance?x=1', attempt: 1, waitMs: 12_000, reason: 'rate_limit_exceeded' });
+  notices.event({ type: 'retry', method: 'GET', path: '/v1/locations', attempt: 1, waitMs: 250, reason: 'server_error' });
+  now = 10_001;
+  notices.event(wait(30_500));
+  notices.notice('waiting for cluster c-1 to be running (status provisioning, 35 s)');
+  notices.notice('waiting for cluster c-1 to be running (status provisioning, 40 s)');
+  await new Promise((r) => setImmediate(r));
+  assert.equal(t.stderr().split('\n').filter(Boolean), [
+    'waiting 42 s for the rate limit of POST /v1/instances',
+    'waiting 12 s (Retry-After) for the rate limit of GET /v1/balance',
+    'waiting 31 s for the rate limit of POST /v1/instances',
+    'waiting for cluster c-1 to be running (status provisioning, 35 s)',
+  ]);
 });
 
 test.run();

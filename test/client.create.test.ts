@@ -3,6 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, startEmulator, type Emulator } from '../emulator/index.js';
 import { createGpuCloudClient } from '../engine/gpucloud/client.js';
+import { createDedupeFor } from '../engine/gpucloud/dedupe.js';
 import { PartialFailureError, ServerError } from '../engine/gpucloud/errors.js';
 import type { ClientEvent, GpuCloudClientOptions } from '../engine/gpucloud/types.js';
 
@@ -94,6 +95,52 @@ test('a connection reset after the create happened is de-duplicated too', async 
   assert.is(existing.length, 1);
   assert.is(res.deduplicated, true);
   assert.is(res.data, existing[0]!.id);
+});
+
+test('a create that timed out while the server was still processing it is found by looking again, not sent twice', async () => {
+  // The server creates the instance 900 ms after the request; the client gives up after 200 ms. A single
+  // look 20 ms later sees nothing; the old client then sent the create again (two instances, exit 0).
+  const c = client({ timeoutMs: 200, retry: { delaysMs: [20, 40, 80], createLookupMs: 20_000 } });
+  await c.request({ method: 'GET', path: '/v1/instances' }); // token and socket warm
+  emu.addFault({ method: 'POST', path: '/v1/instances', delayMs: 900 });
+  const events: ClientEvent[] = [];
+  const c2 = client({ timeoutMs: 200, retry: { delaysMs: [20, 40, 80], createLookupMs: 20_000 }, onEvent: (e) => events.push(e) });
+  const res = await c2.request({ method: 'POST', path: '/v1/instances', body: instanceBody('slow-1') });
+  const existing = await instancesNamed(c, 'slow-1');
+  assert.is(existing.length, 1, 'exactly one instance');
+  assert.is(posts('/v1/instances'), 1, 'the create was sent once');
+  assert.is(res.deduplicated, true);
+  assert.is(res.data, existing[0]!.id);
+  assert.ok(events.some((e) => e.type === 'create-lookup'), 'it said it was looking again');
+});
+
+test('a create with no answer that never appears stops with create_uncertain and is not sent again', async () => {
+  const c = client({ retry: { delaysMs: [20, 40, 80], createLookupMs: 600 } });
+  emu.addFault({ method: 'POST', path: '/v1/instances', reset: true }); // no answer; nothing created
+  const err = (await c.request({ method: 'POST', path: '/v1/instances', body: instanceBody('unsure-1') }).catch((e: unknown) => e)) as {
+    code?: string;
+    exitCode?: number;
+    message?: string;
+    hint?: string;
+  };
+  assert.is(err.code, 'create_uncertain');
+  assert.is(err.exitCode, 1);
+  assert.match(err.message!, /instance "unsure-1" may have happened/);
+  assert.match(err.hint!, /--resume/);
+  assert.is(posts('/v1/instances'), 1, 'never sent on a guess');
+});
+
+test('a create whose lookup list fails stops with create_uncertain; a run-held snapshot (createGuard) means no list before the POST', async () => {
+  const c = client({ retry: { delaysMs: [20, 40, 80], createLookupMs: 600 } });
+  const guard = createDedupeFor('POST', '/v1/instances', instanceBody('unsure-2'))!;
+  guard.restoreSnapshot([]); // the run already listed the kind
+  emu.addFault({ method: 'POST', path: '/v1/instances', status: 500, afterHandler: true });
+  emu.addFault({ method: 'GET', path: '/v1/instances', status: 500, times: -1 });
+  const err = (await c.request({ method: 'POST', path: '/v1/instances', body: instanceBody('unsure-2'), createGuard: guard }).catch((e: unknown) => e)) as { code?: string };
+  assert.is(err.code, 'create_uncertain');
+  assert.is(posts('/v1/instances'), 1);
+  const calls = emu.requests().filter((r) => r.path === '/v1/instances').map((r) => r.method);
+  assert.is(calls[0], 'POST', 'no snapshot list of its own before the create');
 });
 
 test('an older instance with the same hostname is not mistaken for ours (snapshot before the first POST)', async () => {

@@ -229,6 +229,41 @@ test('an agent retrying a failed apply cannot repeat its create: mode new is ref
   assert.is(posts() - before, 1, 'the volume was created once');
 });
 
+test('a volume name that already exists: assistant_plan_validate reports it, assistant_plan_apply refuses it unless allow_duplicate_names', async () => {
+  const first = await callTool(ctx.client, 'assistant_plan_apply', { plan: volumePlan('mcp-dup') });
+  assert.not.ok(first.isError, textOf(first));
+  const existing = first.structuredContent.bindings.VOLUME_ID;
+  const edited = volumePlan('mcp-dup');
+  edited.commands[0]!.reason = 'the same volume again, from an edited plan';
+  const v = await callTool(ctx.client, 'assistant_plan_validate', { plan: edited });
+  assert.equal(v.structuredContent.duplicate_names, [{ index: 0, kind: 'volume', name: 'mcp-dup', existing_ids: [existing] }]);
+  assert.match(textOf(v), /step 0 creates volume "mcp-dup", which already exists/);
+
+  const posts = () => ctx.emu.requests().filter((q) => q.method === 'POST' && q.path === '/v1/volumes').length;
+  const before = posts();
+  const refused = await callTool(ctx.client, 'assistant_plan_apply', { plan: edited });
+  assert.is(errorOf(refused).code, 'refused');
+  assert.match(errorOf(refused).message, new RegExp(`step 0 creates volume "mcp-dup", which already exists \\(${existing}\\)`));
+  assert.is(posts(), before, 'nothing was sent');
+  const allowed = await callTool(ctx.client, 'assistant_plan_apply', { plan: edited, allow_duplicate_names: true });
+  assert.not.ok(allowed.isError, textOf(allowed));
+  assert.is(posts(), before + 1);
+});
+
+test('two concurrent applies of one plan by agents: one runs, the other is refused naming the run', async () => {
+  const plan = volumePlan('mcp-concurrent');
+  ctx.emu.addFault({ method: 'POST', path: '/v1/volumes', delayMs: 5000 });
+  const [a, b] = await Promise.all([callTool(ctx.client, 'assistant_plan_apply', { plan }), callTool(ctx.client, 'assistant_plan_apply', { plan })]);
+  const results = [a, b];
+  const ran = results.filter((r) => !r.isError);
+  const refused = results.filter((r) => r.isError);
+  assert.is(ran.length, 1, results.map(textOf).join('\n'));
+  assert.is(errorOf(refused[0]!).code, 'refused');
+  assert.match(errorOf(refused[0]!).message, /another run of this plan is in progress \(pid \d+/);
+  const posts = ctx.emu.requests().filter((q) => q.method === 'POST' && q.path === '/v1/volumes' && q.body?.includes('mcp-concurrent'));
+  assert.is(posts.length, 1);
+});
+
 test('assistant_plan_apply refuses a destructive plan on a server without --destroyer and sends nothing', async () => {
   const before = ctx.emu.requests().filter((q) => q.method === 'PUT').length;
   const r = await callTool(ctx.client, 'assistant_plan_apply', { plan: deletePlan });

@@ -50,7 +50,7 @@ const createsOf = (emu: Emulator, name: string) =>
 
 /** Instances the server holds with this hostname. */
 async function instancesNamed(emu: Emulator, env: Record<string, string>, name: string): Promise<number> {
-  const r = await runCli(['gpucloud', 'list', 'instances', '-o', 'json'], { env });
+  const r = await runCli(['gpucloud', 'list', 'instances', '-o', 'json'], { env, timeoutMs: 90_000 });
   return (JSON.parse(r.stdout) as { hostname: string }[]).filter((i) => i.hostname === name).length;
 }
 
@@ -61,11 +61,11 @@ test('kill -9 while a create is in flight, then --resume: the instance exists ex
     await applyAndKill(emu, env, home, 'SIGKILL');
     await created(emu, 'once-1');
 
-    const again = await runCli(['ask', '--apply'], { env, home, input: plan });
+    const again = await runCli(['ask', '--apply'], { env, home, input: plan, timeoutMs: 90_000 });
     assert.is(again.code, 3, 'a plain re-apply is refused: it would repeat completed steps');
     assert.match(again.stderr, /--resume/);
 
-    const resumed = await runCli(['ask', '--apply', '--resume', '-o', 'json'], { env, home, input: plan });
+    const resumed = await runCli(['ask', '--apply', '--resume', '-o', 'json'], { env, home, input: plan, timeoutMs: 90_000 });
     assert.is(resumed.code, 0, resumed.stderr);
     const report = JSON.parse(resumed.stdout);
     assert.is(report.status, 'succeeded');
@@ -92,20 +92,24 @@ test('SIGINT during a run exits 130, keeps the journal, and --resume completes i
 
 test('--resume of a plan that never ran here is refused (a journal belongs to one plan)', async () => {
   await withEmulator(async ({ env }) => {
-    const r = await runCli(['ask', '--apply', '--resume'], { env, input: plan });
+    const r = await runCli(['ask', '--apply', '--resume'], { env, input: plan, timeoutMs: 90_000 });
     assert.is(r.code, 2);
     assert.match(r.stderr, /error: nothing_to_resume:/);
   });
 });
 
-test('--fresh discards an unfinished journal and starts over', async () => {
+test('--fresh discards an unfinished journal and starts over (a name the first run created needs --allow-duplicate-names)', async () => {
   await withEmulator(async ({ emu, env }) => {
     const home = tempHome();
     emu.addFault({ method: 'GET', path: '/v1/instances/*', status: 404, times: 1 });
-    const failed = await runCli(['ask', '--apply'], { env, home, input: plan });
+    const failed = await runCli(['ask', '--apply'], { env, home, input: plan, timeoutMs: 90_000 });
     assert.is(failed.code, 1);
-    const fresh = await runCli(['ask', '--apply', '--fresh'], { env, home, input: plan });
+    const refused = await runCli(['ask', '--apply', '--fresh'], { env, home, input: plan, timeoutMs: 90_000 });
+    assert.is(refused.code, 3, refused.stderr);
+    assert.match(refused.stderr, /step 1 creates instance "once-1", which already exists/);
+    const fresh = await runCli(['ask', '--apply', '--fresh', '--allow-duplicate-names'], { env, home, input: plan, timeoutMs: 90_000 });
     assert.is(fresh.code, 0, fresh.stderr);
+    assert.is(await instancesNamed(emu, env, 'once-1'), 2);
   });
 });
 

@@ -48,7 +48,7 @@ export const gpucloudApi: StepExecutor = {
   async run(args, ctx) {
     const [, method, path, body] = args as [string, string, string, string | undefined];
     const client = await ctx.gpucloud();
-    const res = await client.request({ method: method.trim().toUpperCase(), path, body, signal: ctx.signal });
+    const res = await client.request({ method: method.trim().toUpperCase(), path, body, signal: ctx.signal, createGuard: ctx.createGuard });
     return { status: res.status, data: res.data, attempts: res.attempts, deduplicated: res.deduplicated };
   },
 

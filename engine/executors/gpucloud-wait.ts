@@ -1,6 +1,7 @@
 import { findKind, recordPath } from '../gpucloud/catalogue.js';
 import { NotFoundError } from '../gpucloud/errors.js';
-import { InterruptedError, OperationError } from '../errors.js';
+import { OperationError } from '../errors.js';
+import { sleep } from '../gpucloud/retry.js';
 import { substitutePath } from '../plan/bindings.js';
 import type { ArgProblem, StepExecutor } from './types.js';
 
@@ -11,21 +12,6 @@ const DEFAULT_INTERVAL_S = 5;
 
 function numberArg(value: string | undefined, fallback: number): number {
   return value === undefined ? fallback : Number(value);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new InterruptedError());
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new InterruptedError());
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /**
@@ -67,6 +53,7 @@ export const gpucloudWait: StepExecutor = {
     const path = recordPath(spec, decodeURIComponent(args[2]!));
     const client = await ctx.gpucloud();
     const deadline = Date.now() + timeoutMs;
+    const started = Date.now();
     let last = 'unknown';
     for (;;) {
       let record: Record<string, unknown>;
@@ -89,6 +76,7 @@ export const gpucloudWait: StepExecutor = {
           hint: 'raise the timeout (5th argument of gpucloud-wait) or check the resource',
         });
       }
+      ctx.notice?.(`waiting for ${spec.singular} ${args[2]} to be ${wanted} (status ${last}, ${Math.round((Date.now() - started) / 1000)} s)`);
       await sleep(intervalMs, ctx.signal);
     }
   },

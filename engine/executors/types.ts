@@ -1,3 +1,4 @@
+import type { CreateDedupe } from '../gpucloud/dedupe.js';
 import type { GpuCloudClient } from '../gpucloud/types.js';
 
 /** One problem found in a command's args before anything is sent. */
@@ -18,6 +19,10 @@ export interface StepResult {
 export interface ExecutorContext {
   gpucloud: () => Promise<GpuCloudClient>;
   signal: AbortSignal;
+  /** For a create step of a journaled run: the run's name snapshot, so the client does not list again. */
+  createGuard?: CreateDedupe;
+  /** Told what a long step is waiting for (polls); the CLI prints it on stderr at a modest rate. */
+  notice?: (message: string) => void;
 }
 
 /** A plan step verb: its own argument checks, its destroyer classification, and how it runs. */

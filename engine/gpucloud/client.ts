@@ -9,15 +9,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { ofetch } from 'ofetch';
-import { InterruptedError, InvalidInputError } from '../errors.js';
+import { InvalidInputError, isAbortError, OperationError } from '../errors.js';
 import { redactText } from '../redact.js';
 import { TokenManager, type Grant } from './auth.js';
 import { normalizeApiPath } from './catalogue.js';
-import { createDedupeFor } from './dedupe.js';
+import { createDedupeFor, type CreateDedupe } from './dedupe.js';
 import { GpuCloudError, NetworkError } from './errors.js';
 import { SlidingWindowLimiter, type Slot } from './rate-limiter.js';
 import { assertAllSucceeded, decodeBody, errorFromResponse, headersToRecord } from './response.js';
-import { final, isAmbiguous, networkCode, parseRetryAfter, retrySchedule, sleep } from './retry.js';
+import { abortError, final, isAmbiguous, networkCode, parseRetryAfter, retrySchedule, sleep } from './retry.js';
 import { TokenFileCache } from './token-cache.js';
 import {
   DEFAULT_RATE_LIMIT,
@@ -161,22 +161,18 @@ class HttpGpuCloudClient implements GpuCloudClient {
     if (body !== undefined && (method === 'GET' || method === 'HEAD')) {
       throw new InvalidInputError('invalid_request', `${method} ${path} cannot carry a request body`);
     }
-    if (signal?.aborted) throw new InterruptedError();
+    if (signal?.aborted) throw abortError(signal);
 
     const list = async (listPath: string) => (await this.request({ method: 'GET', path: listPath, signal })).data;
-    const dedupe = createDedupeFor(method, path, body);
-    if (dedupe?.needsSnapshot) await dedupe.snapshot(list);
+    const dedupe = req.createGuard ?? createDedupeFor(method, path, body);
+    if (dedupe?.needsSnapshot && !dedupe.hasSnapshot) await dedupe.snapshot(list);
 
     const state: ApiCall = { method, path, body, signal, attempts: 0, count429: 0, reauthenticated: false };
-    let serverMayHaveActed = false;
+    let ambiguity: unknown;
     return retrySchedule(
       async () => {
-        if (dedupe && serverMayHaveActed) {
-          // The list GET ran its own retry schedule; if it still failed, nobody can tell whether the
-          // create happened, so stop rather than risk a second paid resource.
-          const found = await dedupe.find(list).catch((err: unknown) => {
-            throw final(err);
-          });
+        if (dedupe && ambiguity !== undefined) {
+          const found = await this.lookUpCreate(dedupe, list, ambiguity, signal);
           if (found) {
             this.debug(`  create of ${dedupe.kind.singular} "${dedupe.name}" already happened (${found.id}); not sending it again`);
             this.emit({ type: 'dedupe', method, path, id: found.id });
@@ -190,11 +186,39 @@ class HttpGpuCloudClient implements GpuCloudClient {
         delaysMs: this.retry.delaysMs,
         signal,
         onWait: ({ attempt, waitMs, error }) => {
-          if (isAmbiguous(error)) serverMayHaveActed = true;
+          if (isAmbiguous(error)) ambiguity = error;
           this.noteRetry(method, path, attempt, waitMs, error);
         },
       },
     );
+  }
+
+  /**
+   * After an ambiguous failure of a create: is the resource there? A server that answered 5xx has
+   * finished with the request, so one look decides. A timeout, reset or gateway error may mean the
+   * server is still working on it (a slow create appears in lists only later), so the list is polled
+   * with backoff for `createLookupMs`; if it never appears, nobody can tell, and the run stops with
+   * create_uncertain rather than pay twice. A failing list stops it the same way.
+   */
+  private async lookUpCreate(dedupe: CreateDedupe, list: (p: string) => Promise<unknown>, ambiguity: unknown, signal: AbortSignal | undefined) {
+    const patient = mayStillBeProcessing(ambiguity);
+    const deadline = performance.now() + (patient ? this.retry.createLookupMs : 0);
+    let waitMs = 250;
+    for (let look = 1; ; look++) {
+      const found = await dedupe.find(list).catch((err: unknown) => {
+        throw final(isAbortError(err) || err === signal?.reason ? err : createUncertain(dedupe, `listing ${dedupe.kind.kind} to look for it failed (${(err as Error).message})`, err));
+      });
+      if (found || !patient) return found;
+      const left = deadline - performance.now();
+      if (left <= 0) {
+        throw final(createUncertain(dedupe, `the request ended without an answer (${(ambiguity as Error).message}) and it has not appeared in ${Math.round(this.retry.createLookupMs / 1000)} s of looking`, ambiguity));
+      }
+      const wait = Math.min(waitMs, left);
+      this.debug(`  ${dedupe.kind.singular} "${dedupe.name}" not listed yet (look ${look}); looking again in ${Math.round(wait)} ms`);
+      this.emit({ type: 'create-lookup', method: 'GET', path: dedupe.listPath, waitMs: wait, name: dedupe.name });
+      await sleep(wait, signal);
+      waitMs = Math.min(waitMs * 2, 5_000);
+    }
   }
 
   /**
@@ -328,7 +352,7 @@ class HttpGpuCloudClient implements GpuCloudClient {
       slot.release();
       if (signal?.aborted) {
         this.debug(`✗ interrupted (${elapsed()} ms)`);
-        throw new InterruptedError('interrupted', { cause: err });
+        throw abortError(signal, err);
       }
       const code = timedOut ? 'ETIMEDOUT' : failureCode(err);
       this.debug(`✗ ${code} (${elapsed()} ms)`);
@@ -373,6 +397,19 @@ class HttpGpuCloudClient implements GpuCloudClient {
       // A broken debug sink must not break the request (or leak a rate-limit slot).
     }
   }
+}
+
+/** Failures after which the server may still be creating the resource (no answer, or a gateway's). */
+function mayStillBeProcessing(err: unknown): boolean {
+  if (err instanceof NetworkError) return true;
+  return err instanceof GpuCloudError && (err.status === 502 || err.status === 504);
+}
+
+function createUncertain(dedupe: CreateDedupe, why: string, cause: unknown): OperationError {
+  return new OperationError('create_uncertain', `the create of ${dedupe.kind.singular} "${dedupe.name}" may have happened: ${why}; it was not sent again`, {
+    hint: 'run the same plan again with --resume: it looks the create up again before sending anything',
+    cause,
+  });
 }
 
 function definedOnly<T extends object>(o: T | undefined): Partial<T> {

@@ -45,6 +45,11 @@ export class CreateDedupe {
     this.before = new Set(this.matching(await list(this.listPath)).map((r) => this.idOf(r)));
   }
 
+  /** Whether the IDs that carried this name before the first attempt are known (snapshot or restore). */
+  get hasSnapshot(): boolean {
+    return this.before !== undefined;
+  }
+
   /** The IDs seen by snapshot(), so another process can resume the guard (run journal). */
   get snapshotIds(): string[] | undefined {
     return this.before ? [...this.before] : undefined;
@@ -63,6 +68,11 @@ export class CreateDedupe {
     const id = this.idOf(record);
     const data = this.kind.idField !== 'id' ? record : OBJECT_ID_CREATE_PATHS.has(this.kind.path) ? { id } : id;
     return { id, data };
+  }
+
+  /** The IDs of listed records that carry this guard's name. */
+  idsNamedIn(list: unknown): string[] {
+    return this.matching(list).map((r) => this.idOf(r));
   }
 
   private matching(list: unknown): Record<string, unknown>[] {
@@ -106,4 +116,37 @@ export function createDedupeFor(method: string, path: string, body: unknown): Cr
   const name = (obj as Record<string, unknown>)[kind.nameField];
   if (typeof name !== 'string' || name === '') return undefined;
   return new CreateDedupe(kind, name);
+}
+
+/**
+ * One listing per kind per run (issue 9 §4): the duplicate-name pre-flight and exactly-once both read
+ * it, and it is kept current as creates return IDs, so a plan of N creates lists each kind once
+ * instead of once (or twice) per create, on the very path the creates are rate-limited on.
+ */
+export class KindSnapshots {
+  private readonly lists = new Map<string, Promise<unknown[]>>();
+
+  constructor(private readonly list: ListFn) {}
+
+  /** IDs of the records named like `guard` (listing the kind on first use). */
+  async idsNamed(guard: CreateDedupe): Promise<string[]> {
+    return guard.idsNamedIn(await this.records(guard));
+  }
+
+  /** Records a create this run made, so later checks and snapshots see it. */
+  async add(guard: CreateDedupe, id: string): Promise<void> {
+    const records = await this.records(guard);
+    if (!guard.idsNamedIn(records).includes(id)) records.push({ [guard.kind.idField]: id, [guard.kind.nameField!]: guard.name });
+  }
+
+  private records(guard: CreateDedupe): Promise<unknown[]> {
+    let p = this.lists.get(guard.listPath);
+    if (!p) {
+      p = this.list(guard.listPath).then((data) => (Array.isArray(data) ? [...data] : []));
+      // A failed listing is not cached: the next check tries again.
+      p.catch(() => this.lists.delete(guard.listPath));
+      this.lists.set(guard.listPath, p);
+    }
+    return p;
+  }
 }

@@ -13,7 +13,7 @@
  * internal lock with a timer yield — measured at ~2.4 ms per job here, i.e. seconds for 1,000 queued
  * requests. This limiter admits synchronously when there is room, so unthrottled traffic pays nothing.
  */
-import { InterruptedError } from '../errors.js';
+import { abortError } from './retry.js';
 
 export interface SlidingWindowLimits {
   perProject: number;
@@ -132,7 +132,7 @@ export class SlidingWindowLimiter {
    * on abort. `onQueued` is told (with a lower-bound estimate of the wait) when the request has to wait.
    */
   acquire(key: string, signal?: AbortSignal, onQueued?: (estimateMs: number) => void): Promise<Admission> {
-    if (signal?.aborted) return Promise.reject(new InterruptedError());
+    if (signal?.aborted) return Promise.reject(abortError(signal));
     const now = this.now();
     if (this.waiters.length === 0 && this.fits(key, now)) return Promise.resolve({ slot: this.admit(key), waitedMs: 0 });
     return new Promise<Admission>((resolve, reject) => {
@@ -141,7 +141,7 @@ export class SlidingWindowLimiter {
         waiter.onAbort = () => {
           const i = this.waiters.indexOf(waiter);
           if (i >= 0) this.waiters.splice(i, 1);
-          reject(new InterruptedError());
+          reject(abortError(signal));
           this.pump();
         };
         signal.addEventListener('abort', waiter.onAbort, { once: true });

@@ -10,17 +10,27 @@
  * 429 is not part of this schedule: it has its own budget and waits per Retry-After (see client.ts).
  */
 import pRetry, { AbortError as StopRetrying } from 'p-retry';
-import { InterruptedError } from '../errors.js';
+import { AssistantError, InterruptedError } from '../errors.js';
 import { DNS_FAILURE_CODES, GpuCloudError, NetworkError } from './errors.js';
 
-/** Sleeps `ms`, or rejects with InterruptedError as soon as `signal` aborts. */
+/**
+ * The error an aborted signal ends a wait or request with: its reason when that is one of ours (the
+ * overall `--timeout` deadline aborts with a `timeout` error, exit 1), else InterruptedError (Ctrl-C).
+ */
+export function abortError(signal: AbortSignal | undefined, cause?: unknown): AssistantError {
+  const reason: unknown = signal?.reason;
+  if (reason instanceof AssistantError) return reason;
+  return new InterruptedError('interrupted', cause === undefined ? {} : { cause });
+}
+
+/** Sleeps `ms`, or rejects (abortError) as soon as `signal` aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) return Promise.reject(new InterruptedError());
+  if (signal?.aborted) return Promise.reject(abortError(signal));
   if (ms <= 0) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);
-      reject(new InterruptedError());
+      reject(abortError(signal));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
@@ -33,9 +43,9 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 /** Races a promise against an abort signal (the promise itself keeps running for other waiters). */
 export function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
   if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(new InterruptedError());
+  if (signal.aborted) return Promise.reject(abortError(signal));
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new InterruptedError());
+    const onAbort = () => reject(abortError(signal));
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
       (v) => {
@@ -126,7 +136,7 @@ export async function retrySchedule<T>(attempt: (n: number) => Promise<T>, opts:
   try {
     return await pRetry(
       async (n) => {
-        if (signal?.aborted) throw new InterruptedError();
+        if (signal?.aborted) throw abortError(signal);
         return attempt(n);
       },
       {
@@ -145,7 +155,7 @@ export async function retrySchedule<T>(attempt: (n: number) => Promise<T>, opts:
       },
     );
   } catch (err) {
-    if (signal?.aborted && !(err instanceof InterruptedError)) throw new InterruptedError('interrupted', { cause: err });
+    if (signal?.aborted && !(err instanceof InterruptedError) && err !== signal.reason) throw abortError(signal, err);
     throw err;
   }
 }

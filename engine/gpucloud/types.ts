@@ -1,4 +1,5 @@
 /** The contract between the plan engine and the gpucloud HTTP client. */
+import type { CreateDedupe } from './dedupe.js';
 
 export interface GpuCloudRequest {
   method: string;
@@ -7,6 +8,11 @@ export interface GpuCloudRequest {
   /** Request body as JSON text (plans carry bodies as strings) or a value to serialise. */
   body?: string | unknown;
   signal?: AbortSignal;
+  /**
+   * The create's de-duplication guard with its snapshot already taken (a plan run lists each kind once
+   * per run); without it the client takes its own snapshot before a create, so it is safe standalone.
+   */
+  createGuard?: CreateDedupe;
 }
 
 export interface GpuCloudResponse {
@@ -40,9 +46,14 @@ export interface RetrySettings {
   max429Retries: number;
   /** Upper bound on a single Retry-After wait. */
   maxRetryAfterMs: number;
+  /**
+   * How long a create that got no answer (timeout, reset, 502/504) is looked for in the kind's list
+   * before the client gives up with create_uncertain (it is never sent again on a guess).
+   */
+  createLookupMs: number;
 }
 
-export const DEFAULT_RETRY: RetrySettings = { delaysMs: [250, 750, 2000], max429Retries: 5, maxRetryAfterMs: 120_000 };
+export const DEFAULT_RETRY: RetrySettings = { delaysMs: [250, 750, 2000], max429Retries: 5, maxRetryAfterMs: 120_000, createLookupMs: 30_000 };
 
 export interface GpuCloudCredentials {
   clientId: string;
@@ -55,7 +66,9 @@ export type ClientEvent =
   | { type: 'retry'; method: string; path: string; attempt: number; waitMs: number; reason: string }
   | { type: 'rate-limit-wait'; method: string; path: string; waitMs: number }
   | { type: 'token'; source: 'cache' | 'disk' | 'refresh' | 'client_credentials' }
-  | { type: 'dedupe'; method: string; path: string; id: string };
+  | { type: 'dedupe'; method: string; path: string; id: string }
+  /** An ambiguous create not listed yet: the client looks again after `waitMs`. */
+  | { type: 'create-lookup'; method: string; path: string; waitMs: number; name: string };
 
 export interface GpuCloudClientOptions {
   /** API origin without /v1 (a trailing /v1 is tolerated and stripped). */

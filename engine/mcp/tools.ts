@@ -15,6 +15,7 @@ import { requireKind, resolveRecord } from '../gpucloud/lookup.js';
 import { listPlan } from '../gpucloud/static-plans.js';
 import { applyPlan } from '../plan/apply.js';
 import { previewPlan } from '../plan/dry-run.js';
+import { describeConflict } from '../plan/names.js';
 import { renderPreview } from '../plan/preview.js';
 import { runForResult, type PlanBackend } from '../plan/run.js';
 import { formatProblems, validatePlan } from '../plan/validate.js';
@@ -155,11 +156,14 @@ export const TOOLS = [
           structured: { valid: false, problems: v.problems, destructive_steps: destructiveSteps, needs_destroyer: needsDestroyer },
         };
       }
-      const { preview } = await previewPlan(backend, v.plan!, v.destructive, { destroyer: backend.destroyer, signal });
-      const note = needsDestroyer ? 'note: this plan has destructive steps; this server refuses to apply them (it was not started with --destroyer)\n' : '';
+      const { preview, duplicateNames } = await previewPlan(backend, v.plan!, v.destructive, { destroyer: backend.destroyer, signal });
+      let note = needsDestroyer ? 'note: this plan has destructive steps; this server refuses to apply them (it was not started with --destroyer)\n' : '';
+      if (duplicateNames.length) {
+        note += `note: names that already exist (applying is refused unless allow_duplicate_names is true):\n${duplicateNames.map((c) => `  ${describeConflict(c)}`).join('\n')}\n`;
+      }
       return {
         text: `valid plan\n${renderPreview(preview)}${note}`,
-        structured: { valid: true, problems: [], destructive_steps: destructiveSteps, needs_destroyer: needsDestroyer, preview },
+        structured: { valid: true, problems: [], destructive_steps: destructiveSteps, needs_destroyer: needsDestroyer, duplicate_names: duplicateNames, preview },
       };
     },
   }),
@@ -171,13 +175,14 @@ export const TOOLS = [
     input: S.ApplyInput,
     output: S.ApplyOutput,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-    async run({ plan, mode }, { backend, signal, progress }) {
+    async run({ plan, mode, allow_duplicate_names }, { backend, signal, progress }) {
       let total = 0;
       const outcome = await applyPlan(planFrom(plan), {
         backend,
         home: backend.home,
         destroyer: backend.destroyer,
         mode,
+        allowDuplicateNames: allow_duplicate_names,
         signal,
         onBegin: (p) => (total = p.commands.length),
         onStepStart: (index, description, reason) => progress(index, total, `step ${index + 1}/${total}: ${description} (${reason})`),

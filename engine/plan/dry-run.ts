@@ -4,7 +4,9 @@
  * Shared by `ask --apply --dry-run` and the MCP validate tool.
  */
 import type { Plan } from '../../schemas/plan.js';
-import { checkPlan, runForResults, type PlanBackend } from './run.js';
+import { KindSnapshots } from '../gpucloud/dedupe.js';
+import { describeConflict, findNameConflicts, type NameConflict } from './names.js';
+import { checkPlan, runForResult, runForResults, type PlanBackend } from './run.js';
 import { buildPreview, previewReadPlan, type Preview } from './preview.js';
 import { validatePlan } from './validate.js';
 
@@ -12,6 +14,8 @@ export interface DryRunOutcome {
   preview: Preview;
   /** The plan has destructive steps and `destroyer` was not given: applying it would be refused. */
   gated: boolean;
+  /** Creates whose names already exist in the project: applying would be refused (unless duplicates are allowed). */
+  duplicateNames: NameConflict[];
 }
 
 export async function dryRunPlan(backend: PlanBackend, input: unknown, opts: { destroyer: boolean; signal?: AbortSignal }): Promise<DryRunOutcome> {
@@ -30,5 +34,14 @@ export async function previewPlan(
   const { readPlan, keys } = previewReadPlan(plan, backend.predefined);
   const reads = await runForResults(backend, readPlan, { signal: opts.signal });
   const preview = buildPreview(plan, destructive, backend.predefined, Object.fromEntries(keys.map((k, i) => [k, reads[i]])));
-  return { preview, gated: !opts.destroyer && destructive.some((r) => r.length) };
+  const duplicateNames = await nameConflicts(backend, plan, opts.signal);
+  for (const c of duplicateNames) preview.warnings.push(`${describeConflict(c)}; applying it would be refused without --allow-duplicate-names`);
+  return { preview, gated: !opts.destroyer && destructive.some((r) => r.length), duplicateNames };
+}
+
+/** The same duplicate-name check as an apply's pre-flight, with reads run as plans (one list per kind). */
+function nameConflicts(backend: PlanBackend, plan: Plan, signal: AbortSignal | undefined): Promise<NameConflict[]> {
+  const list = (path: string) =>
+    runForResult(backend, { version: 1, provider: 'gpucloud', commands: [{ args: ['gpucloud-api', 'GET', path], reason: 'names that already exist' }] }, { signal });
+  return findNameConflicts(plan, new KindSnapshots(list));
 }

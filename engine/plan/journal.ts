@@ -2,27 +2,37 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Plan } from '../../schemas/plan.js';
-import { createDedupeFor } from '../gpucloud/dedupe.js';
-import type { ExecutorContext, StepResult } from '../executors/types.js';
 import { redactValue } from '../redact.js';
 
 /**
  * The run journal (~/.assistant/runs/<plan hash>.jsonl): one line when a step starts and one when it
  * completes, appended synchronously so that a process killed at any point leaves an exact record.
  * A create that was started but not recorded as done may have reached the server; on resume it is
- * looked up (with the name snapshot taken before it was sent) instead of being sent again.
+ * looked up (with the name snapshot recorded when it started) instead of being sent again, and a create
+ * whose response arrived (`created`) is adopted outright even if the step then failed (its `produces`).
  */
 type Entry =
   | { type: 'begin'; plan_hash: string; steps: number; at: string }
   | { type: 'started'; index: number; snapshot?: string[]; at: string }
+  | { type: 'created'; index: number; data: unknown; at: string }
   | { type: 'done'; index: number; produced: Record<string, string>; http_status?: number; at: string }
   | { type: 'finished'; at: string };
+
+export interface InFlightStep {
+  index: number;
+  /** IDs that carried the create's name before it was sent (not ours). */
+  snapshot?: string[];
+  /** The create's response, when it arrived before the step failed or the process died. */
+  created?: unknown;
+}
 
 export interface JournalState {
   completed: Map<number, { produced: Record<string, string>; http_status?: number }>;
   /** A step that started and never completed (killed, failed or interrupted). */
-  inFlight?: { index: number; snapshot?: string[] };
+  inFlight?: InFlightStep;
   finished: boolean;
+  /** When the run finished (the `finished` entry). */
+  finishedAt?: string;
   steps: number;
 }
 
@@ -59,11 +69,15 @@ export class RunJournal {
       }
       if (e.type === 'begin' && e.plan_hash !== this.hash) return undefined;
       if (e.type === 'started') state.inFlight = { index: e.index, snapshot: e.snapshot };
+      if (e.type === 'created' && state.inFlight?.index === e.index) state.inFlight.created = e.data;
       if (e.type === 'done') {
         state.completed.set(e.index, { produced: e.produced, http_status: e.http_status });
         if (state.inFlight?.index === e.index) state.inFlight = undefined;
       }
-      if (e.type === 'finished') state.finished = true;
+      if (e.type === 'finished') {
+        state.finished = true;
+        state.finishedAt = e.at;
+      }
     }
     return state;
   }
@@ -77,27 +91,14 @@ export class RunJournal {
     appendFileSync(this.path, JSON.stringify(redactValue(entry)) + '\n', { mode: 0o600 });
   }
 
-  /**
-   * Called before a step is sent. For a create that a previous process may already have sent, returns
-   * the resource it made (adopted instead of sending again); otherwise records the start and returns undefined.
-   */
-  async beforeStep(index: number, args: string[], ctx: ExecutorContext, resumedInFlight?: JournalState['inFlight']): Promise<StepResult | undefined> {
-    const [verb, method, path, body] = args;
-    const guard = verb === 'gpucloud-api' ? createDedupeFor(method ?? '', path ?? '', body) : undefined;
-    if (guard) {
-      const client = await ctx.gpucloud();
-      const list = async (p: string) => (await client.request({ method: 'GET', path: p, signal: ctx.signal })).data;
-      if (resumedInFlight?.index === index) {
-        if (resumedInFlight.snapshot) guard.restoreSnapshot(resumedInFlight.snapshot);
-        const found = await guard.find(list);
-        if (found) return { status: 200, data: found.data, deduplicated: true };
-      }
-      if (guard.needsSnapshot) await guard.snapshot(list);
-      this.append({ type: 'started', index, snapshot: guard.snapshotIds, at: new Date().toISOString() });
-      return undefined;
-    }
-    this.append({ type: 'started', index, at: new Date().toISOString() });
-    return undefined;
+  /** Before a step is sent; for a create, with the IDs its name already had (so a later process can tell ours). */
+  started(index: number, snapshot?: string[]): void {
+    this.append({ type: 'started', index, snapshot, at: new Date().toISOString() });
+  }
+
+  /** A create's response arrived: from here on the resource exists, whatever happens to the step. */
+  created(index: number, data: unknown): void {
+    this.append({ type: 'created', index, data, at: new Date().toISOString() });
   }
 
   stepDone(index: number, produced: Record<string, string>, httpStatus?: number): void {

@@ -26,3 +26,39 @@ export function evaluateProduces(produces: Record<string, string> | undefined, d
   }
   return out;
 }
+
+/** A response-like value that exercises filters and recursion when a path is compiled for validation. */
+const PROBE = { id: 'probe', items: [{ id: 'probe', name: 'probe', nested: { id: 'probe' } }] };
+
+/**
+ * Why a `produces` JSONPath cannot be evaluated at all (a syntax error), or undefined. jsonpath-plus is
+ * lenient (an unclosed bracket silently means something else), so brackets, parentheses and quotes are
+ * checked for balance too; then the path is evaluated once on a probe so filter expressions compile.
+ */
+export function jsonPathProblem(path: string): string | undefined {
+  const p = path.trim();
+  if (!p.startsWith('$')) return `JSONPath must start with $ (got "${path}")`;
+  const closing: Record<string, string> = { '[': ']', '(': ')' };
+  const open: string[] = [];
+  let quote: string | undefined;
+  for (const ch of p) {
+    if (quote) {
+      if (ch === quote) quote = undefined;
+      continue;
+    }
+    if (ch === "'" || ch === '"') quote = ch;
+    else if (ch === '[' || ch === '(') open.push(closing[ch]!);
+    else if (ch === ']' || ch === ')') {
+      if (open.pop() !== ch) return `invalid JSONPath "${path}": unexpected "${ch}"`;
+    }
+  }
+  if (quote) return `invalid JSONPath "${path}": unclosed quote`;
+  if (open.length) return `invalid JSONPath "${path}": missing "${open[open.length - 1]}"`;
+  if (/[.[]$/.test(p) && !p.endsWith('..')) return `invalid JSONPath "${path}": it ends with "${p[p.length - 1]}"`;
+  try {
+    JSONPath({ path: p, json: PROBE, wrap: false });
+  } catch (err) {
+    return `invalid JSONPath "${path}": ${(err as Error).message}`;
+  }
+  return undefined;
+}

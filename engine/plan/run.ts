@@ -8,6 +8,7 @@ import { redactText, redactValue } from '../redact.js';
 import { runPlanMachine, type CompletedStep } from '../../machines/run-plan.js';
 import { formatProblems, validatePlan } from './validate.js';
 import type { JournalState, RunJournal } from './journal.js';
+import type { RunCreates } from './names.js';
 
 export interface RunOptions {
   destroyer: boolean;
@@ -19,6 +20,8 @@ export interface RunOptions {
   /** Records every step; with `resume`, continues after the steps it recorded as done. */
   journal?: RunJournal;
   resume?: JournalState;
+  /** Create guards of a journaled run (one name snapshot per kind, adoption of interrupted creates). */
+  creates?: RunCreates;
   /** Keep every step's response in `results` (static commands, dry runs). Off for applies: a long plan
    * would otherwise hold every response body in memory until the end. */
   keepResults?: boolean;
@@ -66,9 +69,10 @@ export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutc
       bindings,
       startIndex: resumed.length,
       completed: resumed,
-      hooks: journal && {
-        before: (index, args) => journal.beforeStep(index, args, opts.executorContext, opts.resume?.inFlight),
-        done: (step) => journal.stepDone(step.index, step.produced, step.result.status),
+      hooks: opts.creates && {
+        before: (index, args) => opts.creates!.before(index, args),
+        sent: (index, result) => opts.creates!.sent(index, result),
+        done: (step) => journal?.stepDone(step.index, step.produced, step.result.status),
       },
       executorContext: opts.executorContext,
       destroyer: opts.destroyer,
@@ -104,7 +108,14 @@ export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutc
       };
     }
     if (index === completed.length && status !== 'succeeded') {
-      return { ...base, status: 'failed' as const, http_status: (error as { status?: number })?.status, error: errorSummary(error) };
+      const changed = (error as { details?: { changed?: boolean; created?: string } })?.details;
+      return {
+        ...base,
+        status: 'failed' as const,
+        http_status: (error as { status?: number })?.status,
+        error: errorSummary(error),
+        ...(changed?.changed === true ? { changed: true, created: changed.created } : {}),
+      };
     }
     return { ...base, status: 'not_run' as const };
   });

@@ -1,6 +1,8 @@
 import { PlanSchema, PREDEFINED_BINDINGS, type Plan, type PlanCommand } from '../../schemas/plan.js';
 import { executorFor, EXECUTORS } from '../executors/index.js';
 import { placeholdersIn } from './bindings.js';
+import { duplicateNameProblems } from './names.js';
+import { jsonPathProblem } from './produces.js';
 
 export interface PlanProblem {
   /** Command index (0-based) when the problem belongs to one command. */
@@ -65,9 +67,8 @@ export function validatePlan(input: unknown, opts: ValidateOptions): ValidationR
       }
     });
     for (const [name, path] of Object.entries(command.produces ?? {})) {
-      if (typeof path === 'string' && !path.trim().startsWith('$')) {
-        problems.push({ kind: 'schema', index, field: `produces.${name}`, message: `JSONPath must start with $ (got "${path}")` });
-      }
+      const problem = typeof path === 'string' ? jsonPathProblem(path) : undefined;
+      if (problem) problems.push({ kind: 'schema', index, field: `produces.${name}`, message: problem });
       bound.add(name);
     }
     const reasons = executor.destructive(command.args);
@@ -77,6 +78,7 @@ export function validatePlan(input: unknown, opts: ValidateOptions): ValidationR
     }
   });
 
+  problems.push(...duplicateNameProblems(commands));
   problems.sort((a, b) => (a.index ?? -1) - (b.index ?? -1));
   return { ok: problems.length === 0, plan: parsed.success ? parsed.data : undefined, problems, destructive };
 }

@@ -12,7 +12,10 @@ export function renderReport(report: RunReport, c: Colors = PLAIN): string {
   const bindings = Object.entries(report.bindings);
   if (bindings.length) lines.push('bindings:', ...bindings.map(([k, v]) => `  ${k}=${v}`));
   if (report.status === 'failed') {
-    lines.push(done ? `already changed: steps 0..${done - 1} completed before the failure` : 'nothing was changed before the failure');
+    const failed = report.steps.find((s) => s.status === 'failed' && s.changed);
+    const partly = failed ? `step ${failed.index} changed something before it failed${failed.created ? ` (created ${failed.created})` : ''}` : '';
+    if (done) lines.push(`already changed: steps 0..${done - 1} completed before the failure${partly ? `, and ${partly}` : ''}`);
+    else lines.push(partly ? `already changed: ${partly}` : 'nothing was changed before the failure');
   }
   return lines.join('\n') + '\n';
 }

@@ -1,0 +1,102 @@
+/**
+ * Creates at the speed the limits allow (issue 9 §4): a plan of 50 instance creates through
+ * applyPlan (journal, lock, duplicate-name pre-flight, exactly-once guards) against 50 plain client
+ * POSTs of the same bodies, under the default limits' ratio with a short window on client AND emulator
+ * (60 per method+path and 500 per project per 1 s window instead of per minute).
+ * Target: ≤ 1.2× the plain POSTs, and at most one list GET of the kind per run.
+ * For reference it also times the old shape: the client's own snapshot list before every create.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EMULATOR_DEFAULT_SSH_KEY_ID, startEmulator, type Emulator } from '../emulator/index.js';
+import { createGpuCloudClient } from '../engine/gpucloud/client.js';
+import { createDedupeFor } from '../engine/gpucloud/dedupe.js';
+import type { GpuCloudClient } from '../engine/gpucloud/types.js';
+import { applyPlan } from '../engine/plan/apply.js';
+
+const CREATES = 50;
+const LIMITS = { perProject: 500, perPath: 60, windowMs: 1000 };
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const body = (hostname: string) =>
+  JSON.stringify({ instance_type: 'CPU.4V.16G', image: 'ubuntu-24.04', hostname, description: '', location_code: 'FIN-01', ssh_key_ids: [EMULATOR_DEFAULT_SSH_KEY_ID] });
+
+const names = (run: string) => Array.from({ length: CREATES }, (_, i) => `bench-${run}-${i}`);
+
+const listsOf = (emu: Emulator, from: number) => emu.requests().slice(from).filter((r) => r.method === 'GET' && r.path === '/v1/instances').length;
+
+async function timeApply(emu: Emulator, client: GpuCloudClient, run: string): Promise<{ ms: number; lists: number }> {
+  const plan = { version: 1, provider: 'gpucloud', commands: names(run).map((n) => ({ args: ['gpucloud-api', 'POST', '/v1/instances', body(n)], reason: `create ${n}` })) };
+  const home = mkdtempSync(join(tmpdir(), 'assistant-bench-'));
+  const signal = new AbortController().signal;
+  const from = emu.requests().length;
+  const started = performance.now();
+  const out = await applyPlan(plan, { backend: { predefined: {}, executorContext: () => ({ gpucloud: async () => client, signal }) }, home, destroyer: false, mode: 'new' });
+  const ms = performance.now() - started;
+  rmSync(home, { recursive: true, force: true });
+  if (out.report.status !== 'succeeded') throw new Error(`bench plan ${out.report.status}: ${JSON.stringify(out.report.error)}`);
+  return { ms, lists: listsOf(emu, from) };
+}
+
+/**
+ * Plain POSTs: a guard with an empty snapshot means the client sends nothing but the POSTs. With
+ * `oldShape`, every create is preceded by two lists, as before (the journal's and the client's snapshot).
+ */
+async function timePosts(client: GpuCloudClient, run: string, oldShape = false): Promise<number> {
+  const started = performance.now();
+  for (const n of names(run)) {
+    const guard = oldShape ? undefined : createDedupeFor('POST', '/v1/instances', body(n));
+    guard?.restoreSnapshot([]);
+    if (oldShape) await client.request({ method: 'GET', path: '/v1/instances' });
+    await client.request({ method: 'POST', path: '/v1/instances', body: body(n), createGuard: guard });
+  }
+  return performance.now() - started;
+}
+
+export async function runCreatesBench(repeats = 5): Promise<void> {
+  const emu = await startEmulator({ seed: 'empty', rateLimit: LIMITS, lifecycleMs: 60_000 });
+  emu.setBalance(1e9);
+  try {
+    const client = createGpuCloudClient({ baseUrl: emu.url, credentials: { clientId: emu.clientId, clientSecret: emu.clientSecret }, rateLimit: LIMITS });
+    await client.request({ method: 'GET', path: '/v1/balance' }); // token and socket warm
+    const plan: number[] = [];
+    const posts: number[] = [];
+    let maxLists = 0;
+    // Each measurement starts with empty windows (a full window's wait would otherwise land on the next
+    // one) and an empty project, so the one list a run takes is the size of a real project's, not of
+    // every instance the earlier repeats made.
+    const settle = async () => {
+      emu.reset();
+      emu.setBalance(1e9);
+      await client.request({ method: 'GET', path: '/v1/balance' }); // re-authenticates if the reset dropped the token
+      await sleep(LIMITS.windowMs + 200);
+    };
+    await settle();
+    for (let i = 0; i < repeats; i++) {
+      const first = i % 2 === 0 ? 'plan' : 'posts';
+      for (const which of first === 'plan' ? ['plan', 'posts'] : ['posts', 'plan']) {
+        if (which === 'plan') {
+          const r = await timeApply(emu, client, `p${i}`);
+          plan.push(r.ms);
+          maxLists = Math.max(maxLists, r.lists);
+        } else posts.push(await timePosts(client, `r${i}`));
+        await settle();
+      }
+    }
+    const old = await timePosts(client, 'old', true);
+    const p = median(plan);
+    const r = median(posts);
+    const ratio = p / r;
+    console.log(`creates: ${CREATES} instance creates, limits ${LIMITS.perPath}/path and ${LIMITS.perProject}/project per ${LIMITS.windowMs} ms on client and emulator (median of ${repeats}, interleaved)`);
+    console.log(`  ${CREATES} plain client POSTs           ${r.toFixed(1).padStart(8)} ms`);
+    console.log(`  applyPlan (journal, lock, checks)   ${p.toFixed(1).padStart(8)} ms   list GETs per run: ${maxLists}`);
+    console.log(`  ratio ${ratio.toFixed(3)}×  (target ≤ 1.2×: ${ratio <= 1.2 ? 'met' : 'MISSED'}; at most 1 list per kind: ${maxLists <= 1 ? 'met' : 'MISSED'})`);
+    console.log(`  each run (ms): applyPlan ${plan.map((x) => x.toFixed(0)).join(', ')}; POSTs ${posts.map((x) => x.toFixed(0)).join(', ')}`);
+    console.log(`  for reference, the old shape (two lists before every create): ${old.toFixed(1)} ms`);
+  } finally {
+    await emu.close();
+  }
+}
