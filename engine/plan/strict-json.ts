@@ -77,7 +77,17 @@ function firstInvalidUtf8(bytes: Uint8Array): number {
       hi = mid - 1;
     }
   }
-  return lo;
+  // The valid-so-far prefix may end inside the character that turned out bad: report where it starts.
+  let at = lo;
+  while (at > 0 && lo - at < 4) {
+    try {
+      new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, at));
+      break;
+    } catch {
+      at--;
+    }
+  }
+  return at;
 }
 
 /**
