@@ -23,7 +23,12 @@ export interface Session {
  * never reach the cloud (validation, refusals) never resolve credentials or fetch tokens.
  * With --sandbox the client talks HTTP to an in-process emulator whose state persists under ~/.assistant/sandbox/.
  */
-export async function openSession(ctx: CommandContext): Promise<Session> {
+export interface SessionOptions {
+  /** false: neither read nor write the disk token cache, so the first call asks the token endpoint (credentials test). */
+  tokenCache?: boolean;
+}
+
+export async function openSession(ctx: CommandContext, opts: SessionOptions = {}): Promise<Session> {
   const { config, warnings } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   for (const w of warnings) ctx.io.stderr.write(`warning: ${w}\n`);
   const debug = ctx.globals.debug ? (line: string) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined;
@@ -61,7 +66,7 @@ export async function openSession(ctx: CommandContext): Promise<Session> {
       authUrl: creds.authUrl,
       credentials: { clientId: creds.clientId, clientSecret: creds.clientSecret, projectId: creds.projectId },
       rateLimit: resolveRateLimit(config),
-      tokenCacheDir,
+      tokenCacheDir: opts.tokenCache === false ? undefined : tokenCacheDir,
       timeoutMs,
       debug,
     });
@@ -81,8 +86,8 @@ export async function openSession(ctx: CommandContext): Promise<Session> {
 }
 
 /** Opens a session for the duration of `fn` and always closes it (stops the sandbox emulator). */
-export async function withSession<T>(ctx: CommandContext, fn: (session: Session) => Promise<T>): Promise<T> {
-  const session = await openSession(ctx);
+export async function withSession<T>(ctx: CommandContext, fn: (session: Session) => Promise<T>, opts: SessionOptions = {}): Promise<T> {
+  const session = await openSession(ctx, opts);
   try {
     return await fn(session);
   } finally {
