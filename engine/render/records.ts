@@ -1,6 +1,7 @@
 import { stringify as toYaml } from 'yaml';
 import type { Column, KindSpec } from '../gpucloud/catalogue.js';
 import type { OutputFormat } from '../../commands/context.js';
+import { maskSecretLooking } from '../redact.js';
 
 /** Reads a dotted path (`gpu.number_of_gpus`, `worker_nodes.length`) from a record. */
 function valueAt(record: unknown, path: string): unknown {
@@ -51,16 +52,22 @@ export function renderTable(records: unknown[], columns: Column[], width: number
   return [line(cols.map((c) => c.header)), ...rows.map(line)].join('\n') + '\n';
 }
 
-/** Renders what the API returned: JSON exactly as returned (pipes into jq), YAML, or a table of the kind's columns. */
+/**
+ * Renders what the API returned: JSON exactly as returned (pipes into jq), YAML, or a table of the
+ * kind's columns. Asking for -o json|yaml is asking for the raw records; a table is for reading over
+ * someone's shoulder, so secret-looking values (API_KEY=… in a startup script, a plain env value
+ * named *_TOKEN) are masked in it.
+ */
 export function renderRecords(data: unknown, spec: KindSpec, format: OutputFormat, width: number): string {
   if (format === 'json') return JSON.stringify(data, null, 2) + '\n';
   if (format === 'yaml') return toYaml(data);
   const records = Array.isArray(data) ? data : [data];
-  return renderTable(records, spec.columns, width);
+  return renderTable(maskSecretLooking(records), spec.columns, width);
 }
 
-/** A single record shown as `key: value` lines (YAML) in table mode, since one row hides most fields. */
+/** A single record shown as `key: value` lines (YAML) in table mode, since one row hides most fields; masked like tables. */
 export function renderRecord(record: unknown, format: OutputFormat): string {
   if (format === 'json') return JSON.stringify(record, null, 2) + '\n';
-  return toYaml(record);
+  if (format === 'yaml') return toYaml(record);
+  return toYaml(maskSecretLooking(record));
 }
