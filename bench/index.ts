@@ -3,4 +3,5 @@ import { runStartupBench } from './startup.js';
 
 runStartupBench();
 await (await import('./plan-engine.js')).runPlanEngineBench();
+(await import('./redact.js')).runRedactBench();
 await (await import('./mcp.js')).runMcpBench();
