@@ -107,6 +107,13 @@ test('a body that repeats a key is invalid and destructive on an action path (pa
   assert.equal(findDuplicateKey('{"commands":[{"args":[],"args":[]}]}'), { key: 'args', at: '$.commands[0]' });
 });
 
+test('action keys are matched in any case, as Go-style decoders match them', () => {
+  assert.ok(destructive('PUT', '/v1/instances', '{"ACTION":"delete","id":"x"}'));
+  assert.ok(destructive('PUT', '/v1/clusters', '{"Actions":[{"Action":"discontinue","id":"x"}]}'));
+  assert.ok(destructive('PUT', '/v1/instances', '{"action":"start","Action":"delete","id":"x"}'), 'keys equal but for case');
+  assert.not.ok(destructive('PUT', '/v1/instances', '{"Action":"start","id":"x"}'));
+});
+
 // ------------------------------------------------------------------------------- through the real CLI
 
 test('ask --apply refuses purge-queue and the deprecated action route without --destroyer: exit 3, nothing sent', async () => {
@@ -134,6 +141,22 @@ test('with --destroyer the deprecated POST /v1/instances/action really deletes o
     const after = await runCli(['gpucloud', 'get', 'instance', ID], { env, timeoutMs: 60_000 });
     assert.is(after.code, 1, after.stderr);
     assert.ok(emu.requests().some((q) => q.method === 'POST' && q.path === '/v1/instances/action'));
+  });
+});
+
+test('a bound value that would change the route (an encoded slash) is refused before its step is sent', async () => {
+  await withEmulator(async ({ emu, env }) => {
+    // Statically the last step is a harmless POST on one deployment; bound to "web/purge-queue" it
+    // becomes web%2Fpurge-queue, which a server decoding %2F routes to purge-queue.
+    const p = plan(
+      { args: ['gpucloud-api', 'POST', '/v1/scripts', '{"name":"web/purge-queue","script":"#!/bin/sh"}'], reason: 'create', produces: { SCRIPT_ID: '$.id' } },
+      { args: ['gpucloud-api', 'GET', '/v1/scripts/<SCRIPT_ID>'], reason: 'read', produces: { NAME: '$[0].name' } },
+      step('POST', '/v1/container-deployments/<NAME>', '{}'),
+    );
+    const r = await runCli(['ask', '--apply'], { env, input: JSON.stringify(p), timeoutMs: 60_000 });
+    assert.is(r.code, 3, r.stderr);
+    assert.match(r.stderr, /step 2 became destructive after substituting bindings/);
+    assert.not.ok(emu.requests().some((q) => q.path.startsWith('/v1/container-deployments')), 'the step was not sent');
   });
 });
 

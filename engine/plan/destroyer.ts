@@ -102,6 +102,8 @@ function actionBody(actionSet: Set<string>) {
     const dup = findDuplicateKey(body);
     if (dup) return [`${route} body repeats the key "${dup.key}" (servers may keep either; treated as destructive)`];
     if (placeholderInKeys(parsed)) return [`${route} body has a key decided at run time`];
+    const folded = foldedDuplicateKey(parsed);
+    if (folded) return [`${route} body has keys equal but for case ("${folded}"; Go-style decoders match keys case-insensitively; treated as destructive)`];
     return collectActions(parsed)
       .filter((a) => typeof a !== 'string' || hasPlaceholder(a) || actionSet.has(a.trim().toLowerCase()))
       .map((a) =>
@@ -214,15 +216,44 @@ function placeholderInKeys(value: unknown): boolean {
   return false;
 }
 
-/** Flat `action` and every `actions[].action`; non-string actions are returned as-is so they count as destructive. */
+/** A key that another key of the same object equals when case is ignored, anywhere in the body. */
+function foldedDuplicateKey(value: unknown): string | undefined {
+  if (Array.isArray(value)) {
+    for (const v of value) {
+      const found = foldedDuplicateKey(v);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (!value || typeof value !== 'object') return undefined;
+  const seen = new Set<string>();
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    const lower = k.toLowerCase();
+    if (seen.has(lower)) return k;
+    seen.add(lower);
+    const found = foldedDuplicateKey(v);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The value of a key matched as Go's encoding/json matches struct fields: ignoring case. */
+function fieldOf(obj: Record<string, unknown>, name: string): { value: unknown } | undefined {
+  const key = Object.keys(obj).find((k) => k.toLowerCase() === name);
+  return key === undefined ? undefined : { value: obj[key] };
+}
+
+/** Flat `action` and every `actions[].action` (keys in any case); non-string actions are returned as-is so they count as destructive. */
 function collectActions(body: unknown): unknown[] {
   if (!body || typeof body !== 'object') return [body];
   const out: unknown[] = [];
   const obj = body as Record<string, unknown>;
-  if ('action' in obj) out.push(obj.action);
-  if ('actions' in obj) {
-    if (!Array.isArray(obj.actions)) out.push(obj.actions);
-    else for (const item of obj.actions) out.push(item && typeof item === 'object' ? (item as Record<string, unknown>).action : item);
+  const action = fieldOf(obj, 'action');
+  if (action) out.push(action.value);
+  const actions = fieldOf(obj, 'actions');
+  if (actions) {
+    if (!Array.isArray(actions.value)) out.push(actions.value);
+    else for (const item of actions.value) out.push(item && typeof item === 'object' && !Array.isArray(item) ? fieldOf(item as Record<string, unknown>, 'action')?.value : item);
   }
   if (Array.isArray(body)) out.push(...body.flatMap(collectActions));
   return out;
