@@ -19,10 +19,10 @@ interface Rule {
   route: string;
   methods: Set<string>;
   /** Why a request on this route is destructive ([] when it is not), from its body. */
-  check: (route: string, body: string | undefined) => string[];
+  check: (route: string, body: string | undefined, path: string) => string[];
 }
 
-const always = (route: string) => [`${route} (always destructive)`];
+const purgesQueue = (_route: string, _body: string | undefined, path: string) => [`${path} drops every queued request`];
 
 export const DESTROYER_RULES: readonly Rule[] = [
   { route: '/v1/instances', methods: WRITE_METHODS, check: actionBody(DESTRUCTIVE_INSTANCE_ACTIONS) },
@@ -31,8 +31,8 @@ export const DESTROYER_RULES: readonly Rule[] = [
   { route: '/v1/clusters', methods: WRITE_METHODS, check: actionBody(DESTRUCTIVE_CLUSTER_ACTIONS) },
   { route: '/v1/volumes', methods: WRITE_METHODS, check: actionBody(DESTRUCTIVE_VOLUME_ACTIONS) },
   // Purging a queue drops the requests waiting in it (§16, §17).
-  { route: '/v1/container-deployments/{name}/purge-queue', methods: WRITE_METHODS, check: always },
-  { route: '/v1/job-deployments/{name}/purge-queue', methods: WRITE_METHODS, check: always },
+  { route: '/v1/container-deployments/{name}/purge-queue', methods: WRITE_METHODS, check: purgesQueue },
+  { route: '/v1/job-deployments/{name}/purge-queue', methods: WRITE_METHODS, check: purgesQueue },
 ];
 
 export function destructiveReasons(method: string, path: string, body: string | undefined): string[] {
@@ -52,7 +52,7 @@ export function destructiveReasons(method: string, path: string, body: string | 
     const match = matchRoute(rule.route, canon.segments);
     if (match === 'no') continue;
     if (match === 'at-run-time') reasons.push(`${canon.path} may become ${rule.route} once its placeholders are bound`);
-    else reasons.push(...rule.check(rule.route, body));
+    else reasons.push(...rule.check(rule.route, body, canon.path));
   }
   return reasons;
 }
