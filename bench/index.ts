@@ -4,5 +4,6 @@ import { runStartupBench } from './startup.js';
 runStartupBench();
 await (await import('./plan-engine.js')).runPlanEngineBench();
 await (await import('./creates.js')).runCreatesBench();
+(await import('./redact.js')).runRedactBench();
 await (await import('./mcp.js')).runMcpBench();
 await (await import('./timing.js')).runTimingBench();

@@ -1,4 +1,7 @@
-/** `assistant credentials test gpucloud`: calls the balance path through the executor and says where the credentials came from. */
+/**
+ * `assistant credentials test gpucloud`: requests a fresh token (never the cached one), calls the balance
+ * path through the executor and says where the credentials came from.
+ */
 import { findKind } from '../engine/gpucloud/catalogue.js';
 import { listPlan } from '../engine/gpucloud/static-plans.js';
 import { UsageError } from '../engine/errors.js';
@@ -28,5 +31,6 @@ async function test(ctx: CommandContext, provider: string): Promise<number> {
     }
     ctx.io.stdout.write(`gpucloud credentials work (source: ${source}); balance ${String(balance?.amount)} ${String(balance?.currency ?? '').toUpperCase()}\n`);
     return 0;
-  });
+    // A cached token proves nothing about the secret: always have the token endpoint check it.
+  }, { tokenCache: false });
 }

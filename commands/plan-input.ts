@@ -1,13 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import { InvalidInputError } from '../engine/errors.js';
+import { decodeUtf8Strict, parseStrictJson } from '../engine/plan/strict-json.js';
 import type { CommandContext } from './context.js';
 
-/** Reads a plan document from a file or, without one, from stdin; malformed JSON is exit 2 with the position. */
+/**
+ * Reads a plan document from a file or, without one, from stdin. Malformed JSON, a key repeated in
+ * one object and invalid UTF-8 are exit 2: each would let two readers see two different plans.
+ */
 export async function readPlanInput(ctx: CommandContext, file: string | undefined): Promise<unknown> {
-  let text: string;
+  let bytes: Buffer;
   if (file && file !== '-') {
     try {
-      text = await readFile(file, 'utf8');
+      bytes = await readFile(file);
     } catch (err) {
       throw new InvalidInputError('plan_not_found', `cannot read plan file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
@@ -17,11 +21,14 @@ export async function readPlanInput(ctx: CommandContext, file: string | undefine
     }
     const chunks: Buffer[] = [];
     for await (const chunk of ctx.io.stdin) chunks.push(Buffer.from(chunk as Buffer));
-    text = Buffer.concat(chunks).toString('utf8');
+    bytes = Buffer.concat(chunks);
   }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new InvalidInputError('invalid_plan', `${file && file !== '-' ? file : 'stdin'} is not valid JSON: ${(err as Error).message}`);
+  const source = file && file !== '-' ? file : 'stdin';
+  const text = decodeUtf8Strict(bytes);
+  if (typeof text !== 'string') throw new InvalidInputError('invalid_plan', `${source}: ${text.problem}`, { hint: 'save the plan as UTF-8' });
+  const parsed = parseStrictJson(text);
+  if ('problem' in parsed) {
+    throw new InvalidInputError('invalid_plan', `${source} is ${parsed.problem.startsWith('not valid JSON') ? parsed.problem : `not a plan: ${parsed.problem}`}`);
   }
+  return parsed.value;
 }

@@ -28,6 +28,8 @@ export interface Session {
 export interface SessionOptions {
   /** Whether --timeout / config `timeout` bounds the session as one operation (not for a long-lived server). */
   overallDeadline?: boolean;
+  /** false: neither read nor write the disk token cache, so the first call asks the token endpoint (credentials test). */
+  tokenCache?: boolean;
 }
 
 export async function openSession(ctx: CommandContext, opts: SessionOptions = {}): Promise<Session> {
@@ -74,7 +76,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
       authUrl: creds.authUrl,
       credentials: { clientId: creds.clientId, clientSecret: creds.clientSecret, projectId: creds.projectId },
       rateLimit: resolveRateLimit(config),
-      tokenCacheDir,
+      tokenCacheDir: opts.tokenCache === false ? undefined : tokenCacheDir,
       timeoutMs,
       debug,
       onEvent: notices.event,

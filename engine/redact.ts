@@ -24,32 +24,165 @@ const FIELD_PATTERNS: RegExp[] = [
 /** Every FIELD_PATTERNS match contains one of these words; most strings contain none and skip the patterns. */
 const MAY_HOLD_FIELD = /secret|token|api_key|password|bearer/i;
 
+/** `scheme://user:password@` and `scheme://<token>@`: credentials embedded in URLs (base URLs, redis, git remotes). */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@"'<>]*)@/gi;
+
 export function redactText(text: string): string {
   let out = text;
   for (const s of secrets) {
     if (out.includes(s)) out = out.split(s).join(MASK);
   }
+  if (out.includes('://') && out.includes('@')) out = out.replace(URL_USERINFO, (_m, scheme: string, info: string) => `${scheme}${maskUserinfo(info)}@`);
   if (!MAY_HOLD_FIELD.test(out)) return out;
   for (const pattern of FIELD_PATTERNS) out = out.replace(pattern, (_m, prefix: string) => `${prefix}${MASK}`);
   return out;
 }
 
-/** Deep copy of a value with secret-named keys masked and registered secrets removed from strings. */
-export function redactValue<T>(value: T): T {
-  const walk = (v: unknown, key?: string): unknown => {
-    if (typeof v === 'string') return key && SECRET_KEY.test(key) && v ? MASK : redactText(v);
-    if (Array.isArray(v)) return v.map((x) => walk(x));
-    if (v && typeof v === 'object') {
-      return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, walk(x, k)]));
-    }
-    return v;
-  };
-  return walk(value) as T;
+/** Keeps a user name (`user:***`), masks a password; a lone user part is masked when it looks like a token. */
+function maskUserinfo(info: string): string {
+  const colon = info.indexOf(':');
+  if (colon >= 0) return `${info.slice(0, colon)}:${MASK}`;
+  return info.length >= 20 || WELL_KNOWN_PREFIX.test(info) ? MASK : info;
 }
 
-/** Masks a credential for display: keeps a short prefix so people can tell keys apart. */
+/**
+ * Secret-looking text no one registered, as found in startup scripts, env values and AI answers:
+ * assignments to secret-named variables (`API_KEY=…`, `export GH_TOKEN=…`, `password: …`), well-known
+ * key formats (sk-, ghp_/gho_/github_pat_, AKIA…, xox?-, hf_, JWTs) and private key blocks.
+ */
+const SECRET_ASSIGNMENT = new RegExp(
+  // Upper-case variable names (env style) containing a secret word, or the common lower-case config keys.
+  String.raw`(\b[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD|CREDENTIALS?|AUTH)[A-Z0-9_]*["']?[ \t]*[:=][ \t]*["']?` +
+    String.raw`|\b(?:[Pp]assword|[Pp]asswd|[Ss]ecret|[Tt]oken|[Aa]pi[_-]?[Kk]ey|[Aa]ccess[_-]?[Kk]ey|[Pp]rivate[_-]?[Kk]ey|[Aa]uth[_-]?[Tt]oken)["']?[ \t]*[:=][ \t]*["']?)` +
+    String.raw`(?!<[\w .-]*>)([^\s"',;&]+)`,
+  'g',
+);
+const WELL_KNOWN_PREFIX = /^(?:sk-|sk_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|AKIA|ASIA|xox[abprs]-|hf_|glpat-|eyJ)/;
+const WELL_KNOWN_SECRETS = /\b(?:sk-[A-Za-z0-9_-]{16,}|sk_(?:live|test)_[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9-]{10,}|hf_[A-Za-z0-9]{20,}|glpat-[A-Za-z0-9_-]{20,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})/g;
+const PRIVATE_KEY_BLOCK = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g;
+
+/** redactText plus secret-looking text: for free text shown to people (tables, AI answers and their history). */
+export function maskSecretsInText(text: string): string {
+  let out = redactText(text);
+  if (out.includes('PRIVATE KEY-----')) out = out.replace(PRIVATE_KEY_BLOCK, MASK);
+  out = out.replace(WELL_KNOWN_SECRETS, MASK);
+  return out.replace(SECRET_ASSIGNMENT, (_m, prefix: string) => `${prefix}${MASK}`);
+}
+
+/** Spans of `text` that maskSecretsInText would change (a private key block without its end runs to the end). */
+export function secretSpans(text: string): [number, number][] {
+  const spans: [number, number][] = [];
+  for (const s of secrets) for (let i = text.indexOf(s); i >= 0; i = text.indexOf(s, i + 1)) spans.push([i, i + s.length]);
+  for (const re of [URL_USERINFO, ...FIELD_PATTERNS, PRIVATE_KEY_BLOCK, WELL_KNOWN_SECRETS, SECRET_ASSIGNMENT]) {
+    for (const m of text.matchAll(new RegExp(re.source, re.flags))) spans.push([m.index, m.index + m[0].length]);
+  }
+  return spans;
+}
+
+/**
+ * Redacts a stream of text (an AI answer arriving token by token) as maskSecretsInText redacts the
+ * whole: text is written once no secret pattern could still grow across the cut. The last few words
+ * are held back, and a cut never falls inside a (possibly unfinished) match, so a secret split over
+ * two tokens is still masked. `end()` writes the rest.
+ */
+export function createRedactingStream(write: (text: string) => void): { write(chunk: string): void; end(): void } {
+  let buf = '';
+  const HELD_WORDS = 3;
+  return {
+    write(chunk: string) {
+      buf += chunk;
+      const starts = [...buf.matchAll(/\s+/g)].map((m) => m.index + m[0].length);
+      if (starts.length < HELD_WORDS) return;
+      let cut = starts[starts.length - HELD_WORDS]!;
+      for (let moved = true; moved; ) {
+        moved = false;
+        for (const [a, b] of secretSpans(buf)) {
+          if (a < cut && cut < b) {
+            cut = a;
+            moved = true;
+          }
+        }
+      }
+      if (cut <= 0) return;
+      write(maskSecretsInText(buf.slice(0, cut)));
+      buf = buf.slice(cut);
+    },
+    end() {
+      if (buf) write(maskSecretsInText(buf));
+      buf = '';
+    },
+  };
+}
+
+/**
+ * Registered secrets removed from strings and secret-named keys masked. Copy-on-write: an object or
+ * array nothing under which changed is returned as is, so redacting a large result costs a walk, not
+ * a deep copy (MCP results, run reports, ask context). Callers must not mutate the result.
+ */
+export function redactValue<T>(value: T): T {
+  return redactWalk(value, undefined, (v, key) => (key && SECRET_KEY.test(key) && v ? MASK : redactText(v))) as T;
+}
+
+/**
+ * For tables shown to people: redactValue plus secret-looking values in free text (startup scripts,
+ * env values): `API_KEY=…` lines, well-known key formats, plain env entries with a secret-named name.
+ * `-o json|yaml` of a resource the user listed or got explicitly stays raw (see README, Secrets).
+ */
+export function maskSecretLooking<T>(value: T): T {
+  return redactWalk(value, undefined, (v, key, parent) => {
+    if (key && SECRET_KEY.test(key) && v) return MASK;
+    // gpucloud env entries: {type: plain, name: HF_TOKEN, value_or_reference_to_secret: "hf_…"}; a secret-type value is a secret's name.
+    if (parent && (key === 'value_or_reference_to_secret' || key === 'value') && parent.type !== 'secret' && typeof parent.name === 'string' && SECRET_NAME.test(parent.name) && v) return MASK;
+    return maskSecretsInText(v);
+  }) as T;
+}
+
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD|CREDENTIAL|AUTH/i;
+
+/** Assignment that keeps an own `__proto__` key (JSON.parse creates them) an own property. */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+type StringMask = (value: string, key: string | undefined, parent: Record<string, unknown> | undefined) => string;
+
+function redactWalk(v: unknown, key: string | undefined, mask: StringMask, parent?: Record<string, unknown>): unknown {
+  if (typeof v === 'string') return mask(v, key, parent);
+  if (Array.isArray(v)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      const y = redactWalk(x, undefined, mask);
+      if (out) out.push(y);
+      else if (y !== x) {
+        out = v.slice(0, i);
+        out.push(y);
+      }
+    }
+    return out ?? v;
+  }
+  if (v && typeof v === 'object') {
+    const obj = v as Record<string, unknown>;
+    let out: Record<string, unknown> | undefined;
+    const keys = Object.keys(obj);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      const x = obj[k];
+      const y = redactWalk(x, k, mask, obj);
+      if (out) setOwn(out, k, y);
+      else if (y !== x) {
+        out = {};
+        for (let j = 0; j < i; j++) setOwn(out, keys[j]!, obj[keys[j]!]);
+        setOwn(out, k, y);
+      }
+    }
+    return out ?? v;
+  }
+  return v;
+}
+
+/** Masks a credential for display: none of its characters, only whether it is set. */
 export function maskSecret(value: string | undefined): string {
-  if (!value) return '(not set)';
-  if (value.length <= 8) return MASK;
-  return `${value.slice(0, 4)}${MASK}`;
+  return value ? MASK : '(not set)';
 }

@@ -77,9 +77,14 @@ test('dedupe applies to named creates of catalogue kinds only', () => {
   assert.is(createDedupeFor('POST', '/v1/scripts', { name: 's' })!.listPath, '/v1/scripts?page=1&pageSize=100');
 });
 
-test('token cache file is named by sha256(clientId + newline + origin)', () => {
-  const expected = createHash('sha256').update('cid\nhttp://127.0.0.1:1').digest('hex');
-  assert.is(tokenCachePath('/d', 'cid', 'http://127.0.0.1:1'), `/d/${expected}.json`);
+test('token cache file is named by a sha256 over client id, sha256(secret), origin and scope; any of them changes it', () => {
+  const key = { clientId: 'cid', clientSecret: 's3cret', origin: 'http://127.0.0.1:1', scope: '' };
+  const secretDigest = createHash('sha256').update('s3cret').digest('hex');
+  const expected = createHash('sha256').update(`v2\ncid\n${secretDigest}\nhttp://127.0.0.1:1\n`).digest('hex');
+  assert.is(tokenCachePath('/d', key), `/d/${expected}.json`);
+  const names = new Set([key, { ...key, clientSecret: 'wrong' }, { ...key, clientId: 'c2' }, { ...key, origin: 'http://x' }, { ...key, scope: 'cloud-api-v1' }].map((k) => tokenCachePath('/d', k)));
+  assert.is(names.size, 5);
+  assert.not.ok([...names].some((n) => n.includes('s3cret') || n.includes('cid')));
 });
 
 test.run();

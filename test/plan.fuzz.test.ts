@@ -151,6 +151,21 @@ const PATHS = [
   '/v1/inst\nances',
   '/v1/\u0000',
   '/v1/instances\n',
+  // Variants a server may normalise (issue 9 §2): each must be invalid or classified as its route.
+  '/v1/instances;x=1',
+  '/v1/instances.',
+  '/v1/instances%20',
+  '/v1/instances%252e',
+  '/v1/instances/%2E',
+  '/v1/instances/action',
+  '/v1/Instances/Action',
+  '/v1/instances/action.json',
+  '/v1/instances?Action=delete',
+  '/v1/container-deployments/web/purge-queue',
+  '/v1/container-deployments/web;x/purge-queue',
+  '/v1/container-deployments/web%2Fpurge-queue',
+  '/v1/job-deployments/<NAME>/purge-queue',
+  '/v1/job-deployments/web/<OP>',
 ];
 const ACTION_BODIES = [
   '{"action":"delete","id":"x"}',
@@ -319,7 +334,7 @@ const mutations: [string, Mutation][] = [
       if (!args) return p;
       args[0] = 'gpucloud-api';
       args[1] = f.pick(['PUT', 'put', 'POST', 'PATCH', ' Put ']);
-      args[2] = f.pick(['/v1/instances', '/v1/instances/', '//v1/instances'.slice(1), '/v1//instances', '/V1/Instances', '/v1/instances?x=1', '/v1/clusters', '/v1/volumes', '/v1/volumes/']);
+      args[2] = f.pick(['/v1/instances', '/v1/instances/', '//v1/instances'.slice(1), '/v1//instances', '/V1/Instances', '/v1/instances?x=1', '/v1/clusters', '/v1/volumes', '/v1/volumes/', '/v1/instances/action', '/v1/instances/<X>']);
       args[3] = f.pick(ACTION_BODIES);
       return p;
     },

@@ -298,5 +298,7 @@ export const instanceRoutes: RouteDef[] = [
   { method: 'GET', path: '/v1/instances', handler: list },
   { method: 'POST', path: '/v1/instances', handler: create },
   { method: 'PUT', path: '/v1/instances', handler: act },
+  // Deprecated (reference §5) but still routed: the same actions as PUT /v1/instances.
+  { method: 'POST', path: '/v1/instances/action', handler: act },
   { method: 'GET', path: '/v1/instances/{id}', handler: get },
 ];

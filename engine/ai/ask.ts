@@ -11,7 +11,7 @@ import { InvalidInputError, type AssistantErrorOptions } from '../errors.js';
 import { findKind, type KindSpec } from '../gpucloud/catalogue.js';
 import { listPlan } from '../gpucloud/static-plans.js';
 import { runForResults, type PlanBackend } from '../plan/run.js';
-import { redactValue } from '../redact.js';
+import { createRedactingStream, maskSecretLooking, maskSecretsInText } from '../redact.js';
 import { routeQuestion, type RouteDecision } from '../routing/route.js';
 import { runAskFlow, type AskFlowOutput } from '../../machines/ask-flow.js';
 import { ConversationHistory, historyProject } from './history.js';
@@ -121,6 +121,9 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
   const { config } = o.backend;
   const profileName = profileForCommand(o.aiProfile, o.sandbox, config.ai);
   let history: ConversationHistory | undefined;
+  // The answer is shown redacted exactly as its history copy is stored; the stream holds back a few
+  // words so a secret split across tokens is still caught.
+  const stream = o.onToken && createRedactingStream(o.onToken);
 
   const out: AskFlowOutput = await runAskFlow(
     {
@@ -148,16 +151,17 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
         return provider;
       },
       contextPlan: contextPlanFor,
-      // Data leaves for a third-party AI: registered secrets and secret-named fields are masked first.
-      runReadPlan: async (plan) => redactValue(await runForResults(o.backend, plan, { signal: o.signal })),
+      // Data leaves for a third-party AI: registered secrets, secret-named fields and secret-looking
+      // values (API_KEY=… in startup scripts, plain env values named *_TOKEN) are masked first.
+      runReadPlan: async (plan) => maskSecretLooking(await runForResults(o.backend, plan, { signal: o.signal })),
       ai: config.ai,
       history: () => history?.messages() ?? [],
-      onToken: o.onToken,
+      onToken: stream && ((t) => stream.write(t)),
       onProgress: o.onProgress,
       signal: o.signal,
     },
     { onTransition: (from, to) => o.trace?.(`${from} -> ${to}`) },
-  );
+  ).finally(() => stream?.end());
 
   const s = out.sizes;
   const read = `ask: route ${out.route.providers.join('+')}, context read: ${contextPlanFor(out.route).kinds.join(', ')}`;
@@ -167,9 +171,10 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
       : `${read}; prompt sizes (characters): system ${s.system}, context ${s.context} (fetched ${out.contextChars}, summarised: ${out.summarised ? `yes, ${out.summaryCalls} chunk call(s)` : 'no'}), ` +
           `question ${s.question}, history ${s.history} (${s.historyTurns} turn(s)), total ${s.total}`,
   );
-  history?.append(o.question, out.answer);
+  const answer = maskSecretsInText(out.answer);
+  history?.append(o.question, answer);
   return {
-    answer: out.answer,
+    answer,
     route: out.route,
     provider: out.provider,
     model: out.model,

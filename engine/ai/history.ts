@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { redactText } from '../redact.js';
+import { maskSecretsInText, redactText } from '../redact.js';
 import type { ChatMessage } from './provider.js';
 
 export const HISTORY_TURNS = 10;
@@ -76,7 +76,7 @@ export class ConversationHistory {
   }
 
   append(question: string, answer: string, at = new Date()): void {
-    const turns = [...this.turns(), { question: redactText(question), answer: redactText(answer), at: at.toISOString() }].slice(-this.maxTurns);
+    const turns = [...this.turns(), { question: maskSecretsInText(question), answer: maskSecretsInText(answer), at: at.toISOString() }].slice(-this.maxTurns);
     const file: HistoryFile = { version: 1, provider: this.provider, project: redactText(this.project), turns };
     const dir = join(this.home, '.assistant', 'history');
     mkdirSync(dir, { recursive: true, mode: 0o700 });

@@ -1,5 +1,5 @@
-import { normalizeApiPath } from '../gpucloud/catalogue.js';
-import { destructiveReasons } from '../plan/destroyer.js';
+import { canonicalPath, destructiveReasons, show } from '../plan/destroyer.js';
+import { parseStrictJson } from '../plan/strict-json.js';
 import { substituteBody, substitutePath } from '../plan/bindings.js';
 import type { ArgProblem, StepExecutor } from './types.js';
 
@@ -18,18 +18,15 @@ export const gpucloudApi: StepExecutor = {
     const [, method, path, body] = args as [string, string, string, string | undefined];
     if (!METHODS.has(method.trim().toUpperCase())) problems.push({ field: 'args[1]', message: `unknown HTTP method "${method}" (use GET, POST, PUT, PATCH or DELETE)` });
     if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('//')) problems.push({ field: 'args[2]', message: 'the path must be relative to the API origin, e.g. /v1/instances' });
-    else if (!normalizeApiPath(path).startsWith('/v1/')) problems.push({ field: 'args[2]', message: `the path must start with /v1/ (got "${path}")` });
-    if (/[\u0000-\u0020\u007f\\]/.test(path) || /%(2e|5c|[01][0-9a-f]|7f)/i.test(path)) {
-      problems.push({ field: 'args[2]', message: 'the path must not contain spaces, control characters, backslashes or escaped dots/backslashes/control characters' });
+    else {
+      // The gate classifies the canonical form; a path without one is refused here (exit 2), not guessed at.
+      const canon = canonicalPath(path);
+      if (!canon.ok) problems.push({ field: 'args[2]', message: `invalid path ${show(path)}: ${canon.problem}` });
     }
-    if (normalizeApiPath(path).split('/').some((s) => s === '..' || s === '.')) problems.push({ field: 'args[2]', message: 'the path must not contain . or .. segments' });
     if (body !== undefined) {
       if (method.trim().toUpperCase() === 'GET') problems.push({ field: 'args[3]', message: 'a GET request cannot carry a body' });
-      try {
-        JSON.parse(body);
-      } catch (err) {
-        problems.push({ field: 'args[3]', message: `the body is not valid JSON: ${(err as Error).message}` });
-      }
+      const parsed = parseStrictJson(body);
+      if ('problem' in parsed) problems.push({ field: 'args[3]', message: `the body is ${parsed.problem.startsWith('not valid JSON') ? parsed.problem : `ambiguous: ${parsed.problem}`}` });
     }
     return problems;
   },

@@ -15,7 +15,7 @@ import { registerSecret } from '../redact.js';
 import { BadResponseError, decodeGpuCloudError, GpuCloudError } from './errors.js';
 import { abortable } from './retry.js';
 import { decodeBody } from './response.js';
-import type { CachedToken, TokenFileCache } from './token-cache.js';
+import type { CachedToken, TokenFileCache, UnkeyedTokenCache } from './token-cache.js';
 import type { ClientEvent, GpuCloudCredentials } from './types.js';
 
 /** Tokens are renewed this long before they expire (as the official Go SDK does). */
@@ -36,7 +36,10 @@ export interface TokenManagerOptions {
   post: TokenPost;
   /** Path of the token endpoint, for error messages. */
   tokenPath: string;
-  cache?: TokenFileCache;
+  /** The disk cache; the manager keys it by the client secret and scope it authenticates with. */
+  cache?: UnkeyedTokenCache;
+  /** OAuth scope requested and part of the cache key ('' = the server's default). */
+  scope?: string;
   onEvent?: (event: ClientEvent) => void;
   /** Clock in epoch ms (tests). */
   now?: () => number;
@@ -55,10 +58,12 @@ export class TokenManager {
   private current: CachedToken | undefined;
   private inflight: Promise<CachedToken> | undefined;
   private readonly now: () => number;
+  private readonly cache: TokenFileCache | undefined;
 
   constructor(private readonly opts: TokenManagerOptions) {
     this.now = opts.now ?? Date.now;
     registerSecret(opts.credentials.clientSecret);
+    this.cache = opts.cache?.keyed(opts.credentials.clientSecret, opts.scope ?? '');
   }
 
   /** A valid access token; shares one fetch among concurrent callers. The signal only stops this caller's wait. */
@@ -76,7 +81,7 @@ export class TokenManager {
   /** Forgets a token the API rejected (401), in memory and on disk, so the next call re-authenticates. */
   async invalidate(accessToken: string): Promise<void> {
     if (this.current?.accessToken === accessToken) this.current = undefined;
-    await this.opts.cache?.removeIfHolds(accessToken).catch(() => undefined);
+    await this.cache?.removeIfHolds(accessToken).catch(() => undefined);
   }
 
   private isFresh(t: CachedToken): boolean {
@@ -85,7 +90,7 @@ export class TokenManager {
 
   private async obtain(): Promise<CachedToken> {
     // Another process may have renewed the token since we last looked.
-    const disk = await this.opts.cache?.read();
+    const disk = await this.cache?.read();
     if (disk) {
       registerSecret(disk.accessToken);
       registerSecret(disk.refreshToken);
@@ -112,7 +117,7 @@ export class TokenManager {
     });
     this.current = token;
     // The disk cache is an optimisation: failing to write it must not fail the request.
-    await this.opts.cache?.write(token).catch(() => undefined);
+    await this.cache?.write(token).catch(() => undefined);
     return token;
   }
 

@@ -1,6 +1,9 @@
 /**
- * On-disk OAuth token cache, shared by later processes: one 0600 file per client and API origin inside a
- * 0700 directory, named by sha256(clientId + '\n' + origin) so neither appears in the file name.
+ * On-disk OAuth token cache, shared by later processes: one 0600 file inside a 0700 directory per
+ * client ID, client secret, API origin and scope, named by a sha256 over all four (the secret itself only
+ * as its own sha256) so none of them appears in the file name. Keying by the secret means a token is
+ * only ever reused by a process that holds the secret it was issued for: a wrong or rotated secret
+ * finds no token and is checked by the token endpoint.
  * Content: {"access_token", "refresh_token", "expires_at"} with expires_at in epoch milliseconds.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -21,17 +24,29 @@ const fileSchema = z.object({
   expires_at: z.number().finite(),
 });
 
-/** The cache file for a client id and API origin. */
-export function tokenCachePath(dir: string, clientId: string, origin: string): string {
-  const name = createHash('sha256').update(`${clientId}\n${origin}`).digest('hex');
+export interface TokenCacheKey {
+  clientId: string;
+  clientSecret: string;
+  /** API origin, e.g. https://api.verda.com. */
+  origin: string;
+  /** The token's scope ('' when the grant requests none). */
+  scope: string;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** The cache file for one client ID, secret, origin and scope. */
+export function tokenCachePath(dir: string, key: TokenCacheKey): string {
+  const name = sha256(['v2', key.clientId, sha256(key.clientSecret), key.origin, key.scope].join('\n'));
   return join(dir, `${name}.json`);
 }
 
 export class TokenFileCache {
   constructor(readonly file: string, private readonly dir: string) {}
 
-  static for(dir: string, clientId: string, origin: string): TokenFileCache {
-    return new TokenFileCache(tokenCachePath(dir, clientId, origin), dir);
+  /** The cache of one client and API origin; `keyed` adds the secret and scope before any use (TokenManager does). */
+  static for(dir: string, clientId: string, origin: string): UnkeyedTokenCache {
+    return new UnkeyedTokenCache(dir, clientId, origin);
   }
 
   /** The cached token, or undefined when there is none or the file is unreadable or malformed. */
@@ -79,5 +94,17 @@ export class TokenFileCache {
       const st = await stat(this.dir);
       if ((st.mode & 0o777) !== 0o700) await chmod(this.dir, 0o700);
     }
+  }
+}
+
+/**
+ * A cache directory, client ID and origin, not yet usable: the file is chosen only once the secret and
+ * scope are known, so no code path can read a token without naming the secret it was issued for.
+ */
+export class UnkeyedTokenCache {
+  constructor(private readonly dir: string, private readonly clientId: string, private readonly origin: string) {}
+
+  keyed(clientSecret: string, scope = ''): TokenFileCache {
+    return new TokenFileCache(tokenCachePath(this.dir, { clientId: this.clientId, clientSecret, origin: this.origin, scope }), this.dir);
   }
 }

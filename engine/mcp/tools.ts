@@ -6,6 +6,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { parse as parseYaml } from 'yaml';
+import { parseStrictJson } from '../plan/strict-json.js';
 import type { z } from 'zod';
 import type { Config } from '../../schemas/config.js';
 import * as S from '../../schemas/mcp-tools.js';
@@ -73,11 +74,21 @@ function tool<I extends z.ZodRawShape, O extends z.ZodRawShape>(def: ToolDef<I, 
 const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
 const TEXT_WIDTH = 160;
 
-/** Agents send plans as objects or as JSON/YAML text. */
+/**
+ * Agents send plans as objects or as JSON/YAML text. Text is read strictly, like plan files: a key
+ * repeated in one object is refused (strict JSON; YAML's uniqueKeys), and so is U+FFFD, which is what
+ * invalid UTF-8 in the request became before it reached us.
+ */
 function planFrom(input: string | Record<string, unknown>): unknown {
   if (typeof input !== 'string') return input;
+  if (input.includes('\uFFFD')) {
+    throw new InvalidInputError('invalid_plan', 'the plan text contains U+FFFD (the replacement character): it was probably not valid UTF-8');
+  }
+  const json = parseStrictJson(input);
+  if ('value' in json) return json.value;
+  if (!json.problem.startsWith('not valid JSON')) throw new InvalidInputError('invalid_plan', `the plan text is not a plan: ${json.problem}`);
   try {
-    return parseYaml(input);
+    return parseYaml(input, { uniqueKeys: true });
   } catch (err) {
     throw new InvalidInputError('invalid_plan', `the plan text is neither JSON nor YAML: ${(err as Error).message}`);
   }

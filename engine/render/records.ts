@@ -2,6 +2,7 @@ import { stringify as toYaml } from 'yaml';
 import type { Column, KindSpec } from '../gpucloud/catalogue.js';
 import type { OutputFormat } from '../../commands/context.js';
 import { colorStatus, PLAIN, type Colors } from './color.js';
+import { maskSecretLooking } from '../redact.js';
 
 /** Reads a dotted path (`gpu.number_of_gpus`, `worker_nodes.length`) from a record. */
 function valueAt(record: unknown, path: string): unknown {
@@ -104,19 +105,24 @@ export function renderKindTable(records: unknown[], spec: KindSpec, width: numbe
   return renderTable(tableRows(records, spec), spec.columns, width, { keep: spec.idField, colors });
 }
 
-/** Renders what the API returned: JSON exactly as returned (pipes into jq), YAML, or a table of the kind's columns. */
+/**
+ * Renders what the API returned: JSON exactly as returned (pipes into jq), YAML, or a table of the
+ * kind's columns. Asking for -o json|yaml is asking for the raw records; a table is for reading over
+ * someone's shoulder, so secret-looking values (API_KEY=… in a startup script, a plain env value
+ * named *_TOKEN) are masked in it.
+ */
 export function renderRecords(data: unknown, spec: KindSpec, format: OutputFormat, width: number, colors?: Colors): string {
   if (format === 'json') return JSON.stringify(data, null, 2) + '\n';
   if (format === 'yaml') return toYaml(data);
   const records = Array.isArray(data) ? data : [data];
-  return renderKindTable(records, spec, width, colors);
+  return renderKindTable(maskSecretLooking(records), spec, width, colors);
 }
 
-/** A single record as JSON, YAML, or (table) a two-column FIELD / VALUE view, since one row hides most fields. */
+/** A single record as JSON, YAML, or (table) a two-column FIELD / VALUE view, since one row hides most fields; masked like tables. */
 export function renderRecord(record: unknown, format: OutputFormat, colors?: Colors): string {
   if (format === 'json') return JSON.stringify(record, null, 2) + '\n';
   if (format === 'yaml') return toYaml(record);
-  return renderKeyValues(record, colors ?? PLAIN);
+  return renderKeyValues(maskSecretLooking(record), colors ?? PLAIN);
 }
 
 /** Nested objects become dotted field names; lists of plain values are joined, other lists shown as JSON. */
