@@ -146,6 +146,8 @@ export interface ConnectOptions {
   /** Per-request timeout in ms. */
   timeoutMs?: number;
   warn?: (message: string) => void;
+  /** Check the credentials afresh: no cached token is used or kept (`credentials test`). */
+  freshCredentials?: boolean;
   /** A stand-in endpoint with its own credentials (the sandbox emulator). */
   override?: { baseUrl: string; credentials: Record<string, string> };
 }

@@ -134,6 +134,8 @@ export interface RunContext {
   /** The client of a provider, built on first use (one per session). */
   client(provider: string): Promise<unknown>;
   signal: AbortSignal;
+  /** The session's observer, used when a run is given none of its own (waits of static commands). */
+  observer?: RunObserver;
 }
 
 export interface RunOptions {
@@ -174,8 +176,8 @@ export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutc
     Object.assign(bindings, done.produced);
   }
   const results: unknown[] = [];
-  const observe = opts.observer ?? (() => undefined);
-  const step = stepEffect(plan, classes, opts);
+  const observe = opts.observer ?? opts.context.observer ?? (() => undefined);
+  const step = stepEffect(plan, classes, { ...opts, observer: observe });
 
   const machine = runPlanMachine.provide({
     actors: { step: fromPromise<StepOutput, StepInput>(({ input }) => step(input)) },

@@ -23,6 +23,7 @@ import {
   DEFAULT_RATE_LIMIT,
   DEFAULT_RETRY,
   type ClientEvent,
+  type WaitEvent,
   type GpuCloudClient,
   type GpuCloudClientOptions,
   type GpuCloudRequest,
@@ -30,6 +31,8 @@ import {
   type RateLimitSettings,
   type RetrySettings,
 } from './types.js';
+import { waitNotice } from './types.js';
+import type { WaitNotice } from '../provider.js';
 
 /** Requests in flight at once; bounds open sockets however generous the rate limits are. */
 const DEFAULT_MAX_CONCURRENT = 32;
@@ -103,6 +106,8 @@ interface RequestState {
   path: string;
   attempts: number;
   count429: number;
+  /** The caller's listener for this request's waits (a plan step's observer). */
+  onWait?: (notice: WaitNotice) => void;
 }
 
 /** An API call in progress. */
@@ -167,12 +172,12 @@ class HttpGpuCloudClient implements GpuCloudClient {
     const dedupe = req.createGuard ?? createDedupeFor(method, path, body);
     if (dedupe?.needsSnapshot && !dedupe.hasSnapshot) await dedupe.snapshot(list);
 
-    const state: ApiCall = { method, path, body, signal, attempts: 0, count429: 0, reauthenticated: false };
+    const state: ApiCall = { method, path, body, signal, attempts: 0, count429: 0, reauthenticated: false, onWait: req.onWait };
     let ambiguity: unknown;
     return retrySchedule(
       async () => {
         if (dedupe && ambiguity !== undefined) {
-          const found = await this.lookUpCreate(dedupe, list, ambiguity, signal);
+          const found = await this.lookUpCreate(dedupe, list, ambiguity, state);
           if (found) {
             this.debug(`  create of ${dedupe.kind.singular} "${dedupe.name}" already happened (${found.id}); not sending it again`);
             this.emit({ type: 'dedupe', method, path, id: found.id });
@@ -187,7 +192,7 @@ class HttpGpuCloudClient implements GpuCloudClient {
         signal,
         onWait: ({ attempt, waitMs, error }) => {
           if (isAmbiguous(error)) ambiguity = error;
-          this.noteRetry(method, path, attempt, waitMs, error);
+          this.noteRetry(state, attempt, waitMs, error);
         },
       },
     );
@@ -200,7 +205,8 @@ class HttpGpuCloudClient implements GpuCloudClient {
    * with backoff for `createLookupMs`; if it never appears, nobody can tell, and the run stops with
    * create_uncertain rather than pay twice. A failing list stops it the same way.
    */
-  private async lookUpCreate(dedupe: CreateDedupe, list: (p: string) => Promise<unknown>, ambiguity: unknown, signal: AbortSignal | undefined) {
+  private async lookUpCreate(dedupe: CreateDedupe, list: (p: string) => Promise<unknown>, ambiguity: unknown, state: ApiCall) {
+    const { signal } = state;
     const patient = mayStillBeProcessing(ambiguity);
     const deadline = performance.now() + (patient ? this.retry.createLookupMs : 0);
     let waitMs = 250;
@@ -215,7 +221,7 @@ class HttpGpuCloudClient implements GpuCloudClient {
       }
       const wait = Math.min(waitMs, left);
       this.debug(`  ${dedupe.kind.singular} "${dedupe.name}" not listed yet (look ${look}); looking again in ${Math.round(wait)} ms`);
-      this.emit({ type: 'create-lookup', method: 'GET', path: dedupe.listPath, waitMs: wait, name: dedupe.name });
+      this.emitWait(state, { type: 'create-lookup', method: 'GET', path: dedupe.listPath, waitMs: wait, name: dedupe.name });
       await sleep(wait, signal);
       waitMs = Math.min(waitMs * 2, 5_000);
     }
@@ -261,7 +267,7 @@ class HttpGpuCloudClient implements GpuCloudClient {
           return res;
         }
       },
-      { delaysMs: this.retry.delaysMs, onWait: ({ attempt, waitMs, error }) => this.noteRetry('POST', this.authPath, attempt, waitMs, error) },
+      { delaysMs: this.retry.delaysMs, onWait: ({ attempt, waitMs, error }) => this.noteRetry(state, attempt, waitMs, error) },
     );
   }
 
@@ -271,16 +277,17 @@ class HttpGpuCloudClient implements GpuCloudClient {
     state.count429++;
     const waitMs = parseRetryAfter(res.headers['retry-after'], this.retry.maxRetryAfterMs);
     this.stats.retries++;
-    this.emit({ type: 'retry', method: state.method, path: state.path, attempt: state.attempts, waitMs, reason: 'rate_limit_exceeded' });
+    this.emitWait(state, { type: 'retry', method: state.method, path: state.path, attempt: state.attempts, waitMs, reason: 'rate_limit_exceeded' });
     this.debug(`  429 rate_limit_exceeded; waiting ${waitMs} ms (Retry-After) before retrying (${state.count429}/${this.retry.max429Retries})`);
     await sleep(waitMs, signal);
     return true;
   }
 
-  private noteRetry(method: string, path: string, attempt: number, waitMs: number, error: unknown): void {
+  private noteRetry(state: RequestState, attempt: number, waitMs: number, error: unknown): void {
+    const { method, path } = state;
     const reason = error instanceof NetworkError ? (networkCode(error) ?? 'network_error') : error instanceof GpuCloudError ? error.code : 'error';
     this.stats.retries++;
-    this.emit({ type: 'retry', method, path, attempt, waitMs, reason });
+    this.emitWait(state, { type: 'retry', method, path, attempt, waitMs, reason });
     this.debug(`  attempt ${attempt} failed (${reason}); retrying in ${waitMs} ms`);
   }
 
@@ -306,7 +313,7 @@ class HttpGpuCloudClient implements GpuCloudClient {
         ? { slot: NO_SLOT, waitedMs: 0 }
         : await this.limiter.acquire(limitKey, signal, (estimateMs) => {
             this.stats.rateLimitWaits++;
-            this.emit({ type: 'rate-limit-wait', method: state.method, path: state.path, waitMs: estimateMs });
+            this.emitWait(state, { type: 'rate-limit-wait', method: state.method, path: state.path, waitMs: estimateMs });
           });
     if (waitedMs > 0) this.debug(`  waited ${Math.round(waitedMs)} ms for the client-side rate limit (${limitKey})`);
     state.attempts++;
@@ -379,6 +386,17 @@ class HttpGpuCloudClient implements GpuCloudClient {
     const data = decodeBody(text);
     const code = typeof data === 'object' && data !== null ? (data as { code?: unknown }).code : undefined;
     return typeof code === 'string' ? ` ${code}` : '';
+  }
+
+  /** A wait of one request: to the client's listener and to the request's own (the plan step's observer). */
+  private emitWait(state: RequestState, event: WaitEvent): void {
+    this.emit(event);
+    if (!state.onWait) return;
+    try {
+      state.onWait(waitNotice(event));
+    } catch {
+      // A broken listener must not break the request.
+    }
   }
 
   private emit(event: ClientEvent): void {

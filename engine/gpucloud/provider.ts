@@ -73,7 +73,7 @@ export const gpucloudProvider: Provider<GpuCloudClient> = {
       authUrl: creds.authUrl,
       credentials: { clientId: creds.clientId, clientSecret: creds.clientSecret, projectId: creds.projectId },
       rateLimit: resolveRateLimit(opts.config),
-      tokenCacheDir: join(opts.home, '.assistant', 'tokens'),
+      tokenCacheDir: opts.freshCredentials ? undefined : join(opts.home, '.assistant', 'tokens'),
       timeoutMs: opts.timeoutMs,
       debug: opts.debug,
       signal: opts.signal,
