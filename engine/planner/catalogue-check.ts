@@ -89,19 +89,24 @@ function resolved(value: unknown, defaults: Record<string, string>): string | un
   return m ? defaults[m[1]!] : value;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 function oneOf(index: number, field: string, code: string, what: string, value: string | undefined, valid: string[]): CatalogueProblem[] {
-  if (value === undefined || !valid.length || valid.includes(value)) return [];
+  // Images may also be given by id; ids are not in these lists.
+  if (value === undefined || !valid.length || valid.includes(value) || (field === 'image' && UUID.test(value))) return [];
   return [{ index, field, code, message: `${what} "${value}" is not in the gpucloud catalogue (valid: ${valid.join(', ')})`, valid }];
 }
 
 /** Every create in `plan` whose location, type or image the catalogue does not have. */
-export function catalogueProblems(plan: Pick<Plan, 'commands'>, lists: CatalogueLists, defaults: Record<string, string> = {}): CatalogueProblem[] {
+export function catalogueProblems(plan: Pick<Plan, 'commands'> | unknown, lists: CatalogueLists, defaults: Record<string, string> = {}): CatalogueProblem[] {
   const locations = codes(lists.locations, 'code');
   const problems: CatalogueProblem[] = [];
-  (plan.commands ?? []).forEach((command, index) => {
+  // The AI maker checks candidates the plan validator may still reject: anything malformed is skipped here.
+  const commands = plan && typeof plan === 'object' && Array.isArray((plan as Plan).commands) ? (plan as Plan).commands : [];
+  commands.forEach((command, index) => {
     const b = command && Array.isArray(command.args) ? body(command.args) : undefined;
     if (!b) return;
-    const path = command.args[2]?.split('?')[0];
+    const path = typeof command.args[2] === 'string' ? command.args[2].split('?')[0] : undefined;
     const location = resolved(b.location_code, defaults);
     if (path === '/v1/instances') {
       const type = resolved(b.instance_type, defaults);
@@ -109,7 +114,7 @@ export function catalogueProblems(plan: Pick<Plan, 'commands'>, lists: Catalogue
       const typeProblems = oneOf(index, 'instance_type', 'unknown_instance_type', 'instance type', type, codes(lists.instanceTypes, 'instance_type'));
       problems.push(...typeProblems);
       const image = resolved(b.image, defaults);
-      if (image !== undefined && !typeProblems.length && !/^[0-9a-f]{8}-[0-9a-f]{4}-/i.test(image)) {
+      if (image !== undefined && !typeProblems.length && !UUID.test(image)) {
         const known = codes(lists.images, 'image_type');
         const imageProblems = oneOf(index, 'image', 'unknown_image', 'image', image, known);
         problems.push(...imageProblems);
