@@ -10,7 +10,7 @@ import { InvalidInputError } from '../errors.js';
 import { configHint } from '../ai/hints.js';
 import type { Plan, PlanCommand } from '../../schemas/plan.js';
 import { containsTerm } from '../routing/match.js';
-import { findCount, findLocation, hasVerb, parseIntent, unexplainedWords, type Explained, type Intent } from './grammar.js';
+import { findCount, findGpuModel, findLocation, findSizeText, hasVerb, parseIntent, unexplainedWords, type Explained, type Intent } from './grammar.js';
 import { catalogueProblems, chooseImage, compatibleImages } from './catalogue-check.js';
 
 export { parseIntent, type Intent };
@@ -251,7 +251,8 @@ export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
           const showable = intent.kinds.filter((k) => k in pools);
           const pooled = showable.find((k) => pools[k]);
           // A verb ("delete them") or a location ("in FIN-01") is a request a read cannot carry out, not a name.
-          const nameLike = !hasVerb(name) && !findLocation(name);
+          // Only a lone word shaped like a hostname (train-9, box_2) is reported as an unknown record.
+          const nameLike = intent.names.length === 1 && /[-_.\d]/.test(name) && !hasVerb(name) && !findLocation(name);
           if (pooled && nameLike) byName(pools[pooled] as LookupInstance[], name, nameOf, pooled, pooled); // throws: unknown, listing the known ones
           if (showable.length && nameLike) throw needData(showable[0]!, showable[0]!);
           requireExplained(question, { verbs: [], reading: true, values: [] });
@@ -279,7 +280,8 @@ export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
       const count = requireCount(intent.count ?? (intent.hostnames.length > 1 ? intent.hostnames.length : undefined), 'instances');
       requireExplained(question, {
         verbs: [],
-        values: [...intent.hostnames, intent.image ?? '', intent.location ?? '', intent.spot ? 'spot' : '', instanceType ?? ''],
+        kinds: ['instances', 'instance-types', 'ssh-keys', 'locations', ...(intent.image ? ['images'] : [])],
+        values: [...intent.hostnames, intent.image ?? '', intent.location ?? '', intent.spot ? 'spot' : '', intent.instanceType ?? '', intent.gpuModel ? (findGpuModel(question)?.text ?? '') : ''],
       });
       if (!instanceType) {
         const known = (ctx.catalogue?.instanceTypes ?? []).map((t) => str(t, 'instance_type')).filter(Boolean);
@@ -345,7 +347,7 @@ export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
         }
         targets = [...new Map(names.map((n) => byName(instances, n, (i) => i.hostname, 'instances', 'instances')).map((t) => [t.id, t])).values()];
       }
-      requireExplained(question, { verbs: [], values: [...targets.flatMap((t) => [t.hostname, t.id]), intent.status ?? '', intent.status === 'offline' ? 'stopped' : '', intent.status === 'running' ? 'idle' : ''] });
+      requireExplained(question, { verbs: [], kinds: ['instances'], values: [...targets.flatMap((t) => [t.hostname, t.id]), intent.status ?? '', intent.status === 'offline' ? 'stopped' : '', intent.status === 'running' ? 'idle' : ''] });
       if (!targets.length) {
         throw new InvalidInputError('builtin_unknown_target', `no instances to ${intent.action.replace('_', ' ')}${intent.status ? ` with status ${intent.status}` : ''}`);
       }
@@ -358,7 +360,11 @@ export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
 
     case 'create-cluster': {
       requireCount(intent.count, 'Instant Clusters', 1);
-      requireExplained(question, { verbs: [], values: [intent.hostname ?? '', intent.location ?? '', 'kubernetes', 'k8s', 'kube', 'instant', 'slurm'] });
+      requireExplained(question, {
+        verbs: [],
+        kinds: ['clusters', 'cluster-types', 'cluster-images', 'ssh-keys', 'locations'],
+        values: [intent.hostname ?? '', intent.location ?? '', intent.clusterType ?? '', 'kubernetes', 'k8s', 'kube', 'instant', 'slurm'],
+      });
       if (!intent.clusterType) {
         throw new InvalidInputError('builtin_missing_value', 'say which cluster type to create, e.g. "create a 16H100 instant cluster called c1"', {
           hint: 'list the types with: assistant gpucloud list cluster-types',
@@ -399,7 +405,7 @@ export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
       }
       if (!names.length) throw new InvalidInputError('builtin_missing_value', 'say which cluster to discontinue, e.g. "discontinue cluster c1"');
       const targets = [...new Map(names.map((n) => byName(lookup.clusters, n, (c) => c.hostname, 'clusters', 'clusters')).map((t) => [t.id, t])).values()];
-      requireExplained(question, { verbs: [], values: [...targets.flatMap((t) => [t.hostname, t.id]), 'instant'] });
+      requireExplained(question, { verbs: [], kinds: ['clusters'], values: [...targets.flatMap((t) => [t.hostname, t.id]), 'instant'] });
       return plan(question, `discontinue ${targets.map((t) => t.hostname ?? t.id).join(', ')}`, [
         {
           args: api('PUT', '/v1/clusters', { actions: targets.map((t) => ({ action: 'discontinue', id: t.id })) }),
@@ -412,7 +418,8 @@ export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
       requireCount(intent.count, 'volumes', 1);
       requireExplained(question, {
         verbs: intent.attachTo ? ['attach'] : [],
-        values: [intent.name ?? '', intent.location ?? '', intent.attachTo ?? '', 'hdd', 'nvme', 'shared', 'sfs', 'nfs', 'file system', 'it'],
+        kinds: ['volumes', 'volume-types', 'locations', ...(intent.attachTo ? ['instances'] : [])],
+        values: [intent.name ?? '', intent.location ?? '', intent.attachTo ?? '', findSizeText(question) ?? '', 'hdd', 'nvme', 'shared', 'sfs', 'nfs', 'file system'],
       });
       const size = intent.size ?? DEFAULT_VOLUME_SIZE_GB;
       const instance = intent.attachTo ? byName(lookup.instances, intent.attachTo, (i) => i.hostname, 'instances', 'instances') : undefined;
@@ -451,13 +458,13 @@ export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
         if (lookup.instances) instanceName = namesInQuestion(question, lookup.instances.map((i) => i.hostname)).find((n) => n !== volumeName) ?? instanceName;
         if (!instanceName) throw new InvalidInputError('builtin_missing_value', 'say which instance to attach the volume to, e.g. "attach volume data to train-1"');
         const instance = byName(lookup.instances, instanceName, (i) => i.hostname, 'instances', 'instances');
-        requireExplained(question, { verbs: [], values: [volumeName, volume.id, instanceName, instance.id] });
+        requireExplained(question, { verbs: [], kinds: ['volumes', 'instances'], values: [volumeName, volume.id, instanceName, instance.id] });
         requireStopped(instance);
         return plan(question, `attach ${volume.name ?? volume.id} to ${instance.hostname ?? instance.id}`, [
           { args: api('PUT', '/v1/volumes', { action: 'attach', id: volume.id, instance_id: instance.id }), reason: `attach ${volume.name ?? volume.id} to ${instance.hostname ?? instance.id}` },
         ]);
       }
-      requireExplained(question, { verbs: [], values: [volumeName, volume.id] });
+      requireExplained(question, { verbs: [], kinds: ['volumes', 'instances'], values: [volumeName, volume.id] });
       return plan(question, `${intent.action} ${volume.name ?? volume.id}`, [
         { args: api('PUT', '/v1/volumes', { action: intent.action, id: volume.id }), reason: `${intent.action} volume ${volume.name ?? volume.id}` },
       ]);

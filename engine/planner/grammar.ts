@@ -155,6 +155,11 @@ export function findName(text: string): string | undefined {
   return name && !STOPWORDS.has(name.toLowerCase()) ? name : undefined;
 }
 
+/** The size as written ("200 GB"), for accounting for the words of a request. */
+export function findSizeText(text: string): string | undefined {
+  return SIZE.exec(text)?.[0];
+}
+
 export function findSizeGb(text: string): number | undefined {
   const m = SIZE.exec(text);
   if (!m) return undefined;
@@ -176,10 +181,10 @@ export function findClusterType(text: string): string | undefined {
 }
 
 /** GPU model words ("h100", "8x a100") for picking an instance type from the catalogue. */
-export function findGpuModel(text: string): { model: string; count?: number } | undefined {
+export function findGpuModel(text: string): { model: string; count?: number; text: string } | undefined {
   const m = /(?:\b(\d{1,2})\s*(?:x\s*|×\s*)?)?\b(h100|h200|b200|b300|a100|v100|l40s|a6000|rtx\s?6000(?:\s?ada)?|rtx\s?a6000|gh200)\b/i.exec(text);
   if (!m) return undefined;
-  return { model: m[2]!.replace(/\s+/g, '').toUpperCase(), count: m[1] ? Number(m[1]) : undefined };
+  return { model: m[2]!.replace(/\s+/g, '').toUpperCase(), count: m[1] ? Number(m[1]) : undefined, text: m[0] };
 }
 
 /** The word(s) after a verb, skipping articles and resource nouns: "shut down the instance train-1" → train-1. */
@@ -241,7 +246,7 @@ function joinSplitVerbs(text: string): string {
 }
 
 export function parseIntent(question: string): Intent {
-  const text = joinSplitVerbs(question.trim().replace(/[?!]+$/, ''));
+  const text = joinSplitVerbs(normaliseQuestion(question).replace(/[?!]+$/, ''));
   const lower = text.toLowerCase();
   const verb = firstVerb(text);
   const typeCode = findInstanceType(text);
@@ -355,9 +360,10 @@ export function parseIntent(question: string): Intent {
 }
 
 /** Every kind word of the catalogue, matched everywhere (overlaps included) so that none is left over. */
-const KIND_PATTERNS: RegExp[] = [
-  ...new Set(KINDS.flatMap((k) => [k.kind, k.singular, ...k.aliases, ...k.terms].map((w) => w.toLowerCase().replace(/-/g, ' ')))),
-].map(termPattern);
+const KIND_PATTERNS: { kind: string; re: RegExp }[] = KINDS.flatMap((k) =>
+  [...new Set([k.kind, k.singular, ...k.aliases, ...k.terms].map((w) => w.toLowerCase().replace(/-/g, ' ')))].map((w) => ({ kind: k.kind, re: termPattern(w) })),
+);
+const NOUN_KIND: Record<ResourceObject, string> = { instance: 'instances', cluster: 'clusters', volume: 'volumes', other: '' };
 
 const VALUE_PATTERNS: RegExp[] = [
   new RegExp(INSTANCE_TYPE_CODE.source, INSTANCE_TYPE_CODE.flags),
@@ -365,7 +371,6 @@ const VALUE_PATTERNS: RegExp[] = [
   UUID,
   /(\d+(?:\.\d+)?)\s*(tib|tb|t|gib|gb|g)\b/gi,
   /(?:\b\d{1,2}\s*(?:x\s*|×\s*)?)?\b(h100|h200|b200|b300|a100|v100|l40s|a6000|rtx\s?6000(?:\s?ada)?|rtx\s?a6000|gh200)s?\b/gi,
-  ...NOUN_OBJECTS.map(({ re }) => new RegExp(re.source, 'gi')),
 ];
 
 export interface Explained {
@@ -373,8 +378,15 @@ export interface Explained {
   verbs: Verb[];
   /** A read: every reading verb is explained, and change verbs only as "can I deploy". */
   reading?: boolean;
-  /** Values the plan uses as written: names, hostnames, image, location, quantity words. */
+  /** Values the plan uses as written: names, hostnames, image, location, type, size, quantity words. */
   values: string[];
+  /** Catalogue kinds whose words the plan accounts for (a change); a read accounts for every kind. */
+  kinds?: string[];
+}
+
+/** Curly quotes and odd spaces read as plain ones. */
+export function normaliseQuestion(question: string): string {
+  return question.replace(/[“”„«»]/g, '"').replace(/[‘’‚]/g, "'").replace(/[\u00a0\u2000-\u200b\u202f\u3000]/g, ' ').trim();
 }
 
 /**
@@ -383,7 +395,7 @@ export interface Explained {
  * other than asked must not pass for the answer.
  */
 export function unexplainedWords(question: string, explained: Explained): string[] {
-  const text = joinSplitVerbs(question.trim());
+  const text = joinSplitVerbs(normaliseQuestion(question));
   const mask = Array.from(text, () => false);
   const cover = (start: number, end: number) => {
     for (let i = start; i < end; i++) mask[i] = true;
@@ -396,7 +408,14 @@ export function unexplainedWords(question: string, explained: Explained): string
   });
   // A kind word inside a name ("box" in big-box, "gpu" in gpu-1) is part of the name, not a kind.
   const glued = (start: number, end: number) => /[\p{L}\p{N}_][-.]$/u.test(text.slice(Math.max(0, start - 2), start)) || /^[-.][\p{L}\p{N}_]/u.test(text.slice(end, end + 2));
-  for (const re of [...KIND_PATTERNS, ...VALUE_PATTERNS]) {
+  const kinds = explained.reading ? undefined : new Set(explained.kinds ?? []);
+  const patterns = [
+    ...KIND_PATTERNS.filter((p) => !kinds || kinds.has(p.kind)).map((p) => p.re),
+    ...NOUN_OBJECTS.filter((n) => !kinds || kinds.has(NOUN_KIND[n.object])).map((n) => n.re),
+    // A read names types, sizes and ids freely; a change explains each value it uses (explained.values).
+    ...(kinds ? [] : VALUE_PATTERNS),
+  ];
+  for (const re of patterns) {
     for (const m of text.matchAll(new RegExp(re.source, re.flags.includes('g') ? re.flags : re.flags + 'g'))) {
       if (!glued(m.index, m.index + m[0].length)) cover(m.index, m.index + m[0].length);
     }
