@@ -124,6 +124,7 @@ test('repair loop: a CPU type with a CUDA image goes back as incompatible (suppo
     ...CATALOGUE,
     instanceTypes: [...CATALOGUE.instanceTypes, { instance_type: 'CPU.4V.16G', supported_os: ['ubuntu-24.04'] }],
     images: [...CATALOGUE.images, { image_type: 'ubuntu-24.04' }],
+    availability: [{ location_code: 'FIN-01', availabilities: ['1V100.6V', 'CPU.4V.16G'] }],
   };
   const body = JSON.parse(CREATE.commands[0]!.args[3]!);
   const cpu = (image: string) => ({ version: 1, provider: 'gpucloud', commands: [{ ...CREATE.commands[0], args: ['gpucloud-api', 'POST', '/v1/instances', JSON.stringify({ ...body, instance_type: 'CPU.4V.16G', image })] }] });
@@ -131,6 +132,23 @@ test('repair loop: a CPU type with a CUDA image goes back as incompatible (suppo
   const plan = await makePlan(opts({ catalogue, question: 'a CPU box called train-1 in FIN-01' }));
   assert.match(plan.commands[0]!.args[3]!, /"image":"ubuntu-24\.04"/);
   assert.match(srv.chatRequests()[1]!.body.messages.at(-1).content, /does not run on CPU\.4V\.16G \(valid for CPU\.4V\.16G: ubuntu-24\.04\) \[catalogue\]/);
+});
+
+test('repair loop: a create where the type is sold out goes back naming where it is available; spot creates are not checked', async () => {
+  const catalogue = {
+    ...CATALOGUE,
+    locations: [{ code: 'FIN-01' }, { code: 'FIN-03' }],
+    availability: [{ location_code: 'FIN-01', availabilities: [] }, { location_code: 'FIN-03', availabilities: ['1V100.6V'] }],
+  };
+  const body = JSON.parse(CREATE.commands[0]!.args[3]!);
+  const at = (extra: Record<string, unknown>) => ({ version: 1, provider: 'gpucloud', commands: [{ ...CREATE.commands[0], args: ['gpucloud-api', 'POST', '/v1/instances', JSON.stringify({ ...body, ...extra })] }] });
+  srv.reply({ text: JSON.stringify(at({})) }, { text: JSON.stringify(at({ location_code: 'FIN-03' })) });
+  const plan = await makePlan(opts({ catalogue }));
+  assert.match(plan.commands[0]!.args[3]!, /FIN-03/);
+  assert.match(srv.chatRequests()[1]!.body.messages.at(-1).content, /1V100\.6V is not available in FIN-01 right now \(available in: FIN-03\) \[catalogue\]/);
+  srv.reply({ text: JSON.stringify(at({ is_spot: true })) });
+  const spot = await makePlan(opts({ catalogue }));
+  assert.match(spot.commands[0]!.args[3]!, /"is_spot":true/);
 });
 
 test('repair loop: 3 failed attempts → ai_plan_invalid (exit 2) listing the last problems; no fourth request', async () => {

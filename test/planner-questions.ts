@@ -40,6 +40,11 @@ export const CONTEXT: BuiltinContext = {
       { image_type: 'ubuntu-24.04', is_default: false },
     ],
     locations: ['FIN-01', 'FIN-02', 'FIN-03', 'ICE-01'].map((code) => ({ code })),
+    // 8V100.48V is sold out everywhere, 8H100.80S.176V only in FIN-03; ICE-01 lists nothing (not checked there).
+    availability: [
+      { location_code: 'FIN-01', availabilities: ['1V100.6V', '1A100.22V', '8A100.176V', '1RTX6000ADA.10V', 'CPU.4V.16G'] },
+      { location_code: 'FIN-03', availabilities: ['1V100.6V', '1A100.22V', '8A100.176V', '1H100.80S.22V', '8H100.80S.176V', '1L40S.20V', 'CPU.4V.16G'] },
+    ],
     clusterTypes: ['16H100', '16B200', '32H200'].map((cluster_type) => ({ cluster_type })),
   },
 };
@@ -180,7 +185,7 @@ export const PLANNER_CASES: PlannerCase[] = [
   { q: 'list every running vm', expect: [get('/v1/instances')] },
   { q: 'which ssh keys are registered?', expect: [get('/v1/sshkeys')] },
   { q: 'switch off train-1 please', expect: [put('/v1/instances', { action: 'shutdown', id: I1 })] },
-  { q: 'Launch an instance of type 8V100.48V called multi in FIN-01', expect: [createInstance('8V100.48V', 'multi', 'FIN-01')] },
+  { q: 'Launch an instance of type 8A100.176V called multi in FIN-01', expect: [createInstance('8A100.176V', 'multi', 'FIN-01')] },
   { q: 'remove the volume named data', expect: [put('/v1/volumes', { action: 'delete', id: V1 })] },
   { q: 'show me my balance and my instances', expect: [get('/v1/balance'), get('/v1/instances')] },
   // issue 10 §1: quantities and lists of names are honoured, or refused
@@ -206,6 +211,9 @@ export const PLANNER_CASES: PlannerCase[] = [
   { q: 'create a 1V100.6V called plain with image ubuntu-22.04', expect: [createInstance('1V100.6V', 'plain', LOC, {}, 'ubuntu-22.04')] },
   { q: 'create a 64Z999 instant cluster called zz in FIN-03', error: 'unknown_cluster_type' },
   { q: 'create a 100GB volume called far in MARS-01', error: 'unknown_location' },
+  { q: 'create a 8H100.80S.176V called big2 in FIN-01', error: 'not_available' },
+  { q: 'create a 8V100.48V called multi2 in FIN-03', error: 'not_available' },
+  { q: 'create a spot 8H100.80S.176V called big3 in FIN-01', expect: [createInstance('8H100.80S.176V', 'big3', 'FIN-01', { is_spot: true })] },
   // anything not understood, wholly or in part, is refused
   { q: 'rename train-1 to trainer', error: 'not_understood' },
   { q: 'write me a poem about GPUs', error: 'not_understood' },

@@ -96,8 +96,9 @@ function requireExplained(question: string, explained: Explained): void {
 function requireInCatalogue(result: Plan, ctx: BuiltinContext): Plan {
   const [problem] = catalogueProblems(result, ctx.catalogue ?? {}, ctx.defaults ?? {});
   if (problem) {
-    throw new InvalidInputError(problem.code, problem.message.replace(/ \(valid: .*\)$/s, ''), {
-      hint: problem.valid.length ? `valid ${problem.field.replace(/_code$/, '').replace(/_/g, ' ')}s: ${problem.valid.join(', ')}` : undefined,
+    const what = problem.code === 'not_available' ? 'available in' : `valid ${problem.field.replace(/_code$/, '').replace(/_/g, ' ')}s:`;
+    throw new InvalidInputError(problem.code, problem.message.replace(/ \((valid|available in): .*\)$/s, ''), {
+      hint: problem.valid.length ? `${what} ${problem.valid.join(', ')}` : undefined,
     });
   }
   return result;

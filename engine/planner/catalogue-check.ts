@@ -97,6 +97,27 @@ function oneOf(index: number, field: string, code: string, what: string, value: 
   return [{ index, field, code, message: `${what} "${value}" is not in the gpucloud catalogue (valid: ${valid.join(', ')})`, valid }];
 }
 
+/**
+ * On-demand availability (GET /v1/instance-availability: `{location_code, availabilities}` per location):
+ * a type sold out where the plan creates it would be refused by the API at that step. Spot capacity is
+ * listed elsewhere and not checked here.
+ */
+function availabilityProblems(index: number, type: string, location: string, availability: unknown[] | undefined): CatalogueProblem[] {
+  const entries = (availability ?? []).filter((a) => str(a, 'location_code'));
+  const here = entries.find((a) => str(a, 'location_code') === location) as { availabilities?: unknown } | undefined;
+  if (!here || !Array.isArray(here.availabilities) || here.availabilities.includes(type)) return [];
+  const elsewhere = entries.filter((a) => Array.isArray((a as { availabilities?: unknown }).availabilities) && ((a as { availabilities: unknown[] }).availabilities).includes(type)).map((a) => str(a, 'location_code')!);
+  return [
+    {
+      index,
+      field: 'location_code',
+      code: 'not_available',
+      message: `${type} is not available in ${location} right now (available in: ${elsewhere.join(', ') || 'no location'})`,
+      valid: elsewhere,
+    },
+  ];
+}
+
 /** Every create in `plan` whose location, type or image the catalogue does not have. */
 export function catalogueProblems(plan: Pick<Plan, 'commands'> | unknown, lists: CatalogueLists, defaults: Record<string, string> = {}): CatalogueProblem[] {
   const locations = codes(lists.locations, 'code');
@@ -113,6 +134,7 @@ export function catalogueProblems(plan: Pick<Plan, 'commands'> | unknown, lists:
       problems.push(...oneOf(index, 'location_code', 'unknown_location', 'location', location, locations));
       const typeProblems = oneOf(index, 'instance_type', 'unknown_instance_type', 'instance type', type, codes(lists.instanceTypes, 'instance_type'));
       problems.push(...typeProblems);
+      if (!typeProblems.length && type && location && b.is_spot !== true) problems.push(...availabilityProblems(index, type, location, lists.availability));
       const image = resolved(b.image, defaults);
       if (image !== undefined && !typeProblems.length && !UUID.test(image)) {
         const known = codes(lists.images, 'image_type');
