@@ -111,6 +111,16 @@ test('a hostname without the current instances → builtin_needs_data; an unknow
   assert.equal(JSON.parse(planBuiltin(`stop ${I1}`).commands[0]!.args[3]!), { action: 'shutdown', id: I1 });
 });
 
+test('a request too long for the grammar (a 40 000-character hostname) is refused as not understood, not crashed on', () => {
+  try {
+    planBuiltin(`create a 1V100.6V called ${'a-'.repeat(20_000)}b`, CONTEXT);
+    assert.unreachable();
+  } catch (err) {
+    assert.ok(err instanceof AssistantError, String(err));
+    assert.is((err as AssistantError).code, 'not_understood');
+  }
+});
+
 test('builtinNeeds tells the caller which records to fetch before planning', () => {
   assert.equal(builtinNeeds('shut down train-1'), { instances: true, clusters: false, volumes: false, clusterImages: false, instanceTypes: false });
   assert.ok(builtinNeeds('discontinue cluster c1').clusters);

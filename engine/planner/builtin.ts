@@ -18,6 +18,8 @@ export { parseIntent, type Intent };
 /** More creates than this in one request are refused: a typo ("1000") must not become a bill. */
 export const MAX_CREATES_PER_REQUEST = 10;
 export const DEFAULT_VOLUME_SIZE_GB = 100;
+/** Longer requests are not the short commands this grammar reads (and every word is matched against every value). */
+const MAX_QUESTION_CHARS = 1000;
 /** Waiting for a new volume before attaching it: timeout and poll interval in seconds. */
 const VOLUME_READY_TIMEOUT_S = '600';
 const VOLUME_READY_INTERVAL_S = '2';
@@ -235,6 +237,9 @@ function plan(question: string, summary: string, commands: PlanCommand[]): Plan 
 
 /** Builds the plan for a request, or throws InvalidInputError (exit 2) with a hint. */
 export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
+  if (question.length > MAX_QUESTION_CHARS) {
+    throw new InvalidInputError('not_understood', `the built-in planner reads requests of at most ${MAX_QUESTION_CHARS} characters (this one has ${question.length})`, { hint: configHint('builtin') });
+  }
   const intent = parseIntent(question);
   const lookup = ctx.lookup ?? {};
   switch (intent.type) {
