@@ -76,6 +76,20 @@ test('built-in maker: attaching to a running instance is refused before anything
   });
 });
 
+test('built-in maker: "… and shut it down first" plans the shutdown and waits for it before attaching (applied against the emulator)', async () => {
+  await withEmulator(async ({ env }) => {
+    const config = builtinConfig();
+    const made = await runCli(['--config', config, 'ask', '--maker', 'create a 50GB volume called scratch and attach it to demo-a100, shut it down first'], { env });
+    assert.is(made.code, 0, made.stderr);
+    const steps = JSON.parse(made.stdout).commands.map((c: { args: string[] }) => c.args.slice(0, 2).join(' '));
+    assert.equal(steps, ['gpucloud-api PUT', 'gpucloud-wait instances', 'gpucloud-api POST', 'gpucloud-wait volumes', 'gpucloud-api PUT']);
+    const applied = await runCli(['--config', config, 'ask', '--apply', '-o', 'json'], { env, input: made.stdout });
+    assert.is(applied.code, 0, applied.stderr);
+    const volumes = JSON.parse((await runCli(['--config', config, 'gpucloud', 'list', 'volumes', '-o', 'json'], { env })).stdout) as { name: string; status: string }[];
+    assert.is(volumes.find((v) => v.name === 'scratch')?.status, 'attached');
+  });
+});
+
 test('built-in maker refuses instead of planning something else: unknown location (valid ones listed), 1000 instances, a poem, a rename, "and then delete it"', async () => {
   const home = tempHome();
   const ask = (q: string) => runCli(['--sandbox', 'ask', '--maker', q], { home });

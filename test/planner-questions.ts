@@ -231,6 +231,18 @@ export const PLANNER_CASES: PlannerCase[] = [
   { q: 'create a volume and attach it to train-2', expect: [createVolume('NVMe', 'volume-100gb', 100, 'FIN-03'), waitVolume, put('/v1/volumes', { action: 'attach', id: '<VOLUME_ID>', instance_id: I2 })] },
   { q: 'create a 50GB volume called logs and attach it to train-1', error: 'builtin_instance_running' },
   { q: 'create a 50GB volume called logs in FIN-01 and attach it to train-2', error: 'builtin_location_mismatch' },
+  {
+    q: 'create a 50GB volume called logs and attach it to train-1, shut it down first',
+    expect: [
+      put('/v1/instances', { action: 'shutdown', id: I1 }),
+      { args: ['gpucloud-wait', 'instances', I1, 'offline', '600', '2'] },
+      createVolume('NVMe', 'logs', 50, 'FIN-01'),
+      waitVolume,
+      put('/v1/volumes', { action: 'attach', id: '<VOLUME_ID>', instance_id: I1 }),
+    ],
+  },
+  { q: 'create a 50GB volume called logs and attach it to train-1 and shut down big-box', error: 'not_understood' },
+  { q: 'create a 50GB volume called logs and shut down train-1', error: 'not_understood' },
   { q: 'make a 1TB HDD volume named bulk for the instance train-2', expect: [createVolume('HDD', 'bulk', 1000, 'FIN-03'), waitVolume, put('/v1/volumes', { action: 'attach', id: '<VOLUME_ID>', instance_id: I2 })] },
   // parts that a plan would silently drop
   { q: 'create a 1V100.6V instance called t1 with 2TB disk', error: 'not_understood' },

@@ -422,27 +422,38 @@ export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
 
     case 'create-volume': {
       requireCount(intent.count, 'volumes', 1);
+      const shutdownFirst = Boolean(intent.attachTo && intent.shutdownFirst);
       requireExplained(question, {
-        verbs: intent.attachTo ? ['attach'] : [],
+        verbs: intent.attachTo ? ['attach', ...(shutdownFirst ? (['shutdown'] as const) : [])] : [],
         kinds: ['volumes', 'volume-types', 'locations', ...(intent.attachTo ? ['instances'] : [])],
-        values: [intent.name ?? '', intent.location ?? '', intent.attachTo ?? '', findSizeText(question) ?? '', 'hdd', 'nvme', 'shared', 'sfs', 'nfs', 'file system'],
+        values: [intent.name ?? '', intent.location ?? '', intent.attachTo ?? '', findSizeText(question) ?? '', 'hdd', 'nvme', 'shared', 'sfs', 'nfs', 'file system', shutdownFirst ? 'first' : ''],
       });
       const size = intent.size ?? DEFAULT_VOLUME_SIZE_GB;
       const instance = intent.attachTo ? byName(lookup.instances, intent.attachTo, (i) => i.hostname, 'instances', 'instances') : undefined;
-      if (instance) requireStopped(instance);
+      // Shut it down only when the request says so, and only from running (other states cannot be shut down).
+      const stopping = Boolean(instance && shutdownFirst && instance.status === 'running');
+      if (instance && !stopping) requireStopped(instance);
       const name = intent.name ?? `volume-${size}gb`;
       const location = intent.location ?? instance?.location ?? DEFAULT_LOCATION;
       if (instance?.location && intent.location && instance.location !== intent.location) {
         throw new InvalidInputError('builtin_location_mismatch', `${instance.hostname} is in ${instance.location}, not ${intent.location}; a volume attaches only to an instance in its own location`);
       }
       requireDefaults(ctx, { sshKey: false, location: location === DEFAULT_LOCATION });
-      const commands: PlanCommand[] = [
+      const commands: PlanCommand[] = [];
+      if (instance && stopping) {
+        const host = instance.hostname ?? instance.id;
+        commands.push(
+          { args: api('PUT', '/v1/instances', { action: 'shutdown', id: instance.id }), reason: `shut down ${host} (volumes attach only to a shut-down instance)` },
+          { args: ['gpucloud-wait', 'instances', instance.id, 'offline', VOLUME_READY_TIMEOUT_S, VOLUME_READY_INTERVAL_S], reason: `wait until ${host} is shut down` },
+        );
+      }
+      commands.push(
         {
           args: api('POST', '/v1/volumes', { type: intent.volumeType, name, size, location_code: location }),
           reason: `create ${size} GB ${intent.volumeType} volume ${name}${intent.size ? '' : ' (default size)'}`,
           produces: { VOLUME_ID: '$.id' },
         },
-      ];
+      );
       if (instance) {
         // A new volume is "ordered" for a while and the API attaches only a "detached" one.
         commands.push(
@@ -450,7 +461,8 @@ export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
           { args: api('PUT', '/v1/volumes', { action: 'attach', id: '<VOLUME_ID>', instance_id: instance.id }), reason: `attach ${name} to ${instance.hostname ?? instance.id}` },
         );
       }
-      return requireInCatalogue(plan(question, `create volume ${name}${instance ? ` and attach it to ${instance.hostname ?? instance.id}` : ''}`, commands), ctx);
+      const summary = `${stopping ? `shut down ${instance!.hostname ?? instance!.id}, ` : ''}create volume ${name}${instance ? ` and attach it to ${instance.hostname ?? instance.id}` : ''}`;
+      return requireInCatalogue(plan(question, summary, commands), ctx);
     }
 
     case 'volume-action': {
@@ -483,7 +495,7 @@ function requireStopped(instance: LookupInstance): void {
   if (instance.status && instance.status !== 'offline') {
     const name = instance.hostname ?? instance.id;
     throw new InvalidInputError('builtin_instance_running', `${name} is ${instance.status}; gpucloud attaches volumes only to a shut-down instance, so nothing was planned`, {
-      hint: `shut it down first (assistant gpucloud action shutdown ${name}), then ask again`,
+      hint: `shut it down first (assistant gpucloud action shutdown ${name}), then ask again, or add "and shut it down first" to the request`,
     });
   }
 }

@@ -15,7 +15,7 @@ export type Intent =
   | { type: 'instance-action'; action: InstanceAction; names: string[]; ids: string[]; all: boolean; status?: string }
   | { type: 'create-cluster'; clusterType?: string; hostname?: string; location?: string; kubernetes: boolean; count?: number }
   | { type: 'discontinue-cluster'; names: string[]; ids: string[] }
-  | { type: 'create-volume'; name?: string; size?: number; volumeType: string; location?: string; attachTo?: string; count?: number }
+  | { type: 'create-volume'; name?: string; size?: number; volumeType: string; location?: string; attachTo?: string; count?: number; shutdownFirst: boolean }
   | { type: 'volume-action'; action: 'attach' | 'detach' | 'delete'; volume?: string; instance?: string }
   | { type: 'unsupported'; reason: string };
 
@@ -281,6 +281,8 @@ export function parseIntent(question: string): Intent {
         location: findLocation(text),
         attachTo: attach?.[1] ?? forInstance?.[1],
         count,
+        // "… attach it to train-1 and shut it down first": the request allows stopping the instance.
+        shutdownFirst: verbMatcher.match(text).some((m) => m.data === 'shutdown'),
       };
     }
     if (object === 'instance') {
