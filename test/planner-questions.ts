@@ -261,6 +261,8 @@ export const PLANNER_CASES: PlannerCase[] = [
   { q: 'list my instances; rm -rf /', error: 'not_understood' },
   { q: 'show balance in EUR', error: 'not_understood' },
   { q: 'create 0 1V100.6V instances', error: 'builtin_missing_value' },
+  { q: 'create a 1V100.6V instance called default in FIN-01', expect: [createInstance('1V100.6V', 'default', 'FIN-01')] },
+  { q: 'create a 1V100.6V instance called stop', error: 'not_understood' },
   // odd encodings: curly quotes and non-breaking spaces read as plain ones
   { q: 'create a 1V100.6V instance called “quoted” in FIN-01', expect: [createInstance('1V100.6V', 'quoted', 'FIN-01')] },
   { q: 'shut\u00a0down train-1', expect: [put('/v1/instances', { action: 'shutdown', id: I1 })] },

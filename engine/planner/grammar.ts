@@ -113,7 +113,6 @@ export function findCount(text: string): { count: number; text: string; at: numb
   if (!m) return undefined;
   const word = m[1]!.toLowerCase();
   const count = /^\d+$/.test(word) ? Number(word) : NUMBER_WORDS[word.replace(/\s+/g, ' ')]!;
-  // "one instance" is the default; a number before a singular noun ("2 instance") still counts.
   return { count, text: m[1]!, at: m.index };
 }
 
@@ -142,7 +141,10 @@ export function findNames(text: string): string[] {
       }
       break;
     }
-    if (!NAME_SHAPE.test(word) || STOPWORDS.has(word.toLowerCase()) || FILLER.has(word.toLowerCase()) || verbMatcher.match(word).length) break;
+    // The first word after "called" is the name even when it is a filler word ("called default");
+    // later ones must not be ("called a1 and a2 in FIN-01" stops at "in").
+    const lower = word.toLowerCase();
+    if (!NAME_SHAPE.test(word) || STOPWORDS.has(lower) || (names.length && FILLER.has(lower)) || verbMatcher.match(word).length) break;
     names.push(word);
     expectName = false;
   }
