@@ -7,6 +7,7 @@ import type { BuiltinContext } from '../engine/planner/builtin.js';
 export const I1 = '11111111-1111-4111-8111-111111111111'; // train-1, running, FIN-01
 export const I2 = '22222222-2222-4222-8222-222222222222'; // train-2, offline, FIN-03
 export const I3 = '55555555-5555-4555-8555-555555555555'; // big-box, running, FIN-03
+export const I4 = '66666666-6666-4666-8666-666666666666'; // gpu-a100, offline, FIN-01
 export const C1 = '33333333-3333-4333-8333-333333333333'; // cluster c1
 export const V1 = '44444444-4444-4444-8444-444444444444'; // volume data
 
@@ -19,6 +20,7 @@ export const CONTEXT: BuiltinContext = {
       { id: I1, hostname: 'train-1', status: 'running', location: 'FIN-01' },
       { id: I2, hostname: 'train-2', status: 'offline', location: 'FIN-03' },
       { id: I3, hostname: 'big-box', status: 'running', location: 'FIN-03' },
+      { id: I4, hostname: 'gpu-a100', status: 'offline', location: 'FIN-01' }, // a name holding kind words
     ],
     clusters: [{ id: C1, hostname: 'c1', status: 'running' }],
     volumes: [{ id: V1, name: 'data', location: 'FIN-01', status: 'detached' }],
@@ -263,6 +265,9 @@ export const PLANNER_CASES: PlannerCase[] = [
   { q: 'create 0 1V100.6V instances', error: 'builtin_missing_value' },
   { q: 'create a 1V100.6V instance called default in FIN-01', expect: [createInstance('1V100.6V', 'default', 'FIN-01')] },
   { q: 'create a 1V100.6V instance called stop', error: 'not_understood' },
+  { q: 'create an instance with 8 H100s in FIN-03 called eight', expect: [createInstance('8H100.80S.176V', 'eight', 'FIN-03')] },
+  { q: 'show instance gpu-a100', expect: [get(`/v1/instances/${I4}`)] },
+  { q: 'start gpu-a100', expect: [put('/v1/instances', { action: 'start', id: I4 })] },
   // odd encodings: curly quotes and non-breaking spaces read as plain ones
   { q: 'create a 1V100.6V instance called “quoted” in FIN-01', expect: [createInstance('1V100.6V', 'quoted', 'FIN-01')] },
   { q: 'shut\u00a0down train-1', expect: [put('/v1/instances', { action: 'shutdown', id: I1 })] },

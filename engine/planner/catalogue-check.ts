@@ -112,7 +112,7 @@ function availabilityProblems(index: number, type: string, location: string, ava
       index,
       field: 'location_code',
       code: 'not_available',
-      message: `${type} is not available in ${location} right now (available in: ${elsewhere.join(', ') || 'no location'})`,
+      message: `${type} is not available in ${location} right now${elsewhere.length ? ` (available in: ${elsewhere.join(', ')})` : ' nor in any other location'}`,
       valid: elsewhere,
     },
   ];

@@ -81,6 +81,11 @@ export const FILLER = new Set(
   ).split(' '),
 );
 
+/** A kind word inside a name ("box" in big-box, "a100" in demo-a100) is part of the name, not a kind. */
+function insideName(text: string, start: number, end: number): boolean {
+  return /[\p{L}\p{N}_][-.]$/u.test(text.slice(Math.max(0, start - 2), start)) || /^[-.][\p{L}\p{N}_]/u.test(text.slice(end, end + 2));
+}
+
 export function findUuids(text: string): string[] {
   return [...text.matchAll(UUID)].map((m) => m[0].toLowerCase());
 }
@@ -184,7 +189,7 @@ export function findClusterType(text: string): string | undefined {
 
 /** GPU model words ("h100", "8x a100") for picking an instance type from the catalogue. */
 export function findGpuModel(text: string): { model: string; count?: number; text: string } | undefined {
-  const m = /(?:\b(\d{1,2})\s*(?:x\s*|×\s*)?)?\b(h100|h200|b200|b300|a100|v100|l40s|a6000|rtx\s?6000(?:\s?ada)?|rtx\s?a6000|gh200)\b/i.exec(text);
+  const m = /(?:\b(\d{1,2})\s*(?:x\s*|×\s*)?)?\b(h100|h200|b200|b300|a100|v100|l40s|a6000|rtx\s?6000(?:\s?ada)?|rtx\s?a6000|gh200)s?\b/i.exec(text);
   if (!m) return undefined;
   return { model: m[2]!.replace(/\s+/g, '').toUpperCase(), count: m[1] ? Number(m[1]) : undefined, text: m[0] };
 }
@@ -340,7 +345,7 @@ export function parseIntent(question: string): Intent {
   }
 
   // Reading: list/show anything in the catalogue.
-  const matched = matchKinds(text);
+  const matched = matchKinds(text).filter((m) => !insideName(text, m.start, m.end));
   let kinds = [...new Set(matched.map((m) => m.data))];
   const availabilityByWord = matched.some((m) => m.data === 'availability' && /^available$/i.test(m.text));
   // Status words ("running", "idle") are instance terms, but "clusters running" is about clusters.
@@ -410,8 +415,7 @@ export function unexplainedWords(question: string, explained: Explained): string
     const ok = i === 0 || explained.verbs.includes(m.data) || (explained.reading && (m.data === 'list' || modal));
     if (ok) cover(m.start, m.end);
   });
-  // A kind word inside a name ("box" in big-box, "gpu" in gpu-1) is part of the name, not a kind.
-  const glued = (start: number, end: number) => /[\p{L}\p{N}_][-.]$/u.test(text.slice(Math.max(0, start - 2), start)) || /^[-.][\p{L}\p{N}_]/u.test(text.slice(end, end + 2));
+  const glued = (start: number, end: number) => insideName(text, start, end);
   const kinds = explained.reading ? undefined : new Set(explained.kinds ?? []);
   const patterns = [
     ...KIND_PATTERNS.filter((p) => !kinds || kinds.has(p.kind)).map((p) => p.re),
