@@ -4,8 +4,11 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../emulator/index.js';
-import { runCli, tempHome, withEmulator } from './support/cli.js';
+import { runCli as runCliDefault, tempHome, withEmulator, type RunCliOptions } from './support/cli.js';
 import { startOpenAiServer } from './support/openai-server.js';
+
+/** Children get a generous timeout: CI is a busy 2-core box and these start the CLI many times. */
+const runCli = (args: string[], opts: RunCliOptions = {}) => runCliDefault(args, { timeoutMs: 120_000, ...opts });
 
 test('sandbox: ask --maker writes a plan with the built-in planner, and ask --apply runs it', async () => {
   const home = tempHome();
