@@ -121,6 +121,19 @@ test('a request too long for the grammar (a 40 000-character hostname) is refuse
   }
 });
 
+test('a configured default location the catalogue lacks is refused naming <DEFAULT_LOCATION>; a valid one is checked and kept as the placeholder', () => {
+  const ctx = (loc: string) => ({ ...CONTEXT, defaults: { DEFAULT_SSH_KEY_ID: 'k', DEFAULT_LOCATION: loc } });
+  try {
+    planBuiltin('create a 1V100.6V called d1', ctx('FIN-09'));
+    assert.unreachable();
+  } catch (err) {
+    assert.is((err as AssistantError).code, 'unknown_location');
+    assert.match((err as Error).message, /location "FIN-09" \(the value of <DEFAULT_LOCATION>\)/);
+    assert.match((err as AssistantError).hint ?? '', /valid locations: FIN-01, FIN-02, FIN-03, ICE-01/);
+  }
+  assert.match(planBuiltin('create a 1V100.6V called d1', ctx('FIN-01')).commands[0]!.args[3]!, /"location_code":"<DEFAULT_LOCATION>"/);
+});
+
 test('builtinNeeds tells the caller which records to fetch before planning', () => {
   assert.equal(builtinNeeds('shut down train-1'), { instances: true, clusters: false, volumes: false, clusterImages: false, instanceTypes: false });
   assert.ok(builtinNeeds('discontinue cluster c1').clusters);

@@ -91,10 +91,12 @@ function resolved(value: unknown, defaults: Record<string, string>): string | un
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function oneOf(index: number, field: string, code: string, what: string, value: string | undefined, valid: string[]): CatalogueProblem[] {
+function oneOf(index: number, field: string, code: string, what: string, value: string | undefined, valid: string[], written?: unknown): CatalogueProblem[] {
   // Images may also be given by id; ids are not in these lists.
   if (value === undefined || !valid.length || valid.includes(value) || (field === 'image' && UUID.test(value))) return [];
-  return [{ index, field, code, message: `${what} "${value}" is not in the gpucloud catalogue (valid: ${valid.join(', ')})`, valid }];
+  // A configured default (<DEFAULT_LOCATION>) that is wrong is a config problem: say where the value came from.
+  const from = typeof written === 'string' && written !== value ? ` (the value of ${written})` : '';
+  return [{ index, field, code, message: `${what} "${value}"${from} is not in the gpucloud catalogue (valid: ${valid.join(', ')})`, valid }];
 }
 
 /**
@@ -131,7 +133,7 @@ export function catalogueProblems(plan: Pick<Plan, 'commands'> | unknown, lists:
     const location = resolved(b.location_code, defaults);
     if (path === '/v1/instances') {
       const type = resolved(b.instance_type, defaults);
-      problems.push(...oneOf(index, 'location_code', 'unknown_location', 'location', location, locations));
+      problems.push(...oneOf(index, 'location_code', 'unknown_location', 'location', location, locations, b.location_code));
       const typeProblems = oneOf(index, 'instance_type', 'unknown_instance_type', 'instance type', type, codes(lists.instanceTypes, 'instance_type'));
       problems.push(...typeProblems);
       if (!typeProblems.length && type && location && b.is_spot !== true) problems.push(...availabilityProblems(index, type, location, lists.availability));
@@ -146,11 +148,11 @@ export function catalogueProblems(plan: Pick<Plan, 'commands'> | unknown, lists:
         }
       }
     } else if (path === '/v1/clusters') {
-      problems.push(...oneOf(index, 'location_code', 'unknown_location', 'location', location, locations));
+      problems.push(...oneOf(index, 'location_code', 'unknown_location', 'location', location, locations, b.location_code));
       problems.push(...oneOf(index, 'cluster_type', 'unknown_cluster_type', 'cluster type', resolved(b.cluster_type, defaults), codes(lists.clusterTypes, 'cluster_type')));
       problems.push(...oneOf(index, 'image', 'unknown_image', 'cluster image', resolved(b.image, defaults), codes(lists.clusterImages, 'image_type')));
     } else if (path === '/v1/volumes') {
-      problems.push(...oneOf(index, 'location_code', 'unknown_location', 'location', location, locations));
+      problems.push(...oneOf(index, 'location_code', 'unknown_location', 'location', location, locations, b.location_code));
     }
   });
   return problems;
