@@ -369,9 +369,14 @@ export function parseIntent(question: string): Intent {
 }
 
 /** Every kind word of the catalogue, matched everywhere (overlaps included) so that none is left over. */
-const KIND_PATTERNS: { kind: string; re: RegExp }[] = KINDS.flatMap((k) =>
-  [...new Set([k.kind, k.singular, ...k.aliases, ...k.terms].map((w) => w.toLowerCase().replace(/-/g, ' ')))].map((w) => ({ kind: k.kind, re: termPattern(w) })),
-);
+let kindPatterns: { kind: string; re: RegExp }[] | undefined;
+/** Built on first use: every CLI command loads this module, few plan. */
+function kindPatternList(): { kind: string; re: RegExp }[] {
+  kindPatterns ??= KINDS.flatMap((k) =>
+    [...new Set([k.kind, k.singular, ...k.aliases, ...k.terms].map((w) => w.toLowerCase().replace(/-/g, ' ')))].map((w) => ({ kind: k.kind, re: termPattern(w) })),
+  );
+  return kindPatterns;
+}
 const NOUN_KIND: Record<ResourceObject, string> = { instance: 'instances', cluster: 'clusters', volume: 'volumes', other: '' };
 
 const VALUE_PATTERNS: RegExp[] = [
@@ -418,7 +423,7 @@ export function unexplainedWords(question: string, explained: Explained): string
   const glued = (start: number, end: number) => insideName(text, start, end);
   const kinds = explained.reading ? undefined : new Set(explained.kinds ?? []);
   const patterns = [
-    ...KIND_PATTERNS.filter((p) => !kinds || kinds.has(p.kind)).map((p) => p.re),
+    ...kindPatternList().filter((p) => !kinds || kinds.has(p.kind)).map((p) => p.re),
     ...NOUN_OBJECTS.filter((n) => !kinds || kinds.has(NOUN_KIND[n.object])).map((n) => n.re),
     // A read names types, sizes and ids freely; a change explains each value it uses (explained.values).
     ...(kinds ? [] : VALUE_PATTERNS),
