@@ -22,6 +22,7 @@ const CONTEXT_KINDS: Record<string, string> = {
   locations: 'locations',
   images: 'images',
   clusterImages: 'cluster-images',
+  clusterTypes: 'cluster-types',
   sshKeys: 'ssh-keys',
   availability: 'availability',
 };

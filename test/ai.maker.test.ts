@@ -102,6 +102,55 @@ test('repair loop: an invalid plan goes back with its problems and is corrected 
   assert.match(msgs.at(-1).content, /produce/);
 });
 
+test('repair loop: a valid plan naming a location, type or image the live catalogue lacks goes back with the valid values', async () => {
+  const body = JSON.parse(CREATE.commands[0]!.args[3]!);
+  const bad = { ...CREATE, commands: [{ ...CREATE.commands[0], args: ['gpucloud-api', 'POST', '/v1/instances', JSON.stringify({ ...body, location_code: 'MOON-01', image: 'windows-11' })] }, CREATE.commands[1]] };
+  const badType = { ...CREATE, commands: [{ ...CREATE.commands[0], args: ['gpucloud-api', 'POST', '/v1/instances', JSON.stringify({ ...body, instance_type: '9Z999.1V' })] }, CREATE.commands[1]] };
+  srv.reply({ text: JSON.stringify(bad) }, { text: JSON.stringify(badType) }, { text: JSON.stringify(CREATE) });
+  const attempts: string[][] = [];
+  const plan = await makePlan(opts({ onAttempt: (e) => attempts.push(e.problems.map((p) => `${p.kind} ${p.field}`)) }));
+  assert.equal(plan.commands, CREATE.commands);
+  assert.equal(attempts, [['catalogue body.location_code', 'catalogue body.image'], ['catalogue body.instance_type']]);
+  const reqs = srv.chatRequests();
+  assert.is(reqs.length, 3);
+  const repair1: string = reqs[1]!.body.messages.at(-1).content;
+  assert.match(repair1, /commands\[0\] body\.location_code: location "MOON-01" is not in the gpucloud catalogue \(valid: FIN-01\)/);
+  assert.match(repair1, /image "windows-11" is not in the gpucloud catalogue \(valid: ubuntu-24\.04-cuda-12\.8-open-docker\)/);
+  assert.match(reqs[2]!.body.messages.at(-1).content, /instance type "9Z999\.1V" is not in the gpucloud catalogue \(valid: 1V100\.6V\)/);
+});
+
+test('repair loop: a CPU type with a CUDA image goes back as incompatible (supported_os of the type)', async () => {
+  const catalogue = {
+    ...CATALOGUE,
+    instanceTypes: [...CATALOGUE.instanceTypes, { instance_type: 'CPU.4V.16G', supported_os: ['ubuntu-24.04'] }],
+    images: [...CATALOGUE.images, { image_type: 'ubuntu-24.04' }],
+    availability: [{ location_code: 'FIN-01', availabilities: ['1V100.6V', 'CPU.4V.16G'] }],
+  };
+  const body = JSON.parse(CREATE.commands[0]!.args[3]!);
+  const cpu = (image: string) => ({ version: 1, provider: 'gpucloud', commands: [{ ...CREATE.commands[0], args: ['gpucloud-api', 'POST', '/v1/instances', JSON.stringify({ ...body, instance_type: 'CPU.4V.16G', image })] }] });
+  srv.reply({ text: JSON.stringify(cpu('ubuntu-24.04-cuda-12.8-open-docker')) }, { text: JSON.stringify(cpu('ubuntu-24.04')) });
+  const plan = await makePlan(opts({ catalogue, question: 'a CPU box called train-1 in FIN-01' }));
+  assert.match(plan.commands[0]!.args[3]!, /"image":"ubuntu-24\.04"/);
+  assert.match(srv.chatRequests()[1]!.body.messages.at(-1).content, /does not run on CPU\.4V\.16G \(valid for CPU\.4V\.16G: ubuntu-24\.04\) \[catalogue\]/);
+});
+
+test('repair loop: a create where the type is sold out goes back naming where it is available; spot creates are not checked', async () => {
+  const catalogue = {
+    ...CATALOGUE,
+    locations: [{ code: 'FIN-01' }, { code: 'FIN-03' }],
+    availability: [{ location_code: 'FIN-01', availabilities: [] }, { location_code: 'FIN-03', availabilities: ['1V100.6V'] }],
+  };
+  const body = JSON.parse(CREATE.commands[0]!.args[3]!);
+  const at = (extra: Record<string, unknown>) => ({ version: 1, provider: 'gpucloud', commands: [{ ...CREATE.commands[0], args: ['gpucloud-api', 'POST', '/v1/instances', JSON.stringify({ ...body, ...extra })] }] });
+  srv.reply({ text: JSON.stringify(at({})) }, { text: JSON.stringify(at({ location_code: 'FIN-03' })) });
+  const plan = await makePlan(opts({ catalogue }));
+  assert.match(plan.commands[0]!.args[3]!, /FIN-03/);
+  assert.match(srv.chatRequests()[1]!.body.messages.at(-1).content, /1V100\.6V is not available in FIN-01 right now \(available in: FIN-03\) \[catalogue\]/);
+  srv.reply({ text: JSON.stringify(at({ is_spot: true })) });
+  const spot = await makePlan(opts({ catalogue }));
+  assert.match(spot.commands[0]!.args[3]!, /"is_spot":true/);
+});
+
 test('repair loop: 3 failed attempts → ai_plan_invalid (exit 2) listing the last problems; no fourth request', async () => {
   const unbound = { version: 1, provider: 'gpucloud', commands: [{ args: ['gpucloud-api', 'PUT', '/v1/instances', '{"action":"start","id":"<NOPE>"}'], reason: 'x' }] };
   srv.reply({ text: 'Sure! Here is your plan.' }, { text: '{"version":2,"commands":[]}' }, { text: JSON.stringify(unbound) }, { text: JSON.stringify(CREATE) });

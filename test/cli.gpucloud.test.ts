@@ -36,7 +36,7 @@ test('list instances (table) has a STATUS column with the seeded statuses', () =
 test('every catalogue kind lists with exit 0 and valid JSON on stdout', () =>
   withEmulator(async ({ env }) => {
     const home = tempHome();
-    const results = await Promise.all(KINDS.map((k) => runCli(['gpucloud', 'list', k.kind, '-o', 'json'], { env, home })));
+    const results = await Promise.all(KINDS.map((k) => runCli(['gpucloud', 'list', k.kind, '-o', 'json'], { env, home, timeoutMs: 120_000 }))); // ~22 children at once on a busy box
     results.forEach((r, i) => {
       assert.is(r.code, 0, `${KINDS[i]!.kind}: ${r.stderr}`);
       assert.not.throws(() => JSON.parse(r.stdout), `${KINDS[i]!.kind} printed JSON`);

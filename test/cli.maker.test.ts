@@ -4,8 +4,11 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../emulator/index.js';
-import { runCli, tempHome, withEmulator } from './support/cli.js';
+import { runCli as runCliDefault, tempHome, withEmulator, type RunCliOptions } from './support/cli.js';
 import { startOpenAiServer } from './support/openai-server.js';
+
+/** Children get a generous timeout: CI is a busy 2-core box and these start the CLI many times. */
+const runCli = (args: string[], opts: RunCliOptions = {}) => runCliDefault(args, { timeoutMs: 120_000, ...opts });
 
 test('sandbox: ask --maker writes a plan with the built-in planner, and ask --apply runs it', async () => {
   const home = tempHome();
@@ -35,6 +38,107 @@ test('a request outside the built-in grammar is exit 2 with how to configure an 
   const r = await runCli(['--sandbox', 'ask', '--maker', 'make me a sandwich']);
   assert.is(r.code, 2);
   assert.match(r.stderr, /default_provider/);
+});
+
+/** A config using the built-in planner against the test emulator (optionally without a default SSH key). */
+function builtinConfig(extraGpucloud = `  default_ssh_key_id: ${EMULATOR_DEFAULT_SSH_KEY_ID}\n`): string {
+  const dir = mkdtempSync(join(tmpdir(), 'assistant-builtin-'));
+  writeFileSync(join(dir, 'c.yaml'), `gpucloud:\n  default_location: FIN-01\n${extraGpucloud}ai:\n  default_provider: builtin\n`, { mode: 0o600 });
+  return join(dir, 'c.yaml');
+}
+
+test('built-in maker: "create a volume and attach it to X" waits until the new volume is ready, then attaches (applied against the emulator)', async () => {
+  // Volumes stay "ordered" for 1.5 s here: an attach sent at once would be refused by the API.
+  await withEmulator(
+    async ({ env }) => {
+      const config = builtinConfig();
+      const made = await runCli(['--config', config, 'ask', '--maker', 'create a 50GB volume called scratch and attach it to demo-cpu'], { env });
+      assert.is(made.code, 0, made.stderr);
+      const plan = JSON.parse(made.stdout);
+      assert.equal(plan.commands.map((c: { args: string[] }) => c.args.slice(0, 3)), [
+        ['gpucloud-api', 'POST', '/v1/volumes'],
+        ['gpucloud-wait', 'volumes', '<VOLUME_ID>'],
+        ['gpucloud-api', 'PUT', '/v1/volumes'],
+      ]);
+      const applied = await runCli(['--config', config, 'ask', '--apply', '-o', 'json'], { env, input: made.stdout });
+      assert.is(applied.code, 0, applied.stderr);
+      const volumes = JSON.parse((await runCli(['--config', config, 'gpucloud', 'list', 'volumes', '-o', 'json'], { env })).stdout) as { name: string; status: string }[];
+      assert.is(volumes.find((v) => v.name === 'scratch')?.status, 'attached');
+    },
+    { lifecycleMs: 1500 },
+  );
+});
+
+test('built-in maker: attaching to a running instance is refused before anything is sent (exit 2, says to shut it down)', async () => {
+  await withEmulator(async ({ env }) => {
+    const r = await runCli(['--config', builtinConfig(), 'ask', '--maker', 'create a 50GB volume called scratch and attach it to demo-a100'], { env });
+    assert.is(r.code, 2, r.stderr);
+    assert.is(r.stdout, '');
+    assert.match(r.stderr, /error: builtin_instance_running: demo-a100 is running/);
+    assert.match(r.stderr, /hint: shut it down first \(assistant gpucloud action shutdown demo-a100\)/);
+  });
+});
+
+test('built-in maker: "… and shut it down first" plans the shutdown and waits for it before attaching (applied against the emulator)', async () => {
+  await withEmulator(async ({ env }) => {
+    const config = builtinConfig();
+    const made = await runCli(['--config', config, 'ask', '--maker', 'create a 50GB volume called scratch and attach it to demo-a100, shut it down first'], { env });
+    assert.is(made.code, 0, made.stderr);
+    const steps = JSON.parse(made.stdout).commands.map((c: { args: string[] }) => c.args.slice(0, 2).join(' '));
+    assert.equal(steps, ['gpucloud-api PUT', 'gpucloud-wait instances', 'gpucloud-api POST', 'gpucloud-wait volumes', 'gpucloud-api PUT']);
+    const applied = await runCli(['--config', config, 'ask', '--apply', '-o', 'json'], { env, input: made.stdout });
+    assert.is(applied.code, 0, applied.stderr);
+    const volumes = JSON.parse((await runCli(['--config', config, 'gpucloud', 'list', 'volumes', '-o', 'json'], { env })).stdout) as { name: string; status: string }[];
+    assert.is(volumes.find((v) => v.name === 'scratch')?.status, 'attached');
+  });
+});
+
+test('built-in maker refuses instead of planning something else: unknown location (valid ones listed), 1000 instances, a poem, a rename, "and then delete it"', async () => {
+  const home = tempHome();
+  const ask = (q: string) => runCli(['--sandbox', 'ask', '--maker', q], { home });
+  const moon = await ask('create a 1H200.141S.44V instance in the moon datacenter');
+  assert.is(moon.code, 2, moon.stderr);
+  assert.match(moon.stderr, /error: unknown_location: location "MOON" is not in the gpucloud catalogue/);
+  assert.match(moon.stderr, /hint: valid locations: FIN-01, FIN-02, FIN-03, ICE-01/);
+  const many = await ask('create 1000 H200 instances in the moon datacenter');
+  assert.is(many.code, 2);
+  assert.match(many.stderr, /error: too_many: the built-in planner creates at most 10 instances per request; 1000 were asked for/);
+  for (const q of ['write me a poem about GPUs', 'rename demo-a100 to trainer', 'create a 1V100.6V instance called t9 in FIN-01 and then delete it']) {
+    const r = await ask(q);
+    assert.is(r.code, 2, `${q}: ${r.stderr}`);
+    assert.is(r.stdout, '', q);
+    assert.match(r.stderr, /error: not_understood: /, q);
+    assert.match(r.stderr, /default_provider: openai/, q);
+    assert.match(r.stderr, /--ai-profile <name>/, q);
+  }
+});
+
+test('built-in maker: "two … called a1 and a2" creates both, and a CPU type gets a CPU image from the live catalogue', async () => {
+  const home = tempHome();
+  const made = await runCli(['--sandbox', 'ask', '--maker', 'create two CPU.8V.32G instances called a1 and a2 in FIN-01'], { home });
+  assert.is(made.code, 0, made.stderr);
+  const bodies = JSON.parse(made.stdout).commands.map((c: { args: string[] }) => JSON.parse(c.args[3]!));
+  assert.equal(bodies.map((b: { hostname: string }) => b.hostname), ['a1', 'a2']);
+  const types = JSON.parse((await runCli(['--sandbox', 'gpucloud', 'list', 'instance-types', '-o', 'json'], { home })).stdout) as { instance_type: string; supported_os: string[] }[];
+  const supported = types.find((t) => t.instance_type === 'CPU.8V.32G')!.supported_os;
+  for (const b of bodies) {
+    assert.ok(supported.includes(b.image), `${b.image} runs on CPU.8V.32G`);
+    assert.not.match(b.image, /cuda/);
+  }
+  const applied = await runCli(['--sandbox', 'ask', '--apply', '-o', 'json'], { home, input: made.stdout });
+  assert.is(applied.code, 0, applied.stderr);
+  const hosts = (JSON.parse((await runCli(['--sandbox', 'gpucloud', 'list', 'instances', '-o', 'json'], { home })).stdout) as { hostname: string }[]).map((i) => i.hostname);
+  assert.ok(hosts.includes('a1') && hosts.includes('a2'), hosts.join(', '));
+});
+
+test('built-in maker without gpucloud.default_ssh_key_id says which key to set and how to list keys (exit 2)', async () => {
+  await withEmulator(async ({ env }) => {
+    const r = await runCli(['--config', builtinConfig(''), 'ask', '--maker', 'create a 1V100.6V instance called k1 in FIN-01'], { env });
+    assert.is(r.code, 2, r.stderr);
+    assert.match(r.stderr, /error: missing_default_ssh_key: .*gpucloud\.default_ssh_key_id is not set/);
+    assert.match(r.stderr, /assistant gpucloud list ssh-keys/);
+    assert.not.match(r.stderr, /invalid plan/);
+  });
 });
 
 test('ask --maker with a configured OpenAI-compatible provider: the model gets the schema, the plan is validated and printed', async () => {

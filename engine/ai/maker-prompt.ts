@@ -104,7 +104,7 @@ Changing:
 - Create an Instant Cluster: POST /v1/clusters {"cluster_type":"16H100","image":"<a cluster image; the Kubernetes-labelled one when Kubernetes is wanted>","hostname":"c1","description":"","location_code":"FIN-03","ssh_key_ids":[...],"shared_volume":{"name":"c1-shared-volume","size":30000}} with "produces":{"CLUSTER_ID":"$.id"}, then ["gpucloud-wait","clusters","<CLUSTER_ID>","running"].
 - Discontinue (delete) a cluster: PUT /v1/clusters {"actions":[{"action":"discontinue","id":"<cluster id>"}]}.
 - Create a volume: POST /v1/volumes {"type":"NVMe"|"HDD"|"NVMe_Shared","name":"data","size":500,"location_code":"FIN-01"} (size in GB) with "produces":{"VOLUME_ID":"$.id"}.
-- Volume action: PUT /v1/volumes {"action":"attach"|"detach"|"rename"|"resize"|"delete","id":"<volume id>","instance_id":"<instance id>"} (attach needs instance_id; the instance should be shut down).
+- Volume action: PUT /v1/volumes {"action":"attach"|"detach"|"rename"|"resize"|"delete","id":"<volume id>","instance_id":"<instance id>"} (attach needs instance_id and an instance with status offline; a new volume is "ordered" first, so wait with ["gpucloud-wait","volumes","<VOLUME_ID>","detached"] before attaching it).
 - Create an SSH key: POST /v1/sshkeys {"name":"...","key":"ssh-ed25519 ..."} with "produces":{"SSH_KEY_ID":"$.id"}.
 - HTTP DELETE exists for some resources and is always destructive.
 
@@ -113,6 +113,7 @@ Changing:
 ${predefined}
 - "my default ssh key" means "ssh_key_ids":["<DEFAULT_SSH_KEY_ID>"]. When no location is given, use "<DEFAULT_LOCATION>" if configured, else choose from the availability data.
 - Never invent ids: use ids from the data below, ids produced earlier in the plan, or predefined bindings. Every placeholder must be bound before it is used.
+- location_code, instance_type, cluster_type and image must be values listed in the data below; an instance type's image must be one of its supported_os (a CPU type gets an image without CUDA). Plans naming anything else are sent back.
 
 ## Destroyer rule
 Destructive steps: any HTTP DELETE; instance actions delete, discontinue, force_shutdown, delete_stuck, hibernate; cluster discontinue; volume delete.

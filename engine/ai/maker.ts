@@ -9,6 +9,7 @@
 import { InvalidInputError, SafetyRefusal } from '../errors.js';
 import { PlanSchema, type Plan } from '../../schemas/plan.js';
 import { planBuiltin, type BuiltinLookup } from '../planner/builtin.js';
+import { catalogueProblems } from '../planner/catalogue-check.js';
 import { extractJson } from './json.js';
 import { makerSystemPrompt, planJsonSchema, type MakerCatalogue } from './maker-prompt.js';
 import type { AiProvider, ChatMessage } from './provider.js';
@@ -16,8 +17,11 @@ import type { PlanProblem, ValidationResult as PlanValidation } from '../plan/va
 
 export type { MakerCatalogue };
 
-/** The maker takes the validator as a parameter (tests, MCP) but speaks the plan validator's types. */
-export type ValidationProblem = PlanProblem;
+/**
+ * The maker takes the validator as a parameter (tests, MCP) but speaks the plan validator's types,
+ * plus `catalogue` problems: a create naming a location, type or image the live catalogue lacks.
+ */
+export type ValidationProblem = PlanProblem | (Omit<PlanProblem, 'kind'> & { kind: 'catalogue' });
 
 export type ValidationResult = Pick<PlanValidation, 'ok' | 'problems'>;
 
@@ -110,8 +114,16 @@ export async function makePlan(options: MakePlanOptions): Promise<Plan> {
       const candidate = normalise(extracted.value, question);
       lastCandidate = candidate;
       const result = validate(candidate, { destroyer });
-      if (result.ok) return asPlan(candidate);
-      problems = result.problems.length ? result.problems : [{ kind: 'schema', message: 'the plan was rejected without a reason' }];
+      // A valid plan can still name a location, type or image gpucloud does not have: that goes back too.
+      const unknown: ValidationProblem[] = catalogueProblems(candidate, options.catalogue, options.defaults).map((p) => ({
+        kind: 'catalogue',
+        index: p.index,
+        field: `body.${p.field}`,
+        message: p.message,
+      }));
+      if (result.ok && !unknown.length) return asPlan(candidate);
+      problems = [...result.problems, ...unknown];
+      if (!problems.length) problems = [{ kind: 'schema', message: 'the plan was rejected without a reason' }];
     }
     lastProblems = problems;
     options.onAttempt?.({ attempt, problems });

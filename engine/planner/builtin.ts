@@ -10,14 +10,19 @@ import { InvalidInputError } from '../errors.js';
 import { configHint } from '../ai/hints.js';
 import type { Plan, PlanCommand } from '../../schemas/plan.js';
 import { containsTerm } from '../routing/match.js';
-import { parseIntent, type Intent } from './grammar.js';
+import { findCount, findGpuModel, findLocation, findSizeText, hasVerb, parseIntent, unexplainedWords, type Explained, type Intent } from './grammar.js';
+import { catalogueProblems, chooseImage, compatibleImages } from './catalogue-check.js';
 
 export { parseIntent, type Intent };
 
-export const DEFAULT_INSTANCE_IMAGE = 'ubuntu-24.04-cuda-12.8-open-docker';
-/** GPU images do not run on CPU-only types; they get the plain OS image. */
-export const DEFAULT_CPU_IMAGE = 'ubuntu-24.04';
+/** More creates than this in one request are refused: a typo ("1000") must not become a bill. */
+export const MAX_CREATES_PER_REQUEST = 10;
 export const DEFAULT_VOLUME_SIZE_GB = 100;
+/** Longer requests are not the short commands this grammar reads (and every word is matched against every value). */
+const MAX_QUESTION_CHARS = 1000;
+/** Waiting for a new volume before attaching it: timeout and poll interval in seconds. */
+const VOLUME_READY_TIMEOUT_S = '600';
+const VOLUME_READY_INTERVAL_S = '2';
 export const CLUSTER_SHARED_VOLUME_GB = 30000;
 const DEFAULT_SSH_KEYS = ['<DEFAULT_SSH_KEY_ID>'];
 const DEFAULT_LOCATION = '<DEFAULT_LOCATION>';
@@ -73,7 +78,61 @@ export interface BuiltinNeeds {
 }
 
 function unsupported(question: string, reason: string): InvalidInputError {
-  return new InvalidInputError('builtin_unsupported', `the built-in planner cannot plan "${question}": ${reason}`, { hint: configHint('builtin') });
+  return new InvalidInputError('not_understood', `the built-in planner cannot plan "${question}": ${reason}`, { hint: configHint('builtin') });
+}
+
+/** Refuses a request with words the plan would not carry out, rather than planning part of it. */
+function requireExplained(question: string, explained: Explained): void {
+  const count = findCount(question)?.text;
+  const left = unexplainedWords(question, { ...explained, values: [...explained.values, ...(count ? [count] : [])] });
+  if (left.length) {
+    throw new InvalidInputError(
+      'not_understood',
+      `the built-in planner does not understand ${left.map((w) => `"${w}"`).join(', ')} in "${question}" and plans nothing rather than part of the request`,
+      { hint: configHint('builtin') },
+    );
+  }
+}
+
+/** Refuses (exit 2) when a create names a location, type or image the live catalogue does not have. */
+function requireInCatalogue(result: Plan, ctx: BuiltinContext): Plan {
+  const [problem] = catalogueProblems(result, ctx.catalogue ?? {}, ctx.defaults ?? {});
+  if (problem) {
+    const what = problem.code === 'not_available' ? 'available in' : `valid ${problem.field.replace(/_code$/, '').replace(/_/g, ' ')}s:`;
+    throw new InvalidInputError(problem.code, problem.message.replace(/ \((valid|available in): .*\)$/s, ''), {
+      hint: problem.valid.length ? `${what} ${problem.valid.join(', ')}` : undefined,
+    });
+  }
+  return result;
+}
+
+/** Creates use <DEFAULT_SSH_KEY_ID> (and <DEFAULT_LOCATION> when no location is given): say which key to set. */
+function requireDefaults(ctx: BuiltinContext, needs: { sshKey: boolean; location: boolean }): void {
+  if (!ctx.defaults) return; // planning without a run context (tests, previews): placeholders stay
+  if (needs.sshKey && !ctx.defaults.DEFAULT_SSH_KEY_ID) {
+    throw new InvalidInputError('missing_default_ssh_key', 'the built-in planner adds your default SSH key to what it creates, and gpucloud.default_ssh_key_id is not set', {
+      hint: 'list your keys with `assistant gpucloud list ssh-keys` and set gpucloud.default_ssh_key_id: <id> in ~/.assistant.yaml',
+    });
+  }
+  if (needs.location && !ctx.defaults.DEFAULT_LOCATION) {
+    const known = (ctx.catalogue?.locations ?? []).map((l) => str(l, 'code')).filter(Boolean);
+    throw new InvalidInputError('missing_location', 'say where to create it (e.g. "in FIN-01"); gpucloud.default_location is not set', {
+      hint: `${known.length ? `locations: ${known.join(', ')}; ` : ''}or set gpucloud.default_location in ~/.assistant.yaml`,
+    });
+  }
+}
+
+/** "create 3 …": how many, refused when vague or above MAX_CREATES_PER_REQUEST. */
+function requireCount(count: number | undefined, what: string, max = MAX_CREATES_PER_REQUEST): number {
+  if (count === undefined) return 1;
+  if (Number.isNaN(count)) throw new InvalidInputError('builtin_missing_value', `say how many ${what} to create, e.g. "create 3 ${what}"`);
+  if (count < 1) throw new InvalidInputError('builtin_missing_value', `cannot create ${count} ${what}`);
+  if (count > max) {
+    throw new InvalidInputError('too_many', `the built-in planner creates at most ${max} ${what} per request; ${count} were asked for`, {
+      hint: max === 1 ? `ask for one at a time` : `ask for ${max} or fewer at a time (the limit guards against typos turning into a bill)`,
+    });
+  }
+  return count;
 }
 
 function needData(what: string, command: string): InvalidInputError {
@@ -97,11 +156,11 @@ export function builtinNeeds(question: string): BuiltinNeeds {
       needs.clusters = !intent.hostname;
       break;
     case 'create-instance':
-      needs.instances = !intent.hostname;
+      needs.instances = intent.hostnames.length === 0 || (intent.count ?? 1) > 1;
       needs.instanceTypes = !intent.instanceType;
       break;
     case 'create-volume':
-      needs.instances = Boolean(intent.attachTo && !looksLikeId(intent.attachTo));
+      needs.instances = Boolean(intent.attachTo);
       break;
     case 'volume-action':
       needs.volumes = Boolean(intent.volume && !looksLikeId(intent.volume));
@@ -178,6 +237,9 @@ function plan(question: string, summary: string, commands: PlanCommand[]): Plan 
 
 /** Builds the plan for a request, or throws InvalidInputError (exit 2) with a hint. */
 export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
+  if (question.length > MAX_QUESTION_CHARS) {
+    throw new InvalidInputError('not_understood', `the built-in planner reads requests of at most ${MAX_QUESTION_CHARS} characters (this one has ${question.length})`, { hint: configHint('builtin') });
+  }
   const intent = parseIntent(question);
   const lookup = ctx.lookup ?? {};
   switch (intent.type) {
@@ -185,13 +247,28 @@ export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
       throw unsupported(question, intent.reason);
 
     case 'list': {
+      const nameOf = (r: unknown) => str(r, 'hostname') ?? str(r, 'name') ?? '';
+      const pools: Record<string, { id: string }[] | undefined> = { instances: lookup.instances, clusters: lookup.clusters, volumes: lookup.volumes };
+      // Left-over words must be records to show; anything else is a part of the request not understood.
+      const shown = new Map<string, { id: string }>();
+      for (const name of intent.names) {
+        const kind = intent.kinds.find((k) => pools[k]?.some((r) => r.id === name.toLowerCase() || nameOf(r).toLowerCase() === name.toLowerCase()));
+        if (!kind) {
+          const showable = intent.kinds.filter((k) => k in pools);
+          const pooled = showable.find((k) => pools[k]);
+          // A verb ("delete them") or a location ("in FIN-01") is a request a read cannot carry out, not a name.
+          // Only a lone word shaped like a hostname (train-9, box_2) is reported as an unknown record.
+          const nameLike = intent.names.length === 1 && /[-_.\d]/.test(name) && !hasVerb(name) && !findLocation(name);
+          if (pooled && nameLike) byName(pools[pooled] as LookupInstance[], name, nameOf, pooled, pooled); // throws: unknown, listing the known ones
+          if (showable.length && nameLike) throw needData(showable[0]!, showable[0]!);
+          requireExplained(question, { verbs: [], reading: true, values: [] });
+        }
+        shown.set(kind!, pools[kind!]!.find((r) => r.id === name.toLowerCase() || nameOf(r).toLowerCase() === name.toLowerCase())!);
+      }
       const commands: PlanCommand[] = [];
       for (const kind of intent.kinds) {
         const spec = findKind(kind)!;
-        const records = kind === 'instances' ? lookup.instances : kind === 'clusters' ? lookup.clusters : undefined;
-        const nameOf = (r: unknown) => str(r, 'hostname') ?? str(r, 'name') ?? '';
-        const pool = kind === 'volumes' ? lookup.volumes : records;
-        const target = pool && spec.getPath ? pool.find((r) => intent.names.some((n) => n === r.id || nameOf(r).toLowerCase() === n.toLowerCase())) : undefined;
+        const target = shown.get(kind);
         if (target && spec.getPath) {
           commands.push({ args: api('GET', spec.getPath.replace('{id}', encodeURIComponent(target.id))), reason: `show ${spec.singular} ${nameOf(target) || target.id}` });
           continue;
@@ -201,35 +278,60 @@ export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
           .join('&');
         commands.push({ args: api('GET', `${spec.path}${query ? `?${query}` : ''}`), reason: spec.shape === 'object' ? `show the ${spec.singular}` : `list ${spec.kind}` });
       }
-      return plan(question, `read ${intent.kinds.join(', ')}`, commands);
+      return requireInCatalogue(plan(question, `read ${intent.kinds.join(', ')}`, commands), ctx);
     }
 
     case 'create-instance': {
       const instanceType = intent.instanceType ?? instanceTypeFromGpu(intent, ctx.catalogue);
+      const count = requireCount(intent.count ?? (intent.hostnames.length > 1 ? intent.hostnames.length : undefined), 'instances');
+      requireExplained(question, {
+        verbs: [],
+        kinds: ['instances', 'instance-types', 'ssh-keys', 'locations', ...(intent.image ? ['images'] : [])],
+        values: [...intent.hostnames, intent.image ?? '', intent.location ?? '', intent.spot ? 'spot' : '', intent.instanceType ?? '', intent.gpuModel ? (findGpuModel(question)?.text ?? '') : ''],
+      });
       if (!instanceType) {
-        throw new InvalidInputError('builtin_missing_value', 'say which instance type to create, e.g. "create a 1V100.6V instance called train-1"', {
-          hint: 'list the types with: assistant gpucloud list instance-types',
+        const known = (ctx.catalogue?.instanceTypes ?? []).map((t) => str(t, 'instance_type')).filter(Boolean);
+        throw new InvalidInputError(
+          intent.gpuModel ? 'unknown_instance_type' : 'builtin_missing_value',
+          intent.gpuModel
+            ? `no instance type with ${intent.gpuCount ?? 1}x ${intent.gpuModel} in the gpucloud catalogue`
+            : 'say which instance type to create, e.g. "create a 1V100.6V instance called train-1"',
+          { hint: known.length ? `valid instance types: ${known.join(', ')}` : 'list the types with: assistant gpucloud list instance-types' },
+        );
+      }
+      if (intent.hostnames.length > 1 && intent.hostnames.length !== count) {
+        throw new InvalidInputError('builtin_count_mismatch', `${count} instances were asked for but ${intent.hostnames.length} names were given (${intent.hostnames.join(', ')})`, {
+          hint: 'give one name per instance, or one name to number them (name-1, name-2, …)',
         });
       }
-      const known = ctx.catalogue?.instanceTypes?.map((t) => str(t, 'instance_type')).filter(Boolean) as string[] | undefined;
-      if (known?.length && !known.includes(instanceType)) {
-        throw new InvalidInputError('builtin_unknown_value', `unknown instance type ${instanceType}`, { hint: `known types: ${known.join(', ')}` });
+      if (new Set(intent.hostnames.map((h) => h.toLowerCase())).size !== intent.hostnames.length) {
+        throw new InvalidInputError('builtin_duplicate_name', `the same name is given twice: ${intent.hostnames.join(', ')}`);
       }
-      const base = instanceType.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
-      const hostname = intent.hostname ?? uniqueHostname(base, (lookup.instances ?? []).map((i) => i.hostname));
-      const image = intent.image ?? (instanceType.startsWith('CPU.') ? DEFAULT_CPU_IMAGE : DEFAULT_INSTANCE_IMAGE);
-      const body: Record<string, unknown> = {
-        instance_type: instanceType,
-        image,
-        hostname,
-        description: '',
-        location_code: intent.location ?? DEFAULT_LOCATION,
-        ssh_key_ids: DEFAULT_SSH_KEYS,
-      };
-      if (intent.spot) body.is_spot = true;
-      return plan(question, `create ${intent.spot ? 'spot ' : ''}instance ${hostname} (${instanceType})`, [
-        { args: api('POST', '/v1/instances', body), reason: `create ${instanceType} instance ${hostname}`, produces: { INSTANCE_ID: '$.id' } },
-      ]);
+      requireDefaults(ctx, { sshKey: true, location: !intent.location });
+      const taken = (lookup.instances ?? []).map((i) => i.hostname);
+      const base = intent.hostnames[0] ?? instanceType.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+      const hostnames: string[] = [];
+      if (intent.hostnames.length === count) hostnames.push(...intent.hostnames);
+      else for (let i = 0; i < count; i++) hostnames.push(uniqueHostname(count === 1 ? base : `${base}-${i + 1}`, [...taken, ...hostnames]));
+      let image = intent.image;
+      if (!image) {
+        if (!ctx.catalogue?.images?.length) throw needData('OS images', 'images');
+        image = chooseImage(instanceType, ctx.catalogue);
+        if (!image) throw new InvalidInputError('unknown_image', `no OS image in the gpucloud catalogue runs on ${instanceType}`, { hint: 'list them with: assistant gpucloud list images' });
+      }
+      const commands: PlanCommand[] = hostnames.map((hostname, i) => {
+        const body: Record<string, unknown> = {
+          instance_type: instanceType,
+          image,
+          hostname,
+          description: '',
+          location_code: intent.location ?? DEFAULT_LOCATION,
+          ssh_key_ids: DEFAULT_SSH_KEYS,
+        };
+        if (intent.spot) body.is_spot = true;
+        return { args: api('POST', '/v1/instances', body), reason: `create ${instanceType} instance ${hostname}`, produces: { [count === 1 ? 'INSTANCE_ID' : `INSTANCE_ID_${i + 1}`]: '$.id' } };
+      });
+      return requireInCatalogue(plan(question, `create ${intent.spot ? 'spot ' : ''}${count === 1 ? 'instance' : `${count} instances`} ${hostnames.join(', ')} (${instanceType})`, commands), ctx);
     }
 
     case 'instance-action': {
@@ -251,6 +353,7 @@ export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
         }
         targets = [...new Map(names.map((n) => byName(instances, n, (i) => i.hostname, 'instances', 'instances')).map((t) => [t.id, t])).values()];
       }
+      requireExplained(question, { verbs: [], kinds: ['instances'], values: [...targets.flatMap((t) => [t.hostname, t.id]), intent.status ?? '', intent.status === 'offline' ? 'stopped' : '', intent.status === 'running' ? 'idle' : ''] });
       if (!targets.length) {
         throw new InvalidInputError('builtin_unknown_target', `no instances to ${intent.action.replace('_', ' ')}${intent.status ? ` with status ${intent.status}` : ''}`);
       }
@@ -262,6 +365,12 @@ export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
     }
 
     case 'create-cluster': {
+      requireCount(intent.count, 'Instant Clusters', 1);
+      requireExplained(question, {
+        verbs: [],
+        kinds: ['clusters', 'cluster-types', 'cluster-images', 'ssh-keys', 'locations'],
+        values: [intent.hostname ?? '', intent.location ?? '', intent.clusterType ?? '', 'kubernetes', 'k8s', 'kube', 'instant', 'slurm'],
+      });
       if (!intent.clusterType) {
         throw new InvalidInputError('builtin_missing_value', 'say which cluster type to create, e.g. "create a 16H100 instant cluster called c1"', {
           hint: 'list the types with: assistant gpucloud list cluster-types',
@@ -269,10 +378,11 @@ export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
       }
       const images = ctx.catalogue?.clusterImages;
       if (!images?.length) throw needData('cluster images', 'cluster-images');
-      const chosen = intent.kubernetes ? images.find(isKubernetesImage) : images[0];
+      const chosen = intent.kubernetes ? images.find(isKubernetesImage) : (images.find((i) => !isKubernetesImage(i) && (i as { is_default?: boolean }).is_default) ?? images.find((i) => !isKubernetesImage(i)) ?? images[0]);
       if (!chosen) {
         throw new InvalidInputError('builtin_unknown_value', 'no cluster image is labelled for Kubernetes', { hint: 'list them with: assistant gpucloud list cluster-images' });
       }
+      requireDefaults(ctx, { sshKey: true, location: !intent.location });
       const image = str(chosen, 'image_type') ?? str(chosen, 'id')!;
       const hostname = intent.hostname ?? uniqueHostname(`cluster-${intent.clusterType.toLowerCase()}`, (lookup.clusters ?? []).map((c) => c.hostname));
       const body = {
@@ -284,10 +394,13 @@ export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
         ssh_key_ids: DEFAULT_SSH_KEYS,
         shared_volume: { name: `${hostname}-shared-volume`, size: CLUSTER_SHARED_VOLUME_GB },
       };
-      return plan(question, `create ${intent.kubernetes ? 'Kubernetes ' : ''}Instant Cluster ${hostname} (${intent.clusterType}) and wait until it runs`, [
-        { args: api('POST', '/v1/clusters', body), reason: `create Instant Cluster ${hostname}`, produces: { CLUSTER_ID: '$.id' } },
-        { args: ['gpucloud-wait', 'clusters', '<CLUSTER_ID>', 'running'], reason: `wait until ${hostname} is running` },
-      ]);
+      return requireInCatalogue(
+        plan(question, `create ${intent.kubernetes ? 'Kubernetes ' : ''}Instant Cluster ${hostname} (${intent.clusterType}) and wait until it runs`, [
+          { args: api('POST', '/v1/clusters', body), reason: `create Instant Cluster ${hostname}`, produces: { CLUSTER_ID: '$.id' } },
+          { args: ['gpucloud-wait', 'clusters', '<CLUSTER_ID>', 'running'], reason: `wait until ${hostname} is running` },
+        ]),
+        ctx,
+      );
     }
 
     case 'discontinue-cluster': {
@@ -298,6 +411,7 @@ export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
       }
       if (!names.length) throw new InvalidInputError('builtin_missing_value', 'say which cluster to discontinue, e.g. "discontinue cluster c1"');
       const targets = [...new Map(names.map((n) => byName(lookup.clusters, n, (c) => c.hostname, 'clusters', 'clusters')).map((t) => [t.id, t])).values()];
+      requireExplained(question, { verbs: [], kinds: ['clusters'], values: [...targets.flatMap((t) => [t.hostname, t.id]), 'instant'] });
       return plan(question, `discontinue ${targets.map((t) => t.hostname ?? t.id).join(', ')}`, [
         {
           args: api('PUT', '/v1/clusters', { actions: targets.map((t) => ({ action: 'discontinue', id: t.id })) }),
@@ -307,24 +421,48 @@ export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
     }
 
     case 'create-volume': {
+      requireCount(intent.count, 'volumes', 1);
+      const shutdownFirst = Boolean(intent.attachTo && intent.shutdownFirst);
+      requireExplained(question, {
+        verbs: intent.attachTo ? ['attach', ...(shutdownFirst ? (['shutdown'] as const) : [])] : [],
+        kinds: ['volumes', 'volume-types', 'locations', ...(intent.attachTo ? ['instances'] : [])],
+        values: [intent.name ?? '', intent.location ?? '', intent.attachTo ?? '', findSizeText(question) ?? '', 'hdd', 'nvme', 'shared', 'sfs', 'nfs', 'file system', shutdownFirst ? 'first' : ''],
+      });
       const size = intent.size ?? DEFAULT_VOLUME_SIZE_GB;
       const instance = intent.attachTo ? byName(lookup.instances, intent.attachTo, (i) => i.hostname, 'instances', 'instances') : undefined;
+      // Shut it down only when the request says so, and only from running (other states cannot be shut down).
+      const stopping = Boolean(instance && shutdownFirst && instance.status === 'running');
+      if (instance && !stopping) requireStopped(instance);
       const name = intent.name ?? `volume-${size}gb`;
       const location = intent.location ?? instance?.location ?? DEFAULT_LOCATION;
-      const commands: PlanCommand[] = [
+      if (instance?.location && intent.location && instance.location !== intent.location) {
+        throw new InvalidInputError('builtin_location_mismatch', `${instance.hostname} is in ${instance.location}, not ${intent.location}; a volume attaches only to an instance in its own location`);
+      }
+      requireDefaults(ctx, { sshKey: false, location: location === DEFAULT_LOCATION });
+      const commands: PlanCommand[] = [];
+      if (instance && stopping) {
+        const host = instance.hostname ?? instance.id;
+        commands.push(
+          { args: api('PUT', '/v1/instances', { action: 'shutdown', id: instance.id }), reason: `shut down ${host} (volumes attach only to a shut-down instance)` },
+          { args: ['gpucloud-wait', 'instances', instance.id, 'offline', VOLUME_READY_TIMEOUT_S, VOLUME_READY_INTERVAL_S], reason: `wait until ${host} is shut down` },
+        );
+      }
+      commands.push(
         {
           args: api('POST', '/v1/volumes', { type: intent.volumeType, name, size, location_code: location }),
           reason: `create ${size} GB ${intent.volumeType} volume ${name}${intent.size ? '' : ' (default size)'}`,
           produces: { VOLUME_ID: '$.id' },
         },
-      ];
+      );
       if (instance) {
-        commands.push({
-          args: api('PUT', '/v1/volumes', { action: 'attach', id: '<VOLUME_ID>', instance_id: instance.id }),
-          reason: `attach ${name} to ${instance.hostname ?? instance.id}`,
-        });
+        // A new volume is "ordered" for a while and the API attaches only a "detached" one.
+        commands.push(
+          { args: ['gpucloud-wait', 'volumes', '<VOLUME_ID>', 'detached', VOLUME_READY_TIMEOUT_S, VOLUME_READY_INTERVAL_S], reason: `wait until ${name} is ready to attach` },
+          { args: api('PUT', '/v1/volumes', { action: 'attach', id: '<VOLUME_ID>', instance_id: instance.id }), reason: `attach ${name} to ${instance.hostname ?? instance.id}` },
+        );
       }
-      return plan(question, `create volume ${name}${instance ? ` and attach it to ${instance.hostname ?? instance.id}` : ''}`, commands);
+      const summary = `${stopping ? `shut down ${instance!.hostname ?? instance!.id}, ` : ''}create volume ${name}${instance ? ` and attach it to ${instance.hostname ?? instance.id}` : ''}`;
+      return requireInCatalogue(plan(question, summary, commands), ctx);
     }
 
     case 'volume-action': {
@@ -338,14 +476,27 @@ export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
         if (lookup.instances) instanceName = namesInQuestion(question, lookup.instances.map((i) => i.hostname)).find((n) => n !== volumeName) ?? instanceName;
         if (!instanceName) throw new InvalidInputError('builtin_missing_value', 'say which instance to attach the volume to, e.g. "attach volume data to train-1"');
         const instance = byName(lookup.instances, instanceName, (i) => i.hostname, 'instances', 'instances');
+        requireExplained(question, { verbs: [], kinds: ['volumes', 'instances'], values: [volumeName, volume.id, instanceName, instance.id] });
+        requireStopped(instance);
         return plan(question, `attach ${volume.name ?? volume.id} to ${instance.hostname ?? instance.id}`, [
           { args: api('PUT', '/v1/volumes', { action: 'attach', id: volume.id, instance_id: instance.id }), reason: `attach ${volume.name ?? volume.id} to ${instance.hostname ?? instance.id}` },
         ]);
       }
+      requireExplained(question, { verbs: [], kinds: ['volumes', 'instances'], values: [volumeName, volume.id] });
       return plan(question, `${intent.action} ${volume.name ?? volume.id}`, [
         { args: api('PUT', '/v1/volumes', { action: intent.action, id: volume.id }), reason: `${intent.action} volume ${volume.name ?? volume.id}` },
       ]);
     }
+  }
+}
+
+/** The API attaches volumes only to a shut-down instance: refuse now rather than fail halfway through the plan. */
+function requireStopped(instance: LookupInstance): void {
+  if (instance.status && instance.status !== 'offline') {
+    const name = instance.hostname ?? instance.id;
+    throw new InvalidInputError('builtin_instance_running', `${name} is ${instance.status}; gpucloud attaches volumes only to a shut-down instance, so nothing was planned`, {
+      hint: `shut it down first (assistant gpucloud action shutdown ${name}), then ask again, or add "and shut it down first" to the request`,
+    });
   }
 }
 

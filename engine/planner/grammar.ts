@@ -4,22 +4,22 @@
  * verbs and the few value patterns (instance-type codes, location codes, sizes, names) are here.
  */
 import { KINDS } from '../gpucloud/catalogue.js';
-import { TermMatcher, type TermMatch } from '../routing/match.js';
+import { TermMatcher, termPattern, type TermMatch } from '../routing/match.js';
 import { CLUSTER_TYPE_CODE, INSTANCE_TYPE_CODE } from '../routing/terms.js';
 
 export type InstanceAction = 'start' | 'shutdown' | 'hibernate' | 'delete' | 'discontinue' | 'force_shutdown';
 
 export type Intent =
   | { type: 'list'; kinds: string[]; location?: string; names: string[] }
-  | { type: 'create-instance'; instanceType?: string; gpuModel?: string; gpuCount?: number; hostname?: string; location?: string; image?: string; spot: boolean }
+  | { type: 'create-instance'; instanceType?: string; gpuModel?: string; gpuCount?: number; hostnames: string[]; count?: number; location?: string; image?: string; spot: boolean }
   | { type: 'instance-action'; action: InstanceAction; names: string[]; ids: string[]; all: boolean; status?: string }
-  | { type: 'create-cluster'; clusterType?: string; hostname?: string; location?: string; kubernetes: boolean }
+  | { type: 'create-cluster'; clusterType?: string; hostname?: string; location?: string; kubernetes: boolean; count?: number }
   | { type: 'discontinue-cluster'; names: string[]; ids: string[] }
-  | { type: 'create-volume'; name?: string; size?: number; volumeType: string; location?: string; attachTo?: string }
+  | { type: 'create-volume'; name?: string; size?: number; volumeType: string; location?: string; attachTo?: string; count?: number; shutdownFirst: boolean }
   | { type: 'volume-action'; action: 'attach' | 'detach' | 'delete'; volume?: string; instance?: string }
   | { type: 'unsupported'; reason: string };
 
-type Verb = 'list' | 'create' | 'start' | 'shutdown' | 'hibernate' | 'delete' | 'discontinue' | 'force_shutdown' | 'attach' | 'detach';
+export type Verb = 'list' | 'create' | 'start' | 'shutdown' | 'hibernate' | 'delete' | 'discontinue' | 'force_shutdown' | 'attach' | 'detach';
 
 const VERBS: { verb: Verb; words: string[] }[] = [
   { verb: 'force_shutdown', words: ['force shutdown', 'force shut down', 'force stop', 'force-stop', 'force-shutdown', 'force power off'] },
@@ -60,24 +60,111 @@ export function matchKinds(text: string): TermMatch<string>[] {
 
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
 /** Location codes such as FIN-01: written in upper case, or after "in/at/location/region". */
-const LOCATION_UPPER = /(?<![\w-])([A-Z]{3}-\d{2})(?![\w-])/;
-const LOCATION_AFTER_WORD = /\b(?:in|at|location|region|datacenter|datacentre)\s+([A-Za-z]{3}-\d{2})(?![\w-])/i;
+const LOCATION_UPPER = /(?<![\w-])([A-Z]{2,5}-\d{1,3})(?![\w-])/;
+const LOCATION_AFTER_WORD = /\b(?:in|at|location|region|datacenter|datacentre)\s+([A-Za-z]{2,5}-\d{1,3})(?![\w-])/i;
 const SIZE = /(\d+(?:\.\d+)?)\s*(tib|tb|t|gib|gb|g)\b/i;
 const NAME = /\b(?:called|named|name\s+it|hostname|with\s+(?:the\s+)?(?:host)?name|name)\s*[:=]?\s+["'`]?([A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?)["'`]?/i;
 const STOPWORDS = new Set(['a', 'an', 'the', 'my', 'it', 'all', 'every', 'everything', 'them', 'this', 'that', 'please', 'instance', 'instances', 'cluster', 'clusters', 'volume', 'volumes', 'vm', 'server', 'box', 'machine', 'and', 'to', 'in', 'on', 'of', 'for', 'with', 'now', 'called', 'named']);
+
+/**
+ * Words that carry no request of their own (articles, pronouns, politeness, auxiliaries). Whatever
+ * else a request says must be explained by the grammar, or the built-in planner refuses it.
+ */
+export const FILLER = new Set(
+  (
+    'a an the my me mine i i\'d i\'m im whats what\'s we us our you your it its them they their this that these those some any all every each both ' +
+    'please pls kindly can could would will should shall may might do does did is are was were be been being have has had ' +
+    'to for with in at on of from into by as via using use and or also just now right currently again back up fresh new another ' +
+    'like want need needs give let lets let\'s there here so too hey hi hello thanks thank ok okay quickly asap real ' +
+    'called named name hostname type kind single default key current overview exist exists existing left about account ' +
+    'deployed registered available running more info information details detail status state'
+  ).split(' '),
+);
+
+/** A kind word inside a name ("box" in big-box, "a100" in demo-a100) is part of the name, not a kind. */
+function insideName(text: string, start: number, end: number): boolean {
+  return /[\p{L}\p{N}_][-.]$/u.test(text.slice(Math.max(0, start - 2), start)) || /^[-.][\p{L}\p{N}_]/u.test(text.slice(end, end + 2));
+}
 
 export function findUuids(text: string): string[] {
   return [...text.matchAll(UUID)].map((m) => m[0].toLowerCase());
 }
 
+/** "in the moon datacenter", "region mars": a location the catalogue check can refuse by name. */
+const LOCATION_LOOSE = [
+  /\b(?:in|at)\s+(?:the\s+)?["'`]?([\p{L}\p{N}][\p{L}\p{N}_-]*)["'`]?\s+(?:datacenter|datacentre|data\s+center|region|location|dc)\b/iu,
+  /\b(?:datacenter|datacentre|region|location)\s+["'`]?(?!(?:is|are|was|with|and|or|for|to|of|in|on)\b)([\p{L}\p{N}][\p{L}\p{N}_-]*)/iu,
+];
+
 export function findLocation(text: string): string | undefined {
-  return (LOCATION_AFTER_WORD.exec(text)?.[1] ?? LOCATION_UPPER.exec(text)?.[1])?.toUpperCase();
+  const strict = LOCATION_AFTER_WORD.exec(text)?.[1] ?? LOCATION_UPPER.exec(text)?.[1];
+  if (strict) return strict.toUpperCase();
+  for (const re of LOCATION_LOOSE) {
+    const m = re.exec(text)?.[1];
+    if (m) return m.toUpperCase();
+  }
+  return undefined;
+}
+
+const NUMBER_WORDS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12, 'a couple of': 2, 'a pair of': 2 };
+const VAGUE_COUNT = /\b(a few|several|some|many|multiple|a bunch of|lots of|a lot of)\s+(?:new\s+)?(?:[\w.]+\s+){0,2}?(instances|vms|servers|machines|boxes|nodes|volumes|disks|clusters)\b/i;
+const COUNT = /(?<![\w.-])(\d+(?![\d.]|\s*(?:tib|tb|t|gib|gb|g|x|×)\b)|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple of|a pair of)\s+(?:new\s+|more\s+|identical\s+|separate\s+|spot\s+)?(?:(?!(?:called|named|in|at|with)\b)[\w.-]+\s+){0,2}?(instances?|vms?|servers?|machines?|box(?:es)?|nodes?|volumes?|disks?|clusters?)\b/i;
+
+/** How many resources a create asks for ("3 instances", "two H100 boxes"); NaN when vague ("a few"). */
+export function findCount(text: string): { count: number; text: string; at: number } | undefined {
+  const vague = VAGUE_COUNT.exec(text);
+  if (vague) return { count: Number.NaN, text: vague[1]!, at: vague.index };
+  const m = COUNT.exec(text);
+  if (!m) return undefined;
+  const word = m[1]!.toLowerCase();
+  const count = /^\d+$/.test(word) ? Number(word) : NUMBER_WORDS[word.replace(/\s+/g, ' ')]!;
+  return { count, text: m[1]!, at: m.index };
+}
+
+const NAME_KEYWORD = /\b(?:called|named|name\s+it|names?|hostnames?|with\s+(?:the\s+)?(?:host)?names?)\s*[:=]?\s+/i;
+const NAME_SHAPE = /^[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?$/;
+
+/** Every name in "called a1, a2 and a3" (stops at a word that is a verb, a resource or a filler word). */
+export function findNames(text: string): string[] {
+  const m = NAME_KEYWORD.exec(text);
+  if (!m) return [];
+  const tokens = text.slice(m.index + m[0].length).split(/(\s*,\s*|\s+)/).filter((t) => t.trim() !== '' || t.includes(','));
+  const names: string[] = [];
+  let expectName = true;
+  for (const raw of tokens) {
+    const t = raw.trim();
+    if (t === ',' || t === '') {
+      if (expectName) break;
+      expectName = true;
+      continue;
+    }
+    const word = t.replace(/^["'`]+|["'`?!.,;:]+$/g, '');
+    if (!expectName) {
+      if (/^(and|&)$/i.test(word)) {
+        expectName = true;
+        continue;
+      }
+      break;
+    }
+    // The first word after "called" is the name even when it is a filler word ("called default");
+    // later ones must not be ("called a1 and a2 in FIN-01" stops at "in").
+    const lower = word.toLowerCase();
+    if (!NAME_SHAPE.test(word) || STOPWORDS.has(lower) || (names.length && FILLER.has(lower)) || verbMatcher.match(word).length) break;
+    names.push(word);
+    expectName = false;
+  }
+  return names;
 }
 
 export function findName(text: string): string | undefined {
   const m = NAME.exec(text);
   const name = m?.[1];
   return name && !STOPWORDS.has(name.toLowerCase()) ? name : undefined;
+}
+
+/** The size as written ("200 GB"), for accounting for the words of a request. */
+export function findSizeText(text: string): string | undefined {
+  return SIZE.exec(text)?.[0];
 }
 
 export function findSizeGb(text: string): number | undefined {
@@ -101,10 +188,10 @@ export function findClusterType(text: string): string | undefined {
 }
 
 /** GPU model words ("h100", "8x a100") for picking an instance type from the catalogue. */
-export function findGpuModel(text: string): { model: string; count?: number } | undefined {
-  const m = /(?:\b(\d{1,2})\s*(?:x\s*|×\s*)?)?\b(h100|h200|b200|b300|a100|v100|l40s|a6000|rtx\s?6000(?:\s?ada)?|rtx\s?a6000|gh200)\b/i.exec(text);
+export function findGpuModel(text: string): { model: string; count?: number; text: string } | undefined {
+  const m = /(?:\b(\d{1,2})\s*(?:x\s*|×\s*)?)?\b(h100|h200|b200|b300|a100|v100|l40s|a6000|rtx\s?6000(?:\s?ada)?|rtx\s?a6000|gh200)s?\b/i.exec(text);
   if (!m) return undefined;
-  return { model: m[2]!.replace(/\s+/g, '').toUpperCase(), count: m[1] ? Number(m[1]) : undefined };
+  return { model: m[2]!.replace(/\s+/g, '').toUpperCase(), count: m[1] ? Number(m[1]) : undefined, text: m[0] };
 }
 
 /** The word(s) after a verb, skipping articles and resource nouns: "shut down the instance train-1" → train-1. */
@@ -118,6 +205,11 @@ export function targetAfter(text: string, from: number): string | undefined {
     return undefined;
   }
   return undefined;
+}
+
+/** True when `text` contains a verb of the grammar ("delete", "shut down"). */
+export function hasVerb(text: string): boolean {
+  return verbMatcher.match(text).length > 0;
 }
 
 function firstVerb(text: string): TermMatch<Verb> | undefined {
@@ -161,7 +253,7 @@ function joinSplitVerbs(text: string): string {
 }
 
 export function parseIntent(question: string): Intent {
-  const text = joinSplitVerbs(question.trim().replace(/[?!]+$/, ''));
+  const text = joinSplitVerbs(normaliseQuestion(question).replace(/[?!]+$/, ''));
   const lower = text.toLowerCase();
   const verb = firstVerb(text);
   const typeCode = findInstanceType(text);
@@ -174,9 +266,11 @@ export function parseIntent(question: string): Intent {
 
   if (v === 'create') {
     const object = objectAfter(text, after) ?? (typeCode ? 'instance' : undefined);
+    const count = findCount(text)?.count;
     if (object === 'cluster') {
       return {
         type: 'create-cluster',
+        count,
         clusterType: findClusterType(text),
         hostname: findName(text),
         location: findLocation(text),
@@ -193,16 +287,24 @@ export function parseIntent(question: string): Intent {
         volumeType: /\bhdd\b/i.test(text) ? 'HDD' : /\b(shared|sfs|nfs|shared file system)\b/i.test(text) ? 'NVMe_Shared' : 'NVMe',
         location: findLocation(text),
         attachTo: attach?.[1] ?? forInstance?.[1],
+        count,
+        // "… attach it to train-1 and shut it down first": the request allows stopping the instance.
+        shutdownFirst: verbMatcher.match(text).some((m) => m.data === 'shutdown'),
       };
     }
     if (object === 'instance') {
       const gpu = typeCode ? undefined : findGpuModel(text);
+      const counted = findCount(text);
+      // "2 H100 instances" is two instances of one H100, "8x H100" one instance with eight.
+      const sameNumber = gpu?.count !== undefined && counted && new RegExp(`(?<![\\w.])${counted.text}\\s+${gpu.model}`, 'i').test(text.replace(/\s+/g, ' '));
+      const gpuCount = sameNumber ? undefined : gpu?.count;
       return {
         type: 'create-instance',
         instanceType: typeCode,
         gpuModel: gpu?.model,
-        gpuCount: gpu?.count,
-        hostname: findName(text),
+        gpuCount,
+        count: counted?.count,
+        hostnames: findNames(text),
         location: findLocation(text),
         image: /\bimage\s+["'`]?([a-z0-9][a-z0-9_.-]*[a-z0-9])/i.exec(text)?.[1],
         spot: /\bspot\b/i.test(text),
@@ -243,7 +345,7 @@ export function parseIntent(question: string): Intent {
   }
 
   // Reading: list/show anything in the catalogue.
-  const matched = matchKinds(text);
+  const matched = matchKinds(text).filter((m) => !insideName(text, m.start, m.end));
   let kinds = [...new Set(matched.map((m) => m.data))];
   const availabilityByWord = matched.some((m) => m.data === 'availability' && /^available$/i.test(m.text));
   // Status words ("running", "idle") are instance terms, but "clusters running" is about clusters.
@@ -254,11 +356,89 @@ export function parseIntent(question: string): Intent {
     kinds = kinds.includes('instance-types') ? kinds.filter((k) => k !== 'instance-types') : kinds.filter((k) => k !== 'availability');
   }
   if (kinds.length && (v === 'list' || !v)) {
-    const candidate = findName(text) ?? targetAfter(text, after);
-    return { type: 'list', kinds, location: findLocation(text), names: candidate ? [candidate] : [] };
+    // Words left over are names of records to show ("show instance train-2"); the planner checks them.
+    const byLocation = kinds.some((k) => k === 'availability' || k === 'cluster-availability');
+    const location = byLocation ? findLocation(text) : undefined;
+    const names = unexplainedWords(text, { verbs: [], reading: true, values: location ? [location] : [] });
+    return { type: 'list', kinds, location, names };
   }
   return {
     type: 'unsupported',
     reason: v ? `the built-in planner does not know how to "${verb!.text}" that` : 'the request names no gpucloud resource the built-in planner knows',
   };
+}
+
+/** Every kind word of the catalogue, matched everywhere (overlaps included) so that none is left over. */
+let kindPatterns: { kind: string; re: RegExp }[] | undefined;
+/** Built on first use: every CLI command loads this module, few plan. */
+function kindPatternList(): { kind: string; re: RegExp }[] {
+  kindPatterns ??= KINDS.flatMap((k) =>
+    [...new Set([k.kind, k.singular, ...k.aliases, ...k.terms].map((w) => w.toLowerCase().replace(/-/g, ' ')))].map((w) => ({ kind: k.kind, re: termPattern(w) })),
+  );
+  return kindPatterns;
+}
+const NOUN_KIND: Record<ResourceObject, string> = { instance: 'instances', cluster: 'clusters', volume: 'volumes', other: '' };
+
+const VALUE_PATTERNS: RegExp[] = [
+  new RegExp(INSTANCE_TYPE_CODE.source, INSTANCE_TYPE_CODE.flags),
+  new RegExp(CLUSTER_TYPE_CODE.source, CLUSTER_TYPE_CODE.flags + 'i'),
+  UUID,
+  /(\d+(?:\.\d+)?)\s*(tib|tb|t|gib|gb|g)\b/gi,
+  /(?:\b\d{1,2}\s*(?:x\s*|×\s*)?)?\b(h100|h200|b200|b300|a100|v100|l40s|a6000|rtx\s?6000(?:\s?ada)?|rtx\s?a6000|gh200)s?\b/gi,
+];
+
+export interface Explained {
+  /** Verbs the plan carries out besides the first one ("attach" in "create a volume and attach it"). */
+  verbs: Verb[];
+  /** A read: every reading verb is explained, and change verbs only as "can I deploy". */
+  reading?: boolean;
+  /** Values the plan uses as written: names, hostnames, image, location, type, size, quantity words. */
+  values: string[];
+  /** Catalogue kinds whose words the plan accounts for (a change); a read accounts for every kind. */
+  kinds?: string[];
+}
+
+/** Curly quotes and odd spaces read as plain ones. */
+export function normaliseQuestion(question: string): string {
+  return question.replace(/[“”„«»]/g, '"').replace(/[‘’‚]/g, "'").replace(/[\u00a0\u2000-\u200b\u202f\u3000]/g, ' ').trim();
+}
+
+/**
+ * The words of a request that neither the grammar nor the plan accounts for ("rename", "poem",
+ * "then delete it"). The built-in planner refuses a request with any: a plan that does less or
+ * other than asked must not pass for the answer.
+ */
+export function unexplainedWords(question: string, explained: Explained): string[] {
+  const text = joinSplitVerbs(normaliseQuestion(question));
+  const mask = Array.from(text, () => false);
+  const cover = (start: number, end: number) => {
+    for (let i = start; i < end; i++) mask[i] = true;
+  };
+  const verbs = verbMatcher.match(text);
+  verbs.forEach((m, i) => {
+    const modal = /\b(?:can|could|may)\s+(?:i|we)\s+$|\bto\s+$/i.test(text.slice(0, m.start));
+    const ok = i === 0 || explained.verbs.includes(m.data) || (explained.reading && (m.data === 'list' || modal));
+    if (ok) cover(m.start, m.end);
+  });
+  const glued = (start: number, end: number) => insideName(text, start, end);
+  const kinds = explained.reading ? undefined : new Set(explained.kinds ?? []);
+  const patterns = [
+    ...kindPatternList().filter((p) => !kinds || kinds.has(p.kind)).map((p) => p.re),
+    ...NOUN_OBJECTS.filter((n) => !kinds || kinds.has(NOUN_KIND[n.object])).map((n) => n.re),
+    // A read names types, sizes and ids freely; a change explains each value it uses (explained.values).
+    ...(kinds ? [] : VALUE_PATTERNS),
+  ];
+  for (const re of patterns) {
+    for (const m of text.matchAll(new RegExp(re.source, re.flags.includes('g') ? re.flags : re.flags + 'g'))) {
+      if (!glued(m.index, m.index + m[0].length)) cover(m.index, m.index + m[0].length);
+    }
+  }
+  for (const value of explained.values.filter(Boolean)) {
+    for (const m of text.matchAll(termPattern(value))) cover(m.index, m.index + m[0].length);
+  }
+  const rest = Array.from(text, (c, i) => (mask[i] ? ' ' : c)).join('');
+  return rest
+    .split(/[^\p{L}\p{N}_.'’-]+/u)
+    .map((w) => w.replace(/^[.'’-]+|[.'’-]+$/g, ''))
+    .filter((w) => w && !FILLER.has(w.toLowerCase().replace(/’/g, "'")));
 }
