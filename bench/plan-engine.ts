@@ -5,10 +5,11 @@
  *  (b) rate-limit pacing: 3× the per-path limit on one path with a short window on both sides. The
  *      minimum is 2 windows (20 at t=0, 20 at t=W, 20 at t=2W). Target: within 5% of it, and no 429.
  */
+import { PROVIDERS } from '../engine/providers.js';
 import { startEmulator } from '../emulator/index.js';
 import { createGpuCloudClient } from '../engine/gpucloud/client.js';
 import type { GpuCloudClient } from '../engine/gpucloud/types.js';
-import { runPlan } from '../engine/plan/run.js';
+import { runPlan } from '../machines/run-plan.js';
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -28,7 +29,7 @@ function getPlan(steps: number, paths: string[]) {
 async function timePlan(plan: ReturnType<typeof getPlan>, client: GpuCloudClient): Promise<number> {
   const signal = new AbortController().signal;
   const started = performance.now();
-  const out = await runPlan(plan, { destroyer: false, predefined: {}, executorContext: { gpucloud: async () => client, signal } });
+  const out = await runPlan(plan, { destroyer: false, predefined: {}, providers: PROVIDERS, context: { client: async () => client, signal } });
   const ms = performance.now() - started;
   if (out.report.status !== 'succeeded') throw new Error(`benchmark plan ${out.report.status}: ${JSON.stringify(out.report.error)}`);
   return ms;

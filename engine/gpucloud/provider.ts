@@ -76,7 +76,6 @@ export const gpucloudProvider: Provider<GpuCloudClient> = {
       tokenCacheDir: opts.freshCredentials ? undefined : join(opts.home, '.assistant', 'tokens'),
       timeoutMs: opts.timeoutMs,
       debug: opts.debug,
-      signal: opts.signal,
     });
     return { client, source: `${creds.source} (${creds.sourceDetail})` };
   },
