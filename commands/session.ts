@@ -30,6 +30,7 @@ export async function openSession(ctx: CommandContext): Promise<Session> {
   const timeoutMs = (ctx.globals.timeout ?? config.timeout ?? 30) * 1000;
 
   let closeEmulator: (() => Promise<void>) | undefined;
+  let closeClient: (() => Promise<void> | undefined) | undefined;
   let clientPromise: Promise<{ client: GpuCloudClient; source: string }> | undefined;
   const predefined = predefinedBindings(config, ctx.env);
 
@@ -56,15 +57,19 @@ export async function openSession(ctx: CommandContext): Promise<Session> {
     }
     const creds = resolveGpuCloudCredentials({ config, env: ctx.env, home: ctx.home, configPath: ctx.globals.config });
     for (const w of creds.warnings ?? []) ctx.io.stderr.write(`warning: ${w}\n`);
+    const { redisUrl, ...rateLimit } = resolveRateLimit(config, ctx.env);
     const client = createGpuCloudClient({
       baseUrl: creds.baseUrl,
       authUrl: creds.authUrl,
       credentials: { clientId: creds.clientId, clientSecret: creds.clientSecret, projectId: creds.projectId },
-      rateLimit: resolveRateLimit(config),
+      rateLimit,
+      // Every process of this project shares the limits (issue 12): this machine's record, or Redis.
+      sharedLimits: { dir: join(ctx.home, '.assistant', 'ratelimit'), redisUrl, warn: (line) => ctx.io.stderr.write(`warning: ${line}\n`) },
       tokenCacheDir,
       timeoutMs,
       debug,
     });
+    closeClient = () => client.close?.();
     return { client, source: `${creds.source} (${creds.sourceDetail})` };
   };
   const lazy = () => (clientPromise ??= connect());
@@ -75,6 +80,7 @@ export async function openSession(ctx: CommandContext): Promise<Session> {
     credentialSource: async () => (await lazy()).source,
     executorContext: () => ({ gpucloud: async () => (await lazy()).client, signal: ctx.signal }),
     close: async () => {
+      await closeClient?.();
       await closeEmulator?.();
     },
   };
