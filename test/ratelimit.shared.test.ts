@@ -45,10 +45,9 @@ test('five CLI processes on one machine share one window: zero 429s and every ru
     async ({ emu, env }) => {
       const home = machine();
       const results = await Promise.all(Array.from({ length: 5 }, (_, i) => applyGets(env, home, 6, `p${i}`, ['--debug'])));
-      assertAllSucceeded(results);
-      const gets = emu.requests().filter((r) => r.path === '/v1/instances');
-      assert.is(gets.length, 30);
       assert.is(emu.stats().status429, 0, 'the emulator answered 429');
+      assertAllSucceeded(results);
+      assert.is(emu.requests().filter((r) => r.path === '/v1/instances').length, 30);
       // --debug shows the shared budget whenever a request waits for it.
       assert.ok(
         results.some((r) => /debug: rate limit GET \/v1\/instances: \d+\/5 in window \(shared: file\)/.test(r.stderr)),
@@ -73,8 +72,8 @@ test('an MCP server and a CLI on one machine share one window: zero 429s, both s
       } finally {
         await client.close();
       }
-      assert.is(emu.requests().filter((r) => r.path === '/v1/instances').length, 20);
       assert.is(emu.stats().status429, 0, 'the emulator answered 429');
+      assert.is(emu.requests().filter((r) => r.path === '/v1/instances').length, 20);
     },
     { rateLimit: LIMITS },
   ));
@@ -170,6 +169,25 @@ test('a 429 from a client we cannot see shrinks the path\'s budget for every pro
       assert.ok(later.every((r) => r.status === 200));
       assert.is(emu.stats().status429, 1, 'only the first request met the 429');
       await Promise.all([a.close?.(), b.close?.()]);
+    },
+    { rateLimit: LIMITS },
+  ));
+
+test('without a shared record, a 429 still holds the path back in this process: a request sent during the Retry-After waits', () =>
+  withEmulator(
+    async ({ emu }) => {
+      const events: ClientEvent[] = [];
+      const credentials = { clientId: emu.clientId, clientSecret: emu.clientSecret };
+      const c = createGpuCloudClient({ baseUrl: emu.url, credentials, rateLimit: LIMITS, onEvent: (e) => events.push(e) });
+      const console_ = createGpuCloudClient({ baseUrl: emu.url, credentials, rateLimit: LIMITS });
+      await Promise.all(Array.from({ length: LIMITS.perPath }, () => console_.request({ method: 'GET', path: '/v1/instances' })));
+      const first = c.request({ method: 'GET', path: '/v1/instances' });
+      while (!events.some((e) => e.type === 'retry')) await new Promise((r) => setTimeout(r, 5));
+      const second = await c.request({ method: 'GET', path: '/v1/instances' });
+      assert.is((await first).status, 200);
+      assert.is(second.status, 200);
+      assert.is(emu.stats().status429, 1, 'only the first request met the 429');
+      assert.ok(events.some((e) => e.type === 'rate-limit-wait'), 'the held-back request reported a rate-limit wait');
     },
     { rateLimit: LIMITS },
   ));
