@@ -21,6 +21,8 @@ const FIELD_PATTERNS: RegExp[] = [
   /(Bearer\s+)([A-Za-z0-9._~+/=-]{8,})/g,
 ];
 
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)[^\s/@]+@/gi;
+
 /** Every FIELD_PATTERNS match contains one of these words; most strings contain none and skip the patterns. */
 const MAY_HOLD_FIELD = /secret|token|api_key|password|bearer/i;
 
@@ -29,6 +31,8 @@ export function redactText(text: string): string {
   for (const s of secrets) {
     if (out.includes(s)) out = out.split(s).join(MASK);
   }
+  // A password in a URL's user info (redis://:pw@host, https://user:pw@host).
+  if (out.includes('@')) out = out.replace(URL_PASSWORD, (_m, prefix: string) => `${prefix}${MASK}@`);
   if (!MAY_HOLD_FIELD.test(out)) return out;
   for (const pattern of FIELD_PATTERNS) out = out.replace(pattern, (_m, prefix: string) => `${prefix}${MASK}`);
   return out;

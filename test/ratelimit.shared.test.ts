@@ -192,6 +192,14 @@ test('without a shared record, a 429 still holds the path back in this process: 
     { rateLimit: LIMITS },
   ));
 
+test('config show and ASSISTANT_REDIS_URL: the redis URL is shown without its password', async () => {
+  const home = machine('redis://user:pw-Never-Shown@10.0.0.1:6379/0');
+  const r = await runCli(['config', 'show'], { home, timeoutMs: 60_000 });
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /redis_url: redis:\/\/user:\*\*\*@10\.0\.0\.1:6379\/0/);
+  assert.not.match(r.stdout + r.stderr, /pw-Never-Shown/);
+});
+
 test('a slot whose holder was killed stops counting after its lease, and a lock left by a killed process is taken over', async () => {
   const file = join(tempHome('assistant-rl-'), 'ratelimit', 'r.json');
   const store = new FileLimitStore(file);
