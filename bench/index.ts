@@ -4,3 +4,4 @@ import { runStartupBench } from './startup.js';
 runStartupBench();
 await (await import('./plan-engine.js')).runPlanEngineBench();
 await (await import('./mcp.js')).runMcpBench();
+await (await import('./shared-limits.js')).runSharedLimitsBench();

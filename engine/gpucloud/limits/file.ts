@@ -60,11 +60,11 @@ export class FileLimitStore implements SharedLimitStore {
     });
   }
 
-  async release(holder: string, keys: string[], windowMs: number): Promise<void> {
+  async release(holder: string, keys: string[], windowMs: number, arrivedAt: number): Promise<void> {
     await this.update((rec, now) => {
       for (const key of keys) {
         const k = rec.keys[key];
-        if (k && holder in k.slots) k.slots[holder] = now + windowMs;
+        if (k && holder in k.slots) k.slots[holder] = Math.min(now, arrivedAt) + windowMs;
       }
     });
   }

@@ -84,7 +84,10 @@ export class SharedLimiter {
       if (!result) return undefined;
       const { store, value } = result;
       if (value.admitted) {
-        const release = () => void this.callOn(store, (s) => s.release(holder, keys.map((k) => k.key), this.limits.windowMs));
+        const release = () => {
+          const arrivedAt = Date.now();
+          void this.callOn(store, (s) => s.release(holder, keys.map((k) => k.key), this.limits.windowMs, arrivedAt));
+        };
         return { release, waitedMs: told ? performance.now() - started : 0 };
       }
       if (!told) {

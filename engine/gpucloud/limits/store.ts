@@ -38,8 +38,11 @@ export interface AcquireResult {
 export interface SharedLimitStore {
   readonly kind: 'file' | 'redis';
   tryAcquire(req: AcquireRequest): Promise<AcquireResult>;
-  /** The response (or failure) arrived: the slot now counts for one more window. */
-  release(holder: string, keys: string[], windowMs: number): Promise<void>;
+  /**
+   * The response (or failure) arrived: the slot now counts for one more window. `arrivedAt` (this
+   * machine's Date.now() at arrival) is used by stores on this machine's clock; Redis uses its own.
+   */
+  release(holder: string, keys: string[], windowMs: number, arrivedAt: number): Promise<void>;
   /** A 429 arrived anyway: nobody sends on `key` for `forMs`. */
   block(key: string, forMs: number): Promise<void>;
   close(): Promise<void>;
