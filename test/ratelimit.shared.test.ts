@@ -218,4 +218,12 @@ test('a slot whose holder was killed stops counting after its lease, and a lock 
   assert.ok((await store.tryAcquire({ holder: 'next', keys, windowMs: 100, leaseMs })).admitted);
 });
 
+test('an unreadable shared record counts as empty instead of failing the run', async () => {
+  const file = join(tempHome('assistant-rl-'), 'ratelimit', 'r.json');
+  const store = new FileLimitStore(file);
+  writeFileSync(file, '{"v":1,"keys":{"GET /v1/x":{"slots":');
+  assert.ok((await store.tryAcquire({ holder: 'h', keys: [{ key: 'GET /v1/x', limit: 1 }], windowMs: 100, leaseMs: 300 })).admitted);
+  assert.not.ok((await store.tryAcquire({ holder: 'h2', keys: [{ key: 'GET /v1/x', limit: 1 }], windowMs: 100, leaseMs: 300 })).admitted);
+});
+
 test.run();

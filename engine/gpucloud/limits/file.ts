@@ -41,7 +41,11 @@ export class FileLimitStore implements SharedLimitStore {
     readonly file: string,
     private readonly now: () => number = Date.now,
   ) {
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    try {
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    } catch {
+      // An unwritable home surfaces at the first lock, where the caller warns and limits this process only.
+    }
   }
 
   tryAcquire(req: AcquireRequest): Promise<AcquireResult> {
