@@ -3,6 +3,7 @@
  * server) against one emulator with small limits, on one machine (one HOME: the locked file) and on two
  * "machines" (two HOMEs sharing a real redis-server). The emulator counts 429s; the target is zero.
  */
+import { spawn } from 'node:child_process';
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -216,6 +217,22 @@ test('a slot whose holder was killed stops counting after its lease, and a lock 
   const old = new Date(Date.now() - 60_000);
   utimesSync(`${file}.lock`, old, old);
   assert.ok((await store.tryAcquire({ holder: 'next', keys, windowMs: 100, leaseMs })).admitted);
+});
+
+test('a process killed with -9 while its request is in flight frees its slot one window later, not after the lease', async () => {
+  const file = join(tempHome('assistant-rl-'), 'ratelimit', 'r.json');
+  const store = new FileLimitStore(file);
+  const keys = [{ key: 'GET /v1/x', limit: 1 }];
+  const victim = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  const exited = new Promise((r) => victim.once('exit', r));
+  assert.ok((await store.tryAcquire({ holder: `${victim.pid}.abcd.1`, keys, windowMs: 200, leaseMs: 600_000 })).admitted);
+  victim.kill('SIGKILL');
+  await exited;
+  const blocked = await store.tryAcquire({ holder: `${process.pid}.abcd.2`, keys, windowMs: 200, leaseMs: 600_000 });
+  assert.not.ok(blocked.admitted);
+  assert.ok(blocked.retryInMs <= 200, `the dead holder's slot still counts for ${blocked.retryInMs} ms`);
+  await new Promise((r) => setTimeout(r, blocked.retryInMs + 5));
+  assert.ok((await store.tryAcquire({ holder: `${process.pid}.abcd.3`, keys, windowMs: 200, leaseMs: 600_000 })).admitted);
 });
 
 test('an unreadable shared record counts as empty instead of failing the run', async () => {
