@@ -4,7 +4,8 @@
  * One request goes through these layers, outermost first:
  *   create de-duplication (dedupe.ts) → 5xx/network schedule (retry.ts, SPEC 7.4) →
  *   401 re-authentication once and 429 Retry-After waits (here) → token (auth.ts) →
- *   sliding-window rate limiter (rate-limiter.ts) → one HTTP exchange (ofetch) → body decoding (response.ts).
+ *   sliding-window rate limiter (rate-limiter.ts, then the record shared by every process of the project,
+ *   limits/shared.ts) → one HTTP exchange (ofetch) → body decoding (response.ts).
  * Debug lines and events never carry the client secret or a token (redact.ts).
  */
 import { readFileSync } from 'node:fs';
