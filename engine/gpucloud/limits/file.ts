@@ -34,6 +34,35 @@ const LOCK_OPTIONS = {
   onCompromised: () => undefined,
 } as const;
 
+/**
+ * A slot still in flight whose process has died (kill -9) cannot be received by the server any more
+ * (its socket died with it), so it counts for one window from now instead of for the rest of its lease.
+ * Holders are `<pid>.<random>.<n>` (shared.ts); a pid reused by another process just keeps the lease.
+ */
+function forgetDeadHolders(k: KeyRecord, now: number, windowMs: number, alive: Map<number, boolean>): void {
+  for (const [holder, until] of Object.entries(k.slots)) {
+    if (until <= now + windowMs) continue; // released already, or about to expire anyway
+    const pid = Number.parseInt(holder, 10);
+    if (!Number.isSafeInteger(pid) || pid <= 0) continue;
+    let isAlive = alive.get(pid);
+    if (isAlive === undefined) {
+      isAlive = processAlive(pid);
+      alive.set(pid, isAlive);
+    }
+    if (!isAlive) k.slots[holder] = now + windowMs;
+  }
+}
+
+function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'; // exists, owned by someone else
+  }
+}
+
 export class FileLimitStore implements SharedLimitStore {
   readonly kind = 'file' as const;
 
@@ -52,8 +81,10 @@ export class FileLimitStore implements SharedLimitStore {
     return this.update((rec, now) => {
       const used: number[] = [];
       let retryInMs = 0;
+      const alive = new Map<number, boolean>();
       for (const { key, limit } of req.keys) {
         const k = (rec.keys[key] ??= { slots: {} });
+        forgetDeadHolders(k, now, req.windowMs, alive);
         const d = decide(Object.values(k.slots), k.blockedUntil ?? 0, limit, now);
         used.push(d.used);
         retryInMs = Math.max(retryInMs, d.retryInMs);
