@@ -36,7 +36,8 @@ test('list instances (table) has a STATUS column with the seeded statuses', () =
 test('every catalogue kind lists with exit 0 and valid JSON on stdout', () =>
   withEmulator(async ({ env }) => {
     const home = tempHome();
-    const results = await Promise.all(KINDS.map((k) => runCli(['gpucloud', 'list', k.kind, '-o', 'json'], { env, home })));
+    // ~21 node processes start at once: on a busy 2-core box that alone can take longer than 15 s.
+    const results = await Promise.all(KINDS.map((k) => runCli(['gpucloud', 'list', k.kind, '-o', 'json'], { env, home, timeoutMs: 120_000 })));
     results.forEach((r, i) => {
       assert.is(r.code, 0, `${KINDS[i]!.kind}: ${r.stderr}`);
       assert.not.throws(() => JSON.parse(r.stdout), `${KINDS[i]!.kind} printed JSON`);
