@@ -44,6 +44,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
   const notices = createWaitNotices(ctx.io);
 
   let closeEmulator: (() => Promise<void>) | undefined;
+  let closeClient: (() => Promise<void> | undefined) | undefined;
   let clientPromise: Promise<{ client: GpuCloudClient; source: string }> | undefined;
   const predefined = predefinedBindings(config, ctx.env);
 
@@ -71,16 +72,20 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     }
     const creds = resolveGpuCloudCredentials({ config, env: ctx.env, home: ctx.home, configPath: ctx.globals.config });
     for (const w of creds.warnings ?? []) warn(ctx, w);
+    const { redisUrl, ...rateLimit } = resolveRateLimit(config, ctx.env);
     const client = createGpuCloudClient({
       baseUrl: creds.baseUrl,
       authUrl: creds.authUrl,
       credentials: { clientId: creds.clientId, clientSecret: creds.clientSecret, projectId: creds.projectId },
-      rateLimit: resolveRateLimit(config),
+      rateLimit,
+      // Every process of this project shares the limits (issue 12): this machine's record, or Redis.
+      sharedLimits: { dir: join(ctx.home, '.assistant', 'ratelimit'), redisUrl, warn: (line) => warn(ctx, line) },
       tokenCacheDir: opts.tokenCache === false ? undefined : tokenCacheDir,
       timeoutMs,
       debug,
       onEvent: notices.event,
     });
+    closeClient = () => client.close?.();
     return { client, source: `${creds.source} (${creds.sourceDetail})` };
   };
   const lazy = () => (clientPromise ??= connect());
@@ -91,6 +96,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     credentialSource: async () => (await lazy()).source,
     executorContext: () => ({ gpucloud: async () => (await lazy()).client, signal, notice: notices.notice }),
     close: async () => {
+      await closeClient?.();
       await closeEmulator?.();
     },
   };
