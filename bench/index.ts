@@ -7,3 +7,4 @@ await (await import('./creates.js')).runCreatesBench();
 (await import('./redact.js')).runRedactBench();
 await (await import('./mcp.js')).runMcpBench();
 await (await import('./timing.js')).runTimingBench();
+await (await import('./shared-limits.js')).runSharedLimitsBench();

@@ -9,6 +9,7 @@ import { classifyRequest } from '../engine/gpucloud/verbs/api.js';
 import { UsageError } from '../engine/errors.js';
 import { listenError, parseListen } from '../engine/listen.js';
 import { palette } from '../engine/render/color.js';
+import { maskSecretLooking } from '../engine/redact.js';
 import { renderKindTable, renderRecord, renderRecords, renderTable } from '../engine/render/records.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
@@ -82,9 +83,12 @@ async function get(ctx: CommandContext, session: Session, kind: string, idOrName
   const spec = requireKind(kind);
   const record = await resolveRecord(ctx, session, spec, idOrName);
   // One record has too many fields for a row: by default it is shown as YAML (nested fields stay
-  // readable); an explicit -o table gives a FIELD / VALUE view.
-  const format = ctx.globals.outputExplicit ? ctx.globals.output : 'yaml';
-  ctx.io.stdout.write(renderRecord(record, format, palette(Boolean(ctx.io.stdoutColor))));
+  // readable), masked like a table since nobody asked for the raw data; an explicit -o table gives a
+  // FIELD / VALUE view, an explicit -o json|yaml the raw record.
+  const text = ctx.globals.outputExplicit
+    ? renderRecord(record, ctx.globals.output, palette(Boolean(ctx.io.stdoutColor)))
+    : renderRecord(maskSecretLooking(record), 'yaml');
+  ctx.io.stdout.write(text);
   return 0;
 }
 

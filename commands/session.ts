@@ -91,6 +91,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     credentialSource: async (name) => (await connect(name)).source,
     runContext,
     close: async () => {
+      await Promise.all([...clients.values()].map(async (c) => (await c.catch(() => undefined))?.close?.()));
       await closeEmulator?.();
     },
   };

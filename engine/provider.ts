@@ -156,6 +156,8 @@ export interface ProviderClient<Client> {
   client: Client;
   /** Where the credentials came from, for `credentials test`. */
   source: string;
+  /** Releases what the client holds open (connections to a shared rate-limit store). */
+  close?(): Promise<void>;
 }
 
 export interface Provider<Client = unknown> {

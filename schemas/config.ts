@@ -57,6 +57,8 @@ export const RateLimitSchema = z.strictObject({
   per_project: positiveInt().optional(),
   per_path: positiveInt().optional(),
   window_ms: positiveInt().optional(),
+  /** Share the limits across machines through Redis (redis://[:password@]host:port[/db]); ASSISTANT_REDIS_URL overrides. */
+  redis_url: z.url({ protocol: /^rediss?$/, error: 'expected a redis:// or rediss:// URL' }).optional(),
 });
 
 export const GpuCloudConfigSchema = z.strictObject({

@@ -303,9 +303,11 @@ test('credentials never appear in results or in the server log, even when a plan
 });
 
 test('an ambiguous name in assistant_gpucloud_get is an error whose text lists the IDs to use', async () => {
-  const twins = { ...volumePlan('twin-vol'), commands: [...volumePlan('twin-vol').commands, { ...volumePlan('twin-vol').commands[0]!, produces: undefined }] };
-  const made = await callTool(ctx.client, 'assistant_plan_apply', { plan: twins });
+  // Two applies (one plan may not create a name twice), the second allowed to repeat the name on purpose.
+  const made = await callTool(ctx.client, 'assistant_plan_apply', { plan: volumePlan('twin-vol') });
   assert.not.ok(made.isError, textOf(made));
+  const again = await callTool(ctx.client, 'assistant_plan_apply', { plan: { ...volumePlan('twin-vol'), summary: 'the twin' }, allow_duplicate_names: true });
+  assert.not.ok(again.isError, textOf(again));
   const listed = await callTool(ctx.client, 'assistant_gpucloud_list', { resource: 'volumes' });
   const ids = (listed.structuredContent.items as { id: string; name: string }[]).filter((v) => v.name === 'twin-vol').map((v) => v.id);
   assert.is(ids.length, 2);

@@ -229,15 +229,19 @@ export interface RateLimit {
   perProject: number;
   perPath: number;
   windowMs: number;
+  /** Shared across machines through Redis when set (ASSISTANT_REDIS_URL, then `gpucloud.rate_limit.redis_url`). */
+  redisUrl?: string;
 }
 
 /** SPEC.md §8 limits, overridable with `gpucloud.rate_limit.*` (DESIGN.md §2). */
-export function resolveRateLimit(config: Config): RateLimit {
+export function resolveRateLimit(config: Config, env: NodeJS.ProcessEnv = {}): RateLimit {
   const r = config.gpucloud?.rate_limit ?? {};
+  const redisUrl = nonEmpty(env.ASSISTANT_REDIS_URL) ?? nonEmpty(r.redis_url);
   return {
     perProject: r.per_project ?? RATE_LIMIT_DEFAULTS.per_project,
     perPath: r.per_path ?? RATE_LIMIT_DEFAULTS.per_path,
     windowMs: r.window_ms ?? RATE_LIMIT_DEFAULTS.window_ms,
+    ...(redisUrl ? { redisUrl } : {}),
   };
 }
 

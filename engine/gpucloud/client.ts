@@ -4,7 +4,8 @@
  * One request goes through these layers, outermost first:
  *   create de-duplication (dedupe.ts) → 5xx/network schedule (retry.ts, SPEC 7.4) →
  *   401 re-authentication once and 429 Retry-After waits (here) → token (auth.ts) →
- *   sliding-window rate limiter (rate-limiter.ts) → one HTTP exchange (ofetch) → body decoding (response.ts).
+ *   sliding-window rate limiter (rate-limiter.ts, then the record shared by every process of the project,
+ *   limits/shared.ts) → one HTTP exchange (ofetch) → body decoding (response.ts).
  * Debug lines and events never carry the client secret or a token (redact.ts).
  */
 import { readFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { TokenManager, type Grant } from './auth.js';
 import { normalizeApiPath } from './catalogue.js';
 import { createDedupeFor, type CreateDedupe } from './dedupe.js';
 import { GpuCloudError, NetworkError } from './errors.js';
+import { LayeredLimiter, SharedLimiter, limitNamespace, type RequestLimiter } from './limits/shared.js';
 import { SlidingWindowLimiter, type Slot } from './rate-limiter.js';
 import { assertAllSucceeded, decodeBody, errorFromResponse, headersToRecord } from './response.js';
 import { abortError, final, isAmbiguous, networkCode, parseRetryAfter, retrySchedule, sleep } from './retry.js';
@@ -130,7 +132,7 @@ class HttpGpuCloudClient implements GpuCloudClient {
   private readonly authUrl: string;
   private readonly authPath: string;
   private readonly retry: RetrySettings;
-  private readonly limiter: SlidingWindowLimiter;
+  private readonly limiter: RequestLimiter;
   private readonly tokens: TokenManager;
   private readonly userAgent = `assistant/${packageVersion()}`;
 
@@ -147,7 +149,12 @@ class HttpGpuCloudClient implements GpuCloudClient {
     }
     this.retry = { ...DEFAULT_RETRY, ...definedOnly(opts.retry) };
     const limits: RateLimitSettings = { ...DEFAULT_RATE_LIMIT, ...definedOnly(opts.rateLimit) };
-    this.limiter = new SlidingWindowLimiter({ ...limits, maxConcurrent: DEFAULT_MAX_CONCURRENT });
+    const local = new SlidingWindowLimiter({ ...limits, maxConcurrent: DEFAULT_MAX_CONCURRENT });
+    const sharing = opts.sharedLimits;
+    const namespace = limitNamespace(new URL(this.base).origin, opts.credentials.projectId || opts.credentials.clientId);
+    // A slot whose holder died stops counting after the longest a request can take plus one window.
+    const leaseMs = (opts.timeoutMs && opts.timeoutMs > 0 ? opts.timeoutMs : 120_000) + limits.windowMs;
+    this.limiter = new LayeredLimiter(local, sharing ? new SharedLimiter(limits, namespace, leaseMs, sharing) : undefined);
     this.tokens = new TokenManager({
       credentials: opts.credentials,
       tokenPath: this.authPath,
@@ -246,7 +253,11 @@ class HttpGpuCloudClient implements GpuCloudClient {
         await this.tokens.invalidate(token);
         continue;
       }
-      if (res.status === 429 && (await this.waitOut429(call, res, signal))) continue;
+      if (res.status === 429) {
+        // Someone we cannot see (the console, another tool) used the budget: hold this path back for the Retry-After.
+        await this.limiter.penalize(`${method} ${normalizeApiPath(path)}`, parseRetryAfter(res.headers['retry-after'], this.retry.maxRetryAfterMs));
+        if (await this.waitOut429(call, res, signal)) continue;
+      }
       const context = { method, path, attempts: call.attempts };
       if (res.status < 200 || res.status >= 300) throw errorFromResponse(res.status, res.text, context);
       const data = decodeBody(res.text);
@@ -311,8 +322,11 @@ class HttpGpuCloudClient implements GpuCloudClient {
     const { slot, waitedMs } =
       limitKey === undefined
         ? { slot: NO_SLOT, waitedMs: 0 }
-        : await this.limiter.acquire(limitKey, signal, (estimateMs) => {
+        : await this.limiter.acquire(limitKey, signal, (estimateMs, wait) => {
             this.stats.rateLimitWaits++;
+            const s = wait?.shared;
+            const scope = s?.scope === 'project' ? `project (${limitKey})` : s?.scope;
+            if (s) this.debug(`rate limit ${scope}: ${s.used}/${s.limit} in window (shared: ${s.store}); waiting ~${estimateMs} ms`);
             this.emitWait(state, { type: 'rate-limit-wait', method: state.method, path: state.path, waitMs: estimateMs });
           });
     if (waitedMs > 0) this.debug(`  waited ${Math.round(waitedMs)} ms for the client-side rate limit (${limitKey})`);
@@ -397,6 +411,10 @@ class HttpGpuCloudClient implements GpuCloudClient {
     } catch {
       // A broken listener must not break the request.
     }
+  }
+
+  close(): Promise<void> {
+    return this.limiter.close();
   }
 
   private emit(event: ClientEvent): void {

@@ -68,15 +68,18 @@ export const gpucloudProvider: Provider<GpuCloudClient> = {
     }
     const creds = resolveGpuCloudCredentials({ config: opts.config, env: opts.env, home: opts.home, configPath: opts.configPath });
     for (const w of creds.warnings ?? []) opts.warn?.(w);
+    const { redisUrl, ...rateLimit } = resolveRateLimit(opts.config, opts.env);
     const client = createGpuCloudClient({
       baseUrl: creds.baseUrl,
       authUrl: creds.authUrl,
       credentials: { clientId: creds.clientId, clientSecret: creds.clientSecret, projectId: creds.projectId },
-      rateLimit: resolveRateLimit(opts.config),
+      rateLimit,
+      // Every process of this project shares the limits (issue 12): this machine's record, or Redis.
+      sharedLimits: { dir: join(opts.home, '.assistant', 'ratelimit'), redisUrl, warn: opts.warn },
       tokenCacheDir: opts.freshCredentials ? undefined : join(opts.home, '.assistant', 'tokens'),
       timeoutMs: opts.timeoutMs,
       debug: opts.debug,
     });
-    return { client, source: `${creds.source} (${creds.sourceDetail})` };
+    return { client, source: `${creds.source} (${creds.sourceDetail})`, close: async () => client.close?.() };
   },
 };

@@ -37,6 +37,8 @@ export interface Admission {
 /** One counted key: requests in flight plus completion times still inside the window. */
 class Window {
   inFlight = 0;
+  /** Full until then after a 429 that arrived anyway (the server saw traffic this process did not). */
+  blockedUntil = -Infinity;
   private done: number[] = [];
   private head = 0;
 
@@ -44,6 +46,7 @@ class Window {
 
   /** Drops completions whose window has passed. */
   prune(now: number, windowMs: number): void {
+    if (now >= this.blockedUntil) this.blockedUntil = -Infinity;
     while (this.head < this.done.length && this.done[this.head]! + windowMs <= now) this.head++;
     if (this.head > 1024 && this.head * 2 > this.done.length) {
       this.done = this.done.slice(this.head);
@@ -57,7 +60,8 @@ class Window {
   }
 
   isFull(now: number, windowMs: number): boolean {
-    return this.occupancy(now, windowMs) >= this.limit;
+    const occupied = this.occupancy(now, windowMs) >= this.limit;
+    return occupied || now < this.blockedUntil;
   }
 
   complete(at: number): void {
@@ -66,15 +70,17 @@ class Window {
   }
 
   isIdle(): boolean {
-    return this.inFlight === 0 && this.head >= this.done.length;
+    return this.inFlight === 0 && this.head >= this.done.length && this.blockedUntil === -Infinity;
   }
 
   /** When the next slot frees by time (undefined when only in-flight requests block). Call after prune. */
   nextFreeAt(windowMs: number): number | undefined {
     const recorded = this.done.length - this.head;
     const excess = this.inFlight + recorded - this.limit; // ≥ 0 when full
-    if (this.inFlight >= this.limit || recorded === 0) return undefined;
-    return this.done[this.head + Math.max(0, excess)]! + windowMs;
+    const byTime = this.inFlight >= this.limit || recorded === 0 ? undefined : this.done[this.head + Math.max(0, excess)]! + windowMs;
+    if (this.blockedUntil === -Infinity) return byTime;
+    if (excess < 0) return this.blockedUntil; // full only because of the 429 block
+    return byTime === undefined ? this.blockedUntil : Math.max(byTime, this.blockedUntil);
   }
 }
 
@@ -151,6 +157,16 @@ export class SlidingWindowLimiter {
       // Waiting only for a free socket (maxConcurrent) is not a rate-limit wait.
       if (onQueued && !waiter.admitted && this.windowFull(key, this.now())) onQueued(this.estimateWaitMs(key));
     });
+  }
+
+  /**
+   * A 429 arrived for `key` anyway (other clients share the project's limits): treat its window as full
+   * for `forMs`, so the next requests wait instead of provoking more 429s.
+   */
+  blockFor(key: string, forMs: number): void {
+    if (!(forMs > 0)) return;
+    const w = this.pathWindow(key);
+    w.blockedUntil = Math.max(w.blockedUntil, this.now() + forMs);
   }
 
   private pathWindow(key: string): Window {

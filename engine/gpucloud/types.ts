@@ -90,10 +90,14 @@ export interface GpuCloudClientOptions {
   onEvent?: (event: ClientEvent) => void;
   /** The clock token expiry is judged by (ms since the epoch); tests inject one instead of sleeping. */
   now?: () => number;
+  /** Share the rate limits with every process of this project + origin (limits/shared.ts); omit for this process only. */
+  sharedLimits?: { dir: string; redisUrl?: string; warn?: (line: string) => void };
 }
 
 export interface GpuCloudClient {
   request(req: GpuCloudRequest): Promise<GpuCloudResponse>;
+  /** Lets go of shared rate-limit connections (Redis). */
+  close?(): Promise<void>;
   /** Counters for tests and benchmarks. */
   readonly stats: { requests: number; tokenRequests: number; retries: number; rateLimitWaits: number; status429: number };
 }

@@ -1,0 +1,69 @@
+/**
+ * A real `redis-server` (Debian package) on a free loopback port for the shared rate-limit tests.
+ * Missing redis-server is a failure with a clear message, never a silent skip: CI installs it (.ci/run).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { connect } from 'node:net';
+
+export interface RedisProcess {
+  port: number;
+  url: string;
+  /** kill -9: the server vanishes mid-run. */
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function redisServerPath(): string {
+  const found = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
+  const path = found.stdout.trim();
+  if (found.status !== 0 || !path) {
+    throw new Error('redis-server is not installed: the shared rate-limit tests need it (apt-get install -y redis-server; .ci/run does this)');
+  }
+  return path;
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = connect(port, '127.0.0.1');
+    sock.once('connect', () => {
+      sock.destroy();
+      resolve(true);
+    });
+    sock.once('error', () => resolve(false));
+  });
+}
+
+/** Starts redis-server without persistence; `password` sets requirepass (the URL carries it). */
+export async function startRedis(opts: { password?: string } = {}): Promise<RedisProcess> {
+  const bin = redisServerPath();
+  const port = await freePort();
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  if (opts.password) args.push('--requirepass', opts.password);
+  const child: ChildProcess = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  for (let i = 0; i < 200 && !(await canConnect(port)); i++) {
+    if (child.exitCode !== null) throw new Error(`redis-server exited:\n${output}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const auth = opts.password ? `:${encodeURIComponent(opts.password)}@` : '';
+  const stopWith = async (signal: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+  };
+  return { port, url: `redis://${auth}127.0.0.1:${port}`, kill: () => stopWith('SIGKILL'), stop: () => stopWith('SIGTERM') };
+}
