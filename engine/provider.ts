@@ -23,6 +23,8 @@ export interface StepClass {
   kind?: string;
   /** For a create: the name of the resource it makes, when the provider can tell (duplicate-name check, exactly-once). */
   name?: string;
+  /** Where that name stands in the args, for messages (`args[3].hostname`). */
+  nameAt?: string;
   /** For a destroy: why, one reason per destructive part (the gate prints them). Empty otherwise. */
   reasons: string[];
 }

@@ -37,7 +37,7 @@ test('on a terminal the phase spinner rewrites one line and clears it when stopp
 });
 
 test('on a terminal a plan step shows elapsed time in place and ends with a ✓ line; elsewhere plain lines', async () => {
-  const step = { index: 0, result: { status: 202, data: undefined }, produced: { INSTANCE_ID: 'i-1' }, durationMs: 12 } as never;
+  const step = { type: 'step-done' as const, index: 0, total: 2, status: 202, produced: { INSTANCE_ID: 'i-1' }, durationMs: 12 };
   const t = io(true);
   const live = createStepProgress(t.io, 2);
   live.start(0, 'POST /v1/instances', 'create it');

@@ -27,6 +27,7 @@ export interface NamedCreate {
   provider: Provider<any>;
   kind: string;
   name: string;
+  nameAt?: string;
 }
 
 /** The named create of a step, from its classification (undefined for anything else). */
@@ -34,7 +35,7 @@ export function namedCreate(providers: ProviderSet, index: number, args: readonl
   if (cls?.effect !== 'create' || !cls.kind || !cls.name) return undefined;
   const provider = providers.verb(args[0] ?? '')?.provider;
   if (!provider?.names) return undefined;
-  return { index, provider, kind: cls.kind, name: cls.name };
+  return { index, provider, kind: cls.kind, name: cls.name, nameAt: cls.nameAt };
 }
 
 /** Creates whose name is known before the run (no placeholder in it), except the steps in `skip`. */
@@ -61,7 +62,7 @@ export function duplicateNameProblems(commands: readonly ({ args: string[] } | u
     problems.push({
       kind: 'schema',
       index,
-      field: 'args',
+      field: create.nameAt ?? 'args',
       message: `creates ${create.kind} "${create.name}" again (command ${first} creates it too); names must be unique within a plan`,
     });
   });

@@ -75,12 +75,12 @@ export const gpucloudApi: StepVerb<GpuCloudClient> = {
  * then reads, creates of a catalogue kind (with the name from the body), and any other write as an update.
  */
 export function classifyRequest(method: string, path: string, body: string | undefined): StepClass {
-  const kind = kindAtPath(path)?.kind;
+  const kind = kindAtPath(path)?.singular;
   const reasons = destructiveReasons(method, path, body);
   if (reasons.length) return { effect: 'destroy', kind, reasons };
   const verb = method.trim().toUpperCase();
   if (verb === 'GET' || verb === 'HEAD') return { effect: 'read', kind, reasons: [] };
   const create = createDedupeFor(verb, path, body);
-  if (create) return { effect: 'create', kind: create.kind.kind, name: create.name, reasons: [] };
+  if (create) return { effect: 'create', kind: create.kind.singular, name: create.name, nameAt: `args[3].${create.kind.nameField}`, reasons: [] };
   return { effect: 'update', kind, reasons: [] };
 }

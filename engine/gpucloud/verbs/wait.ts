@@ -39,7 +39,7 @@ export const gpucloudWait: StepVerb<GpuCloudClient> = {
     return problems;
   },
 
-  classify: (args) => ({ effect: 'read', kind: findKind(args[1] ?? '')?.kind, reasons: [] }),
+  classify: (args) => ({ effect: 'read', kind: findKind(args[1] ?? '')?.singular, reasons: [] }),
 
   substitute(args, bindings) {
     return args.map((arg, i) => (i === 2 ? substitutePath(arg, bindings) : arg));
