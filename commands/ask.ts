@@ -236,7 +236,7 @@ async function apply(
 ): Promise<number> {
   const input = await readPlanInput(ctx, planFile);
   return withSession(ctx, async (session) => {
-    const observer = createRunObserver(ctx.io, { steps: true });
+    const observer = createRunObserver(ctx.io, { steps: true, debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined });
     const outcome = await applyPlan(input, { backend: session, home: ctx.home, destroyer, mode, allowDuplicateNames, observer });
     observer.stop();
     writeReport(ctx, outcome.report);

@@ -106,13 +106,15 @@ export function createWaitNotices(io: Io, now: () => number = () => performance.
 }
 
 /**
- * The one observer of a CLI run: waits on stderr (throttled), and with `steps` the progress of each step
- * (a live spinner on a terminal, one line per event elsewhere). `stop` ends a running spinner line.
+ * The one observer of a CLI run: waits on stderr (throttled), with `steps` the progress of each step
+ * (a live spinner on a terminal, one line per event elsewhere), and with `debug` every event as a
+ * `debug:` line. `stop` ends a running spinner line.
  */
-export function createRunObserver(io: Io, opts: { steps?: boolean } = {}): RunObserver & { stop(): void } {
+export function createRunObserver(io: Io, opts: { steps?: boolean; debug?: (line: string) => void } = {}): RunObserver & { stop(): void } {
   const waits = createWaitNotices(io);
   let progress: StepProgress | undefined;
   const observer = (event: RunEvent) => {
+    if (opts.debug) opts.debug(debugLine(event));
     switch (event.type) {
       case 'waiting':
         return waits(event.wait);
@@ -129,4 +131,19 @@ export function createRunObserver(io: Io, opts: { steps?: boolean } = {}): RunOb
     }
   };
   return Object.assign(observer, { stop: () => progress?.stop() });
+}
+
+function debugLine(event: RunEvent): string {
+  switch (event.type) {
+    case 'step-started':
+      return `run: step ${event.index} started: ${event.description}`;
+    case 'step-done':
+      return `run: step ${event.index} done (status ${event.status ?? '-'}, ${Math.round(event.durationMs)} ms${event.deduplicated ? ', adopted' : ''})`;
+    case 'step-failed':
+      return `run: step ${event.index} failed: ${(event.error as Error)?.message ?? String(event.error)}`;
+    case 'waiting':
+      return `run: waiting (${event.wait.reason}, ${Math.round(event.wait.waitMs)} ms)${event.index === undefined ? '' : ` in step ${event.index}`}`;
+    case 'resumed':
+      return `run: resumed after ${event.completed} step(s)`;
+  }
 }

@@ -41,7 +41,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
   const overallS = ctx.globals.timeout ?? config.timeout;
   const timeoutMs = (overallS ?? 30) * 1000;
   const signal = overallS && opts.overallDeadline !== false ? withDeadline(ctx.signal, overallS, ctx.globals.timeout !== undefined) : ctx.signal;
-  const observer = createRunObserver(ctx.io);
+  const observer = createRunObserver(ctx.io, { debug });
 
   let closeEmulator: (() => Promise<void>) | undefined;
   const predefined = predefinedBindings(config, ctx.env);

@@ -8,9 +8,10 @@
  *   limits/shared.ts) → one HTTP exchange (ofetch) → body decoding (response.ts).
  * Debug lines and events never carry the client secret or a token (redact.ts).
  */
-import { readFileSync } from 'node:fs';
 import { ofetch } from 'ofetch';
+import { normaliseBaseUrl } from '../config/credentials.js';
 import { InvalidInputError, isAbortError, OperationError } from '../errors.js';
+import { assistantVersion } from '../version.js';
 import { redactText } from '../redact.js';
 import { TokenManager, type Grant } from './auth.js';
 import { normalizeApiPath } from './catalogue.js';
@@ -41,10 +42,9 @@ const DEFAULT_MAX_CONCURRENT = 32;
 
 export type GpuCloudClientStats = GpuCloudClient['stats'];
 
-/** The origin without a trailing `/` or `/v1` (DESIGN.md §2: a trailing /v1 is tolerated). */
+/** The origin without a trailing `/` or `/v1` (DESIGN.md §2: a trailing /v1 is tolerated), checked to be http(s). */
 export function normalizeBaseUrl(baseUrl: string): string {
-  let base = baseUrl.trim().replace(/\/+$/, '');
-  if (/\/v1$/i.test(base)) base = base.slice(0, -3).replace(/\/+$/, '');
+  const base = normaliseBaseUrl(baseUrl);
   try {
     const u = new URL(base);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
@@ -52,25 +52,6 @@ export function normalizeBaseUrl(baseUrl: string): string {
     throw new InvalidInputError('invalid_config', `gpucloud base URL is not an http(s) URL: ${baseUrl}`);
   }
   return base;
-}
-
-let cachedVersion: string | undefined;
-/** This package's version for the User-Agent (works from the sources and from dist/). */
-function packageVersion(): string {
-  if (cachedVersion) return cachedVersion;
-  cachedVersion = '0.0.0';
-  for (const rel of ['../../../package.json', '../../package.json']) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'assistant' && typeof pkg.version === 'string') {
-        cachedVersion = pkg.version;
-        break;
-      }
-    } catch {
-      // try the next location
-    }
-  }
-  return cachedVersion;
 }
 
 /** The low-level code of a fetch failure (undici nests it in `cause`). */
@@ -134,7 +115,7 @@ class HttpGpuCloudClient implements GpuCloudClient {
   private readonly retry: RetrySettings;
   private readonly limiter: RequestLimiter;
   private readonly tokens: TokenManager;
-  private readonly userAgent = `assistant/${packageVersion()}`;
+  private readonly userAgent = `assistant/${assistantVersion()}`;
 
   constructor(private readonly opts: GpuCloudClientOptions) {
     if (!opts.credentials?.clientId || !opts.credentials?.clientSecret) {

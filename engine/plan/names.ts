@@ -10,7 +10,6 @@ import { SafetyRefusal } from '../errors.js';
 import type { NamedRecord, Provider, ProviderSet, StepClass, StepResult } from '../provider.js';
 import { placeholdersIn } from './bindings.js';
 import type { JournalState, RunJournal } from './journal.js';
-import type { PlanProblem } from './validate.js';
 
 /** A planned create whose name is already taken. */
 export interface NameConflict {
@@ -47,26 +46,6 @@ export function staticCreates(plan: Plan, classes: readonly StepClass[], provide
     if (create && placeholdersIn(create.name).length === 0) out.push(create);
   });
   return out;
-}
-
-/** A plan that creates one name twice is invalid (it would pay for two resources of one name). */
-export function duplicateNameProblems(commands: readonly ({ args: string[] } | undefined)[], classes: readonly StepClass[], providers: ProviderSet): PlanProblem[] {
-  const seen = new Map<string, number>();
-  const problems: PlanProblem[] = [];
-  commands.forEach((command, index) => {
-    const create = command && namedCreate(providers, index, command.args, classes[index]);
-    if (!create || placeholdersIn(create.name).length) return;
-    const key = `${create.provider.name}\u0000${create.kind}\u0000${create.name}`;
-    const first = seen.get(key);
-    if (first === undefined) return void seen.set(key, index);
-    problems.push({
-      kind: 'schema',
-      index,
-      field: create.nameAt ?? 'args',
-      message: `creates ${create.kind} "${create.name}" again (command ${first} creates it too); names must be unique within a plan`,
-    });
-  });
-  return problems;
 }
 
 type Lister = (provider: Provider<any>, kind: string) => Promise<NamedRecord[]>;

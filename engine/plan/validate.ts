@@ -1,7 +1,7 @@
 import { PlanSchema, PREDEFINED_BINDINGS, type Plan, type PlanCommand } from '../../schemas/plan.js';
 import type { ProviderSet, StepClass } from '../provider.js';
 import { placeholdersIn } from './bindings.js';
-import { duplicateNameProblems } from './names.js';
+import { namedCreate } from './names.js';
 import { jsonPathProblem } from './produces.js';
 
 export interface PlanProblem {
@@ -146,4 +146,24 @@ export function formatProblems(problems: PlanProblem[]): string {
       return `${where}: ${p.message}`;
     })
     .join('\n');
+}
+
+/** A plan that creates one name twice is invalid (it would pay for two resources of one name). */
+export function duplicateNameProblems(commands: readonly ({ args: string[] } | undefined)[], classes: readonly StepClass[], providers: ProviderSet): PlanProblem[] {
+  const seen = new Map<string, number>();
+  const problems: PlanProblem[] = [];
+  commands.forEach((command, index) => {
+    const create = command && namedCreate(providers, index, command.args, classes[index]);
+    if (!create || placeholdersIn(create.name).length) return;
+    const key = `${create.provider.name}\u0000${create.kind}\u0000${create.name}`;
+    const first = seen.get(key);
+    if (first === undefined) return void seen.set(key, index);
+    problems.push({
+      kind: 'schema',
+      index,
+      field: create.nameAt ?? 'args',
+      message: `creates ${create.kind} "${create.name}" again (command ${first} creates it too); names must be unique within a plan`,
+    });
+  });
+  return problems;
 }
