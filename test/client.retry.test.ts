@@ -155,7 +155,8 @@ test('abort ends a pending 5xx wait, a Retry-After wait and an in-flight request
   // Every wait is 10 minutes, longer than the test file may run: finishing at all proves the abort cut it short.
   const WAIT_MS = 600_000;
   const retries: ClientEvent[] = [];
-  const c = await warmed({ retry: { delaysMs: [WAIT_MS], maxRetryAfterMs: WAIT_MS }, timeoutMs: WAIT_MS * 2, onEvent: (e) => e.type === 'retry' && retries.push(e) });
+  const client = () => warmed({ retry: { delaysMs: [WAIT_MS], maxRetryAfterMs: WAIT_MS }, timeoutMs: WAIT_MS * 2, onEvent: (e) => e.type === 'retry' && retries.push(e) });
+  let c = await client();
   for (const [fault, waiting] of [
     [{ path: '/v1/balance', status: 503 }, () => retries.length > 0],
     [{ path: '/v1/balance', status: 429, retryAfter: String(WAIT_MS / 1000) }, () => retries.length > 0],
@@ -163,6 +164,9 @@ test('abort ends a pending 5xx wait, a Retry-After wait and an in-flight request
   ] as const) {
     emu.reset();
     retries.length = 0;
+    // A fresh client per case: a 429 holds its path back for the Retry-After (issue 12), which would
+    // keep the next case's request in the rate limiter instead of on the wire.
+    c = await client();
     emu.addFault(fault);
     const ac = new AbortController();
     const pending = c.request({ method: 'GET', path: '/v1/balance', signal: ac.signal });
