@@ -43,7 +43,7 @@ async function timeLoop(plan: ReturnType<typeof getPlan>, client: GpuCloudClient
   return performance.now() - started;
 }
 
-async function executorOverhead(steps = 1000, runs = 5, latencyMs = 0): Promise<void> {
+async function executorOverhead(steps = 1000, runs = 7, latencyMs = 0): Promise<void> {
   const emu = await startEmulator({ seed: 'demo', rateLimit: false, lifecycleMs: 1 });
   // A server with realistic latency: every API request waits `latencyMs` before it is handled.
   if (latencyMs) emu.addFault({ path: '/v1/*', delayMs: latencyMs, times: -1 });
@@ -54,9 +54,11 @@ async function executorOverhead(steps = 1000, runs = 5, latencyMs = 0): Promise<
       rateLimit: { perProject: 1e9, perPath: 1e9 },
     });
     const plan = getPlan(steps, GET_PATHS);
-    // Warm up: token, sockets, JIT of both paths.
-    await timeLoop(plan, client);
-    await timePlan(plan, client);
+    // Warm up: token, sockets, JIT of both paths (the machine's code paths take a few runs to optimise).
+    for (let w = 0; w < 3; w++) {
+      await timeLoop(plan, client);
+      await timePlan(plan, client);
+    }
     const exec: number[] = [];
     const loop: number[] = [];
     for (let i = 0; i < runs; i++) {

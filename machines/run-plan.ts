@@ -1,19 +1,20 @@
 /**
  * The plan run as a state machine, and `runPlan`, which drives it.
  *
- *   next ──(steps left)──► stepping ──(done)──► next ──(none left)──► succeeded
- *                            │   ▲
- *                     pending│   │after pollDelay          stepping ──(error)──► failed | cancelled (interrupted)
- *                            ▼   │
- *                           waiting ──(CANCEL)──► cancelled
+ *   next ──(steps left)──► stepping ──(done, more left)──► stepping (again, next step)
+ *     └──(none left)──► succeeded ◄──(done, last)──┘ │ ▲
+ *                                             pending│ │after pollDelay    stepping ──(error)──► failed | cancelled
+ *                                                    ▼ │
+ *                                                   waiting ──(CANCEL)──► cancelled
  *
  * A step that waits for something (a cluster until `running`) answers `pending`; the machine sits in
  * `waiting` for the verb's delay and runs the step again: polling is a state with a delayed transition,
- * not a loop hidden in an executor. The effects are injected with `.provide()`: `step` (substitute,
- * gate re-check, send, `produces`) and `record` (journal, observer), so tests can swap either. A resumed
+ * not a loop hidden in an executor. The effects are injected with `.provide()`: the `runner` (which
+ * performs a step: substitute, gate re-check, send, `produces`) and `record` (journal, observer), so
+ * tests can swap either. A resumed
  * run starts from what the persisted journal recorded (`startIndex`, `bindings`, `completed`).
  */
-import { assign, createActor, fromPromise, setup, toPromise } from 'xstate';
+import { assign, createActor, fromCallback, sendTo, setup, toPromise } from 'xstate';
 import type { Plan } from '../schemas/plan.js';
 import type { RunReport, StepReport } from '../schemas/run-report.js';
 import { AssistantError, InterruptedError, isAbortError, OperationError, SafetyRefusal } from '../engine/errors.js';
@@ -55,16 +56,55 @@ interface MachineContext extends MachineInput {
   error?: unknown;
 }
 
-type MachineEvent = { type: 'CANCEL' };
+type MachineEvent =
+  | { type: 'STEP_DONE'; output: StepOutput }
+  | { type: 'STEP_FAILED'; error: unknown }
+  | { type: 'CANCEL' };
+
+/** A step effect: what one run of a step does (runPlan's, or a test's). */
+export type StepEffect = (input: StepInput) => Promise<StepOutput>;
+
+/**
+ * The actor that performs steps: it lives as long as the run, runs one step per RUN event and reports
+ * the outcome back. One long-lived actor rather than one invoked per step: an actor per step measured
+ * about 24 µs of XState work per step against about 4 µs for an event.
+ */
+export function stepRunner(effect: StepEffect) {
+  return fromCallback<{ type: 'RUN'; input: StepInput }>(({ sendBack, receive }) => {
+    receive((event) => {
+      effect(event.input).then(
+        (output) => sendBack({ type: 'STEP_DONE', output }),
+        (error: unknown) => sendBack({ type: 'STEP_FAILED', error }),
+      );
+    });
+  });
+}
 
 export const runPlanMachine = setup({
   types: { context: {} as MachineContext, input: {} as MachineInput, events: {} as MachineEvent },
   actors: {
-    step: fromPromise<StepOutput, StepInput>(async () => {
-      throw new Error('runPlanMachine: provide the step effect');
+    runner: stepRunner(async () => {
+      throw new Error('runPlanMachine: provide the step runner (stepRunner(effect))');
     }),
   },
   actions: {
+    /** Asks the runner to perform the current step. */
+    run: sendTo('runner', ({ context }) => ({
+      type: 'RUN' as const,
+      input: { index: context.index, bindings: context.bindings, pollingSince: context.pollingSince },
+    })),
+    /**
+     * Counts a completed step. The completed list, the bindings and the index change in place: an
+     * `assign` per step copies the context and measured 1.3× a plain loop over 1,000 steps; the
+     * context is still only changed by the machine's own transitions.
+     */
+    complete: ({ context, event }) => {
+      const step = doneStep({ event });
+      context.completed.push(step);
+      Object.assign(context.bindings, step.produced);
+      context.index++;
+      context.pollingSince = undefined;
+    },
     /** Journal and observer for a completed step; provided by runPlan. */
     record: (_, _step: CompletedStep) => undefined,
   },
@@ -73,12 +113,15 @@ export const runPlanMachine = setup({
   },
   guards: {
     hasMoreSteps: ({ context }) => context.index < context.total,
-    isPending: ({ event }) => (event as unknown as { output: StepOutput }).output.kind === 'pending',
+    isPending: ({ event }) => (event as { output?: StepOutput }).output?.kind === 'pending',
+    /** Decided before the completed step is counted (guards run before actions). */
+    moreAfterThis: ({ context }) => context.index + 1 < context.total,
     wasCancelled: ({ event }) => isAbortError((event as { error?: unknown }).error),
   },
 }).createMachine({
   id: 'runPlan',
   context: ({ input }) => ({ ...input, index: input.startIndex, pollAfterMs: 0 }),
+  invoke: { src: 'runner', id: 'runner' },
   initial: 'next',
   states: {
     // A resumed run may have nothing left to do.
@@ -86,10 +129,9 @@ export const runPlanMachine = setup({
       always: [{ guard: 'hasMoreSteps', target: 'stepping' }, { target: 'succeeded' }],
     },
     stepping: {
-      invoke: {
-        src: 'step',
-        input: ({ context }) => ({ index: context.index, bindings: context.bindings, pollingSince: context.pollingSince }),
-        onDone: [
+      entry: 'run',
+      on: {
+        STEP_DONE: [
           {
             guard: 'isPending',
             target: 'waiting',
@@ -98,22 +140,11 @@ export const runPlanMachine = setup({
               return { pollAfterMs: out.afterMs, pollingSince: out.pollingSince };
             }),
           },
-          {
-            target: 'next',
-            actions: [
-              // The completed list and the bindings grow in place: copying them per step would make a
-              // long plan quadratic (the 1,000-step bench).
-              assign(({ context, event }) => {
-                const { step } = event.output as Extract<StepOutput, { kind: 'done' }>;
-                context.completed.push(step);
-                Object.assign(context.bindings, step.produced);
-                return { index: context.index + 1, pollingSince: undefined };
-              }),
-              { type: 'record', params: ({ event }) => (event.output as Extract<StepOutput, { kind: 'done' }>).step },
-            ],
-          },
+          // The next step runs in the same state: a transition without a target skips exit and entry work.
+          { guard: 'moreAfterThis', actions: ['complete', { type: 'record', params: doneStep }, 'run'] },
+          { target: 'succeeded', actions: ['complete', { type: 'record', params: doneStep }] },
         ],
-        onError: [
+        STEP_FAILED: [
           { guard: 'wasCancelled', target: 'cancelled', actions: assign({ error: ({ event }) => event.error }) },
           { target: 'failed', actions: assign({ error: ({ event }) => event.error }) },
         ],
@@ -128,6 +159,10 @@ export const runPlanMachine = setup({
     cancelled: { type: 'final' },
   },
 });
+
+function doneStep({ event }: { event: unknown }): CompletedStep {
+  return ((event as { output: StepOutput }).output as Extract<StepOutput, { kind: 'done' }>).step;
+}
 
 /** Where a run's steps get their providers' clients, and the signal that cancels the run. */
 export interface RunContext {
@@ -180,7 +215,7 @@ export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutc
   const step = stepEffect(plan, classes, { ...opts, observer: observe });
 
   const machine = runPlanMachine.provide({
-    actors: { step: fromPromise<StepOutput, StepInput>(({ input }) => step(input)) },
+    actors: { runner: stepRunner(step) },
     actions: {
       record: (_, done: CompletedStep) => {
         opts.journal?.stepDone(done.index, done.produced, done.result.status);

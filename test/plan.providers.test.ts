@@ -6,14 +6,14 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createActor, fromPromise, toPromise } from 'xstate';
+import { createActor, toPromise } from 'xstate';
 import { ProviderSet, type Provider, type RunEvent } from '../engine/provider.js';
 import { PROVIDERS } from '../engine/providers.js';
 import { validatePlan } from '../engine/plan/validate.js';
 import { checkPlan } from '../engine/plan/check.js';
 import { AssistantError } from '../engine/errors.js';
 import { dryRunPlan } from '../machines/dry-run.js';
-import { runPlan, runPlanMachine, type PlanBackend, type StepInput, type StepOutput } from '../machines/run-plan.js';
+import { runPlan, runPlanMachine, stepRunner, type PlanBackend, type StepInput, type StepOutput } from '../machines/run-plan.js';
 
 /** A toy cloud: a shelf of jars that can be counted and smashed. Its client is a plain object. */
 interface Shelf {
@@ -162,7 +162,7 @@ test('the run machine takes its effects from .provide(): a swapped step effect t
   let polls = 0;
   const machine = runPlanMachine.provide({
     actors: {
-      step: fromPromise<StepOutput, StepInput>(async ({ input }) => {
+      runner: stepRunner(async (input): Promise<StepOutput> => {
         seen.push(input);
         if (input.index === 0 && polls++ < 2) return { kind: 'pending', afterMs: 5, pollingSince: input.pollingSince ?? 1 };
         return { kind: 'done', step: { index: input.index, result: { data: null }, produced: { [`S${input.index}`]: 'x' }, durationMs: 0 } };
