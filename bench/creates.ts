@@ -6,6 +6,7 @@
  * Target: ≤ 1.2× the plain POSTs, and at most one list GET of the kind per run.
  * For reference it also times the old shape: the client's own snapshot list before every create.
  */
+import { PROVIDERS } from '../engine/providers.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ import { EMULATOR_DEFAULT_SSH_KEY_ID, startEmulator, type Emulator } from '../em
 import { createGpuCloudClient } from '../engine/gpucloud/client.js';
 import { createDedupeFor } from '../engine/gpucloud/dedupe.js';
 import type { GpuCloudClient } from '../engine/gpucloud/types.js';
-import { applyPlan } from '../engine/plan/apply.js';
+import { applyPlan } from '../machines/apply-plan.js';
 
 const CREATES = 50;
 const LIMITS = { perProject: 500, perPath: 60, windowMs: 1000 };
@@ -34,7 +35,7 @@ async function timeApply(emu: Emulator, client: GpuCloudClient, run: string): Pr
   const signal = new AbortController().signal;
   const from = emu.requests().length;
   const started = performance.now();
-  const out = await applyPlan(plan, { backend: { predefined: {}, executorContext: () => ({ gpucloud: async () => client, signal }) }, home, destroyer: false, mode: 'new' });
+  const out = await applyPlan(plan, { backend: { predefined: {}, providers: PROVIDERS, runContext: () => ({ client: async () => client, signal }) }, home, destroyer: false, mode: 'new' });
   const ms = performance.now() - started;
   rmSync(home, { recursive: true, force: true });
   if (out.report.status !== 'succeeded') throw new Error(`bench plan ${out.report.status}: ${JSON.stringify(out.report.error)}`);

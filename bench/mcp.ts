@@ -7,14 +7,15 @@
  * The agents (SDK clients) run in a worker thread, as agents are other processes; with two cores the
  * machine is still shared, so MCP numbers are an upper bound.
  */
+import { PROVIDERS } from '../engine/providers.js';
 import { setMaxListeners } from 'node:events';
 import { tmpdir } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { startEmulator } from '../emulator/index.js';
 import { createGpuCloudClient } from '../engine/gpucloud/client.js';
-import { startMcpHttpServer } from '../engine/mcp/http.js';
-import { createMcpServer } from '../engine/mcp/server.js';
-import type { McpBackend } from '../engine/mcp/tools.js';
+import { startMcpHttpServer } from '../mcp/http.js';
+import { createMcpServer } from '../mcp/server.js';
+import type { McpBackend } from '../mcp/tools.js';
 import type { Config } from '../schemas/config.js';
 
 export interface Stats {
@@ -82,7 +83,8 @@ export async function runMcpBench(calls = 1000, apiLatencyMs = 20): Promise<void
   const backend: McpBackend = {
     config: {} as Config,
     predefined: {},
-    executorContext: () => ({ gpucloud: async () => gpucloud, signal }),
+    providers: PROVIDERS,
+    runContext: () => ({ client: async () => gpucloud, signal }),
     home: tmpdir(),
     env: {},
     sandbox: false,

@@ -10,7 +10,7 @@ import { listPlan } from '../engine/gpucloud/static-plans.js';
 import { validatePlan } from '../engine/plan/validate.js';
 import type { Plan } from '../schemas/plan.js';
 import type { CommandContext } from './context.js';
-import { runForResults } from '../engine/plan/run.js';
+import { runForResults } from '../machines/run-plan.js';
 import type { Session } from './session.js';
 
 /** Catalogue name passed to the maker → catalogue kind read for it. */
@@ -68,7 +68,7 @@ export async function makePlanFromQuestion(
     lookup: { instances: data.instances as never, clusters: data.clusters as never, volumes: data.volumes as never },
     defaults: session.predefined,
     destroyer: opts.destroyer,
-    validate: (plan, o) => validatePlan(plan, { destroyer: o.destroyer, predefined }),
+    validate: (plan, o) => validatePlan(plan, { providers: session.providers, destroyer: o.destroyer, predefined }),
     onAttempt: ({ attempt }) => opts.onPhase?.(`the plan had problems; asking again (attempt ${attempt + 1})`),
     signal: ctx.signal,
   });

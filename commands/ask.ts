@@ -1,13 +1,13 @@
 /**
- * `assistant ask`: answers a question (the ask flow, engine/ai/ask.ts), shows its routing
+ * `assistant ask`: answers a question (the ask flow, machines/ask.ts), shows its routing
  * (`--route-only`), writes a plan (`--maker`) or runs one (`--apply`, with `--dry-run`, `--resume`,
  * `--fresh`). Flag parsing and output only; the work is in engine/ and machines/.
  */
-import { applyPlan, type ApplyMode } from '../engine/plan/apply.js';
-import { dryRunPlan } from '../engine/plan/dry-run.js';
+import { applyPlan, type ApplyMode } from '../machines/apply-plan.js';
+import { dryRunPlan } from '../machines/dry-run.js';
 import { renderPreview } from '../engine/plan/preview.js';
 import { ExitCode, UsageError } from '../engine/errors.js';
-import { askQuestion, contextPlanFor } from '../engine/ai/ask.js';
+import { askQuestion, contextPlanFor } from '../machines/ask.js';
 import { loadConfig } from '../engine/config/load.js';
 import { redactText } from '../engine/redact.js';
 import { palette } from '../engine/render/color.js';
@@ -21,7 +21,7 @@ import type { RunReport } from '../schemas/run-report.js';
 import { warn, type CommandContext } from './context.js';
 import { readPlanInput } from './plan-input.js';
 import { withSession } from './session.js';
-import { createPhaseSpinner, createStepProgress } from './progress.js';
+import { createPhaseSpinner, createRunObserver } from './progress.js';
 import { makePlanFromQuestion, type AiFlags } from './ask-maker.js';
 import { runGroup } from './group.js';
 
@@ -236,20 +236,9 @@ async function apply(
 ): Promise<number> {
   const input = await readPlanInput(ctx, planFile);
   return withSession(ctx, async (session) => {
-    let progress: ReturnType<typeof createStepProgress> | undefined;
-    const outcome = await applyPlan(input, {
-      backend: session,
-      home: ctx.home,
-      destroyer,
-      mode,
-      allowDuplicateNames,
-      onNotice: (message) => ctx.io.stderr.write(`${message}\n`),
-      onResume: (done) => ctx.io.stderr.write(`resuming after ${done} completed step(s)\n`),
-      onBegin: (plan) => (progress = createStepProgress(ctx.io, plan.commands.length)),
-      onStepStart: (index, description, reason) => progress?.start(index, description, reason),
-      onStepDone: (step) => progress?.done(step),
-    });
-    progress?.stop();
+    const observer = createRunObserver(ctx.io, { steps: true, debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined });
+    const outcome = await applyPlan(input, { backend: session, home: ctx.home, destroyer, mode, allowDuplicateNames, observer });
+    observer.stop();
     writeReport(ctx, outcome.report);
     if (outcome.report.status === 'succeeded') return ExitCode.ok;
     if (outcome.report.status === 'cancelled') {

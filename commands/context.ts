@@ -3,8 +3,9 @@
  * Commands never touch process.* directly, so tests can drive them with in-memory streams.
  */
 import { palette } from '../engine/render/color.js';
+import type { OutputFormat } from '../engine/render/records.js';
 
-export type OutputFormat = 'table' | 'json' | 'yaml';
+export type { OutputFormat };
 
 export interface Io {
   stdout: NodeJS.WritableStream;

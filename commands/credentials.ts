@@ -8,7 +8,7 @@ import { UsageError } from '../engine/errors.js';
 import { renderRecord } from '../engine/render/records.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
-import { runForResults } from '../engine/plan/run.js';
+import { runForResults } from '../machines/run-plan.js';
 import { withSession } from './session.js';
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
@@ -23,7 +23,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
 async function test(ctx: CommandContext, provider: string): Promise<number> {
   if (provider !== 'gpucloud') throw new UsageError(`credentials test supports gpucloud (got "${provider}")`);
   return withSession(ctx, async (session) => {
-    const source = await session.credentialSource();
+    const source = await session.credentialSource('gpucloud');
     const [balance] = (await runForResults(session, listPlan(findKind('balance')!))) as [{ amount?: unknown; currency?: string }];
     if (ctx.globals.output !== 'table') {
       ctx.io.stdout.write(renderRecord({ provider: 'gpucloud', ok: true, source, balance }, ctx.globals.output));
@@ -32,5 +32,5 @@ async function test(ctx: CommandContext, provider: string): Promise<number> {
     ctx.io.stdout.write(`gpucloud credentials work (source: ${source}); balance ${String(balance?.amount)} ${String(balance?.currency ?? '').toUpperCase()}\n`);
     return 0;
     // A cached token proves nothing about the secret: always have the token endpoint check it.
-  }, { tokenCache: false });
+  }, { freshCredentials: true });
 }

@@ -5,16 +5,16 @@
 import { KINDS, type Column, type KindSpec } from '../engine/gpucloud/catalogue.js';
 import { AmbiguousNameError, requireKind, resolveRecord as resolveRecordBy } from '../engine/gpucloud/lookup.js';
 import { INSTANCE_ACTIONS, instanceActionPlan, listPlan } from '../engine/gpucloud/static-plans.js';
+import { classifyRequest } from '../engine/gpucloud/verbs/api.js';
 import { UsageError } from '../engine/errors.js';
 import { listenError, parseListen } from '../engine/listen.js';
-import { destructiveReasons } from '../engine/plan/destroyer.js';
 import { palette } from '../engine/render/color.js';
 import { maskSecretLooking } from '../engine/redact.js';
 import { renderKindTable, renderRecord, renderRecords, renderTable } from '../engine/render/records.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { confirmByTyping } from './prompt.js';
-import { runForResult } from '../engine/plan/run.js';
+import { runForResult } from '../machines/run-plan.js';
 import { withSession, type Session } from './session.js';
 // Constants only: types.ts loads nothing of the emulator itself.
 import { EMULATOR_DEFAULT_CLIENT_ID, EMULATOR_DEFAULT_CLIENT_SECRET, EMULATOR_SECRET_ENV } from '../emulator/types.js';
@@ -123,7 +123,7 @@ async function act(ctx: CommandContext, session: Session, action: string, idOrHo
   const id = String(record.id);
   const hostname = String(record.hostname ?? id);
   const plan = instanceActionPlan(normalized, id, hostname);
-  const destructive = destructiveReasons('PUT', '/v1/instances', plan.commands[0]!.args[3]).length > 0;
+  const destructive = classifyRequest('PUT', '/v1/instances', plan.commands[0]!.args[3]).effect === 'destroy';
   if (destructive) await confirmByTyping(ctx, `${normalized} instance ${hostname} (${id})`, hostname);
   await runForResult(session, plan, { destroyer: destructive });
   ctx.io.stderr.write(`${normalized}: ${hostname} (${id}) accepted\n`);

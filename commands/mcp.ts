@@ -5,10 +5,10 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { UsageError } from '../engine/errors.js';
 import { parseListen } from '../engine/listen.js';
-import { isLoopback } from '../engine/mcp/guard.js';
-import { DEFAULT_MAX_SESSIONS, startMcpHttpServer } from '../engine/mcp/http.js';
-import { createMcpServer } from '../engine/mcp/server.js';
-import { offeredTools, type McpBackend } from '../engine/mcp/tools.js';
+import { isLoopback } from '../mcp/guard.js';
+import { DEFAULT_MAX_SESSIONS, startMcpHttpServer } from '../mcp/http.js';
+import { createMcpServer } from '../mcp/server.js';
+import { offeredTools, type McpBackend } from '../mcp/tools.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { withSession } from './session.js';

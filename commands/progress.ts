@@ -1,5 +1,4 @@
-import type { ClientEvent } from '../engine/gpucloud/types.js';
-import type { CompletedStep } from '../machines/run-plan.js';
+import type { RunEvent, RunObserver, WaitNotice } from '../engine/provider.js';
 import type { Io } from './context.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -42,7 +41,7 @@ export function createPhaseSpinner(io: Io): PhaseSpinner | undefined {
 
 export interface StepProgress {
   start(index: number, description: string, reason: string): void;
-  done(step: CompletedStep): void;
+  done(step: Extract<RunEvent, { type: 'step-done' }>): void;
   /** Ends a running spinner line (on failure or interrupt). */
   stop(): void;
 }
@@ -66,8 +65,8 @@ export function createStepProgress(io: Io, total: number): StepProgress {
     },
     done(step) {
       const produced = Object.entries(step.produced).map(([k, v]) => ` ${k}=${v}`).join('');
-      const dedupe = step.result.deduplicated ? ' (found the resource an earlier attempt created; not sent again)' : '';
-      const detail = `HTTP ${step.result.status ?? '-'} in ${Math.round(step.durationMs)} ms${produced}${dedupe}`;
+      const dedupe = step.deduplicated ? ' (found the resource an earlier attempt created; not sent again)' : '';
+      const detail = `HTTP ${step.status ?? '-'} in ${Math.round(step.durationMs)} ms${produced}${dedupe}`;
       if (!spinner) return void io.stderr.write(`      done: ${detail}\n`);
       spinner.stop();
       running = false;
@@ -87,53 +86,64 @@ const NOTICE_MIN_WAIT_MS = 1000;
 /** At most one line per kind of wait this often (a queue of 50 creates is one line, not 50). */
 const NOTICE_EVERY_MS = 10_000;
 
-const seconds = (ms: number) => `${Math.max(1, Math.ceil(ms / 1000))} s`;
-
-/** The stderr line for a client event that means waiting, or undefined. */
-export function waitLine(event: ClientEvent): string | undefined {
-  switch (event.type) {
-    case 'rate-limit-wait':
-      return `waiting ${seconds(event.waitMs)} for the rate limit of ${event.method} ${event.path.split('?')[0]}`;
-    case 'retry':
-      return event.reason === 'rate_limit_exceeded'
-        ? `waiting ${seconds(event.waitMs)} (Retry-After) for the rate limit of ${event.method} ${event.path.split('?')[0]}`
-        : `waiting ${seconds(event.waitMs)} to retry ${event.method} ${event.path.split('?')[0]} (${event.reason})`;
-    case 'create-lookup':
-      return `the create of "${event.name}" got no answer; looking for it again in ${seconds(event.waitMs)} (${event.method} ${event.path.split('?')[0]})`;
-    default:
-      return undefined;
-  }
-}
-
-export interface WaitNotices {
-  /** A client event (only waits of a second or more are printed). */
-  event(event: ClientEvent): void;
-  /** A step's own wait (a gpucloud-wait poll). */
-  notice(message: string): void;
-}
-
 /**
- * Says on stderr what the client is waiting for (rate-limit windows, Retry-After, retries, polls), so a
- * long pause is never silent; throttled per kind of wait. On a terminal the live spinner line is
+ * Says on stderr what a run is waiting for (rate-limit windows, Retry-After, retries, polls, a lock), so
+ * a long pause is never silent; throttled per kind of wait. On a terminal the live spinner line is
  * cleared first and repaints itself below.
  */
-export function createWaitNotices(io: Io, now: () => number = () => performance.now()): WaitNotices {
+export function createWaitNotices(io: Io, now: () => number = () => performance.now()): (wait: WaitNotice) => void {
   const lastAt = new Map<string, number>();
-  const print = (key: string, line: string) => {
+  return (wait) => {
+    if (wait.reason !== 'poll' && wait.reason !== 'lock' && wait.waitMs < NOTICE_MIN_WAIT_MS) return;
+    // One key per kind of wait and what it is about: the message without its figures and current status.
+    const key = `${wait.reason}:${wait.message.replace(/\(status [^)]*\)/, '').replace(/\d+(\.\d+)?/g, '#')}`;
     const t = now();
     const last = lastAt.get(key);
     if (last !== undefined && t - last < NOTICE_EVERY_MS) return;
     lastAt.set(key, t);
-    io.stderr.write(`${io.stderrIsTTY ? CLEAR_LINE : ''}${line}\n`);
+    io.stderr.write(`${io.stderrIsTTY ? CLEAR_LINE : ''}${wait.message}\n`);
   };
-  return {
-    event(event) {
-      if (!('waitMs' in event) || event.waitMs < NOTICE_MIN_WAIT_MS) return;
-      const line = waitLine(event);
-      if (line) print(`${event.type}:${event.method}:${event.path}`, line);
-    },
-    notice(message) {
-      print(`notice:${message.split(' (')[0]}`, message);
-    },
+}
+
+/**
+ * The one observer of a CLI run: waits on stderr (throttled), with `steps` the progress of each step
+ * (a live spinner on a terminal, one line per event elsewhere), and with `debug` every event as a
+ * `debug:` line. `stop` ends a running spinner line.
+ */
+export function createRunObserver(io: Io, opts: { steps?: boolean; debug?: (line: string) => void } = {}): RunObserver & { stop(): void } {
+  const waits = createWaitNotices(io);
+  let progress: StepProgress | undefined;
+  const observer = (event: RunEvent) => {
+    if (opts.debug) opts.debug(debugLine(event));
+    switch (event.type) {
+      case 'waiting':
+        return waits(event.wait);
+      case 'resumed':
+        return void io.stderr.write(`resuming after ${event.completed} completed step(s)\n`);
+      case 'step-started':
+        if (!opts.steps) return;
+        progress ??= createStepProgress(io, event.total);
+        return progress.start(event.index, event.description, event.reason);
+      case 'step-done':
+        return progress?.done(event);
+      case 'step-failed':
+        return progress?.stop();
+    }
   };
+  return Object.assign(observer, { stop: () => progress?.stop() });
+}
+
+function debugLine(event: RunEvent): string {
+  switch (event.type) {
+    case 'step-started':
+      return `run: step ${event.index} started: ${event.description}`;
+    case 'step-done':
+      return `run: step ${event.index} done (status ${event.status ?? '-'}, ${Math.round(event.durationMs)} ms${event.deduplicated ? ', adopted' : ''})`;
+    case 'step-failed':
+      return `run: step ${event.index} failed: ${(event.error as Error)?.message ?? String(event.error)}`;
+    case 'waiting':
+      return `run: waiting (${event.wait.reason}, ${Math.round(event.wait.waitMs)} ms)${event.index === undefined ? '' : ` in step ${event.index}`}`;
+    case 'resumed':
+      return `run: resumed after ${event.completed} step(s)`;
+  }
 }

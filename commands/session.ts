@@ -1,37 +1,37 @@
 import { join } from 'node:path';
 import type { Config } from '../schemas/config.js';
 import { loadConfig } from '../engine/config/load.js';
-import { predefinedBindings, resolveGpuCloudCredentials, resolveRateLimit } from '../engine/config/credentials.js';
-import { createGpuCloudClient } from '../engine/gpucloud/client.js';
-import type { GpuCloudClient } from '../engine/gpucloud/types.js';
-import type { ExecutorContext } from '../engine/executors/types.js';
+import { predefinedBindings } from '../engine/config/credentials.js';
+import type { ConnectOptions, ProviderClient, RunObserver } from '../engine/provider.js';
+import { PROVIDERS } from '../engine/providers.js';
 import { redactText } from '../engine/redact.js';
-import { OperationError } from '../engine/errors.js';
+import { OperationError, UsageError } from '../engine/errors.js';
+import type { PlanBackend, RunContext } from '../machines/run-plan.js';
 import { warn, type CommandContext } from './context.js';
-import { createWaitNotices } from './progress.js';
+import { createRunObserver } from './progress.js';
 
-export interface Session {
+export interface Session extends PlanBackend {
   config: Config;
-  /** Bindings predefined from config (or the sandbox defaults). */
-  predefined: Record<string, string>;
-  /** Where credentials came from, for `credentials test`. */
-  credentialSource(): Promise<string>;
-  executorContext(): ExecutorContext;
+  /** Where a provider's credentials came from, for `credentials test`. */
+  credentialSource(provider: string): Promise<string>;
+  /** The session's observer (waits on stderr); a command that shows step progress passes its own. */
+  observer: RunObserver;
   close(): Promise<void>;
 }
 
-/**
- * Loads config once and creates the gpucloud client only when a step needs it, so commands that
- * never reach the cloud (validation, refusals) never resolve credentials or fetch tokens.
- * With --sandbox the client talks HTTP to an in-process emulator whose state persists under ~/.assistant/sandbox/.
- */
 export interface SessionOptions {
   /** Whether --timeout / config `timeout` bounds the session as one operation (not for a long-lived server). */
   overallDeadline?: boolean;
-  /** false: neither read nor write the disk token cache, so the first call asks the token endpoint (credentials test). */
-  tokenCache?: boolean;
+  /** Check credentials afresh: no cached token is used or kept (credentials test). */
+  freshCredentials?: boolean;
 }
 
+/**
+ * Loads config once and builds each provider's client only when a step needs it, so commands that
+ * never reach a cloud (validation, refusals) never resolve credentials or fetch tokens.
+ * With --sandbox gpucloud's client talks HTTP to an in-process emulator whose state persists under
+ * ~/.assistant/sandbox/.
+ */
 export async function openSession(ctx: CommandContext, opts: SessionOptions = {}): Promise<Session> {
   const { config, warnings } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   for (const w of warnings) warn(ctx, w);
@@ -41,11 +41,9 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
   const overallS = ctx.globals.timeout ?? config.timeout;
   const timeoutMs = (overallS ?? 30) * 1000;
   const signal = overallS && opts.overallDeadline !== false ? withDeadline(ctx.signal, overallS, ctx.globals.timeout !== undefined) : ctx.signal;
-  const notices = createWaitNotices(ctx.io);
+  const observer = createRunObserver(ctx.io, { debug });
 
   let closeEmulator: (() => Promise<void>) | undefined;
-  let closeClient: (() => Promise<void> | undefined) | undefined;
-  let clientPromise: Promise<{ client: GpuCloudClient; source: string }> | undefined;
   const predefined = predefinedBindings(config, ctx.env);
 
   if (ctx.globals.sandbox) {
@@ -55,48 +53,45 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     ctx.io.stderr.write(`sandbox: using the local gpucloud emulator (state in ~/.assistant/sandbox/), not the real cloud\n`);
   }
 
-  const connect = async (): Promise<{ client: GpuCloudClient; source: string }> => {
-    const tokenCacheDir = join(ctx.home, '.assistant', 'tokens');
-    if (ctx.globals.sandbox) {
-      const { startEmulator } = await import('../emulator/index.js');
-      const emulator = await startEmulator({ stateFile: join(ctx.home, '.assistant', 'sandbox', 'state.json'), seed: 'demo' });
-      closeEmulator = () => emulator.close();
-      const client = createGpuCloudClient({
-        baseUrl: emulator.url,
-        credentials: { clientId: emulator.clientId, clientSecret: emulator.clientSecret },
-        timeoutMs,
-        debug,
-        onEvent: notices.event,
-      });
-      return { client, source: 'sandbox emulator' };
-    }
-    const creds = resolveGpuCloudCredentials({ config, env: ctx.env, home: ctx.home, configPath: ctx.globals.config });
-    for (const w of creds.warnings ?? []) warn(ctx, w);
-    const { redisUrl, ...rateLimit } = resolveRateLimit(config, ctx.env);
-    const client = createGpuCloudClient({
-      baseUrl: creds.baseUrl,
-      authUrl: creds.authUrl,
-      credentials: { clientId: creds.clientId, clientSecret: creds.clientSecret, projectId: creds.projectId },
-      rateLimit,
-      // Every process of this project shares the limits (issue 12): this machine's record, or Redis.
-      sharedLimits: { dir: join(ctx.home, '.assistant', 'ratelimit'), redisUrl, warn: (line) => warn(ctx, line) },
-      tokenCacheDir: opts.tokenCache === false ? undefined : tokenCacheDir,
-      timeoutMs,
-      debug,
-      onEvent: notices.event,
-    });
-    closeClient = () => client.close?.();
-    return { client, source: `${creds.source} (${creds.sourceDetail})` };
+  const connectOptions: ConnectOptions = {
+    config,
+    env: ctx.env,
+    home: ctx.home,
+    configPath: ctx.globals.config,
+    debug,
+    timeoutMs,
+    freshCredentials: opts.freshCredentials,
+    warn: (message) => warn(ctx, message),
   };
-  const lazy = () => (clientPromise ??= connect());
+  const sandboxOverride = async (): Promise<ConnectOptions['override']> => {
+    const { startEmulator } = await import('../emulator/index.js');
+    const emulator = await startEmulator({ stateFile: join(ctx.home, '.assistant', 'sandbox', 'state.json'), seed: 'demo' });
+    closeEmulator = () => emulator.close();
+    return { baseUrl: emulator.url, credentials: { clientId: emulator.clientId, clientSecret: emulator.clientSecret } };
+  };
+  const clients = new Map<string, Promise<ProviderClient<unknown>>>();
+  const connect = (name: string): Promise<ProviderClient<unknown>> => {
+    let client = clients.get(name);
+    if (!client) {
+      const provider = PROVIDERS.provider(name);
+      if (!provider) throw new UsageError(`unknown provider "${name}" (known: ${PROVIDERS.names().join(', ')})`);
+      // The sandbox stands in for gpucloud only; other providers always reach their real endpoints.
+      client = (async () => provider.connect({ ...connectOptions, override: ctx.globals.sandbox && name === 'gpucloud' ? await sandboxOverride() : undefined }))();
+      clients.set(name, client);
+    }
+    return client;
+  };
+  const runContext = (): RunContext => ({ client: async (name) => (await connect(name)).client, signal, observer });
 
   return {
     config,
     predefined,
-    credentialSource: async () => (await lazy()).source,
-    executorContext: () => ({ gpucloud: async () => (await lazy()).client, signal, notice: notices.notice }),
+    providers: PROVIDERS,
+    observer,
+    credentialSource: async (name) => (await connect(name)).source,
+    runContext,
     close: async () => {
-      await closeClient?.();
+      await Promise.all([...clients.values()].map(async (c) => (await c.catch(() => undefined))?.close?.()));
       await closeEmulator?.();
     },
   };

@@ -3,10 +3,20 @@
  * the CLI as a separate process: faults, requests, stats, reset, balance, health.
  */
 import { errorReply, json, type Reply } from './http.js';
-import type { EmulatorServer } from './server.js';
 import type { FaultSpec } from './types.js';
 
-type ControlHandler = (emu: EmulatorServer, body: unknown) => Reply;
+/** What the control endpoints act on: the emulator server, seen from here (it imports this file). */
+export interface Controllable {
+  readonly url: string;
+  readonly faults: { size(): number; clear(): void };
+  addFault(spec: FaultSpec): void;
+  requests(): unknown;
+  stats(): unknown;
+  reset(): void;
+  setBalance(amount: number): void;
+}
+
+type ControlHandler = (emu: Controllable, body: unknown) => Reply;
 
 const CONTROL: Record<string, ControlHandler> = {
   'GET /__emulator/health': (emu) => json(200, { ok: true, url: emu.url }),
@@ -37,7 +47,7 @@ const CONTROL: Record<string, ControlHandler> = {
   },
 };
 
-export async function handleControl(emu: EmulatorServer, method: string, path: string, raw: string): Promise<Reply> {
+export async function handleControl(emu: Controllable, method: string, path: string, raw: string): Promise<Reply> {
   const handler = CONTROL[`${method} ${path}`];
   if (!handler) return errorReply(404, 'not_found', `Cannot ${method} ${path}`);
   let body: unknown;

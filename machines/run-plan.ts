@@ -1,11 +1,29 @@
-import { assign, fromCallback, setup } from 'xstate';
+/**
+ * The plan run as a state machine, and `runPlan`, which drives it.
+ *
+ *   next ──(steps left)──► stepping ──(done, more left)──► stepping (again, next step)
+ *     └──(none left)──► succeeded ◄──(done, last)──┘ │ ▲
+ *                                             pending│ │after pollDelay    stepping ──(error)──► failed | cancelled
+ *                                                    ▼ │
+ *                                                   waiting ──(CANCEL)──► cancelled
+ *
+ * A step that waits for something (a cluster until `running`) answers `pending`; the machine sits in
+ * `waiting` for the verb's delay and runs the step again: polling is a state with a delayed transition,
+ * not a loop hidden in an executor. The effects are injected with `.provide()`: the `runner` (which
+ * performs a step: substitute, gate re-check, send, `produces`) and `record` (journal, observer), so
+ * tests can swap either. A resumed
+ * run starts from what the persisted journal recorded (`startIndex`, `bindings`, `completed`).
+ */
+import { assign, createActor, fromCallback, sendTo, setup, toPromise } from 'xstate';
 import type { Plan } from '../schemas/plan.js';
-import { executorFor } from '../engine/executors/index.js';
-import type { ExecutorContext, StepResult } from '../engine/executors/types.js';
+import type { RunReport, StepReport } from '../schemas/run-report.js';
+import { AssistantError, InterruptedError, isAbortError, OperationError, SafetyRefusal } from '../engine/errors.js';
+import type { ProviderSet, RunObserver, StepClass, StepContext, StepResult } from '../engine/provider.js';
+import { checkPlan } from '../engine/plan/check.js';
 import { evaluateProduces } from '../engine/plan/produces.js';
-import { AssistantError, isAbortError, OperationError, SafetyRefusal } from '../engine/errors.js';
-import type { CreateDedupe } from '../engine/gpucloud/dedupe.js';
-import { createdId } from '../engine/plan/names.js';
+import type { JournalState, RunJournal } from '../engine/plan/journal.js';
+import type { CreateStepPlan, RunCreates } from '../engine/plan/names.js';
+import { redactText, redactValue } from '../engine/redact.js';
 
 export interface CompletedStep {
   index: number;
@@ -14,75 +32,313 @@ export interface CompletedStep {
   durationMs: number;
 }
 
-/**
- * Optional hooks around each step (the run journal, create guards). `before` may return a result that
- * replaces sending the step (adopted), or the create guard to send it with; `sent` sees every response.
- */
-export interface StepHooks {
-  before(index: number, args: string[]): Promise<{ adopted?: StepResult; createGuard?: CreateDedupe } | undefined>;
-  sent?(index: number, result: StepResult): Promise<void>;
-  done(step: CompletedStep): void;
-}
-
-export interface RunPlanInput {
-  plan: Plan;
-  /** First step to run (resume); earlier steps are in `completed` and their bindings in `bindings`. */
-  startIndex?: number;
-  completed?: CompletedStep[];
-  hooks?: StepHooks;
+/** What one run of the `step` effect is asked to do. */
+export interface StepInput {
+  index: number;
   bindings: Record<string, string>;
-  executorContext: ExecutorContext;
-  /** Whether destructive steps are permitted; re-checked on the substituted request as a backstop. */
-  destroyer: boolean;
-  onStepStart?: (index: number, args: string[]) => void;
-  onStepDone?: (step: CompletedStep) => void;
+  /** Set while polling: when the first poll of this step started. */
+  pollingSince?: number;
 }
 
-interface RunContext extends RunPlanInput {
-  /** First step the stepper runs (0, or after the steps a resumed journal recorded). */
+export type StepOutput = { kind: 'done'; step: CompletedStep } | { kind: 'pending'; afterMs: number; pollingSince: number };
+
+interface MachineInput {
+  total: number;
   startIndex: number;
+  bindings: Record<string, string>;
   completed: CompletedStep[];
+}
+
+interface MachineContext extends MachineInput {
+  index: number;
+  pollingSince?: number;
+  pollAfterMs: number;
   error?: unknown;
 }
 
-/** Runs one step: substitute bindings, re-check the gate on substituted values, execute, evaluate `produces`. */
-async function runStep(input: RunPlanInput, index: number, bindings: Record<string, string>): Promise<CompletedStep> {
-  const command = input.plan.commands[index]!;
-  const executor = executorFor(command.args[0]!)!;
-  const args = executor.substitute(command.args, bindings);
-  // Validation classified the plan as written; only a substituted value can change the verdict.
-  const changed = args.some((a, i) => a !== command.args[i]);
-  const reasons = input.destroyer || !changed ? [] : executor.destructive(args);
-  if (reasons.length) {
-    throw new SafetyRefusal(`step ${index} became destructive after substituting bindings (${reasons.join('; ')}); it was not sent`, {
-      hint: 'review the plan; if the destruction is intended, run again with --destroyer',
+type MachineEvent =
+  | { type: 'STEP_DONE'; output: StepOutput }
+  | { type: 'STEP_FAILED'; error: unknown }
+  | { type: 'CANCEL' };
+
+/** A step effect: what one run of a step does (runPlan's, or a test's). */
+export type StepEffect = (input: StepInput) => Promise<StepOutput>;
+
+/**
+ * The actor that performs steps: it lives as long as the run, runs one step per RUN event and reports
+ * the outcome back. One long-lived actor rather than one invoked per step: an actor per step measured
+ * about 24 µs of XState work per step against about 4 µs for an event.
+ */
+export function stepRunner(effect: StepEffect) {
+  return fromCallback<{ type: 'RUN'; input: StepInput }>(({ sendBack, receive }) => {
+    receive((event) => {
+      effect(event.input).then(
+        (output) => sendBack({ type: 'STEP_DONE', output }),
+        (error: unknown) => sendBack({ type: 'STEP_FAILED', error }),
+      );
     });
+  });
+}
+
+export const runPlanMachine = setup({
+  types: { context: {} as MachineContext, input: {} as MachineInput, events: {} as MachineEvent },
+  actors: {
+    runner: stepRunner(async () => {
+      throw new Error('runPlanMachine: provide the step runner (stepRunner(effect))');
+    }),
+  },
+  actions: {
+    /** Asks the runner to perform the current step. */
+    run: sendTo('runner', ({ context }) => ({
+      type: 'RUN' as const,
+      input: { index: context.index, bindings: context.bindings, pollingSince: context.pollingSince },
+    })),
+    /**
+     * Counts a completed step. The completed list, the bindings and the index change in place: an
+     * `assign` per step copies the context and measured 1.3× a plain loop over 1,000 steps; the
+     * context is still only changed by the machine's own transitions.
+     */
+    complete: ({ context, event }) => {
+      const step = doneStep({ event });
+      context.completed.push(step);
+      Object.assign(context.bindings, step.produced);
+      context.index++;
+      context.pollingSince = undefined;
+    },
+    /** Journal and observer for a completed step; provided by runPlan. */
+    record: (_, _step: CompletedStep) => undefined,
+  },
+  delays: {
+    pollDelay: ({ context }) => context.pollAfterMs,
+  },
+  guards: {
+    hasMoreSteps: ({ context }) => context.index < context.total,
+    isPending: ({ event }) => (event as { output?: StepOutput }).output?.kind === 'pending',
+    /** Decided before the completed step is counted (guards run before actions). */
+    moreAfterThis: ({ context }) => context.index + 1 < context.total,
+    wasCancelled: ({ event }) => isAbortError((event as { error?: unknown }).error),
+  },
+}).createMachine({
+  id: 'runPlan',
+  context: ({ input }) => ({ ...input, index: input.startIndex, pollAfterMs: 0 }),
+  invoke: { src: 'runner', id: 'runner' },
+  initial: 'next',
+  states: {
+    // A resumed run may have nothing left to do.
+    next: {
+      always: [{ guard: 'hasMoreSteps', target: 'stepping' }, { target: 'succeeded' }],
+    },
+    stepping: {
+      entry: 'run',
+      on: {
+        STEP_DONE: [
+          {
+            guard: 'isPending',
+            target: 'waiting',
+            actions: assign(({ event }) => {
+              const out = event.output as Extract<StepOutput, { kind: 'pending' }>;
+              return { pollAfterMs: out.afterMs, pollingSince: out.pollingSince };
+            }),
+          },
+          // The next step runs in the same state: a transition without a target skips exit and entry work.
+          { guard: 'moreAfterThis', actions: ['complete', { type: 'record', params: doneStep }, 'run'] },
+          { target: 'succeeded', actions: ['complete', { type: 'record', params: doneStep }] },
+        ],
+        STEP_FAILED: [
+          { guard: 'wasCancelled', target: 'cancelled', actions: assign({ error: ({ event }) => event.error }) },
+          { target: 'failed', actions: assign({ error: ({ event }) => event.error }) },
+        ],
+      },
+    },
+    waiting: {
+      after: { pollDelay: 'stepping' },
+      on: { CANCEL: { target: 'cancelled', actions: assign({ error: () => new InterruptedError() }) } },
+    },
+    succeeded: { type: 'final' },
+    failed: { type: 'final' },
+    cancelled: { type: 'final' },
+  },
+});
+
+function doneStep({ event }: { event: unknown }): CompletedStep {
+  return ((event as { output: StepOutput }).output as Extract<StepOutput, { kind: 'done' }>).step;
+}
+
+/** Where a run's steps get their providers' clients, and the signal that cancels the run. */
+export interface RunContext {
+  /** The client of a provider, built on first use (one per session). */
+  client(provider: string): Promise<unknown>;
+  signal: AbortSignal;
+  /** The session's observer, used when a run is given none of its own (waits of static commands). */
+  observer?: RunObserver;
+}
+
+export interface RunOptions {
+  providers: ProviderSet;
+  destroyer: boolean;
+  /** Bindings predefined from config (DEFAULT_SSH_KEY_ID, DEFAULT_LOCATION, PROJECT_ID). */
+  predefined: Record<string, string>;
+  context: RunContext;
+  /** Every event of the run (progress, waits, --debug). */
+  observer?: RunObserver;
+  /** Records every step; with `resume`, continues after the steps it recorded as done. */
+  journal?: RunJournal;
+  resume?: JournalState;
+  /** Create guards of a journaled run (one name snapshot per kind, adoption of interrupted creates). */
+  creates?: RunCreates;
+  /** Keep every step's response in `results` (static commands, dry runs). Off for applies: a long plan
+   * would otherwise hold every response body in memory until the end. */
+  keepResults?: boolean;
+}
+
+export interface RunOutcome {
+  report: RunReport;
+  /** Raw step responses, index-aligned with completed steps, when `keepResults` was set (else empty). */
+  results: unknown[];
+  /** The error that ended a failed or cancelled run (carries the exit code). */
+  error?: unknown;
+}
+
+/** Validates the whole plan, applies the destroyer gate, then runs it through the machine. Nothing is sent for an invalid or gated plan. */
+export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutcome> {
+  const { plan, classes } = checkPlan(input, opts);
+  const total = plan.commands.length;
+  const completed: CompletedStep[] = [];
+  const bindings = { ...opts.predefined };
+  for (let index = 0; opts.resume?.completed.has(index); index++) {
+    const done = opts.resume.completed.get(index)!;
+    completed.push({ index, result: { status: done.http_status, data: undefined }, produced: done.produced, durationMs: 0 });
+    Object.assign(bindings, done.produced);
   }
-  input.onStepStart?.(index, args);
-  const started = performance.now();
-  const pre = await input.hooks?.before(index, args);
-  let result = pre?.adopted;
-  if (!result) {
-    result = await executor.run(args, pre?.createGuard ? { ...input.executorContext, createGuard: pre.createGuard } : input.executorContext);
-    await input.hooks?.sent?.(index, result);
-  }
-  let produced: Record<string, string>;
-  try {
-    produced = evaluateProduces(command.produces, result.data);
-  } catch (err) {
-    throw changedThenFailed(err, args, result);
-  }
-  return { index, result, produced, durationMs: performance.now() - started };
+  const results: unknown[] = [];
+  const observe = opts.observer ?? opts.context.observer ?? (() => undefined);
+  const step = stepEffect(plan, classes, { ...opts, observer: observe });
+
+  const machine = runPlanMachine.provide({
+    actors: { runner: stepRunner(step) },
+    actions: {
+      record: (_, done: CompletedStep) => {
+        opts.journal?.stepDone(done.index, done.produced, done.result.status);
+        if (opts.keepResults) results.push(done.result.data);
+        else done.result = { ...done.result, data: undefined };
+        observe({
+          type: 'step-done',
+          index: done.index,
+          total,
+          status: done.result.status,
+          durationMs: done.durationMs,
+          produced: done.produced,
+          deduplicated: done.result.deduplicated,
+        });
+      },
+    },
+  });
+  const actor = createActor(machine, { input: { total, startIndex: completed.length, bindings, completed } });
+  const onAbort = () => actor.send({ type: 'CANCEL' });
+  opts.context.signal.addEventListener('abort', onAbort, { once: true });
+  actor.start();
+  if (opts.context.signal.aborted) onAbort();
+  await toPromise(actor).catch(() => undefined);
+  opts.context.signal.removeEventListener('abort', onAbort);
+  const snapshot = actor.getSnapshot();
+  const { error, bindings: finalBindings } = snapshot.context;
+  const status = snapshot.value as 'succeeded' | 'failed' | 'cancelled';
+  if (status !== 'succeeded') observe({ type: 'step-failed', index: completed.length, total, error });
+
+  const byIndex = new Map(completed.map((c) => [c.index, c]));
+  const steps: StepReport[] = plan.commands.map((command, index) => {
+    const done = byIndex.get(index);
+    const verb = opts.providers.verb(command.args[0]!)!.verb;
+    const base = { index, reason: command.reason, request: redactText(verb.describe(verb.substitute(command.args, finalBindings))) };
+    if (done) {
+      return {
+        ...base,
+        status: 'succeeded' as const,
+        http_status: done.result.status,
+        attempts: done.result.attempts,
+        deduplicated: done.result.deduplicated || undefined,
+        produced: Object.keys(done.produced).length ? done.produced : undefined,
+        duration_ms: Math.round(done.durationMs),
+      };
+    }
+    if (index === completed.length && status !== 'succeeded') {
+      const changed = (error as { details?: { changed?: boolean; created?: string } })?.details;
+      return {
+        ...base,
+        status: 'failed' as const,
+        http_status: (error as { status?: number })?.status,
+        error: errorSummary(error),
+        ...(changed?.changed === true ? { changed: true, created: changed.created } : {}),
+      };
+    }
+    return { ...base, status: 'not_run' as const };
+  });
+
+  const report: RunReport = redactValue({
+    status,
+    steps,
+    bindings: finalBindings,
+    error: status === 'succeeded' ? undefined : { ...errorSummary(error), step: completed.length },
+  });
+  if (status === 'succeeded') opts.journal?.finish();
+  return { report, results, error: status === 'succeeded' ? undefined : error };
+}
+
+/**
+ * The `step` effect: substitute bindings, re-check the gate on substituted values, adopt or guard a
+ * create (journal), send through the verb, evaluate `produces`. A polling verb's `pending` answer goes
+ * back to the machine, which waits before asking again.
+ */
+function stepEffect(plan: Plan, classes: readonly StepClass[], opts: RunOptions): (input: StepInput) => Promise<StepOutput> {
+  const total = plan.commands.length;
+  const observe = opts.observer ?? (() => undefined);
+  return async ({ index, bindings, pollingSince }) => {
+    const command = plan.commands[index]!;
+    const { provider, verb } = opts.providers.verb(command.args[0]!)!;
+    const args = verb.substitute(command.args, bindings);
+    // Validation classified the plan as written; only a substituted value can change the verdict.
+    const changed = args.some((a, i) => a !== command.args[i]);
+    const cls = changed ? verb.classify(args) : classes[index]!;
+    if (changed && !opts.destroyer && cls.effect === 'destroy') {
+      throw new SafetyRefusal(`step ${index} became destructive after substituting bindings (${cls.reasons.join('; ')}); it was not sent`, {
+        hint: 'review the plan; if the destruction is intended, run again with --destroyer',
+      });
+    }
+    const started = performance.now();
+    let pre: CreateStepPlan | undefined;
+    if (pollingSince === undefined) {
+      observe({ type: 'step-started', index, total, description: verb.describe(args), reason: command.reason });
+      pre = await opts.creates?.before(index, args, cls);
+    }
+    let result = pre?.adopted;
+    if (!result) {
+      const ctx: StepContext = {
+        client: () => opts.context.client(provider.name),
+        signal: opts.context.signal,
+        waiting: (wait) => observe({ type: 'waiting', index, wait }),
+        existingIds: pre?.existingIds,
+        pollingSince,
+      };
+      result = await verb.run(args, ctx);
+      if (result.pending) return { kind: 'pending', afterMs: result.pending.afterMs, pollingSince: pollingSince ?? Date.now() };
+      await opts.creates?.sent(index, result);
+    }
+    let produced: Record<string, string>;
+    try {
+      produced = evaluateProduces(command.produces, result.data);
+    } catch (err) {
+      throw changedThenFailed(err, cls, provider.names?.createdId(cls.kind ?? '', result.data), result);
+    }
+    return { kind: 'done', step: { index, result, produced, durationMs: performance.now() - started } };
+  };
 }
 
 /**
  * A step whose request succeeded but whose `produces` failed did change something (a create made its
  * resource): the error says so and carries the ID, so the report never claims nothing was changed.
  */
-function changedThenFailed(err: unknown, args: string[], result: StepResult): unknown {
-  const method = (args[1] ?? '').trim().toUpperCase();
-  if (args[0] !== 'gpucloud-api' || method === 'GET' || !(err instanceof AssistantError)) return err;
-  const id = createdId(result.data);
+function changedThenFailed(err: unknown, cls: StepClass, id: string | undefined, result: StepResult): unknown {
+  if (cls.effect === 'read' || !(err instanceof AssistantError)) return err;
   const what = id ? `created ${id}` : 'changed something';
   return new OperationError(err.code, `${err.message}; the request itself succeeded (HTTP ${result.status ?? '-'}) and ${what}`, {
     hint: `${id ? `${id} exists now; ` : ''}--resume adopts it instead of sending the step again (--fresh would create it again); fix the JSONPath in a new plan if it is wrong`,
@@ -91,70 +347,35 @@ function changedThenFailed(err: unknown, args: string[], result: StepResult): un
   });
 }
 
-type StepperEvent =
-  | { type: 'ALL_DONE'; bindings: Record<string, string> }
-  | { type: 'STEP_FAILED'; error: unknown; bindings: Record<string, string> };
+/** What a producer needs to run a plan: the providers, the predefined bindings and a run context (a command's Session, the MCP server's backend). */
+export interface PlanBackend {
+  providers: ProviderSet;
+  predefined: Record<string, string>;
+  runContext(): RunContext;
+}
 
-/**
- * The plan run as explicit states: starting → running → succeeded | failed | cancelled. While running,
- * one long-lived stepper actor executes the steps in order, records each completed step (journal hook,
- * progress callback, `completed`) and reports only the ending to the machine. Measured: an XState
- * actor or event per step cost 1.25–1.6× a plain loop of the same requests; this layout costs ~1.0×.
- */
-export const runPlanMachine = setup({
-  types: { context: {} as RunContext, input: {} as RunPlanInput, events: {} as StepperEvent },
-  actors: {
-    stepper: fromCallback<StepperEvent, RunContext>(({ input, sendBack }) => {
-      let stopped = false;
-      void (async () => {
-        const bindings = { ...input.bindings };
-        try {
-          for (let index = input.startIndex; index < input.plan.commands.length; index++) {
-            if (stopped) return;
-            const step = await runStep(input, index, bindings);
-            Object.assign(bindings, step.produced);
-            input.hooks?.done(step);
-            input.onStepDone?.(step);
-            input.completed.push(step);
-          }
-          sendBack({ type: 'ALL_DONE', bindings });
-        } catch (error) {
-          sendBack({ type: 'STEP_FAILED', error, bindings });
-        }
-      })();
-      return () => {
-        stopped = true;
-      };
-    }),
-  },
-  guards: {
-    hasMoreSteps: ({ context }) => context.startIndex < context.plan.commands.length,
-    wasCancelled: ({ event }) => isAbortError((event as { error?: unknown }).error),
-  },
-  actions: {
-    finish: assign(({ event }) => ({ bindings: event.bindings, ...('error' in event ? { error: event.error } : {}) })),
-  },
-}).createMachine({
-  id: 'runPlan',
-  context: ({ input }) => ({ ...input, startIndex: input.startIndex ?? 0, completed: [...(input.completed ?? [])] }),
-  initial: 'starting',
-  states: {
-    // A resumed run may have nothing left to do.
-    starting: {
-      always: [{ guard: 'hasMoreSteps', target: 'running' }, { target: 'succeeded' }],
-    },
-    running: {
-      invoke: { src: 'stepper', input: ({ context }) => context },
-      on: {
-        ALL_DONE: { target: 'succeeded', actions: 'finish' },
-        STEP_FAILED: [
-          { guard: 'wasCancelled', target: 'cancelled', actions: 'finish' },
-          { target: 'failed', actions: 'finish' },
-        ],
-      },
-    },
-    succeeded: { type: 'final' },
-    failed: { type: 'final' },
-    cancelled: { type: 'final' },
-  },
-});
+/** Runs a producer's plan through the executor and returns every step's response, or throws the error that ended the run. */
+export async function runForResults(backend: PlanBackend, plan: Plan, opts: { destroyer?: boolean; signal?: AbortSignal; observer?: RunObserver } = {}): Promise<unknown[]> {
+  const context = backend.runContext();
+  const outcome = await runPlan(plan, {
+    providers: backend.providers,
+    destroyer: opts.destroyer ?? false,
+    predefined: backend.predefined,
+    context: opts.signal ? { ...context, signal: opts.signal } : context,
+    observer: opts.observer,
+    keepResults: true,
+  });
+  if (outcome.report.status !== 'succeeded') throw outcome.error;
+  return outcome.results;
+}
+
+/** Runs a one-step (or read-then-use) producer plan and returns the last step's response. */
+export async function runForResult(backend: PlanBackend, plan: Plan, opts: { destroyer?: boolean; signal?: AbortSignal } = {}): Promise<unknown> {
+  const results = await runForResults(backend, plan, opts);
+  return results[results.length - 1];
+}
+
+function errorSummary(error: unknown): { code: string; message: string; hint?: string } {
+  if (error instanceof AssistantError) return { code: error.code, message: redactText(error.message), hint: error.hint };
+  return { code: 'internal', message: redactText(error instanceof Error ? error.message : String(error)) };
+}

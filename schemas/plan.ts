@@ -20,7 +20,8 @@ export const PlanCommandSchema = z.strictObject({
 
 export const PlanSchema = z.strictObject({
   version: z.literal(1),
-  provider: z.string().min(1),
+  /** The provider the steps belong to, or a list of them for a plan that spans several (DESIGN.md §6). */
+  provider: z.union([z.string().min(1), z.array(z.string().min(1)).min(1, 'list at least one provider')]),
   commands: z.array(PlanCommandSchema).min(1, 'a plan needs at least one command'),
   question: z.string().optional(),
   summary: z.string().optional(),

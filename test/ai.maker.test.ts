@@ -2,6 +2,7 @@
  * The maker repair loop against a real local OpenAI-compatible server: what the model is given,
  * repairs of invalid plans, the attempt budget and the destroyer rule.
  */
+import { PROVIDERS } from '../engine/providers.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makePlan, type PlanValidator } from '../engine/ai/maker.js';
@@ -14,7 +15,7 @@ import { openAiServerFor } from './support/openai-server.js';
 const srv = openAiServerFor(test);
 
 /** The real whole-plan validator, with the predefined bindings a configured user would have. */
-const validate: PlanValidator = (plan, { destroyer }) => validatePlan(plan, { destroyer, predefined: PREDEFINED_BINDINGS });
+const validate: PlanValidator = (plan, { destroyer }) => validatePlan(plan, { providers: PROVIDERS, destroyer, predefined: PREDEFINED_BINDINGS });
 
 function provider() {
   return resolveAiProvider({ aiConfig: { providers: { openai: { base_url: srv.baseURL, api_key: 'sk-maker-test' } } }, env: {}, policy: { timeoutMs: 10_000 } });

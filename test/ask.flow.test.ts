@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runAskFlow, type AskFlowInput } from '../machines/ask-flow.js';
-import { ALWAYS_CONTEXT_KINDS, contextPlanFor } from '../engine/ai/ask.js';
+import { ALWAYS_CONTEXT_KINDS, contextPlanFor } from '../machines/ask.js';
 import { resolveAiProvider } from '../engine/ai/resolve.js';
 import { findKind } from '../engine/gpucloud/catalogue.js';
 import { OperationError } from '../engine/errors.js';

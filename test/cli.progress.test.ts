@@ -2,6 +2,7 @@
  * Progress on stderr through an injected Io: a live spinner on a terminal, nothing or plain lines
  * elsewhere (the CLI's child-process tests never have a terminal, so the terminal case is driven here).
  */
+import { waitNotice } from '../engine/gpucloud/types.js';
 import { PassThrough } from 'node:stream';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -36,7 +37,7 @@ test('on a terminal the phase spinner rewrites one line and clears it when stopp
 });
 
 test('on a terminal a plan step shows elapsed time in place and ends with a ✓ line; elsewhere plain lines', async () => {
-  const step = { index: 0, result: { status: 202, data: undefined }, produced: { INSTANCE_ID: 'i-1' }, durationMs: 12 } as never;
+  const step = { type: 'step-done' as const, index: 0, total: 2, status: 202, produced: { INSTANCE_ID: 'i-1' }, durationMs: 12 };
   const t = io(true);
   const live = createStepProgress(t.io, 2);
   live.start(0, 'POST /v1/instances', 'create it');
@@ -63,13 +64,14 @@ test('wait notices: one line per kind of wait per 10 s (a queue of creates is no
   let now = 0;
   const notices = createWaitNotices(t.io, () => now);
   const wait = (waitMs: number) => ({ type: 'rate-limit-wait' as const, method: 'POST', path: '/v1/instances', waitMs });
-  for (let i = 0; i < 50; i++) notices.event(wait(42_000));
-  notices.event({ type: 'retry', method: 'GET', path: '/v1/balance?x=1', attempt: 1, waitMs: 12_000, reason: 'rate_limit_exceeded' });
-  notices.event({ type: 'retry', method: 'GET', path: '/v1/locations', attempt: 1, waitMs: 250, reason: 'server_error' });
+  for (let i = 0; i < 50; i++) notices(waitNotice(wait(42_000)));
+  notices(waitNotice({ type: 'retry', method: 'GET', path: '/v1/balance?x=1', attempt: 1, waitMs: 12_000, reason: 'rate_limit_exceeded' }));
+  notices(waitNotice({ type: 'retry', method: 'GET', path: '/v1/locations', attempt: 1, waitMs: 250, reason: 'server_error' }));
   now = 10_001;
-  notices.event(wait(30_500));
-  notices.notice('waiting for cluster c-1 to be running (status provisioning, 35 s)');
-  notices.notice('waiting for cluster c-1 to be running (status provisioning, 40 s)');
+  notices(waitNotice(wait(30_500)));
+  const poll = (message: string) => ({ reason: 'poll' as const, waitMs: 5_000, message });
+  notices(poll('waiting for cluster c-1 to be running (status provisioning, 35 s)'));
+  notices(poll('waiting for cluster c-1 to be running (status provisioning, 40 s)'));
   await new Promise((r) => setImmediate(r));
   assert.equal(t.stderr().split('\n').filter(Boolean), [
     'waiting 42 s for the rate limit of POST /v1/instances',

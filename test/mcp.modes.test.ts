@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { startEmulator, EMULATOR_DEMO_IDS, type Emulator } from '../emulator/index.js';
-import { startMcpHttpServer } from '../engine/mcp/http.js';
+import { startMcpHttpServer } from '../mcp/http.js';
 import { emulatorEnv, runCli } from './support/cli.js';
 import { callTool, connectHttp, connectStdio, rawInitialize, rawPost, startMcpServer, textOf } from './support/mcp.js';
 

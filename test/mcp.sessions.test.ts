@@ -2,21 +2,23 @@
  * Session lifetime of the HTTP server (in-process, SDK client): DELETE ends a session, idle sessions
  * are closed, and a closed session is answered 404 so the client knows to initialize again.
  */
+import { PROVIDERS } from '../engine/providers.js';
 import { tmpdir } from 'node:os';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startMcpHttpServer } from '../engine/mcp/http.js';
-import { progressReporter } from '../engine/mcp/progress.js';
-import { createMcpServer } from '../engine/mcp/server.js';
-import type { McpBackend } from '../engine/mcp/tools.js';
+import { startMcpHttpServer } from '../mcp/http.js';
+import { progressReporter } from '../mcp/progress.js';
+import { createMcpServer } from '../mcp/server.js';
+import type { McpBackend } from '../mcp/tools.js';
 import type { Config } from '../schemas/config.js';
 
 const backend: McpBackend = {
   config: {} as Config,
   predefined: {},
-  executorContext: () => {
+  providers: PROVIDERS,
+  runContext: () => {
     throw new Error('no gpucloud in this test');
   },
   home: tmpdir(),

@@ -1,6 +1,7 @@
+import { PROVIDERS } from '../engine/providers.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { destructiveReasons } from '../engine/plan/destroyer.js';
+import { destructiveReasons } from '../engine/gpucloud/destroyer.js';
 import { validatePlan } from '../engine/plan/validate.js';
 
 const destructive = (method: string, path: string, body?: string) => destructiveReasons(method, path, body).length > 0;
@@ -48,7 +49,7 @@ test('paths the URL parser rewrites are classified as the wire sees them (tab, b
 test('such paths are also rejected outright by the argument check, so the plan never runs', () => {
   for (const path of ['/v1/inst\tances', '/v1/x/%2e%2e/instances', '/v1/x\\..\\instances', '/v1/instances\u0000', '/v1/instances%00']) {
     const plan = { version: 1, provider: 'gpucloud', commands: [{ args: ['gpucloud-api', 'PUT', path, '{"action":"start","id":"x"}'], reason: 'r' }] };
-    const v = validatePlan(plan, { destroyer: true });
+    const v = validatePlan(plan, { providers: PROVIDERS, destroyer: true });
     assert.ok(v.problems.some((p) => p.kind === 'schema' && p.field === 'args[2]'), JSON.stringify(path));
   }
 });

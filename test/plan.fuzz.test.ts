@@ -7,6 +7,7 @@
  *
  * Reproduce a run with FUZZ_SEED=<seed> (printed at the start); FUZZ_N overrides the mutation count.
  */
+import { PROVIDERS } from '../engine/providers.js';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,8 +17,9 @@ import * as assert from 'uvu/assert';
 import { startEmulator } from '../emulator/index.js';
 import { AssistantError } from '../engine/errors.js';
 import { createGpuCloudClient } from '../engine/gpucloud/client.js';
-import { checkPlan, runPlan } from '../engine/plan/run.js';
-import { destructiveReasons } from '../engine/plan/destroyer.js';
+import { runPlan } from '../machines/run-plan.js';
+import { checkPlan } from '../engine/plan/check.js';
+import { destructiveReasons } from '../engine/gpucloud/destroyer.js';
 import { runCli, withEmulator } from './support/cli.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -469,7 +471,7 @@ function short(plan: Json): string {
 
 function classify(plan: Json, where: string): Verdict {
   try {
-    const out = checkPlan(plan, { destroyer: false, predefined: { ...PREDEFINED } });
+    const out = checkPlan(plan, { providers: PROVIDERS, destroyer: false, predefined: { ...PREDEFINED } });
     assert.ok(out && typeof out === 'object', `${where}: checkPlan returned ${String(out)}`);
     return { kind: 'accepted' };
   } catch (err) {
@@ -559,8 +561,8 @@ test('runPlan refuses every rejected mutation before requesting a client (shared
   try {
     const client = createGpuCloudClient({ baseUrl: emu.url, credentials: { clientId: emu.clientId, clientSecret: emu.clientSecret }, retry: { delaysMs: [1] } });
     let requested = 0;
-    const executorContext = {
-      gpucloud: async () => {
+    const context = {
+      client: async () => {
         requested++;
         return client;
       },
@@ -571,7 +573,7 @@ test('runPlan refuses every rejected mutation before requesting a client (shared
       const where = `mutation #${c.i} [${c.applied.join(' + ')}] (seed ${SEED}) plan=${short(c.plan)}`;
       let threw: unknown;
       try {
-        await runPlan(c.plan, { destroyer: false, predefined: { ...PREDEFINED }, executorContext });
+        await runPlan(c.plan, { destroyer: false, predefined: { ...PREDEFINED }, providers: PROVIDERS, context });
       } catch (err) {
         threw = err;
       }

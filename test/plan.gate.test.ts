@@ -3,13 +3,14 @@
  * (issue 9 §2): rules on the canonical path, invalid when no canonical form exists, strict JSON for plans
  * and bodies, placeholders that could spell a destructive route. CLI tests prove nothing was sent.
  */
+import { PROVIDERS } from '../engine/providers.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEMO_IDS } from '../emulator/index.js';
-import { canonicalPath, destructiveReasons } from '../engine/plan/destroyer.js';
+import { canonicalPath, destructiveReasons } from '../engine/gpucloud/destroyer.js';
 import { findDuplicateKey } from '../engine/plan/strict-json.js';
 import { validatePlan } from '../engine/plan/validate.js';
 import { runCli, withEmulator } from './support/cli.js';
@@ -18,7 +19,7 @@ const destructive = (method: string, path: string, body?: string) => destructive
 const plan = (...commands: { args: string[]; reason: string; produces?: Record<string, string> }[]) => ({ version: 1, provider: 'gpucloud', commands });
 const step = (method: string, path: string, body?: string) => ({ args: ['gpucloud-api', method, path, ...(body === undefined ? [] : [body])], reason: 'r' });
 const pathProblem = (path: string, method = 'PUT', body = '{"action":"start","id":"x"}') =>
-  validatePlan(plan(step(method, path, method === 'GET' ? undefined : body)), { destroyer: true }).problems.find((p) => p.kind === 'schema' && p.field === 'args[2]');
+  validatePlan(plan(step(method, path, method === 'GET' ? undefined : body)), { providers: PROVIDERS, destroyer: true }).problems.find((p) => p.kind === 'schema' && p.field === 'args[2]');
 const ID = EMULATOR_DEMO_IDS.offlineInstance;
 
 test('the deprecated POST /v1/instances/action is gated like PUT /v1/instances', () => {
@@ -100,7 +101,7 @@ test('a placeholder where a destructive route has a fixed word is refused before
 test('a body that repeats a key is invalid and destructive on an action path (parsers keep either)', () => {
   for (const body of ['{"action":"start","action":"delete","id":"x"}', '{"action":"start","\\u0061ction":"delete","id":"x"}', '{"actions":[{"action":"start","action":"discontinue"}]}']) {
     assert.ok(destructive('PUT', body.includes('actions') ? '/v1/clusters' : '/v1/instances', body), body);
-    const v = validatePlan(plan(step('PUT', '/v1/instances', body)), { destroyer: true });
+    const v = validatePlan(plan(step('PUT', '/v1/instances', body)), { providers: PROVIDERS, destroyer: true });
     assert.ok(v.problems.some((p) => p.field === 'args[3]' && /appears twice/.test(p.message)), body);
   }
   assert.is(findDuplicateKey('{"a":{"b":1},"c":[{"b":2},{"b":3}],"s":"\\"b\\":1,\\"b\\""}'), undefined, 'equal keys in different objects and strings are fine');

@@ -1,10 +1,11 @@
 /** runPlan against an in-process emulator with the real gpucloud client over HTTP. */
+import { PROVIDERS } from '../engine/providers.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, EMULATOR_DEMO_IDS, startEmulator, type Emulator } from '../emulator/index.js';
 import { SafetyRefusal } from '../engine/errors.js';
 import { createGpuCloudClient } from '../engine/gpucloud/client.js';
-import { runPlan, type RunOptions } from '../engine/plan/run.js';
+import { runPlan, type RunOptions } from '../machines/run-plan.js';
 
 type Rec = Record<string, unknown>;
 type Cmd = { args: string[]; reason: string; produces?: Record<string, string> };
@@ -28,7 +29,7 @@ async function withEmu(fn: (emu: Emulator, opts: (o?: Partial<RunOptions>) => Ru
     destroyer: false,
     predefined: { ...PREDEFINED },
     keepResults: true,
-    executorContext: { gpucloud: async () => client, signal },
+    providers: PROVIDERS, context: { client: async () => client, signal },
     ...o,
   });
   try {

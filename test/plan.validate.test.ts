@@ -1,9 +1,10 @@
 /** Static plan validation, the destroyer rule, bindings and produces — in-process, nothing is sent. */
+import { PROVIDERS } from '../engine/providers.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OperationError } from '../engine/errors.js';
 import { substituteBody, substitutePath } from '../engine/plan/bindings.js';
-import { destructiveReasons } from '../engine/plan/destroyer.js';
+import { destructiveReasons } from '../engine/gpucloud/destroyer.js';
 import { evaluateProduces } from '../engine/plan/produces.js';
 import { validatePlan } from '../engine/plan/validate.js';
 
@@ -15,7 +16,7 @@ const step = (method: string, path: string, body?: string, produces?: Record<str
   ...(produces ? { produces } : {}),
 });
 const plan = (...commands: Cmd[]) => ({ version: 1, provider: 'gpucloud', commands });
-const strict = { destroyer: false };
+const strict = { providers: PROVIDERS, destroyer: false };
 const destructive = (method: string, path: string, body?: string) => destructiveReasons(method, path, body).length > 0;
 
 test('a valid plan with produces and a later placeholder is ok and not destructive', () => {
@@ -60,7 +61,7 @@ test('a predefined binding is allowed only when it is passed as predefined', () 
   assert.not.ok(without.ok);
   assert.is(without.problems[0]!.kind, 'unbound');
   assert.match(without.problems[0]!.message, /predefined from config but not set/);
-  const withIt = validatePlan(plan(step('POST', '/v1/volumes', body)), { destroyer: false, predefined: ['DEFAULT_LOCATION'] });
+  const withIt = validatePlan(plan(step('POST', '/v1/volumes', body)), { providers: PROVIDERS, destroyer: false, predefined: ['DEFAULT_LOCATION'] });
   assert.ok(withIt.ok, JSON.stringify(withIt.problems));
 });
 
@@ -69,7 +70,7 @@ test('HTTP DELETE is destructive in any case', () => {
   const v = validatePlan(plan(step('Delete', '/v1/sshkeys/' + ID)), strict);
   assert.not.ok(v.ok);
   assert.is(v.problems[0]!.kind, 'destructive');
-  assert.ok(validatePlan(plan(step('delete', '/v1/sshkeys/' + ID)), { destroyer: true }).ok, '--destroyer allows it');
+  assert.ok(validatePlan(plan(step('delete', '/v1/sshkeys/' + ID)), { providers: PROVIDERS, destroyer: true }).ok, '--destroyer allows it');
 });
 
 test('destructive instance actions are detected; start/shutdown/boot are not', () => {

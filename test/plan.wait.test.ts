@@ -1,8 +1,9 @@
+import { PROVIDERS } from '../engine/providers.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startEmulator, EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../emulator/index.js';
 import { createGpuCloudClient } from '../engine/gpucloud/client.js';
-import { runPlan } from '../engine/plan/run.js';
+import { runPlan } from '../machines/run-plan.js';
 import { validatePlan } from '../engine/plan/validate.js';
 
 const createCluster = {
@@ -14,7 +15,7 @@ const createCluster = {
 async function apply(emu: Emulator, waitArgs: string[]) {
   const client = createGpuCloudClient({ baseUrl: emu.url, credentials: { clientId: emu.clientId, clientSecret: emu.clientSecret }, retry: { delaysMs: [10] } });
   const plan = { version: 1, provider: 'gpucloud', commands: [createCluster, { args: waitArgs, reason: 'wait' }] };
-  return runPlan(plan, { destroyer: false, predefined: {}, keepResults: true, executorContext: { gpucloud: async () => client, signal: new AbortController().signal } });
+  return runPlan(plan, { destroyer: false, predefined: {}, keepResults: true, providers: PROVIDERS, context: { client: async () => client, signal: new AbortController().signal } });
 }
 
 test('wait polls until the cluster is running and returns the record', async () => {
@@ -55,9 +56,9 @@ test('wait fails fast when the resource disappears', async () => {
 
 test('wait arguments are validated before anything runs', () => {
   const plan = (args: string[]) => ({ version: 1, provider: 'gpucloud', commands: [{ args, reason: 'w' }] });
-  assert.not.ok(validatePlan(plan(['gpucloud-wait', 'locations', 'x', 'running']), { destroyer: false }).ok);
-  assert.not.ok(validatePlan(plan(['gpucloud-wait', 'clusters', 'x', 'running', '-1']), { destroyer: false }).ok);
-  assert.ok(validatePlan(plan(['gpucloud-wait', 'instances', 'x', 'running']), { destroyer: false }).ok);
+  assert.not.ok(validatePlan(plan(['gpucloud-wait', 'locations', 'x', 'running']), { providers: PROVIDERS, destroyer: false }).ok);
+  assert.not.ok(validatePlan(plan(['gpucloud-wait', 'clusters', 'x', 'running', '-1']), { providers: PROVIDERS, destroyer: false }).ok);
+  assert.ok(validatePlan(plan(['gpucloud-wait', 'instances', 'x', 'running']), { providers: PROVIDERS, destroyer: false }).ok);
 });
 
 test.run();

@@ -7,10 +7,10 @@
 import { AssistantError, InterruptedError } from '../errors.js';
 import { AiAuthError, AiRateLimitedError, AiRequestError, AiTimeoutError } from './errors.js';
 import { configHint } from './hints.js';
-import type { AiCallPolicy, AiProvider, AiProviderKind, ChatRequest, ChatResult } from './provider.js';
+import type { AiCallPolicy, AiProvider, AiProviderKind, ChatRequest, ChatResult, JsonMode } from './provider.js';
 
 /** How structured output is asked for: schema-constrained, JSON mode, or only by the prompt. */
-export type JsonMode = 'schema' | 'object' | 'prompt';
+export type { JsonMode };
 
 export interface AttemptOptions {
   signal: AbortSignal;

@@ -5,7 +5,7 @@
  * `model:` in a profile or `--<provider>-model`.
  */
 import type { AiProviderKind } from '../../schemas/config.js';
-import type { JsonMode } from './call-policy.js';
+import type { JsonMode } from './provider.js';
 
 export type Protocol = 'openai' | 'anthropic' | 'bedrock' | 'vertex' | 'builtin';
 

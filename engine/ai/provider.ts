@@ -6,6 +6,9 @@ import type { AiProviderKind } from '../../schemas/config.js';
 
 export type { AiProviderKind };
 
+/** How a provider is asked for JSON: a schema (structured output), any JSON object, or only by the prompt. */
+export type JsonMode = 'schema' | 'object' | 'prompt';
+
 export interface ChatMessage {
   role: 'user' | 'assistant';
   content: string;
@@ -64,5 +67,3 @@ export const DEFAULT_AI_CALL_POLICY: AiCallPolicy = {
   rateLimitBackoffMs: [1_000, 2_000, 4_000],
   serverRetryDelaysMs: [1_000, 3_000],
 };
-
-export { resolveAiProvider, selectAiProfile, resolveApiKey, resolveModel, type ResolveAiProviderOptions } from './resolve.js';

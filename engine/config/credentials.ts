@@ -11,6 +11,7 @@
  * A half-set source (an id without a secret, or the reverse) never matches; it is named in the
  * `no_credentials` error and in `warnings` when a later source is used instead.
  */
+import type { GpuCloudCredentials, RateLimitSettings } from '../gpucloud/types.js';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import ini from 'ini';
@@ -32,10 +33,8 @@ export const GPUCLOUD_ENV = {
 
 export type GpuCloudCredentialSource = 'config' | 'env' | 'credentials-file';
 
-export interface GpuCloudCredentials {
-  clientId: string;
-  clientSecret: string;
-  projectId?: string;
+/** Credentials as resolved from config, environment or the credentials file: the client's, plus where they point and came from. */
+export interface ResolvedGpuCloudCredentials extends GpuCloudCredentials {
   /** API origin without a trailing `/` or `/v1`; plan paths carry `/v1` themselves. */
   baseUrl: string;
   authUrl: string;
@@ -95,7 +94,7 @@ export function gpucloudCredentialsFilePath(home: string): string {
   return join(home, '.gpucloud', 'credentials');
 }
 
-export function resolveGpuCloudCredentials(options: ResolveGpuCloudCredentialsOptions): GpuCloudCredentials {
+export function resolveGpuCloudCredentials(options: ResolveGpuCloudCredentialsOptions): ResolvedGpuCloudCredentials {
   const { config, env, home } = options;
   const configPath = options.configPath ?? defaultConfigPath(home);
   const g = config.gpucloud ?? {};
@@ -186,12 +185,12 @@ export function resolveGpuCloudCredentials(options: ResolveGpuCloudCredentialsOp
  */
 export function finishCredentials(
   options: ResolveGpuCloudCredentialsOptions,
-  found: Omit<GpuCloudCredentials, 'baseUrl' | 'authUrl'>,
+  found: Omit<ResolvedGpuCloudCredentials, 'baseUrl' | 'authUrl'>,
   fromFile: { fileBaseUrl?: string; fileAuthUrl?: string } = {},
-): GpuCloudCredentials {
+): ResolvedGpuCloudCredentials {
   registerSecret(found.clientSecret);
   const { baseUrl, authUrl } = resolveGpuCloudUrls(options.config, options.env, fromFile);
-  const result: GpuCloudCredentials = { ...found, baseUrl, authUrl };
+  const result: ResolvedGpuCloudCredentials = { ...found, baseUrl, authUrl };
   if (result.projectId === undefined) delete result.projectId;
   return result;
 }
@@ -225,10 +224,7 @@ export function normaliseBaseUrl(url: string): string {
   return out;
 }
 
-export interface RateLimit {
-  perProject: number;
-  perPath: number;
-  windowMs: number;
+export interface RateLimit extends RateLimitSettings {
   /** Shared across machines through Redis when set (ASSISTANT_REDIS_URL, then `gpucloud.rate_limit.redis_url`). */
   redisUrl?: string;
 }

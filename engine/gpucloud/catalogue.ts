@@ -473,6 +473,21 @@ export function recordPath(spec: KindSpec, id: string): string {
   return spec.getPath.replace('{id}', encodeURIComponent(id));
 }
 
+/** The path that lists a kind, with its list query (e.g. pagination). */
+export function listPathOf(spec: KindSpec): string {
+  return spec.listQuery ? `${spec.path}?${spec.listQuery}` : spec.path;
+}
+
+/** The kind whose collection a request path is in (`/v1/instances/<id>/tags` → instances), by the longest matching path. */
+export function kindAtPath(path: string): KindSpec | undefined {
+  const clean = normalizeApiPath(path).toLowerCase();
+  let best: KindSpec | undefined;
+  for (const k of KINDS) {
+    if ((clean === k.path || clean.startsWith(`${k.path}/`)) && (!best || k.path.length > best.path.length)) best = k;
+  }
+  return best;
+}
+
 /** Path (without query) → the kind created by POSTing there, for create de-duplication. */
 export function kindCreatedAt(path: string): KindSpec | undefined {
   const clean = normalizeApiPath(path);

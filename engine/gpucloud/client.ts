@@ -8,9 +8,10 @@
  *   limits/shared.ts) → one HTTP exchange (ofetch) → body decoding (response.ts).
  * Debug lines and events never carry the client secret or a token (redact.ts).
  */
-import { readFileSync } from 'node:fs';
 import { ofetch } from 'ofetch';
+import { normaliseBaseUrl } from '../config/credentials.js';
 import { InvalidInputError, isAbortError, OperationError } from '../errors.js';
+import { assistantVersion } from '../version.js';
 import { redactText } from '../redact.js';
 import { TokenManager, type Grant } from './auth.js';
 import { normalizeApiPath } from './catalogue.js';
@@ -25,6 +26,7 @@ import {
   DEFAULT_RATE_LIMIT,
   DEFAULT_RETRY,
   type ClientEvent,
+  type WaitEvent,
   type GpuCloudClient,
   type GpuCloudClientOptions,
   type GpuCloudRequest,
@@ -32,16 +34,17 @@ import {
   type RateLimitSettings,
   type RetrySettings,
 } from './types.js';
+import { waitNotice } from './types.js';
+import type { WaitNotice } from '../provider.js';
 
 /** Requests in flight at once; bounds open sockets however generous the rate limits are. */
 const DEFAULT_MAX_CONCURRENT = 32;
 
 export type GpuCloudClientStats = GpuCloudClient['stats'];
 
-/** The origin without a trailing `/` or `/v1` (DESIGN.md §2: a trailing /v1 is tolerated). */
+/** The origin without a trailing `/` or `/v1` (DESIGN.md §2: a trailing /v1 is tolerated), checked to be http(s). */
 export function normalizeBaseUrl(baseUrl: string): string {
-  let base = baseUrl.trim().replace(/\/+$/, '');
-  if (/\/v1$/i.test(base)) base = base.slice(0, -3).replace(/\/+$/, '');
+  const base = normaliseBaseUrl(baseUrl);
   try {
     const u = new URL(base);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
@@ -49,25 +52,6 @@ export function normalizeBaseUrl(baseUrl: string): string {
     throw new InvalidInputError('invalid_config', `gpucloud base URL is not an http(s) URL: ${baseUrl}`);
   }
   return base;
-}
-
-let cachedVersion: string | undefined;
-/** This package's version for the User-Agent (works from the sources and from dist/). */
-function packageVersion(): string {
-  if (cachedVersion) return cachedVersion;
-  cachedVersion = '0.0.0';
-  for (const rel of ['../../../package.json', '../../package.json']) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'assistant' && typeof pkg.version === 'string') {
-        cachedVersion = pkg.version;
-        break;
-      }
-    } catch {
-      // try the next location
-    }
-  }
-  return cachedVersion;
 }
 
 /** The low-level code of a fetch failure (undici nests it in `cause`). */
@@ -105,6 +89,8 @@ interface RequestState {
   path: string;
   attempts: number;
   count429: number;
+  /** The caller's listener for this request's waits (a plan step's observer). */
+  onWait?: (notice: WaitNotice) => void;
 }
 
 /** An API call in progress. */
@@ -129,7 +115,7 @@ class HttpGpuCloudClient implements GpuCloudClient {
   private readonly retry: RetrySettings;
   private readonly limiter: RequestLimiter;
   private readonly tokens: TokenManager;
-  private readonly userAgent = `assistant/${packageVersion()}`;
+  private readonly userAgent = `assistant/${assistantVersion()}`;
 
   constructor(private readonly opts: GpuCloudClientOptions) {
     if (!opts.credentials?.clientId || !opts.credentials?.clientSecret) {
@@ -174,12 +160,12 @@ class HttpGpuCloudClient implements GpuCloudClient {
     const dedupe = req.createGuard ?? createDedupeFor(method, path, body);
     if (dedupe?.needsSnapshot && !dedupe.hasSnapshot) await dedupe.snapshot(list);
 
-    const state: ApiCall = { method, path, body, signal, attempts: 0, count429: 0, reauthenticated: false };
+    const state: ApiCall = { method, path, body, signal, attempts: 0, count429: 0, reauthenticated: false, onWait: req.onWait };
     let ambiguity: unknown;
     return retrySchedule(
       async () => {
         if (dedupe && ambiguity !== undefined) {
-          const found = await this.lookUpCreate(dedupe, list, ambiguity, signal);
+          const found = await this.lookUpCreate(dedupe, list, ambiguity, state);
           if (found) {
             this.debug(`  create of ${dedupe.kind.singular} "${dedupe.name}" already happened (${found.id}); not sending it again`);
             this.emit({ type: 'dedupe', method, path, id: found.id });
@@ -194,7 +180,7 @@ class HttpGpuCloudClient implements GpuCloudClient {
         signal,
         onWait: ({ attempt, waitMs, error }) => {
           if (isAmbiguous(error)) ambiguity = error;
-          this.noteRetry(method, path, attempt, waitMs, error);
+          this.noteRetry(state, attempt, waitMs, error);
         },
       },
     );
@@ -207,7 +193,8 @@ class HttpGpuCloudClient implements GpuCloudClient {
    * with backoff for `createLookupMs`; if it never appears, nobody can tell, and the run stops with
    * create_uncertain rather than pay twice. A failing list stops it the same way.
    */
-  private async lookUpCreate(dedupe: CreateDedupe, list: (p: string) => Promise<unknown>, ambiguity: unknown, signal: AbortSignal | undefined) {
+  private async lookUpCreate(dedupe: CreateDedupe, list: (p: string) => Promise<unknown>, ambiguity: unknown, state: ApiCall) {
+    const { signal } = state;
     const patient = mayStillBeProcessing(ambiguity);
     const deadline = performance.now() + (patient ? this.retry.createLookupMs : 0);
     let waitMs = 250;
@@ -222,7 +209,7 @@ class HttpGpuCloudClient implements GpuCloudClient {
       }
       const wait = Math.min(waitMs, left);
       this.debug(`  ${dedupe.kind.singular} "${dedupe.name}" not listed yet (look ${look}); looking again in ${Math.round(wait)} ms`);
-      this.emit({ type: 'create-lookup', method: 'GET', path: dedupe.listPath, waitMs: wait, name: dedupe.name });
+      this.emitWait(state, { type: 'create-lookup', method: 'GET', path: dedupe.listPath, waitMs: wait, name: dedupe.name });
       await sleep(wait, signal);
       waitMs = Math.min(waitMs * 2, 5_000);
     }
@@ -272,7 +259,7 @@ class HttpGpuCloudClient implements GpuCloudClient {
           return res;
         }
       },
-      { delaysMs: this.retry.delaysMs, onWait: ({ attempt, waitMs, error }) => this.noteRetry('POST', this.authPath, attempt, waitMs, error) },
+      { delaysMs: this.retry.delaysMs, onWait: ({ attempt, waitMs, error }) => this.noteRetry(state, attempt, waitMs, error) },
     );
   }
 
@@ -282,16 +269,17 @@ class HttpGpuCloudClient implements GpuCloudClient {
     state.count429++;
     const waitMs = parseRetryAfter(res.headers['retry-after'], this.retry.maxRetryAfterMs);
     this.stats.retries++;
-    this.emit({ type: 'retry', method: state.method, path: state.path, attempt: state.attempts, waitMs, reason: 'rate_limit_exceeded' });
+    this.emitWait(state, { type: 'retry', method: state.method, path: state.path, attempt: state.attempts, waitMs, reason: 'rate_limit_exceeded' });
     this.debug(`  429 rate_limit_exceeded; waiting ${waitMs} ms (Retry-After) before retrying (${state.count429}/${this.retry.max429Retries})`);
     await sleep(waitMs, signal);
     return true;
   }
 
-  private noteRetry(method: string, path: string, attempt: number, waitMs: number, error: unknown): void {
+  private noteRetry(state: RequestState, attempt: number, waitMs: number, error: unknown): void {
+    const { method, path } = state;
     const reason = error instanceof NetworkError ? (networkCode(error) ?? 'network_error') : error instanceof GpuCloudError ? error.code : 'error';
     this.stats.retries++;
-    this.emit({ type: 'retry', method, path, attempt, waitMs, reason });
+    this.emitWait(state, { type: 'retry', method, path, attempt, waitMs, reason });
     this.debug(`  attempt ${attempt} failed (${reason}); retrying in ${waitMs} ms`);
   }
 
@@ -320,7 +308,7 @@ class HttpGpuCloudClient implements GpuCloudClient {
             const s = wait?.shared;
             const scope = s?.scope === 'project' ? `project (${limitKey})` : s?.scope;
             if (s) this.debug(`rate limit ${scope}: ${s.used}/${s.limit} in window (shared: ${s.store}); waiting ~${estimateMs} ms`);
-            this.emit({ type: 'rate-limit-wait', method: state.method, path: state.path, waitMs: estimateMs });
+            this.emitWait(state, { type: 'rate-limit-wait', method: state.method, path: state.path, waitMs: estimateMs });
           });
     if (waitedMs > 0) this.debug(`  waited ${Math.round(waitedMs)} ms for the client-side rate limit (${limitKey})`);
     state.attempts++;
@@ -393,6 +381,17 @@ class HttpGpuCloudClient implements GpuCloudClient {
     const data = decodeBody(text);
     const code = typeof data === 'object' && data !== null ? (data as { code?: unknown }).code : undefined;
     return typeof code === 'string' ? ` ${code}` : '';
+  }
+
+  /** A wait of one request: to the client's listener and to the request's own (the plan step's observer). */
+  private emitWait(state: RequestState, event: WaitEvent): void {
+    this.emit(event);
+    if (!state.onWait) return;
+    try {
+      state.onWait(waitNotice(event));
+    } catch {
+      // A broken listener must not break the request.
+    }
   }
 
   close(): Promise<void> {

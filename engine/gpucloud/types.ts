@@ -1,4 +1,5 @@
 /** The contract between the plan engine and the gpucloud HTTP client. */
+import type { WaitNotice } from '../provider.js';
 import type { CreateDedupe } from './dedupe.js';
 
 export interface GpuCloudRequest {
@@ -13,6 +14,8 @@ export interface GpuCloudRequest {
    * per run); without it the client takes its own snapshot before a create, so it is safe standalone.
    */
   createGuard?: CreateDedupe;
+  /** Told about this request's waits (rate-limit windows, Retry-After, retries, create look-ups). */
+  onWait?: (notice: WaitNotice) => void;
 }
 
 export interface GpuCloudResponse {
@@ -97,4 +100,24 @@ export interface GpuCloudClient {
   close?(): Promise<void>;
   /** Counters for tests and benchmarks. */
   readonly stats: { requests: number; tokenRequests: number; retries: number; rateLimitWaits: number; status429: number };
+}
+
+/** The client events that mean a request is waiting. */
+export type WaitEvent = Extract<ClientEvent, { type: 'retry' | 'rate-limit-wait' | 'create-lookup' }>;
+
+const seconds = (ms: number) => `${Math.max(1, Math.ceil(ms / 1000))} s`;
+
+/** A wait as people read it: `waiting 42 s for the rate limit of GET /v1/instances`. */
+export function waitNotice(event: WaitEvent): WaitNotice {
+  const where = `${event.method} ${event.path.split('?')[0]}`;
+  switch (event.type) {
+    case 'rate-limit-wait':
+      return { reason: 'rate-limit', waitMs: event.waitMs, message: `waiting ${seconds(event.waitMs)} for the rate limit of ${where}` };
+    case 'retry':
+      return event.reason === 'rate_limit_exceeded'
+        ? { reason: 'retry-after', waitMs: event.waitMs, message: `waiting ${seconds(event.waitMs)} (Retry-After) for the rate limit of ${where}` }
+        : { reason: 'retry', waitMs: event.waitMs, message: `waiting ${seconds(event.waitMs)} to retry ${where} (${event.reason})` };
+    case 'create-lookup':
+      return { reason: 'create-lookup', waitMs: event.waitMs, message: `the create of "${event.name}" got no answer; looking for it again in ${seconds(event.waitMs)} (${where})` };
+  }
 }

@@ -1,18 +1,17 @@
 /**
- * Never paying twice for a name (issue 9 §1): a create whose name already exists in the project is
- * refused before anything is sent, whatever made the existing resource (an earlier plan, an edited
- * plan, the console, another machine); the live cloud is the truth, not the local journal. The same
- * listing, taken once per kind per run (KindSnapshots), is the "before" snapshot of exactly-once.
+ * Never paying twice for a name (issue 9 §1): a create whose name already exists is refused before
+ * anything is sent, whatever made the existing resource (an earlier plan, an edited plan, the console,
+ * another machine); the live cloud is the truth, not the local journal. The same listing, taken once
+ * per kind per run (NameSnapshots), is the "before" snapshot of exactly-once. Which steps create what
+ * comes from each step's classification; how names are listed comes from its provider (provider.names).
  */
 import type { Plan } from '../../schemas/plan.js';
 import { SafetyRefusal } from '../errors.js';
-import { createDedupeFor, KindSnapshots, type CreateDedupe } from '../gpucloud/dedupe.js';
-import type { ExecutorContext, StepResult } from '../executors/types.js';
+import type { NamedRecord, Provider, ProviderSet, StepClass, StepResult } from '../provider.js';
 import { placeholdersIn } from './bindings.js';
 import type { JournalState, RunJournal } from './journal.js';
-import type { PlanProblem } from './validate.js';
 
-/** A planned create whose name is already taken in the project. */
+/** A planned create whose name is already taken. */
 export interface NameConflict {
   /** Command index. */
   index: number;
@@ -21,49 +20,82 @@ export interface NameConflict {
   existing_ids: string[];
 }
 
-/** The create guard of a step (`gpucloud-api POST <kind path> {name…}`), or undefined. */
-export function createGuardFor(args: readonly string[]): CreateDedupe | undefined {
-  const [verb, method, path, body] = args;
-  return verb === 'gpucloud-api' ? createDedupeFor(method ?? '', path ?? '', body) : undefined;
+/** A create step whose provider can look its name up. */
+export interface NamedCreate {
+  index: number;
+  provider: Provider<any>;
+  kind: string;
+  name: string;
+  nameAt?: string;
+}
+
+/** The named create of a step, from its classification (undefined for anything else). */
+export function namedCreate(providers: ProviderSet, index: number, args: readonly string[], cls: StepClass | undefined): NamedCreate | undefined {
+  if (cls?.effect !== 'create' || !cls.kind || !cls.name) return undefined;
+  const provider = providers.verb(args[0] ?? '')?.provider;
+  if (!provider?.names) return undefined;
+  return { index, provider, kind: cls.kind, name: cls.name, nameAt: cls.nameAt };
 }
 
 /** Creates whose name is known before the run (no placeholder in it), except the steps in `skip`. */
-export function staticCreates(plan: Plan, skip: ReadonlySet<number> = new Set()): { index: number; guard: CreateDedupe }[] {
-  const out: { index: number; guard: CreateDedupe }[] = [];
+export function staticCreates(plan: Plan, classes: readonly StepClass[], providers: ProviderSet, skip: ReadonlySet<number> = new Set()): NamedCreate[] {
+  const out: NamedCreate[] = [];
   plan.commands.forEach((command, index) => {
     if (skip.has(index)) return;
-    const guard = createGuardFor(command.args);
-    if (guard && placeholdersIn(guard.name).length === 0 && placeholdersIn(command.args[2] ?? '').length === 0) out.push({ index, guard });
+    const create = namedCreate(providers, index, command.args, classes[index]);
+    if (create && placeholdersIn(create.name).length === 0) out.push(create);
   });
   return out;
 }
 
-/** A plan that creates one name twice is invalid (it would pay for two resources of one name). */
-export function duplicateNameProblems(commands: readonly ({ args: string[] } | undefined)[]): PlanProblem[] {
-  const seen = new Map<string, number>();
-  const problems: PlanProblem[] = [];
-  commands.forEach((command, index) => {
-    const guard = command && createGuardFor(command.args);
-    if (!guard || placeholdersIn(guard.name).length) return;
-    const key = `${guard.kind.path}\u0000${guard.name}`;
-    const first = seen.get(key);
-    if (first === undefined) return void seen.set(key, index);
-    problems.push({
-      kind: 'schema',
-      index,
-      field: `args[3].${guard.kind.nameField}`,
-      message: `creates ${guard.kind.singular} "${guard.name}" again (command ${first} creates it too); names must be unique within a plan`,
-    });
-  });
-  return problems;
+type Lister = (provider: Provider<any>, kind: string) => Promise<NamedRecord[]>;
+
+/**
+ * One listing per provider and kind per run (issue 9 §4): the duplicate-name pre-flight and
+ * exactly-once both read it, and it is kept current as creates return IDs, so a plan of N creates
+ * lists each kind once instead of once (or twice) per create.
+ */
+export class NameSnapshots {
+  private readonly lists = new Map<string, Promise<NamedRecord[]>>();
+
+  constructor(private readonly list: Lister) {}
+
+  /** IDs of the records carrying the create's name (listing the kind on first use). */
+  async idsNamed(create: NamedCreate): Promise<string[]> {
+    return (await this.records(create)).filter((r) => r.name === create.name).map((r) => r.id);
+  }
+
+  /** Records a create this run made, so later checks and snapshots see it. */
+  async add(create: NamedCreate, id: string): Promise<void> {
+    const records = await this.records(create);
+    if (!records.some((r) => r.id === id && r.name === create.name)) records.push({ id, name: create.name, record: undefined });
+  }
+
+  private records(create: NamedCreate): Promise<NamedRecord[]> {
+    const key = `${create.provider.name}\u0000${create.kind}`;
+    let p = this.lists.get(key);
+    if (!p) {
+      p = this.list(create.provider, create.kind).then((records) => [...records]);
+      // A failed listing is not cached: the next check tries again.
+      p.catch(() => this.lists.delete(key));
+      this.lists.set(key, p);
+    }
+    return p;
+  }
 }
 
 /** Lists each kind once and returns the planned creates whose names already exist. */
-export async function findNameConflicts(plan: Plan, snapshots: KindSnapshots, skip?: ReadonlySet<number>): Promise<NameConflict[]> {
+export async function findNameConflicts(
+  plan: Plan,
+  classes: readonly StepClass[],
+  providers: ProviderSet,
+  snapshots: NameSnapshots,
+  skip?: ReadonlySet<number>,
+): Promise<NameConflict[]> {
   const conflicts: NameConflict[] = [];
-  for (const { index, guard } of staticCreates(plan, skip)) {
-    const ids = await snapshots.idsNamed(guard);
-    if (ids.length) conflicts.push({ index, kind: guard.kind.singular, name: guard.name, existing_ids: ids });
+  for (const create of staticCreates(plan, classes, providers, skip)) {
+    const ids = await snapshots.idsNamed(create);
+    if (ids.length) conflicts.push({ index: create.index, kind: create.kind, name: create.name, existing_ids: ids });
   }
   return conflicts;
 }
@@ -79,16 +111,16 @@ export function nameConflictRefusal(conflicts: NameConflict[]): SafetyRefusal {
   });
 }
 
-/** The listing function of a run: GETs through the one client, under the run's signal. */
-export function listerFor(ctx: ExecutorContext): (path: string) => Promise<unknown> {
-  return async (path) => (await (await ctx.gpucloud()).request({ method: 'GET', path, signal: ctx.signal })).data;
+/** The listing function of a run: each provider's lookup through its client, under the run's signal. */
+export function listerFor(client: (provider: string) => Promise<unknown>, signal: AbortSignal): Lister {
+  return async (provider, kind) => provider.names!.list(kind, await client(provider.name), signal);
 }
 
 export interface CreateStepPlan {
   /** The resource an earlier attempt (a killed or failed run) made: adopted instead of sending. */
   adopted?: StepResult;
-  /** Passed to the client, which then needs no listing of its own before the POST. */
-  createGuard?: CreateDedupe;
+  /** The IDs that carried the create's name before it was sent: the verb needs no listing of its own. */
+  existingIds?: string[];
 }
 
 /**
@@ -98,66 +130,73 @@ export interface CreateStepPlan {
  * in the run's snapshot.
  */
 export class RunCreates {
-  private readonly guards = new Map<number, CreateDedupe>();
+  private readonly sending = new Map<number, NamedCreate>();
 
   constructor(
-    private readonly snapshots: KindSnapshots,
+    private readonly providers: ProviderSet,
+    private readonly snapshots: NameSnapshots,
     private readonly opts: {
       journal?: RunJournal;
       resume?: JournalState;
       allowDuplicateNames: boolean;
-      list: (path: string) => Promise<unknown>;
+      /** Lists a kind afresh (not from the run's snapshot): what exists now. */
+      listNow: Lister;
       /** Throws when the run lost its journal lock (checked before every step). */
       assertLocked?: () => void;
     },
   ) {}
 
-  async before(index: number, args: string[]): Promise<CreateStepPlan | undefined> {
+  async before(index: number, args: readonly string[], cls: StepClass): Promise<CreateStepPlan | undefined> {
     const { journal, resume } = this.opts;
     this.opts.assertLocked?.();
-    const guard = createGuardFor(args);
-    if (!guard) {
+    const create = namedCreate(this.providers, index, args, cls);
+    if (!create) {
       journal?.started(index);
       return undefined;
     }
     const inFlight = resume?.inFlight?.index === index ? resume.inFlight : undefined;
     if (inFlight) {
       if (inFlight.created !== undefined) return { adopted: { status: 200, data: inFlight.created, deduplicated: true } };
-      if (inFlight.snapshot) guard.restoreSnapshot(inFlight.snapshot);
-      const found = guard.needsSnapshot && !guard.hasSnapshot ? undefined : await guard.find(this.opts.list);
+      const found = inFlight.snapshot ? await this.madeByUs(create, inFlight.snapshot) : undefined;
       if (found) {
-        await this.snapshots.add(guard, found.id);
-        return { adopted: { status: 200, data: found.data, deduplicated: true } };
+        await this.snapshots.add(create, found.id);
+        return { adopted: { status: 200, data: create.provider.names!.responseFor(create.kind, found), deduplicated: true } };
       }
     }
-    const existing = await this.snapshots.idsNamed(guard);
+    const existing = await this.snapshots.idsNamed(create);
     if (existing.length && !this.opts.allowDuplicateNames) {
-      throw nameConflictRefusal([{ index, kind: guard.kind.singular, name: guard.name, existing_ids: existing }]);
+      throw nameConflictRefusal([{ index, kind: create.kind, name: create.name, existing_ids: existing }]);
     }
-    if (guard.needsSnapshot) guard.restoreSnapshot(existing);
-    journal?.started(index, guard.snapshotIds);
-    this.guards.set(index, guard);
-    return { createGuard: guard };
+    journal?.started(index, existing);
+    this.sending.set(index, create);
+    return { existingIds: existing };
   }
 
   /** A step's response arrived (not adopted). */
   async sent(index: number, result: StepResult): Promise<void> {
-    const guard = this.guards.get(index);
-    if (!guard) return;
-    this.guards.delete(index);
+    const create = this.sending.get(index);
+    if (!create) return;
+    this.sending.delete(index);
     this.opts.journal?.created(index, result.data);
-    const id = createdId(result.data, guard);
-    if (id) await this.snapshots.add(guard, id);
+    const id = create.provider.names!.createdId(create.kind, result.data);
+    if (id) await this.snapshots.add(create, id);
+  }
+
+  /** The newest record with the create's name that was not there before it was sent. */
+  private async madeByUs(create: NamedCreate, before: readonly string[]): Promise<NamedRecord | undefined> {
+    const known = new Set(before);
+    const fresh = (await this.opts.listNow(create.provider, create.kind)).filter((r) => r.name === create.name && !known.has(r.id));
+    return newest(fresh);
   }
 }
 
-/** The ID in a create's response: bare text, `{"id": …}`, or the record of a kind identified by name. */
-export function createdId(data: unknown, guard?: CreateDedupe): string | undefined {
-  if (typeof data === 'string' && data) return data;
-  if (data && typeof data === 'object' && !Array.isArray(data)) {
-    const o = data as Record<string, unknown>;
-    const v = o[guard?.kind.idField ?? 'id'] ?? o.id;
-    if (typeof v === 'string' || typeof v === 'number') return String(v);
+/** The most recently created record (by createdAt when present, else the last listed). */
+export function newest(records: readonly NamedRecord[]): NamedRecord | undefined {
+  let best = records[records.length - 1];
+  for (const r of records) {
+    const a = Date.parse(r.createdAt ?? '');
+    const b = Date.parse(best?.createdAt ?? '');
+    if (!Number.isNaN(a) && (Number.isNaN(b) || a > b)) best = r;
   }
-  return undefined;
+  return best;
 }

@@ -32,7 +32,7 @@ export interface RunLock {
 
 export interface LockOptions {
   /** Told once when the lock of a dead run is being waited out. */
-  onWait?: (message: string) => void;
+  onWait?: (message: string, waitMs: number) => void;
 }
 
 export async function lockRun(journalPath: string, opts: LockOptions = {}): Promise<RunLock> {
@@ -57,7 +57,7 @@ export async function lockRun(journalPath: string, opts: LockOptions = {}): Prom
     const owner = readOwner(ownerPath);
     if (owner && !isDead(owner)) throw refusal(owner);
     // The holder is gone (or unknown): its lock goes stale within STALE_MS and the library takes it over.
-    opts.onWait?.(`waiting up to ${STALE_MS / 1000} s for the lock of an earlier run${owner ? ` (pid ${owner.pid}, no longer running)` : ''} to expire`);
+    opts.onWait?.(`waiting up to ${STALE_MS / 1000} s for the lock of an earlier run${owner ? ` (pid ${owner.pid}, no longer running)` : ''} to expire`, STALE_MS);
     try {
       release = await lockfile.lock(journalPath, options({ retries: Math.ceil((STALE_MS + 5_000) / 500), factor: 1, minTimeout: 500, maxTimeout: 500 }));
     } catch (again) {

@@ -2,7 +2,7 @@
  * The strict reading of JSON that plans and request bodies need. `JSON.parse` keeps the last of two
  * equal keys and Node's UTF-8 decoding replaces bad bytes with U+FFFD; another parser (the server, a
  * reviewer's tool) may keep the first key or reject the bytes, so a document that reads differently
- * in two places is refused instead. One copy, used by plan input (CLI and MCP) and by gpucloud-api bodies.
+ * in two places is refused instead. One copy, used by plan input (CLI and MCP) and by the request bodies of step verbs.
  */
 
 export interface DuplicateKey {

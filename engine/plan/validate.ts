@@ -1,7 +1,7 @@
 import { PlanSchema, PREDEFINED_BINDINGS, type Plan, type PlanCommand } from '../../schemas/plan.js';
-import { executorFor, EXECUTORS } from '../executors/index.js';
+import type { ProviderSet, StepClass } from '../provider.js';
 import { placeholdersIn } from './bindings.js';
-import { duplicateNameProblems } from './names.js';
+import { namedCreate } from './names.js';
 import { jsonPathProblem } from './produces.js';
 
 export interface PlanProblem {
@@ -16,41 +16,58 @@ export interface ValidationResult {
   ok: boolean;
   plan?: Plan;
   problems: PlanProblem[];
-  /** Per command: why it is destructive ([] when it is not). */
+  /** Per command: what it does (read, create, update, destroy), computed once from its parsed args. */
+  classes: StepClass[];
+  /** Per command: why it is destructive ([] when it is not); the `destroy` reasons of `classes`. */
   destructive: string[][];
 }
 
 export interface ValidateOptions {
+  /** The providers whose verbs a plan may use. */
+  providers: ProviderSet;
   destroyer: boolean;
   /** Names of bindings predefined from config (only these may be used without being produced). */
   predefined?: Iterable<string>;
 }
 
 /**
- * Whole-plan static validation (DESIGN.md §1): schema, each verb's own argument rules, every
- * placeholder bound before use, and destroyer classification of every step. Nothing is sent.
+ * Whole-plan static validation (DESIGN.md §1): schema, the plan's providers, each verb's own argument
+ * rules, every placeholder bound before use, and the classification of every step (from which the
+ * destroyer gate reads). Nothing is sent.
  */
 export function validatePlan(input: unknown, opts: ValidateOptions): ValidationResult {
   const parsed = PlanSchema.safeParse(input);
   const problems: PlanProblem[] = parsed.success ? [] : parsed.error.issues.map(schemaProblem);
-  const destructive: string[][] = [];
+  const classes: StepClass[] = [];
   const bound = new Set<string>(opts.predefined ?? []);
   // Commands are checked even when the plan as a whole failed its schema, so one run reports every problem.
   const commands = parsed.success ? parsed.data.commands : usableCommands(input);
+  const planProviders = providersNamed((input as { provider?: unknown })?.provider);
+  for (const name of planProviders ?? []) {
+    if (!opts.providers.provider(name)) {
+      problems.push({ kind: 'schema', field: 'provider', message: `unknown provider "${name}" (known: ${opts.providers.names().join(', ')})` });
+    }
+  }
 
   commands.forEach((command, index) => {
-    if (!command) {
-      destructive.push([]);
+    const known = command && opts.providers.verb(command.args[0]!);
+    if (!command || !known) {
+      if (command) {
+        problems.push({ kind: 'schema', index, field: 'args[0]', message: `unknown step verb "${command.args[0]}" (known: ${opts.providers.verbs().join(', ')})` });
+      }
+      classes.push(UNKNOWN);
       return;
     }
-    const [verb] = command.args;
-    const executor = executorFor(verb!);
-    if (!executor) {
-      problems.push({ kind: 'schema', index, field: 'args[0]', message: `unknown step verb "${verb}" (known: ${[...EXECUTORS.keys()].join(', ')})` });
-      destructive.push([]);
-      return;
+    const { provider, verb } = known;
+    if (planProviders && !planProviders.includes(provider.name)) {
+      problems.push({
+        kind: 'schema',
+        index,
+        field: 'args[0]',
+        message: `"${verb.verb}" belongs to provider "${provider.name}", which the plan does not name (provider: ${planProviders.map((p) => `"${p}"`).join(', ')}); add it to "provider"`,
+      });
     }
-    for (const p of executor.checkArgs(command.args)) problems.push({ kind: 'schema', index, ...p });
+    for (const p of verb.checkArgs(command.args)) problems.push({ kind: 'schema', index, ...p });
     command.args.forEach((arg, argIndex) => {
       for (const name of placeholdersIn(arg)) {
         if (!bound.has(name)) {
@@ -71,16 +88,27 @@ export function validatePlan(input: unknown, opts: ValidateOptions): ValidationR
       if (problem) problems.push({ kind: 'schema', index, field: `produces.${name}`, message: problem });
       bound.add(name);
     }
-    const reasons = executor.destructive(command.args);
-    destructive.push(reasons);
-    if (reasons.length && !opts.destroyer) {
-      problems.push({ kind: 'destructive', index, field: 'args', message: `destructive: ${reasons.join('; ')} (needs --destroyer)` });
+    const cls = verb.classify(command.args);
+    classes.push(cls);
+    if (cls.effect === 'destroy' && !opts.destroyer) {
+      problems.push({ kind: 'destructive', index, field: 'args', message: `destructive: ${cls.reasons.join('; ')} (needs --destroyer)` });
     }
   });
 
-  problems.push(...duplicateNameProblems(commands));
+  problems.push(...duplicateNameProblems(commands, classes, opts.providers));
   problems.sort((a, b) => (a.index ?? -1) - (b.index ?? -1));
-  return { ok: problems.length === 0, plan: parsed.success ? parsed.data : undefined, problems, destructive };
+  const destructive = classes.map((c) => (c.effect === 'destroy' ? c.reasons : []));
+  return { ok: problems.length === 0, plan: parsed.success ? parsed.data : undefined, problems, classes, destructive };
+}
+
+/** A command that could not be read: nothing is known of it (the plan is invalid anyway). */
+const UNKNOWN: StepClass = { effect: 'read', reasons: [] };
+
+/** `provider` as a list of names: one name, or a list for multi-provider plans; undefined when it is neither. */
+function providersNamed(value: unknown): string[] | undefined {
+  if (typeof value === 'string' && value) return [value];
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
+  return undefined;
 }
 
 type Issue = { code: string; path: PropertyKey[]; message: string; keys?: string[] };
@@ -118,4 +146,24 @@ export function formatProblems(problems: PlanProblem[]): string {
       return `${where}: ${p.message}`;
     })
     .join('\n');
+}
+
+/** A plan that creates one name twice is invalid (it would pay for two resources of one name). */
+export function duplicateNameProblems(commands: readonly ({ args: string[] } | undefined)[], classes: readonly StepClass[], providers: ProviderSet): PlanProblem[] {
+  const seen = new Map<string, number>();
+  const problems: PlanProblem[] = [];
+  commands.forEach((command, index) => {
+    const create = command && namedCreate(providers, index, command.args, classes[index]);
+    if (!create || placeholdersIn(create.name).length) return;
+    const key = `${create.provider.name}\u0000${create.kind}\u0000${create.name}`;
+    const first = seen.get(key);
+    if (first === undefined) return void seen.set(key, index);
+    problems.push({
+      kind: 'schema',
+      index,
+      field: create.nameAt ?? 'args',
+      message: `creates ${create.kind} "${create.name}" again (command ${first} creates it too); names must be unique within a plan`,
+    });
+  });
+  return problems;
 }

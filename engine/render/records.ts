@@ -1,6 +1,7 @@
 import { stringify as toYaml } from 'yaml';
 import type { Column, KindSpec } from '../gpucloud/catalogue.js';
-import type { OutputFormat } from '../../commands/context.js';
+/** How results are printed (`-o`): a table for people, JSON or YAML for programs. */
+export type OutputFormat = 'table' | 'json' | 'yaml';
 import { colorStatus, PLAIN, type Colors } from './color.js';
 import { maskSecretLooking } from '../redact.js';
 

@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ERROR_META_KEY } from '../../engine/mcp/tools.js';
+import { ERROR_META_KEY } from '../../mcp/tools.js';
 import { BIN, CHILD_TIMEOUT_MS, childEnv, tempHome } from './cli.js';
 
 export interface McpProcess {

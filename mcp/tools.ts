@@ -6,41 +6,29 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { parse as parseYaml } from 'yaml';
-import { parseStrictJson } from '../plan/strict-json.js';
+import { parseStrictJson } from '../engine/plan/strict-json.js';
 import type { z } from 'zod';
-import type { Config } from '../../schemas/config.js';
-import * as S from '../../schemas/mcp-tools.js';
-import { AssistantError, InvalidInputError } from '../errors.js';
-import { kindNames } from '../gpucloud/catalogue.js';
-import { requireKind, resolveRecord } from '../gpucloud/lookup.js';
-import { listPlan } from '../gpucloud/static-plans.js';
-import { applyPlan } from '../plan/apply.js';
-import { previewPlan } from '../plan/dry-run.js';
-import { describeConflict } from '../plan/names.js';
-import { renderPreview } from '../plan/preview.js';
-import { runForResult, type PlanBackend } from '../plan/run.js';
-import { formatProblems, validatePlan } from '../plan/validate.js';
-import { redactText, redactValue } from '../redact.js';
-import { renderRecords, renderRecord } from '../render/records.js';
-import { renderReport, renderReportError } from '../render/report.js';
-import { routeQuestion } from '../routing/route.js';
+import type { Config } from '../schemas/config.js';
+import * as S from '../schemas/mcp-tools.js';
+import { AssistantError, InvalidInputError } from '../engine/errors.js';
+import { kindNames } from '../engine/gpucloud/catalogue.js';
+import { requireKind, resolveRecord } from '../engine/gpucloud/lookup.js';
+import { listPlan } from '../engine/gpucloud/static-plans.js';
+import { applyPlan } from '../machines/apply-plan.js';
+import { previewPlan } from '../machines/dry-run.js';
+import { describeConflict } from '../engine/plan/names.js';
+import { renderPreview } from '../engine/plan/preview.js';
+import { runForResult, type PlanBackend } from '../machines/run-plan.js';
+import { formatProblems, validatePlan } from '../engine/plan/validate.js';
+import { redactText, redactValue } from '../engine/redact.js';
+import { renderRecords, renderRecord } from '../engine/render/records.js';
+import { renderReport, renderReportError } from '../engine/render/report.js';
+import { routeQuestion } from '../engine/routing/route.js';
 import { askForTool } from './ask.js';
-import { progressReporter, type ProgressFn, type ToolExtra } from './progress.js';
+import type { McpBackend } from './backend.js';
+import { progressObserver, progressReporter, type ProgressFn, type ToolExtra } from './progress.js';
 
-/** What the tools run against: one per server, so all concurrent calls share one gpucloud client and its rate limits. */
-export interface McpBackend extends PlanBackend {
-  config: Config;
-  /** Home directory (run journals, AI history). */
-  home: string;
-  env: Record<string, string | undefined>;
-  sandbox: boolean;
-  /** The server was started with --destroyer: destructive plans may be applied. */
-  destroyer: boolean;
-  /** --read-only: tools that can change anything are not registered at all (not listed, "tool not found"). */
-  readOnly?: boolean;
-  /** --debug: one line per tool call (name, duration, outcome; never the arguments). */
-  log?: (line: string) => void;
-}
+export type { McpBackend };
 
 interface ToolCall {
   backend: McpBackend;
@@ -158,7 +146,7 @@ export const TOOLS = [
     annotations: READ_ONLY,
     async run({ plan }, { backend, signal }) {
       const input = planFrom(plan);
-      const v = validatePlan(input, { destroyer: true, predefined: Object.keys(backend.predefined) });
+      const v = validatePlan(input, { providers: backend.providers, destroyer: true, predefined: Object.keys(backend.predefined) });
       const destructiveSteps = v.destructive.flatMap((r, i) => (r.length ? [i] : []));
       const needsDestroyer = destructiveSteps.length > 0 && !backend.destroyer;
       if (!v.ok) {
@@ -167,7 +155,7 @@ export const TOOLS = [
           structured: { valid: false, problems: v.problems, destructive_steps: destructiveSteps, needs_destroyer: needsDestroyer },
         };
       }
-      const { preview, duplicateNames } = await previewPlan(backend, v.plan!, v.destructive, { destroyer: backend.destroyer, signal });
+      const { preview, duplicateNames } = await previewPlan(backend, v.plan!, v.classes, { destroyer: backend.destroyer, signal });
       let note = needsDestroyer ? 'note: this plan has destructive steps; this server refuses to apply them (it was not started with --destroyer)\n' : '';
       if (duplicateNames.length) {
         note += `note: names that already exist (applying is refused unless allow_duplicate_names is true):\n${duplicateNames.map((c) => `  ${describeConflict(c)}`).join('\n')}\n`;
@@ -187,7 +175,6 @@ export const TOOLS = [
     output: S.ApplyOutput,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     async run({ plan, mode, allow_duplicate_names }, { backend, signal, progress }) {
-      let total = 0;
       const outcome = await applyPlan(planFrom(plan), {
         backend,
         home: backend.home,
@@ -195,9 +182,7 @@ export const TOOLS = [
         mode,
         allowDuplicateNames: allow_duplicate_names,
         signal,
-        onBegin: (p) => (total = p.commands.length),
-        onStepStart: (index, description, reason) => progress(index, total, `step ${index + 1}/${total}: ${description} (${reason})`),
-        onStepDone: (step) => progress(step.index + 1, total, `step ${step.index + 1}/${total} done`),
+        observer: progressObserver(progress),
       });
       const { report } = outcome;
       return { text: renderReport(report) + renderReportError(report), structured: report, isError: report.status !== 'succeeded' };

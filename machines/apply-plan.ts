@@ -3,19 +3,20 @@
  * The gate and validation come first, so a journal is only touched for a plan that may run; an
  * unfinished or finished run of the same plan is never silently repeated (resume it or start it fresh),
  * two runs of one plan never overlap (journal lock), and creates of names that already exist in the
- * project are refused before anything is sent (names.ts).
+ * project are refused before anything is sent (engine/plan/names.ts).
  */
-import type { Plan } from '../../schemas/plan.js';
-import { InvalidInputError, SafetyRefusal } from '../errors.js';
-import { KindSnapshots } from '../gpucloud/dedupe.js';
-import { RunJournal } from './journal.js';
-import { findNameConflicts, listerFor, nameConflictRefusal, RunCreates } from './names.js';
-import { lockRun } from './run-lock.js';
-import { checkPlan, runPlan, type PlanBackend, type RunOptions, type RunOutcome } from './run.js';
+import type { Plan } from '../schemas/plan.js';
+import { InvalidInputError, SafetyRefusal } from '../engine/errors.js';
+import type { RunObserver } from '../engine/provider.js';
+import { checkPlan } from '../engine/plan/check.js';
+import { RunJournal } from '../engine/plan/journal.js';
+import { findNameConflicts, listerFor, nameConflictRefusal, NameSnapshots, RunCreates } from '../engine/plan/names.js';
+import { lockRun } from '../engine/plan/run-lock.js';
+import { runPlan, type PlanBackend, type RunOutcome } from './run-plan.js';
 
 export type ApplyMode = 'new' | 'resume' | 'fresh';
 
-export interface ApplyOptions extends Pick<RunOptions, 'onStepStart' | 'onStepDone'> {
+export interface ApplyOptions {
   backend: PlanBackend;
   /** Home directory holding ~/.assistant/runs/. */
   home: string;
@@ -26,18 +27,17 @@ export interface ApplyOptions extends Pick<RunOptions, 'onStepStart' | 'onStepDo
   signal?: AbortSignal;
   /** Called once the plan passed validation and the gate, before the first step. */
   onBegin?: (plan: Plan) => void;
-  /** Told how many steps a resumed run skips. */
-  onResume?: (completedSteps: number) => void;
-  /** Told about waits before the run starts (the lock of a killed run expiring). */
-  onNotice?: (message: string) => void;
+  /** Every event of the run: steps, waits (the lock of a killed run expiring too), a resume. */
+  observer?: RunObserver;
 }
 
 export async function applyPlan(input: unknown, opts: ApplyOptions): Promise<RunOutcome> {
   const { backend, destroyer, mode } = opts;
-  const plan = checkPlan(input, { destroyer, predefined: backend.predefined });
+  const { plan, classes } = checkPlan(input, { providers: backend.providers, destroyer, predefined: backend.predefined });
   const journal = RunJournal.forPlan(opts.home, plan);
+  const observe = opts.observer ?? (() => undefined);
   // The journal is read and written only under its lock, so two runs of one plan cannot both act on it.
-  const lock = await lockRun(journal.path, { onWait: opts.onNotice });
+  const lock = await lockRun(journal.path, { onWait: (message, waitMs) => observe({ type: 'waiting', wait: { reason: 'lock', waitMs, message } }) });
   try {
     const previous = journal.load();
     const unfinished = previous && !previous.finished ? previous : undefined;
@@ -56,30 +56,27 @@ export async function applyPlan(input: unknown, opts: ApplyOptions): Promise<Run
         hint: 'to run it again on purpose, use fresh (--fresh)',
       });
     }
-    const executorContext = opts.signal ? { ...backend.executorContext(), signal: opts.signal } : backend.executorContext();
-    const list = listerFor(executorContext);
-    const snapshots = new KindSnapshots(list);
+    const context = opts.signal ? { ...backend.runContext(), signal: opts.signal } : backend.runContext();
+    const list = listerFor((p) => context.client(p), context.signal);
+    const snapshots = new NameSnapshots(list);
     const resume = mode === 'resume' ? unfinished : undefined;
     if (!opts.allowDuplicateNames) {
       // Steps a resumed run completed or had in flight are ours (the journal knows them), not conflicts.
       const skip = new Set<number>([...(resume?.completed.keys() ?? []), ...(resume?.inFlight ? [resume.inFlight.index] : [])]);
-      const conflicts = await findNameConflicts(plan, snapshots, skip);
+      const conflicts = await findNameConflicts(plan, classes, backend.providers, snapshots, skip);
       if (conflicts.length) throw nameConflictRefusal(conflicts);
     }
     opts.onBegin?.(plan);
-    if (resume) opts.onResume?.(resume.completed.size);
+    if (resume) observe({ type: 'resumed', completed: resume.completed.size });
     else journal.begin();
-    const creates = new RunCreates(snapshots, { journal, resume, allowDuplicateNames: Boolean(opts.allowDuplicateNames), list, assertLocked: () => lock.assertHeld() });
-    return await runPlan(plan, {
+    const creates = new RunCreates(backend.providers, snapshots, {
       journal,
       resume,
-      creates,
-      destroyer,
-      predefined: backend.predefined,
-      executorContext,
-      onStepStart: opts.onStepStart,
-      onStepDone: opts.onStepDone,
+      allowDuplicateNames: Boolean(opts.allowDuplicateNames),
+      listNow: list,
+      assertLocked: () => lock.assertHeld(),
     });
+    return await runPlan(plan, { providers: backend.providers, journal, resume, creates, destroyer, predefined: backend.predefined, context, observer: opts.observer });
   } finally {
     await lock.release();
   }

@@ -5,18 +5,18 @@
  * built-in provider, renders it from the results without a model). Conversation history is kept per
  * AI provider profile and gpucloud project (engine/ai/history.ts).
  */
-import type { Config } from '../../schemas/config.js';
-import type { Plan } from '../../schemas/plan.js';
-import { InvalidInputError, type AssistantErrorOptions } from '../errors.js';
-import { findKind, type KindSpec } from '../gpucloud/catalogue.js';
-import { listPlan } from '../gpucloud/static-plans.js';
-import { runForResults, type PlanBackend } from '../plan/run.js';
-import { createRedactingStream, maskSecretLooking, maskSecretsInText } from '../redact.js';
-import { routeQuestion, type RouteDecision } from '../routing/route.js';
-import { runAskFlow, type AskFlowOutput } from '../../machines/ask-flow.js';
-import { ConversationHistory, historyProject } from './history.js';
-import type { AiCallPolicy } from './provider.js';
-import { profileForCommand, resolveAiProvider } from './resolve.js';
+import type { Config } from '../schemas/config.js';
+import type { Plan } from '../schemas/plan.js';
+import { InvalidInputError, type AssistantErrorOptions } from '../engine/errors.js';
+import { findKind, type KindSpec } from '../engine/gpucloud/catalogue.js';
+import { listPlan } from '../engine/gpucloud/static-plans.js';
+import { runForResults, type PlanBackend } from './run-plan.js';
+import { createRedactingStream, maskSecretLooking, maskSecretsInText } from '../engine/redact.js';
+import { routeQuestion, type RouteDecision } from '../engine/routing/route.js';
+import { runAskFlow, type AskFlowOutput } from './ask-flow.js';
+import { ConversationHistory, historyProject } from '../engine/ai/history.js';
+import type { AiCallPolicy } from '../engine/ai/provider.js';
+import { profileForCommand, resolveAiProvider } from '../engine/ai/resolve.js';
 
 export type { RouteDecision };
 

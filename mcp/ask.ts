@@ -1,9 +1,9 @@
 /**
- * The ask tool's bridge to the ask flow (engine/ai/ask.ts), the same one `assistant ask` runs.
+ * The ask tool's bridge to the ask flow (machines/ask.ts), the same one `assistant ask` runs.
  * Agents keep their own conversation, so the server does not mix their turns into a shared history.
  */
-import { askQuestion } from '../ai/ask.js';
-import type { McpBackend } from './tools.js';
+import { askQuestion } from '../machines/ask.js';
+import type { McpBackend } from './backend.js';
 
 export async function askForTool(backend: McpBackend, question: string, signal: AbortSignal) {
   const result = await askQuestion({ question, backend, home: backend.home, env: backend.env, sandbox: backend.sandbox, history: false, signal });

@@ -3,7 +3,8 @@
  */
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import { redactText } from '../redact.js';
+import type { RunObserver } from '../engine/provider.js';
+import { redactText } from '../engine/redact.js';
 
 export type ProgressFn = (done: number, total: number, message: string) => void;
 
@@ -43,5 +44,26 @@ export function progressReporter(
       emit(done);
     },
     stop: () => clearInterval(timer),
+  };
+}
+
+/** The run observer of an MCP apply: steps and waits become progress notifications (the same events the CLI prints). */
+export function progressObserver(progress: ProgressFn): RunObserver {
+  let total = 0;
+  let current = 0;
+  return (event) => {
+    switch (event.type) {
+      case 'step-started':
+        total = event.total;
+        current = event.index;
+        return progress(event.index, total, `step ${event.index + 1}/${total}: ${event.description} (${event.reason})`);
+      case 'step-done':
+        current = event.index + 1;
+        return progress(current, event.total, `step ${event.index + 1}/${event.total} done`);
+      case 'waiting':
+        return progress(current, total, event.wait.message);
+      default:
+        return undefined;
+    }
   };
 }

@@ -1,5 +1,5 @@
 import { PLACEHOLDER_PATTERN } from '../../schemas/plan.js';
-import { findDuplicateKey } from './strict-json.js';
+import { findDuplicateKey } from '../plan/strict-json.js';
 
 /**
  * The destroyer rule (SPEC 7.3, DESIGN.md §3), decided from the parsed request only — never from

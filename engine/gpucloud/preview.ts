@@ -1,0 +1,158 @@
+/**
+ * Dry-run pricing for gpucloud: what each create really costs, read from the live catalogue.
+ */
+import { substituteBody } from '../plan/bindings.js';
+import type { CostLine, PricePreview, PreviewRead, StepClass } from '../provider.js';
+
+type PreviewedStep = { index: number; args: string[]; class: StepClass };
+
+const HOURS_PER_30_DAYS = 720;
+
+/**
+ * What the API creates besides the resource itself, as the emulator and the wire reference describe it:
+ * every new instance gets an NVMe OS volume (100 GB with GPUs, 50 GB without, unless `os_volume.size`
+ * says otherwise), and every Instant Cluster a shared file system (NVMe_Shared, 30000 GB by default).
+ */
+const OS_VOLUME_TYPE = 'NVMe';
+const OS_VOLUME_GB = { gpu: 100, cpu: 50 };
+const CLUSTER_SHARED_VOLUME = { type: 'NVMe_Shared', sizeGb: 30000 };
+
+interface Creation {
+  step: number;
+  kind: 'instance' | 'cluster' | 'volume';
+  type: string;
+  location?: string;
+  spot?: boolean;
+  sizeGb?: number;
+  part?: string;
+  /** An OS volume without an explicit size: its default depends on this instance type's GPUs. */
+  osVolumeOf?: string;
+  /** An OS volume of an instance whose image is a UUID: an image ID makes a new OS volume, an existing volume's ID does not. */
+  bootRef?: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const record = (v: unknown): Record<string, unknown> | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+const sizeOf = (v: unknown): number | undefined => (typeof v === 'number' || (typeof v === 'string' && v.trim() !== '') ? Number(v) : undefined);
+
+/** Finds what each POST creates, from the parsed body (placeholders already substituted where known). */
+function creations(steps: readonly PreviewedStep[], predefined: Record<string, string>): Creation[] {
+  const out: Creation[] = [];
+  steps.forEach(({ index: step, args }) => {
+    const [verb, method, path, body] = args;
+    if (verb !== 'gpucloud-api' || method?.toUpperCase() !== 'POST' || !body) return;
+    let b: Record<string, unknown>;
+    try {
+      b = JSON.parse(substituteBody(body, predefined));
+    } catch {
+      return;
+    }
+    const p = (path ?? '').replace(/\/+$/, '');
+    const location = typeof b.location_code === 'string' ? b.location_code : undefined;
+    if (p === '/v1/instances' && typeof b.instance_type === 'string') {
+      const spot = b.is_spot === true || b.contract === 'SPOT';
+      out.push({ step, kind: 'instance', type: b.instance_type, location, spot });
+      const size = sizeOf(record(b.os_volume)?.size);
+      const bootRef = typeof b.image === 'string' && UUID.test(b.image) ? b.image : undefined;
+      out.push({ step, kind: 'volume', type: OS_VOLUME_TYPE, location, sizeGb: size, part: 'OS volume', osVolumeOf: size === undefined ? b.instance_type : undefined, bootRef });
+      for (const v of Array.isArray(b.volumes) ? b.volumes : []) {
+        const vol = record(v);
+        if (vol && typeof vol.type === 'string') out.push({ step, kind: 'volume', type: vol.type, location, sizeGb: sizeOf(vol.size), part: `volume "${String(vol.name ?? '')}"` });
+      }
+    }
+    if (p === '/v1/clusters' && typeof b.cluster_type === 'string') {
+      out.push({ step, kind: 'cluster', type: b.cluster_type, location });
+      const shared = record(b.shared_volume);
+      out.push({ step, kind: 'volume', type: CLUSTER_SHARED_VOLUME.type, location, sizeGb: sizeOf(shared?.size) ?? CLUSTER_SHARED_VOLUME.sizeGb, part: 'shared volume' });
+    }
+    if (p === '/v1/volumes' && typeof b.type === 'string') out.push({ step, kind: 'volume', type: b.type, location, sizeGb: sizeOf(b.size) });
+  });
+  return out;
+}
+
+/** The reads a dry run needs for these creations (prices, availability, balance). */
+function readsFor(made: readonly Creation[]): { key: string; path: string }[] {
+  const reads: { key: string; path: string }[] = [{ key: 'balance', path: '/v1/balance' }];
+  if (made.some((m) => m.kind === 'instance')) reads.push({ key: 'instance-types', path: '/v1/instance-types' });
+  if (made.some((m) => m.kind === 'cluster')) reads.push({ key: 'cluster-types', path: '/v1/cluster-types' });
+  if (made.some((m) => m.kind === 'volume')) reads.push({ key: 'volume-types', path: '/v1/volume-types' });
+  if (made.some((m) => m.bootRef)) reads.push({ key: 'images', path: '/v1/images' });
+  for (const m of made) {
+    if (m.kind === 'volume' || !m.location || m.location.includes('<')) continue;
+    const base = m.kind === 'instance' ? '/v1/instance-availability/' : '/v1/cluster-availability/';
+    const spot = m.spot ? '&is_spot=true' : '';
+    reads.push({ key: `avail:${m.step}`, path: `${base}${encodeURIComponent(m.type)}?location_code=${encodeURIComponent(m.location)}${spot}` });
+  }
+  return reads;
+}
+
+/**
+ * gpucloud's share of a dry run: what the plan's creates cost (instances at their on-demand or spot
+ * price, their OS and data volumes, clusters with their shared volume), availability, and the balance.
+ */
+export async function previewGpuCloud(steps: readonly PreviewedStep[], read: PreviewRead, predefined: Record<string, string>): Promise<PricePreview> {
+  const all = creations(steps, predefined);
+  const readResults: Record<string, unknown> = {};
+  for (const r of readsFor(all)) readResults[r.key] = await read(['gpucloud-api', 'GET', r.path]);
+  const find = (list: unknown, field: string, type: string): Record<string, any> | undefined =>
+    Array.isArray(list) ? (list as Record<string, unknown>[]).find((r) => r[field] === type) : undefined;
+  const num = (v: unknown): number | undefined => {
+    const n = Number(v);
+    return v !== undefined && v !== null && v !== '' && Number.isFinite(n) ? n : undefined;
+  };
+  const warnings: string[] = [];
+  // Booting from an existing OS volume (its ID in `image`, not an image's) creates no new OS volume.
+  const isImageId = (ref: string) => find(readResults.images, 'id', ref) !== undefined;
+  const made = all.filter((m) => !m.bootRef || isImageId(m.bootRef));
+  const costs: CostLine[] = made.map((m) => {
+    let perHour: number | undefined;
+    let note: string | undefined;
+    let sizeGb = m.sizeGb;
+    if (m.kind === 'instance') {
+      const it = find(readResults['instance-types'], 'instance_type', m.type);
+      perHour = num(m.spot ? it?.spot_price : it?.price_per_hour);
+    }
+    if (m.kind === 'cluster') perHour = num(find(readResults['cluster-types'], 'cluster_type', m.type)?.price_per_hour);
+    if (m.kind === 'volume') {
+      if (m.osVolumeOf !== undefined) {
+        const gpus = num(find(readResults['instance-types'], 'instance_type', m.osVolumeOf)?.gpu?.number_of_gpus) ?? 0;
+        sizeGb = gpus > 0 ? OS_VOLUME_GB.gpu : OS_VOLUME_GB.cpu;
+      }
+      const perGbMonth = num(find(readResults['volume-types'], 'type', m.type)?.price?.price_per_month_per_gb);
+      if (perGbMonth !== undefined && sizeGb !== undefined && Number.isFinite(sizeGb)) perHour = (perGbMonth * sizeGb) / HOURS_PER_30_DAYS;
+    }
+    if (perHour === undefined) {
+      note = `no price known for ${m.part ?? m.kind} type ${m.type}`;
+      warnings.push(`step ${m.step}: ${note}`);
+    }
+    const avail = readResults[`avail:${m.step}`];
+    const available = m.kind === 'volume' ? undefined : typeof avail === 'boolean' ? avail : avail === 'true' ? true : avail === 'false' ? false : undefined;
+    if (available === false) warnings.push(`step ${m.step}: ${m.type}${m.spot ? ' (spot)' : ''} is not available in ${m.location} right now; the create would fail with service_unavailable (try another location)`);
+    return {
+      step: m.step,
+      kind: m.kind,
+      type: m.type,
+      location: m.location,
+      ...(m.spot ? { spot: true } : {}),
+      ...(m.kind === 'volume' ? { size_gb: sizeGb } : {}),
+      ...(m.part ? { part: m.part } : {}),
+      per_hour: perHour,
+      per_30_days: perHour === undefined ? undefined : perHour * HOURS_PER_30_DAYS,
+      available,
+      note,
+    };
+  });
+  const totalPerHour = costs.reduce((s, c) => s + (c.per_hour ?? 0), 0);
+  const bal = readResults.balance as { amount?: unknown; currency?: string } | undefined;
+  const amount = Number(bal?.amount);
+  let balance: PricePreview['balance'];
+  if (Number.isFinite(amount)) {
+    const hours = totalPerHour > 0 ? amount / totalPerHour : undefined;
+    balance = { amount, currency: String(bal?.currency ?? 'usd'), hours_covered: hours };
+    if (hours !== undefined && hours < 24) {
+      warnings.push(`the balance (${amount.toFixed(2)} ${balance.currency.toUpperCase()}) covers only ${hours.toFixed(1)} hours of the new resources; add credit or they may be stopped`);
+    }
+  }
+  return { costs, balance, warnings };
+}

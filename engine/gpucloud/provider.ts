@@ -1,0 +1,85 @@
+/**
+ * gpucloud as a provider of the plan engine (engine/provider.ts): its two step verbs, its name lookup
+ * for duplicate-name checks and exactly-once creates, its price preview, and how its client is built.
+ */
+import { join } from 'node:path';
+import { resolveGpuCloudCredentials, resolveRateLimit } from '../config/credentials.js';
+import type { NamedRecord, NameLookup, Provider } from '../provider.js';
+import { findKind, listPathOf } from './catalogue.js';
+import { createGpuCloudClient } from './client.js';
+import { previewGpuCloud } from './preview.js';
+import type { GpuCloudClient } from './types.js';
+import { gpucloudApi } from './verbs/api.js';
+import { gpucloudWait } from './verbs/wait.js';
+
+/**
+ * Kinds whose create answers `{"id": …}` rather than the bare-text ID (wire reference, POST /v1/clusters).
+ * Kinds identified by name answer with the record itself.
+ */
+const OBJECT_ID_CREATES = new Set(['clusters']);
+
+const names: NameLookup<GpuCloudClient> = {
+  async list(kind, client, signal) {
+    const spec = findKind(kind);
+    if (!spec?.nameField) return [];
+    const data = (await client.request({ method: 'GET', path: listPathOf(spec), signal })).data;
+    const out: NamedRecord[] = [];
+    for (const r of Array.isArray(data) ? data : []) {
+      const record = r as Record<string, unknown>;
+      const name = record?.[spec.nameField];
+      if (typeof name !== 'string') continue;
+      out.push({ id: String(record[spec.idField] ?? ''), name, createdAt: typeof record.created_at === 'string' ? record.created_at : undefined, record });
+    }
+    return out;
+  },
+
+  createdId(kind, data) {
+    if (typeof data === 'string' && data) return data;
+    if (data && typeof data === 'object' && !Array.isArray(data)) {
+      const o = data as Record<string, unknown>;
+      const v = o[findKind(kind)?.idField ?? 'id'] ?? o.id;
+      if (typeof v === 'string' || typeof v === 'number') return String(v);
+    }
+    return undefined;
+  },
+
+  responseFor(kind, found) {
+    const spec = findKind(kind);
+    if (spec && spec.idField !== 'id') return found.record ?? { [spec.idField]: found.id };
+    return OBJECT_ID_CREATES.has(spec?.kind ?? '') ? { id: found.id } : found.id;
+  },
+};
+
+export const gpucloudProvider: Provider<GpuCloudClient> = {
+  name: 'gpucloud',
+  verbs: [gpucloudApi, gpucloudWait],
+  names,
+  preview: previewGpuCloud,
+
+  async connect(opts) {
+    if (opts.override) {
+      const client = createGpuCloudClient({
+        baseUrl: opts.override.baseUrl,
+        credentials: { clientId: opts.override.credentials.clientId!, clientSecret: opts.override.credentials.clientSecret! },
+        timeoutMs: opts.timeoutMs,
+        debug: opts.debug,
+      });
+      return { client, source: 'sandbox emulator' };
+    }
+    const creds = resolveGpuCloudCredentials({ config: opts.config, env: opts.env, home: opts.home, configPath: opts.configPath });
+    for (const w of creds.warnings ?? []) opts.warn?.(w);
+    const { redisUrl, ...rateLimit } = resolveRateLimit(opts.config, opts.env);
+    const client = createGpuCloudClient({
+      baseUrl: creds.baseUrl,
+      authUrl: creds.authUrl,
+      credentials: { clientId: creds.clientId, clientSecret: creds.clientSecret, projectId: creds.projectId },
+      rateLimit,
+      // Every process of this project shares the limits (issue 12): this machine's record, or Redis.
+      sharedLimits: { dir: join(opts.home, '.assistant', 'ratelimit'), redisUrl, warn: opts.warn },
+      tokenCacheDir: opts.freshCredentials ? undefined : join(opts.home, '.assistant', 'tokens'),
+      timeoutMs: opts.timeoutMs,
+      debug: opts.debug,
+    });
+    return { client, source: `${creds.source} (${creds.sourceDetail})`, close: async () => client.close?.() };
+  },
+};

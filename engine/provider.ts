@@ -1,0 +1,205 @@
+/**
+ * The provider contract: everything the plan engine needs to know about a cloud, and nothing more.
+ *
+ * The engine's core (engine/plan/, machines/run-plan.ts) receives a list of providers from the surface
+ * that runs it (commands/, the MCP server) and never imports one, the way Terraform's core receives
+ * provider factories. A provider owns its step verbs, the classification of each step (from which the
+ * destroyer gate, the dry run, the duplicate-name check and the journal's exactly-once guard all read),
+ * its price preview, its duplicate-name lookup, and how its client is built (lazily, on first use).
+ */
+
+/** One problem found in a command's args before anything is sent. */
+export interface ArgProblem {
+  field: string;
+  message: string;
+}
+
+/** What a step does to the world, decided from its parsed arguments only (never from reasons or labels). */
+export type StepEffect = 'read' | 'create' | 'update' | 'destroy';
+
+export interface StepClass {
+  effect: StepEffect;
+  /** The resource kind the step acts on, where known (e.g. `instances`). */
+  kind?: string;
+  /** For a create: the name of the resource it makes, when the provider can tell (duplicate-name check, exactly-once). */
+  name?: string;
+  /** Where that name stands in the args, for messages (`args[3].hostname`). */
+  nameAt?: string;
+  /** For a destroy: why, one reason per destructive part (the gate prints them). Empty otherwise. */
+  reasons: string[];
+}
+
+export interface StepResult {
+  /** HTTP status when the step made an HTTP call. */
+  status?: number;
+  /** The value `produces` JSONPaths are evaluated against, and what renderers show. */
+  data: unknown;
+  attempts?: number;
+  deduplicated?: boolean;
+  /**
+   * The step is not finished: the thing it waits for is not there yet (a cluster still provisioning).
+   * The run machine waits `afterMs` in its `waiting` state and runs the step again.
+   */
+  pending?: { afterMs: number; status: string };
+}
+
+/** Something a run is waiting for, said as it happens (progress lines, MCP progress, --debug). */
+export interface WaitNotice {
+  reason: 'rate-limit' | 'retry-after' | 'retry' | 'create-lookup' | 'poll' | 'lock';
+  waitMs: number;
+  message: string;
+}
+
+/** Everything a run reports while it goes; one observer serves the CLI progress, MCP progress and --debug. */
+export type RunEvent =
+  | { type: 'step-started'; index: number; total: number; description: string; reason: string }
+  | { type: 'step-done'; index: number; total: number; status?: number; durationMs: number; produced: Record<string, string>; deduplicated?: boolean }
+  | { type: 'step-failed'; index: number; total: number; error: unknown }
+  | { type: 'waiting'; index?: number; wait: WaitNotice }
+  | { type: 'resumed'; completed: number };
+
+export type RunObserver = (event: RunEvent) => void;
+
+/** What a step's verb gets to run with. */
+export interface StepContext<Client = unknown> {
+  /** The provider's client, built on first use. */
+  client(): Promise<Client>;
+  signal: AbortSignal;
+  /** Told what the step waits for (rate limits, retries); the observer of the run. */
+  waiting(notice: WaitNotice): void;
+  /** For a create of a journaled run: the IDs that carried its name before it was sent (exactly-once). */
+  existingIds?: readonly string[];
+  /** For a polling step: when its first poll started (ms since epoch), so the verb keeps its own deadline. */
+  pollingSince?: number;
+}
+
+/** A plan step verb: its own argument checks, its classification, and how it runs. */
+export interface StepVerb<Client = unknown> {
+  verb: string;
+  checkArgs(args: readonly string[]): ArgProblem[];
+  /**
+   * What the step does. Must be decidable from the args as written: a placeholder in a position that
+   * decides the effect makes the step a `destroy` (the gate refuses before the first request).
+   */
+  classify(args: readonly string[]): StepClass;
+  /** Which args may hold placeholders and how each is substituted. */
+  substitute(args: readonly string[], bindings: Record<string, string>): string[];
+  run(args: readonly string[], ctx: StepContext<Client>): Promise<StepResult>;
+  /** One-line human description of the step (progress, dry runs, reports). */
+  describe(args: readonly string[]): string;
+  /** What a dry run shows under the description (e.g. the parsed request body). */
+  detail?(args: readonly string[]): unknown;
+}
+
+/** A record as the duplicate-name check and exactly-once see it. */
+export interface NamedRecord {
+  id: string;
+  name: string;
+  createdAt?: string;
+  /** The record as the API returned it. */
+  record: unknown;
+}
+
+/** How the engine finds existing names and the resources a create made. */
+export interface NameLookup<Client = unknown> {
+  /** Every record of `kind` that has a name (one call per kind per run; the engine caches it). */
+  list(kind: string, client: Client, signal: AbortSignal): Promise<NamedRecord[]>;
+  /** The ID in a create step's response (bare text, `{"id": …}`, or a record). */
+  createdId(kind: string, data: unknown): string | undefined;
+  /** What the create would have answered, for a record found after an interrupted create. */
+  responseFor(kind: string, found: NamedRecord): unknown;
+}
+
+/** One line of a dry run's cost table. */
+export interface CostLine {
+  step: number;
+  kind: string;
+  type: string;
+  location?: string;
+  /** Priced at the spot price. */
+  spot?: boolean;
+  /** Storage: the size priced (GB). */
+  size_gb?: number;
+  /** What a line belongs to, when it is part of a bigger create (`OS volume`, `shared volume`). */
+  part?: string;
+  per_hour?: number;
+  per_30_days?: number;
+  available?: boolean;
+  note?: string;
+}
+
+/** A provider's share of a dry run: what its steps cost, and what to warn about (balance, availability). */
+export interface PricePreview {
+  costs: CostLine[];
+  balance?: { amount: number; currency: string; hours_covered?: number };
+  warnings: string[];
+}
+
+/** A read the preview needs, run through the executor like any plan step. */
+export type PreviewRead = (args: string[]) => Promise<unknown>;
+
+/** How a surface builds a provider's client (configuration, environment, diagnostics). */
+export interface ConnectOptions {
+  config: import('../schemas/config.js').Config;
+  env: Record<string, string | undefined>;
+  home: string;
+  configPath?: string;
+  debug?: (line: string) => void;
+  /** Per-request timeout in ms. */
+  timeoutMs?: number;
+  warn?: (message: string) => void;
+  /** Check the credentials afresh: no cached token is used or kept (`credentials test`). */
+  freshCredentials?: boolean;
+  /** A stand-in endpoint with its own credentials (the sandbox emulator). */
+  override?: { baseUrl: string; credentials: Record<string, string> };
+}
+
+export interface ProviderClient<Client> {
+  client: Client;
+  /** Where the credentials came from, for `credentials test`. */
+  source: string;
+  /** Releases what the client holds open (connections to a shared rate-limit store). */
+  close?(): Promise<void>;
+}
+
+export interface Provider<Client = unknown> {
+  /** The name plans use in `provider` (`gpucloud`). */
+  name: string;
+  verbs: readonly StepVerb<Client>[];
+  /** Builds the client; called at most once per session, on the first step that needs it. */
+  connect(opts: ConnectOptions): Promise<ProviderClient<Client>>;
+  /** Duplicate-name lookup and exactly-once creates; without it creates are not checked for names. */
+  names?: NameLookup<Client>;
+  /** Prices what the plan's steps of this provider create, with the reads it needs (dry run). */
+  preview?(steps: readonly { index: number; args: string[]; class: StepClass }[], read: PreviewRead, predefined: Record<string, string>): Promise<PricePreview>;
+}
+
+/** The providers a plan is validated and run with, by name and by verb. */
+export class ProviderSet {
+  private readonly byVerb = new Map<string, { provider: Provider<any>; verb: StepVerb<any> }>();
+  private readonly byName = new Map<string, Provider<any>>();
+
+  constructor(readonly list: readonly Provider<any>[]) {
+    for (const provider of list) {
+      this.byName.set(provider.name, provider);
+      for (const verb of provider.verbs) this.byVerb.set(verb.verb, { provider, verb });
+    }
+  }
+
+  provider(name: string): Provider<any> | undefined {
+    return this.byName.get(name);
+  }
+
+  /** The verb and its provider for a step's first argument. */
+  verb(verb: string): { provider: Provider<any>; verb: StepVerb<any> } | undefined {
+    return this.byVerb.get(verb);
+  }
+
+  names(): string[] {
+    return [...this.byName.keys()];
+  }
+
+  verbs(): string[] {
+    return [...this.byVerb.keys()];
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * The providers this build knows. Surfaces (commands/, the MCP server) hand this set to validation and
+ * to every run; the plan core never imports it. A new provider is one folder and one line here.
+ */
+import { ProviderSet } from './provider.js';
+import { gpucloudProvider } from './gpucloud/provider.js';
+
+export const PROVIDERS = new ProviderSet([gpucloudProvider]);
