@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { progressObserver } from '../mcp/progress.js';
 import { runCli, tempHome, withEmulator } from './support/cli.js';
 
 const LONG = { timeoutMs: 90_000 };
@@ -69,6 +70,36 @@ test('a gpucloud-wait step says what it is waiting for', async () => {
     },
     { lifecycleMs: 1500 },
   );
+});
+
+test('--debug shows every event of the run from the same observer: steps started and done, and the waits', async () => {
+  await withEmulator(async ({ env }) => {
+    const home = tempHome();
+    writeFileSync(join(home, 'c.yaml'), 'gpucloud:\n  rate_limit:\n    per_path: 1\n    window_ms: 1500\n', { mode: 0o600 });
+    const get = { args: ['gpucloud-api', 'GET', '/v1/balance'], reason: 'balance' };
+    const plan = JSON.stringify({ version: 1, provider: 'gpucloud', commands: [get, get] });
+    const r = await runCli(['--debug', '--config', join(home, 'c.yaml'), 'ask', '--apply'], { env, home, input: plan, ...LONG });
+    assert.is(r.code, 0, r.stderr);
+    assert.match(r.stderr, /^debug: run: step 0 started: GET \/v1\/balance$/m);
+    assert.match(r.stderr, /^debug: run: step 0 done \(status 200, \d+ ms\)$/m);
+    assert.match(r.stderr, /^debug: run: waiting \(rate-limit, \d+ ms\) in step 1$/m);
+    assert.match(r.stderr, /^debug: run: step 1 done/m);
+  });
+});
+
+test('the MCP progress of a run comes from the same events: steps and waits become notifications', () => {
+  const sent: [number, number, string][] = [];
+  const observe = progressObserver((done, total, message) => sent.push([done, total, message]));
+  observe({ type: 'step-started', index: 0, total: 2, description: 'GET /v1/balance', reason: 'balance' });
+  observe({ type: 'step-done', index: 0, total: 2, status: 200, durationMs: 3, produced: {} });
+  observe({ type: 'step-started', index: 1, total: 2, description: 'GET /v1/balance', reason: 'again' });
+  observe({ type: 'waiting', index: 1, wait: { reason: 'rate-limit', waitMs: 1200, message: 'waiting 2 s for the rate limit of GET /v1/balance' } });
+  assert.equal(sent, [
+    [0, 2, 'step 1/2: GET /v1/balance (balance)'],
+    [1, 2, 'step 1/2 done'],
+    [1, 2, 'step 2/2: GET /v1/balance (again)'],
+    [1, 2, 'waiting 2 s for the rate limit of GET /v1/balance'],
+  ]);
 });
 
 test.run();
