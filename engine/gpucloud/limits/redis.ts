@@ -13,7 +13,7 @@
  * The connection never queues commands while down and never reconnects behind our back: a failure
  * surfaces at once so the caller (shared.ts) can fall back to this machine's limiter.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { AcquireRequest, AcquireResult, SharedLimitStore } from './store.js';
 
 const NOW_MS = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
@@ -77,30 +77,35 @@ export function displayRedisUrl(url: string): string {
 
 export class RedisLimitStore implements SharedLimitStore {
   readonly kind = 'redis' as const;
-  private readonly redis: Redis;
-  private connected: Promise<void> | undefined;
+  private redis: Redis | undefined;
+  private connected: Promise<Redis> | undefined;
 
   /** `namespace` separates projects + origins; it is wrapped in a hash tag so every key of a project lands on one cluster slot. */
   constructor(
-    url: string,
+    private readonly url: string,
     private readonly namespace: string,
-    opts: { connectTimeoutMs?: number; commandTimeoutMs?: number } = {},
-  ) {
-    this.redis = new Redis(url, {
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-      connectTimeout: opts.connectTimeoutMs ?? 2_000,
-      commandTimeout: opts.commandTimeoutMs ?? 2_000,
-      enableReadyCheck: false,
-    });
-    // Failures surface through the commands; an unhandled 'error' event would crash the process.
-    this.redis.on('error', () => undefined);
-  }
+    private readonly opts: { connectTimeoutMs?: number; commandTimeoutMs?: number } = {},
+  ) {}
 
-  private ready(): Promise<void> {
-    return (this.connected ??= this.redis.connect());
+  /** Connects on first use; ioredis itself is loaded only then, so commands without a Redis URL never pay for it. */
+  private ready(): Promise<Redis> {
+    return (this.connected ??= (async () => {
+      const { Redis } = await import('ioredis');
+      const redis = new Redis(this.url, {
+        lazyConnect: true,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null,
+        connectTimeout: this.opts.connectTimeoutMs ?? 2_000,
+        commandTimeout: this.opts.commandTimeoutMs ?? 2_000,
+        enableReadyCheck: false,
+      });
+      // Failures surface through the commands; an unhandled 'error' event would crash the process.
+      redis.on('error', () => undefined);
+      this.redis = redis;
+      await redis.connect();
+      return redis;
+    })());
   }
 
   private slotKey(key: string): string {
@@ -108,9 +113,9 @@ export class RedisLimitStore implements SharedLimitStore {
   }
 
   async tryAcquire(req: AcquireRequest): Promise<AcquireResult> {
-    await this.ready();
+    const redis = await this.ready();
     const keys = req.keys.map((k) => this.slotKey(k.key));
-    const out = (await this.redis.eval(
+    const out = (await redis.eval(
       ACQUIRE,
       keys.length * 2,
       ...keys,
@@ -123,16 +128,16 @@ export class RedisLimitStore implements SharedLimitStore {
   }
 
   async release(holder: string, keys: string[], windowMs: number): Promise<void> {
-    await this.ready();
-    await this.redis.eval(RELEASE, keys.length, ...keys.map((k) => this.slotKey(k)), holder, Math.ceil(windowMs));
+    const redis = await this.ready();
+    await redis.eval(RELEASE, keys.length, ...keys.map((k) => this.slotKey(k)), holder, Math.ceil(windowMs));
   }
 
   async block(key: string, forMs: number): Promise<void> {
-    await this.ready();
-    await this.redis.eval(BLOCK, 1, `${this.slotKey(key)}:blocked`, Math.max(1, Math.ceil(forMs)));
+    const redis = await this.ready();
+    await redis.eval(BLOCK, 1, `${this.slotKey(key)}:blocked`, Math.max(1, Math.ceil(forMs)));
   }
 
   async close(): Promise<void> {
-    this.redis.disconnect();
+    this.redis?.disconnect();
   }
 }
