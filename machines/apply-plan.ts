@@ -78,6 +78,7 @@ export async function applyPlan(input: unknown, opts: ApplyOptions): Promise<Run
     });
     return await runPlan(plan, { providers: backend.providers, journal, resume, creates, destroyer, predefined: backend.predefined, context, observer: opts.observer });
   } finally {
+    journal.close();
     await lock.release();
   }
 }

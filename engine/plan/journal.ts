@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Plan } from '../../schemas/plan.js';
 import { redactValue } from '../redact.js';
@@ -42,6 +42,7 @@ export function planHash(plan: Plan): string {
 
 export class RunJournal {
   readonly path: string;
+  private fd: number | undefined;
 
   constructor(
     runsDir: string,
@@ -87,8 +88,20 @@ export class RunJournal {
     writeFileSync(this.path, JSON.stringify({ type: 'begin', plan_hash: this.hash, steps: this.steps, at: new Date().toISOString() }) + '\n', { mode: 0o600 });
   }
 
+  /**
+   * One write per entry on a descriptor kept open for the run: a process killed right after it loses
+   * nothing (the kernel has the bytes), and a run of N steps does not open and close the file 3N times.
+   */
   private append(entry: Entry): void {
-    appendFileSync(this.path, JSON.stringify(redactValue(entry)) + '\n', { mode: 0o600 });
+    this.fd ??= openSync(this.path, 'a', 0o600);
+    writeSync(this.fd, JSON.stringify(redactValue(entry)) + '\n');
+  }
+
+  /** Closes the journal's descriptor at the end of a run (the next append would reopen it). */
+  close(): void {
+    if (this.fd === undefined) return;
+    closeSync(this.fd);
+    this.fd = undefined;
   }
 
   /** Before a step is sent; for a create, with the IDs its name already had (so a later process can tell ours). */
