@@ -152,7 +152,7 @@ export const runPlanMachine = setup({
     },
     waiting: {
       after: { pollDelay: 'stepping' },
-      on: { CANCEL: { target: 'cancelled', actions: assign({ error: () => new InterruptedError() }) } },
+      on: { CANCEL: { target: 'cancelled', actions: assign({ error: () => new InterruptedError('interrupted while waiting to poll again') }) } },
     },
     succeeded: { type: 'final' },
     failed: { type: 'final' },
