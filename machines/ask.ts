@@ -13,7 +13,7 @@ import { listPlan } from '../engine/gpucloud/static-plans.js';
 import { runForResults, type PlanBackend } from './run-plan.js';
 import { createRedactingStream, maskSecretLooking, maskSecretsInText } from '../engine/redact.js';
 import { routeQuestion, type RouteDecision } from '../engine/routing/route.js';
-import { runAskFlow, type AskFlowOutput } from './ask-flow.js';
+import { runAskFlow, type AskFlowInput, type AskFlowOutput } from './ask-flow.js';
 import { ConversationHistory, historyProject } from '../engine/ai/history.js';
 import type { AiCallPolicy } from '../engine/ai/provider.js';
 import { profileForCommand, resolveAiProvider } from '../engine/ai/resolve.js';
@@ -25,7 +25,8 @@ export interface AskBackend extends PlanBackend {
   config: Config;
 }
 
-export interface AskOptions {
+/** What `ask` and the MCP ask tool pass in; the streaming, progress and cancel hooks are the flow's own. */
+export interface AskOptions extends Pick<AskFlowInput, 'onToken' | 'onProgress' | 'signal'> {
   question: string;
   backend: AskBackend;
   home: string;
@@ -46,14 +47,10 @@ export interface AskOptions {
   newConversation?: boolean;
   /** Overrides of the AI call policy (timeouts, 429 budget). */
   aiPolicy?: Partial<AiCallPolicy>;
-  onToken?: (t: string) => void;
   /** One line per machine transition, e.g. `routing -> gatheringContext`. */
   trace?: (line: string) => void;
   /** Diagnostic lines (prompt sizes, provider); never prompt contents. */
   debug?: (line: string) => void;
-  /** Progress of long phases (summarisation), for stderr. */
-  onProgress?: (line: string) => void;
-  signal?: AbortSignal;
 }
 
 export interface AskResult {
