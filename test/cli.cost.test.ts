@@ -166,6 +166,19 @@ test('cost export writes CSV or JSON by extension that parse back to the same fi
   });
 });
 
+test('cost export CSV quotes commas and quotes and defuses a name a spreadsheet would run as a formula', async () => {
+  await withEmulator(async ({ emu, env }) => {
+    const name = '=HYPERLINK("http://x","a,b")';
+    const made = await emulatorClient(emu).call('POST', '/v1/volumes', { type: 'HDD', name, size: 40, location_code: 'FIN-01' });
+    assert.is(made.status, 202, made.text);
+    const home = tempHome();
+    const r = await runCli(['cost', 'export', '--output', 'c.csv'], { env, home });
+    assert.is(r.code, 0, r.stderr);
+    const text = readFileSync(join(home, 'c.csv'), 'utf8');
+    assert.ok(text.includes(`,"'=HYPERLINK(""http://x"",""a,b"")",HDD,`), text);
+  });
+});
+
 test('every cost command records a snapshot (time, balance, burn) in ~/.assistant/cost, readable only by the user', async () => {
   await withEmulator(async ({ emu, env }) => {
     await createResources(emu);
