@@ -3,13 +3,13 @@
  * (engine/gpucloud/static-plans) → runForResults (the one executor) → engine/gpucloud/cost prices it →
  * renderer. Every command also records a snapshot (engine/cost/snapshots) for the later trend work.
  */
-import { writeFile } from 'node:fs/promises';
-import { extname } from 'node:path';
+import { stat, writeFile } from 'node:fs/promises';
+import { dirname, extname, resolve } from 'node:path';
 import { requireKind } from '../engine/gpucloud/lookup.js';
 import { COST_READ_KINDS, costReadPlan } from '../engine/gpucloud/static-plans.js';
 import { costForecast, costSummary, sortResources, type CostResource, type CostSort, type CostSummary } from '../engine/gpucloud/cost.js';
 import { recordSnapshot } from '../engine/cost/snapshots.js';
-import { UsageError } from '../engine/errors.js';
+import { OperationError, UsageError } from '../engine/errors.js';
 import { palette } from '../engine/render/color.js';
 import { renderRecord, renderTable } from '../engine/render/records.js';
 import type { Column } from '../engine/gpucloud/catalogue.js';
@@ -181,9 +181,15 @@ async function exportCost(ctx: CommandContext, o: ProviderOpt & { output?: strin
   if (!file || typeof file !== 'string') throw new UsageError('cost export needs --output <file> (.csv or .json)', { hint: 'assistant cost export --output cost.csv' });
   const ext = extname(file).toLowerCase();
   if (ext !== '.csv' && ext !== '.json') throw new UsageError(`cannot export to "${file}": the file must end in .csv or .json`, { hint: 'assistant cost export --output cost.csv' });
+  // A folder that does not exist is a typo: say so before anything is sent.
+  const dir = dirname(resolve(file));
+  const isDir = await stat(dir).then((st) => st.isDirectory(), () => false);
+  if (!isDir) throw new UsageError(`cannot export to "${file}": the folder ${dir} does not exist`, { hint: 'create the folder or choose another --output path' });
   return withSession(ctx, async (session) => {
     const s = await readCost(ctx, session);
-    await writeFile(file, ext === '.csv' ? costCsv(s) : JSON.stringify(s, null, 2) + '\n');
+    await writeFile(file, ext === '.csv' ? costCsv(s) : JSON.stringify(s, null, 2) + '\n').catch((err: NodeJS.ErrnoException) => {
+      throw new OperationError('write_failed', `cannot write "${file}": ${err.code ?? err.message}`, { hint: 'check the path and its permissions', cause: err });
+    });
     ctx.io.stderr.write(`wrote ${s.resources.length} resources (${money(s.hourly_cost, 4)} ${s.currency.toUpperCase()}/hour) to ${file}\n`);
     return 0;
   });

@@ -163,6 +163,10 @@ test('cost export writes CSV or JSON by extension that parse back to the same fi
     assert.is(txt.code, 2);
     assert.match(txt.stderr, /error: usage: cannot export to "cost\.txt": the file must end in \.csv or \.json/);
     assert.is(emu.requests().length, before, 'nothing sent');
+    const noDir = await runCli(['cost', 'export', '--output', 'missing/cost.csv'], { env, home });
+    assert.is(noDir.code, 2);
+    assert.match(noDir.stderr, /error: usage: cannot export to "missing\/cost\.csv": the folder .* does not exist/);
+    assert.is(emu.requests().length, before, 'nothing sent');
   });
 });
 
@@ -198,6 +202,20 @@ test('every cost command records a snapshot (time, balance, burn) in ~/.assistan
       assert.ok(Number.isFinite(Date.parse(s.at)));
     }
   });
+});
+
+test('an account with nothing billing has zero burn and no runway limit (not a division by zero)', async () => {
+  await withEmulator(
+    async ({ env }) => {
+      const r = await runCli(['cost', 'summary', '-o', 'json'], { env });
+      assert.is(r.code, 0, r.stderr);
+      const s = JSON.parse(r.stdout);
+      assert.equal([s.hourly_cost, s.monthly_forecast, s.runway_hours, s.runway_until, s.resources], [0, 0, null, null, []]);
+      const t = await runCli(['cost', 'forecast'], { env });
+      assert.match(t.stdout, /Runs out:\s+never at this burn \(nothing bills\)/);
+    },
+    { seed: 'empty' },
+  );
 });
 
 test('cost with an unknown provider is invalid input and sends nothing; trend is announced as not available yet', async () => {
