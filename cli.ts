@@ -9,6 +9,7 @@ import { laterGroups, notAvailableYet } from './commands/not-available.js';
 const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: CommandGroupRunner }> }> = {
   ask: { summary: 'Answer a question, write a plan for a request (--maker) or apply one (--apply)', load: () => import('./commands/ask.js') },
   gpucloud: { summary: 'List, get and act on gpucloud resources directly (no AI)', load: () => import('./commands/gpucloud.js') },
+  cost: { summary: 'What gpucloud costs now, on what, and when the balance runs out (summary, detail, forecast, export)', load: () => import('./commands/cost.js') },
   plan: { summary: 'Validate plan documents before applying them', load: () => import('./commands/plan.js') },
   config: { summary: 'Show the effective configuration', load: () => import('./commands/config.js') },
   credentials: { summary: 'Test provider credentials', load: () => import('./commands/credentials.js') },
@@ -86,6 +87,12 @@ export function parseGlobals(argv: string[]): { globals: GlobalOptions; rest: st
         break;
       case '-o':
       case '--output': {
+        // `cost export --output <file>` (SPEC 4.2) names a file there; `-o` stays the format.
+        if (flag === '--output' && rest[0] === 'cost' && rest[1] === 'export') {
+          rest.push(arg);
+          if (inline === undefined && argv[i + 1] !== undefined) rest.push(argv[++i]!);
+          break;
+        }
         const v = value();
         if (!['table', 'json', 'yaml'].includes(v)) throw new GlobalUsageError(`--output must be table, json or yaml (got "${v}")`);
         globals.output = v as OutputFormat;

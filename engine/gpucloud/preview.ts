@@ -3,10 +3,9 @@
  */
 import { substituteBody } from '../plan/bindings.js';
 import type { CostLine, PricePreview, PreviewRead, StepClass } from '../provider.js';
+import { clusterTypePerHour, findRow as find, HOURS_PER_30_DAYS, instanceTypePerHour, num, volumePerHour } from './prices.js';
 
 type PreviewedStep = { index: number; args: string[]; class: StepClass };
-
-const HOURS_PER_30_DAYS = 720;
 
 /**
  * What the API creates besides the resource itself, as the emulator and the wire reference describe it:
@@ -95,12 +94,6 @@ export async function previewGpuCloud(steps: readonly PreviewedStep[], read: Pre
   const all = creations(steps, predefined);
   const readResults: Record<string, unknown> = {};
   for (const r of readsFor(all)) readResults[r.key] = await read(['gpucloud-api', 'GET', r.path]);
-  const find = (list: unknown, field: string, type: string): Record<string, any> | undefined =>
-    Array.isArray(list) ? (list as Record<string, unknown>[]).find((r) => r[field] === type) : undefined;
-  const num = (v: unknown): number | undefined => {
-    const n = Number(v);
-    return v !== undefined && v !== null && v !== '' && Number.isFinite(n) ? n : undefined;
-  };
   const warnings: string[] = [];
   // Booting from an existing OS volume (its ID in `image`, not an image's) creates no new OS volume.
   const isImageId = (ref: string) => find(readResults.images, 'id', ref) !== undefined;
@@ -109,18 +102,14 @@ export async function previewGpuCloud(steps: readonly PreviewedStep[], read: Pre
     let perHour: number | undefined;
     let note: string | undefined;
     let sizeGb = m.sizeGb;
-    if (m.kind === 'instance') {
-      const it = find(readResults['instance-types'], 'instance_type', m.type);
-      perHour = num(m.spot ? it?.spot_price : it?.price_per_hour);
-    }
-    if (m.kind === 'cluster') perHour = num(find(readResults['cluster-types'], 'cluster_type', m.type)?.price_per_hour);
+    if (m.kind === 'instance') perHour = instanceTypePerHour(readResults['instance-types'], m.type, m.spot === true);
+    if (m.kind === 'cluster') perHour = clusterTypePerHour(readResults['cluster-types'], m.type);
     if (m.kind === 'volume') {
       if (m.osVolumeOf !== undefined) {
         const gpus = num(find(readResults['instance-types'], 'instance_type', m.osVolumeOf)?.gpu?.number_of_gpus) ?? 0;
         sizeGb = gpus > 0 ? OS_VOLUME_GB.gpu : OS_VOLUME_GB.cpu;
       }
-      const perGbMonth = num(find(readResults['volume-types'], 'type', m.type)?.price?.price_per_month_per_gb);
-      if (perGbMonth !== undefined && sizeGb !== undefined && Number.isFinite(sizeGb)) perHour = (perGbMonth * sizeGb) / HOURS_PER_30_DAYS;
+      perHour = volumePerHour(readResults['volume-types'], m.type, sizeGb);
     }
     if (perHour === undefined) {
       note = `no price known for ${m.part ?? m.kind} type ${m.type}`;

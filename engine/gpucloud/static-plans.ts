@@ -24,3 +24,10 @@ export function instanceActionPlan(action: string, id: string, hostname: string)
     { args: ['gpucloud-api', 'PUT', '/v1/instances', JSON.stringify({ action, id })], reason: `${action} instance ${hostname}` },
   ]);
 }
+
+/** The reads `cost` prices (engine/gpucloud/cost.ts): the account's resources, its balance and the live price lists, in this order. */
+export const COST_READ_KINDS = ['instances', 'volumes', 'clusters', 'balance', 'instance-types', 'volume-types', 'cluster-types'] as const;
+
+export function costReadPlan(specs: readonly KindSpec[]): Plan {
+  return plan(specs.map((spec) => listPlan(spec).commands[0]!).map((c) => ({ ...c, reason: `cost: ${c.reason}` })));
+}

@@ -1,0 +1,196 @@
+/**
+ * `assistant cost summary|detail|forecast|export` for gpucloud. Thin wiring: the cost read plan
+ * (engine/gpucloud/static-plans) → runForResults (the one executor) → engine/gpucloud/cost prices it →
+ * renderer. Every command also records a snapshot (engine/cost/snapshots) for the later trend work.
+ */
+import { stat, writeFile } from 'node:fs/promises';
+import { dirname, extname, resolve } from 'node:path';
+import { requireKind } from '../engine/gpucloud/lookup.js';
+import { COST_READ_KINDS, costReadPlan } from '../engine/gpucloud/static-plans.js';
+import { costForecast, costSummary, sortResources, type CostResource, type CostSort, type CostSummary } from '../engine/gpucloud/cost.js';
+import { recordSnapshot } from '../engine/cost/snapshots.js';
+import { OperationError, UsageError } from '../engine/errors.js';
+import { palette } from '../engine/render/color.js';
+import { renderRecord, renderTable } from '../engine/render/records.js';
+import type { Column } from '../engine/gpucloud/catalogue.js';
+import { runForResults } from '../machines/run-plan.js';
+import type { CommandContext } from './context.js';
+import { runGroup } from './group.js';
+import { withSession, type Session } from './session.js';
+
+interface ProviderOpt {
+  provider?: string;
+}
+
+export async function run(argv: string[], ctx: CommandContext): Promise<number> {
+  return runGroup(
+    'cost',
+    argv,
+    ctx,
+    (cli, start) => {
+      cli
+        .command('summary', 'What the account burns per hour, on what, the balance and how long it lasts')
+        .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
+        .example('  assistant cost summary')
+        .example('  assistant cost summary -o json | jq .runway_hours')
+        .action((o: ProviderOpt) => start(() => withCost(ctx, o, (s) => summary(ctx, s))));
+      cli
+        .command('detail', 'Every billable resource: hourly cost, how long it has run and what it cost so far')
+        .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
+        .option('--sort-by <key>', 'cost | age | name', { default: 'cost' })
+        .example('  assistant cost detail --sort-by age')
+        .action((o: ProviderOpt & { sortBy: string }) => start(() => withCost(ctx, o, (s) => detail(ctx, s, o.sortBy))));
+      cli
+        .command('forecast', 'Month-end projection and the date the balance runs out at the current burn')
+        .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
+        .action((o: ProviderOpt) => start(() => withCost(ctx, o, (s) => forecast(ctx, s))));
+      cli
+        .command('export', 'Write every billable resource and the totals to a file: .csv or .json')
+        .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
+        .option('--output <file>', 'File to write (.csv or .json)')
+        .example('  assistant cost export --output cost.csv')
+        .action((o: ProviderOpt & { output?: string }) => start(() => exportCost(ctx, o)));
+    },
+    'Figures are based on live prices from the gpucloud catalogue; offline (shut-down) instances still bill. Global flags: -o table|json|yaml, --sandbox, --config <path>.',
+  );
+}
+
+function checkProvider(o: ProviderOpt): void {
+  if (o.provider !== undefined && o.provider !== 'gpucloud') {
+    throw new UsageError(`cost for provider "${o.provider}" is not available yet`, { hint: 'cost works for --provider gpucloud today' });
+  }
+}
+
+/** Reads and prices the account, records a snapshot, then hands the summary to `show`. */
+async function withCost(ctx: CommandContext, o: ProviderOpt, show: (s: CostSummary) => number | Promise<number>): Promise<number> {
+  checkProvider(o);
+  return withSession(ctx, async (session) => show(await readCost(ctx, session)));
+}
+
+async function readCost(ctx: CommandContext, session: Session): Promise<CostSummary> {
+  const results = await runForResults(session, costReadPlan(COST_READ_KINDS.map((k) => requireKind(k))), { signal: ctx.signal });
+  const [instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes] = results;
+  const now = Date.now();
+  const s = costSummary({ instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes }, now);
+  await recordSnapshot(ctx.home, { at: s.as_of, provider: s.provider, currency: s.currency, balance: s.balance, hourly_cost: s.hourly_cost, resources: s.resources.length });
+  for (const u of s.unpriced) ctx.io.stderr.write(`warning: ${u}; it is left out of the totals\n`);
+  return s;
+}
+
+const money = (v: number | null | undefined, digits = 2): string => (v === null || v === undefined ? '-' : v.toFixed(digits));
+const hoursText = (h: number | null | undefined): string => (h === null || h === undefined ? '-' : h >= 48 ? `${(h / 24).toFixed(1)} d` : `${h.toFixed(1)} h`);
+const day = (iso: string | null): string => (iso ? iso.slice(0, 16).replace('T', ' ') + ' UTC' : '-');
+
+function resourceRows(resources: readonly CostResource[], withAge: boolean): Record<string, string>[] {
+  return resources.map((r) => ({
+    kind: r.kind,
+    name: r.name,
+    type: r.type + (r.spot ? ' (spot)' : '') + (r.size_gb !== undefined ? ` ${r.size_gb} GB` : ''),
+    status: r.status,
+    hourly: money(r.hourly_cost, 4),
+    ...(withAge ? { age: hoursText(r.hours_running), so_far: money(r.cost_so_far) } : {}),
+    id: r.id,
+  }));
+}
+
+const COLUMNS: Column[] = [
+  { header: 'KIND', path: 'kind', priority: 8 },
+  { header: 'NAME', path: 'name', priority: 10 },
+  { header: 'TYPE', path: 'type', priority: 6 },
+  { header: 'STATUS', path: 'status', priority: 5 },
+  { header: 'PER HOUR', path: 'hourly', priority: 9 },
+];
+const AGE_COLUMNS: Column[] = [...COLUMNS, { header: 'RUNNING FOR', path: 'age', priority: 7 }, { header: 'COST SO FAR', path: 'so_far', priority: 7 }, { header: 'ID', path: 'id', priority: 1 }];
+
+function totals(s: CostSummary): string {
+  const cur = s.currency.toUpperCase();
+  return [
+    `Burn:     ${money(s.hourly_cost, 4)} ${cur}/hour (${money(s.daily_cost)} per day, ${money(s.monthly_forecast)} per 30 days)`,
+    `Balance:  ${money(s.balance)} ${cur}`,
+    `Runway:   ${s.runway_hours === null ? 'unlimited (nothing bills)' : `${hoursText(s.runway_hours)} (${money(s.runway_hours, 1)} h), until ${day(s.runway_until)}`}`,
+    `Based on: ${s.based_on}`,
+  ].join('\n') + '\n';
+}
+
+function table(ctx: CommandContext, rows: Record<string, string>[], columns: Column[]): string {
+  if (rows.length === 0) return 'No billable resources.\n';
+  return renderTable(rows, columns, ctx.io.columns, { keep: 'name', colors: palette(Boolean(ctx.io.stdoutColor)) });
+}
+
+function summary(ctx: CommandContext, s: CostSummary): number {
+  if (ctx.globals.output !== 'table') {
+    ctx.io.stdout.write(renderRecord(s, ctx.globals.output));
+    return 0;
+  }
+  ctx.io.stdout.write(table(ctx, resourceRows(s.resources, false), COLUMNS) + '\n' + totals(s));
+  return 0;
+}
+
+const SORTS: readonly CostSort[] = ['cost', 'age', 'name'];
+
+function detail(ctx: CommandContext, s: CostSummary, sortBy: string): number {
+  if (!(SORTS as readonly string[]).includes(sortBy)) throw new UsageError(`--sort-by must be cost, age or name (got "${sortBy}")`, { hint: "run 'assistant cost detail --help'" });
+  const resources = sortResources(s.resources, sortBy as CostSort);
+  if (ctx.globals.output !== 'table') {
+    ctx.io.stdout.write(renderRecord({ ...s, sort_by: sortBy, resources }, ctx.globals.output));
+    return 0;
+  }
+  ctx.io.stdout.write(table(ctx, resourceRows(resources, true), AGE_COLUMNS) + '\n' + totals(s));
+  return 0;
+}
+
+function forecast(ctx: CommandContext, s: CostSummary): number {
+  const f = costForecast(s, Date.parse(s.as_of));
+  if (ctx.globals.output !== 'table') {
+    ctx.io.stdout.write(renderRecord(f, ctx.globals.output));
+    return 0;
+  }
+  const cur = f.currency.toUpperCase();
+  ctx.io.stdout.write(
+    [
+      `Burn:                 ${money(f.hourly_cost, 4)} ${cur}/hour`,
+      `To month end:         ${money(f.cost_to_month_end)} ${cur} over ${f.hours_to_month_end.toFixed(1)} h (until ${day(f.month_end)})`,
+      `Balance now:          ${money(f.balance)} ${cur}`,
+      `Balance at month end: ${money(f.balance_at_month_end)} ${cur}${f.runs_out_before_month_end ? ' (runs out before)' : ''}`,
+      `Runs out:             ${f.runway_until ? `${day(f.runway_until)} (in ${hoursText(f.runway_hours)})` : 'never at this burn (nothing bills)'}`,
+      `Based on: ${f.based_on}`,
+    ].join('\n') + '\n',
+  );
+  return 0;
+}
+
+const CSV_FIELDS = ['kind', 'id', 'name', 'type', 'status', 'spot', 'size_gb', 'hourly_cost', 'created_at', 'hours_running', 'cost_so_far'] as const;
+
+/** RFC 4180 quoting; a leading = + - @ is prefixed with ' so a spreadsheet never runs a name as a formula. */
+function csvCell(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  let s = String(v);
+  if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export function costCsv(s: CostSummary): string {
+  const lines = [CSV_FIELDS.join(',')];
+  for (const r of s.resources) lines.push(CSV_FIELDS.map((f) => csvCell((r as unknown as Record<string, unknown>)[f])).join(','));
+  return lines.join('\r\n') + '\r\n';
+}
+
+async function exportCost(ctx: CommandContext, o: ProviderOpt & { output?: string }): Promise<number> {
+  checkProvider(o);
+  const file = o.output;
+  if (!file || typeof file !== 'string') throw new UsageError('cost export needs --output <file> (.csv or .json)', { hint: 'assistant cost export --output cost.csv' });
+  const ext = extname(file).toLowerCase();
+  if (ext !== '.csv' && ext !== '.json') throw new UsageError(`cannot export to "${file}": the file must end in .csv or .json`, { hint: 'assistant cost export --output cost.csv' });
+  // A folder that does not exist is a typo: say so before anything is sent.
+  const dir = dirname(resolve(file));
+  const isDir = await stat(dir).then((st) => st.isDirectory(), () => false);
+  if (!isDir) throw new UsageError(`cannot export to "${file}": the folder ${dir} does not exist`, { hint: 'create the folder or choose another --output path' });
+  return withSession(ctx, async (session) => {
+    const s = await readCost(ctx, session);
+    await writeFile(file, ext === '.csv' ? costCsv(s) : JSON.stringify(s, null, 2) + '\n').catch((err: NodeJS.ErrnoException) => {
+      throw new OperationError('write_failed', `cannot write "${file}": ${err.code ?? err.message}`, { hint: 'check the path and its permissions', cause: err });
+    });
+    ctx.io.stderr.write(`wrote ${s.resources.length} resources (${money(s.hourly_cost, 4)} ${s.currency.toUpperCase()}/hour) to ${file}\n`);
+    return 0;
+  });
+}
