@@ -53,15 +53,8 @@ export interface AskOptions extends Pick<AskFlowInput, 'onToken' | 'onProgress' 
   debug?: (line: string) => void;
 }
 
-export interface AskResult {
-  answer: string;
-  route: RouteDecision;
-  provider: string;
-  model?: string;
-  summarised: boolean;
-  contextChars: number;
-  promptChars: number;
-}
+/** The flow's output without its internal bookkeeping (prompt sizes, summary calls), the answer redacted. */
+export type AskResult = Omit<AskFlowOutput, 'sizes' | 'summaryCalls'>;
 
 /** The providers whose data this build can read to answer a question. */
 export const ANSWERABLE_PROVIDERS = ['gpucloud'] as const;
@@ -170,13 +163,6 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
   );
   const answer = maskSecretsInText(out.answer);
   history?.append(o.question, answer);
-  return {
-    answer,
-    route: out.route,
-    provider: out.provider,
-    model: out.model,
-    summarised: out.summarised,
-    contextChars: out.contextChars,
-    promptChars: out.promptChars,
-  };
+  const { sizes: _sizes, summaryCalls: _calls, ...result } = out;
+  return { ...result, answer };
 }
