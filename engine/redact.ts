@@ -59,11 +59,14 @@ const SECRET_ASSIGNMENT = new RegExp(
 );
 const WELL_KNOWN_PREFIX = /^(?:sk-|sk_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|AKIA|ASIA|xox[abprs]-|hf_|glpat-|eyJ)/;
 const WELL_KNOWN_SECRETS = /\b(?:sk-[A-Za-z0-9_-]{16,}|sk_(?:live|test)_[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9-]{10,}|hf_[A-Za-z0-9]{20,}|glpat-[A-Za-z0-9_-]{20,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})/g;
+const MAY_LOOK_SECRET = /key|token|secret|passw|pwd|credential|auth|sk[-_]|gh[pousr]_|github_pat_|akia|asia|xox|hf_|glpat-|eyJ/i;
 const PRIVATE_KEY_BLOCK = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g;
 
 /** redactText plus secret-looking text: for free text shown to people (tables, AI answers and their history). */
 export function maskSecretsInText(text: string): string {
   let out = redactText(text);
+  // Every pattern below needs one of these words; most strings (IDs, names, dates) have none and skip them.
+  if (!MAY_LOOK_SECRET.test(out)) return out;
   if (out.includes('PRIVATE KEY-----')) out = out.replace(PRIVATE_KEY_BLOCK, MASK);
   out = out.replace(WELL_KNOWN_SECRETS, MASK);
   return out.replace(SECRET_ASSIGNMENT, (_m, prefix: string) => `${prefix}${MASK}`);
