@@ -29,7 +29,8 @@ export async function dryRunPlan(backend: PlanBackend, input: unknown, opts: { d
 
 /** The preview of a plan already validated (with the step classes of its validation). */
 export async function previewPlan(backend: PlanBackend, plan: Plan, classes: readonly StepClass[], opts: { destroyer: boolean; signal?: AbortSignal }): Promise<DryRunOutcome> {
-  const signal = opts.signal ?? backend.runContext().signal;
+  const context = backend.runContext();
+  const signal = opts.signal ?? context.signal;
   // Each provider prices its own steps, reading through the executor like any plan.
   const parts: PricePreview[] = [];
   for (const provider of backend.providers.list) {
@@ -42,7 +43,6 @@ export async function previewPlan(backend: PlanBackend, plan: Plan, classes: rea
     parts.push(await provider.preview(steps, read, backend.predefined));
   }
   const preview = buildPreview(previewSteps(plan, classes, backend.providers, backend.predefined), parts);
-  const context = backend.runContext();
   const duplicateNames = await findNameConflicts(plan, classes, backend.providers, new NameSnapshots(listerFor((p) => context.client(p), signal)));
   for (const c of duplicateNames) preview.warnings.push(`${describeConflict(c)}; applying it would be refused without --allow-duplicate-names`);
   return { preview, gated: !opts.destroyer && classes.some((c) => c.effect === 'destroy'), duplicateNames };

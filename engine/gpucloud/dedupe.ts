@@ -6,7 +6,7 @@
  * name that was not there before. For kinds whose names are not unique, "before" is a snapshot of the
  * matching IDs taken with one GET before the first attempt; for `uniqueNames` kinds any match is ours.
  */
-import { kindCreatedAt, type KindSpec } from './catalogue.js';
+import { kindCreatedAt, listPathOf, type KindSpec } from './catalogue.js';
 
 /**
  * Kinds whose create answers `{"id": …}` rather than the bare-text ID (wire reference, POST /v1/clusters).
@@ -14,6 +14,12 @@ import { kindCreatedAt, type KindSpec } from './catalogue.js';
  * TODO(catalogue): this belongs in KindSpec as a `createResponse` field.
  */
 const OBJECT_ID_CREATE_PATHS = new Set(['/v1/clusters']);
+
+/** What the real API answers to the create of `record` (found after an ambiguous failure or an interrupted run). */
+export function createResponseFor(kind: KindSpec, id: string, record: unknown): unknown {
+  if (kind.idField !== 'id') return record ?? { [kind.idField]: id };
+  return OBJECT_ID_CREATE_PATHS.has(kind.path) ? { id } : id;
+}
 
 type ListFn = (path: string) => Promise<unknown>;
 
@@ -33,7 +39,7 @@ export class CreateDedupe {
 
   /** Path that lists the kind (with its list query, e.g. pagination). */
   get listPath(): string {
-    return this.kind.listQuery ? `${this.kind.path}?${this.kind.listQuery}` : this.kind.path;
+    return listPathOf(this.kind);
   }
 
   get needsSnapshot(): boolean {
@@ -66,13 +72,7 @@ export class CreateDedupe {
     if (fresh.length === 0) return undefined;
     const record = newest(fresh);
     const id = this.idOf(record);
-    const data = this.kind.idField !== 'id' ? record : OBJECT_ID_CREATE_PATHS.has(this.kind.path) ? { id } : id;
-    return { id, data };
-  }
-
-  /** The IDs of listed records that carry this guard's name. */
-  idsNamedIn(list: unknown): string[] {
-    return this.matching(list).map((r) => this.idOf(r));
+    return { id, data: createResponseFor(this.kind, id, record) };
   }
 
   private matching(list: unknown): Record<string, unknown>[] {
@@ -116,37 +116,4 @@ export function createDedupeFor(method: string, path: string, body: unknown): Cr
   const name = (obj as Record<string, unknown>)[kind.nameField];
   if (typeof name !== 'string' || name === '') return undefined;
   return new CreateDedupe(kind, name);
-}
-
-/**
- * One listing per kind per run (issue 9 §4): the duplicate-name pre-flight and exactly-once both read
- * it, and it is kept current as creates return IDs, so a plan of N creates lists each kind once
- * instead of once (or twice) per create, on the very path the creates are rate-limited on.
- */
-export class KindSnapshots {
-  private readonly lists = new Map<string, Promise<unknown[]>>();
-
-  constructor(private readonly list: ListFn) {}
-
-  /** IDs of the records named like `guard` (listing the kind on first use). */
-  async idsNamed(guard: CreateDedupe): Promise<string[]> {
-    return guard.idsNamedIn(await this.records(guard));
-  }
-
-  /** Records a create this run made, so later checks and snapshots see it. */
-  async add(guard: CreateDedupe, id: string): Promise<void> {
-    const records = await this.records(guard);
-    if (!guard.idsNamedIn(records).includes(id)) records.push({ [guard.kind.idField]: id, [guard.kind.nameField!]: guard.name });
-  }
-
-  private records(guard: CreateDedupe): Promise<unknown[]> {
-    let p = this.lists.get(guard.listPath);
-    if (!p) {
-      p = this.list(guard.listPath).then((data) => (Array.isArray(data) ? [...data] : []));
-      // A failed listing is not cached: the next check tries again.
-      p.catch(() => this.lists.delete(guard.listPath));
-      this.lists.set(guard.listPath, p);
-    }
-    return p;
-  }
 }

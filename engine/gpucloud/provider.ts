@@ -7,16 +7,11 @@ import { resolveGpuCloudCredentials, resolveRateLimit } from '../config/credenti
 import type { NamedRecord, NameLookup, Provider } from '../provider.js';
 import { findKind, listPathOf } from './catalogue.js';
 import { createGpuCloudClient } from './client.js';
+import { createResponseFor } from './dedupe.js';
 import { previewGpuCloud } from './preview.js';
 import type { GpuCloudClient } from './types.js';
 import { gpucloudApi } from './verbs/api.js';
 import { gpucloudWait } from './verbs/wait.js';
-
-/**
- * Kinds whose create answers `{"id": …}` rather than the bare-text ID (wire reference, POST /v1/clusters).
- * Kinds identified by name answer with the record itself.
- */
-const OBJECT_ID_CREATES = new Set(['clusters']);
 
 const names: NameLookup<GpuCloudClient> = {
   async list(kind, client, signal) {
@@ -45,8 +40,7 @@ const names: NameLookup<GpuCloudClient> = {
 
   responseFor(kind, found) {
     const spec = findKind(kind);
-    if (spec && spec.idField !== 'id') return found.record ?? { [spec.idField]: found.id };
-    return OBJECT_ID_CREATES.has(spec?.kind ?? '') ? { id: found.id } : found.id;
+    return spec ? createResponseFor(spec, found.id, found.record) : found.id;
   },
 };
 
