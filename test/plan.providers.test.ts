@@ -152,6 +152,9 @@ test('provider in a plan means something: an unknown provider, or a verb of a pr
     { providers, destroyer: true },
   );
   assert.ok(both.ok, JSON.stringify(both.problems));
+  // A name with a control character is shown escaped, never raw on the terminal.
+  const odd = validatePlan({ ...plan, provider: 'toy\u0000\u001b[31m' }, { providers, destroyer: true });
+  assert.ok(odd.problems.some((p) => p.message.includes('unknown provider "toy\\u0000\\u001b[31m"')), JSON.stringify(odd.problems));
   // Without the toy provider registered, its verbs are unknown and the known ones are listed.
   const without = validatePlan(plan, { providers: PROVIDERS, destroyer: true });
   assert.ok(without.problems.some((p) => /unknown step verb "toy-count" \(known: gpucloud-api, gpucloud-wait\)/.test(p.message)));

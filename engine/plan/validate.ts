@@ -45,7 +45,7 @@ export function validatePlan(input: unknown, opts: ValidateOptions): ValidationR
   const planProviders = providersNamed((input as { provider?: unknown })?.provider);
   for (const name of planProviders ?? []) {
     if (!opts.providers.provider(name)) {
-      problems.push({ kind: 'schema', field: 'provider', message: `unknown provider "${name}" (known: ${opts.providers.names().join(', ')})` });
+      problems.push({ kind: 'schema', field: 'provider', message: `unknown provider ${JSON.stringify(name)} (known: ${opts.providers.names().join(', ')})` });
     }
   }
 
@@ -64,7 +64,7 @@ export function validatePlan(input: unknown, opts: ValidateOptions): ValidationR
         kind: 'schema',
         index,
         field: 'args[0]',
-        message: `"${verb.verb}" belongs to provider "${provider.name}", which the plan does not name (provider: ${planProviders.map((p) => `"${p}"`).join(', ')}); add it to "provider"`,
+        message: `"${verb.verb}" belongs to provider "${provider.name}", which the plan does not name (provider: ${planProviders.map((p) => JSON.stringify(p)).join(', ') || 'none'}); add it to "provider"`,
       });
     }
     for (const p of verb.checkArgs(command.args)) problems.push({ kind: 'schema', index, ...p });
