@@ -1,19 +1,18 @@
 /**
- * `assistant cost summary|detail|forecast|export` for gpucloud. Thin wiring: the cost read plan
- * (engine/gpucloud/static-plans) → runForResults (the one executor) → engine/gpucloud/cost prices it →
- * renderer. Every command also records a snapshot (engine/cost/snapshots) for the later trend work.
+ * `assistant cost summary|detail|trend|forecast|anomalies|tags|export` for gpucloud. Thin wiring: the
+ * cost read plan through the one executor (machines/cost.ts) → engine/gpucloud/cost prices it →
+ * engine/cost/ derives trend, anomalies and tag groups → renderer. Every command records a snapshot.
  */
 import { stat, writeFile } from 'node:fs/promises';
 import { dirname, extname, resolve } from 'node:path';
-import { requireKind } from '../engine/gpucloud/lookup.js';
-import { COST_READ_KINDS, costReadPlan } from '../engine/gpucloud/static-plans.js';
-import { costForecast, costSummary, sortResources, type CostResource, type CostSort, type CostSummary } from '../engine/gpucloud/cost.js';
-import { recordSnapshot } from '../engine/cost/snapshots.js';
+import { costForecast, sortResources, type CostResource, type CostSort, type CostSummary } from '../engine/gpucloud/cost.js';
+import { readSnapshots } from '../engine/cost/snapshots.js';
+import { costTrend, dayOf, MAX_TREND_DAYS, parseDay, type CostTrend } from '../engine/cost/trend.js';
+import { costAccount, readAccountCost } from '../machines/cost.js';
 import { OperationError, UsageError } from '../engine/errors.js';
 import { palette } from '../engine/render/color.js';
 import { renderRecord, renderTable } from '../engine/render/records.js';
 import type { Column } from '../engine/gpucloud/catalogue.js';
-import { runForResults } from '../machines/run-plan.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { withSession, type Session } from './session.js';
@@ -40,6 +39,13 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .option('--sort-by <key>', 'cost | age | name', { default: 'cost' })
         .example('  assistant cost detail --sort-by age')
         .action((o: ProviderOpt & { sortBy: string }) => start(() => withCost(ctx, o, (s) => detail(ctx, s, o.sortBy))));
+      cli
+        .command('trend', 'Daily cost between two dates (UTC): measured from recorded snapshots, else reconstructed')
+        .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
+        .option('--start <date>', 'First day, YYYY-MM-DD (default: 6 days before --end)')
+        .option('--end <date>', 'Last day, YYYY-MM-DD (default: today)')
+        .example('  assistant cost trend --start 2026-11-01 --end 2026-11-23')
+        .action((o: ProviderOpt & { start?: unknown; end?: unknown }) => start(() => trend(ctx, o)));
       cli
         .command('forecast', 'Month-end projection and the date the balance runs out at the current burn')
         .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
@@ -68,13 +74,64 @@ async function withCost(ctx: CommandContext, o: ProviderOpt, show: (s: CostSumma
 }
 
 async function readCost(ctx: CommandContext, session: Session): Promise<CostSummary> {
-  const results = await runForResults(session, costReadPlan(COST_READ_KINDS.map((k) => requireKind(k))), { signal: ctx.signal });
-  const [instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes] = results;
-  const now = Date.now();
-  const s = costSummary({ instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes }, now);
-  await recordSnapshot(ctx.home, { at: s.as_of, provider: s.provider, currency: s.currency, balance: s.balance, hourly_cost: s.hourly_cost, resources: s.resources.length });
+  const s = await readAccountCost(session, { home: ctx.home, env: ctx.env, sandbox: ctx.globals.sandbox, signal: ctx.signal });
   for (const u of s.unpriced) ctx.io.stderr.write(`warning: ${u}; it is left out of the totals\n`);
   return s;
+}
+
+/** The recorded history of this account, after the reading just recorded; a damaged line is skipped with a warning. */
+async function history(ctx: CommandContext, session: Session, s: CostSummary) {
+  const { snapshots, skipped } = await readSnapshots(ctx.home, s.provider, costAccount(session.config, ctx.env, ctx.globals.sandbox));
+  if (skipped) ctx.io.stderr.write(`warning: ${skipped} line(s) of ~/.assistant/cost/snapshots.jsonl are not snapshots; they are skipped\n`);
+  return snapshots;
+}
+
+const DAY_MS = 86_400_000;
+
+/** --start/--end as midnights UTC; checked before anything is sent. */
+function trendRange(o: { start?: unknown; end?: unknown }, now: number): { start: number; end: number } {
+  const date = (flag: string, v: unknown): number | undefined => {
+    if (v === undefined) return undefined;
+    const ms = typeof v === 'string' ? parseDay(v) : undefined;
+    if (ms === undefined) throw new UsageError(`--${flag} must be a date written YYYY-MM-DD (got "${String(v)}")`, { hint: 'assistant cost trend --start 2026-11-01 --end 2026-11-23' });
+    return ms;
+  };
+  const end = date('end', o.end) ?? Math.floor(now / DAY_MS) * DAY_MS;
+  const start = date('start', o.start) ?? end - 6 * DAY_MS;
+  if (start > end) throw new UsageError(`--start ${dayOf(start)} is after --end ${dayOf(end)}`, { hint: 'give the earlier date as --start' });
+  if ((end - start) / DAY_MS + 1 > MAX_TREND_DAYS) throw new UsageError(`the trend covers at most ${MAX_TREND_DAYS} days (got ${(end - start) / DAY_MS + 1})`, { hint: 'choose a shorter range' });
+  return { start, end };
+}
+
+async function trend(ctx: CommandContext, o: ProviderOpt & { start?: unknown; end?: unknown }): Promise<number> {
+  checkProvider(o);
+  const range = trendRange(o, Date.now());
+  return withSession(ctx, async (session) => {
+    const s = await readCost(ctx, session);
+    const t = costTrend({ provider: s.provider, currency: s.currency, snapshots: await history(ctx, session, s), resources: s.resources, ...range, now: Date.parse(s.as_of) });
+    for (const n of t.notes) ctx.io.stderr.write(`note: ${n}\n`);
+    if (ctx.globals.output !== 'table') {
+      ctx.io.stdout.write(renderRecord(t, ctx.globals.output));
+      return 0;
+    }
+    ctx.io.stdout.write(trendTable(ctx, t));
+    return 0;
+  });
+}
+
+function trendTable(ctx: CommandContext, t: CostTrend): string {
+  const rows = t.days.map((d) => ({ date: d.date, cost: money(d.cost), hours: d.hours.toFixed(1), hourly: d.average_hourly === null ? '-' : money(d.average_hourly, 4), basis: d.basis, snapshots: String(d.snapshots), balance: money(d.balance_end) }));
+  const columns: Column[] = [
+    { header: 'DAY (UTC)', path: 'date', priority: 10 },
+    { header: 'COST', path: 'cost', priority: 9 },
+    { header: 'HOURS', path: 'hours', priority: 4 },
+    { header: 'PER HOUR', path: 'hourly', priority: 6 },
+    { header: 'BASED ON', path: 'basis', priority: 8 },
+    { header: 'SNAPSHOTS', path: 'snapshots', priority: 3 },
+    { header: 'BALANCE', path: 'balance', priority: 5 },
+  ];
+  const body = rows.length ? renderTable(rows, columns, ctx.io.columns, { keep: 'date', colors: palette(Boolean(ctx.io.stdoutColor)) }) : 'No days in the range.\n';
+  return `${body}\nTotal:    ${money(t.total)} ${t.currency.toUpperCase()} (${t.start} to ${t.end})\nBased on: ${t.based_on}\n`;
 }
 
 const money = (v: number | null | undefined, digits = 2): string => (v === null || v === undefined ? '-' : v.toFixed(digits));
