@@ -8,6 +8,7 @@ import { dirname, extname, resolve } from 'node:path';
 import { costForecast, sortResources, type CostResource, type CostSort, type CostSummary } from '../engine/gpucloud/cost.js';
 import { readSnapshots } from '../engine/cost/snapshots.js';
 import { costTrend, dayOf, MAX_TREND_DAYS, parseDay, type CostTrend } from '../engine/cost/trend.js';
+import { ANOMALY_DAYS, findAnomalies } from '../engine/cost/anomalies.js';
 import { costAccount, readAccountCost } from '../machines/cost.js';
 import { OperationError, UsageError } from '../engine/errors.js';
 import { palette } from '../engine/render/color.js';
@@ -47,6 +48,11 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .example('  assistant cost trend --start 2026-11-01 --end 2026-11-23')
         .action((o: ProviderOpt & { start?: unknown; end?: unknown }) => start(() => trend(ctx, o)));
       cli
+        .command('anomalies', 'Resources and days whose cost departs from the usual, each with its reason')
+        .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
+        .example('  assistant cost anomalies -o json')
+        .action((o: ProviderOpt) => start(() => withCost(ctx, o, (s, session) => anomalies(ctx, s, session))));
+      cli
         .command('forecast', 'Month-end projection and the date the balance runs out at the current burn')
         .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
         .action((o: ProviderOpt) => start(() => withCost(ctx, o, (s) => forecast(ctx, s))));
@@ -68,9 +74,9 @@ function checkProvider(o: ProviderOpt): void {
 }
 
 /** Reads and prices the account, records a snapshot, then hands the summary to `show`. */
-async function withCost(ctx: CommandContext, o: ProviderOpt, show: (s: CostSummary) => number | Promise<number>): Promise<number> {
+async function withCost(ctx: CommandContext, o: ProviderOpt, show: (s: CostSummary, session: Session) => number | Promise<number>): Promise<number> {
   checkProvider(o);
-  return withSession(ctx, async (session) => show(await readCost(ctx, session)));
+  return withSession(ctx, async (session) => show(await readCost(ctx, session), session));
 }
 
 async function readCost(ctx: CommandContext, session: Session): Promise<CostSummary> {
@@ -117,6 +123,28 @@ async function trend(ctx: CommandContext, o: ProviderOpt & { start?: unknown; en
     ctx.io.stdout.write(trendTable(ctx, t));
     return 0;
   });
+}
+
+async function anomalies(ctx: CommandContext, s: CostSummary, session: Session): Promise<number> {
+  const now = Date.parse(s.as_of);
+  const end = Math.floor(now / DAY_MS) * DAY_MS;
+  const t = costTrend({ provider: s.provider, currency: s.currency, snapshots: await history(ctx, session, s), resources: s.resources, start: end - (ANOMALY_DAYS - 1) * DAY_MS, end, now });
+  const found = findAnomalies(s.resources, t.days, s.currency);
+  if (ctx.globals.output !== 'table') {
+    ctx.io.stdout.write(renderRecord(found, ctx.globals.output));
+    return 0;
+  }
+  if (!found.length) {
+    ctx.io.stdout.write('No anomalies.\n');
+    return 0;
+  }
+  const columns: Column[] = [
+    { header: 'KIND', path: 'kind', priority: 8 },
+    { header: 'SUBJECT', path: 'subject', priority: 10 },
+    { header: 'REASON', path: 'reason', priority: 9 },
+  ];
+  ctx.io.stdout.write(renderTable(found.map((a) => ({ kind: a.kind, subject: a.subject, reason: a.reason })), columns, ctx.io.columns, { keep: 'subject', colors: palette(Boolean(ctx.io.stdoutColor)) }));
+  return 0;
 }
 
 function trendTable(ctx: CommandContext, t: CostTrend): string {

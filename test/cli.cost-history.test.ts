@@ -113,4 +113,56 @@ test('cost trend refuses dates that are not YYYY-MM-DD calendar days, or a start
   });
 });
 
+test('cost anomalies: a GPU instance running for days, an offline instance still billing, a day whose burn jumped over 2x, a volume costing over 5x the others; each with its reason and figures', async () => {
+  await withEmulator(async ({ env }) => {
+    const today = Math.floor(Date.now() / DAY) * DAY;
+    const home = tempHome();
+    writeHistory(home, [snap(today - 3 * DAY, 1.0, 90), snap(today - 2 * DAY, 3.0, 66), snap(today - DAY, 3.5, 0)]);
+    const r = await runCli(['cost', 'anomalies', '-o', 'json'], { env, home });
+    assert.is(r.code, 0, r.stderr);
+    const found = JSON.parse(r.stdout) as { kind: string; subject: string; reason: string; figures: Record<string, any> }[];
+    assert.equal(found.map((a) => `${a.kind} ${a.subject}`).sort(), [
+      'burn_jump day ' + day(today - 2 * DAY), // 3.0 after 1.0 (3x); 3.5 after 3.0 is not a jump, and days before the first snapshot are not compared
+      'cost_outlier volume demo-data',
+      'long_running_gpu instance demo-a100',
+      'offline_billing instance demo-cpu',
+    ]);
+    const by = (kind: string) => found.find((a) => a.kind === kind)!;
+    const jump = by('burn_jump');
+    assert.equal([jump.figures.previous_date, jump.figures.previous_hourly, jump.figures.hourly, jump.figures.factor, jump.figures.threshold_factor], [day(today - 3 * DAY), 1, 3, 3, 2]);
+    assert.match(jump.reason, /rose 3\.0× from 1\.0000 USD\/hour on .* to 3\.0000 USD\/hour \(more than 2×\)/);
+    const gpu = by('long_running_gpu');
+    assert.is(gpu.figures.hourly_cost, 1.29);
+    assert.ok(gpu.figures.hours_running >= 48 && gpu.figures.hours_running < 49, String(gpu.figures.hours_running));
+    close(gpu.figures.cost_so_far, gpu.figures.hours_running * 1.29, 'so far');
+    assert.match(gpu.reason, /GPU instance running for 2\.0 days since it was created \(over 24 h\), 1\.2900 USD\/hour/);
+    const off = by('offline_billing');
+    close(off.figures.daily_cost, 0.0279 * 24, 'offline per day');
+    assert.match(off.reason, /shutdown keeps billing, only delete stops it/);
+    const vol = by('cost_outlier');
+    const others = ((0.2 * 100) / 720 + (0.2 * 50) / 720) / 2; // median of the two OS volumes
+    close(vol.figures.median_of_others, others, 'median of the other volumes');
+    close(vol.figures.factor, (0.2 * 500) / 720 / others, 'outlier factor');
+    assert.match(vol.reason, /6\.7× the median of the other 2 volumes/);
+    for (const a of found) assert.ok(a.reason.length > 20 && typeof a.figures === 'object', JSON.stringify(a));
+    const table = await runCli(['cost', 'anomalies'], { env: { ...env, COLUMNS: '250' }, home });
+    assert.is(table.code, 0, table.stderr);
+    assert.match(table.stdout, /KIND\s+SUBJECT\s+REASON/);
+    assert.match(table.stdout, /long_running_gpu\s+instance demo-a100\s+GPU instance running/);
+  });
+});
+
+test('cost anomalies on an account with nothing billing and no history finds none', async () => {
+  await withEmulator(
+    async ({ env }) => {
+      const r = await runCli(['cost', 'anomalies', '-o', 'json'], { env });
+      assert.is(r.code, 0, r.stderr);
+      assert.equal(JSON.parse(r.stdout), []);
+      const t = await runCli(['cost', 'anomalies'], { env });
+      assert.is(t.stdout, 'No anomalies.\n');
+    },
+    { seed: 'empty' },
+  );
+});
+
 test.run();

@@ -8,7 +8,7 @@
  * `running`. A volume bills by size and type whether attached or not, until it is deleted. An Instant
  * Cluster's shared file system is a volume priced as `NVMe_Shared` (unless it is also in /v1/volumes).
  */
-import { clusterTypePerHour, HOURS_PER_30_DAYS, instanceTypePerHour, num, volumePerHour } from './prices.js';
+import { clusterTypePerHour, findRow, HOURS_PER_30_DAYS, instanceTypePerHour, num, volumePerHour } from './prices.js';
 
 export const BILLABLE_INSTANCE_STATUSES = ['running', 'offline'] as const;
 export const BILLABLE_CLUSTER_STATUSES = ['running'] as const;
@@ -24,6 +24,8 @@ export interface CostResource {
   type: string;
   status: string;
   spot?: boolean;
+  /** Instances: GPUs of the type (0 for CPU instances). */
+  gpus?: number;
   size_gb?: number;
   /** null when the catalogue has no price for its type (listed under `unpriced`). */
   hourly_cost: number | null;
@@ -79,7 +81,8 @@ export function billableResources(reads: CostReads, now: number): CostResource[]
     const type = str(i.instance_type);
     // Spot prices move: the current one. Otherwise the price the instance was contracted at, else the list price.
     const hourly = spot ? (instanceTypePerHour(reads.instanceTypes, type, true) ?? num(i.price_per_hour)) : (num(i.price_per_hour) ?? instanceTypePerHour(reads.instanceTypes, type, false));
-    out.push({ kind: 'instance', id: str(i.id), name: str(i.hostname, str(i.id)), type, status, ...(spot ? { spot: true } : {}), hourly_cost: hourly ?? null, created_at: str(i.created_at) || undefined });
+    const gpus = num(i.gpu?.number_of_gpus) ?? num(findRow(reads.instanceTypes, 'instance_type', type)?.gpu?.number_of_gpus);
+    out.push({ kind: 'instance', id: str(i.id), name: str(i.hostname, str(i.id)), type, status, ...(spot ? { spot: true } : {}), ...(gpus !== undefined ? { gpus } : {}), hourly_cost: hourly ?? null, created_at: str(i.created_at) || undefined });
   }
   const volumeIds = new Set<string>();
   for (const v of list(reads.volumes)) {
