@@ -9,6 +9,7 @@ import { costForecast, sortResources, type CostResource, type CostSort, type Cos
 import { readSnapshots } from '../engine/cost/snapshots.js';
 import { costTrend, dayOf, MAX_TREND_DAYS, parseDay, type CostTrend } from '../engine/cost/trend.js';
 import { ANOMALY_DAYS, findAnomalies } from '../engine/cost/anomalies.js';
+import { costByTag } from '../engine/cost/tags.js';
 import { costAccount, readAccountCost } from '../machines/cost.js';
 import { OperationError, UsageError } from '../engine/errors.js';
 import { palette } from '../engine/render/color.js';
@@ -52,6 +53,12 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
         .example('  assistant cost anomalies -o json')
         .action((o: ProviderOpt) => start(() => withCost(ctx, o, (s, session) => anomalies(ctx, s, session))));
+      cli
+        .command('tags', 'Cost grouped by the value of one tag (untagged as its own group)')
+        .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
+        .option('--key <tag>', 'The tag key, e.g. team (API tags, else key=value words in the description)')
+        .example('  assistant cost tags --key team')
+        .action((o: ProviderOpt & { key?: unknown }) => start(() => tags(ctx, o)));
       cli
         .command('forecast', 'Month-end projection and the date the balance runs out at the current burn')
         .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
@@ -145,6 +152,33 @@ async function anomalies(ctx: CommandContext, s: CostSummary, session: Session):
   ];
   ctx.io.stdout.write(renderTable(found.map((a) => ({ kind: a.kind, subject: a.subject, reason: a.reason })), columns, ctx.io.columns, { keep: 'subject', colors: palette(Boolean(ctx.io.stdoutColor)) }));
   return 0;
+}
+
+async function tags(ctx: CommandContext, o: ProviderOpt & { key?: unknown }): Promise<number> {
+  checkProvider(o);
+  const key = typeof o.key === 'string' || typeof o.key === 'number' ? String(o.key).trim() : '';
+  if (!key || key.length > 63 || /[\s=]/.test(key)) {
+    throw new UsageError(o.key === undefined || o.key === true ? 'cost tags needs --key <tag>' : `--key must be a tag key of 1 to 63 characters without blanks or "=" (got "${String(o.key)}")`, { hint: 'assistant cost tags --key team' });
+  }
+  return withSession(ctx, async (session) => {
+    const s = await readCost(ctx, session);
+    const t = costByTag(s.resources, key, { provider: s.provider, currency: s.currency, as_of: s.as_of });
+    if (ctx.globals.output !== 'table') {
+      ctx.io.stdout.write(renderRecord(t, ctx.globals.output));
+      return 0;
+    }
+    const rows = t.groups.map((g) => ({ value: g.value ?? '(untagged)', count: String(g.resources.length), hourly: money(g.hourly_cost, 4), monthly: money(g.monthly_forecast), names: g.resources.map((r) => r.name).join(', ') }));
+    const columns: Column[] = [
+      { header: key.toUpperCase(), path: 'value', priority: 10 },
+      { header: 'RESOURCES', path: 'count', priority: 7 },
+      { header: 'PER HOUR', path: 'hourly', priority: 9 },
+      { header: 'PER 30 DAYS', path: 'monthly', priority: 8 },
+      { header: 'NAMES', path: 'names', priority: 3 },
+    ];
+    const body = rows.length ? renderTable(rows, columns, ctx.io.columns, { keep: 'value', colors: palette(Boolean(ctx.io.stdoutColor)) }) : 'No billable resources.\n';
+    ctx.io.stdout.write(`${body}\nTotal:    ${money(t.hourly_cost, 4)} ${t.currency.toUpperCase()}/hour\nBased on: ${t.based_on}\n`);
+    return 0;
+  });
 }
 
 function trendTable(ctx: CommandContext, t: CostTrend): string {
