@@ -8,6 +8,9 @@
  * `running`. A volume bills by size and type whether attached or not, until it is deleted. An Instant
  * Cluster's shared file system is a volume priced as `NVMe_Shared` (unless it is also in /v1/volumes).
  */
+import type { Burn, PreviewRead } from '../provider.js';
+import { findKind } from './catalogue.js';
+import { COST_READ_KINDS, costReadPlan } from './static-plans.js';
 import { ownTags, type Tags, type TagSource } from '../cost/tags.js';
 import { clusterTypePerHour, findRow, HOURS_PER_30_DAYS, instanceTypePerHour, num, volumePerHour } from './prices.js';
 
@@ -190,4 +193,16 @@ export function costForecast(summary: CostSummary, now: number): CostForecast {
     runway_until: summary.runway_until,
     runs_out_before_month_end: summary.runway_hours !== null && summary.runway_hours < hours,
   };
+}
+
+/**
+ * The provider hook `burn` (engine/provider.ts): the same reads as `cost summary` (one GET per
+ * COST_READ_KINDS kind, through the preview's read function, i.e. the executor) priced the same way.
+ */
+export async function burnGpuCloud(read: PreviewRead): Promise<Burn> {
+  const results: unknown[] = [];
+  for (const c of costReadPlan(COST_READ_KINDS.map((k) => findKind(k)!)).commands) results.push(await read(c.args));
+  const [instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes] = results;
+  const s = costSummary({ instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes }, Date.now());
+  return { per_hour: s.hourly_cost, currency: s.currency, unpriced: s.unpriced };
 }
