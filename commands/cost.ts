@@ -145,12 +145,8 @@ async function anomalies(ctx: CommandContext, s: CostSummary, session: Session):
     ctx.io.stdout.write('No anomalies.\n');
     return 0;
   }
-  const columns: Column[] = [
-    { header: 'KIND', path: 'kind', priority: 8 },
-    { header: 'SUBJECT', path: 'subject', priority: 10 },
-    { header: 'REASON', path: 'reason', priority: 9 },
-  ];
-  ctx.io.stdout.write(renderTable(found.map((a) => ({ kind: a.kind, subject: a.subject, reason: a.reason })), columns, ctx.io.columns, { keep: 'subject', colors: palette(Boolean(ctx.io.stdoutColor)) }));
+  // One block per finding: the reasons are sentences, which a table would cut on a narrow terminal.
+  ctx.io.stdout.write(found.map((a) => `${a.kind}: ${a.subject}\n  ${a.reason}\n`).join(''));
   return 0;
 }
 
