@@ -87,7 +87,7 @@ async function withCost(ctx: CommandContext, o: ProviderOpt, show: (s: CostSumma
 }
 
 async function readCost(ctx: CommandContext, session: Session): Promise<CostSummary> {
-  const s = await readAccountCost(session, { home: ctx.home, env: ctx.env, sandbox: ctx.globals.sandbox, signal: ctx.signal });
+  const s = await readAccountCost(session, { home: ctx.home, env: ctx.env, sandbox: ctx.globals.sandbox, signal: ctx.signal, warn: (m) => ctx.io.stderr.write(`warning: ${m}\n`) });
   for (const u of s.unpriced) ctx.io.stderr.write(`warning: ${u}; it is left out of the totals\n`);
   return s;
 }

@@ -68,7 +68,8 @@ export async function applyPlan(input: unknown, opts: ApplyOptions): Promise<Run
       // A resumed run is judged on what is still to be created: its completed steps are already in the
       // burn. The step that was in flight counts as still to create (it may not have been made).
       const { parts, providers } = await pricePlan(backend, plan, classes, { signal: context.signal, skip: new Set(resume?.completed.keys() ?? []) });
-      const figures = await budgetFigures(parts, providers, opts.budget);
+      // A plan that creates nothing adds nothing: no need to read what the account burns.
+      const figures = parts.some((p) => p.preview.costs.length) ? await budgetFigures(parts, providers, opts.budget) : undefined;
       const refusal = figures && budgetRefusal(figures);
       if (refusal) throw refusal;
     }

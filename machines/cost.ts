@@ -30,8 +30,11 @@ export async function readCostData(backend: PlanBackend, signal?: AbortSignal): 
   return { instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes };
 }
 
-/** Reads and prices the account now and records the snapshot. */
-export async function readAccountCost(backend: PlanBackend & { config: Config }, o: CostReadOptions): Promise<CostSummary> {
+/**
+ * Reads and prices the account now and records the snapshot. The history is a convenience: when it
+ * cannot be written (a full disk, a folder in the file's place) the figures are still answered, with a warning.
+ */
+export async function readAccountCost(backend: PlanBackend & { config: Config }, o: CostReadOptions & { warn?: (message: string) => void }): Promise<CostSummary> {
   const s = costSummary(await readCostData(backend, o.signal), Date.now());
   await recordSnapshot(o.home, {
     at: s.as_of,
@@ -41,6 +44,6 @@ export async function readAccountCost(backend: PlanBackend & { config: Config },
     balance: s.balance,
     hourly_cost: s.hourly_cost,
     resources: s.resources.length,
-  });
+  }).catch((err: NodeJS.ErrnoException) => o.warn?.(`the cost snapshot was not recorded (${err.code ?? err.message}); trend and anomalies miss this reading`));
   return s;
 }

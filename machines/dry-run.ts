@@ -68,8 +68,9 @@ export async function previewPlan(backend: PlanBackend, plan: Plan, classes: rea
   const signal = opts.signal ?? context.signal;
   const { parts, providers } = await pricePlan(backend, plan, classes, { signal });
   const preview = buildPreview(previewSteps(plan, classes, backend.providers, backend.predefined), parts.map((p) => p.preview));
-  // The burn before and after: whenever the plan creates something, or a limit asks for it.
-  const budget = preview.costs.length || opts.budget ? await budgetFigures(parts, providers, opts.budget) : undefined;
+  // The burn before and after, when a budget limit is set (reading the burn lists every billable kind:
+  // a dry run without a budget keeps to the reads it needs).
+  const budget = opts.budget ? await budgetFigures(parts, providers, opts.budget) : undefined;
   if (budget) {
     preview.budget = budget;
     const refusal = budgetRefusal(budget);

@@ -67,7 +67,7 @@ test('a plan that adds nothing is never refused, even on an account already over
   });
 });
 
-test('--dry-run shows the burn before and after the plan, with the limit; over the limit it exits 3 like other refusals', async () => {
+test('--dry-run with a budget shows the burn before and after the plan and the limit; over the limit it exits 3 like other refusals', async () => {
   await withEmulator(async ({ emu, env }) => {
     const input = plan(instance('budget-3'));
     const j = await runCli(['ask', '--apply', '--dry-run', '--max-hourly-cost', '1.9', '-o', 'json'], { env, input });
@@ -78,12 +78,13 @@ test('--dry-run shows the burn before and after the plan, with the limit; over t
     close(b.after_per_hour, AFTER, 'after');
     assert.equal([b.max_hourly, b.limit_from, b.within, b.unpriced, b.not_counted], [1.9, '--max-hourly-cost', false, [], []]);
     assert.match(j.stderr, /warning: applying it would be refused: the plan would raise the burn above the budget/);
-    const t = await runCli(['ask', '--apply', '--dry-run'], { env, input });
-    assert.is(t.code, 0, t.stderr);
-    assert.ok(t.stdout.includes(`Burn: ${rate(BURN)} now, ${rate(AFTER)} after this plan (+${ADDED.toFixed(4)})\n`), t.stdout);
     const within = await runCli(['ask', '--apply', '--dry-run', '--max-hourly-cost', '2'], { env, input });
     assert.is(within.code, 0, within.stderr);
-    assert.match(within.stdout, /; limit 2\.0000 USD\/hour \(--max-hourly-cost\): within/);
+    assert.ok(within.stdout.includes(`Burn: ${rate(BURN)} now, ${rate(AFTER)} after this plan (+${ADDED.toFixed(4)}); limit 2.0000 USD/hour (--max-hourly-cost): within\n`), within.stdout);
+    // Without a budget the dry run keeps to the reads it needs: no burn.
+    const none = await runCli(['ask', '--apply', '--dry-run', '-o', 'json'], { env, input });
+    assert.is(none.code, 0, none.stderr);
+    assert.is(JSON.parse(none.stdout).budget, undefined);
     assert.equal(changes(emu), []);
   });
 });
@@ -118,6 +119,16 @@ test('a resumed run is judged on what is still to be created: the completed crea
     assert.is(resumed.code, 0, resumed.stderr);
     assert.is(JSON.parse(resumed.stdout).status, 'succeeded');
     assert.is(changes(emu).filter((q) => q.method === 'POST' && q.path === '/v1/volumes').length, 1, 'the volume was created once');
+  });
+});
+
+test('a create the guard cannot price is refused under a budget: it cannot tell', async () => {
+  await withEmulator(async ({ emu, env }) => {
+    const input = plan(post('/v1/volumes', { type: 'TAPE', name: 'budget-tape', size: 10, location_code: 'FIN-01' }));
+    const r = await runCli(['ask', '--apply', '--max-hourly-cost', '100'], { env, input });
+    assert.is(r.code, 3, r.stderr);
+    assert.match(r.stderr, /error: budget_exceeded: cannot check the plan against the budget of 100\.0000 USD\/hour: no price is known for step 0: volume TAPE/);
+    assert.equal(changes(emu), []);
   });
 });
 

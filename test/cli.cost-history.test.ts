@@ -95,6 +95,28 @@ test('cost trend table says what each day is based on; a day half before the fir
   });
 });
 
+test('a history that cannot be written still answers the figures (warning); one that cannot be read fails trend clearly; a snapshot dated in the future is ignored', async () => {
+  await withEmulator(async ({ env }) => {
+    const blocked = tempHome();
+    mkdirSync(join(blocked, '.assistant', 'cost', 'snapshots.jsonl'), { recursive: true });
+    const s = await runCli(['cost', 'summary', '-o', 'json'], { env, home: blocked });
+    assert.is(s.code, 0, s.stderr);
+    assert.ok(JSON.parse(s.stdout).hourly_cost > 0);
+    assert.match(s.stderr, /warning: the cost snapshot was not recorded \(EISDIR\)/);
+    const t = await runCli(['cost', 'trend'], { env, home: blocked });
+    assert.is(t.code, 1, t.stderr);
+    assert.match(t.stderr, /error: snapshots_unreadable: cannot read the cost history .*: EISDIR/);
+
+    const today = Math.floor(Date.now() / DAY) * DAY;
+    const home = tempHome();
+    writeHistory(home, [snap(today - 2 * DAY, 1.0, 10), snap(today + 400 * DAY, 500, 10)]);
+    const r = await runCli(['cost', 'trend', '--start', day(today - 2 * DAY), '--end', day(today - DAY), '-o', 'json'], { env, home });
+    assert.is(r.code, 0, r.stderr);
+    assert.match(r.stderr, /note: 1 snapshot\(s\) dated in the future are ignored/);
+    assert.equal(JSON.parse(r.stdout).days.map((d: { cost: number }) => d.cost), [24, 24]);
+  });
+});
+
 test('cost trend refuses dates that are not YYYY-MM-DD calendar days, or a start after the end, with exit 2 and nothing sent', async () => {
   await withEmulator(async ({ emu, env }) => {
     for (const [args, message] of [

@@ -6,6 +6,7 @@
  */
 import { appendFile, chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { OperationError } from '../errors.js';
 
 export interface CostSnapshot {
   at: string;
@@ -47,9 +48,10 @@ export interface TimedSnapshot extends CostSnapshot {
  * write after kill -9, an edit by hand, another version's format) is skipped and counted, never fatal.
  */
 export async function readSnapshots(home: string, provider: string, account: string): Promise<{ snapshots: TimedSnapshot[]; skipped: number }> {
-  const text = await readFile(snapshotPath(home), 'utf8').catch((err: NodeJS.ErrnoException) => {
+  const file = snapshotPath(home);
+  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return '';
-    throw err;
+    throw new OperationError('snapshots_unreadable', `cannot read the cost history ${file}: ${err.code ?? err.message}`, { hint: 'check that it is a file you can read (it is recreated when missing)', cause: err });
   });
   const snapshots: TimedSnapshot[] = [];
   let skipped = 0;

@@ -84,8 +84,11 @@ export interface TrendInput {
 }
 
 export function costTrend(input: TrendInput): CostTrend {
-  const { snapshots, resources, now } = input;
+  const { resources, now } = input;
   const notes: string[] = [];
+  // A snapshot dated after now (a clock that was wrong, an edit by hand) describes nothing that happened.
+  const snapshots = input.snapshots.filter((s) => s.atMs <= now);
+  if (snapshots.length < input.snapshots.length) notes.push(`${input.snapshots.length - snapshots.length} snapshot(s) dated in the future are ignored`);
   const lastDay = Math.min(input.end, Math.floor(now / DAY) * DAY);
   if (lastDay < input.end) notes.push(`days after today (${dayOf(now)}) are left out: they have not happened yet`);
   const first = snapshots[0]?.atMs;
