@@ -11,6 +11,8 @@ import { costTrend, dayOf, MAX_TREND_DAYS, parseDay, type CostTrend } from '../e
 import { ANOMALY_DAYS, findAnomalies } from '../engine/cost/anomalies.js';
 import { costByTag } from '../engine/cost/tags.js';
 import { costAccount, readAccountCost } from '../machines/cost.js';
+import { runForResult } from '../machines/run-plan.js';
+import { ceUsagePlan, CLOUD_A_BASIS, cloudAForecast, cloudASummary, cloudATrendDays, monthToDate, parseCeUsage } from '../engine/cost/cloud-a.js';
 import { OperationError, UsageError } from '../engine/errors.js';
 import { palette } from '../engine/render/color.js';
 import { renderRecord, renderTable } from '../engine/render/records.js';
@@ -31,10 +33,10 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
     (cli, start) => {
       cli
         .command('summary', 'What the account burns per hour, on what, the balance and how long it lasts')
-        .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
+        .option('--provider <name>', 'Provider (gpucloud, cloud_a)', { default: 'gpucloud' })
         .example('  assistant cost summary')
         .example('  assistant cost summary -o json | jq .runway_hours')
-        .action((o: ProviderOpt) => start(() => withCost(ctx, o, (s) => summary(ctx, s))));
+        .action((o: ProviderOpt) => start(() => (checkProvider(o, true) === 'cloud_a' ? cloudACost(ctx, 'summary') : withCost(ctx, o, (s) => summary(ctx, s)))));
       cli
         .command('detail', 'Every billable resource: hourly cost, how long it has run and what it cost so far')
         .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
@@ -62,7 +64,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       cli
         .command('forecast', 'Month-end projection and the date the balance runs out at the current burn')
         .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
-        .action((o: ProviderOpt) => start(() => withCost(ctx, o, (s) => forecast(ctx, s))));
+        .action((o: ProviderOpt) => start(() => (checkProvider(o, true) === 'cloud_a' ? cloudACost(ctx, 'forecast') : withCost(ctx, o, (s) => forecast(ctx, s)))));
       cli
         .command('export', 'Write every billable resource and the totals to a file: .csv or .json')
         .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
@@ -70,14 +72,17 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .example('  assistant cost export --output cost.csv')
         .action((o: ProviderOpt & { output?: string }) => start(() => exportCost(ctx, o)));
     },
-    'Figures are based on live prices from the gpucloud catalogue; offline (shut-down) instances still bill. Global flags: -o table|json|yaml, --sandbox, --config <path>.',
+    'gpucloud figures are based on live prices from its catalogue (offline instances still bill); cloud_a (summary, trend, forecast) on AWS Cost Explorer. Global flags: -o table|json|yaml, --sandbox, --config <path>.',
   );
 }
 
-function checkProvider(o: ProviderOpt): void {
-  if (o.provider !== undefined && o.provider !== 'gpucloud') {
-    throw new UsageError(`cost for provider "${o.provider}" is not available yet`, { hint: 'cost works for --provider gpucloud today' });
-  }
+/** The provider asked for; cloud_a only where `withCloudA` (summary, trend, forecast: what Cost Explorer answers). */
+function checkProvider(o: ProviderOpt, withCloudA = false): 'gpucloud' | 'cloud_a' {
+  if (o.provider === undefined || o.provider === 'gpucloud') return 'gpucloud';
+  if (o.provider === 'cloud_a' && withCloudA) return 'cloud_a';
+  throw new UsageError(`cost for provider "${o.provider}" is not available${o.provider === 'cloud_a' ? ' for this command' : ''} yet`, {
+    hint: 'cost works for --provider gpucloud; cost summary, trend and forecast also for --provider cloud_a',
+  });
 }
 
 /** Reads and prices the account, records a snapshot, then hands the summary to `show`. */
@@ -117,8 +122,9 @@ function trendRange(o: { start?: unknown; end?: unknown }, now: number): { start
 }
 
 async function trend(ctx: CommandContext, o: ProviderOpt & { start?: unknown; end?: unknown }): Promise<number> {
-  checkProvider(o);
+  const provider = checkProvider(o, true);
   const range = trendRange(o, Date.now());
+  if (provider === 'cloud_a') return cloudATrend(ctx, range);
   return withSession(ctx, async (session) => {
     const s = await readCost(ctx, session);
     const t = costTrend({ provider: s.provider, currency: s.currency, snapshots: await history(ctx, session, s), resources: s.resources, ...range, now: Date.parse(s.as_of) });
@@ -173,6 +179,61 @@ async function tags(ctx: CommandContext, o: ProviderOpt & { key?: unknown }): Pr
     ];
     const body = rows.length ? renderTable(rows, columns, ctx.io.columns, { keep: 'value', colors: palette(Boolean(ctx.io.stdoutColor)) }) : 'No billable resources.\n';
     ctx.io.stdout.write(`${body}\nTotal:    ${money(t.hourly_cost, 4)} ${t.currency.toUpperCase()}/hour\nBased on: ${t.based_on}\n`);
+    return 0;
+  });
+}
+
+/** cloud_a summary or forecast: the month to date from Cost Explorer, by service. */
+async function cloudACost(ctx: CommandContext, what: 'summary' | 'forecast'): Promise<number> {
+  return withSession(ctx, async (session) => {
+    const now = Date.now();
+    const m = monthToDate(now);
+    const { days, currency } = parseCeUsage(await runForResult(session, ceUsagePlan(m.start, m.endExclusive, true), { signal: ctx.signal }));
+    const doc = what === 'summary' ? cloudASummary(days, currency, now) : cloudAForecast(days, currency, now);
+    if (ctx.globals.output !== 'table') {
+      ctx.io.stdout.write(renderRecord(doc, ctx.globals.output));
+      return 0;
+    }
+    const cur = currency.toUpperCase();
+    if (what === 'forecast') {
+      const f = doc as ReturnType<typeof cloudAForecast>;
+      ctx.io.stdout.write(
+        [
+          `Month to date:    ${money(f.month_to_date)} ${cur} over ${f.days_counted} day(s), ${money(f.daily_average)} per day on average`,
+          `To month end:     ${money(f.cost_to_month_end)} ${cur} over ${f.days_remaining} more day(s) (until ${day(f.month_end)})`,
+          `Month-end total:  ${money(f.month_end_total)} ${cur}`,
+          `Method:   ${f.method}`,
+          `Based on: ${f.based_on}`,
+        ].join('\n') + '\n',
+      );
+      return 0;
+    }
+    const sm = doc as ReturnType<typeof cloudASummary>;
+    const rows = sm.resources.map((r) => ({ service: r.name, mtd: money(r.cost_so_far), hourly: money(r.hourly_cost, 4) }));
+    const columns: Column[] = [
+      { header: 'SERVICE', path: 'service', priority: 10 },
+      { header: 'MONTH TO DATE', path: 'mtd', priority: 9 },
+      { header: 'PER HOUR (AVG)', path: 'hourly', priority: 8 },
+    ];
+    const body = rows.length ? renderTable(rows, columns, ctx.io.columns, { keep: 'service', colors: palette(Boolean(ctx.io.stdoutColor)) }) : 'No cost recorded this month.\n';
+    ctx.io.stdout.write(
+      `${body}\nMonth to date: ${money(sm.month_to_date)} ${cur} (${sm.period.start} to ${sm.period.end}, ${sm.period.days} day(s))\nBurn:     ${money(sm.hourly_cost, 4)} ${cur}/hour on average (${money(sm.daily_cost)} per day, ${money(sm.monthly_forecast)} per 30 days)\nBased on: ${sm.based_on}\n`,
+    );
+    return 0;
+  });
+}
+
+async function cloudATrend(ctx: CommandContext, range: { start: number; end: number }): Promise<number> {
+  return withSession(ctx, async (session) => {
+    const now = Date.now();
+    const today = Math.floor(now / DAY_MS) * DAY_MS;
+    const end = Math.min(range.end, today);
+    const notes = end < range.end ? [`days after today (${dayOf(now)}) are left out: they have not happened yet`] : [];
+    const { days, currency } = end < range.start ? { days: [], currency: 'usd' } : parseCeUsage(await runForResult(session, ceUsagePlan(dayOf(range.start), dayOf(end + DAY_MS), false), { signal: ctx.signal }));
+    const inRange = cloudATrendDays(days.filter((d) => d.date >= dayOf(range.start) && d.date <= dayOf(end)));
+    const t: CostTrend = { provider: 'cloud_a', currency, start: dayOf(range.start), end: dayOf(range.end), as_of: new Date(now).toISOString(), based_on: `${CLOUD_A_BASIS}; billed: a closed day, estimated: AWS has not closed it yet`, total: inRange.reduce((s, d) => s + d.cost, 0), days: inRange, notes };
+    for (const n of notes) ctx.io.stderr.write(`note: ${n}\n`);
+    ctx.io.stdout.write(ctx.globals.output !== 'table' ? renderRecord(t, ctx.globals.output) : trendTable(ctx, t));
     return 0;
   });
 }

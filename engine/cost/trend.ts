@@ -15,7 +15,8 @@ const DAY = 24 * HOUR;
 /** A trend longer than this is almost certainly a typo in a date. */
 export const MAX_TREND_DAYS = 366;
 
-export type DayBasis = 'measured' | 'reconstructed' | 'mixed';
+/** gpucloud: measured | reconstructed | mixed; cloud_a (Cost Explorer): billed | estimated. */
+export type DayBasis = 'measured' | 'reconstructed' | 'mixed' | 'billed' | 'estimated';
 
 export interface TrendDay {
   date: string;
