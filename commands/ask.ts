@@ -4,7 +4,8 @@
  * `--fresh`). Flag parsing and output only; the work is in engine/ and machines/.
  */
 import { applyPlan, type ApplyMode } from '../machines/apply-plan.js';
-import { dryRunPlan } from '../machines/dry-run.js';
+import { dryRunPlan, type BudgetLimit } from '../machines/dry-run.js';
+import type { Config } from '../schemas/config.js';
 import { renderPreview } from '../engine/plan/preview.js';
 import { ExitCode, UsageError } from '../engine/errors.js';
 import { askQuestion, contextPlanFor } from '../machines/ask.js';
@@ -33,6 +34,7 @@ type AskFlags = Record<string, unknown> & {
   resume?: boolean;
   fresh?: boolean;
   allowDuplicateNames?: boolean;
+  maxHourlyCost?: unknown;
   maker?: boolean;
   aiProfile?: string;
   routeOnly?: boolean;
@@ -84,6 +86,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--resume', 'Continue an unfinished run of the same plan after its last completed step')
       .option('--fresh', 'Discard the journal of an unfinished run of this plan and start from the first step')
       .option('--allow-duplicate-names', 'Create resources even when their names already exist in the project (refused by default)')
+      .option('--max-hourly-cost <n>', "Refuse the plan if its creates would push the account's hourly burn above n (overrides budget.max_hourly)")
       .option('--maker', 'Write a plan for the request (JSON on stdout) instead of executing anything')
       .option('--ai-profile <name>', 'AI provider profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline');
     for (const p of ROUTE_PROVIDERS) command.option(`--${p}`, `Ask about ${p} (several give a combined view; default: inferred from the question)`);
@@ -101,10 +104,12 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant --sandbox ask --maker "create a 1V100.6V instance called train-1 in FIN-01" | assistant --sandbox ask --apply')
       .action((question: string[], opts: AskFlags) =>
         start(() => {
-          if (opts.apply && opts.dryRun) return dryRun(ctx, opts.planFile, Boolean(opts.destroyer), Boolean(opts.allowDuplicateNames));
+          const maxHourly = maxHourlyFlag(opts.maxHourlyCost);
+          if (maxHourly !== undefined && !opts.apply) throw new UsageError('--max-hourly-cost goes with --apply', { hint: 'assistant ask --apply --max-hourly-cost 5 --plan-file plan.json' });
+          if (opts.apply && opts.dryRun) return dryRun(ctx, opts.planFile, Boolean(opts.destroyer), Boolean(opts.allowDuplicateNames), maxHourly);
           if (opts.apply) {
             const mode = opts.resume ? 'resume' : opts.fresh ? 'fresh' : 'new';
-            return apply(ctx, opts.planFile, { destroyer: Boolean(opts.destroyer), mode, allowDuplicateNames: Boolean(opts.allowDuplicateNames) });
+            return apply(ctx, opts.planFile, { destroyer: Boolean(opts.destroyer), mode, allowDuplicateNames: Boolean(opts.allowDuplicateNames), maxHourly });
           }
           if (question.length === 0) throw new UsageError('no question given', { hint: "run 'assistant ask --help'" });
           const text = question.join(' ');
@@ -229,15 +234,31 @@ async function routeOnly(ctx: CommandContext, question: string, providerFlags: s
   return ExitCode.ok;
 }
 
+/** `--max-hourly-cost <n>`: a positive number, checked before anything is read or sent. */
+function maxHourlyFlag(v: unknown): number | undefined {
+  if (v === undefined) return undefined;
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--max-hourly-cost must be a number greater than 0 (got "${String(v)}")`, { hint: 'assistant ask --apply --max-hourly-cost 5 --plan-file plan.json' });
+  return n;
+}
+
+/** The flag wins over the config's budget.max_hourly. */
+function budgetLimit(flag: number | undefined, config: Config): BudgetLimit | undefined {
+  if (flag !== undefined) return { max: flag, from: '--max-hourly-cost' };
+  const max = config.budget?.max_hourly;
+  return max === undefined ? undefined : { max, from: 'budget.max_hourly' };
+}
+
 async function apply(
   ctx: CommandContext,
   planFile: string | undefined,
-  { destroyer, mode, allowDuplicateNames }: { destroyer: boolean; mode: ApplyMode; allowDuplicateNames: boolean },
+  { destroyer, mode, allowDuplicateNames, maxHourly }: { destroyer: boolean; mode: ApplyMode; allowDuplicateNames: boolean; maxHourly?: number },
 ): Promise<number> {
   const input = await readPlanInput(ctx, planFile);
   return withSession(ctx, async (session) => {
     const observer = createRunObserver(ctx.io, { steps: true, debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined });
-    const outcome = await applyPlan(input, { backend: session, home: ctx.home, destroyer, mode, allowDuplicateNames, observer });
+    const budget = budgetLimit(maxHourly, session.config);
+    const outcome = await applyPlan(input, { backend: session, home: ctx.home, destroyer, mode, allowDuplicateNames, observer, budget });
     observer.stop();
     writeReport(ctx, outcome.report);
     if (outcome.report.status === 'succeeded') return ExitCode.ok;
@@ -262,15 +283,15 @@ async function maker(ctx: CommandContext, question: string, destroyer: boolean, 
 }
 
 /** --dry-run: validate, then only GETs (prices, availability, balance) through the same executor. */
-async function dryRun(ctx: CommandContext, planFile: string | undefined, destroyer: boolean, allowDuplicateNames: boolean): Promise<number> {
+async function dryRun(ctx: CommandContext, planFile: string | undefined, destroyer: boolean, allowDuplicateNames: boolean, maxHourly?: number): Promise<number> {
   const input = await readPlanInput(ctx, planFile);
   return withSession(ctx, async (session) => {
-    const { preview, gated, duplicateNames } = await dryRunPlan(session, input, { destroyer });
+    const { preview, gated, duplicateNames, overBudget } = await dryRunPlan(session, input, { destroyer, budget: budgetLimit(maxHourly, session.config) });
     const doc = duplicateNames.length ? { ...preview, duplicate_names: duplicateNames } : preview;
     ctx.io.stdout.write(ctx.globals.output === 'table' ? renderPreview(preview) : renderRecord(doc, ctx.globals.output));
     for (const w of preview.warnings) warn(ctx, w);
     if (gated) ctx.io.stderr.write('note: this plan has destructive steps; applying it needs --destroyer\n');
-    return gated || (duplicateNames.length && !allowDuplicateNames) ? ExitCode.refused : ExitCode.ok;
+    return gated || overBudget || (duplicateNames.length && !allowDuplicateNames) ? ExitCode.refused : ExitCode.ok;
   });
 }
 

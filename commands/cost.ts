@@ -1,19 +1,22 @@
 /**
- * `assistant cost summary|detail|forecast|export` for gpucloud. Thin wiring: the cost read plan
- * (engine/gpucloud/static-plans) → runForResults (the one executor) → engine/gpucloud/cost prices it →
- * renderer. Every command also records a snapshot (engine/cost/snapshots) for the later trend work.
+ * `assistant cost summary|detail|trend|forecast|anomalies|tags|export` for gpucloud. Thin wiring: the
+ * cost read plan through the one executor (machines/cost.ts) → engine/gpucloud/cost prices it →
+ * engine/cost/ derives trend, anomalies and tag groups → renderer. Every command records a snapshot.
  */
 import { stat, writeFile } from 'node:fs/promises';
 import { dirname, extname, resolve } from 'node:path';
-import { requireKind } from '../engine/gpucloud/lookup.js';
-import { COST_READ_KINDS, costReadPlan } from '../engine/gpucloud/static-plans.js';
-import { costForecast, costSummary, sortResources, type CostResource, type CostSort, type CostSummary } from '../engine/gpucloud/cost.js';
-import { recordSnapshot } from '../engine/cost/snapshots.js';
+import { costForecast, sortResources, type CostResource, type CostSort, type CostSummary } from '../engine/gpucloud/cost.js';
+import { readSnapshots } from '../engine/cost/snapshots.js';
+import { costTrend, dayOf, MAX_TREND_DAYS, parseDay, type CostTrend } from '../engine/cost/trend.js';
+import { ANOMALY_DAYS, findAnomalies } from '../engine/cost/anomalies.js';
+import { costByTag } from '../engine/cost/tags.js';
+import { costAccount, readAccountCost } from '../machines/cost.js';
+import { runForResult } from '../machines/run-plan.js';
+import { ceUsagePlan, CLOUD_A_BASIS, cloudAForecast, cloudASummary, cloudATrendDays, monthToDate, parseCeUsage } from '../engine/cost/cloud-a.js';
 import { OperationError, UsageError } from '../engine/errors.js';
 import { palette } from '../engine/render/color.js';
 import { renderRecord, renderTable } from '../engine/render/records.js';
 import type { Column } from '../engine/gpucloud/catalogue.js';
-import { runForResults } from '../machines/run-plan.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { withSession, type Session } from './session.js';
@@ -30,10 +33,10 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
     (cli, start) => {
       cli
         .command('summary', 'What the account burns per hour, on what, the balance and how long it lasts')
-        .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
+        .option('--provider <name>', 'Provider (gpucloud, cloud_a)', { default: 'gpucloud' })
         .example('  assistant cost summary')
         .example('  assistant cost summary -o json | jq .runway_hours')
-        .action((o: ProviderOpt) => start(() => withCost(ctx, o, (s) => summary(ctx, s))));
+        .action((o: ProviderOpt) => start(() => (checkProvider(o, true) === 'cloud_a' ? cloudACost(ctx, 'summary') : withCost(ctx, o, (s) => summary(ctx, s)))));
       cli
         .command('detail', 'Every billable resource: hourly cost, how long it has run and what it cost so far')
         .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
@@ -41,9 +44,27 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .example('  assistant cost detail --sort-by age')
         .action((o: ProviderOpt & { sortBy: string }) => start(() => withCost(ctx, o, (s) => detail(ctx, s, o.sortBy))));
       cli
+        .command('trend', 'Daily cost between two dates (UTC): measured from recorded snapshots, else reconstructed')
+        .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
+        .option('--start <date>', 'First day, YYYY-MM-DD (default: 6 days before --end)')
+        .option('--end <date>', 'Last day, YYYY-MM-DD (default: today)')
+        .example('  assistant cost trend --start 2026-11-01 --end 2026-11-23')
+        .action((o: ProviderOpt & { start?: unknown; end?: unknown }) => start(() => trend(ctx, o)));
+      cli
+        .command('anomalies', 'Resources and days whose cost departs from the usual, each with its reason')
+        .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
+        .example('  assistant cost anomalies -o json')
+        .action((o: ProviderOpt) => start(() => withCost(ctx, o, (s, session) => anomalies(ctx, s, session))));
+      cli
+        .command('tags', 'Cost grouped by the value of one tag (untagged as its own group)')
+        .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
+        .option('--key <tag>', 'The tag key, e.g. team (API tags, else key=value words in the description)')
+        .example('  assistant cost tags --key team')
+        .action((o: ProviderOpt & { key?: unknown }) => start(() => tags(ctx, o)));
+      cli
         .command('forecast', 'Month-end projection and the date the balance runs out at the current burn')
         .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
-        .action((o: ProviderOpt) => start(() => withCost(ctx, o, (s) => forecast(ctx, s))));
+        .action((o: ProviderOpt) => start(() => (checkProvider(o, true) === 'cloud_a' ? cloudACost(ctx, 'forecast') : withCost(ctx, o, (s) => forecast(ctx, s)))));
       cli
         .command('export', 'Write every billable resource and the totals to a file: .csv or .json')
         .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
@@ -51,30 +72,185 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .example('  assistant cost export --output cost.csv')
         .action((o: ProviderOpt & { output?: string }) => start(() => exportCost(ctx, o)));
     },
-    'Figures are based on live prices from the gpucloud catalogue; offline (shut-down) instances still bill. Global flags: -o table|json|yaml, --sandbox, --config <path>.',
+    'gpucloud figures are based on live prices from its catalogue (offline instances still bill); cloud_a (summary, trend, forecast) on AWS Cost Explorer. Global flags: -o table|json|yaml, --sandbox, --config <path>.',
   );
 }
 
-function checkProvider(o: ProviderOpt): void {
-  if (o.provider !== undefined && o.provider !== 'gpucloud') {
-    throw new UsageError(`cost for provider "${o.provider}" is not available yet`, { hint: 'cost works for --provider gpucloud today' });
-  }
+/** The provider asked for; cloud_a only where `withCloudA` (summary, trend, forecast: what Cost Explorer answers). */
+function checkProvider(o: ProviderOpt, withCloudA = false): 'gpucloud' | 'cloud_a' {
+  if (o.provider === undefined || o.provider === 'gpucloud') return 'gpucloud';
+  if (o.provider === 'cloud_a' && withCloudA) return 'cloud_a';
+  throw new UsageError(`cost for provider "${o.provider}" is not available${o.provider === 'cloud_a' ? ' for this command' : ''} yet`, {
+    hint: 'cost works for --provider gpucloud; cost summary, trend and forecast also for --provider cloud_a',
+  });
 }
 
 /** Reads and prices the account, records a snapshot, then hands the summary to `show`. */
-async function withCost(ctx: CommandContext, o: ProviderOpt, show: (s: CostSummary) => number | Promise<number>): Promise<number> {
+async function withCost(ctx: CommandContext, o: ProviderOpt, show: (s: CostSummary, session: Session) => number | Promise<number>): Promise<number> {
   checkProvider(o);
-  return withSession(ctx, async (session) => show(await readCost(ctx, session)));
+  return withSession(ctx, async (session) => show(await readCost(ctx, session), session));
 }
 
 async function readCost(ctx: CommandContext, session: Session): Promise<CostSummary> {
-  const results = await runForResults(session, costReadPlan(COST_READ_KINDS.map((k) => requireKind(k))), { signal: ctx.signal });
-  const [instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes] = results;
-  const now = Date.now();
-  const s = costSummary({ instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes }, now);
-  await recordSnapshot(ctx.home, { at: s.as_of, provider: s.provider, currency: s.currency, balance: s.balance, hourly_cost: s.hourly_cost, resources: s.resources.length });
+  const s = await readAccountCost(session, { home: ctx.home, env: ctx.env, sandbox: ctx.globals.sandbox, signal: ctx.signal, warn: (m) => ctx.io.stderr.write(`warning: ${m}\n`) });
   for (const u of s.unpriced) ctx.io.stderr.write(`warning: ${u}; it is left out of the totals\n`);
   return s;
+}
+
+/** The recorded history of this account, after the reading just recorded; a damaged line is skipped with a warning. */
+async function history(ctx: CommandContext, session: Session, s: CostSummary) {
+  const { snapshots, skipped } = await readSnapshots(ctx.home, s.provider, costAccount(session.config, ctx.env, ctx.globals.sandbox));
+  if (skipped) ctx.io.stderr.write(`warning: ${skipped} line(s) of ~/.assistant/cost/snapshots.jsonl are not snapshots; they are skipped\n`);
+  return snapshots;
+}
+
+const DAY_MS = 86_400_000;
+
+/** --start/--end as midnights UTC; checked before anything is sent. */
+function trendRange(o: { start?: unknown; end?: unknown }, now: number): { start: number; end: number } {
+  const date = (flag: string, v: unknown): number | undefined => {
+    if (v === undefined) return undefined;
+    const ms = typeof v === 'string' ? parseDay(v) : undefined;
+    if (ms === undefined) throw new UsageError(`--${flag} must be a date written YYYY-MM-DD (got "${String(v)}")`, { hint: 'assistant cost trend --start 2026-11-01 --end 2026-11-23' });
+    return ms;
+  };
+  const end = date('end', o.end) ?? Math.floor(now / DAY_MS) * DAY_MS;
+  const start = date('start', o.start) ?? end - 6 * DAY_MS;
+  if (start > end) throw new UsageError(`--start ${dayOf(start)} is after --end ${dayOf(end)}`, { hint: 'give the earlier date as --start' });
+  if ((end - start) / DAY_MS + 1 > MAX_TREND_DAYS) throw new UsageError(`the trend covers at most ${MAX_TREND_DAYS} days (got ${(end - start) / DAY_MS + 1})`, { hint: 'choose a shorter range' });
+  return { start, end };
+}
+
+async function trend(ctx: CommandContext, o: ProviderOpt & { start?: unknown; end?: unknown }): Promise<number> {
+  const provider = checkProvider(o, true);
+  const range = trendRange(o, Date.now());
+  if (provider === 'cloud_a') return cloudATrend(ctx, range);
+  return withSession(ctx, async (session) => {
+    const s = await readCost(ctx, session);
+    const t = costTrend({ provider: s.provider, currency: s.currency, snapshots: await history(ctx, session, s), resources: s.resources, ...range, now: Date.parse(s.as_of) });
+    for (const n of t.notes) ctx.io.stderr.write(`note: ${n}\n`);
+    if (ctx.globals.output !== 'table') {
+      ctx.io.stdout.write(renderRecord(t, ctx.globals.output));
+      return 0;
+    }
+    ctx.io.stdout.write(trendTable(ctx, t));
+    return 0;
+  });
+}
+
+async function anomalies(ctx: CommandContext, s: CostSummary, session: Session): Promise<number> {
+  const now = Date.parse(s.as_of);
+  const end = Math.floor(now / DAY_MS) * DAY_MS;
+  const t = costTrend({ provider: s.provider, currency: s.currency, snapshots: await history(ctx, session, s), resources: s.resources, start: end - (ANOMALY_DAYS - 1) * DAY_MS, end, now });
+  const found = findAnomalies(s.resources, t.days, s.currency);
+  if (ctx.globals.output !== 'table') {
+    ctx.io.stdout.write(renderRecord(found, ctx.globals.output));
+    return 0;
+  }
+  if (!found.length) {
+    ctx.io.stdout.write('No anomalies.\n');
+    return 0;
+  }
+  // One block per finding: the reasons are sentences, which a table would cut on a narrow terminal.
+  ctx.io.stdout.write(found.map((a) => `${a.kind}: ${a.subject}\n  ${a.reason}\n`).join(''));
+  return 0;
+}
+
+async function tags(ctx: CommandContext, o: ProviderOpt & { key?: unknown }): Promise<number> {
+  checkProvider(o);
+  const key = typeof o.key === 'string' || typeof o.key === 'number' ? String(o.key).trim() : '';
+  if (!key || key.length > 63 || /[\s=]/.test(key)) {
+    throw new UsageError(o.key === undefined || o.key === true ? 'cost tags needs --key <tag>' : `--key must be a tag key of 1 to 63 characters without blanks or "=" (got "${String(o.key)}")`, { hint: 'assistant cost tags --key team' });
+  }
+  return withSession(ctx, async (session) => {
+    const s = await readCost(ctx, session);
+    const t = costByTag(s.resources, key, { provider: s.provider, currency: s.currency, as_of: s.as_of });
+    if (ctx.globals.output !== 'table') {
+      ctx.io.stdout.write(renderRecord(t, ctx.globals.output));
+      return 0;
+    }
+    const rows = t.groups.map((g) => ({ value: g.value ?? '(untagged)', count: String(g.resources.length), hourly: money(g.hourly_cost, 4), monthly: money(g.monthly_forecast), names: g.resources.map((r) => r.name).join(', ') }));
+    const columns: Column[] = [
+      { header: key.toUpperCase(), path: 'value', priority: 10 },
+      { header: 'RESOURCES', path: 'count', priority: 7 },
+      { header: 'PER HOUR', path: 'hourly', priority: 9 },
+      { header: 'PER 30 DAYS', path: 'monthly', priority: 8 },
+      { header: 'NAMES', path: 'names', priority: 3 },
+    ];
+    const body = rows.length ? renderTable(rows, columns, ctx.io.columns, { keep: 'value', colors: palette(Boolean(ctx.io.stdoutColor)) }) : 'No billable resources.\n';
+    ctx.io.stdout.write(`${body}\nTotal:    ${money(t.hourly_cost, 4)} ${t.currency.toUpperCase()}/hour\nBased on: ${t.based_on}\n`);
+    return 0;
+  });
+}
+
+/** cloud_a summary or forecast: the month to date from Cost Explorer, by service. */
+async function cloudACost(ctx: CommandContext, what: 'summary' | 'forecast'): Promise<number> {
+  return withSession(ctx, async (session) => {
+    const now = Date.now();
+    const m = monthToDate(now);
+    const { days, currency } = parseCeUsage(await runForResult(session, ceUsagePlan(m.start, m.endExclusive, true), { signal: ctx.signal }));
+    const doc = what === 'summary' ? cloudASummary(days, currency, now) : cloudAForecast(days, currency, now);
+    if (ctx.globals.output !== 'table') {
+      ctx.io.stdout.write(renderRecord(doc, ctx.globals.output));
+      return 0;
+    }
+    const cur = currency.toUpperCase();
+    if (what === 'forecast') {
+      const f = doc as ReturnType<typeof cloudAForecast>;
+      ctx.io.stdout.write(
+        [
+          `Month to date:    ${money(f.month_to_date)} ${cur} over ${f.days_counted} day(s), ${money(f.daily_average)} per day on average`,
+          `To month end:     ${money(f.cost_to_month_end)} ${cur} over ${f.days_remaining} more day(s) (until ${day(f.month_end)})`,
+          `Month-end total:  ${money(f.month_end_total)} ${cur}`,
+          `Method:   ${f.method}`,
+          `Based on: ${f.based_on}`,
+        ].join('\n') + '\n',
+      );
+      return 0;
+    }
+    const sm = doc as ReturnType<typeof cloudASummary>;
+    const rows = sm.resources.map((r) => ({ service: r.name, mtd: money(r.cost_so_far), hourly: money(r.hourly_cost, 4) }));
+    const columns: Column[] = [
+      { header: 'SERVICE', path: 'service', priority: 10 },
+      { header: 'MONTH TO DATE', path: 'mtd', priority: 9 },
+      { header: 'PER HOUR (AVG)', path: 'hourly', priority: 8 },
+    ];
+    const body = rows.length ? renderTable(rows, columns, ctx.io.columns, { keep: 'service', colors: palette(Boolean(ctx.io.stdoutColor)) }) : 'No cost recorded this month.\n';
+    ctx.io.stdout.write(
+      `${body}\nMonth to date: ${money(sm.month_to_date)} ${cur} (${sm.period.start} to ${sm.period.end}, ${sm.period.days} day(s))\nBurn:     ${money(sm.hourly_cost, 4)} ${cur}/hour on average (${money(sm.daily_cost)} per day, ${money(sm.monthly_forecast)} per 30 days)\nBased on: ${sm.based_on}\n`,
+    );
+    return 0;
+  });
+}
+
+async function cloudATrend(ctx: CommandContext, range: { start: number; end: number }): Promise<number> {
+  return withSession(ctx, async (session) => {
+    const now = Date.now();
+    const today = Math.floor(now / DAY_MS) * DAY_MS;
+    const end = Math.min(range.end, today);
+    const notes = end < range.end ? [`days after today (${dayOf(now)}) are left out: they have not happened yet`] : [];
+    const { days, currency } = end < range.start ? { days: [], currency: 'usd' } : parseCeUsage(await runForResult(session, ceUsagePlan(dayOf(range.start), dayOf(end + DAY_MS), false), { signal: ctx.signal }));
+    const inRange = cloudATrendDays(days.filter((d) => d.date >= dayOf(range.start) && d.date <= dayOf(end)));
+    const t: CostTrend = { provider: 'cloud_a', currency, start: dayOf(range.start), end: dayOf(range.end), as_of: new Date(now).toISOString(), based_on: `${CLOUD_A_BASIS}; billed: a closed day, estimated: AWS has not closed it yet`, total: inRange.reduce((s, d) => s + d.cost, 0), days: inRange, notes };
+    for (const n of notes) ctx.io.stderr.write(`note: ${n}\n`);
+    ctx.io.stdout.write(ctx.globals.output !== 'table' ? renderRecord(t, ctx.globals.output) : trendTable(ctx, t));
+    return 0;
+  });
+}
+
+function trendTable(ctx: CommandContext, t: CostTrend): string {
+  const rows = t.days.map((d) => ({ date: d.date, cost: money(d.cost), hours: d.hours.toFixed(1), hourly: d.average_hourly === null ? '-' : money(d.average_hourly, 4), basis: d.basis, snapshots: String(d.snapshots), balance: money(d.balance_end) }));
+  const columns: Column[] = [
+    { header: 'DAY (UTC)', path: 'date', priority: 10 },
+    { header: 'COST', path: 'cost', priority: 9 },
+    { header: 'HOURS', path: 'hours', priority: 4 },
+    { header: 'PER HOUR', path: 'hourly', priority: 6 },
+    { header: 'BASED ON', path: 'basis', priority: 8 },
+    { header: 'SNAPSHOTS', path: 'snapshots', priority: 3 },
+    { header: 'BALANCE', path: 'balance', priority: 5 },
+  ];
+  const body = rows.length ? renderTable(rows, columns, ctx.io.columns, { keep: 'date', colors: palette(Boolean(ctx.io.stdoutColor)) }) : 'No days in the range.\n';
+  return `${body}\nTotal:    ${money(t.total)} ${t.currency.toUpperCase()} (${t.start} to ${t.end})\nBased on: ${t.based_on}\n`;
 }
 
 const money = (v: number | null | undefined, digits = 2): string => (v === null || v === undefined ? '-' : v.toFixed(digits));

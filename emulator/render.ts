@@ -31,7 +31,7 @@ export function renderInstance(i: InstanceRec): Record<string, unknown> {
     contract: i.contract,
     pricing: i.pricing,
     jupyter_token: i.jupyter_token,
-    tags: [],
+    tags: (i.tags ?? []).map((t) => ({ id: `${i.id.slice(0, 8)}-${t.key}`, key: t.key, value: t.value })),
   };
 }
 

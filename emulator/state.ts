@@ -26,6 +26,8 @@ export interface InstanceRec extends Scheduled {
   description: string;
   location: string;
   created_at: string;
+  /** `tags` of the create request (GO main 2026-08); absent in older state files. */
+  tags?: { key: string; value: string }[];
   ssh_key_ids: string[];
   startup_script_id: string | null;
   os_volume_id: string | null;

@@ -138,6 +138,14 @@ export interface PricePreview {
 /** A read the preview needs, run through the executor like any plan step. */
 export type PreviewRead = (args: string[]) => Promise<unknown>;
 
+/** What the account of a provider burns now (the budget guard's "before"), in the account's currency. */
+export interface Burn {
+  per_hour: number;
+  currency: string;
+  /** Resources it could not price (left out of per_hour). */
+  unpriced: string[];
+}
+
 /** How a surface builds a provider's client (configuration, environment, diagnostics). */
 export interface ConnectOptions {
   config: import('../schemas/config.js').Config;
@@ -174,6 +182,12 @@ export interface Provider<Client = unknown> {
   names?: NameLookup<Client>;
   /** Prices what the plan's steps of this provider create, with the reads it needs (dry run). */
   preview?(steps: readonly { index: number; args: string[]; class: StepClass }[], read: PreviewRead, predefined: Record<string, string>): Promise<PricePreview>;
+  /**
+   * The account's current hourly burn, with the reads it needs. With `preview` it lets the budget guard
+   * (engine/plan/budget.ts) refuse a plan whose creates would push the burn above `budget.max_hourly`;
+   * a provider without it is not counted by the guard (its plans' costs are unknown to it, and said so).
+   */
+  burn?(read: PreviewRead): Promise<Burn>;
 }
 
 /** The providers a plan is validated and run with, by name and by verb. */

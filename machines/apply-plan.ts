@@ -12,6 +12,8 @@ import { checkPlan } from '../engine/plan/check.js';
 import { RunJournal } from '../engine/plan/journal.js';
 import { findNameConflicts, listerFor, nameConflictRefusal, NameSnapshots, RunCreates } from '../engine/plan/names.js';
 import { lockRun } from '../engine/plan/run-lock.js';
+import { budgetFigures, budgetRefusal } from '../engine/plan/budget.js';
+import { pricePlan, type BudgetLimit } from './dry-run.js';
 import { runPlan, type PlanBackend, type RunOutcome } from './run-plan.js';
 
 export type ApplyMode = 'new' | 'resume' | 'fresh';
@@ -22,6 +24,8 @@ export interface ApplyOptions {
   home: string;
   destroyer: boolean;
   mode: ApplyMode;
+  /** Refuse the plan when its creates would push the hourly burn above this (engine/plan/budget.ts). */
+  budget?: BudgetLimit;
   /** Create names that already exist in the project anyway (--allow-duplicate-names). */
   allowDuplicateNames?: boolean;
   signal?: AbortSignal;
@@ -60,6 +64,15 @@ export async function applyPlan(input: unknown, opts: ApplyOptions): Promise<Run
     const list = listerFor((p) => context.client(p), context.signal);
     const snapshots = new NameSnapshots(list);
     const resume = mode === 'resume' ? unfinished : undefined;
+    if (opts.budget) {
+      // A resumed run is judged on what is still to be created: its completed steps are already in the
+      // burn. The step that was in flight counts as still to create (it may not have been made).
+      const { parts, providers } = await pricePlan(backend, plan, classes, { signal: context.signal, skip: new Set(resume?.completed.keys() ?? []) });
+      // A plan that creates nothing adds nothing: no need to read what the account burns.
+      const figures = parts.some((p) => p.preview.costs.length) ? await budgetFigures(parts, providers, opts.budget) : undefined;
+      const refusal = figures && budgetRefusal(figures);
+      if (refusal) throw refusal;
+    }
     if (!opts.allowDuplicateNames) {
       // Steps a resumed run completed or had in flight are ours (the journal knows them), not conflicts.
       const skip = new Set<number>([...(resume?.completed.keys() ?? []), ...(resume?.inFlight ? [resume.inFlight.index] : [])]);

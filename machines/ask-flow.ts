@@ -15,7 +15,8 @@ import type { Plan } from '../schemas/plan.js';
 import type { AiProvider, ChatMessage } from '../engine/ai/provider.js';
 import { recordsFromResults } from '../engine/ai/chunking.js';
 import { summariseContext, type SummariseResult } from '../engine/ai/summarise.js';
-import { answerFromResults, type StepResult } from '../engine/planner/answer.js';
+import { answerCost, answerFromResults, type StepResult } from '../engine/planner/answer.js';
+import { COST_KIND } from '../engine/routing/terms.js';
 import type { RouteDecision } from '../engine/routing/route.js';
 import { AI_DEFAULTS } from '../schemas/config.js';
 
@@ -140,9 +141,13 @@ export const askFlowMachine = setup({
       const { input, history } = ctx;
       if (isBuiltin(ctx.provider)) {
         // No model: render the answer from the results of the kinds the question is about.
-        const asked = new Set(ctx.route!.kinds);
-        const relevant = asked.size ? ctx.results.filter((r) => asked.has(r.kind)) : ctx.results;
-        const facts = answerFromResults(input.question, relevant.map((r): StepResult => ({ args: r.args, kind: r.kind, data: r.data })));
+        // A cost question is answered from the cost reads (burn, balance, runway); other kinds asked alongside as usual.
+        const costAsked = ctx.route!.kinds.includes(COST_KIND);
+        const asked = new Set(ctx.route!.kinds.filter((k) => k !== COST_KIND));
+        const relevant = asked.size ? ctx.results.filter((r) => asked.has(r.kind)) : costAsked ? [] : ctx.results;
+        const parts = costAsked ? [answerCost(ctx.results)] : [];
+        if (relevant.length || !costAsked) parts.push(answerFromResults(input.question, relevant.map((r): StepResult => ({ args: r.args, kind: r.kind, data: r.data }))));
+        const facts = parts.join('\n');
         // Nothing in the question named a resource: say what the built-in answers can cover instead of guessing.
         const answer = ctx.route!.defaulted ? `${BUILTIN_SCOPE_NOTE}\n${facts}` : facts;
         // Observers hear of the entry into `answering` only after this actor has started; yielding once

@@ -9,7 +9,8 @@ import type { Config } from '../schemas/config.js';
 import type { Plan } from '../schemas/plan.js';
 import { InvalidInputError, type AssistantErrorOptions } from '../engine/errors.js';
 import { findKind, type KindSpec } from '../engine/gpucloud/catalogue.js';
-import { listPlan } from '../engine/gpucloud/static-plans.js';
+import { COST_READ_KINDS, listPlan } from '../engine/gpucloud/static-plans.js';
+import { COST_KIND } from '../engine/routing/terms.js';
 import { runForResults, type PlanBackend } from './run-plan.js';
 import { createRedactingStream, maskSecretLooking, maskSecretsInText } from '../engine/redact.js';
 import { routeQuestion, type RouteDecision } from '../engine/routing/route.js';
@@ -71,11 +72,14 @@ export const ALWAYS_CONTEXT_KINDS = ['instances', 'balance'];
 
 /**
  * The read-only plan that fetches a question's context: instances and balance always, plus every
- * catalogue kind the question is about (decision.kinds). One list step per kind, in that order.
+ * catalogue kind the question is about (decision.kinds; `cost` stands for the cost reads). One list
+ * step per kind, in that order.
  */
 export function contextPlanFor(decision: Pick<RouteDecision, 'kinds'>): { plan: Plan; kinds: string[] } {
   const specs: KindSpec[] = [];
-  for (const name of [...ALWAYS_CONTEXT_KINDS, ...decision.kinds]) {
+  // A question about what the account costs reads what `cost summary` reads.
+  const kinds = decision.kinds.flatMap((k) => (k === COST_KIND ? [...COST_READ_KINDS] : [k]));
+  for (const name of [...ALWAYS_CONTEXT_KINDS, ...kinds]) {
     const spec = findKind(name);
     if (spec && !specs.includes(spec)) specs.push(spec);
   }

@@ -15,7 +15,9 @@ import { kindNames } from '../engine/gpucloud/catalogue.js';
 import { requireKind, resolveRecord } from '../engine/gpucloud/lookup.js';
 import { listPlan } from '../engine/gpucloud/static-plans.js';
 import { applyPlan } from '../machines/apply-plan.js';
-import { previewPlan } from '../machines/dry-run.js';
+import { previewPlan, type BudgetLimit } from '../machines/dry-run.js';
+import { readAccountCost } from '../machines/cost.js';
+import { sortResources } from '../engine/gpucloud/cost.js';
 import { describeConflict } from '../engine/plan/names.js';
 import { renderPreview } from '../engine/plan/preview.js';
 import { runForResult, type PlanBackend } from '../machines/run-plan.js';
@@ -82,6 +84,18 @@ function planFrom(input: string | Record<string, unknown>): unknown {
   }
 }
 
+/**
+ * The server's budget (config budget.max_hourly), tightened by the agent's max_hourly_cost: an agent
+ * may lower the limit for its own plan, never raise the owner's.
+ */
+function mcpBudget(config: Config, asked: number | undefined): BudgetLimit | undefined {
+  const own = config.budget?.max_hourly;
+  if (asked !== undefined && (own === undefined || asked < own)) return { max: asked, from: 'max_hourly_cost' };
+  return own === undefined ? undefined : { max: own, from: 'budget.max_hourly' };
+}
+
+const money = (v: number | null, digits = 2) => (v === null ? '-' : v.toFixed(digits));
+
 export const TOOLS = [
   tool({
     name: 'assistant_gpucloud_ask',
@@ -137,6 +151,29 @@ export const TOOLS = [
     },
   }),
   tool({
+    name: 'assistant_cost_summary',
+    title: 'What the account costs',
+    description:
+      'What the gpucloud account burns per hour, per day and per 30 days, the balance and how long it lasts (runway), from live prices: instances at their contract price, spot at the spot price, volumes by size and type, clusters. With detail: true, every billable resource with its hourly cost, age and cost so far. Offline (shut-down) instances still bill. Read-only.',
+    input: S.CostInput,
+    output: S.CostOutput,
+    annotations: READ_ONLY,
+    async run({ detail }, { backend, signal }) {
+      const s = await readAccountCost(backend, { home: backend.home, env: backend.env, sandbox: backend.sandbox, signal });
+      const cur = s.currency.toUpperCase();
+      const lines = [
+        `Burn: ${money(s.hourly_cost, 4)} ${cur}/hour (${money(s.daily_cost)} per day, ${money(s.monthly_forecast)} per 30 days)`,
+        `Balance: ${money(s.balance)} ${cur}`,
+        `Runway: ${s.runway_hours === null ? 'unlimited (nothing bills)' : `${money(s.runway_hours, 1)} h, until ${s.runway_until}`}`,
+      ];
+      const resources = sortResources(s.resources, 'cost');
+      if (detail) for (const r of resources) lines.push(`- ${r.kind} ${r.name} (${r.type}, ${r.status}): ${money(r.hourly_cost, 4)} ${cur}/hour, ${money(r.cost_so_far ?? null)} so far`);
+      for (const u of s.unpriced) lines.push(`warning: ${u}; left out of the totals`);
+      const { resources: _all, ...totals } = s;
+      return { text: lines.join('\n') + '\n', structured: { ...totals, resource_count: s.resources.length, ...(detail ? { resources } : {}) } };
+    },
+  }),
+  tool({
     name: 'assistant_plan_validate',
     title: 'Validate and preview a plan',
     description:
@@ -155,7 +192,7 @@ export const TOOLS = [
           structured: { valid: false, problems: v.problems, destructive_steps: destructiveSteps, needs_destroyer: needsDestroyer },
         };
       }
-      const { preview, duplicateNames } = await previewPlan(backend, v.plan!, v.classes, { destroyer: backend.destroyer, signal });
+      const { preview, duplicateNames } = await previewPlan(backend, v.plan!, v.classes, { destroyer: backend.destroyer, signal, budget: mcpBudget(backend.config, undefined) });
       let note = needsDestroyer ? 'note: this plan has destructive steps; this server refuses to apply them (it was not started with --destroyer)\n' : '';
       if (duplicateNames.length) {
         note += `note: names that already exist (applying is refused unless allow_duplicate_names is true):\n${duplicateNames.map((c) => `  ${describeConflict(c)}`).join('\n')}\n`;
@@ -174,13 +211,14 @@ export const TOOLS = [
     input: S.ApplyInput,
     output: S.ApplyOutput,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-    async run({ plan, mode, allow_duplicate_names }, { backend, signal, progress }) {
+    async run({ plan, mode, allow_duplicate_names, max_hourly_cost }, { backend, signal, progress }) {
       const outcome = await applyPlan(planFrom(plan), {
         backend,
         home: backend.home,
         destroyer: backend.destroyer,
         mode,
         allowDuplicateNames: allow_duplicate_names,
+        budget: mcpBudget(backend.config, max_hourly_cost),
         signal,
         observer: progressObserver(progress),
       });

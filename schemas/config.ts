@@ -234,6 +234,13 @@ export const ConfigSchema = z.strictObject({
   cloud_a: CloudAKeywordsConfigSchema.optional(),
   /** Global operation timeout in seconds; `--timeout` overrides it. */
   timeout: positiveInt().optional(),
+  /** The budget guard (engine/plan/budget.ts): plans whose creates would push the burn above it are refused. */
+  budget: z
+    .strictObject({
+      /** Hourly burn limit in the gpucloud account's currency; `--max-hourly-cost` overrides it. */
+      max_hourly: z.number({ error: 'expected a number' }).positive('expected a number greater than 0').refine(Number.isFinite, 'expected a finite number').optional(),
+    })
+    .optional(),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -33,6 +33,16 @@ export const ApplyInput = {
     .boolean()
     .default(false)
     .describe('Create resources even when their names already exist in the project (by default such a plan is refused before anything is sent)'),
+  max_hourly_cost: z
+    .number()
+    .positive()
+    .refine(Number.isFinite, 'expected a finite number')
+    .optional()
+    .describe("Refuse the plan (budget_exceeded) if its creates would push the account's hourly burn above this, in the account's currency. It can only tighten the server's budget.max_hourly, never loosen it"),
+};
+export const CostInput = {
+  provider: z.enum(['gpucloud']).default('gpucloud').describe('The cloud whose cost to read (gpucloud)'),
+  detail: z.boolean().default(false).describe('Also list every billable resource with its hourly cost, how long it has run and what it cost so far'),
 };
 
 export const AskOutput = {
@@ -62,3 +72,36 @@ export const ValidateOutput = {
 };
 export const ApplyOutput = RunReportSchema.shape;
 
+const costResource = z.object({
+  kind: z.string(),
+  id: z.string(),
+  name: z.string(),
+  type: z.string(),
+  status: z.string(),
+  spot: z.boolean().optional(),
+  gpus: z.number().optional(),
+  size_gb: z.number().optional(),
+  hourly_cost: z.number().nullable(),
+  created_at: z.string().optional(),
+  tags: z.record(z.string(), z.string()).optional(),
+  tag_from: z.string().optional(),
+  hours_running: z.number().optional(),
+  cost_so_far: z.number().nullable().optional(),
+});
+export const CostOutput = {
+  provider: z.string(),
+  currency: z.string(),
+  as_of: z.string(),
+  based_on: z.string(),
+  hourly_cost: z.number(),
+  daily_cost: z.number(),
+  /** The current burn over a 30-day month (720 h). */
+  monthly_forecast: z.number(),
+  balance: z.number().nullable(),
+  runway_hours: z.number().nullable(),
+  runway_until: z.string().nullable(),
+  resource_count: z.number().int(),
+  /** Only with detail: true. */
+  resources: z.array(costResource).optional(),
+  unpriced: z.array(z.string()),
+};

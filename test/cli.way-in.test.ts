@@ -11,7 +11,6 @@ test('every SPEC command or flag not built yet answers "not available yet" with 
   const cases = [
     ['k8s', 'ask', 'how many pods?'],
     ['k8s', '--help'],
-    ['cost', 'trend', '--start', '2026-11-01'],
     ['deploy', 'https://example.com/repo.git'],
     ['onboarding', 'scan'],
     ['box', 'catalog'],

@@ -84,6 +84,19 @@ function parseNewVolumes(v: unknown): NewVolume[] {
   });
 }
 
+/** Create-time tags, as the wire reference gives them: at most 10, key ≤ 63 and value ≤ 127 characters; no value makes a key-only tag. */
+function instanceTags(v: unknown): { key: string; value: string }[] {
+  if (missing(v)) return [];
+  if (!Array.isArray(v)) throw badRequest('tags must be an array');
+  if (v.length > 10) throw badRequest('at most 10 tags are allowed');
+  return v.map((t) => {
+    const o = asObject(t);
+    const key = reqString(o, 'key', { max: 63, label: 'tags.key' });
+    const value = missing(o.value) ? '' : reqString(o, 'value', { allowEmpty: true, max: 127, label: 'tags.value' });
+    return { key, value };
+  });
+}
+
 function create(ctx: Ctx) {
   const { store, now } = ctx;
   const b = asObject(ctx.body);
@@ -96,6 +109,7 @@ function create(ctx: Ctx) {
   if (!t) throw badRequest(`Invalid instance type: ${typeName}`);
   if (!LOCATION_CODES.includes(location)) throw badRequest(`Invalid location code: ${location}`);
   validHostname(hostname);
+  const tags = instanceTags(b.tags);
   const isSpot = optBool(b, 'is_spot') ?? false;
   const contract = missing(b.contract) ? (isSpot ? 'SPOT' : 'PAY_AS_YOU_GO') : oneOf(b.contract, ['LONG_TERM', 'PAY_AS_YOU_GO', 'SPOT'], 'contract');
   const pricing = missing(b.pricing) ? 'FIXED_PRICE' : oneOf(b.pricing, ['DYNAMIC_PRICE', 'FIXED_PRICE'], 'pricing');
@@ -157,6 +171,7 @@ function create(ctx: Ctx) {
     image: imageType,
     hostname,
     description,
+    ...(tags.length ? { tags } : {}),
     location,
     status: 'ordered',
     schedule: [

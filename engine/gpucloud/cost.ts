@@ -8,7 +8,11 @@
  * `running`. A volume bills by size and type whether attached or not, until it is deleted. An Instant
  * Cluster's shared file system is a volume priced as `NVMe_Shared` (unless it is also in /v1/volumes).
  */
-import { clusterTypePerHour, HOURS_PER_30_DAYS, instanceTypePerHour, num, volumePerHour } from './prices.js';
+import type { Burn, PreviewRead } from '../provider.js';
+import { findKind } from './catalogue.js';
+import { COST_READ_KINDS, costReadPlan } from './static-plans.js';
+import { ownTags, type Tags, type TagSource } from '../cost/tags.js';
+import { clusterTypePerHour, findRow, HOURS_PER_30_DAYS, instanceTypePerHour, num, volumePerHour } from './prices.js';
 
 export const BILLABLE_INSTANCE_STATUSES = ['running', 'offline'] as const;
 export const BILLABLE_CLUSTER_STATUSES = ['running'] as const;
@@ -24,10 +28,15 @@ export interface CostResource {
   type: string;
   status: string;
   spot?: boolean;
+  /** Instances: GPUs of the type (0 for CPU instances). */
+  gpus?: number;
   size_gb?: number;
   /** null when the catalogue has no price for its type (listed under `unpriced`). */
   hourly_cost: number | null;
   created_at?: string;
+  /** Its tags (engine/cost/tags.ts says where they come from), when it has any. */
+  tags?: Tags;
+  tag_from?: TagSource;
   hours_running?: number;
   cost_so_far?: number | null;
 }
@@ -69,9 +78,13 @@ function withAge(r: CostResource, now: number): CostResource {
   return { ...r, hours_running: hours, cost_so_far: r.hourly_cost === null ? null : r.hourly_cost * hours };
 }
 
+const tagged = (t: { tags: Tags; source?: TagSource }) => (t.source ? { tags: t.tags, tag_from: t.source } : {});
+
 /** Every billable resource of the account, priced. */
 export function billableResources(reads: CostReads, now: number): CostResource[] {
   const out: CostResource[] = [];
+  // Volumes without tags of their own inherit their instance's (engine/cost/tags.ts).
+  const instanceTags = new Map(list(reads.instances).map((i) => [str(i.id), ownTags(i)] as const));
   for (const i of list(reads.instances)) {
     const status = str(i.status);
     if (!(BILLABLE_INSTANCE_STATUSES as readonly string[]).includes(status)) continue;
@@ -79,25 +92,30 @@ export function billableResources(reads: CostReads, now: number): CostResource[]
     const type = str(i.instance_type);
     // Spot prices move: the current one. Otherwise the price the instance was contracted at, else the list price.
     const hourly = spot ? (instanceTypePerHour(reads.instanceTypes, type, true) ?? num(i.price_per_hour)) : (num(i.price_per_hour) ?? instanceTypePerHour(reads.instanceTypes, type, false));
-    out.push({ kind: 'instance', id: str(i.id), name: str(i.hostname, str(i.id)), type, status, ...(spot ? { spot: true } : {}), hourly_cost: hourly ?? null, created_at: str(i.created_at) || undefined });
+    const gpus = num(i.gpu?.number_of_gpus) ?? num(findRow(reads.instanceTypes, 'instance_type', type)?.gpu?.number_of_gpus);
+    out.push({ kind: 'instance', id: str(i.id), name: str(i.hostname, str(i.id)), type, status, ...(spot ? { spot: true } : {}), ...(gpus !== undefined ? { gpus } : {}), hourly_cost: hourly ?? null, created_at: str(i.created_at) || undefined, ...tagged(instanceTags.get(str(i.id))!) });
   }
   const volumeIds = new Set<string>();
   for (const v of list(reads.volumes)) {
     if (v.deleted_at || v.status === 'deleted') continue;
     volumeIds.add(str(v.id));
     const size = num(v.size);
-    out.push({ kind: 'volume', id: str(v.id), name: str(v.name, str(v.id)), type: str(v.type), status: str(v.status), size_gb: size, hourly_cost: volumePerHour(reads.volumeTypes, str(v.type), size) ?? null, created_at: str(v.created_at) || undefined });
+    const own = ownTags(v);
+    const inherited = !own.source && v.instance_id ? instanceTags.get(str(v.instance_id)) : undefined;
+    const tags = inherited?.source ? { tags: inherited.tags, source: 'instance' as const } : own;
+    out.push({ kind: 'volume', id: str(v.id), name: str(v.name, str(v.id)), type: str(v.type), status: str(v.status), size_gb: size, hourly_cost: volumePerHour(reads.volumeTypes, str(v.type), size) ?? null, created_at: str(v.created_at) || undefined, ...tagged(tags) });
   }
   for (const c of list(reads.clusters)) {
     const status = str(c.status);
     if (!(BILLABLE_CLUSTER_STATUSES as readonly string[]).includes(status)) continue;
     const type = str(c.cluster_type);
     const name = str(c.hostname, str(c.id));
-    out.push({ kind: 'cluster', id: str(c.id), name, type, status, hourly_cost: num(c.price_per_hour) ?? clusterTypePerHour(reads.clusterTypes, type) ?? null, created_at: str(c.created_at) || undefined });
+    const own = ownTags(c);
+    out.push({ kind: 'cluster', id: str(c.id), name, type, status, hourly_cost: num(c.price_per_hour) ?? clusterTypePerHour(reads.clusterTypes, type) ?? null, created_at: str(c.created_at) || undefined, ...tagged(own) });
     for (const s of list(c.shared_volumes)) {
       if (volumeIds.has(str(s.id))) continue;
       const size = num(s.size_in_gigabytes);
-      out.push({ kind: 'volume', id: str(s.id), name: `${str(s.name, 'shared')} (of cluster ${name})`, type: CLUSTER_SHARED_TYPE, status, size_gb: size, hourly_cost: volumePerHour(reads.volumeTypes, CLUSTER_SHARED_TYPE, size) ?? null, created_at: str(c.created_at) || undefined });
+      out.push({ kind: 'volume', id: str(s.id), name: `${str(s.name, 'shared')} (of cluster ${name})`, type: CLUSTER_SHARED_TYPE, status, size_gb: size, hourly_cost: volumePerHour(reads.volumeTypes, CLUSTER_SHARED_TYPE, size) ?? null, created_at: str(c.created_at) || undefined, ...tagged(own.source ? { tags: own.tags, source: 'cluster' } : own) });
     }
   }
   return out.map((r) => withAge(r, now));
@@ -175,4 +193,16 @@ export function costForecast(summary: CostSummary, now: number): CostForecast {
     runway_until: summary.runway_until,
     runs_out_before_month_end: summary.runway_hours !== null && summary.runway_hours < hours,
   };
+}
+
+/**
+ * The provider hook `burn` (engine/provider.ts): the same reads as `cost summary` (one GET per
+ * COST_READ_KINDS kind, through the preview's read function, i.e. the executor) priced the same way.
+ */
+export async function burnGpuCloud(read: PreviewRead): Promise<Burn> {
+  const results: unknown[] = [];
+  for (const c of costReadPlan(COST_READ_KINDS.map((k) => findKind(k)!)).commands) results.push(await read(c.args));
+  const [instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes] = results;
+  const s = costSummary({ instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes }, Date.now());
+  return { per_hour: s.hourly_cost, currency: s.currency, unpriced: s.unpriced };
 }

@@ -7,6 +7,7 @@ import { resolveGpuCloudCredentials, resolveRateLimit } from '../config/credenti
 import type { NamedRecord, NameLookup, Provider } from '../provider.js';
 import { findKind, listPathOf } from './catalogue.js';
 import { createGpuCloudClient } from './client.js';
+import { burnGpuCloud } from './cost.js';
 import { createResponseFor } from './dedupe.js';
 import { previewGpuCloud } from './preview.js';
 import type { GpuCloudClient } from './types.js';
@@ -49,6 +50,7 @@ export const gpucloudProvider: Provider<GpuCloudClient> = {
   verbs: [gpucloudApi, gpucloudWait],
   names,
   preview: previewGpuCloud,
+  burn: burnGpuCloud,
 
   async connect(opts) {
     if (opts.override) {

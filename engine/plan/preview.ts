@@ -4,6 +4,7 @@
  */
 import type { Plan } from '../../schemas/plan.js';
 import type { CostLine, PricePreview, ProviderSet, StepClass } from '../provider.js';
+import type { BudgetFigures } from './budget.js';
 
 export type { CostLine };
 
@@ -21,6 +22,8 @@ export interface Preview {
   total_per_hour: number;
   total_per_30_days: number;
   balance?: { amount: number; currency: string; hours_covered?: number };
+  /** The account's burn before and after the plan (and the limit, when one is set). */
+  budget?: BudgetFigures;
   warnings: string[];
 }
 
@@ -71,6 +74,13 @@ export function renderPreview(p: Preview): string {
   if (p.balance) {
     const covered = p.balance.hours_covered === undefined ? '' : ` (covers ${p.balance.hours_covered.toFixed(1)} hours of the new resources)`;
     lines.push(`Balance: ${p.balance.amount.toFixed(2)} ${p.balance.currency.toUpperCase()}${covered}`);
+  }
+  if (p.budget) {
+    const b = p.budget;
+    const cur = b.currency.toUpperCase();
+    const limit = b.max_hourly === undefined ? '' : `; limit ${b.max_hourly.toFixed(4)} ${cur}/hour (${b.limit_from}): ${b.within ? 'within' : 'EXCEEDED'}`;
+    lines.push(`Burn: ${b.current_per_hour.toFixed(4)} ${cur}/hour now, ${b.after_per_hour.toFixed(4)} ${cur}/hour after this plan (+${b.added_per_hour.toFixed(4)})${limit}`);
+    if (b.not_counted.length) lines.push(`  not counted (cannot be priced): ${b.not_counted.join(', ')}`);
   }
   return lines.join('\n') + '\n';
 }

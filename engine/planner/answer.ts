@@ -5,6 +5,7 @@
  */
 import { KINDS, normalizeApiPath, type KindSpec } from '../gpucloud/catalogue.js';
 import { containsTerm } from '../routing/match.js';
+import { costSummary, sortResources } from '../gpucloud/cost.js';
 
 export interface StepResult {
   /** The plan step's args (`["gpucloud-api", METHOD, PATH, BODY?]`); or method/path given directly. */
@@ -189,4 +190,35 @@ export function answerFromResults(question: string, results: StepResult[]): stri
     parts.push(answerOne(question, r));
   }
   return parts.length ? parts.join('\n') : 'Nothing to report.';
+}
+
+const TOP_SPENDERS = 3;
+const when = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+
+/**
+ * "What am I spending per hour", "how long will my balance last": the burn, what it goes on, the
+ * balance and the runway, from the same reads and the same pricing as `cost summary`
+ * (engine/gpucloud/cost.ts). `results` are the context reads, each with its catalogue kind.
+ */
+export function answerCost(results: readonly { kind?: string; data: unknown }[], now = Date.now()): string {
+  const of = (kind: string) => results.find((r) => r.kind === kind)?.data;
+  const s = costSummary(
+    { instances: of('instances'), volumes: of('volumes'), clusters: of('clusters'), balance: of('balance'), instanceTypes: of('instance-types'), volumeTypes: of('volume-types'), clusterTypes: of('cluster-types') },
+    now,
+  );
+  const cur = s.currency.toUpperCase();
+  const balance = s.balance === null ? undefined : `${s.balance.toFixed(2)} ${cur}`;
+  if (s.hourly_cost <= 0) return `Nothing bills right now (0 ${cur} per hour)${balance ? `; your balance of ${balance} is not being drawn down` : ''}.`;
+  const lines = [
+    `You are spending ${s.hourly_cost.toFixed(4)} ${cur} per hour (${s.daily_cost.toFixed(2)} per day, ${s.monthly_forecast.toFixed(2)} per 30 days) on ${plural(s.resources.length, 'billable resource', 'billable resources')}.`,
+  ];
+  const top = sortResources(s.resources, 'cost').slice(0, TOP_SPENDERS);
+  lines.push(`Most of it: ${top.map((r) => `${r.kind} ${r.name} ${hourly(r.hourly_cost ?? 0, s.currency)}/hour`).join(', ')}.`);
+  const offline = s.resources.filter((r) => r.kind === 'instance' && r.status === 'offline');
+  if (offline.length) lines.push(`${plural(offline.length, 'offline instance still bills', 'offline instances still bill')} (shutdown keeps billing, only delete stops it): ${listNames(offline.map((r) => r.name))}.`);
+  if (balance && s.runway_hours !== null && s.runway_until) {
+    lines.push(`Your balance of ${balance} lasts ${s.runway_hours.toFixed(1)} hours (${(s.runway_hours / 24).toFixed(1)} days) at this rate, until ${when(s.runway_until)}.`);
+  }
+  if (s.unpriced.length) lines.push(`Not counted (no price known): ${s.unpriced.join('; ')}.`);
+  return lines.join('\n');
 }

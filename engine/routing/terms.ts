@@ -47,6 +47,18 @@ export const GPUCLOUD_PHRASES = [
   'container deployments',
 ];
 
+/**
+ * Questions about what the account costs ("what am I spending per hour", "how long will my balance
+ * last"): they route to the pseudo-kind `cost`, whose context is the cost read plan (machines/ask.ts)
+ * and whose built-in answer is the burn, balance and runway (engine/planner/answer.ts). Phrases, not
+ * "cost" or "per hour" alone: "what does CPU.4V.16G cost per hour" asks for a price, not the account's burn.
+ */
+export const COST_KIND = 'cost';
+export const COST_TERMS = [
+  'spending', 'burn', 'burning', 'burn rate', 'runway', 'run out', 'runs out', 'running out', 'my cost', 'my costs', 'my bill', 'billing',
+  'billed', 'budget', 'cost me', 'costs me', 'costing me', 'costing', 'balance last', 'money last', 'credit last', 'credits last', 'afford',
+];
+
 export const OTHER_PROVIDER_TERMS: Record<Exclude<RouteProvider, 'gpucloud'>, { names: string[]; specific: string[] }> = {
   cloud_a: {
     names: ['aws', 'amazon web services', 'amazon'],
@@ -89,6 +101,7 @@ export function routeTerms(serviceKeywords?: Record<string, string[]>): TermSpec
       add(term, { provider: 'gpucloud', strength: 'generic', kind: spec.kind });
     }
   }
+  for (const term of COST_TERMS) add(term, { provider: 'gpucloud', strength: 'generic', kind: COST_KIND });
   add('instance type code', { provider: 'gpucloud', strength: 'specific', kind: 'instance-types' }, new RegExp(INSTANCE_TYPE_CODE.source, INSTANCE_TYPE_CODE.flags));
   add('cluster type code', { provider: 'gpucloud', strength: 'specific', kind: 'cluster-types' }, new RegExp(CLUSTER_TYPE_CODE.source, CLUSTER_TYPE_CODE.flags));
   for (const [provider, { names, specific }] of Object.entries(OTHER_PROVIDER_TERMS) as [RouteProvider, { names: string[]; specific: string[] }][]) {
