@@ -4,5 +4,6 @@
  */
 import { ProviderSet } from './provider.js';
 import { gpucloudProvider } from './gpucloud/provider.js';
+import { k8sProvider } from './k8s/provider.js';
 
-export const PROVIDERS = new ProviderSet([gpucloudProvider]);
+export const PROVIDERS = new ProviderSet([gpucloudProvider, k8sProvider]);
