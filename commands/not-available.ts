@@ -14,7 +14,6 @@ export interface NotYet {
 }
 
 export const NOT_AVAILABLE_YET: readonly NotYet[] = [
-  { group: 'k8s', what: 'Kubernetes on Instant Clusters (k8s ask, create, deploy, logs, stats)' },
   { group: 'cost', sub: 'trend', what: 'the cost trend from recorded snapshots' },
   { group: 'cost', sub: 'anomalies', what: 'cost anomalies' },
   { group: 'cost', sub: 'tags', what: 'cost grouped by tag' },
