@@ -364,7 +364,7 @@ export function writeKubeconfig(dir: string, api: Pick<KubeApi, 'url' | 'pki' | 
     users: [{ name: `${name}-user`, user }],
     contexts: contexts.map((c) => ({ name: c, context: { cluster: `${name}-cluster`, user: `${name}-user`, ...(o.namespace ? { namespace: o.namespace } : {}) } })),
   };
-  const path = join(dir, `kubeconfig-${name}.yaml`);
+  const path = join(dir, `kubeconfig-${name.replace(/[^A-Za-z0-9_.-]/g, "_")}.yaml`);
   writeFileSync(path, toYaml(doc), { mode: 0o600 });
   return path;
 }
