@@ -1,8 +1,14 @@
 import { placeholdersIn, substituteBody, substitutePath } from '../../plan/bindings.js';
+import { PLACEHOLDER_PATTERN } from '../../../schemas/plan.js';
 import { parseStrictJson } from '../../plan/strict-json.js';
 import type { ArgProblem, StepClass, StepVerb } from '../../provider.js';
 import type { KubeClient } from '../client.js';
 import { kubectlName, parseK8sPath, type K8sPath } from '../kinds.js';
+
+/** A placeholder in a plain argument (a context, a namespace, a name) becomes its value as it is. */
+export function substituteRaw(arg: string, bindings: Record<string, string>): string {
+  return arg.replace(PLACEHOLDER_PATTERN, (whole, name: string) => (name in bindings ? bindings[name]! : whole));
+}
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -79,7 +85,7 @@ export const k8sApi: StepVerb<KubeClient> = {
 
   substitute(args, bindings) {
     const [verb, context, method, path, body] = args;
-    const out = [verb!, substituteBody(context!, bindings), method!, substitutePath(path!, bindings)];
+    const out = [verb!, substituteRaw(context!, bindings), method!, substitutePath(path!, bindings)];
     if (body !== undefined) out.push(substituteBody(body, bindings));
     return out;
   },
@@ -118,7 +124,7 @@ export function classifyK8sRequest(context: string, rawMethod: string, path: str
   const kind = p?.resource;
   if (placeholdersIn(rawMethod).length) return { effect: 'destroy', kind, reasons: [`the method is a placeholder (${rawMethod}): what the step does is only known at run time`] };
   const resourceSeg = p?.resource ?? '';
-  if (placeholdersIn(resourceSeg).length || (p?.namespace !== undefined && placeholdersIn(p.namespace).length && p.resource === undefined)) {
+  if (placeholdersIn(resourceSeg).length) {
     return { effect: 'destroy', kind, reasons: [`the resource type in ${path} is a placeholder: what the step touches is only known at run time`] };
   }
   if (method === 'GET' || method === 'HEAD') return { effect: 'read', kind, reasons: [] };
@@ -137,11 +143,10 @@ export function classifyK8sRequest(context: string, rawMethod: string, path: str
     const replicas = body?.spec?.replicas;
     const zero = replicas === 0 || replicas === '0' || (typeof replicas === 'string' && placeholdersIn(replicas).length > 0);
     if (zero) {
-      const subject = p.subresource === 'scale' ? what : what;
       return {
         effect: 'destroy',
         kind,
-        reasons: [replicas === 0 || replicas === '0' ? `scales ${subject} to zero replicas${where(p, context)}` : `sets the replicas of ${subject} from a placeholder (${replicas}), which may be zero`],
+        reasons: [replicas === 0 || replicas === '0' ? `scales ${what} to zero replicas${where(p, context)}` : `sets the replicas of ${what} from a placeholder (${replicas}), which may be zero`],
       };
     }
     return { effect: 'update', kind, reasons: [] };
@@ -170,7 +175,7 @@ export function kubectlEquivalent(context: string, method: string, path: string,
       return `${base} logs ${p.name}${ns}${flags.length ? ' ' + flags.join(' ') : ''}`;
     }
     if (p.subresource) return `${base} get --raw ${path}`;
-    if (p.prefix.startsWith('/apis/metrics.k8s.io')) return `${base} top ${kind === 'nodes' ? 'node' : 'pod'}${p.name ? ` ${p.name}` : ''}${ns || (kind === 'pods' ? ' -A' : '')}`;
+    if (p.prefix.startsWith('/apis/metrics.k8s.io')) return `${base} top ${p.resource === 'nodes' ? 'node' : 'pod'}${p.name ? ` ${p.name}` : ''}${ns || (p.resource === 'pods' ? ' -A' : '')}`;
     return `${base} get ${kind}${p.name ? ` ${p.name}` : ''}${ns || (p.name ? '' : ' -A')} -o json`;
   }
   if (method === 'DELETE') return `${base} delete ${kind}${p.name ? ` ${p.name}` : ' --all'}${ns}`;

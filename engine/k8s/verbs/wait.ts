@@ -1,8 +1,8 @@
 import { OperationError } from '../../errors.js';
-import { substituteBody } from '../../plan/bindings.js';
 import type { ArgProblem, StepVerb } from '../../provider.js';
 import { KubeApiError, type KubeClient } from '../client.js';
 import { findK8sKind, objectPath } from '../kinds.js';
+import { substituteRaw } from './api.js';
 
 const DEFAULT_TIMEOUT_S = 600;
 const INTERVAL_MS = 2_000;
@@ -50,7 +50,7 @@ export const k8sWait: StepVerb<KubeClient> = {
   classify: () => ({ effect: 'read', kind: 'deployments', reasons: [] }),
 
   substitute(args, bindings) {
-    return args.map((arg, i) => (i === 0 ? arg : substituteBody(arg, bindings)));
+    return args.map((arg, i) => (i === 0 ? arg : substituteRaw(arg, bindings)));
   },
 
   async run(args, ctx) {
