@@ -7,7 +7,8 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli, tempHome } from './support/cli.js';
+import { spawn } from 'node:child_process';
+import { BIN, CHILD_TIMEOUT_MS, childEnv, runCli, tempHome } from './support/cli.js';
 import { startKubeApi, writeKubeconfig, type KubeApi } from './support/kube-api.js';
 
 let api: KubeApi;
@@ -137,6 +138,41 @@ test('a POST of a new name creates it once; its kubectl equivalent is `create -f
   assert.is(r.code, 0, r.stderr);
   assert.match(r.stdout + r.stderr, /kubectl --context kind-test -n default create -f -/);
   assert.equal(writesSince(before).map((w) => `${w.method} ${w.path}`), ['POST /api/v1/namespaces/default/services']);
+});
+
+
+test('kill -9 during the rollout wait, then --resume: only the wait runs again, nothing is applied twice', async () => {
+  const slow = await startKubeApi({ rolloutPolls: 1_000_000 });
+  const config = writeKubeconfig(mkdtempSync(join(tmpdir(), 'kcfg-')), slow);
+  const home = tempHome();
+  const args = ['k8s', 'deploy', 'nginx:1.27', '--name', 'slow', '--port', '80'];
+  try {
+    const child = spawn(process.execPath, [BIN, ...args], { env: childEnv(home, { KUBECONFIG: config }), stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no wait line: ${stderr}`)), CHILD_TIMEOUT_MS);
+      child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+        stderr += d;
+        if (/waiting for deployment default\/slow/.test(stderr)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    const exited = new Promise((resolve) => child.on('close', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    assert.is(slow.writes().length, 2);
+    const again = await runCli(args, { env: { KUBECONFIG: config }, home });
+    assert.is(again.code, 3, 'an unfinished run is not started over silently');
+    assert.match(again.stderr, /--resume/);
+    slow.completeRollouts();
+    const resumed = await runCli([...args, '--resume'], { env: { KUBECONFIG: config }, home });
+    assert.is(resumed.code, 0, resumed.stderr);
+    assert.is(slow.writes().length, 2, 'no PATCH was sent again');
+  } finally {
+    await slow.close();
+  }
 });
 
 test.run();

@@ -84,6 +84,8 @@ export interface KubeApi {
   objects(resource: string): Obj[];
   put(resource: string, obj: Obj): void;
   setMetrics(on: boolean): void;
+  /** Every rollout in progress is available at its next GET. */
+  completeRollouts(): void;
   close(): Promise<void>;
 }
 
@@ -311,6 +313,9 @@ export async function startKubeApi(opts: KubeApiOptions = {}): Promise<KubeApi> 
     objects: (resource) => [...table(resource).values()],
     put,
     setMetrics: (on) => void (metrics = on),
+    completeRollouts: () => {
+      for (const k of pending.keys()) pending.set(k, 0);
+    },
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
