@@ -242,7 +242,7 @@ async function stats(ctx: CommandContext, what: string, o: Record<string, any>):
   if (o.sortBy !== undefined && o.sortBy !== 'cpu' && o.sortBy !== 'memory') throw new UsageError(`--sort-by must be cpu or memory (got "${o.sortBy}")`);
   const { context, readNs } = target(ctx, o);
   const results = await withSession(ctx, (s) => runForResults(s, statsPlan(context, what, readNs))).catch((err: unknown) => {
-    if (err instanceof KubeApiError && err.status === 404) {
+    if (err instanceof KubeApiError && err.status === 404 && err.message.includes('metrics.k8s.io')) {
       throw new OperationError('metrics_unavailable', `the cluster "${context}" serves no metrics API (metrics.k8s.io): metrics-server is not installed or not ready`, { hint: METRICS_HINT });
     }
     throw err;

@@ -7,7 +7,8 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli, tempHome } from './support/cli.js';
+import { spawn } from 'node:child_process';
+import { BIN, CHILD_TIMEOUT_MS, childEnv, runCli, tempHome } from './support/cli.js';
 import { startKubeApi, writeKubeconfig, type KubeApi } from './support/kube-api.js';
 import { startOpenAiServer } from './support/openai-server.js';
 import { formatBytes, parseDuration, parseQuantity } from '../engine/k8s/quantity.js';
@@ -166,6 +167,31 @@ test('k8s ask streams a model\'s answer from the cluster data and keeps the conv
     assert.not.match(other!, /which pods restart\?/);
   } finally {
     await srv.close();
+  }
+});
+
+test('k8s logs -f of a running pod streams until Ctrl-C, then exits 130 with every line printed', async () => {
+  const live = await startKubeApi({ followLines: ['live 1'], followHold: true });
+  const config = writeKubeconfig(mkdtempSync(join(tmpdir(), 'kcfg-')), live);
+  try {
+    const child = spawn(process.execPath, [BIN, 'k8s', 'logs', 'crashy-1', '-f', '-n', 'default'], { env: childEnv(tempHome(), { KUBECONFIG: config }), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    const code = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no streamed line: ${stdout}`)), CHILD_TIMEOUT_MS);
+      child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+        stdout += d;
+        if (stdout.includes('live 1\n')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    child.kill('SIGINT');
+    assert.is(await code, 130);
+    assert.is(stdout, 'hello from crashy-1\nlive 1\n');
+  } finally {
+    await live.close();
   }
 });
 

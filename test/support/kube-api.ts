@@ -71,6 +71,8 @@ export interface KubeApiOptions {
   logs?: Record<string, { at: string; text: string }[]>;
   /** Lines a followed log writes after the existing ones, before the server closes it. */
   followLines?: string[];
+  /** Keep a followed log open after its lines (until the client goes away), like a running pod's. */
+  followHold?: boolean;
 }
 
 export interface KubeApi {
@@ -251,6 +253,7 @@ export async function startKubeApi(opts: KubeApiOptions = {}): Promise<KubeApi> 
         await new Promise((r) => setTimeout(r, 20));
         res.write(l + '\n');
       }
+      if (opts.followHold) return void (await new Promise((resolve) => res.on('close', resolve)));
       return res.end();
     }
 
