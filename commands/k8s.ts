@@ -3,6 +3,7 @@
  * a plan of k8s steps (engine/k8s/plans.ts) → the one executor (applies through the same path as
  * `ask --apply`) → renderers. `create` belongs to commands/k8s-create.ts.
  */
+import { q } from '../engine/k8s/quote.js';
 import { loadConfig } from '../engine/config/load.js';
 import { ExitCode, InvalidInputError, OperationError, UsageError } from '../engine/errors.js';
 import { KubeApiError, type KubeClient } from '../engine/k8s/client.js';
@@ -35,14 +36,14 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 function checkLabel(value: string, what: string): string {
   if (!DNS_LABEL.test(value) || value.length > 63) {
-    throw new UsageError(`${what} "${value}" is not a valid Kubernetes name`, { hint: 'use at most 63 lower-case letters, digits and "-", starting and ending with a letter or digit' });
+    throw new UsageError(`${what} ${q(value)} is not a valid Kubernetes name`, { hint: 'use at most 63 lower-case letters, digits and "-", starting and ending with a letter or digit' });
   }
   return value;
 }
 
 function integer(value: unknown, flag: string, min: number, max: number): number {
   const n = Number(value);
-  if (value === undefined || value === '' || !Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max} (got "${value ?? ''}")`);
+  if (value === undefined || value === '' || !Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max} (got ${q(value ?? '')})`);
   return n;
 }
 
@@ -163,7 +164,7 @@ async function create(argv: string[], ctx: CommandContext): Promise<number> {
 async function deploy(ctx: CommandContext, image: string, o: Record<string, any>): Promise<number> {
   if (!o.name) throw new UsageError('--name is required', { hint: 'assistant k8s deploy <image> --name <name> --port <port> [--replicas <n>]' });
   if (o.port === undefined) throw new UsageError('--port is required', { hint: 'assistant k8s deploy <image> --name <name> --port <port> [--replicas <n>]' });
-  if (!image.trim() || /\s/.test(image)) throw new UsageError(`"${image}" is not an image reference`);
+  if (!image.trim() || /\s/.test(image)) throw new UsageError(`${q(image)} is not an image reference`);
   const name = checkLabel(String(o.name), '--name');
   const port = integer(o.port, '--port', 1, 65535);
   const replicas = integer(o.replicas, '--replicas', 0, 10_000);
@@ -180,7 +181,7 @@ async function deploy(ctx: CommandContext, image: string, o: Record<string, any>
 
 function requireKind(name: string, allowed: readonly string[]): K8sKind {
   const kind = findK8sKind(name);
-  if (!kind || !allowed.includes(kind.resource)) throw new UsageError(`unknown kind "${name}"`, { hint: `kinds: ${allowed.join(', ')}` });
+  if (!kind || !allowed.includes(kind.resource)) throw new UsageError(`unknown kind ${q(name)}`, { hint: `kinds: ${allowed.join(', ')}` });
   return kind;
 }
 
@@ -214,7 +215,7 @@ async function logs(ctx: CommandContext, pod: string, o: Record<string, any>): P
   let sinceSeconds: number | undefined;
   if (o.since !== undefined) {
     sinceSeconds = parseDuration(String(o.since));
-    if (sinceSeconds === undefined) throw new UsageError(`--since must be a duration such as 30s, 10m or 2h (got "${o.since}")`);
+    if (sinceSeconds === undefined) throw new UsageError(`--since must be a duration such as 30s, 10m or 2h (got ${q(o.since)})`);
   }
   const container = o.container === undefined ? undefined : checkLabel(String(o.container), '--container');
   const { context, writeNs } = target(ctx, o);
@@ -238,12 +239,12 @@ const METRICS_HINT =
   'install metrics-server: kubectl apply -f https://github.com/kubernetes-sigs/metrics-server/releases/latest/download/components.yaml (wait a minute for the first metrics)';
 
 async function stats(ctx: CommandContext, what: string, o: Record<string, any>): Promise<number> {
-  if (what !== 'nodes' && what !== 'pods' && what !== 'cluster') throw new UsageError(`unknown stats "${what}"`, { hint: 'use nodes, pods or cluster' });
-  if (o.sortBy !== undefined && o.sortBy !== 'cpu' && o.sortBy !== 'memory') throw new UsageError(`--sort-by must be cpu or memory (got "${o.sortBy}")`);
+  if (what !== 'nodes' && what !== 'pods' && what !== 'cluster') throw new UsageError(`unknown stats ${q(what)}`, { hint: 'use nodes, pods or cluster' });
+  if (o.sortBy !== undefined && o.sortBy !== 'cpu' && o.sortBy !== 'memory') throw new UsageError(`--sort-by must be cpu or memory (got ${q(o.sortBy)})`);
   const { context, readNs } = target(ctx, o);
   const results = await withSession(ctx, (s) => runForResults(s, statsPlan(context, what, readNs))).catch((err: unknown) => {
     if (err instanceof KubeApiError && err.status === 404 && err.message.includes('metrics.k8s.io')) {
-      throw new OperationError('metrics_unavailable', `the cluster "${context}" serves no metrics API (metrics.k8s.io): metrics-server is not installed or not ready`, { hint: METRICS_HINT });
+      throw new OperationError('metrics_unavailable', `the cluster ${q(context)} serves no metrics API (metrics.k8s.io): metrics-server is not installed or not ready`, { hint: METRICS_HINT });
     }
     throw err;
   });

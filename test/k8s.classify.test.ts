@@ -48,6 +48,9 @@ test('checkArgs refuses paths that are not API paths, bodies on GET/DELETE, writ
   assert.equal(fields(['k8s-api', C, 'POST', D]), ['args[4]']);
   assert.equal(fields(['k8s-api', C, 'POST', D, '{"a":1,"a":2}']), ['args[4]']);
   assert.equal(fields(['k8s-api', '', 'GET', '/api/v1/pods']), ['args[1]']);
+  // A control character, raw or %-encoded, would reach the terminal in the gate's reasons.
+  assert.equal(fields(['k8s-api', C, 'DELETE', '/api/v1/namespaces/x/pods/a%1b[31mb']), ['args[3]']);
+  assert.equal(fields(['k8s-api', 'ctx\u001b[2J', 'GET', '/api/v1/pods']), ['args[1]']);
   assert.equal(k8sWait.checkArgs(['k8s-wait', C, 'deployment', 'shop', 'web', 'available', '30']), []);
   assert.equal(k8sWait.checkArgs(['k8s-wait', C, 'pod', 'shop', 'web', 'ready']).map((p) => p.field), ['args[2]', 'args[5]']);
 });

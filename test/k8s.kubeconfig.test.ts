@@ -7,6 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { runCli, tempHome } from './support/cli.js';
 import { makePki, startKubeApi, writeKubeconfig, type KubeApi } from './support/kube-api.js';
@@ -157,6 +158,20 @@ test('k8s create answers "not available yet" until commands/k8s-create.ts exists
   const r = await runCli(['k8s', 'create', 'gpucloud', 'c1', '--plan']);
   assert.is(r.code, 2);
   assert.match(r.stderr, /error: not_available: /);
+});
+
+test('an API server that never answers ends at --timeout with error: timeout (exit 1), not as an interruption', async () => {
+  const silent = createServer(() => undefined);
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  try {
+    const port = (silent.address() as { port: number }).port;
+    const path = writeKubeconfig(dir(), api, { server: `https://127.0.0.1:${port}`, insecure: true });
+    const r = await runCli(['--timeout', '2', 'k8s', 'get', 'pods'], { env: { KUBECONFIG: path } });
+    assert.is(r.code, 1, r.stderr);
+    assert.match(r.stderr, /error: timeout: /);
+  } finally {
+    silent.close();
+  }
 });
 
 test.run();

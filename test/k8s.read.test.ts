@@ -195,4 +195,13 @@ test('k8s logs -f of a running pod streams until Ctrl-C, then exits 130 with eve
   }
 });
 
+test('control characters in a pod name are shown escaped in the error, never raw (exit 2, nothing sent)', async () => {
+  const before = api.requests().length;
+  const r = await runCli(['k8s', 'logs', 'a\u001b[31mb', '-n', 'default'], { env: env() });
+  assert.is(r.code, 2);
+  assert.match(r.stderr, /pod "a\\u001b\[31mb" is not a valid Kubernetes name/);
+  assert.not.ok(r.stderr.includes('\u001b'));
+  assert.is(api.requests().length, before);
+});
+
 test.run();

@@ -4,12 +4,13 @@
  * for servers reached by IP, and a bearer token (static, token file or `exec` plugin). One agent per
  * context, built on first use. No kubectl binary is needed.
  */
+import { q } from './quote.js';
 import { Agent, request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import { AssistantError, InvalidInputError, OperationError } from '../errors.js';
 import { redactText } from '../redact.js';
-import { bearerToken, forgetExecToken, resolveTarget, type Kubeconfig, type KubeTarget } from './kubeconfig.js';
+import { abortReason, bearerToken, forgetExecToken, resolveTarget, type Kubeconfig, type KubeTarget } from './kubeconfig.js';
 
 export interface KubeRequest {
   method: string;
@@ -70,7 +71,7 @@ export class KubeClient {
     let agent: Agent | undefined;
     if (url.protocol === 'https:') {
       const insecure = Boolean(target.cluster.insecureSkipTlsVerify);
-      if (insecure) this.opts.warn?.(`context "${context}" sets insecure-skip-tls-verify: the API server's certificate is not verified`);
+      if (insecure) this.opts.warn?.(`context ${q(context)} sets insecure-skip-tls-verify: the API server's certificate is not verified`);
       agent = new Agent({
         keepAlive: true,
         ca: target.cluster.caData,
@@ -160,8 +161,8 @@ export class KubeClient {
         if (streaming) return resolve({ res, text: '' });
         readAll(res).then((text) => resolve({ res, text }), reject);
       });
-      r.on('timeout', () => r.destroy(new OperationError('timeout', `the API server of "${context}" did not answer ${req.method} ${req.path} within ${(options.timeout ?? 0) / 1000} s`)));
-      r.on('error', (err) => reject(networkError(err, context, conn.target)));
+      r.on('timeout', () => r.destroy(new OperationError('timeout', `the API server of ${q(context)} did not answer ${req.method} ${req.path} within ${(options.timeout ?? 0) / 1000} s`)));
+      r.on('error', (err) => reject(abortReason(req.signal, networkError(err, context, conn.target))));
       if (req.body !== undefined) r.write(req.body);
       r.end();
     });
@@ -185,16 +186,16 @@ function networkError(err: unknown, context: string, target: KubeTarget): unknow
   if (e.name === 'AbortError') return err;
   const server = target.cluster.server;
   if (TLS_CODES.test(String(e.code ?? '')) || /certificate|altnames|TLS/i.test(e.message)) {
-    return new OperationError('tls_failed', `TLS verification of ${server} (context "${context}") failed: ${redactText(e.message)}`, {
+    return new OperationError('tls_failed', `TLS verification of ${server} (context ${q(context)}) failed: ${redactText(e.message)}`, {
       hint: target.cluster.tlsServerName
         ? `the server certificate must be signed by the kubeconfig's CA and name ${target.cluster.tlsServerName} (tls-server-name)`
         : "the server certificate must be signed by the kubeconfig's certificate-authority; when the server is reached by IP, set tls-server-name to a name in its certificate",
     });
   }
   if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN') {
-    return new InvalidInputError('unreachable', `the API server host of context "${context}" (${server}) does not resolve`, { hint: 'check the server address in the kubeconfig' });
+    return new InvalidInputError('unreachable', `the API server host of context ${q(context)} (${server}) does not resolve`, { hint: 'check the server address in the kubeconfig' });
   }
-  return new OperationError('unreachable', `cannot reach the API server of context "${context}" (${server}): ${e.code ?? e.message}`, {
+  return new OperationError('unreachable', `cannot reach the API server of context ${q(context)} (${server}): ${e.code ?? e.message}`, {
     hint: 'check that the cluster is running and reachable from here',
   });
 }

@@ -188,8 +188,13 @@ export function parseK8sPath(path: string): K8sPath | undefined {
     rest = rest.slice(2);
   }
   if (rest.length > 3) return undefined;
-  return { prefix, namespace, resource: rest[0], name: rest[1] === undefined ? undefined : decode(rest[1]), subresource: rest[2], query };
+  const name = rest[1] === undefined ? undefined : decode(rest[1]);
+  // A control character (raw or %-encoded) in a name would reach the terminal in gate reasons and messages.
+  if ([namespace, name, ...rest].some((part) => part !== undefined && CONTROL.test(part))) return undefined;
+  return { prefix, namespace, resource: rest[0], name, subresource: rest[2], query };
 }
+
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 function decode(s: string): string {
   try {

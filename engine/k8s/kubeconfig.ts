@@ -4,12 +4,13 @@
  * `exec` credential plugins). No kubectl binary is involved; secrets are registered for redaction as
  * soon as they are read, so no token or key ever reaches an output.
  */
+import { printable, q } from './quote.js';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { Config } from '../../schemas/config.js';
-import { InvalidInputError, OperationError } from '../errors.js';
+import { AssistantError, InvalidInputError, OperationError } from '../errors.js';
 import { registerSecret } from '../redact.js';
 
 type Obj = Record<string, unknown>;
@@ -115,7 +116,7 @@ export interface ClusterChoice {
   kubernetes?: Config['kubernetes'];
 }
 
-const listed = (kc: Kubeconfig) => (kc.contexts.size ? [...kc.contexts.keys()].join(', ') : 'none');
+const listed = (kc: Kubeconfig) => (kc.contexts.size ? [...kc.contexts.keys()].map(printable).join(', ') : 'none');
 
 function noKubeconfig(kc: Kubeconfig, paths: string[]): InvalidInputError {
   return new InvalidInputError('no_kubeconfig', `no kubeconfig context found (looked in ${paths.join(', ')})`, {
@@ -131,7 +132,7 @@ export function selectContext(kc: Kubeconfig, paths: string[], choice: ClusterCh
   if (!kc.contexts.size) throw noKubeconfig(kc, paths);
   const k = choice.kubernetes;
   const missing = (name: string, why: string) =>
-    new InvalidInputError('unknown_context', `${why}: context "${name}" is not in the kubeconfig (${kc.files.join(', ') || paths.join(', ')})`, {
+    new InvalidInputError('unknown_context', `${why}: context ${q(name)} is not in the kubeconfig (${kc.files.join(', ') || paths.join(', ')})`, {
       hint: `contexts that exist: ${listed(kc)}`,
     });
   if (choice.cluster) {
@@ -140,7 +141,7 @@ export function selectContext(kc: Kubeconfig, paths: string[], choice: ClusterCh
       // A context of that name is taken as is: `--cluster` works without config for kubeconfig users.
       if (kc.contexts.has(choice.cluster)) return choice.cluster;
       const configured = Object.keys(k?.clusters ?? {});
-      throw new InvalidInputError('unknown_cluster', `no cluster "${choice.cluster}" in config (kubernetes.clusters) and no context of that name`, {
+      throw new InvalidInputError('unknown_cluster', `no cluster ${q(choice.cluster)} in config (kubernetes.clusters) and no context of that name`, {
         hint: `configured clusters: ${configured.length ? configured.join(', ') : 'none'}; contexts that exist: ${listed(kc)}`,
       });
     }
@@ -157,7 +158,7 @@ export function selectContext(kc: Kubeconfig, paths: string[], choice: ClusterCh
       return m && m[2] === entry.name && (!entry.region || m[1] === entry.region);
     });
     if (arn) return arn;
-    throw new InvalidInputError('unknown_context', `no kubeconfig context for eks cluster "${entry.name}"${entry.region ? ` in ${entry.region}` : ''} (kubernetes.clusters.${choice.cluster})`, {
+    throw new InvalidInputError('unknown_context', `no kubeconfig context for eks cluster ${q(entry.name)}${entry.region ? ` in ${entry.region}` : ''} (kubernetes.clusters.${choice.cluster})`, {
       hint: `run \`aws eks update-kubeconfig --name ${entry.name}${entry.region ? ` --region ${entry.region}` : ''}${entry.profile ? ` --profile ${entry.profile}` : ''} --alias ${choice.cluster}\`; contexts that exist: ${listed(kc)}`,
     });
   }
@@ -196,14 +197,14 @@ function fileOrData(entry: NamedEntry, fileKey: string, dataKey: string, what: s
 /** Resolves a context to its server, TLS settings and credentials. */
 export function resolveTarget(kc: Kubeconfig, context: string): KubeTarget {
   const ctx = kc.contexts.get(context);
-  if (!ctx) throw new InvalidInputError('unknown_context', `context "${context}" is not in the kubeconfig`, { hint: `contexts that exist: ${listed(kc)}` });
+  if (!ctx) throw new InvalidInputError('unknown_context', `context ${q(context)} is not in the kubeconfig`, { hint: `contexts that exist: ${listed(kc)}` });
   const clusterName = String(ctx.value.cluster ?? '');
   const userName = String(ctx.value.user ?? '');
   const cl = kc.clusters.get(clusterName);
-  if (!cl) throw new InvalidInputError('invalid_kubeconfig', `context "${context}" names cluster "${clusterName}", which the kubeconfig does not define`);
+  if (!cl) throw new InvalidInputError('invalid_kubeconfig', `context ${q(context)} names cluster ${q(clusterName)}, which the kubeconfig does not define`);
   const server = cl.value.server;
   if (typeof server !== 'string' || !/^https?:\/\//.test(server)) {
-    throw new InvalidInputError('invalid_kubeconfig', `cluster "${clusterName}" has no https server address`);
+    throw new InvalidInputError('invalid_kubeconfig', `cluster ${q(clusterName)} has no https server address`);
   }
   const cluster: KubeCluster = {
     server: server.replace(/\/+$/, ''),
@@ -225,7 +226,7 @@ export function resolveTarget(kc: Kubeconfig, context: string): KubeTarget {
     if (typeof tokenFile === 'string' && tokenFile) user.tokenFile = isAbsolute(tokenFile) ? tokenFile : join(u.dir, tokenFile);
     const exec = u.value.exec as Obj | undefined;
     if (exec && typeof exec === 'object') {
-      if (typeof exec.command !== 'string' || !exec.command) throw new InvalidInputError('invalid_kubeconfig', `user "${userName}": exec has no command`);
+      if (typeof exec.command !== 'string' || !exec.command) throw new InvalidInputError('invalid_kubeconfig', `user ${q(userName)}: exec has no command`);
       user.exec = {
         command: exec.command,
         args: Array.isArray(exec.args) ? exec.args.map(String) : [],
@@ -291,8 +292,8 @@ async function execToken(exec: ExecConfig, env: Record<string, string | undefine
     child.on('error', (e: NodeJS.ErrnoException) =>
       reject(
         e.name === 'AbortError'
-          ? e
-          : new OperationError('credential_plugin_failed', `the kubeconfig's exec credential plugin "${exec.command}" could not be started: ${e.code ?? e.message}`, {
+          ? abortReason(signal, e)
+          : new OperationError('credential_plugin_failed', `the kubeconfig's exec credential plugin ${q(exec.command)} could not be started: ${e.code ?? e.message}`, {
               hint: 'install the plugin (e.g. the aws CLI for `aws eks get-token`) or fix users[].user.exec.command in the kubeconfig',
             }),
       ),
@@ -300,7 +301,7 @@ async function execToken(exec: ExecConfig, env: Record<string, string | undefine
     child.on('close', (c) => resolvePromise({ code: c, stdout: out, stderr: err }));
   });
   if (code !== 0) {
-    throw new OperationError('credential_plugin_failed', `the exec credential plugin "${exec.command}" exited with ${code}${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-1)[0]}` : ''}`, {
+    throw new OperationError('credential_plugin_failed', `the exec credential plugin ${q(exec.command)} exited with ${code}${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-1)[0]}` : ''}`, {
       hint: 'run the plugin by hand to see why (its credentials may have expired)',
     });
   }
@@ -308,11 +309,11 @@ async function execToken(exec: ExecConfig, env: Record<string, string | undefine
   try {
     status = (JSON.parse(stdout) as Obj)?.status as Obj | undefined;
   } catch {
-    throw new OperationError('credential_plugin_failed', `the exec credential plugin "${exec.command}" did not print an ExecCredential JSON document`);
+    throw new OperationError('credential_plugin_failed', `the exec credential plugin ${q(exec.command)} did not print an ExecCredential JSON document`);
   }
   const token = status?.token;
   if (typeof token !== 'string' || !token) {
-    throw new OperationError('credential_plugin_failed', `the exec credential plugin "${exec.command}" returned no status.token (client certificates from plugins are not supported)`);
+    throw new OperationError('credential_plugin_failed', `the exec credential plugin ${q(exec.command)} returned no status.token (client certificates from plugins are not supported)`);
   }
   registerSecret(token);
   const expiry = typeof status?.expirationTimestamp === 'string' ? Date.parse(status.expirationTimestamp) : NaN;
@@ -325,4 +326,9 @@ export function contextFor(config: Config, env: Record<string, string | undefine
   const paths = kubeconfigPaths(config, env, home);
   const kubeconfig = loadKubeconfig(paths);
   return { context: selectContext(kubeconfig, paths, { cluster, kubernetes: config.kubernetes }), kubeconfig, paths };
+}
+
+/** Why a request or plugin was aborted: the deadline's `timeout` error (exit 1) rather than a bare abort (exit 130). */
+export function abortReason(signal: AbortSignal | undefined, fallback: unknown): unknown {
+  return signal?.aborted && signal.reason instanceof AssistantError ? signal.reason : fallback;
 }

@@ -1,3 +1,4 @@
+import { q } from '../quote.js';
 import { placeholdersIn, substituteBody, substitutePath } from '../../plan/bindings.js';
 import { PLACEHOLDER_PATTERN } from '../../../schemas/plan.js';
 import { parseStrictJson } from '../../plan/strict-json.js';
@@ -63,10 +64,11 @@ export const k8sApi: StepVerb<KubeClient> = {
     }
     const [, context, method, path, body] = args as [string, string, string, string, string | undefined];
     if (!context.trim()) problems.push({ field: 'args[1]', message: 'the kubeconfig context is empty' });
+    else if (/[\u0000-\u001f\u007f-\u009f]/.test(context)) problems.push({ field: 'args[1]', message: `the context ${q(context)} contains control characters` });
     const m = method.trim().toUpperCase();
-    if (!METHODS.has(m) && !placeholdersIn(method).length) problems.push({ field: 'args[2]', message: `unknown HTTP method "${method}" (use GET, POST, PUT, PATCH or DELETE)` });
+    if (!METHODS.has(m) && !placeholdersIn(method).length) problems.push({ field: 'args[2]', message: `unknown HTTP method ${q(method)} (use GET, POST, PUT, PATCH or DELETE)` });
     if (/\s/.test(path) || !parseK8sPath(path)) {
-      problems.push({ field: 'args[3]', message: `"${path}" is not a Kubernetes API path (e.g. /api/v1/namespaces/default/pods or /apis/apps/v1/namespaces/default/deployments/web)` });
+      problems.push({ field: 'args[3]', message: `${q(path)} is not a Kubernetes API path (e.g. /api/v1/namespaces/default/pods or /apis/apps/v1/namespaces/default/deployments/web)` });
     }
     if (body !== undefined) {
       if (m === 'GET' || m === 'DELETE') problems.push({ field: 'args[4]', message: `a ${m} request carries no body here` });

@@ -1,3 +1,4 @@
+import { q } from '../quote.js';
 import { OperationError } from '../../errors.js';
 import type { ArgProblem, StepVerb } from '../../provider.js';
 import { KubeApiError, type KubeClient } from '../client.js';
@@ -38,10 +39,11 @@ export const k8sWait: StepVerb<KubeClient> = {
       return problems;
     }
     if (!args[1]?.trim()) problems.push({ field: 'args[1]', message: 'the kubeconfig context is empty' });
-    if (findK8sKind(args[2] ?? '')?.resource !== 'deployments') problems.push({ field: 'args[2]', message: `cannot wait for "${args[2]}" (only deployment)` });
+    if (args.slice(1).some((a) => /[\u0000-\u001f\u007f-\u009f]/.test(a))) problems.push({ field: 'args', message: 'an argument contains control characters' });
+    if (findK8sKind(args[2] ?? '')?.resource !== 'deployments') problems.push({ field: 'args[2]', message: `cannot wait for ${q(args[2])} (only deployment)` });
     if (!args[3]) problems.push({ field: 'args[3]', message: 'the namespace is empty' });
     if (!args[4]) problems.push({ field: 'args[4]', message: 'the name is empty' });
-    if (args[5] !== 'available') problems.push({ field: 'args[5]', message: `"${args[5]}" is not a condition to wait for (use available)` });
+    if (args[5] !== 'available') problems.push({ field: 'args[5]', message: `${q(args[5])} is not a condition to wait for (use available)` });
     const timeout = args[6] === undefined ? DEFAULT_TIMEOUT_S : Number(args[6]);
     if (!(timeout > 0 && timeout <= 86_400)) problems.push({ field: 'args[6]', message: 'the timeout must be 1 to 86400 seconds' });
     return problems;
