@@ -69,7 +69,7 @@ test('a failing exec plugin is a clear error; nothing is sent without credential
   assert.is(api.requests().length, before);
 });
 
-test('a token file and a client certificate authenticate; a wrong token is refused (unauthorized, exit 1)', async () => {
+test('a token file and a client certificate (inline or as files, a relative key path) authenticate; a wrong token is refused (unauthorized, exit 1)', async () => {
   const d = dir();
   writeFileSync(join(d, 'token'), api.token + '\n');
   const viaFile = await runCli(['k8s', 'get', 'nodes'], { env: { KUBECONFIG: writeKubeconfig(d, api, { context: 'file', tokenFile: join(d, 'token') }) } });
@@ -77,6 +77,9 @@ test('a token file and a client certificate authenticate; a wrong token is refus
   assert.is(api.requests().at(-1)!.auth, 'token');
   const viaCert = await runCli(['k8s', 'get', 'nodes'], { env: { KUBECONFIG: writeKubeconfig(d, api, { context: 'cert', clientCert: true }) } });
   assert.is(viaCert.code, 0, viaCert.stderr);
+  assert.is(api.requests().at(-1)!.auth, 'cert');
+  const viaFiles = await runCli(['k8s', 'get', 'nodes'], { env: { KUBECONFIG: writeKubeconfig(d, api, { context: 'certfiles', clientCert: 'files' }) } });
+  assert.is(viaFiles.code, 0, viaFiles.stderr);
   assert.is(api.requests().at(-1)!.auth, 'cert');
   const wrong = await runCli(['--debug', 'k8s', 'get', 'nodes'], { env: { KUBECONFIG: writeKubeconfig(d, api, { context: 'wrong', token: 'not-the-token-123456' }) } });
   assert.is(wrong.code, 1);

@@ -338,7 +338,8 @@ export interface KubeconfigOptions {
   insecure?: boolean;
   token?: string;
   tokenFile?: string;
-  clientCert?: boolean;
+  /** Authenticate with the client certificate: inline data, or `files` next to the kubeconfig. */
+  clientCert?: boolean | 'files';
   exec?: { command: string; args?: string[]; env?: { name: string; value: string }[] };
   namespace?: string;
   /** More contexts in the same file (name → server), all with the same user. */
@@ -359,7 +360,12 @@ export function writeKubeconfig(dir: string, api: Pick<KubeApi, 'url' | 'pki' | 
   const user: Obj = {};
   if (o.exec) user.exec = { apiVersion: 'client.authentication.k8s.io/v1', command: o.exec.command, args: o.exec.args ?? [], env: o.exec.env ?? null, interactiveMode: 'Never' };
   else if (o.tokenFile) user.tokenFile = o.tokenFile;
-  else if (o.clientCert) {
+  else if (o.clientCert === 'files') {
+    writeFileSync(join(dir, 'client.crt'), api.pki.clientCert);
+    writeFileSync(join(dir, 'client.key'), api.pki.clientKey, { mode: 0o600 });
+    user['client-certificate'] = join(dir, 'client.crt');
+    user['client-key'] = 'client.key';
+  } else if (o.clientCert) {
     user['client-certificate-data'] = b64(api.pki.clientCert);
     user['client-key-data'] = b64(api.pki.clientKey);
   } else user.token = o.token ?? api.token;
