@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { runCli, tempHome } from './support/cli.js';
 import { makePki, startKubeApi, writeKubeconfig, type KubeApi } from './support/kube-api.js';
 import { loadKubeconfig, selectContext } from '../engine/k8s/kubeconfig.js';
+import { KubeClient } from '../engine/k8s/client.js';
 
 let api: KubeApi;
 const dir = () => mkdtempSync(join(tmpdir(), 'kcfg-'));
@@ -174,6 +175,29 @@ test('an API server that never answers ends at --timeout with error: timeout (ex
     assert.match(r.stderr, /error: timeout: /);
   } finally {
     silent.close();
+  }
+});
+
+test('a cached exec token the server stops accepting (401) is fetched from the plugin once more, in a long-lived client', async () => {
+  const d = dir();
+  writeFileSync(join(d, 'plugin.mjs'), PLUGIN.replace('process.argv[2]', "require('node:fs').readFileSync(process.argv[2], 'utf8').trim()").replace("import { appendFileSync } from 'node:fs';", "import { appendFileSync } from 'node:fs';\nimport { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);"));
+  const countFile = join(d, 'count');
+  writeFileSync(countFile, '');
+  writeFileSync(join(d, 'current-token'), api.token);
+  const path = writeKubeconfig(d, api, {
+    exec: { command: process.execPath, args: [join(d, 'plugin.mjs'), join(d, 'current-token')], env: [{ name: 'COUNT_FILE', value: countFile }, { name: 'EXPIRES', value: new Date(Date.now() + 3600_000).toISOString() }] },
+  });
+  const client = new KubeClient({ kubeconfig: loadKubeconfig([path]), env: process.env });
+  try {
+    assert.is((await client.request('kind-test', { method: 'GET', path: '/api/v1/nodes' })).status, 200);
+    const rotated = `rotated-${api.token}`;
+    api.setTokens([rotated]);
+    writeFileSync(join(d, 'current-token'), rotated);
+    assert.is((await client.request('kind-test', { method: 'GET', path: '/api/v1/nodes' })).status, 200);
+    assert.is(readFileSync(countFile, 'utf8').length, 2);
+  } finally {
+    client.close();
+    api.setTokens([api.token]);
   }
 });
 

@@ -86,6 +86,8 @@ export interface KubeApi {
   objects(resource: string): Obj[];
   put(resource: string, obj: Obj): void;
   setMetrics(on: boolean): void;
+  /** Accept only these bearer tokens from now on (a token revoked before its expiry). */
+  setTokens(tokens: string[]): void;
   /** Every rollout in progress is available at its next GET. */
   completeRollouts(): void;
   close(): Promise<void>;
@@ -117,7 +119,7 @@ function mergePatch(target: any, patch: any): any {
 export async function startKubeApi(opts: KubeApiOptions = {}): Promise<KubeApi> {
   const pki = opts.pki ?? makePki();
   const token = `kube-token-${randomUUID()}`;
-  const tokens = new Set(opts.tokens ?? [token]);
+  let tokens = new Set(opts.tokens ?? [token]);
   let metrics = opts.metrics ?? true;
   const rolloutPolls = opts.rolloutPolls ?? 1;
   const recorded: RecordedRequest[] = [];
@@ -316,6 +318,7 @@ export async function startKubeApi(opts: KubeApiOptions = {}): Promise<KubeApi> 
     objects: (resource) => [...table(resource).values()],
     put,
     setMetrics: (on) => void (metrics = on),
+    setTokens: (list) => void (tokens = new Set(list)),
     completeRollouts: () => {
       for (const k of pending.keys()) pending.set(k, 0);
     },
