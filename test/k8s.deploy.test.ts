@@ -175,4 +175,17 @@ test('kill -9 during the rollout wait, then --resume: only the wait runs again, 
   }
 });
 
+test('a rollout that does not become available within --rollout-timeout fails with wait_timeout (exit 1) and says how to look', async () => {
+  const stuck = await startKubeApi({ rolloutPolls: 1_000_000 });
+  try {
+    const config = writeKubeconfig(mkdtempSync(join(tmpdir(), 'kcfg-')), stuck);
+    const r = await runCli(['k8s', 'deploy', 'nginx:1.27', '--name', 'stuck', '--port', '80', '--rollout-timeout', '1'], { env: { KUBECONFIG: config } });
+    assert.is(r.code, 1, r.stderr);
+    assert.match(r.stderr, /error: wait_timeout: deployment default\/stuck is not available after 1 s/);
+    assert.match(r.stderr, /assistant k8s get pods -n default/);
+  } finally {
+    await stuck.close();
+  }
+});
+
 test.run();

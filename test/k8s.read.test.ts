@@ -81,7 +81,7 @@ test('k8s get pods: a table of the namespace, -A every namespace, -o json the AP
   assert.ok(list.items.some((p: any) => p.metadata.name === 'coredns-1'));
 });
 
-test('kubernetes.default_namespace "" reads every namespace; set, it is the default namespace', async () => {
+test('kubernetes.default_namespace "" reads every namespace; set, it is the default namespace; unset, the context\'s', async () => {
   const home = tempHome();
   writeFileSync(join(home, 'all.yaml'), 'kubernetes:\n  default_namespace: ""\n');
   writeFileSync(join(home, 'sys.yaml'), 'kubernetes:\n  default_namespace: kube-system\n');
@@ -91,6 +91,11 @@ test('kubernetes.default_namespace "" reads every namespace; set, it is the defa
   const sys = await runCli(['--config', join(home, 'sys.yaml'), 'k8s', 'get', 'services'], { env: env(), home });
   assert.is(sys.code, 0, sys.stderr);
   assert.is(last().path, '/api/v1/namespaces/kube-system/services');
+  // Without -n or config, the context's own namespace, as kubectl does.
+  const withNs = writeKubeconfig(mkdtempSync(join(tmpdir(), 'kcfg-')), api, { namespace: 'kube-system' });
+  const ctxNs = await runCli(['k8s', 'get', 'pods'], { env: { KUBECONFIG: withNs }, home });
+  assert.is(ctxNs.code, 0, ctxNs.stderr);
+  assert.is(last().path, '/api/v1/namespaces/kube-system/pods');
 });
 
 test('k8s stats nodes --sort-by cpu: busiest first, usage against allocatable; -o json keeps numbers', async () => {
