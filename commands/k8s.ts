@@ -32,6 +32,43 @@ interface Where {
   allNamespaces?: boolean;
 }
 
+/** cac's parsed flags; numbers may arrive as numbers or strings, so they are checked where used. */
+interface DeployFlags extends Where {
+  name?: string;
+  port?: unknown;
+  replicas?: unknown;
+  rolloutTimeout?: unknown;
+  plan?: boolean;
+  dryRun?: boolean;
+  destroyer?: boolean;
+  resume?: boolean;
+  fresh?: boolean;
+}
+
+interface DeleteFlags extends Where {
+  destroyer?: boolean;
+  plan?: boolean;
+}
+
+interface LogFlags extends Where {
+  tail?: unknown;
+  since?: unknown;
+  follow?: boolean;
+  container?: unknown;
+}
+
+interface StatsFlags extends Where {
+  sortBy?: string;
+}
+
+interface AskFlags extends Where {
+  aiProfile?: string;
+  newConversation?: boolean;
+  /** false with --no-history. */
+  history?: boolean;
+  agentTrace?: boolean;
+}
+
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 function checkLabel(value: string, what: string): string {
@@ -95,7 +132,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       )
         .example('  assistant k8s deploy nginx:1.27 --name web --port 80 --replicas 2')
         .example('  assistant k8s deploy nginx:1.27 --name web --port 80 --plan > deploy.json')
-        .action((image: string, o: Record<string, any>) => start(() => deploy(ctx, image, o)));
+        .action((image: string, o: DeployFlags) => start(() => deploy(ctx, image, o)));
       whereFlags(
         cli
           .command('delete <kind> <name>', 'Delete a deployment or service (a destructive plan: needs --destroyer)')
@@ -103,7 +140,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           .option('--plan', 'Print the plan (JSON) and send nothing'),
       )
         .example('  assistant k8s delete deployment web --destroyer')
-        .action((kind: string, name: string, o: Record<string, any>) => start(() => remove(ctx, kind, name, o)));
+        .action((kind: string, name: string, o: DeleteFlags) => start(() => remove(ctx, kind, name, o)));
       whereFlags(cli.command('get <kind>', 'List pods, deployments, services, nodes, events or namespaces').option('-A, --all-namespaces', 'Every namespace'))
         .example('  assistant k8s get pods -n default')
         .example('  assistant k8s get deployments -A -o json')
@@ -117,7 +154,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           .option('-c, --container <name>', 'The container (pods with several)'),
       )
         .example('  assistant k8s logs web-7d4b9c-x2x9z --tail 100 --since 10m')
-        .action((pod: string, o: Record<string, any>) => start(() => logs(ctx, pod, o)));
+        .action((pod: string, o: LogFlags) => start(() => logs(ctx, pod, o)));
       whereFlags(
         cli
           .command('stats <what>', 'CPU and memory of nodes, pods or the whole cluster, from metrics-server')
@@ -126,7 +163,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       )
         .example('  assistant k8s stats nodes --sort-by cpu')
         .example('  assistant k8s stats pods --all-namespaces --sort-by memory')
-        .action((what: string, o: Record<string, any>) => start(() => stats(ctx, what, o)));
+        .action((what: string, o: StatsFlags) => start(() => stats(ctx, what, o)));
       whereFlags(
         cli
           .command('ask [...question]', "Answer a question about the cluster from its nodes, pods, deployments, services and events")
@@ -137,7 +174,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           .option('--agent-trace', "Print the ask flow's state transitions on stderr"),
       )
         .example('  assistant k8s ask "which pods are restarting?" --cluster prod')
-        .action((question: string[], o: Record<string, any>) => start(() => ask(ctx, question.join(' '), o)));
+        .action((question: string[], o: AskFlags) => start(() => ask(ctx, question.join(' '), o)));
     },
     'Global flags: -o table|json|yaml, --yes, --debug, --timeout <s>, --config <path>. Credentials come from the kubeconfig (kubernetes.kubeconfig, KUBECONFIG, ~/.kube/config).',
   );
@@ -161,7 +198,7 @@ async function create(argv: string[], ctx: CommandContext): Promise<number> {
   return mod.runK8sCreate(argv, ctx);
 }
 
-async function deploy(ctx: CommandContext, image: string, o: Record<string, any>): Promise<number> {
+async function deploy(ctx: CommandContext, image: string, o: DeployFlags): Promise<number> {
   if (!o.name) throw new UsageError('--name is required', { hint: 'assistant k8s deploy <image> --name <name> --port <port> [--replicas <n>]' });
   if (o.port === undefined) throw new UsageError('--port is required', { hint: 'assistant k8s deploy <image> --name <name> --port <port> [--replicas <n>]' });
   if (!image.trim() || /\s/.test(image)) throw new UsageError(`${q(image)} is not an image reference`);
@@ -185,7 +222,7 @@ function requireKind(name: string, allowed: readonly string[]): K8sKind {
   return kind;
 }
 
-async function remove(ctx: CommandContext, kindName: string, name: string, o: Record<string, any>): Promise<number> {
+async function remove(ctx: CommandContext, kindName: string, name: string, o: DeleteFlags): Promise<number> {
   const kind = requireKind(kindName, ['deployments', 'services']);
   const { context, writeNs } = target(ctx, o);
   const plan = deletePlan(context, kind, writeNs, checkLabel(name, kind.singular));
@@ -210,7 +247,7 @@ async function get(ctx: CommandContext, kindName: string, o: Where): Promise<num
   return ExitCode.ok;
 }
 
-async function logs(ctx: CommandContext, pod: string, o: Record<string, any>): Promise<number> {
+async function logs(ctx: CommandContext, pod: string, o: LogFlags): Promise<number> {
   const tail = o.tail === undefined ? undefined : integer(o.tail, '--tail', 0, 10_000_000);
   let sinceSeconds: number | undefined;
   if (o.since !== undefined) {
@@ -238,7 +275,7 @@ async function logs(ctx: CommandContext, pod: string, o: Record<string, any>): P
 const METRICS_HINT =
   'install metrics-server: kubectl apply -f https://github.com/kubernetes-sigs/metrics-server/releases/latest/download/components.yaml (wait a minute for the first metrics)';
 
-async function stats(ctx: CommandContext, what: string, o: Record<string, any>): Promise<number> {
+async function stats(ctx: CommandContext, what: string, o: StatsFlags): Promise<number> {
   if (what !== 'nodes' && what !== 'pods' && what !== 'cluster') throw new UsageError(`unknown stats ${q(what)}`, { hint: 'use nodes, pods or cluster' });
   if (o.sortBy !== undefined && o.sortBy !== 'cpu' && o.sortBy !== 'memory') throw new UsageError(`--sort-by must be cpu or memory (got ${q(o.sortBy)})`);
   const { context, readNs } = target(ctx, o);
@@ -260,7 +297,7 @@ async function stats(ctx: CommandContext, what: string, o: Record<string, any>):
   return ExitCode.ok;
 }
 
-async function ask(ctx: CommandContext, question: string, o: Record<string, any>): Promise<number> {
+async function ask(ctx: CommandContext, question: string, o: AskFlags): Promise<number> {
   if (!question.trim()) throw new UsageError('no question given', { hint: 'assistant k8s ask "which pods are not running?"' });
   const { context, readNs } = target(ctx, o);
   const structured = ctx.globals.outputExplicit && ctx.globals.output !== 'table';
