@@ -254,7 +254,15 @@ async function apply(
   planFile: string | undefined,
   { destroyer, mode, allowDuplicateNames, maxHourly }: { destroyer: boolean; mode: ApplyMode; allowDuplicateNames: boolean; maxHourly?: number },
 ): Promise<number> {
-  const input = await readPlanInput(ctx, planFile);
+  return applyInput(ctx, await readPlanInput(ctx, planFile), { destroyer, mode, allowDuplicateNames, maxHourly });
+}
+
+/** Applies a plan document with progress and the report (`ask --apply`, and producers such as `k8s deploy`). */
+export async function applyInput(
+  ctx: CommandContext,
+  input: unknown,
+  { destroyer, mode, allowDuplicateNames, maxHourly }: { destroyer: boolean; mode: ApplyMode; allowDuplicateNames: boolean; maxHourly?: number },
+): Promise<number> {
   return withSession(ctx, async (session) => {
     const observer = createRunObserver(ctx.io, { steps: true, debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined });
     const budget = budgetLimit(maxHourly, session.config);
@@ -284,7 +292,11 @@ async function maker(ctx: CommandContext, question: string, destroyer: boolean, 
 
 /** --dry-run: validate, then only GETs (prices, availability, balance) through the same executor. */
 async function dryRun(ctx: CommandContext, planFile: string | undefined, destroyer: boolean, allowDuplicateNames: boolean, maxHourly?: number): Promise<number> {
-  const input = await readPlanInput(ctx, planFile);
+  return dryRunInput(ctx, await readPlanInput(ctx, planFile), destroyer, allowDuplicateNames, maxHourly);
+}
+
+/** A dry run of a plan document (`ask --apply --dry-run`, `k8s deploy --dry-run`). */
+export async function dryRunInput(ctx: CommandContext, input: unknown, destroyer: boolean, allowDuplicateNames: boolean, maxHourly?: number): Promise<number> {
   return withSession(ctx, async (session) => {
     const { preview, gated, duplicateNames, overBudget } = await dryRunPlan(session, input, { destroyer, budget: budgetLimit(maxHourly, session.config) });
     const doc = duplicateNames.length ? { ...preview, duplicate_names: duplicateNames } : preview;

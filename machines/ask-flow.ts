@@ -45,6 +45,15 @@ export interface AskFlowInput {
   /** "summarising part 2 of 6". */
   onProgress?: (line: string) => void;
   signal?: AbortSignal;
+  /** A data source other than gpucloud (`k8s ask`): its system prompt, the label of its data, and its answer without a model. */
+  source?: AskSource;
+}
+
+export interface AskSource {
+  systemPrompt: string;
+  /** Names the data in the prompt: `Data from <label> (fetched …)`. */
+  label: string;
+  builtinAnswer(question: string, results: readonly ContextResult[]): string;
 }
 
 export interface PromptSizes {
@@ -99,14 +108,16 @@ export const ANSWER_SYSTEM_PROMPT = [
   'that would. Never invent resources. Plain text, no Markdown tables.',
 ].join(' ');
 
-export function answerUserMessage(question: string, context: string): string {
-  return `Data from gpucloud (fetched ${new Date().toISOString()}):\n${context}\n\nQuestion: ${question}`;
+export function answerUserMessage(question: string, context: string, label = 'gpucloud'): string {
+  return `Data from ${label} (fetched ${new Date().toISOString()}):\n${context}\n\nQuestion: ${question}`;
 }
 
 /** Characters of everything around the context in the answering prompt (counted against max_prompt_chars). */
-function overheadChars(question: string, history: ChatMessage[]): number {
-  return ANSWER_SYSTEM_PROMPT.length + answerUserMessage(question, '').length + history.reduce((n, m) => n + m.content.length, 0);
+function overheadChars(input: AskFlowInput, history: ChatMessage[]): number {
+  return systemPromptOf(input).length + answerUserMessage(input.question, '', input.source?.label).length + history.reduce((n, m) => n + m.content.length, 0);
 }
+
+const systemPromptOf = (input: AskFlowInput) => input.source?.systemPrompt ?? ANSWER_SYSTEM_PROMPT;
 
 const isBuiltin = (p: AiProvider | undefined) => p?.name === 'builtin';
 
@@ -132,7 +143,7 @@ export const askFlowMachine = setup({
         question: ctx.input.question,
         records: ctx.records,
         ai: ctx.input.ai,
-        overheadChars: overheadChars(ctx.input.question, ctx.history),
+        overheadChars: overheadChars(ctx.input, ctx.history),
         signal: ctx.input.signal,
         onProgress: (e) => ctx.input.onProgress?.(`summarising part ${e.part} of ${e.of} (chunk ${e.chunkIndex + 1} of ${e.total})`),
       }),
@@ -141,6 +152,12 @@ export const askFlowMachine = setup({
       const { input, history } = ctx;
       if (isBuiltin(ctx.provider)) {
         // No model: render the answer from the results of the kinds the question is about.
+        if (input.source) {
+          const answer = input.source.builtinAnswer(input.question, ctx.results);
+          await Promise.resolve();
+          input.onToken?.(answer);
+          return { answer, sizes: { system: 0, context: ctx.context.length, question: input.question.length, history: 0, historyTurns: 0, total: 0 } };
+        }
         // A cost question is answered from the cost reads (burn, balance, runway); other kinds asked alongside as usual.
         const costAsked = ctx.route!.kinds.includes(COST_KIND);
         const asked = new Set(ctx.route!.kinds.filter((k) => k !== COST_KIND));
@@ -157,18 +174,19 @@ export const askFlowMachine = setup({
         const sizes = { system: 0, context: ctx.context.length, question: input.question.length, history: 0, historyTurns: 0, total: 0 };
         return { answer, sizes };
       }
-      const user = answerUserMessage(input.question, ctx.context);
+      const user = answerUserMessage(input.question, ctx.context, input.source?.label);
+      const system = systemPromptOf(input);
       const historyChars = history.reduce((n, m) => n + m.content.length, 0);
       const sizes: PromptSizes = {
-        system: ANSWER_SYSTEM_PROMPT.length,
+        system: system.length,
         context: ctx.context.length,
         question: input.question.length,
         history: historyChars,
         historyTurns: history.filter((m) => m.role === 'user').length,
-        total: ANSWER_SYSTEM_PROMPT.length + historyChars + user.length,
+        total: system.length + historyChars + user.length,
       };
       const res = await ctx.provider!.chat({
-        system: ANSWER_SYSTEM_PROMPT,
+        system,
         messages: [...history, { role: 'user', content: user }],
         stream: true,
         onToken: input.onToken,
@@ -184,7 +202,7 @@ export const askFlowMachine = setup({
       if (isBuiltin(context.provider)) return false;
       const max = context.input.ai?.max_prompt_chars ?? AI_DEFAULTS.max_prompt_chars;
       const { contextChars } = (event as unknown as { output: Gathered }).output;
-      return contextChars + overheadChars(context.input.question, context.history) > max;
+      return contextChars + overheadChars(context.input, context.history) > max;
     },
   },
   actions: {

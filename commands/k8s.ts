@@ -1,0 +1,348 @@
+/**
+ * `assistant k8s create|deploy|delete|get|logs|stats|ask`. Thin wiring: flags → cluster and namespace →
+ * a plan of k8s steps (engine/k8s/plans.ts) → the one executor (applies through the same path as
+ * `ask --apply`) → renderers. `create` belongs to commands/k8s-create.ts.
+ */
+import { q } from '../engine/k8s/quote.js';
+import { loadConfig } from '../engine/config/load.js';
+import { ExitCode, InvalidInputError, OperationError, UsageError } from '../engine/errors.js';
+import { KubeApiError, type KubeClient } from '../engine/k8s/client.js';
+import { findK8sKind, type K8sKind } from '../engine/k8s/kinds.js';
+import { contextFor } from '../engine/k8s/kubeconfig.js';
+import { deletePlan, deployPlan, listPlan, logPath, logsPlan, statsPlan } from '../engine/k8s/plans.js';
+import { formatBytes, formatCores, parseDuration } from '../engine/k8s/quantity.js';
+import { clusterRow, nodeRows, podRows, sortRows, statsColumns, type StatsRow } from '../engine/k8s/stats.js';
+import { RunJournal } from '../engine/plan/journal.js';
+import { redactText } from '../engine/redact.js';
+import { palette } from '../engine/render/color.js';
+import { renderRecord, renderTable } from '../engine/render/records.js';
+import type { Plan } from '../schemas/plan.js';
+import type { Config } from '../schemas/config.js';
+import { askCluster } from '../machines/k8s-ask.js';
+import { runForResult, runForResults } from '../machines/run-plan.js';
+import { applyInput, dryRunInput } from './ask.js';
+import type { CommandContext } from './context.js';
+import { runGroup } from './group.js';
+import { createPhaseSpinner } from './progress.js';
+import { withSession } from './session.js';
+
+interface Where {
+  cluster?: string;
+  namespace?: string;
+  allNamespaces?: boolean;
+}
+
+/** cac's parsed flags; numbers may arrive as numbers or strings, so they are checked where used. */
+interface DeployFlags extends Where {
+  name?: string;
+  port?: unknown;
+  replicas?: unknown;
+  rolloutTimeout?: unknown;
+  plan?: boolean;
+  dryRun?: boolean;
+  destroyer?: boolean;
+  resume?: boolean;
+  fresh?: boolean;
+}
+
+interface DeleteFlags extends Where {
+  destroyer?: boolean;
+  plan?: boolean;
+}
+
+interface LogFlags extends Where {
+  tail?: unknown;
+  since?: unknown;
+  follow?: boolean;
+  container?: unknown;
+}
+
+interface StatsFlags extends Where {
+  sortBy?: string;
+}
+
+interface AskFlags extends Where {
+  aiProfile?: string;
+  newConversation?: boolean;
+  /** false with --no-history. */
+  history?: boolean;
+  agentTrace?: boolean;
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+function checkLabel(value: string, what: string): string {
+  if (!DNS_LABEL.test(value) || value.length > 63) {
+    throw new UsageError(`${what} ${q(value)} is not a valid Kubernetes name`, { hint: 'use at most 63 lower-case letters, digits and "-", starting and ending with a letter or digit' });
+  }
+  return value;
+}
+
+function integer(value: unknown, flag: string, min: number, max: number): number {
+  const n = Number(value);
+  if (value === undefined || value === '' || !Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max} (got ${q(value ?? '')})`);
+  return n;
+}
+
+/** The cluster's context and the namespaces a command reads (undefined: all) or writes into. */
+function target(ctx: CommandContext, where: Where): { config: Config; context: string; readNs: string | undefined; writeNs: string } {
+  const { config } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
+  const { context, kubeconfig } = contextFor(config, ctx.env, ctx.home, where.cluster);
+  const fromContext = kubeconfig.contexts.get(context)?.value.namespace;
+  const contextNs = typeof fromContext === 'string' && fromContext ? fromContext : 'default';
+  const flagNs = typeof where.namespace === 'string' && where.namespace ? checkLabel(where.namespace, 'namespace') : undefined;
+  const configured = config.kubernetes?.default_namespace;
+  // kubernetes.default_namespace: "" reads every namespace (SPEC); unset follows the context, like kubectl.
+  const readNs = where.allNamespaces ? undefined : flagNs ?? (configured !== undefined ? configured.trim() || undefined : contextNs);
+  const writeNs = flagNs ?? (configured?.trim() || contextNs);
+  return { config, context, readNs, writeNs };
+}
+
+/** Whether a producer's plan runs as new, resumed or again: a finished run of the same command runs again (it was asked for now). */
+function applyMode(ctx: CommandContext, plan: Plan, opts: { resume?: boolean; fresh?: boolean }): 'new' | 'resume' | 'fresh' {
+  if (opts.resume) return 'resume';
+  if (opts.fresh) return 'fresh';
+  return RunJournal.forPlan(ctx.home, plan).load()?.finished ? 'fresh' : 'new';
+}
+
+export async function run(argv: string[], ctx: CommandContext): Promise<number> {
+  if (argv[0] === 'create') return create(argv.slice(1), ctx);
+  return runGroup(
+    'k8s',
+    argv,
+    ctx,
+    (cli, start) => {
+      const whereFlags = (c: ReturnType<typeof cli.command>) =>
+        c
+          .option('--cluster <name>', 'Cluster: kubernetes.clusters.<name> in config, or a kubeconfig context (default: kubernetes.default_context, else the current context)')
+          .option('-n, --namespace <ns>', 'Namespace (default: kubernetes.default_namespace, else the context\'s)');
+      cli.command('create [...args]', 'Create a cluster (gpucloud, eks, gke, kubeadm) as a plan');
+      whereFlags(
+        cli
+          .command('deploy <image>', 'Deploy an image: a Deployment and a Service, applied as a plan; waits until the rollout is available')
+          .option('--name <name>', 'Name of the Deployment and Service')
+          .option('--port <port>', 'Container port, also the Service port')
+          .option('--replicas <n>', 'Replicas', { default: 1 })
+          .option('--rollout-timeout <s>', 'Seconds the rollout may take', { default: 600 })
+          .option('--plan', 'Print the plan (JSON) and send nothing')
+          .option('--dry-run', 'Show the steps (with the kubectl equivalents) and send only reads')
+          .option('--destroyer', 'Permit destructive steps (--replicas 0)')
+          .option('--resume', 'Continue an unfinished run of the same deploy')
+          .option('--fresh', 'Start the same deploy again from its first step'),
+      )
+        .example('  assistant k8s deploy nginx:1.27 --name web --port 80 --replicas 2')
+        .example('  assistant k8s deploy nginx:1.27 --name web --port 80 --plan > deploy.json')
+        .action((image: string, o: DeployFlags) => start(() => deploy(ctx, image, o)));
+      whereFlags(
+        cli
+          .command('delete <kind> <name>', 'Delete a deployment or service (a destructive plan: needs --destroyer)')
+          .option('--destroyer', 'Permit the deletion')
+          .option('--plan', 'Print the plan (JSON) and send nothing'),
+      )
+        .example('  assistant k8s delete deployment web --destroyer')
+        .action((kind: string, name: string, o: DeleteFlags) => start(() => remove(ctx, kind, name, o)));
+      whereFlags(cli.command('get <kind>', 'List pods, deployments, services, nodes, events or namespaces').option('-A, --all-namespaces', 'Every namespace'))
+        .example('  assistant k8s get pods -n default')
+        .example('  assistant k8s get deployments -A -o json')
+        .action((kind: string, o: Where) => start(() => get(ctx, kind, o)));
+      whereFlags(
+        cli
+          .command('logs <pod>', "A pod's logs")
+          .option('--tail <n>', 'Only the last n lines')
+          .option('--since <duration>', 'Only lines newer than this (30s, 10m, 2h)')
+          .option('-f, --follow', 'Stream new lines until Ctrl-C or the pod ends')
+          .option('-c, --container <name>', 'The container (pods with several)'),
+      )
+        .example('  assistant k8s logs web-7d4b9c-x2x9z --tail 100 --since 10m')
+        .action((pod: string, o: LogFlags) => start(() => logs(ctx, pod, o)));
+      whereFlags(
+        cli
+          .command('stats <what>', 'CPU and memory of nodes, pods or the whole cluster, from metrics-server')
+          .option('-A, --all-namespaces', 'Pods of every namespace')
+          .option('--sort-by <field>', 'cpu or memory (highest first)'),
+      )
+        .example('  assistant k8s stats nodes --sort-by cpu')
+        .example('  assistant k8s stats pods --all-namespaces --sort-by memory')
+        .action((what: string, o: StatsFlags) => start(() => stats(ctx, what, o)));
+      whereFlags(
+        cli
+          .command('ask [...question]', "Answer a question about the cluster from its nodes, pods, deployments, services and events")
+          .option('-A, --all-namespaces', 'Read every namespace')
+          .option('--ai-profile <name>', 'AI provider profile; "builtin" answers without a model')
+          .option('--new-conversation', "Forget this cluster's earlier questions first")
+          .option('--no-history', 'Neither use nor record the conversation')
+          .option('--agent-trace', "Print the ask flow's state transitions on stderr"),
+      )
+        .example('  assistant k8s ask "which pods are restarting?" --cluster prod')
+        .action((question: string[], o: AskFlags) => start(() => ask(ctx, question.join(' '), o)));
+    },
+    'Global flags: -o table|json|yaml, --yes, --debug, --timeout <s>, --config <path>. Credentials come from the kubeconfig (kubernetes.kubeconfig, KUBECONFIG, ~/.kube/config).',
+  );
+}
+
+/** `k8s create` belongs to commands/k8s-create.ts (loaded only when used). */
+async function create(argv: string[], ctx: CommandContext): Promise<number> {
+  const modulePath = './k8s-create.js';
+  let mod: { runK8sCreate?: (argv: string[], ctx: CommandContext) => Promise<number> };
+  try {
+    mod = (await import(modulePath)) as typeof mod;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    mod = {};
+  }
+  if (!mod.runK8sCreate) {
+    throw new InvalidInputError('not_available', '"assistant k8s create" is not available yet in this build', {
+      hint: 'deploy to an existing cluster with `assistant k8s deploy`; `assistant k8s --help` lists what is built',
+    });
+  }
+  return mod.runK8sCreate(argv, ctx);
+}
+
+async function deploy(ctx: CommandContext, image: string, o: DeployFlags): Promise<number> {
+  if (!o.name) throw new UsageError('--name is required', { hint: 'assistant k8s deploy <image> --name <name> --port <port> [--replicas <n>]' });
+  if (o.port === undefined) throw new UsageError('--port is required', { hint: 'assistant k8s deploy <image> --name <name> --port <port> [--replicas <n>]' });
+  if (!image.trim() || /\s/.test(image)) throw new UsageError(`${q(image)} is not an image reference`);
+  const name = checkLabel(String(o.name), '--name');
+  const port = integer(o.port, '--port', 1, 65535);
+  const replicas = integer(o.replicas, '--replicas', 0, 10_000);
+  const timeoutS = integer(o.rolloutTimeout, '--rollout-timeout', 1, 86_400);
+  const { context, writeNs } = target(ctx, o);
+  const plan = deployPlan({ context, namespace: writeNs, name, image, port, replicas, timeoutS });
+  if (o.plan) {
+    ctx.io.stdout.write(JSON.stringify(plan, null, 2) + '\n');
+    return ExitCode.ok;
+  }
+  if (o.dryRun) return dryRunInput(ctx, plan, Boolean(o.destroyer), false);
+  return applyInput(ctx, plan, { destroyer: Boolean(o.destroyer), mode: applyMode(ctx, plan, o), allowDuplicateNames: false });
+}
+
+function requireKind(name: string, allowed: readonly string[]): K8sKind {
+  const kind = findK8sKind(name);
+  if (!kind || !allowed.includes(kind.resource)) throw new UsageError(`unknown kind ${q(name)}`, { hint: `kinds: ${allowed.join(', ')}` });
+  return kind;
+}
+
+async function remove(ctx: CommandContext, kindName: string, name: string, o: DeleteFlags): Promise<number> {
+  const kind = requireKind(kindName, ['deployments', 'services']);
+  const { context, writeNs } = target(ctx, o);
+  const plan = deletePlan(context, kind, writeNs, checkLabel(name, kind.singular));
+  if (o.plan) {
+    ctx.io.stdout.write(JSON.stringify(plan, null, 2) + '\n');
+    return ExitCode.ok;
+  }
+  return applyInput(ctx, plan, { destroyer: Boolean(o.destroyer), mode: applyMode(ctx, plan, {}), allowDuplicateNames: false });
+}
+
+async function get(ctx: CommandContext, kindName: string, o: Where): Promise<number> {
+  const kind = requireKind(kindName, ['pods', 'deployments', 'services', 'nodes', 'events', 'namespaces']);
+  const { context, readNs } = target(ctx, o);
+  const data = await withSession(ctx, (s) => runForResult(s, listPlan(context, kind, kind.namespaced ? readNs : undefined)));
+  if (ctx.globals.output !== 'table') {
+    ctx.io.stdout.write(renderRecord(data, ctx.globals.output));
+    return ExitCode.ok;
+  }
+  const items = ((data as { items?: Record<string, any>[] })?.items ?? []).map(kind.row);
+  const columns = readNs && kind.namespaced ? kind.columns.filter((c) => c.path !== 'namespace') : kind.columns;
+  ctx.io.stdout.write(renderTable(items, columns, ctx.io.columns, { keep: 'name', colors: palette(Boolean(ctx.io.stdoutColor)) }));
+  return ExitCode.ok;
+}
+
+async function logs(ctx: CommandContext, pod: string, o: LogFlags): Promise<number> {
+  const tail = o.tail === undefined ? undefined : integer(o.tail, '--tail', 0, 10_000_000);
+  let sinceSeconds: number | undefined;
+  if (o.since !== undefined) {
+    sinceSeconds = parseDuration(String(o.since));
+    if (sinceSeconds === undefined) throw new UsageError(`--since must be a duration such as 30s, 10m or 2h (got ${q(o.since)})`);
+  }
+  const container = o.container === undefined ? undefined : checkLabel(String(o.container), '--container');
+  const { context, writeNs } = target(ctx, o);
+  const options = { tail, sinceSeconds, container };
+  checkLabel(pod, 'pod');
+  if (!o.follow) {
+    const text = await withSession(ctx, (s) => runForResult(s, logsPlan(context, writeNs, pod, options)));
+    ctx.io.stdout.write(String(text ?? ''));
+    return ExitCode.ok;
+  }
+  // A followed log is one long response streamed as it comes; a plan step returns a whole answer, so
+  // this read goes to the provider's client directly (same kubeconfig credentials, nothing changed).
+  return withSession(ctx, async (session) => {
+    const client = (await session.runContext().client('k8s')) as KubeClient;
+    await client.stream(context, { method: 'GET', path: logPath(writeNs, pod, { ...options, follow: true }), signal: ctx.signal }, (text) => ctx.io.stdout.write(text));
+    return ctx.signal.aborted ? ExitCode.interrupted : ExitCode.ok;
+  });
+}
+
+const METRICS_HINT =
+  'install metrics-server: kubectl apply -f https://github.com/kubernetes-sigs/metrics-server/releases/latest/download/components.yaml (wait a minute for the first metrics)';
+
+async function stats(ctx: CommandContext, what: string, o: StatsFlags): Promise<number> {
+  if (what !== 'nodes' && what !== 'pods' && what !== 'cluster') throw new UsageError(`unknown stats ${q(what)}`, { hint: 'use nodes, pods or cluster' });
+  if (o.sortBy !== undefined && o.sortBy !== 'cpu' && o.sortBy !== 'memory') throw new UsageError(`--sort-by must be cpu or memory (got ${q(o.sortBy)})`);
+  const { context, readNs } = target(ctx, o);
+  const results = await withSession(ctx, (s) => runForResults(s, statsPlan(context, what, readNs))).catch((err: unknown) => {
+    if (err instanceof KubeApiError && err.status === 404 && err.message.includes('metrics.k8s.io')) {
+      throw new OperationError('metrics_unavailable', `the cluster ${q(context)} serves no metrics API (metrics.k8s.io): metrics-server is not installed or not ready`, { hint: METRICS_HINT });
+    }
+    throw err;
+  });
+  const rows: StatsRow[] = what === 'pods' ? podRows(results[0]) : what === 'nodes' ? nodeRows(results[0], results[1]) : [clusterRow(context, results[0], results[1])];
+  const sorted = sortRows(rows, o.sortBy);
+  if (ctx.globals.output !== 'table') {
+    ctx.io.stdout.write(renderRecord(what === 'cluster' ? sorted[0] : sorted, ctx.globals.output));
+    return ExitCode.ok;
+  }
+  const percent = (n: number | undefined) => (n === undefined ? '-' : `${Math.round(n)}%`);
+  const shown = sorted.map((r) => ({ ...r, cpu: formatCores(r.cpu_cores), memory: formatBytes(r.memory_bytes), cpu_pct: percent(r.cpu_percent), memory_pct: percent(r.memory_percent) }));
+  ctx.io.stdout.write(renderTable(shown, statsColumns(what), ctx.io.columns, { keep: 'name', colors: palette(Boolean(ctx.io.stdoutColor)) }));
+  return ExitCode.ok;
+}
+
+async function ask(ctx: CommandContext, question: string, o: AskFlags): Promise<number> {
+  if (!question.trim()) throw new UsageError('no question given', { hint: 'assistant k8s ask "which pods are not running?"' });
+  const { context, readNs } = target(ctx, o);
+  const structured = ctx.globals.outputExplicit && ctx.globals.output !== 'table';
+  return withSession(ctx, async (session) => {
+    let streamed = false;
+    let open = false;
+    const print = (t: string) => {
+      ctx.io.stdout.write(t);
+      streamed = true;
+      open = !t.endsWith('\n');
+    };
+    const spinner = o.agentTrace ? undefined : createPhaseSpinner(ctx.io);
+    const result = await askCluster({
+      question,
+      backend: session,
+      context,
+      namespace: readNs,
+      home: ctx.home,
+      env: ctx.env,
+      aiProfile: o.aiProfile,
+      sandbox: ctx.globals.sandbox,
+      history: o.history !== false,
+      newConversation: Boolean(o.newConversation),
+      aiPolicy: ctx.globals.timeout ? { timeoutMs: ctx.globals.timeout * 1000 } : undefined,
+      onToken: structured
+        ? undefined
+        : (t) => {
+            spinner?.stop();
+            if (t) print(t);
+          },
+      trace: (line) => {
+        if (line.endsWith('gatheringContext')) spinner?.phase(`reading cluster ${context}`);
+        else if (line.endsWith('answering')) spinner?.phase('writing the answer');
+        if (o.agentTrace) ctx.io.stderr.write(`trace: ${line}\n`);
+      },
+      debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined,
+      onProgress: (line) => (spinner ? spinner.phase(line) : ctx.io.stderr.write(`${line}\n`)),
+      signal: ctx.signal,
+    }).finally(() => spinner?.stop());
+    if (structured) {
+      ctx.io.stdout.write(renderRecord({ question, cluster: context, namespace: readNs ?? null, answer: result.answer, ai_provider: result.provider, model: result.model, summarised: result.summarised, context_chars: result.contextChars }, ctx.globals.output));
+    } else {
+      if (!streamed && result.answer) print(result.answer);
+      if (open) ctx.io.stdout.write('\n');
+    }
+    return ExitCode.ok;
+  });
+}
