@@ -14,6 +14,7 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: Comma
   config: { summary: 'Show the effective configuration', load: () => import('./commands/config.js') },
   credentials: { summary: 'Test provider credentials', load: () => import('./commands/credentials.js') },
   mcp: { summary: 'Serve the tools to AI agents (MCP over HTTP or stdio)', load: () => import('./commands/mcp.js') },
+  k8s: { summary: 'Kubernetes: create clusters (gpucloud Instant Clusters, eks, gke, kubeadm) as plans', load: () => import('./commands/k8s.js') },
 };
 
 

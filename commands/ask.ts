@@ -20,7 +20,7 @@ import { AI_PROVIDER_KINDS } from '../schemas/config.js';
 import type { RunReport } from '../schemas/run-report.js';
 import { warn, type CommandContext } from './context.js';
 import { readPlanInput } from './plan-input.js';
-import { withSession } from './session.js';
+import { withSession, type Session } from './session.js';
 import { createPhaseSpinner, createRunObserver } from './progress.js';
 import { makePlanFromQuestion, type AiFlags } from './ask-maker.js';
 import { runGroup } from './group.js';
@@ -232,22 +232,33 @@ async function routeOnly(ctx: CommandContext, question: string, providerFlags: s
 async function apply(
   ctx: CommandContext,
   planFile: string | undefined,
-  { destroyer, mode, allowDuplicateNames }: { destroyer: boolean; mode: ApplyMode; allowDuplicateNames: boolean },
+  opts: { destroyer: boolean; mode: ApplyMode; allowDuplicateNames: boolean },
 ): Promise<number> {
   const input = await readPlanInput(ctx, planFile);
-  return withSession(ctx, async (session) => {
-    const observer = createRunObserver(ctx.io, { steps: true, debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined });
-    const outcome = await applyPlan(input, { backend: session, home: ctx.home, destroyer, mode, allowDuplicateNames, observer });
-    observer.stop();
-    writeReport(ctx, outcome.report);
-    if (outcome.report.status === 'succeeded') return ExitCode.ok;
-    if (outcome.report.status === 'cancelled') {
-      ctx.io.stderr.write('interrupted: the journal keeps the completed steps; continue with --resume\n');
-      return ExitCode.interrupted;
-    }
-    const err = outcome.error as { exitCode?: number } | undefined;
-    return err?.exitCode ?? ExitCode.failed;
-  });
+  return withSession(ctx, (session) => applyInSession(ctx, session, input, opts));
+}
+
+/**
+ * Applies a plan with progress on stderr and the report on stdout, returning the exit code: the one
+ * apply path of `ask --apply`, also used by commands that compile their own plans (`k8s create`).
+ */
+export async function applyInSession(
+  ctx: CommandContext,
+  session: Session,
+  input: unknown,
+  { destroyer, mode, allowDuplicateNames }: { destroyer: boolean; mode: ApplyMode; allowDuplicateNames: boolean },
+): Promise<number> {
+  const observer = createRunObserver(ctx.io, { steps: true, debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined });
+  const outcome = await applyPlan(input, { backend: session, home: ctx.home, destroyer, mode, allowDuplicateNames, observer });
+  observer.stop();
+  writeReport(ctx, outcome.report);
+  if (outcome.report.status === 'succeeded') return ExitCode.ok;
+  if (outcome.report.status === 'cancelled') {
+    ctx.io.stderr.write('interrupted: the journal keeps the completed steps; continue with --resume\n');
+    return ExitCode.interrupted;
+  }
+  const err = outcome.error as { exitCode?: number } | undefined;
+  return err?.exitCode ?? ExitCode.failed;
 }
 
 async function maker(ctx: CommandContext, question: string, destroyer: boolean, ai: AiFlags): Promise<number> {
@@ -264,14 +275,17 @@ async function maker(ctx: CommandContext, question: string, destroyer: boolean, 
 /** --dry-run: validate, then only GETs (prices, availability, balance) through the same executor. */
 async function dryRun(ctx: CommandContext, planFile: string | undefined, destroyer: boolean, allowDuplicateNames: boolean): Promise<number> {
   const input = await readPlanInput(ctx, planFile);
-  return withSession(ctx, async (session) => {
-    const { preview, gated, duplicateNames } = await dryRunPlan(session, input, { destroyer });
-    const doc = duplicateNames.length ? { ...preview, duplicate_names: duplicateNames } : preview;
-    ctx.io.stdout.write(ctx.globals.output === 'table' ? renderPreview(preview) : renderRecord(doc, ctx.globals.output));
-    for (const w of preview.warnings) warn(ctx, w);
-    if (gated) ctx.io.stderr.write('note: this plan has destructive steps; applying it needs --destroyer\n');
-    return gated || (duplicateNames.length && !allowDuplicateNames) ? ExitCode.refused : ExitCode.ok;
-  });
+  return withSession(ctx, (session) => dryRunInSession(ctx, session, input, { destroyer, allowDuplicateNames }));
+}
+
+/** The dry run of `ask --apply --dry-run` for a plan in hand (also `k8s create --dry-run`). */
+export async function dryRunInSession(ctx: CommandContext, session: Session, input: unknown, { destroyer, allowDuplicateNames }: { destroyer: boolean; allowDuplicateNames: boolean }): Promise<number> {
+  const { preview, gated, duplicateNames } = await dryRunPlan(session, input, { destroyer });
+  const doc = duplicateNames.length ? { ...preview, duplicate_names: duplicateNames } : preview;
+  ctx.io.stdout.write(ctx.globals.output === 'table' ? renderPreview(preview) : renderRecord(doc, ctx.globals.output));
+  for (const w of preview.warnings) warn(ctx, w);
+  if (gated) ctx.io.stderr.write('note: this plan has destructive steps; applying it needs --destroyer\n');
+  return gated || (duplicateNames.length && !allowDuplicateNames) ? ExitCode.refused : ExitCode.ok;
 }
 
 function writeReport(ctx: CommandContext, report: RunReport): void {

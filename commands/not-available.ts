@@ -14,7 +14,10 @@ export interface NotYet {
 }
 
 export const NOT_AVAILABLE_YET: readonly NotYet[] = [
-  { group: 'k8s', what: 'Kubernetes on Instant Clusters (k8s ask, create, deploy, logs, stats)' },
+  { group: 'k8s', sub: 'ask', what: 'questions about a Kubernetes cluster' },
+  { group: 'k8s', sub: 'deploy', what: 'deploying to a Kubernetes cluster' },
+  { group: 'k8s', sub: 'logs', what: 'pod logs' },
+  { group: 'k8s', sub: 'stats', what: 'Kubernetes metrics' },
   { group: 'cost', sub: 'trend', what: 'the cost trend from recorded snapshots' },
   { group: 'cost', sub: 'anomalies', what: 'cost anomalies' },
   { group: 'cost', sub: 'tags', what: 'cost grouped by tag' },
