@@ -23,6 +23,8 @@ export interface SshTestServerOptions {
   exec?: (command: string) => ExecAnswer;
   /** Drop this many connections before answering the first one. */
   refuseFirst?: number;
+  /** More loopback addresses to answer on, same port (`127.0.0.2`): several "hosts" for one test. */
+  alsoOn?: string[];
 }
 
 export interface SshTestServer {
@@ -102,8 +104,15 @@ export async function startSshServer(dir: string, opts: SshTestServerOptions = {
     current.injectSocket(socket);
   });
   await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+  const port = (front.address() as AddressInfo).port;
+  const extra: NetServer[] = [];
+  for (const address of opts.alsoOn ?? []) {
+    const more = createServer((socket) => front.emit('connection', socket));
+    await new Promise<void>((resolve, reject) => more.once('error', reject).listen(port, address, resolve));
+    extra.push(more);
+  }
   return {
-    port: (front.address() as AddressInfo).port,
+    port,
     commands: state.commands,
     users: state.users,
     files: state.files,
@@ -115,6 +124,7 @@ export async function startSshServer(dir: string, opts: SshTestServerOptions = {
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
+        for (const more of extra) more.close();
         front.close(() => resolve());
       }),
   };

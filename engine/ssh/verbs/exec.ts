@@ -92,7 +92,13 @@ export const sshExec: StepVerb<SshSettings> = {
     return { data: { exit_code: out.exitCode, stdout: out.stdout, stderr: out.stderr, ...(json === undefined ? {} : { json }) } };
   },
 
-  describe: (args) => `RUN on ${args[1]}: ${args[2]}`,
+  describe(args) {
+    // A script is shown by its first line here (progress, reports); `detail` shows all of it in dry runs.
+    const lines = (args[2] ?? '').split('\n').filter((l) => l.trim() && l.trim() !== 'set -e');
+    return `RUN on ${args[1]}: ${lines[0] ?? ''}${lines.length > 1 ? ` … (${lines.length} lines)` : ''}`;
+  },
+
+  detail: (args) => args[2],
 };
 
 /** stdout as JSON when it is a JSON object or array; secret-named fields are registered so no output shows them. */
