@@ -2,7 +2,8 @@
  * `ssh-exec`: the destructive-command rules behind the destroyer gate, shell-quoted placeholders, a
  * failing command, and two runs merging kubeconfigs at once (the merge lock).
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import lockfile from 'proper-lockfile';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -73,7 +74,7 @@ test('a command that exits non-zero fails the step with remote_command_failed an
   }
 });
 
-test('two runs merging different contexts into one kubeconfig at once keep both (the merge is locked)', async () => {
+test('four runs merging different contexts into one kubeconfig at once keep all four', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'assistant-ssh-'));
   const srv = await startSshServer(dir, { files: { '/root/.kube/config': headNodeKubeconfig() } });
   const home = tempHome();
@@ -89,6 +90,31 @@ test('two runs merging different contexts into one kubeconfig at once keep both 
     assert.is(doc.clusters.length, 4);
     assert.is(doc.users.length, 4);
   } finally {
+    await srv.close();
+  }
+});
+
+test('the merge waits for the kubeconfig lock held by another process and then writes', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'assistant-ssh-'));
+  const srv = await startSshServer(dir, { files: { '/root/.kube/config': headNodeKubeconfig() } });
+  const home = tempHome();
+  writeFileSync(join(home, '.assistant.yaml'), `gpucloud:\n  ssh_key_path: ${srv.clientKeyPath}\n  ssh_port: ${srv.port}\n`, { mode: 0o600 });
+  const kube = join(home, '.kube', 'config');
+  mkdirSync(join(home, '.kube'));
+  writeFileSync(kube, '');
+  const release = await lockfile.lock(kube, { realpath: false });
+  try {
+    const run = runCli(['ask', '--apply'], { home, input: JSON.stringify({ version: 1, provider: 'ssh', commands: [{ args: ['ssh-kubeconfig', '127.0.0.1', 'held'], reason: 'fetch' }] }) });
+    while (!srv.commands.length) await new Promise((r) => setTimeout(r, 50));
+    // The kubeconfig was fetched; without the lock it would be merged within milliseconds.
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.is(readFileSync(kube, 'utf8'), '', 'not written while the lock is held');
+    await release();
+    const r = await run;
+    assert.is(r.code, 0, r.stderr);
+    assert.match(readFileSync(kube, 'utf8'), /name: held/);
+  } finally {
+    await release().catch(() => undefined);
     await srv.close();
   }
 });
