@@ -21,7 +21,7 @@ import { requireKind, resolveRecord } from '../engine/gpucloud/lookup.js';
 import { runForResult } from '../machines/run-plan.js';
 import type { ApplyMode } from '../machines/apply-plan.js';
 import { applyInSession, dryRunInSession } from './ask.js';
-import type { CommandContext } from './context.js';
+import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { confirmByTyping } from './prompt.js';
 import { withSession, type Session } from './session.js';
@@ -152,6 +152,7 @@ async function createGpuCloud(ctx: CommandContext, name: string, opts: Flags): P
         });
       }
       checkSshReady(ctx, session, name, opts);
+      if (ctx.globals.sandbox) warn(ctx, "the sandbox's clusters have documentation-range IPs (203.0.113.x): the SSH step cannot reach them and fails at its timeout; --plan and --dry-run show the plan");
     }
     return applyCompiled(ctx, session, `gpucloud-${name}`, plan, opts, { what: `Create Instant Cluster ${name} (delete it with 'assistant k8s delete gpucloud ${name}')`, expected: name });
   });
