@@ -5,5 +5,6 @@
 import { ProviderSet } from './provider.js';
 import { gpucloudProvider } from './gpucloud/provider.js';
 import { sshProvider } from './ssh/provider.js';
+import { cloudAProvider } from './cloud_a/provider.js';
 
-export const PROVIDERS = new ProviderSet([gpucloudProvider, sshProvider]);
+export const PROVIDERS = new ProviderSet([gpucloudProvider, cloudAProvider, sshProvider]);
