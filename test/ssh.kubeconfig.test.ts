@@ -2,7 +2,7 @@
  * The `ssh-kubeconfig` step through the real CLI (`ask --apply`) against an ssh2 server in the test:
  * host key pinning, a changed key refused, sshd not up at first, and the merged kubeconfig parsed back.
  */
-import { mkdtempSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -187,6 +187,16 @@ test('the kubeconfig goes to kubernetes.kubeconfig when set, else the first path
     const r2 = await runCli(['ask', '--apply', '--fresh'], { home, input: plan(), env: { KUBECONFIG: viaEnv } });
     assert.is(r2.code, 0, r2.stderr);
     assert.ok(existsSync(configured));
+  });
+});
+
+test('a known_hosts that cannot be written trusts no key: the step fails before any command runs', async () => {
+  await withServer(async (srv, home) => {
+    mkdirSync(join(home, '.assistant', 'known_hosts'), { recursive: true }); // a directory where the file should be
+    const r = await apply(home, plan());
+    assert.is(r.code, 1, r.stderr);
+    assert.match(r.stderr, /error: known_hosts_unwritable: cannot pin the host key of 127\.0\.0\.1/);
+    assert.equal(srv.commands, []);
   });
 });
 

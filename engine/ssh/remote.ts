@@ -111,7 +111,13 @@ export async function runRemote(settings: SshSettings, host: string, command: st
         privateKey,
         readyTimeout: opts.readyTimeoutMs,
         hostVerifier: ((key: Buffer) => {
-          pin = checkHostKey(settings.knownHostsFile, host, settings.port, hostKeyFromBlob(key));
+          try {
+            pin = checkHostKey(settings.knownHostsFile, host, settings.port, hostKeyFromBlob(key));
+          } catch (err) {
+            // known_hosts unreadable or unwritable: no key is trusted without being pinned.
+            finish(new OperationError('known_hosts_unwritable', `cannot pin the host key of ${host} in ${settings.knownHostsFile}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, { hint: 'check the permissions of ~/.assistant' }));
+            return false;
+          }
           if (pin.pinned === 'new') {
             settings.notice(`pinned the host key of ${host}:${settings.port} (${pin.key.type} ${pin.key.fingerprint}) in ${settings.knownHostsFile}; a different key later is refused`);
           }
