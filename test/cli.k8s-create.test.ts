@@ -5,7 +5,7 @@
  * server, and the eks/gke plans' shape.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -203,8 +203,8 @@ test('k8s create kubeadm: install and init on --host, a join token, install and 
     assert.is(c.length, 6, c.join('\n---\n'));
     assert.match(c[0]!, /apt-get install -y -q kubelet kubeadm kubectl/);
     assert.match(c[1]!, /kubeadm init --pod-network-cidr=10\.244\.0\.0\/16 --apiserver-cert-extra-sans=127\.0\.0\.1/);
-    assert.match(c[2]!, /^kubeadm token create --ttl 2h --print-join-command/);
-    assert.match(c[3]!, /apt-get install/);
+    assert.match(c[2]!, /apt-get install/);
+    assert.match(c[3]!, /^kubeadm token create --ttl 30m --print-join-command/);
     assert.is(c[4], `test -f /etc/kubernetes/kubelet.conf || kubeadm join '10.1.0.5:6443' --token '${token}' --discovery-token-ca-cert-hash 'sha256:0f1e2d'`);
     assert.is(c[5], 'cat /root/.kube/config');
     assert.is(kube(home).clusters.find((x) => x.name === 'lab')!.cluster['tls-server-name'], '10.1.0.5');
@@ -212,6 +212,40 @@ test('k8s create kubeadm: install and init on --host, a join token, install and 
     assert.not.ok((r.stdout + r.stderr).includes(token), r.stdout + r.stderr);
     // Both hosts were pinned (one line each).
     assert.is(readFileSync(join(home, '.assistant', 'known_hosts'), 'utf8').trim().split('\n').length, 2);
+  } finally {
+    await srv.close();
+  }
+});
+
+test('kubeadm: a join that failed is not resumed with the masked token (secret_not_kept); --fresh redoes it with a new token', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'assistant-kubeadm-'));
+  let joins = 0;
+  let tokens = 0;
+  const srv = await startSshServer(dir, {
+    files: { '/root/.kube/config': headNodeKubeconfig() },
+    alsoOn: ['127.0.0.2'],
+    exec: (command) => {
+      if (command.startsWith('kubeadm token create')) return { stdout: JSON.stringify({ endpoint: '10.0.0.2:6443', token: `tok${++tokens}.0123456789abcdef`, ca_cert_hash: 'sha256:aa' }), code: 0 };
+      if (command.includes('kubeadm join') && ++joins === 1) return { stderr: 'error execution phase preflight: couldn\'t validate the identity of the API Server\n', code: 1 };
+      return { code: 0 };
+    },
+  });
+  const home = tempHome();
+  writeFileSync(join(home, '.assistant.yaml'), `gpucloud:\n  ssh_key_path: ${srv.clientKeyPath}\n  ssh_port: ${srv.port}\n`, { mode: 0o600 });
+  const args = ['k8s', 'create', 'kubeadm', 'lab2', '--host', '127.0.0.1', '--workers', '127.0.0.2', '--yes'];
+  try {
+    const first = await runCli(args, { home });
+    assert.is(first.code, 1, first.stderr);
+    assert.match(first.stderr, /error: remote_command_failed: .*couldn't validate the identity/);
+    const journal = readFileSync(join(home, '.assistant', 'runs', readdirSync(join(home, '.assistant', 'runs')).find((f) => f.endsWith('.jsonl'))!), 'utf8');
+    assert.not.match(journal, /tok1\.0123456789abcdef/, 'the token is not kept in the journal');
+    const resumed = await runCli([...args, '--resume'], { home });
+    assert.is(resumed.code, 1, resumed.stderr);
+    assert.match(resumed.stderr, /error: secret_not_kept: .*\nhint: run the plan again with --fresh/);
+    assert.is(joins, 1, 'no join ran with the masked token');
+    const fresh = await runCli([...args, '--fresh'], { home });
+    assert.is(fresh.code, 0, fresh.stderr);
+    assert.match(srv.commands.filter((c) => c.includes('kubeadm join')).at(-1)!, /--token 'tok2\.0123456789abcdef'/);
   } finally {
     await srv.close();
   }

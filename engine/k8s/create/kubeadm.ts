@@ -66,24 +66,24 @@ export function compileKubeadmCreate(opts: KubeadmCreateOptions): Plan {
       reason: `kubeadm init on ${host} (pod network ${POD_CIDR}, flannel)`,
     },
   ];
-  if (workers.length) {
+  // A join token right before each join: the journal never keeps it (it is a credential), so a resumed
+  // run that needs one creates a new one instead of reading it back.
+  for (const w of workers) {
+    commands.push({ args: ['ssh-exec', w, install], reason: `install the Kubernetes packages on worker ${w}` });
     commands.push({
       args: [
         'ssh-exec',
         host,
         // kubeadm prints "kubeadm join <endpoint> --token <t> --discovery-token-ca-cert-hash <h>"; as JSON for `produces`.
-        `kubeadm token create --ttl 2h --print-join-command | awk '{print "{\\"endpoint\\":\\"" $3 "\\",\\"token\\":\\"" $5 "\\",\\"ca_cert_hash\\":\\"" $7 "\\"}"}'`,
+        `kubeadm token create --ttl 30m --print-join-command | awk '{print "{\\"endpoint\\":\\"" $3 "\\",\\"token\\":\\"" $5 "\\",\\"ca_cert_hash\\":\\"" $7 "\\"}"}'`,
       ],
-      reason: `create a join token on ${host} (valid 2 hours)`,
+      reason: `create a join token for ${w} on ${host} (valid 30 minutes)`,
       produces: { JOIN_ENDPOINT: '$.json.endpoint', JOIN_TOKEN: '$.json.token', JOIN_CA_HASH: '$.json.ca_cert_hash' },
     });
-    for (const w of workers) {
-      commands.push({ args: ['ssh-exec', w, install], reason: `install the Kubernetes packages on worker ${w}` });
-      commands.push({
-        args: ['ssh-exec', w, 'test -f /etc/kubernetes/kubelet.conf || kubeadm join <JOIN_ENDPOINT> --token <JOIN_TOKEN> --discovery-token-ca-cert-hash <JOIN_CA_HASH>'],
-        reason: `join worker ${w} to ${name}`,
-      });
-    }
+    commands.push({
+      args: ['ssh-exec', w, 'test -f /etc/kubernetes/kubelet.conf || kubeadm join <JOIN_ENDPOINT> --token <JOIN_TOKEN> --discovery-token-ca-cert-hash <JOIN_CA_HASH>'],
+      reason: `join worker ${w} to ${name}`,
+    });
   }
   commands.push({
     args: ['ssh-kubeconfig', host, name, ...(opts.useContext ? ['--use-context'] : [])],

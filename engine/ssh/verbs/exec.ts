@@ -74,6 +74,13 @@ export const sshExec: StepVerb<SshSettings> = {
     const opts = parseOptions(args, 3, []);
     const bad = hostProblem(host, 'host');
     if (bad) throw new OperationError('invalid_host', `ssh-exec: ${bad.message}`);
+    // A credential produced earlier (a join token) is masked in the journal, so a resumed run gets `***`
+    // back: running with it would only fail on the host, or worse, succeed with the wrong value.
+    if (command.includes(`'***'`)) {
+      throw new OperationError('secret_not_kept', `the command for ${host} needs a secret produced by an earlier step, and the run journal does not keep secrets`, {
+        hint: 'run the plan again with --fresh (the steps of a k8s create kubeadm plan check first whether they are already done)',
+      });
+    }
     const settings = await ctx.client();
     let out;
     try {
