@@ -7,8 +7,9 @@
  */
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Plan } from '../schemas/plan.js';
-import { ExitCode, InvalidInputError, UsageError } from '../engine/errors.js';
+import { PlanSchema, type Plan } from '../schemas/plan.js';
+import { ExitCode, InvalidInputError, SafetyRefusal, UsageError } from '../engine/errors.js';
+import { planHash, RunJournal } from '../engine/plan/journal.js';
 import { compileGpuCloudCreate } from '../engine/k8s/create/gpucloud.js';
 import { compileEksCreate } from '../engine/k8s/create/eks.js';
 import { compileGkeCreate } from '../engine/k8s/create/gke.js';
@@ -188,6 +189,22 @@ function savedFor(ctx: CommandContext, key: string, opts: Flags): Plan | undefin
   }
 }
 
+/**
+ * The kept plan is what --resume continues: a new run with other flags must not replace the plan of a
+ * run that is still unfinished (its cluster may exist already), unless asked to with --fresh.
+ */
+function refuseIfAnotherUnfinished(ctx: CommandContext, key: string, plan: Plan): void {
+  const raw = savedFor(ctx, key, { resume: true });
+  // Journals are keyed by the plan as validation parses it (schema key order), so hash that form.
+  const kept = raw && PlanSchema.safeParse(raw).data;
+  if (!kept || planHash(kept) === planHash(PlanSchema.parse(plan))) return;
+  const state = RunJournal.forPlan(ctx.home, kept).load();
+  if (!state || state.finished) return;
+  throw new SafetyRefusal(`an unfinished run of this cluster's plan exists (${state.completed.size} of ${state.steps} steps done) with other settings; starting another could create a second cluster`, {
+    hint: `continue it with --resume, or start over with --fresh (its plan: ${join(planDir(ctx), `${key}.plan.json`)})`,
+  });
+}
+
 function keepPlan(ctx: CommandContext, key: string, plan: Plan): string {
   mkdirSync(planDir(ctx), { recursive: true, mode: 0o700 });
   const file = join(planDir(ctx), `${key}.plan.json`);
@@ -213,6 +230,7 @@ async function applyCompiled(ctx: CommandContext, session: Session, key: string,
   if (mode !== 'resume') {
     await confirmByTyping(ctx, confirmation.what, confirmation.expected, destroyer ? 'This cannot be undone.' : 'It is billed until you delete it; review it first with --plan or --dry-run.');
   }
+  if (mode === 'new') refuseIfAnotherUnfinished(ctx, key, plan);
   const file = keepPlan(ctx, key, plan);
   ctx.io.stderr.write(`plan kept in ${file} (continue it with --resume, or: assistant ask --apply --resume --plan-file ${file})\n`);
   return applyInSession(ctx, session, plan, { destroyer, mode, allowDuplicateNames: false });

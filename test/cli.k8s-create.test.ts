@@ -144,7 +144,11 @@ test('kill -9 during the wait, then --resume: the cluster is created once and th
       await new Promise((resolve) => child.on('close', resolve));
       assert.is(clusterPosts(emu).length, 1);
       assert.not.ok(existsSync(join(home, '.kube', 'config')));
-      const resumed = await runCli(['k8s', 'create', 'gpucloud', 'gpu-k', '--poll-interval', '0.2', '--resume'], { home, env });
+      // Starting it again with other settings would orphan the unfinished run (and pay for a second cluster).
+      const other = await runCli(['k8s', 'create', 'gpucloud', 'gpu-k', '--poll-interval', '0.3', '--yes'], { home, env });
+      assert.is(other.code, 3, other.stderr);
+      assert.match(other.stderr, /an unfinished run of this cluster's plan exists \(1 of 3 steps done\)/, other.stderr);
+      const resumed = await runCli(['k8s', 'create', 'gpucloud', 'gpu-k', '--resume'], { home, env });
       assert.is(resumed.code, 0, resumed.stderr);
       assert.match(resumed.stderr, /resuming after 1 completed step/);
       assert.is(clusterPosts(emu).length, 1, 'created once');
