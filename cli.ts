@@ -9,8 +9,8 @@ import { laterGroups, notAvailableYet } from './commands/not-available.js';
 const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: CommandGroupRunner }> }> = {
   ask: { summary: 'Answer a question, write a plan for a request (--maker) or apply one (--apply)', load: () => import('./commands/ask.js') },
   gpucloud: { summary: 'List, get and act on gpucloud resources directly (no AI)', load: () => import('./commands/gpucloud.js') },
-  k8s: { summary: 'Kubernetes: deploy, delete, get, logs, stats and ask on a cluster from your kubeconfig (create: cluster plans)', load: () => import('./commands/k8s.js') },
-  cost: { summary: 'What gpucloud costs now, on what, and when the balance runs out (summary, detail, forecast, export)', load: () => import('./commands/cost.js') },
+  k8s: { summary: 'Kubernetes: create clusters as plans (gpucloud, eks, gke, kubeadm); deploy, get, logs, stats, ask and delete on one', load: () => import('./commands/k8s.js') },
+  cost: { summary: 'What gpucloud (and cloud_a) costs now, on what, the trend, and when the balance runs out', load: () => import('./commands/cost.js') },
   plan: { summary: 'Validate plan documents before applying them', load: () => import('./commands/plan.js') },
   config: { summary: 'Show the effective configuration', load: () => import('./commands/config.js') },
   credentials: { summary: 'Test provider credentials', load: () => import('./commands/credentials.js') },

@@ -21,7 +21,7 @@ import { AI_PROVIDER_KINDS } from '../schemas/config.js';
 import type { RunReport } from '../schemas/run-report.js';
 import { warn, type CommandContext } from './context.js';
 import { readPlanInput } from './plan-input.js';
-import { withSession } from './session.js';
+import { withSession, type Session } from './session.js';
 import { createPhaseSpinner, createRunObserver } from './progress.js';
 import { makePlanFromQuestion, type AiFlags } from './ask-maker.js';
 import { runGroup } from './group.js';
@@ -252,31 +252,41 @@ function budgetLimit(flag: number | undefined, config: Config): BudgetLimit | un
 async function apply(
   ctx: CommandContext,
   planFile: string | undefined,
-  { destroyer, mode, allowDuplicateNames, maxHourly }: { destroyer: boolean; mode: ApplyMode; allowDuplicateNames: boolean; maxHourly?: number },
+  { destroyer, mode, allowDuplicateNames, maxHourly }: ApplyOptions,
 ): Promise<number> {
   return applyInput(ctx, await readPlanInput(ctx, planFile), { destroyer, mode, allowDuplicateNames, maxHourly });
 }
 
-/** Applies a plan document with progress and the report (`ask --apply`, and producers such as `k8s deploy`). */
-export async function applyInput(
-  ctx: CommandContext,
-  input: unknown,
-  { destroyer, mode, allowDuplicateNames, maxHourly }: { destroyer: boolean; mode: ApplyMode; allowDuplicateNames: boolean; maxHourly?: number },
-): Promise<number> {
-  return withSession(ctx, async (session) => {
-    const observer = createRunObserver(ctx.io, { steps: true, debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined });
-    const budget = budgetLimit(maxHourly, session.config);
-    const outcome = await applyPlan(input, { backend: session, home: ctx.home, destroyer, mode, allowDuplicateNames, observer, budget });
-    observer.stop();
-    writeReport(ctx, outcome.report);
-    if (outcome.report.status === 'succeeded') return ExitCode.ok;
-    if (outcome.report.status === 'cancelled') {
-      ctx.io.stderr.write('interrupted: the journal keeps the completed steps; continue with --resume\n');
-      return ExitCode.interrupted;
-    }
-    const err = outcome.error as { exitCode?: number } | undefined;
-    return err?.exitCode ?? ExitCode.failed;
-  });
+interface ApplyOptions {
+  destroyer: boolean;
+  mode: ApplyMode;
+  allowDuplicateNames: boolean;
+  /** `--max-hourly-cost`, over `budget.max_hourly`. */
+  maxHourly?: number;
+}
+
+/** Applies a plan document in a session of its own (`ask --apply`, and producers such as `k8s deploy`). */
+export async function applyInput(ctx: CommandContext, input: unknown, opts: ApplyOptions): Promise<number> {
+  return withSession(ctx, (session) => applyInSession(ctx, session, input, opts));
+}
+
+/**
+ * Applies a plan with progress on stderr and the report on stdout, returning the exit code: the one
+ * apply path of `ask --apply`, also used by commands that compile their own plans (`k8s create`).
+ */
+export async function applyInSession(ctx: CommandContext, session: Session, input: unknown, { destroyer, mode, allowDuplicateNames, maxHourly }: ApplyOptions): Promise<number> {
+  const observer = createRunObserver(ctx.io, { steps: true, debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined });
+  const budget = budgetLimit(maxHourly, session.config);
+  const outcome = await applyPlan(input, { backend: session, home: ctx.home, destroyer, mode, allowDuplicateNames, observer, budget });
+  observer.stop();
+  writeReport(ctx, outcome.report);
+  if (outcome.report.status === 'succeeded') return ExitCode.ok;
+  if (outcome.report.status === 'cancelled') {
+    ctx.io.stderr.write('interrupted: the journal keeps the completed steps; continue with --resume\n');
+    return ExitCode.interrupted;
+  }
+  const err = outcome.error as { exitCode?: number } | undefined;
+  return err?.exitCode ?? ExitCode.failed;
 }
 
 async function maker(ctx: CommandContext, question: string, destroyer: boolean, ai: AiFlags): Promise<number> {
@@ -292,19 +302,24 @@ async function maker(ctx: CommandContext, question: string, destroyer: boolean, 
 
 /** --dry-run: validate, then only GETs (prices, availability, balance) through the same executor. */
 async function dryRun(ctx: CommandContext, planFile: string | undefined, destroyer: boolean, allowDuplicateNames: boolean, maxHourly?: number): Promise<number> {
-  return dryRunInput(ctx, await readPlanInput(ctx, planFile), destroyer, allowDuplicateNames, maxHourly);
+  return dryRunInput(ctx, await readPlanInput(ctx, planFile), { destroyer, allowDuplicateNames, maxHourly });
 }
 
-/** A dry run of a plan document (`ask --apply --dry-run`, `k8s deploy --dry-run`). */
-export async function dryRunInput(ctx: CommandContext, input: unknown, destroyer: boolean, allowDuplicateNames: boolean, maxHourly?: number): Promise<number> {
-  return withSession(ctx, async (session) => {
-    const { preview, gated, duplicateNames, overBudget } = await dryRunPlan(session, input, { destroyer, budget: budgetLimit(maxHourly, session.config) });
-    const doc = duplicateNames.length ? { ...preview, duplicate_names: duplicateNames } : preview;
-    ctx.io.stdout.write(ctx.globals.output === 'table' ? renderPreview(preview) : renderRecord(doc, ctx.globals.output));
-    for (const w of preview.warnings) warn(ctx, w);
-    if (gated) ctx.io.stderr.write('note: this plan has destructive steps; applying it needs --destroyer\n');
-    return gated || overBudget || (duplicateNames.length && !allowDuplicateNames) ? ExitCode.refused : ExitCode.ok;
-  });
+type DryRunOptions = Omit<ApplyOptions, 'mode'>;
+
+/** A dry run of a plan document in a session of its own (`ask --apply --dry-run`, `k8s deploy --dry-run`). */
+export async function dryRunInput(ctx: CommandContext, input: unknown, opts: DryRunOptions): Promise<number> {
+  return withSession(ctx, (session) => dryRunInSession(ctx, session, input, opts));
+}
+
+/** The dry run of `ask --apply --dry-run` for a plan in hand (also `k8s create --dry-run`). */
+export async function dryRunInSession(ctx: CommandContext, session: Session, input: unknown, { destroyer, allowDuplicateNames, maxHourly }: DryRunOptions): Promise<number> {
+  const { preview, gated, duplicateNames, overBudget } = await dryRunPlan(session, input, { destroyer, budget: budgetLimit(maxHourly, session.config) });
+  const doc = duplicateNames.length ? { ...preview, duplicate_names: duplicateNames } : preview;
+  ctx.io.stdout.write(ctx.globals.output === 'table' ? renderPreview(preview) : renderRecord(doc, ctx.globals.output));
+  for (const w of preview.warnings) warn(ctx, w);
+  if (gated) ctx.io.stderr.write('note: this plan has destructive steps; applying it needs --destroyer\n');
+  return gated || overBudget || (duplicateNames.length && !allowDuplicateNames) ? ExitCode.refused : ExitCode.ok;
 }
 
 function writeReport(ctx: CommandContext, report: RunReport): void {

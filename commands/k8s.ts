@@ -106,7 +106,8 @@ function applyMode(ctx: CommandContext, plan: Plan, opts: { resume?: boolean; fr
 }
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  if (argv[0] === 'create') return create(argv.slice(1), ctx);
+  if (argv[0] === 'create') return clusterCommand('create', argv.slice(1), ctx);
+  if (argv[0] === 'delete' && argv[1] === 'gpucloud') return clusterCommand('delete', argv.slice(2), ctx);
   return runGroup(
     'k8s',
     argv,
@@ -135,11 +136,12 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .action((image: string, o: DeployFlags) => start(() => deploy(ctx, image, o)));
       whereFlags(
         cli
-          .command('delete <kind> <name>', 'Delete a deployment or service (a destructive plan: needs --destroyer)')
+          .command('delete <kind> <name>', 'Delete a deployment or service (a destructive plan: needs --destroyer); `k8s delete gpucloud <name>` deletes an Instant Cluster')
           .option('--destroyer', 'Permit the deletion')
           .option('--plan', 'Print the plan (JSON) and send nothing'),
       )
         .example('  assistant k8s delete deployment web --destroyer')
+        .example('  assistant k8s delete gpucloud my-k8s       # an Instant Cluster: confirmed by typing its name')
         .action((kind: string, name: string, o: DeleteFlags) => start(() => remove(ctx, kind, name, o)));
       whereFlags(cli.command('get <kind>', 'List pods, deployments, services, nodes, events or namespaces').option('-A, --all-namespaces', 'Every namespace'))
         .example('  assistant k8s get pods -n default')
@@ -180,22 +182,10 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   );
 }
 
-/** `k8s create` belongs to commands/k8s-create.ts (loaded only when used). */
-async function create(argv: string[], ctx: CommandContext): Promise<number> {
-  const modulePath = './k8s-create.js';
-  let mod: { runK8sCreate?: (argv: string[], ctx: CommandContext) => Promise<number> };
-  try {
-    mod = (await import(modulePath)) as typeof mod;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
-    mod = {};
-  }
-  if (!mod.runK8sCreate) {
-    throw new InvalidInputError('not_available', '"assistant k8s create" is not available yet in this build', {
-      hint: 'deploy to an existing cluster with `assistant k8s deploy`; `assistant k8s --help` lists what is built',
-    });
-  }
-  return mod.runK8sCreate(argv, ctx);
+/** `k8s create` and `k8s delete gpucloud` belong to commands/k8s-create.ts (loaded only when used). */
+async function clusterCommand(verb: 'create' | 'delete', argv: string[], ctx: CommandContext): Promise<number> {
+  const { runK8sCreate, runK8sDelete } = await import('./k8s-create.js');
+  return verb === 'create' ? runK8sCreate(ctx, argv) : runK8sDelete(ctx, argv);
 }
 
 async function deploy(ctx: CommandContext, image: string, o: DeployFlags): Promise<number> {
@@ -212,7 +202,7 @@ async function deploy(ctx: CommandContext, image: string, o: DeployFlags): Promi
     ctx.io.stdout.write(JSON.stringify(plan, null, 2) + '\n');
     return ExitCode.ok;
   }
-  if (o.dryRun) return dryRunInput(ctx, plan, Boolean(o.destroyer), false);
+  if (o.dryRun) return dryRunInput(ctx, plan, { destroyer: Boolean(o.destroyer), allowDuplicateNames: false });
   return applyInput(ctx, plan, { destroyer: Boolean(o.destroyer), mode: applyMode(ctx, plan, o), allowDuplicateNames: false });
 }
 

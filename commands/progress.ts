@@ -1,4 +1,5 @@
 import type { RunEvent, RunObserver, WaitNotice } from '../engine/provider.js';
+import { redactText } from '../engine/redact.js';
 import type { Io } from './context.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -57,15 +58,17 @@ export function createStepProgress(io: Io, total: number): StepProgress {
 
   return {
     start(index, description, reason) {
-      current = `[${index + 1}/${total}] ${description} — ${reason}`;
+      // Descriptions carry substituted values and `produced` carries outputs: either may be a secret (a join token).
+      current = redactText(`[${index + 1}/${total}] ${description} — ${reason}`);
       const startedAt = performance.now();
       if (!spinner) return void io.stderr.write(`${current}\n`);
       running = true;
       spinner.phase(() => `${current}  ${((performance.now() - startedAt) / 1000).toFixed(1)}s`);
     },
     done(step) {
-      const produced = Object.entries(step.produced).map(([k, v]) => ` ${k}=${v}`).join('');
+      const produced = redactText(Object.entries(step.produced).map(([k, v]) => ` ${k}=${v}`).join(''));
       const dedupe = step.deduplicated ? ' (found the resource an earlier attempt created; not sent again)' : '';
+      // Steps that are not HTTP calls (SSH, CLI tools) have no status to show.
       const detail = `${step.status === undefined ? '' : `HTTP ${step.status} `}in ${Math.round(step.durationMs)} ms${produced}${dedupe}`;
       if (!spinner) return void io.stderr.write(`      done: ${detail}\n`);
       spinner.stop();

@@ -6,7 +6,7 @@ import type { CommandContext } from './context.js';
  * Confirmation before an irreversible action: the user types `expected` (like GitHub's repo delete).
  * --yes skips it; without a terminal and without --yes the action is refused (exit 3).
  */
-export async function confirmByTyping(ctx: CommandContext, what: string, expected: string): Promise<void> {
+export async function confirmByTyping(ctx: CommandContext, what: string, expected: string, consequence = 'This cannot be undone.'): Promise<void> {
   if (ctx.globals.yes) return;
   if (!ctx.io.stdinIsTTY) {
     throw new SafetyRefusal(`${what} needs confirmation and there is no terminal to ask on; nothing was sent`, {
@@ -15,7 +15,7 @@ export async function confirmByTyping(ctx: CommandContext, what: string, expecte
   }
   const rl = createInterface({ input: ctx.io.stdin, output: ctx.io.stderr });
   try {
-    const answer = await rl.question(`${what}. This cannot be undone.\nType "${expected}" to confirm: `, { signal: ctx.signal });
+    const answer = await rl.question(`${what}. ${consequence}\nType "${expected}" to confirm: `, { signal: ctx.signal });
     if (answer.trim() !== expected) throw new SafetyRefusal('confirmation did not match; nothing was sent');
   } finally {
     rl.close();

@@ -224,7 +224,7 @@ export class Store {
     for (const c of this.data.clusters) {
       const ms = stepEntity(c, now, BILLABLE_CLUSTER, c.billed_until, (status) => {
         if (status === 'running') {
-          c.ip ??= this.nextPublicIp();
+          c.ip ??= this.opts.clusterIp ?? this.nextPublicIp();
           for (const w of c.worker_nodes) w.public_ip ??= this.nextPublicIp();
         }
       });

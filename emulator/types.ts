@@ -23,6 +23,7 @@ export interface EmulatorOptions {
   timeScale?: number; // billing hours per real second, default 1/3600 (real time)
   debit?: boolean; // false: running resources cost nothing, so the balance only moves when set (tests that read it exactly); default true
   clock?: () => number; // ms since the epoch for lifecycles, billing, tokens and rate windows; default Date.now (tests freeze or step it)
+  clusterIp?: string; // the public `ip` every cluster gets when running (tests point it at an in-test SSH server); default from the address pool
 }
 
 export interface FaultSpec {
@@ -89,6 +90,7 @@ export interface ResolvedOptions {
   timeScale: number;
   debit: boolean;
   clock: () => number;
+  clusterIp?: string;
 }
 
 export function resolveOptions(opts: EmulatorOptions = {}): ResolvedOptions {
@@ -106,5 +108,6 @@ export function resolveOptions(opts: EmulatorOptions = {}): ResolvedOptions {
     timeScale: opts.timeScale ?? 1 / 3600,
     debit: opts.debit ?? true,
     clock: opts.clock ?? Date.now,
+    clusterIp: opts.clusterIp,
   };
 }

@@ -4,7 +4,8 @@
  */
 import { ProviderSet } from './provider.js';
 import { gpucloudProvider } from './gpucloud/provider.js';
+import { sshProvider } from './ssh/provider.js';
 import { cloudAProvider } from './cloud_a/provider.js';
 import { k8sProvider } from './k8s/provider.js';
 
-export const PROVIDERS = new ProviderSet([gpucloudProvider, cloudAProvider, k8sProvider]);
+export const PROVIDERS = new ProviderSet([gpucloudProvider, cloudAProvider, k8sProvider, sshProvider]);

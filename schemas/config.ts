@@ -68,6 +68,8 @@ export const GpuCloudConfigSchema = z.strictObject({
   default_location: str().optional(),
   default_ssh_key_id: str().optional(),
   ssh_key_path: str().optional(),
+  /** SSH port of cluster head nodes (ssh-kubeconfig, ssh-exec steps); default 22. */
+  ssh_port: positiveInt().optional(),
   /** API origin; a trailing `/v1` is tolerated (DESIGN.md §2). */
   base_url: httpUrl().optional(),
   auth_url: httpUrl().optional(),

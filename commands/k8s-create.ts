@@ -1,0 +1,268 @@
+/**
+ * `assistant k8s create gpucloud|eks|gke|kubeadm <name>` and `k8s delete gpucloud <name>`: each compiles
+ * to one plan (engine/k8s/create/) and goes through the apply path of `ask --apply` (validation, gate,
+ * journal, `--resume`, progress, exit codes); `--plan` prints the plan instead, `--dry-run` previews it.
+ * The compiled plan is kept in ~/.assistant/k8s/ so `--resume` continues exactly the plan that started,
+ * even if the catalogue (availability) changed since.
+ */
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PlanSchema, type Plan } from '../schemas/plan.js';
+import { ExitCode, InvalidInputError, SafetyRefusal, UsageError } from '../engine/errors.js';
+import { planHash, RunJournal } from '../engine/plan/journal.js';
+import { compileGpuCloudCreate } from '../engine/k8s/create/gpucloud.js';
+import { compileEksCreate } from '../engine/k8s/create/eks.js';
+import { compileGkeCreate } from '../engine/k8s/create/gke.js';
+import { compileKubeadmCreate } from '../engine/k8s/create/kubeadm.js';
+import { requireClusterName, type CatalogueRead } from '../engine/k8s/create/common.js';
+import { assertContextFree, expandHome } from '../engine/k8s/kubeconfig-write.js';
+import { readPrivateKey } from '../engine/ssh/remote.js';
+import { sshSettingsFor } from '../engine/ssh/provider.js';
+import { requireKind, resolveRecord } from '../engine/gpucloud/lookup.js';
+import { runForResult } from '../machines/run-plan.js';
+import type { ApplyMode } from '../machines/apply-plan.js';
+import { applyInSession, dryRunInSession } from './ask.js';
+import { warn, type CommandContext } from './context.js';
+import { runGroup } from './group.js';
+import { confirmByTyping } from './prompt.js';
+import { withSession, type Session } from './session.js';
+
+type Flags = Record<string, unknown> & {
+  plan?: boolean;
+  dryRun?: boolean;
+  resume?: boolean;
+  fresh?: boolean;
+  useContext?: boolean;
+};
+
+const str = (v: unknown): string | undefined => (v === undefined || v === null || v === '' ? undefined : String(v));
+
+/** Reads through the executor (a one-step read plan), as the dry-run preview does. */
+function catalogueRead(session: Session): CatalogueRead {
+  return (args) => runForResult(session, { version: 1, provider: 'gpucloud', commands: [{ args, reason: 'read the catalogue to compile the plan' }] });
+}
+
+/** `argv` is what follows `assistant k8s create`. */
+export async function runK8sCreate(ctx: CommandContext, argv: string[]): Promise<number> {
+  return runGroup('k8s create', argv, ctx, (cli, start) => {
+    const common = (c: ReturnType<typeof cli.command>) =>
+      c
+        .option('--plan', 'Print the plan (JSON) on stdout; nothing is created')
+        .option('--dry-run', 'Show the steps and what they cost; only reads are sent')
+        .option('--resume', 'Continue the unfinished run of this cluster plan (the plan kept when it started)')
+        .option('--fresh', 'Start the plan again although it ran before');
+    common(
+      cli
+        .command('gpucloud <name>', 'Kubernetes on a gpucloud Instant Cluster: create it, wait until it runs, merge its kubeconfig as context <name>')
+        .option('--cluster-type <code>', 'Cluster type (default: the cheapest available in the location)')
+        .option('--location <code>', 'Location (default: gpucloud.default_location, else where the type is available)')
+        .option('--image <image>', 'Cluster image (default: the one labelled for Kubernetes)')
+        .option('--use-context', 'Make <name> the current kubeconfig context')
+        .option('--wait-timeout <s>', 'How long to wait for the cluster to run (default 1800)')
+        .option('--poll-interval <s>', 'How often to ask while waiting (default 10)'),
+    )
+      .example('  assistant k8s create gpucloud gpu-k8s --plan')
+      .example('  assistant k8s create gpucloud gpu-k8s --cluster-type 16H100 --location FIN-01 --use-context')
+      .action((name: string, opts: Flags) => start(() => createGpuCloud(ctx, name, opts)));
+    common(
+      cli
+        .command('eks <name>', 'An EKS cluster with one node group (cloud_a CLI steps)')
+        .option('--nodes <n>', 'Worker nodes (default 2)')
+        .option('--workers <n>', 'Same as --nodes')
+        .option('--node-type <type>', 'Instance type of the nodes (default t3.medium)')
+        .option('--role-arn <arn>', 'IAM role of the control plane (required)')
+        .option('--node-role-arn <arn>', 'IAM role of the nodes (default: --role-arn)')
+        .option('--subnets <ids>', 'Comma-separated subnet IDs, two zones at least (required)')
+        .option('--region <region>', 'Region (default: kubernetes.clusters.<name>.region, else the profile\'s)')
+        .option('--profile <name>', 'cloud_a profile (default: kubernetes.clusters.<name>.profile)'),
+    ).action((name: string, opts: Flags) =>
+      start(() =>
+        withSession(ctx, async (session) => {
+          const configured = session.config.kubernetes?.clusters?.[name];
+          const plan = savedFor(ctx, `eks-${name}`, opts) ?? compileEksCreate({
+            name,
+            nodes: opts.nodes ?? opts.workers,
+            nodeType: str(opts.nodeType),
+            roleArn: str(opts.roleArn),
+            nodeRoleArn: str(opts.nodeRoleArn),
+            subnets: str(opts.subnets),
+            region: str(opts.region) ?? configured?.region,
+            profile: str(opts.profile) ?? configured?.profile,
+            kubeconfig: session.config.kubernetes?.kubeconfig ? expandHome(session.config.kubernetes.kubeconfig, ctx.home) : undefined,
+          });
+          return applyCompiled(ctx, session, `eks-${name}`, plan, opts, { what: `Create EKS cluster ${name}`, expected: name });
+        }),
+      ),
+    );
+    common(
+      cli
+        .command('gke <name>', 'A GKE cluster (cloud_b CLI steps)')
+        .option('--nodes <n>', 'Nodes (default 3)')
+        .option('--workers <n>', 'Same as --nodes')
+        .option('--node-type <type>', 'Machine type (default e2-standard-4)')
+        .option('--gcp-project <id>', 'Project (required)')
+        .option('--location <zone|region>', 'Zone or region (default: gcloud\'s configured one)'),
+    ).action((name: string, opts: Flags) =>
+      start(() =>
+        withSession(ctx, async (session) => {
+          const plan = savedFor(ctx, `gke-${name}`, opts) ?? compileGkeCreate({ name, nodes: opts.nodes ?? opts.workers, nodeType: str(opts.nodeType), gcpProject: str(opts.gcpProject), location: str(opts.location) });
+          return applyCompiled(ctx, session, `gke-${name}`, plan, opts, { what: `Create GKE cluster ${name}`, expected: name });
+        }),
+      ),
+    );
+    common(
+      cli
+        .command('kubeadm <name>', 'Kubernetes with kubeadm on hosts you reach as root over SSH (gpucloud.ssh_key_path)')
+        .option('--host <ip>', 'The control-plane host (required)')
+        .option('--workers <ips>', 'Comma-separated worker hosts to join')
+        .option('--use-context', 'Make <name> the current kubeconfig context'),
+    ).action((name: string, opts: Flags) =>
+      start(() =>
+        withSession(ctx, async (session) => {
+          const plan = savedFor(ctx, `kubeadm-${name}`, opts) ?? compileKubeadmCreate({ name, host: str(opts.host), workers: str(opts.workers), useContext: Boolean(opts.useContext) });
+          if (!opts.plan && !opts.dryRun) checkSshReady(ctx, session, name, opts);
+          return applyCompiled(ctx, session, `kubeadm-${name}`, plan, opts, { what: `Install Kubernetes (kubeadm) as cluster ${name} on the given hosts`, expected: name });
+        }),
+      ),
+    );
+  });
+}
+
+async function createGpuCloud(ctx: CommandContext, name: string, opts: Flags): Promise<number> {
+  requireClusterName(name, 'gpucloud');
+  return withSession(ctx, async (session) => {
+    const plan =
+      savedFor(ctx, `gpucloud-${name}`, opts) ??
+      (await compileGpuCloudCreate(
+        {
+          name,
+          clusterType: str(opts.clusterType),
+          location: str(opts.location),
+          image: str(opts.image),
+          useContext: Boolean(opts.useContext),
+          defaultLocation: session.predefined.DEFAULT_LOCATION,
+          waitTimeoutS: seconds(opts.waitTimeout, '--wait-timeout'),
+          pollIntervalS: seconds(opts.pollInterval, '--poll-interval'),
+        },
+        catalogueRead(session),
+      ));
+    if (!opts.plan && !opts.dryRun) {
+      if (!session.predefined.DEFAULT_SSH_KEY_ID) {
+        throw new InvalidInputError('no_default_ssh_key', 'the cluster needs an SSH key and gpucloud.default_ssh_key_id is not set; nothing was sent', {
+          hint: "list your keys with 'assistant gpucloud list ssh-keys' and set gpucloud.default_ssh_key_id",
+        });
+      }
+      checkSshReady(ctx, session, name, opts);
+      if (ctx.globals.sandbox) warn(ctx, "the sandbox's clusters have documentation-range IPs (203.0.113.x): the SSH step cannot reach them and fails at its timeout; --plan and --dry-run show the plan");
+    }
+    return applyCompiled(ctx, session, `gpucloud-${name}`, plan, opts, { what: `Create Instant Cluster ${name} (delete it with 'assistant k8s delete gpucloud ${name}')`, expected: name });
+  });
+}
+
+/**
+ * What must hold before a cluster is paid for: the SSH key that fetches its kubeconfig is readable, and
+ * the context name is free (or the same cluster's). A resumed run skips the name check: its own merge may
+ * already have happened.
+ */
+function checkSshReady(ctx: CommandContext, session: Session, name: string, opts: Flags): void {
+  const settings = sshSettingsFor({ config: session.config, env: ctx.env, home: ctx.home });
+  readPrivateKey(settings);
+  if (!opts.resume) assertContextFree(settings.kubeconfigPath, name);
+}
+
+function seconds(value: unknown, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!(n > 0 && n <= 86_400)) throw new UsageError(`${flag} must be 1 to 86400 seconds`);
+  return n;
+}
+
+const planDir = (ctx: CommandContext) => join(ctx.home, '.assistant', 'k8s');
+
+/** With --resume: the plan kept when this cluster's run started, so the same plan (and journal) continues. */
+function savedFor(ctx: CommandContext, key: string, opts: Flags): Plan | undefined {
+  if (!opts.resume) return undefined;
+  try {
+    return JSON.parse(readFileSync(join(planDir(ctx), `${key}.plan.json`), 'utf8')) as Plan;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The kept plan is what --resume continues: a new run with other flags must not replace the plan of a
+ * run that is still unfinished (its cluster may exist already), unless asked to with --fresh.
+ */
+function refuseIfAnotherUnfinished(ctx: CommandContext, key: string, plan: Plan): void {
+  const raw = savedFor(ctx, key, { resume: true });
+  // Journals are keyed by the plan as validation parses it (schema key order), so hash that form.
+  const kept = raw && PlanSchema.safeParse(raw).data;
+  if (!kept || planHash(kept) === planHash(PlanSchema.parse(plan))) return;
+  const state = RunJournal.forPlan(ctx.home, kept).load();
+  if (!state || state.finished) return;
+  throw new SafetyRefusal(`an unfinished run of this cluster's plan exists (${state.completed.size} of ${state.steps} steps done) with other settings; starting another could create a second cluster`, {
+    hint: `continue it with --resume, or start over with --fresh (its plan: ${join(planDir(ctx), `${key}.plan.json`)})`,
+  });
+}
+
+function keepPlan(ctx: CommandContext, key: string, plan: Plan): string {
+  mkdirSync(planDir(ctx), { recursive: true, mode: 0o700 });
+  const file = join(planDir(ctx), `${key}.plan.json`);
+  writeFileSync(file, JSON.stringify(plan, null, 2) + '\n', { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return file;
+}
+
+interface Confirmation {
+  what: string;
+  /** What the user types to confirm (the cluster name). */
+  expected: string;
+}
+
+/** --plan prints; --dry-run previews; else confirm (unless --yes or resuming) and apply like `ask --apply`. */
+async function applyCompiled(ctx: CommandContext, session: Session, key: string, plan: Plan, opts: Flags, confirmation: Confirmation, destroyer = false): Promise<number> {
+  if (opts.plan) {
+    ctx.io.stdout.write(JSON.stringify(plan, null, 2) + '\n');
+    return ExitCode.ok;
+  }
+  if (opts.dryRun) return dryRunInSession(ctx, session, plan, { destroyer, allowDuplicateNames: false });
+  const mode: ApplyMode = opts.resume ? 'resume' : opts.fresh ? 'fresh' : 'new';
+  if (mode !== 'resume') {
+    await confirmByTyping(ctx, confirmation.what, confirmation.expected, destroyer ? 'This cannot be undone.' : 'It is billed until you delete it; review it first with --plan or --dry-run.');
+  }
+  if (mode === 'new') refuseIfAnotherUnfinished(ctx, key, plan);
+  const file = keepPlan(ctx, key, plan);
+  ctx.io.stderr.write(`plan kept in ${file} (continue it with --resume, or: assistant ask --apply --resume --plan-file ${file})\n`);
+  return applyInSession(ctx, session, plan, { destroyer, mode, allowDuplicateNames: false });
+}
+
+/** `argv` is what follows `assistant k8s delete`. */
+export async function runK8sDelete(ctx: CommandContext, argv: string[]): Promise<number> {
+  return runGroup('k8s delete', argv, ctx, (cli, start) => {
+    cli
+      .command('gpucloud <name>', 'Delete (discontinue) the Instant Cluster <name>: a destructive plan, confirmed by typing the name (--yes skips)')
+      .option('--plan', 'Print the plan (JSON) on stdout; nothing is deleted')
+      .option('--dry-run', 'Show the step; only reads are sent')
+      .action((name: string, opts: Flags) =>
+        start(() =>
+          withSession(ctx, async (session) => {
+            requireClusterName(name, 'gpucloud');
+            const read = (plan: Plan) => runForResult(session, plan);
+            const record = await resolveRecord(read, requireKind('clusters'), name);
+            const id = String(record.id);
+            const plan: Plan = {
+              version: 1,
+              provider: 'gpucloud',
+              summary: `delete Instant Cluster ${name} (${id})`,
+              commands: [{ args: ['gpucloud-api', 'PUT', '/v1/clusters', JSON.stringify({ actions: [{ action: 'discontinue', id }] })], reason: `discontinue (delete) Instant Cluster ${name}` }],
+            };
+            const code = await applyCompiled(ctx, session, `delete-gpucloud-${name}`, plan, { ...opts, fresh: true }, { what: `Discontinue (delete) Instant Cluster ${name} (${id}) and everything on it`, expected: name }, true);
+            if (code === ExitCode.ok && !opts.plan && !opts.dryRun) {
+              ctx.io.stderr.write(`its kubeconfig context is kept; remove it with: kubectl config delete-context ${name}; kubectl config delete-cluster ${name}; kubectl config delete-user ${name}\n`);
+            }
+            return code;
+          }),
+        ),
+      );
+  });
+}

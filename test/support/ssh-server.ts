@@ -1,0 +1,157 @@
+/**
+ * An SSH server inside the test (ssh2's `Server`): accepts root with one public key, records every exec
+ * command, serves files for `cat <path>`, can drop the first N connections (sshd not up yet on a fresh
+ * node) and can switch its host key (a rebuilt host, or a man in the middle).
+ */
+import { createServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ssh2 from 'ssh2';
+
+const { Server, utils } = ssh2;
+
+export interface ExecAnswer {
+  stdout?: string;
+  stderr?: string;
+  code?: number;
+}
+
+export interface SshTestServerOptions {
+  /** Files `cat <path>` prints (e.g. `/root/.kube/config`); a missing one answers like cat does. */
+  files?: Record<string, string>;
+  /** Answers for other commands; default: exit 0, no output. */
+  exec?: (command: string) => ExecAnswer;
+  /** Drop this many connections before answering the first one. */
+  refuseFirst?: number;
+  /** More loopback addresses to answer on, same port (`127.0.0.2`): several "hosts" for one test. */
+  alsoOn?: string[];
+}
+
+export interface SshTestServer {
+  port: number;
+  /** Every exec command, in order, as the client sent it. */
+  commands: string[];
+  /** Users that authenticated. */
+  users: string[];
+  /** TCP connections seen (dropped ones included). */
+  connections(): number;
+  files: Record<string, string>;
+  /** Switch to another host key (new connections present it). */
+  rotateHostKey(): void;
+  /** The private key file a client should use (written 0600 in `dir`). */
+  clientKeyPath: string;
+  close(): Promise<void>;
+}
+
+function newHostServer(opts: { hostKey: string; allowed: ReturnType<typeof utils.parseKey>; state: { commands: string[]; users: string[]; files: Record<string, string>; exec?: SshTestServerOptions['exec'] } }) {
+  return new Server({ hostKeys: [opts.hostKey] }, (client) => {
+    client.on('error', () => undefined);
+    client.on('authentication', (ctx) => {
+      const allowed = opts.allowed as ssh2.ParsedKey;
+      if (ctx.method !== 'publickey' || ctx.username !== 'root') return ctx.reject(['publickey']);
+      if (ctx.key.algo !== allowed.type || !ctx.key.data.equals(allowed.getPublicSSH())) return ctx.reject(['publickey']);
+      if (!ctx.signature) return ctx.accept(); // the "would this key do" probe
+      if (!allowed.verify(ctx.blob!, ctx.signature, ctx.hashAlgo)) return ctx.reject(['publickey']);
+      opts.state.users.push(ctx.username);
+      ctx.accept();
+    });
+    client.on('ready', () => {
+      client.on('session', (accept) => {
+        const session = accept();
+        session.on('exec', (acceptExec, _reject, info) => {
+          opts.state.commands.push(info.command);
+          const stream = acceptExec();
+          const cat = /^cat (\S+)$/.exec(info.command);
+          let answer: ExecAnswer;
+          if (cat) {
+            const content = opts.state.files[cat[1]!];
+            answer = content === undefined ? { stderr: `cat: ${cat[1]}: No such file or directory\n`, code: 1 } : { stdout: content, code: 0 };
+          } else answer = opts.state.exec?.(info.command) ?? { code: 0 };
+          if (answer.stdout) stream.write(answer.stdout);
+          if (answer.stderr) stream.stderr.write(answer.stderr);
+          stream.exit(answer.code ?? 0);
+          stream.end();
+        });
+      });
+    });
+  });
+}
+
+export async function startSshServer(dir: string, opts: SshTestServerOptions = {}): Promise<SshTestServer> {
+  const clientKeys = utils.generateKeyPairSync('ed25519');
+  const clientKeyPath = join(dir, 'id_ed25519');
+  writeFileSync(clientKeyPath, clientKeys.private, { mode: 0o600 });
+  chmodSync(clientKeyPath, 0o600);
+  const allowed = utils.parseKey(clientKeys.public);
+  if (allowed instanceof Error) throw allowed;
+  const state = { commands: [] as string[], users: [] as string[], files: { ...(opts.files ?? {}) }, exec: opts.exec };
+  let current = newHostServer({ hostKey: utils.generateKeyPairSync('ed25519').private, allowed, state });
+  let refuse = opts.refuseFirst ?? 0;
+  let connections = 0;
+  const sockets = new Set<Socket>();
+  // A plain TCP front: it can drop connections (sshd not up yet) and hands the rest to the SSH server
+  // of the current host key.
+  const front: NetServer = createServer((socket) => {
+    connections++;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    if (refuse > 0) {
+      refuse--;
+      socket.destroy();
+      return;
+    }
+    current.injectSocket(socket);
+  });
+  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+  const port = (front.address() as AddressInfo).port;
+  const extra: NetServer[] = [];
+  for (const address of opts.alsoOn ?? []) {
+    const more = createServer((socket) => front.emit('connection', socket));
+    await new Promise<void>((resolve, reject) => more.once('error', reject).listen(port, address, resolve));
+    extra.push(more);
+  }
+  return {
+    port,
+    commands: state.commands,
+    users: state.users,
+    files: state.files,
+    connections: () => connections,
+    rotateHostKey() {
+      current = newHostServer({ hostKey: utils.generateKeyPairSync('ed25519').private, allowed, state });
+    },
+    clientKeyPath,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        for (const more of extra) more.close();
+        front.close(() => resolve());
+      }),
+  };
+}
+
+/** A kubeconfig as kubeadm writes /etc/kubernetes/admin.conf (what /root/.kube/config holds on a head node). */
+export function headNodeKubeconfig(opts: { server?: string; ca?: string; cert?: string; key?: string } = {}): string {
+  return [
+    'apiVersion: v1',
+    'clusters:',
+    '- cluster:',
+    `    certificate-authority-data: ${opts.ca ?? 'Q0EtREFUQS1PRi1USEUtQ0xVU1RFUg=='}`,
+    `    server: ${opts.server ?? 'https://10.0.0.2:6443'}`,
+    '  name: kubernetes',
+    'contexts:',
+    '- context:',
+    '    cluster: kubernetes',
+    '    user: kubernetes-admin',
+    '  name: kubernetes-admin@kubernetes',
+    'current-context: kubernetes-admin@kubernetes',
+    'kind: Config',
+    'preferences: {}',
+    'users:',
+    '- name: kubernetes-admin',
+    '  user:',
+    `    client-certificate-data: ${opts.cert ?? 'Q0xJRU5ULUNFUlQtU0VDUkVU'}`,
+    `    client-key-data: ${opts.key ?? 'Q0xJRU5ULUtFWS1TRUNSRVQtUEFZTE9BRA=='}`,
+    '',
+  ].join('\n');
+}
