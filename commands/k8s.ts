@@ -107,7 +107,7 @@ function applyMode(ctx: CommandContext, plan: Plan, opts: { resume?: boolean; fr
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   if (argv[0] === 'create') return clusterCommand('create', argv.slice(1), ctx);
-  if (argv[0] === 'delete' && argv[1] === 'gpucloud') return clusterCommand('delete', argv.slice(2), ctx);
+  if (argv[0] === 'delete' && argv[1] === 'gpucloud') return clusterCommand('delete', argv.slice(1), ctx);
   return runGroup(
     'k8s',
     argv,

@@ -158,12 +158,6 @@ test('an unknown --cluster is an input error naming the contexts that exist; not
   assert.match(none.stderr, /error: no_kubeconfig: .*\.kube\/config/);
 });
 
-test('k8s create answers "not available yet" until commands/k8s-create.ts exists (exit 2)', async () => {
-  const r = await runCli(['k8s', 'create', 'gpucloud', 'c1', '--plan']);
-  assert.is(r.code, 2);
-  assert.match(r.stderr, /error: not_available: /);
-});
-
 test('an API server that never answers ends at --timeout with error: timeout (exit 1), not as an interruption', async () => {
   const silent = createServer(() => undefined);
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
