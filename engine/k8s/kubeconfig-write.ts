@@ -12,11 +12,12 @@
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { delimiter, dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { parse, stringify } from 'yaml';
 import type { Config } from '../../schemas/config.js';
 import { AssistantError, ExitCode, InvalidInputError, OperationError } from '../errors.js';
+import { expandHome, kubeconfigPaths } from './kubeconfig.js';
 
 type Obj = Record<string, unknown>;
 interface Named {
@@ -24,17 +25,9 @@ interface Named {
   [key: string]: unknown;
 }
 
-/** The kubeconfig contexts are merged into: `kubernetes.kubeconfig`, else KUBECONFIG's first path, else ~/.kube/config. */
+/** The kubeconfig contexts are merged into: the first of the files read (`kubernetes.kubeconfig`, else KUBECONFIG's first path, else ~/.kube/config). */
 export function kubeconfigPathFor(config: Config, env: Record<string, string | undefined>, home: string): string {
-  const configured = config.kubernetes?.kubeconfig?.trim();
-  if (configured) return expandHome(configured, home);
-  const first = (env.KUBECONFIG ?? '').split(delimiter).find((p) => p.trim());
-  if (first) return expandHome(first.trim(), home);
-  return join(home, '.kube', 'config');
-}
-
-export function expandHome(path: string, home: string): string {
-  return path === '~' ? home : path.startsWith('~/') ? join(home, path.slice(2)) : path;
+  return kubeconfigPaths(config, env, home)[0]!;
 }
 
 /** The cluster and user of a head node's kubeconfig, with the server rewritten to the public host. */

@@ -71,7 +71,8 @@ export function kubeconfigPaths(config: Config, env: Record<string, string | und
   return [join(home, '.kube', 'config')];
 }
 
-function expandHome(p: string, home: string): string {
+/** `~` and `~/…` in a configured path, relative paths against the working directory. */
+export function expandHome(p: string, home: string): string {
   return p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : resolve(p);
 }
 

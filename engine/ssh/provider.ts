@@ -4,7 +4,8 @@
  * settings (key, port, known_hosts, kubeconfig path); each step opens and closes its own connection.
  */
 import type { Provider } from '../provider.js';
-import { expandHome, kubeconfigPathFor } from '../k8s/kubeconfig-write.js';
+import { kubeconfigPathFor } from '../k8s/kubeconfig-write.js';
+import { expandHome } from '../k8s/kubeconfig.js';
 import { knownHostsPath } from './known-hosts.js';
 import type { SshSettings } from './remote.js';
 import { sshExec } from './verbs/exec.js';
