@@ -10,6 +10,7 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: Comma
   ask: { summary: 'Answer a question, write a plan for a request (--maker) or apply one (--apply)', load: () => import('./commands/ask.js') },
   gpucloud: { summary: 'List, get and act on gpucloud resources directly (no AI)', load: () => import('./commands/gpucloud.js') },
   cost: { summary: 'What gpucloud costs now, on what, and when the balance runs out (summary, detail, forecast, export)', load: () => import('./commands/cost.js') },
+  deploy: { summary: 'Deploy a repository to gpucloud as a reviewable plan (instance or serverless container)', load: () => import('./commands/deploy.js') },
   plan: { summary: 'Validate plan documents before applying them', load: () => import('./commands/plan.js') },
   config: { summary: 'Show the effective configuration', load: () => import('./commands/config.js') },
   credentials: { summary: 'Test provider credentials', load: () => import('./commands/credentials.js') },

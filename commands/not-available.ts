@@ -18,7 +18,6 @@ export const NOT_AVAILABLE_YET: readonly NotYet[] = [
   { group: 'cost', sub: 'trend', what: 'the cost trend from recorded snapshots' },
   { group: 'cost', sub: 'anomalies', what: 'cost anomalies' },
   { group: 'cost', sub: 'tags', what: 'cost grouped by tag' },
-  { group: 'deploy', what: 'deploying a repository' },
   { group: 'onboarding', what: 'onboarding (scan for and install provider tools)' },
   { group: 'box', what: 'the sandbox runtime (box catalog, manifest, serve)' },
   { group: 'talk', what: 'the interactive session' },
