@@ -173,6 +173,7 @@ function compileInstance(req: DeployRequest, live: LiveState): CompiledDeploy {
   });
   const notes: string[] = [];
   if (secretNames.length) notes.push(`secret variables are not put on the instance by this plan (a startup script is stored in plain text): add ${secretNames.join(', ')} to /etc/assistant-deploy/${req.name}.env on the instance, then: systemctl restart assistant-deploy-${req.name}`);
+  if (/^(file:|\/|\.|[A-Za-z]:\\)/.test(req.url) || !/[:@]/.test(req.url)) notes.push(`the repository is a local path (${req.url}): the instance cannot fetch it from there; deploy from a URL the instance can reach`);
   if (req.privateRepo) notes.push('the repository is private: the instance clones it itself, so give it read access of its own (a deploy key); the token used here is never sent to it');
   const wantedScript = scriptName(req.name, req.sha, script);
   // A script of this name has this content (the name carries its digest): reuse it rather than create it twice.
