@@ -71,7 +71,9 @@ export async function withClone<T>(opts: CloneOptions, fn: (clone: Clone) => Pro
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
   process.once('exit', cleanup);
   try {
-    const env = gitEnv(kind, opts.token);
+    // A token travels only encrypted, or to this machine (plain http to 127.0.0.1/localhost).
+    const loopback = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\//i.test(opts.url);
+    const env = gitEnv(kind, kind === 'https' || loopback ? opts.token : undefined);
     const git = (args: string[], cwd?: string) => runGit(args, { cwd, env, signal: opts.signal });
     if (opts.ref && FULL_SHA.test(opts.ref)) {
       // A sha is not a ref `clone --branch` accepts: fetch exactly that commit.
@@ -114,12 +116,19 @@ function gitEnv(kind: ReturnType<typeof remoteKind>, token: string | undefined):
 function runGit(args: string[], opts: { cwd?: string; env: NodeJS.ProcessEnv; signal?: AbortSignal }): Promise<string> {
   return new Promise((resolve, reject) => {
     if (opts.signal?.aborted) return reject(new InterruptedError('interrupted while cloning'));
-    const child = spawn('git', args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group: an interrupt kills git and its transport helpers (git-remote-http, ssh) together.
+    const child = spawn('git', args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    const onAbort = () => child.kill('SIGTERM');
+    const onAbort = () => {
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        child.kill('SIGTERM');
+      }
+    };
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     child.on('error', (e) => {
       opts.signal?.removeEventListener('abort', onAbort);

@@ -128,3 +128,80 @@ function accepts(port: number): Promise<boolean> {
     socket.once('error', () => resolve(false));
   });
 }
+
+export interface GitHttp {
+  /** http://127.0.0.1:<port>/<name> */
+  urlOf(name: string): string;
+  /** Every request seen: URL and headers (to prove where a token did and did not travel). */
+  seen: { url: string; authorization?: string }[];
+  /** While held, requests are accepted but not answered (a stalled server, for Ctrl-C tests). */
+  hold(on: boolean): void;
+  close(): Promise<void>;
+}
+
+/**
+ * git's smart HTTP protocol on 127.0.0.1 through `git http-backend` (CGI), for private-repository
+ * tests: with `token`, every request without `Authorization: Basic base64(x-access-token:<token>)` is 401.
+ */
+export async function startGitHttp(root: string, opts: { token?: string } = {}): Promise<GitHttp> {
+  const { createServer: createHttp } = await import('node:http');
+  const expected = opts.token ? `Basic ${Buffer.from(`x-access-token:${opts.token}`).toString('base64')}` : undefined;
+  const seen: GitHttp['seen'] = [];
+  let held = false;
+  const server = createHttp((req, res) => {
+    seen.push({ url: req.url ?? '', authorization: req.headers.authorization });
+    if (held) return; // never answered
+    if (expected && req.headers.authorization !== expected) {
+      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"' }).end('authentication required');
+      return;
+    }
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const cgi = spawn('git', ['http-backend'], {
+      env: {
+        ...GIT_ENV,
+        GIT_PROJECT_ROOT: root,
+        GIT_HTTP_EXPORT_ALL: '1',
+        PATH_INFO: decodeURIComponent(url.pathname),
+        QUERY_STRING: url.search.slice(1),
+        REQUEST_METHOD: req.method ?? 'GET',
+        CONTENT_TYPE: req.headers['content-type'] ?? '',
+        GIT_PROTOCOL: String(req.headers['git-protocol'] ?? ''),
+        REMOTE_ADDR: '127.0.0.1',
+      },
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    req.pipe(cgi.stdin!);
+    let head = Buffer.alloc(0);
+    let headersDone = false;
+    cgi.stdout!.on('data', (chunk: Buffer) => {
+      if (headersDone) return void res.write(chunk);
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      headersDone = true;
+      let status = 200;
+      for (const line of head.subarray(0, end).toString('utf8').split('\r\n')) {
+        const i = line.indexOf(':');
+        const k = line.slice(0, i).trim();
+        const v = line.slice(i + 1).trim();
+        if (k.toLowerCase() === 'status') status = parseInt(v, 10);
+        else res.setHeader(k, v);
+      }
+      res.writeHead(status);
+      res.write(head.subarray(end + 4));
+    });
+    cgi.stdout!.on('end', () => res.end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    urlOf: (name) => `http://127.0.0.1:${port}/${name}`,
+    seen,
+    hold: (on) => (held = on),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
