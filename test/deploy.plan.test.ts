@@ -9,7 +9,10 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../emulator/index.js';
-import { runCli, withEmulator } from './support/cli.js';
+import { PassThrough } from 'node:stream';
+import type { CommandContext } from '../commands/context.js';
+import { run as runDeploy } from '../commands/deploy.js';
+import { runCli, tempHome, withEmulator } from './support/cli.js';
 import { COMPOSE_IMAGE, FASTAPI_TORCH, makeRepo, NODE_DOCKER, NOTHING } from './support/git-repos.js';
 
 const T = { timeoutMs: 120_000 };
@@ -166,6 +169,40 @@ test('a repository with nothing to run is refused in a pipe naming --start; an u
     const settled = await runCli(['--config', config(), 'deploy', nothing.url, '--start', './serve --fast', '--port', '7000'], { ...T, env });
     assert.is(settled.code, 0, settled.stderr);
     const script = body(JSON.parse(settled.stdout).commands[0]).script as string;
+    assert.ok(script.includes('exec ./serve --fast'));
+    assert.ok(script.includes('PORT=7000'));
+  });
+});
+
+test('on a terminal the unknowns are asked instead: the start command, then the port (a wrong answer is asked again)', async () => {
+  const nothing = makeRepo('notes', NOTHING);
+  await withEmulator(async ({ env }) => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let out = '';
+    let err = '';
+    stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    const home = tempHome();
+    const ctx: CommandContext = {
+      io: { stdout, stderr, stdin, stdoutIsTTY: false, stderrIsTTY: true, stdinIsTTY: true, columns: 120, color: false },
+      env: { ...env, HOME: home },
+      home,
+      globals: { config: config(), output: 'table', outputExplicit: false, debug: false, yes: false, sandbox: false },
+      signal: new AbortController().signal,
+    };
+    const answer = async (prompt: string, text: string) => {
+      for (let i = 0; !err.includes(prompt) && i < 1200; i++) await new Promise((r) => setTimeout(r, 50));
+      stdin.write(text);
+    };
+    const done = runDeploy([nothing.url], ctx);
+    await answer('Command that starts the service:', './serve --fast\n');
+    await answer('Port the service listens on:', 'eighty\n');
+    await answer('a port is a number from 1 to 65535', '7000\n');
+    assert.is(await done, 0, err);
+    assert.match(err, /nothing to run found/);
+    const script = body(JSON.parse(out).commands[0]).script as string;
     assert.ok(script.includes('exec ./serve --fast'));
     assert.ok(script.includes('PORT=7000'));
   });
