@@ -78,6 +78,21 @@ test('the temp dir is removed after a deploy, after a failed clone and after a r
   });
 });
 
+test('a clone left by a killed deploy (kill -9 runs no cleanup) is swept by the next deploy; a live process keeps its own', async () => {
+  const repo = makeRepo('web', NODE_DOCKER);
+  const tmp = mkdtempSync(join(tmpdir(), 'deploy-tmp-'));
+  const dead = spawn(process.execPath, ['-e', '0']);
+  const deadPid = await new Promise<number>((resolve) => dead.on('exit', () => resolve(dead.pid!)));
+  mkdirSync(join(tmp, `assistant-deploy-${deadPid}-abc123`, 'repo'), { recursive: true });
+  mkdirSync(join(tmp, `assistant-deploy-${process.pid}-live01`));
+  mkdirSync(join(tmp, 'someone-else'));
+  await withEmulator(async ({ env }) => {
+    const r = await runCli(['--config', config(), 'deploy', repo.url], { ...T, env: { ...env, ASSISTANT_DEPLOY_TMPDIR: tmp } });
+    assert.is(r.code, 0, r.stderr);
+  });
+  assert.equal(readdirSync(tmp).sort(), [`assistant-deploy-${process.pid}-live01`, 'someone-else']);
+});
+
 test('Ctrl-C while git waits on a stalled server: exit 130 and the temp dir is removed', async () => {
   const root = mkdtempSync(join(tmpdir(), 'deploy-http-'));
   makeRepo('web', NODE_DOCKER, root);

@@ -8,7 +8,7 @@
  * plan, a log or an error: it is registered with the redactor and masked in git's own messages too.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InterruptedError, OperationError, UsageError } from '../errors.js';
@@ -65,7 +65,9 @@ export function repoName(url: string): string {
 export async function withClone<T>(opts: CloneOptions, fn: (clone: Clone) => Promise<T>): Promise<T> {
   const kind = remoteKind(opts.url);
   if (opts.token) registerSecret(opts.token);
-  const dir = mkdtempSync(join(opts.tmpRoot ?? tmpdir(), CLONE_DIR_PREFIX));
+  const root = opts.tmpRoot ?? tmpdir();
+  sweepOrphans(root);
+  const dir = mkdtempSync(join(root, `${CLONE_DIR_PREFIX}${process.pid}-`));
   const work = join(dir, 'repo');
   // Removal on process exit covers an uncaught throw after this point; Ctrl-C aborts the signal, git dies, finally runs.
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
@@ -90,6 +92,33 @@ export async function withClone<T>(opts: CloneOptions, fn: (clone: Clone) => Pro
   } finally {
     cleanup();
     process.removeListener('exit', cleanup);
+  }
+}
+
+/**
+ * Removes clones left by a deploy that was killed (kill -9 runs no cleanup): each dir carries its
+ * process id, and a dir whose process is gone is an orphan. A live process with a reused id keeps its dir.
+ */
+function sweepOrphans(root: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(new RegExp(`^${CLONE_DIR_PREFIX}(\\d+)-`).exec(name)?.[1]);
+    if (!pid || pid === process.pid || alive(pid)) continue;
+    rmSync(join(root, name), { recursive: true, force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
