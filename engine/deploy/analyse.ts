@@ -233,7 +233,9 @@ export function modelMemoryGb(text: string): number | undefined {
 
 export function analyseRepo(dir: string): Stack {
   const stack: Stack = { portCandidates: [], gpu: { needed: false, reasons: [] }, env: [], evidence: [] };
+  // Ports named in code, scripts and files beat a framework's default, which is only a fallback.
   const ports: number[] = [];
+  const defaults: number[] = [];
   const gpuReason = (r: string) => {
     stack.gpu.needed = true;
     stack.gpu.reasons.push(r);
@@ -251,17 +253,17 @@ export function analyseRepo(dir: string): Stack {
       const app = pythonAppRef(dir, 'FastAPI');
       if (app) stack.start = `uvicorn ${app.ref} --host 0.0.0.0 --port $PORT`;
       if (app) ports.push(...portsInText(read(dir, app.file) ?? ''));
-      if (!ports.length) ports.push(8000);
+      defaults.push(8000);
     } else if (py.names.has('flask')) {
       stack.framework = 'flask';
       const app = pythonAppRef(dir, 'Flask');
       if (app) stack.start = py.names.has('gunicorn') ? `gunicorn -b 0.0.0.0:$PORT ${app.ref}` : `flask --app ${app.ref} run --host 0.0.0.0 --port $PORT`;
       if (app) ports.push(...portsInText(read(dir, app.file) ?? ''));
-      if (!ports.length) ports.push(5000);
+      defaults.push(5000);
     } else if (py.names.has('django') || hasManage) {
       stack.framework = 'django';
       if (hasManage) stack.start = 'python manage.py runserver 0.0.0.0:$PORT';
-      ports.push(8000);
+      defaults.push(8000);
     }
   }
 
@@ -279,7 +281,7 @@ export function analyseRepo(dir: string): Stack {
     const deps = { ...pkg.dependencies, ...pkg.devDependencies };
     if (deps.next) {
       stack.framework ??= 'next';
-      ports.push(3000);
+      defaults.push(3000);
     } else if (deps.express) stack.framework ??= 'express';
     else if (deps.fastify) stack.framework ??= 'fastify';
     for (const gpuPkg of ['@tensorflow/tfjs-node-gpu', 'onnxruntime-node-gpu']) if (deps[gpuPkg]) gpuReason(`${gpuPkg} in package.json`);
@@ -297,7 +299,8 @@ export function analyseRepo(dir: string): Stack {
   if (procWeb) {
     stack.start = procWeb[1]!.trim();
     stack.evidence.push('Procfile');
-    ports.push(...portsInText(stack.start));
+    const named = portsInText(stack.start);
+    if (named.length) ports.splice(0, ports.length, ...named);
   }
 
   // Dockerfile: its EXPOSE is the port, its CMD the start command, its FROM may need a GPU.
@@ -340,7 +343,7 @@ export function analyseRepo(dir: string): Stack {
   const mem = modelMemoryGb(`${env.text}\n${composeText}`);
   if (mem !== undefined && stack.gpu.needed) stack.gpu.memoryGb = mem;
 
-  stack.portCandidates = uniq(ports);
+  stack.portCandidates = uniq(ports.length ? ports : defaults);
   if (stack.portCandidates.length === 1) stack.port = stack.portCandidates[0];
   stack.gpu.reasons = uniq(stack.gpu.reasons);
   return stack;
