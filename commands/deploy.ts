@@ -72,7 +72,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant deploy https://github.com/me/api.git --location FIN-01 --apply')
       .example('  assistant deploy git@github.com:me/llm.git --ref v1.2 --instance-type 1A100.22V --apply --dry-run')
       .example('  assistant deploy ./web --target container --image ghcr.io/me/web:1.4 --env-file prod.env --apply')
-      .action((url: string, opts: DeployFlags) => start(() => deploy(ctx, url, opts)));
+      .action((url: string | number, opts: DeployFlags) => start(() => deploy(ctx, url, { ...opts, ...textFlags(argv) })));
   });
 }
 
@@ -83,7 +83,27 @@ const intFlag = (flag: string, v: string | number | undefined, fallback: number,
   return n;
 };
 
-async function deploy(ctx: CommandContext, url: string, opts: DeployFlags): Promise<number> {
+const TEXT_FLAGS = { ref: '--ref', name: '--name', target: '--target', provider: '--provider', location: '--location', start: '--start', instanceType: '--instance-type', image: '--image', envFile: '--env-file', healthPath: '--health-path' } as const;
+
+/**
+ * Text flags exactly as typed: cac turns number-like values into numbers (`--ref 1.10` would become
+ * the tag "1.1"), so they are read from argv (the last one wins, as with cac).
+ */
+function textFlags(argv: string[]): Partial<DeployFlags> {
+  const out: Record<string, string> = {};
+  const end = argv.indexOf('--');
+  const args = end === -1 ? argv : argv.slice(0, end);
+  for (const [key, flag] of Object.entries(TEXT_FLAGS)) {
+    args.forEach((arg, i) => {
+      if (arg === flag && args[i + 1] !== undefined) out[key] = args[i + 1]!;
+      else if (arg.startsWith(`${flag}=`)) out[key] = arg.slice(flag.length + 1);
+    });
+  }
+  return out;
+}
+
+async function deploy(ctx: CommandContext, rawUrl: string | number, opts: DeployFlags): Promise<number> {
+  const url = String(rawUrl);
   const provider = opts.provider ?? 'gpucloud';
   if (provider === 'cloud_a') {
     throw new InvalidInputError('not_available', 'deploying to cloud_a is not available yet: its provider (container service and VM targets as aws steps) comes in a later release', {

@@ -29,6 +29,7 @@ test('clones over a git daemon on 127.0.0.1 and file://, at the default branch, 
   const repo = makeRepo('web', NODE_DOCKER, root);
   const first = repo.sha;
   git(repo.dir, 'tag', 'v1');
+  git(repo.dir, 'tag', '1.10');
   git(repo.dir, 'checkout', '--quiet', '-b', 'next');
   const onNext = repo.commit({ 'next.txt': 'next\n' });
   git(repo.dir, 'checkout', '--quiet', 'main');
@@ -41,6 +42,7 @@ test('clones over a git daemon on 127.0.0.1 and file://, at the default branch, 
         [[], head],
         [['--ref', 'next'], onNext],
         [['--ref', 'v1'], first],
+        [['--ref', '1.10'], first], // a number-like tag stays text (not 1.1)
         [['--ref', first], first],
       ];
       for (const [ref, sha] of cases) {

@@ -149,6 +149,25 @@ test('a compose file naming an image plans a container deployment; secret env va
   });
 });
 
+test('instance target: plain env values go into the startup script, secret ones never (the plan says where to put them); an unpinned image is refused', async () => {
+  const repo = makeRepo('fastapi-gpu', FASTAPI_TORCH);
+  const token = 'hf_abcdefghijklmnopqrstuvwxyz012345';
+  const envFile = join(mkdtempSync(join(tmpdir(), 'deploy-env-')), 'prod.env');
+  writeFileSync(envFile, `HF_TOKEN=${token}\nLOG_LEVEL=debug\nMODEL_ID=meta-llama/Llama-3.1-8B-Instruct\n`, { mode: 0o600 });
+  await withEmulator(async ({ emu, env }) => {
+    const r = await runCli(['--config', config(), 'deploy', repo.url, '--env-file', envFile], { ...T, env });
+    assert.is(r.code, 0, r.stderr);
+    assert.not.ok((r.stdout + r.stderr).includes(token));
+    const script = body(JSON.parse(r.stdout).commands[0]).script as string;
+    assert.ok(script.includes('LOG_LEVEL=debug\nMODEL_ID=meta-llama/Llama-3.1-8B-Instruct\n'));
+    assert.match(r.stderr, /note: secret variables are not put on the instance by this plan .*: add HF_TOKEN to \/etc\/assistant-deploy\/fastapi-gpu.env/);
+    const latest = await runCli(['--config', config(), 'deploy', repo.url, '--image', 'ghcr.io/acme/api:latest'], { ...T, env });
+    assert.is(latest.code, 2);
+    assert.match(latest.stderr, /error: image_not_pinned: image "ghcr.io\/acme\/api:latest" has no version tag/);
+    assert.not.ok(emu.requests().some((q) => q.method !== 'GET' && q.path !== '/v1/oauth2/token'));
+  });
+});
+
 test('a repository with nothing to run is refused in a pipe naming --start; an unknown port names --port (exit 2, nothing sent)', async () => {
   const nothing = makeRepo('notes', NOTHING);
   const twoPorts = makeRepo('two-ports', { Dockerfile: 'FROM python:3.12-slim\nEXPOSE 8000 9090\nCMD ["python", "serve.py"]\n' });

@@ -260,8 +260,21 @@ function compileInstance(req: DeployRequest, live: LiveState): CompiledDeploy {
   };
 }
 
+/** A tag other than `latest`, or a digest (wire reference §16: the API rejects the rest). */
+function pinnedTag(image: string): boolean {
+  if (/@sha256:[0-9a-f]{64}$/i.test(image)) return true;
+  const last = image.slice(image.lastIndexOf('/') + 1);
+  const colon = last.lastIndexOf(':');
+  return colon > 0 && colon < last.length - 1 && last.slice(colon + 1) !== 'latest';
+}
+
 function compileContainer(req: DeployRequest, live: LiveState): CompiledDeploy {
   if (!req.image) throw new InvalidInputError('no_image', 'target container needs a prebuilt image', { hint: 'name it with --image <registry/name:tag>, or deploy to an instance (--target instance)' });
+  if (!pinnedTag(req.image)) {
+    throw new InvalidInputError('image_not_pinned', `image "${req.image}" has no version tag (or uses "latest"); gpucloud refuses such images for container deployments`, {
+      hint: 'name a pinned image with --image <registry/name:tag>',
+    });
+  }
   const existing = live.containers.find((c) => str(c, 'name') === req.name);
   const existingSecrets = new Set(live.secrets.map((s) => str(s, 'name')));
   const commands: PlanCommand[] = [];
