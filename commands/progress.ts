@@ -66,7 +66,7 @@ export function createStepProgress(io: Io, total: number): StepProgress {
     done(step) {
       const produced = Object.entries(step.produced).map(([k, v]) => ` ${k}=${v}`).join('');
       const dedupe = step.deduplicated ? ' (found the resource an earlier attempt created; not sent again)' : '';
-      const detail = `HTTP ${step.status ?? '-'} in ${Math.round(step.durationMs)} ms${produced}${dedupe}`;
+      const detail = `${step.status === undefined ? '' : `HTTP ${step.status} `}in ${Math.round(step.durationMs)} ms${produced}${dedupe}`;
       if (!spinner) return void io.stderr.write(`      done: ${detail}\n`);
       spinner.stop();
       running = false;

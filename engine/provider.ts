@@ -150,6 +150,8 @@ export interface ConnectOptions {
   warn?: (message: string) => void;
   /** Check the credentials afresh: no cached token is used or kept (`credentials test`). */
   freshCredentials?: boolean;
+  /** The environment (or profile) chosen with `--profile` for CLI providers (cloud_a: infra.cloud_a.environments.<name>). */
+  profile?: string;
   /** A stand-in endpoint with its own credentials (the sandbox emulator). */
   override?: { baseUrl: string; credentials: Record<string, string> };
 }

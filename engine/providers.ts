@@ -4,5 +4,6 @@
  */
 import { ProviderSet } from './provider.js';
 import { gpucloudProvider } from './gpucloud/provider.js';
+import { cloudAProvider } from './cloud_a/provider.js';
 
-export const PROVIDERS = new ProviderSet([gpucloudProvider]);
+export const PROVIDERS = new ProviderSet([gpucloudProvider, cloudAProvider]);

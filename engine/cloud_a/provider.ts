@@ -1,0 +1,152 @@
+/**
+ * cloud_a (AWS) as a provider of the plan engine: steps are `aws` command lines
+ * (`["aws", "<service>", "<operation>", …]`) run through the installed aws CLI with JSON output and the
+ * profile and region of the selected environment. Its name lookup lists buckets and instances so a
+ * create of a name that exists is refused before anything runs, and an interrupted create is adopted.
+ */
+import type { Config } from '../../schemas/config.js';
+import { option, parseCommand } from '../cli/argv.js';
+import { runCli, type CliTool } from '../cli/runner.js';
+import { cliVerb, type CliClient } from '../cli/verb.js';
+import { UsageError } from '../errors.js';
+import type { ArgProblem, NamedRecord, NameLookup, Provider } from '../provider.js';
+import { AWS_RULE_SET, AWS_SYNTAX } from './destroyer.js';
+
+export const AWS_TOOL: CliTool = {
+  command: 'aws',
+  installHint:
+    'install the AWS CLI (https://docs.aws.amazon.com/cli/latest/userguide/getting-started-install.html, or `pip install awscli`), then `aws configure`',
+  authFailures: [
+    /Unable to locate credentials/i,
+    /ExpiredToken|RequestExpired|security token included in the request is (?:expired|invalid)/i,
+    /InvalidClientTokenId|UnrecognizedClientException|AuthFailure|InvalidAccessKeyId|SignatureDoesNotMatch/,
+    /Error loading SSO Token|SSO session associated with this profile has expired|Token has expired and refresh failed/i,
+    /The config profile \(.*\) could not be found/,
+  ],
+  authHint: 'log in with `aws configure` (access keys) or `aws sso login --profile <profile>` (SSO), check with `aws sts get-caller-identity`',
+};
+
+/** The profile and region the steps run with, and where they came from. */
+export interface AwsTarget {
+  profile?: string;
+  region?: string;
+  source: string;
+}
+
+/**
+ * `--profile <name>` (an environment of infra.cloud_a.environments, or else an aws profile), then the
+ * aws CLI's own AWS_PROFILE / AWS_REGION when set, then infra.default_environment; none of them: the CLI's defaults.
+ */
+export function resolveAwsTarget(config: Config, env: Record<string, string | undefined>, selected?: string): AwsTarget {
+  const environments = config.infra?.cloud_a?.environments ?? {};
+  const fromEnvironment = (name: string, how: string): AwsTarget => {
+    const e = environments[name]!;
+    return { profile: e.profile, region: e.region, source: `${how} environment "${name}" (infra.cloud_a.environments)` };
+  };
+  if (selected) {
+    if (Object.hasOwn(environments, selected)) return fromEnvironment(selected, '--profile');
+    return { profile: selected, source: `--profile ${selected} (an aws profile)` };
+  }
+  if (env.AWS_PROFILE || env.AWS_REGION || env.AWS_DEFAULT_REGION) {
+    return { source: `the environment (${['AWS_PROFILE', 'AWS_REGION', 'AWS_DEFAULT_REGION'].filter((k) => env[k]).join(', ')})` };
+  }
+  const name = config.infra?.default_environment;
+  if (name) {
+    if (!Object.hasOwn(environments, name)) {
+      throw new UsageError(`infra.default_environment is "${name}", which infra.cloud_a.environments does not define`, {
+        hint: `add infra.cloud_a.environments.${name} (profile, region) to the config, or pick another with --profile`,
+      });
+    }
+    return fromEnvironment(name, 'default');
+  }
+  return { source: 'the aws CLI defaults (~/.aws/config)' };
+}
+
+/** The args of a step with what the provider adds: JSON output, and the profile and region unless the step names them. */
+export function awsArgs(args: readonly string[], target: AwsTarget): string[] {
+  const cmd = parseAws(args);
+  const out = [...args];
+  if (!option(cmd, '--output')) out.push('--output', 'json');
+  if (target.profile && !option(cmd, '--profile')) out.push('--profile', target.profile);
+  if (target.region && !option(cmd, '--region')) out.push('--region', target.region);
+  return out;
+}
+
+const parseAws = (args: readonly string[]) => parseCommand(args, AWS_SYNTAX);
+
+export function awsClient(target: AwsTarget, env: Record<string, string | undefined>): CliClient {
+  // No pager and no interactive prompt: the child has no terminal and stdout is data.
+  const childEnv = { ...env, AWS_PAGER: '', AWS_CLI_AUTO_PROMPT: 'off' };
+  return {
+    run: (args, signal) => runCli({ tool: AWS_TOOL, args: awsArgs(args, target), env: childEnv, signal }),
+  };
+}
+
+export const awsVerb = cliVerb({
+  syntax: AWS_SYNTAX,
+  rules: AWS_RULE_SET,
+  minWords: 2,
+  usage: '["aws", "<service>", "<operation>", …options], e.g. ["aws", "s3api", "list-buckets"]',
+  check(cmd) {
+    const problems: ArgProblem[] = [];
+    // produces reads JSON: text and table output would leave nothing to read.
+    for (const v of option(cmd, '--output') ?? []) {
+      if (v.toLowerCase() !== 'json') problems.push({ field: 'args', message: `--output ${v}: aws steps always print JSON (the step's data); leave --output out` });
+    }
+    return problems;
+  },
+});
+
+const NOT_GONE = 'Name=instance-state-name,Values=pending,running,stopping,stopped';
+
+const names: NameLookup<CliClient> = {
+  async list(kind, client, signal) {
+    if (kind === 'bucket') {
+      const data = (await client.run(['s3api', 'list-buckets'], signal)).data as { Buckets?: { Name?: string; CreationDate?: string }[] } | null;
+      return (data?.Buckets ?? []).filter((b) => typeof b.Name === 'string').map((b) => ({ id: b.Name!, name: b.Name!, createdAt: b.CreationDate, record: b }));
+    }
+    if (kind === 'instance') {
+      const data = (await client.run(['ec2', 'describe-instances', '--filters', NOT_GONE], signal)).data as {
+        Reservations?: { Instances?: { InstanceId?: string; LaunchTime?: string; Tags?: { Key?: string; Value?: string }[] }[] }[];
+      } | null;
+      const out: NamedRecord[] = [];
+      for (const r of data?.Reservations ?? []) {
+        for (const i of r.Instances ?? []) {
+          const name = i.Tags?.find((t) => t.Key === 'Name')?.Value;
+          if (name && i.InstanceId) out.push({ id: i.InstanceId, name, createdAt: i.LaunchTime, record: i });
+        }
+      }
+      return out;
+    }
+    return [];
+  },
+
+  createdId(kind, data) {
+    if (kind === 'bucket') {
+      // s3api create-bucket answers {"Location": "/name"}; s3 mb prints "make_bucket: name".
+      const o = data as { Location?: string; output?: string } | null;
+      const m = /make_bucket:\s*(\S+)/.exec(o?.output ?? '') ?? /^\/?([^/]+)$/.exec(o?.Location ?? '') ?? /^https?:\/\/([^.]+)\./.exec(o?.Location ?? '');
+      return m?.[1];
+    }
+    if (kind === 'instance') return (data as { Instances?: { InstanceId?: string }[] } | null)?.Instances?.[0]?.InstanceId;
+    return undefined;
+  },
+
+  responseFor(kind, found) {
+    if (kind === 'bucket') return { Location: `/${found.id}` };
+    if (kind === 'instance') return { Instances: [found.record] };
+    return found.record;
+  },
+};
+
+export const cloudAProvider: Provider<CliClient> = {
+  name: 'cloud_a',
+  verbs: [awsVerb],
+  names,
+
+  async connect(opts) {
+    const target = resolveAwsTarget(opts.config, opts.env, opts.profile);
+    opts.debug?.(`cloud_a: aws CLI with ${target.profile ? `profile ${target.profile}` : 'its default profile'}${target.region ? `, region ${target.region}` : ''} (from ${target.source})`);
+    return { client: awsClient(target, opts.env), source: target.source };
+  },
+};

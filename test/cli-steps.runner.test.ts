@@ -1,0 +1,89 @@
+/**
+ * The runner of CLI steps (engine/cli/runner.ts) with real child processes (node scripts standing in
+ * for a cloud CLI): argv without a shell, JSON or text output, bounded output, abort kills the child,
+ * and the three failures with their codes, messages and hints, redacted.
+ */
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { runCli, type CliTool } from '../engine/cli/runner.js';
+import { AssistantError } from '../engine/errors.js';
+
+const node: CliTool = {
+  command: process.execPath,
+  installHint: 'install it',
+  authFailures: [/Unable to locate credentials/],
+  authHint: 'log in with `tool login`',
+};
+const never = new AbortController().signal;
+const run = (script: string, extra: string[] = [], opts: { signal?: AbortSignal; maxStdoutBytes?: number; env?: Record<string, string> } = {}) =>
+  runCli({ tool: node, args: ['-e', script, '--', ...extra], env: { ...process.env, ...opts.env }, signal: opts.signal ?? never, maxStdoutBytes: opts.maxStdoutBytes });
+
+async function failure(p: Promise<unknown>): Promise<AssistantError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof AssistantError) return err;
+    throw err;
+  }
+  throw new Error('expected a failure');
+}
+
+test('arguments reach the program as they are: no shell reads quotes, $, ; or backticks', async () => {
+  const tricky = ['a b', '$(touch /tmp/x)', '; rm -rf /', '`id`', '"q"', "'s'", '*'];
+  const out = await run('console.log(JSON.stringify(process.argv.slice(1)))', tricky);
+  assert.equal(out.data, tricky);
+});
+
+test('JSON on stdout is the data; text becomes {output}; no output is null; the provider env reaches the child', async () => {
+  assert.equal((await run('console.log(JSON.stringify({a:[1,2]}))')).data, { a: [1, 2] });
+  assert.equal((await run('console.log("make_bucket: b1")')).data, { output: 'make_bucket: b1' });
+  assert.equal((await run('console.log("[1/3] copying")')).data, { output: '[1/3] copying' });
+  assert.is((await run('')).data, null);
+  assert.equal((await run('console.log(JSON.stringify(process.env.EXTRA))', [], { env: { EXTRA: 'set by the provider' } })).data, 'set by the provider');
+});
+
+test('a missing executable is cli_not_found with the install hint (exit 1)', async () => {
+  const err = await failure(runCli({ tool: { ...node, command: 'no-such-cloud-cli-here' }, args: ['x'], env: process.env, signal: never }));
+  assert.is(err.code, 'cli_not_found');
+  assert.is(err.exitCode, 1);
+  assert.match(err.message, /the no-such-cloud-cli-here CLI is not installed/);
+  assert.is(err.hint, 'install it');
+});
+
+test('a not-logged-in message is cli_not_authenticated with how to log in', async () => {
+  const err = await failure(run('console.error("Unable to locate credentials. You can configure credentials by running \\"aws configure\\"."); process.exit(253)'));
+  assert.is(err.code, 'cli_not_authenticated');
+  assert.match(err.message, /not logged in/);
+  assert.match(err.hint ?? '', /tool login/);
+});
+
+test('any other non-zero exit is cli_failed naming the command and the CLI message, secrets masked in both', async () => {
+  const err = await failure(run('console.error("warning: noise\\nAn error occurred (InvalidParameter): password=hunter22x is wrong"); process.exit(254)', ['password=abcdef123456']));
+  assert.is(err.code, 'cli_failed');
+  assert.match(err.message, /failed \(exit 254\): warning: noise \/ An error occurred \(InvalidParameter\): password=\*\*\* is wrong/);
+  assert.match(err.message, /password=\*\*\* failed/);
+  assert.not.match(err.message, /hunter22x|abcdef123456/);
+});
+
+test('output beyond the bound stops the child: cli_output_too_large', async () => {
+  const err = await failure(run('const s = "x".repeat(65536); const w = () => process.stdout.write(s, w); w()', [], { maxStdoutBytes: 1 << 20 }));
+  assert.is(err.code, 'cli_output_too_large');
+});
+
+test("aborting the run's signal kills the child and the step ends interrupted (exit 130)", async () => {
+  const pidFile = join(mkdtempSync(join(tmpdir(), 'cli-runner-')), 'pid');
+  const ac = new AbortController();
+  const started = run('require("fs").writeFileSync(process.argv[1], String(process.pid)); setInterval(() => {}, 1000)', [pidFile], { signal: ac.signal });
+  // Abort once the child is surely running (it wrote its pid), then check it is gone.
+  while (!existsSync(pidFile) || !readFileSync(pidFile, 'utf8')) await new Promise((resolve) => setTimeout(resolve, 20));
+  ac.abort();
+  const err = await failure(started);
+  assert.is(err.exitCode, 130);
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  assert.throws(() => process.kill(pid, 0), /ESRCH/);
+});
+
+test.run();

@@ -1,0 +1,159 @@
+/**
+ * cloud_a plans applied for real: `assistant ask --apply --plan-file` (a CLI child) runs the real `aws`
+ * CLI against `moto_server`. Creates, produces read from the JSON, the dry run, the destroyer gate
+ * (every destructive form of the rules table refused with exit 3 and nothing run), --destroyer, the
+ * duplicate-name check, and the three CLI failures.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { runCli } from './support/cli.js';
+import { motoMissing, startMoto, type RunningMoto } from './support/moto.js';
+import { DESTRUCTIVE_SAMPLES } from './support/aws-samples.js';
+
+const missing = motoMissing();
+let moto: RunningMoto | undefined;
+test.before(async () => {
+  if (!missing) moto = await startMoto();
+});
+test.after(async () => {
+  await moto?.stop();
+});
+test.before.each(async () => {
+  await moto?.reset();
+});
+
+/** A test that needs moto and the aws CLI; without them it prints one SKIP line and passes. */
+function motoTest(name: string, fn: (moto: RunningMoto) => Promise<void>): void {
+  test(name, async () => {
+    if (missing) return void console.log(`SKIP ${name}: ${missing}`);
+    await fn(moto!);
+  });
+}
+
+function planFile(commands: { args: string[]; reason: string; produces?: Record<string, string> }[]): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'cloud-a-plan-')), 'plan.json');
+  writeFileSync(file, JSON.stringify({ version: 1, provider: 'cloud_a', commands }));
+  return file;
+}
+
+const buckets = (m: RunningMoto) => ((m.aws(['s3api', 'list-buckets']) as { Buckets: { Name: string }[] }).Buckets ?? []).map((b) => b.Name).sort();
+
+interface Ec2Instance {
+  InstanceId: string;
+  State: { Name: string };
+  Tags?: { Key: string; Value: string }[];
+}
+const instances = (m: RunningMoto): Ec2Instance[] =>
+  (m.aws(['ec2', 'describe-instances']) as { Reservations: { Instances: Ec2Instance[] }[] }).Reservations.flatMap((r) => r.Instances);
+
+const runInstance = (name: string) => ({
+  args: ['aws', 'ec2', 'run-instances', '--image-id', 'ami-12c6146b', '--instance-type', 't2.micro', '--tag-specifications', `ResourceType=instance,Tags=[{Key=Name,Value=${name}}]`],
+  reason: `a VM called ${name}`,
+  produces: { INSTANCE_ID: '$.Instances[0].InstanceId' },
+});
+
+motoTest('a plan of aws steps applies against moto: a bucket is created, an instance runs, produces read the JSON output', async (m) => {
+  const file = planFile([
+    { args: ['aws', 's3api', 'create-bucket', '--bucket', 'logs-eu'], reason: 'a bucket', produces: { WHERE: '$.Location' } },
+    { args: ['aws', 's3', 'mb', 's3://assets-eu'], reason: 'another bucket (text output)' },
+    runInstance('web-1'),
+    { args: ['aws', 'ec2', 'describe-instances', '--instance-ids', '<INSTANCE_ID>'], reason: 'read it back', produces: { STATE: '$.Reservations[0].Instances[0].State.Name' } },
+  ]);
+  const r = await runCli(['ask', '--apply', '-o', 'json', '--plan-file', file], { env: m.env });
+  assert.is(r.code, 0, r.stderr);
+  const report = JSON.parse(r.stdout);
+  assert.is(report.status, 'succeeded');
+  assert.is(report.bindings.WHERE, '/logs-eu');
+  assert.equal(buckets(m), ['assets-eu', 'logs-eu']);
+  const [vm] = instances(m);
+  assert.is(report.bindings.INSTANCE_ID, vm!.InstanceId);
+  assert.is(report.bindings.STATE, 'running');
+  assert.equal(vm!.Tags?.find((t) => t.Key === 'Name')?.Value, 'web-1');
+  // The progress shows each command line, not an HTTP status it does not have.
+  assert.match(r.stderr, /aws s3api create-bucket --bucket logs-eu — a bucket/);
+  assert.not.match(r.stderr, /HTTP -/);
+});
+
+motoTest('a create of a bucket or instance name that exists is refused before anything runs (exit 3)', async (m) => {
+  m.aws(['s3api', 'create-bucket', '--bucket', 'taken']);
+  const file = planFile([{ args: ['aws', 's3api', 'create-bucket', '--bucket', 'fresh-one'], reason: 'new' }, { args: ['aws', 's3', 'mb', 's3://taken'], reason: 'exists' }]);
+  const r = await runCli(['ask', '--apply', '--plan-file', file], { env: m.env });
+  assert.is(r.code, 3, r.stderr);
+  assert.match(r.stderr, /step 1 creates bucket "taken", which already exists/);
+  assert.equal(buckets(m), ['taken']);
+});
+
+motoTest('the dry run shows the table of what would run, marks the destructive step, and runs nothing', async (m) => {
+  const file = planFile([
+    { args: ['aws', 's3api', 'create-bucket', '--bucket', 'would-be'], reason: 'a bucket' },
+    { args: ['aws', '--region', 'us-east-1', 'ec2', 'terminate-instances', '--instance-ids', 'i-123'], reason: 'gone' },
+  ]);
+  const r = await runCli(['ask', '--apply', '--dry-run', '--plan-file', file], { env: m.env });
+  assert.is(r.code, 3, r.stderr);
+  assert.match(r.stdout, /aws s3api create-bucket --bucket would-be/);
+  assert.match(r.stdout, /aws --region us-east-1 ec2 terminate-instances --instance-ids i-123/);
+  assert.match(r.stdout + r.stderr, /terminates|destructive/);
+  assert.match(r.stderr, /applying it needs --destroyer/);
+  assert.equal(buckets(m), []);
+});
+
+motoTest('every destructive form of the rules table is refused with exit 3 and nothing runs (moto state unchanged)', async (m) => {
+  m.aws(['s3api', 'create-bucket', '--bucket', 'keep-me']);
+  const vm = (m.aws(['ec2', 'run-instances', '--image-id', 'ami-12c6146b', '--instance-type', 't2.micro']) as { Instances: { InstanceId: string }[] }).Instances[0]!.InstanceId;
+  const forms = Object.values(DESTRUCTIVE_SAMPLES).flat();
+  // Each form targets the real resources where it can, and follows a create that would show if anything ran.
+  const target = (args: string[]) => args.map((a) => (a === 'i-1' ? vm : a === 'b' ? 'keep-me' : a === 's3://b' ? 's3://keep-me' : a));
+  // One plan holding every form after a create that would show if anything ran: refused whole, and the
+  // refusal names each form as destructive (each index on its own line).
+  const file = planFile([
+    { args: ['aws', 's3api', 'create-bucket', '--bucket', 'canary'], reason: 'shows whether anything ran' },
+    ...forms.map((args) => ({ args: ['aws', ...target(args)], reason: 'destructive' })),
+  ]);
+  const r = await runCli(['ask', '--apply', '--plan-file', file], { env: m.env });
+  assert.is(r.code, 3, r.stderr);
+  assert.match(r.stderr, /error: refused: /);
+  forms.forEach((args, i) => assert.match(r.stderr, new RegExp(`command ${i + 1} \\(args\\): destructive: `), args.join(' ')));
+  assert.not.match(r.stderr, /command 0 \(args\): destructive/);
+  assert.equal(buckets(m), ['keep-me']);
+  assert.equal(instances(m).map((i) => i.State.Name), ['running']);
+});
+
+motoTest('--destroyer lets the destructive steps run: the instance is terminated and the bucket deleted', async (m) => {
+  m.aws(['s3api', 'create-bucket', '--bucket', 'old-logs']);
+  const vm = (m.aws(['ec2', 'run-instances', '--image-id', 'ami-12c6146b', '--instance-type', 't2.micro']) as { Instances: { InstanceId: string }[] }).Instances[0]!.InstanceId;
+  const file = planFile([
+    { args: ['aws', 'ec2', 'terminate-instances', '--instance-ids', vm], reason: 'stop paying', produces: { NOW: '$.TerminatingInstances[0].CurrentState.Name' } },
+    { args: ['aws', 's3', 'rb', 's3://old-logs'], reason: 'no longer needed' },
+  ]);
+  const r = await runCli(['ask', '--apply', '--destroyer', '-o', 'json', '--plan-file', file], { env: m.env });
+  assert.is(r.code, 0, r.stderr);
+  assert.match(JSON.parse(r.stdout).bindings.NOW, /shutting-down|terminated/);
+  assert.equal(buckets(m), []);
+  assert.equal(instances(m).map((i) => i.State.Name), ['terminated']);
+});
+
+motoTest('the aws CLI missing is cli_not_found, not logged in cli_not_authenticated, any other failure cli_failed with the message redacted (exit 1)', async (m) => {
+  const file = planFile([{ args: ['aws', 's3api', 'list-buckets'], reason: 'see' }]);
+  const noCli = await runCli(['ask', '--apply', '--plan-file', file], { env: { ...m.env, PATH: '/nonexistent' } });
+  assert.is(noCli.code, 1, noCli.stderr);
+  assert.match(noCli.stderr, /error: cli_not_found: the aws CLI is not installed/);
+  assert.match(noCli.stderr, /hint: install the AWS CLI/);
+
+  const noCreds = await runCli(['ask', '--apply', '--plan-file', file], {
+    env: { ...m.env, AWS_ACCESS_KEY_ID: undefined, AWS_SECRET_ACCESS_KEY: undefined, AWS_SHARED_CREDENTIALS_FILE: '/nonexistent', AWS_CONFIG_FILE: '/nonexistent' },
+  });
+  assert.is(noCreds.code, 1, noCreds.stderr);
+  assert.match(noCreds.stderr, /error: cli_not_authenticated: .*Unable to locate credentials/);
+  assert.match(noCreds.stderr, /hint: log in with `aws configure`.*aws sso login/);
+
+  const bad = planFile([{ args: ['aws', 'ec2', 'describe-instances', '--instance-ids', 'password=hunter2222'], reason: 'no such' }]);
+  const failed = await runCli(['ask', '--apply', '--plan-file', bad], { env: m.env });
+  assert.is(failed.code, 1, failed.stderr);
+  assert.match(failed.stderr, /error: cli_failed: aws ec2 describe-instances --instance-ids password=\*\*\* .*failed \(exit 255\): .*InvalidInstanceID\.NotFound/);
+  assert.not.match(failed.stderr, /hunter2222/);
+});
+
+test.run();

@@ -1,0 +1,60 @@
+/** Samples of every destroy row of cloud_a's rules table (engine/cloud_a/destroyer.ts), keyed by the row's command. */
+export const DESTRUCTIVE_SAMPLES: Record<string, string[][]> = {
+  's3 rm|rb|mv': [
+    ['s3', 'rm', 's3://b/k'],
+    ['s3', 'rb', 's3://b', '--force'],
+    ['s3', 'mv', 's3://b/a', 's3://b/c'],
+    ['S3', 'RB', 's3://b'],
+  ],
+  's3 sync': [
+    ['s3', 'sync', '.', 's3://b', '--delete'],
+    ['s3', 'sync', '.', 's3://b', '--del'],
+  ],
+  [`* ${'delete-*|batch-delete-*|terminate-*|remove-*|deregister-*|purge-*|revoke-*|detach-*|disassociate-*|release-*|cancel-*'}`]: [
+    ['ec2', 'terminate-instances', '--instance-ids', 'i-1'],
+    ['--region', 'eu-west-1', 'ec2', 'terminate-instances', '--instance-ids', 'i-1'],
+    ['--region=eu-west-1', '--debug', 'ec2', 'terminate-instances', '--instance-ids', 'i-1'],
+    ['ec2', 'Terminate-Instances', '--instance-ids', 'i-1'],
+    ['ec2', 'terminate-instances', '--cli-input-json', '{"InstanceIds": ["i-1"]}'],
+    ['s3api', 'delete-bucket', '--bucket', 'b'],
+    ['s3api', 'delete-objects', '--bucket', 'b', '--delete', 'Objects=[{Key=a}]'],
+    ['ecr', 'batch-delete-image', '--repository-name', 'r', '--image-ids', 'imageTag=x'],
+    ['iam', 'remove-user-from-group', '--user-name', 'u', '--group-name', 'g'],
+    ['ec2', 'deregister-image', '--image-id', 'ami-1'],
+    ['sqs', 'purge-queue', '--queue-url', 'q'],
+    ['ec2', 'revoke-security-group-ingress', '--group-id', 'sg-1'],
+    ['iam', 'detach-role-policy', '--role-name', 'r', '--policy-arn', 'a'],
+    ['ec2', 'disassociate-address', '--association-id', 'a'],
+    ['ec2', 'release-address', '--allocation-id', 'a'],
+    ['ec2', 'cancel-spot-instance-requests', '--spot-instance-request-ids', 's'],
+  ],
+  'kms schedule-key-deletion': [['kms', 'schedule-key-deletion', '--key-id', 'k']],
+  's3api put-bucket-lifecycle*': [
+    ['s3api', 'put-bucket-lifecycle-configuration', '--bucket', 'b', '--lifecycle-configuration', '{"Rules":[{"Status":"Enabled","Expiration":{"Days":1}}]}'],
+    ['s3api', 'put-bucket-lifecycle-configuration', '--bucket', 'b', '--lifecycle-configuration', 'file://life.json'],
+    ['s3api', 'put-bucket-lifecycle-configuration', '--cli-input-yaml', 'Bucket: b'],
+  ],
+  'route53 change-resource-record-sets': [['route53', 'change-resource-record-sets', '--hosted-zone-id', 'z', '--change-batch', '{"Changes":[{"Action":"DELETE"}]}']],
+  'dynamodb batch-write-item': [['dynamodb', 'batch-write-item', '--request-items', '{"t":[{"DeleteRequest":{"Key":{}}}]}']],
+  'eks update-nodegroup-config': [
+    ['eks', 'update-nodegroup-config', '--cluster-name', 'c', '--nodegroup-name', 'n', '--scaling-config', 'minSize=0,maxSize=2,desiredSize=0'],
+    ['eks', 'update-nodegroup-config', '--cluster-name', 'c', '--nodegroup-name', 'n', '--scaling-config={"desiredSize": 0}'],
+    ['eks', 'update-nodegroup-config', '--cli-input-json', '{"clusterName":"c","nodegroupName":"n","scalingConfig":{"desiredSize":0}}'],
+  ],
+  'autoscaling set-desired-capacity': [
+    ['autoscaling', 'set-desired-capacity', '--auto-scaling-group-name', 'g', '--desired-capacity', '0'],
+    ['autoscaling', 'set-desired-capacity', '--auto-scaling-group-name', 'g', '--desired-capacity=0'],
+  ],
+  'autoscaling update-auto-scaling-group': [['autoscaling', 'update-auto-scaling-group', '--auto-scaling-group-name', 'g', '--max-size', '0']],
+  'ecs update-service': [
+    ['ecs', 'update-service', '--cluster', 'c', '--service', 's', '--desired-count', '0'],
+    ['ecs', 'update-service', '--cluster', 'c', '--service', 's', '--desired-c', '0'],
+    ['ecs', 'update-service', '--cli-input-json', '{"cluster":"c","service":"s","desiredCount":0}'],
+    ['ecs', 'update-service', '--cli-input-json', 'file://svc.json'],
+  ],
+  'lambda put-function-concurrency': [['lambda', 'put-function-concurrency', '--function-name', 'f', '--reserved-concurrent-executions', '0']],
+  'ssm|ecs send-command|execute-command': [
+    ['ssm', 'send-command', '--document-name', 'AWS-RunShellScript', '--instance-ids', 'i-1'],
+    ['ecs', 'execute-command', '--cluster', 'c', '--task', 't', '--command', 'rm -rf /', '--interactive'],
+  ],
+};

@@ -1,0 +1,128 @@
+/**
+ * A real AWS stand-in for tests: `moto_server` on a free loopback port, and the environment the real
+ * `aws` CLI needs to talk to it (test-servers.md). Tests that need it and do not find `moto_server`
+ * or `aws` on PATH print one `SKIP` line and pass: CI installs both (.ci/run); this is a safety net.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface Moto {
+  url: string;
+  /** AWS_ENDPOINT_URL, test credentials, region, and config files of its own (nothing from the host). */
+  env: Record<string, string | undefined>;
+  /** Runs the real aws CLI against moto (for setting up and checking state), JSON output parsed. */
+  aws(args: string[]): unknown;
+}
+
+function onPath(command: string): boolean {
+  return spawnSync('sh', ['-c', 'command -v "$1"', 'sh', command], { stdio: 'ignore' }).status === 0;
+}
+
+/** Why moto tests cannot run here, or undefined when they can. */
+export function motoMissing(): string | undefined {
+  for (const tool of ['moto_server', 'aws']) if (!onPath(tool)) return `${tool} not on PATH (see .ci/run)`;
+  return undefined;
+}
+
+export interface RunningMoto extends Moto {
+  /** Forgets every resource (POST /moto-api/reset): a clean account for the next test. */
+  reset(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Runs `fn` with a fresh moto, or prints `SKIP <test>: …` and returns when moto or aws is missing. */
+export async function withMoto(testName: string, fn: (moto: Moto) => Promise<void>): Promise<void> {
+  const missing = motoMissing();
+  if (missing) {
+    console.log(`SKIP ${testName}: ${missing}`);
+    return;
+  }
+  const moto = await startMoto();
+  try {
+    await fn(moto);
+  } finally {
+    await moto.stop();
+  }
+}
+
+/** Starts `moto_server` on a free loopback port (MOTO_IAM_LOAD_MANAGED_POLICIES=true) and waits until it answers. */
+export async function startMoto(): Promise<RunningMoto> {
+  const port = await freePort();
+  const child = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], {
+    env: { ...process.env, MOTO_IAM_LOAD_MANAGED_POLICIES: 'true' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let log = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (log = (log + d).slice(-4000)));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  };
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntilUp(url, child, () => log);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'moto-aws-'));
+  writeFileSync(join(dir, 'config'), '[default]\nregion = us-east-1\n');
+  writeFileSync(join(dir, 'credentials'), '[default]\naws_access_key_id = testing\naws_secret_access_key = testing\n');
+  const env: Record<string, string | undefined> = {
+    AWS_ENDPOINT_URL: url,
+    AWS_ACCESS_KEY_ID: 'testing',
+    AWS_SECRET_ACCESS_KEY: 'testing',
+    AWS_DEFAULT_REGION: 'us-east-1',
+    AWS_CONFIG_FILE: join(dir, 'config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(dir, 'credentials'),
+    AWS_EC2_METADATA_DISABLED: 'true',
+    AWS_PROFILE: undefined,
+    AWS_REGION: undefined,
+    AWS_SESSION_TOKEN: undefined,
+    AWS_PAGER: '',
+  };
+  const aws = (args: string[]): unknown => {
+    const childEnv: Record<string, string> = {};
+    for (const [k, v] of Object.entries({ ...process.env, ...env })) if (v !== undefined) childEnv[k] = v;
+    const r = spawnSync('aws', [...args, '--output', 'json'], { env: childEnv, encoding: 'utf8', timeout: 120_000 });
+    if (r.status !== 0) throw new Error(`aws ${args.join(' ')} failed: ${r.stderr}`);
+    return r.stdout.trim() ? JSON.parse(r.stdout) : null;
+  };
+  const reset = async () => {
+    const res = await fetch(`${url}/moto-api/reset`, { method: 'POST' });
+    if (!res.ok) throw new Error(`moto reset failed: HTTP ${res.status}`);
+  };
+  return { url, env, aws, reset, stop };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls moto until it answers (generous: a loaded machine starts Python slowly). */
+async function waitUntilUp(url: string, child: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`moto_server exited (${child.exitCode}): ${log()}`);
+    try {
+      const res = await fetch(`${url}/moto-api/data.json`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`moto_server did not answer within 90 s: ${log()}`);
+}
