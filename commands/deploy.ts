@@ -11,6 +11,7 @@ import { describeStack, analyseRepo, type Stack } from '../engine/deploy/analyse
 import { publicUrl, repoName, withClone } from '../engine/deploy/clone.js';
 import { readEnvFile } from '../engine/deploy/env-file.js';
 import { liveReadPlan, liveStateFrom } from '../engine/deploy/live.js';
+import { compileCloudA } from '../engine/deploy/cloud-a.js';
 import { compileDeploy, slugName, type CompiledDeploy, type EnvValue, type Target } from '../engine/deploy/plan.js';
 import { ExitCode, InvalidInputError, UsageError } from '../engine/errors.js';
 import { loadConfig } from '../engine/config/load.js';
@@ -40,6 +41,7 @@ interface DeployFlags {
   minReplicas?: string | number;
   maxReplicas?: string | number;
   healthPath?: string;
+  ami?: string;
   apply?: boolean;
   dryRun?: boolean;
   resume?: boolean;
@@ -53,8 +55,9 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .usage('<repo_url> [--target instance|container] [--name n] [--location l] [--port p] [--apply]')
       .option('--ref <ref>', 'Branch, tag or full commit sha to deploy (default: the default branch)')
       .option('--name <name>', 'Deployment name (default: the repository name, slugified)')
-      .option('--target <target>', 'instance (default) or container (default when the repository names a prebuilt image, or with --image)')
-      .option('--provider <name>', 'gpucloud (default)')
+      .option('--target <target>', 'gpucloud: instance (default) or container (default when the repository names a prebuilt image, or with --image); cloud_a: container (default) or vm')
+      .option('--provider <name>', 'gpucloud (default) or cloud_a (aws steps: its container service, or --target vm)')
+      .option('--ami <id>', 'cloud_a --target vm: the AMI (default: the current Ubuntu 24.04 from SSM)')
       .option('--location <code>', 'Location (default: gpucloud.default_location)')
       .option('--port <port>', 'The port the service listens on (when the analysis finds none or several)')
       .option('--start <command>', 'The start command (when the analysis finds none)')
@@ -83,7 +86,7 @@ const intFlag = (flag: string, v: string | number | undefined, fallback: number,
   return n;
 };
 
-const TEXT_FLAGS = { ref: '--ref', name: '--name', target: '--target', provider: '--provider', location: '--location', start: '--start', instanceType: '--instance-type', image: '--image', envFile: '--env-file', healthPath: '--health-path' } as const;
+const TEXT_FLAGS = { ref: '--ref', name: '--name', target: '--target', provider: '--provider', location: '--location', start: '--start', instanceType: '--instance-type', image: '--image', envFile: '--env-file', healthPath: '--health-path', ami: '--ami' } as const;
 
 /**
  * Text flags exactly as typed: cac turns number-like values into numbers (`--ref 1.10` would become
@@ -105,13 +108,10 @@ function textFlags(argv: string[]): Partial<DeployFlags> {
 async function deploy(ctx: CommandContext, rawUrl: string | number, opts: DeployFlags): Promise<number> {
   const url = String(rawUrl);
   const provider = opts.provider ?? 'gpucloud';
-  if (provider === 'cloud_a') {
-    throw new InvalidInputError('not_available', 'deploying to cloud_a is not available yet: its provider (container service and VM targets as aws steps) comes in a later release', {
-      hint: 'deploy to gpucloud (the default) for now',
-    });
-  }
-  if (provider !== 'gpucloud') throw new UsageError(`unknown --provider "${provider}" (deploy supports gpucloud)`);
-  if (opts.target !== undefined && opts.target !== 'instance' && opts.target !== 'container') throw new UsageError(`--target must be instance or container (got "${opts.target}")`);
+  if (provider !== 'gpucloud' && provider !== 'cloud_a') throw new UsageError(`unknown --provider "${provider}" (deploy supports gpucloud and cloud_a)`);
+  const targets = provider === 'cloud_a' ? ['container', 'vm'] : ['instance', 'container'];
+  if (opts.target !== undefined && !targets.includes(opts.target)) throw new UsageError(`--target must be ${targets.join(' or ')} for ${provider} (got "${opts.target}")`);
+  if (opts.ami !== undefined && provider !== 'cloud_a') throw new UsageError('--ami goes with --provider cloud_a --target vm');
   if (opts.dryRun && !opts.apply) throw new UsageError('--dry-run goes with --apply', { hint: 'assistant deploy <repo_url> --apply --dry-run' });
   if (opts.start !== undefined && /[\u0000-\u001f]/.test(String(opts.start))) throw new UsageError('--start must be one line');
   const portFlag = opts.port === undefined ? undefined : intFlag('--port', opts.port, 0, 1);
@@ -132,11 +132,12 @@ async function deploy(ctx: CommandContext, rawUrl: string | number, opts: Deploy
   return withClone({ url, ref: opts.ref ? String(opts.ref) : undefined, token, signal: ctx.signal, tmpRoot: ctx.env.ASSISTANT_DEPLOY_TMPDIR }, async ({ dir, sha }) => {
     const stack = analyseRepo(dir);
     const image = opts.image ?? stack.image;
-    const target: Target = (opts.target as Target | undefined) ?? (image ? 'container' : 'instance');
+    // cloud_a defaults to its container service (SPEC 4.2); gpucloud to an instance unless an image is named.
+    const target = (opts.target ?? (provider === 'cloud_a' || image ? 'container' : 'instance')) as Target | 'vm';
     const structured = ctx.globals.output === 'json' || ctx.globals.output === 'yaml';
     if (!structured) ctx.io.stderr.write(`analysis of ${cleanUrl}:\n${describeStack(stack, sha)}\n`);
     // An instance runs the code itself: it needs a start command unless docker or compose starts it.
-    const needsStart = target === 'instance' && !opts.start && (!stack.runtime || ((stack.runtime === 'python' || stack.runtime === 'node') && !stack.start));
+    const needsStart = (target === 'instance' || target === 'vm') && !opts.start && (!stack.runtime || ((stack.runtime === 'python' || stack.runtime === 'node') && !stack.start));
     const resolvedStart = opts.start ?? (needsStart ? await settle(ctx, stack, 'start') : stack.start);
     const port = portFlag ?? (await settle(ctx, stack, 'port'));
     const name = slugName(opts.name ?? repoName(cleanUrl));
@@ -144,41 +145,31 @@ async function deploy(ctx: CommandContext, rawUrl: string | number, opts: Deploy
     const unset = stack.env.filter((e) => !env.some((v) => v.name === e.name)).map((e) => e.name);
     if (unset.length) warn(ctx, `the repository reads ${unset.join(', ')} (its env example) and ${opts.envFile ? '--env-file does not set them' : 'no --env-file sets them'}`);
 
+    const request = { name, url: cleanUrl, sha, stack: { ...stack, runtime: stack.runtime ?? ('shell' as const) }, port, start: resolvedStart, image, env, minReplicas, maxReplicas, healthPath, privateRepo: Boolean(token) };
+    if (provider === 'cloud_a') {
+      const compiled = compileCloudA({ ...request, target: 'container', location: '', instanceType: opts.instanceType, awsTarget: target === 'vm' ? 'vm' : 'container', ami: opts.ami, region: opts.location });
+      return withSession(ctx, (session) => emit(ctx, session, compiled, { ...stack, commit: sha, port, start: resolvedStart, target }, opts));
+    }
     return withSession(ctx, async (session) => {
       const location = opts.location ?? session.predefined.DEFAULT_LOCATION;
       if (target === 'instance' && !location) throw new InvalidInputError('missing_location', 'no location to deploy to', { hint: 'pass --location (e.g. FIN-01) or set gpucloud.default_location' });
-      const read = liveReadPlan(target);
+      const read = liveReadPlan(target as Target);
       const live = liveStateFrom(read.keys, await runForResults(session, read.plan, { signal: ctx.signal }));
-      const compiled = compileDeploy(
-        {
-          name,
-          url: cleanUrl,
-          sha,
-          stack: { ...stack, runtime: stack.runtime ?? 'shell' },
-          port,
-          start: resolvedStart,
-          target,
-          location: location ?? '',
-          instanceType: opts.instanceType,
-          image,
-          env,
-          minReplicas,
-          maxReplicas,
-          healthPath,
-          privateRepo: Boolean(token),
-        },
-        live,
-      );
-      ctx.io.stderr.write(`${compiled.mode === 'create' ? 'plan' : compiled.mode === 'update' ? 'update plan' : 'already deployed'}: ${compiled.plan.summary}\n`);
-      for (const note of [compiled.plan.notes ?? []].flat()) ctx.io.stderr.write(`note: ${note}\n`);
-      if (!opts.apply) {
-        const out = structured ? renderRecord({ stack: { ...stack, commit: sha, port, start: resolvedStart, target, chosen: compiled.chosen }, plan: compiled.plan }, ctx.globals.output) : JSON.stringify(compiled.plan, null, 2) + '\n';
-        ctx.io.stdout.write(out);
-        return ExitCode.ok;
-      }
-      return applyDeploy(ctx, session, compiled, opts);
+      const compiled = compileDeploy({ ...request, target: target as Target, location: location ?? '', instanceType: opts.instanceType }, live);
+      return emit(ctx, session, compiled, { ...stack, commit: sha, port, start: resolvedStart, target }, opts);
     });
   });
+}
+
+/** Prints the plan (or {stack, plan}), or applies it. */
+async function emit(ctx: CommandContext, session: Session, compiled: CompiledDeploy, stack: Record<string, unknown>, opts: DeployFlags): Promise<number> {
+  const structured = ctx.globals.output === 'json' || ctx.globals.output === 'yaml';
+  ctx.io.stderr.write(`${compiled.mode === 'create' ? 'plan' : compiled.mode === 'update' ? 'update plan' : 'already deployed'}: ${compiled.plan.summary}\n`);
+  for (const note of [compiled.plan.notes ?? []].flat()) ctx.io.stderr.write(`note: ${note}\n`);
+  if (opts.apply) return applyDeploy(ctx, session, compiled, opts);
+  const out = structured ? renderRecord({ stack: { ...stack, chosen: compiled.chosen }, plan: compiled.plan }, ctx.globals.output) : JSON.stringify(compiled.plan, null, 2) + '\n';
+  ctx.io.stdout.write(out);
+  return ExitCode.ok;
 }
 
 /** The port or start command the analysis could not settle: asked on a terminal, refused in a pipe naming the flag. */
@@ -216,9 +207,8 @@ async function applyDeploy(ctx: CommandContext, session: Session, compiled: Comp
     for (const w of preview.warnings) warn(ctx, w);
     return duplicateNames.length ? ExitCode.refused : ExitCode.ok;
   }
-  // A plan without creates (an update or a wait) is safe to apply again; one with creates keeps the journal's guard.
-  const creates = compiled.plan.commands.some((c) => c.args[1] === 'POST');
-  const mode: ApplyMode = opts.resume ? 'resume' : opts.fresh || !creates ? 'fresh' : 'new';
+  // An update or a wait is compiled from what exists and safe to apply again; a create keeps the journal's guard.
+  const mode: ApplyMode = opts.resume ? 'resume' : opts.fresh || compiled.mode !== 'create' ? 'fresh' : 'new';
   const observer = createRunObserver(ctx.io, { steps: true });
   const outcome = await applyPlan(compiled.plan, { backend, home: ctx.home, destroyer: false, mode, observer, signal: ctx.signal });
   observer.stop();
