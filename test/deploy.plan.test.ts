@@ -227,11 +227,11 @@ test('on a terminal the unknowns are asked instead: the start command, then the 
   });
 });
 
-test('--provider cloud_a is refused as not available yet (exit 2); a URL with credentials in it is refused', async () => {
+test('an unknown --provider is refused (exit 2); a URL with credentials in it is refused', async () => {
   const repo = makeRepo('node-web', NODE_DOCKER);
-  const r = await runCli(['deploy', repo.url, '--provider', 'cloud_a'], T);
+  const r = await runCli(['deploy', repo.url, '--provider', 'cloud_z'], T);
   assert.is(r.code, 2);
-  assert.match(r.stderr, /error: not_available: deploying to cloud_a is not available yet/);
+  assert.match(r.stderr, /error: usage: unknown --provider "cloud_z" \(deploy supports gpucloud and cloud_a\)/);
   const creds = await runCli(['deploy', 'https://me:hunter2-password@example.invalid/me/app.git'], T);
   assert.is(creds.code, 2);
   assert.match(creds.stderr, /carries credentials/);
