@@ -89,6 +89,20 @@ test('a CUDA base image in the Dockerfile means a GPU; two EXPOSE ports are left
   assert.is(s.start, 'python3 serve.py');
 });
 
+test('Windows files: a package.json with a byte-order mark and CRLF line ends everywhere are read like any other', () => {
+  const s = analyseRepo(
+    makeRepo('win', {
+      'package.json': '\uFEFF{\r\n  "scripts": { "start": "node app.js" },\r\n  "dependencies": { "express": "4" }\r\n}\r\n',
+      'app.js': 'require("express")().listen(8080);\r\n',
+      '.env.example': 'DB_PASSWORD=\r\nREGION=eu\r\n',
+    }).dir,
+  );
+  assert.is(s.framework, 'express');
+  assert.is(s.start, 'npm start');
+  assert.is(s.port, 8080);
+  assert.equal(s.env, [{ name: 'DB_PASSWORD', secret: true }, { name: 'REGION', secret: false }]);
+});
+
 test('a requirements.txt that is a symlink out of the repository is not followed to a device; a declared size wins', () => {
   const repo = makeRepo('odd', { 'app.py': 'print(1)\n' });
   symlinkSync('/dev/zero', join(repo.dir, 'requirements.txt'));

@@ -51,7 +51,8 @@ export const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD|CREDENTIAL|AUT
 const read = (dir: string, file: string): string | undefined => {
   try {
     const p = join(dir, file);
-    return statSync(p).isFile() && statSync(p).size < 1_000_000 ? readFileSync(p, 'utf8') : undefined;
+    // A byte-order mark (editors on Windows write one) would make package.json unparsable.
+    return statSync(p).isFile() && statSync(p).size < 1_000_000 ? readFileSync(p, 'utf8').replace(/^\uFEFF/, '') : undefined;
   } catch {
     return undefined;
   }
