@@ -11,6 +11,7 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: Comma
   gpucloud: { summary: 'List, get and act on gpucloud resources directly (no AI)', load: () => import('./commands/gpucloud.js') },
   k8s: { summary: 'Kubernetes: create clusters as plans (gpucloud, eks, gke, kubeadm); deploy, get, logs, stats, ask and delete on one', load: () => import('./commands/k8s.js') },
   cost: { summary: 'What gpucloud (and cloud_a) costs now, on what, the trend, and when the balance runs out', load: () => import('./commands/cost.js') },
+  deploy: { summary: 'Deploy a repository as a reviewable plan: a gpucloud instance or serverless container (or cloud_a)', load: () => import('./commands/deploy.js') },
   plan: { summary: 'Validate plan documents before applying them', load: () => import('./commands/plan.js') },
   config: { summary: 'Show the effective configuration', load: () => import('./commands/config.js') },
   credentials: { summary: 'Test provider credentials', load: () => import('./commands/credentials.js') },

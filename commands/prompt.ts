@@ -21,3 +21,21 @@ export async function confirmByTyping(ctx: CommandContext, what: string, expecte
     rl.close();
   }
 }
+
+/**
+ * One question on the terminal (an unknown the command could not work out, e.g. deploy's port);
+ * empty answers ask again. Callers check for a terminal first and refuse in a pipe.
+ */
+export async function askLine(ctx: CommandContext, question: string, valid: (answer: string) => string | undefined): Promise<string> {
+  const rl = createInterface({ input: ctx.io.stdin, output: ctx.io.stderr });
+  try {
+    for (;;) {
+      const answer = (await rl.question(`${question} `, { signal: ctx.signal })).trim();
+      const problem = answer ? valid(answer) : 'an answer is needed';
+      if (!problem) return answer;
+      ctx.io.stderr.write(`${problem}\n`);
+    }
+  } finally {
+    rl.close();
+  }
+}

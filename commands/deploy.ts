@@ -1,0 +1,235 @@
+/**
+ * `assistant deploy <repo_url>`: clone (engine/deploy/clone.ts), analyse (analyse.ts), read what exists
+ * and compile a plan (live.ts, plan.ts); print the plan, or apply it with `--apply` through the one
+ * apply path (machines/apply-plan.ts: journal, lock, gate, progress; `--dry-run`: the cost preview).
+ * Flag parsing, questions and output only.
+ */
+import { applyPlan, type ApplyMode } from '../machines/apply-plan.js';
+import { dryRunPlan } from '../machines/dry-run.js';
+import { runForResults } from '../machines/run-plan.js';
+import { describeStack, analyseRepo, type Stack } from '../engine/deploy/analyse.js';
+import { publicUrl, repoName, withClone } from '../engine/deploy/clone.js';
+import { readEnvFile } from '../engine/deploy/env-file.js';
+import { liveReadPlan, liveStateFrom } from '../engine/deploy/live.js';
+import { compileCloudA } from '../engine/deploy/cloud-a.js';
+import { compileDeploy, slugName, type CompiledDeploy, type EnvValue, type Target } from '../engine/deploy/plan.js';
+import { ExitCode, InvalidInputError, UsageError } from '../engine/errors.js';
+import { loadConfig } from '../engine/config/load.js';
+import { registerSecret } from '../engine/redact.js';
+import { renderPreview } from '../engine/plan/preview.js';
+import { palette } from '../engine/render/color.js';
+import { renderRecord } from '../engine/render/records.js';
+import { renderReport, renderReportError } from '../engine/render/report.js';
+import type { RunReport } from '../schemas/run-report.js';
+import { warn, type CommandContext } from './context.js';
+import { runGroup } from './group.js';
+import { createRunObserver } from './progress.js';
+import { askLine } from './prompt.js';
+import { withSession, type Session } from './session.js';
+
+interface DeployFlags {
+  ref?: string;
+  name?: string;
+  target?: string;
+  provider?: string;
+  location?: string;
+  port?: string | number;
+  start?: string;
+  instanceType?: string;
+  image?: string;
+  envFile?: string;
+  minReplicas?: string | number;
+  maxReplicas?: string | number;
+  healthPath?: string;
+  ami?: string;
+  apply?: boolean;
+  dryRun?: boolean;
+  resume?: boolean;
+  fresh?: boolean;
+}
+
+export async function run(argv: string[], ctx: CommandContext): Promise<number> {
+  return runGroup('deploy', ['deploy', ...argv], ctx, (cli, start) => {
+    cli
+      .command('deploy <repo_url>', 'Deploy a repository to gpucloud: clone, analyse, print the plan (or apply it with --apply)')
+      .usage('<repo_url> [--target instance|container] [--name n] [--location l] [--port p] [--apply]')
+      .option('--ref <ref>', 'Branch, tag or full commit sha to deploy (default: the default branch)')
+      .option('--name <name>', 'Deployment name (default: the repository name, slugified)')
+      .option('--target <target>', 'gpucloud: instance (default) or container (default when the repository names a prebuilt image, or with --image); cloud_a: container (default) or vm')
+      .option('--provider <name>', 'gpucloud (default) or cloud_a (aws steps: its container service, or --target vm)')
+      .option('--ami <id>', 'cloud_a --target vm: the AMI (default: the current Ubuntu 24.04 from SSM)')
+      .option('--location <code>', 'Location (default: gpucloud.default_location)')
+      .option('--port <port>', 'The port the service listens on (when the analysis finds none or several)')
+      .option('--start <command>', 'The start command (when the analysis finds none)')
+      .option('--instance-type <type>', 'Instance type instead of the cheapest available that fits')
+      .option('--image <image>', 'Prebuilt container image (registry/name:tag) for target container')
+      .option('--env-file <path>', 'NAME=value lines; names that look secret (KEY, TOKEN, PASSWORD, …) become gpucloud secrets, never inlined')
+      .option('--min-replicas <n>', 'Container target: fewest replicas (default 1)')
+      .option('--max-replicas <n>', 'Container target: most replicas (default 3)')
+      .option('--health-path <path>', 'Container target: health check path (default /)')
+      .option('--apply', 'Apply the plan (journal, progress, report with the URL)')
+      .option('--dry-run', 'With --apply: send only GETs; show each step, what it costs, availability and the balance')
+      .option('--resume', 'With --apply: continue an interrupted deploy of the same plan')
+      .option('--fresh', 'With --apply: start the same plan again from its first step')
+      .example('  assistant deploy https://github.com/me/api.git > plan.json')
+      .example('  assistant deploy https://github.com/me/api.git --location FIN-01 --apply')
+      .example('  assistant deploy git@github.com:me/llm.git --ref v1.2 --instance-type 1A100.22V --apply --dry-run')
+      .example('  assistant deploy ./web --target container --image ghcr.io/me/web:1.4 --env-file prod.env --apply')
+      .action((url: string | number, opts: DeployFlags) => start(() => deploy(ctx, url, { ...opts, ...textFlags(argv) })));
+  });
+}
+
+const intFlag = (flag: string, v: string | number | undefined, fallback: number, min: number): number => {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > 65535) throw new UsageError(`${flag} must be a whole number from ${min} (got "${v}")`);
+  return n;
+};
+
+const TEXT_FLAGS = { ref: '--ref', name: '--name', target: '--target', provider: '--provider', location: '--location', start: '--start', instanceType: '--instance-type', image: '--image', envFile: '--env-file', healthPath: '--health-path', ami: '--ami' } as const;
+
+/**
+ * Text flags exactly as typed: cac turns number-like values into numbers (`--ref 1.10` would become
+ * the tag "1.1"), so they are read from argv (the last one wins, as with cac).
+ */
+function textFlags(argv: string[]): Partial<DeployFlags> {
+  const out: Record<string, string> = {};
+  const end = argv.indexOf('--');
+  const args = end === -1 ? argv : argv.slice(0, end);
+  for (const [key, flag] of Object.entries(TEXT_FLAGS)) {
+    args.forEach((arg, i) => {
+      if (arg === flag && args[i + 1] !== undefined) out[key] = args[i + 1]!;
+      else if (arg.startsWith(`${flag}=`)) out[key] = arg.slice(flag.length + 1);
+    });
+  }
+  return out;
+}
+
+async function deploy(ctx: CommandContext, rawUrl: string | number, opts: DeployFlags): Promise<number> {
+  const url = String(rawUrl);
+  const provider = opts.provider ?? 'gpucloud';
+  if (provider !== 'gpucloud' && provider !== 'cloud_a') throw new UsageError(`unknown --provider "${provider}" (deploy supports gpucloud and cloud_a)`);
+  const targets = provider === 'cloud_a' ? ['container', 'vm'] : ['instance', 'container'];
+  if (opts.target !== undefined && !targets.includes(opts.target)) throw new UsageError(`--target must be ${targets.join(' or ')} for ${provider} (got "${opts.target}")`);
+  if (opts.ami !== undefined && provider !== 'cloud_a') throw new UsageError('--ami goes with --provider cloud_a --target vm');
+  if (opts.dryRun && !opts.apply) throw new UsageError('--dry-run goes with --apply', { hint: 'assistant deploy <repo_url> --apply --dry-run' });
+  if (opts.start !== undefined && /[\u0000-\u001f]/.test(String(opts.start))) throw new UsageError('--start must be one line');
+  const portFlag = opts.port === undefined ? undefined : intFlag('--port', opts.port, 0, 1);
+  const minReplicas = intFlag('--min-replicas', opts.minReplicas, 1, 0);
+  const maxReplicas = intFlag('--max-replicas', opts.maxReplicas, Math.max(3, minReplicas), 1);
+  if (minReplicas > maxReplicas) throw new UsageError('--min-replicas is larger than --max-replicas');
+  const healthPath = opts.healthPath ?? '/';
+  if (!healthPath.startsWith('/')) throw new UsageError('--health-path must start with /');
+  // Read the env file before anything is fetched: its secret values are registered for redaction at once.
+  const env: EnvValue[] = opts.envFile ? readEnvFile(opts.envFile) : [];
+
+  const { config } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
+  const token = config.repohost?.token ?? ctx.env.REPOHOST_TOKEN ?? undefined;
+  if (token) registerSecret(token);
+  const cleanUrl = publicUrl(url);
+  if (cleanUrl !== url) throw new UsageError('the repository URL carries credentials; they would end up in the plan', { hint: 'remove them from the URL and set repohost.token in the config (or REPOHOST_TOKEN)' });
+
+  return withClone({ url, ref: opts.ref ? String(opts.ref) : undefined, token, signal: ctx.signal, tmpRoot: ctx.env.ASSISTANT_DEPLOY_TMPDIR }, async ({ dir, sha }) => {
+    const stack = analyseRepo(dir);
+    const image = opts.image ?? stack.image;
+    // cloud_a defaults to its container service (SPEC 4.2); gpucloud to an instance unless an image is named.
+    const target = (opts.target ?? (provider === 'cloud_a' || image ? 'container' : 'instance')) as Target | 'vm';
+    const structured = ctx.globals.output === 'json' || ctx.globals.output === 'yaml';
+    if (!structured) ctx.io.stderr.write(`analysis of ${cleanUrl}:\n${describeStack(stack, sha)}\n`);
+    // An instance runs the code itself: it needs a start command unless docker or compose starts it.
+    const needsStart = (target === 'instance' || target === 'vm') && !opts.start && (!stack.runtime || ((stack.runtime === 'python' || stack.runtime === 'node') && !stack.start));
+    const resolvedStart = opts.start ?? (needsStart ? await settle(ctx, stack, 'start') : stack.start);
+    const port = portFlag ?? (await settle(ctx, stack, 'port'));
+    const name = slugName(opts.name ?? repoName(cleanUrl));
+    if (opts.name !== undefined && name !== opts.name) warn(ctx, `--name "${opts.name}" is used as "${name}" (lower-case letters, digits and dashes)`);
+    const unset = stack.env.filter((e) => !env.some((v) => v.name === e.name)).map((e) => e.name);
+    if (unset.length) warn(ctx, `the repository reads ${unset.join(', ')} (its env example) and ${opts.envFile ? '--env-file does not set them' : 'no --env-file sets them'}`);
+
+    const request = { name, url: cleanUrl, sha, stack: { ...stack, runtime: stack.runtime ?? ('shell' as const) }, port, start: resolvedStart, image, env, minReplicas, maxReplicas, healthPath, privateRepo: Boolean(token) };
+    if (provider === 'cloud_a') {
+      const compiled = compileCloudA({ ...request, target: 'container', location: '', instanceType: opts.instanceType, awsTarget: target === 'vm' ? 'vm' : 'container', ami: opts.ami, region: opts.location });
+      return withSession(ctx, (session) => emit(ctx, session, compiled, { ...stack, commit: sha, port, start: resolvedStart, target }, opts));
+    }
+    return withSession(ctx, async (session) => {
+      const location = opts.location ?? session.predefined.DEFAULT_LOCATION;
+      if (target === 'instance' && !location) throw new InvalidInputError('missing_location', 'no location to deploy to', { hint: 'pass --location (e.g. FIN-01) or set gpucloud.default_location' });
+      const read = liveReadPlan(target as Target);
+      const live = liveStateFrom(read.keys, await runForResults(session, read.plan, { signal: ctx.signal }));
+      const compiled = compileDeploy({ ...request, target: target as Target, location: location ?? '', instanceType: opts.instanceType }, live);
+      return emit(ctx, session, compiled, { ...stack, commit: sha, port, start: resolvedStart, target }, opts);
+    });
+  });
+}
+
+/** Prints the plan (or {stack, plan}), or applies it. */
+async function emit(ctx: CommandContext, session: Session, compiled: CompiledDeploy, stack: Record<string, unknown>, opts: DeployFlags): Promise<number> {
+  const structured = ctx.globals.output === 'json' || ctx.globals.output === 'yaml';
+  ctx.io.stderr.write(`${compiled.mode === 'create' ? 'plan' : compiled.mode === 'update' ? 'update plan' : 'already deployed'}: ${compiled.plan.summary}\n`);
+  for (const note of [compiled.plan.notes ?? []].flat()) ctx.io.stderr.write(`note: ${note}\n`);
+  if (opts.apply) return applyDeploy(ctx, session, compiled, opts);
+  const out = structured ? renderRecord({ stack: { ...stack, chosen: compiled.chosen }, plan: compiled.plan }, ctx.globals.output) : JSON.stringify(compiled.plan, null, 2) + '\n';
+  ctx.io.stdout.write(out);
+  return ExitCode.ok;
+}
+
+/** The port or start command the analysis could not settle: asked on a terminal, refused in a pipe naming the flag. */
+async function settle(ctx: CommandContext, stack: Stack, what: 'port'): Promise<number>;
+async function settle(ctx: CommandContext, stack: Stack, what: 'start'): Promise<string>;
+async function settle(ctx: CommandContext, stack: Stack, what: 'port' | 'start'): Promise<number | string> {
+  if (what === 'port' && stack.port !== undefined) return stack.port;
+  const problem =
+    what === 'port'
+      ? stack.portCandidates.length > 1
+        ? `the repository names several ports (${stack.portCandidates.join(', ')}) and deploy cannot tell which one the service listens on`
+        : 'no port found (no EXPOSE, compose ports, framework default or listen call)'
+      : stack.language
+        ? `no start command found for this ${stack.language}${stack.framework ? `/${stack.framework}` : ''} repository`
+        : 'nothing to run found: no requirements.txt, pyproject.toml, package.json, Dockerfile or compose file';
+  const flag = what === 'port' ? '--port' : '--start';
+  if (!ctx.io.stdinIsTTY || !ctx.io.stderrIsTTY) {
+    throw new InvalidInputError(what === 'port' ? 'port_unknown' : 'start_unknown', `${problem}; nothing was sent`, {
+      hint: `say it with ${flag} ${what === 'port' ? '<port>' : '"<command>"'}`,
+    });
+  }
+  ctx.io.stderr.write(`${problem}.\n`);
+  const answer = await askLine(ctx, what === 'port' ? 'Port the service listens on:' : 'Command that starts the service:', (a) =>
+    what === 'port' ? (/^\d+$/.test(a) && Number(a) > 0 && Number(a) < 65536 ? undefined : 'a port is a number from 1 to 65535') : /[\u0000-\u001f]/.test(a) ? 'one line, please' : undefined,
+  );
+  return what === 'port' ? Number(answer) : answer;
+}
+
+/** --apply (and --dry-run) through the one apply path, with the secrets bound for this run only. */
+async function applyDeploy(ctx: CommandContext, session: Session, compiled: CompiledDeploy, opts: DeployFlags): Promise<number> {
+  const backend = { ...session, predefined: { ...session.predefined, ...compiled.secretBindings } };
+  if (opts.dryRun) {
+    const { preview, duplicateNames } = await dryRunPlan(backend, compiled.plan, { destroyer: false });
+    ctx.io.stdout.write(ctx.globals.output === 'table' ? renderPreview(preview) : renderRecord(preview, ctx.globals.output));
+    for (const w of preview.warnings) warn(ctx, w);
+    return duplicateNames.length ? ExitCode.refused : ExitCode.ok;
+  }
+  // An update or a wait is compiled from what exists and safe to apply again; a create keeps the journal's guard.
+  const mode: ApplyMode = opts.resume ? 'resume' : opts.fresh || compiled.mode !== 'create' ? 'fresh' : 'new';
+  const observer = createRunObserver(ctx.io, { steps: true });
+  const outcome = await applyPlan(compiled.plan, { backend, home: ctx.home, destroyer: false, mode, observer, signal: ctx.signal });
+  observer.stop();
+  const report = withoutSecretBindings(outcome.report, compiled.secretBindings);
+  const url = report.status === 'succeeded' ? compiled.url.replace(/<([A-Z_]+)>/g, (whole, k: string) => report.bindings[k] ?? whole) : undefined;
+  if (ctx.globals.output !== 'table') ctx.io.stdout.write(renderRecord({ ...report, ...(url ? { url } : {}) }, ctx.globals.output));
+  else {
+    ctx.io.stdout.write(renderReport(report, palette(Boolean(ctx.io.stdoutColor))));
+    if (url) ctx.io.stdout.write(`url: ${url}\n`);
+    ctx.io.stderr.write(renderReportError(report));
+  }
+  if (report.status === 'succeeded') return ExitCode.ok;
+  if (report.status === 'cancelled') {
+    ctx.io.stderr.write('interrupted: the journal keeps the completed steps; continue with deploy … --apply --resume\n');
+    return ExitCode.interrupted;
+  }
+  return (outcome.error as { exitCode?: number } | undefined)?.exitCode ?? ExitCode.failed;
+}
+
+/** The run report lists every binding; the secret values bound for this run are dropped from it. */
+function withoutSecretBindings(report: RunReport, secrets: Record<string, string>): RunReport {
+  const bindings = Object.fromEntries(Object.entries(report.bindings).filter(([k]) => !(k in secrets)));
+  return { ...report, bindings };
+}
