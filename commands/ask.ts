@@ -85,8 +85,10 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--fresh', 'Discard the journal of an unfinished run of this plan and start from the first step')
       .option('--allow-duplicate-names', 'Create resources even when their names already exist in the project (refused by default)')
       .option('--maker', 'Write a plan for the request (JSON on stdout) instead of executing anything')
-      .option('--ai-profile <name>', 'AI provider profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline');
-    for (const p of ROUTE_PROVIDERS) command.option(`--${p}`, `Ask about ${p} (several give a combined view; default: inferred from the question)`);
+      .option('--ai-profile <name>', 'AI provider profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline')
+      .option('--profile <name>', 'cloud_a environment (infra.cloud_a.environments.<name>) or aws profile for cloud_a steps');
+    // `--cloud_a` as the SPEC names the provider, and `--cloud-a` as flags are usually spelled.
+    for (const p of ROUTE_PROVIDERS) command.option(p.includes('_') ? `--${p}, --${p.replace('_', '-')}` : `--${p}`, `Ask about ${p} (several give a combined view; default: inferred from the question)`);
     for (const kind of AI_PROVIDER_KINDS) command.option(`--${kind}-model <name>`, `Model of the ${kind} AI provider`);
     for (const kind of KEYED_KINDS) command.option(`--${keyFlagName(kind)} <key>`, `API key of the ${kind} AI provider (beats the config; prefer api_key_env)`);
     command
@@ -101,6 +103,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant --sandbox ask --maker "create a 1V100.6V instance called train-1 in FIN-01" | assistant --sandbox ask --apply')
       .action((question: string[], opts: AskFlags) =>
         start(() => {
+          if (typeof opts.profile === 'string' && opts.profile) ctx.cloudAProfile = opts.profile;
           if (opts.apply && opts.dryRun) return dryRun(ctx, opts.planFile, Boolean(opts.destroyer), Boolean(opts.allowDuplicateNames));
           if (opts.apply) {
             const mode = opts.resume ? 'resume' : opts.fresh ? 'fresh' : 'new';
@@ -108,9 +111,9 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           }
           if (question.length === 0) throw new UsageError('no question given', { hint: "run 'assistant ask --help'" });
           const text = question.join(' ');
-          const providerFlags = ROUTE_PROVIDERS.filter((p) => opts[p] === true);
+          const providerFlags = ROUTE_PROVIDERS.filter((p) => [opts[p], opts[optionKey(p.replace('_', '-'))]].some((v) => v === true || v === 'true'));
           if (opts.routeOnly) return routeOnly(ctx, text, providerFlags);
-          if (opts.maker) return maker(ctx, text, Boolean(opts.destroyer), aiFlags(opts));
+          if (opts.maker) return maker(ctx, text, Boolean(opts.destroyer), aiFlags(opts), providerFlags);
           return ask(ctx, text, providerFlags, aiFlags(opts), {
             agentTrace: Boolean(opts.agentTrace),
             history: opts.history !== false,
@@ -250,10 +253,10 @@ async function apply(
   });
 }
 
-async function maker(ctx: CommandContext, question: string, destroyer: boolean, ai: AiFlags): Promise<number> {
+async function maker(ctx: CommandContext, question: string, destroyer: boolean, ai: AiFlags, providerFlags: string[]): Promise<number> {
   return withSession(ctx, async (session) => {
     const spinner = createPhaseSpinner(ctx.io);
-    const plan = await makePlanFromQuestion(ctx, session, question, { destroyer, ...ai, onPhase: (text) => spinner?.phase(text) }).finally(() =>
+    const plan = await makePlanFromQuestion(ctx, session, question, { destroyer, ...ai, providerFlags, onPhase: (text) => spinner?.phase(text) }).finally(() =>
       spinner?.stop(),
     );
     ctx.io.stdout.write(JSON.stringify({ ...plan, question: plan.question ?? question, created_at: plan.created_at ?? new Date().toISOString() }, null, 2) + '\n');

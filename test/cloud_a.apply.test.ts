@@ -4,50 +4,13 @@
  * (every destructive form of the rules table refused with exit 3 and nothing run), --destroyer, the
  * duplicate-name check, and the three CLI failures.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli } from './support/cli.js';
-import { motoMissing, startMoto, type RunningMoto } from './support/moto.js';
+import { buckets, instances, motoSuite, planFile } from './support/moto.js';
 import { DESTRUCTIVE_SAMPLES } from './support/aws-samples.js';
 
-const missing = motoMissing();
-let moto: RunningMoto | undefined;
-test.before(async () => {
-  if (!missing) moto = await startMoto();
-});
-test.after(async () => {
-  await moto?.stop();
-});
-test.before.each(async () => {
-  await moto?.reset();
-});
-
-/** A test that needs moto and the aws CLI; without them it prints one SKIP line and passes. */
-function motoTest(name: string, fn: (moto: RunningMoto) => Promise<void>): void {
-  test(name, async () => {
-    if (missing) return void console.log(`SKIP ${name}: ${missing}`);
-    await fn(moto!);
-  });
-}
-
-function planFile(commands: { args: string[]; reason: string; produces?: Record<string, string> }[]): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'cloud-a-plan-')), 'plan.json');
-  writeFileSync(file, JSON.stringify({ version: 1, provider: 'cloud_a', commands }));
-  return file;
-}
-
-const buckets = (m: RunningMoto) => ((m.aws(['s3api', 'list-buckets']) as { Buckets: { Name: string }[] }).Buckets ?? []).map((b) => b.Name).sort();
-
-interface Ec2Instance {
-  InstanceId: string;
-  State: { Name: string };
-  Tags?: { Key: string; Value: string }[];
-}
-const instances = (m: RunningMoto): Ec2Instance[] =>
-  (m.aws(['ec2', 'describe-instances']) as { Reservations: { Instances: Ec2Instance[] }[] }).Reservations.flatMap((r) => r.Instances);
+const motoTest = motoSuite(test);
 
 const runInstance = (name: string) => ({
   args: ['aws', 'ec2', 'run-instances', '--image-id', 'ami-12c6146b', '--instance-type', 't2.micro', '--tag-specifications', `ResourceType=instance,Tags=[{Key=Name,Value=${name}}]`],

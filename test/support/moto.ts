@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Test } from 'uvu';
 
 export interface Moto {
   url: string;
@@ -126,3 +127,45 @@ async function waitUntilUp(url: string, child: ChildProcess, log: () => string):
   }
   throw new Error(`moto_server did not answer within 90 s: ${log()}`);
 }
+
+/**
+ * One moto for a whole test file (reset before each test), and `motoTest(name, fn)`: a test that needs
+ * moto and the aws CLI; without them it prints one `SKIP <test>: …` line and passes.
+ */
+export function motoSuite(suite: Test): (name: string, fn: (moto: RunningMoto) => Promise<void>) => void {
+  const missing = motoMissing();
+  let moto: RunningMoto | undefined;
+  suite.before(async () => {
+    if (!missing) moto = await startMoto();
+  });
+  suite.after(async () => {
+    await moto?.stop();
+  });
+  suite.before.each(async () => {
+    await moto?.reset();
+  });
+  return (name, fn) =>
+    suite(name, async () => {
+      if (missing) return void console.log(`SKIP ${name}: ${missing}`);
+      await fn(moto!);
+    });
+}
+
+/** A plan file of cloud_a steps in a temp dir. */
+export function planFile(commands: { args: string[]; reason: string; produces?: Record<string, string> }[], provider: string | string[] = 'cloud_a'): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'cloud-plan-')), 'plan.json');
+  writeFileSync(file, JSON.stringify({ version: 1, provider, commands }));
+  return file;
+}
+
+/** The bucket names moto has, sorted. */
+export const buckets = (m: RunningMoto) => ((m.aws(['s3api', 'list-buckets']) as { Buckets: { Name: string }[] }).Buckets ?? []).map((b) => b.Name).sort();
+
+export interface Ec2Instance {
+  InstanceId: string;
+  State: { Name: string };
+  Tags?: { Key: string; Value: string }[];
+}
+/** Every instance moto has (terminated ones too). */
+export const instances = (m: RunningMoto): Ec2Instance[] =>
+  (m.aws(['ec2', 'describe-instances']) as { Reservations: { Instances: Ec2Instance[] }[] }).Reservations.flatMap((r) => r.Instances);
