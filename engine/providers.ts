@@ -5,5 +5,7 @@
 import { ProviderSet } from './provider.js';
 import { gpucloudProvider } from './gpucloud/provider.js';
 import { cloudAProvider } from './cloud_a/provider.js';
+import { cloudBProvider } from './cloud_b/provider.js';
+import { cloudCProvider } from './cloud_c/provider.js';
 
-export const PROVIDERS = new ProviderSet([gpucloudProvider, cloudAProvider]);
+export const PROVIDERS = new ProviderSet([gpucloudProvider, cloudAProvider, cloudBProvider, cloudCProvider]);

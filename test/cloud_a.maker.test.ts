@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { parseCloudAIntent, planCloudA } from '../engine/planner/cloud_a.js';
 import { cloudAMakerPrompt } from '../engine/ai/maker-prompt.js';
 import { runCli } from './support/cli.js';
-import { buckets, instances, motoSuite, planFile, type Moto } from './support/moto.js';
+import { buckets, instanceState, motoSuite, planFile, runInstance, type Moto } from './support/moto.js';
 
 const motoTest = motoSuite(test);
 
@@ -28,35 +28,33 @@ motoTest('built-in maker → apply: create a bucket, then delete it (the delete 
   assert.is(made.code, 0, made.stderr);
   assert.equal(JSON.parse(made.stdout).commands[0].args, ['aws', 's3api', 'create-bucket', '--bucket', 'made-by-maker']);
   assert.is(applied!.code, 0, applied!.stderr);
-  assert.equal(buckets(m), ['made-by-maker']);
+  assert.equal(await buckets(m), ['made-by-maker']);
 
   const refused = await runCli(['ask', '--maker', '--cloud-a', '--ai-profile', 'builtin', 'delete the bucket made-by-maker'], { env: m.env });
   assert.is(refused.code, 3, refused.stderr);
   assert.match(refused.stderr, /destructive: aws s3api delete-bucket/);
   const gone = await makeAndApply(m, 'delete the bucket made-by-maker', ['--destroyer']);
   assert.is(gone.applied!.code, 0, gone.applied!.stderr);
-  assert.equal(buckets(m), []);
+  assert.equal(await buckets(m), []);
 });
 
 motoTest('built-in maker → apply: stop and terminate an instance found by its Name tag; list instances reads them', async (m) => {
-  m.aws(['ec2', 'run-instances', '--image-id', 'ami-12c6146b', '--instance-type', 't2.micro', '--tag-specifications', 'ResourceType=instance,Tags=[{Key=Name,Value=web-1}]']);
-  m.aws(['ec2', 'run-instances', '--image-id', 'ami-12c6146b', '--instance-type', 't2.micro', '--tag-specifications', 'ResourceType=instance,Tags=[{Key=Name,Value=Web-1}]']);
-  const [id] = instances(m).filter((i) => i.Tags?.some((t) => t.Value === 'web-1')).map((i) => i.InstanceId);
+  const id = await runInstance(m, 'web-1');
+  const other = await runInstance(m, 'Web-1');
 
   const stop = await makeAndApply(m, 'stop the instance web-1');
   assert.is(stop.made.code, 0, stop.made.stderr);
   assert.equal(JSON.parse(stop.made.stdout).commands[0].args, ['aws', 'ec2', 'stop-instances', '--instance-ids', id]);
   assert.is(stop.applied!.code, 0, stop.applied!.stderr);
-  const state = (name: string) => instances(m).find((i) => i.Tags?.some((t) => t.Value === name))!.State.Name;
-  assert.is(state('web-1'), 'stopped');
-  assert.is(state('Web-1'), 'running', 'Name tags are matched with their case');
+  assert.is(await instanceState(m, id), 'stopped');
+  assert.is(await instanceState(m, other), 'running', 'Name tags are matched with their case');
 
   const list = await makeAndApply(m, 'list my ec2 instances');
   assert.is(list.applied!.code, 0, list.applied!.stderr);
 
   const terminate = await makeAndApply(m, 'terminate instance web-1', ['--destroyer']);
   assert.is(terminate.applied!.code, 0, terminate.applied!.stderr);
-  assert.is(state('web-1'), 'terminated');
+  assert.is(await instanceState(m, id), 'terminated');
   // A terminated instance no longer answers to its name.
   const again = await runCli(['ask', '--maker', '--cloud-a', '--ai-profile', 'builtin', '--destroyer', 'terminate instance web-1'], { env: m.env });
   assert.is(again.code, 2, again.stderr);

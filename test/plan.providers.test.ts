@@ -144,7 +144,7 @@ test('it runs through the same machine: bindings, report and observer events', a
 
 test('provider in a plan means something: an unknown provider, or a verb of a provider the plan does not name, is invalid', () => {
   const unknown = validatePlan({ ...plan, provider: 'moon' }, { providers, destroyer: true });
-  assert.ok(unknown.problems.some((p) => p.field === 'provider' && /unknown provider "moon" \(known: gpucloud, cloud_a, toy\)/.test(p.message)), JSON.stringify(unknown.problems));
+  assert.ok(unknown.problems.some((p) => p.field === 'provider' && /unknown provider "moon" \(known: gpucloud, cloud_a, cloud_b, cloud_c, toy\)/.test(p.message)), JSON.stringify(unknown.problems));
   const foreign = validatePlan({ ...plan, provider: 'gpucloud' }, { providers, destroyer: true });
   assert.ok(foreign.problems.some((p) => p.index === 0 && /"toy-count" belongs to provider "toy", which the plan does not name/.test(p.message)));
   const both = validatePlan(
@@ -157,7 +157,7 @@ test('provider in a plan means something: an unknown provider, or a verb of a pr
   assert.ok(odd.problems.some((p) => p.message.includes('unknown provider "toy\\u0000\\u001b[31m"')), JSON.stringify(odd.problems));
   // Without the toy provider registered, its verbs are unknown and the known ones are listed.
   const without = validatePlan(plan, { providers: PROVIDERS, destroyer: true });
-  assert.ok(without.problems.some((p) => /unknown step verb "toy-count" \(known: gpucloud-api, gpucloud-wait, aws\)/.test(p.message)));
+  assert.ok(without.problems.some((p) => /unknown step verb "toy-count" \(known: gpucloud-api, gpucloud-wait, aws, gcloud, az\)/.test(p.message)));
 });
 
 test('the run machine takes its effects from .provide(): a swapped step effect that polls waits in the waiting state', async () => {

@@ -158,14 +158,51 @@ export function planFile(commands: { args: string[]; reason: string; produces?: 
   return file;
 }
 
-/** The bucket names moto has, sorted. */
-export const buckets = (m: RunningMoto) => ((m.aws(['s3api', 'list-buckets']) as { Buckets: { Name: string }[] }).Buckets ?? []).map((b) => b.Name).sort();
-
-export interface Ec2Instance {
-  InstanceId: string;
-  State: { Name: string };
-  Tags?: { Key: string; Value: string }[];
+/**
+ * Setting up and checking moto's state straight over HTTP from the test process: on a busy machine each
+ * aws CLI process costs seconds, so tests keep the real CLI for what they test (the plan's steps).
+ * moto routes a request to a service by the credential scope of its Authorization header and does not
+ * check signatures.
+ */
+async function motoCall(m: Pick<Moto, 'url'>, service: 's3' | 'ec2', path: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<string> {
+  const headers: Record<string, string> = { authorization: `AWS4-HMAC-SHA256 Credential=testing/20260101/us-east-1/${service}/aws4_request, SignedHeaders=host, Signature=0` };
+  if (init.form) headers['content-type'] = 'application/x-www-form-urlencoded';
+  const res = await fetch(`${m.url}${path}`, {
+    method: init.method ?? (init.form ? 'POST' : 'GET'),
+    headers,
+    body: init.form ? new URLSearchParams({ Version: '2016-11-15', ...init.form }).toString() : undefined,
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`moto ${service} ${path} ${JSON.stringify(init.form ?? {})}: HTTP ${res.status} ${text.slice(0, 300)}`);
+  return text;
 }
-/** Every instance moto has (terminated ones too). */
-export const instances = (m: RunningMoto): Ec2Instance[] =>
-  (m.aws(['ec2', 'describe-instances']) as { Reservations: { Instances: Ec2Instance[] }[] }).Reservations.flatMap((r) => r.Instances);
+
+/** The bucket names moto has, sorted. */
+export async function buckets(m: Pick<Moto, 'url'>): Promise<string[]> {
+  const xml = await motoCall(m, 's3', '/');
+  return [...xml.matchAll(/<Bucket><Name>([^<]+)<\/Name>/g)].map((x) => x[1]!).sort();
+}
+
+export async function createBucket(m: Pick<Moto, 'url'>, name: string): Promise<void> {
+  await motoCall(m, 's3', `/${name}`, { method: 'PUT' });
+}
+
+/** Runs one instance (with a Name tag when given) and returns its id. */
+export async function runInstance(m: Pick<Moto, 'url'>, name?: string): Promise<string> {
+  const tags: Record<string, string> = name ? { 'TagSpecification.1.ResourceType': 'instance', 'TagSpecification.1.Tag.1.Key': 'Name', 'TagSpecification.1.Tag.1.Value': name } : {};
+  const xml = await motoCall(m, 'ec2', '/', { form: { Action: 'RunInstances', ImageId: 'ami-12c6146b', InstanceType: 't2.micro', MinCount: '1', MaxCount: '1', ...tags } });
+  return /<instanceId>(i-[0-9a-f]+)<\/instanceId>/.exec(xml)![1]!;
+}
+
+/** The state of one instance (`running`, `stopped`, `terminated`…). */
+export async function instanceState(m: Pick<Moto, 'url'>, id: string): Promise<string> {
+  const xml = await motoCall(m, 'ec2', '/', { form: { Action: 'DescribeInstances', 'InstanceId.1': id } });
+  return /<instanceState><code>\d+<\/code><name>([a-z-]+)<\/name>/.exec(xml)![1]!;
+}
+
+/** The ids of the instances with a Name tag (terminated ones too), or of every instance. */
+export async function instanceIds(m: Pick<Moto, 'url'>, name?: string): Promise<string[]> {
+  const filter: Record<string, string> = name ? { 'Filter.1.Name': 'tag:Name', 'Filter.1.Value.1': name } : {};
+  const xml = await motoCall(m, 'ec2', '/', { form: { Action: 'DescribeInstances', ...filter } });
+  return [...new Set([...xml.matchAll(/<instanceId>(i-[0-9a-f]+)<\/instanceId>/g)].map((x) => x[1]!))].sort();
+}
