@@ -111,6 +111,10 @@ test('gcloud and az: reads, creates with their names, updates, and what cannot b
   assert.match(gcloudVerb.checkArgs(['gcloud', 'compute', 'instances', 'list', '--format', 'table']).map((p) => p.message).join(), /gcloud steps always print JSON/);
   assert.equal(gcloudVerb.checkArgs(['gcloud', 'compute', 'instances', 'list', '--format=json(name,zone)']), []);
   assert.match(azVerb.checkArgs(['az', 'vm', 'list', '-o', 'table']).map((p) => p.message).join(), /az steps always print JSON/);
+  assert.match(azVerb.checkArgs(['az', 'vm', 'list', '--debug']).map((p) => p.message).join(), /--debug is not allowed/);
+  assert.match(gcloudVerb.checkArgs(['gcloud', 'compute', 'instances', 'list', '--log-http']).map((p) => p.message).join(), /--log-http is not allowed/);
+  assert.match(gcloudVerb.checkArgs(['gcloud', '--verbosity=debug', 'compute', 'instances', 'list']).map((p) => p.message).join(), /--verbosity debug is not allowed/);
+  assert.equal(gcloudVerb.checkArgs(['gcloud', '--verbosity=error', 'compute', 'instances', 'list']), []);
 });
 
 test("the README's destroyer tables for gcloud and az steps are the rules tables", () => {

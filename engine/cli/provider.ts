@@ -28,7 +28,9 @@ export interface CliProviderSpec extends CliVerbSpec {
 
 /** The client of a CLI provider: runs the args after the executable's name with the target's additions. */
 export function cliClient(tool: CliTool, target: CliTarget, env: Record<string, string | undefined>): CliClient {
-  const childEnv = { ...env, ...target.env };
+  // The cloud's CLI gets its own settings, not this tool's secrets (gpucloud credentials, assistant settings).
+  const childEnv: Record<string, string | undefined> = { ...target.env };
+  for (const [k, v] of Object.entries(env)) if (!/^(GPUCLOUD_|ASSISTANT_)/.test(k) && !(k in target.env)) childEnv[k] = v;
   return { run: (args, signal) => runCli({ tool, args: target.add(args), env: childEnv, signal }) };
 }
 

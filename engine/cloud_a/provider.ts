@@ -124,6 +124,7 @@ export const cloudAProvider = cliProvider({
   syntax: AWS_SYNTAX,
   rules: AWS_RULE_SET,
   minWords: 2,
+  refuse: { '--debug': 'prints request details, tokens included; use `assistant --debug`' },
   usage: '["aws", "<service>", "<operation>", …options], e.g. ["aws", "s3api", "list-buckets"]',
   check(cmd) {
     const problems: ArgProblem[] = [];

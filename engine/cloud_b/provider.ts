@@ -26,11 +26,15 @@ export const cloudBProvider = cliProvider({
   syntax: GCLOUD_SYNTAX,
   rules: GCLOUD_RULE_SET,
   minWords: 2,
+  refuse: { '--log-http': 'prints request details, tokens included; use `assistant --debug`' },
   usage: '["gcloud", "<group>", …, "<command>", …arguments], e.g. ["gcloud", "compute", "instances", "list"]',
   check(cmd) {
     const problems: ArgProblem[] = [];
     for (const v of option(cmd, '--format') ?? []) {
       if (!/^json\b/i.test(v)) problems.push({ field: 'args', message: `--format ${v}: gcloud steps always print JSON (the step's data); leave --format out or use json(...)` });
+    }
+    if ((option(cmd, '--verbosity') ?? []).some((v) => v.toLowerCase() === 'debug')) {
+      problems.push({ field: 'args', message: '--verbosity debug is not allowed in a gcloud step: it prints request details, tokens included; use `assistant --debug`' });
     }
     return problems;
   },

@@ -22,6 +22,7 @@ export const cloudCProvider = cliProvider({
   syntax: AZ_SYNTAX,
   rules: AZ_RULE_SET,
   minWords: 2,
+  refuse: { '--debug': 'prints request details, tokens included; use `assistant --debug`' },
   usage: '["az", "<group>", …, "<command>", …arguments], e.g. ["az", "vm", "list"]',
   check(cmd) {
     const problems: ArgProblem[] = [];

@@ -52,16 +52,18 @@ export async function withMoto(testName: string, fn: (moto: Moto) => Promise<voi
 /** Starts `moto_server` on a free loopback port (MOTO_IAM_LOAD_MANAGED_POLICIES=true) and waits until it answers. */
 export async function startMoto(): Promise<RunningMoto> {
   const port = await freePort();
-  const child = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], {
+  // Through a shell that holds moto while its stdin is open: if this test process dies (even kill -9 on a
+  // timeout) the pipe closes and moto is stopped too, instead of outliving the run.
+  const child = spawn('sh', ['-c', 'moto_server -H 127.0.0.1 -p "$1" & m=$!; trap \'kill $m; exit 0\' TERM; cat >/dev/null; kill $m; wait $m', 'sh', String(port)], {
     env: { ...process.env, MOTO_IAM_LOAD_MANAGED_POLICIES: 'true' },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['pipe', 'ignore', 'pipe'],
   });
   let log = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (log = (log + d).slice(-4000)));
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
+    child.stdin!.end();
     await exited;
   };
   const url = `http://127.0.0.1:${port}`;
