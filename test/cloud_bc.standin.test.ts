@@ -15,7 +15,8 @@ import { GCLOUD_RULE_SET } from '../engine/cloud_b/destroyer.js';
 import { gcloudVerb } from '../engine/cloud_b/provider.js';
 import { AZ_RULE_SET } from '../engine/cloud_c/destroyer.js';
 import { azVerb } from '../engine/cloud_c/provider.js';
-import { runCli } from './support/cli.js';
+import { spawn } from 'node:child_process';
+import { BIN, childEnv, runCli, tempHome } from './support/cli.js';
 import { planFile } from './support/moto.js';
 import { standIn } from './support/standin.js';
 
@@ -207,6 +208,25 @@ test('gcloud not logged in is cli_not_authenticated with the fix; az missing is 
   assert.is(missing.code, 1, missing.stderr);
   assert.match(missing.stderr, /error: cli_not_found: the az CLI is not installed/);
   assert.match(missing.stderr, /hint: install the Azure CLI/);
+});
+
+test('Ctrl-C while a CLI step runs kills the CLI process and the run ends interrupted (exit 130, --resume offered)', async () => {
+  const aws = standIn('aws', [{ match: 'describe-instances', stdout: { Reservations: [] }, sleepMs: 600_000 }]);
+  const file = planFile([{ args: ['aws', 'ec2', 'describe-instances'], reason: 'slow' }]);
+  const home = tempHome();
+  const child = spawn(process.execPath, [BIN, 'ask', '--apply', '--plan-file', file], { env: childEnv(home, { PATH: aws.path }), stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  for (let i = 0; !aws.pids().length; i++) {
+    if (i > 2400) throw new Error('the aws stand-in never started');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  child.kill('SIGINT');
+  assert.is(await exited, 130, stderr);
+  assert.match(stderr, /--resume/);
+  const [pid] = aws.pids();
+  assert.throws(() => process.kill(pid!, 0), /ESRCH/, 'the CLI process was killed');
 });
 
 test.run();

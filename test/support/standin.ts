@@ -15,6 +15,8 @@ export interface CannedResponse {
   stdout?: unknown;
   stderr?: string;
   exit?: number;
+  /** Answer only after this long (a slow cloud, to interrupt). */
+  sleepMs?: number;
 }
 
 export interface StandIn {
@@ -23,22 +25,29 @@ export interface StandIn {
   path: string;
   /** Every call's argv (without the executable), in order. */
   calls(): string[][];
+  /** The process id of every call, in order. */
+  pids(): number[];
 }
 
 export function standIn(tool: string, responses: CannedResponse[] = [], opts: { dir?: string } = {}): StandIn {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'standin-'));
   const log = join(dir, `${tool}.calls.jsonl`);
   const config = join(dir, `${tool}.responses.json`);
+  const pids = join(dir, `${tool}.pids`);
   writeFileSync(config, JSON.stringify(responses));
   const script = `#!${process.execPath}
 const fs = require('fs');
 const argv = process.argv.slice(2);
 fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify(argv) + '\\n');
+fs.appendFileSync(${JSON.stringify(pids)}, process.pid + '\\n');
 const joined = argv.join(' ');
 const r = JSON.parse(fs.readFileSync(${JSON.stringify(config)}, 'utf8')).find((x) => joined.includes(x.match)) || { stdout: [] };
-if (r.stderr) process.stderr.write(r.stderr + '\\n');
-if (r.stdout !== undefined) process.stdout.write((typeof r.stdout === 'string' ? r.stdout : JSON.stringify(r.stdout)) + '\\n');
-process.exitCode = r.exit || 0;
+const answer = () => {
+  if (r.stderr) process.stderr.write(r.stderr + '\\n');
+  if (r.stdout !== undefined) process.stdout.write((typeof r.stdout === 'string' ? r.stdout : JSON.stringify(r.stdout)) + '\\n');
+  process.exitCode = r.exit || 0;
+};
+if (r.sleepMs) setTimeout(answer, r.sleepMs); else answer();
 `;
   const file = join(dir, tool);
   writeFileSync(file, script);
@@ -46,6 +55,7 @@ process.exitCode = r.exit || 0;
   return {
     dir,
     path: `${dir}:${process.env.PATH ?? ''}`,
+    pids: () => (existsSync(pids) ? readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number) : []),
     calls: () =>
       existsSync(log)
         ? readFileSync(log, 'utf8')
