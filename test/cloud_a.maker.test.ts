@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert';
 import { parseCloudAIntent, planCloudA } from '../engine/planner/cloud_a.js';
 import { cloudAMakerPrompt } from '../engine/ai/maker-prompt.js';
 import { runCli } from './support/cli.js';
+import { startOpenAiServer } from './support/openai-server.js';
 import { buckets, instanceState, motoSuite, planFile, runInstance, type Moto } from './support/moto.js';
 
 const motoTest = motoSuite(test);
@@ -116,6 +117,35 @@ motoTest('ask --profile <environment> runs the cloud_a steps with that environme
   const unknown = await runCli(['--config', config, 'ask', '--apply', '--profile', 'nosuch', '--plan-file', file], { env: m.env });
   assert.is(unknown.code, 1, unknown.stderr);
   assert.match(unknown.stderr, /error: cli_not_authenticated: .*The config profile \(nosuch\) could not be found/);
+});
+
+motoTest('the AI maker, when the request routes to cloud_a, gets the aws step format, the rules and the current instances; its plan is validated', async (m) => {
+  const id = await runInstance(m, 'ai-web');
+  const srv = await startOpenAiServer();
+  try {
+    const plan = { version: 1, provider: 'cloud_a', commands: [{ args: ['aws', 'ec2', 'stop-instances', '--instance-ids', id], reason: 'stop ai-web' }] };
+    // A plan with --output text first: sent back with the problem, repaired on the second attempt.
+    srv.reply({ text: JSON.stringify({ ...plan, commands: [{ ...plan.commands[0], args: [...plan.commands[0]!.args, '--output', 'text'] }] }) }, { text: JSON.stringify(plan) });
+    const dir = mkdtempSync(join(tmpdir(), 'cloud-a-ai-'));
+    writeFileSync(join(dir, 'c.yaml'), `ai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${srv.baseURL}\n`, { mode: 0o600 });
+    const r = await runCli(['--config', join(dir, 'c.yaml'), 'ask', '--maker', 'stop my ec2 instance ai-web'], { env: { ...m.env, TEST_AI_KEY: 'sk-test-key-123456' } });
+    assert.is(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).commands[0].args, plan.commands[0]!.args);
+    const chats = srv.chatRequests();
+    assert.is(chats.length, 2);
+    const system = JSON.stringify(chats[0]!.body);
+    assert.match(system, /This request is about cloud_a/);
+    assert.match(system, new RegExp(id));
+    assert.match(JSON.stringify(chats[1]!.body), /--output text: aws steps always print JSON/);
+  } finally {
+    await srv.close();
+  }
+});
+
+test('a request whose words route it to cloud_a gets a cloud_a plan without the flag', async () => {
+  const r = await runCli(['ask', '--maker', '--ai-profile', 'builtin', 'list my s3 buckets']);
+  assert.is(r.code, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout).commands[0].args, ['aws', 's3api', 'list-buckets']);
 });
 
 test.run();
