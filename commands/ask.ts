@@ -88,8 +88,10 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--allow-duplicate-names', 'Create resources even when their names already exist in the project (refused by default)')
       .option('--max-hourly-cost <n>', "Refuse the plan if its creates would push the account's hourly burn above n (overrides budget.max_hourly)")
       .option('--maker', 'Write a plan for the request (JSON on stdout) instead of executing anything')
-      .option('--ai-profile <name>', 'AI provider profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline');
-    for (const p of ROUTE_PROVIDERS) command.option(`--${p}`, `Ask about ${p} (several give a combined view; default: inferred from the question)`);
+      .option('--ai-profile <name>', 'AI provider profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline')
+      .option('--profile <name>', 'cloud_a environment (infra.cloud_a.environments.<name>) or aws profile for cloud_a steps');
+    // `--cloud_a` as the SPEC names the provider, and `--cloud-a` as flags are usually spelled.
+    for (const p of ROUTE_PROVIDERS) command.option(p.includes('_') ? `--${p}, --${p.replace('_', '-')}` : `--${p}`, `Ask about ${p} (several give a combined view; default: inferred from the question)`);
     for (const kind of AI_PROVIDER_KINDS) command.option(`--${kind}-model <name>`, `Model of the ${kind} AI provider`);
     for (const kind of KEYED_KINDS) command.option(`--${keyFlagName(kind)} <key>`, `API key of the ${kind} AI provider (beats the config; prefer api_key_env)`);
     command
@@ -104,6 +106,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant --sandbox ask --maker "create a 1V100.6V instance called train-1 in FIN-01" | assistant --sandbox ask --apply')
       .action((question: string[], opts: AskFlags) =>
         start(() => {
+          if (typeof opts.profile === 'string' && opts.profile) ctx.cloudAProfile = opts.profile;
           const maxHourly = maxHourlyFlag(opts.maxHourlyCost);
           if (maxHourly !== undefined && !opts.apply) throw new UsageError('--max-hourly-cost goes with --apply', { hint: 'assistant ask --apply --max-hourly-cost 5 --plan-file plan.json' });
           if (opts.apply && opts.dryRun) return dryRun(ctx, opts.planFile, Boolean(opts.destroyer), Boolean(opts.allowDuplicateNames), maxHourly);
@@ -113,9 +116,9 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           }
           if (question.length === 0) throw new UsageError('no question given', { hint: "run 'assistant ask --help'" });
           const text = question.join(' ');
-          const providerFlags = ROUTE_PROVIDERS.filter((p) => opts[p] === true);
+          const providerFlags = ROUTE_PROVIDERS.filter((p) => [opts[p], opts[optionKey(p.replace('_', '-'))]].some((v) => v === true || v === 'true'));
           if (opts.routeOnly) return routeOnly(ctx, text, providerFlags);
-          if (opts.maker) return maker(ctx, text, Boolean(opts.destroyer), aiFlags(opts));
+          if (opts.maker) return maker(ctx, text, Boolean(opts.destroyer), aiFlags(opts), providerFlags);
           return ask(ctx, text, providerFlags, aiFlags(opts), {
             agentTrace: Boolean(opts.agentTrace),
             history: opts.history !== false,
@@ -289,10 +292,10 @@ export async function applyInSession(ctx: CommandContext, session: Session, inpu
   return err?.exitCode ?? ExitCode.failed;
 }
 
-async function maker(ctx: CommandContext, question: string, destroyer: boolean, ai: AiFlags): Promise<number> {
+async function maker(ctx: CommandContext, question: string, destroyer: boolean, ai: AiFlags, providerFlags: string[]): Promise<number> {
   return withSession(ctx, async (session) => {
     const spinner = createPhaseSpinner(ctx.io);
-    const plan = await makePlanFromQuestion(ctx, session, question, { destroyer, ...ai, onPhase: (text) => spinner?.phase(text) }).finally(() =>
+    const plan = await makePlanFromQuestion(ctx, session, question, { destroyer, ...ai, providerFlags, onPhase: (text) => spinner?.phase(text) }).finally(() =>
       spinner?.stop(),
     );
     ctx.io.stdout.write(JSON.stringify({ ...plan, question: plan.question ?? question, created_at: plan.created_at ?? new Date().toISOString() }, null, 2) + '\n');

@@ -22,7 +22,6 @@ export const NOT_AVAILABLE_YET: readonly NotYet[] = [
   { group: 'ask', flag: '--role-arn', what: 'IAM security analysis' },
   { group: 'ask', flag: '--compliance', what: 'the compliance report' },
   { group: 'ask', flag: '--discovery', what: 'the scan of all active services' },
-  { group: 'ask', flag: '--profile', what: 'cloud_a profiles' },
   { group: 'ask', flag: '--workspace', what: 'infrastructure-as-code workspaces' },
 ];
 

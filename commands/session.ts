@@ -61,6 +61,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     debug,
     timeoutMs,
     freshCredentials: opts.freshCredentials,
+    profile: ctx.cloudAProfile,
     warn: (message) => warn(ctx, message),
   };
   const sandboxOverride = async (): Promise<ConnectOptions['override']> => {

@@ -7,5 +7,7 @@ import { gpucloudProvider } from './gpucloud/provider.js';
 import { sshProvider } from './ssh/provider.js';
 import { cloudAProvider } from './cloud_a/provider.js';
 import { k8sProvider } from './k8s/provider.js';
+import { cloudBProvider } from './cloud_b/provider.js';
+import { cloudCProvider } from './cloud_c/provider.js';
 
-export const PROVIDERS = new ProviderSet([gpucloudProvider, cloudAProvider, k8sProvider, sshProvider]);
+export const PROVIDERS = new ProviderSet([gpucloudProvider, cloudAProvider, cloudBProvider, cloudCProvider, k8sProvider, sshProvider]);

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli, type CliTool } from '../engine/cli/runner.js';
+import { runCli, showCommand, type CliTool } from '../engine/cli/runner.js';
+import { cliClient } from '../engine/cli/provider.js';
 import { AssistantError } from '../engine/errors.js';
 
 const node: CliTool = {
@@ -84,6 +85,22 @@ test("aborting the run's signal kills the child and the step ends interrupted (e
   assert.is(err.exitCode, 130);
   const pid = Number(readFileSync(pidFile, 'utf8'));
   assert.throws(() => process.kill(pid, 0), /ESRCH/);
+});
+
+test('the command line shown in progress and errors masks values of arguments that name a secret', () => {
+  assert.is(
+    showCommand('aws', ['configure', 'set', 'aws_secret_access_key', 'wJalrXUtnFEMIK7MDENG', '--profile', 'p']),
+    'aws configure set aws_secret_access_key *** --profile p',
+  );
+  assert.is(showCommand('aws', ['secretsmanager', 'create-secret', '--name', 'db', '--secret-string', '{"pw":"hunter2"}']), 'aws secretsmanager create-secret --name db --secret-string ***');
+  assert.is(showCommand('az', ['sql', 'server', 'create', '--admin-password=Sup3rS3cret!', '-n', 's1']), 'az sql server create --admin-password=*** -n s1');
+  assert.is(showCommand('gcloud', ['compute', 'instances', 'list', '--filter', 'name:web']), 'gcloud compute instances list --filter name:web');
+});
+
+test("a CLI provider's child gets the provider's settings but not this tool's own secrets", async () => {
+  const client = cliClient(node, { add: (args) => [...args], env: { EXTRA: 'added' }, source: 'test' }, { ...process.env, GPUCLOUD_CLIENT_SECRET: 'gc-secret-1', ASSISTANT_REDIS_URL: 'redis://:pw@h', EXTRA: 'overridden' });
+  const out = await client.run(['-e', 'console.log(JSON.stringify([process.env.GPUCLOUD_CLIENT_SECRET ?? null, process.env.ASSISTANT_REDIS_URL ?? null, process.env.EXTRA]))'], never);
+  assert.equal(out.data, [null, null, 'added']);
 });
 
 test.run();

@@ -17,7 +17,6 @@ test('every SPEC command or flag not built yet answers "not available yet" with 
     ['ask', '--compliance', 'report'],
     ['ask', '--discovery', 'scan'],
     ['ask', '--role-arn=arn:aws:iam::1:role/x', 'q'],
-    ['ask', '--profile', 'prod', 'q'],
     ['ask', '--workspace', 'w', 'q'],
   ];
   // An unreachable API: anything sent would fail with exit 1, not 2.

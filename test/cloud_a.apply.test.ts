@@ -4,52 +4,16 @@
  * (every destructive form of the rules table refused with exit 3 and nothing run), --destroyer, the
  * duplicate-name check, and the three CLI failures.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli } from './support/cli.js';
-import { motoMissing, startMoto, type RunningMoto } from './support/moto.js';
+import { spawn } from 'node:child_process';
+import { BIN, childEnv, runCli, tempHome } from './support/cli.js';
+import { buckets, createBucket, instanceIds, instanceState, motoSuite, planFile, runInstance } from './support/moto.js';
 import { DESTRUCTIVE_SAMPLES } from './support/aws-samples.js';
 
-const missing = motoMissing();
-let moto: RunningMoto | undefined;
-test.before(async () => {
-  if (!missing) moto = await startMoto();
-});
-test.after(async () => {
-  await moto?.stop();
-});
-test.before.each(async () => {
-  await moto?.reset();
-});
+const motoTest = motoSuite(test);
 
-/** A test that needs moto and the aws CLI; without them it prints one SKIP line and passes. */
-function motoTest(name: string, fn: (moto: RunningMoto) => Promise<void>): void {
-  test(name, async () => {
-    if (missing) return void console.log(`SKIP ${name}: ${missing}`);
-    await fn(moto!);
-  });
-}
-
-function planFile(commands: { args: string[]; reason: string; produces?: Record<string, string> }[]): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'cloud-a-plan-')), 'plan.json');
-  writeFileSync(file, JSON.stringify({ version: 1, provider: 'cloud_a', commands }));
-  return file;
-}
-
-const buckets = (m: RunningMoto) => ((m.aws(['s3api', 'list-buckets']) as { Buckets: { Name: string }[] }).Buckets ?? []).map((b) => b.Name).sort();
-
-interface Ec2Instance {
-  InstanceId: string;
-  State: { Name: string };
-  Tags?: { Key: string; Value: string }[];
-}
-const instances = (m: RunningMoto): Ec2Instance[] =>
-  (m.aws(['ec2', 'describe-instances']) as { Reservations: { Instances: Ec2Instance[] }[] }).Reservations.flatMap((r) => r.Instances);
-
-const runInstance = (name: string) => ({
+const runInstanceStep = (name: string) => ({
   args: ['aws', 'ec2', 'run-instances', '--image-id', 'ami-12c6146b', '--instance-type', 't2.micro', '--tag-specifications', `ResourceType=instance,Tags=[{Key=Name,Value=${name}}]`],
   reason: `a VM called ${name}`,
   produces: { INSTANCE_ID: '$.Instances[0].InstanceId' },
@@ -59,7 +23,7 @@ motoTest('a plan of aws steps applies against moto: a bucket is created, an inst
   const file = planFile([
     { args: ['aws', 's3api', 'create-bucket', '--bucket', 'logs-eu'], reason: 'a bucket', produces: { WHERE: '$.Location' } },
     { args: ['aws', 's3', 'mb', 's3://assets-eu'], reason: 'another bucket (text output)' },
-    runInstance('web-1'),
+    runInstanceStep('web-1'),
     { args: ['aws', 'ec2', 'describe-instances', '--instance-ids', '<INSTANCE_ID>'], reason: 'read it back', produces: { STATE: '$.Reservations[0].Instances[0].State.Name' } },
   ]);
   const r = await runCli(['ask', '--apply', '-o', 'json', '--plan-file', file], { env: m.env });
@@ -67,23 +31,21 @@ motoTest('a plan of aws steps applies against moto: a bucket is created, an inst
   const report = JSON.parse(r.stdout);
   assert.is(report.status, 'succeeded');
   assert.is(report.bindings.WHERE, '/logs-eu');
-  assert.equal(buckets(m), ['assets-eu', 'logs-eu']);
-  const [vm] = instances(m);
-  assert.is(report.bindings.INSTANCE_ID, vm!.InstanceId);
+  assert.equal(await buckets(m), ['assets-eu', 'logs-eu']);
+  assert.equal(await instanceIds(m, 'web-1'), [report.bindings.INSTANCE_ID]);
   assert.is(report.bindings.STATE, 'running');
-  assert.equal(vm!.Tags?.find((t) => t.Key === 'Name')?.Value, 'web-1');
   // The progress shows each command line, not an HTTP status it does not have.
   assert.match(r.stderr, /aws s3api create-bucket --bucket logs-eu — a bucket/);
   assert.not.match(r.stderr, /HTTP -/);
 });
 
 motoTest('a create of a bucket or instance name that exists is refused before anything runs (exit 3)', async (m) => {
-  m.aws(['s3api', 'create-bucket', '--bucket', 'taken']);
+  await createBucket(m, 'taken');
   const file = planFile([{ args: ['aws', 's3api', 'create-bucket', '--bucket', 'fresh-one'], reason: 'new' }, { args: ['aws', 's3', 'mb', 's3://taken'], reason: 'exists' }]);
   const r = await runCli(['ask', '--apply', '--plan-file', file], { env: m.env });
   assert.is(r.code, 3, r.stderr);
   assert.match(r.stderr, /step 1 creates bucket "taken", which already exists/);
-  assert.equal(buckets(m), ['taken']);
+  assert.equal(await buckets(m), ['taken']);
 });
 
 motoTest('the dry run shows the table of what would run, marks the destructive step, and runs nothing', async (m) => {
@@ -97,12 +59,12 @@ motoTest('the dry run shows the table of what would run, marks the destructive s
   assert.match(r.stdout, /aws --region us-east-1 ec2 terminate-instances --instance-ids i-123/);
   assert.match(r.stdout + r.stderr, /terminates|destructive/);
   assert.match(r.stderr, /applying it needs --destroyer/);
-  assert.equal(buckets(m), []);
+  assert.equal(await buckets(m), []);
 });
 
 motoTest('every destructive form of the rules table is refused with exit 3 and nothing runs (moto state unchanged)', async (m) => {
-  m.aws(['s3api', 'create-bucket', '--bucket', 'keep-me']);
-  const vm = (m.aws(['ec2', 'run-instances', '--image-id', 'ami-12c6146b', '--instance-type', 't2.micro']) as { Instances: { InstanceId: string }[] }).Instances[0]!.InstanceId;
+  await createBucket(m, 'keep-me');
+  const vm = await runInstance(m);
   const forms = Object.values(DESTRUCTIVE_SAMPLES).flat();
   // Each form targets the real resources where it can, and follows a create that would show if anything ran.
   const target = (args: string[]) => args.map((a) => (a === 'i-1' ? vm : a === 'b' ? 'keep-me' : a === 's3://b' ? 's3://keep-me' : a));
@@ -117,13 +79,13 @@ motoTest('every destructive form of the rules table is refused with exit 3 and n
   assert.match(r.stderr, /error: refused: /);
   forms.forEach((args, i) => assert.match(r.stderr, new RegExp(`command ${i + 1} \\(args\\): destructive: `), args.join(' ')));
   assert.not.match(r.stderr, /command 0 \(args\): destructive/);
-  assert.equal(buckets(m), ['keep-me']);
-  assert.equal(instances(m).map((i) => i.State.Name), ['running']);
+  assert.equal(await buckets(m), ['keep-me']);
+  assert.is(await instanceState(m, vm), 'running');
 });
 
 motoTest('--destroyer lets the destructive steps run: the instance is terminated and the bucket deleted', async (m) => {
-  m.aws(['s3api', 'create-bucket', '--bucket', 'old-logs']);
-  const vm = (m.aws(['ec2', 'run-instances', '--image-id', 'ami-12c6146b', '--instance-type', 't2.micro']) as { Instances: { InstanceId: string }[] }).Instances[0]!.InstanceId;
+  await createBucket(m, 'old-logs');
+  const vm = await runInstance(m);
   const file = planFile([
     { args: ['aws', 'ec2', 'terminate-instances', '--instance-ids', vm], reason: 'stop paying', produces: { NOW: '$.TerminatingInstances[0].CurrentState.Name' } },
     { args: ['aws', 's3', 'rb', 's3://old-logs'], reason: 'no longer needed' },
@@ -131,8 +93,8 @@ motoTest('--destroyer lets the destructive steps run: the instance is terminated
   const r = await runCli(['ask', '--apply', '--destroyer', '-o', 'json', '--plan-file', file], { env: m.env });
   assert.is(r.code, 0, r.stderr);
   assert.match(JSON.parse(r.stdout).bindings.NOW, /shutting-down|terminated/);
-  assert.equal(buckets(m), []);
-  assert.equal(instances(m).map((i) => i.State.Name), ['terminated']);
+  assert.equal(await buckets(m), []);
+  assert.is(await instanceState(m, vm), 'terminated');
 });
 
 motoTest('the aws CLI missing is cli_not_found, not logged in cli_not_authenticated, any other failure cli_failed with the message redacted (exit 1)', async (m) => {
@@ -154,6 +116,25 @@ motoTest('the aws CLI missing is cli_not_found, not logged in cli_not_authentica
   assert.is(failed.code, 1, failed.stderr);
   assert.match(failed.stderr, /error: cli_failed: aws ec2 describe-instances --instance-ids password=\*\*\* .*failed \(exit 255\): .*InvalidInstanceID\.NotFound/);
   assert.not.match(failed.stderr, /hunter2222/);
+});
+
+motoTest('kill -9 while run-instances is in flight, then --resume: the instance exists once and is adopted, not created again', async (m) => {
+  const file = planFile([runInstanceStep('once-1'), { args: ['aws', 'ec2', 'describe-instances', '--instance-ids', '<INSTANCE_ID>'], reason: 'read it' }]);
+  const home = tempHome();
+  const child = spawn(process.execPath, [BIN, 'ask', '--apply', '--plan-file', file], { env: childEnv(home, m.env), stdio: 'ignore' });
+  const exited = new Promise((resolve) => child.on('close', resolve));
+  // Killed once moto holds the instance: the aws process it started outlives it, the journal says "started".
+  for (let i = 0; !(await instanceIds(m, 'once-1')).length; i++) {
+    if (i > 1200) throw new Error('run-instances never reached moto');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  child.kill('SIGKILL');
+  await exited;
+  const resumed = await runCli(['ask', '--apply', '--resume', '-o', 'json', '--plan-file', file], { env: m.env, home });
+  assert.is(resumed.code, 0, resumed.stderr);
+  const report = JSON.parse(resumed.stdout);
+  assert.is(report.steps[0].deduplicated, true);
+  assert.equal(await instanceIds(m, 'once-1'), [report.bindings.INSTANCE_ID]);
 });
 
 test.run();

@@ -85,6 +85,8 @@ test('checkArgs: a service and an operation, no empty args or NUL bytes, no --ou
   assert.match(problems('s3api', 'list-buckets', '--query', 'a\u0000b'), /NUL byte/);
   assert.match(problems('s3api', 'list-buckets', '--output', 'text'), /--output text: aws steps always print JSON/);
   assert.match(problems('--output=table', 's3api', 'list-buckets'), /--output table/);
+  // Debug output prints request headers and tokens: the tool's own --debug is the way.
+  assert.match(problems('s3api', 'list-buckets', '--debug'), /--debug is not allowed in a aws step/);
 });
 
 test('a bound value inside inline JSON is JSON-escaped and cannot add keys; one that turns a step destructive is caught by reclassifying', () => {

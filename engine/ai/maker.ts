@@ -42,6 +42,11 @@ export interface MakePlanOptions {
   lookup?: BuiltinLookup;
   /** Progress for --debug: called after each rejected attempt. */
   onAttempt?: (event: { attempt: number; problems: ValidationProblem[] }) => void;
+  /**
+   * A provider other than gpucloud (the request routed to cloud_a): its instructions for the model and
+   * its built-in planner, instead of gpucloud's prompt, planner and catalogue check.
+   */
+  target?: { system: string; builtin: () => Plan };
 }
 
 export function formatProblems(problems: ValidationProblem[]): string {
@@ -81,7 +86,7 @@ function asPlan(candidate: unknown): Plan {
 export async function makePlan(options: MakePlanOptions): Promise<Plan> {
   const { provider, question, destroyer, validate } = options;
   if (provider.name === 'builtin') {
-    const plan = planBuiltin(question, { lookup: options.lookup, catalogue: options.catalogue, defaults: options.defaults });
+    const plan = options.target ? options.target.builtin() : planBuiltin(question, { lookup: options.lookup, catalogue: options.catalogue, defaults: options.defaults });
     const result = validate(plan, { destroyer });
     if (result.ok) return plan;
     if (!destroyer && result.problems.every((p) => p.kind === 'destructive')) throw refusal(result.problems, plan);
@@ -91,7 +96,7 @@ export async function makePlan(options: MakePlanOptions): Promise<Plan> {
   }
 
   const maxAttempts = Math.max(1, options.maxAttempts ?? 3);
-  const system = makerSystemPrompt({ catalogue: options.catalogue, defaults: options.defaults, destroyer });
+  const system = options.target?.system ?? makerSystemPrompt({ catalogue: options.catalogue, defaults: options.defaults, destroyer });
   const messages: ChatMessage[] = [{ role: 'user', content: `Request: ${question}` }];
   let askedToAvoidDestructive = false;
   let lastProblems: ValidationProblem[] = [];
@@ -115,7 +120,7 @@ export async function makePlan(options: MakePlanOptions): Promise<Plan> {
       lastCandidate = candidate;
       const result = validate(candidate, { destroyer });
       // A valid plan can still name a location, type or image gpucloud does not have: that goes back too.
-      const unknown: ValidationProblem[] = catalogueProblems(candidate, options.catalogue, options.defaults).map((p) => ({
+      const unknown: ValidationProblem[] = (options.target ? [] : catalogueProblems(candidate, options.catalogue, options.defaults)).map((p) => ({
         kind: 'catalogue',
         index: p.index,
         field: `body.${p.field}`,

@@ -56,3 +56,15 @@ export function rulesMarkdown(set: CliRuleSet): string {
   const rows = set.rules.map((r) => `| \`${cell(`${set.tool} ${r.command}`)}\` | ${cell(r.when?.text ?? '')} | ${r.effect} | ${cell(r.why)} |`);
   return ['| command | when | effect | why |', '|---|---|---|---|', ...rows, `| anything else | | update | shown in the dry run |`].join('\n');
 }
+
+/**
+ * For CLIs whose command path has no fixed length (`gcloud compute instances delete NAME`, `az vm
+ * delete`): the words up to and including the first leaf verb decide the command, the words after it
+ * are positionals (names) that may be placeholders. Without a known verb every word decides.
+ */
+export function wordsUpToVerb(verbs: ReadonlySet<string>): (cmd: ParsedCommand) => number {
+  return (cmd) => {
+    const at = cmd.words.findIndex((w) => verbs.has(w) || [...verbs].some((v) => v.endsWith('*') && w.startsWith(v.slice(0, -1))));
+    return at < 0 ? cmd.words.length : at + 1;
+  };
+}

@@ -45,10 +45,21 @@ const DEFAULT_MAX_STDERR = 64 * 1024;
 /** After SIGTERM, how long a child may take to exit before SIGKILL. */
 const KILL_GRACE_MS = 3000;
 
-/** The command line as shown in messages: quoted where needed, cut short, secrets masked. */
+/** An argument naming a secret (`--secret-string`, `aws_secret_access_key`, `--password=…`): its value is not shown. */
+const NAMES_SECRET = /secret|passw(?:or)?d|token|credential|private[-_]?key|access[-_]?key|sas-?key|connection-string/i;
+
+/** The command line as shown in messages and progress: quoted where needed, cut short, secrets masked. */
 export function showCommand(command: string, args: readonly string[]): string {
-  const quote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a));
-  const text = [command, ...args].map((a) => quote(a.length > 200 ? `${a.slice(0, 200)}…` : a)).join(' ');
+  const quote = (a: string) => (/^[\w@%+=:,./*-]+$/.test(a) ? a : JSON.stringify(a));
+  const shown = args.map((a, i) => {
+    const eq = a.indexOf('=');
+    if (a.startsWith('-') && eq > 0 && NAMES_SECRET.test(a.slice(0, eq))) return `${a.slice(0, eq)}=***`;
+    // The value after an option (`--password x`) or a config key (`aws configure set aws_secret_access_key x`), not after a service name.
+    const before = i > 0 ? args[i - 1]! : '';
+    if ((before.startsWith('-') || before.includes('_')) && NAMES_SECRET.test(before) && !before.includes('=') && !a.startsWith('-')) return '***';
+    return a.length > 200 ? `${a.slice(0, 200)}…` : a;
+  });
+  const text = [command, ...shown].map(quote).join(' ');
   return redactText(text.length > 600 ? `${text.slice(0, 600)}…` : text);
 }
 

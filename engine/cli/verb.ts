@@ -7,7 +7,7 @@
 import { substituteBody } from '../plan/bindings.js';
 import type { ArgProblem, StepVerb } from '../provider.js';
 import { PLACEHOLDER_PATTERN } from '../../schemas/plan.js';
-import { parseCommand, type CliSyntax, type ParsedCommand } from './argv.js';
+import { option, parseCommand, type CliSyntax, type ParsedCommand } from './argv.js';
 import { classifyCommand, type CliRuleSet } from './rules.js';
 import { showCommand, type CliOutput } from './runner.js';
 
@@ -23,6 +23,8 @@ export interface CliVerbSpec {
   check?(cmd: ParsedCommand, args: readonly string[]): ArgProblem[];
   /** How many command words a step needs at least (aws: a service and an operation). */
   minWords: number;
+  /** Options a step may not use, with why (debug output that prints request headers and tokens). */
+  refuse?: Record<string, string>;
   usage: string;
 }
 
@@ -41,6 +43,9 @@ export function cliVerb(spec: CliVerbSpec): StepVerb<CliClient> {
       });
       const cmd = parse(args);
       if (cmd.words.length < spec.minWords) problems.push({ field: 'args', message: `${tool} steps are ${spec.usage}` });
+      for (const [name, why] of Object.entries(spec.refuse ?? {})) {
+        if (option(cmd, name) !== undefined) problems.push({ field: 'args', message: `${name} is not allowed in a ${tool} step: ${why}` });
+      }
       problems.push(...(spec.check?.(cmd, args) ?? []));
       return problems;
     },

@@ -5,11 +5,12 @@
  * create of a name that exists is refused before anything runs, and an interrupted create is adopted.
  */
 import type { Config } from '../../schemas/config.js';
-import { option, parseCommand } from '../cli/argv.js';
-import { runCli, type CliTool } from '../cli/runner.js';
-import { cliVerb, type CliClient } from '../cli/verb.js';
+import { option } from '../cli/argv.js';
+import { cliProvider, withOption, type CliTarget } from '../cli/provider.js';
+import type { CliTool } from '../cli/runner.js';
+import type { CliClient } from '../cli/verb.js';
 import { UsageError } from '../errors.js';
-import type { ArgProblem, NamedRecord, NameLookup, Provider } from '../provider.js';
+import type { ArgProblem, NamedRecord, NameLookup } from '../provider.js';
 import { AWS_RULE_SET, AWS_SYNTAX } from './destroyer.js';
 
 export const AWS_TOOL: CliTool = {
@@ -64,38 +65,16 @@ export function resolveAwsTarget(config: Config, env: Record<string, string | un
 
 /** The args of a step with what the provider adds: JSON output, and the profile and region unless the step names them. */
 export function awsArgs(args: readonly string[], target: AwsTarget): string[] {
-  const cmd = parseAws(args);
-  const out = [...args];
-  if (!option(cmd, '--output')) out.push('--output', 'json');
-  if (target.profile && !option(cmd, '--profile')) out.push('--profile', target.profile);
-  if (target.region && !option(cmd, '--region')) out.push('--region', target.region);
+  let out = withOption(args, { syntax: AWS_SYNTAX }, ['--output'], ['--output', 'json']);
+  if (target.profile) out = withOption(out, { syntax: AWS_SYNTAX }, ['--profile'], ['--profile', target.profile]);
+  if (target.region) out = withOption(out, { syntax: AWS_SYNTAX }, ['--region'], ['--region', target.region]);
   return out;
 }
 
-const parseAws = (args: readonly string[]) => parseCommand(args, AWS_SYNTAX);
-
-export function awsClient(target: AwsTarget, env: Record<string, string | undefined>): CliClient {
-  // No pager and no interactive prompt: the child has no terminal and stdout is data.
-  const childEnv = { ...env, AWS_PAGER: '', AWS_CLI_AUTO_PROMPT: 'off' };
-  return {
-    run: (args, signal) => runCli({ tool: AWS_TOOL, args: awsArgs(args, target), env: childEnv, signal }),
-  };
+/** How cloud_a's steps run: the aws CLI with the target's additions, no pager and no interactive prompt. */
+export function awsCliTarget(target: AwsTarget): CliTarget {
+  return { add: (args) => awsArgs(args, target), env: { AWS_PAGER: '', AWS_CLI_AUTO_PROMPT: 'off' }, source: target.source };
 }
-
-export const awsVerb = cliVerb({
-  syntax: AWS_SYNTAX,
-  rules: AWS_RULE_SET,
-  minWords: 2,
-  usage: '["aws", "<service>", "<operation>", …options], e.g. ["aws", "s3api", "list-buckets"]',
-  check(cmd) {
-    const problems: ArgProblem[] = [];
-    // produces reads JSON: text and table output would leave nothing to read.
-    for (const v of option(cmd, '--output') ?? []) {
-      if (v.toLowerCase() !== 'json') problems.push({ field: 'args', message: `--output ${v}: aws steps always print JSON (the step's data); leave --output out` });
-    }
-    return problems;
-  },
-});
 
 const NOT_GONE = 'Name=instance-state-name,Values=pending,running,stopping,stopped';
 
@@ -139,14 +118,25 @@ const names: NameLookup<CliClient> = {
   },
 };
 
-export const cloudAProvider: Provider<CliClient> = {
+export const cloudAProvider = cliProvider({
   name: 'cloud_a',
-  verbs: [awsVerb],
-  names,
-
-  async connect(opts) {
-    const target = resolveAwsTarget(opts.config, opts.env, opts.profile);
-    opts.debug?.(`cloud_a: aws CLI with ${target.profile ? `profile ${target.profile}` : 'its default profile'}${target.region ? `, region ${target.region}` : ''} (from ${target.source})`);
-    return { client: awsClient(target, opts.env), source: target.source };
+  tool: AWS_TOOL,
+  syntax: AWS_SYNTAX,
+  rules: AWS_RULE_SET,
+  minWords: 2,
+  refuse: { '--debug': 'prints request details, tokens included; use `assistant --debug`' },
+  usage: '["aws", "<service>", "<operation>", …options], e.g. ["aws", "s3api", "list-buckets"]',
+  check(cmd) {
+    const problems: ArgProblem[] = [];
+    // produces reads JSON: text and table output would leave nothing to read.
+    for (const v of option(cmd, '--output') ?? []) {
+      if (v.toLowerCase() !== 'json') problems.push({ field: 'args', message: `--output ${v}: aws steps always print JSON (the step's data); leave --output out` });
+    }
+    return problems;
   },
-};
+  target: (opts) => awsCliTarget(resolveAwsTarget(opts.config, opts.env, opts.profile)),
+  names,
+});
+
+/** The `aws` step verb. */
+export const awsVerb = cloudAProvider.verb;

@@ -13,7 +13,7 @@ export const DESTRUCTIVE_SAMPLES: Record<string, string[][]> = {
   [`* ${'delete-*|batch-delete-*|terminate-*|remove-*|deregister-*|purge-*|revoke-*|detach-*|disassociate-*|release-*|cancel-*'}`]: [
     ['ec2', 'terminate-instances', '--instance-ids', 'i-1'],
     ['--region', 'eu-west-1', 'ec2', 'terminate-instances', '--instance-ids', 'i-1'],
-    ['--region=eu-west-1', '--debug', 'ec2', 'terminate-instances', '--instance-ids', 'i-1'],
+    ['--region=eu-west-1', '--no-paginate', 'ec2', 'terminate-instances', '--instance-ids', 'i-1'],
     ['ec2', 'Terminate-Instances', '--instance-ids', 'i-1'],
     ['ec2', 'terminate-instances', '--cli-input-json', '{"InstanceIds": ["i-1"]}'],
     ['s3api', 'delete-bucket', '--bucket', 'b'],

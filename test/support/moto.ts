@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Test } from 'uvu';
 
 export interface Moto {
   url: string;
@@ -51,16 +52,18 @@ export async function withMoto(testName: string, fn: (moto: Moto) => Promise<voi
 /** Starts `moto_server` on a free loopback port (MOTO_IAM_LOAD_MANAGED_POLICIES=true) and waits until it answers. */
 export async function startMoto(): Promise<RunningMoto> {
   const port = await freePort();
-  const child = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], {
+  // Through a shell that holds moto while its stdin is open: if this test process dies (even kill -9 on a
+  // timeout) the pipe closes and moto is stopped too, instead of outliving the run.
+  const child = spawn('sh', ['-c', 'moto_server -H 127.0.0.1 -p "$1" & m=$!; trap \'kill $m; exit 0\' TERM; cat >/dev/null; kill $m; wait $m', 'sh', String(port)], {
     env: { ...process.env, MOTO_IAM_LOAD_MANAGED_POLICIES: 'true' },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['pipe', 'ignore', 'pipe'],
   });
   let log = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (log = (log + d).slice(-4000)));
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
+    child.stdin!.end();
     await exited;
   };
   const url = `http://127.0.0.1:${port}`;
@@ -125,4 +128,83 @@ async function waitUntilUp(url: string, child: ChildProcess, log: () => string):
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`moto_server did not answer within 90 s: ${log()}`);
+}
+
+/**
+ * One moto for a whole test file (reset before each test), and `motoTest(name, fn)`: a test that needs
+ * moto and the aws CLI; without them it prints one `SKIP <test>: …` line and passes.
+ */
+export function motoSuite(suite: Test): (name: string, fn: (moto: RunningMoto) => Promise<void>) => void {
+  const missing = motoMissing();
+  let moto: RunningMoto | undefined;
+  suite.before(async () => {
+    if (!missing) moto = await startMoto();
+  });
+  suite.after(async () => {
+    await moto?.stop();
+  });
+  suite.before.each(async () => {
+    await moto?.reset();
+  });
+  return (name, fn) =>
+    suite(name, async () => {
+      if (missing) return void console.log(`SKIP ${name}: ${missing}`);
+      await fn(moto!);
+    });
+}
+
+/** A plan file of cloud_a steps in a temp dir. */
+export function planFile(commands: { args: string[]; reason: string; produces?: Record<string, string> }[], provider: string | string[] = 'cloud_a'): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'cloud-plan-')), 'plan.json');
+  writeFileSync(file, JSON.stringify({ version: 1, provider, commands }));
+  return file;
+}
+
+/**
+ * Setting up and checking moto's state straight over HTTP from the test process: on a busy machine each
+ * aws CLI process costs seconds, so tests keep the real CLI for what they test (the plan's steps).
+ * moto routes a request to a service by the credential scope of its Authorization header and does not
+ * check signatures.
+ */
+async function motoCall(m: Pick<Moto, 'url'>, service: 's3' | 'ec2', path: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<string> {
+  const headers: Record<string, string> = { authorization: `AWS4-HMAC-SHA256 Credential=testing/20260101/us-east-1/${service}/aws4_request, SignedHeaders=host, Signature=0` };
+  if (init.form) headers['content-type'] = 'application/x-www-form-urlencoded';
+  const res = await fetch(`${m.url}${path}`, {
+    method: init.method ?? (init.form ? 'POST' : 'GET'),
+    headers,
+    body: init.form ? new URLSearchParams({ Version: '2016-11-15', ...init.form }).toString() : undefined,
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`moto ${service} ${path} ${JSON.stringify(init.form ?? {})}: HTTP ${res.status} ${text.slice(0, 300)}`);
+  return text;
+}
+
+/** The bucket names moto has, sorted. */
+export async function buckets(m: Pick<Moto, 'url'>): Promise<string[]> {
+  const xml = await motoCall(m, 's3', '/');
+  return [...xml.matchAll(/<Bucket><Name>([^<]+)<\/Name>/g)].map((x) => x[1]!).sort();
+}
+
+export async function createBucket(m: Pick<Moto, 'url'>, name: string): Promise<void> {
+  await motoCall(m, 's3', `/${name}`, { method: 'PUT' });
+}
+
+/** Runs one instance (with a Name tag when given) and returns its id. */
+export async function runInstance(m: Pick<Moto, 'url'>, name?: string): Promise<string> {
+  const tags: Record<string, string> = name ? { 'TagSpecification.1.ResourceType': 'instance', 'TagSpecification.1.Tag.1.Key': 'Name', 'TagSpecification.1.Tag.1.Value': name } : {};
+  const xml = await motoCall(m, 'ec2', '/', { form: { Action: 'RunInstances', ImageId: 'ami-12c6146b', InstanceType: 't2.micro', MinCount: '1', MaxCount: '1', ...tags } });
+  return /<instanceId>(i-[0-9a-f]+)<\/instanceId>/.exec(xml)![1]!;
+}
+
+/** The state of one instance (`running`, `stopped`, `terminated`…). */
+export async function instanceState(m: Pick<Moto, 'url'>, id: string): Promise<string> {
+  const xml = await motoCall(m, 'ec2', '/', { form: { Action: 'DescribeInstances', 'InstanceId.1': id } });
+  return /<instanceState><code>\d+<\/code><name>([a-z-]+)<\/name>/.exec(xml)![1]!;
+}
+
+/** The ids of the instances with a Name tag (terminated ones too), or of every instance. */
+export async function instanceIds(m: Pick<Moto, 'url'>, name?: string): Promise<string[]> {
+  const filter: Record<string, string> = name ? { 'Filter.1.Name': 'tag:Name', 'Filter.1.Value.1': name } : {};
+  const xml = await motoCall(m, 'ec2', '/', { form: { Action: 'DescribeInstances', ...filter } });
+  return [...new Set([...xml.matchAll(/<instanceId>(i-[0-9a-f]+)<\/instanceId>/g)].map((x) => x[1]!))].sort();
 }

@@ -1,0 +1,55 @@
+/**
+ * cloud_b (Google Cloud) as a provider: steps are `gcloud` command lines run through the installed
+ * gcloud CLI with JSON output (`--format=json`) and the project of `infra.cloud_b.project_id`
+ * (`--project`), unless the step gives its own. Prompts are disabled: the destroyer gate decided.
+ */
+import { option } from '../cli/argv.js';
+import { cliProvider, withOption } from '../cli/provider.js';
+import type { CliTool } from '../cli/runner.js';
+import type { ArgProblem } from '../provider.js';
+import { GCLOUD_RULE_SET, GCLOUD_SYNTAX } from './destroyer.js';
+
+export const GCLOUD_TOOL: CliTool = {
+  command: 'gcloud',
+  installHint: 'install the Google Cloud CLI (https://cloud.google.com/sdk/docs/install), then `gcloud auth login`',
+  authFailures: [
+    /You do not currently have an active account selected/i,
+    /Reauthentication required|problem refreshing your current auth tokens|does not have any valid credentials/i,
+    /gcloud auth login|gcloud auth application-default login/,
+  ],
+  authHint: 'log in with `gcloud auth login` (and `gcloud config set account <account>`), check with `gcloud auth list`',
+};
+
+export const cloudBProvider = cliProvider({
+  name: 'cloud_b',
+  tool: GCLOUD_TOOL,
+  syntax: GCLOUD_SYNTAX,
+  rules: GCLOUD_RULE_SET,
+  minWords: 2,
+  refuse: { '--log-http': 'prints request details, tokens included; use `assistant --debug`' },
+  usage: '["gcloud", "<group>", …, "<command>", …arguments], e.g. ["gcloud", "compute", "instances", "list"]',
+  check(cmd) {
+    const problems: ArgProblem[] = [];
+    for (const v of option(cmd, '--format') ?? []) {
+      if (!/^json\b/i.test(v)) problems.push({ field: 'args', message: `--format ${v}: gcloud steps always print JSON (the step's data); leave --format out or use json(...)` });
+    }
+    if ((option(cmd, '--verbosity') ?? []).some((v) => v.toLowerCase() === 'debug')) {
+      problems.push({ field: 'args', message: '--verbosity debug is not allowed in a gcloud step: it prints request details, tokens included; use `assistant --debug`' });
+    }
+    return problems;
+  },
+  target(opts) {
+    const project = opts.config.infra?.cloud_b?.project_id;
+    return {
+      add: (args) => {
+        const out = withOption(args, { syntax: GCLOUD_SYNTAX }, ['--format'], ['--format=json']);
+        return project ? withOption(out, { syntax: GCLOUD_SYNTAX }, ['--project'], ['--project', project]) : out;
+      },
+      env: { CLOUDSDK_CORE_DISABLE_PROMPTS: '1' },
+      source: project ? `infra.cloud_b.project_id (${project})` : 'the gcloud CLI configuration (infra.cloud_b.project_id is not set)',
+    };
+  },
+});
+
+/** The `gcloud` step verb. */
+export const gcloudVerb = cloudBProvider.verb;

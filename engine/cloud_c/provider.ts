@@ -1,0 +1,48 @@
+/**
+ * cloud_c (Azure) as a provider: steps are `az` command lines run through the installed Azure CLI with
+ * JSON output (`-o json`) and the subscription of `infra.cloud_c.subscription_id` (`--subscription`),
+ * unless the step gives its own.
+ */
+import { option } from '../cli/argv.js';
+import { cliProvider, withOption } from '../cli/provider.js';
+import type { CliTool } from '../cli/runner.js';
+import type { ArgProblem } from '../provider.js';
+import { AZ_RULE_SET, AZ_SYNTAX } from './destroyer.js';
+
+export const AZ_TOOL: CliTool = {
+  command: 'az',
+  installHint: 'install the Azure CLI (https://learn.microsoft.com/cli/azure/install-azure-cli), then `az login`',
+  authFailures: [/Please run 'az login'/i, /AADSTS\d+/, /refresh token has expired|No subscription found|az login/i],
+  authHint: 'log in with `az login` (and `az account set --subscription <id>`), check with `az account show`',
+};
+
+export const cloudCProvider = cliProvider({
+  name: 'cloud_c',
+  tool: AZ_TOOL,
+  syntax: AZ_SYNTAX,
+  rules: AZ_RULE_SET,
+  minWords: 2,
+  refuse: { '--debug': 'prints request details, tokens included; use `assistant --debug`' },
+  usage: '["az", "<group>", …, "<command>", …arguments], e.g. ["az", "vm", "list"]',
+  check(cmd) {
+    const problems: ArgProblem[] = [];
+    for (const v of [...(option(cmd, '--output') ?? []), ...(option(cmd, '-o') ?? [])]) {
+      if (v.toLowerCase() !== 'json') problems.push({ field: 'args', message: `--output ${v}: az steps always print JSON (the step's data); leave --output out` });
+    }
+    return problems;
+  },
+  target(opts) {
+    const subscription = opts.config.infra?.cloud_c?.subscription_id;
+    return {
+      add: (args) => {
+        const out = withOption(args, { syntax: AZ_SYNTAX }, ['--output', '-o'], ['--output', 'json']);
+        return subscription ? withOption(out, { syntax: AZ_SYNTAX }, ['--subscription'], ['--subscription', subscription]) : out;
+      },
+      env: { AZURE_CORE_NO_COLOR: 'true', AZURE_CORE_OUTPUT: 'json' },
+      source: subscription ? `infra.cloud_c.subscription_id (${subscription})` : 'the az CLI configuration (infra.cloud_c.subscription_id is not set)',
+    };
+  },
+});
+
+/** The `az` step verb. */
+export const azVerb = cloudCProvider.verb;
