@@ -8,6 +8,7 @@ import { dryRunPlan } from '../machines/dry-run.js';
 import { renderPreview } from '../engine/plan/preview.js';
 import { ExitCode, UsageError } from '../engine/errors.js';
 import { askQuestion, contextPlanFor } from '../machines/ask.js';
+import { REPORT_QUESTIONS, reportFor, workspaceExtra, type ReportKind } from '../machines/ask-report.js';
 import { loadConfig } from '../engine/config/load.js';
 import { redactText } from '../engine/redact.js';
 import { palette } from '../engine/render/color.js';
@@ -40,7 +41,16 @@ type AskFlags = Record<string, unknown> & {
   newConversation?: boolean;
   /** false with --no-history. */
   history?: boolean;
+  profile?: string;
+  workspace?: string;
+  iam?: boolean;
+  roleArn?: string;
+  compliance?: boolean;
+  discovery?: boolean;
 };
+
+/** `--cloud-a` for the provider cloud_a (the SPEC's flag spelling); `--gpucloud` as it is. */
+const providerFlag = (p: string) => p.replace(/_/g, '-');
 
 /** cac's name for an option: `--gemini-api-model` → `geminiApiModel`. */
 const optionKey = (flag: string) => flag.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
@@ -86,7 +96,14 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--allow-duplicate-names', 'Create resources even when their names already exist in the project (refused by default)')
       .option('--maker', 'Write a plan for the request (JSON on stdout) instead of executing anything')
       .option('--ai-profile <name>', 'AI provider profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline');
-    for (const p of ROUTE_PROVIDERS) command.option(`--${p}`, `Ask about ${p} (several give a combined view; default: inferred from the question)`);
+    for (const p of ROUTE_PROVIDERS) command.option(`--${providerFlag(p)}`, `Ask about ${p} (several give a combined view; default: inferred from the question)`);
+    command
+      .option('--profile <name>', 'cloud_a environment (infra.cloud_a.environments.<name>) or aws profile to read with')
+      .option('--workspace <name>', 'Terraform workspace (terraform.workspaces.<name>) whose state, and drift against cloud_a, is added to the context')
+      .option('--iam', 'IAM security report of cloud_a: administrator and wildcard policies, users without MFA, old or unused access keys')
+      .option('--role-arn <arn>', 'With --iam: only this role')
+      .option('--compliance', 'Compliance controls of cloud_a (control, pass/fail/unknown, evidence)')
+      .option('--discovery', 'Inventory of the active cloud_a services per region (and the terraform workspace, when one is selected)');
     for (const kind of AI_PROVIDER_KINDS) command.option(`--${kind}-model <name>`, `Model of the ${kind} AI provider`);
     for (const kind of KEYED_KINDS) command.option(`--${keyFlagName(kind)} <key>`, `API key of the ${kind} AI provider (beats the config; prefer api_key_env)`);
     command
@@ -95,6 +112,11 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant ask --agent-trace --openai-model gpt-4o "which volumes are not attached?"')
       .example('  assistant ask --new-conversation "which of my instances are idle?"')
       .example('  assistant --sandbox ask "what is my balance"')
+      .example('  assistant ask --cloud-a "which ec2 instances are running?"')
+      .example('  assistant ask --gpucloud --cloud-a "what am I paying for"')
+      .example('  assistant ask --iam --ai-profile builtin')
+      .example('  assistant ask --compliance -o json')
+      .example('  assistant ask --discovery --workspace prod')
       .example('  assistant ask --apply --plan-file plan.json')
       .example('  cat plan.json | assistant ask --apply --destroyer')
       .example('  assistant ask --apply --dry-run --plan-file plan.json')
@@ -106,39 +128,64 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
             const mode = opts.resume ? 'resume' : opts.fresh ? 'fresh' : 'new';
             return apply(ctx, opts.planFile, { destroyer: Boolean(opts.destroyer), mode, allowDuplicateNames: Boolean(opts.allowDuplicateNames) });
           }
-          if (question.length === 0) throw new UsageError('no question given', { hint: "run 'assistant ask --help'" });
-          const text = question.join(' ');
-          const providerFlags = ROUTE_PROVIDERS.filter((p) => opts[p] === true);
+          const report = reportKind(opts);
+          if (opts.roleArn !== undefined && report !== 'iam') throw new UsageError('--role-arn narrows the IAM report', { hint: 'use it with --iam' });
+          if (question.length === 0 && !report) throw new UsageError('no question given', { hint: "run 'assistant ask --help'" });
+          const text = question.length ? question.join(' ') : REPORT_QUESTIONS[report!];
+          const providerFlags = ROUTE_PROVIDERS.filter((p) => opts[optionKey(providerFlag(p))] === true);
           if (opts.routeOnly) return routeOnly(ctx, text, providerFlags);
           if (opts.maker) return maker(ctx, text, Boolean(opts.destroyer), aiFlags(opts));
-          return ask(ctx, text, providerFlags, aiFlags(opts), {
+          return ask(ctx, text, report ? ['cloud_a'] : providerFlags, aiFlags(opts), {
             agentTrace: Boolean(opts.agentTrace),
             history: opts.history !== false,
             newConversation: Boolean(opts.newConversation),
+            report,
+            profile: opts.profile === undefined ? undefined : String(opts.profile),
+            workspace: opts.workspace === undefined ? undefined : String(opts.workspace),
+            roleArn: opts.roleArn === undefined ? undefined : String(opts.roleArn),
           });
         }),
       );
   });
 }
 
+/** The one report asked for (`--iam`, `--compliance`, `--discovery`), or none; two at once is a usage error. */
+function reportKind(opts: AskFlags): ReportKind | undefined {
+  const asked = (['iam', 'compliance', 'discovery'] as const).filter((k) => opts[k] === true);
+  if (asked.length > 1) throw new UsageError(`--${asked.join(' and --')} are separate reports`, { hint: 'ask for one report at a time' });
+  return asked[0];
+}
+
 /** What the spinner says while the ask flow is in a state (on a terminal, until the first token). */
 const ASK_PHASES: Record<string, string> = {
   routing: 'routing the question',
-  gatheringContext: 'reading gpucloud',
+  gatheringContext: 'reading the cloud',
   summarising: 'summarising a large context',
   answering: 'writing the answer',
 };
 
 /** `ask "<question>"`: the answer streams to stdout as it arrives; diagnostics go to stderr. */
+interface AskRunFlags {
+  agentTrace: boolean;
+  history: boolean;
+  newConversation: boolean;
+  report?: ReportKind;
+  profile?: string;
+  workspace?: string;
+  roleArn?: string;
+}
+
 async function ask(
   ctx: CommandContext,
   question: string,
   providerFlags: string[],
   ai: AiFlags,
-  { agentTrace, history, newConversation }: { agentTrace: boolean; history: boolean; newConversation: boolean },
+  { agentTrace, history, newConversation, report, profile, workspace, roleArn }: AskRunFlags,
 ): Promise<number> {
   const structured = ctx.globals.outputExplicit && ctx.globals.output !== 'table';
   return withSession(ctx, async (session) => {
+    const reportOptions = { backend: session, env: ctx.env, signal: ctx.signal, profile, roleArn, workspace };
+    let structuredReport: unknown;
     let streamed = false;
     let lineOpen = false;
     const print = (text: string) => {
@@ -189,6 +236,8 @@ async function ask(
         : undefined,
       onProgress: (line) => (spinner ? spinner.phase(line) : ctx.io.stderr.write(`${line}\n`)),
       signal: ctx.signal,
+      report: report && reportFor(report, reportOptions, (r) => (structuredReport = r)),
+      extraContext: report ? undefined : workspaceExtra(reportOptions),
     }).catch((err: unknown) => {
       spinner?.stop();
       endLine();
@@ -196,7 +245,17 @@ async function ask(
     });
     spinner?.stop();
     if (structured) {
-      const doc = { question, answer: result.answer, providers: result.route.providers, ai_provider: result.provider, model: result.model, summarised: result.summarised, context_chars: result.contextChars, prompt_chars: result.promptChars };
+      const doc = {
+        question,
+        ...(report ? { report: structuredReport } : {}),
+        answer: result.answer,
+        providers: result.route.providers,
+        ai_provider: result.provider,
+        model: result.model,
+        summarised: result.summarised,
+        context_chars: result.contextChars,
+        prompt_chars: result.promptChars,
+      };
       ctx.io.stdout.write(renderRecord(doc, ctx.globals.output));
     } else {
       // A provider that answered without streaming still gets its answer printed.
@@ -204,7 +263,7 @@ async function ask(
       endLine();
     }
     return ExitCode.ok;
-  });
+  }, { profile });
 }
 
 /** `ask --route-only`: the routing decision with the matched terms; nothing is read and no AI is asked. */
@@ -212,7 +271,7 @@ async function routeOnly(ctx: CommandContext, question: string, providerFlags: s
   const { config, warnings } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   for (const w of warnings) warn(ctx, w);
   const route = routeQuestion(question, { flags: providerFlags, config });
-  const contextKinds = route.providers.includes('gpucloud') ? contextPlanFor(route).kinds : [];
+  const contextKinds = contextPlanFor(route, { question, serviceKeywords: config.cloud_a?.service_keywords }).kinds;
   if (ctx.globals.output === 'json' || ctx.globals.output === 'yaml') {
     const doc = { question, ...route, context_kinds: contextKinds };
     ctx.io.stdout.write(renderRecord(doc, ctx.globals.output));
@@ -224,7 +283,7 @@ async function routeOnly(ctx: CommandContext, question: string, providerFlags: s
     { header: 'NOTE', path: 'note', priority: 3 },
   ];
   const lines = [renderTable(route.reasons, columns, ctx.io.columns).trimEnd()];
-  if (contextKinds.length) lines.push(`context read for gpucloud: ${contextKinds.join(', ')}`);
+  if (contextKinds.length) lines.push(`context read: ${contextKinds.join(', ')}`);
   ctx.io.stdout.write(lines.join('\n') + '\n');
   return ExitCode.ok;
 }

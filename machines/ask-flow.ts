@@ -16,6 +16,9 @@ import type { AiProvider, ChatMessage } from '../engine/ai/provider.js';
 import { recordsFromResults } from '../engine/ai/chunking.js';
 import { summariseContext, type SummariseResult } from '../engine/ai/summarise.js';
 import { answerFromResults, type StepResult } from '../engine/planner/answer.js';
+import { answerAwsResults } from '../engine/cloud_a/answer.js';
+import { renderIac } from '../engine/reports/render.js';
+import type { IacContext } from '../engine/reports/discovery.js';
 import type { RouteDecision } from '../engine/routing/route.js';
 import { AI_DEFAULTS } from '../schemas/config.js';
 
@@ -36,6 +39,13 @@ export interface AskFlowInput {
   contextPlan: (decision: RouteDecision) => { plan: Plan; kinds: string[] };
   /** Runs a read-only plan through the executor and returns every step's response. */
   runReadPlan: (plan: Plan) => Promise<unknown[]>;
+  /**
+   * Instead of one context plan: a report that reads through the executor in several plans
+   * (engine/reports/) and hands back its structured result as the context.
+   */
+  gatherContext?: (decision: RouteDecision) => Promise<ContextResult[]>;
+  /** The built-in provider's answer from the gathered results (a report renders itself as a table). */
+  builtinAnswer?: (results: ContextResult[]) => string;
   /** The size keys of the `ai` config section. */
   ai?: { max_prompt_chars?: number; chunk_chars?: number; max_chunks?: number };
   /** Earlier turns of the conversation (already redacted), oldest first; read once, after the provider is known. */
@@ -91,15 +101,15 @@ interface AskFlowContext {
 
 export const ANSWER_SYSTEM_PROMPT = [
   'You are assistant, a command-line assistant for cloud infrastructure. You answer questions about the',
-  "user's gpucloud account (a GPU cloud) using only the data given with the question, which was fetched",
-  'from the gpucloud API just now. Each data line is "<kind>: <record as JSON>". Be brief and concrete:',
+  "user's gpucloud account (a GPU cloud) and, when the data has cloud_a/ lines, their AWS account, using only the data given with the question, which was fetched",
+  'from the cloud APIs just now. Each data line is "<kind>: <record as JSON>". Be brief and concrete:',
   'name resources by hostname or name, give counts, statuses, types, locations and prices as they are in',
   'the data. When the data does not answer the question, say so and name the `assistant gpucloud` command',
   'that would. Never invent resources. Plain text, no Markdown tables.',
 ].join(' ');
 
 export function answerUserMessage(question: string, context: string): string {
-  return `Data from gpucloud (fetched ${new Date().toISOString()}):\n${context}\n\nQuestion: ${question}`;
+  return `Data from the cloud (fetched ${new Date().toISOString()}):\n${context}\n\nQuestion: ${question}`;
 }
 
 /** Characters of everything around the context in the answering prompt (counted against max_prompt_chars). */
@@ -121,6 +131,7 @@ export const askFlowMachine = setup({
       return { route, provider, history: input.history?.() ?? [] };
     }),
     gather: fromPromise<Gathered, { input: AskFlowInput; route: RouteDecision }>(async ({ input: { input, route } }) => {
+      if (input.gatherContext) return gathered(await input.gatherContext(route));
       const { plan, kinds } = input.contextPlan(route);
       const data = await input.runReadPlan(plan);
       return gathered(plan.commands.map((c, i) => ({ kind: kinds[i]!, args: c.args, data: data[i] })));
@@ -139,12 +150,7 @@ export const askFlowMachine = setup({
     answer: fromPromise<{ answer: string; model?: string; sizes: PromptSizes }, { ctx: AskFlowContext }>(async ({ input: { ctx } }) => {
       const { input, history } = ctx;
       if (isBuiltin(ctx.provider)) {
-        // No model: render the answer from the results of the kinds the question is about.
-        const asked = new Set(ctx.route!.kinds);
-        const relevant = asked.size ? ctx.results.filter((r) => asked.has(r.kind)) : ctx.results;
-        const facts = answerFromResults(input.question, relevant.map((r): StepResult => ({ args: r.args, kind: r.kind, data: r.data })));
-        // Nothing in the question named a resource: say what the built-in answers can cover instead of guessing.
-        const answer = ctx.route!.defaulted ? `${BUILTIN_SCOPE_NOTE}\n${facts}` : facts;
+        const answer = input.builtinAnswer ? input.builtinAnswer(ctx.results) : builtinAnswer(input.question, ctx.route!, ctx.results);
         // Observers hear of the entry into `answering` only after this actor has started; yielding once
         // keeps the order `gatheringContext -> answering`, then the answer, for --agent-trace.
         await Promise.resolve();
@@ -247,6 +253,23 @@ export const askFlowMachine = setup({
     summaryCalls: context.summaryCalls,
   }),
 });
+
+/** Without a model: gpucloud results through the planner's answers (the kinds asked about), cloud_a ones through its catalogue. */
+function builtinAnswer(question: string, route: RouteDecision, results: ContextResult[]): string {
+  const aws = results.filter((r) => r.args[0] === 'aws');
+  const gpucloud = results.filter((r) => r.args[0]?.startsWith('gpucloud'));
+  const parts: string[] = [];
+  if (gpucloud.length) {
+    const asked = new Set(route.kinds);
+    const relevant = asked.size ? gpucloud.filter((r) => asked.has(r.kind)) : gpucloud;
+    const facts = answerFromResults(question, relevant.map((r): StepResult => ({ args: r.args, kind: r.kind, data: r.data })));
+    // Nothing in the question named a resource: say what the built-in answers can cover instead of guessing.
+    parts.push(route.defaulted ? `${BUILTIN_SCOPE_NOTE}\n${facts}` : facts);
+  }
+  parts.push(...answerAwsResults(question, aws));
+  for (const r of results) if (r.kind === 'terraform') parts.push(renderIac(r.data as IacContext));
+  return parts.join('\n') || 'Nothing to report.';
+}
 
 /** The gathered context: the results, one record line per resource, and their joined text. */
 interface Gathered {
