@@ -52,6 +52,9 @@ type AskFlags = Record<string, unknown> & {
 /** `--cloud-a` for the provider cloud_a (the SPEC's flag spelling); `--gpucloud` as it is. */
 const providerFlag = (p: string) => p.replace(/_/g, '-');
 
+/** A switch as cac hands it over: `true`, or `"true"` for a hyphenated one written `--cloud-a=true` (commands/group.ts). */
+const on = (v: unknown) => v === true || v === 'true';
+
 /** cac's name for an option: `--gemini-api-model` → `geminiApiModel`. */
 const optionKey = (flag: string) => flag.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
 
@@ -132,7 +135,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           if (opts.roleArn !== undefined && report !== 'iam') throw new UsageError('--role-arn narrows the IAM report', { hint: 'use it with --iam' });
           if (question.length === 0 && !report) throw new UsageError('no question given', { hint: "run 'assistant ask --help'" });
           const text = question.length ? question.join(' ') : REPORT_QUESTIONS[report!];
-          const providerFlags = ROUTE_PROVIDERS.filter((p) => opts[optionKey(providerFlag(p))] === true);
+          const providerFlags = ROUTE_PROVIDERS.filter((p) => on(opts[optionKey(providerFlag(p))]));
           if (opts.routeOnly) return routeOnly(ctx, text, providerFlags);
           if (opts.maker) return maker(ctx, text, Boolean(opts.destroyer), aiFlags(opts));
           return ask(ctx, text, report ? ['cloud_a'] : providerFlags, aiFlags(opts), {
@@ -151,7 +154,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
 
 /** The one report asked for (`--iam`, `--compliance`, `--discovery`), or none; two at once is a usage error. */
 function reportKind(opts: AskFlags): ReportKind | undefined {
-  const asked = (['iam', 'compliance', 'discovery'] as const).filter((k) => opts[k] === true);
+  const asked = (['iam', 'compliance', 'discovery'] as const).filter((k) => on(opts[k]));
   if (asked.length > 1) throw new UsageError(`--${asked.join(' and --')} are separate reports`, { hint: 'ask for one report at a time' });
   return asked[0];
 }

@@ -4,6 +4,7 @@
  * (runForResults); the report is the flow's context, so with an AI provider it is summarised like any
  * context and with the built-in provider the report's own table is the answer.
  */
+import { setMaxListeners } from 'node:events';
 import type { Config } from '../schemas/config.js';
 import type { Plan } from '../schemas/plan.js';
 import { maskSecretLooking } from '../engine/redact.js';
@@ -39,7 +40,11 @@ export const REPORT_QUESTIONS: Record<ReportKind, string> = {
   discovery: 'Summarise this inventory of active services (and the infrastructure-as-code drift, if any).',
 };
 
-const reader = (o: ReportOptions): PlanReader => (plan: Plan) => runForResults(o.backend, plan, { signal: o.signal });
+const reader = (o: ReportOptions): PlanReader => {
+  // A report runs several one-step plans at once, each listening to the command's signal.
+  if (o.signal) setMaxListeners(64, o.signal);
+  return (plan: Plan) => runForResults(o.backend, plan, { signal: o.signal });
+};
 
 /** The terraform context of the selected workspace, with drift against cloud_a; undefined without a workspace. */
 export async function workspaceContext(config: Config, o: ReportOptions): Promise<IacContext | undefined> {

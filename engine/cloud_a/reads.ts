@@ -85,7 +85,7 @@ export const AWS_READS: readonly AwsReadSpec[] = [
     singular: 'RDS database',
     words: ['rds', 'database', 'databases', 'db', 'dbs', 'aurora', 'postgres', 'mysql'],
     args: ['aws', 'rds', 'describe-db-instances'],
-    byDefault: true,
+    byDefault: false,
     records: (data) =>
       arr(obj(data).DBInstances).map((d) => ({ name: str(obj(d).DBInstanceIdentifier) ?? '?', state: str(obj(d).DBInstanceStatus), detail: str(obj(d).Engine) })),
   },

@@ -4,7 +4,7 @@
  * (no password policy, no public access block); any other failed read makes the control `unknown`
  * with the reason, never a pass.
  */
-import { awsErrorCode, readEach, type PlanReader, type ReadOutcome } from './read.js';
+import { awsErrorCode, readEach, shortReason, type PlanReader, type ReadOutcome } from './read.js';
 import { iamReport, type IamReport } from './iam.js';
 
 export type ControlStatus = 'pass' | 'fail' | 'unknown';
@@ -29,7 +29,7 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v 
 
 /** The shortest useful form of a failed read's reason. */
 function why(o: ReadOutcome): string {
-  return o.ok ? '' : `could not read: ${awsErrorCode(o) ?? o.message.slice(0, 200)}`;
+  return o.ok ? '' : `could not read: ${shortReason(o)}`;
 }
 
 const MIN_PASSWORD_LENGTH = 14;

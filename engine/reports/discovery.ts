@@ -5,7 +5,7 @@
  */
 import { AWS_READS } from '../cloud_a/reads.js';
 import type { DriftItem } from '../iac/drift.js';
-import { readEach, type PlanReader } from './read.js';
+import { readEach, shortReason, type PlanReader } from './read.js';
 
 export interface DiscoveryRow {
   service: string;
@@ -40,7 +40,7 @@ export async function discoveryReport(read: PlanReader, opts: { region: string; 
   const services = AWS_READS.map((spec, i): DiscoveryRow => {
     const o = outcomes[i]!;
     const region = spec.global ? 'global' : opts.region;
-    if (!o.ok) return { service: spec.service, what: spec.label, region, count: null, names: [], error: /An error occurred \(([^)]+)\)/.exec(o.message)?.[1] ?? o.message.slice(0, 200) };
+    if (!o.ok) return { service: spec.service, what: spec.label, region, count: null, names: [], error: shortReason(o) };
     const names = spec.records(o.data).map((r) => r.name);
     return { service: spec.service, what: spec.label, region, count: names.length, names };
   });

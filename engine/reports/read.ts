@@ -41,6 +41,12 @@ export async function readOne(read: PlanReader, args: readonly string[], reason:
   return (await readEach(read, [args], reason))[0]!;
 }
 
+/** A failed read in a few words: the AWS error code, else the CLI's message without the command line. */
+export function shortReason(outcome: ReadOutcome): string {
+  if (outcome.ok) return '';
+  return awsErrorCode(outcome) ?? outcome.message.replace(/^.*? failed \(exit [^)]*\): /, '').slice(0, 200);
+}
+
 /** An AWS error code in a failed read's message (`NoSuchEntity`, `NoSuchPublicAccessBlockConfiguration`…). */
 export function awsErrorCode(outcome: ReadOutcome): string | undefined {
   if (outcome.ok) return undefined;
