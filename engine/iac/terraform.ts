@@ -72,7 +72,7 @@ export function resourcesOfShow(show: unknown): TfResource[] {
 }
 
 export async function readWorkspace(ws: { name: string; path: string }, env: Record<string, string | undefined>, signal: AbortSignal): Promise<TfWorkspace> {
-  const out = await runCli({ tool: TERRAFORM_TOOL, args: [`-chdir=${ws.path}`, 'show', '-json', '-no-color'], env: { ...env, TF_IN_AUTOMATION: '1', TF_INPUT: '0' }, signal });
+  const out = await runCli({ tool: TERRAFORM_TOOL, args: [`-chdir=${ws.path}`, 'show', '-json', '-no-color'], env: { ...env, TF_IN_AUTOMATION: '1', TF_INPUT: '0', CHECKPOINT_DISABLE: '1' }, signal });
   const resources = resourcesOfShow(out.data);
   const by_type: Record<string, number> = {};
   for (const r of resources) by_type[r.type] = (by_type[r.type] ?? 0) + 1;

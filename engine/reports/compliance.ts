@@ -6,6 +6,7 @@
  */
 import { awsErrorCode, readEach, shortReason, type PlanReader, type ReadOutcome } from './read.js';
 import { iamReport, type IamReport } from './iam.js';
+import { OperationError } from '../errors.js';
 
 export type ControlStatus = 'pass' | 'fail' | 'unknown';
 
@@ -33,6 +34,8 @@ function why(o: ReadOutcome): string {
 }
 
 const MIN_PASSWORD_LENGTH = 14;
+
+const isUnreadable = (err: unknown): err is Error => err instanceof OperationError && err.code === 'iam_unreadable';
 const PUBLIC_BLOCK_FLAGS = ['BlockPublicAcls', 'IgnorePublicAcls', 'BlockPublicPolicy', 'RestrictPublicBuckets'];
 
 export async function complianceReport(read: PlanReader, opts: { iam?: IamReport } = {}): Promise<ComplianceReport> {
@@ -62,7 +65,8 @@ export async function complianceReport(read: PlanReader, opts: { iam?: IamReport
   const blocks = perBucket.slice(0, names.length);
   const encryption = perBucket.slice(names.length, 2 * names.length);
   const trailStatus = perBucket.slice(2 * names.length);
-  const iam = opts.iam ?? (await iamReport(read));
+  // The IAM part unreadable (no permission) leaves its control unknown; the other controls stand.
+  const iam: IamReport | Error = opts.iam ?? (await iamReport(read).catch((err: unknown) => (isUnreadable(err) ? err : Promise.reject(err))));
 
   const controls: ControlRow[] = [];
   const add = (id: string, control: string, status: ControlStatus, evidence: string) => controls.push({ id, control, status, evidence });
@@ -138,8 +142,9 @@ export async function complianceReport(read: PlanReader, opts: { iam?: IamReport
   }
 
   // IAM wildcard / administrator policies, from the IAM report.
-  const wide = iam.findings.filter((f) => f.kind === 'administrator_policy' || f.kind === 'wildcard_policy');
-  if (wide.length) add('iam_wildcard_policies', 'No IAM administrator or wildcard policies', 'fail', wide.map((f) => `${f.principal}: ${f.subject}`).join(', '));
+  const wide = iam instanceof Error ? [] : iam.findings.filter((f) => f.kind === 'administrator_policy' || f.kind === 'wildcard_policy');
+  if (iam instanceof Error) add('iam_wildcard_policies', 'No IAM administrator or wildcard policies', 'unknown', iam.message);
+  else if (wide.length) add('iam_wildcard_policies', 'No IAM administrator or wildcard policies', 'fail', wide.map((f) => `${f.principal}: ${f.subject}`).join(', '));
   else if (iam.unread.length) add('iam_wildcard_policies', 'No IAM administrator or wildcard policies', 'unknown', `${iam.unread.length} IAM read(s) failed`);
   else add('iam_wildcard_policies', 'No IAM administrator or wildcard policies', 'pass', `${iam.principals.length} user(s) and role(s) checked`);
 

@@ -4,14 +4,14 @@
  * or NotAction), attached or inline, on users and roles; users without MFA; access keys older than
  * 90 days, never used, or unused for 90 days. `--role-arn` narrows the report to that one role.
  *
- * Reads, in rounds (each round needs the names the one before found):
- *   list-users, list-roles (or get-role for --role-arn)
- *   per user: list-attached-user-policies, list-user-policies, list-mfa-devices, list-access-keys;
- *   per role: list-attached-role-policies, list-role-policies
- *   per attached policy get-policy; per inline policy get-user-policy / get-role-policy; per key get-access-key-last-used
- *   per attached policy get-policy-version (its default version's document)
+ * Reads, in three rounds (each needs what the one before found), each aws CLI start costing about a
+ * second of CPU, so as few as the facts allow:
+ *   get-account-authorization-details (users, groups, roles with inline documents and attached
+ *     policies; the account's own managed policies with their versions)
+ *   per user list-mfa-devices and list-access-keys; per attached AWS managed policy get-policy
+ *   per key get-access-key-last-used; per AWS managed policy get-policy-version
  */
-import { UsageError } from '../errors.js';
+import { OperationError, UsageError } from '../errors.js';
 import { readEach, readOne, type PlanReader, type ReadOutcome } from './read.js';
 
 export const KEY_MAX_AGE_DAYS = 90;
@@ -49,10 +49,12 @@ export interface IamAccessKey {
 }
 
 export interface IamPrincipal {
-  type: 'user' | 'role';
+  type: 'user' | 'group' | 'role';
   name: string;
   arn?: string;
   policies: IamPolicyRef[];
+  /** Users only: the groups whose policies also apply to them (findings are on `group/<name>`). */
+  groups?: string[];
   /** Users only. */
   mfa?: boolean;
   access_keys?: IamAccessKey[];
@@ -141,102 +143,110 @@ export async function iamReport(read: PlanReader, opts: { roleArn?: string; now?
     if (failed(o)) unread.push(`${what}: ${o.message}`);
   };
   const reason = 'IAM report (read only)';
+  const roleName = opts.roleArn ? roleNameOfArn(opts.roleArn) : undefined;
 
-  // Round 1: who is there.
+  // Round 1: users, groups and roles with their inline documents and attached policies, and the
+  // account's own managed policies with their versions, in one call (the CLI follows its pages).
+  // AWS managed policies are left out of it (there are over a thousand); the attached ones are read below.
+  const filter = roleName ? ['Role', 'LocalManagedPolicy'] : ['User', 'Group', 'Role', 'LocalManagedPolicy'];
+  const details = await readOne(read, ['aws', 'iam', 'get-account-authorization-details', '--filter', ...filter], reason);
+  if (failed(details)) {
+    // Without it there is nothing to judge: a missing permission is the user's to fix, not an empty report.
+    throw new OperationError('iam_unreadable', `the IAM report could not read the account's IAM details: ${details.message}`, {
+      hint: 'the report needs iam:GetAccountAuthorizationDetails, iam:ListMFADevices, iam:ListAccessKeys, iam:GetAccessKeyLastUsed, iam:GetPolicy and iam:GetPolicyVersion (e.g. the SecurityAudit policy)',
+    });
+  }
+  const d = obj(details.data);
+  const localDocs = new Map<string, unknown>();
+  for (const pol of arr(d.Policies).map(obj)) {
+    const version = arr(pol.PolicyVersionList).map(obj).find((v) => v.IsDefaultVersion === true);
+    if (str(pol.Arn) && version) localDocs.set(str(pol.Arn)!, version.Document);
+  }
   const principals: IamPrincipal[] = [];
-  if (opts.roleArn) {
-    const name = roleNameOfArn(opts.roleArn);
-    const role = await readOne(read, ['aws', 'iam', 'get-role', '--role-name', name], reason);
-    if (failed(role)) {
-      throw new UsageError(`the role ${JSON.stringify(name)} of --role-arn could not be read: ${role.message}`, { hint: 'check the ARN with `aws iam list-roles`' });
+  const add = (type: IamPrincipal['type'], raw: Obj, inlineKey: string) => {
+    const p: IamPrincipal = { type, name: str(raw[`${type === 'user' ? 'User' : type === 'group' ? 'Group' : 'Role'}Name`]) ?? '?', arn: str(raw.Arn), policies: [] };
+    for (const x of arr(raw[inlineKey]).map(obj)) p.policies.push({ name: str(x.PolicyName) ?? '?', how: 'inline', ...judgePolicy(x.PolicyDocument) });
+    for (const a of arr(raw.AttachedManagedPolicies).map(obj)) p.policies.push({ name: str(a.PolicyName) ?? '?', how: 'attached', arn: str(a.PolicyArn) });
+    if (type === 'user') {
+      p.mfa = false;
+      p.access_keys = [];
+      p.groups = arr(raw.GroupList).filter((g): g is string => typeof g === 'string');
     }
-    principals.push({ type: 'role', name, arn: str(obj(obj(role.data).Role).Arn) ?? opts.roleArn, policies: [] });
-  } else {
-    const [users, roles] = await readEach(read, [['aws', 'iam', 'list-users'], ['aws', 'iam', 'list-roles']], reason);
-    note('iam list-users', users);
-    note('iam list-roles', roles);
-    for (const u of arr(obj(dataOf(users)).Users)) principals.push({ type: 'user', name: str(obj(u).UserName) ?? '?', arn: str(obj(u).Arn), policies: [], mfa: false, access_keys: [] });
-    for (const r of arr(obj(dataOf(roles)).Roles)) {
-      const role = obj(r);
-      // Service-linked roles belong to AWS services and cannot be changed; they are not the user's findings.
-      if (str(role.Path)?.startsWith('/aws-service-role/')) continue;
-      principals.push({ type: 'role', name: str(role.RoleName) ?? '?', arn: str(role.Arn), policies: [] });
-    }
+    principals.push(p);
+  };
+  for (const u of arr(d.UserDetailList).map(obj)) add('user', u, 'UserPolicyList');
+  for (const g of arr(d.GroupDetailList).map(obj)) add('group', g, 'GroupPolicyList');
+  for (const r of arr(d.RoleDetailList).map(obj)) {
+    // Service-linked roles belong to AWS services and cannot be changed: not the user's findings.
+    if (str(r.Path)?.startsWith('/aws-service-role/')) continue;
+    if (roleName && str(r.RoleName) !== roleName) continue;
+    add('role', r, 'RolePolicyList');
+  }
+  if (roleName && !principals.length) {
+    throw new UsageError(`there is no role ${JSON.stringify(roleName)} (from --role-arn) in this account`, { hint: 'check the ARN with `aws iam list-roles`' });
   }
 
-  // Round 2: per principal, its policies, MFA devices and keys.
-  const round2: { p: IamPrincipal; what: 'attached' | 'inline' | 'mfa' | 'keys'; args: string[] }[] = [];
-  for (const p of principals) {
-    const who = p.type === 'user' ? ['--user-name', p.name] : ['--role-name', p.name];
-    round2.push({ p, what: 'attached', args: ['aws', 'iam', `list-attached-${p.type}-policies`, ...who] });
-    round2.push({ p, what: 'inline', args: ['aws', 'iam', `list-${p.type}-policies`, ...who] });
-    if (p.type === 'user') {
-      round2.push({ p, what: 'mfa', args: ['aws', 'iam', 'list-mfa-devices', ...who] });
-      round2.push({ p, what: 'keys', args: ['aws', 'iam', 'list-access-keys', ...who] });
-    }
-  }
-  const out2 = await readEach(read, round2.map((r) => r.args), reason);
-  const fullKeyIds = new Map<IamAccessKey, string>();
-  round2.forEach(({ p, what, args }, i) => {
-    const o = out2[i];
-    note(args.slice(1, 3).join(' ') + ` ${p.name}`, o);
-    const data = obj(dataOf(o));
-    if (what === 'attached') for (const a of arr(data.AttachedPolicies)) p.policies.push({ name: str(obj(a).PolicyName) ?? '?', how: 'attached', arn: str(obj(a).PolicyArn) });
-    if (what === 'inline') for (const n of list(data.PolicyNames)) p.policies.push({ name: n, how: 'inline' });
-    if (what === 'mfa') p.mfa = o?.ok ? arr(data.MFADevices).length > 0 : undefined;
-    if (what === 'keys') {
-      for (const k of arr(data.AccessKeyMetadata)) {
-        const id = str(obj(k).AccessKeyId) ?? '';
-        const created = str(obj(k).CreateDate);
-        const key: IamAccessKey = { id: `…${id.slice(-4)}`, status: str(obj(k).Status), created, age_days: created ? Math.floor((now - Date.parse(created)) / DAY_MS) : undefined };
-        fullKeyIds.set(key, id);
-        p.access_keys!.push(key);
-      }
-    }
-  });
-
-  // Round 3: documents of inline policies, default versions of attached ones, keys' last use.
-  const arns = [...new Set(principals.flatMap((p) => p.policies.filter((x) => x.how === 'attached' && x.arn).map((x) => x.arn!)))];
-  const inline = principals.flatMap((p) => p.policies.filter((x) => x.how === 'inline').map((x) => ({ p, x })));
-  const keys = principals.flatMap((p) => (p.access_keys ?? []).map((k) => k));
-  const out3 = await readEach(
+  // Round 2: per user its MFA devices and keys; the attached AWS managed policies' default versions.
+  const users = principals.filter((p) => p.type === 'user');
+  const managed = [...new Set(principals.flatMap((p) => p.policies.filter((x) => x.arn && !localDocs.has(x.arn)).map((x) => x.arn!)))];
+  const out2 = await readEach(
     read,
     [
-      ...arns.map((arn) => ['aws', 'iam', 'get-policy', '--policy-arn', arn]),
-      ...inline.map(({ p, x }) => ['aws', 'iam', `get-${p.type}-policy`, p.type === 'user' ? '--user-name' : '--role-name', p.name, '--policy-name', x.name]),
-      ...keys.map((k) => ['aws', 'iam', 'get-access-key-last-used', '--access-key-id', fullKeyIds.get(k)!]),
+      ...users.flatMap((u) => [
+        ['aws', 'iam', 'list-mfa-devices', '--user-name', u.name],
+        ['aws', 'iam', 'list-access-keys', '--user-name', u.name],
+      ]),
+      ...managed.map((arn) => ['aws', 'iam', 'get-policy', '--policy-arn', arn]),
     ],
     reason,
   );
+  const fullKeyIds = new Map<IamAccessKey, string>();
+  users.forEach((u, i) => {
+    const mfa = out2[2 * i];
+    const keys = out2[2 * i + 1];
+    note(`iam list-mfa-devices ${u.name}`, mfa);
+    note(`iam list-access-keys ${u.name}`, keys);
+    u.mfa = mfa?.ok ? arr(obj(mfa.data).MFADevices).length > 0 : undefined;
+    for (const k of arr(obj(dataOf(keys)).AccessKeyMetadata).map(obj)) {
+      const id = str(k.AccessKeyId) ?? '';
+      const created = str(k.CreateDate);
+      const key: IamAccessKey = { id: `…${id.slice(-4)}`, status: str(k.Status), created, age_days: created ? Math.floor((now - Date.parse(created)) / DAY_MS) : undefined };
+      fullKeyIds.set(key, id);
+      u.access_keys!.push(key);
+    }
+  });
   const versions = new Map<string, string>();
-  arns.forEach((arn, i) => {
-    note(`iam get-policy ${arn}`, out3[i]);
-    const v = str(obj(obj(dataOf(out3[i])).Policy).DefaultVersionId);
+  managed.forEach((arn, i) => {
+    const o = out2[2 * users.length + i];
+    note(`iam get-policy ${arn}`, o);
+    const v = str(obj(obj(dataOf(o)).Policy).DefaultVersionId);
     if (v) versions.set(arn, v);
   });
-  inline.forEach(({ p, x }, j) => {
-    const o = out3[arns.length + j];
-    note(`iam get-${p.type}-policy ${p.name} ${x.name}`, o);
-    if (o?.ok) Object.assign(x, judgePolicy(obj(o.data).PolicyDocument));
-  });
-  keys.forEach((k, j) => {
-    const o = out3[arns.length + inline.length + j];
-    note(`iam get-access-key-last-used ${k.id}`, o);
-    k.last_used = str(obj(obj(dataOf(o)).AccessKeyLastUsed).LastUsedDate);
-  });
 
-  // Round 4: the attached policies' documents.
-  const withVersion = arns.filter((a) => versions.has(a));
-  const out4 = await readEach(read, withVersion.map((arn) => ['aws', 'iam', 'get-policy-version', '--policy-arn', arn, '--version-id', versions.get(arn)!]), reason);
-  const judged = new Map<string, ReturnType<typeof judgePolicy>>();
+  // Round 3: each key's last use; the managed policies' documents.
+  const keys = [...fullKeyIds.keys()];
+  const withVersion = managed.filter((a) => versions.has(a));
+  const out3 = await readEach(
+    read,
+    [
+      ...keys.map((k) => ['aws', 'iam', 'get-access-key-last-used', '--access-key-id', fullKeyIds.get(k)!]),
+      ...withVersion.map((arn) => ['aws', 'iam', 'get-policy-version', '--policy-arn', arn, '--version-id', versions.get(arn)!]),
+    ],
+    reason,
+  );
+  keys.forEach((k, i) => {
+    note(`iam get-access-key-last-used ${k.id}`, out3[i]);
+    k.last_used = str(obj(obj(dataOf(out3[i])).AccessKeyLastUsed).LastUsedDate);
+  });
+  const docs = new Map(localDocs);
   withVersion.forEach((arn, i) => {
-    note(`iam get-policy-version ${arn}`, out4[i]);
-    const o = out4[i];
-    if (o?.ok) judged.set(arn, judgePolicy(obj(obj(o.data).PolicyVersion).Document));
+    const o = out3[keys.length + i];
+    note(`iam get-policy-version ${arn}`, o);
+    if (o?.ok) docs.set(arn, obj(obj(o.data).PolicyVersion).Document);
   });
-  for (const p of principals) for (const x of p.policies) if (x.arn && judged.has(x.arn)) Object.assign(x, judged.get(x.arn));
+  for (const p of principals) for (const x of p.policies) if (x.arn && docs.has(x.arn)) Object.assign(x, judgePolicy(docs.get(x.arn)));
 
-  return { report: 'iam', scope: opts.roleArn ? `role ${opts.roleArn}` : 'all users and roles', principals, findings: iamFindings(principals, now), unread };
+  return { report: 'iam', scope: opts.roleArn ? `role ${opts.roleArn}` : 'all users, groups and roles', principals, findings: iamFindings(principals, now), unread };
 }
 
 /** The findings of read principals (exported: the analysis is checked on its own with old dates too). */

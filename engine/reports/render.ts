@@ -19,9 +19,8 @@ export function textTable(headers: string[], rows: string[][]): string {
 const names = (xs: string[]) => (xs.length > MAX_NAMES ? `${xs.slice(0, MAX_NAMES).join(', ')} and ${xs.length - MAX_NAMES} more` : xs.join(', '));
 
 export function renderIam(r: IamReport): string {
-  const users = r.principals.filter((p) => p.type === 'user').length;
-  const roles = r.principals.length - users;
-  const lines = [`IAM report (${r.scope}): ${users} user(s), ${roles} role(s) checked, ${r.findings.length} finding(s).`];
+  const count = (type: string) => r.principals.filter((p) => p.type === type).length;
+  const lines = [`IAM report (${r.scope}): ${count('user')} user(s), ${count('group')} group(s), ${count('role')} role(s) checked, ${r.findings.length} finding(s).`];
   if (r.findings.length) lines.push('', textTable(['SEVERITY', 'FINDING', 'PRINCIPAL', 'SUBJECT', 'DETAIL'], r.findings.map((f) => [f.severity, f.kind, f.principal, f.subject, f.detail])));
   else lines.push('No administrator or wildcard policies, users without MFA, or old or unused access keys.');
   if (r.unread.length) lines.push('', `Not read (${r.unread.length}): ${r.unread.join('; ')}`);
