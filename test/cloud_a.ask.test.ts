@@ -123,6 +123,17 @@ motoTest('with an AI provider the aws records go into the prompt, and history is
   });
 });
 
+motoTest('--profile selects the cloud_a environment: its region is where the context is read', async (m) => {
+  seed(m);
+  m.aws(['ec2', 'run-instances', '--region', 'eu-west-1', '--image-id', 'ami-12c6146b', '--instance-type', 't3.nano', '--tag-specifications', 'ResourceType=instance,Tags=[{Key=Name,Value=eu-worker}]']);
+  const cfg = config('infra:\n  cloud_a:\n    environments:\n      europe:\n        region: eu-west-1\n');
+  const r = await runCli(['--config', cfg, '--debug', 'ask', '--ai-profile', 'builtin', '--cloud-a', '--profile', 'europe', 'which ec2 instances do I have'], { env: m.env });
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stderr, /cloud_a: aws CLI with its default profile, region eu-west-1 \(from --profile environment "europe"/);
+  assert.match(r.stdout, /^1 EC2 instance:\n- eu-worker \(i-[0-9a-f]+, t3\.nano, running\)$/m);
+  assert.not.match(r.stdout, /api-server-7/);
+});
+
 test('cloud_b and cloud_c are still refused (no provider yet): nothing read, no AI asked', async () => {
   const r = await runCli(['ask', '--ai-profile', 'builtin', '--cloud-b', 'list my gke clusters']);
   assert.is(r.code, 2, r.stderr);
