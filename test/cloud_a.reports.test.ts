@@ -3,7 +3,7 @@
  * `moto_server` with the real `aws` CLI: the controls table, the inventory, and the terraform
  * workspace context with its drift against the buckets moto holds. (IAM: cloud_a.iam.test.ts.)
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -114,6 +114,14 @@ motoTest(
     const unknown = await runCli(['--config', cfg, 'ask', '--ai-profile', 'builtin', '--workspace', 'prod', 'which s3 buckets?'], { env: m.env });
     assert.is(unknown.code, 2);
     assert.match(unknown.stderr, /^error: usage: the terraform workspace "prod" is not in the config\nhint: configured workspaces: staging/m);
+    // A state in a folder never initialised: terraform cannot load the provider schema to print it.
+    const raw = mkdtempSync(join(tmpdir(), 'tf-raw-'));
+    copyFileSync(join(dir, 'terraform.tfstate'), join(raw, 'terraform.tfstate'));
+    const rawCfg = config(`terraform:\n  workspaces:\n    raw:\n      path: ${JSON.stringify(raw)}\n`);
+    const notInit = await runCli(['--config', rawCfg, 'ask', '--ai-profile', 'builtin', '--workspace', 'raw', 'which s3 buckets?'], { env: { ...m.env, TF_CLI_CONFIG_FILE: join(raw, 'none.rc') } });
+    assert.is(notInit.code, 1, notInit.stderr);
+    assert.match(notInit.stderr, /^error: terraform_not_initialised: the terraform workspace "raw" .* is not initialised/m);
+    assert.match(notInit.stderr, /^hint: run `terraform init` in /m);
   },
   tfMissing,
 );

@@ -7,9 +7,12 @@ import { awsReadOf, type AwsRecord } from './reads.js';
 
 const MAX_NAMES = 20;
 
+/** Names and tags are the user's text: control characters (a terminal escape in a Name tag) never reach the terminal. */
+const printable = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+
 function line(r: AwsRecord): string {
   const extra = [r.detail, r.state].filter(Boolean).join(', ');
-  return `- ${r.name}${extra ? ` (${extra})` : ''}`;
+  return printable(`- ${r.name}${extra ? ` (${extra})` : ''}`);
 }
 
 /** One paragraph per aws step result; steps the catalogue does not know are left out. */

@@ -8,7 +8,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Config } from '../../schemas/config.js';
-import { UsageError } from '../errors.js';
+import { OperationError, UsageError } from '../errors.js';
 import { runCli, type CliTool } from '../cli/runner.js';
 
 export const TERRAFORM_TOOL: CliTool = {
@@ -72,7 +72,17 @@ export function resourcesOfShow(show: unknown): TfResource[] {
 }
 
 export async function readWorkspace(ws: { name: string; path: string }, env: Record<string, string | undefined>, signal: AbortSignal): Promise<TfWorkspace> {
-  const out = await runCli({ tool: TERRAFORM_TOOL, args: [`-chdir=${ws.path}`, 'show', '-json', '-no-color'], env: { ...env, TF_IN_AUTOMATION: '1', TF_INPUT: '0', CHECKPOINT_DISABLE: '1' }, signal });
+  const out = await runCli({ tool: TERRAFORM_TOOL, args: [`-chdir=${ws.path}`, 'show', '-json', '-no-color'], env: { ...env, TF_IN_AUTOMATION: '1', TF_INPUT: '0', CHECKPOINT_DISABLE: '1' }, signal }).catch(
+    (err: unknown) => {
+      // An uninitialised workspace: terraform cannot load the provider schemas it prints the state with.
+      if (err instanceof OperationError && err.code === 'cli_failed' && /plugin schemas|schema for provider|failed to instantiate provider|terraform init|Inconsistent dependency lock/i.test(err.message)) {
+        throw new OperationError('terraform_not_initialised', `the terraform workspace "${ws.name}" (${ws.path}) is not initialised: ${err.message}`, {
+          hint: `run \`terraform init\` in ${ws.path} (terraform reads the providers' schemas to show a state)`,
+        });
+      }
+      throw err;
+    },
+  );
   const resources = resourcesOfShow(out.data);
   const by_type: Record<string, number> = {};
   for (const r of resources) by_type[r.type] = (by_type[r.type] ?? 0) + 1;

@@ -10,7 +10,7 @@ const MAX_NAMES = 10;
 
 /** Columns padded to their widest cell; the last column as it is. */
 export function textTable(headers: string[], rows: string[][]): string {
-  const clean = (s: string) => s.replace(/[\u0000-\u001f\u007f]/g, ' ');
+  const clean = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
   const all = [headers, ...rows].map((r) => r.map(clean));
   const widths = headers.map((_h, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
   return all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('   ').trimEnd()).join('\n');
