@@ -103,23 +103,26 @@ motoTest('with an AI provider the aws records go into the prompt, and history is
   seed(m);
   const cfg = aiConfig();
   const home = tempHome();
-  srv.reply({ text: 'You run api-server-7.' });
-  const first = await runCli(['--config', cfg, 'ask', '--cloud-a', 'what runs on ec2?'], { env: { ...m.env, TEST_AI_KEY: KEY }, home });
-  assert.is(first.code, 0, first.stderr);
-  assert.is(first.stdout.trim(), 'You run api-server-7.');
-  const prompt = srv.chatRequests()[0]!.body.messages.at(-1).content as string;
-  assert.match(prompt, /^cloud_a\/ec2: .*"InstanceId":"i-/m);
-  assert.match(prompt, /api-server-7/);
-  // A second cloud_a question sees the first turn; a gpucloud question does not.
-  srv.reply({ text: 'still api-server-7' });
-  const second = await runCli(['--config', cfg, 'ask', '--cloud-a', 'and now?'], { env: { ...m.env, TEST_AI_KEY: KEY }, home });
-  assert.is(second.code, 0, second.stderr);
-  assert.ok(srv.chatRequests()[1]!.body.messages.some((x: { content: string }) => x.content === 'what runs on ec2?'));
-  await withEmulator(async ({ env }) => {
+  // The same gpucloud endpoint for every question: only the provider set tells the conversations apart.
+  await withEmulator(async ({ env: gpu }) => {
+    const env = { ...m.env, ...gpu, TEST_AI_KEY: KEY };
+    srv.reply({ text: 'You run api-server-7.' });
+    const first = await runCli(['--config', cfg, 'ask', '--cloud-a', 'what runs on ec2?'], { env, home });
+    assert.is(first.code, 0, first.stderr);
+    assert.is(first.stdout.trim(), 'You run api-server-7.');
+    const prompt = srv.chatRequests()[0]!.body.messages.at(-1).content as string;
+    assert.match(prompt, /^cloud_a\/ec2: .*"InstanceId":"i-/m);
+    assert.match(prompt, /api-server-7/);
+    // A second cloud_a question sees the first turn; a gpucloud question does not.
+    srv.reply({ text: 'still api-server-7' });
+    const second = await runCli(['--config', cfg, 'ask', '--cloud-a', 'and now?'], { env, home });
+    assert.is(second.code, 0, second.stderr);
+    assert.ok(srv.chatRequests()[1]!.body.messages.some((x: { content: string }) => x.content === 'what runs on ec2?'));
     srv.reply({ text: 'gpucloud things' });
-    const third = await runCli(['--config', cfg, 'ask', '--gpucloud', 'list my instances'], { env: { ...m.env, ...env, TEST_AI_KEY: KEY }, home });
+    const third = await runCli(['--config', cfg, 'ask', '--gpucloud', 'list my instances'], { env, home });
     assert.is(third.code, 0, third.stderr);
-    assert.not.ok(srv.chatRequests()[2]!.body.messages.some((x: { content: string }) => x.content === 'what runs on ec2?'));
+    const earlier = srv.chatRequests()[2]!.body.messages.filter((x: { content: string }) => ['what runs on ec2?', 'and now?'].includes(x.content));
+    assert.equal(earlier, [], 'no turn of the cloud_a conversation');
   });
 });
 
