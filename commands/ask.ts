@@ -126,10 +126,11 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant --sandbox ask --maker "create a 1V100.6V instance called train-1 in FIN-01" | assistant --sandbox ask --apply')
       .action((question: string[], opts: AskFlags) =>
         start(() => {
-          if (opts.apply && opts.dryRun) return dryRun(ctx, opts.planFile, Boolean(opts.destroyer), Boolean(opts.allowDuplicateNames));
+          const profile = opts.profile === undefined ? undefined : String(opts.profile);
+          if (opts.apply && opts.dryRun) return dryRun(ctx, opts.planFile, Boolean(opts.destroyer), Boolean(opts.allowDuplicateNames), profile);
           if (opts.apply) {
             const mode = opts.resume ? 'resume' : opts.fresh ? 'fresh' : 'new';
-            return apply(ctx, opts.planFile, { destroyer: Boolean(opts.destroyer), mode, allowDuplicateNames: Boolean(opts.allowDuplicateNames) });
+            return apply(ctx, opts.planFile, { destroyer: Boolean(opts.destroyer), mode, allowDuplicateNames: Boolean(opts.allowDuplicateNames), profile });
           }
           const report = reportKind(opts);
           if (opts.roleArn !== undefined && report !== 'iam') throw new UsageError('--role-arn narrows the IAM report', { hint: 'use it with --iam' });
@@ -137,13 +138,13 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           const text = question.length ? question.join(' ') : REPORT_QUESTIONS[report!];
           const providerFlags = ROUTE_PROVIDERS.filter((p) => on(opts[optionKey(providerFlag(p))]));
           if (opts.routeOnly) return routeOnly(ctx, text, providerFlags);
-          if (opts.maker) return maker(ctx, text, Boolean(opts.destroyer), aiFlags(opts));
+          if (opts.maker) return maker(ctx, text, Boolean(opts.destroyer), aiFlags(opts), profile);
           return ask(ctx, text, report ? ['cloud_a'] : providerFlags, aiFlags(opts), {
             agentTrace: Boolean(opts.agentTrace),
             history: opts.history !== false,
             newConversation: Boolean(opts.newConversation),
             report,
-            profile: opts.profile === undefined ? undefined : String(opts.profile),
+            profile,
             workspace: opts.workspace === undefined ? undefined : String(opts.workspace),
             roleArn: opts.roleArn === undefined ? undefined : String(opts.roleArn),
           });
@@ -294,7 +295,7 @@ async function routeOnly(ctx: CommandContext, question: string, providerFlags: s
 async function apply(
   ctx: CommandContext,
   planFile: string | undefined,
-  { destroyer, mode, allowDuplicateNames }: { destroyer: boolean; mode: ApplyMode; allowDuplicateNames: boolean },
+  { destroyer, mode, allowDuplicateNames, profile }: { destroyer: boolean; mode: ApplyMode; allowDuplicateNames: boolean; profile?: string },
 ): Promise<number> {
   const input = await readPlanInput(ctx, planFile);
   return withSession(ctx, async (session) => {
@@ -309,10 +310,10 @@ async function apply(
     }
     const err = outcome.error as { exitCode?: number } | undefined;
     return err?.exitCode ?? ExitCode.failed;
-  });
+  }, { profile });
 }
 
-async function maker(ctx: CommandContext, question: string, destroyer: boolean, ai: AiFlags): Promise<number> {
+async function maker(ctx: CommandContext, question: string, destroyer: boolean, ai: AiFlags, profile?: string): Promise<number> {
   return withSession(ctx, async (session) => {
     const spinner = createPhaseSpinner(ctx.io);
     const plan = await makePlanFromQuestion(ctx, session, question, { destroyer, ...ai, onPhase: (text) => spinner?.phase(text) }).finally(() =>
@@ -320,11 +321,11 @@ async function maker(ctx: CommandContext, question: string, destroyer: boolean, 
     );
     ctx.io.stdout.write(JSON.stringify({ ...plan, question: plan.question ?? question, created_at: plan.created_at ?? new Date().toISOString() }, null, 2) + '\n');
     return ExitCode.ok;
-  });
+  }, { profile });
 }
 
 /** --dry-run: validate, then only GETs (prices, availability, balance) through the same executor. */
-async function dryRun(ctx: CommandContext, planFile: string | undefined, destroyer: boolean, allowDuplicateNames: boolean): Promise<number> {
+async function dryRun(ctx: CommandContext, planFile: string | undefined, destroyer: boolean, allowDuplicateNames: boolean, profile?: string): Promise<number> {
   const input = await readPlanInput(ctx, planFile);
   return withSession(ctx, async (session) => {
     const { preview, gated, duplicateNames } = await dryRunPlan(session, input, { destroyer });
@@ -333,7 +334,7 @@ async function dryRun(ctx: CommandContext, planFile: string | undefined, destroy
     for (const w of preview.warnings) warn(ctx, w);
     if (gated) ctx.io.stderr.write('note: this plan has destructive steps; applying it needs --destroyer\n');
     return gated || (duplicateNames.length && !allowDuplicateNames) ? ExitCode.refused : ExitCode.ok;
-  });
+  }, { profile });
 }
 
 function writeReport(ctx: CommandContext, report: RunReport): void {

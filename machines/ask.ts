@@ -38,7 +38,7 @@ export interface AskOptions extends Pick<AskFlowInput, 'onToken' | 'onProgress' 
   modelOverrides?: Record<string, string | undefined>;
   /** Provider-specific key flags (`--<provider>-api-key`), keyed by provider value; first in the key order of SPEC 2.5. */
   keyFlags?: Record<string, string | undefined>;
-  /** Provider flags (`--gpucloud`, `--cloud_a`, …). */
+  /** Provider flags (`--gpucloud`, `--cloud-a`, …). */
   providerFlags?: string[];
   /** Sandbox with no ai.default_provider → the built-in provider. */
   sandbox?: boolean;

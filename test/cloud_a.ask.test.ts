@@ -135,6 +135,18 @@ motoTest('--profile selects the cloud_a environment: its region is where the con
   assert.match(r.stderr, /cloud_a: aws CLI with its default profile, region eu-west-1 \(from --profile environment "europe"/);
   assert.match(r.stdout, /^1 EC2 instance:\n- eu-worker \(i-[0-9a-f]+, t3\.nano, running\)$/m);
   assert.not.match(r.stdout, /api-server-7/);
+  // A plan applied with --profile runs in that environment too.
+  const plan = join(mkdtempSync(join(tmpdir(), 'cloud-a-plan-')), 'plan.json');
+  const create = ['aws', 'ec2', 'run-instances', '--image-id', 'ami-12c6146b', '--instance-type', 't3.nano', '--tag-specifications', 'ResourceType=instance,Tags=[{Key=Name,Value=eu-second}]'];
+  writeFileSync(plan, JSON.stringify({ version: 1, provider: 'cloud_a', commands: [{ args: create, reason: 'a VM in Europe' }] }));
+  const applied = await runCli(['--config', cfg, 'ask', '--apply', '--profile', 'europe', '--plan-file', plan], { env: m.env });
+  assert.is(applied.code, 0, applied.stderr);
+  const names = (region: string) =>
+    (m.aws(['ec2', 'describe-instances', '--region', region]) as { Reservations: { Instances: { Tags?: { Key: string; Value: string }[] }[] }[] }).Reservations.flatMap((x) =>
+      x.Instances.map((i) => i.Tags?.find((t) => t.Key === 'Name')?.Value),
+    );
+  assert.equal(names('eu-west-1').sort(), ['eu-second', 'eu-worker']);
+  assert.equal(names('us-east-1'), ['api-server-7']);
 });
 
 test('cloud_b and cloud_c are still refused (no provider yet): nothing read, no AI asked', async () => {
