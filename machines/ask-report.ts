@@ -55,6 +55,23 @@ export async function workspaceContext(config: Config, o: ReportOptions): Promis
   return { workspace: ws.name, path: ws.path, resources: state.resources.length, by_type: state.by_type, drift: drift.items, drift_checked: drift.checked };
 }
 
+/**
+ * The workspace context of discovery and of a question. A workspace named with --workspace must be
+ * readable (its failure is the command's); the configured default one failing (terraform missing, not
+ * initialised) is noted in the context and the rest still stands.
+ */
+async function tolerantIac(config: Config, o: ReportOptions): Promise<IacContext | undefined> {
+  try {
+    return await workspaceContext(config, o);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (o.workspace || code === 'interrupted' || code === 'timeout') throw err;
+    const ws = selectedWorkspace(config);
+    if (!ws) throw err;
+    return { workspace: ws.name, path: ws.path, resources: 0, by_type: {}, drift: [], drift_checked: [], error: `${code ?? 'error'}: ${(err as Error).message}` };
+  }
+}
+
 /** The `report` of askQuestion for one kind; `onReport` receives the structured report (for `-o json`). */
 export function reportFor(kind: ReportKind, o: ReportOptions, onReport: (report: unknown) => void): NonNullable<AskOptions['report']> {
   const read = reader(o);
@@ -68,7 +85,7 @@ export function reportFor(kind: ReportKind, o: ReportOptions, onReport: (report:
     if (kind === 'iam') return result(await iamReport(read, { roleArn: o.roleArn }));
     if (kind === 'compliance') return result(await complianceReport(read));
     const region = resolveAwsTarget(config, o.env, o.profile).region ?? o.env.AWS_REGION ?? o.env.AWS_DEFAULT_REGION ?? 'default';
-    return result(await discoveryReport(read, { region, iac: await workspaceContext(config, o) }));
+    return result(await discoveryReport(read, { region, iac: await tolerantIac(config, o) }));
   };
   const render = (results: ContextResult[]) => {
     const data = results[0]?.data as never;
@@ -77,12 +94,17 @@ export function reportFor(kind: ReportKind, o: ReportOptions, onReport: (report:
   return { gather, render };
 }
 
-/** The `--workspace` context for a plain question: the state by type and its drift, after the plan's reads. */
+/**
+ * The `--workspace` context for a plain question: the state by type and its drift, after the plan's
+ * reads. `terraform.default_workspace` joins only questions routed to cloud_a (a gpucloud question
+ * does not run terraform); `--workspace` always.
+ */
 export function workspaceExtra(o: ReportOptions): AskOptions['extraContext'] {
   const config = o.backend.config;
   if (!selectedWorkspace(config, o.workspace)) return undefined;
-  return async () => {
-    const iac = await workspaceContext(config, o);
+  return async (route) => {
+    if (!o.workspace && !route.providers.includes('cloud_a')) return [];
+    const iac = await tolerantIac(config, o);
     return iac ? [{ kind: 'terraform', args: ['terraform', 'show', '-json'], data: iac }] : [];
   };
 }

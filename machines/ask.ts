@@ -58,7 +58,7 @@ export interface AskOptions extends Pick<AskFlowInput, 'onToken' | 'onProgress' 
    */
   report?: { gather: (route: RouteDecision) => Promise<ContextResult[]>; render: (results: ContextResult[]) => string };
   /** Context besides the plan's (the `--workspace` state and its drift), read after the plan. */
-  extraContext?: (planResults: ContextResult[]) => Promise<ContextResult[]>;
+  extraContext?: (route: RouteDecision, planResults: ContextResult[]) => Promise<ContextResult[]>;
 }
 
 /** The flow's output without its internal bookkeeping (prompt sizes, summary calls), the answer redacted. */
@@ -160,7 +160,7 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
         const { plan, kinds } = contextPlan(route);
         const data = await runReadPlan(plan);
         const results = plan.commands.map((c, i): ContextResult => ({ kind: kinds[i]!, args: c.args, data: data[i] }));
-        return [...results, ...(await extra(results))];
+        return [...results, ...(await extra(route, results))];
       }));
   let routed: RouteDecision | undefined;
 

@@ -3,12 +3,12 @@
  * `moto_server` with the real `aws` CLI: the controls table, the inventory, and the terraform
  * workspace context with its drift against the buckets moto holds. (IAM: cloud_a.iam.test.ts.)
  */
-import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli } from './support/cli.js';
+import { runCli, withEmulator } from './support/cli.js';
 import { motoMissing, startMoto, type RunningMoto } from './support/moto.js';
 import { terraformMissing, terraformWorkspace } from './support/terraform.js';
 
@@ -72,6 +72,12 @@ motoTest('ask --compliance: one row per control with pass/fail/unknown and its e
 
 const tfMissing = () => terraformMissing();
 
+/** PATH with terraform's folder taken out: running it would fail (cli_not_found) instead of passing unseen. */
+function withoutTerraform(): string {
+  const dirs = (process.env.PATH ?? '').split(':');
+  return dirs.filter((d) => !existsSync(join(d, 'terraform'))).join(':');
+}
+
 motoTest(
   'ask --discovery --workspace: services with counts and names per region, the terraform state by type, and drift (a bucket missing, one unmanaged)',
   async (m) => {
@@ -122,6 +128,17 @@ motoTest(
     assert.is(notInit.code, 1, notInit.stderr);
     assert.match(notInit.stderr, /^error: terraform_not_initialised: the terraform workspace "raw" .* is not initialised/m);
     assert.match(notInit.stderr, /^hint: run `terraform init` in /m);
+    // The same workspace as terraform.default_workspace: noted, and the question is still answered.
+    const defCfg = config(`terraform:\n  default_workspace: raw\n  workspaces:\n    raw:\n      path: ${JSON.stringify(raw)}\n`);
+    const noted = await runCli(['--config', defCfg, 'ask', '--ai-profile', 'builtin', 'which s3 buckets?'], { env: { ...m.env, TF_CLI_CONFIG_FILE: join(raw, 'none.rc') } });
+    assert.is(noted.code, 0, noted.stderr);
+    assert.match(noted.stdout, /^1 S3 bucket:\n- site-assets\nTerraform workspace raw .* could not be read: terraform_not_initialised: /m);
+    // A question about gpucloud alone does not run terraform for the default workspace.
+    await withEmulator(async ({ env }) => {
+      const gpu = await runCli(['--config', defCfg, 'ask', '--ai-profile', 'builtin', '--gpucloud', 'what is my balance'], { env: { ...m.env, ...env, PATH: withoutTerraform() } });
+      assert.is(gpu.code, 0, gpu.stderr);
+      assert.not.match(gpu.stdout, /[Tt]erraform/);
+    });
   },
   tfMissing,
 );

@@ -24,6 +24,8 @@ export interface IacContext {
   by_type: Record<string, number>;
   drift: DriftItem[];
   drift_checked: string[];
+  /** Why the configured default workspace could not be read (the inventory stands without it). */
+  error?: string;
 }
 
 export interface DiscoveryReport {

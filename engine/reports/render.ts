@@ -36,6 +36,7 @@ export function renderCompliance(r: ComplianceReport): string {
 }
 
 export function renderIac(iac: IacContext): string {
+  if (iac.error) return `Terraform workspace ${iac.workspace} (${iac.path}) could not be read: ${iac.error}`;
   const types = Object.entries(iac.by_type).sort((a, b) => a[0].localeCompare(b[0]));
   const lines = [`Terraform workspace ${iac.workspace} (${iac.path}): ${iac.resources} resource(s)${types.length ? `: ${types.map(([t, n]) => `${n} ${t}`).join(', ')}` : ''}.`];
   if (!iac.drift_checked.length) lines.push('Drift: no resource type of the state can be compared with cloud_a.');
