@@ -40,6 +40,10 @@ const PUBLIC_BLOCK_FLAGS = ['BlockPublicAcls', 'IgnorePublicAcls', 'BlockPublicP
 
 export async function complianceReport(read: PlanReader, opts: { iam?: IamReport } = {}): Promise<ComplianceReport> {
   const reason = 'compliance report (read only)';
+  // The IAM part runs alongside the account reads (each read waits on a CLI process, not on us).
+  const iamRun: Promise<IamReport | Error> = opts.iam ? Promise.resolve(opts.iam) : iamReport(read).catch((err: unknown) => (isUnreadable(err) ? err : Promise.reject(err)));
+  // Awaited below; until then a failure of it must not count as unhandled.
+  iamRun.catch(() => undefined);
   const [summary, password, buckets, trails, ebs] = await readEach(
     read,
     [
@@ -66,7 +70,7 @@ export async function complianceReport(read: PlanReader, opts: { iam?: IamReport
   const encryption = perBucket.slice(names.length, 2 * names.length);
   const trailStatus = perBucket.slice(2 * names.length);
   // The IAM part unreadable (no permission) leaves its control unknown; the other controls stand.
-  const iam: IamReport | Error = opts.iam ?? (await iamReport(read).catch((err: unknown) => (isUnreadable(err) ? err : Promise.reject(err))));
+  const iam = await iamRun;
 
   const controls: ControlRow[] = [];
   const add = (id: string, control: string, status: ControlStatus, evidence: string) => controls.push({ id, control, status, evidence });
