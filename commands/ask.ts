@@ -9,6 +9,7 @@ import type { Config } from '../schemas/config.js';
 import { renderPreview } from '../engine/plan/preview.js';
 import { ExitCode, UsageError } from '../engine/errors.js';
 import { askQuestion, contextPlanFor } from '../machines/ask.js';
+import { REPORT_QUESTIONS, reportFor, workspaceExtra, type ReportKind } from '../machines/ask-report.js';
 import { loadConfig } from '../engine/config/load.js';
 import { redactText } from '../engine/redact.js';
 import { palette } from '../engine/render/color.js';
@@ -42,7 +43,19 @@ type AskFlags = Record<string, unknown> & {
   newConversation?: boolean;
   /** false with --no-history. */
   history?: boolean;
+  profile?: string;
+  workspace?: string;
+  iam?: boolean;
+  roleArn?: string;
+  compliance?: boolean;
+  discovery?: boolean;
 };
+
+/** `--cloud-a` for the provider cloud_a (the SPEC's flag spelling); `--gpucloud` as it is. */
+const providerFlag = (p: string) => p.replace(/_/g, '-');
+
+/** A switch as cac hands it over: `true`, or `"true"` for a hyphenated one written `--cloud-a=true` (commands/group.ts). */
+const on = (v: unknown) => v === true || v === 'true';
 
 /** cac's name for an option: `--gemini-api-model` → `geminiApiModel`. */
 const optionKey = (flag: string) => flag.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
@@ -88,10 +101,15 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--allow-duplicate-names', 'Create resources even when their names already exist in the project (refused by default)')
       .option('--max-hourly-cost <n>', "Refuse the plan if its creates would push the account's hourly burn above n (overrides budget.max_hourly)")
       .option('--maker', 'Write a plan for the request (JSON on stdout) instead of executing anything')
-      .option('--ai-profile <name>', 'AI provider profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline')
-      .option('--profile <name>', 'cloud_a environment (infra.cloud_a.environments.<name>) or aws profile for cloud_a steps');
-    // `--cloud_a` as the SPEC names the provider, and `--cloud-a` as flags are usually spelled.
-    for (const p of ROUTE_PROVIDERS) command.option(p.includes('_') ? `--${p}, --${p.replace('_', '-')}` : `--${p}`, `Ask about ${p} (several give a combined view; default: inferred from the question)`);
+      .option('--ai-profile <name>', 'AI provider profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline');
+    for (const p of ROUTE_PROVIDERS) command.option(`--${providerFlag(p)}`, `Ask about ${p} (several give a combined view; default: inferred from the question)`);
+    command
+      .option('--profile <name>', 'cloud_a environment (infra.cloud_a.environments.<name>) or aws profile to read with')
+      .option('--workspace <name>', 'Terraform workspace (terraform.workspaces.<name>) whose state, and drift against cloud_a, is added to the context')
+      .option('--iam', 'IAM security report of cloud_a: administrator and wildcard policies, users without MFA, old or unused access keys')
+      .option('--role-arn <arn>', 'With --iam: only this role')
+      .option('--compliance', 'Compliance controls of cloud_a (control, pass/fail/unknown, evidence)')
+      .option('--discovery', 'Inventory of the active cloud_a services per region (and the terraform workspace, when one is selected)');
     for (const kind of AI_PROVIDER_KINDS) command.option(`--${kind}-model <name>`, `Model of the ${kind} AI provider`);
     for (const kind of KEYED_KINDS) command.option(`--${keyFlagName(kind)} <key>`, `API key of the ${kind} AI provider (beats the config; prefer api_key_env)`);
     command
@@ -100,53 +118,83 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant ask --agent-trace --openai-model gpt-4o "which volumes are not attached?"')
       .example('  assistant ask --new-conversation "which of my instances are idle?"')
       .example('  assistant --sandbox ask "what is my balance"')
+      .example('  assistant ask --cloud-a "which ec2 instances are running?"')
+      .example('  assistant ask --gpucloud --cloud-a "what am I paying for"')
+      .example('  assistant ask --iam --ai-profile builtin')
+      .example('  assistant ask --compliance -o json')
+      .example('  assistant ask --discovery --workspace prod')
       .example('  assistant ask --apply --plan-file plan.json')
       .example('  cat plan.json | assistant ask --apply --destroyer')
       .example('  assistant ask --apply --dry-run --plan-file plan.json')
       .example('  assistant --sandbox ask --maker "create a 1V100.6V instance called train-1 in FIN-01" | assistant --sandbox ask --apply')
       .action((question: string[], opts: AskFlags) =>
         start(() => {
-          if (typeof opts.profile === 'string' && opts.profile) ctx.cloudAProfile = opts.profile;
+          const profile = opts.profile === undefined ? undefined : String(opts.profile);
           const maxHourly = maxHourlyFlag(opts.maxHourlyCost);
           if (maxHourly !== undefined && !opts.apply) throw new UsageError('--max-hourly-cost goes with --apply', { hint: 'assistant ask --apply --max-hourly-cost 5 --plan-file plan.json' });
-          if (opts.apply && opts.dryRun) return dryRun(ctx, opts.planFile, Boolean(opts.destroyer), Boolean(opts.allowDuplicateNames), maxHourly);
+          if (opts.apply && opts.dryRun) return dryRun(ctx, opts.planFile, { destroyer: Boolean(opts.destroyer), allowDuplicateNames: Boolean(opts.allowDuplicateNames), maxHourly, profile });
           if (opts.apply) {
             const mode = opts.resume ? 'resume' : opts.fresh ? 'fresh' : 'new';
-            return apply(ctx, opts.planFile, { destroyer: Boolean(opts.destroyer), mode, allowDuplicateNames: Boolean(opts.allowDuplicateNames), maxHourly });
+            return apply(ctx, opts.planFile, { destroyer: Boolean(opts.destroyer), mode, allowDuplicateNames: Boolean(opts.allowDuplicateNames), maxHourly, profile });
           }
-          if (question.length === 0) throw new UsageError('no question given', { hint: "run 'assistant ask --help'" });
-          const text = question.join(' ');
-          const providerFlags = ROUTE_PROVIDERS.filter((p) => [opts[p], opts[optionKey(p.replace('_', '-'))]].some((v) => v === true || v === 'true'));
+          const report = reportKind(opts);
+          if (opts.roleArn !== undefined && report !== 'iam') throw new UsageError('--role-arn narrows the IAM report', { hint: 'use it with --iam' });
+          if (question.length === 0 && !report) throw new UsageError('no question given', { hint: "run 'assistant ask --help'" });
+          const text = question.length ? question.join(' ') : REPORT_QUESTIONS[report!];
+          const providerFlags = ROUTE_PROVIDERS.filter((p) => on(opts[optionKey(providerFlag(p))]));
           if (opts.routeOnly) return routeOnly(ctx, text, providerFlags);
-          if (opts.maker) return maker(ctx, text, Boolean(opts.destroyer), aiFlags(opts), providerFlags);
-          return ask(ctx, text, providerFlags, aiFlags(opts), {
+          if (opts.maker) return maker(ctx, text, Boolean(opts.destroyer), aiFlags(opts), providerFlags, profile);
+          return ask(ctx, text, report ? ['cloud_a'] : providerFlags, aiFlags(opts), {
             agentTrace: Boolean(opts.agentTrace),
             history: opts.history !== false,
             newConversation: Boolean(opts.newConversation),
+            report,
+            profile,
+            workspace: opts.workspace === undefined ? undefined : String(opts.workspace),
+            roleArn: opts.roleArn === undefined ? undefined : String(opts.roleArn),
           });
         }),
       );
   });
 }
 
+/** The one report asked for (`--iam`, `--compliance`, `--discovery`), or none; two at once is a usage error. */
+function reportKind(opts: AskFlags): ReportKind | undefined {
+  const asked = (['iam', 'compliance', 'discovery'] as const).filter((k) => on(opts[k]));
+  if (asked.length > 1) throw new UsageError(`--${asked.join(' and --')} are separate reports`, { hint: 'ask for one report at a time' });
+  return asked[0];
+}
+
 /** What the spinner says while the ask flow is in a state (on a terminal, until the first token). */
 const ASK_PHASES: Record<string, string> = {
   routing: 'routing the question',
-  gatheringContext: 'reading gpucloud',
+  gatheringContext: 'reading the cloud',
   summarising: 'summarising a large context',
   answering: 'writing the answer',
 };
 
 /** `ask "<question>"`: the answer streams to stdout as it arrives; diagnostics go to stderr. */
+interface AskRunFlags {
+  agentTrace: boolean;
+  history: boolean;
+  newConversation: boolean;
+  report?: ReportKind;
+  profile?: string;
+  workspace?: string;
+  roleArn?: string;
+}
+
 async function ask(
   ctx: CommandContext,
   question: string,
   providerFlags: string[],
   ai: AiFlags,
-  { agentTrace, history, newConversation }: { agentTrace: boolean; history: boolean; newConversation: boolean },
+  { agentTrace, history, newConversation, report, profile, workspace, roleArn }: AskRunFlags,
 ): Promise<number> {
   const structured = ctx.globals.outputExplicit && ctx.globals.output !== 'table';
   return withSession(ctx, async (session) => {
+    const reportOptions = { backend: session, env: ctx.env, signal: ctx.signal, profile, roleArn, workspace };
+    let structuredReport: unknown;
     let streamed = false;
     let lineOpen = false;
     const print = (text: string) => {
@@ -197,6 +245,8 @@ async function ask(
         : undefined,
       onProgress: (line) => (spinner ? spinner.phase(line) : ctx.io.stderr.write(`${line}\n`)),
       signal: ctx.signal,
+      report: report && reportFor(report, reportOptions, (r) => (structuredReport = r)),
+      extraContext: report ? undefined : workspaceExtra(reportOptions),
     }).catch((err: unknown) => {
       spinner?.stop();
       endLine();
@@ -204,7 +254,17 @@ async function ask(
     });
     spinner?.stop();
     if (structured) {
-      const doc = { question, answer: result.answer, providers: result.route.providers, ai_provider: result.provider, model: result.model, summarised: result.summarised, context_chars: result.contextChars, prompt_chars: result.promptChars };
+      const doc = {
+        question,
+        ...(report ? { report: structuredReport } : {}),
+        answer: result.answer,
+        providers: result.route.providers,
+        ai_provider: result.provider,
+        model: result.model,
+        summarised: result.summarised,
+        context_chars: result.contextChars,
+        prompt_chars: result.promptChars,
+      };
       ctx.io.stdout.write(renderRecord(doc, ctx.globals.output));
     } else {
       // A provider that answered without streaming still gets its answer printed.
@@ -212,7 +272,7 @@ async function ask(
       endLine();
     }
     return ExitCode.ok;
-  });
+  }, { profile });
 }
 
 /** `ask --route-only`: the routing decision with the matched terms; nothing is read and no AI is asked. */
@@ -220,7 +280,7 @@ async function routeOnly(ctx: CommandContext, question: string, providerFlags: s
   const { config, warnings } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   for (const w of warnings) warn(ctx, w);
   const route = routeQuestion(question, { flags: providerFlags, config });
-  const contextKinds = route.providers.includes('gpucloud') ? contextPlanFor(route).kinds : [];
+  const contextKinds = contextPlanFor(route, { question, serviceKeywords: config.cloud_a?.service_keywords }).kinds;
   if (ctx.globals.output === 'json' || ctx.globals.output === 'yaml') {
     const doc = { question, ...route, context_kinds: contextKinds };
     ctx.io.stdout.write(renderRecord(doc, ctx.globals.output));
@@ -232,7 +292,7 @@ async function routeOnly(ctx: CommandContext, question: string, providerFlags: s
     { header: 'NOTE', path: 'note', priority: 3 },
   ];
   const lines = [renderTable(route.reasons, columns, ctx.io.columns).trimEnd()];
-  if (contextKinds.length) lines.push(`context read for gpucloud: ${contextKinds.join(', ')}`);
+  if (contextKinds.length) lines.push(`context read: ${contextKinds.join(', ')}`);
   ctx.io.stdout.write(lines.join('\n') + '\n');
   return ExitCode.ok;
 }
@@ -255,9 +315,9 @@ function budgetLimit(flag: number | undefined, config: Config): BudgetLimit | un
 async function apply(
   ctx: CommandContext,
   planFile: string | undefined,
-  { destroyer, mode, allowDuplicateNames, maxHourly }: ApplyOptions,
+  opts: ApplyOptions,
 ): Promise<number> {
-  return applyInput(ctx, await readPlanInput(ctx, planFile), { destroyer, mode, allowDuplicateNames, maxHourly });
+  return applyInput(ctx, await readPlanInput(ctx, planFile), opts);
 }
 
 interface ApplyOptions {
@@ -266,11 +326,13 @@ interface ApplyOptions {
   allowDuplicateNames: boolean;
   /** `--max-hourly-cost`, over `budget.max_hourly`. */
   maxHourly?: number;
+  /** `--profile`: the cloud_a environment (or aws profile) of the session's cloud_a steps. */
+  profile?: string;
 }
 
 /** Applies a plan document in a session of its own (`ask --apply`, and producers such as `k8s deploy`). */
 export async function applyInput(ctx: CommandContext, input: unknown, opts: ApplyOptions): Promise<number> {
-  return withSession(ctx, (session) => applyInSession(ctx, session, input, opts));
+  return withSession(ctx, (session) => applyInSession(ctx, session, input, opts), { profile: opts.profile });
 }
 
 /**
@@ -292,7 +354,7 @@ export async function applyInSession(ctx: CommandContext, session: Session, inpu
   return err?.exitCode ?? ExitCode.failed;
 }
 
-async function maker(ctx: CommandContext, question: string, destroyer: boolean, ai: AiFlags, providerFlags: string[]): Promise<number> {
+async function maker(ctx: CommandContext, question: string, destroyer: boolean, ai: AiFlags, providerFlags: string[], profile?: string): Promise<number> {
   return withSession(ctx, async (session) => {
     const spinner = createPhaseSpinner(ctx.io);
     const plan = await makePlanFromQuestion(ctx, session, question, { destroyer, ...ai, providerFlags, onPhase: (text) => spinner?.phase(text) }).finally(() =>
@@ -300,19 +362,19 @@ async function maker(ctx: CommandContext, question: string, destroyer: boolean, 
     );
     ctx.io.stdout.write(JSON.stringify({ ...plan, question: plan.question ?? question, created_at: plan.created_at ?? new Date().toISOString() }, null, 2) + '\n');
     return ExitCode.ok;
-  });
+  }, { profile });
 }
 
 /** --dry-run: validate, then only GETs (prices, availability, balance) through the same executor. */
-async function dryRun(ctx: CommandContext, planFile: string | undefined, destroyer: boolean, allowDuplicateNames: boolean, maxHourly?: number): Promise<number> {
-  return dryRunInput(ctx, await readPlanInput(ctx, planFile), { destroyer, allowDuplicateNames, maxHourly });
+async function dryRun(ctx: CommandContext, planFile: string | undefined, opts: DryRunOptions): Promise<number> {
+  return dryRunInput(ctx, await readPlanInput(ctx, planFile), opts);
 }
 
 type DryRunOptions = Omit<ApplyOptions, 'mode'>;
 
 /** A dry run of a plan document in a session of its own (`ask --apply --dry-run`, `k8s deploy --dry-run`). */
 export async function dryRunInput(ctx: CommandContext, input: unknown, opts: DryRunOptions): Promise<number> {
-  return withSession(ctx, (session) => dryRunInSession(ctx, session, input, opts));
+  return withSession(ctx, (session) => dryRunInSession(ctx, session, input, opts), { profile: opts.profile });
 }
 
 /** The dry run of `ask --apply --dry-run` for a plan in hand (also `k8s create --dry-run`). */

@@ -42,8 +42,6 @@ export interface CommandContext {
   globals: GlobalOptions;
   /** Aborted on SIGINT; every wait and request honours it. */
   signal: AbortSignal;
-  /** `ask --profile <name>`: the cloud_a environment (or aws profile) the session's cloud_a steps use. */
-  cloudAProfile?: string;
 }
 
 /** A command group module (`commands/<group>.ts`) exports `run`; it returns the exit code. */

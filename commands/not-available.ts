@@ -18,11 +18,6 @@ export const NOT_AVAILABLE_YET: readonly NotYet[] = [
   { group: 'box', what: 'the sandbox runtime (box catalog, manifest, serve)' },
   { group: 'talk', what: 'the interactive session' },
   { group: 'credentials', sub: 'store', what: 'storing credentials in the backend' },
-  { group: 'ask', flag: '--iam', what: 'IAM security analysis' },
-  { group: 'ask', flag: '--role-arn', what: 'IAM security analysis' },
-  { group: 'ask', flag: '--compliance', what: 'the compliance report' },
-  { group: 'ask', flag: '--discovery', what: 'the scan of all active services' },
-  { group: 'ask', flag: '--workspace', what: 'infrastructure-as-code workspaces' },
 ];
 
 /** The top-level commands of the table (for help's "coming later" line). */

@@ -24,6 +24,8 @@ export interface SessionOptions {
   overallDeadline?: boolean;
   /** Check credentials afresh: no cached token is used or kept (credentials test). */
   freshCredentials?: boolean;
+  /** `--profile`: the cloud_a environment (infra.cloud_a.environments) or aws profile. */
+  profile?: string;
 }
 
 /**
@@ -61,7 +63,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     debug,
     timeoutMs,
     freshCredentials: opts.freshCredentials,
-    profile: ctx.cloudAProfile,
+    profile: opts.profile,
     warn: (message) => warn(ctx, message),
   };
   const sandboxOverride = async (): Promise<ConnectOptions['override']> => {

@@ -17,6 +17,9 @@ import { recordsFromResults } from '../engine/ai/chunking.js';
 import { summariseContext, type SummariseResult } from '../engine/ai/summarise.js';
 import { answerCost, answerFromResults, type StepResult } from '../engine/planner/answer.js';
 import { COST_KIND } from '../engine/routing/terms.js';
+import { answerAwsResults } from '../engine/cloud_a/answer.js';
+import { renderIac } from '../engine/reports/render.js';
+import type { IacContext } from '../engine/reports/discovery.js';
 import type { RouteDecision } from '../engine/routing/route.js';
 import { AI_DEFAULTS } from '../schemas/config.js';
 
@@ -37,6 +40,13 @@ export interface AskFlowInput {
   contextPlan: (decision: RouteDecision) => { plan: Plan; kinds: string[] };
   /** Runs a read-only plan through the executor and returns every step's response. */
   runReadPlan: (plan: Plan) => Promise<unknown[]>;
+  /**
+   * Instead of one context plan: a report that reads through the executor in several plans
+   * (engine/reports/) and hands back its structured result as the context.
+   */
+  gatherContext?: (decision: RouteDecision) => Promise<ContextResult[]>;
+  /** The built-in provider's answer from the gathered results (a report renders itself as a table). */
+  builtinAnswer?: (results: ContextResult[]) => string;
   /** The size keys of the `ai` config section. */
   ai?: { max_prompt_chars?: number; chunk_chars?: number; max_chunks?: number };
   /** Earlier turns of the conversation (already redacted), oldest first; read once, after the provider is known. */
@@ -101,14 +111,14 @@ interface AskFlowContext {
 
 export const ANSWER_SYSTEM_PROMPT = [
   'You are assistant, a command-line assistant for cloud infrastructure. You answer questions about the',
-  "user's gpucloud account (a GPU cloud) using only the data given with the question, which was fetched",
-  'from the gpucloud API just now. Each data line is "<kind>: <record as JSON>". Be brief and concrete:',
+  "user's gpucloud account (a GPU cloud) and, when the data has cloud_a/ lines, their AWS account, using only the data given with the question, which was fetched",
+  'from the cloud APIs just now. Each data line is "<kind>: <record as JSON>". Be brief and concrete:',
   'name resources by hostname or name, give counts, statuses, types, locations and prices as they are in',
   'the data. When the data does not answer the question, say so and name the `assistant gpucloud` command',
   'that would. Never invent resources. Plain text, no Markdown tables.',
 ].join(' ');
 
-export function answerUserMessage(question: string, context: string, label = 'gpucloud'): string {
+export function answerUserMessage(question: string, context: string, label = 'the cloud'): string {
   return `Data from ${label} (fetched ${new Date().toISOString()}):\n${context}\n\nQuestion: ${question}`;
 }
 
@@ -133,6 +143,7 @@ export const askFlowMachine = setup({
       return { route, provider, history: input.history?.() ?? [] };
     }),
     gather: fromPromise<Gathered, { input: AskFlowInput; route: RouteDecision }>(async ({ input: { input, route } }) => {
+      if (input.gatherContext) return gathered(await input.gatherContext(route));
       const { plan, kinds } = input.contextPlan(route);
       const data = await input.runReadPlan(plan);
       return gathered(plan.commands.map((c, i) => ({ kind: kinds[i]!, args: c.args, data: data[i] })));
@@ -151,22 +162,12 @@ export const askFlowMachine = setup({
     answer: fromPromise<{ answer: string; model?: string; sizes: PromptSizes }, { ctx: AskFlowContext }>(async ({ input: { ctx } }) => {
       const { input, history } = ctx;
       if (isBuiltin(ctx.provider)) {
-        // No model: render the answer from the results of the kinds the question is about.
-        if (input.source) {
-          const answer = input.source.builtinAnswer(input.question, ctx.results);
-          await Promise.resolve();
-          input.onToken?.(answer);
-          return { answer, sizes: { system: 0, context: ctx.context.length, question: input.question.length, history: 0, historyTurns: 0, total: 0 } };
-        }
-        // A cost question is answered from the cost reads (burn, balance, runway); other kinds asked alongside as usual.
-        const costAsked = ctx.route!.kinds.includes(COST_KIND);
-        const asked = new Set(ctx.route!.kinds.filter((k) => k !== COST_KIND));
-        const relevant = asked.size ? ctx.results.filter((r) => asked.has(r.kind)) : costAsked ? [] : ctx.results;
-        const parts = costAsked ? [answerCost(ctx.results)] : [];
-        if (relevant.length || !costAsked) parts.push(answerFromResults(input.question, relevant.map((r): StepResult => ({ args: r.args, kind: r.kind, data: r.data }))));
-        const facts = parts.join('\n');
-        // Nothing in the question named a resource: say what the built-in answers can cover instead of guessing.
-        const answer = ctx.route!.defaulted ? `${BUILTIN_SCOPE_NOTE}\n${facts}` : facts;
+        // No model: the source (`k8s ask`), the report, or the gpucloud/cloud_a renderers answer from the results.
+        const answer = input.source
+          ? input.source.builtinAnswer(input.question, ctx.results)
+          : input.builtinAnswer
+            ? input.builtinAnswer(ctx.results)
+            : builtinAnswer(input.question, ctx.route!, ctx.results);
         // Observers hear of the entry into `answering` only after this actor has started; yielding once
         // keeps the order `gatheringContext -> answering`, then the answer, for --agent-trace.
         await Promise.resolve();
@@ -270,6 +271,27 @@ export const askFlowMachine = setup({
     summaryCalls: context.summaryCalls,
   }),
 });
+
+/** Without a model: gpucloud results through the planner's answers (the kinds asked about), cloud_a ones through its catalogue. */
+function builtinAnswer(question: string, route: RouteDecision, results: ContextResult[]): string {
+  const aws = results.filter((r) => r.args[0] === 'aws');
+  const gpucloud = results.filter((r) => r.args[0]?.startsWith('gpucloud'));
+  const parts: string[] = [];
+  if (gpucloud.length) {
+    // A cost question is answered from the cost reads (burn, balance, runway); other kinds asked alongside as usual.
+    const costAsked = route.kinds.includes(COST_KIND);
+    const asked = new Set(route.kinds.filter((k) => k !== COST_KIND));
+    const relevant = asked.size ? gpucloud.filter((r) => asked.has(r.kind)) : costAsked ? [] : gpucloud;
+    const answers = costAsked ? [answerCost(gpucloud)] : [];
+    if (relevant.length || !costAsked) answers.push(answerFromResults(question, relevant.map((r): StepResult => ({ args: r.args, kind: r.kind, data: r.data }))));
+    const facts = answers.join('\n');
+    // Nothing in the question named a resource: say what the built-in answers can cover instead of guessing.
+    parts.push(route.defaulted ? `${BUILTIN_SCOPE_NOTE}\n${facts}` : facts);
+  }
+  parts.push(...answerAwsResults(question, aws));
+  for (const r of results) if (r.kind === 'terraform') parts.push(renderIac(r.data as IacContext));
+  return parts.join('\n') || 'Nothing to report.';
+}
 
 /** The gathered context: the results, one record line per resource, and their joined text. */
 interface Gathered {

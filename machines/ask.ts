@@ -11,10 +11,11 @@ import { InvalidInputError, type AssistantErrorOptions } from '../engine/errors.
 import { findKind, type KindSpec } from '../engine/gpucloud/catalogue.js';
 import { COST_READ_KINDS, listPlan } from '../engine/gpucloud/static-plans.js';
 import { COST_KIND } from '../engine/routing/terms.js';
+import { awsReadsFor } from '../engine/cloud_a/reads.js';
 import { runForResults, type PlanBackend } from './run-plan.js';
 import { createRedactingStream, maskSecretLooking, maskSecretsInText } from '../engine/redact.js';
 import { routeQuestion, type RouteDecision } from '../engine/routing/route.js';
-import { runAskFlow, type AskFlowInput, type AskFlowOutput } from './ask-flow.js';
+import { runAskFlow, type AskFlowInput, type AskFlowOutput, type ContextResult } from './ask-flow.js';
 import { ConversationHistory, historyProject } from '../engine/ai/history.js';
 import type { AiCallPolicy } from '../engine/ai/provider.js';
 import { profileForCommand, resolveAiProvider } from '../engine/ai/resolve.js';
@@ -38,7 +39,7 @@ export interface AskOptions extends Pick<AskFlowInput, 'onToken' | 'onProgress' 
   modelOverrides?: Record<string, string | undefined>;
   /** Provider-specific key flags (`--<provider>-api-key`), keyed by provider value; first in the key order of SPEC 2.5. */
   keyFlags?: Record<string, string | undefined>;
-  /** Provider flags (`--gpucloud`, `--cloud_a`, …). */
+  /** Provider flags (`--gpucloud`, `--cloud-a`, …). */
   providerFlags?: string[];
   /** Sandbox with no ai.default_provider → the built-in provider. */
   sandbox?: boolean;
@@ -52,13 +53,20 @@ export interface AskOptions extends Pick<AskFlowInput, 'onToken' | 'onProgress' 
   trace?: (line: string) => void;
   /** Diagnostic lines (prompt sizes, provider); never prompt contents. */
   debug?: (line: string) => void;
+  /**
+   * A structured report (`--iam`, `--compliance`, `--discovery`) instead of a context plan: it gathers
+   * through the executor itself; the built-in provider's answer is its table (engine/reports/).
+   */
+  report?: { gather: (route: RouteDecision) => Promise<ContextResult[]>; render: (results: ContextResult[]) => string };
+  /** Context besides the plan's (the `--workspace` state and its drift), read after the plan. */
+  extraContext?: (route: RouteDecision, planResults: ContextResult[]) => Promise<ContextResult[]>;
 }
 
 /** The flow's output without its internal bookkeeping (prompt sizes, summary calls), the answer redacted. */
 export type AskResult = Omit<AskFlowOutput, 'sizes' | 'summaryCalls'>;
 
 /** The providers whose data this build can read to answer a question. */
-export const ANSWERABLE_PROVIDERS = ['gpucloud'] as const;
+export const ANSWERABLE_PROVIDERS = ['gpucloud', 'cloud_a'] as const;
 
 /** The question is about a cloud this build does not integrate; nothing was read and no AI was asked. */
 export class ProviderNotIntegratedError extends InvalidInputError {
@@ -70,23 +78,46 @@ export class ProviderNotIntegratedError extends InvalidInputError {
 /** Kinds always read for an answer, before the ones the question is about. */
 export const ALWAYS_CONTEXT_KINDS = ['instances', 'balance'];
 
+/** What besides the routing decision chooses a context: the question's words and the config's service keywords. */
+export interface ContextOptions {
+  question?: string;
+  serviceKeywords?: Record<string, string[]>;
+}
+
 /**
- * The read-only plan that fetches a question's context: instances and balance always, plus every
- * catalogue kind the question is about (decision.kinds; `cost` stands for the cost reads). One list
- * step per kind, in that order.
+ * The read-only plan that fetches a question's context, one plan for every provider routed to (a
+ * combined view is one plan with `provider: [...]`): for gpucloud, instances and balance always plus
+ * every catalogue kind the question is about (decision.kinds; `cost` stands for the reads of `cost
+ * summary`), one list step per kind; for cloud_a,
+ * the describe/list steps of the services the question names (engine/cloud_a/reads.ts), or its
+ * default set. Without `providers` in the decision, gpucloud alone.
  */
-export function contextPlanFor(decision: Pick<RouteDecision, 'kinds'>): { plan: Plan; kinds: string[] } {
-  const specs: KindSpec[] = [];
-  // A question about what the account costs reads what `cost summary` reads.
-  const kinds = decision.kinds.flatMap((k) => (k === COST_KIND ? [...COST_READ_KINDS] : [k]));
-  for (const name of [...ALWAYS_CONTEXT_KINDS, ...kinds]) {
-    const spec = findKind(name);
-    if (spec && !specs.includes(spec)) specs.push(spec);
+export function contextPlanFor(decision: Pick<RouteDecision, 'kinds'> & { providers?: string[] }, opts: ContextOptions = {}): { plan: Plan; kinds: string[] } {
+  const providers = decision.providers ?? ['gpucloud'];
+  const commands: Plan['commands'] = [];
+  const kinds: string[] = [];
+  const used: string[] = [];
+  if (providers.includes('gpucloud')) {
+    const specs: KindSpec[] = [];
+    const asked = decision.kinds.flatMap((k) => (k === COST_KIND ? [...COST_READ_KINDS] : [k]));
+    for (const name of [...ALWAYS_CONTEXT_KINDS, ...asked]) {
+      const spec = findKind(name);
+      if (spec && !specs.includes(spec)) specs.push(spec);
+    }
+    for (const s of specs) {
+      commands.push(...listPlan(s).commands);
+      kinds.push(s.kind);
+    }
+    used.push('gpucloud');
   }
-  return {
-    plan: { version: 1, provider: 'gpucloud', commands: specs.flatMap((s) => listPlan(s).commands) },
-    kinds: specs.map((s) => s.kind),
-  };
+  if (providers.includes('cloud_a')) {
+    for (const read of awsReadsFor(opts.question ?? '', opts.serviceKeywords)) {
+      commands.push({ args: [...read.args], reason: `context: ${read.label}` });
+      kinds.push(`cloud_a/${read.service}`);
+    }
+    used.push('cloud_a');
+  }
+  return { plan: { version: 1, provider: used.length === 1 ? used[0]! : used, commands }, kinds };
 }
 
 /** Routes a question and refuses, clearly, one this build cannot answer. */
@@ -100,11 +131,11 @@ export function routeAnswerable(question: string, flags: string[] | undefined, c
       .join('; ');
     const combined = route.providers.includes('gpucloud');
     throw new ProviderNotIntegratedError(
-      `this build answers questions about gpucloud only; the question was routed to ${why}, which is not integrated, so nothing was read and no AI was asked`,
+      `this build answers questions about ${ANSWERABLE_PROVIDERS.join(' and ')} only; the question was routed to ${why}, which is not integrated, so nothing was read and no AI was asked`,
       {
         hint: combined
-          ? 'ask about gpucloud alone with --gpucloud, or drop the other provider flags; `assistant ask --route-only "<question>"` shows the routing'
-          : 'add --gpucloud if the question is about gpucloud, or name gpucloud resources (instances, clusters, volumes…); `assistant ask --route-only "<question>"` shows the routing',
+          ? 'ask with --gpucloud and/or --cloud-a only, or drop the other provider flags; `assistant ask --route-only "<question>"` shows the routing'
+          : 'add --gpucloud or --cloud-a if the question is about them, or name their resources (instances, clusters, buckets…); `assistant ask --route-only "<question>"` shows the routing',
       },
     );
   }
@@ -119,10 +150,27 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
   // words so a secret split across tokens is still caught.
   const stream = o.onToken && createRedactingStream(o.onToken);
 
+  const contextOptions: ContextOptions = { question: o.question, serviceKeywords: config.cloud_a?.service_keywords };
+  const contextPlan = (route: RouteDecision) => contextPlanFor(route, contextOptions);
+  // Data leaves for a third-party AI: registered secrets, secret-named fields and secret-looking
+  // values (API_KEY=… in startup scripts, plain env values named *_TOKEN) are masked first.
+  const runReadPlan = async (plan: Plan) => maskSecretLooking(await runForResults(o.backend, plan, { signal: o.signal }));
+  const extra = o.extraContext;
+  const gatherContext =
+    o.report?.gather ??
+    (extra &&
+      (async (route: RouteDecision) => {
+        const { plan, kinds } = contextPlan(route);
+        const data = await runReadPlan(plan);
+        const results = plan.commands.map((c, i): ContextResult => ({ kind: kinds[i]!, args: c.args, data: data[i] }));
+        return [...results, ...(await extra(route, results))];
+      }));
+  let routed: RouteDecision | undefined;
+
   const out: AskFlowOutput = await runAskFlow(
     {
       question: o.question,
-      route: () => routeAnswerable(o.question, o.providerFlags, config),
+      route: () => (routed = routeAnswerable(o.question, o.providerFlags, config)),
       provider: () => {
         const provider = resolveAiProvider({
           aiConfig: config.ai,
@@ -134,20 +182,24 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
           debug: o.debug,
         });
         if (o.history !== false && provider.name !== 'builtin') {
-          const project = historyProject({
+          const gpucloudProject = historyProject({
             projectId: config.gpucloud?.default_project_id ?? o.env.GPUCLOUD_PROJECT_ID,
             baseUrl: config.gpucloud?.base_url ?? o.env.GPUCLOUD_BASE_URL,
             sandbox: o.sandbox,
           });
+          // One conversation per set of providers asked about: earlier turns about AWS do not leak into
+          // a gpucloud-only question. gpucloud alone keeps its earlier key.
+          const set = [...(routed?.providers ?? ['gpucloud'])].sort();
+          const project = set.length === 1 && set[0] === 'gpucloud' ? gpucloudProject : `${gpucloudProject}|${set.join('+')}`;
           history = new ConversationHistory(o.home, provider.profile, project);
           if (o.newConversation) history.clear();
         }
         return provider;
       },
-      contextPlan: contextPlanFor,
-      // Data leaves for a third-party AI: registered secrets, secret-named fields and secret-looking
-      // values (API_KEY=… in startup scripts, plain env values named *_TOKEN) are masked first.
-      runReadPlan: async (plan) => maskSecretLooking(await runForResults(o.backend, plan, { signal: o.signal })),
+      contextPlan,
+      runReadPlan,
+      gatherContext,
+      builtinAnswer: o.report?.render,
       ai: config.ai,
       history: () => history?.messages() ?? [],
       onToken: stream && ((t) => stream.write(t)),
@@ -158,7 +210,7 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
   ).finally(() => stream?.end());
 
   const s = out.sizes;
-  const read = `ask: route ${out.route.providers.join('+')}, context read: ${contextPlanFor(out.route).kinds.join(', ')}`;
+  const read = `ask: route ${out.route.providers.join('+')}, context read: ${o.report ? 'a report' : contextPlan(out.route).kinds.join(', ')}`;
   o.debug?.(
     out.provider === 'builtin'
       ? `${read}; no model: the built-in provider rendered the answer from ${out.contextChars} characters of results`

@@ -13,11 +13,6 @@ test('every SPEC command or flag not built yet answers "not available yet" with 
     ['box', 'catalog'],
     ['talk'],
     ['credentials', 'store', 'gpucloud', '--client-id', 'a', '--client-secret', 'never-printed-secret'],
-    ['ask', '--iam', 'who can delete buckets?'],
-    ['ask', '--compliance', 'report'],
-    ['ask', '--discovery', 'scan'],
-    ['ask', '--role-arn=arn:aws:iam::1:role/x', 'q'],
-    ['ask', '--workspace', 'w', 'q'],
   ];
   // An unreachable API: anything sent would fail with exit 1, not 2.
   const env = { GPUCLOUD_BASE_URL: 'http://127.0.0.1:9', GPUCLOUD_CLIENT_ID: 'id', GPUCLOUD_CLIENT_SECRET: 'secret-x' };

@@ -1,0 +1,110 @@
+/**
+ * The structured reports of `ask` (`--iam [--role-arn]`, `--compliance`, `--discovery`) and the
+ * `--workspace` context, wired into the ask flow: every cloud read is a plan through the executor
+ * (runForResults); the report is the flow's context, so with an AI provider it is summarised like any
+ * context and with the built-in provider the report's own table is the answer.
+ */
+import { setMaxListeners } from 'node:events';
+import type { Config } from '../schemas/config.js';
+import type { Plan } from '../schemas/plan.js';
+import { maskSecretLooking } from '../engine/redact.js';
+import { resolveAwsTarget } from '../engine/cloud_a/provider.js';
+import { iamReport } from '../engine/reports/iam.js';
+import { complianceReport } from '../engine/reports/compliance.js';
+import { discoveryReport, type IacContext } from '../engine/reports/discovery.js';
+import { renderCompliance, renderDiscovery, renderIam } from '../engine/reports/render.js';
+import type { PlanReader } from '../engine/reports/read.js';
+import { readWorkspace, selectedWorkspace } from '../engine/iac/terraform.js';
+import { driftAgainstCloudA } from '../engine/iac/drift.js';
+import { runForResults } from './run-plan.js';
+import type { ContextResult } from './ask-flow.js';
+import type { AskBackend, AskOptions } from './ask.js';
+
+export type ReportKind = 'iam' | 'compliance' | 'discovery';
+
+export interface ReportOptions {
+  backend: AskBackend;
+  env: Record<string, string | undefined>;
+  signal?: AbortSignal;
+  /** `--profile`: the region shown in discovery is the selected environment's. */
+  profile?: string;
+  roleArn?: string;
+  /** `--workspace`; terraform.default_workspace when not given. */
+  workspace?: string;
+}
+
+/** What the AI is asked about a report when the user gave no question of their own. */
+export const REPORT_QUESTIONS: Record<ReportKind, string> = {
+  iam: 'Summarise this IAM security report: the findings by risk, and what to fix first.',
+  compliance: 'Summarise this compliance report: which controls fail, why, and what to fix first.',
+  discovery: 'Summarise this inventory of active services (and the infrastructure-as-code drift, if any).',
+};
+
+const reader = (o: ReportOptions): PlanReader => {
+  // A report runs several one-step plans at once, each listening to the command's signal.
+  if (o.signal) setMaxListeners(64, o.signal);
+  return (plan: Plan) => runForResults(o.backend, plan, { signal: o.signal });
+};
+
+/** The terraform context of the selected workspace, with drift against cloud_a; undefined without a workspace. */
+export async function workspaceContext(config: Config, o: ReportOptions): Promise<IacContext | undefined> {
+  const ws = selectedWorkspace(config, o.workspace);
+  if (!ws) return undefined;
+  const state = await readWorkspace(ws, o.env, o.signal ?? new AbortController().signal);
+  const drift = await driftAgainstCloudA(state.resources, reader(o));
+  return { workspace: ws.name, path: ws.path, resources: state.resources.length, by_type: state.by_type, drift: drift.items, drift_checked: drift.checked };
+}
+
+/**
+ * The workspace context of discovery and of a question. A workspace named with --workspace must be
+ * readable (its failure is the command's); the configured default one failing (terraform missing, not
+ * initialised) is noted in the context and the rest still stands.
+ */
+async function tolerantIac(config: Config, o: ReportOptions): Promise<IacContext | undefined> {
+  try {
+    return await workspaceContext(config, o);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (o.workspace || code === 'interrupted' || code === 'timeout') throw err;
+    const ws = selectedWorkspace(config);
+    if (!ws) throw err;
+    return { workspace: ws.name, path: ws.path, resources: 0, by_type: {}, drift: [], drift_checked: [], error: `${code ?? 'error'}: ${(err as Error).message}` };
+  }
+}
+
+/** The `report` of askQuestion for one kind; `onReport` receives the structured report (for `-o json`). */
+export function reportFor(kind: ReportKind, o: ReportOptions, onReport: (report: unknown) => void): NonNullable<AskOptions['report']> {
+  const read = reader(o);
+  const config = o.backend.config;
+  const result = (data: unknown): ContextResult[] => {
+    onReport(data);
+    // Data may leave for a third-party AI: secret-looking values are masked like any context.
+    return [{ kind: `${kind}-report`, args: [], data: maskSecretLooking(data) }];
+  };
+  const gather = async (): Promise<ContextResult[]> => {
+    if (kind === 'iam') return result(await iamReport(read, { roleArn: o.roleArn }));
+    if (kind === 'compliance') return result(await complianceReport(read));
+    const region = resolveAwsTarget(config, o.env, o.profile).region ?? o.env.AWS_REGION ?? o.env.AWS_DEFAULT_REGION ?? 'default';
+    return result(await discoveryReport(read, { region, iac: await tolerantIac(config, o) }));
+  };
+  const render = (results: ContextResult[]) => {
+    const data = results[0]?.data as never;
+    return kind === 'iam' ? renderIam(data) : kind === 'compliance' ? renderCompliance(data) : renderDiscovery(data);
+  };
+  return { gather, render };
+}
+
+/**
+ * The `--workspace` context for a plain question: the state by type and its drift, after the plan's
+ * reads. `terraform.default_workspace` joins only questions routed to cloud_a (a gpucloud question
+ * does not run terraform); `--workspace` always.
+ */
+export function workspaceExtra(o: ReportOptions): AskOptions['extraContext'] {
+  const config = o.backend.config;
+  if (!selectedWorkspace(config, o.workspace)) return undefined;
+  return async (route) => {
+    if (!o.workspace && !route.providers.includes('cloud_a')) return [];
+    const iac = await tolerantIac(config, o);
+    return iac ? [{ kind: 'terraform', args: ['terraform', 'show', '-json'], data: iac }] : [];
+  };
+}
