@@ -1,6 +1,6 @@
 /**
  * `assistant k8s create gpucloud|eks|gke|kubeadm <name>` and `k8s delete gpucloud <name>`: each compiles
- * to one plan (engine/k8s/create/) and goes through the apply path of `ask --apply` (validation, gate,
+ * to one plan (engine/k8s-create/) and goes through the apply path of `ask --apply` (validation, gate,
  * journal, `--resume`, progress, exit codes); `--plan` prints the plan instead, `--dry-run` previews it.
  * The compiled plan is kept in ~/.assistant/k8s/ so `--resume` continues exactly the plan that started,
  * even if the catalogue (availability) changed since.
@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { PlanSchema, type Plan } from '../schemas/plan.js';
 import { ExitCode, InvalidInputError, SafetyRefusal, UsageError } from '../engine/errors.js';
 import { planHash, RunJournal } from '../engine/plan/journal.js';
-import { compileGpuCloudCreate } from '../engine/k8s/create/gpucloud.js';
-import { compileEksCreate } from '../engine/k8s/create/eks.js';
-import { compileGkeCreate } from '../engine/k8s/create/gke.js';
-import { compileKubeadmCreate } from '../engine/k8s/create/kubeadm.js';
-import { requireClusterName, type CatalogueRead } from '../engine/k8s/create/common.js';
+import { compileGpuCloudCreate } from '../engine/k8s-create/gpucloud.js';
+import { compileEksCreate } from '../engine/k8s-create/eks.js';
+import { compileGkeCreate } from '../engine/k8s-create/gke.js';
+import { compileKubeadmCreate } from '../engine/k8s-create/kubeadm.js';
+import { requireClusterName, type CatalogueRead } from '../engine/k8s-create/common.js';
 import { assertContextFree } from '../engine/k8s/kubeconfig-write.js';
 import { expandHome } from '../engine/k8s/kubeconfig.js';
 import { readPrivateKey } from '../engine/ssh/remote.js';

@@ -13,7 +13,7 @@ import { iamReport } from '../engine/reports/iam.js';
 import { complianceReport } from '../engine/reports/compliance.js';
 import { discoveryReport, type IacContext } from '../engine/reports/discovery.js';
 import { renderCompliance, renderDiscovery, renderIam } from '../engine/reports/render.js';
-import type { PlanReader } from '../engine/reports/read.js';
+import type { PlanReader } from '../engine/cloud_a/read.js';
 import { readWorkspace, selectedWorkspace } from '../engine/iac/terraform.js';
 import { driftAgainstCloudA } from '../engine/iac/drift.js';
 import { runForResults } from './run-plan.js';

@@ -11,7 +11,7 @@
 import type { Burn, PreviewRead } from '../provider.js';
 import { findKind } from './catalogue.js';
 import { COST_READ_KINDS, costReadPlan } from './static-plans.js';
-import { ownTags, type Tags, type TagSource } from '../cost/tags.js';
+import { ownTags, type Tags, type TagSource } from './tags.js';
 import { clusterTypePerHour, findRow, HOURS_PER_30_DAYS, instanceTypePerHour, num, volumePerHour } from './prices.js';
 
 export const BILLABLE_INSTANCE_STATUSES = ['running', 'offline'] as const;

@@ -4,8 +4,8 @@
  * instances by ID with their tags. `missing`: in the state, not in the cloud; `extra`: in the cloud,
  * not in the state (unmanaged); `changed`: both, with different tags.
  */
-import type { PlanReader } from '../reports/read.js';
-import { readEach } from '../reports/read.js';
+import type { PlanReader } from '../cloud_a/read.js';
+import { readEach } from '../cloud_a/read.js';
 import type { TfResource } from './terraform.js';
 
 export interface DriftItem {

@@ -4,7 +4,7 @@
  * (no password policy, no public access block); any other failed read makes the control `unknown`
  * with the reason, never a pass.
  */
-import { awsErrorCode, readEach, shortReason, type PlanReader, type ReadOutcome } from './read.js';
+import { awsErrorCode, readEach, shortReason, type PlanReader, type ReadOutcome } from '../cloud_a/read.js';
 import { iamReport, type IamReport } from './iam.js';
 import { OperationError } from '../errors.js';
 

@@ -5,7 +5,7 @@
  */
 import { AWS_READS } from '../cloud_a/reads.js';
 import type { DriftItem } from '../iac/drift.js';
-import { readEach, shortReason, type PlanReader } from './read.js';
+import { readEach, shortReason, type PlanReader } from '../cloud_a/read.js';
 
 export interface DiscoveryRow {
   service: string;

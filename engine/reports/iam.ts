@@ -12,7 +12,7 @@
  *   per key get-access-key-last-used; per AWS managed policy get-policy-version
  */
 import { OperationError, UsageError } from '../errors.js';
-import { readEach, readOne, type PlanReader, type ReadOutcome } from './read.js';
+import { readEach, readOne, type PlanReader, type ReadOutcome } from '../cloud_a/read.js';
 
 export const KEY_MAX_AGE_DAYS = 90;
 const DAY_MS = 86_400_000;

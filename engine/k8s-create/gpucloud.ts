@@ -4,9 +4,9 @@
  * The catalogue is read at compile time (images, types, availability) so a wrong image, type or
  * location is refused before anything is sent, and the plan names exactly what it will create.
  */
-import { InvalidInputError, UsageError } from '../../errors.js';
-import { CLUSTER_SHARED_VOLUME_GB, isKubernetesImage } from '../../planner/builtin.js';
-import type { Plan } from '../../../schemas/plan.js';
+import { InvalidInputError, UsageError } from '../errors.js';
+import { CLUSTER_SHARED_VOLUME_GB, isKubernetesImage } from '../planner/builtin.js';
+import type { Plan } from '../../schemas/plan.js';
 import { planOf, requireClusterName, type CatalogueRead } from './common.js';
 
 export interface GpuCloudCreateOptions {

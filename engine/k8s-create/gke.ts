@@ -3,8 +3,8 @@
  * cluster with its node pool (the command waits until it is running), then `get-credentials`, which
  * adds the kubeconfig context (named `gke_<project>_<location>_<name>` by gcloud).
  */
-import { UsageError } from '../../errors.js';
-import type { Plan } from '../../../schemas/plan.js';
+import { UsageError } from '../errors.js';
+import type { Plan } from '../../schemas/plan.js';
 import { planOf, positiveCount, requireClusterName } from './common.js';
 
 export interface GkeCreateOptions {

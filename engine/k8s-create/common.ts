@@ -1,6 +1,6 @@
 /** What every `k8s create <type>` compiler shares: the name rule and the read function it gets. */
-import { UsageError } from '../../errors.js';
-import type { Plan } from '../../../schemas/plan.js';
+import { UsageError } from '../errors.js';
+import type { Plan } from '../../schemas/plan.js';
 
 /** Runs one read step through the executor (`["gpucloud-api", "GET", …]`) and returns its data. */
 export type CatalogueRead = (args: string[]) => Promise<unknown>;

@@ -4,8 +4,8 @@
  * `update-kubeconfig` with the context aliased to `<name>`. Profile and region are written into each
  * step when known (flags, else `kubernetes.clusters.<name>`), so the plan applies the same later.
  */
-import { UsageError } from '../../errors.js';
-import type { Plan } from '../../../schemas/plan.js';
+import { UsageError } from '../errors.js';
+import type { Plan } from '../../schemas/plan.js';
 import { planOf, positiveCount, requireClusterName } from './common.js';
 
 export interface EksCreateOptions {

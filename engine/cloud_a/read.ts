@@ -1,5 +1,5 @@
 /**
- * How the reports read cloud_a: every read is an `aws` step in a plan run through the executor
+ * How the reports and the terraform drift check read cloud_a: every read is an `aws` step in a plan run through the executor
  * (machines/run-plan.ts runForResults), never a side path. Each read is its own one-step plan, so one
  * service that is not enabled or one missing permission makes one row `unknown` instead of ending the
  * whole report; a few run at once, since each step starts a CLI process.

@@ -4,9 +4,9 @@
  * join each worker, and fetch the admin kubeconfig as context `<name>`. Every remote command is
  * idempotent (guarded by the files kubeadm leaves), so `--resume` after any failure can run a step again.
  */
-import { UsageError } from '../../errors.js';
-import type { Plan, PlanCommand } from '../../../schemas/plan.js';
-import { hostProblem } from '../../ssh/verbs/common.js';
+import { UsageError } from '../errors.js';
+import type { Plan, PlanCommand } from '../../schemas/plan.js';
+import { hostProblem } from '../ssh/verbs/common.js';
 import { planOf, requireClusterName } from './common.js';
 
 export interface KubeadmCreateOptions {
