@@ -14,8 +14,7 @@
  */
 import type { Plan, PlanCommand } from '../../schemas/plan.js';
 import { InvalidInputError } from '../errors.js';
-import { secretBinding, type CompiledDeploy, type DeployRequest } from './plan.js';
-import { startupScript } from './script.js';
+import { deployScript, secretBinding, type CompiledDeploy, type DeployRequest } from './plan.js';
 
 export type CloudATarget = 'container' | 'vm';
 
@@ -48,17 +47,7 @@ export function compileCloudA(req: DeployRequest & { awsTarget: CloudATarget; am
 function compileVm(req: DeployRequest & { ami?: string }, aws: (...a: string[]) => string[]): CompiledDeploy {
   const type = awsInstanceType(req);
   const secretNames = req.env.filter((e) => e.secret).map((e) => e.name);
-  const script = startupScript({
-    name: req.name,
-    url: req.url,
-    sha: req.sha,
-    runtime: req.stack.runtime ?? 'shell',
-    port: req.port,
-    start: req.start,
-    gpu: req.stack.gpu.needed,
-    env: req.env.filter((e) => !e.secret),
-    secretNames,
-  });
+  const script = deployScript(req);
   const commands: PlanCommand[] = [];
   if (!req.ami) {
     commands.push({ args: aws('ssm', 'get-parameters', '--names', UBUNTU_AMI_PARAMETER), reason: 'the current Ubuntu 24.04 AMI of the region (Canonical\'s public parameter)', produces: { AMI_ID: '$.Parameters[0].Value' } });

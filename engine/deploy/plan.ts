@@ -152,15 +152,9 @@ export function chooseCompute(stack: Stack, live: LiveState): { name: string; si
   return { name: options[0].name, size: 1 };
 }
 
-export function compileDeploy(req: DeployRequest, live: LiveState): CompiledDeploy {
-  return req.target === 'container' ? compileContainer(req, live) : compileInstance(req, live);
-}
-
-function compileInstance(req: DeployRequest, live: LiveState): CompiledDeploy {
-  const existing = live.instances.find((i) => str(i, 'hostname') === req.name);
-  const plain = req.env.filter((e) => !e.secret);
-  const secretNames = req.env.filter((e) => e.secret).map((e) => e.name);
-  const script = startupScript({
+/** The startup script of an instance deploy (gpucloud or a cloud_a VM): plain env values only, secret ones named for the operator. */
+export function deployScript(req: DeployRequest): string {
+  return startupScript({
     name: req.name,
     url: req.url,
     sha: req.sha,
@@ -168,9 +162,19 @@ function compileInstance(req: DeployRequest, live: LiveState): CompiledDeploy {
     port: req.port,
     start: req.start,
     gpu: req.stack.gpu.needed,
-    env: plain,
-    secretNames,
+    env: req.env.filter((e) => !e.secret),
+    secretNames: req.env.filter((e) => e.secret).map((e) => e.name),
   });
+}
+
+export function compileDeploy(req: DeployRequest, live: LiveState): CompiledDeploy {
+  return req.target === 'container' ? compileContainer(req, live) : compileInstance(req, live);
+}
+
+function compileInstance(req: DeployRequest, live: LiveState): CompiledDeploy {
+  const existing = live.instances.find((i) => str(i, 'hostname') === req.name);
+  const secretNames = req.env.filter((e) => e.secret).map((e) => e.name);
+  const script = deployScript(req);
   const notes: string[] = [];
   if (secretNames.length) notes.push(`secret variables are not put on the instance by this plan (a startup script is stored in plain text): add ${secretNames.join(', ')} to /etc/assistant-deploy/${req.name}.env on the instance, then: systemctl restart assistant-deploy-${req.name}`);
   if (/^(file:|\/|\.|[A-Za-z]:\\)/.test(req.url) || !/[:@]/.test(req.url)) notes.push(`the repository is a local path (${req.url}): the instance cannot fetch it from there; deploy from a URL the instance can reach`);
