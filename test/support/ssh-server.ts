@@ -43,6 +43,17 @@ export interface SshTestServer {
   close(): Promise<void>;
 }
 
+/**
+ * An ed25519 key pair ssh2 can read back: about 1 in 250 pairs from ssh2's own generateKeyPairSync is
+ * one its parseKey rejects ("Malformed OpenSSH public key"), which made tests fail at random.
+ */
+function ed25519KeyPair(): { private: string; public: string } {
+  for (;;) {
+    const pair = utils.generateKeyPairSync('ed25519');
+    if (!(utils.parseKey(pair.private) instanceof Error) && !(utils.parseKey(pair.public) instanceof Error)) return pair;
+  }
+}
+
 function newHostServer(opts: { hostKey: string; allowed: ReturnType<typeof utils.parseKey>; state: { commands: string[]; users: string[]; files: Record<string, string>; exec?: SshTestServerOptions['exec'] } }) {
   return new Server({ hostKeys: [opts.hostKey] }, (client) => {
     client.on('error', () => undefined);
@@ -78,14 +89,14 @@ function newHostServer(opts: { hostKey: string; allowed: ReturnType<typeof utils
 }
 
 export async function startSshServer(dir: string, opts: SshTestServerOptions = {}): Promise<SshTestServer> {
-  const clientKeys = utils.generateKeyPairSync('ed25519');
+  const clientKeys = ed25519KeyPair();
   const clientKeyPath = join(dir, 'id_ed25519');
   writeFileSync(clientKeyPath, clientKeys.private, { mode: 0o600 });
   chmodSync(clientKeyPath, 0o600);
   const allowed = utils.parseKey(clientKeys.public);
   if (allowed instanceof Error) throw allowed;
   const state = { commands: [] as string[], users: [] as string[], files: { ...(opts.files ?? {}) }, exec: opts.exec };
-  let current = newHostServer({ hostKey: utils.generateKeyPairSync('ed25519').private, allowed, state });
+  let current = newHostServer({ hostKey: ed25519KeyPair().private, allowed, state });
   let refuse = opts.refuseFirst ?? 0;
   let connections = 0;
   const sockets = new Set<Socket>();
@@ -118,7 +129,7 @@ export async function startSshServer(dir: string, opts: SshTestServerOptions = {
     files: state.files,
     connections: () => connections,
     rotateHostKey() {
-      current = newHostServer({ hostKey: utils.generateKeyPairSync('ed25519').private, allowed, state });
+      current = newHostServer({ hostKey: ed25519KeyPair().private, allowed, state });
     },
     clientKeyPath,
     close: () =>
