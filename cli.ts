@@ -129,7 +129,21 @@ export function parseGlobals(argv: string[]): { globals: GlobalOptions; rest: st
 
 class GlobalUsageError extends Error {}
 
+/**
+ * A reader that stops early (`assistant … | head`) closes the pipe. Stop quietly, as other command-line
+ * tools do, instead of dying on an unhandled EPIPE with a stack trace: the reader has what it wanted.
+ * Writes reach stdout at the end of a command (progress goes to stderr), so nothing is cut short that a
+ * journal would not resume.
+ */
+function exitQuietlyWhenStdoutCloses(): void {
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+}
+
 async function main(argv: string[]): Promise<number> {
+  exitQuietlyWhenStdoutCloses();
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
     process.stdout.write(assistantVersion() + '\n');
     return 0;
