@@ -52,7 +52,7 @@ Examples:
   assistant --sandbox ask --maker "create a 1V100.6V instance called train-1 in FIN-01" > plan.json
   assistant --sandbox ask --apply --plan-file plan.json
   assistant k8s create gpucloud gpu-k8s --plan > cluster.json
-  assistant deploy https://github.com/acme/api --dry-run
+  assistant deploy https://github.com/acme/api > deploy-plan.json
   assistant cost summary
   assistant ask --cloud-a --profile prod "which buckets do I have"
   assistant credentials test gpucloud
