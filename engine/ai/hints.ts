@@ -1,6 +1,7 @@
 /** Hints that show how to configure an AI provider: a ready-to-paste `~/.assistant.yaml` snippet. */
 import type { AiProviderKind } from '../../schemas/config.js';
 import { PROVIDER_KINDS } from './kinds.js';
+import { BUILTIN_PLANNER_HINT } from '../planner/hint.js';
 
 function profileLines(kind: AiProviderKind, profile: string): string[] {
   const head = profile === kind ? [`    ${profile}:`] : [`    ${profile}:`, `      provider: ${kind}`];
@@ -23,17 +24,7 @@ function profileLines(kind: AiProviderKind, profile: string): string[] {
 
 /** A config snippet plus the shortest other way to get going for `kind`. */
 export function configHint(kind: AiProviderKind, profile: string = kind): string {
-  if (kind === 'builtin') {
-    return [
-      'the built-in planner only understands common gpucloud requests; configure an AI provider in ~/.assistant.yaml, e.g.:',
-      'ai:',
-      '  default_provider: openai',
-      '  providers:',
-      '    openai:',
-      '      api_key_env: OPENAI_API_KEY',
-      'or pick a configured profile with --ai-profile <name>',
-    ].join('\n');
-  }
+  if (kind === 'builtin') return BUILTIN_PLANNER_HINT;
   const info = PROVIDER_KINDS[kind];
   const extra =
     kind === 'gemini'

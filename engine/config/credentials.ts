@@ -11,7 +11,6 @@
  * A half-set source (an id without a secret, or the reverse) never matches; it is named in the
  * `no_credentials` error and in `warnings` when a later source is used instead.
  */
-import type { GpuCloudCredentials, RateLimitSettings } from '../gpucloud/types.js';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import ini from 'ini';
@@ -19,6 +18,21 @@ import { RATE_LIMIT_DEFAULTS, type Config } from '../../schemas/config.js';
 import { AssistantError, ExitCode, InvalidInputError } from '../errors.js';
 import { registerSecret } from '../redact.js';
 import { defaultConfigPath } from './load.js';
+
+export interface GpuCloudCredentials {
+  clientId: string;
+  clientSecret: string;
+  projectId?: string;
+}
+
+export interface RateLimitSettings {
+  /** Requests per window for the whole project (SPEC 8: 500). */
+  perProject: number;
+  /** Requests per window per method + concrete path without query (SPEC 8: 60). */
+  perPath: number;
+  /** Window length in milliseconds (60000). */
+  windowMs: number;
+}
 
 export const DEFAULT_GPUCLOUD_BASE_URL = 'https://api.verda.com';
 export const GPUCLOUD_TOKEN_PATH = '/v1/oauth2/token';

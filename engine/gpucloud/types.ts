@@ -1,6 +1,7 @@
 /** The contract between the plan engine and the gpucloud HTTP client. */
 import type { WaitNotice } from '../provider.js';
 import type { CreateDedupe } from './dedupe.js';
+import type { GpuCloudCredentials, RateLimitSettings } from '../config/credentials.js';
 
 export interface GpuCloudRequest {
   method: string;
@@ -31,14 +32,8 @@ export interface GpuCloudResponse {
   deduplicated?: boolean;
 }
 
-export interface RateLimitSettings {
-  /** Requests per window for the whole project (SPEC 8: 500). */
-  perProject: number;
-  /** Requests per window per method + concrete path without query (SPEC 8: 60). */
-  perPath: number;
-  /** Window length in milliseconds (60000). */
-  windowMs: number;
-}
+// Defined beside the configuration that resolves them (a lower layer than this client).
+export type { GpuCloudCredentials, RateLimitSettings };
 
 export const DEFAULT_RATE_LIMIT: RateLimitSettings = { perProject: 500, perPath: 60, windowMs: 60_000 };
 
@@ -57,12 +52,6 @@ export interface RetrySettings {
 }
 
 export const DEFAULT_RETRY: RetrySettings = { delaysMs: [250, 750, 2000], max429Retries: 5, maxRetryAfterMs: 120_000, createLookupMs: 30_000 };
-
-export interface GpuCloudCredentials {
-  clientId: string;
-  clientSecret: string;
-  projectId?: string;
-}
 
 /** Events the client reports so the CLI can show progress (never carry secrets). */
 export type ClientEvent =

@@ -7,7 +7,7 @@
  */
 import { KINDS, findKind, looksLikeId } from '../gpucloud/catalogue.js';
 import { InvalidInputError } from '../errors.js';
-import { configHint } from '../ai/hints.js';
+import { BUILTIN_PLANNER_HINT } from './hint.js';
 import type { Plan, PlanCommand } from '../../schemas/plan.js';
 import { containsTerm } from '../routing/match.js';
 import { findCount, findGpuModel, findLocation, findSizeText, hasVerb, parseIntent, unexplainedWords, type Explained, type Intent } from './grammar.js';
@@ -78,7 +78,7 @@ export interface BuiltinNeeds {
 }
 
 function unsupported(question: string, reason: string): InvalidInputError {
-  return new InvalidInputError('not_understood', `the built-in planner cannot plan "${question}": ${reason}`, { hint: configHint('builtin') });
+  return new InvalidInputError('not_understood', `the built-in planner cannot plan "${question}": ${reason}`, { hint: BUILTIN_PLANNER_HINT });
 }
 
 /** Refuses a request with words the plan would not carry out, rather than planning part of it. */
@@ -89,7 +89,7 @@ function requireExplained(question: string, explained: Explained): void {
     throw new InvalidInputError(
       'not_understood',
       `the built-in planner does not understand ${left.map((w) => `"${w}"`).join(', ')} in "${question}" and plans nothing rather than part of the request`,
-      { hint: configHint('builtin') },
+      { hint: BUILTIN_PLANNER_HINT },
     );
   }
 }
@@ -238,7 +238,7 @@ function plan(question: string, summary: string, commands: PlanCommand[]): Plan 
 /** Builds the plan for a request, or throws InvalidInputError (exit 2) with a hint. */
 export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
   if (question.length > MAX_QUESTION_CHARS) {
-    throw new InvalidInputError('not_understood', `the built-in planner reads requests of at most ${MAX_QUESTION_CHARS} characters (this one has ${question.length})`, { hint: configHint('builtin') });
+    throw new InvalidInputError('not_understood', `the built-in planner reads requests of at most ${MAX_QUESTION_CHARS} characters (this one has ${question.length})`, { hint: BUILTIN_PLANNER_HINT });
   }
   const intent = parseIntent(question);
   const lookup = ctx.lookup ?? {};
