@@ -7,26 +7,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli, tempHome } from './support/cli.js';
-import { motoMissing, startMoto, type RunningMoto } from './support/moto.js';
+import { motoSuite, type RunningMoto } from './support/moto.js';
 
-const missing = motoMissing();
-let moto: RunningMoto | undefined;
-test.before(async () => {
-  if (!missing) moto = await startMoto();
-});
-test.after(async () => {
-  await moto?.stop();
-});
-test.before.each(async () => {
-  await moto?.reset();
-});
-
-function motoTest(name: string, fn: (moto: RunningMoto) => Promise<void>): void {
-  test(name, async () => {
-    if (missing) return void console.log(`SKIP ${name}: ${missing}`);
-    await fn(moto!);
-  });
-}
+const motoTest = motoSuite(test);
 
 const DAY = 86_400_000;
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);

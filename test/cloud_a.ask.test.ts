@@ -9,38 +9,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli, tempHome, withEmulator } from './support/cli.js';
-import { motoMissing, startMoto, type RunningMoto } from './support/moto.js';
+import { configFile, runCli, tempHome, withEmulator } from './support/cli.js';
+import { motoSuite, type RunningMoto } from './support/moto.js';
 import { openAiServerFor } from './support/openai-server.js';
 
-const missing = motoMissing();
-let moto: RunningMoto | undefined;
-test.before(async () => {
-  if (!missing) moto = await startMoto();
-});
-test.after(async () => {
-  await moto?.stop();
-});
-test.before.each(async () => {
-  await moto?.reset();
-});
+const motoTest = motoSuite(test);
 const srv = openAiServerFor(test);
 const KEY = 'sk-cloud-a-ask-5d1e';
 
-function motoTest(name: string, fn: (moto: RunningMoto) => Promise<void>): void {
-  test(name, async () => {
-    if (missing) return void console.log(`SKIP ${name}: ${missing}`);
-    await fn(moto!);
-  });
-}
-
-function config(text: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'cloud-a-ask-')), 'c.yaml');
-  writeFileSync(path, text, { mode: 0o600 });
-  return path;
-}
 const aiConfig = () =>
-  config(`ai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${srv.baseURL}\n`);
+  configFile(`ai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${srv.baseURL}\n`);
 
 function seed(m: RunningMoto): void {
   m.aws(['s3api', 'create-bucket', '--bucket', 'invoices-2026']);
@@ -89,7 +67,7 @@ motoTest('--gpucloud --cloud-a reads both contexts in one plan and answers about
 
 motoTest('cloud_a.service_keywords from the config route whole words to the service they extend (not inside other words)', async (m) => {
   m.aws(['dynamodb', 'create-table', '--table-name', 'ledger-entries', '--attribute-definitions', 'AttributeName=id,AttributeType=S', '--key-schema', 'AttributeName=id,KeyType=HASH', '--billing-mode', 'PAY_PER_REQUEST']);
-  const cfg = config('cloud_a:\n  service_keywords:\n    dynamodb: [ledger, bookkeeping]\n');
+  const cfg = configFile('cloud_a:\n  service_keywords:\n    dynamodb: [ledger, bookkeeping]\n');
   const r = await runCli(['--config', cfg, '--debug', 'ask', '--ai-profile', 'builtin', 'what is in my ledger?'], { env: m.env });
   assert.is(r.code, 0, r.stderr);
   assert.match(r.stderr, /ask: route cloud_a, context read: cloud_a\/dynamodb;/);
@@ -129,7 +107,7 @@ motoTest('with an AI provider the aws records go into the prompt, and history is
 motoTest('--profile selects the cloud_a environment: its region is where the context is read', async (m) => {
   seed(m);
   m.aws(['ec2', 'run-instances', '--region', 'eu-west-1', '--image-id', 'ami-12c6146b', '--instance-type', 't3.nano', '--tag-specifications', 'ResourceType=instance,Tags=[{Key=Name,Value=eu-worker}]']);
-  const cfg = config('infra:\n  cloud_a:\n    environments:\n      europe:\n        region: eu-west-1\n');
+  const cfg = configFile('infra:\n  cloud_a:\n    environments:\n      europe:\n        region: eu-west-1\n');
   const r = await runCli(['--config', cfg, '--debug', 'ask', '--ai-profile', 'builtin', '--cloud-a', '--profile', 'europe', 'which ec2 instances do I have'], { env: m.env });
   assert.is(r.code, 0, r.stderr);
   assert.match(r.stderr, /cloud_a: aws CLI with settings from --profile environment "europe"/);

@@ -3,41 +3,17 @@
  * roles and policies the test creates (exactly), `--role-arn` narrowing, the report in an AI prompt.
  * (Compliance, discovery and workspaces: cloud_a.reports.test.ts.)
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli } from './support/cli.js';
-import { motoMissing, startMoto, type RunningMoto } from './support/moto.js';
+import { configFile, runCli } from './support/cli.js';
+import { motoSuite, type RunningMoto } from './support/moto.js';
 import { openAiServerFor } from './support/openai-server.js';
 
-const missing = motoMissing();
-let moto: RunningMoto | undefined;
-test.before(async () => {
-  if (!missing) moto = await startMoto();
-});
-test.after(async () => {
-  await moto?.stop();
-});
-test.before.each(async () => {
-  await moto?.reset();
-});
+const motoTest = motoSuite(test);
 const srv = openAiServerFor(test);
-
-function motoTest(name: string, fn: (moto: RunningMoto) => Promise<void>, also?: () => string | undefined): void {
-  test(name, async () => {
-    const why = missing ?? also?.();
-    if (why) return void console.log(`SKIP ${name}: ${why}`);
-    await fn(moto!);
-  });
-}
-
-function config(text: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'cloud-a-reports-')), 'c.yaml');
-  writeFileSync(path, text, { mode: 0o600 });
-  return path;
-}
 
 const WILDCARD_S3 = JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 's3:*', Resource: '*' }] });
 const READ_ONLY = JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: ['s3:GetObject'], Resource: 'arn:aws:s3:::b/*' }] });
@@ -105,7 +81,7 @@ motoTest('ask --iam --role-arn narrows the report to that role; a malformed ARN 
 
 motoTest('with an AI provider the structured report goes into the prompt and the answer summarises it', async (m) => {
   m.aws(['iam', 'create-user', '--user-name', 'dave']);
-  const cfg = config(`ai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${srv.baseURL}\n`);
+  const cfg = configFile(`ai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${srv.baseURL}\n`);
   srv.reply({ text: 'dave has no MFA; fix that first.' });
   const r = await runCli(['--config', cfg, 'ask', '--iam'], { env: { ...m.env, TEST_AI_KEY: 'sk-reports-1' } });
   assert.is(r.code, 0, r.stderr);

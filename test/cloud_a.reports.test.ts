@@ -3,40 +3,16 @@
  * `moto_server` with the real `aws` CLI: the controls table, the inventory, and the terraform
  * workspace context with its drift against the buckets moto holds. (IAM: cloud_a.iam.test.ts.)
  */
-import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli, withEmulator } from './support/cli.js';
-import { motoMissing, startMoto, type RunningMoto } from './support/moto.js';
+import { configFile, runCli, withEmulator } from './support/cli.js';
+import { motoSuite } from './support/moto.js';
 import { terraformMissing, terraformWorkspace } from './support/terraform.js';
 
-const missing = motoMissing();
-let moto: RunningMoto | undefined;
-test.before(async () => {
-  if (!missing) moto = await startMoto();
-});
-test.after(async () => {
-  await moto?.stop();
-});
-test.before.each(async () => {
-  await moto?.reset();
-});
-
-function motoTest(name: string, fn: (moto: RunningMoto) => Promise<void>, also?: () => string | undefined): void {
-  test(name, async () => {
-    const why = missing ?? also?.();
-    if (why) return void console.log(`SKIP ${name}: ${why}`);
-    await fn(moto!);
-  });
-}
-
-function config(text: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'cloud-a-reports-')), 'c.yaml');
-  writeFileSync(path, text, { mode: 0o600 });
-  return path;
-}
+const motoTest = motoSuite(test);
 
 const WILDCARD_S3 = JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 's3:*', Resource: '*' }] });
 
@@ -87,7 +63,7 @@ motoTest(
       { type: 'aws_s3_bucket', name: 'assets', attributes: { id: 'site-assets', bucket: 'site-assets' } },
       { type: 'aws_s3_bucket', name: 'archive', attributes: { id: 'old-archive', bucket: 'old-archive' } },
     ]);
-    const cfg = config(`terraform:\n  default_workspace: prod\n  workspaces:\n    prod:\n      path: ${JSON.stringify(dir)}\n`);
+    const cfg = configFile(`terraform:\n  default_workspace: prod\n  workspaces:\n    prod:\n      path: ${JSON.stringify(dir)}\n`);
     const r = await runCli(['--config', cfg, '-o', 'json', 'ask', '--ai-profile', 'builtin', '--discovery'], { env: m.env });
     assert.is(r.code, 0, r.stderr);
     const { report, answer } = JSON.parse(r.stdout);
@@ -112,7 +88,7 @@ motoTest(
   async (m) => {
     m.aws(['s3api', 'create-bucket', '--bucket', 'site-assets']);
     const dir = terraformWorkspace([{ type: 'aws_s3_bucket', name: 'assets', attributes: { id: 'site-assets', bucket: 'site-assets' } }]);
-    const cfg = config(`terraform:\n  workspaces:\n    staging:\n      path: ${JSON.stringify(dir)}\n`);
+    const cfg = configFile(`terraform:\n  workspaces:\n    staging:\n      path: ${JSON.stringify(dir)}\n`);
     const r = await runCli(['--config', cfg, 'ask', '--ai-profile', 'builtin', '--workspace', 'staging', 'which s3 buckets do I have?'], { env: m.env });
     assert.is(r.code, 0, r.stderr);
     assert.match(r.stdout, /^1 S3 bucket:\n- site-assets$/m);
@@ -123,13 +99,13 @@ motoTest(
     // A state in a folder never initialised: terraform cannot load the provider schema to print it.
     const raw = mkdtempSync(join(tmpdir(), 'tf-raw-'));
     copyFileSync(join(dir, 'terraform.tfstate'), join(raw, 'terraform.tfstate'));
-    const rawCfg = config(`terraform:\n  workspaces:\n    raw:\n      path: ${JSON.stringify(raw)}\n`);
+    const rawCfg = configFile(`terraform:\n  workspaces:\n    raw:\n      path: ${JSON.stringify(raw)}\n`);
     const notInit = await runCli(['--config', rawCfg, 'ask', '--ai-profile', 'builtin', '--workspace', 'raw', 'which s3 buckets?'], { env: { ...m.env, TF_CLI_CONFIG_FILE: join(raw, 'none.rc') } });
     assert.is(notInit.code, 1, notInit.stderr);
     assert.match(notInit.stderr, /^error: terraform_not_initialised: the terraform workspace "raw" .* is not initialised/m);
     assert.match(notInit.stderr, /^hint: run `terraform init` in /m);
     // The same workspace as terraform.default_workspace: noted, and the question is still answered.
-    const defCfg = config(`terraform:\n  default_workspace: raw\n  workspaces:\n    raw:\n      path: ${JSON.stringify(raw)}\n`);
+    const defCfg = configFile(`terraform:\n  default_workspace: raw\n  workspaces:\n    raw:\n      path: ${JSON.stringify(raw)}\n`);
     const noted = await runCli(['--config', defCfg, 'ask', '--ai-profile', 'builtin', 'which s3 buckets?'], { env: { ...m.env, TF_CLI_CONFIG_FILE: join(raw, 'none.rc') } });
     assert.is(noted.code, 0, noted.stderr);
     assert.match(noted.stdout, /^1 S3 bucket:\n- site-assets\nTerraform workspace raw .* could not be read: terraform_not_initialised: /m);

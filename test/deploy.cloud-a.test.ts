@@ -12,27 +12,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli, tempHome } from './support/cli.js';
 import { COMPOSE_IMAGE, FASTAPI_TORCH, makeRepo, NODE_DOCKER } from './support/git-repos.js';
-import { motoMissing, startMoto, type RunningMoto } from './support/moto.js';
+import { motoSuite } from './support/moto.js';
 
 const T = { timeoutMs: 120_000 };
-const missing = motoMissing();
-let moto: RunningMoto | undefined;
-test.before(async () => {
-  if (!missing) moto = await startMoto();
-});
-test.after(async () => {
-  await moto?.stop();
-});
-test.before.each(async () => {
-  await moto?.reset();
-});
-
-function motoTest(name: string, fn: (moto: RunningMoto) => Promise<void>): void {
-  test(name, async () => {
-    if (missing) return void console.log(`SKIP ${name}: ${missing}`);
-    await fn(moto!);
-  });
-}
+const motoTest = motoSuite(test);
 
 const words = (plan: { commands: { args: string[] }[] }) => plan.commands.map((c) => c.args.slice(0, 3).join(' '));
 

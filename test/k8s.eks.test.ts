@@ -8,24 +8,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { runCli, tempHome } from './support/cli.js';
-import { motoMissing, startMoto, type RunningMoto } from './support/moto.js';
+import { motoSuite } from './support/moto.js';
 
-const missing = motoMissing();
-let moto: RunningMoto | undefined;
-test.before(async () => {
-  if (!missing) moto = await startMoto();
-});
-test.after(async () => {
-  await moto?.stop();
-});
-
-function motoTest(name: string, fn: (moto: RunningMoto) => Promise<void>): void {
-  test(name, async () => {
-    if (missing) return void console.log(`SKIP ${name}: ${missing}`);
-    await moto!.reset();
-    await fn(moto!);
-  });
-}
+const motoTest = motoSuite(test);
 
 const create = ['k8s', 'create', 'eks', 'e1', '--role-arn', 'arn:aws:iam::123456789012:role/eks', '--subnets', 'subnet-a,subnet-b', '--nodes', '3', '--node-type', 'm5.large'];
 

@@ -16,7 +16,7 @@
  *   `lifecycleMs: 1`, `debit: false` for a balance that must not move, small rate-limit windows.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,6 +61,13 @@ export interface CliResult {
   stdout: string;
   stderr: string;
   home: string;
+}
+
+/** A config file (`--config <path>`) holding `text`, mode 0600, in a fresh temp dir. */
+export function configFile(text: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'assistant-config-')), 'config.yaml');
+  writeFileSync(path, text, { mode: 0o600 });
+  return path;
 }
 
 export function tempHome(prefix = 'assistant-e2e-'): string {

@@ -132,9 +132,10 @@ async function waitUntilUp(url: string, child: ChildProcess, log: () => string):
 
 /**
  * One moto for a whole test file (reset before each test), and `motoTest(name, fn)`: a test that needs
- * moto and the aws CLI; without them it prints one `SKIP <test>: …` line and passes.
+ * moto and the aws CLI (and whatever `alsoMissing` names, e.g. terraform); without them it prints one
+ * `SKIP <test>: …` line and passes.
  */
-export function motoSuite(suite: Test): (name: string, fn: (moto: RunningMoto) => Promise<void>) => void {
+export function motoSuite(suite: Test): (name: string, fn: (moto: RunningMoto) => Promise<void>, alsoMissing?: () => string | undefined) => void {
   const missing = motoMissing();
   let moto: RunningMoto | undefined;
   suite.before(async () => {
@@ -146,9 +147,10 @@ export function motoSuite(suite: Test): (name: string, fn: (moto: RunningMoto) =
   suite.before.each(async () => {
     await moto?.reset();
   });
-  return (name, fn) =>
+  return (name, fn, alsoMissing) =>
     suite(name, async () => {
-      if (missing) return void console.log(`SKIP ${name}: ${missing}`);
+      const why = missing ?? alsoMissing?.();
+      if (why) return void console.log(`SKIP ${name}: ${why}`);
       await fn(moto!);
     });
 }
