@@ -23,7 +23,7 @@ import type { RunReport } from '../schemas/run-report.js';
 import { warn, type CommandContext } from './context.js';
 import { readPlanInput } from './plan-input.js';
 import { withSession, type Session } from './session.js';
-import { createPhaseSpinner, createRunObserver } from './progress.js';
+import { createAnswerPrinter, createPhaseSpinner, createRunObserver } from './progress.js';
 import { makePlanFromQuestion, type AiFlags } from './ask-maker.js';
 import { runGroup } from './group.js';
 
@@ -195,20 +195,9 @@ async function ask(
   return withSession(ctx, async (session) => {
     const reportOptions = { backend: session, env: ctx.env, signal: ctx.signal, profile, roleArn, workspace };
     let structuredReport: unknown;
-    let streamed = false;
-    let lineOpen = false;
-    const print = (text: string) => {
-      ctx.io.stdout.write(text);
-      streamed = true;
-      lineOpen = !text.endsWith('\n');
-    };
-    // A stream cut short by an error or Ctrl-C still ends its line before the error is printed.
-    const endLine = () => {
-      if (lineOpen) ctx.io.stdout.write('\n');
-      lineOpen = false;
-    };
     // --agent-trace prints the same phases as lines; the spinner would only fight with them.
     const spinner = agentTrace ? undefined : createPhaseSpinner(ctx.io);
+    const out = createAnswerPrinter(ctx.io, spinner);
     const result = await askQuestion({
       question,
       backend: session,
@@ -222,19 +211,14 @@ async function ask(
       history,
       newConversation,
       aiPolicy: ctx.globals.timeout ? { timeoutMs: ctx.globals.timeout * 1000 } : undefined,
-      onToken: structured
-        ? undefined
-        : (t) => {
-            spinner?.stop();
-            if (t) print(t);
-          },
+      onToken: structured ? undefined : (t) => out.token(t),
       trace: (line) => {
         const phase = ASK_PHASES[line.split(' -> ')[1] ?? ''];
         if (phase) spinner?.phase(phase);
         else spinner?.stop();
         if (!agentTrace) return;
         // A transition after the answer (answering -> done) comes after the answer's own line end.
-        endLine();
+        out.endLine();
         ctx.io.stderr.write(`trace: ${line}\n`);
       },
       debug: ctx.globals.debug
@@ -249,7 +233,7 @@ async function ask(
       extraContext: report ? undefined : workspaceExtra(reportOptions),
     }).catch((err: unknown) => {
       spinner?.stop();
-      endLine();
+      out.endLine();
       throw err;
     });
     spinner?.stop();
@@ -268,8 +252,7 @@ async function ask(
       ctx.io.stdout.write(renderRecord(doc, ctx.globals.output));
     } else {
       // A provider that answered without streaming still gets its answer printed.
-      if (!streamed && result.answer) print(result.answer);
-      endLine();
+      out.finish(result.answer);
     }
     return ExitCode.ok;
   }, { profile });

@@ -23,7 +23,7 @@ import { runForResult, runForResults } from '../machines/run-plan.js';
 import { applyInput, dryRunInput } from './ask.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
-import { createPhaseSpinner } from './progress.js';
+import { createAnswerPrinter, createPhaseSpinner } from './progress.js';
 import { withSession } from './session.js';
 
 interface Where {
@@ -292,14 +292,8 @@ async function ask(ctx: CommandContext, question: string, o: AskFlags): Promise<
   const { context, readNs } = target(ctx, o);
   const structured = ctx.globals.outputExplicit && ctx.globals.output !== 'table';
   return withSession(ctx, async (session) => {
-    let streamed = false;
-    let open = false;
-    const print = (t: string) => {
-      ctx.io.stdout.write(t);
-      streamed = true;
-      open = !t.endsWith('\n');
-    };
     const spinner = o.agentTrace ? undefined : createPhaseSpinner(ctx.io);
+    const out = createAnswerPrinter(ctx.io, spinner);
     const result = await askCluster({
       question,
       backend: session,
@@ -312,12 +306,7 @@ async function ask(ctx: CommandContext, question: string, o: AskFlags): Promise<
       history: o.history !== false,
       newConversation: Boolean(o.newConversation),
       aiPolicy: ctx.globals.timeout ? { timeoutMs: ctx.globals.timeout * 1000 } : undefined,
-      onToken: structured
-        ? undefined
-        : (t) => {
-            spinner?.stop();
-            if (t) print(t);
-          },
+      onToken: structured ? undefined : (t) => out.token(t),
       trace: (line) => {
         if (line.endsWith('gatheringContext')) spinner?.phase(`reading cluster ${context}`);
         else if (line.endsWith('answering')) spinner?.phase('writing the answer');
@@ -330,8 +319,7 @@ async function ask(ctx: CommandContext, question: string, o: AskFlags): Promise<
     if (structured) {
       ctx.io.stdout.write(renderRecord({ question, cluster: context, namespace: readNs ?? null, answer: result.answer, ai_provider: result.provider, model: result.model, summarised: result.summarised, context_chars: result.contextChars }, ctx.globals.output));
     } else {
-      if (!streamed && result.answer) print(result.answer);
-      if (open) ctx.io.stdout.write('\n');
+      out.finish(result.answer);
     }
     return ExitCode.ok;
   });

@@ -150,3 +150,41 @@ function debugLine(event: RunEvent): string {
       return `run: resumed after ${event.completed} step(s)`;
   }
 }
+
+/**
+ * An answer on stdout (`ask`, `k8s ask`): tokens as they stream, the whole answer when the provider did
+ * not stream, and the line always ended — also before an error is printed.
+ */
+export interface AnswerPrinter {
+  /** A streamed token (stops the spinner first, so the two never share the line). */
+  token(text: string): void;
+  /** Ends an open line (a stream cut short by an error or Ctrl-C, or before a trace line). */
+  endLine(): void;
+  /** After the flow: prints `answer` if nothing streamed, then ends the line. */
+  finish(answer: string): void;
+}
+
+export function createAnswerPrinter(io: Io, spinner?: PhaseSpinner): AnswerPrinter {
+  let streamed = false;
+  let lineOpen = false;
+  const print = (text: string) => {
+    io.stdout.write(text);
+    streamed = true;
+    lineOpen = !text.endsWith('\n');
+  };
+  const endLine = () => {
+    if (lineOpen) io.stdout.write('\n');
+    lineOpen = false;
+  };
+  return {
+    token(text) {
+      spinner?.stop();
+      if (text) print(text);
+    },
+    endLine,
+    finish(answer) {
+      if (!streamed && answer) print(answer);
+      endLine();
+    },
+  };
+}
