@@ -87,6 +87,34 @@ test("aborting the run's signal kills the child and the step ends interrupted (e
   assert.throws(() => process.kill(pid, 0), /ESRCH/);
 });
 
+test("aborting kills the CLI's own helpers too: a grandchild holding stdout does not keep the step waiting", async () => {
+  const pidFile = join(mkdtempSync(join(tmpdir(), 'cli-runner-')), 'pid');
+  const ac = new AbortController();
+  // The child starts a helper that inherits its stdout and never ends (as a shell script's `sleep` does).
+  const script = `const { spawn } = require("child_process"); const h = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "inherit" }); require("fs").writeFileSync(process.argv[1], String(h.pid)); setInterval(() => {}, 1000)`;
+  const started = run(script, [pidFile], { signal: ac.signal });
+  while (!existsSync(pidFile) || !readFileSync(pidFile, 'utf8')) await new Promise((resolve) => setTimeout(resolve, 20));
+  ac.abort();
+  // Killing only the child left the helper holding the pipe: the step waited for it forever.
+  const err = await failure(started);
+  assert.is(err.exitCode, 130);
+  assert.ok(exited(Number(readFileSync(pidFile, 'utf8'))), 'the helper was killed with its CLI');
+});
+
+/** Gone, or dead and waiting to be reaped by whoever adopted it (a zombie holds no pipe). */
+function exited(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  try {
+    return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
 test('the command line shown in progress and errors masks values of arguments that name a secret', () => {
   assert.is(
     showCommand('aws', ['configure', 'set', 'aws_secret_access_key', 'wJalrXUtnFEMIK7MDENG', '--profile', 'p']),

@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { AssistantError, InterruptedError, OperationError } from '../errors.js';
 import { redactText } from '../redact.js';
+import { killGroup, OWN_GROUP } from '../process/group.js';
 
 /** What a provider tells the runner about its CLI. */
 export interface CliTool {
@@ -72,7 +73,7 @@ export function runCli(opts: CliRunOptions): Promise<CliOutput> {
     if (signal.aborted) return reject(abortError(signal));
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(opts.env)) if (v !== undefined) env[k] = v;
-    const child = spawn(tool.command, [...args], { env, stdio: ['ignore', 'pipe', 'pipe'], shell: false, windowsHide: true });
+    const child = spawn(tool.command, [...args], { env, stdio: ['ignore', 'pipe', 'pipe'], shell: false, windowsHide: true, ...OWN_GROUP });
     const out: Buffer[] = [];
     let outBytes = 0;
     let err = Buffer.alloc(0);
@@ -80,8 +81,8 @@ export function runCli(opts: CliRunOptions): Promise<CliOutput> {
     let killTimer: NodeJS.Timeout | undefined;
     const kill = (why: AssistantError) => {
       failure ??= why;
-      child.kill('SIGTERM');
-      killTimer ??= setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
+      killGroup(child, 'SIGTERM');
+      killTimer ??= setTimeout(() => killGroup(child, 'SIGKILL'), KILL_GRACE_MS);
       killTimer.unref();
     };
     const onAbort = () => kill(abortError(signal));

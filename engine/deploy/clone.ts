@@ -7,6 +7,7 @@
  * environment (GIT_CONFIG_COUNT/KEY/VALUE: an `http.extraHeader`), never through argv, the URL, a
  * plan, a log or an error: it is registered with the redactor and masked in git's own messages too.
  */
+import { killGroup, OWN_GROUP } from '../process/group.js';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -146,18 +147,12 @@ function runGit(args: string[], opts: { cwd?: string; env: NodeJS.ProcessEnv; si
   return new Promise((resolve, reject) => {
     if (opts.signal?.aborted) return reject(new InterruptedError('interrupted while cloning'));
     // Its own process group: an interrupt kills git and its transport helpers (git-remote-http, ssh) together.
-    const child = spawn('git', args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn('git', args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], ...OWN_GROUP });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    const onAbort = () => {
-      try {
-        process.kill(-child.pid!, 'SIGTERM');
-      } catch {
-        child.kill('SIGTERM');
-      }
-    };
+    const onAbort = () => killGroup(child, 'SIGTERM');
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     child.on('error', (e) => {
       opts.signal?.removeEventListener('abort', onAbort);
