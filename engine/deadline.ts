@@ -49,7 +49,12 @@ export function derivedSignal(parent: AbortSignal, ...more: (AbortSignal | undef
   return extra.length ? AbortSignal.any([parent, ...extra]) : parent;
 }
 
-/** The error to throw when `signal` ended a wait: its own reason when that is one of ours, else "interrupted". */
-export function abortReason(signal: AbortSignal): AssistantError {
-  return signal.reason instanceof AssistantError ? signal.reason : new InterruptedError();
+/**
+ * The error to throw when `signal` ended a wait: the deadline's own reason (a timeout, exit 1) when that
+ * is what ended it, else "interrupted" (exit 130), said with `while` when given.
+ */
+export function abortReason(signal: AbortSignal | undefined, options: { while?: string; cause?: unknown } = {}): AssistantError {
+  const reason: unknown = signal?.reason;
+  if (reason instanceof AssistantError && !(reason instanceof InterruptedError)) return reason;
+  return new InterruptedError(options.while ? `interrupted while ${options.while}` : 'interrupted', options.cause === undefined ? {} : { cause: options.cause });
 }
