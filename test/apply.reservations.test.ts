@@ -8,8 +8,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../emulator/index.js';
 import { BIN, runCli, tempHome, withEmulator } from './support/cli.js';
+import { startRedis } from './support/redis.js';
+import { callTool, connectHttp, startMcpServer, textOf } from './support/mcp.js';
+import { emulatorEnv } from './support/cli.js';
 
 const REPEAT = 20;
 
@@ -62,6 +66,56 @@ test('a holder killed with -9 while it holds a reservation frees the name: the n
     // The dead process's request never reached the handler (it was delayed before it), so the name is free.
     assert.is(next.code, 0, next.stderr);
     assert.is(JSON.parse(next.stdout).status, 'succeeded');
+  });
+});
+
+test('through Redis, processes on two machines (two homes) reserve the same name: one instance in 10 rounds; Redis down falls back to this machine with a warning', async () => {
+  const redis = await startRedis({ password: 'pw-Never-Shown' });
+  try {
+    await withEmulator(async ({ emu, env }) => {
+      const machines = [tempHome(), tempHome()];
+      const withRedis = { ...env, ASSISTANT_REDIS_URL: redis.url };
+      for (let i = 0; i < 10; i++) {
+        const name = `redis-race-${i}`;
+        const runs = await Promise.all(machines.map((home, m) => runCli(['ask', '--apply'], { env: withRedis, home, input: createPlan(m ? name.toUpperCase() : name, `machine ${m} round ${i}`) })));
+        assert.equal(runs.map((r) => r.code).sort(), [0, 3], runs.map((r) => r.stderr).join('\n---\n'));
+        const made = emu.requests().filter((q) => q.method === 'POST' && q.path === '/v1/instances' && JSON.parse(q.body ?? '{}').hostname?.toLowerCase() === name);
+        assert.is(made.length, 1, `round ${i}`);
+        for (const r of runs) assert.not.match(r.stderr + r.stdout, /pw-Never-Shown/);
+      }
+      await redis.kill();
+      const down = await runCli(['ask', '--apply'], { env: withRedis, home: machines[0], input: createPlan('after-redis', 'redis is gone') });
+      assert.is(down.code, 0, down.stderr);
+      assert.match(down.stderr, /warning: redis at redis:\/\/\*\*\*@127\.0\.0\.1:\d+ unreachable; reserving names on this machine only/);
+      assert.not.match(down.stderr, /pw-Never-Shown/);
+    });
+  } finally {
+    await redis.stop();
+  }
+});
+
+test('through MCP, two agents applying different plans for one name at once get one instance; the budget guard refuses over the server\'s limit', async () => {
+  await withEmulator(async ({ emu }) => {
+    const home = tempHome();
+    const config = `${home}/c.yaml`;
+    writeFileSync(config, 'budget:\n  max_hourly: 2.0\n', { mode: 0o600 });
+    const server = await startMcpServer(['--listen', '127.0.0.1:0'], { env: emulatorEnv(emu), home, globalArgs: ['--config', config] });
+    const [a, b] = [await connectHttp(server.url), await connectHttp(server.url)];
+    try {
+      const plans = [createPlan('mcp-race', 'agent A'), createPlan('MCP-RACE', 'agent B')].map((p) => JSON.parse(p));
+      const results = await Promise.all([callTool(a, 'assistant_plan_apply', { plan: plans[0] }), callTool(b, 'assistant_plan_apply', { plan: plans[1] })]);
+      assert.equal(results.map((r) => Boolean(r.isError)).sort(), [false, true], results.map(textOf).join('\n---\n'));
+      assert.is(emu.requests().filter((q) => q.method === 'POST' && q.path === '/v1/instances').length, 1);
+      // Demo burn 1.50 + 0.42 for mcp-race = 1.92/h; another 1V100.6V would pass 2.0/h.
+      const over = await callTool(a, 'assistant_plan_apply', { plan: JSON.parse(createPlan('mcp-over', 'over budget')) });
+      assert.ok(over.isError);
+      assert.match(textOf(over), /budget_exceeded/);
+      assert.is(emu.requests().filter((q) => q.method === 'POST' && q.path === '/v1/instances').length, 1, 'nothing more was created');
+    } finally {
+      await a.close();
+      await b.close();
+      await server.stop();
+    }
   });
 });
 
