@@ -89,12 +89,13 @@ async function list(ctx: CommandContext): Promise<number> {
   }
   const columns = [
     { header: 'ID', path: 'id', priority: 9 },
-    { header: 'STARTED', path: 'started', priority: 8 },
+    { header: 'STARTED (UTC)', path: 'started', priority: 8 },
     { header: 'TURNS', path: 'turns', priority: 7 },
     { header: 'AGENT', path: 'agent', priority: 3 },
     { header: 'FIRST', path: 'first', priority: 5 },
   ];
-  ctx.io.stdout.write(renderTable(sessions, columns, ctx.io.columns, { keep: 'id', colors: palette(Boolean(ctx.io.stdoutColor)) }));
+  const rows = sessions.map((s) => ({ ...s, started: s.started.slice(0, 16).replace('T', ' ') }));
+  ctx.io.stdout.write(renderTable(rows, columns, ctx.io.columns, { keep: 'id', colors: palette(Boolean(ctx.io.stdoutColor)) }));
   return ExitCode.ok;
 }
 

@@ -100,6 +100,8 @@ export class ConversationStore {
 
   private load(): void {
     const text = readFileSync(this.path, 'utf8');
+    // A line torn by a crash is closed, so the next line appended is not glued onto it.
+    if (text && !text.endsWith('\n')) appendFileSync(this.path, '\n');
     for (const line of text.split('\n')) {
       if (!line.trim()) continue;
       let raw: unknown;

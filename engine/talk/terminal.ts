@@ -143,6 +143,8 @@ class TtyTerminal implements TalkTerminal {
     return new Promise((resolve) => {
       const rl = this.open(prompt, this.opts.historySize ?? 500);
       let settled = false;
+      // Set when we close it ourselves (its own 'close' handlers must still run: they detach it from stdin).
+      let closing = false;
       const finish = (input: TalkInput) => {
         if (settled) return;
         settled = true;
@@ -150,7 +152,7 @@ class TtyTerminal implements TalkTerminal {
         setImmediate(() => {
           this.carry = rl.line ?? '';
           this.lines = rl.history ? [...rl.history] : this.lines;
-          rl.removeAllListeners('close');
+          closing = true;
           rl.close();
           resolve(input);
         });
@@ -180,6 +182,7 @@ class TtyTerminal implements TalkTerminal {
         finish({ type: 'cancel' });
       });
       rl.on('close', () => {
+        if (closing) return;
         // Ctrl-D on an empty line (readline closes itself).
         this.opts.output.write('\n');
         settled = true;
@@ -221,7 +224,6 @@ class TtyTerminal implements TalkTerminal {
         if (done) return;
         done = true;
         signal?.removeEventListener('abort', onAbort);
-        rl.removeAllListeners('close');
         rl.close();
         // Closing readline leaves cooked mode and pauses stdin; a turn still running needs its Ctrl-C back.
         if (this.busyActive) {
@@ -240,6 +242,7 @@ class TtyTerminal implements TalkTerminal {
         finish(undefined);
       });
       rl.on('close', () => {
+        if (done) return;
         this.opts.output.write('\n');
         finish(undefined);
       });
