@@ -60,7 +60,8 @@ export async function startInTmux(args: string[], opts: { home: string; env?: Re
     ].join('\n') + '\n',
   );
   await tmux(socket, ['new-session', '-d', '-s', 'main', '-x', '200', '-y', '50', `sh ${quote(script)}`]);
-  const screen = () => tmux(socket, ['capture-pane', '-p', '-J', '-S', '-500', '-t', 'main']);
+  // Without the empty rows below the cursor, so `…talk> $` means "the prompt is the last thing shown".
+  const screen = async () => (await tmux(socket, ['capture-pane', '-p', '-J', '-S', '-500', '-t', 'main'])).replace(/\n+$/, '');
   const pane: TmuxPane = {
     type: async (text) => void (await tmux(socket, ['send-keys', '-t', 'main', '-l', text])),
     keys: async (...keys) => void (await tmux(socket, ['send-keys', '-t', 'main', ...keys])),
