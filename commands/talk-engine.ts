@@ -320,7 +320,11 @@ export class TalkEngine {
               shown += update.content.text;
               out.write(update.content.text);
             }
-          } else io.agentUpdate(update);
+          } else {
+            // A tool call or plan between two pieces of text: what was held back for redaction is shown first.
+            out.end();
+            io.agentUpdate(update);
+          }
         },
         onPermission: (request, questionSignal) => {
           io.phaseDone();

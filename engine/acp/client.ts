@@ -87,6 +87,8 @@ export interface AcpAgent {
 const STDERR_TAIL_LINES = 20;
 /** How long a cancelled prompt waits for the agent's own `cancelled` answer. */
 const CANCEL_GRACE_MS = 3_000;
+/** How long a closed connection waits for the process's exit status, to report it. */
+const EXIT_WAIT_MS = 2_000;
 /** How long close() waits after SIGTERM before SIGKILL. */
 const KILL_GRACE_MS = 2_000;
 
@@ -161,6 +163,11 @@ export async function startAcpAgent(opts: StartAcpAgentOptions): Promise<AcpAgen
   const crashHint = (exit: AgentExit) =>
     exit.stderrTail.length ? `its last words on stderr: ${exit.stderrTail.slice(-3).join(' | ')}` : 'it wrote nothing on stderr; run it on its own to see why';
 
+  const exitedError = (exit: AgentExit, what: string) =>
+    new OperationError('agent_exited', spawnError ? agentNotStarted(opts.command, spawnError).message : `the agent (${binary}) ${describeExit(exit)} ${what}`.trimEnd(), {
+      hint: spawnError ? agentNotStarted(opts.command, spawnError).hint : crashHint(exit),
+    });
+
   const stop = async (): Promise<void> => {
     process.off('exit', killOnExit);
     connection.close();
@@ -178,7 +185,7 @@ export async function startAcpAgent(opts: StartAcpAgentOptions): Promise<AcpAgen
   void exited.then((exit) => {
     process.off('exit', killOnExit);
     opts.signal?.removeEventListener('abort', onAbort);
-    connection.close(new OperationError('agent_exited', `the agent (${binary}) ${describeExit(exit)}`));
+    connection.close(exitedError(exit, ''));
     active?.questions.abort();
     opts.onExit?.(exit);
   });
@@ -187,11 +194,17 @@ export async function startAcpAgent(opts: StartAcpAgentOptions): Promise<AcpAgen
   /** A request that also fails as soon as the agent process is gone (not only when the stream closes). */
   const untilExit = async <T>(request: Promise<T>, what: string): Promise<T> => {
     const gone = exited.then((exit) => {
-      throw new OperationError('agent_exited', spawnError ? agentNotStarted(opts.command, spawnError).message : `the agent (${binary}) ${describeExit(exit)} ${what}`, {
-        hint: spawnError ? agentNotStarted(opts.command, spawnError).hint : crashHint(exit),
-      });
+      throw exitedError(exit, what);
     });
-    return Promise.race([request, gone]);
+    try {
+      return await Promise.race([request, gone]);
+    } catch (err) {
+      if (err instanceof acp.RequestError || (err instanceof OperationError && err.code === 'agent_exited')) throw err;
+      // The stream closing comes a moment before the process's exit: wait for it, to say how it ended.
+      const exit = await Promise.race([exited, new Promise<undefined>((r) => setTimeout(() => r(undefined), EXIT_WAIT_MS).unref())]);
+      if (exit) throw exitedError(exit, what);
+      throw err;
+    }
   };
 
   let info: acp.InitializeResponse;

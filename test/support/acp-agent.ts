@@ -63,7 +63,6 @@ const app = acp
     log({ event: 'prompt', text });
     const say = (chunk: string) => client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: chunk } } });
     const last = text.split('\n').pop() ?? '';
-    if (text.startsWith('[Context:')) await say(`(handed ${text.split('\nUser: ').length - 1} earlier turn(s)) `);
 
     if (last === 'crash') {
       await say('about to');
@@ -102,6 +101,7 @@ const app = acp
     }
     await client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update: { sessionUpdate: 'tool_call', toolCallId: 'look-1', title: 'look around', kind: 'read', status: 'pending' } });
     await client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId: 'look-1', status: 'completed' } });
+    if (text.startsWith('[Context:')) await say(`(handed ${text.split('\nUser: ').length - 1} earlier turn(s)) `);
     await say('echo: ');
     await say(last);
     return { stopReason: 'end_turn' };
