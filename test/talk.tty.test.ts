@@ -153,6 +153,25 @@ if (!HAVE_TMUX) {
     });
   });
 
+  test('a destructive plan needs --destroyer and the names typed, as gpucloud action delete asks for the hostname', async () => {
+    await withEmulator(async ({ emu, env }) => {
+      const deletes = () => emu.requests().filter((q) => q.method === 'PUT' && q.path === '/v1/instances' && /"delete"/.test(q.body ?? '')).length;
+      const pane = await talk(env, ['--ai-profile', 'builtin', '--destroyer']);
+      await pane.line('/maker delete instance demo-cpu');
+      await pane.waitFor(/PUT \/v1\/instances\s+delete demo-cpu\s+yes/, 'the plan, marked destructive');
+      await pane.line('/apply');
+      await pane.waitFor(/It DESTROYS: demo-cpu \(instance, step 0\)\. This cannot be undone\.\nType "demo-cpu" to confirm: $/, 'the names to type');
+      await pane.line('yes');
+      await pane.waitFor(/confirmation did not match\nnot applied: nothing was sent\ntalk> $/, 'a plain yes is not enough');
+      assert.is(deletes(), 0);
+      await pane.line('/apply');
+      await pane.waitFor(/(Type "demo-cpu" to confirm: [\s\S]*){2}$/, 'the question again');
+      await pane.line('demo-cpu');
+      await pane.waitFor(/^succeeded: 1\/1 step\(s\) completed$[\s\S]*talk> $/m, 'the report');
+      assert.is(deletes(), 1);
+    });
+  });
+
   test('Ctrl-C twice on an empty line ends the session; once only says how to leave', async () => {
     await withEmulator(async ({ env }) => {
       const pane = await talk(env, ['--ai-profile', 'builtin']);

@@ -123,7 +123,8 @@ export function serveAcpAgent(o: ServeAcpOptions): AcpServer {
                 toolCall: { toolCallId, title: request.title, kind: request.kind, status: 'pending', rawInput: request.rawInput, ...(request.text ? { content: [{ type: 'content', content: { type: 'text', text: request.text } }] } : {}) },
                 options,
               },
-              { cancellationSignal: turnSignal },
+              // A cancelled turn stops waiting at once, whether or not the client ever answers.
+              { cancellationSignal: turnSignal, stopWaitingOnCancel: true },
             )
             .catch(() => ({ outcome: { outcome: 'cancelled' as const } }));
           if (turnSignal.aborted || answer.outcome.outcome !== 'selected') return 'cancelled';
