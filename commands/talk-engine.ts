@@ -17,6 +17,7 @@ import type { ChatMessage } from '../engine/ai/provider.js';
 import { profileForCommand, selectAiProfile } from '../engine/ai/resolve.js';
 import { AgentConversation } from '../engine/acp/conversation.js';
 import { startAcpAgent } from '../engine/acp/client.js';
+import { printable } from '../engine/acp/printable.js';
 import type { AgentLaunch } from '../engine/acp/launch.js';
 import { AssistantError, ExitCode, InterruptedError, isAbortError, OperationError, SafetyRefusal, UsageError } from '../engine/errors.js';
 import { checkPlan } from '../engine/plan/check.js';
@@ -136,7 +137,7 @@ export class TalkEngine {
             signal: ctx.signal,
             model: this.model ?? launch.model,
             clientInfo: { name: 'assistant', version: '0.1.0' },
-            onStderr: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: agent: ${line}\n`) : undefined,
+            onStderr: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: agent: ${printable(line)}\n`) : undefined,
           }),
         transcript: () => this.transcript(),
         onStart: (agent, { restarted, replayed }) => {
@@ -317,8 +318,9 @@ export class TalkEngine {
           io.phaseDone();
           if (update.sessionUpdate === 'agent_message_chunk') {
             if (update.content.type === 'text') {
-              shown += update.content.text;
-              out.write(update.content.text);
+              const text = printable(update.content.text);
+              shown += text;
+              out.write(text);
             }
           } else {
             // A tool call or plan between two pieces of text: what was held back for redaction is shown first.
@@ -334,9 +336,9 @@ export class TalkEngine {
       });
       out.end();
       io.phaseDone();
-      io.answerDone(maskSecretsInText(result.text));
+      io.answerDone(maskSecretsInText(printable(result.text)));
       const cancelled = result.stopReason === 'cancelled';
-      this.store.addTurn('agent', text, result.text, { interrupted: cancelled });
+      this.store.addTurn('agent', text, printable(result.text), { interrupted: cancelled });
       if (cancelled) {
         io.note('interrupted: the agent was told to stop (session/cancel)');
         return ExitCode.interrupted;

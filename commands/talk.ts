@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { ExitCode, InterruptedError, OperationError, SafetyRefusal, UsageError } from '../engine/errors.js';
 import type * as acp from '@agentclientprotocol/sdk';
 import { resolveAgentLaunch } from '../engine/acp/launch.js';
+import { printable } from '../engine/acp/printable.js';
 import { redactText } from '../engine/redact.js';
 import { palette } from '../engine/render/color.js';
 import { renderRecord, renderTable } from '../engine/render/records.js';
@@ -304,19 +305,19 @@ async function confirmApply(ctx: CommandContext, term: TalkTerminal, c: ApplyCon
  */
 async function askPermission(ctx: CommandContext, term: TalkTerminal, request: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionOutcome> {
   const call = request.toolCall;
-  const title = redactText(call.title ?? 'a tool call');
+  const title = printable(redactText(call.title ?? 'a tool call'));
   const reject = request.options.find((o) => o.kind === 'reject_once') ?? request.options.find((o) => o.kind === 'reject_always');
   const refused: acp.RequestPermissionOutcome = reject ? { outcome: 'selected', optionId: reject.optionId } : { outcome: 'cancelled' };
   const lines = [`the agent asks permission: ${title}${call.kind ? ` (${call.kind})` : ''}`];
   if (call.rawInput !== undefined) {
-    const input = redactText(JSON.stringify(call.rawInput));
+    const input = printable(redactText(JSON.stringify(call.rawInput) ?? ''));
     lines.push(`  input: ${input.length > 400 ? `${input.slice(0, 400)}…` : input}`);
   }
   if (!term.interactive) {
     ctx.io.stderr.write([...lines, '  refused: there is no terminal to ask on (permission is never given without you)'].join('\n') + '\n');
     return refused;
   }
-  lines.push(...request.options.map((o, i) => `  ${i + 1}) ${o.name}`));
+  lines.push(...request.options.map((o, i) => `  ${i + 1}) ${printable(o.name)}`));
   ctx.io.stderr.write(lines.join('\n') + '\n');
   const answer = (await term.question(`Choose 1-${request.options.length} (Enter refuses): `, signal))?.trim().toLowerCase();
   if (!answer) return refused;
@@ -333,19 +334,19 @@ async function askPermission(ctx: CommandContext, term: TalkTerminal, request: a
 function describeAgentUpdate(update: acp.SessionUpdate, tools: Map<string, string>): string | undefined {
   switch (update.sessionUpdate) {
     case 'tool_call': {
-      const title = redactText(update.title);
+      const title = printable(redactText(update.title));
       tools.set(update.toolCallId, title);
       return `  ⚙ ${title}${update.kind ? ` (${update.kind})` : ''}`;
     }
     case 'tool_call_update': {
-      if (update.title) tools.set(update.toolCallId, redactText(update.title));
-      const title = tools.get(update.toolCallId) ?? update.toolCallId;
+      if (update.title) tools.set(update.toolCallId, printable(redactText(update.title)));
+      const title = tools.get(update.toolCallId) ?? printable(update.toolCallId);
       if (update.status === 'completed') return `  ✓ ${title}`;
       if (update.status === 'failed') return `  ✗ ${title}`;
       return undefined;
     }
     case 'plan':
-      return ['  plan:', ...update.entries.map((e) => `    [${e.status === 'completed' ? 'x' : e.status === 'in_progress' ? '>' : ' '}] ${redactText(e.content)}`)].join('\n');
+      return ['  plan:', ...update.entries.map((e) => `    [${e.status === 'completed' ? 'x' : e.status === 'in_progress' ? '>' : ' '}] ${printable(redactText(e.content))}`)].join('\n');
     default:
       return undefined;
   }

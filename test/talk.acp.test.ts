@@ -189,6 +189,15 @@ test('talk survives the agent crashing: the next message starts it again with th
   assert.match(replay, /User: first\nAssistant: echo: first\n\[End of context\]\n\nafter$/);
 });
 
+test("an agent's terminal escape sequences never reach the terminal", async () => {
+  const s = standin();
+  const r = await runCli(['talk', '--agent', s.path], { home: home(), input: 'escape\n' });
+  assert.is(r.code, 0, r.stderr);
+  assert.not.ok(/[\u001b\u0007]/.test(r.stdout + r.stderr), JSON.stringify(r.stdout + r.stderr));
+  assert.match(r.stdout, /^plain \[2J\[31mred\[0m text$/m);
+  assert.match(r.stderr, /⚙ title \]0;pwnedhere \(other\)/);
+});
+
 test('without a terminal a permission request is refused, never approved on the user’s behalf (not even with --yes)', async () => {
   const s = standin();
   const r = await runCli(['--yes', 'talk', '--agent', s.path], { home: home(), input: 'permission\n' });

@@ -178,6 +178,21 @@ test('a plan with destructive steps is refused without --destroyer, before anyth
   });
 });
 
+test('--timeout bounds each turn, not the session: a turn that runs out fails (exit 1) and the next line is answered', async () => {
+  await withEmulator(async ({ env }) => {
+    let release!: () => void;
+    srv.reply({ text: '', tokens: ['never ', 'finishes'], restAfter: new Promise<void>((r) => (release = r)) }, { text: 'The second answer.' });
+    try {
+      const r = await runCli(['--config', config(), '--timeout', '2', 'talk'], { home: home(), env: { ...env, TEST_AI_KEY: KEY }, input: 'slow one\nquick one\n' });
+      assert.is(r.code, 1, r.stderr);
+      assert.match(r.stderr, /^error: [a-z_]*timeout[a-z_]*: /m);
+      assert.match(r.stdout, /^The second answer\.$/m);
+    } finally {
+      release();
+    }
+  });
+});
+
 test('unknown commands suggest the near one; the exit code of a script is its last failure', async () => {
   const r = await runCli(['talk', '--ai-profile', 'builtin'], { home: home(), input: '/aply\n/help\n' });
   assert.is(r.code, 2, r.stderr);

@@ -8,7 +8,8 @@
  * - `permission`: asks permission for a tool call and says what the answer was;
  * - `crash`: says a word, then the process exits with code 3 mid-answer;
  * - `slow`: streams a chunk every 50 ms until cancelled (stop reason `cancelled`);
- * - `env`: answers with what its environment holds (names only, and the agent settings' values).
+ * - `env`: answers with what its environment holds (names only, and the agent settings' values);
+ * - `escape`: a tool title and a message carrying terminal escape sequences.
  *
  * Every prompt, cancel and start is appended to the --log file as a JSON line, with the process ID.
  */
@@ -86,6 +87,11 @@ const app = acp
       });
       log({ event: 'permission', outcome: answer.outcome });
       await say(`permission: ${answer.outcome.outcome === 'selected' ? answer.outcome.optionId : 'cancelled'}`);
+      return { stopReason: 'end_turn' };
+    }
+    if (last === 'escape') {
+      await client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update: { sessionUpdate: 'tool_call', toolCallId: 'esc-1', title: 'title \u001b]0;pwned\u0007here', kind: 'other' } });
+      await say('plain \u001b[2J\u001b[31mred\u001b[0m text\r\n');
       return { stopReason: 'end_turn' };
     }
     if (last === 'env') {
