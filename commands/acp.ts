@@ -34,6 +34,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   return runGroup('acp', ['acp', ...argv], ctx, (cli, start) => {
     cli
       .command('acp', 'Serve the assistant as an ACP agent on stdio (for editors): questions, plans and dry runs; apply only through a permission request')
+      .usage('[--destroyer] [--ai-profile <name>] [--model <name>]')
       .option('--destroyer', 'Allow plans with destructive steps to be applied (each still needs the permission request allowed)')
       .option('--ai-profile <name>', 'AI profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline')
       .option('--model <name>', 'Model of the AI profile')
