@@ -10,6 +10,7 @@
  * AI call and run of the turn obeys.
  */
 import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
 import type { Plan } from '../schemas/plan.js';
 import type { RunReport } from '../schemas/run-report.js';
@@ -159,11 +160,6 @@ export class TalkEngine {
     await this.conversation?.close();
   }
 
-  /** The read cache, for --debug lines and tests. */
-  get readsReused(): number {
-    return this.cache.hits;
-  }
-
   async run(text: string, io: TurnIo, signal: AbortSignal): Promise<TurnOutcome> {
     const parsed = parseInput(text);
     if (parsed.kind === 'empty') return { code: ExitCode.ok };
@@ -260,7 +256,7 @@ export class TalkEngine {
     return { ...s, runContext: () => ({ ...s.runContext(), signal }) };
   }
 
-  private ask = async (question: string, io: TurnIo, signal: AbortSignal): Promise<number> => {
+  private async ask(question: string, io: TurnIo, signal: AbortSignal): Promise<number> {
     if (!question) throw new UsageError('/ask needs a question', { hint: 'just type the question, e.g. what is my balance?' });
     const text = this.masked(question, io);
     let streamed = '';
@@ -303,7 +299,7 @@ export class TalkEngine {
       if (streamed) this.store.addTurn('ask', text, streamed, { interrupted: true });
       throw err;
     }
-  };
+  }
 
   private async agentTurn(prompt: string, io: TurnIo, signal: AbortSignal): Promise<number> {
     if (!prompt) throw new UsageError('/ask needs a question');
@@ -511,7 +507,7 @@ export class TalkEngine {
   }
 
   private path(file: string): string {
-    return file.startsWith('/') ? file : `${this.options.cwd}/${file}`;
+    return resolve(this.options.cwd, file);
   }
 
   // ---- settings ---------------------------------------------------------------------------
