@@ -16,6 +16,8 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: Comma
   config: { summary: 'Show the effective configuration', load: () => import('./commands/config.js') },
   credentials: { summary: 'Test provider credentials', load: () => import('./commands/credentials.js') },
   mcp: { summary: 'Serve the tools to AI agents (MCP over HTTP or stdio)', load: () => import('./commands/mcp.js') },
+  talk: { summary: 'An interactive session: questions with memory; plans made, dry-run and applied by slash command', load: () => import('./commands/talk.js') },
+  acp: { summary: 'Serve the assistant to editors as an ACP agent on stdio (reads and plans; apply only when allowed)', load: () => import('./commands/acp.js') },
 };
 
 
@@ -58,6 +60,7 @@ Examples:
   assistant credentials test gpucloud
   assistant gpucloud get instance train-1 -o json
   assistant mcp --transport stdio
+  assistant --sandbox talk --ai-profile builtin
 
 Exit codes: 0 ok, 1 failed, 2 invalid input, 3 refused for safety, 130 interrupted.
 Run 'assistant <command> --help' for more.

@@ -169,7 +169,7 @@ function reportKind(opts: AskFlags): ReportKind | undefined {
 }
 
 /** What the spinner says while the ask flow is in a state (on a terminal, until the first token). */
-const ASK_PHASES: Record<string, string> = {
+export const ASK_PHASES: Record<string, string> = {
   routing: 'routing the question',
   gatheringContext: 'reading the cloud',
   summarising: 'summarising a large context',

@@ -18,7 +18,7 @@ import { createRedactingStream, maskSecretLooking, maskSecretsInText } from '../
 import { routeQuestion, type RouteDecision } from '../engine/routing/route.js';
 import { runAskFlow, type AskFlowInput, type AskFlowOutput, type ContextResult } from './ask-flow.js';
 import { ConversationHistory, historyProject } from '../engine/ai/history.js';
-import type { AiCallPolicy } from '../engine/ai/provider.js';
+import type { AiCallPolicy, AiProvider, ChatMessage } from '../engine/ai/provider.js';
 import { profileForCommand, resolveAiProvider } from '../engine/ai/resolve.js';
 
 export type { RouteDecision };
@@ -61,6 +61,13 @@ export interface AskOptions extends Pick<AskFlowInput, 'onToken' | 'onProgress' 
   report?: { gather: (route: RouteDecision) => Promise<ContextResult[]>; render: (results: ContextResult[]) => string };
   /** Context besides the plan's (the `--workspace` state and its drift), read after the plan. */
   extraContext?: (route: RouteDecision, planResults: ContextResult[]) => Promise<ContextResult[]>;
+  /**
+   * Earlier turns kept by the caller (a `talk` session), oldest first, chosen once the provider (and
+   * so its model) is known. When given, the ask history file is neither read nor written.
+   */
+  conversation?: (provider: AiProvider) => ChatMessage[];
+  /** Runs a read-only context plan with `read`; `talk` passes its session's cache of fresh reads. */
+  readPlan?: (plan: Plan, read: (plan: Plan) => Promise<unknown[]>) => Promise<unknown[]>;
 }
 
 /** The flow's output without its internal bookkeeping (prompt sizes, summary calls), the answer redacted. */
@@ -155,7 +162,8 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
   const contextPlan = (route: RouteDecision) => contextPlanFor(route, contextOptions);
   // Data leaves for a third-party AI: registered secrets, secret-named fields and secret-looking
   // values (API_KEY=… in startup scripts, plain env values named *_TOKEN) are masked first.
-  const runReadPlan = async (plan: Plan) => maskSecretLooking(await readPlan(o.backend, plan, { signal: o.signal }));
+  const readAll = (plan: Plan) => readPlan(o.backend, plan, { signal: o.signal });
+  const runReadPlan = async (plan: Plan) => maskSecretLooking(await (o.readPlan ? o.readPlan(plan, readAll) : readAll(plan)));
   const extra = o.extraContext;
   const gatherContext =
     o.report?.gather ??
@@ -167,6 +175,7 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
         return [...results, ...(await extra(route, results))];
       }));
   let routed: RouteDecision | undefined;
+  let resolved: AiProvider | undefined;
 
   const out: AskFlowOutput = await runAskFlow(
     {
@@ -182,7 +191,8 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
           policy: o.aiPolicy,
           debug: o.debug,
         });
-        if (o.history !== false && provider.name !== 'builtin') {
+        resolved = provider;
+        if (!o.conversation && o.history !== false && provider.name !== 'builtin') {
           const gpucloudProject = historyProject({
             projectId: config.gpucloud?.default_project_id ?? o.env.GPUCLOUD_PROJECT_ID,
             baseUrl: config.gpucloud?.base_url ?? o.env.GPUCLOUD_BASE_URL,
@@ -202,7 +212,7 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
       gatherContext,
       builtinAnswer: o.report?.render,
       ai: config.ai,
-      history: () => history?.messages() ?? [],
+      history: () => (o.conversation && resolved ? o.conversation(resolved) : history?.messages() ?? []),
       onToken: stream && ((t) => stream.write(t)),
       onProgress: o.onProgress,
       signal: o.signal,

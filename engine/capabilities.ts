@@ -1,0 +1,97 @@
+/**
+ * What a provider can do above running plan steps (issue 23): each capability optional and typed, so
+ * that commands ask the registry "who can answer, make, price, store credentials, run in the sandbox"
+ * instead of naming providers. A new cloud is one folder: its provider module exports a `Provider` whose
+ * `capabilities` say what it offers, and one manifest entry (engine/providers.ts) lists their names so
+ * a command can choose providers without loading any.
+ */
+import type { Config } from '../schemas/config.js';
+import type { Plan, PlanCommand } from '../schemas/plan.js';
+
+export type CapabilityName = 'routing' | 'reads' | 'answer' | 'maker' | 'credentials' | 'sandbox' | 'classify' | 'deploy' | 'cost';
+
+/** One fetched result of a context read: the step's args, what it read (a kind), its parsed response. */
+export interface ContextResult {
+  kind: string;
+  args: string[];
+  data: unknown;
+}
+
+/** Words that send a question to a provider. */
+export interface RoutingCapability {
+  /** The provider's names (`aws`, `amazon`): select it outright. */
+  names: readonly string[];
+  /** Words only this provider uses (`ec2`, `s3`, `bucket`): select it outright. */
+  specific: readonly string[];
+  /** Words other providers share (`instances`, `price`): select it only when no other provider was named. */
+  generic?: readonly { term: string; kind?: string }[];
+  /** Patterns (instance-type codes) with a label for `--route-only`. */
+  patterns?: readonly { label: string; pattern: RegExp; kind?: string }[];
+  /** Extra specific words from the config (cloud_a `service_keywords`). */
+  fromConfig?(config: Config): readonly string[];
+  /** The `ask` flag that selects it (`--cloud-a`); default: the name with `_` as `-`. */
+  flag?: string;
+}
+
+/** What `ask` reads to answer a question about this provider: a read-only plan's commands, each labelled with what it reads. */
+export interface ReadsCapability {
+  contextReads(question: string, kinds: readonly string[], config: Config): { commands: PlanCommand[]; kinds: string[] };
+  /** The label of its data in the prompt (`the gpucloud account`). */
+  label: string;
+  /** What the model is told about this provider's data (one or two sentences). */
+  prompt?: string;
+}
+
+/** Answers without a model, from the context reads. `undefined`: it cannot answer exactly (the flow declines, with the reason). */
+export interface AnswerCapability {
+  answer(question: string, results: readonly ContextResult[], kinds: readonly string[]): string | undefined;
+}
+
+/** A built-in planner: a plan for a request it understands, or a refusal with a hint (InvalidInputError). */
+export interface MakerCapability {
+  makePlan(request: string, ctx: { read(plan: Plan): Promise<unknown[]>; config: Config; predefined: Record<string, string>; destroyer: boolean }): Promise<Plan>;
+}
+
+/** One place credentials can come from, in the order the provider looks (names and paths only, never values). */
+export interface CredentialSource {
+  kind: 'config' | 'env' | 'file' | 'backend' | 'cli-profile';
+  /** `gpucloud.client_id`, `GPUCLOUD_CLIENT_ID`, `~/.gpucloud/credentials`. */
+  where: string;
+  present: boolean;
+}
+
+/** A field `credentials store <provider>` asks for. */
+export interface CredentialField {
+  name: string;
+  flag: string;
+  secret: boolean;
+  required: boolean;
+}
+
+export interface CredentialsCapability {
+  sources(opts: { config: Config; env: Record<string, string | undefined>; home: string }): CredentialSource[];
+  /** A cheap read-only check that the credentials work, run through the executor. */
+  test?(read: (plan: Plan) => Promise<unknown[]>): Promise<{ detail: string; data?: unknown }>;
+  /** What the backend store keeps for this provider. */
+  store?: readonly CredentialField[];
+}
+
+/** An in-process stand-in for the provider's endpoint (`--sandbox`). */
+export interface SandboxCapability {
+  start(home: string): Promise<{ baseUrl: string; credentials: Record<string, string>; close(): Promise<void> }>;
+}
+
+/** The default-deny table, for the README and `--help`: what runs freely, what needs --destroyer, what is refused. */
+export interface ClassifyCapability {
+  table(): readonly { operation: string; verdict: 'read' | 'harmless' | 'destructive' | 'refused'; why: string }[];
+}
+
+export interface ProviderCapabilities {
+  routing?: RoutingCapability;
+  reads?: ReadsCapability;
+  answer?: AnswerCapability;
+  maker?: MakerCapability;
+  credentials?: CredentialsCapability;
+  sandbox?: SandboxCapability;
+  classify?: ClassifyCapability;
+}
