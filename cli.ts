@@ -14,7 +14,8 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: Comma
   deploy: { summary: 'Deploy a repository as a reviewable plan: a gpucloud instance or serverless container (or cloud_a)', load: () => import('./commands/deploy.js') },
   plan: { summary: 'Validate plan documents before applying them', load: () => import('./commands/plan.js') },
   config: { summary: 'Show the effective configuration', load: () => import('./commands/config.js') },
-  credentials: { summary: 'Test provider credentials', load: () => import('./commands/credentials.js') },
+  credentials: { summary: 'Store, list, delete and test provider credentials (the backend store: credentials store)', load: () => import('./commands/credentials.js') },
+  backend: { summary: 'Run the credential backend a team shares (backend serve) and administer its keys and audit log', load: () => import('./commands/backend.js') },
   mcp: { summary: 'Serve the tools to AI agents (MCP over HTTP or stdio)', load: () => import('./commands/mcp.js') },
 };
 
