@@ -23,7 +23,7 @@ import {
 import { AuthThrottle } from './throttle.js';
 import type { CredentialStore, Principal } from './store.js';
 
-export const MAX_IN_FLIGHT = 64;
+export const MAX_IN_FLIGHT = 128;
 
 export class HttpError extends Error {
   constructor(
