@@ -11,6 +11,7 @@ import { defaultKeyFile } from '../backend/keyring.js';
 import { redactDatabaseUrl } from '../backend/storage.js';
 import { startBackend } from '../backend/server.js';
 import { isLoopbackHost } from '../engine/config/backend-store.js';
+import { rawFlagValues } from '../engine/cli-raw-flags.js';
 import { InvalidInputError, UsageError } from '../engine/errors.js';
 import { parseListen } from '../engine/listen.js';
 import { registerSecret } from '../engine/redact.js';
@@ -43,6 +44,13 @@ const STORAGE_HELP = {
 } as const;
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
+  // Tenants, labels and prefixes as typed: cac would make `--tenant 007` the number 7.
+  const raw = rawFlagValues(argv, ['--tenant', '--label']);
+  const typed = <T extends object>(o: T): T => {
+    const out = { ...o } as Record<string, unknown>;
+    for (const [flag, value] of raw) if (out[flag.slice(2)] !== undefined) out[flag.slice(2)] = value;
+    return out as T;
+  };
   return runGroup(
     'backend',
     argv,
@@ -73,7 +81,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .example('  assistant backend keys create --tenant ml-team --label "alice laptop"   # the key alone on stdout')
         .example('  assistant backend keys list')
         .example('  assistant backend keys revoke k3x9q0b2mz')
-        .action((action: string, prefix: string | undefined, o: StorageFlags & { tenant?: string; label?: string }) => start(() => keys(ctx, action, prefix, o)));
+        .action((action: string, prefix: string | undefined, o: StorageFlags & { tenant?: string; label?: string }) => start(() => keys(ctx, action, prefix === undefined ? undefined : String(prefix), typed(o))));
       storage(
         cli
           .command('audit', 'Who read or wrote which credential when (key prefix, address, action; never values)')
@@ -81,7 +89,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           .option('--limit <n>', 'The last n entries (default 100)'),
       )
         .example('  assistant backend audit --tenant ml-team -o json')
-        .action((o: StorageFlags & { tenant?: string; limit?: string }) => start(() => audit(ctx, o)));
+        .action((o: StorageFlags & { tenant?: string; limit?: string }) => start(() => audit(ctx, typed(o))));
       storage(cli.command('rotate-master-key', 'Re-wrap every data key under a new master key (the server keeps serving)'))
         .example('  assistant backend rotate-master-key')
         .action((o: StorageFlags) => start(() => rotate(ctx, o)));
@@ -90,7 +98,17 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   );
 }
 
+/** A flag given twice arrives as an array; say so instead of failing on it later. */
+function single(o: Record<string, unknown>, flags: string[]): void {
+  for (const f of flags) {
+    const v = o[f.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())];
+    if (Array.isArray(v)) throw new UsageError(`--${f} was given ${v.length} times`, { hint: 'give it once' });
+    if (typeof v === 'boolean' && !['insecure'].includes(f)) throw new UsageError(`--${f} needs a value`);
+  }
+}
+
 function storageOptions(ctx: CommandContext, o: StorageFlags) {
+  single(o as Record<string, unknown>, ['data-dir', 'database', 'master-key-file', 'listen', 'tls-cert', 'tls-key', 'tenant', 'label', 'limit']);
   const expand = (p: string) => (p === '~' ? ctx.home : p.startsWith('~/') ? join(ctx.home, p.slice(2)) : p);
   const database = o.database ?? (ctx.env[DATABASE_URL_ENV]?.trim() || undefined);
   if (database) {
@@ -111,6 +129,7 @@ function storageOptions(ctx: CommandContext, o: StorageFlags) {
 }
 
 async function serve(ctx: CommandContext, o: ServeFlags): Promise<number> {
+  single(o as Record<string, unknown>, ['listen', 'tls-cert', 'tls-key']);
   const port = ctx.env.PORT?.trim();
   const listen = parseListen(o.listen ?? `127.0.0.1:${port || DEFAULT_BACKEND_PORT}`, `127.0.0.1:${DEFAULT_BACKEND_PORT}`);
   if (Boolean(o.tlsCert) !== Boolean(o.tlsKey)) throw new UsageError('--tls-cert and --tls-key go together', { hint: 'give both PEM files' });
@@ -179,6 +198,7 @@ const KEY_COLUMNS: Column[] = [
 ];
 
 async function keys(ctx: CommandContext, action: string, prefix: string | undefined, o: StorageFlags & { tenant?: string; label?: string }): Promise<number> {
+  single(o as Record<string, unknown>, ['tenant', 'label']);
   const tenant = o.tenant === undefined ? undefined : String(o.tenant);
   if (tenant !== undefined) {
     const r = TenantSchema.safeParse(tenant);

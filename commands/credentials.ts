@@ -16,6 +16,7 @@ import { loadConfig } from '../engine/config/load.js';
 import { backendClient, DEFAULT_CREDENTIAL_NAME, type BackendClient } from '../engine/config/backend-store.js';
 import { allCredentialFlags, credentialProviders, credentialsOf, type CredentialField, type ProviderCredentials } from '../engine/config/credential-fields.js';
 import { testGpuCloudCredentials } from '../engine/config/credentials-test.js';
+import { rawFlagValues } from '../engine/cli-raw-flags.js';
 import { AssistantError, InvalidInputError, SafetyRefusal, UsageError } from '../engine/errors.js';
 import type { Column } from '../engine/gpucloud/catalogue.js';
 import { registerSecret } from '../engine/redact.js';
@@ -41,6 +42,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
     else out.push(arg);
     return out;
   }, []);
+  const raw = rawFlagValues(argv, [...allCredentialFlags().map((f) => f.flag), '--name', '--profile']);
   return runGroup(
     'credentials',
     argv,
@@ -59,7 +61,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .example('  assistant credentials store gpucloud --client-id <CLIENT_ID>      # asks for the secret without echo')
         .example('  assistant credentials store cloud_a --profile prod')
         .example('  assistant credentials store repohost --token -  < token.txt')
-        .action((provider: string, o: Flags) => start(() => storeCommand(ctx, provider, o)));
+        .action((provider: string, o: Flags) => start(() => storeCommand(ctx, provider, asTyped(o, raw))));
       cli
         .command('list', 'What the backend holds for this env: provider, name, env, updated (never values)')
         .option('--all', 'Every env (testing, staging, production), not only the configured one')
@@ -71,7 +73,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .option('--name <name>', `Name of the credential (default "${DEFAULT_CREDENTIAL_NAME}")`)
         .example('  assistant credentials delete gpucloud')
         .example('  assistant credentials delete cloud_a --name prod --yes')
-        .action((provider: string, o: Flags) => start(() => deleteCommand(ctx, provider, o)));
+        .action((provider: string, o: Flags) => start(() => deleteCommand(ctx, provider, asTyped(o, raw))));
       cli
         .command('test [provider]', 'Check that credentials work (gpucloud: a fresh token and the balance); without a provider, every stored one')
         .example('  assistant credentials test gpucloud            # whichever source resolves first; says which')
@@ -81,6 +83,13 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
     'The backend is chosen by backend.url / backend.urls.<env> / ASSISTANT_BACKEND_URL, its key by ASSISTANT_BACKEND_API_KEY or backend.api_key,\n' +
       'the env (namespace) by ASSISTANT_BACKEND_ENV or backend.env (default production). k8s kubeconfigs: not yet.',
   );
+}
+
+/** cac's values with the flags that hold secrets, IDs and names put back as typed (engine/cli-raw-flags.ts). */
+function asTyped(o: Flags, raw: Map<string, string>): Flags {
+  const out: Flags = { ...o };
+  for (const [flag, value] of raw) if (out[camel(flag)] !== undefined) out[camel(flag)] = value;
+  return out;
 }
 
 function client(ctx: CommandContext): BackendClient {

@@ -33,7 +33,8 @@ export function storageArgs(b: Pick<BackendProcess, 'database'>): string[] {
 
 export async function startBackendProcess(opts: StartBackendOptions = {}): Promise<BackendProcess> {
   const home = opts.home ?? tempHome('assistant-backend-');
-  const args = ['backend', 'serve', '--listen', '127.0.0.1:0', ...(opts.database ? ['--database', opts.database] : []), ...(opts.args ?? [])];
+  const listen = opts.args?.includes('--listen') ? [] : ['--listen', '127.0.0.1:0'];
+  const args = ['backend', 'serve', ...listen, ...(opts.database ? ['--database', opts.database] : []), ...(opts.args ?? [])];
   const child: ChildProcess = spawn(process.execPath, [BIN, ...args], { env: childEnv(home, opts.env), stdio: ['ignore', 'pipe', 'pipe'], cwd: home });
   let err = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
