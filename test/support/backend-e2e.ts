@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { asClient, createApiKey, startBackendProcess, storageArgs, type BackendProcess } from './backend.js';
 import { runCli, tempHome } from './cli.js';
+import { callTool, connectHttp, startMcpServer, textOf } from './mcp.js';
 import { postgresMissing, startPostgres, type RunningPostgres } from './postgres.js';
 
 const SECRET = 'gpucloud-secret-Zq81-backend-e2e-5521';
@@ -89,6 +90,24 @@ export function backendE2eSuite(label: 'pglite' | 'postgres') {
     const tested = await runCli(['credentials', 'test', 'gpucloud'], { home, env });
     assert.is(tested.code, 0, tested.stderr);
     assert.match(tested.stdout, /gpucloud credentials work \(source: backend \(/);
+  });
+
+  it('MCP: assistant_credentials_test says the credentials come from the backend, and returns no value', async (c) => {
+    const { home, env } = client(c, c.keyA);
+    c.homes.push(home);
+    const server = await startMcpServer(['--listen', '127.0.0.1:0', '--read-only'], { env, home });
+    try {
+      const mcp = await connectHttp(server.url);
+      const r = await callTool(mcp, 'assistant_credentials_test', {});
+      assert.not.ok(r.isError, textOf(r));
+      assert.is(r.structuredContent.ok, true);
+      assert.match(r.structuredContent.source, /^backend \(/);
+      const all = JSON.stringify(r);
+      assert.not.ok(all.includes(SECRET) || all.includes(c.keyA), 'no credential value in the result');
+      await mcp.close();
+    } finally {
+      await server.stop();
+    }
   });
 
   it('a local source wins over the backend: the store never overrides config, environment or the credentials file', async (c) => {
