@@ -43,7 +43,10 @@ export function clientAddress(req: IncomingMessage): string {
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return void res.end();
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text), ...headers });
+  // A body we did not read (refused before reading it) is not read now: the connection closes instead,
+  // so an unauthenticated client cannot make the server swallow an endless upload.
+  const unread = !res.req.complete ? { connection: 'close' } : {};
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text), ...unread, ...headers });
   res.end(text);
 }
 
@@ -74,9 +77,10 @@ function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   throw new HttpError(400, 'invalid_request', `${what}${at}: ${issue.message}`);
 }
 
-/** Drains what the client sent so that an early error answer does not reset the connection mid-upload. */
+/** Reads and drops a request's (small) body so the connection can serve the next request. */
 function drain(req: IncomingMessage): void {
-  req.resume();
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (Number.isFinite(declared) && declared <= MAX_BODY_BYTES && !req.headers['transfer-encoding']) req.resume();
 }
 
 interface ServeOptions {
