@@ -264,6 +264,9 @@ export async function lookupGpuCloudInBackend(
   try {
     record = await client.get('gpucloud', DEFAULT_CREDENTIAL_NAME);
   } catch (err) {
+    // The command's deadline or Ctrl-C ends the command (exit 1 / 130); so do a refused transport and an
+    // unreadable record. Anything else (unreachable, refused key) is one more place that had nothing.
+    if (options.signal?.aborted) throw options.signal.reason ?? err;
     if (err instanceof AssistantError && err.code !== 'insecure_backend_url' && err.code !== 'decrypt_failed') return { source: 'backend', where, outcome: err.message };
     throw err;
   }
