@@ -108,4 +108,22 @@ test("cloud_a stores a profile's long-term keys; expiring session keys only with
   assert.is(allowed.code, 0, allowed.stderr);
 });
 
+test('a backend that never answers: --timeout ends the command with exit 1, not "no credentials"', async () => {
+  const { createServer: createTcpServer } = await import('node:net');
+  const silent = createTcpServer((socket) => socket.on('error', () => undefined));
+  const port = await new Promise<number>((resolve) => silent.listen(0, '127.0.0.1', () => resolve((silent.address() as AddressInfo).port)));
+  try {
+    const home = tempHome();
+    dirs.push(home);
+    const r = await runCli(['--timeout', '3', 'gpucloud', 'list', 'instances'], {
+      home,
+      env: { ASSISTANT_BACKEND_URL: `http://127.0.0.1:${port}`, ASSISTANT_BACKEND_API_KEY: key, GPUCLOUD_BASE_URL: 'http://127.0.0.1:9' },
+    });
+    assert.is(r.code, 1, r.stderr);
+    assert.match(r.stderr, /^error: timeout: /m);
+  } finally {
+    silent.close();
+  }
+});
+
 test.run();
