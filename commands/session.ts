@@ -27,6 +27,8 @@ export interface SessionOptions {
   freshCredentials?: boolean;
   /** `--profile`: the cloud_a environment (infra.cloud_a.environments) or aws profile. */
   profile?: string;
+  /** Credentials from the backend store only (`credentials test` of what is stored). */
+  backendOnly?: boolean;
 }
 
 /**
@@ -69,6 +71,8 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     freshCredentials: opts.freshCredentials,
     profile: opts.profile,
     warn: (message) => warn(ctx, message),
+    signal,
+    backendOnly: opts.backendOnly,
   };
   const sandboxOverride = async (): Promise<ConnectOptions['override']> => {
     const { startEmulator } = await import('../emulator/index.js');

@@ -162,6 +162,10 @@ export interface ConnectOptions {
   profile?: string;
   /** A stand-in endpoint with its own credentials (the sandbox emulator). */
   override?: { baseUrl: string; credentials: Record<string, string> };
+  /** The command's signal: credential look-ups over the network (the backend store) obey it. */
+  signal?: AbortSignal;
+  /** Credentials from the backend store only, not the local sources (`credentials test` of what is stored). */
+  backendOnly?: boolean;
 }
 
 export interface ProviderClient<Client> {

@@ -14,7 +14,7 @@ import { AssistantError, InvalidInputError } from '../engine/errors.js';
 import { kindNames } from '../engine/gpucloud/catalogue.js';
 import { requireKind, resolveRecord } from '../engine/gpucloud/lookup.js';
 import { listPlan } from '../engine/gpucloud/static-plans.js';
-import { applyPlan, budgetLimit, previewPlan, readResult, type BudgetLimit } from '../machines/apply/index.js';
+import { applyPlan, budgetLimit, previewPlan, readPlan, readResult, type BudgetLimit } from '../machines/apply/index.js';
 import { createDeadline } from '../engine/deadline.js';
 import { checkForPreview } from '../engine/plan/check.js';
 import { readAccountCost } from '../machines/cost.js';
@@ -27,6 +27,7 @@ import { redactText, redactValue } from '../engine/redact.js';
 import { renderRecords, renderRecord } from '../engine/render/records.js';
 import { renderReport, renderReportError } from '../engine/render/report.js';
 import { routeQuestion } from '../engine/routing/route.js';
+import { testGpuCloudCredentials } from '../engine/config/credentials-test.js';
 import { askForTool } from './ask.js';
 import type { McpBackend } from './backend.js';
 import { progressObserver, progressReporter, type ProgressFn, type ToolExtra } from './progress.js';
@@ -225,6 +226,22 @@ export const TOOLS = [
       });
       const { report } = outcome;
       return { text: renderReport(report) + renderReportError(report), structured: report, isError: outcome.exitCode !== 0 };
+    },
+  }),
+  // ---- credentials (issue 26): a check, never a value -------------------------------------------
+  tool({
+    name: 'assistant_credentials_test',
+    title: 'Check that the credentials work',
+    description:
+      "Check that this server's gpucloud credentials work: reads the balance with them and says where they came from (config file, environment, credentials file, or the team's credential backend). Returns no credential value, ever.",
+    input: S.CredentialsTestInput,
+    output: S.CredentialsTestOutput,
+    annotations: READ_ONLY,
+    async run({ provider }, { backend, signal }) {
+      const balance = await testGpuCloudCredentials((plan) => readPlan(backend, plan, { signal }));
+      const source = (await backend.credentialSource?.(provider)) ?? 'unknown';
+      const text = `${provider} credentials work (source: ${source}); balance ${String(balance.amount)} ${String(balance.currency ?? '').toUpperCase()}\n`;
+      return { text, structured: { provider, ok: true, source, balance } };
     },
   }),
 ];

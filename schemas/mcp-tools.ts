@@ -105,3 +105,15 @@ export const CostOutput = {
   resources: z.array(costResource).optional(),
   unpriced: z.array(z.string()),
 };
+
+/** assistant_credentials_test (issue 26): whether the server's credentials work; never a value. */
+export const CredentialsTestInput = {
+  provider: z.enum(['gpucloud']).default('gpucloud').describe('The provider whose credentials to check (gpucloud)'),
+};
+export const CredentialsTestOutput = {
+  provider: z.string(),
+  ok: z.boolean(),
+  /** Where the credentials came from (config, env, credentials-file, backend …); never the values. */
+  source: z.string(),
+  balance: z.unknown().optional(),
+};

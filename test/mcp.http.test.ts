@@ -69,11 +69,12 @@ test('the newer protocol versions the SDK knows are negotiated too', async () =>
   }
 });
 
-test('tools/list offers the seven tools with input and output schemas and honest annotations', async () => {
+test('tools/list offers the eight tools with input and output schemas and honest annotations', async () => {
   const { tools } = await ctx.client.listTools();
   const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
   assert.equal(Object.keys(byName).sort(), [
     'assistant_cost_summary',
+    'assistant_credentials_test',
     'assistant_gpucloud_ask',
     'assistant_gpucloud_get',
     'assistant_gpucloud_list',

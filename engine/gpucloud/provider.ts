@@ -3,7 +3,7 @@
  * for duplicate-name checks and exactly-once creates, its price preview, and how its client is built.
  */
 import { join } from 'node:path';
-import { resolveGpuCloudCredentials, resolveRateLimit } from '../config/credentials.js';
+import { resolveGpuCloudCredentialsWithBackend, resolveRateLimit } from '../config/credentials.js';
 import type { NamedRecord, NameLookup, Provider } from '../provider.js';
 import { findKind, listPathOf } from './catalogue.js';
 import { createGpuCloudClient } from './client.js';
@@ -62,8 +62,10 @@ export const gpucloudProvider: Provider<GpuCloudClient> = {
       });
       return { client, source: 'sandbox emulator' };
     }
-    const creds = resolveGpuCloudCredentials({ config: opts.config, env: opts.env, home: opts.home, configPath: opts.configPath });
+    // SPEC 5 order; the backend store (step 4) only when a backend API key is configured.
+    const creds = await resolveGpuCloudCredentialsWithBackend({ config: opts.config, env: opts.env, home: opts.home, configPath: opts.configPath, signal: opts.signal, debug: opts.debug, backendOnly: opts.backendOnly });
     for (const w of creds.warnings ?? []) opts.warn?.(w);
+    opts.debug?.(`gpucloud credentials from ${creds.source} (${creds.sourceDetail})`);
     const { redisUrl, ...rateLimit } = resolveRateLimit(opts.config, opts.env);
     const client = createGpuCloudClient({
       baseUrl: creds.baseUrl,
@@ -72,7 +74,8 @@ export const gpucloudProvider: Provider<GpuCloudClient> = {
       rateLimit,
       // Every process of this project shares the limits (issue 12): this machine's record, or Redis.
       sharedLimits: { dir: join(opts.home, '.assistant', 'ratelimit'), redisUrl, warn: opts.warn },
-      tokenCacheDir: opts.freshCredentials ? undefined : join(opts.home, '.assistant', 'tokens'),
+      // Credentials fetched from the backend live in memory only: no token derived from them is cached on disk.
+      tokenCacheDir: opts.freshCredentials || creds.source === 'backend' ? undefined : join(opts.home, '.assistant', 'tokens'),
       timeoutMs: opts.timeoutMs,
       debug: opts.debug,
     });
