@@ -15,6 +15,7 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: Comma
   plan: { summary: 'Validate plan documents before applying them', load: () => import('./commands/plan.js') },
   config: { summary: 'Show the effective configuration', load: () => import('./commands/config.js') },
   credentials: { summary: 'Test provider credentials', load: () => import('./commands/credentials.js') },
+  onboarding: { summary: 'Scan for provider tools and credentials (names, never values) and install missing tools safely', load: () => import('./commands/onboarding.js') },
   mcp: { summary: 'Serve the tools to AI agents (MCP over HTTP or stdio)', load: () => import('./commands/mcp.js') },
 };
 
@@ -56,6 +57,7 @@ Examples:
   assistant cost summary
   assistant ask --cloud-a --profile prod "which buckets do I have"
   assistant credentials test gpucloud
+  assistant onboarding scan --check
   assistant gpucloud get instance train-1 -o json
   assistant mcp --transport stdio
 
