@@ -50,8 +50,11 @@ const BASE_NAMES = [
   'PROGRAMDATA',
   'ProgramFiles',
   'ProgramFiles(x86)',
+  // Version managers whose shims stand where the tools are (pyenv's aws, asdf's terraform).
+  'NVM_DIR',
+  'VOLTA_HOME',
 ];
-const BASE_PREFIXES = ['LC_'];
+const BASE_PREFIXES = ['LC_', 'PYENV_', 'ASDF_', 'MISE_'];
 
 /** Names that hold our own or other tools' secrets: never passed, even when a prefix would let them through. */
 const NEVER = /^(GPUCLOUD_|ASSISTANT_)|(_API_KEY|_API_TOKEN|_AUTH_TOKEN|_INTEGRATION_TOKEN|_ROUTER_API_KEY)$/;

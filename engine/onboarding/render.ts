@@ -133,7 +133,8 @@ export function renderPlan(plan: InstallPlan, c: Colors = PLAIN): string {
   const sudo = plan.tools.filter((t) => t.needs_sudo).length;
   out.push(
     `${c.bold('Install plan')} for ${plan.platform.os}/${plan.platform.arch}${plan.platform.injected ? ' (--platform)' : ''}: ${plan.tools.length} tool${plan.tools.length === 1 ? '' : 's'}` +
-      `${sudo ? `, ${sudo} with sudo (root is needed by the system package manager)` : ', no sudo'}; downloads go to ${plan.bin_dir}`,
+      `${sudo ? `, ${sudo} with sudo (root is needed by the system package manager)` : ', no sudo'}` +
+      (plan.tools.some((t) => t.method === 'download' || t.method === 'npm') ? `; executables go to ${plan.bin_dir}` : ''),
   );
   let n = 0;
   for (const s of plan.setup) for (const step of s.steps) out.push(`  ${++n}. [${s.method}] ${stepText(step)}`);
