@@ -112,7 +112,7 @@ function readConfig(ctx: CommandContext): { config: Config; path: string; exists
 }
 
 /** gpucloud's check: a fresh token and the balance through the plan executor, like `credentials test`. */
-function planReader(ctx: CommandContext): PlanReader {
+function planReader(ctx: CommandContext, checkTimeoutS: number): PlanReader {
   return {
     async read(plan, provider, signal) {
       // The session's own notices (config warnings, already printed by the scan) are dropped; debug lines are kept.
@@ -123,7 +123,10 @@ function planReader(ctx: CommandContext): PlanReader {
           cb();
         },
       });
-      const checkCtx: CommandContext = { ...ctx, signal, io: { ...ctx.io, stderr, stderrIsTTY: false }, globals: { ...ctx.globals, timeout: undefined } };
+      // Each request (the token's included, which the gpucloud client does not let a caller abort) is
+      // bounded by a quarter of the check's time, so its retries end about when the check gives up.
+      const perRequestS = Math.max(0.5, checkTimeoutS / 4);
+      const checkCtx: CommandContext = { ...ctx, signal, io: { ...ctx.io, stderr, stderrIsTTY: false }, globals: { ...ctx.globals, timeout: perRequestS } };
       return withSession(
         checkCtx,
         async (session) => {
@@ -163,7 +166,7 @@ async function scan(ctx: CommandContext, flags: ScanFlags): Promise<number> {
     probeTimeoutMs: PROBE_TIMEOUT_MS,
     checkTimeoutMs: checkTimeoutS * 1000,
     signal: ctx.signal,
-    plans: planReader(ctx),
+    plans: planReader(ctx, checkTimeoutS),
     debug: debugFor(ctx),
     progress,
   });
@@ -291,7 +294,7 @@ async function missingForConfigured(ctx: CommandContext, platform: ReturnType<ty
     probeTimeoutMs: PROBE_TIMEOUT_MS,
     checkTimeoutMs: DEFAULT_CHECK_TIMEOUT_S * 1000,
     signal: ctx.signal,
-    plans: planReader(ctx),
+    plans: planReader(ctx, DEFAULT_CHECK_TIMEOUT_S),
     debug,
   });
   const out: PlanRequest[] = [];
