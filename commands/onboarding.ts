@@ -9,7 +9,7 @@ import { emptyConfig, type Config } from '../schemas/config.js';
 import type { InstallPlan, InstallReport } from '../schemas/onboarding.js';
 import { ONBOARDING_SCHEMA_VERSION } from '../schemas/onboarding.js';
 import { loadConfig, resolveConfigPath } from '../engine/config/load.js';
-import { AssistantError, ExitCode, SafetyRefusal, UsageError } from '../engine/errors.js';
+import { AssistantError, ExitCode, OperationError, SafetyRefusal, UsageError } from '../engine/errors.js';
 import { redactText } from '../engine/redact.js';
 import { palette } from '../engine/render/color.js';
 import type { PlanReader } from '../engine/onboarding/credentials.js';
@@ -65,7 +65,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .example('  assistant onboarding scan --check')
         .example('  assistant onboarding scan --provider gpucloud,cloud_a --format json')
         .example('  assistant onboarding scan --require gpucloud,k8s        # CI: exit 1 unless both work')
-        .action((flags: ScanFlags) => start(() => scan(ctx, flags)));
+        .action((flags: ScanFlags) => start(() => scan(withDeadline(ctx), flags)));
       cli
         .command('install [...tools]', 'Install missing tools: a plan of exact commands is shown before anything runs')
         .option('--provider <list>', "Install the tools of these providers (comma-separated)")
@@ -79,7 +79,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .example('  assistant onboarding install kubectl terraform --dry-run')
         .example('  assistant onboarding install --provider cloud_a --yes')
         .example('  assistant onboarding install gh --prefix ~/tools --force')
-        .action((tools: string[], flags: InstallFlags) => start(() => install(ctx, tools, flags)));
+        .action((tools: string[], flags: InstallFlags) => start(() => install(withDeadline(ctx), ctx.signal, tools, flags)));
     },
     `Tools: ${toolNames().join(', ')}\nExit codes: scan 0 when it ran (1 with --require and a provider not ready); install 0 all installed, 1 some not, 2 unknown tool or no terminal to ask on without --yes, 3 declined.`,
   );
@@ -139,6 +139,22 @@ function planReader(ctx: CommandContext, checkTimeoutS: number): PlanReader {
   };
 }
 
+/**
+ * The command's one deadline: `--timeout` bounds the whole scan or install (every probe, check, step and
+ * download obeys the signal); it ends with a `timeout` error (exit 1), Ctrl-C with exit 130.
+ */
+function withDeadline(ctx: CommandContext): CommandContext {
+  const seconds = ctx.globals.timeout;
+  if (!seconds) return ctx;
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new OperationError('timeout', `onboarding did not finish within ${seconds} s (--timeout)`, { hint: 'give it longer with --timeout <seconds>' })),
+    seconds * 1000,
+  );
+  timer.unref();
+  return { ...ctx, signal: AbortSignal.any([ctx.signal, deadline.signal]) };
+}
+
 function render(value: unknown, format: OutputFormat): string {
   return format === 'yaml' ? toYaml(value) : JSON.stringify(value, null, 2) + '\n';
 }
@@ -185,7 +201,7 @@ async function scan(ctx: CommandContext, flags: ScanFlags): Promise<number> {
 
 // ---------------------------------------------------------------------------------------------
 
-async function install(ctx: CommandContext, named: string[], flags: InstallFlags): Promise<number> {
+async function install(ctx: CommandContext, interrupt: AbortSignal, named: string[], flags: InstallFlags): Promise<number> {
   const format = outputFormat(ctx, flags);
   const unknown = named.filter((t) => !toolSpec(t));
   if (unknown.length) {
@@ -227,10 +243,12 @@ async function install(ctx: CommandContext, named: string[], flags: InstallFlags
   }
 
   ctx.io.stderr.write(renderPlan(plan, palette(ctx.io.color)));
-  await confirm(ctx, plan);
+  // The question waits for the person, not for --timeout: only Ctrl-C ends it.
+  await confirm({ ...ctx, signal: interrupt }, plan);
 
   const report = await runInstall(ctx, plan, debug);
   ctx.io.stdout.write(format === 'table' ? renderInstallReport(report, palette(Boolean(ctx.io.stdoutColor))) : render(report, format));
+  if (ctx.signal.aborted) throw ctx.signal.reason;
   return report.results.every((r) => r.status === 'installed' || r.status === 'skipped') ? ExitCode.ok : ExitCode.failed;
 }
 
@@ -263,11 +281,11 @@ async function runInstall(ctx: CommandContext, plan: InstallPlan, debug: ((line:
     progress: (line) => ctx.io.stderr.write(`${line}\n`),
     debug,
   });
-  if (ctx.signal.aborted) throw ctx.signal.reason;
   const pathSep = plan.platform.os === 'windows' ? ';' : ':';
   const rescanEnv = { ...ctx.env, PATH: [plan.bin_dir, ctx.env.PATH ?? ''].join(pathSep) };
   const installed = results.filter((r) => r.status === 'installed').map((r) => toolSpec(r.tool)!);
-  const probes = await probeTools(installed, { env: rescanEnv, timeoutMs: PROBE_TIMEOUT_MS, signal: ctx.signal, debug });
+  // The re-scan runs even after an interrupt (briefly): the report must say what is there now.
+  const probes = await probeTools(installed, { env: rescanEnv, timeoutMs: ctx.signal.aborted ? 5_000 : PROBE_TIMEOUT_MS, debug });
   for (const p of probes) {
     const r = results.find((x) => x.tool === p.name)!;
     if (p.path) r.path = p.path;

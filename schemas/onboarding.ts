@@ -113,14 +113,15 @@ export const RecipeSchema = z.discriminatedUnion('method', [
     method: z.literal('download'),
     version: z.string(),
     /** The executable inside the archive (its base name; `.exe` added on Windows). */
-    binary: z.string().regex(/^[\w.-]+$/),
+    binary: z.string().regex(/^(?!\.{1,2}$)[\w.-]+$/, 'a file name (letters, digits, ".", "_", "-"; not "." or "..")'),
     /** `<os>/<arch>` → artefact, e.g. `linux/arm64`. */
     artefacts: z.record(z.string().regex(/^(linux|darwin|windows)\/(x64|arm64)$/), ArtefactSchema),
   }),
   z.strictObject({
     method: ManagerSchema,
     /** The package (and for brew `--cask <name>` as `cask:<name>`); several run in one install. */
-    packages: z.array(z.string().regex(/^[\w@./:+-]+$/)).min(1),
+    // A package name, never an option: nothing may start with "-".
+    packages: z.array(z.string().regex(/^[\w@][\w@./:+-]*$/, 'a package name (no spaces, no leading "-")')).min(1),
     /** Operating systems this recipe is for (default: every OS the package manager runs on). */
     os: z.array(OsSchema).optional(),
     note: z.string().optional(),

@@ -39,6 +39,7 @@ export interface Call {
   tool: string;
   argv: string[];
   env: Record<string, string>;
+  pid: number;
 }
 
 export interface FakeBin {
@@ -62,7 +63,7 @@ export function fakeBin(): FakeBin {
 const fs = require('fs');
 const path = require('path');
 const argv = process.argv.slice(2);
-fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify({ tool: ${JSON.stringify(name)}, argv, env: process.env }) + '\\n');
+fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify({ tool: ${JSON.stringify(name)}, argv, env: process.env, pid: process.pid }) + '\\n');
 const joined = argv.join(' ');
 const rules = ${JSON.stringify(rules)};
 const r = rules.find((x) => joined.includes(x.match)) || {};

@@ -335,6 +335,8 @@ test('recipe files are validated: a checksum is required, plain http only to thi
     [{ gh: [{ method: 'download', version: '1', binary: 'gh', artefacts: { 'linux/x64': { url: 'http://example.com/gh.tgz', sha256: 'a'.repeat(64), format: 'tar.gz' } } }] }, /plain http is allowed only to this machine/],
     [{ ghx: [{ method: 'npm', packages: ['x'] }] }, /unknown tool "ghx"/],
     [{ gh: [{ method: 'apt', packages: ['gh; rm -rf /'] }] }, /packages/],
+    [{ gh: [{ method: 'apt', packages: ['--allow-unauthenticated'] }] }, /no leading "-"/],
+    [{ gh: [{ method: 'download', version: '1', binary: '..', artefacts: {} }] }, /not "\." or "\.\."/],
   ];
   for (const [recipes, why] of cases) {
     const r = await runCli(['onboarding', 'install', 'gh', '--dry-run', '--recipes', write(recipes)], { env: envFor(bin) });
@@ -342,6 +344,50 @@ test('recipe files are validated: a checksum is required, plain http only to thi
     assert.match(r.stderr, /^error: invalid_recipes: /m);
     assert.match(r.stderr, why);
   }
+});
+
+test('--timeout stops a hanging step (and its helpers): exit 1, the report says what was and was not installed', async () => {
+  const bin = fakeBin();
+  bin.add('apt-get', [
+    { match: 'install -y --no-install-recommends git', stdout: 'Setting up git', create: { [join(bin.dir, 'git')]: versionScript('git version 2.43.0') } },
+    { match: 'install -y --no-install-recommends awscli', stdout: 'Unpacking awscli...', sleepMs: 120_000 },
+    { match: 'update', stdout: 'ok' },
+  ]);
+  const r = await runCli(['onboarding', 'install', 'git', 'aws', '--yes', '--platform', 'linux/x64', '--timeout', '3', '-o', 'json'], { env: envFor(bin) });
+  assert.is(r.code, 1, r.stderr);
+  assert.match(r.stderr, /^error: timeout: onboarding did not finish within 3 s \(--timeout\)$/m);
+  const report = InstallReportSchema.parse(JSON.parse(r.stdout));
+  assert.equal(report.results.map((x) => [x.tool, x.status]), [['git', 'installed'], ['aws', 'not-installed']]);
+  assert.match(report.results[1]!.error!, /^stopped: /);
+  // The stand-in that was hanging is gone (its process group was signalled).
+  const hung = bin.calls('apt-get').find((c) => c.argv.includes('awscli'))!;
+  assert.ok(hung.pid > 0);
+  assert.throws(() => process.kill(hung.pid, 0), /ESRCH/);
+});
+
+test('Ctrl-C during a step: exit 130 and the partial report', async () => {
+  const bin = fakeBin();
+  bin.add('apt-get', [
+    { match: 'install', stdout: 'Unpacking awscli...', sleepMs: 120_000 },
+    { match: 'update', stdout: 'ok' },
+  ]);
+  const { spawn } = await import('node:child_process');
+  const { BIN, childEnv } = await import('./support/cli.js');
+  const child = spawn(process.execPath, [BIN, 'onboarding', 'install', 'aws', '--yes', '--platform', 'linux/x64'], { env: childEnv(tempDir('onboarding-home-'), envFor(bin)), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const deadline = Date.now() + 90_000;
+  while (bin.calls('apt-get').filter((c) => c.argv[0] === 'install').length === 0) {
+    if (Date.now() > deadline) throw new Error(`apt-get install never started: ${stderr}`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  child.kill('SIGINT');
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  assert.is(code, 130, stderr);
+  assert.match(stderr, /^error: interrupted: /m);
+  assert.match(stdout, /^aws: not installed \(apt\): stopped: /m);
 });
 
 test.run();

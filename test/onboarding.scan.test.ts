@@ -294,4 +294,16 @@ test('the integrations: config keys and their environment variables in order, ha
   for (const value of ['edge-token-in-config-0001', 'family-two-key-0002', 'vps-a-token-0003', 'only-the-id-in-config']) assert.not.ok(r.stdout.includes(value), value);
 });
 
+test('a tool whose version command hangs is reported (found, no version) and the scan still finishes', async () => {
+  const bin = fakeBin();
+  bin.add('gcloud', [{ match: '--version', stdout: 'Google Cloud SDK 1.0.0', sleepMs: 120_000 }]);
+  const r = await runCli(['onboarding', 'scan', '--provider', 'cloud_b', '-o', 'json'], { env: { PATH: bin.path } });
+  assert.is(r.code, 0, r.stderr);
+  const gcloud = json(r.stdout).tools.find((t) => t.name === 'gcloud')!;
+  assert.equal([gcloud.found, gcloud.version], [true, undefined]);
+  assert.match(gcloud.problem!, /`gcloud --version` gave no answer within 15 s/);
+  const pid = bin.calls('gcloud')[0]!.pid;
+  assert.throws(() => process.kill(pid, 0), /ESRCH/, 'the hanging probe was stopped');
+});
+
 test.run();

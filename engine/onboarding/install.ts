@@ -92,7 +92,10 @@ async function runSteps(label: string, steps: InstallStep[], opts: ExecuteOption
   }
 }
 
-/** Executes the plan; never throws for a failed step (it is in the results), only for an interrupt. */
+/**
+ * Executes the plan. A failed step is in the results, never thrown; an interrupt or --timeout stops
+ * the run and the results say what was installed before it (the caller checks its signal afterwards).
+ */
 export async function executePlan(plan: InstallPlan, opts: ExecuteOptions): Promise<InstallResult[]> {
   const results: InstallResult[] = [];
   const failedSetup = new Map<string, string>();
@@ -100,11 +103,22 @@ export async function executePlan(plan: InstallPlan, opts: ExecuteOptions): Prom
     try {
       await runSteps(s.method, s.steps, opts);
     } catch (err) {
-      if (!(err instanceof StepFailed)) throw err;
-      failedSetup.set(s.method, err.message);
+      if (!(err instanceof StepFailed) && !opts.signal.aborted) throw err;
+      failedSetup.set(s.method, err instanceof StepFailed ? err.message : 'stopped before it');
     }
   }
-  for (const t of plan.tools) results.push(await installTool(t, failedSetup, opts));
+  for (const [i, t] of plan.tools.entries()) {
+    try {
+      results.push(await installTool(t, failedSetup, opts));
+    } catch (err) {
+      if (!opts.signal.aborted) throw err;
+      // Interrupted (Ctrl-C, --timeout): the report still says what was and was not installed.
+      const why = err instanceof AssistantError ? err.message : 'interrupted';
+      results.push({ tool: t.tool, status: 'not-installed', method: t.method, error: `stopped: ${why}` });
+      for (const rest of plan.tools.slice(i + 1)) results.push({ tool: rest.tool, status: 'not-installed', method: rest.method, error: 'not attempted: stopped before it' });
+      break;
+    }
+  }
   for (const s of plan.skipped) results.push({ tool: s.tool, status: 'skipped', ...(s.path ? { path: s.path } : {}), ...(s.version ? { version: s.version } : {}), error: s.reason });
   for (const u of plan.unavailable) results.push({ tool: u.tool, status: 'not-installed', error: `${u.reason}; install it by hand: ${u.manual}` });
   return results;

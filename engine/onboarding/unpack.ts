@@ -14,6 +14,9 @@ import { OperationError } from '../errors.js';
 
 export type ArtefactFormat = 'binary' | 'zip' | 'tar.gz';
 
+/** No command-line tool is this big; an archive claiming more is a bomb, not a tool. */
+const MAX_BINARY_BYTES = 1024 * 1024 * 1024;
+
 /** Extracts `binary` from `archive` into `workDir`; returns the extracted file. */
 export async function extractBinary(archive: string, format: ArtefactFormat, binary: string, workDir: string): Promise<string> {
   if (format === 'binary') return archive;
@@ -44,6 +47,7 @@ async function extractFromZip(archive: string, binary: string, out: string): Pro
       if (name.endsWith('/') || basename(name) !== binary) return zip.readEntry();
       found++;
       if (found > 1) return zip.readEntry();
+      if (entry.uncompressedSize > MAX_BINARY_BYTES) return reject(new OperationError('unpack_failed', `${name} would unpack to ${entry.uncompressedSize} bytes, more than ${MAX_BINARY_BYTES}`));
       zip.openReadStream(entry, (err, stream) => {
         if (err || !stream) return reject(new OperationError('unpack_failed', `zip entry ${name}: ${err?.message ?? 'unreadable'}`));
         pipeline(stream, createWriteStream(target, { mode: 0o700, flags: 'wx' })).then(
@@ -67,11 +71,13 @@ async function extractFromTarGz(archive: string, binary: string, out: string): P
       // Only regular files named like the binary; node-tar also refuses absolute paths and `..`.
       filter: (path, entry) => {
         const ok = basename(path) === binary && 'type' in entry && entry.type === 'File';
+        if (ok && (entry.size ?? 0) > MAX_BINARY_BYTES) throw new OperationError('unpack_failed', `${path} would unpack to ${entry.size} bytes, more than ${MAX_BINARY_BYTES}`);
         if (ok) found++;
         return ok && found === 1;
       },
     });
   } catch (err) {
+    if (err instanceof OperationError) throw err;
     throw new OperationError('unpack_failed', `not a readable tar.gz archive: ${(err as Error).message}`);
   }
   if (found !== 1) return onlyOne(found, binary, '');
