@@ -6,7 +6,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { RecipeSchema } from '../schemas/onboarding.js';
+import { readFileSync } from 'node:fs';
+import { onboardingJsonSchemas, RecipeSchema } from '../schemas/onboarding.js';
 import { childEnvironment } from '../engine/onboarding/child-env.js';
 import { PROVIDER_CREDENTIALS } from '../engine/onboarding/credentials.js';
 import { BUILTIN_RECIPES } from '../engine/onboarding/recipes.js';
@@ -109,6 +110,13 @@ test('the child environment is an allowlist: a tool gets its own variables, neve
   assert.equal(Object.keys(gh).sort(), ['GH_PROMPT_DISABLED', 'GITHUB_TOKEN', 'HOME', 'LC_ALL', 'PATH']);
   // Even asked for by name or prefix, our own secrets never pass.
   assert.equal(Object.keys(childEnvironment(env, { prefixes: ['GPUCLOUD_', 'ASSISTANT_'], names: ['GPUCLOUD_CLIENT_SECRET'] })).sort(), ['HOME', 'LC_ALL', 'PATH']);
+});
+
+test('the checked-in JSON Schemas are what the zod schemas generate (npm run schemas)', () => {
+  for (const [name, schema] of Object.entries(onboardingJsonSchemas())) {
+    const checkedIn = JSON.parse(readFileSync(new URL(`../../schemas/${name}`, import.meta.url), 'utf8'));
+    assert.equal(checkedIn, JSON.parse(JSON.stringify(schema)), `${name} is stale: run npm run schemas`);
+  }
 });
 
 test.run();

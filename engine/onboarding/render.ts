@@ -158,8 +158,9 @@ export function renderInstallReport(report: InstallReport, c: Colors = PLAIN): s
     out.push(`${r.tool}: ${status}${r.method ? ` (${r.method})` : ''}${r.path ? ` ${r.path}` : ''}${r.version ? ` ${r.version}` : ''}${r.error ? `: ${r.error}` : ''}`);
     for (const line of r.output ?? []) out.push(`  | ${line}`);
   }
-  if (!report.bin_dir_on_path && report.results.some((r) => r.status === 'installed' && r.method === 'download')) {
+  if (!report.bin_dir_on_path && report.results.some((r) => r.status === 'installed' && (r.method === 'download' || r.method === 'npm'))) {
     out.push(`next: add ${report.bin_dir} to your PATH: export PATH="${report.bin_dir}:$PATH"`);
   }
+  if (report.results.some((r) => r.status === 'installed')) out.push('next: assistant onboarding scan --check');
   return out.join('\n') + '\n';
 }
