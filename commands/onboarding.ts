@@ -15,7 +15,7 @@ import { palette } from '../engine/render/color.js';
 import type { PlanReader } from '../engine/onboarding/credentials.js';
 import { executePlan } from '../engine/onboarding/install.js';
 import { compilePlan, loadRecipeFile, type PlanRequest } from '../engine/onboarding/plan.js';
-import { detectPlatform } from '../engine/onboarding/platform.js';
+import { detectPlatform, hostArch, hostOs } from '../engine/onboarding/platform.js';
 import { renderInstallReport, renderPlan, renderScan } from '../engine/onboarding/render.js';
 import { parseProviderList, runScan } from '../engine/onboarding/scan.js';
 import { toolNames, toolsOf, toolSpec } from '../engine/onboarding/tools.js';
@@ -223,7 +223,11 @@ async function install(ctx: CommandContext, interrupt: AbortSignal, named: strin
     requests = await missingForConfigured(ctx, platform, debug);
     if (requests.length === 0) {
       ctx.io.stderr.write('nothing to install: every configured provider has the tools it needs (name tools to install others; `assistant onboarding scan` shows what is set up)\n');
-      if (format !== 'table') ctx.io.stdout.write(render({ schema_version: ONBOARDING_SCHEMA_VERSION, results: [] }, format));
+      if (format !== 'table') {
+        const empty = compilePlan([], { platform, env: ctx.env, home: ctx.home, prefix: flags.prefix, force: false, probes: new Map() });
+        const report: InstallReport = { schema_version: ONBOARDING_SCHEMA_VERSION, results: [], bin_dir: empty.bin_dir, bin_dir_on_path: empty.bin_dir_on_path };
+        ctx.io.stdout.write(render(report, format));
+      }
       return ExitCode.ok;
     }
   }
@@ -243,6 +247,9 @@ async function install(ctx: CommandContext, interrupt: AbortSignal, named: strin
   }
 
   ctx.io.stderr.write(renderPlan(plan, palette(ctx.io.color)));
+  if (platform.injected && (platform.os !== hostOs() || platform.arch !== hostArch())) {
+    warn(ctx, `this plan is for ${platform.os}/${platform.arch} (--platform) and this machine is ${hostOs()}/${hostArch()}: what it downloads will not run here`);
+  }
   // The question waits for the person, not for --timeout: only Ctrl-C ends it.
   await confirm({ ...ctx, signal: interrupt }, plan);
 

@@ -13,7 +13,7 @@ import * as assert from 'uvu/assert';
 import { ScanReportSchema, type ScanReport } from '../schemas/onboarding.js';
 import { configFile, runCli, tempHome, withEmulator } from './support/cli.js';
 import { openAiServerFor } from './support/openai-server.js';
-import { cleanup, fakeBin, tempDir } from './onboarding-support.js';
+import { cleanup, fakeBin } from './onboarding-support.js';
 
 const ai = openAiServerFor(test);
 test.after(() => cleanup());

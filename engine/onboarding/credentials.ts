@@ -90,9 +90,9 @@ function set(value: string | undefined | null): boolean {
   return typeof value === 'string' && value.trim() !== '';
 }
 
-/** Whether secret-holding env vars are set; their values are registered for redaction. */
+/** Whether env vars are set; the values of the secret ones (not the `_ID` halves) are registered for redaction. */
 function envSet(env: Record<string, string | undefined>, ...names: string[]): boolean {
-  for (const n of names) if (set(env[n])) registerSecret(env[n]);
+  for (const n of names) if (set(env[n]) && /SECRET|TOKEN|KEY|PASSWORD/.test(n) && !/_ID$/.test(n)) registerSecret(env[n]);
   return names.every((n) => set(env[n]));
 }
 
