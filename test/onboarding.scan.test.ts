@@ -34,7 +34,7 @@ function clis(opts: { gcloud?: 'active' | 'none'; az?: 'ok' | 'logged-out'; gh?:
   bin.add('az', [
     { match: '--version', stdout: 'azure-cli                         2.67.0\ncore                              2.67.0' },
     opts.az === 'logged-out'
-      ? { match: 'account show', stderr: "Please run 'az login' to setup account.", exit: 1 }
+      ? { match: 'account show', stderr: "\u001b[31mPlease run 'az login' to setup account.\u001b[0m\u0007", exit: 1 }
       : { match: 'account show', stdout: JSON.stringify({ name: 'Pay-As-You-Go', id: 'sub-1', user: { name: 'me@example.com', type: 'user' } }) },
   ]);
   bin.add('gh', [
@@ -162,7 +162,11 @@ test('cloud_b, cloud_c and repohost: checked through their CLIs (stand-ins), aut
     assert.is(provider(report2, p).ready, false, p);
   }
   assert.match(provider(report2, 'cloud_b').detail!, /no credentialed accounts/);
-  assert.match(provider(report2, 'cloud_c').detail!, /exit 1: Please run 'az login'/);
+  // A hostile or colourful CLI cannot drive the terminal through the report: control characters are shown escaped.
+  assert.match(provider(report2, 'cloud_c').detail!, /exit 1: \\u001b\[31mPlease run 'az login' to setup account\.\\u001b\[0m\\u0007$/);
+  const table = await runCli(['--config', cfg, 'onboarding', 'scan', '--provider', 'cloud_c', '--check'], { env: { PATH: bad.path } });
+  assert.match(table.stdout, /\\u001b\[31mPlease run 'az login'/);
+  assert.not.ok(/[\u0000-\u0008\u000b-\u001f]/.test(table.stdout), 'no raw control character reaches the terminal');
   assert.ok(report2.next_steps.some((s) => s.provider === 'cloud_b' && s.command === 'gcloud auth login'));
   assert.ok(report2.next_steps.some((s) => s.provider === 'cloud_c' && s.command === 'az login'));
   assert.ok(report2.next_steps.some((s) => s.provider === 'repohost' && s.command === 'gh auth login'));

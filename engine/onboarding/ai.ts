@@ -13,7 +13,7 @@ import { resolveApiKey, selectAiProfile, type SelectedProfile } from '../ai/reso
 import { maskSecretsInText, redactText, registerSecret } from '../redact.js';
 import { childEnvironment } from './child-env.js';
 import { tidyPath, type SourceInput, type SourceKind } from './credentials.js';
-import { failureLine, runChild } from './run.js';
+import { clean, failureLine, runChild } from './run.js';
 
 export interface AiEntry {
   profile: string;
@@ -213,7 +213,7 @@ async function checkOne(r: Resolved, opts: AiCheckOptions): Promise<void> {
     if (opts.signal.aborted) throw err;
     entry.answers = false;
     const e = err as Error;
-    entry.detail = e.name === 'TimeoutError' ? `no answer within ${Math.round(opts.timeoutMs / 1000)} s` : maskSecretsInText(redactText(causeText(e)));
+    entry.detail = e.name === 'TimeoutError' ? `no answer within ${Math.round(opts.timeoutMs / 1000)} s` : clean(causeText(e));
   }
 }
 

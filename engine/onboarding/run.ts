@@ -111,10 +111,18 @@ export function runChild(command: string, args: readonly string[], opts: RunChil
   });
 }
 
-/** The last `n` non-empty lines of a child's output, secrets masked: what a failure shows. */
+/**
+ * Text from a child or a server made safe to print: secrets masked, and control characters (a colour
+ * code, a cursor move, a bell) shown as `\u001b` escapes instead of acting on the user's terminal.
+ */
+export function clean(text: string): string {
+  return maskSecretsInText(redactText(text)).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The last `n` non-empty lines of a child's output, cleaned: what a failure shows. */
 export function lastLines(text: string, n: number): string[] {
   const lines = text.replace(/\r/g, '').split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() !== '');
-  return lines.slice(-n).map((l) => maskSecretsInText(redactText(l)));
+  return lines.slice(-n).map(clean);
 }
 
 /** One short line explaining a failed child, for reports: its last stderr (or stdout) line, masked. */

@@ -7,6 +7,7 @@ import type { Config } from '../../schemas/config.js';
 import { ONBOARDING_SCHEMA_VERSION, type NextStepReport, type ProviderReport, type ScanReport, type ToolReport } from '../../schemas/onboarding.js';
 import { UsageError } from '../errors.js';
 import { maskSecretsInText, redactText } from '../redact.js';
+import { clean } from './run.js';
 import { checkAi, scanAi } from './ai.js';
 import { PROVIDER_CREDENTIALS, providerNames, tidyPath, type CheckResult, type CredentialSource, type PlanReader, type ProviderCredentials, type SourceInput } from './credentials.js';
 import type { Platform } from './platform.js';
@@ -77,8 +78,8 @@ export async function runScan(opts: ScanOptions): Promise<ScanReport> {
       );
       report.checked = true;
       report.authenticated = result.authenticated;
-      if (result.identity) report.identity = maskSecretsInText(redactText(result.identity));
-      report.detail = maskSecretsInText(redactText(result.detail));
+      if (result.identity) report.identity = clean(result.identity);
+      report.detail = clean(result.detail);
       report.check_ms = Date.now() - started;
       opts.debug?.(`onboarding: check ${p.provider}: ${report.authenticated === null ? 'could not tell' : report.authenticated ? 'authenticated' : 'not authenticated'} (${report.detail}) in ${report.check_ms} ms`);
     }),
