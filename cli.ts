@@ -16,6 +16,7 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: Comma
   config: { summary: 'Show the effective configuration', load: () => import('./commands/config.js') },
   credentials: { summary: 'Store, list, delete and test provider credentials (the backend store: credentials store)', load: () => import('./commands/credentials.js') },
   backend: { summary: 'Run the credential backend a team shares (backend serve) and administer its keys and audit log', load: () => import('./commands/backend.js') },
+  onboarding: { summary: 'Scan for provider tools and credentials (names, never values) and install missing tools safely', load: () => import('./commands/onboarding.js') },
   mcp: { summary: 'Serve the tools to AI agents (MCP over HTTP or stdio)', load: () => import('./commands/mcp.js') },
   talk: { summary: 'An interactive session: questions with memory; plans made, dry-run and applied by slash command', load: () => import('./commands/talk.js') },
   acp: { summary: 'Serve the assistant to editors as an ACP agent on stdio (reads and plans; apply only when allowed)', load: () => import('./commands/acp.js') },
@@ -59,6 +60,7 @@ Examples:
   assistant cost summary
   assistant ask --cloud-a --profile prod "which buckets do I have"
   assistant credentials test gpucloud
+  assistant onboarding scan --check
   assistant gpucloud get instance train-1 -o json
   assistant mcp --transport stdio
   assistant --sandbox talk --ai-profile builtin

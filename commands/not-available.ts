@@ -14,7 +14,6 @@ export interface NotYet {
 }
 
 export const NOT_AVAILABLE_YET: readonly NotYet[] = [
-  { group: 'onboarding', what: 'onboarding (scan for and install provider tools)' },
   { group: 'box', what: 'the sandbox runtime (box catalog, manifest, serve)' },
 ];
 
