@@ -9,7 +9,7 @@ import { emptyConfig, type Config } from '../schemas/config.js';
 import type { InstallPlan, InstallReport } from '../schemas/onboarding.js';
 import { ONBOARDING_SCHEMA_VERSION } from '../schemas/onboarding.js';
 import { loadConfig, resolveConfigPath } from '../engine/config/load.js';
-import { AssistantError, ExitCode, OperationError, SafetyRefusal, UsageError } from '../engine/errors.js';
+import { AssistantError, ExitCode, SafetyRefusal, UsageError } from '../engine/errors.js';
 import { redactText } from '../engine/redact.js';
 import { palette } from '../engine/render/color.js';
 import type { PlanReader } from '../engine/onboarding/credentials.js';
@@ -65,7 +65,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .example('  assistant onboarding scan --check')
         .example('  assistant onboarding scan --provider gpucloud,cloud_a --format json')
         .example('  assistant onboarding scan --require gpucloud,k8s        # CI: exit 1 unless both work')
-        .action((flags: ScanFlags) => start(() => scan(withDeadline(ctx), flags)));
+        .action((flags: ScanFlags) => start(() => scan(ctx, flags)));
       cli
         .command('install [...tools]', 'Install missing tools: a plan of exact commands is shown before anything runs')
         .option('--provider <list>', "Install the tools of these providers (comma-separated)")
@@ -79,7 +79,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .example('  assistant onboarding install kubectl terraform --dry-run')
         .example('  assistant onboarding install --provider cloud_a --yes')
         .example('  assistant onboarding install gh --prefix ~/tools --force')
-        .action((tools: string[], flags: InstallFlags) => start(() => install(withDeadline(ctx), ctx.signal, tools, flags)));
+        .action((tools: string[], flags: InstallFlags) => start(() => install(ctx, ctx.interrupt, tools, flags)));
     },
     `Tools: ${toolNames().join(', ')}\nExit codes: scan 0 when it ran (1 with --require and a provider not ready); install 0 all installed, 1 some not, 2 unknown tool or no terminal to ask on without --yes, 3 declined.`,
   );
@@ -137,22 +137,6 @@ function planReader(ctx: CommandContext, checkTimeoutS: number): PlanReader {
       );
     },
   };
-}
-
-/**
- * The command's one deadline: `--timeout` bounds the whole scan or install (every probe, check, step and
- * download obeys the signal); it ends with a `timeout` error (exit 1), Ctrl-C with exit 130.
- */
-function withDeadline(ctx: CommandContext): CommandContext {
-  const seconds = ctx.globals.timeout;
-  if (!seconds) return ctx;
-  const deadline = new AbortController();
-  const timer = setTimeout(
-    () => deadline.abort(new OperationError('timeout', `onboarding did not finish within ${seconds} s (--timeout)`, { hint: 'give it longer with --timeout <seconds>' })),
-    seconds * 1000,
-  );
-  timer.unref();
-  return { ...ctx, signal: AbortSignal.any([ctx.signal, deadline.signal]) };
 }
 
 function render(value: unknown, format: OutputFormat): string {
