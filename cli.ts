@@ -16,6 +16,7 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: Comma
   config: { summary: 'Show the effective configuration', load: () => import('./commands/config.js') },
   credentials: { summary: 'Test provider credentials', load: () => import('./commands/credentials.js') },
   mcp: { summary: 'Serve the tools to AI agents (MCP over HTTP or stdio)', load: () => import('./commands/mcp.js') },
+  box: { summary: 'Run an agent in a box: catalog, a manifest that deploys it to gpucloud containers, and the box server', load: () => import('./commands/box.js') },
 };
 
 

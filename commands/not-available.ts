@@ -15,7 +15,6 @@ export interface NotYet {
 
 export const NOT_AVAILABLE_YET: readonly NotYet[] = [
   { group: 'onboarding', what: 'onboarding (scan for and install provider tools)' },
-  { group: 'box', what: 'the sandbox runtime (box catalog, manifest, serve)' },
   { group: 'talk', what: 'the interactive session' },
   { group: 'credentials', sub: 'store', what: 'storing credentials in the backend' },
 ];

@@ -17,7 +17,7 @@ import { createRedactingStream, maskSecretLooking, maskSecretsInText } from '../
 import { routeQuestion, type RouteDecision } from '../engine/routing/route.js';
 import { runAskFlow, type AskFlowInput, type AskFlowOutput, type ContextResult } from './ask-flow.js';
 import { ConversationHistory, historyProject } from '../engine/ai/history.js';
-import type { AiCallPolicy } from '../engine/ai/provider.js';
+import type { AiCallPolicy, ChatMessage } from '../engine/ai/provider.js';
 import { profileForCommand, resolveAiProvider } from '../engine/ai/resolve.js';
 
 export type { RouteDecision };
@@ -47,6 +47,11 @@ export interface AskOptions extends Pick<AskFlowInput, 'onToken' | 'onProgress' 
   history?: boolean;
   /** Forget the earlier turns with this provider and project before asking. */
   newConversation?: boolean;
+  /**
+   * The earlier turns of a conversation the caller keeps itself (a box session), oldest first: sent
+   * instead of the history file, which is then neither read nor written.
+   */
+  conversation?: ChatMessage[];
   /** Overrides of the AI call policy (timeouts, 429 budget). */
   aiPolicy?: Partial<AiCallPolicy>;
   /** One line per machine transition, e.g. `routing -> gatheringContext`. */
@@ -181,7 +186,7 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
           policy: o.aiPolicy,
           debug: o.debug,
         });
-        if (o.history !== false && provider.name !== 'builtin') {
+        if (o.history !== false && !o.conversation && provider.name !== 'builtin') {
           const gpucloudProject = historyProject({
             projectId: config.gpucloud?.default_project_id ?? o.env.GPUCLOUD_PROJECT_ID,
             baseUrl: config.gpucloud?.base_url ?? o.env.GPUCLOUD_BASE_URL,
@@ -201,7 +206,7 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
       gatherContext,
       builtinAnswer: o.report?.render,
       ai: config.ai,
-      history: () => history?.messages() ?? [],
+      history: () => o.conversation ?? history?.messages() ?? [],
       onToken: stream && ((t) => stream.write(t)),
       onProgress: o.onProgress,
       signal: o.signal,
