@@ -231,10 +231,11 @@ function parseBoxListen(value: string, port: number): { host: string; port: numb
   return { host, port };
 }
 
+/** The agent's runner. The AI call's own bound is a little longer than the request's, so the request's deadline is what ends it. */
 function runnerFor(ctx: CommandContext, session: Session, agent: CatalogAgent, opts: ServeFlags, requestTimeoutMs: number): AgentRunner {
   if (agent.name === 'empty') return emptyAgent();
   if (agent.kind === 'acp') return acpAgent(agent, { env: ctx.env, signal: ctx.signal });
-  return assistantAgent({ ctx, session, allowApply: Boolean(opts.allowApply), aiProfile: opts.aiProfile === undefined ? undefined : String(opts.aiProfile), aiTimeoutMs: requestTimeoutMs });
+  return assistantAgent({ ctx, session, allowApply: Boolean(opts.allowApply), aiProfile: opts.aiProfile === undefined ? undefined : String(opts.aiProfile), aiTimeoutMs: requestTimeoutMs + 5_000 });
 }
 
 async function serve(ctx: CommandContext, opts: ServeFlags): Promise<number> {
