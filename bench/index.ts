@@ -8,3 +8,4 @@ await (await import('./creates.js')).runCreatesBench();
 await (await import('./mcp.js')).runMcpBench();
 await (await import('./timing.js')).runTimingBench();
 await (await import('./shared-limits.js')).runSharedLimitsBench();
+await (await import('./box.js')).runBoxBench();
