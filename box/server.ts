@@ -186,7 +186,13 @@ export async function startBoxServer(opts: BoxServerOptions): Promise<BoxServer>
   };
 
   const getSession = (res: ServerResponse, id: string): void => {
-    const s = sessions.get(decodeURIComponent(id));
+    let key: string;
+    try {
+      key = decodeURIComponent(id);
+    } catch {
+      key = ''; // not even a valid escape: no session has that id
+    }
+    const s = sessions.get(key);
     if (!s) return sendError(res, { status: 404, code: 'session_not_found', message: 'no such session (or it expired)' });
     sendJson(res, 200, {
       session_id: s.id,
