@@ -119,8 +119,13 @@ export async function answerMessage(ctx: MessageContext, input: MessageInput, ho
     return { ok: true, sessionId: session.id, mode, reply: redactValue(reply) };
   } catch (err) {
     const error = clientError(err, controller.signal);
+    // A new session whose first message failed holds nothing: it does not take a place under the cap.
+    if (input.session_id === undefined && session.turns.length === 0) {
+      session.busy = false;
+      ctx.sessions.end(session.id);
+    }
     ctx.log?.(`message ${mode} failed after ${Math.round(performance.now() - started)} ms: ${error.code}${error.status === 500 ? ` (${err instanceof Error ? err.message : String(err)})` : ''}`);
-    return { ok: false, sessionId: session.id, error };
+    return { ok: false, ...(ctx.sessions.get(session.id) ? { sessionId: session.id } : {}), error };
   } finally {
     clearTimeout(timer);
     hooks.clientGone?.removeEventListener('abort', onGone);

@@ -196,6 +196,45 @@ test('a second message to a session that is still answering is refused (409), no
   }
 });
 
+test('a client that goes away mid-answer cancels it (SSE and WebSocket): the session is free at once, not at the timeout', async () => {
+  const b = await box();
+  try {
+    srv.reply({ text: 'hello there' });
+    const first = await postMessage(b.url, { message: 'hello' });
+    const id = first.body.session_id;
+    for (const via of ['sse', 'ws'] as const) {
+      const before = srv.chatRequests().length;
+      srv.reply({ text: 'never sent', restAfter: new Promise(() => undefined) });
+      const gone = new AbortController();
+      let ws: Awaited<ReturnType<typeof openWs>> | undefined;
+      if (via === 'sse') {
+        void postSse(b.url, { session_id: id, message: `hang (${via})` }, {}, undefined, gone.signal).catch(() => undefined);
+      } else {
+        ws = await openWs(b.url);
+        ws.send(JSON.stringify({ type: 'message', session_id: id, message: `hang (${via})` }));
+      }
+      while (srv.chatRequests().length === before) await new Promise((r) => setTimeout(r, 20));
+      const busy = (await (await fetch(`${b.url}/v1/box/sessions/${id}`)).json()) as any;
+      assert.is(busy.busy, true, `${via}: answering`);
+      if (ws) ws.terminate();
+      else gone.abort();
+      let session: any;
+      do {
+        await new Promise((r) => setTimeout(r, 20));
+        session = await (await fetch(`${b.url}/v1/box/sessions/${id}`)).json();
+      } while (session.busy);
+      assert.is(session.turns.length, 2, `${via}: the cancelled message left no turn`);
+    }
+    srv.reply({ text: 'still here' });
+    const next = await postMessage(b.url, { session_id: id, message: 'are you there?' });
+    assert.is(next.status, 200);
+    assert.is(next.body.answer, 'still here');
+    assert.not.match(b.stderr(), /MaxListenersExceeded|Error:/);
+  } finally {
+    await b.stop();
+  }
+});
+
 test('SIGTERM mid-answer: the answer in flight finishes within the drain, then the box exits 0', async () => {
   const b = await box(['--drain-timeout', '600']);
   let release!: () => void;

@@ -11,6 +11,7 @@ import type { CommandContext } from '../../commands/context.js';
 import { makePlanFromQuestion } from '../../commands/ask-maker.js';
 import type { Session } from '../../commands/session.js';
 import type { ChatMessage } from '../../engine/ai/provider.js';
+import { SafetyRefusal } from '../../engine/errors.js';
 import { renderReport } from '../../engine/render/report.js';
 import { askQuestion } from '../../machines/ask.js';
 import type { BudgetLimit } from '../../machines/dry-run.js';
@@ -47,7 +48,13 @@ export function assistantAgent(opts: AssistantAgentOptions): AgentRunner {
 
   const makePlan = async (req: AgentRequest): Promise<Plan> => {
     const requestCtx: CommandContext = { ...ctx, signal: req.signal };
-    return makePlanFromQuestion(requestCtx, sessionFor(session, req.signal), req.message, { destroyer: false, aiProfile: opts.aiProfile });
+    try {
+      return await makePlanFromQuestion(requestCtx, sessionFor(session, req.signal), req.message, { destroyer: false, aiProfile: opts.aiProfile });
+    } catch (err) {
+      // The maker's hint points at --destroyer; a box has no such switch.
+      if (err instanceof SafetyRefusal) throw new BoxError(403, 'refused', err.message, 'a box never makes or applies destructive plans; make and apply such a plan yourself: assistant ask --maker --destroyer "…"');
+      throw err;
+    }
   };
 
   return {

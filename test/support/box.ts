@@ -91,8 +91,14 @@ export interface SseEvent {
  * POST /v1/box/messages with Accept: text/event-stream; `onEvent` sees each event as it arrives, and
  * the promise resolves with every event once the stream ends.
  */
-export async function postSse(url: string, body: unknown, headers: Record<string, string> = {}, onEvent?: (e: SseEvent) => void): Promise<{ status: number; events: SseEvent[]; text?: string }> {
-  const res = await fetch(`${url}/v1/box/messages`, { method: 'POST', headers: { ...json, accept: 'text/event-stream', ...headers }, body: JSON.stringify(body) });
+export async function postSse(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  onEvent?: (e: SseEvent) => void,
+  signal?: AbortSignal,
+): Promise<{ status: number; events: SseEvent[]; text?: string }> {
+  const res = await fetch(`${url}/v1/box/messages`, { method: 'POST', headers: { ...json, accept: 'text/event-stream', ...headers }, body: JSON.stringify(body), signal });
   if (!String(res.headers.get('content-type')).startsWith('text/event-stream')) return { status: res.status, events: [], text: await res.text() };
   const events: SseEvent[] = [];
   const decoder = new TextDecoder();
