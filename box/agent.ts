@@ -49,6 +49,8 @@ export interface AgentRunner {
   readonly modes: readonly MessageMode[];
   /** One line for /v1/box/info. */
   readonly description: string;
+  /** Why this agent takes no messages at all (the empty agent, an ACP agent not wired), checked before a session is made. */
+  readonly unavailable?: BoxError;
   answer(req: AgentRequest): Promise<AgentReply>;
   /** The box session ended (expired or the box stopped): release what the agent kept for it. */
   endSession?(sessionId: string): void;

@@ -90,6 +90,7 @@ export interface MessageContext {
 export async function answerMessage(ctx: MessageContext, input: MessageInput, hooks: MessageHooks = {}): Promise<MessageOutcome> {
   const mode = input.mode ?? 'answer';
   if (ctx.draining()) return { ok: false, error: { status: 503, code: 'shutting_down', message: 'the box is shutting down' } };
+  if (ctx.agent.unavailable) return { ok: false, error: clientError(ctx.agent.unavailable) };
   const session = input.session_id === undefined ? ctx.sessions.create() : ctx.sessions.get(input.session_id);
   if (!session) {
     return input.session_id === undefined

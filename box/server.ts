@@ -262,7 +262,15 @@ export async function startBoxServer(opts: BoxServerOptions): Promise<BoxServer>
     const gone = new AbortController();
     let busy = false;
     const idleMs = opts.sessionIdleMs ?? BOX_DEFAULTS.sessionIdleMs;
-    let idle = setTimeout(() => ws.close(1000, 'idle'), idleMs);
+    // A connection with no message for idleMs is closed; one waiting for its answer is not idle.
+    let idle: NodeJS.Timeout | undefined;
+    const armIdle = () => {
+      clearTimeout(idle);
+      if (ws.readyState !== ws.OPEN) return; // an answer finishing after the client left arms nothing
+      idle = setTimeout(() => (busy ? armIdle() : ws.close(1000, 'idle')), idleMs);
+      idle.unref();
+    };
+    armIdle();
     const send = (frame: Record<string, unknown>) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(frame));
     ws.on('close', () => {
       sockets.delete(ws);
@@ -271,8 +279,7 @@ export async function startBoxServer(opts: BoxServerOptions): Promise<BoxServer>
     });
     ws.on('error', () => undefined);
     ws.on('message', (data, isBinary) => {
-      clearTimeout(idle);
-      idle = setTimeout(() => ws.close(1000, 'idle'), idleMs);
+      armIdle();
       if (isBinary) return ws.close(1003, 'text frames only');
       let frame: unknown;
       try {
@@ -293,6 +300,7 @@ export async function startBoxServer(opts: BoxServerOptions): Promise<BoxServer>
         onToken: (text) => send({ type: 'token', ...ref, text }),
       }).then((outcome) => {
         busy = false;
+        armIdle();
         if (outcome.ok) send({ type: 'answer', ...ref, ...replyBody(outcome) });
         else send({ type: 'error', ...ref, ...(outcome.sessionId ? { session_id: outcome.sessionId } : {}), ...errorBody(outcome.error).error });
       });

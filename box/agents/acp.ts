@@ -45,15 +45,17 @@ export function acpAgent(spec: CatalogAgent, opts: AcpAgentOptions): AgentRunner
     connections.delete(sessionId);
     void c?.then((conn) => conn.close()).catch(() => undefined);
   };
+  const notWired = starter
+    ? undefined
+    : new BoxError(501, 'not_wired', `the ACP agent "${spec.name}" is in the catalogue, but this build has no ACP client wired into box serve yet`, 'run the built-in agent meanwhile: assistant box serve --agent assistant');
   return {
     name: spec.name,
     kind: 'acp',
     modes: starter ? ['answer'] : [],
     description: `${spec.description} (ACP${starter ? '' : '; not wired in this build'})`,
+    unavailable: notWired,
     async answer(req: AgentRequest): Promise<AgentReply> {
-      if (!starter) {
-        throw new BoxError(501, 'not_wired', `the ACP agent "${spec.name}" is in the catalogue, but this build has no ACP client wired into box serve yet`, 'run the built-in agent meanwhile: assistant box serve --agent assistant');
-      }
+      if (!starter) throw notWired!;
       if (req.mode !== 'answer') throw new BoxError(400, 'mode_not_supported', `agent ${spec.name} takes messages in mode "answer" only`);
       if (!spec.path && !spec.command) throw new BoxError(503, 'binary_missing', `agent ${spec.name} has no binary`);
       let conn = connections.get(req.sessionId);

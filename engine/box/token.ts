@@ -6,7 +6,7 @@
  * no plan, journal, report or gpucloud secret, and a leaked plan opens nothing.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidInputError } from '../errors.js';
 import { registerSecret } from '../redact.js';
@@ -29,8 +29,8 @@ export function generateBoxToken(): string {
 }
 
 /**
- * The token of box `name`: the one kept for it, or a new one written with O_EXCL (two manifests run at
- * once agree on one token: the loser of the race reads the winner's file).
+ * The token of box `name`: the one kept for it, or a new one (two manifests run at once agree on one
+ * token: the loser of the race reads the winner's file).
  */
 export function ensureBoxToken(home: string, name: string): { token: string; path: string; created: boolean } {
   const path = boxTokenPath(home, name);
@@ -38,11 +38,17 @@ export function ensureBoxToken(home: string, name: string): { token: string; pat
   chmodSync(boxTokenDir(home), 0o700);
   const token = generateBoxToken();
   let created = true;
+  // Written whole to a temp file, then linked into place: link never replaces a file, and a reader never
+  // sees a half-written token.
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(tmp, token + '\n', { mode: 0o600, flag: 'wx' });
   try {
-    writeFileSync(path, token + '\n', { mode: 0o600, flag: 'wx' });
+    linkSync(tmp, path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     created = false;
+  } finally {
+    rmSync(tmp, { force: true });
   }
   const kept = created ? token : readFileSync(path, 'utf8').trim();
   if (!TOKEN_RE.test(kept)) {
