@@ -5,7 +5,7 @@
  * session's history when it succeeds.
  */
 import { z } from 'zod';
-import { redactValue } from '../engine/redact.js';
+import { maskSecretsInText, redactValue } from '../engine/redact.js';
 import { MESSAGE_MODES, type AgentReply, type AgentRunner, type MessageMode } from './agent.js';
 import { clientError, RequestAborted, type ClientError } from './errors.js';
 import type { SessionStore } from './sessions.js';
@@ -115,7 +115,8 @@ export async function answerMessage(ctx: MessageContext, input: MessageInput, ho
   try {
     const reply = await ctx.agent.answer({ sessionId: session.id, message: input.message, mode, history: session.turns, signal: controller.signal, onToken: hooks.onToken });
     // The agent may finish just as the deadline passes; a late answer is still an answer.
-    ctx.sessions.record(session, { role: 'user', text: input.message, at, mode }, { role: 'assistant', text: reply.answer, at: new Date().toISOString() });
+    // Kept (and later sent to the AI as the conversation) with secret-looking text masked, as `ask` keeps its history.
+    ctx.sessions.record(session, { role: 'user', text: maskSecretsInText(input.message), at, mode }, { role: 'assistant', text: reply.answer, at: new Date().toISOString() });
     ctx.log?.(`message ${mode} answered in ${Math.round(performance.now() - started)} ms`);
     return { ok: true, sessionId: session.id, mode, reply: redactValue(reply) };
   } catch (err) {
