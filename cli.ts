@@ -20,6 +20,7 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: Comma
   mcp: { summary: 'Serve the tools to AI agents (MCP over HTTP or stdio)', load: () => import('./commands/mcp.js') },
   talk: { summary: 'An interactive session: questions with memory; plans made, dry-run and applied by slash command', load: () => import('./commands/talk.js') },
   acp: { summary: 'Serve the assistant to editors as an ACP agent on stdio (reads and plans; apply only when allowed)', load: () => import('./commands/acp.js') },
+  box: { summary: 'Run an agent in a box: catalog, a manifest that deploys it to gpucloud containers, and the box server', load: () => import('./commands/box.js') },
 };
 
 
@@ -35,9 +36,7 @@ Usage:
 
 Commands:
 ${groups}
-
-Coming later (not available yet): ${laterGroups().join(', ')}
-
+${laterGroups().length ? `\nComing later (not available yet): ${laterGroups().join(', ')}\n` : ''}
 Global flags:
   --config <path>        Configuration file (default ~/.assistant.yaml)
   -o, --output <format>  table | json | yaml

@@ -62,7 +62,7 @@ export interface AskOptions extends Pick<AskFlowInput, 'onToken' | 'onProgress' 
   /** Context besides the plan's (the `--workspace` state and its drift), read after the plan. */
   extraContext?: (route: RouteDecision, planResults: ContextResult[]) => Promise<ContextResult[]>;
   /**
-   * Earlier turns kept by the caller (a `talk` session), oldest first, chosen once the provider (and
+   * Earlier turns kept by the caller (a `talk` session, a box session), oldest first, chosen once the provider (and
    * so its model) is known. When given, the ask history file is neither read nor written.
    */
   conversation?: (provider: AiProvider) => ChatMessage[];

@@ -45,8 +45,8 @@ interface Creation {
   bootRef?: string;
   /** A resize or clone of an existing volume: priced from its current size and type (read at preview time). */
   fromVolume?: { id: string; action: 'resize' | 'clone'; newSizeGb?: number; newType?: string };
-  /** A container deployment: its compute size and the most replicas it may scale to (priced at that). */
-  container?: { size: number; maxReplicas: number };
+  /** A container deployment: compute units per replica, and its replica bounds. */
+  container?: { size: number; min: number; max: number };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -85,12 +85,11 @@ function creations(steps: readonly PreviewedStep[], predefined: Record<string, s
       out.push({ step, kind: 'volume', type: CLUSTER_SHARED_VOLUME.type, location, sizeGb: sizeOf(shared?.size) ?? CLUSTER_SHARED_VOLUME.sizeGb, part: 'shared volume' });
     }
     if (p === '/v1/volumes' && typeof b.type === 'string' && method?.toUpperCase() === 'POST') out.push({ step, kind: 'volume', type: b.type, location, sizeGb: sizeOf(b.size) });
-    if (p === '/v1/container-deployments') {
-      const compute = record(b.compute);
+    const compute = record(b.compute);
+    if (p === '/v1/container-deployments' && typeof compute?.name === 'string') {
       const scaling = record(b.scaling);
-      const size = sizeOf(compute?.size) ?? 1;
-      const maxReplicas = sizeOf(scaling?.max_replica_count) ?? 1;
-      out.push({ step, kind: 'container', type: String(compute?.name ?? '?'), spot: b.is_spot === true, part: `container deployment "${String(b.name ?? '')}", up to ${maxReplicas} replica(s)`, container: { size, maxReplicas } });
+      const container = { size: sizeOf(compute.size) ?? 1, min: sizeOf(scaling?.min_replica_count) ?? 0, max: sizeOf(scaling?.max_replica_count) ?? 1 };
+      out.push({ step, kind: 'container', type: compute.name, spot: b.is_spot === true, container });
     }
   });
   // Volume resizes and clones (PUT /v1/volumes) bill at their new size: a resize adds the difference, a clone a whole new volume.
@@ -120,8 +119,8 @@ function readsFor(made: readonly Creation[]): { key: string; path: string }[] {
   if (made.some((m) => m.kind === 'cluster')) reads.push({ key: 'cluster-types', path: '/v1/cluster-types' });
   if (made.some((m) => m.kind === 'volume')) reads.push({ key: 'volume-types', path: '/v1/volume-types' });
   if (made.some((m) => m.fromVolume)) reads.push({ key: 'volumes', path: '/v1/volumes' });
-  if (made.some((m) => m.kind === 'container')) reads.push({ key: 'container-types', path: '/v1/container-types' });
   if (made.some((m) => m.bootRef)) reads.push({ key: 'images', path: '/v1/images' });
+  if (made.some((m) => m.kind === 'container')) reads.push({ key: 'container-types', path: '/v1/container-types' }, { key: 'serverless-compute', path: '/v1/serverless-compute-resources' });
   for (const m of made) {
     if (m.kind === 'volume' || m.kind === 'container' || !m.location || m.location.includes('<')) continue;
     const base = m.kind === 'instance' ? '/v1/instance-availability/' : '/v1/cluster-availability/';
@@ -129,6 +128,13 @@ function readsFor(made: readonly Creation[]): { key: string; path: string }[] {
     reads.push({ key: `avail:${m.step}`, path: `${base}${encodeURIComponent(m.type)}?location_code=${encodeURIComponent(m.location)}${spot}` });
   }
   return reads;
+}
+
+/** Whether serverless compute `name` with `size` units is offered now (`/v1/serverless-compute-resources`); undefined when unknown. */
+function computeAvailable(resources: unknown, name: string, size: number): boolean | undefined {
+  if (!Array.isArray(resources)) return undefined;
+  const row = (resources as Record<string, unknown>[]).find((r) => r?.name === name && Number(r?.size) === size);
+  return row ? row.is_available === true : false;
 }
 
 /**
@@ -150,6 +156,15 @@ export async function previewGpuCloud(steps: readonly PreviewedStep[], read: Pre
     let sizeGb = m.sizeGb;
     if (m.kind === 'instance') perHour = instanceTypePerHour(readResults['instance-types'], m.type, m.spot === true);
     if (m.kind === 'cluster') perHour = clusterTypePerHour(readResults['cluster-types'], m.type);
+    if (m.container) {
+      // Serverless containers bill per running replica: priced at the most replicas the scaling allows.
+      const row = find(readResults['container-types'], 'name', m.type);
+      const unit = num(m.spot ? row?.serverless_spot_price : row?.serverless_price);
+      perHour = unit === undefined ? undefined : unit * m.container.size * m.container.max;
+      if (perHour !== undefined && m.container.min === 0) {
+        warnings.push(`step ${m.step}: the container deployment scales to zero: ${perHour.toFixed(4)}/hour is with ${m.container.max} replica(s) running; nothing is billed while none runs`);
+      }
+    }
     if (m.kind === 'volume') {
       if (m.osVolumeOf !== undefined) {
         const gpus = num(find(readResults['instance-types'], 'instance_type', m.osVolumeOf)?.gpu?.number_of_gpus) ?? 0;
@@ -157,18 +172,20 @@ export async function previewGpuCloud(steps: readonly PreviewedStep[], read: Pre
       }
       perHour = volumePerHour(readResults['volume-types'], m.type, sizeGb);
     }
-    if (m.container) {
-      const row = find(readResults['container-types'], 'name', m.type);
-      const each = num(m.spot ? row?.serverless_spot_price : row?.serverless_price);
-      perHour = each === undefined ? undefined : each * m.container.size * m.container.maxReplicas;
-    }
+    if (m.container && perHour !== undefined) note = `${m.container.size} compute unit(s) per replica, ${m.container.min} to ${m.container.max} replicas; priced with ${m.container.max} running`;
     if (perHour === undefined) {
       note = `no price known for ${m.part ?? m.kind} type ${m.type}`;
       warnings.push(`step ${m.step}: ${note}`);
     }
-    const avail = readResults[`avail:${m.step}`];
-    const available = m.kind === 'volume' || m.kind === 'container' ? undefined : typeof avail === 'boolean' ? avail : avail === 'true' ? true : avail === 'false' ? false : undefined;
-    if (available === false) warnings.push(`step ${m.step}: ${m.type}${m.spot ? ' (spot)' : ''} is not available in ${m.location} right now; the create would fail with service_unavailable (try another location)`);
+    const avail = m.container ? computeAvailable(readResults['serverless-compute'], m.type, m.container.size) : readResults[`avail:${m.step}`];
+    const available = m.kind === 'volume' ? undefined : typeof avail === 'boolean' ? avail : avail === 'true' ? true : avail === 'false' ? false : undefined;
+    if (available === false) {
+      warnings.push(
+        m.container
+          ? `step ${m.step}: serverless compute ${m.type} x${m.container.size} is not available right now; the create would fail with service_unavailable (pick another compute)`
+          : `step ${m.step}: ${m.type}${m.spot ? ' (spot)' : ''} is not available in ${m.location} right now; the create would fail with service_unavailable (try another location)`,
+      );
+    }
     return {
       step: m.step,
       kind: m.kind,
