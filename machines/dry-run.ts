@@ -46,7 +46,7 @@ export async function pricePlan(backend: PlanBackend, plan: Plan, classes: reado
   const providers = new Set<string>();
   for (const provider of backend.providers.list) {
     const steps = plan.commands
-      .map((c, index) => ({ index, args: c.args, class: classes[index]! }))
+      .map((c, index) => ({ index, args: c.args, class: classes[index]!, alternatives: c.alternatives }))
       .filter((s) => !opts.skip?.has(s.index) && backend.providers.verb(s.args[0]!)?.provider === provider);
     if (!steps.length) continue;
     providers.add(provider.name);

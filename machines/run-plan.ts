@@ -218,7 +218,7 @@ export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutc
     actors: { runner: stepRunner(step) },
     actions: {
       record: (_, done: CompletedStep) => {
-        opts.journal?.stepDone(done.index, done.produced, done.result.status);
+        opts.journal?.stepDone(done.index, done.produced, done.result.status, done.result.alternative);
         if (opts.keepResults) results.push(done.result.data);
         else done.result = { ...done.result, data: undefined };
         observe({
@@ -257,6 +257,7 @@ export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutc
         http_status: done.result.status,
         attempts: done.result.attempts,
         deduplicated: done.result.deduplicated || undefined,
+        alternative: done.result.alternative,
         produced: Object.keys(done.produced).length ? done.produced : undefined,
         duration_ms: Math.round(done.durationMs),
       };
@@ -318,6 +319,7 @@ function stepEffect(plan: Plan, classes: readonly StepClass[], opts: RunOptions)
         waiting: (wait) => observe({ type: 'waiting', index, wait }),
         existingIds: pre?.existingIds,
         pollingSince,
+        alternatives: command.alternatives,
       };
       result = await verb.run(args, ctx);
       if (result.pending) return { kind: 'pending', afterMs: result.pending.afterMs, pollingSince: pollingSince ?? Date.now() };

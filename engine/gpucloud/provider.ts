@@ -24,6 +24,8 @@ const names: NameLookup<GpuCloudClient> = {
       const record = r as Record<string, unknown>;
       const name = record?.[spec.nameField];
       if (typeof name !== 'string') continue;
+      // An instance that ended in no_capacity never ran and never bills: its name is free again (failover.ts).
+      if (record.status === 'no_capacity') continue;
       out.push({ id: String(record[spec.idField] ?? ''), name, createdAt: typeof record.created_at === 'string' ? record.created_at : undefined, record });
     }
     return out;
