@@ -1,8 +1,10 @@
 /**
  * `assistant plan validate [file]`: every problem with its command index and field; exit 0 valid, 2 invalid, 3 gated.
  * `assistant plan show [file] [--graph] [--format text|mermaid|dot]`: the steps, or the steps as a graph.
+ * `assistant plan diff [file] [--all]`: the plan against the live cloud; exit 4 when anything drifted.
  */
 import { PREDEFINED_BINDINGS } from '../schemas/plan.js';
+import { DRIFT_EXIT_CODE } from '../engine/drift/types.js';
 import { formatProblems, validatePlan } from '../engine/plan/validate.js';
 import { ExitCode, InvalidInputError, UsageError } from '../engine/errors.js';
 import { renderRecord, renderTable } from '../engine/render/records.js';
@@ -30,7 +32,28 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant plan show plan.json --format dot | dot -Tsvg > plan.svg')
       .example('  assistant plan show plan.json -o json        # steps and edges as JSON')
       .action((file: string | undefined, opts: { graph?: boolean; format?: unknown; ascii?: boolean }) => start(() => show(ctx, file, opts)));
-  });
+    cli
+      .command('diff [file]', `Compare a plan with what exists now (only GETs are sent): per resource in sync, missing or different (type, location, size, image, status); exit ${DRIFT_EXIT_CODE} when anything drifted`)
+      .option('--plan-file <path>', 'The plan (or give it as the argument; stdin when neither)')
+      .option('--all', 'Also list resources in the project that no step of the plan makes or acts on (they count as drift)')
+      .example('  assistant plan diff --plan-file infra/gpu.json')
+      .example('  assistant plan diff infra/gpu.json --all -o json | jq .resources')
+      .example(`  assistant plan diff infra/gpu.json || [ $? -eq ${DRIFT_EXIT_CODE} ] && echo "drift"     # CI: 0 in sync, ${DRIFT_EXIT_CODE} drift, 1/2 errors`)
+      .action((file: string | undefined, opts: { planFile?: string; all?: boolean }) => start(() => diff(ctx, opts.planFile ?? file, Boolean(opts.all))));
+  }, `Exit codes of plan diff: 0 in sync, ${DRIFT_EXIT_CODE} drift found, 1 a read failed, 2 invalid plan or usage.`);
+}
+
+async function diff(ctx: CommandContext, file: string | undefined, all: boolean): Promise<number> {
+  const input = await readPlanInput(ctx, file);
+  const { planDrift } = await import('../engine/drift/plan-diff.js');
+  const report = await withSession(ctx, (session) => planDrift(session, input, { all, signal: ctx.signal }));
+  if (ctx.globals.output !== 'table') ctx.io.stdout.write(renderRecord(report, ctx.globals.output));
+  else {
+    const { renderDrift } = await import('../engine/drift/render.js');
+    ctx.io.stdout.write(renderDrift(report, ctx.io.columns, palette(Boolean(ctx.io.stdoutColor))));
+  }
+  for (const p of report.not_checked) ctx.io.stderr.write(`note: provider ${p} cannot compare its resources; its steps were not checked\n`);
+  return report.drift ? DRIFT_EXIT_CODE : ExitCode.ok;
 }
 
 async function show(ctx: CommandContext, file: string | undefined, opts: { graph?: boolean; format?: unknown; ascii?: boolean }): Promise<number> {

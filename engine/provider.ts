@@ -213,6 +213,16 @@ export interface Provider<Client = unknown> {
    * a provider without it is not counted by the guard (its plans' costs are unknown to it, and said so).
    */
   burn?(read: PreviewRead): Promise<Burn>;
+  /**
+   * Drift (`plan diff`): what the plan's steps of this provider leave behind compared with what exists
+   * now, per resource, read through the executor; with `all`, also the resources no step owns.
+   */
+  drift?(
+    steps: readonly { index: number; args: string[]; class: StepClass; alternatives?: readonly PlanAlternative[]; produces?: Record<string, string> }[],
+    read: PreviewRead,
+    predefined: Record<string, string>,
+    opts: { all: boolean },
+  ): Promise<import('./drift/types.js').DriftEntry[]>;
 }
 
 /** The providers a plan is validated and run with, by name and by verb. */

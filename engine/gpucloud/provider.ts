@@ -9,6 +9,7 @@ import { findKind, listPathOf } from './catalogue.js';
 import { createGpuCloudClient } from './client.js';
 import { burnGpuCloud } from './cost.js';
 import { createResponseFor } from './dedupe.js';
+import { driftGpuCloud } from './drift.js';
 import { previewGpuCloud } from './preview.js';
 import type { GpuCloudClient } from './types.js';
 import { gpucloudApi } from './verbs/api.js';
@@ -53,6 +54,7 @@ export const gpucloudProvider: Provider<GpuCloudClient> = {
   names,
   preview: previewGpuCloud,
   burn: burnGpuCloud,
+  drift: driftGpuCloud,
 
   async connect(opts) {
     if (opts.override) {
