@@ -194,7 +194,9 @@ export async function driftGpuCloud(steps: readonly Step[], read: PreviewRead, p
     const records = live.get(d.spec.kind) ?? [];
     matched.set(d, d.id !== undefined ? records.filter((r) => str(r[d.spec.idField]) === d.id) : records.filter((r) => d.name !== undefined && r[d.spec.nameField!] === d.name));
   }
-  const liveIdOf = (t: Desired | string | null | undefined): string | null | undefined => (t === null || t === undefined || typeof t === 'string' ? t : str(matched.get(t)?.[0]?.[t.spec.idField]));
+  // What a volume should be attached to: a literal ID, the live ID of the plan's instance, or that it is missing.
+  const liveIdOf = (t: Desired | string | null | undefined): string | null | undefined =>
+    t === null || t === undefined || typeof t === 'string' ? t : (str(matched.get(t)?.[0]?.[t.spec.idField]) ?? `${t.name ?? t.id} (missing)`);
   const entries: DriftEntry[] = desired.map((d) => compare(d, matched.get(d)!, liveIdOf));
   if (opts.all) entries.push(...unowned(matched, live));
   return entries;
