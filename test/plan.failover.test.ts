@@ -71,6 +71,10 @@ test('a create fails over past a sold-out choice, a 503 and a no_capacity instan
     const made = await instancesNamed(emu, 'fo-1');
     assert.equal(made.map((i) => [i.location, i.status === 'no_capacity']).sort(), [['FIN-01', false], ['ICE-01', true]]);
     assert.is(report.bindings.INSTANCE_ID, made.find((i) => i.location === 'FIN-01')!.id);
+    // The name now means the placed instance, not the no_capacity record beside it.
+    const got = await runCli(['gpucloud', 'get', 'instance', 'fo-1', '-o', 'json'], { env, home: h });
+    assert.is(got.code, 0, got.stderr);
+    assert.is(JSON.parse(got.stdout).id, report.bindings.INSTANCE_ID);
     // The journal's done entry records the choice.
     const runs = join(h, '.assistant', 'runs');
     const journal = readFileSync(join(runs, readdirSync(runs).find((f) => f.endsWith('.jsonl'))!), 'utf8');

@@ -33,7 +33,15 @@ export function lineChart(points: readonly ChartPoint[], opts: LineChartOptions)
   const span = last.i - first.i;
   const width = Math.max(2, opts.width);
   const series: number[] = [];
-  for (let x = 0; x < width; x++) {
+  if (known.length > width) {
+    // More points than columns: each column shows the highest point of its share, so no spike is lost.
+    for (let x = 0; x < width; x++) {
+      const from = Math.floor((x * known.length) / width);
+      const to = Math.max(from + 1, Math.floor(((x + 1) * known.length) / width));
+      series.push(Math.max(...known.slice(from, to).map((k) => k.v)));
+    }
+  }
+  for (let x = 0; x < width && known.length <= width; x++) {
     const at = span === 0 ? first.i : first.i + (x * span) / (width - 1);
     const right = known.find((k) => k.i >= at)!;
     const left = [...known].reverse().find((k) => k.i <= at)!;

@@ -141,6 +141,8 @@ export function desiredResources(steps: readonly Step[], predefined: Record<stri
     const body = parse(bodyText, predefined);
     const clean = normalizeApiPath(path);
     if (step.class.effect === 'create' && spec.nameField && body) {
+      // A name bound only at run time (<NAME>) cannot be looked up before the plan runs: not compared.
+      if (typeof body[spec.nameField] !== 'string' || (body[spec.nameField] as string).includes('<')) continue;
       const d = createdResource(spec, step, body, predefined, byBinding);
       out.push(d);
       for (const name of Object.keys(step.produces ?? {})) byBinding.set(name, d);
