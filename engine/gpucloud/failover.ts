@@ -14,7 +14,7 @@
  * and the journal's look-up after a kill (engine/plan/names.ts) sees the name whatever choice made it.
  * Any other failure (402, 400, a network error after the guard's own look-ups) ends the step as usual.
  */
-import { OperationError } from '../errors.js';
+import { InvalidInputError, OperationError } from '../errors.js';
 import type { AlternativeUsed, ArgProblem, StepContext, StepResult } from '../provider.js';
 import type { PlanAlternative } from '../../schemas/plan.js';
 import { createDedupeFor, type CreateDedupe } from './dedupe.js';
@@ -30,6 +30,8 @@ const UNDECIDED = new Set(['new', 'ordered']);
 /** How long a new instance is watched for `no_capacity` before it counts as placed. */
 export const SETTLE_TIMEOUT_MS = 5 * 60_000;
 const SETTLE_WAITS_MS = [250, 500, 1000, 2000];
+/** The settle check's word for an instance that vanished (404) before it was placed. */
+const GONE = '(gone)';
 
 type Body = Record<string, unknown>;
 export type ChoiceValues = Record<string, string | boolean>;
@@ -95,6 +97,8 @@ export function checkAlternatives(args: readonly string[], alternatives: readonl
   const body = parseBody(bodyText);
   if (!body) return [{ field: 'alternatives', message: 'alternatives need the create body as a JSON object' }];
   const problems: ArgProblem[] = [];
+  // Every choice creates the same name: it is how a create that may have happened is found again.
+  if (typeof body.hostname !== 'string' || body.hostname === '') problems.push({ field: 'alternatives', message: 'a create with alternatives needs its hostname in the body (every choice creates that name)' });
   if (body.contract === 'LONG_TERM' && alternatives.some((a) => a.is_spot !== undefined)) {
     problems.push({ field: 'alternatives', message: 'a LONG_TERM contract cannot switch to or from spot' });
   }
@@ -134,9 +138,12 @@ export async function createWithFailover(
   alternatives: readonly PlanAlternative[],
   ctx: Pick<StepContext, 'signal' | 'waiting' | 'existingIds'>,
 ): Promise<StepResult> {
-  const choices = choicesOf(bodyText, alternatives)!;
+  const choices = choicesOf(bodyText, alternatives);
   const { signal } = ctx;
-  const guard: CreateDedupe = createDedupeFor('POST', path, bodyText)!;
+  const found = createDedupeFor('POST', path, bodyText);
+  // Validation requires a hostname; a bound value can still make it empty: never send without a guard.
+  if (!choices || !found) throw new InvalidInputError('invalid_plan', `the create with alternatives has no hostname to find it by once its placeholders are substituted; it was not sent`);
+  const guard: CreateDedupe = found;
   if (ctx.existingIds) guard.restoreSnapshot([...ctx.existingIds]);
   const list = async (listPath: string) => (await client.request({ method: 'GET', path: listPath, signal, onWait: ctx.waiting })).data;
   // The guard's snapshot is taken once, before the first create: every choice is judged against it.
@@ -171,9 +178,9 @@ export async function createWithFailover(
     }
     const id = createdIdOf(res.data);
     const status = id ? await settledStatus(client, id, values, ctx) : undefined;
-    if (status === 'no_capacity') {
+    if (status === 'no_capacity' || status === GONE) {
       guard.restoreSnapshot([...(guard.snapshotIds ?? []), id!]);
-      passOver(index, values, `ended in no_capacity (instance ${id}, never ran)`);
+      passOver(index, values, status === GONE ? `was accepted, then disappeared before it was placed (instance ${id})` : `ended in no_capacity (instance ${id}, never ran)`);
       continue;
     }
     return { status: res.status, data: res.data, attempts: res.attempts, deduplicated: res.deduplicated, alternative: { index, values, tried } };
@@ -201,7 +208,13 @@ async function availability(client: GpuCloudClient, v: ChoiceValues, ctx: Pick<S
 async function settledStatus(client: GpuCloudClient, id: string, values: ChoiceValues, ctx: Pick<StepContext, 'signal' | 'waiting'>): Promise<string | undefined> {
   const started = performance.now();
   for (let look = 0; ; look++) {
-    const data = (await client.request({ method: 'GET', path: `/v1/instances/${encodeURIComponent(id)}`, signal: ctx.signal, onWait: ctx.waiting })).data as { status?: unknown };
+    const data = (
+      await client.request({ method: 'GET', path: `/v1/instances/${encodeURIComponent(id)}`, signal: ctx.signal, onWait: ctx.waiting }).catch((err: unknown) => {
+        // Accepted, then gone (a cloud may drop what it could not place): not placed.
+        if (err instanceof GpuCloudError && err.status === 404) return { data: { status: GONE } };
+        throw err;
+      })
+    ).data as { status?: unknown };
     const status = typeof data?.status === 'string' ? data.status : undefined;
     if (!status || !UNDECIDED.has(status)) return status;
     const left = SETTLE_TIMEOUT_MS - (performance.now() - started);

@@ -4,7 +4,7 @@
 import { substituteBody } from '../plan/bindings.js';
 import type { PlanAlternative } from '../../schemas/plan.js';
 import type { CostLine, PricePreview, PreviewRead, StepClass } from '../provider.js';
-import { choiceBody, choiceName, choiceValues, describeChoice } from './failover.js';
+import { choiceBody, choiceName } from './failover.js';
 import { clusterTypePerHour, findRow as find, HOURS_PER_30_DAYS, instanceTypePerHour, num, volumePerHour } from './prices.js';
 
 type PreviewedStep = { index: number; args: string[]; class: StepClass; alternatives?: readonly PlanAlternative[] };
