@@ -100,6 +100,17 @@ test('a 503 whose create did happen is adopted, never followed by a create of th
     assert.is((await instancesNamed(emu, 'fo-2')).length, 1);
   }));
 
+test('an instance accepted and then gone (404 while it is placed) passes its choice over like no_capacity', () =>
+  withEmulator(async ({ emu, env }) => {
+    emu.addFault({ method: 'GET', path: '/v1/instances/*', status: 404, code: 'not_found', message: 'Invalid instance id', times: 1 });
+    const h = home();
+    const r = await runCli(['ask', '--apply', '--plan-file', planFile(h, createPlan('fo-gone', [{ location_code: 'FIN-03' }])), '-o', 'json'], { env, home: h });
+    assert.is(r.code, 0, r.stderr);
+    const alt = JSON.parse(r.stdout).steps[0].alternative;
+    assert.is(alt.index, 1);
+    assert.match(alt.tried[0].outcome, /was accepted, then disappeared before it was placed/);
+  }));
+
 test('no choice with capacity: exit 1, no_capacity naming every choice, nothing running', () =>
   withEmulator(async ({ emu, env }) => {
     emu.setCapacity({ instance_type: H100, location_code: 'FIN-02', mode: 'sold_out' });
@@ -147,6 +158,7 @@ test('alternatives are validated: only on instance creates, known keys, no repea
       [createPlan('v2', [{}]), /an alternative changes instance_type, location_code or is_spot/],
       [createPlan('v3', [{ location_code: 'FIN-02' }]), /alternatives\[0\]\): repeats the step as written/],
       [createPlan('v4', [{ location_code: '<DEFAULT_LOCATION>' }]), /must be a literal value/],
+      [createPlan('v6', [{ location_code: 'FIN-03' }], { hostname: undefined }), /needs its hostname in the body/],
       [{ version: 1, provider: 'gpucloud', commands: [{ args: ['gpucloud-wait', 'instances', 'x', 'running'], reason: 'r', alternatives: [{ is_spot: true }] }] }, /"gpucloud-wait" steps take no alternatives/],
     ];
     for (const [plan, message] of cases) {
