@@ -182,32 +182,37 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
 
-  const controller = new AbortController();
+  const [{ colorEnabled }, { commandContext }, { InterruptedError }] = await Promise.all([
+    import('./engine/render/color.js'),
+    import('./commands/context.js'),
+    import('./engine/errors.js'),
+  ]);
+  const interrupt = new AbortController();
   let interrupts = 0;
   process.on('SIGINT', () => {
     interrupts++;
     if (interrupts > 1) process.exit(130);
-    controller.abort(new Error('interrupted'));
+    interrupt.abort(new InterruptedError('interrupted by the user (Ctrl-C)'));
   });
-
-  const { colorEnabled } = await import('./engine/render/color.js');
-  const ctx: CommandContext = {
-    io: {
-      stdout: process.stdout,
-      stderr: process.stderr,
-      stdin: process.stdin,
-      stdoutIsTTY: Boolean(process.stdout.isTTY),
-      stderrIsTTY: Boolean(process.stderr.isTTY),
-      stdinIsTTY: Boolean(process.stdin.isTTY),
-      columns: process.stdout.columns || Number(process.env.COLUMNS) || 80,
-      color: colorEnabled(Boolean(process.stderr.isTTY), !parsed.color, process.env),
-      stdoutColor: colorEnabled(Boolean(process.stdout.isTTY), !parsed.color, process.env),
+  const ctx: CommandContext = commandContext(
+    {
+      io: {
+        stdout: process.stdout,
+        stderr: process.stderr,
+        stdin: process.stdin,
+        stdoutIsTTY: Boolean(process.stdout.isTTY),
+        stderrIsTTY: Boolean(process.stderr.isTTY),
+        stdinIsTTY: Boolean(process.stdin.isTTY),
+        columns: process.stdout.columns || Number(process.env.COLUMNS) || 80,
+        color: colorEnabled(Boolean(process.stderr.isTTY), !parsed.color, process.env),
+        stdoutColor: colorEnabled(Boolean(process.stdout.isTTY), !parsed.color, process.env),
+      },
+      env: process.env,
+      home: process.env.HOME || (await import('node:os')).homedir(),
+      globals,
     },
-    env: process.env,
-    home: process.env.HOME || (await import('node:os')).homedir(),
-    globals,
-    signal: controller.signal,
-  };
+    interrupt.signal,
+  );
   const { reportError } = await import('./commands/report-error.js');
   try {
     const mod = await group.load();

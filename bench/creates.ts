@@ -14,7 +14,7 @@ import { EMULATOR_DEFAULT_SSH_KEY_ID, startEmulator, type Emulator } from '../em
 import { createGpuCloudClient } from '../engine/gpucloud/client.js';
 import { createDedupeFor } from '../engine/gpucloud/dedupe.js';
 import type { GpuCloudClient } from '../engine/gpucloud/types.js';
-import { applyPlan } from '../machines/apply-plan.js';
+import { applyPlan } from '../machines/apply/index.js';
 
 const CREATES = 50;
 const LIMITS = { perProject: 500, perPath: 60, windowMs: 1000 };

@@ -11,6 +11,7 @@ import { startEmulator } from '../emulator/index.js';
 import { createGpuCloudClient } from '../engine/gpucloud/client.js';
 import type { GpuCloudClient } from '../engine/gpucloud/types.js';
 import { runPlan } from '../machines/run-plan.js';
+import { checkPlan } from '../engine/plan/check.js';
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -30,7 +31,7 @@ function getPlan(steps: number, paths: string[]) {
 async function timePlan(plan: ReturnType<typeof getPlan>, client: GpuCloudClient): Promise<number> {
   const signal = new AbortController().signal;
   const started = performance.now();
-  const out = await runPlan(plan, { destroyer: false, predefined: {}, providers: PROVIDERS, context: { client: async () => client, signal } });
+  const out = await runPlan(checkPlan(plan, { providers: PROVIDERS, destroyer: false, predefined: {} }), { predefined: {}, providers: PROVIDERS, context: { client: async () => client, signal } });
   const ms = performance.now() - started;
   if (out.report.status !== 'succeeded') throw new Error(`benchmark plan ${out.report.status}: ${JSON.stringify(out.report.error)}`);
   return ms;

@@ -16,7 +16,7 @@ import { listPlan } from '../engine/gpucloud/static-plans.js';
 import { validatePlan } from '../engine/plan/validate.js';
 import type { Plan } from '../schemas/plan.js';
 import type { CommandContext } from './context.js';
-import { runForResults } from '../machines/run-plan.js';
+import { readPlan } from '../machines/apply/reads.js';
 import type { Session } from './session.js';
 
 /** Catalogue name passed to the maker → catalogue kind read for it. */
@@ -66,7 +66,7 @@ export async function makePlanFromQuestion(
   opts.onPhase?.('reading the gpucloud catalogue');
   const names = Object.keys(CONTEXT_KINDS);
   const read: Plan = { version: 1, provider: 'gpucloud', commands: names.flatMap((n) => listPlan(findKind(CONTEXT_KINDS[n]!)!).commands) };
-  const reads = await runForResults(session, read);
+  const reads = await readPlan(session, read);
   const data = Object.fromEntries(names.map((n, i) => [n, Array.isArray(reads[i]) ? (reads[i] as unknown[]) : []]));
 
   const predefined = Object.keys(session.predefined);
@@ -110,7 +110,7 @@ async function makeCloudAPlan(session: Session, question: string, provider: AiPr
     let instances: CloudAInstance[] | undefined;
     if (needs.instancesNamed) {
       opts.onPhase?.('reading the cloud_a instances');
-      instances = instancesOf((await runForResults(session, instanceLookupPlan(needs.instancesNamed, needs.region)))[0]);
+      instances = instancesOf((await readPlan(session, instanceLookupPlan(needs.instancesNamed, needs.region)))[0]);
     }
     builtin = () => planCloudA(question, instances);
   } else {
@@ -124,7 +124,7 @@ async function makeCloudAPlan(session: Session, question: string, provider: AiPr
       await Promise.all(
         reads.map(async ([key, args, pick]) => {
           try {
-            const [data] = await runForResults(session, { version: 1, provider: 'cloud_a', commands: [{ args, reason: `read the ${key}` }] });
+            const [data] = await readPlan(session, { version: 1, provider: 'cloud_a', commands: [{ args, reason: `read the ${key}` }] });
             return [key, pick(data)] as const;
           } catch (err) {
             return [key, `(could not be read: ${(err as Error).message})`] as const;

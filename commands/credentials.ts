@@ -8,7 +8,7 @@ import { UsageError } from '../engine/errors.js';
 import { renderRecord } from '../engine/render/records.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
-import { runForResults } from '../machines/run-plan.js';
+import { readPlan } from '../machines/apply/reads.js';
 import { withSession } from './session.js';
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
@@ -24,7 +24,7 @@ async function test(ctx: CommandContext, provider: string): Promise<number> {
   if (provider !== 'gpucloud') throw new UsageError(`credentials test supports gpucloud (got "${provider}")`);
   return withSession(ctx, async (session) => {
     const source = await session.credentialSource('gpucloud');
-    const [balance] = (await runForResults(session, listPlan(findKind('balance')!))) as [{ amount?: unknown; currency?: string }];
+    const [balance] = (await readPlan(session, listPlan(findKind('balance')!))) as [{ amount?: unknown; currency?: string }];
     if (ctx.globals.output !== 'table') {
       ctx.io.stdout.write(renderRecord({ provider: 'gpucloud', ok: true, source, balance }, ctx.globals.output));
       return 0;

@@ -46,7 +46,8 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
 async function diff(ctx: CommandContext, file: string | undefined, all: boolean): Promise<number> {
   const input = await readPlanInput(ctx, file);
   const { planDrift } = await import('../engine/drift/plan-diff.js');
-  const report = await withSession(ctx, (session) => planDrift(session, input, { all, signal: ctx.signal }));
+  const { readResult } = await import('../machines/apply/reads.js');
+  const report = await withSession(ctx, (session) => planDrift(session, input, { all, read: (plan) => readResult(session, plan, { signal: ctx.signal }) }));
   if (ctx.globals.output !== 'table') ctx.io.stdout.write(renderRecord(report, ctx.globals.output));
   else {
     const { renderDrift } = await import('../engine/drift/render.js');

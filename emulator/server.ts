@@ -144,7 +144,8 @@ export class EmulatorServer {
     this.byRoute[routeKey] = (this.byRoute[routeKey] ?? 0) + 1;
 
     const fault = this.faults.take(method, path);
-    if (fault?.delayMs) await sleep(fault.delayMs);
+    // With afterHandler the delay comes after the real handler: the change is made, its answer is late.
+    if (fault?.delayMs && !fault.afterHandler) await sleep(fault.delayMs);
     if (fault && !fault.afterHandler) {
       const fr = faultReply(fault);
       if (fr !== undefined) {
@@ -155,6 +156,7 @@ export class EmulatorServer {
 
     const reply = await this.dispatch(req, method, path, url.searchParams, raw, match);
     if (fault?.afterHandler) {
+      if (fault.delayMs) await sleep(fault.delayMs);
       this.finish(req, res, rec, faultReply(fault) ?? reply);
       return;
     }

@@ -35,7 +35,7 @@ export interface FaultSpec {
   message?: string;
   retryAfter?: string; // Retry-After header value
   reset?: boolean; // destroy the socket without answering
-  delayMs?: number; // wait before handling
+  delayMs?: number; // wait before handling (with afterHandler: after handling, before answering)
   afterHandler?: boolean; // run the real handler first, then answer with `status` / reset
 }
 

@@ -12,7 +12,8 @@ import { findKind, type KindSpec } from '../engine/gpucloud/catalogue.js';
 import { COST_READ_KINDS, listPlan } from '../engine/gpucloud/static-plans.js';
 import { COST_KIND } from '../engine/routing/terms.js';
 import { awsReadsFor } from '../engine/cloud_a/reads.js';
-import { runForResults, type PlanBackend } from './run-plan.js';
+import { readPlan } from './apply/reads.js';
+import type { PlanBackend } from './run-plan.js';
 import { createRedactingStream, maskSecretLooking, maskSecretsInText } from '../engine/redact.js';
 import { routeQuestion, type RouteDecision } from '../engine/routing/route.js';
 import { runAskFlow, type AskFlowInput, type AskFlowOutput, type ContextResult } from './ask-flow.js';
@@ -154,7 +155,7 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
   const contextPlan = (route: RouteDecision) => contextPlanFor(route, contextOptions);
   // Data leaves for a third-party AI: registered secrets, secret-named fields and secret-looking
   // values (API_KEY=… in startup scripts, plain env values named *_TOKEN) are masked first.
-  const runReadPlan = async (plan: Plan) => maskSecretLooking(await runForResults(o.backend, plan, { signal: o.signal }));
+  const runReadPlan = async (plan: Plan) => maskSecretLooking(await readPlan(o.backend, plan, { signal: o.signal }));
   const extra = o.extraContext;
   const gatherContext =
     o.report?.gather ??

@@ -13,7 +13,7 @@ import { renderDrift } from '../engine/drift/render.js';
 import { InvalidInputError } from '../engine/errors.js';
 import { formatProblems, validatePlan } from '../engine/plan/validate.js';
 import { costAccount, readAccountCost } from '../machines/cost.js';
-import { runForResults } from '../machines/run-plan.js';
+import { readPlan, readResult } from '../machines/apply/reads.js';
 import { PREDEFINED_BINDINGS } from '../schemas/plan.js';
 import type { McpBackend } from './backend.js';
 
@@ -21,7 +21,7 @@ const WIDTH = 160;
 const DAY = 86_400_000;
 
 export async function driftTool(backend: McpBackend, plan: unknown, all: boolean, signal: AbortSignal) {
-  const report = await planDrift(backend, plan, { all, signal });
+  const report = await planDrift(backend, plan, { all, read: (p) => readResult(backend, p, { signal }) });
   return { text: renderDrift(report, WIDTH), structured: report };
 }
 
@@ -34,7 +34,7 @@ export function graphTool(backend: McpBackend, plan: unknown, format: GraphForma
 }
 
 export async function matrixTool(backend: McpBackend, kind: MatrixKind, signal: AbortSignal) {
-  const m = buildMatrix(kind, await runForResults(backend, matrixPlan(kind), { signal }));
+  const m = buildMatrix(kind, await readPlan(backend, matrixPlan(kind), { signal }));
   return { text: renderMatrix(m, WIDTH), structured: m };
 }
 

@@ -14,14 +14,15 @@ import { AssistantError, InvalidInputError } from '../engine/errors.js';
 import { kindNames } from '../engine/gpucloud/catalogue.js';
 import { requireKind, resolveRecord } from '../engine/gpucloud/lookup.js';
 import { listPlan } from '../engine/gpucloud/static-plans.js';
-import { applyPlan } from '../machines/apply-plan.js';
-import { previewPlan, type BudgetLimit } from '../machines/dry-run.js';
+import { applyPlan, budgetLimit, previewPlan, readResult, type BudgetLimit } from '../machines/apply/index.js';
+import { createDeadline } from '../engine/deadline.js';
+import { checkForPreview } from '../engine/plan/check.js';
 import { readAccountCost } from '../machines/cost.js';
 import { sortResources } from '../engine/gpucloud/cost.js';
 import { describeConflict } from '../engine/plan/names.js';
 import { renderPreview } from '../engine/plan/preview.js';
-import { runForResult, type PlanBackend } from '../machines/run-plan.js';
-import { formatProblems, validatePlan } from '../engine/plan/validate.js';
+import type { PlanBackend } from '../machines/run-plan.js';
+import { formatProblems } from '../engine/plan/validate.js';
 import { redactText, redactValue } from '../engine/redact.js';
 import { renderRecords, renderRecord } from '../engine/render/records.js';
 import { renderReport, renderReportError } from '../engine/render/report.js';
@@ -91,8 +92,8 @@ function planFrom(input: string | Record<string, unknown>): unknown {
  */
 function mcpBudget(config: Config, asked: number | undefined): BudgetLimit | undefined {
   const own = config.budget?.max_hourly;
-  if (asked !== undefined && (own === undefined || asked < own)) return { max: asked, from: 'max_hourly_cost' };
-  return own === undefined ? undefined : { max: own, from: 'budget.max_hourly' };
+  // An agent may lower the server's limit, never raise it, and cannot allow unpriced creates (a person can, with --allow-unpriced).
+  return budgetLimit(asked !== undefined && (own === undefined || asked < own) ? { max: asked, from: 'max_hourly_cost' } : undefined, own);
 }
 
 const money = (v: number | null, digits = 2) => (v === null ? '-' : v.toFixed(digits));
@@ -117,7 +118,7 @@ export const TOOLS = [
     annotations: READ_ONLY,
     async run({ resource }, { backend, signal }) {
       const spec = requireKind(resource);
-      const data = await runForResult(backend, listPlan(spec), { signal });
+      const data = await readResult(backend, listPlan(spec), { signal });
       const items = Array.isArray(data) ? data : data === undefined || data === null ? [] : [data];
       return { text: renderRecords(data, spec, 'table', TEXT_WIDTH), structured: { resource: spec.kind, count: items.length, items } };
     },
@@ -132,7 +133,7 @@ export const TOOLS = [
     annotations: READ_ONLY,
     async run({ kind, id_or_hostname }, { backend, signal }) {
       const spec = requireKind(kind);
-      const record = await resolveRecord((plan) => runForResult(backend, plan, { signal }), spec, id_or_hostname);
+      const record = await resolveRecord((plan) => readResult(backend, plan, { signal }), spec, id_or_hostname);
       return { text: renderRecord(record, 'yaml'), structured: { kind: spec.kind, record } };
     },
   }),
@@ -222,16 +223,16 @@ export const TOOLS = [
     annotations: READ_ONLY,
     async run({ plan }, { backend, signal }) {
       const input = planFrom(plan);
-      const v = validatePlan(input, { providers: backend.providers, destroyer: true, predefined: Object.keys(backend.predefined) });
+      const { validation: v, previewable } = checkForPreview(input, { providers: backend.providers, predefined: backend.predefined });
       const destructiveSteps = v.destructive.flatMap((r, i) => (r.length ? [i] : []));
       const needsDestroyer = destructiveSteps.length > 0 && !backend.destroyer;
-      if (!v.ok) {
+      if (!previewable) {
         return {
           text: `invalid plan:\n${formatProblems(v.problems)}\n`,
           structured: { valid: false, problems: v.problems, destructive_steps: destructiveSteps, needs_destroyer: needsDestroyer },
         };
       }
-      const { preview, duplicateNames } = await previewPlan(backend, v.plan!, v.classes, { destroyer: backend.destroyer, signal, budget: mcpBudget(backend.config, undefined) });
+      const { preview, duplicateNames } = await previewPlan(backend, previewable, { destroyer: backend.destroyer, signal, budget: mcpBudget(backend.config, undefined) });
       let note = needsDestroyer ? 'note: this plan has destructive steps; this server refuses to apply them (it was not started with --destroyer)\n' : '';
       if (duplicateNames.length) {
         note += `note: names that already exist (applying is refused unless allow_duplicate_names is true):\n${duplicateNames.map((c) => `  ${describeConflict(c)}`).join('\n')}\n`;
@@ -262,7 +263,7 @@ export const TOOLS = [
         observer: progressObserver(progress),
       });
       const { report } = outcome;
-      return { text: renderReport(report) + renderReportError(report), structured: report, isError: report.status !== 'succeeded' };
+      return { text: renderReport(report) + renderReportError(report), structured: report, isError: outcome.exitCode !== 0 };
     },
   }),
 ];
@@ -270,6 +271,17 @@ export const TOOLS = [
 /** Where an error result carries its code and hint for programs (`_meta`, since the SDK client checks
  * `structuredContent` against the tool's output schema even on errors). */
 export const ERROR_META_KEY = 'assistant.dev/error';
+
+/**
+ * A request's one deadline: the client's cancel (notifications/cancelled, a closed connection) and the
+ * server's per-request timeout (`--timeout` / config `timeout`), under the server's own life.
+ */
+function requestSignal(backend: McpBackend, cancel: AbortSignal): AbortSignal {
+  if (backend.requestTimeoutS === undefined) return cancel;
+  const deadline = createDeadline(cancel);
+  deadline.arm(backend.requestTimeoutS, 'the MCP server\'s per-request timeout');
+  return deadline.signal;
+}
 
 /** Turns any failure into a tool error result (isError) with the code and hint; never a protocol error, never a secret. */
 export function toolErrorResult(err: unknown): CallToolResult {
@@ -296,7 +308,7 @@ export function registerTools(server: McpServer, backend: McpBackend): void {
         const started = performance.now();
         let outcome = 'ok';
         try {
-          const out = await def.run(args as never, { backend, signal: extra.signal, progress: progress.report });
+          const out = await def.run(args as never, { backend, signal: requestSignal(backend, extra.signal), progress: progress.report });
           if (out.isError) outcome = 'failed';
           return {
             content: [{ type: 'text', text: redactText(out.text) }],

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { run as runCost } from '../commands/cost.js';
-import type { CommandContext } from '../commands/context.js';
+import { commandContext, type CommandContext } from '../commands/context.js';
 import { renderTrendChart } from '../engine/charts/cost-trend.js';
 import type { CostTrend } from '../engine/cost/trend.js';
 import { emulatorClient } from '../emulator/test-client.js';
@@ -78,13 +78,12 @@ function ttyContext(env: Record<string, string>, h: string, explicit?: 'table' |
   const stdout = new PassThrough();
   let o = '';
   stdout.setEncoding('utf8').on('data', (d: string) => (o += d));
-  const ctx: CommandContext = {
+  const ctx: CommandContext = commandContext({
     io: { stdout, stderr: new PassThrough(), stdin: new PassThrough(), stdoutIsTTY: true, stderrIsTTY: true, stdinIsTTY: false, columns: 100, color: false, stdoutColor: false },
     env: { ...env, HOME: h },
     home: h,
     globals: { output: explicit ?? 'table', outputExplicit: explicit !== undefined, debug: false, yes: false, sandbox: false },
-    signal: new AbortController().signal,
-  };
+  });
   return { ctx, out: () => o };
 }
 

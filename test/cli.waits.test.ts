@@ -18,7 +18,7 @@ test('--timeout bounds the whole command, waits included: a 429 with Retry-After
     const r = await runCli(['--timeout', '3', 'gpucloud', 'list', 'instances'], { env, ...LONG });
     assert.is(r.code, 1, r.stderr);
     assert.match(r.stderr, /waiting 120 s \(Retry-After\) for the rate limit of GET \/v1\/instances/);
-    assert.match(r.stderr, /^error: timeout: the command did not finish within 3 s \(--timeout\)/m);
+    assert.match(r.stderr, /^error: timeout: timeout after 3 s \(--timeout\)/m);
     assert.match(r.stderr, /^hint: .*--timeout <seconds> or config `timeout`/m);
     assert.is(r.stdout, '');
   });

@@ -137,4 +137,23 @@ motoTest('kill -9 while run-instances is in flight, then --resume: the instance 
   assert.equal(await instanceIds(m, 'once-1'), [report.bindings.INSTANCE_ID]);
 });
 
+motoTest('cloud_a creates are priced from the local EC2 table under a budget; an unpriced one is refused unless --allow-unpriced', async (m) => {
+  const step = (type: string, count: string) => ({ args: ['aws', 'ec2', 'run-instances', '--image-id', 'ami-12c6146b', '--instance-type', type, '--count', count], reason: `${count} × ${type}` });
+  const priced = await runCli(['ask', '--apply', '--dry-run', '--max-hourly-cost', '1', '-o', 'json', '--plan-file', planFile([step('t3.medium', '2')])], { env: m.env });
+  assert.is(priced.code, 0, priced.stderr);
+  const doc = JSON.parse(priced.stdout);
+  assert.ok(Math.abs(doc.costs[0].per_hour - 0.0832) < 1e-9, JSON.stringify(doc.costs));
+  assert.equal(doc.budget.not_counted, [], 'cloud_a says what it burns now');
+  assert.is(doc.budget.within, true);
+
+  const unknown = planFile([step('x9.enormous', '1')]);
+  const refused = await runCli(['ask', '--apply', '--max-hourly-cost', '5', '--plan-file', unknown], { env: m.env });
+  assert.is(refused.code, 3, refused.stderr);
+  assert.match(refused.stderr, /^error: budget_exceeded: cannot check the plan against the budget .*no price is known for step 0: instance x9\.enormous/m);
+  assert.equal(await instanceIds(m), [], 'nothing ran');
+  const allowed = await runCli(['ask', '--apply', '--max-hourly-cost', '5', '--allow-unpriced', '--plan-file', unknown], { env: m.env });
+  assert.is(allowed.code, 0, allowed.stderr);
+  assert.is((await instanceIds(m)).length, 1);
+});
+
 test.run();

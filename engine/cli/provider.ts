@@ -24,6 +24,10 @@ export interface CliProviderSpec extends CliVerbSpec {
   /** Settings from config, environment and flags; throws a UsageError for a bad selection. */
   target(opts: ConnectOptions): CliTarget;
   names?: NameLookup<CliClient>;
+  /** Prices what its steps create (dry run, budget guard). */
+  preview?: Provider<CliClient>['preview'];
+  /** What the account burns now, for the budget guard. */
+  burn?: Provider<CliClient>['burn'];
 }
 
 /** The client of a CLI provider: runs the args after the executable's name with the target's additions. */
@@ -41,6 +45,8 @@ export function cliProvider(spec: CliProviderSpec): Provider<CliClient> & { verb
     verbs: [verb],
     verb,
     names: spec.names,
+    preview: spec.preview,
+    burn: spec.burn,
     async connect(opts) {
       const target = spec.target(opts);
       opts.debug?.(`${spec.name}: ${spec.tool.command} CLI with settings from ${target.source}`);

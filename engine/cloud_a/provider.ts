@@ -12,6 +12,7 @@ import type { CliClient } from '../cli/verb.js';
 import { UsageError } from '../errors.js';
 import type { ArgProblem, NamedRecord, NameLookup } from '../provider.js';
 import { AWS_RULE_SET, AWS_SYNTAX } from './destroyer.js';
+import { burnCloudA, previewCloudA } from './prices.js';
 
 export const AWS_TOOL: CliTool = {
   command: 'aws',
@@ -136,6 +137,8 @@ export const cloudAProvider = cliProvider({
   },
   target: (opts) => awsCliTarget(resolveAwsTarget(opts.config, opts.env, opts.profile)),
   names,
+  preview: previewCloudA,
+  burn: burnCloudA,
 });
 
 /** The `aws` step verb. */

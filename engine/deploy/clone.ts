@@ -12,7 +12,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InterruptedError, OperationError, UsageError } from '../errors.js';
+import { OperationError, UsageError } from '../errors.js';
+import { abortReason } from '../deadline.js';
 import { redactText, registerSecret } from '../redact.js';
 
 export interface CloneOptions {
@@ -145,7 +146,7 @@ function gitEnv(kind: ReturnType<typeof remoteKind>, token: string | undefined):
 
 function runGit(args: string[], opts: { cwd?: string; env: NodeJS.ProcessEnv; signal?: AbortSignal }): Promise<string> {
   return new Promise((resolve, reject) => {
-    if (opts.signal?.aborted) return reject(new InterruptedError('interrupted while cloning'));
+    if (opts.signal?.aborted) return reject(abortReason(opts.signal, { while: 'cloning' }));
     // Its own process group: an interrupt kills git and its transport helpers (git-remote-http, ssh) together.
     const child = spawn('git', args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], ...OWN_GROUP });
     let out = '';
@@ -161,7 +162,7 @@ function runGit(args: string[], opts: { cwd?: string; env: NodeJS.ProcessEnv; si
     });
     child.on('close', (code) => {
       opts.signal?.removeEventListener('abort', onAbort);
-      if (opts.signal?.aborted) return reject(new InterruptedError('interrupted while cloning'));
+      if (opts.signal?.aborted) return reject(abortReason(opts.signal, { while: 'cloning' }));
       if (code === 0) return resolve(out);
       const message = redactText(err.trim().split('\n').filter(Boolean).slice(-3).join('; ') || `git ${args[0]} exited with ${code}`);
       reject(

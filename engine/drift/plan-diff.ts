@@ -3,15 +3,17 @@
  * it is run); each provider with a `drift` hook compares its steps' resources with what its read-only
  * list steps, run through the executor, find now.
  */
+import type { Plan } from '../../schemas/plan.js';
 import type { PlanBackend } from '../../machines/run-plan.js';
-import { runForResult } from '../../machines/run-plan.js';
 import { checkPlan } from '../plan/check.js';
 import type { DriftEntry, DriftReport, DriftState } from './types.js';
 
-export async function planDrift(backend: PlanBackend, input: unknown, opts: { all: boolean; signal?: AbortSignal }): Promise<DriftReport> {
+/** Runs a read-only plan through the executor and returns its last response (the caller's read path: machines/apply/reads). */
+export type ReadOne = (plan: Plan) => Promise<unknown>;
+
+export async function planDrift(backend: PlanBackend, input: unknown, opts: { all: boolean; read: ReadOne }): Promise<DriftReport> {
   // Compared, never run: destructive steps are allowed here (they say what should be gone).
   const { plan, classes } = checkPlan(input, { providers: backend.providers, destroyer: true, predefined: backend.predefined });
-  const signal = opts.signal ?? backend.runContext().signal;
   const resources: DriftEntry[] = [];
   const notChecked: string[] = [];
   const planProviders = new Set(plan.commands.map((c) => backend.providers.verb(c.args[0]!)!.provider));
@@ -29,7 +31,7 @@ export async function planDrift(backend: PlanBackend, input: unknown, opts: { al
     const seen = new Map<string, Promise<unknown>>();
     const read = (args: string[]) => {
       const key = JSON.stringify(args);
-      if (!seen.has(key)) seen.set(key, runForResult(backend, { version: 1, provider: provider.name, commands: [{ args, reason: 'plan diff: read what exists' }] }, { signal }));
+      if (!seen.has(key)) seen.set(key, opts.read({ version: 1, provider: provider.name, commands: [{ args, reason: 'plan diff: read what exists' }] }));
       return seen.get(key)!;
     };
     resources.push(...(await provider.drift(steps, read, backend.predefined, { all: opts.all })));

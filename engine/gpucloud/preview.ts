@@ -7,6 +7,21 @@ import type { CostLine, PricePreview, PreviewRead, StepClass } from '../provider
 import { choiceBody, choiceName } from './failover.js';
 import { clusterTypePerHour, findRow as find, HOURS_PER_30_DAYS, instanceTypePerHour, num, volumePerHour } from './prices.js';
 
+/**
+ * A resize or clone priced from the volume it acts on: a resize adds the GB it grows by (a shrink or an
+ * unknown volume adds nothing priced), a clone a new volume of the same size (of the type asked for).
+ */
+function fromExisting(m: Creation, volumes: unknown): Creation {
+  const { id, action, newSizeGb, newType } = m.fromVolume!;
+  const v = find(volumes, 'id', id);
+  const current = num(v?.size);
+  const type = action === 'clone' ? (newType ?? (typeof v?.type === 'string' ? v.type : '?')) : typeof v?.type === 'string' ? v.type : '?';
+  const location = typeof v?.location === 'string' ? v.location : m.location;
+  if (action === 'clone') return { ...m, type, location, sizeGb: current };
+  const grows = current === undefined || newSizeGb === undefined ? undefined : Math.max(0, newSizeGb - current);
+  return { ...m, type, location, sizeGb: grows, part: `${m.part} to ${newSizeGb ?? '?'} GB (+${grows ?? '?'} GB)` };
+}
+
 type PreviewedStep = { index: number; args: string[]; class: StepClass; alternatives?: readonly PlanAlternative[] };
 
 /**
@@ -20,7 +35,7 @@ const CLUSTER_SHARED_VOLUME = { type: 'NVMe_Shared', sizeGb: 30000 };
 
 interface Creation {
   step: number;
-  kind: 'instance' | 'cluster' | 'volume';
+  kind: 'instance' | 'cluster' | 'volume' | 'container';
   type: string;
   location?: string;
   spot?: boolean;
@@ -32,6 +47,10 @@ interface Creation {
   bootRef?: string;
   /** A create with alternatives: which choice this belongs to (0: as written). */
   choice?: number;
+  /** A resize or clone of an existing volume: priced from its current size and type (read at preview time). */
+  fromVolume?: { id: string; action: 'resize' | 'clone'; newSizeGb?: number; newType?: string };
+  /** A container deployment: its compute size and the most replicas it may scale to (priced at that). */
+  container?: { size: number; maxReplicas: number };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -75,8 +94,32 @@ function creations(steps: readonly PreviewedStep[], predefined: Record<string, s
         const shared = record(b.shared_volume);
         push({ step, kind: 'volume', type: CLUSTER_SHARED_VOLUME.type, location, sizeGb: sizeOf(shared?.size) ?? CLUSTER_SHARED_VOLUME.sizeGb, part: 'shared volume' });
       }
-      if (p === '/v1/volumes' && typeof b.type === 'string') push({ step, kind: 'volume', type: b.type, location, sizeGb: sizeOf(b.size) });
+      if (p === '/v1/volumes' && typeof b.type === 'string' && method?.toUpperCase() === 'POST') push({ step, kind: 'volume', type: b.type, location, sizeGb: sizeOf(b.size) });
+      if (p === '/v1/container-deployments') {
+        const compute = record(b.compute);
+        const scaling = record(b.scaling);
+        const size = sizeOf(compute?.size) ?? 1;
+        const maxReplicas = sizeOf(scaling?.max_replica_count) ?? 1;
+        push({ step, kind: 'container', type: String(compute?.name ?? '?'), spot: b.is_spot === true, part: `container deployment "${String(b.name ?? '')}", up to ${maxReplicas} replica(s)`, container: { size, maxReplicas } });
+      }
     });
+  });
+  // Volume resizes and clones (PUT /v1/volumes) bill at their new size: a resize adds the difference, a clone a whole new volume.
+  steps.forEach(({ index: step, args }) => {
+    const [verb, method, path, body] = args;
+    if (verb !== 'gpucloud-api' || method?.toUpperCase() !== 'PUT' || (path ?? '').replace(/\/+$/, '') !== '/v1/volumes' || !body) return;
+    let b: Record<string, unknown>;
+    try {
+      b = JSON.parse(substituteBody(body, predefined));
+    } catch {
+      return;
+    }
+    const action = String(b.action ?? '').toLowerCase();
+    if (action !== 'resize' && action !== 'clone') return;
+    for (const id of [b.id].flat()) {
+      if (typeof id !== 'string') continue;
+      out.push({ step, kind: 'volume', type: '?', part: action === 'resize' ? `resize of volume ${id}` : `clone of volume ${id}`, fromVolume: { id, action, newSizeGb: sizeOf(b.size), newType: typeof b.type === 'string' ? b.type : undefined } });
+    }
   });
   return out;
 }
@@ -102,9 +145,11 @@ function readsFor(made: readonly Creation[]): { key: string; path: string }[] {
   if (made.some((m) => m.kind === 'instance')) reads.push({ key: 'instance-types', path: '/v1/instance-types' });
   if (made.some((m) => m.kind === 'cluster')) reads.push({ key: 'cluster-types', path: '/v1/cluster-types' });
   if (made.some((m) => m.kind === 'volume')) reads.push({ key: 'volume-types', path: '/v1/volume-types' });
+  if (made.some((m) => m.fromVolume)) reads.push({ key: 'volumes', path: '/v1/volumes' });
+  if (made.some((m) => m.kind === 'container')) reads.push({ key: 'container-types', path: '/v1/container-types' });
   if (made.some((m) => m.bootRef)) reads.push({ key: 'images', path: '/v1/images' });
   for (const m of made) {
-    if (m.kind === 'volume' || !m.location || m.location.includes('<')) continue;
+    if (m.kind === 'volume' || m.kind === 'container' || !m.location || m.location.includes('<')) continue;
     const base = m.kind === 'instance' ? '/v1/instance-availability/' : '/v1/cluster-availability/';
     const spot = m.spot ? '&is_spot=true' : '';
     reads.push({ key: availKey(m), path: `${base}${encodeURIComponent(m.type)}?location_code=${encodeURIComponent(m.location)}${spot}` });
@@ -136,7 +181,8 @@ export async function previewGpuCloud(steps: readonly PreviewedStep[], read: Pre
   // Booting from an existing OS volume (its ID in `image`, not an image's) creates no new OS volume.
   const isImageId = (ref: string) => find(readResults.images, 'id', ref) !== undefined;
   const made = all.filter((m) => !m.bootRef || isImageId(m.bootRef));
-  const lines: (CostLine & { choice?: number })[] = made.map((m) => {
+  const lines: (CostLine & { choice?: number })[] = made.map((original) => {
+    const m = original.fromVolume ? fromExisting(original, readResults.volumes) : original;
     let perHour: number | undefined;
     let note: string | undefined;
     let sizeGb = m.sizeGb;
@@ -149,12 +195,17 @@ export async function previewGpuCloud(steps: readonly PreviewedStep[], read: Pre
       }
       perHour = volumePerHour(readResults['volume-types'], m.type, sizeGb);
     }
+    if (m.container) {
+      const row = find(readResults['container-types'], 'name', m.type);
+      const each = num(m.spot ? row?.serverless_spot_price : row?.serverless_price);
+      perHour = each === undefined ? undefined : each * m.container.size * m.container.maxReplicas;
+    }
     if (perHour === undefined) {
       note = `no price known for ${m.part ?? m.kind} type ${m.type}`;
       warnings.push(`step ${m.step}: ${note}`);
     }
     const avail = readResults[availKey(m)];
-    const available = m.kind === 'volume' ? undefined : invalid.has(m) ? false : typeof avail === 'boolean' ? avail : avail === 'true' ? true : avail === 'false' ? false : undefined;
+    const available = m.kind === 'volume' || m.kind === 'container' ? undefined : invalid.has(m) ? false : typeof avail === 'boolean' ? avail : avail === 'true' ? true : avail === 'false' ? false : undefined;
     if (invalid.has(m)) note = invalid.get(m);
     if (available === false && m.choice === undefined) warnings.push(`step ${m.step}: ${m.type}${m.spot ? ' (spot)' : ''} is not available in ${m.location} right now; the create would fail with service_unavailable (try another location)`);
     return {

@@ -12,11 +12,16 @@ export function renderReport(report: RunReport, c: Colors = PLAIN): string {
   }
   const bindings = Object.entries(report.bindings);
   if (bindings.length) lines.push('bindings:', ...bindings.map(([k, v]) => `  ${k}=${v}`));
-  if (report.status === 'failed') {
+  if (report.status !== 'succeeded') {
     const failed = report.steps.find((s) => s.status === 'failed' && s.changed);
-    const partly = failed ? `step ${failed.index} changed something before it failed${failed.created ? ` (created ${failed.created})` : ''}` : '';
-    if (done) lines.push(`already changed: steps 0..${done - 1} completed before the failure${partly ? `, and ${partly}` : ''}`);
-    else lines.push(partly ? `already changed: ${partly}` : 'nothing was changed before the failure');
+    const partly = !failed
+      ? ''
+      : failed.changed === 'unknown'
+        ? `step ${failed.index}'s ${failed.sent ?? 'request'} was sent; its outcome is unknown (--resume will find it instead of sending it again)`
+        : `step ${failed.index} changed something before it failed${failed.created ? ` (created ${failed.created})` : ''}`;
+    const stopped = report.status === 'cancelled' ? 'the interruption' : 'the failure';
+    if (done) lines.push(`already changed: steps 0..${done - 1} completed before ${stopped}${partly ? `, and ${partly}` : ''}`);
+    else lines.push(partly ? `already changed: ${partly}` : `nothing was changed before ${stopped}`);
   }
   return lines.join('\n') + '\n';
 }
