@@ -133,6 +133,12 @@ async function trend(ctx: CommandContext, o: ProviderOpt & { start?: unknown; en
       ctx.io.stdout.write(renderRecord(t, ctx.globals.output));
       return 0;
     }
+    // On a terminal, unless a table is asked for (-o table), the figures as charts (issue 31 §4).
+    if (ctx.io.stdoutIsTTY && !ctx.globals.outputExplicit) {
+      const { renderTrendChart } = await import('../engine/charts/cost-trend.js');
+      ctx.io.stdout.write(renderTrendChart(t, { columns: ctx.io.columns, color: Boolean(ctx.io.stdoutColor), now: s }));
+      return 0;
+    }
     ctx.io.stdout.write(trendTable(ctx, t));
     return 0;
   });

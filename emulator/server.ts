@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { accessTokenValid, bearer } from './auth.js';
+import type { CapacitySetting } from './capacity.js';
 import { handleControl } from './control.js';
 import { FaultList, faultReply } from './faults.js';
 import { seedState } from './fixtures.js';
@@ -86,6 +87,10 @@ export class EmulatorServer {
       status429: this.status429,
       byRoute: { ...this.byRoute },
     };
+  }
+
+  setCapacity(setting: CapacitySetting): void {
+    this.store.capacity.set(setting);
   }
 
   setBalance(amount: number): void {

@@ -65,6 +65,8 @@ export interface Emulator {
   requests(): RecordedRequest[];
   stats(): EmulatorStats;
   setBalance(amount: number): void;
+  /** The capacity switch per instance type and location (emulator/capacity.ts). */
+  setCapacity(setting: import('./capacity.js').CapacitySetting): void;
   reset(): void;
   close(): Promise<void>;
 }

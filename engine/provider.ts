@@ -8,6 +8,8 @@
  * its price preview, its duplicate-name lookup, and how its client is built (lazily, on first use).
  */
 
+import type { PlanAlternative } from '../schemas/plan.js';
+
 /** One problem found in a command's args before anything is sent. */
 export interface ArgProblem {
   field: string;
@@ -41,11 +43,22 @@ export interface StepResult {
    * The run machine waits `afterMs` in its `waiting` state and runs the step again.
    */
   pending?: { afterMs: number; status: string };
+  /** For a create with `alternatives`: which choice was made, and what happened to the ones tried before it. */
+  alternative?: AlternativeUsed;
+}
+
+/** The choice a create with alternatives made (0: as written; n: the plan's alternatives[n-1]). */
+export interface AlternativeUsed {
+  index: number;
+  /** The values that choice created with (instance type, location, spot). */
+  values: Record<string, string | boolean>;
+  /** Choices tried before it, each with why it was passed over (not available, service_unavailable, no_capacity). */
+  tried: { index: number; values: Record<string, string | boolean>; outcome: string }[];
 }
 
 /** Something a run is waiting for, said as it happens (progress lines, MCP progress, --debug). */
 export interface WaitNotice {
-  reason: 'rate-limit' | 'retry-after' | 'retry' | 'create-lookup' | 'poll' | 'lock';
+  reason: 'rate-limit' | 'retry-after' | 'retry' | 'create-lookup' | 'poll' | 'lock' | 'failover';
   waitMs: number;
   message: string;
 }
@@ -71,6 +84,8 @@ export interface StepContext<Client = unknown> {
   existingIds?: readonly string[];
   /** For a polling step: when its first poll started (ms since epoch), so the verb keeps its own deadline. */
   pollingSince?: number;
+  /** The command's `alternatives` (a verb that has checkAlternatives): other choices for a create without capacity. */
+  alternatives?: readonly PlanAlternative[];
 }
 
 /** A plan step verb: its own argument checks, its classification, and how it runs. */
@@ -89,6 +104,11 @@ export interface StepVerb<Client = unknown> {
   describe(args: readonly string[]): string;
   /** What a dry run shows under the description (e.g. the parsed request body). */
   detail?(args: readonly string[]): unknown;
+  /**
+   * The static checks of a command's `alternatives`; a verb without it takes none (the plan is invalid).
+   * Checks against the live catalogue belong to the provider's preview (dry runs) and its makers.
+   */
+  checkAlternatives?(args: readonly string[], alternatives: readonly PlanAlternative[]): ArgProblem[];
 }
 
 /** A record as the duplicate-name check and exactly-once see it. */
@@ -126,6 +146,11 @@ export interface CostLine {
   per_30_days?: number;
   available?: boolean;
   note?: string;
+  /**
+   * A create with alternatives: every choice priced (its availability too). The line itself is the most
+   * expensive of them, which is what the totals and the budget guard count.
+   */
+  choices?: (Omit<CostLine, 'choices' | 'step'> & { choice: number })[];
 }
 
 /** A provider's share of a dry run: what its steps cost, and what to warn about (balance, availability). */
@@ -185,13 +210,23 @@ export interface Provider<Client = unknown> {
   /** Duplicate-name lookup and exactly-once creates; without it creates are not checked for names. */
   names?: NameLookup<Client>;
   /** Prices what the plan's steps of this provider create, with the reads it needs (dry run). */
-  preview?(steps: readonly { index: number; args: string[]; class: StepClass }[], read: PreviewRead, predefined: Record<string, string>): Promise<PricePreview>;
+  preview?(steps: readonly { index: number; args: string[]; class: StepClass; alternatives?: readonly PlanAlternative[] }[], read: PreviewRead, predefined: Record<string, string>): Promise<PricePreview>;
   /**
    * The account's current hourly burn, with the reads it needs. With `preview` it lets the budget guard
    * (engine/plan/budget.ts) refuse a plan whose creates would push the burn above `budget.max_hourly`;
    * a provider without it is not counted by the guard (its plans' costs are unknown to it, and said so).
    */
   burn?(read: PreviewRead): Promise<Burn>;
+  /**
+   * Drift (`plan diff`): what the plan's steps of this provider leave behind compared with what exists
+   * now, per resource, read through the executor; with `all`, also the resources no step owns.
+   */
+  drift?(
+    steps: readonly { index: number; args: string[]; class: StepClass; alternatives?: readonly PlanAlternative[]; produces?: Record<string, string> }[],
+    read: PreviewRead,
+    predefined: Record<string, string>,
+    opts: { all: boolean },
+  ): Promise<import('./drift/types.js').DriftEntry[]>;
 }
 
 /** The providers a plan is validated and run with, by name and by verb. */

@@ -230,7 +230,7 @@ export async function runPlan(checked: CheckedPlan, opts: RunOptions): Promise<R
     actors: { runner: stepRunner(step) },
     actions: {
       record: (_, done: CompletedStep) => {
-        opts.journal?.stepDone(done.index, done.produced, done.result.status);
+        opts.journal?.stepDone(done.index, done.produced, done.result.status, done.result.alternative);
         if (opts.keepResults) results.push(done.result.data);
         else done.result = { ...done.result, data: undefined };
         observe({
@@ -269,6 +269,7 @@ export async function runPlan(checked: CheckedPlan, opts: RunOptions): Promise<R
         http_status: done.result.status,
         attempts: done.result.attempts,
         deduplicated: done.result.deduplicated || undefined,
+        alternative: done.result.alternative,
         produced: Object.keys(done.produced).length ? done.produced : undefined,
         duration_ms: Math.round(done.durationMs),
       };
@@ -353,6 +354,7 @@ function stepEffect(checked: CheckedPlan, opts: RunOptions, sent: SentSteps): (i
         waiting: (wait) => observe({ type: 'waiting', index, wait }),
         existingIds: pre?.existingIds,
         pollingSince,
+        alternatives: command.alternatives,
       };
       if (cls.effect !== 'read' && pollingSince === undefined) sent.dispatched(index, `${cls.effect}${cls.kind ? ` of ${cls.kind}` : ''}${cls.name ? ` "${cls.name}"` : ''}`);
       result = await verb.run(args, ctx);

@@ -29,6 +29,7 @@ import { renderReport, renderReportError } from '../engine/render/report.js';
 import { routeQuestion } from '../engine/routing/route.js';
 import { testGpuCloudCredentials } from '../engine/config/credentials-test.js';
 import { askForTool } from './ask.js';
+import { driftTool, graphTool, matrixTool, trendTool } from './insight.js';
 import type { McpBackend } from './backend.js';
 import { progressObserver, progressReporter, type ProgressFn, type ToolExtra } from './progress.js';
 
@@ -174,6 +175,44 @@ export const TOOLS = [
       const { resources: _all, ...totals } = s;
       return { text: lines.join('\n') + '\n', structured: { ...totals, resource_count: s.resources.length, ...(detail ? { resources } : {}) } };
     },
+  }),
+  // Issue 31: drift and pictures (mcp/insight.ts); read-only.
+  tool({
+    name: 'assistant_plan_diff',
+    title: 'Compare a plan with the live cloud (drift)',
+    description:
+      'Compare a plan document with what exists now, per resource: in_sync, missing (the plan makes it, it is not there) or different (type, location, size, image, status, attachment); with all: true also the resources in the project no step owns (unowned). structuredContent.drift is true when anything differs. Sends only GETs.',
+    input: S.DiffInput,
+    output: S.DiffOutput,
+    annotations: READ_ONLY,
+    run: ({ plan, all }, { backend, signal }) => driftTool(backend, planFrom(plan), all, signal),
+  }),
+  tool({
+    name: 'assistant_plan_graph',
+    title: 'Draw a plan as a graph',
+    description: 'Draw a plan document as a graph: steps as nodes (destructive ones marked), bindings as edges (the step producing <NAME> to each step using it). Mermaid or Graphviz DOT for documentation, text for a terminal. Sends nothing.',
+    input: S.GraphInput,
+    output: S.GraphOutput,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: async ({ plan, format }, { backend }) => graphTool(backend, planFrom(plan), format),
+  }),
+  tool({
+    name: 'assistant_gpucloud_availability_matrix',
+    title: 'Where each GPU type can be had, and its price',
+    description: 'Instance types (or Instant Cluster types) × locations: in each cell the hourly price where the type is available now (on demand, and spot), else nothing. Read-only.',
+    input: S.MatrixInput,
+    output: S.MatrixOutput,
+    annotations: READ_ONLY,
+    run: ({ resource }, { backend, signal }) => matrixTool(backend, resource, signal),
+  }),
+  tool({
+    name: 'assistant_cost_trend',
+    title: 'Daily cost and runway over a range of days',
+    description: 'What each day (UTC) cost (measured from recorded snapshots, else reconstructed) and the runway (balance over burn), as a text chart and as figures. Read-only (records a cost snapshot, like every cost reading).',
+    input: S.TrendInput,
+    output: S.TrendOutput,
+    annotations: { ...READ_ONLY, idempotentHint: false },
+    run: ({ start, end }, { backend, signal }) => trendTool(backend, { start, end }, signal),
   }),
   tool({
     name: 'assistant_plan_validate',

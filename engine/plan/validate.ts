@@ -68,6 +68,10 @@ export function validatePlan(input: unknown, opts: ValidateOptions): ValidationR
       });
     }
     for (const p of verb.checkArgs(command.args)) problems.push({ kind: 'schema', index, ...p });
+    if (command.alternatives) {
+      const altProblems = verb.checkAlternatives?.(command.args, command.alternatives) ?? [{ field: 'alternatives', message: `"${verb.verb}" steps take no alternatives` }];
+      for (const p of altProblems) problems.push({ kind: 'schema', index, ...p });
+    }
     command.args.forEach((arg, argIndex) => {
       for (const name of placeholdersIn(arg)) {
         if (!bound.has(name)) {
