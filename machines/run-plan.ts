@@ -17,7 +17,7 @@
 import { assign, createActor, fromCallback, sendTo, setup, toPromise } from 'xstate';
 import type { Plan } from '../schemas/plan.js';
 import type { RunReport, StepReport } from '../schemas/run-report.js';
-import { AssistantError, InterruptedError, isAbortError, OperationError, SafetyRefusal } from '../engine/errors.js';
+import { AssistantError, ExitCode, InterruptedError, isAbortError, OperationError, SafetyRefusal } from '../engine/errors.js';
 import { abortReason } from '../engine/deadline.js';
 import type { ProviderSet, RunObserver, StepClass, StepContext, StepResult } from '../engine/provider.js';
 import type { CheckedPlan } from '../engine/plan/check.js';
@@ -315,6 +315,9 @@ class SentSteps {
     const what = this.steps.get(index);
     const status = (error as { status?: unknown })?.status;
     if (!what || (typeof status === 'number' && status >= 400 && status < 500)) return undefined;
+    // Our own refusals (exit 3) and input errors (exit 2) are raised before the step acts: nothing left.
+    const exitCode = (error as { exitCode?: unknown })?.exitCode;
+    if (exitCode === ExitCode.refused || exitCode === ExitCode.invalidInput) return undefined;
     return what;
   }
 }

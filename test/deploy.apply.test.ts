@@ -5,12 +5,12 @@
  */
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../emulator/index.js';
 import { runCli, tempHome, withEmulator } from './support/cli.js';
-import { COMPOSE_IMAGE, FASTAPI_TORCH, makeRepo, NODE_DOCKER, startGitHttp, type GitHttp, type TestRepo } from './support/git-repos.js';
+import { COMPOSE_IMAGE, FASTAPI_TORCH, httpRepoUrl, makeRepo, NODE_DOCKER, type TestRepo } from './support/git-repos.js';
 
 const T = { timeoutMs: 120_000 };
 
@@ -20,12 +20,12 @@ function config(): string {
   return join(dir, 'c.yaml');
 }
 
-const servers: GitHttp[] = [];
+const servers: { close(): Promise<void> }[] = [];
 /** The repository over git's smart HTTP: an instance must be able to fetch what it deploys (a file:// URL is refused). */
 async function httpUrl(repo: TestRepo): Promise<string> {
-  const server = await startGitHttp(dirname(repo.dir));
-  servers.push(server);
-  return server.urlOf(basename(repo.dir));
+  const served = await httpRepoUrl(repo);
+  servers.push(served);
+  return served.url;
 }
 test.after(async () => {
   await Promise.all(servers.map((s) => s.close()));
