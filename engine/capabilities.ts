@@ -33,18 +33,26 @@ export interface RoutingCapability {
   flag?: string;
 }
 
-/** What `ask` reads to answer a question about this provider: a read-only plan's commands, each labelled with what it reads. */
+/**
+ * What `ask` reads to answer a question about this provider: read-only plan commands (of the
+ * provider's own verbs), each labelled with what it reads (`kinds[i]` for `commands[i]`). `kinds` are
+ * what routing found in the question (gpucloud catalogue kinds); most providers choose from the words.
+ */
 export interface ReadsCapability {
-  contextReads(question: string, kinds: readonly string[], config: Config): { commands: PlanCommand[]; kinds: string[] };
+  contextReads(question: string, ctx: { kinds: readonly string[]; config: Config }): { commands: PlanCommand[]; kinds: string[] };
   /** The label of its data in the prompt (`the gpucloud account`). */
   label: string;
   /** What the model is told about this provider's data (one or two sentences). */
   prompt?: string;
 }
 
-/** Answers without a model, from the context reads. `undefined`: it cannot answer exactly (the flow declines, with the reason). */
+/**
+ * Answers without a model (`--ai-profile builtin`), from this provider's context reads. `undefined`:
+ * it cannot answer the question exactly, and the flow declines with the reason and a hint to configure
+ * an AI provider — never a different list.
+ */
 export interface AnswerCapability {
-  answer(question: string, results: readonly ContextResult[], kinds: readonly string[]): string | undefined;
+  answer(question: string, results: readonly ContextResult[], ctx: { kinds: readonly string[] }): string | undefined;
 }
 
 /** A built-in planner: a plan for a request it understands, or a refusal with a hint (InvalidInputError). */

@@ -227,6 +227,11 @@ export interface Provider<Client = unknown> {
     predefined: Record<string, string>,
     opts: { all: boolean },
   ): Promise<import('./drift/types.js').DriftEntry[]>;
+  /**
+   * What the provider can do above running steps (answer questions, make plans, store credentials, run
+   * in the sandbox…): commands ask the registry which providers have a capability instead of naming them.
+   */
+  capabilities?: import('./capabilities.js').ProviderCapabilities;
 }
 
 /** The providers a plan is validated and run with, by name and by verb. */
