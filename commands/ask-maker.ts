@@ -9,6 +9,7 @@ import type { AiProvider } from '../engine/ai/provider.js';
 import { UsageError } from '../engine/errors.js';
 import { cloudANeeds, instanceLookupPlan, instancesOf, planCloudA, type CloudAInstance } from '../engine/planner/cloud_a.js';
 import { routeQuestion } from '../engine/routing/route.js';
+import { providerRoutings } from '../engine/providers.js';
 import { ProviderNotIntegratedError } from '../machines/ask.js';
 import { profileForCommand, resolveAiProvider } from '../engine/ai/resolve.js';
 import { findKind } from '../engine/gpucloud/catalogue.js';
@@ -48,7 +49,7 @@ export async function makePlanFromQuestion(
   question: string,
   opts: { destroyer: boolean; onPhase?: (text: string) => void; providerFlags?: string[] } & AiFlags,
 ): Promise<Plan> {
-  const route = routeQuestion(question, { flags: opts.providerFlags, config: session.config });
+  const route = routeQuestion(question, { flags: opts.providerFlags, config: session.config, routings: providerRoutings() });
   if (route.providers.length > 1 || route.providers[0] !== 'gpucloud') requireMakerProvider(route.providers);
   // In the sandbox, with no AI configured, the deterministic built-in planner answers.
   const profileName = profileForCommand(opts.aiProfile, ctx.globals.sandbox, session.config.ai);

@@ -10,7 +10,8 @@ import { loadConfig } from '../engine/config/load.js';
 import { redactText } from '../engine/redact.js';
 import { renderRecord, renderTable } from '../engine/render/records.js';
 import { routeQuestion } from '../engine/routing/route.js';
-import { ROUTE_PROVIDERS } from '../engine/routing/terms.js';
+import { routingFlag } from '../engine/routing/terms.js';
+import { providerRoutings } from '../engine/providers.js';
 import { PROVIDER_KINDS } from '../engine/ai/kinds.js';
 import { AI_PROVIDER_KINDS } from '../schemas/config.js';
 import { warn, type CommandContext } from './context.js';
@@ -45,9 +46,6 @@ type AskFlags = Record<string, unknown> & {
   compliance?: boolean;
   discovery?: boolean;
 };
-
-/** `--cloud-a` for the provider cloud_a (the SPEC's flag spelling); `--gpucloud` as it is. */
-const providerFlag = (p: string) => p.replace(/_/g, '-');
 
 /** A switch as cac hands it over: `true`, or `"true"` for a hyphenated one written `--cloud-a=true` (commands/group.ts). */
 const on = (v: unknown) => v === true || v === 'true';
@@ -98,7 +96,9 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--allow-unpriced', 'Under a budget, apply creates whose price is not known (counted as free) instead of refusing them')
       .option('--maker', 'Write a plan for the request (JSON on stdout) instead of executing anything')
       .option('--ai-profile <name>', 'AI provider profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline');
-    for (const p of ROUTE_PROVIDERS) command.option(`--${providerFlag(p)}`, `Ask about ${p} (several give a combined view; default: inferred from the question)`);
+    // One flag per provider that questions can be routed to (its `routing` capability), not a fixed list.
+    const routings = providerRoutings();
+    for (const r of routings) command.option(`--${routingFlag(r)}`, `Ask about ${r.provider} (several give a combined view; default: inferred from the question)`);
     command
       .option('--profile <name>', 'cloud_a environment (infra.cloud_a.environments.<name>) or aws profile to read with')
       .option('--workspace <name>', 'Terraform workspace (terraform.workspaces.<name>) whose state, and drift against cloud_a, is added to the context')
@@ -144,7 +144,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           if (opts.roleArn !== undefined && report !== 'iam') throw new UsageError('--role-arn narrows the IAM report', { hint: 'use it with --iam' });
           if (question.length === 0 && !report) throw new UsageError('no question given', { hint: "run 'assistant ask --help'" });
           const text = question.length ? question.join(' ') : REPORT_QUESTIONS[report!];
-          const providerFlags = ROUTE_PROVIDERS.filter((p) => on(opts[optionKey(providerFlag(p))]));
+          const providerFlags = routings.filter((r) => on(opts[optionKey(routingFlag(r))])).map((r) => r.provider);
           if (opts.routeOnly) return routeOnly(ctx, text, providerFlags);
           if (opts.maker) return maker(ctx, text, Boolean(opts.destroyer), aiFlags(opts), providerFlags, profile);
           return ask(ctx, text, report ? ['cloud_a'] : providerFlags, aiFlags(opts), {
@@ -265,8 +265,8 @@ async function ask(
 async function routeOnly(ctx: CommandContext, question: string, providerFlags: string[]): Promise<number> {
   const { config, warnings } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   for (const w of warnings) warn(ctx, w);
-  const route = routeQuestion(question, { flags: providerFlags, config });
-  const contextKinds = contextPlanFor(route, { question, serviceKeywords: config.cloud_a?.service_keywords }).kinds;
+  const route = routeQuestion(question, { flags: providerFlags, config, routings: providerRoutings() });
+  const contextKinds = contextPlanFor(route, { question, config }).kinds;
   if (ctx.globals.output === 'json' || ctx.globals.output === 'yaml') {
     const doc = { question, ...route, context_kinds: contextKinds };
     ctx.io.stdout.write(renderRecord(doc, ctx.globals.output));

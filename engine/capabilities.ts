@@ -7,8 +7,7 @@
  */
 import type { Config } from '../schemas/config.js';
 import type { Plan, PlanCommand } from '../schemas/plan.js';
-
-export type CapabilityName = 'routing' | 'reads' | 'answer' | 'maker' | 'credentials' | 'sandbox' | 'classify' | 'deploy' | 'cost';
+import type { ProviderCredentials } from './config/credential-fields.js';
 
 /** One fetched result of a context read: the step's args, what it read (a kind), its parsed response. */
 export interface ContextResult {
@@ -17,19 +16,22 @@ export interface ContextResult {
   data: unknown;
 }
 
+/** A word of a provider's vocabulary, with the kind of thing it asks about when it says one (`volumes`). */
+export type RouteWord = string | { term: string; kind?: string };
+
 /** Words that send a question to a provider. */
 export interface RoutingCapability {
   /** The provider's names (`aws`, `amazon`): select it outright. */
   names: readonly string[];
   /** Words only this provider uses (`ec2`, `s3`, `bucket`): select it outright. */
-  specific: readonly string[];
-  /** Words other providers share (`instances`, `price`): select it only when no other provider was named. */
-  generic?: readonly { term: string; kind?: string }[];
-  /** Patterns (instance-type codes) with a label for `--route-only`. */
+  specific: readonly RouteWord[];
+  /** Words other providers share (`instances`, `price`): select it only when no provider was named outright. */
+  generic?: readonly RouteWord[];
+  /** Patterns (instance-type codes, with the `g` flag) with a label for `--route-only`; they select it outright. */
   patterns?: readonly { label: string; pattern: RegExp; kind?: string }[];
   /** Extra specific words from the config (cloud_a `service_keywords`). */
-  fromConfig?(config: Config): readonly string[];
-  /** The `ask` flag that selects it (`--cloud-a`); default: the name with `_` as `-`. */
+  fromConfig?(config: Config): readonly RouteWord[];
+  /** The `ask` flag that selects it (`cloud-a` for `--cloud-a`); default: the name with `_` as `-`. */
   flag?: string;
 }
 
@@ -52,7 +54,7 @@ export interface ReadsCapability {
  * an AI provider — never a different list.
  */
 export interface AnswerCapability {
-  answer(question: string, results: readonly ContextResult[], ctx: { kinds: readonly string[] }): string | undefined;
+  answer(question: string, results: readonly ContextResult[], ctx: { kinds: readonly string[]; defaulted?: boolean }): string | undefined;
 }
 
 /** A built-in planner: a plan for a request it understands, or a refusal with a hint (InvalidInputError). */
@@ -68,20 +70,12 @@ export interface CredentialSource {
   present: boolean;
 }
 
-/** A field `credentials store <provider>` asks for. */
-export interface CredentialField {
-  name: string;
-  flag: string;
-  secret: boolean;
-  required: boolean;
-}
-
 export interface CredentialsCapability {
   sources(opts: { config: Config; env: Record<string, string | undefined>; home: string }): CredentialSource[];
   /** A cheap read-only check that the credentials work, run through the executor. */
   test?(read: (plan: Plan) => Promise<unknown[]>): Promise<{ detail: string; data?: unknown }>;
-  /** What the backend store keeps for this provider. */
-  store?: readonly CredentialField[];
+  /** What the backend store keeps for this provider (`credentials store <provider>`). */
+  store?: ProviderCredentials;
 }
 
 /** An in-process stand-in for the provider's endpoint (`--sandbox`). */

@@ -239,11 +239,23 @@ export class ProviderSet {
   private readonly byVerb = new Map<string, { provider: Provider<any>; verb: StepVerb<any> }>();
   private readonly byName = new Map<string, Provider<any>>();
 
-  constructor(readonly list: readonly Provider<any>[]) {
-    for (const provider of list) {
-      this.byName.set(provider.name, provider);
-      for (const verb of provider.verbs) this.byVerb.set(verb.verb, { provider, verb });
-    }
+  private readonly providers: Provider<any>[] = [];
+
+  constructor(list: readonly Provider<any>[]) {
+    for (const provider of list) this.add(provider);
+  }
+
+  get list(): readonly Provider<any>[] {
+    return this.providers;
+  }
+
+  /** Adds a provider (a registered stand-in); its name and verbs must be new. */
+  add(provider: Provider<any>): void {
+    if (this.byName.has(provider.name)) throw new Error(`provider ${provider.name} is registered already`);
+    for (const verb of provider.verbs) if (this.byVerb.has(verb.verb)) throw new Error(`step verb ${verb.verb} belongs to ${this.byVerb.get(verb.verb)!.provider.name} already`);
+    this.providers.push(provider);
+    this.byName.set(provider.name, provider);
+    for (const verb of provider.verbs) this.byVerb.set(verb.verb, { provider, verb });
   }
 
   provider(name: string): Provider<any> | undefined {

@@ -27,6 +27,7 @@ import { redactText, redactValue } from '../engine/redact.js';
 import { renderRecords, renderRecord } from '../engine/render/records.js';
 import { renderReport, renderReportError } from '../engine/render/report.js';
 import { routeQuestion } from '../engine/routing/route.js';
+import { providerRoutings } from '../engine/providers.js';
 import { testGpuCloudCredentials } from '../engine/config/credentials-test.js';
 import { askForTool } from './ask.js';
 import { driftTool, graphTool, matrixTool, trendTool } from './insight.js';
@@ -147,7 +148,7 @@ export const TOOLS = [
     output: S.RouteOutput,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async run({ question }, { backend }) {
-      const decision = routeQuestion(question, { config: backend.config });
+      const decision = routeQuestion(question, { config: backend.config, routings: providerRoutings() });
       const lines = decision.reasons.map((r) => `${r.provider}: ${r.terms.length ? `matched ${r.terms.map((t) => `"${t}"`).join(', ')}` : r.note ?? ''}`);
       if (decision.kinds.length) lines.push(`gpucloud kinds: ${decision.kinds.join(', ')}`);
       return { text: lines.join('\n') + '\n', structured: decision };

@@ -28,6 +28,7 @@ export interface CliProviderSpec extends CliVerbSpec {
   preview?: Provider<CliClient>['preview'];
   /** What the account burns now, for the budget guard. */
   burn?: Provider<CliClient>['burn'];
+  capabilities?: Provider<CliClient>['capabilities'];
 }
 
 /** The client of a CLI provider: runs the args after the executable's name with the target's additions. */
@@ -47,6 +48,7 @@ export function cliProvider(spec: CliProviderSpec): Provider<CliClient> & { verb
     names: spec.names,
     preview: spec.preview,
     burn: spec.burn,
+    capabilities: spec.capabilities,
     async connect(opts) {
       const target = spec.target(opts);
       opts.debug?.(`${spec.name}: ${spec.tool.command} CLI with settings from ${target.source}`);

@@ -7,6 +7,8 @@ import { option } from '../cli/argv.js';
 import { cliProvider, withOption } from '../cli/provider.js';
 import type { CliTool } from '../cli/runner.js';
 import type { ArgProblem } from '../provider.js';
+import { cliCapabilities } from '../cli/capabilities.js';
+import { AZ_CATALOGUE } from './reads.js';
 import { AZ_RULE_SET, AZ_SYNTAX } from './destroyer.js';
 
 export const AZ_TOOL: CliTool = {
@@ -31,6 +33,13 @@ export const cloudCProvider = cliProvider({
     }
     return problems;
   },
+  capabilities: cliCapabilities({
+    provider: 'cloud_c',
+    label: 'the Azure subscription (cloud_c)',
+    names: ['azure', 'microsoft azure'],
+    specific: ['aks', 'blob storage', 'cosmos db', 'cosmosdb', 'resource group', 'resource groups', 'app service', 'azure functions', 'entra', 'key vault'],
+    catalogue: AZ_CATALOGUE,
+  }),
   target(opts) {
     const subscription = opts.config.infra?.cloud_c?.subscription_id;
     return {

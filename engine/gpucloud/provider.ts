@@ -8,6 +8,7 @@ import type { NamedRecord, NameLookup, Provider } from '../provider.js';
 import { findKind, listPathOf } from './catalogue.js';
 import { createGpuCloudClient } from './client.js';
 import { burnGpuCloud } from './cost.js';
+import { gpucloudCapabilities } from './capabilities.js';
 import { createResponseFor } from './dedupe.js';
 import { driftGpuCloud } from './drift.js';
 import { previewGpuCloud } from './preview.js';
@@ -54,6 +55,7 @@ export const gpucloudProvider: Provider<GpuCloudClient> = {
   names,
   preview: previewGpuCloud,
   burn: burnGpuCloud,
+  capabilities: gpucloudCapabilities,
   drift: driftGpuCloud,
 
   async connect(opts) {

@@ -5,7 +5,7 @@
  */
 import { KINDS } from '../gpucloud/catalogue.js';
 import { TermMatcher, termPattern, type TermMatch } from '../routing/match.js';
-import { CLUSTER_TYPE_CODE, INSTANCE_TYPE_CODE } from '../routing/terms.js';
+import { CLUSTER_TYPE_CODE, INSTANCE_TYPE_CODE } from '../gpucloud/routing.js';
 
 export type InstanceAction = 'start' | 'shutdown' | 'hibernate' | 'delete' | 'discontinue' | 'force_shutdown';
 
