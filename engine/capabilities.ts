@@ -57,10 +57,27 @@ export interface AnswerCapability {
   answer(question: string, results: readonly ContextResult[], ctx: { kinds: readonly string[]; defaulted?: boolean }): string | undefined;
 }
 
-/** A built-in planner: a plan for a request it understands, or a refusal with a hint (InvalidInputError). */
+/**
+ * Plans for requests (`ask --maker`): what the maker needs, read through the executor — the catalogue
+ * and current resources a model plans against, the model's instructions, and the built-in planner that
+ * answers offline (`--ai-profile builtin`) and refuses what it does not understand.
+ */
 export interface MakerCapability {
-  makePlan(request: string, ctx: { read(plan: Plan): Promise<unknown[]>; config: Config; predefined: Record<string, string>; destroyer: boolean }): Promise<Plan>;
+  prepare(request: string, ctx: MakerContext): Promise<MakerInput>;
 }
+
+export interface MakerContext {
+  read(plan: Plan): Promise<unknown[]>;
+  config: Config;
+  predefined: Record<string, string>;
+  /** The plan is written by the built-in planner (only what it needs is read). */
+  builtin: boolean;
+  /** Destructive steps are allowed (`--destroyer`): the model is told so. */
+  destroyer: boolean;
+  onPhase?(text: string): void;
+}
+
+export type MakerInput = Pick<import('./ai/maker.js').MakePlanOptions, 'catalogue' | 'defaults' | 'lookup' | 'target'>;
 
 /** One place credentials can come from, in the order the provider looks (names and paths only, never values). */
 export interface CredentialSource {

@@ -15,6 +15,7 @@ import { AWS_RULE_SET, AWS_SYNTAX } from './destroyer.js';
 import { burnCloudA, previewCloudA } from './prices.js';
 import { AWS_CATALOGUE } from './reads.js';
 import { cliCapabilities } from '../cli/capabilities.js';
+import { cloudAMaker } from './maker.js';
 
 export const AWS_TOOL: CliTool = {
   command: 'aws',
@@ -141,7 +142,8 @@ export const cloudAProvider = cliProvider({
   names,
   preview: previewCloudA,
   burn: burnCloudA,
-  capabilities: cliCapabilities({
+  capabilities: {
+    ...cliCapabilities({
     provider: 'cloud_a',
     label: 'the AWS account (cloud_a)',
     names: ['aws', 'amazon web services', 'amazon'],
@@ -150,7 +152,9 @@ export const cloudAProvider = cliProvider({
     // Its resource words route too ("which buckets do I have"); words gpucloud shares ("instances") stay gpucloud's.
     routeByResourceWords: true,
     keywords: (config) => config.cloud_a?.service_keywords,
-  }),
+    }),
+    maker: cloudAMaker,
+  },
 });
 
 /** The `aws` step verb. */

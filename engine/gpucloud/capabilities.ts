@@ -9,6 +9,7 @@ import { CREDENTIAL_FIELDS } from '../config/credential-fields.js';
 import { answerCost, answerFromResults, type StepResult } from '../planner/answer.js';
 import { findKind, type KindSpec } from './catalogue.js';
 import { COST_KIND, GPUCLOUD_ROUTING } from './routing.js';
+import { gpucloudMaker } from './maker.js';
 import { COST_READ_KINDS, listPlan } from './static-plans.js';
 
 /** Kinds always read for an answer, before the ones the question is about. */
@@ -33,6 +34,7 @@ export function gpucloudContextReads(kinds: readonly string[]): { commands: Plan
 
 export const gpucloudCapabilities: ProviderCapabilities = {
   routing: GPUCLOUD_ROUTING,
+  maker: gpucloudMaker,
   reads: {
     label: 'the gpucloud account',
     contextReads: (_question, { kinds }) => gpucloudContextReads(kinds),
