@@ -43,7 +43,8 @@ export const gpucloudCapabilities: ProviderCapabilities = {
     answer(question, results, { kinds, defaulted }) {
       // A cost question is answered from the cost reads (burn, balance, runway); other kinds asked alongside as usual.
       const costAsked = kinds.includes(COST_KIND);
-      const asked = new Set(kinds.filter((k) => k !== COST_KIND));
+      // The kinds read with an asked kind (availability's prices) belong to its answer too.
+      const asked = new Set(kinds.filter((k) => k !== COST_KIND).flatMap((k) => [k, ...(findKind(k)?.readWith ?? [])]));
       const relevant = asked.size ? results.filter((r) => asked.has(r.kind)) : costAsked ? [] : results;
       const answers = costAsked ? [answerCost(results)] : [];
       if (relevant.length || !costAsked) answers.push(answerFromResults(question, relevant.map((r): StepResult => ({ args: r.args, kind: r.kind, data: r.data }))));
