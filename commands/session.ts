@@ -80,14 +80,25 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     closeEmulator = () => emulator.close();
     return { baseUrl: emulator.url, credentials: { clientId: emulator.clientId, clientSecret: emulator.clientSecret } };
   };
+  const fakes: (() => Promise<void>)[] = [];
+  const sandboxFor = async (name: string): Promise<ConnectOptions['override']> => {
+    if (name === 'gpucloud') return sandboxOverride();
+    const sandbox = PROVIDERS.provider(name)?.capabilities?.sandbox;
+    if (!sandbox) return undefined;
+    const fake = await sandbox.start(ctx.home);
+    fakes.push(fake.close);
+    ctx.io.stderr.write(`sandbox: using the local ${name} fake, not the real service\n`);
+    return { baseUrl: fake.baseUrl, credentials: fake.credentials };
+  };
   const clients = new Map<string, Promise<ProviderClient<unknown>>>();
   const connect = (name: string): Promise<ProviderClient<unknown>> => {
     let client = clients.get(name);
     if (!client) {
       const provider = PROVIDERS.provider(name);
       if (!provider) throw new UsageError(`unknown provider "${name}" (known: ${PROVIDERS.names().join(', ')})`);
-      // The sandbox stands in for gpucloud only; other providers always reach their real endpoints.
-      client = (async () => provider.connect({ ...connectOptions, override: ctx.globals.sandbox && name === 'gpucloud' ? await sandboxOverride() : undefined }))();
+      // The sandbox stands in for gpucloud (the emulator) and for each provider with a sandbox capability
+      // (its local fake); the others always reach their real endpoints.
+      client = (async () => provider.connect({ ...connectOptions, override: ctx.globals.sandbox ? await sandboxFor(name) : undefined }))();
       clients.set(name, client);
     }
     return client;
@@ -112,6 +123,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
       await Promise.all([...clients.values()].map(async (c) => (await c.catch(() => undefined))?.close?.()));
       await reservations.close?.();
       await closeEmulator?.();
+      await Promise.all(fakes.map((close) => close()));
     },
   };
 }

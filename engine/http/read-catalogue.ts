@@ -1,0 +1,114 @@
+/**
+ * An HTTP integration's catalogue of reads for `ask` (notes, appplatform, edge): for each thing users
+ * ask about, the question words that choose it, the read-only request steps that fetch it (built from
+ * the config: a database, a team, a zone), and how the answer becomes named records — the shape
+ * engine/cli/reads.ts gives the CLI clouds. From it come the provider's context reads and its answers
+ * without a model (counts, states, names), which also say when the toolkit cut a listing short.
+ */
+import type { Config } from '../../schemas/config.js';
+import type { PlanCommand } from '../../schemas/plan.js';
+import type { ContextResult, ProviderCapabilities, RoutingCapability } from '../capabilities.js';
+import type { CliRecord } from '../cli/reads.js';
+import { containsTerm, TermMatcher } from '../routing/match.js';
+
+export interface HttpReadSpec {
+  /** Short key (`pages`); the kind of its last step is `<provider>/<key>`. */
+  key: string;
+  label: string;
+  singular: string;
+  /** Question words that choose this read (whole words, case-insensitive). */
+  words: string[];
+  /** Read when the question names none of the reads' words. */
+  byDefault: boolean;
+  /** The steps: the last one fetches what is answered; earlier ones look up what it needs (a zone id). */
+  commands(config: Config): PlanCommand[];
+  records(data: unknown): CliRecord[];
+  /** Question words that mean a state (`failed` → `ERROR`). */
+  stateWords?: Record<string, string[]>;
+  /** Records sorted for the answer (newest first…), when the API does not already. */
+  sort?(a: CliRecord, b: CliRecord): number;
+}
+
+const MAX_NAMES = 20;
+const printable = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+const line = (r: CliRecord) => {
+  const extra = [r.detail, r.state].filter(Boolean).join(', ');
+  return printable(`- ${r.name}${extra ? ` (${extra})` : ''}`);
+};
+
+/** The toolkit marks a listing it stopped reading: `{ items, truncated }` instead of the items. */
+export function unwrapTruncated(data: unknown): { data: unknown; truncated?: string } {
+  if (data && typeof data === 'object' && !Array.isArray(data) && typeof (data as { truncated?: unknown }).truncated === 'string') {
+    return { data: (data as { items?: unknown }).items, truncated: (data as { truncated: string }).truncated };
+  }
+  return { data };
+}
+
+export interface HttpCatalogueSpec {
+  provider: string;
+  /** The label of its data in the prompt (`the workspace notes (notes)`). */
+  label: string;
+  prompt?: string;
+  routing: RoutingCapability;
+  reads: readonly HttpReadSpec[];
+}
+
+/** Routing, context reads and answers for an HTTP integration from its catalogue. */
+export function httpReadCapabilities(spec: HttpCatalogueSpec): Pick<ProviderCapabilities, 'routing' | 'reads' | 'answer'> {
+  const matcher = new TermMatcher(spec.reads.flatMap((r) => r.words.map((w) => ({ term: w, data: r }))));
+  const readsFor = (question: string) => {
+    const chosen = new Set(matcher.match(question).map((m) => m.data));
+    const picked = spec.reads.filter((r) => chosen.has(r));
+    return picked.length ? picked : spec.reads.filter((r) => r.byDefault);
+  };
+  const kindOf = (r: HttpReadSpec) => `${spec.provider}/${r.key}`;
+  return {
+    routing: spec.routing,
+    reads: {
+      label: spec.label,
+      prompt: spec.prompt,
+      contextReads(question, { config }) {
+        const commands: PlanCommand[] = [];
+        const kinds: string[] = [];
+        for (const r of readsFor(question)) {
+          const steps = r.commands(config);
+          steps.forEach((c, i) => {
+            commands.push(c);
+            kinds.push(i === steps.length - 1 ? kindOf(r) : `${kindOf(r)}-lookup`);
+          });
+        }
+        return { commands, kinds };
+      },
+    },
+    answer: {
+      answer(question, results: readonly ContextResult[]) {
+        const parts: string[] = [];
+        for (const r of spec.reads) {
+          const result = results.find((x) => x.kind === kindOf(r));
+          if (!result) continue;
+          const { data, truncated } = unwrapTruncated(result.data);
+          const records = r.records(data);
+          if (r.sort) records.sort(r.sort);
+          const cut = truncated ? ` (${spec.provider}: ${truncated}; the answer covers those)` : '';
+          if (!records.length) {
+            parts.push(truncated ? `${spec.provider}: no ${r.label} could be read (${truncated}).` : `You have no ${r.label}.`);
+            continue;
+          }
+          // "which deployments failed": only those in the state the question names (or a word for it).
+          const states = [...new Set(records.map((x) => x.state).filter((s): s is string => Boolean(s)))];
+          const asked = states.find((s) => containsTerm(question, s) || (r.stateWords?.[s] ?? []).some((w) => containsTerm(question, w)));
+          const shown = asked ? records.filter((x) => x.state === asked) : records;
+          const head = `${shown.length} ${shown.length === 1 ? r.singular : r.label}${asked ? ` ${asked}` : ''}${cut}`;
+          if (/\bhow many\b/i.test(question)) {
+            parts.push(`${head}.`);
+            continue;
+          }
+          const body = shown.slice(0, MAX_NAMES).map(line);
+          if (shown.length > MAX_NAMES) body.push(`- … and ${shown.length - MAX_NAMES} more`);
+          parts.push([`${head}:`, ...body].join('\n'));
+        }
+        return parts.length ? parts.join('\n') : undefined;
+      },
+    },
+  };
+}
