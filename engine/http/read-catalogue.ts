@@ -11,6 +11,9 @@ import type { ContextResult, ProviderCapabilities, RoutingCapability } from '../
 import type { CliRecord } from '../cli/reads.js';
 import { containsTerm, TermMatcher } from '../routing/match.js';
 
+/** A record with tags a question can narrow to (`production`, `proxied`). */
+export type TaggedRecord = CliRecord & { tags?: string[] };
+
 export interface HttpReadSpec {
   /** Short key (`pages`); the kind of its last step is `<provider>/<key>`. */
   key: string;
@@ -22,7 +25,9 @@ export interface HttpReadSpec {
   byDefault: boolean;
   /** The steps: the last one fetches what is answered; earlier ones look up what it needs (a zone id). */
   commands(config: Config): PlanCommand[];
-  records(data: unknown): CliRecord[];
+  records(data: unknown): TaggedRecord[];
+  /** Question words that narrow to records with a tag (`production` → target production). */
+  tagWords?: Record<string, string[]>;
   /** Question words that mean a state (`failed` → `ERROR`). */
   stateWords?: Record<string, string[]>;
   /** Records sorted for the answer (newest first…), when the API does not already. */
@@ -87,18 +92,21 @@ export function httpReadCapabilities(spec: HttpCatalogueSpec): Pick<ProviderCapa
           const result = results.find((x) => x.kind === kindOf(r));
           if (!result) continue;
           const { data, truncated } = unwrapTruncated(result.data);
-          const records = r.records(data);
+          const tagged = r.records(data);
+          // "which production deployments…": only the records with the tags the question names.
+          const tags = Object.entries(r.tagWords ?? {}).filter(([, words]) => words.some((w) => containsTerm(question, w))).map(([t]) => t);
+          const records = tags.length ? tagged.filter((x) => tags.every((t) => x.tags?.includes(t))) : tagged;
           if (r.sort) records.sort(r.sort);
           const cut = truncated ? ` (${spec.provider}: ${truncated}; the answer covers those)` : '';
           if (!records.length) {
-            parts.push(truncated ? `${spec.provider}: no ${r.label} could be read (${truncated}).` : `You have no ${r.label}.`);
+            parts.push(truncated ? `${spec.provider}: no ${r.label} could be read (${truncated}).` : `You have no ${tags.length ? `${tags.join(' ')} ` : ''}${r.label}.`);
             continue;
           }
           // "which deployments failed": only those in the state the question names (or a word for it).
           const states = [...new Set(records.map((x) => x.state).filter((s): s is string => Boolean(s)))];
           const asked = states.find((s) => containsTerm(question, s) || (r.stateWords?.[s] ?? []).some((w) => containsTerm(question, w)));
           const shown = asked ? records.filter((x) => x.state === asked) : records;
-          const head = `${shown.length} ${shown.length === 1 ? r.singular : r.label}${asked ? ` ${asked}` : ''}${cut}`;
+          const head = `${shown.length} ${tags.length ? `${tags.join(' ')} ` : ''}${shown.length === 1 ? r.singular : r.label}${asked ? ` ${asked}` : ''}${cut}`;
           if (/\bhow many\b/i.test(question)) {
             parts.push(`${head}.`);
             continue;
