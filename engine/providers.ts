@@ -13,8 +13,9 @@ import { cloudBProvider } from './cloud_b/provider.js';
 import { cloudCProvider } from './cloud_c/provider.js';
 import { notesProvider } from './notes/provider.js';
 import { appPlatformProvider } from './appplatform/provider.js';
+import { edgeProvider } from './edge/provider.js';
 
-export const PROVIDERS = new ProviderSet([gpucloudProvider, cloudAProvider, cloudBProvider, cloudCProvider, k8sProvider, sshProvider, notesProvider, appPlatformProvider]);
+export const PROVIDERS = new ProviderSet([gpucloudProvider, cloudAProvider, cloudBProvider, cloudCProvider, k8sProvider, sshProvider, notesProvider, appPlatformProvider, edgeProvider]);
 
 /**
  * Registers a provider at run time (a test's stand-in, a plugin): from then on plans may use its verbs,

@@ -23,8 +23,11 @@ export interface HttpReadSpec {
   words: string[];
   /** Read when the question names none of the reads' words. */
   byDefault: boolean;
-  /** The steps: the last one fetches what is answered; earlier ones look up what it needs (a zone id). */
-  commands(config: Config): PlanCommand[];
+  /**
+   * The steps: the last one fetches what is answered; earlier ones look up what it needs (a zone id).
+   * None: the read cannot be made (no zone named or configured); the default reads stand in.
+   */
+  commands(config: Config, question: string): PlanCommand[];
   records(data: unknown): TaggedRecord[];
   /** Question words that narrow to records with a tag (`production` → target production). */
   tagWords?: Record<string, string[]>;
@@ -75,8 +78,9 @@ export function httpReadCapabilities(spec: HttpCatalogueSpec): Pick<ProviderCapa
       contextReads(question, { config }) {
         const commands: PlanCommand[] = [];
         const kinds: string[] = [];
-        for (const r of readsFor(question)) {
-          const steps = r.commands(config);
+        const chosen = readsFor(question).filter((r) => r.commands(config, question).length);
+        for (const r of chosen.length ? chosen : spec.reads.filter((x) => x.byDefault)) {
+          const steps = r.commands(config, question);
           steps.forEach((c, i) => {
             commands.push(c);
             kinds.push(i === steps.length - 1 ? kindOf(r) : `${kindOf(r)}-lookup`);
@@ -95,7 +99,7 @@ export function httpReadCapabilities(spec: HttpCatalogueSpec): Pick<ProviderCapa
           const tagged = r.records(data);
           // "which production deployments…": only the records with the tags the question names.
           const tags = Object.entries(r.tagWords ?? {}).filter(([, words]) => words.some((w) => containsTerm(question, w))).map(([t]) => t);
-          const records = tags.length ? tagged.filter((x) => tags.every((t) => x.tags?.includes(t))) : tagged;
+          const records = tags.length ? tagged.filter((x) => tags.some((t) => x.tags?.includes(t))) : tagged;
           if (r.sort) records.sort(r.sort);
           const cut = truncated ? ` (${spec.provider}: ${truncated}; the answer covers those)` : '';
           if (!records.length) {
