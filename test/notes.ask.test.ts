@@ -5,7 +5,8 @@
  * fake bounded (slow answers end at --timeout, endless cursors and huge pages are cut and said so),
  * `credentials test notes`, and the MCP ask tool reading the same context.
  */
-import { rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startNotesFake, NOTES_FAKE_DATABASE_ID } from '../emulator/fakes/notes.js';
@@ -14,6 +15,7 @@ import { startEmulator } from '../emulator/index.js';
 import { notesProvider } from '../engine/notes/provider.js';
 import { configFile, emulatorEnv, runCli, tempHome } from './support/cli.js';
 import { callTool, connectStdio, textOf } from './support/mcp.js';
+import { startOpenAiServer } from './support/openai-server.js';
 
 const dirs: string[] = [];
 test.after(() => {
@@ -197,6 +199,41 @@ test('the MCP ask tool reads the same notes context', async () => {
     await client.close();
     await fake.close();
   }
+});
+
+test('with a model: --debug shows the read plan, the pages reach the prompt, the token reaches neither the prompt nor the history', async () => {
+  const fake = await startNotesFake();
+  const ai = await startOpenAiServer();
+  const h = home();
+  try {
+    writeFileSync(
+      join(h, '.assistant.yaml'),
+      `ai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${ai.baseURL}\n` +
+        `notes:\n  integration_token: ${fake.token}\n  default_database_id: ${NOTES_FAKE_DATABASE_ID}\n  base_url: ${fake.url}\n`,
+      { mode: 0o600 },
+    );
+    ai.reply({ text: 'The migration plan and the budget are in progress.' });
+    const r = await runCli(['--debug', 'ask', 'what is the team working on in our pages?'], { env: { TEST_AI_KEY: 'sk-test-key-123456' }, home: h });
+    assert.is(r.code, 0, r.stderr);
+    assert.match(r.stdout, /The migration plan and the budget are in progress\./);
+    assert.match(r.stderr, new RegExp(`step 0 started: notes POST /v1/databases/${NOTES_FAKE_DATABASE_ID}/query`));
+    const prompt = JSON.stringify(ai.chatRequests().at(-1));
+    assert.match(prompt, /GPU cluster migration plan/);
+    assert.match(prompt, /notes\/pages/, 'the context is labelled with what it read');
+    const history = readdirSync(join(h, '.assistant', 'history')).map((f) => readFileSync(join(h, '.assistant', 'history', f), 'utf8')).join('');
+    assert.match(history, /migration plan/);
+    for (const text of [prompt, history, r.stdout, r.stderr]) assert.not.ok(text.includes(fake.token));
+  } finally {
+    await fake.close();
+    await ai.close();
+  }
+});
+
+test('--sandbox answers from the local notes fake and says so', async () => {
+  const r = await runCli(['--sandbox', 'ask', '--notes', 'how many pages are done?'], { home: home() });
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.stdout.trim(), '3 pages Done.');
+  assert.match(r.stderr, /sandbox: using the local notes fake, not the real service/);
 });
 
 test.run();
