@@ -52,6 +52,12 @@ async function backendToken(spec: TokenIntegrationSpec, opts: ConnectOptions): P
 
 function target(spec: TokenIntegrationSpec, opts: ConnectOptions, token: Token): HttpTarget {
   registerSecret(token.value);
+  // A pasted line break or a smart quote would fail inside fetch as "did not answer": say what it is.
+  if (!/^[\x21-\x7e]+$/.test(token.value)) {
+    throw new UsageError(`${spec.name}: the token from ${token.where} has a character a token cannot have (a space, a line break or a non-ASCII letter); nothing was sent`, {
+      hint: `copy the ${spec.label} token again into ${token.where}`,
+    });
+  }
   return {
     baseUrl: baseUrlFor(spec.name, spec.section(opts.config)?.base_url, opts.env, spec.defaultBaseUrl),
     headers: spec.headers(token.value),
