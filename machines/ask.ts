@@ -146,6 +146,14 @@ export function answerWithoutModel(question: string, route: RouteDecision, resul
   return parts.join('\n') || 'Nothing to report.';
 }
 
+/** What the model is told about each routed provider's data (its `reads` label and prompt), or nothing. */
+export function describeSources(route: Pick<RouteDecision, 'providers'>): string | undefined {
+  const lines = providersWith('reads')
+    .filter((p) => route.providers.includes(p.name) && p.capabilities.reads.prompt)
+    .map((p) => `Data lines whose kind starts with "${p.name}/" are from ${p.capabilities.reads.label}: ${p.capabilities.reads.prompt}`);
+  return lines.length ? lines.join(' ') : undefined;
+}
+
 export async function askQuestion(o: AskOptions): Promise<AskResult> {
   const { config } = o.backend;
   const profileName = profileForCommand(o.aiProfile, o.sandbox, config.ai);
@@ -207,6 +215,7 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
       runReadPlan,
       gatherContext,
       builtinAnswer: o.report ? (results) => o.report!.render(results) : (results, route) => answerWithoutModel(o.question, route, results),
+      describeSources,
       ai: config.ai,
       history: () => (o.conversation && resolved ? o.conversation(resolved) : history?.messages() ?? []),
       onToken: stream && ((t) => stream.write(t)),

@@ -220,6 +220,7 @@ test('with a model: --debug shows the read plan, the pages reach the prompt, the
     const prompt = JSON.stringify(ai.chatRequests().at(-1));
     assert.match(prompt, /GPU cluster migration plan/);
     assert.match(prompt, /notes\/pages/, 'the context is labelled with what it read');
+    assert.match(prompt, /Data lines whose kind starts with \\"notes\/\\" are from the workspace notes \(notes\): Pages are from the notes workspace/, 'the model is told what the notes data is');
     const history = readdirSync(join(h, '.assistant', 'history')).map((f) => readFileSync(join(h, '.assistant', 'history', f), 'utf8')).join('');
     assert.match(history, /migration plan/);
     for (const text of [prompt, history, r.stdout, r.stderr]) assert.not.ok(text.includes(fake.token));
