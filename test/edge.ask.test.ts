@@ -13,6 +13,7 @@ import type { JsonFake } from '../emulator/fakes/json-fake.js';
 import { startAppPlatformFake } from '../emulator/fakes/appplatform.js';
 import { edgeProvider } from '../engine/edge/provider.js';
 import { configFile, runCli, tempHome } from './support/cli.js';
+import { callTool, connectStdio, textOf } from './support/mcp.js';
 
 const dirs: string[] = [];
 test.after(() => {
@@ -184,6 +185,27 @@ test('only GETs read: changing a record or a setting, or purging the cache, need
   assert.is(verb.classify(['edge-api', 'POST', '/client/v4/zones/z/purge_cache', '{"purge_everything":true}']).effect, 'destroy');
   assert.is(verb.classify(['edge-api', 'DELETE', '/client/v4/zones/z/dns_records/r']).effect, 'destroy');
   assert.match(verb.checkArgs(['edge-api', 'GET', '/zones'])[0]?.message ?? '', /edge paths start with \/client\/v4\//);
+});
+
+test('the MCP ask tool routes by words to edge and appplatform together and reads both, read-only', async () => {
+  const fake = await startEdgeFake();
+  const app = await startAppPlatformFake();
+  const cfg = config(`${section(fake)}appplatform:\n  api_token: ${app.token}\n  base_url: ${app.url}\n`);
+  const { client } = await connectStdio({ home: home(), globalArgs: ['--config', cfg] });
+  try {
+    const r = await callTool(client, 'assistant_gpucloud_ask', { question: 'which vercel deployments failed, and which dns records are proxied?' });
+    assert.not.ok(r.isError, textOf(r));
+    assert.equal([...r.structuredContent.providers].sort(), ['appplatform', 'edge']);
+    assert.match(r.structuredContent.answer, /2 deployments ERROR:/);
+    assert.match(r.structuredContent.answer, /3 proxied DNS records:/);
+    const text = JSON.stringify(r);
+    assert.not.ok(text.includes(fake.token) || text.includes(app.token));
+    assert.ok([...fake.requests(), ...app.requests()].every((q) => q.method === 'GET'));
+  } finally {
+    await client.close();
+    await fake.close();
+    await app.close();
+  }
 });
 
 test.run();
