@@ -44,7 +44,8 @@ export const appPlatformProvider = tokenHttpProvider({
       label: 'the app platform (appplatform)',
       prompt: 'Deployments are newest first; state is READY, ERROR, BUILDING, QUEUED, INITIALIZING or CANCELED; target "production" or preview.',
       routing: {
-        names: ['appplatform', 'app platform', 'vercel'],
+        // Not "app platform": other clouds sell one under that name (vps_a's).
+        names: ['appplatform', 'vercel'],
         specific: ['preview deployment', 'preview deployments', 'production deployment', 'production deployments', 'deploy preview', 'deploy previews', 'vercel project', 'vercel projects'],
         generic: ['deployment', 'deployments', 'deploys', 'builds'],
       },

@@ -49,9 +49,10 @@ export const edgeProvider = tokenHttpProvider({
       label: 'the CDN/DNS service (edge)',
       prompt: 'Zones are domains on the CDN/DNS service; DNS records show type, content, TTL (1 = auto) and whether traffic is proxied through the CDN; zone settings are id = value.',
       routing: {
-        names: ['edge', 'cloudflare', 'cdn'],
+        // Not the bare words "edge" or "cdn": "CloudFront edge locations" and "cdn" questions belong to cloud_a first.
+        names: ['cloudflare'],
         specific: ['zone settings', 'ssl mode', 'proxied', 'dns only', 'page rules', 'waf'],
-        generic: ['dns', 'dns record', 'dns records', 'cname', 'cnames', 'mx record', 'mx records', 'txt record', 'txt records', 'a record', 'a records', 'zone', 'zones', 'domain', 'domains', 'nameservers'],
+        generic: ['cdn', 'dns', 'dns record', 'dns records', 'cname', 'cnames', 'mx record', 'mx records', 'txt record', 'txt records', 'a record', 'a records', 'zone', 'zones', 'domain', 'domains', 'nameservers'],
       },
       reads: EDGE_READS,
     }),
