@@ -11,6 +11,7 @@ import { APPPLATFORM_FAKE_TEAM_ID, startAppPlatformFake } from '../emulator/fake
 import type { JsonFake } from '../emulator/fakes/json-fake.js';
 import { startNotesFake } from '../emulator/fakes/notes.js';
 import { appPlatformProvider } from '../engine/appplatform/provider.js';
+import { runUntilHeld } from './support/held-request.js';
 import { configFile, runCli, tempHome } from './support/cli.js';
 
 const dirs: string[] = [];
@@ -132,8 +133,7 @@ test('a hostile fake cannot hold ask: slow answers end at --timeout, endless pag
   const fake = await startAppPlatformFake();
   try {
     fake.hostile('slow');
-    const slow = await ask(fake, ['--timeout', '3', 'ask', 'how many deployments']);
-    await fake.held();
+    const slow = await runUntilHeld(fake, (timeout) => ask(fake, [...timeout, 'ask', 'how many deployments']));
     assert.is(slow.code, 1, slow.stderr);
     assert.match(slow.stderr, /^error: .*tim(ed out|eout)/im);
     fake.hostile('endless');

@@ -12,6 +12,7 @@ import { EDGE_FAKE_ACCOUNT_ID, startEdgeFake } from '../emulator/fakes/edge.js';
 import type { JsonFake } from '../emulator/fakes/json-fake.js';
 import { startAppPlatformFake } from '../emulator/fakes/appplatform.js';
 import { edgeProvider } from '../engine/edge/provider.js';
+import { runUntilHeld } from './support/held-request.js';
 import { configFile, runCli, tempHome } from './support/cli.js';
 import { callTool, connectStdio, textOf } from './support/mcp.js';
 
@@ -151,8 +152,7 @@ test('a hostile fake cannot hold ask: slow answers end at --timeout, endless pag
   const fake = await startEdgeFake();
   try {
     fake.hostile('slow');
-    const slow = await ask(fake, ['--timeout', '3', 'ask', 'how many zones']);
-    await fake.held();
+    const slow = await runUntilHeld(fake, (timeout) => ask(fake, [...timeout, 'ask', 'how many zones']));
     assert.is(slow.code, 1, slow.stderr);
     assert.match(slow.stderr, /^error: .*tim(ed out|eout)/im);
     fake.hostile('endless');

@@ -13,6 +13,7 @@ import { startNotesFake, NOTES_FAKE_DATABASE_ID } from '../emulator/fakes/notes.
 import type { JsonFake } from '../emulator/fakes/json-fake.js';
 import { startEmulator } from '../emulator/index.js';
 import { notesProvider } from '../engine/notes/provider.js';
+import { runUntilHeld } from './support/held-request.js';
 import { configFile, emulatorEnv, runCli, tempHome } from './support/cli.js';
 import { callTool, connectStdio, textOf } from './support/mcp.js';
 import { startOpenAiServer } from './support/openai-server.js';
@@ -139,8 +140,7 @@ test('a hostile fake cannot hold ask: a slow answer ends at --timeout, endless c
   const fake = await startNotesFake();
   try {
     fake.hostile('slow');
-    const slow = await ask(fake, ['--timeout', '3', 'ask', 'how many pages']);
-    await fake.held();
+    const slow = await runUntilHeld(fake, (timeout) => ask(fake, [...timeout, 'ask', 'how many pages']));
     assert.is(slow.code, 1, slow.stderr);
     assert.match(slow.stderr, /^error: .*tim(ed out|eout)/im);
 

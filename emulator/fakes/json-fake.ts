@@ -44,8 +44,6 @@ export interface JsonFake {
   /** The next `count` authenticated requests answer 429 with `Retry-After: retryAfterS`. */
   rateLimit(count: number, retryAfterS?: number): void;
   hostile(mode: HostileMode | undefined): void;
-  /** Resolves when a request is being held by the `slow` mode (tests wait on it instead of sleeping). */
-  held(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -57,8 +55,6 @@ export async function startJsonFake(spec: FakeServiceSpec, opts: { token?: strin
   let limited = 0;
   let retryAfter = 1;
   let mode: HostileMode | undefined;
-  let heldWaiters: (() => void)[] = [];
-  let heldAny = false;
   const sockets = new Set<Socket>();
 
   const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -93,9 +89,6 @@ export async function startJsonFake(spec: FakeServiceSpec, opts: { token?: strin
       }
       if (mode === 'slow') {
         // Hold the request: the client's deadline must end it, not this server.
-        heldAny = true;
-        for (const w of heldWaiters) w();
-        heldWaiters = [];
         return;
       }
       try {
@@ -123,7 +116,6 @@ export async function startJsonFake(spec: FakeServiceSpec, opts: { token?: strin
     hostile(m) {
       mode = m;
     },
-    held: () => new Promise<void>((resolve) => (heldAny ? resolve() : heldWaiters.push(resolve))),
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
