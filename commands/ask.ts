@@ -3,7 +3,10 @@
  * (`--route-only`), writes a plan (`--maker`) or runs one (`--apply`, with `--dry-run`, `--resume`,
  * `--fresh`). Flag parsing and output only; the work is in engine/ and machines/.
  */
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { applyPlan, type ApplyMode } from '../machines/apply-plan.js';
+import type { RunOutcome } from '../machines/run-plan.js';
 import { dryRunPlan, type BudgetLimit } from '../machines/dry-run.js';
 import type { Config } from '../schemas/config.js';
 import { renderPreview } from '../engine/plan/preview.js';
@@ -36,6 +39,7 @@ type AskFlags = Record<string, unknown> & {
   fresh?: boolean;
   allowDuplicateNames?: boolean;
   maxHourlyCost?: unknown;
+  files?: string;
   maker?: boolean;
   aiProfile?: string;
   routeOnly?: boolean;
@@ -99,6 +103,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--resume', 'Continue an unfinished run of the same plan after its last completed step')
       .option('--fresh', 'Discard the journal of an unfinished run of this plan and start from the first step')
       .option('--allow-duplicate-names', 'Create resources even when their names already exist in the project (refused by default)')
+      .option('--files <dir>', 'The only directory a plan may read local files from (<FILES>/name in its steps; symlinks are never followed out of it)')
       .option('--max-hourly-cost <n>', "Refuse the plan if its creates would push the account's hourly burn above n (overrides budget.max_hourly)")
       .option('--maker', 'Write a plan for the request (JSON on stdout) instead of executing anything')
       .option('--ai-profile <name>', 'AI provider profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline');
@@ -132,10 +137,11 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           const profile = opts.profile === undefined ? undefined : String(opts.profile);
           const maxHourly = maxHourlyFlag(opts.maxHourlyCost);
           if (maxHourly !== undefined && !opts.apply) throw new UsageError('--max-hourly-cost goes with --apply', { hint: 'assistant ask --apply --max-hourly-cost 5 --plan-file plan.json' });
-          if (opts.apply && opts.dryRun) return dryRun(ctx, opts.planFile, { destroyer: Boolean(opts.destroyer), allowDuplicateNames: Boolean(opts.allowDuplicateNames), maxHourly, profile });
+          const filesDir = filesFlag(opts.files, Boolean(opts.apply));
+          if (opts.apply && opts.dryRun) return dryRun(ctx, opts.planFile, { destroyer: Boolean(opts.destroyer), allowDuplicateNames: Boolean(opts.allowDuplicateNames), maxHourly, profile, filesDir });
           if (opts.apply) {
             const mode = opts.resume ? 'resume' : opts.fresh ? 'fresh' : 'new';
-            return apply(ctx, opts.planFile, { destroyer: Boolean(opts.destroyer), mode, allowDuplicateNames: Boolean(opts.allowDuplicateNames), maxHourly, profile });
+            return apply(ctx, opts.planFile, { destroyer: Boolean(opts.destroyer), mode, allowDuplicateNames: Boolean(opts.allowDuplicateNames), maxHourly, profile, filesDir });
           }
           const report = reportKind(opts);
           if (opts.roleArn !== undefined && report !== 'iam') throw new UsageError('--role-arn narrows the IAM report', { hint: 'use it with --iam' });
@@ -311,11 +317,13 @@ interface ApplyOptions {
   maxHourly?: number;
   /** `--profile`: the cloud_a environment (or aws profile) of the session's cloud_a steps. */
   profile?: string;
+  /** `--files DIR`: where `<FILES>/name` artefacts are read from. */
+  filesDir?: string;
 }
 
 /** Applies a plan document in a session of its own (`ask --apply`, and producers such as `k8s deploy`). */
 export async function applyInput(ctx: CommandContext, input: unknown, opts: ApplyOptions): Promise<number> {
-  return withSession(ctx, (session) => applyInSession(ctx, session, input, opts), { profile: opts.profile });
+  return withSession(ctx, (session) => applyInSession(ctx, session, input, opts), { profile: opts.profile, filesDir: opts.filesDir });
 }
 
 /**
@@ -327,7 +335,7 @@ export async function applyInSession(ctx: CommandContext, session: Session, inpu
   const budget = budgetLimit(maxHourly, session.config);
   const outcome = await applyPlan(input, { backend: session, home: ctx.home, destroyer, mode, allowDuplicateNames, observer, budget });
   observer.stop();
-  writeReport(ctx, outcome.report);
+  writeReport(ctx, outcome.report, outcome.revealed);
   if (outcome.report.status === 'succeeded') return ExitCode.ok;
   if (outcome.report.status === 'cancelled') {
     ctx.io.stderr.write('interrupted: the journal keeps the completed steps; continue with --resume\n');
@@ -357,7 +365,7 @@ type DryRunOptions = Omit<ApplyOptions, 'mode'>;
 
 /** A dry run of a plan document in a session of its own (`ask --apply --dry-run`, `k8s deploy --dry-run`). */
 export async function dryRunInput(ctx: CommandContext, input: unknown, opts: DryRunOptions): Promise<number> {
-  return withSession(ctx, (session) => dryRunInSession(ctx, session, input, opts), { profile: opts.profile });
+  return withSession(ctx, (session) => dryRunInSession(ctx, session, input, opts), { profile: opts.profile, filesDir: opts.filesDir });
 }
 
 /** The dry run of `ask --apply --dry-run` for a plan in hand (also `k8s create --dry-run`). */
@@ -370,8 +378,21 @@ export async function dryRunInSession(ctx: CommandContext, session: Session, inp
   return gated || overBudget || (duplicateNames.length && !allowDuplicateNames) ? ExitCode.refused : ExitCode.ok;
 }
 
-function writeReport(ctx: CommandContext, report: RunReport): void {
-  if (ctx.globals.output !== 'table') return void ctx.io.stdout.write(renderRecord(report, ctx.globals.output));
+function writeReport(ctx: CommandContext, report: RunReport, revealed?: RevealedSecrets): void {
+  // Secrets of `reveal: true` steps, on stdout only and unredacted (they are masked everywhere else).
+  if (ctx.globals.output !== 'table') return void ctx.io.stdout.write(renderRecord(revealed ? { ...report, revealed } : report, ctx.globals.output));
   ctx.io.stdout.write(renderReport(report, palette(Boolean(ctx.io.stdoutColor))));
+  for (const r of revealed ?? []) for (const s of r.secrets) ctx.io.stdout.write(`revealed: step ${r.step} ${s.path}: ${s.value}\n`);
   ctx.io.stderr.write(renderReportError(report));
+}
+
+type RevealedSecrets = RunOutcome['revealed'];
+
+/** `--files DIR`: an existing directory, absolute; only with --apply. */
+function filesFlag(v: unknown, apply: boolean): string | undefined {
+  if (v === undefined) return undefined;
+  if (!apply) throw new UsageError('--files goes with --apply', { hint: 'assistant ask --apply --files ./artefacts --plan-file plan.json' });
+  const dir = resolve(String(v));
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--files ${String(v)} is not a directory`, { hint: 'give the directory that holds the files the plan uploads' });
+  return dir;
 }

@@ -26,6 +26,8 @@ export interface SessionOptions {
   freshCredentials?: boolean;
   /** `--profile`: the cloud_a environment (infra.cloud_a.environments) or aws profile. */
   profile?: string;
+  /** `--files DIR`: binds <FILES>, the only place plan steps read local files from. */
+  filesDir?: string;
 }
 
 /**
@@ -47,6 +49,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
 
   let closeEmulator: (() => Promise<void>) | undefined;
   const predefined = predefinedBindings(config, ctx.env);
+  if (opts.filesDir) predefined.FILES = opts.filesDir;
 
   if (ctx.globals.sandbox) {
     const { EMULATOR_DEFAULT_SSH_KEY_ID } = await import('../emulator/index.js');
@@ -64,6 +67,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     timeoutMs,
     freshCredentials: opts.freshCredentials,
     profile: opts.profile,
+    filesDir: opts.filesDir,
     warn: (message) => warn(ctx, message),
   };
   const sandboxOverride = async (): Promise<ConnectOptions['override']> => {

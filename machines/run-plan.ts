@@ -197,6 +197,8 @@ export interface RunOutcome {
   results: unknown[];
   /** The error that ended a failed or cancelled run (carries the exit code). */
   error?: unknown;
+  /** Secrets produced by steps with `reveal: true` (StepResult.secrets): for the CLI's stdout only, never MCP. */
+  revealed?: { step: number; secrets: { path: string; value: string }[] }[];
 }
 
 /** Validates the whole plan, applies the destroyer gate, then runs it through the machine. Nothing is sent for an invalid or gated plan. */
@@ -211,6 +213,7 @@ export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutc
     Object.assign(bindings, done.produced);
   }
   const results: unknown[] = [];
+  const revealed: NonNullable<RunOutcome['revealed']> = [];
   const observe = opts.observer ?? opts.context.observer ?? (() => undefined);
   const step = stepEffect(plan, classes, { ...opts, observer: observe });
 
@@ -219,6 +222,7 @@ export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutc
     actions: {
       record: (_, done: CompletedStep) => {
         opts.journal?.stepDone(done.index, done.produced, done.result.status);
+        if (plan.commands[done.index]!.reveal && done.result.secrets?.length) revealed.push({ step: done.index, secrets: done.result.secrets });
         if (opts.keepResults) results.push(done.result.data);
         else done.result = { ...done.result, data: undefined };
         observe({
@@ -281,7 +285,7 @@ export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutc
     error: status === 'succeeded' ? undefined : { ...errorSummary(error), step: completed.length },
   });
   if (status === 'succeeded') opts.journal?.finish();
-  return { report, results, error: status === 'succeeded' ? undefined : error };
+  return { report, results, error: status === 'succeeded' ? undefined : error, ...(revealed.length ? { revealed } : {}) };
 }
 
 /**
@@ -299,6 +303,7 @@ function stepEffect(plan: Plan, classes: readonly StepClass[], opts: RunOptions)
     // Validation classified the plan as written; only a substituted value can change the verdict.
     const changed = args.some((a, i) => a !== command.args[i]);
     const cls = changed ? verb.classify(args) : classes[index]!;
+    if (changed && cls.refused?.length) throw new SafetyRefusal(`step ${index} may never run from a plan after substituting bindings (${cls.refused.join('; ')}); it was not sent`);
     if (changed && !opts.destroyer && cls.effect === 'destroy') {
       throw new SafetyRefusal(`step ${index} became destructive after substituting bindings (${cls.reasons.join('; ')}); it was not sent`, {
         hint: 'review the plan; if the destruction is intended, run again with --destroyer',

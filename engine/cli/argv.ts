@@ -17,9 +17,13 @@ export interface CliSyntax {
   globalValueOptions: ReadonlySet<string>;
   /** Options that may stand before the command words and take none (`--debug`). */
   globalFlags: ReadonlySet<string>;
+  /** A first command word that only selects a variant of the same command (gcloud's `alpha`, `beta`): left out of `words`. */
+  tracks?: ReadonlySet<string>;
 }
 
 export interface ParsedCommand {
+  /** Every arg after the tool name, as written and in order (for CLIs whose positionals follow options, such as `aws s3 cp`). */
+  args: readonly string[];
   /** The command words as written (service, operation, and positionals before the first option). */
   rawWords: string[];
   /** The same, lower case: what rules match. */
@@ -94,7 +98,9 @@ export function parseCommand(args: readonly string[], syntax: CliSyntax): Parsed
     } else if (current) add(current, token);
     else add('', token);
   }
-  return { rawWords, words: rawWords.map((w) => w.toLowerCase()), options, undecidable };
+  // `gcloud beta compute instances delete` is `compute instances delete` to every rule.
+  if (syntax.tracks?.has(rawWords[0]?.toLowerCase() ?? '')) rawWords.shift();
+  return { args, rawWords, words: rawWords.map((w) => w.toLowerCase()), options, undecidable };
 }
 
 /**
@@ -110,12 +116,15 @@ export function option(cmd: ParsedCommand, name: string): string[] | undefined {
   return found;
 }
 
-/** Whether `word` matches a rule word: exact, `prefix*`, `*suffix`, `*`, or alternatives `a|b-*`. */
+/** Whether `word` matches a rule word: exact, with `*` for any characters (`delete-*`, `schedule-*-deletion`), or alternatives `a|b-*`. */
 function wordMatches(pattern: string, word: string): boolean {
   if (pattern.includes('|')) return pattern.split('|').some((p) => wordMatches(p, word));
   if (pattern === '*') return true;
-  if (pattern.endsWith('*')) return word.startsWith(pattern.slice(0, -1));
-  if (pattern.startsWith('*')) return word.endsWith(pattern.slice(1));
+  if (pattern.includes('*')) {
+    // `delete-*`, `*-deletion`, `schedule-*-deletion`: each `*` stands for any run of characters.
+    const parts = pattern.split('*');
+    return new RegExp(`^${parts.map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(word);
+  }
   return word === pattern;
 }
 

@@ -1,19 +1,29 @@
 /**
  * A plan step verb whose args ARE a cloud CLI's command line (`["aws", "s3api", "list-buckets"]`):
- * the same checks, classification (from the rules table), substitution and run for every CLI
- * provider. The provider supplies the syntax, the rules and a client that adds its own options
- * (profile, region, project, subscription, JSON output) and runs the command.
+ * the same checks, classification (from the allowlist), substitution and run for every CLI provider.
+ * The provider supplies the syntax, the rules and a client that adds its own options (profile, region,
+ * project, subscription, JSON output) and runs the command isolated.
+ *
+ * Right before the child starts, the step is classified again on the args it will really get (the
+ * gate's backstop: a bound value, an artefact path) and a refused or undecodable step is not run;
+ * `<FILES>/…` artefacts are resolved and checked (no symlink out of --files DIR). What the step
+ * produced that is a secret is registered for redaction before anything shows its output.
  */
 import { substituteBody } from '../plan/bindings.js';
+import { InvalidInputError, SafetyRefusal } from '../errors.js';
 import type { ArgProblem, StepVerb } from '../provider.js';
 import { PLACEHOLDER_PATTERN } from '../../schemas/plan.js';
 import { option, parseCommand, type CliSyntax, type ParsedCommand } from './argv.js';
-import { classifyCommand, type CliRuleSet } from './rules.js';
+import { FILES_BINDING, resolveArtefacts } from './artefacts.js';
+import { classifyCommand, matchRule, type CliRuleSet } from './rules.js';
 import { showCommand, type CliOutput } from './runner.js';
+import { registerStepSecrets } from './secrets.js';
 
 /** What a CLI provider's client does: run the args after the tool name, with the provider's additions. */
 export interface CliClient {
   run(args: readonly string[], signal: AbortSignal): Promise<CliOutput>;
+  /** `--files DIR` of the session: where `<FILES>/…` artefacts are read from. */
+  filesDir?: string;
 }
 
 export interface CliVerbSpec {
@@ -46,6 +56,7 @@ export function cliVerb(spec: CliVerbSpec): StepVerb<CliClient> {
       for (const [name, why] of Object.entries(spec.refuse ?? {})) {
         if (option(cmd, name) !== undefined) problems.push({ field: 'args', message: `${name} is not allowed in a ${tool} step: ${why}` });
       }
+      for (const why of spec.rules.decodeProblems?.(cmd) ?? []) problems.push({ field: 'args', message: `a parameter the gate cannot decode as ${tool} would: ${why}` });
       problems.push(...(spec.check?.(cmd, args) ?? []));
       return problems;
     },
@@ -55,17 +66,29 @@ export function cliVerb(spec: CliVerbSpec): StepVerb<CliClient> {
     substitute(args, bindings) {
       // Each value is one argv element: nothing is interpreted by a shell. Inside inline JSON a value is
       // JSON-escaped, so a quote in it cannot add keys (`--cli-input-json '{"Bucket": "<B>"}'`).
+      // <FILES> is never substituted: the verb resolves artefacts itself, right before the run.
+      const { [FILES_BINDING]: _files, ...values } = bindings;
       return args.map((arg, i) => {
         if (i === 0) return arg;
-        if (/^\s*[[{]/.test(arg)) return substituteBody(arg, bindings);
-        return arg.replace(PLACEHOLDER_PATTERN, (whole, name: string) => (name in bindings ? bindings[name]! : whole));
+        if (/^\s*[[{]/.test(arg)) return substituteBody(arg, values);
+        return arg.replace(PLACEHOLDER_PATTERN, (whole, name: string) => (name in values ? values[name]! : whole));
       });
     },
 
     async run(args, ctx) {
+      const cmd = parse(args);
+      const undecodable = spec.rules.decodeProblems?.(cmd) ?? [];
+      if (undecodable.length) {
+        throw new InvalidInputError('invalid_plan', `${showCommand(tool, args.slice(1))}: ${undecodable.join('; ')}; it was not run`, { hint: 'write the parameter as plain JSON or shorthand' });
+      }
+      const cls = classifyCommand(spec.rules, cmd);
+      if (cls.refused?.length) {
+        throw new SafetyRefusal(`${cls.refused.join('; ')}; it was not run`, { hint: 'a plan step may not read or write your files or change the CLI\'s own configuration' });
+      }
       const client = await ctx.client();
-      const out = await client.run(args.slice(1), ctx.signal);
-      return { data: out.data };
+      const out = await client.run(resolveArtefacts(args.slice(1), client.filesDir), ctx.signal);
+      const secrets = registerStepSecrets(out.data, matchRule(spec.rules, cmd)?.secrets);
+      return { data: out.data, ...(secrets.length ? { secrets } : {}) };
     },
 
     describe: (args) => showCommand(tool, args.slice(1)),
