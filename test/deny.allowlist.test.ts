@@ -171,6 +171,18 @@ test('ssh templates: each renders to a command that matches itself, a parameter 
   assert.is(classify(['ssh-exec', 'h', 'kubectl get secrets -A -o yaml']).effect, 'destroy', 'Secrets are never read freely');
 });
 
+test('a secret binding the journal masked (a --resume after it was produced) is never passed to a CLI: the step says so before the child starts', async () => {
+  const verb = PROVIDERS.verb('aws')!.verb;
+  const args = verb.substitute(['aws', 'ec2', 'import-key-pair', '--key-name', 'k2', '--public-key-material', '<KEY>'], { KEY: '***' });
+  let started = false;
+  const ctx = { client: async () => ((started = true), {}), signal: new AbortController().signal, waiting: () => undefined };
+  await verb.run(args, ctx as never).then(
+    () => assert.unreachable('it ran'),
+    (err: { code?: string }) => assert.is(err.code, 'secret_not_kept'),
+  );
+  assert.not.ok(started, 'no client, no child');
+});
+
 test("the README's destroyer tables are generated from the allowlists", () => {
   const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
   for (const [name, by, table] of [

@@ -10,7 +10,7 @@
  * produced that is a secret is registered for redaction before anything shows its output.
  */
 import { substituteBody } from '../plan/bindings.js';
-import { InvalidInputError, SafetyRefusal } from '../errors.js';
+import { InvalidInputError, OperationError, SafetyRefusal } from '../errors.js';
 import type { ArgProblem, StepVerb } from '../provider.js';
 import { PLACEHOLDER_PATTERN } from '../../schemas/plan.js';
 import { option, parseCommand, type CliSyntax, type ParsedCommand } from './argv.js';
@@ -37,6 +37,9 @@ export interface CliVerbSpec {
   refuse?: Record<string, string>;
   usage: string;
 }
+
+/** Stands for a binding the journal masked (NUL: it can never be part of a real argument). */
+const MASKED = '\u0000masked:';
 
 export function cliVerb(spec: CliVerbSpec): StepVerb<CliClient> {
   const tool = spec.syntax.tool;
@@ -70,12 +73,20 @@ export function cliVerb(spec: CliVerbSpec): StepVerb<CliClient> {
       const { [FILES_BINDING]: _files, ...values } = bindings;
       return args.map((arg, i) => {
         if (i === 0) return arg;
-        if (/^\s*[[{]/.test(arg)) return substituteBody(arg, values);
-        return arg.replace(PLACEHOLDER_PATTERN, (whole, name: string) => (name in values ? values[name]! : whole));
+        // A binding the journal masked (a secret produced before a --resume) becomes a marker run() refuses.
+        const known = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v === '***' ? `${MASKED}${k}` : v]));
+        if (/^\s*[[{]/.test(arg)) return substituteBody(arg, known);
+        return arg.replace(PLACEHOLDER_PATTERN, (whole, name: string) => (name in known ? known[name]! : whole));
       });
     },
 
     async run(args, ctx) {
+      const masked = args.join(' ').match(new RegExp(`${MASKED}([A-Z][A-Z0-9_]*)`));
+      if (masked) {
+        throw new OperationError('secret_not_kept', `the ${tool} step needs <${masked[1]}>, a secret produced by an earlier step, and the run journal does not keep secrets`, {
+          hint: 'run the plan again with --fresh',
+        });
+      }
       const cmd = parse(args);
       const undecodable = spec.rules.decodeProblems?.(cmd) ?? [];
       if (undecodable.length) {
