@@ -126,14 +126,17 @@ export function option(cmd: ParsedCommand, name: string): string[] | undefined {
   return found;
 }
 
+const WILDCARDS = new Map<string, RegExp>();
+
 /** Whether `word` matches a rule word: exact, with `*` for any characters (`delete-*`, `schedule-*-deletion`), or alternatives `a|b-*`. */
 function wordMatches(pattern: string, word: string): boolean {
   if (pattern.includes('|')) return pattern.split('|').some((p) => wordMatches(p, word));
   if (pattern === '*') return true;
   if (pattern.includes('*')) {
     // `delete-*`, `*-deletion`, `schedule-*-deletion`: each `*` stands for any run of characters.
-    const parts = pattern.split('*');
-    return new RegExp(`^${parts.map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(word);
+    let re = WILDCARDS.get(pattern);
+    if (!re) WILDCARDS.set(pattern, (re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`)));
+    return re.test(word);
   }
   return word === pattern;
 }
