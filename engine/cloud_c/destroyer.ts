@@ -7,7 +7,7 @@
 import { option, type CliSyntax, type ParsedCommand } from '../cli/argv.js';
 import { artefactIn, artefactProblem } from '../cli/artefacts.js';
 import { isZero } from '../cli/decode.js';
-import { fileValueProblem, isUrl, looksLocal } from '../cli/local-paths.js';
+import { fileValueProblem, looksLocal } from '../cli/local-paths.js';
 import { wordsUpToVerb, type CliRule, type CliRuleSet } from '../cli/rules.js';
 
 export const AZ_SYNTAX: CliSyntax = {

@@ -24,7 +24,6 @@ export interface SshTemplate {
 }
 
 const UNIT = /[A-Za-z0-9@._:-]{1,128}/;
-const NAMESPACE = /[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?/;
 /** Kubernetes resources (`pods`, `deploy/web`, `nodes`), never Secrets: their values would be printed. */
 const KUBE_RESOURCE = /(?!secrets?(?:[/.]|$))[a-z][a-z0-9.-]{0,62}(?:\/[a-z0-9][a-z0-9.-]{0,252})?/;
 const KUBE_FLAGS = /(?: (?:-A|--all-namespaces|-n [a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?|-o (?:json|yaml|wide|name)|--no-headers|-l [A-Za-z0-9._\/-]+=[A-Za-z0-9._-]+))*/;
