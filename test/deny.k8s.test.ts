@@ -80,7 +80,7 @@ test('through the CLI and MCP: each destructive k8s form exits 3 with nothing se
   await withApi(async (api, kubeconfig) => {
     const steps = DESTRUCTIVE.filter(([m]) => m !== 'DELETE').map(([method, path, body]) => ({ args: ['k8s-api', 'kind-test', method, path, ...(body === undefined ? [] : [body])], reason: 'x' }));
     const plan = { version: 1, provider: 'k8s', commands: [{ args: ['k8s-api', 'kind-test', 'GET', '/api/v1/namespaces/default/pods'], reason: 'first' }, ...steps] };
-    const r = await runCli(['ask', '--apply'], { input: JSON.stringify(plan), env: { KUBECONFIG: kubeconfig } });
+    const r = await runCli(['ask', '--apply'], { home: temp('deny-k8s-home-'), input: JSON.stringify(plan), env: { KUBECONFIG: kubeconfig } });
     assert.is(r.code, 3, r.stderr);
     steps.forEach((_, i) => assert.match(r.stderr, new RegExp(`command ${i + 1} \\(args\\): destructive: `)));
     assert.is(api.requests().length, 0, 'nothing was sent, not even the read');
@@ -93,11 +93,11 @@ test('through the CLI and MCP: each destructive k8s form exits 3 with nothing se
         { args: ['k8s-api', 'kind-test', 'PATCH', '/apis/apps/v1/namespaces/default/deployments/ctl', '{"spec":{"replicas":2}}'], reason: 'scale up' },
       ],
     };
-    const ok = await runCli(['ask', '--apply'], { input: JSON.stringify(control), env: { KUBECONFIG: kubeconfig } });
+    const ok = await runCli(['ask', '--apply'], { home: temp('deny-k8s-home-'), input: JSON.stringify(control), env: { KUBECONFIG: kubeconfig } });
     assert.is(ok.code, 0, ok.stderr);
     assert.equal(api.writes().map((w) => w.method), ['POST', 'PATCH']);
 
-    const server = await startMcpServer(['--listen', '127.0.0.1:0'], { env: { KUBECONFIG: kubeconfig } });
+    const server = await startMcpServer(['--listen', '127.0.0.1:0'], { home: temp('deny-k8s-mcp-'), env: { KUBECONFIG: kubeconfig } });
     const client = await connectHttp(server.url);
     try {
       const before = api.requests().length;
@@ -127,7 +127,7 @@ test('a malformed local kubeconfig is a user error (exit 2) naming the file and 
   for (const [i, [text, message]] of cases.entries()) {
     const file = join(d, `k${i + 1}.yaml`);
     writeFileSync(file, text);
-    const r = await runCli(['k8s', 'get', 'pods'], { env: { KUBECONFIG: file } });
+    const r = await runCli(['k8s', 'get', 'pods'], { home: temp('deny-k8s-home-'), env: { KUBECONFIG: file } });
     assert.is(r.code, 2, r.stderr);
     assert.match(r.stderr, message);
     assert.not.match(r.stderr, /internal/);
@@ -142,7 +142,7 @@ test("the user's own credential plugin gets the user's environment, but not this
       exec: { command: '/bin/sh', args: ['-c', `env > ${dump}; printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"${api.token}"}}'`] },
     });
     const secrets = { GPUCLOUD_CLIENT_SECRET: 'gc-secret-123456', OPENAI_API_KEY: 'sk-deny-test-0123456789abcdef', GITHUB_TOKEN: 'ghp_denytest0123456789abcdefABCDEF' };
-    const r = await runCli(['k8s', 'get', 'nodes'], { env: { KUBECONFIG: kubeconfig, ...secrets, AWS_PROFILE: 'team' } });
+    const r = await runCli(['k8s', 'get', 'nodes'], { home: temp('deny-k8s-home-'), env: { KUBECONFIG: kubeconfig, ...secrets, AWS_PROFILE: 'team' } });
     assert.is(r.code, 0, r.stderr);
     const env = readFileSync(dump, 'utf8');
     for (const name of Object.keys(secrets)) assert.not.match(env, new RegExp(`^${name}=`, 'm'), name);
