@@ -5,6 +5,10 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { makeScratch } from '../engine/cli/isolation.js';
 import { childEnvironment, isDeniedEnv, withoutSecrets } from '../engine/process/env.js';
 
 const USER_ENV = {
@@ -60,6 +64,26 @@ test('the deny list wins over an allow rule, and withoutSecrets keeps everything
   assert.is(user.AWS_PROFILE, 'team');
   assert.not.ok('OPENAI_API_KEY' in user);
   assert.not.ok('GPUCLOUD_CLIENT_SECRET' in user);
+});
+
+test('a scratch directory is 0700 and private; one left by a process killed with -9 is removed by the next step', async () => {
+  const first = makeScratch();
+  assert.is(statSync(first.dir).mode & 0o777, 0o700);
+  const parent = dirname(first.dir);
+  assert.is(statSync(parent).mode & 0o077, 0, 'the parent is the user\'s alone');
+  // A process that is gone (its pid no longer exists) and the copy of credentials it left behind.
+  const child = spawn(process.execPath, ['-e', '0']);
+  const pid = child.pid!;
+  await new Promise((resolve) => child.on('close', resolve));
+  const stale = join(parent, `${pid}-stale`);
+  mkdirSync(join(stale, '.aws'), { recursive: true });
+  writeFileSync(join(stale, '.aws', 'credentials'), 'copy');
+  const second = makeScratch();
+  assert.not.ok(existsSync(stale), 'the dead process\'s scratch is gone');
+  assert.ok(existsSync(first.dir), 'a live process\'s scratch stays');
+  first.remove();
+  second.remove();
+  assert.not.ok(existsSync(first.dir));
 });
 
 test.run();

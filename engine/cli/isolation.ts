@@ -8,9 +8,9 @@
  * relative output path) lands in the scratch directory and is removed with it.
  *
  * The directory is made 0700 under the system temp directory and removed when the step ends (its
- * copies of credentials included); a process killed with -9 leaves it behind, readable only by the user.
+ * copies of credentials included); one a process killed with -9 left behind is removed by a later step.
  */
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -19,10 +19,54 @@ export interface Scratch {
   remove(): void;
 }
 
+/**
+ * A fresh 0700 directory for one step, under a per-user parent in the system temp directory, named
+ * after this process. A process killed with -9 cannot remove its own (the credential copies in it stay
+ * readable only by the user); the next step of any later run removes those of processes that are gone.
+ */
 export function makeScratch(prefix = 'assistant-cli-'): Scratch {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const parent = scratchParent(prefix);
+  if (parent) sweepDead(parent);
+  const dir = parent ? mkdtempSync(join(parent, `${process.pid}-`)) : mkdtempSync(join(tmpdir(), prefix));
   chmodSync(dir, 0o700);
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The per-user parent, or undefined when it is not a plain directory of ours (then each scratch stands alone). */
+function scratchParent(prefix: string): string | undefined {
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  const parent = join(tmpdir(), `${prefix}${uid ?? 'user'}`);
+  try {
+    mkdirSync(parent, { mode: 0o700 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return undefined;
+  }
+  try {
+    const st = lstatSync(parent);
+    if (!st.isDirectory() || st.isSymbolicLink() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o077) !== 0) return undefined;
+  } catch {
+    return undefined;
+  }
+  return parent;
+}
+
+/** Removes the scratch directories of processes that no longer exist. */
+function sweepDead(parent: string): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const name of entries) {
+    const pid = Number(/^(\d+)-/.exec(name)?.[1]);
+    if (!pid || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ESRCH') rmSync(join(parent, name), { recursive: true, force: true });
+    }
+  }
 }
 
 /** Writes a file only the user can read (credentials copies). */
