@@ -29,6 +29,8 @@ export interface SessionOptions {
   profile?: string;
   /** Credentials from the backend store only (`credentials test` of what is stored). */
   backendOnly?: boolean;
+  /** `--files DIR`: binds <FILES>, the only place plan steps read local files from. */
+  filesDir?: string;
 }
 
 /**
@@ -53,6 +55,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
 
   let closeEmulator: (() => Promise<void>) | undefined;
   const predefined = predefinedBindings(config, ctx.env);
+  if (opts.filesDir) predefined.FILES = opts.filesDir;
 
   if (ctx.globals.sandbox) {
     const { EMULATOR_DEFAULT_SSH_KEY_ID } = await import('../emulator/index.js');
@@ -70,6 +73,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     timeoutMs,
     freshCredentials: opts.freshCredentials,
     profile: opts.profile,
+    filesDir: opts.filesDir,
     warn: (message) => warn(ctx, message),
     signal,
     backendOnly: opts.backendOnly,
