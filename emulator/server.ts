@@ -140,6 +140,7 @@ export class EmulatorServer {
 
     const fault = this.faults.take(method, path);
     if (fault?.delayMs) await sleep(fault.delayMs);
+    if (fault?.until) await fault.until.catch(() => undefined);
     if (fault && !fault.afterHandler) {
       const fr = faultReply(fault);
       if (fr !== undefined) {

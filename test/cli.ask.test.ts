@@ -3,20 +3,20 @@
  * emulator, the real openai SDK against a local OpenAI-compatible server (scripted replies, recorded
  * requests).
  */
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli, tempHome, withEmulator } from './support/cli.js';
 import { openAiServerFor } from './support/openai-server.js';
+import { tempDir } from './support/temp.js';
 
 const KEY = 'sk-ask-test-key-7f3a9c';
 const srv = openAiServerFor(test);
 
 /** A config whose openai profile points at the local server; the key comes from TEST_AI_KEY. */
 function aiConfig(extra = ''): string {
-  const dir = mkdtempSync(join(tmpdir(), 'assistant-ask-'));
+  const dir = tempDir('assistant-ask-');
   const path = join(dir, 'c.yaml');
   writeFileSync(
     path,

@@ -5,8 +5,7 @@
  * server, and the eks/gke plans' shape.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -15,6 +14,7 @@ import { EMULATOR_DEFAULT_SSH_KEY_ID, startEmulator, type Emulator } from '../em
 import { compileGpuCloudCreate } from '../engine/k8s-create/gpucloud.js';
 import { BIN, childEnv, emulatorEnv, runCli, tempHome } from './support/cli.js';
 import { headNodeKubeconfig, startSshServer, type SshTestServer } from './support/ssh-server.js';
+import { tempDir } from './support/temp.js';
 
 type Kubeconfig = { 'current-context'?: string; clusters: { name: string; cluster: Record<string, string> }[]; contexts: { name: string }[] };
 
@@ -26,7 +26,7 @@ interface Rig {
 }
 
 async function withRig(fn: (rig: Rig) => Promise<void>, opts: { lifecycleMs?: number } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'assistant-k8s-'));
+  const dir = tempDir('assistant-k8s-');
   const srv = await startSshServer(dir, { files: { '/root/.kube/config': headNodeKubeconfig() } });
   const emu = await startEmulator({ seed: 'empty', rateLimit: false, lifecycleMs: opts.lifecycleMs ?? 1, debit: false, clusterIp: '127.0.0.1' });
   const home = tempHome();
@@ -185,7 +185,7 @@ async function token(emu: Emulator): Promise<string> {
 }
 
 test('k8s create kubeadm: install and init on --host, a join token, install and join on each worker, then the kubeconfig', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'assistant-kubeadm-'));
+  const dir = tempDir('assistant-kubeadm-');
   const token = 'abcdef.0123456789abcdef';
   const srv = await startSshServer(dir, {
     files: { '/root/.kube/config': headNodeKubeconfig({ server: 'https://10.1.0.5:6443' }) },
@@ -222,7 +222,7 @@ test('k8s create kubeadm: install and init on --host, a join token, install and 
 });
 
 test('kubeadm: a join that failed is not resumed with the masked token (secret_not_kept); --fresh redoes it with a new token', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'assistant-kubeadm-'));
+  const dir = tempDir('assistant-kubeadm-');
   let joins = 0;
   let tokens = 0;
   const srv = await startSshServer(dir, {

@@ -1,5 +1,4 @@
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { test } from 'uvu';
@@ -8,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { run } from '../commands/config.js';
 import type { CommandContext, GlobalOptions } from '../commands/context.js';
 import { UsageError } from '../engine/errors.js';
+import { tempDir } from './support/temp.js';
 
 interface Harness {
   ctx: CommandContext;
@@ -42,7 +42,7 @@ function harness(home: string, env: NodeJS.ProcessEnv = {}, globals: Partial<Glo
 }
 
 function tempHome(): string {
-  return mkdtempSync(join(tmpdir(), 'assistant-config-cmd-'));
+  return tempDir('assistant-config-cmd-');
 }
 
 const SECRETS = {

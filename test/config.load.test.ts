@@ -1,16 +1,16 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../engine/config/load.js';
 import { InvalidInputError } from '../engine/errors.js';
 import { redactText } from '../engine/redact.js';
+import { tempDir } from './support/temp.js';
 
 const EXAMPLE = new URL('../../examples/assistant.example.yaml', import.meta.url);
 
 function tempHome(): string {
-  return mkdtempSync(join(tmpdir(), 'assistant-config-'));
+  return tempDir('assistant-config-');
 }
 
 function writeConfig(home: string, text: string, mode = 0o600): string {

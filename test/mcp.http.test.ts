@@ -9,6 +9,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startEmulator, EMULATOR_DEFAULT_SSH_KEY_ID, EMULATOR_DEMO_IDS, type Emulator } from '../emulator/index.js';
 import { kindNames } from '../engine/gpucloud/catalogue.js';
 import { emulatorEnv, tempHome } from './support/cli.js';
+import { until } from './support/wait.js';
 import { callTool, connectHttp, errorOf, rawInitialize, rawPost, startMcpServer, textOf, type McpProcess } from './support/mcp.js';
 
 const ctx = { emu: undefined as unknown as Emulator, server: undefined as unknown as McpProcess, client: undefined as unknown as Client };
@@ -253,16 +254,22 @@ test('a volume name that already exists: assistant_plan_validate reports it, ass
 
 test('two concurrent applies of one plan by agents: one runs, the other is refused naming the run', async () => {
   const plan = volumePlan('mcp-concurrent');
-  ctx.emu.addFault({ method: 'POST', path: '/v1/volumes', delayMs: 5000 });
-  const [a, b] = await Promise.all([callTool(ctx.client, 'assistant_plan_apply', { plan }), callTool(ctx.client, 'assistant_plan_apply', { plan })]);
-  const results = [a, b];
+  const creates = () => ctx.emu.requests().filter((q) => q.method === 'POST' && q.path === '/v1/volumes' && q.body?.includes('mcp-concurrent'));
+  // The first apply's create is held at the emulator until the second apply has been answered, so the
+  // two overlap however slow the machine is (a fixed delay let the first finish first under load).
+  let release!: () => void;
+  ctx.emu.addFault({ method: 'POST', path: '/v1/volumes', until: new Promise<void>((resolve) => (release = resolve)) });
+  const first = callTool(ctx.client, 'assistant_plan_apply', { plan });
+  await until(() => creates().length === 1, 'the first apply sent its create');
+  const second = await callTool(ctx.client, 'assistant_plan_apply', { plan });
+  release();
+  const results = [await first, second];
   const ran = results.filter((r) => !r.isError);
   const refused = results.filter((r) => r.isError);
   assert.is(ran.length, 1, results.map(textOf).join('\n'));
   assert.is(errorOf(refused[0]!).code, 'refused');
   assert.match(errorOf(refused[0]!).message, /another run of this plan is in progress \(pid \d+/);
-  const posts = ctx.emu.requests().filter((q) => q.method === 'POST' && q.path === '/v1/volumes' && q.body?.includes('mcp-concurrent'));
-  assert.is(posts.length, 1);
+  assert.is(creates().length, 1);
 });
 
 test('assistant_plan_apply refuses a destructive plan on a server without --destroyer and sends nothing', async () => {

@@ -3,7 +3,6 @@
  * are closed, and a closed session is answered 404 so the client knows to initialize again.
  */
 import { PROVIDERS } from '../engine/providers.js';
-import { tmpdir } from 'node:os';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,6 +12,7 @@ import { progressReporter } from '../mcp/progress.js';
 import { createMcpServer } from '../mcp/server.js';
 import type { McpBackend } from '../mcp/tools.js';
 import type { Config } from '../schemas/config.js';
+import { tempDir } from './support/temp.js';
 
 const backend: McpBackend = {
   config: {} as Config,
@@ -21,7 +21,7 @@ const backend: McpBackend = {
   runContext: () => {
     throw new Error('no gpucloud in this test');
   },
-  home: tmpdir(),
+  home: tempDir('mcp-sessions-'),
   env: {},
   sandbox: false,
   destroyer: false,
