@@ -167,7 +167,7 @@ export const TOOLS = [
         `Runway: ${s.runway_hours === null ? 'unlimited (nothing bills)' : `${money(s.runway_hours, 1)} h, until ${s.runway_until}`}`,
       ];
       const resources = sortResources(s.resources, 'cost');
-      if (detail) for (const r of resources) lines.push(`- ${r.kind} ${r.name} (${r.type}, ${r.status}): ${money(r.hourly_cost, 4)} ${cur}/hour, ${money(r.cost_so_far ?? null)} so far`);
+      if (detail) for (const r of resources) lines.push(`- ${r.kind} ${r.name} (id ${r.id}, ${r.type}, ${r.status}): ${money(r.hourly_cost, 4)} ${cur}/hour, ${money(r.cost_so_far ?? null)} so far`);
       for (const u of s.unpriced) lines.push(`warning: ${u}; left out of the totals`);
       const { resources: _all, ...totals } = s;
       return { text: lines.join('\n') + '\n', structured: { ...totals, resource_count: s.resources.length, ...(detail ? { resources } : {}) } };
