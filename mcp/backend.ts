@@ -12,6 +12,8 @@ export interface McpBackend extends PlanBackend {
   destroyer: boolean;
   /** --read-only: tools that can change anything are not registered at all (not listed, "tool not found"). */
   readOnly?: boolean;
+  /** `assistant mcp --ai-profile <name>`: the AI profile the ask tool uses (as `ask --ai-profile` does). */
+  aiProfile?: string;
   /** --debug: one line per tool call (name, duration, outcome; never the arguments). */
   log?: (line: string) => void;
 }

@@ -10,6 +10,7 @@ import { parseStrictJson } from '../engine/plan/strict-json.js';
 import type { z } from 'zod';
 import type { Config } from '../schemas/config.js';
 import * as S from '../schemas/mcp-tools.js';
+import { forAgents, hintLinesForAgents } from './hints.js';
 import { AssistantError, InvalidInputError } from '../engine/errors.js';
 import { kindNames } from '../engine/gpucloud/catalogue.js';
 import { requireKind, resolveRecord } from '../engine/gpucloud/lookup.js';
@@ -236,7 +237,7 @@ export const ERROR_META_KEY = 'assistant.dev/error';
 export function toolErrorResult(err: unknown): CallToolResult {
   const error =
     err instanceof AssistantError
-      ? { code: err.code, message: redactText(err.message), ...(err.hint ? { hint: redactText(err.hint) } : {}) }
+      ? { code: err.code, message: redactText(err.message), ...(err.hint ? { hint: forAgents(redactText(err.hint)) } : {}) }
       : { code: 'internal', message: redactText(err instanceof Error ? err.message : String(err)) };
   const text = `error: ${error.code}: ${error.message}${error.hint ? `\nhint: ${error.hint}` : ''}`;
   return { isError: true, content: [{ type: 'text', text }], _meta: { [ERROR_META_KEY]: error } };
@@ -259,9 +260,13 @@ export function registerTools(server: McpServer, backend: McpBackend): void {
         try {
           const out = await def.run(args as never, { backend, signal: extra.signal, progress: progress.report });
           if (out.isError) outcome = 'failed';
+          // A failed run's report carries the CLI's hint: reworded for the agent, in the text and the document.
+          const structured = redactValue(out.structured) as Record<string, unknown>;
+          const error = structured.error as { hint?: unknown } | undefined;
+          if (error && typeof error.hint === 'string') error.hint = forAgents(error.hint);
           return {
-            content: [{ type: 'text', text: redactText(out.text) }],
-            structuredContent: redactValue(out.structured) as Record<string, unknown>,
+            content: [{ type: 'text', text: hintLinesForAgents(redactText(out.text)) }],
+            structuredContent: structured,
             isError: out.isError || undefined,
           };
         } catch (err) {

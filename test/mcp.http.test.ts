@@ -272,6 +272,28 @@ test('two concurrent applies of one plan by agents: one runs, the other is refus
   assert.is(creates().length, 1);
 });
 
+test('refusal hints speak to agents: they name the tool argument to set (mode, allow_duplicate_names), never a CLI flag', async () => {
+  const hintOf = (r: Awaited<ReturnType<typeof callTool>>) => {
+    assert.ok(r.isError, textOf(r));
+    const thrown = r.structuredContent ? '' : (errorOf(r).hint ?? '');
+    return `${thrown} ${r.structuredContent?.error?.hint ?? ''} ${textOf(r)}`;
+  };
+  const plan = volumePlan('mcp-hints');
+  const first = await callTool(ctx.client, 'assistant_plan_apply', { plan });
+  assert.not.ok(first.isError, textOf(first));
+  const again = hintOf(await callTool(ctx.client, 'assistant_plan_apply', { plan }));
+  assert.match(again, /mode "fresh"/);
+  assert.not.match(again, /--fresh|--resume/);
+  const edited = volumePlan('mcp-hints');
+  edited.commands[0]!.reason = 'the same name from another plan';
+  const duplicate = hintOf(await callTool(ctx.client, 'assistant_plan_apply', { plan: edited }));
+  assert.match(duplicate, /allow_duplicate_names: true/);
+  assert.not.match(duplicate, /--allow-duplicate-names/);
+  const destructive = hintOf(await callTool(ctx.client, 'assistant_plan_apply', { plan: deletePlan }));
+  assert.match(destructive, /restart it with --destroyer \(a server setting/);
+  assert.not.match(destructive, /run again with --destroyer/);
+});
+
 test('assistant_plan_apply refuses a destructive plan on a server without --destroyer and sends nothing', async () => {
   const before = ctx.emu.requests().filter((q) => q.method === 'PUT').length;
   const r = await callTool(ctx.client, 'assistant_plan_apply', { plan: deletePlan });
