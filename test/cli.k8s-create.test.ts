@@ -106,6 +106,31 @@ test('k8s create gpucloud without --yes and without a terminal is refused (exit 
   });
 });
 
+test('--sandbox k8s create gpucloud --yes completes the whole flow: the smallest shared volume, the hourly price said first, the stand-in head node answers SSH, and the context lands in the sandbox kubeconfig', async () => {
+  const home = tempHome();
+  const dry = await runCli(['--sandbox', 'k8s', 'create', 'gpucloud', 'sbx', '--dry-run'], { home });
+  assert.is(dry.code, 0, dry.stderr);
+  assert.match(dry.stdout, /shared volume NVMe_Shared 40 GB in FIN-01/);
+  const total = Number(/^ {2}total: (\d+\.\d\d)\/hour/m.exec(dry.stdout)?.[1]);
+  const cluster = Number(/step 0: cluster \S+ in FIN-01 +(\d+\.\d\d)\/hour/.exec(dry.stdout)?.[1]);
+  assert.ok(total - cluster < 0.05, `the shared volume adds almost nothing to the cluster's price:\n${dry.stdout}`);
+  const unasked = await runCli(['--sandbox', 'k8s', 'create', 'gpucloud', 'sbx'], { home });
+  assert.is(unasked.code, 3);
+  assert.match(unasked.stderr, new RegExp(`Create Instant Cluster sbx at ${total.toFixed(2)} USD/hour \\(`), 'the refusal says what it would cost');
+  const r = await runCli(['--sandbox', 'k8s', 'create', 'gpucloud', 'sbx', '--yes', '--poll-interval', '1'], { home });
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stderr, new RegExp(`^Create Instant Cluster sbx at ${total.toFixed(2)} USD/hour .*billed until you delete it$`, 'm'));
+  assert.ok(r.stderr.indexOf('USD/hour') < r.stderr.indexOf('[1/3]'), 'the price is said before the create is sent');
+  assert.match(r.stdout, /^succeeded: 3\/3 step\(s\) completed/m);
+  assert.match(r.stdout, /FETCH kubeconfig from 127\.0\.0\.1 over SSH as context sbx/);
+  const merged = parse(readFileSync(join(home, '.assistant', 'sandbox', 'kube', 'config'), 'utf8')) as Kubeconfig;
+  assert.ok(merged.contexts.some((c) => c.name === 'sbx'), JSON.stringify(merged));
+  assert.is(merged.clusters.find((c) => c.name === 'sbx')?.cluster.server, 'https://127.0.0.1:6443');
+  assert.not.ok(existsSync(join(home, '.kube')), "the user's own kubeconfig is not touched");
+  const created = await runCli(['--sandbox', 'gpucloud', 'get', 'cluster', 'sbx', '-o', 'json'], { home });
+  assert.equal(JSON.parse(created.stdout).shared_volumes.map((v: { size_in_gigabytes: number }) => v.size_in_gigabytes), [40]);
+});
+
 test('k8s create gpucloud refuses before sending anything: unknown --image (exit 2, lists the images), a context taken by another cluster (exit 3), no key (exit 2)', async () => {
   await withRig(async ({ emu, srv, home, env }) => {
     const image = await runCli(['k8s', 'create', 'gpucloud', 'gpu-d', '--image', 'nope', '--yes'], { home, env });
