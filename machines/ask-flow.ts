@@ -15,9 +15,7 @@ import type { Plan } from '../schemas/plan.js';
 import type { AiProvider, ChatMessage } from '../engine/ai/provider.js';
 import { recordsFromResults } from '../engine/ai/chunking.js';
 import { summariseContext, type SummariseResult } from '../engine/ai/summarise.js';
-import { answerCost, answerFromResults, type StepResult } from '../engine/planner/answer.js';
-import { COST_KIND } from '../engine/routing/terms.js';
-import { answerAwsResults } from '../engine/cloud_a/answer.js';
+import { builtinAnswer as answerBuiltin } from '../engine/planner/answer.js';
 import { renderIac } from '../engine/reports/render.js';
 import type { IacContext } from '../engine/reports/discovery.js';
 import type { RouteDecision } from '../engine/routing/route.js';
@@ -130,9 +128,6 @@ function overheadChars(input: AskFlowInput, history: ChatMessage[]): number {
 const systemPromptOf = (input: AskFlowInput) => input.source?.systemPrompt ?? ANSWER_SYSTEM_PROMPT;
 
 const isBuiltin = (p: AiProvider | undefined) => p?.name === 'builtin';
-
-const BUILTIN_SCOPE_NOTE =
-  'Without an AI provider only questions about your gpucloud resources and balance can be answered (configure one under ai: in ~/.assistant.yaml; see the README). Your instances and balance:';
 
 export const askFlowMachine = setup({
   types: { context: {} as AskFlowContext, input: {} as AskFlowInput, output: {} as AskFlowOutput },
@@ -272,25 +267,9 @@ export const askFlowMachine = setup({
   }),
 });
 
-/** Without a model: gpucloud results through the planner's answers (the kinds asked about), cloud_a ones through its catalogue. */
+/** Without a model: the built-in answers (engine/planner/answer.ts), exact or declined. */
 function builtinAnswer(question: string, route: RouteDecision, results: ContextResult[]): string {
-  const aws = results.filter((r) => r.args[0] === 'aws');
-  const gpucloud = results.filter((r) => r.args[0]?.startsWith('gpucloud'));
-  const parts: string[] = [];
-  if (gpucloud.length) {
-    // A cost question is answered from the cost reads (burn, balance, runway); other kinds asked alongside as usual.
-    const costAsked = route.kinds.includes(COST_KIND);
-    const asked = new Set(route.kinds.filter((k) => k !== COST_KIND));
-    const relevant = asked.size ? gpucloud.filter((r) => asked.has(r.kind)) : costAsked ? [] : gpucloud;
-    const answers = costAsked ? [answerCost(gpucloud)] : [];
-    if (relevant.length || !costAsked) answers.push(answerFromResults(question, relevant.map((r): StepResult => ({ args: r.args, kind: r.kind, data: r.data }))));
-    const facts = answers.join('\n');
-    // Nothing in the question named a resource: say what the built-in answers can cover instead of guessing.
-    parts.push(route.defaulted ? `${BUILTIN_SCOPE_NOTE}\n${facts}` : facts);
-  }
-  parts.push(...answerAwsResults(question, aws));
-  for (const r of results) if (r.kind === 'terraform') parts.push(renderIac(r.data as IacContext));
-  return parts.join('\n') || 'Nothing to report.';
+  return answerBuiltin(question, route, results, { iac: (data) => renderIac(data as IacContext) });
 }
 
 /** The gathered context: the results, one record line per resource, and their joined text. */

@@ -196,10 +196,11 @@ test('the built-in answer to "what GPUs are available in FIN-01 and what do they
     const r = await runCli(['ask', '--ai-profile', 'builtin', 'what GPUs are available in FIN-01 and what do they cost?'], { env });
     assert.is(r.code, 0, r.stderr);
     // Emulator fixtures: FIN-01 offers 1V100.6V at 0.39 (spot 0.14) and 8A100.176V at 10.32 per hour; FIN-02 is not asked about.
-    assert.match(r.stdout, /Available in FIN-01 \(7 types\)/);
+    // "GPUs": the two CPU types FIN-01 also offers are not GPUs.
+    assert.match(r.stdout, /Available in FIN-01 \(5 GPU types\)/);
     assert.match(r.stdout, /^- 1V100\.6V \(1x Tesla V100 16GB\): 0\.39 USD\/hour, spot 0\.14 USD\/hour$/m);
     assert.match(r.stdout, /^- 8A100\.176V .*: 10\.32 USD\/hour/m);
-    assert.match(r.stdout, /^- CPU\.4V\.16G: 0\.0279 USD\/hour/m);
+    assert.not.match(r.stdout, /CPU\./);
     assert.not.match(r.stdout, /FIN-02/);
     assert.not.match(r.stdout, /instance types\./i, 'the price list is folded into the answer, not listed again');
   });

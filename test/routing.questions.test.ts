@@ -47,12 +47,20 @@ const TABLE: Row[] = [
   { q: 'show AWS lambda errors from cloudwatch', providers: ['cloud_a'] },
   { q: 'list gke clusters in my gcp project', providers: ['cloud_b'] },
   { q: 'what is in azure blob storage', providers: ['cloud_c'] },
+  // resource words of another provider's catalogue (cloud_a's reads) pick it when no provider is named
+  { q: 'which buckets do I have', providers: ['cloud_a'], kinds: [] },
+  { q: 'list my databases', providers: ['cloud_a'] },
+  { q: 'how many queues and topics are there?', providers: ['cloud_a'] },
+  { q: 'show my queues and my instances', providers: ['cloud_a', 'gpucloud'], kinds: ['instances'] },
+  { q: 'which volumes are not attached?', providers: ['gpucloud'], kinds: ['volumes'] },
+  { q: 'which k8s clusters do I have', providers: ['gpucloud'], kinds: ['clusters'] },
+  { q: 'what serverless things run', providers: ['cloud_a'], defaulted: true },
   // combined views
   { q: 'compare ec2 prices with verda prices', providers: ['cloud_a', 'gpucloud'], kinds: ['instance-types'] },
   { q: 'show azure vms and gpucloud instances', providers: ['cloud_c', 'gpucloud'], kinds: ['instances'] },
   // words that merely contain a provider name must not route
   { q: 'is unverdant a real word', providers: ['cloud_a'], defaulted: true },
-  { q: 'tips for datacrunching large tables', providers: ['cloud_a'], defaulted: true },
+  { q: 'tips for datacrunching large data sets', providers: ['cloud_a'], defaulted: true },
   { q: 'verdant hills and gpucloudy skies', providers: ['cloud_a'], defaulted: true },
   { q: 'reinstances of awsome ideas', providers: ['cloud_a'], defaulted: true },
   { q: 'hello there', providers: ['cloud_a'], defaulted: true },

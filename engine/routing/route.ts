@@ -86,14 +86,17 @@ export function routeQuestion(question: string, options: RouteOptions = {}): Rou
     };
   }
 
-  // Providers named or implied by their own words, in order of first mention.
-  const strong = uniq(matches.filter((m) => m.data.strength !== 'generic').map((m) => m.data.provider as string));
+  // Providers named or implied by their own words, in order of first mention; then gpucloud's resource
+  // words; then the resource words of another provider's catalogue ("which buckets do I have").
+  const strong = uniq(matches.filter((m) => m.data.strength === 'name' || m.data.strength === 'specific').map((m) => m.data.provider as string));
   let providers = strong;
-  if (!providers.length && matches.some((m) => m.data.provider === 'gpucloud')) providers = ['gpucloud'];
+  // Without a named provider, gpucloud's words and other catalogues' resource words each pick theirs:
+  // "show my queues and my instances" is about both.
+  if (!providers.length) providers = uniq(matches.filter((m) => m.data.provider === 'gpucloud' || m.data.strength === 'resource').map((m) => m.data.provider as string));
   if (providers.length) {
     return {
       providers,
-      reasons: providers.map((p) => ({ provider: p, terms: termsOf(p, strong.includes(p) && p !== 'gpucloud' ? ['name', 'specific'] : undefined) })),
+      reasons: providers.map((p) => ({ provider: p, terms: termsOf(p, strong.includes(p) && p !== 'gpucloud' ? ['name', 'specific'] : undefined), ...(strong.includes(p) || p === 'gpucloud' ? {} : { note: `a resource word of ${p}'s catalogue` }) })),
       kinds: kindsFor(providers),
       defaulted: false,
     };

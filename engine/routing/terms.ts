@@ -9,12 +9,18 @@
  * implied, so "list my ec2 instances" goes to cloud_a alone.
  */
 import { KINDS } from '../gpucloud/catalogue.js';
+import { AWS_READS } from '../cloud_a/reads.js';
 import type { TermSpec } from './match.js';
 
 export const ROUTE_PROVIDERS = ['gpucloud', 'cloud_a', 'cloud_b', 'cloud_c'] as const;
 export type RouteProvider = (typeof ROUTE_PROVIDERS)[number];
 
-export type Strength = 'name' | 'specific' | 'generic';
+/**
+ * `resource`: a word for a resource another provider's catalogue lists and gpucloud's does not
+ * ("buckets", "queues", "databases" from cloud_a's reads): it picks that provider when no provider is
+ * named and no gpucloud word is used, before the default.
+ */
+export type Strength = 'name' | 'specific' | 'generic' | 'resource';
 
 export interface RouteTerm {
   provider: RouteProvider;
@@ -74,6 +80,9 @@ export const OTHER_PROVIDER_TERMS: Record<Exclude<RouteProvider, 'gpucloud'>, { 
   },
 };
 
+/** Words for what gpucloud sells too (its Kubernetes clusters, serverless containers): never a sign of cloud_a alone. */
+const SHARED_TECHNOLOGY = new Set(['kubernetes', 'k8s', 'serverless', 'compute', 'storage', 'object storage']);
+
 function kindOfTerm(term: string): string | undefined {
   return KINDS.find((k) => k.terms.some((t) => t.toLowerCase() === term))?.kind;
 }
@@ -107,6 +116,16 @@ export function routeTerms(serviceKeywords?: Record<string, string[]>): TermSpec
   for (const [provider, { names, specific }] of Object.entries(OTHER_PROVIDER_TERMS) as [RouteProvider, { names: string[]; specific: string[] }][]) {
     for (const n of names) add(n, { provider, strength: 'name' });
     for (const s of specific) add(s, { provider, strength: 'specific' });
+  }
+  // Resource words of the other providers' catalogues (only cloud_a has one), except any word gpucloud's
+  // vocabulary uses too ("instances", "storage" of "block storage") and the technologies both sell.
+  const gpucloudWords = new Set(specs.filter((t) => t.data.provider === 'gpucloud').flatMap((t) => t.term.split(/[\s_-]+/)));
+  for (const read of AWS_READS) {
+    for (const word of read.words) {
+      const w = word.toLowerCase();
+      if (w.split(/\s+/).some((part) => gpucloudWords.has(part)) || SHARED_TECHNOLOGY.has(w)) continue;
+      add(w, { provider: 'cloud_a', strength: 'resource' });
+    }
   }
   for (const [service, keywords] of Object.entries(serviceKeywords ?? {})) {
     add(service, { provider: 'cloud_a', strength: 'specific' });

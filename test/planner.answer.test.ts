@@ -1,0 +1,51 @@
+/**
+ * The built-in answers, table-driven (answer-questions.ts): each question is routed as `ask` routes it,
+ * its context plan is the one `ask` would read (machines/ask.ts), the reads are answered from a fixed
+ * account, and the answer must be exactly the expected one, or declined with the reason and a hint to
+ * configure an AI provider (exit 2) — never another list.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { contextPlanFor } from '../machines/ask.js';
+import { builtinAnswer, BuiltinCannotAnswer } from '../engine/planner/answer.js';
+import { routeQuestion } from '../engine/routing/route.js';
+import { ACCOUNT, ANSWER_CASES } from './answer-questions.js';
+
+function answer(question: string): { text?: string; error?: BuiltinCannotAnswer; providers: string[] } {
+  const route = routeQuestion(question, { config: {} });
+  const { plan, kinds } = contextPlanFor(route, { question });
+  const results = plan.commands.map((c, i) => {
+    const key = c.args[0] === 'aws' ? c.args.join(' ') : (c.args[2] ?? '').split('?')[0]!;
+    return { kind: kinds[i]!, args: c.args, data: ACCOUNT[key] ?? [] };
+  });
+  try {
+    return { text: builtinAnswer(question, route, results), providers: route.providers };
+  } catch (err) {
+    if (err instanceof BuiltinCannotAnswer) return { error: err, providers: route.providers };
+    throw err;
+  }
+}
+
+for (const c of ANSWER_CASES) {
+  test(`${c.declined ? 'declines' : 'answers'} "${c.q}"`, () => {
+    const r = answer(c.q);
+    if (c.providers) assert.equal(r.providers, c.providers);
+    if (c.declined) {
+      assert.ok(r.error, `expected a decline, got: ${r.text}`);
+      assert.match(r.error!.message, c.declined);
+      assert.is(r.error!.exitCode, 2);
+      assert.match(r.error!.hint ?? '', /configure an AI provider/);
+      return;
+    }
+    assert.not.ok(r.error, r.error?.message);
+    if (typeof c.answer === 'string') assert.is(r.text, c.answer);
+    else assert.match(r.text ?? '', c.answer!);
+  });
+}
+
+test('the table covers every class of question (at least 40 questions, declines included)', () => {
+  assert.ok(ANSWER_CASES.length >= 40, String(ANSWER_CASES.length));
+  assert.ok(ANSWER_CASES.filter((c) => c.declined).length >= 8);
+});
+
+test.run();
