@@ -87,6 +87,7 @@ export function renderTable(records: unknown[], columns: Column[], width: number
       widths.set(lowest, room);
       break;
     }
+    if (cols.length === 1) break; // a table keeps at least one column, however wide
     cols = cols.filter((c) => c !== lowest);
   }
   const line = (texts: string[], paintCell: (cell: string, i: number) => string) =>

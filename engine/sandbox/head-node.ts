@@ -5,7 +5,8 @@
  * it. Nothing else runs: any other command exits 127. Keys live under ~/.assistant/sandbox/ssh/ so
  * the host key stays the same from one run to the next.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
@@ -33,19 +34,26 @@ function ed25519KeyPair(): { private: string; public: string } {
   }
 }
 
-/** The key pair kept in `dir` under `name` (and `name`.pub), made on first use. */
-function keptKeyPair(dir: string, name: string): { private: string; public: string } {
-  const priv = join(dir, name);
-  const pub = `${priv}.pub`;
-  if (existsSync(priv) && existsSync(pub)) {
-    const pair = { private: readFileSync(priv, 'utf8'), public: readFileSync(pub, 'utf8') };
-    if (!(utils.parseKey(pair.private) instanceof Error) && !(utils.parseKey(pair.public) instanceof Error)) return pair;
+/**
+ * The private key kept in `dir/name`, made on first use. Only the private key is stored (the public half
+ * is derived from it), written to a temp file and renamed, so two sandbox runs starting at once never
+ * leave a private key that does not match its public half.
+ */
+function keptKey(dir: string, name: string): ssh2.ParsedKey & { pem: string } {
+  const file = join(dir, name);
+  if (existsSync(file)) {
+    const pem = readFileSync(file, 'utf8');
+    const parsed = utils.parseKey(pem);
+    if (!(parsed instanceof Error)) return Object.assign(parsed as ssh2.ParsedKey, { pem });
   }
-  const pair = ed25519KeyPair();
-  writeFileSync(priv, pair.private, { mode: 0o600 });
-  chmodSync(priv, 0o600);
-  writeFileSync(pub, pair.public, { mode: 0o644 });
-  return pair;
+  const pem = ed25519KeyPair().private;
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(tmp, pem, { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, file);
+  // Another run may have renamed its key in between: use whatever the file holds now.
+  const kept = readFileSync(file, 'utf8');
+  return Object.assign(utils.parseKey(kept) as ssh2.ParsedKey, { pem: kept });
 }
 
 /** What /root/.kube/config holds on a kubeadm head node: the API server on the private network. */
@@ -77,11 +85,10 @@ function headNodeKubeconfig(): string {
 
 export async function startHeadNode(sshDir: string): Promise<HeadNode> {
   mkdirSync(sshDir, { recursive: true, mode: 0o700 });
-  const client = keptKeyPair(sshDir, 'id_ed25519');
-  const host = keptKeyPair(sshDir, 'host_ed25519');
-  const allowed = utils.parseKey(client.public) as ssh2.ParsedKey;
+  const allowed = keptKey(sshDir, 'id_ed25519');
+  const host = keptKey(sshDir, 'host_ed25519');
   const kubeconfig = headNodeKubeconfig();
-  const server = new Server({ hostKeys: [host.private] }, (conn) => {
+  const server = new Server({ hostKeys: [host.pem] }, (conn) => {
     conn.on('error', () => undefined);
     conn.on('authentication', (auth) => {
       if (auth.method !== 'publickey' || auth.username !== 'root') return auth.reject(['publickey']);
