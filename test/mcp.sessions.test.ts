@@ -57,10 +57,13 @@ test('DELETE ends a session and the server forgets it', async () => {
 });
 
 test('an idle session is closed and a later request on it gets 404', async () => {
-  const server = await startMcpHttpServer({ host: '127.0.0.1', port: 0, sessionIdleMs: 150, newServer: () => createMcpServer(backend) });
+  // Idleness by a clock the test steps: however slow the machine, the session is not idle until it says so.
+  let clock = 0;
+  const server = await startMcpHttpServer({ host: '127.0.0.1', port: 0, sessionIdleMs: 150, now: () => clock, newServer: () => createMcpServer(backend) });
   try {
     const { client, transport } = await connect(server.url);
     await client.callTool({ name: 'assistant_route_question', arguments: { question: 'list my volumes' } });
+    clock += 1_000;
     await until(() => server.sessions() === 0); // the sweeper runs every 150 ms; a busy machine may delay it
     assert.is(server.sessions(), 0, 'the idle session was closed');
     const res = await fetch(server.url, {
