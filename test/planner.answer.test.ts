@@ -48,4 +48,19 @@ test('the table covers every class of question (at least 40 questions, declines 
   assert.ok(ANSWER_CASES.filter((c) => c.declined).length >= 8);
 });
 
+test('hostile data and questions: a resource named like a word does not hijack questions, control characters never reach the terminal, a huge question is declined', () => {
+  const results = (extra: Record<string, unknown>[]) => [
+    { kind: 'instances', args: ['gpucloud-api', 'GET', '/v1/instances'], data: [...(ACCOUNT['/v1/instances'] as Record<string, unknown>[]), ...extra] },
+    { kind: 'balance', args: ['gpucloud-api', 'GET', '/v1/balance'], data: ACCOUNT['/v1/balance'] },
+  ];
+  const route = routeQuestion('list my instances', { config: {} });
+  const named = [{ id: 'x1', hostname: 'my', status: 'offline', instance_type: '1V100.6V', location: 'FIN-01' }];
+  assert.match(builtinAnswer('list my instances', route, results(named)), /^You have 4 instances: 2 offline, 2 running\./);
+  const evil = [{ id: 'x2', hostname: 'evil\u001b]0;owned\u0007', status: 'running', instance_type: '1V100.6V', location: 'FIN-01' }];
+  const text = builtinAnswer('which instances are running', routeQuestion('which instances are running', { config: {} }), results(evil));
+  assert.not.ok(/[\u001b\u0007]/.test(text), JSON.stringify(text));
+  assert.match(text, /evil\?\]0;owned\?/);
+  assert.throws(() => builtinAnswer(`list my instances ${'please '.repeat(400)}`, route, results([])), /longer than 2000 characters/);
+});
+
 test.run();

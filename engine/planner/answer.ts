@@ -576,10 +576,17 @@ export function answerFromResults(question: string, results: StepResult[], opts:
   const use = new Use();
   const parts = answerGpuCloud(q, typed, use, opts);
   checkAnswered(q, use, parts);
-  return parts.join('\n') || 'Nothing to report.';
+  return printable(parts.join('\n')) || 'Nothing to report.';
 }
 
+/** Longer questions are for a model: matching every name read against them would be slow, not useful. */
+const MAX_QUESTION_CHARS = 2000;
+
+/** Names and values come from the API: control characters (a terminal escape in a hostname) never reach the terminal. */
+const printable = (text: string) => text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '?');
+
 function understandQuestion(question: string, typed: Typed[], opts: AnswerOptions): Question {
+  if (question.length > MAX_QUESTION_CHARS) throw new BuiltinCannotAnswer(`the question is longer than ${MAX_QUESTION_CHARS} characters`);
   const routeWords = (opts.route?.reasons ?? []).flatMap((r) => r.terms.flatMap((t) => t.toLowerCase().split(/[\s_-]+/)));
   const q = understand(question, { results: typed.map((x) => ({ kind: x.spec.kind, data: x.r.data })), terms: questionTerms(question), knownWords: [...routeWords, ...(opts.knownWords ?? [])] });
   if (q.unanswerable.length) throw new BuiltinCannotAnswer(q.unanswerable.map((u) => `"${u.word}": ${u.why}`).join('; '));
@@ -631,7 +638,7 @@ export function builtinAnswer(
   }
   for (const r of iac) if (render.iac) parts.push(render.iac(r.data));
   checkAnswered(q, use, parts);
-  return parts.join('\n') || 'Nothing to report.';
+  return printable(parts.join('\n')) || 'Nothing to report.';
 }
 
 const TOP_SPENDERS = 3;

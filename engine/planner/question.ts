@@ -205,6 +205,13 @@ export function understand(text: string, input: UnderstandInput): Question {
       }
     }
   }
+  // A resource named like a word of the lexicon ("my", "running") would hijack every question using it.
+  const termWords = new Set(input.terms.filter((t) => !t.data.kind?.endsWith('-types') || t.term === t.text.toLowerCase()).map((t) => t.text.toLowerCase()));
+  const isWord = (name: string) => {
+    const n = name.toLowerCase();
+    return STOP.has(n) || NEGATION.has(n) || n in STATUS_WORDS || n in ATTRIBUTE_WORDS || n in SUPERLATIVES || n in PROCESSOR || n in UNANSWERABLE || termWords.has(n);
+  };
+  for (let i = candidates.length - 1; i >= 0; i--) if (isWord(candidates[i]!.name)) candidates.splice(i, 1);
   candidates.sort((a, b) => b.name.length - a.name.length);
   for (const c of candidates) {
     const re = new RegExp(`(?<![\\p{L}\\p{N}_.-])${escape(c.name)}(?![\\p{L}\\p{N}_-]|\\.[\\p{L}\\p{N}])`, 'giu');
