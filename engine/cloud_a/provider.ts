@@ -16,6 +16,7 @@ import { AWS_RULE_SET, AWS_SYNTAX } from './destroyer.js';
 import { burnCloudA, previewCloudA } from './prices.js';
 import { AWS_CATALOGUE } from './reads.js';
 import { cliCapabilities } from '../cli/capabilities.js';
+import { PLANNER_ANSWER } from '../planner/answer.js';
 import { cloudAMaker } from './maker.js';
 
 export const AWS_TOOL: CliTool = {
@@ -222,6 +223,8 @@ export const cloudAProvider = cliProvider({
     routeByResourceWords: true,
     keywords: (config) => config.cloud_a?.service_keywords,
     }),
+    // Answered with gpucloud's by one parser (a question about both is understood as a whole).
+    answer: PLANNER_ANSWER,
     maker: cloudAMaker,
   },
 });
