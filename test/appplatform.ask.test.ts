@@ -83,7 +83,7 @@ test('--appplatform with --notes answers both in one view', async () => {
 test('every page of deployments is read: until=<pagination.next> is followed to the end', async () => {
   const fake = await startAppPlatformFake({ deployments: 230 });
   try {
-    const r = await ask(fake, ['ask', 'how many deployments are ready?']);
+    const r = await ask(fake, ['ask', 'how many vercel deployments are ready?']);
     assert.is(r.code, 0, r.stderr);
     assert.is(r.stdout.trim(), '225 deployments READY.');
     const paths = fake.requests().map((q) => q.path);
@@ -98,13 +98,13 @@ test('a refused token is a clear error; a team the token may not see is one too'
   const fake = await startAppPlatformFake();
   try {
     const wrong = config(`appplatform:\n  api_token: wrongtoken0123456789\n  base_url: ${fake.url}\n`);
-    const r = await ask(fake, ['ask', 'list deployments'], { config: wrong });
+    const r = await ask(fake, ['ask', 'list the latest deployments'], { config: wrong });
     assert.is(r.code, 1);
     assert.match(r.stderr, /^error: unauthorized: appplatform: 401 the token was not accepted \(\/v6\/deployments\)$/m);
     assert.match(r.stderr, /^hint: check the app platform token \(appplatform\.api_token in the config file\)/m);
     assert.not.ok((r.stdout + r.stderr).includes('wrongtoken0123456789'));
     const team = config(`appplatform:\n  api_token: ${fake.token}\n  workspace_id: team_other\n  base_url: ${fake.url}\n`);
-    const t = await ask(fake, ['ask', 'list deployments'], { config: team });
+    const t = await ask(fake, ['ask', 'list the latest deployments'], { config: team });
     assert.is(t.code, 1);
     assert.match(t.stderr, /^error: unauthorized: appplatform: 403 the token may not read this/m);
   } finally {
@@ -116,12 +116,12 @@ test('429 with Retry-After is waited out; a limit that never lifts is a clear er
   const fake = await startAppPlatformFake();
   try {
     fake.rateLimit(2, 1);
-    const ok = await ask(fake, ['--debug', 'ask', 'how many deployments']);
+    const ok = await ask(fake, ['--debug', 'ask', '--appplatform', 'how many deployments']);
     assert.is(ok.code, 0, ok.stderr);
     assert.is(ok.stdout.trim(), '8 deployments.');
     assert.is(ok.stderr.match(/appplatform: rate limited; waiting 1 s/g)?.length, 2);
     fake.rateLimit(10, 0);
-    const no = await ask(fake, ['ask', 'how many deployments']);
+    const no = await ask(fake, ['ask', '--appplatform', 'how many deployments']);
     assert.is(no.code, 1);
     assert.match(no.stderr, /^error: rate_limited: appplatform: still rate limited after waiting three times$/m);
   } finally {
@@ -133,14 +133,14 @@ test('a hostile fake cannot hold ask: slow answers end at --timeout, endless pag
   const fake = await startAppPlatformFake();
   try {
     fake.hostile('slow');
-    const slow = await runUntilHeld(fake, (timeout) => ask(fake, [...timeout, 'ask', 'how many deployments']));
+    const slow = await runUntilHeld(fake, (timeout) => ask(fake, [...timeout, 'ask', '--appplatform', 'how many deployments']));
     assert.is(slow.code, 1, slow.stderr);
     assert.match(slow.stderr, /^error: .*tim(ed out|eout)/im);
     fake.hostile('endless');
-    const endless = await ask(fake, ['ask', 'how many deployments']);
+    const endless = await ask(fake, ['ask', '--appplatform', 'how many deployments']);
     assert.is(endless.stdout.trim(), '10 deployments (appplatform: only the first 10 pages (10 items) were read; the answer covers those).');
     fake.hostile('huge');
-    const huge = await ask(fake, ['ask', 'how many deployments']);
+    const huge = await ask(fake, ['ask', '--appplatform', 'how many deployments']);
     assert.match(huge.stdout, /^appplatform: no deployments could be read \(the answer was larger than 5242880 bytes and was not read\)\./);
   } finally {
     await fake.close();

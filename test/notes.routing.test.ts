@@ -26,6 +26,7 @@ test('words another cloud owns stay with it', () => {
   assert.equal(route('list my route53 dns records'), ['cloud_a']);
   assert.equal(route('which cloudfront edge locations serve my cdn'), ['cloud_a']);
   assert.equal(route('list my container deployments'), ['gpucloud']);
+  assert.equal(route('how many deployments do I have?'), ['gpucloud'], '"deployments" alone is gpucloud\'s (container and job deployments)');
   assert.equal(route('which instances are running?'), ['gpucloud']);
 });
 

@@ -48,7 +48,7 @@ const PROJECTS = [
 const error = (status: number, code: string, message: string): FakeReply => ({ status, body: { error: { code, message } } });
 
 function deploymentObject(d: Deployment) {
-  const url = `${d.name}-${d.uid.slice(4, 13).toLowerCase()}-acme.vercel.app`;
+  const url = `${d.name}-${d.uid.slice(4, 13).toLowerCase().replace(/[^a-z0-9]/g, 'x')}-acme.vercel.app`;
   return {
     uid: d.uid,
     name: d.name,

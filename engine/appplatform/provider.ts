@@ -46,8 +46,13 @@ export const appPlatformProvider = tokenHttpProvider({
       routing: {
         // Not "app platform": other clouds sell one under that name (vps_a's).
         names: ['appplatform', 'vercel'],
-        specific: ['preview deployment', 'preview deployments', 'production deployment', 'production deployments', 'deploy preview', 'deploy previews', 'vercel project', 'vercel projects'],
-        generic: ['deployment', 'deployments', 'deploys', 'builds'],
+        // "deployments" alone is gpucloud's too (its container and job deployments): these phrases are this platform's.
+        specific: [
+          'preview deployment', 'preview deployments', 'production deployment', 'production deployments', 'failed deployment', 'failed deployments',
+          'deployment failed', 'deployments failed', 'latest deployment', 'latest deployments', 'last deployment', 'deployment status', 'deploy preview',
+          'deploy previews', 'vercel project', 'vercel projects',
+        ],
+        generic: ['deploys', 'builds'],
       },
       reads: APPPLATFORM_READS,
     }),
