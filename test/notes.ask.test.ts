@@ -87,6 +87,21 @@ test('--notes with --gpucloud answers both in one view', async () => {
   }
 });
 
+test('built-in answers narrow by the kind of page named; a qualifier they cannot evaluate is declined, not answered with the whole list', async () => {
+  const fake = await startNotesFake();
+  try {
+    const runbooks = await ask(fake, ['ask', 'which runbooks are done?']);
+    assert.is(runbooks.code, 0, runbooks.stderr);
+    assert.is(runbooks.stdout, '1 page with "runbook" in the name Done:\n- On-call runbook (edited 2026-11-24, Done)\n');
+    const week = await ask(fake, ['ask', 'which pages were edited this week?']);
+    assert.is(week.code, 0, week.stderr);
+    assert.match(week.stdout, /^notes: the built-in answerer cannot answer this exactly .*configure an AI provider/);
+    assert.not.match(week.stdout, /runbook/);
+  } finally {
+    await fake.close();
+  }
+});
+
 test('every page is read: the cursor is followed until has_more is false', async () => {
   const fake = await startNotesFake({ pages: 250 });
   try {

@@ -31,6 +31,8 @@ export interface HttpReadSpec {
   records(data: unknown): TaggedRecord[];
   /** Question words that narrow to records with a tag (`production` → target production). */
   tagWords?: Record<string, string[]>;
+  /** Question words that narrow to records whose name contains a text (`runbooks` → titles with "runbook"). */
+  nameWords?: Record<string, string[]>;
   /** Question words that mean a state (`failed` → `ERROR`). */
   stateWords?: Record<string, string[]>;
   /** Records sorted for the answer (newest first…), when the API does not already. */
@@ -38,6 +40,12 @@ export interface HttpReadSpec {
 }
 
 const MAX_NAMES = 20;
+
+/**
+ * Qualifiers the built-in answers do not evaluate (time windows, comparisons, content, reasons): a
+ * question with one is declined rather than answered with the whole list.
+ */
+const UNANSWERABLE = /\b(today|yesterday|tomorrow|this (week|month|year)|last (week|month|year|\d+ \w+)|past \w+|since|ago|before|after|older than|newer than|between|why|how long|how much|most|least|more than|fewer than|less than|at least|at most|mention|mentions|mentioning|about|contain|contains|containing|compare|cost|costs)\b/i;
 const printable = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
 const line = (r: CliRecord) => {
   const extra = [r.detail, r.state].filter(Boolean).join(', ');
@@ -91,6 +99,7 @@ export function httpReadCapabilities(spec: HttpCatalogueSpec): Pick<ProviderCapa
     },
     answer: {
       answer(question, results: readonly ContextResult[]) {
+        if (UNANSWERABLE.test(question)) return undefined;
         const parts: string[] = [];
         for (const r of spec.reads) {
           const result = results.find((x) => x.kind === kindOf(r));
@@ -99,18 +108,21 @@ export function httpReadCapabilities(spec: HttpCatalogueSpec): Pick<ProviderCapa
           const tagged = r.records(data);
           // "which production deployments…": only the records with the tags the question names.
           const tags = Object.entries(r.tagWords ?? {}).filter(([, words]) => words.some((w) => containsTerm(question, w))).map(([t]) => t);
-          const records = tags.length ? tagged.filter((x) => tags.some((t) => x.tags?.includes(t))) : tagged;
+          const names = Object.entries(r.nameWords ?? {}).filter(([, words]) => words.some((w) => containsTerm(question, w))).map(([n]) => n);
+          const named = names.length ? tagged.filter((x) => names.some((n) => x.name.toLowerCase().includes(n))) : tagged;
+          const records = tags.length ? named.filter((x) => tags.some((t) => x.tags?.includes(t))) : named;
           if (r.sort) records.sort(r.sort);
           const cut = truncated ? ` (${spec.provider}: ${truncated}; the answer covers those)` : '';
           if (!records.length) {
-            parts.push(truncated ? `${spec.provider}: no ${r.label} could be read (${truncated}).` : `You have no ${tags.length ? `${tags.join(' ')} ` : ''}${r.label}.`);
+            parts.push(truncated ? `${spec.provider}: no ${r.label} could be read (${truncated}).` : `You have no ${tags.length ? `${tags.join(' ')} ` : ''}${r.label}${names.length ? ` with "${names.join('" or "')}" in the name` : ''}.`);
             continue;
           }
           // "which deployments failed": only those in the state the question names (or a word for it).
           const states = [...new Set(records.map((x) => x.state).filter((s): s is string => Boolean(s)))];
           const asked = states.find((s) => containsTerm(question, s) || (r.stateWords?.[s] ?? []).some((w) => containsTerm(question, w)));
           const shown = asked ? records.filter((x) => x.state === asked) : records;
-          const head = `${shown.length} ${tags.length ? `${tags.join(' ')} ` : ''}${shown.length === 1 ? r.singular : r.label}${asked ? ` ${asked}` : ''}${cut}`;
+          const about = names.length ? ` with "${names.join('" or "')}" in the name` : '';
+          const head = `${shown.length} ${tags.length ? `${tags.join(' ')} ` : ''}${shown.length === 1 ? r.singular : r.label}${about}${asked ? ` ${asked}` : ''}${cut}`;
           if (/\bhow many\b/i.test(question)) {
             parts.push(`${head}.`);
             continue;

@@ -57,6 +57,7 @@ export const NOTES_READS: readonly HttpReadSpec[] = [
         : [{ args: ['notes-api', 'POST', '/v1/search', PAGES_SEARCH], reason: 'context: pages shared with the integration, newest first' }];
     },
     records: pageRecords,
+    nameWords: { runbook: ['runbook', 'runbooks'], postmortem: ['postmortem', 'postmortems'], 'meeting notes': ['meeting notes'], onboarding: ['onboarding'], checklist: ['checklist', 'checklists'] },
     stateWords: { Done: ['done', 'finished', 'complete', 'completed'], 'In progress': ['in progress', 'ongoing', 'open'], 'Not started': ['not started', 'todo', 'to do'] },
   },
   {
