@@ -80,14 +80,23 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     closeEmulator = () => emulator.close();
     return { baseUrl: emulator.url, credentials: { clientId: emulator.clientId, clientSecret: emulator.clientSecret } };
   };
+  const standIns: (() => Promise<void>)[] = [];
+  const standInFor = async (provider: { capabilities?: import('../engine/capabilities.js').ProviderCapabilities }): Promise<ConnectOptions['override']> => {
+    const sandbox = provider.capabilities?.sandbox;
+    if (!sandbox) return undefined;
+    const { close, ...override } = await sandbox.start(ctx.home);
+    standIns.push(close);
+    return override;
+  };
   const clients = new Map<string, Promise<ProviderClient<unknown>>>();
   const connect = (name: string): Promise<ProviderClient<unknown>> => {
     let client = clients.get(name);
     if (!client) {
       const provider = PROVIDERS.provider(name);
       if (!provider) throw new UsageError(`unknown provider "${name}" (known: ${PROVIDERS.names().join(', ')})`);
-      // The sandbox stands in for gpucloud only; other providers always reach their real endpoints.
-      client = (async () => provider.connect({ ...connectOptions, override: ctx.globals.sandbox && name === 'gpucloud' ? await sandboxOverride() : undefined }))();
+      // In the sandbox gpucloud talks to the emulator and a provider with a `sandbox` capability to its own
+      // stand-in; the others reach their real endpoints.
+      client = (async () => provider.connect({ ...connectOptions, override: ctx.globals.sandbox ? (name === 'gpucloud' ? await sandboxOverride() : await standInFor(provider)) : undefined }))();
       clients.set(name, client);
     }
     return client;
@@ -112,6 +121,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
       await Promise.all([...clients.values()].map(async (c) => (await c.catch(() => undefined))?.close?.()));
       await reservations.close?.();
       await closeEmulator?.();
+      await Promise.all(standIns.map((close) => close()));
     },
   };
 }

@@ -148,7 +148,8 @@ export const EdgeConfigSchema = z.strictObject({
   default_zone: str().optional(),
 });
 
-export const VpsConfigSchema = z.strictObject({ api_token: str().optional() });
+/** vps_a and vps_b; `base_url` (or ASSISTANT_VPS_A_BASE_URL / ASSISTANT_VPS_B_BASE_URL) for another endpoint. */
+export const VpsConfigSchema = z.strictObject({ api_token: str().optional(), base_url: str().optional() });
 
 export const CloudDConfigSchema = z.strictObject({
   secret_id: str().optional(),

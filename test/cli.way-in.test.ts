@@ -10,7 +10,7 @@ import { BIN, childEnv, runCli, tempHome, withEmulator } from './support/cli.js'
 test('every SPEC command or flag not built yet answers "not available yet" with exit 2 and sends nothing', async () => {
   const cases = [
     ['ask', '--postgres', 'which queries are slow?'],
-    ['ask', '--vps-a', 'list my servers'],
+    ['ask', '--edge', 'list my dns records'],
   ];
   // An unreachable API: anything sent would fail with exit 1, not 2.
   const env = { GPUCLOUD_BASE_URL: 'http://127.0.0.1:9', GPUCLOUD_CLIENT_ID: 'id', GPUCLOUD_CLIENT_SECRET: 'secret-x' };

@@ -42,8 +42,8 @@ export interface HttpProviderSpec {
   name: string;
   /** The service's kind in words (`code host`), for messages. */
   label: string;
-  /** Resolves base URL and auth; throws a UsageError naming the config keys and variables when unset. */
-  target(opts: ConnectOptions): HttpTarget;
+  /** Resolves base URL and auth (may look in the credential backend); throws a UsageError naming the config keys and variables when unset. */
+  target(opts: ConnectOptions): HttpTarget | Promise<HttpTarget>;
   /**
    * Requests besides GET that only read: a search POST (`POST /v1/databases/{id}/query`), a GraphQL
    * `query` (never a `mutation`). Decided from the request as written; when unsure, answer false.
@@ -247,7 +247,7 @@ export function httpProvider(spec: HttpProviderSpec): Provider<HttpClient> {
     verbs: [httpVerb(spec)],
     capabilities: spec.capabilities,
     async connect(opts) {
-      const target = spec.target(opts);
+      const target = await spec.target(opts);
       opts.debug?.(`${spec.name}: ${target.baseUrl} (settings from ${target.source})`);
       return { client: httpClient(spec, target, { timeoutMs: opts.timeoutMs, debug: opts.debug }), source: target.source };
     },
