@@ -12,8 +12,9 @@ import { k8sProvider } from './k8s/provider.js';
 import { cloudBProvider } from './cloud_b/provider.js';
 import { cloudCProvider } from './cloud_c/provider.js';
 import { vpsAProvider } from './vps_a/provider.js';
+import { vpsBProvider } from './vps_b/provider.js';
 
-export const PROVIDERS = new ProviderSet([gpucloudProvider, cloudAProvider, cloudBProvider, cloudCProvider, k8sProvider, sshProvider, vpsAProvider]);
+export const PROVIDERS = new ProviderSet([gpucloudProvider, cloudAProvider, cloudBProvider, cloudCProvider, k8sProvider, sshProvider, vpsAProvider, vpsBProvider]);
 
 /**
  * Registers a provider at run time (a test's stand-in, a plugin): from then on plans may use its verbs,

@@ -112,6 +112,10 @@ test('huge pages stop at the byte bound (the answer says so), and a server that 
     const big = await ask(['how many droplets do I have?'], env);
     assert.is(big.code, 0, big.stderr);
     assert.match(big.stdout, /\(Incomplete: vps_a droplets: stopped at 5242880 bytes \(\d+ items read\)/);
+    fake.hostile({ hugePageBytes: 8 * 1024 * 1024 });
+    const huge = await ask(['how many droplets do I have?'], env);
+    assert.is(huge.code, 0, huge.stderr);
+    assert.is(huge.stdout.trim(), '(Incomplete: vps_a droplets could not be read: the answer was larger than 5242880 bytes and was not read.)', 'a first page over the bound is not read, and not called empty');
     fake.hostile({ slow: true });
     const slow = await runCli(['ask', '--timeout', '2', '--ai-profile', 'builtin', 'what do my droplets cost?'], { env, home: home() });
     assert.is(slow.code, 1);

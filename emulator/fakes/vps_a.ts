@@ -92,7 +92,7 @@ export async function startVpsAFake(opts: VpsAFakeOptions = {}): Promise<VpsAFak
       const perPage = Math.max(1, Math.min(Number(url.searchParams.get('per_page')) || 20, opts.pageSize ?? 200));
       const page = Math.max(1, Number(url.searchParams.get('page')) || 1);
       let items = all.slice((page - 1) * perPage, page * perPage);
-      if (state.hostile.hugePageBytes) items = [...items, ...filler(state.hostile.hugePageBytes, (i, pad) => ({ ...(all[0] as object), id: 9_000_000 + page * 10_000 + i, name: `filler-${i}-${pad}` }))];
+      if (state.hostile.hugePageBytes) items = [...items, ...filler(state.hostile.hugePageBytes, (i, pad) => ({ id: 9_000_000 + page * 10_000 + i, name: `filler-${i}-${pad}`, status: 'active' }))];
       const last = Math.max(1, Math.ceil(all.length / perPage));
       const link = (p: number) => `${state.origin}/v2/${kind}?page=${p}&per_page=${perPage}`;
       const pages: Record<string, string> = {};

@@ -16,6 +16,8 @@ export interface PricedRecord extends CliRecord {
 }
 
 export interface ApiReadSpec extends Omit<CliReadSpec, 'records'> {
+  /** The records are what the account pays for (a cost question gets their total); a price list has none. */
+  billed?: boolean;
   /** The records of the items read (every page, every region; a response that is not a list is one item). */
   records(items: readonly unknown[]): PricedRecord[];
 }
@@ -31,7 +33,8 @@ export function unwrapPaged(data: unknown): { items: unknown; truncated?: string
 
 const COST_WORDS = /\b(cost|costs|costing|price|prices|priced|pricing|spend|spending|bill|billing|expensive|cheap|cheapest|per month|monthly|hourly|burn)\b/i;
 
-const money = (n: number, currency: string) => (currency === 'USD' ? `$${n.toFixed(2)}` : `${n.toFixed(2)} ${currency}`);
+const SYMBOL: Record<string, string> = { USD: '$', EUR: '€' };
+const money = (n: number, currency: string) => (SYMBOL[currency] ? `${SYMBOL[currency]}${n.toFixed(2)}` : `${n.toFixed(2)} ${currency}`);
 
 export interface ApiCapabilitySpec {
   provider: string;
@@ -95,8 +98,13 @@ function answerFrom(
   const parts: string[] = [];
   const asksCost = COST_WORDS.test(question);
   for (const [s, m] of merged) {
+    // Nothing read because the first page was over the bound: not "you have none".
+    if (!m.items.length && m.truncated.length) {
+      parts.push(`(Incomplete: ${spec.provider} ${s.label} could not be read: ${m.truncated.join('; ')}.)`);
+      continue;
+    }
     parts.push(...catalogue.answer(question, [{ args: m.args, data: m.items }]));
-    if (asksCost) {
+    if (asksCost && s.billed) {
       const records = s.records(m.items);
       const priced = records.filter((x) => x.monthly !== undefined || x.hourly !== undefined);
       if (priced.length) {

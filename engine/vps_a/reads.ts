@@ -27,6 +27,7 @@ export const VPS_A_READS: ApiReadSpec[] = [
     words: ['droplet', 'droplets', 'server', 'servers', 'vps', 'vm', 'vms', 'machines', 'cost', 'costs', 'price', 'prices', 'spend', 'running', 'active', 'off'],
     args: [VPS_A_VERB, 'GET', '/v2/droplets?per_page=200'],
     byDefault: true,
+    billed: true,
     records: (items) => items.map(dropletRecord),
   },
   {
