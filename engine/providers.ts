@@ -13,8 +13,9 @@ import { cloudBProvider } from './cloud_b/provider.js';
 import { cloudCProvider } from './cloud_c/provider.js';
 import { vpsAProvider } from './vps_a/provider.js';
 import { vpsBProvider } from './vps_b/provider.js';
+import { cloudDProvider } from './cloud_d/provider.js';
 
-export const PROVIDERS = new ProviderSet([gpucloudProvider, cloudAProvider, cloudBProvider, cloudCProvider, k8sProvider, sshProvider, vpsAProvider, vpsBProvider]);
+export const PROVIDERS = new ProviderSet([gpucloudProvider, cloudAProvider, cloudBProvider, cloudCProvider, k8sProvider, sshProvider, vpsAProvider, vpsBProvider, cloudDProvider]);
 
 /**
  * Registers a provider at run time (a test's stand-in, a plugin): from then on plans may use its verbs,

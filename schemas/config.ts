@@ -155,6 +155,8 @@ export const CloudDConfigSchema = z.strictObject({
   secret_id: str().optional(),
   secret_key: str().optional(),
   region: str().default(CLOUD_D_DEFAULT_REGION),
+  /** Every service at this URL instead of https://<service>.tencentcloudapi.com (or ASSISTANT_CLOUD_D_BASE_URL). */
+  base_url: str().optional(),
 });
 
 export const AgentConfigSchema = z.strictObject({

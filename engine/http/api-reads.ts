@@ -45,6 +45,8 @@ export interface ApiCapabilitySpec {
   specific: readonly RouteWord[];
   generic?: readonly RouteWord[];
   reads: readonly ApiReadSpec[];
+  /** Lines after a read's list (cloud_d: the count per region), from the read's steps and all its items. */
+  summary?(spec: ApiReadSpec, steps: readonly (readonly string[])[], items: readonly unknown[]): string[];
   /** Extra context reads chosen from the question and config (cloud_d: one per region named). */
   expand?(spec: ApiReadSpec, question: string, config: import('../../schemas/config.js').Config): string[][];
 }
@@ -86,11 +88,12 @@ function answerFrom(
   const known = results.filter((r) => specOf(r.args));
   if (!known.length) return undefined;
   // One list per read spec even when a read ran once per region (cloud_d): the records are merged.
-  const merged = new Map<ApiReadSpec, { args: readonly string[]; items: unknown[]; truncated: string[] }>();
+  const merged = new Map<ApiReadSpec, { args: readonly string[]; steps: (readonly string[])[]; items: unknown[]; truncated: string[] }>();
   for (const r of known) {
     const s = specOf(r.args)!;
     const { items, truncated } = unwrapPaged(r.data);
-    const m = merged.get(s) ?? { args: s.args, items: [], truncated: [] };
+    const m = merged.get(s) ?? { args: s.args, steps: [], items: [], truncated: [] };
+    m.steps.push(r.args);
     m.items.push(...asItems(items));
     if (truncated) m.truncated.push(truncated);
     merged.set(s, m);
@@ -104,6 +107,7 @@ function answerFrom(
       continue;
     }
     parts.push(...catalogue.answer(question, [{ args: m.args, data: m.items }]));
+    parts.push(...(spec.summary?.(s, m.steps, m.items) ?? []));
     if (asksCost && s.billed) {
       const records = s.records(m.items);
       const priced = records.filter((x) => x.monthly !== undefined || x.hourly !== undefined);
