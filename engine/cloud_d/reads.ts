@@ -65,5 +65,6 @@ export function instancesByRegion(spec: ApiReadSpec, steps: readonly (readonly s
   }
   for (const s of steps) if (s[4] && !counts.has(s[4])) counts.set(s[4], 0);
   if (counts.size < 2 && steps.length < 2) return [];
-  return [`By region: ${[...counts].map(([r, n]) => `${r} ${n}`).join(', ')}.`];
+  // Zones are the server's text: a control character in one never reaches the terminal.
+  return [`By region: ${[...counts].map(([r, n]) => `${r} ${n}`).join(', ')}.`.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?')];
 }

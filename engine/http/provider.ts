@@ -122,7 +122,9 @@ export function httpClient(spec: HttpProviderSpec, target: HttpTarget, opts: { t
         throw new OperationError('http_unreachable', `${spec.name}: ${url.origin} did not answer (${(err as Error).message})`, { hint: `check ${spec.name}.base_url and the network` });
       }
       if (res.status === 429 && attempt < 3) {
-        const after = Number(res.headers.get('retry-after'));
+        // No Retry-After (DigitalOcean-style APIs send ratelimit-reset instead): back off 1, 2, 4 s, not 0.
+        const header = res.headers.get('retry-after');
+        const after = header === null || header.trim() === '' ? Number.NaN : Number(header);
         const waitS = Number.isFinite(after) && after >= 0 ? Math.min(after, MAX_RETRY_AFTER_S) : 2 ** attempt;
         await res.body?.cancel();
         opts.debug?.(`${spec.name}: rate limited; waiting ${waitS} s (Retry-After)`);
