@@ -3,7 +3,7 @@
  * the environment, the token (or cloud_d's key pair and region) stored with `credentials store` is used,
  * `credentials test` names the backend as the source, and a local token still wins over the stored one.
  */
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startVpsAFake } from '../emulator/fakes/vps_a.js';
@@ -22,7 +22,9 @@ const home = () => {
 };
 
 test.before(async () => {
-  backend = await startBackendProcess();
+  // A short home (not under the runner's deep per-file TMPDIR): with a data directory too deep for a Unix
+  // socket path, `backend keys create` hung on main at the time of writing (cli.credentials-store too).
+  backend = await startBackendProcess({ home: mkdtempSync('/tmp/avb-') });
   dirs.push(backend.home);
   key = await createApiKey(backend, 'team-vps');
 });
