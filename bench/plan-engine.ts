@@ -6,11 +6,13 @@
  *  (b) rate-limit pacing: 3× the per-path limit on one path with a short window on both sides. The
  *      minimum is 2 windows (20 at t=0, 20 at t=W, 20 at t=2W). Target: within 5% of it, and no 429.
  */
-import { PROVIDERS } from '../engine/providers.js';
+import { allProviders } from '../engine/providers.js';
 import { startEmulator } from '../emulator/index.js';
 import { createGpuCloudClient } from '../engine/gpucloud/client.js';
 import type { GpuCloudClient } from '../engine/gpucloud/types.js';
 import { runPlan } from '../machines/run-plan.js';
+
+const PROVIDERS = await allProviders();
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -78,7 +78,7 @@ export async function makePlanFromQuestion(
     lookup: { instances: data.instances as never, clusters: data.clusters as never, volumes: data.volumes as never },
     defaults: session.predefined,
     destroyer: opts.destroyer,
-    validate: (plan, o) => validatePlan(plan, { providers: session.providers, destroyer: o.destroyer, predefined }),
+    validate: async (plan, o) => validatePlan(plan, { providers: await session.providers.forPlan(plan), destroyer: o.destroyer, predefined }),
     onAttempt: ({ attempt }) => opts.onPhase?.(`the plan had problems; asking again (attempt ${attempt + 1})`),
     signal: ctx.signal,
   });
@@ -141,7 +141,7 @@ async function makeCloudAPlan(session: Session, question: string, provider: AiPr
     catalogue: {},
     defaults: {},
     destroyer: opts.destroyer,
-    validate: (plan, o) => validatePlan(plan, { providers: session.providers, destroyer: o.destroyer, predefined: [] }),
+    validate: async (plan, o) => validatePlan(plan, { providers: await session.providers.forPlan(plan), destroyer: o.destroyer, predefined: [] }),
     signal: session.runContext().signal,
     target: { system: cloudAMakerPrompt({ destroyer: opts.destroyer, current }), builtin },
   });

@@ -20,7 +20,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
 async function validate(ctx: CommandContext, file: string | undefined, destroyer: boolean): Promise<number> {
   const input = await readPlanInput(ctx, file);
   // The session resolves predefined bindings (config, or sandbox defaults) without connecting anywhere.
-  const { providers, predefined } = await withSession(ctx, async (session) => ({ providers: session.providers, predefined: Object.keys(session.predefined) }));
+  const { providers, predefined } = await withSession(ctx, async (session) => ({ providers: await session.providers.forPlan(input), predefined: Object.keys(session.predefined) }));
   const result = validatePlan(input, { providers, destroyer, predefined });
   const exitCode = result.ok
     ? ExitCode.ok

@@ -76,10 +76,12 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
   const connect = (name: string): Promise<ProviderClient<unknown>> => {
     let client = clients.get(name);
     if (!client) {
-      const provider = PROVIDERS.provider(name);
-      if (!provider) throw new UsageError(`unknown provider "${name}" (known: ${PROVIDERS.names().join(', ')})`);
+      if (!PROVIDERS.names().includes(name)) throw new UsageError(`unknown provider "${name}" (known: ${PROVIDERS.names().join(', ')})`);
       // The sandbox stands in for gpucloud only; other providers always reach their real endpoints.
-      client = (async () => provider.connect({ ...connectOptions, override: ctx.globals.sandbox && name === 'gpucloud' ? await sandboxOverride() : undefined }))();
+      client = (async () => {
+        const provider = (await PROVIDERS.load([name])).provider(name)!;
+        return provider.connect({ ...connectOptions, override: ctx.globals.sandbox && name === 'gpucloud' ? await sandboxOverride() : undefined });
+      })();
       clients.set(name, client);
     }
     return client;

@@ -37,7 +37,8 @@ export interface ApplyOptions {
 
 export async function applyPlan(input: unknown, opts: ApplyOptions): Promise<RunOutcome> {
   const { backend, destroyer, mode } = opts;
-  const { plan, classes } = checkPlan(input, { providers: backend.providers, destroyer, predefined: backend.predefined });
+  const providers = await backend.providers.forPlan(input);
+  const { plan, classes } = checkPlan(input, { providers, destroyer, predefined: backend.predefined });
   const journal = RunJournal.forPlan(opts.home, plan);
   const observe = opts.observer ?? (() => undefined);
   // The journal is read and written only under its lock, so two runs of one plan cannot both act on it.
@@ -67,29 +68,29 @@ export async function applyPlan(input: unknown, opts: ApplyOptions): Promise<Run
     if (opts.budget) {
       // A resumed run is judged on what is still to be created: its completed steps are already in the
       // burn. The step that was in flight counts as still to create (it may not have been made).
-      const { parts, providers } = await pricePlan(backend, plan, classes, { signal: context.signal, skip: new Set(resume?.completed.keys() ?? []) });
+      const { parts, providers: priced } = await pricePlan(backend, plan, classes, { signal: context.signal, skip: new Set(resume?.completed.keys() ?? []) });
       // A plan that creates nothing adds nothing: no need to read what the account burns.
-      const figures = parts.some((p) => p.preview.costs.length) ? await budgetFigures(parts, providers, opts.budget) : undefined;
+      const figures = parts.some((p) => p.preview.costs.length) ? await budgetFigures(parts, priced, opts.budget) : undefined;
       const refusal = figures && budgetRefusal(figures);
       if (refusal) throw refusal;
     }
     if (!opts.allowDuplicateNames) {
       // Steps a resumed run completed or had in flight are ours (the journal knows them), not conflicts.
       const skip = new Set<number>([...(resume?.completed.keys() ?? []), ...(resume?.inFlight ? [resume.inFlight.index] : [])]);
-      const conflicts = await findNameConflicts(plan, classes, backend.providers, snapshots, skip);
+      const conflicts = await findNameConflicts(plan, classes, providers, snapshots, skip);
       if (conflicts.length) throw nameConflictRefusal(conflicts);
     }
     opts.onBegin?.(plan);
     if (resume) observe({ type: 'resumed', completed: resume.completed.size });
     else journal.begin();
-    const creates = new RunCreates(backend.providers, snapshots, {
+    const creates = new RunCreates(providers, snapshots, {
       journal,
       resume,
       allowDuplicateNames: Boolean(opts.allowDuplicateNames),
       listNow: list,
       assertLocked: () => lock.assertHeld(),
     });
-    return await runPlan(plan, { providers: backend.providers, journal, resume, creates, destroyer, predefined: backend.predefined, context, observer: opts.observer });
+    return await runPlan(plan, { providers, journal, resume, creates, destroyer, predefined: backend.predefined, context, observer: opts.observer });
   } finally {
     journal.close();
     await lock.release();

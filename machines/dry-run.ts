@@ -29,10 +29,11 @@ export interface BudgetLimit {
 }
 
 export async function dryRunPlan(backend: PlanBackend, input: unknown, opts: { destroyer: boolean; signal?: AbortSignal; budget?: BudgetLimit }): Promise<DryRunOutcome> {
-  const validation = validatePlan(input, { providers: backend.providers, destroyer: true, predefined: Object.keys(backend.predefined) });
+  const providers = await backend.providers.forPlan(input);
+  const validation = validatePlan(input, { providers, destroyer: true, predefined: Object.keys(backend.predefined) });
   const { plan, classes } = validation.ok
     ? { plan: validation.plan!, classes: validation.classes }
-    : checkPlan(input, { providers: backend.providers, destroyer: true, predefined: backend.predefined });
+    : checkPlan(input, { providers, destroyer: true, predefined: backend.predefined });
   return previewPlan(backend, plan, classes, opts);
 }
 
@@ -44,10 +45,11 @@ export async function pricePlan(backend: PlanBackend, plan: Plan, classes: reado
   const signal = opts.signal ?? backend.runContext().signal;
   const parts: PricedPart[] = [];
   const providers = new Set<string>();
-  for (const provider of backend.providers.list) {
+  const loaded = await backend.providers.forPlan(plan);
+  for (const provider of loaded.list) {
     const steps = plan.commands
       .map((c, index) => ({ index, args: c.args, class: classes[index]! }))
-      .filter((s) => !opts.skip?.has(s.index) && backend.providers.verb(s.args[0]!)?.provider === provider);
+      .filter((s) => !opts.skip?.has(s.index) && loaded.verb(s.args[0]!)?.provider === provider);
     if (!steps.length) continue;
     providers.add(provider.name);
     if (!provider.preview) continue;
@@ -66,8 +68,9 @@ export async function pricePlan(backend: PlanBackend, plan: Plan, classes: reado
 export async function previewPlan(backend: PlanBackend, plan: Plan, classes: readonly StepClass[], opts: { destroyer: boolean; signal?: AbortSignal; budget?: BudgetLimit }): Promise<DryRunOutcome> {
   const context = backend.runContext();
   const signal = opts.signal ?? context.signal;
+  const loaded = await backend.providers.forPlan(plan);
   const { parts, providers } = await pricePlan(backend, plan, classes, { signal });
-  const preview = buildPreview(previewSteps(plan, classes, backend.providers, backend.predefined), parts.map((p) => p.preview));
+  const preview = buildPreview(previewSteps(plan, classes, loaded, backend.predefined), parts.map((p) => p.preview));
   // The burn before and after, when a budget limit is set (reading the burn lists every billable kind:
   // a dry run without a budget keeps to the reads it needs).
   const budget = opts.budget ? await budgetFigures(parts, providers, opts.budget) : undefined;
@@ -76,7 +79,7 @@ export async function previewPlan(backend: PlanBackend, plan: Plan, classes: rea
     const refusal = budgetRefusal(budget);
     if (refusal) preview.warnings.push(`applying it would be refused: ${refusal.message.replace(/; nothing was sent$/, '')}`);
   }
-  const duplicateNames = await findNameConflicts(plan, classes, backend.providers, new NameSnapshots(listerFor((p) => context.client(p), signal)));
+  const duplicateNames = await findNameConflicts(plan, classes, loaded, new NameSnapshots(listerFor((p) => context.client(p), signal)));
   for (const c of duplicateNames) preview.warnings.push(`${describeConflict(c)}; applying it would be refused without --allow-duplicate-names`);
   return { preview, gated: !opts.destroyer && classes.some((c) => c.effect === 'destroy'), duplicateNames, overBudget: preview.budget?.within === false };
 }

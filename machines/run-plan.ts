@@ -18,7 +18,7 @@ import { assign, createActor, fromCallback, sendTo, setup, toPromise } from 'xst
 import type { Plan } from '../schemas/plan.js';
 import type { RunReport, StepReport } from '../schemas/run-report.js';
 import { AssistantError, InterruptedError, isAbortError, OperationError, SafetyRefusal } from '../engine/errors.js';
-import type { ProviderSet, RunObserver, StepClass, StepContext, StepResult } from '../engine/provider.js';
+import type { ProviderSet, ProviderSource, RunObserver, StepClass, StepContext, StepResult } from '../engine/provider.js';
 import { checkPlan } from '../engine/plan/check.js';
 import { evaluateProduces } from '../engine/plan/produces.js';
 import type { JournalState, RunJournal } from '../engine/plan/journal.js';
@@ -349,7 +349,8 @@ function changedThenFailed(err: unknown, cls: StepClass, id: string | undefined,
 
 /** What a producer needs to run a plan: the providers, the predefined bindings and a run context (a command's Session, the MCP server's backend). */
 export interface PlanBackend {
-  providers: ProviderSet;
+  /** Loads the providers a plan needs (await `forPlan` before validating: engine/providers.ts). */
+  providers: ProviderSource;
   predefined: Record<string, string>;
   runContext(): RunContext;
 }
@@ -358,7 +359,7 @@ export interface PlanBackend {
 export async function runForResults(backend: PlanBackend, plan: Plan, opts: { destroyer?: boolean; signal?: AbortSignal; observer?: RunObserver } = {}): Promise<unknown[]> {
   const context = backend.runContext();
   const outcome = await runPlan(plan, {
-    providers: backend.providers,
+    providers: await backend.providers.forPlan(plan),
     destroyer: opts.destroyer ?? false,
     predefined: backend.predefined,
     context: opts.signal ? { ...context, signal: opts.signal } : context,

@@ -183,7 +183,7 @@ export const TOOLS = [
     annotations: READ_ONLY,
     async run({ plan }, { backend, signal }) {
       const input = planFrom(plan);
-      const v = validatePlan(input, { providers: backend.providers, destroyer: true, predefined: Object.keys(backend.predefined) });
+      const v = validatePlan(input, { providers: await backend.providers.forPlan(input), destroyer: true, predefined: Object.keys(backend.predefined) });
       const destructiveSteps = v.destructive.flatMap((r, i) => (r.length ? [i] : []));
       const needsDestroyer = destructiveSteps.length > 0 && !backend.destroyer;
       if (!v.ok) {
