@@ -1,11 +1,8 @@
 import { z } from 'zod';
+import { BINDING_NAME } from './plan-bindings.js';
 
-/** `<NAME>` placeholders in plan arguments (DESIGN.md §3). */
-export const PLACEHOLDER_PATTERN = /<([A-Z][A-Z0-9_]*)>/g;
-export const BINDING_NAME = /^[A-Z][A-Z0-9_]*$/;
-
-/** Bindings predefined from configuration; plans may use them without producing them. */
-export const PREDEFINED_BINDINGS = ['DEFAULT_SSH_KEY_ID', 'DEFAULT_LOCATION', 'PROJECT_ID'] as const;
+// Defined without zod (the plan engine's hot path uses them); engine/plan/shape.ts mirrors the schema below.
+export { BINDING_NAME, PLACEHOLDER_PATTERN, PREDEFINED_BINDINGS } from './plan-bindings.js';
 
 export const PlanCommandSchema = z.strictObject({
   args: z.array(z.string()).min(1, 'a command needs at least a verb in args'),

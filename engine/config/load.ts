@@ -6,10 +6,13 @@
  * binary, but a typo must still be visible.
  */
 import { readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { isAbsolute, join, resolve } from 'node:path';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import type { Document, LineCounter, Node as YamlNode } from 'yaml';
+import { lazyYaml, yaml } from '../yaml.js';
 import type { core } from 'zod';
-import { ConfigSchema, emptyConfig, isSecretKey, knownKeysAt, type Config } from '../../schemas/config.js';
+import type { Config } from '../../schemas/config.js';
+import { emptyConfigValue, isSecretKey } from '../../schemas/config-defaults.js';
 import { InvalidInputError } from '../errors.js';
 import { registerSecret } from '../redact.js';
 
@@ -62,7 +65,7 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' && !explicit) return { config: emptyConfig(), path, exists: false, warnings: [] };
+    if (code === 'ENOENT' && !explicit) return { config: emptyConfigValue(), path, exists: false, warnings: [] };
     if (code === 'ENOENT') {
       throw new InvalidInputError('config_not_found', `config file not found: ${path}`, {
         hint: 'check the --config path, or leave --config out to use ~/.assistant.yaml',
@@ -84,8 +87,13 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
  * Parses and validates config text; `file` is only used in messages. Throws InvalidInputError
  * `invalid_config` listing every problem; returns unknown-key and YAML warnings otherwise.
  */
+// yaml and the schema (zod with it) load only when there is a file to parse (engine/yaml.ts).
+const require = createRequire(import.meta.url);
+const schemas = () => require('../../schemas/config.js') as typeof import('../../schemas/config.js');
+const [isMap, isScalar, isSeq, parseDocument] = [lazyYaml('isMap'), lazyYaml('isScalar'), lazyYaml('isSeq'), lazyYaml('parseDocument')];
+
 export function parseConfigText(text: string, file: string): { config: Config; warnings: string[]; holdsSecrets: boolean } {
-  const lineCounter = new LineCounter();
+  const lineCounter = new (yaml().LineCounter)();
   const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   const warnings = doc.warnings.map((w) => `${file}:${yamlLinePos(w, lineCounter)}: ${firstLine(w.message)}`);
 
@@ -105,7 +113,7 @@ export function parseConfigText(text: string, file: string): { config: Config; w
   const data = normaliseNulls(raw);
   const holdsSecrets = collectSecrets(data);
 
-  const first = ConfigSchema.safeParse(data, { reportInput: true });
+  const first = schemas().ConfigSchema.safeParse(data, { reportInput: true });
   if (first.success) return { config: first.data, warnings, holdsSecrets };
 
   const problems: ConfigProblem[] = [];
@@ -122,7 +130,7 @@ export function parseConfigText(text: string, file: string): { config: Config; w
   const unknownWarnings = unknown
     .map(({ path, key }) => {
       const line = keyLine(doc, lineCounter, path, key);
-      const suggestion = closestKey(key, knownKeysAt(path));
+      const suggestion = closestKey(key, schemas().knownKeysAt(path));
       // A misspelt secret key (`client_secert`) still holds a secret: keep it out of every output.
       if ((suggestion && isSecretKey(suggestion)) || SECRET_LOOKING_KEY.test(key)) {
         const value = (getAt(data, path) as Record<string, unknown> | undefined)?.[key];
@@ -156,7 +164,7 @@ export function parseConfigText(text: string, file: string): { config: Config; w
     const parent = getAt(data, path);
     if (parent && typeof parent === 'object') delete (parent as Record<string, unknown>)[key];
   }
-  const second = ConfigSchema.safeParse(data, { reportInput: true });
+  const second = schemas().ConfigSchema.safeParse(data, { reportInput: true });
   if (!second.success) {
     // Not expected (removing keys cannot create type errors), but never return an unvalidated config.
     const again = second.error.issues.map((i) => problemFor(doc, lineCounter, i));

@@ -1,0 +1,12 @@
+/**
+ * The plan's binding names, without zod: the plan engine's hot path (substitution, validation of a
+ * plan that passes engine/plan/shape.ts) uses these and never needs the schema library loaded.
+ * schemas/plan.ts re-exports them.
+ */
+
+/** `<NAME>` placeholders in plan arguments (DESIGN.md §3). */
+export const PLACEHOLDER_PATTERN = /<([A-Z][A-Z0-9_]*)>/g;
+export const BINDING_NAME = /^[A-Z][A-Z0-9_]*$/;
+
+/** Bindings predefined from configuration; plans may use them without producing them. */
+export const PREDEFINED_BINDINGS = ['DEFAULT_SSH_KEY_ID', 'DEFAULT_LOCATION', 'PROJECT_ID'] as const;
