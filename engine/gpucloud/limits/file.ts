@@ -144,7 +144,7 @@ function wellFormed(keys: Record<string, unknown>): boolean {
   for (const k of Object.values(keys)) {
     const r = k as Partial<KeyRecord> | null;
     if (!r || typeof r !== 'object' || typeof r.h !== 'object' || r.h === null || !Array.isArray(r.d)) return false;
-    for (const e of Object.values(r.h)) if (!Array.isArray(e) || e.length !== 3 || !e.every(Number.isFinite)) return false;
+    for (const e of Object.values(r.h)) if (!Array.isArray(e) || e.length !== 4 || !e.every(Number.isFinite)) return false;
     for (const g of r.d) if (!Array.isArray(g) || g.length !== 2 || !g.every(Number.isFinite)) return false;
     if (r.b !== undefined && !Number.isFinite(r.b)) return false;
   }

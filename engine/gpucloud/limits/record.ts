@@ -19,8 +19,8 @@
  * rules in Lua. Times are the store's clock in ms.
  */
 
-/** [slots held, counting until (ms), slots wanted]. */
-export type HolderEntry = [n: number, until: number, want: number];
+/** [slots held, counting until (ms), slots wanted, waiting since (ms; 0 when it got what it wanted)]. */
+export type HolderEntry = [n: number, until: number, want: number, since: number];
 
 export interface KeyRecord {
   h: Record<string, HolderEntry>;
@@ -125,21 +125,39 @@ export function recordDone(k: KeyRecord, req: Pick<KeyLease, 'holder' | 'doneExp
   if (mine) mine[0] = Math.max(0, mine[0] - req.doneExpiries.length);
 }
 
-/** What the holder may hold now: what it keeps, plus what it wants within the room left and its fair share. */
+/**
+ * What the holder may hold now: what it keeps, plus what it wants within its fair share (the limit split
+ * between the holders that hold or want slots) and within the room left once every other holder that
+ * holds less than its share and wants more has that much set aside. The set-aside is what makes the
+ * split hold over a window: without it a holder that reports and leases quickly would take every slot
+ * freed while a slower one was between two asks.
+ */
 export function grantable(k: KeyRecord, req: Pick<KeyLease, 'holder' | 'limit' | 'want' | 'keep'>, now: number): number {
   const blocked = k.b !== undefined && k.b > now;
-  const room = req.limit - occupied(k, req.holder);
-  // Fair share: the limit split evenly between the holders that hold or want slots (this one included).
   let demanders = req.want > 0 ? 1 : 0;
   for (const [holder, [n, , want]] of Object.entries(k.h)) if (holder !== req.holder && (n > 0 || want > 0)) demanders++;
   const share = Math.ceil(req.limit / Math.max(1, demanders));
+  // Set aside the rounded-down share, so that what is set aside for all the others never exceeds the
+  // limit less one share: whoever asks when the window has room gets something (no deadlock).
+  const setAside = Math.floor(req.limit / Math.max(1, demanders));
+  let reserved = 0;
+  const mySince = k.h[req.holder]?.[3] || Infinity;
+  for (const [holder, [n, , want, since]] of Object.entries(k.h)) {
+    if (holder === req.holder) continue;
+    // More holders than slots: a slot each for those that have waited longer, holding nothing.
+    const aside = setAside > 0 ? setAside : since > 0 && since < mySince && n === 0 ? 1 : 0;
+    reserved += Math.max(0, Math.min(want, aside) - n);
+  }
+  const room = req.limit - occupied(k, req.holder) - reserved;
   const fresh = blocked ? 0 : Math.max(0, Math.min(req.want, room, share));
   return Math.max(req.keep, fresh);
 }
 
 /** Sets what the holder holds (a holder that holds nothing but waits is remembered for fair shares). */
 export function setHeld(k: KeyRecord, req: KeyLease, held: number, now: number): KeyGrant {
-  if (held > 0 || req.want > 0) k.h[req.holder] = [held, held > 0 ? req.until : req.demandUntil, req.want];
+  // Waiting since: when it last asked and got nothing new (it goes to the back of the line once served).
+  const since = held > req.keep || held >= req.want ? 0 : k.h[req.holder]?.[3] || now;
+  if (held > 0 || req.want > 0) k.h[req.holder] = [held, held > 0 ? req.until : req.demandUntil, req.want, since];
   else delete k.h[req.holder];
   return { held, used: occupied(k), retryInMs: held < req.want ? retryIn(k, req.holder, now) : 0, blocked: k.b !== undefined && k.b > now };
 }

@@ -1,8 +1,8 @@
 /**
  * The shared rate-limit record across machines, in Redis: per counted key a hash of holders
- * (`holder → "slots,until,want"`), a hash of done groups (`expiry → count`) and a block key, changed only
+ * (`holder → "slots,until,want,since"`), a hash of done groups (`expiry → count`) and a block key, changed only
  * by the Lua script below, which Redis runs atomically and which applies the rules of record.ts (the
- * file store runs the same rules in TypeScript). All times come from the Redis server's clock (TIME), so
+ * file store runs the same rules in TypeScript; keep the two in step). All times come from the Redis server's clock (TIME), so
  * clients on machines with skewed clocks still agree: a client reports how long ago its responses arrived,
  * never when. Like the file record it stays compact: entries per process and per expiry group, never per
  * request; processes lease slots in batches (shared.ts), so Redis is asked once per batch.
@@ -46,9 +46,9 @@ for i = 1, n do
   local rec = { h = {}, d = {}, b = tonumber(redis.call('GET', KEYS[3 * i]) or '0') }
   local hv = redis.call('HGETALL', KEYS[3 * i - 2])
   for j = 1, #hv, 2 do
-    local a, u, w = string.match(hv[j + 1], '^([^,]+),([^,]+),([^,]+)$')
+    local a, u, w, s = string.match(hv[j + 1], '^([^,]+),([^,]+),([^,]+),([^,]+)$')
     u = tonumber(u)
-    if u and u > now then rec.h[hv[j]] = { tonumber(a), u, tonumber(w) } end
+    if u and u > now then rec.h[hv[j]] = { tonumber(a), u, tonumber(w), tonumber(s) } end
   end
   local dv = redis.call('HGETALL', KEYS[3 * i - 1])
   for j = 1, #dv, 2 do
@@ -82,11 +82,25 @@ for i = 1, n do
   for _, e in ipairs(r.done) do if e > now then addDone(rec.d, e, 1, merge) end end
   local mine = rec.h[holder]
   if mine then mine[1] = math.max(0, mine[1] - #r.done) end
-  local room = r.limit - occupied(rec, holder)
   local demanders = 0
   if r.want > 0 then demanders = 1 end
   for h, e in pairs(rec.h) do if h ~= holder and (e[1] > 0 or e[3] > 0) then demanders = demanders + 1 end end
   local share = math.ceil(r.limit / math.max(1, demanders))
+  local setAside = math.floor(r.limit / math.max(1, demanders))
+  local reserved = 0
+  local mySince = math.huge
+  if rec.h[holder] and rec.h[holder][4] > 0 then mySince = rec.h[holder][4] end
+  for h, e in pairs(rec.h) do
+    if h ~= holder then
+      local aside = setAside
+      if setAside == 0 then
+        aside = 0
+        if e[4] > 0 and e[4] < mySince and e[1] == 0 then aside = 1 end
+      end
+      reserved = reserved + math.max(0, math.min(e[3], aside) - e[1])
+    end
+  end
+  local room = r.limit - occupied(rec, holder) - reserved
   local fresh = 0
   if rec.b <= now then fresh = math.max(0, math.min(r.want, room, share)) end
   held[i] = math.max(r.keep, fresh)
@@ -97,14 +111,19 @@ if atomic and short then for i = 1, n do held[i] = reqs[i].keep end end
 local out = {}
 for i = 1, n do
   local rec, r = recs[i], reqs[i]
-  if held[i] > 0 then rec.h[holder] = { held[i], now + lease, r.want }
-  elseif r.want > 0 then rec.h[holder] = { 0, now + demand, r.want }
+  local since = 0
+  if held[i] <= r.keep and held[i] < r.want then
+    since = now
+    if rec.h[holder] and rec.h[holder][4] > 0 then since = rec.h[holder][4] end
+  end
+  if held[i] > 0 then rec.h[holder] = { held[i], now + lease, r.want, since }
+  elseif r.want > 0 then rec.h[holder] = { 0, now + demand, r.want, since }
   else rec.h[holder] = nil end
   local hk, dk = KEYS[3 * i - 2], KEYS[3 * i - 1]
   redis.call('DEL', hk, dk)
   local last = 0
   for h, e in pairs(rec.h) do
-    redis.call('HSET', hk, h, e[1] .. ',' .. e[2] .. ',' .. e[3])
+    redis.call('HSET', hk, h, e[1] .. ',' .. e[2] .. ',' .. e[3] .. ',' .. e[4])
     last = math.max(last, e[2])
   end
   if last > now then redis.call('PEXPIREAT', hk, math.ceil(last)) end

@@ -110,6 +110,8 @@ export class SharedLimiter {
   private readonly fileStore: FileLimitStore;
   private readonly closing: SharedLimitStore[] = [];
   private readonly holder = `${holderPrefix}.${++holderSeq}`;
+  /** Exchanges with the record so far (tests and the bench: once per batch, not per request). */
+  readonly stats = { leases: 0 };
   private readonly pools = new Map<string, KeyPool>();
   private waiters: Waiter[] = [];
   /** A lease in progress: admissions wait for it (what it keeps must cover every slot in use). */
@@ -290,6 +292,8 @@ export class SharedLimiter {
    * plus some headroom (`more`), or for nothing beyond what is in flight (giving the rest back).
    */
   private async lease(more: boolean): Promise<void> {
+    // Requests that arrive in the same turn of the event loop go into this lease too.
+    if (more) await new Promise((resolve) => setImmediate(resolve));
     const store = this.store;
     if (!store) {
       this.failWaiters();
@@ -317,6 +321,7 @@ export class SharedLimiter {
     let grants: LeaseGrant[];
     try {
       grants = await store.lease({ holder: this.holder, windowMs: this.limits.windowMs, leaseMs: this.leaseMs, demandMs: 3 * this.pollMs + 1000, keys });
+      this.stats.leases++;
     } catch (err) {
       this.fallBackFrom(store, err);
       // The next store knows nothing of this holder: nothing is free until it has been asked (what is
