@@ -68,9 +68,11 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
   };
   const sandboxOverride = async (): Promise<ConnectOptions['override']> => {
     const { startEmulator } = await import('../emulator/index.js');
-    const emulator = await startEmulator({ stateFile: join(ctx.home, '.assistant', 'sandbox', 'state.json'), seed: 'demo' });
+    // In process, without a socket: the sandbox starts with nothing a read does not need (issue 25).
+    const sandbox = join(ctx.home, '.assistant', 'sandbox');
+    const emulator = await startEmulator({ stateFile: join(sandbox, 'state.json'), seed: 'demo', listen: false });
     closeEmulator = () => emulator.close();
-    return { baseUrl: emulator.url, credentials: { clientId: emulator.clientId, clientSecret: emulator.clientSecret } };
+    return { baseUrl: emulator.url, credentials: { clientId: emulator.clientId, clientSecret: emulator.clientSecret }, fetch: emulator.fetch, tokenCacheDir: join(sandbox, 'tokens') };
   };
   const clients = new Map<string, Promise<ProviderClient<unknown>>>();
   const connect = (name: string): Promise<ProviderClient<unknown>> => {

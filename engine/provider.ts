@@ -160,8 +160,8 @@ export interface ConnectOptions {
   freshCredentials?: boolean;
   /** The environment (or profile) chosen with `--profile` for CLI providers (cloud_a: infra.cloud_a.environments.<name>). */
   profile?: string;
-  /** A stand-in endpoint with its own credentials (the sandbox emulator). */
-  override?: { baseUrl: string; credentials: Record<string, string> };
+  /** A stand-in endpoint with its own credentials (the sandbox emulator), reached through its own `fetch` when it has one. */
+  override?: { baseUrl: string; credentials: Record<string, string>; fetch?: import('./gpucloud/types.js').FetchLike; tokenCacheDir?: string };
 }
 
 export interface ProviderClient<Client> {

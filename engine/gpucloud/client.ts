@@ -335,7 +335,7 @@ class HttpGpuCloudClient implements GpuCloudClient {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {
-      const res = await fetch(url, {
+      const res = await (this.opts.fetch ?? fetch)(url, {
         method: state.method,
         headers,
         body,

@@ -19,7 +19,7 @@ export function decodeBody(text: string): unknown {
 }
 
 /** Response headers as a plain lower-cased record. */
-export function headersToRecord(headers: Headers): Record<string, string> {
+export function headersToRecord(headers: { forEach(fn: (value: string, key: string) => void): void }): Record<string, string> {
   const out: Record<string, string> = {};
   headers.forEach((value, key) => {
     out[key.toLowerCase()] = value;

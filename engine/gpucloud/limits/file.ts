@@ -12,8 +12,9 @@
  * 429 handling absorbs). A record of another format version (an older `assistant`) counts as empty too.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import lockfile from 'proper-lockfile';
+import type * as Lockfile from 'proper-lockfile';
 import { emptyKeyRecord, forgetDeadHolders, grantable, isEmpty, prune, recordDone, setHeld, type KeyLease, type KeyRecord } from './record.js';
 import { acquireOne, releaseOne, type AcquireRequest, type AcquireResult, type LeaseGrant, type LeaseRequest, type SharedLimitStore } from './store.js';
 
@@ -21,6 +22,10 @@ interface FileRecord {
   v: 2;
   keys: Record<string, KeyRecord>;
 }
+
+const require = createRequire(import.meta.url);
+/** proper-lockfile (CommonJS, 13 modules with graceful-fs) loads at the first lock: a client that never shares limits (the sandbox) never loads it. */
+const lockfile = (): typeof Lockfile => require('proper-lockfile') as typeof Lockfile;
 
 const LOCK_OPTIONS = {
   realpath: false,
@@ -112,7 +117,7 @@ export class FileLimitStore implements SharedLimitStore {
 
   /** Lock, read, prune expired entries, apply `fn`, drop empty keys, write, unlock. */
   private async update<T>(fn: (rec: FileRecord, now: number) => T): Promise<T> {
-    const unlock = await lockfile.lock(this.file, LOCK_OPTIONS);
+    const unlock = await lockfile().lock(this.file, LOCK_OPTIONS);
     try {
       const now = this.now();
       const rec = this.read();
