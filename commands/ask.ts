@@ -8,23 +8,23 @@ import { dryRunPlan, type BudgetLimit } from '../machines/dry-run.js';
 import type { Config } from '../schemas/config.js';
 import { renderPreview } from '../engine/plan/preview.js';
 import { ExitCode, UsageError } from '../engine/errors.js';
-import { askQuestion, contextPlanFor } from '../machines/ask.js';
-import { REPORT_QUESTIONS, reportFor, workspaceExtra, type ReportKind } from '../machines/ask-report.js';
+import type { ReportKind } from '../machines/ask-report.js';
 import { loadConfig } from '../engine/config/load.js';
 import { redactText } from '../engine/redact.js';
 import { palette } from '../engine/render/color.js';
 import { renderRecord, renderTable } from '../engine/render/records.js';
 import { renderReport, renderReportError } from '../engine/render/report.js';
-import { routeQuestion } from '../engine/routing/route.js';
 import { ROUTE_PROVIDERS } from '../engine/routing/terms.js';
 import { PROVIDER_KINDS } from '../engine/ai/kinds.js';
-import { AI_PROVIDER_KINDS } from '../schemas/config.js';
+import { AI_PROVIDER_KINDS } from '../schemas/config-defaults.js';
 import type { RunReport } from '../schemas/run-report.js';
 import { warn, type CommandContext } from './context.js';
 import { readPlanInput } from './plan-input.js';
 import { withSession, type Session } from './session.js';
 import { createAnswerPrinter, createPhaseSpinner, createRunObserver } from './progress.js';
-import { makePlanFromQuestion, type AiFlags } from './ask-maker.js';
+import type { AiFlags } from './ask-maker.js';
+// The question flow, reports, routing and maker load only when used: `ask --apply` runs none of them.
+import { askQuestion, contextPlanFor, makePlanFromQuestion, REPORT_QUESTIONS, reportFor, routeQuestion, workspaceExtra } from './ask-parts.js';
 import { runGroup } from './group.js';
 
 type AskFlags = Record<string, unknown> & {
