@@ -149,8 +149,10 @@ function wellFormed(keys: Record<string, unknown>): boolean {
   for (const k of Object.values(keys)) {
     const r = k as Partial<KeyRecord> | null;
     if (!r || typeof r !== 'object' || typeof r.h !== 'object' || r.h === null || !Array.isArray(r.d)) return false;
-    for (const e of Object.values(r.h)) if (!Array.isArray(e) || e.length !== 4 || !e.every(Number.isFinite)) return false;
-    for (const g of r.d) if (!Array.isArray(g) || g.length !== 2 || !g.every(Number.isFinite)) return false;
+    // Counts below zero would hide others' slots: such a record is not trusted at all.
+    const count = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x >= 0;
+    for (const e of Object.values(r.h)) if (!Array.isArray(e) || e.length !== 4 || !e.every(count)) return false;
+    for (const g of r.d) if (!Array.isArray(g) || g.length !== 2 || !g.every(count)) return false;
     if (r.b !== undefined && !Number.isFinite(r.b)) return false;
   }
   return true;
