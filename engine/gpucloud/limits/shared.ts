@@ -307,9 +307,9 @@ export class SharedLimiter {
     const reported = entries.map(([, p]) => p.done.length);
     const keys: LeaseKeyRequest[] = entries.map(([key, p], i) => {
       const wanted = demand.get(key) ?? 0;
-      const active = more && (wanted > 0 || p.admittedSinceLease > 0);
-      // A busy holder asks for twice what it used since its last lease, so it leases less and less often.
-      const headroom = active ? Math.min(MAX_HEADROOM, Math.max(1, 2 * p.admittedSinceLease)) : 0;
+      // A busy holder asks for twice what it used since its last lease, so it leases less and less often;
+      // a first ask is for what waits, no more (a one-request command holds nothing it does not use).
+      const headroom = more ? Math.min(MAX_HEADROOM, 2 * p.admittedSinceLease) : 0;
       return {
         key,
         limit: p.limit,
