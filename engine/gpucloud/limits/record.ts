@@ -127,28 +127,24 @@ export function recordDone(k: KeyRecord, req: Pick<KeyLease, 'holder' | 'doneExp
 
 /**
  * What the holder may hold now: what it keeps, plus what it wants within its fair share (the limit split
- * between the holders that hold or want slots) and within the room left once every other holder that
- * holds less than its share and wants more has that much set aside. The set-aside is what makes the
- * split hold over a window: without it a holder that reports and leases quickly would take every slot
- * freed while a slower one was between two asks.
+ * between the holders that hold or want slots) and within the room left after the holders that have
+ * waited longer got theirs (up to their share). That order is what makes the split hold over a window:
+ * a holder that was just served goes behind every waiting one, so a process that reports and leases
+ * quickly cannot take each slot as it frees while a slower one is between two asks. The holder that has
+ * waited longest is never held back, so whenever the key has room someone gets it (no deadlock), and
+ * the room is used as soon as it appears (nothing is set aside for holders that are not asking).
  */
 export function grantable(k: KeyRecord, req: Pick<KeyLease, 'holder' | 'limit' | 'want' | 'keep'>, now: number): number {
   const blocked = k.b !== undefined && k.b > now;
   let demanders = req.want > 0 ? 1 : 0;
   for (const [holder, [n, , want]] of Object.entries(k.h)) if (holder !== req.holder && (n > 0 || want > 0)) demanders++;
   const share = Math.ceil(req.limit / Math.max(1, demanders));
-  // Set aside the rounded-down share, so that what is set aside for all the others never exceeds the
-  // limit less one share: whoever asks when the window has room gets something (no deadlock).
-  const setAside = Math.floor(req.limit / Math.max(1, demanders));
-  let reserved = 0;
   const mySince = k.h[req.holder]?.[3] || Infinity;
+  let ahead = 0;
   for (const [holder, [n, , want, since]] of Object.entries(k.h)) {
-    if (holder === req.holder) continue;
-    // More holders than slots: a slot each for those that have waited longer, holding nothing.
-    const aside = setAside > 0 ? setAside : since > 0 && since < mySince && n === 0 ? 1 : 0;
-    reserved += Math.max(0, Math.min(want, aside) - n);
+    if (holder !== req.holder && since > 0 && since < mySince) ahead += Math.max(0, Math.min(want, share) - n);
   }
-  const room = req.limit - occupied(k, req.holder) - reserved;
+  const room = req.limit - occupied(k, req.holder) - ahead;
   const fresh = blocked ? 0 : Math.max(0, Math.min(req.want, room, share));
   return Math.max(req.keep, fresh);
 }

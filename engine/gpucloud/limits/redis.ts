@@ -86,19 +86,11 @@ for i = 1, n do
   if r.want > 0 then demanders = 1 end
   for h, e in pairs(rec.h) do if h ~= holder and (e[1] > 0 or e[3] > 0) then demanders = demanders + 1 end end
   local share = math.ceil(r.limit / math.max(1, demanders))
-  local setAside = math.floor(r.limit / math.max(1, demanders))
-  local reserved = 0
   local mySince = math.huge
   if rec.h[holder] and rec.h[holder][4] > 0 then mySince = rec.h[holder][4] end
+  local reserved = 0
   for h, e in pairs(rec.h) do
-    if h ~= holder then
-      local aside = setAside
-      if setAside == 0 then
-        aside = 0
-        if e[4] > 0 and e[4] < mySince and e[1] == 0 then aside = 1 end
-      end
-      reserved = reserved + math.max(0, math.min(e[3], aside) - e[1])
-    end
+    if h ~= holder and e[4] > 0 and e[4] < mySince then reserved = reserved + math.max(0, math.min(e[3], share) - e[1]) end
   end
   local room = r.limit - occupied(rec, holder) - reserved
   local fresh = 0
