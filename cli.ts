@@ -14,8 +14,13 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: Comma
   deploy: { summary: 'Deploy a repository as a reviewable plan: a gpucloud instance or serverless container (or cloud_a)', load: () => import('./commands/deploy.js') },
   plan: { summary: 'Validate plan documents before applying them', load: () => import('./commands/plan.js') },
   config: { summary: 'Show the effective configuration', load: () => import('./commands/config.js') },
-  credentials: { summary: 'Test provider credentials', load: () => import('./commands/credentials.js') },
+  credentials: { summary: 'Store, list, delete and test provider credentials (the backend store: credentials store)', load: () => import('./commands/credentials.js') },
+  backend: { summary: 'Run the credential backend a team shares (backend serve) and administer its keys and audit log', load: () => import('./commands/backend.js') },
+  onboarding: { summary: 'Scan for provider tools and credentials (names, never values) and install missing tools safely', load: () => import('./commands/onboarding.js') },
   mcp: { summary: 'Serve the tools to AI agents (MCP over HTTP or stdio)', load: () => import('./commands/mcp.js') },
+  talk: { summary: 'An interactive session: questions with memory; plans made, dry-run and applied by slash command', load: () => import('./commands/talk.js') },
+  acp: { summary: 'Serve the assistant to editors as an ACP agent on stdio (reads and plans; apply only when allowed)', load: () => import('./commands/acp.js') },
+  box: { summary: 'Run an agent in a box: catalog, a manifest that deploys it to gpucloud containers, and the box server', load: () => import('./commands/box.js') },
 };
 
 
@@ -31,9 +36,7 @@ Usage:
 
 Commands:
 ${groups}
-
-Coming later (not available yet): ${laterGroups().join(', ')}
-
+${laterGroups().length ? `\nComing later (not available yet): ${laterGroups().join(', ')}\n` : ''}
 Global flags:
   --config <path>        Configuration file (default ~/.assistant.yaml)
   -o, --output <format>  table | json | yaml
@@ -56,8 +59,10 @@ Examples:
   assistant cost summary
   assistant ask --cloud-a --profile prod "which buckets do I have"
   assistant credentials test gpucloud
+  assistant onboarding scan --check
   assistant gpucloud get instance train-1 -o json
   assistant mcp --transport stdio
+  assistant --sandbox talk --ai-profile builtin
 
 Exit codes: 0 ok, 1 failed, 2 invalid input, 3 refused for safety, 130 interrupted.
 Run 'assistant <command> --help' for more.
@@ -182,32 +187,37 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
 
-  const controller = new AbortController();
+  const [{ colorEnabled }, { commandContext }, { InterruptedError }] = await Promise.all([
+    import('./engine/render/color.js'),
+    import('./commands/context.js'),
+    import('./engine/errors.js'),
+  ]);
+  const interrupt = new AbortController();
   let interrupts = 0;
   process.on('SIGINT', () => {
     interrupts++;
     if (interrupts > 1) process.exit(130);
-    controller.abort(new Error('interrupted'));
+    interrupt.abort(new InterruptedError('interrupted by the user (Ctrl-C)'));
   });
-
-  const { colorEnabled } = await import('./engine/render/color.js');
-  const ctx: CommandContext = {
-    io: {
-      stdout: process.stdout,
-      stderr: process.stderr,
-      stdin: process.stdin,
-      stdoutIsTTY: Boolean(process.stdout.isTTY),
-      stderrIsTTY: Boolean(process.stderr.isTTY),
-      stdinIsTTY: Boolean(process.stdin.isTTY),
-      columns: process.stdout.columns || Number(process.env.COLUMNS) || 80,
-      color: colorEnabled(Boolean(process.stderr.isTTY), !parsed.color, process.env),
-      stdoutColor: colorEnabled(Boolean(process.stdout.isTTY), !parsed.color, process.env),
+  const ctx: CommandContext = commandContext(
+    {
+      io: {
+        stdout: process.stdout,
+        stderr: process.stderr,
+        stdin: process.stdin,
+        stdoutIsTTY: Boolean(process.stdout.isTTY),
+        stderrIsTTY: Boolean(process.stderr.isTTY),
+        stdinIsTTY: Boolean(process.stdin.isTTY),
+        columns: process.stdout.columns || Number(process.env.COLUMNS) || 80,
+        color: colorEnabled(Boolean(process.stderr.isTTY), !parsed.color, process.env),
+        stdoutColor: colorEnabled(Boolean(process.stdout.isTTY), !parsed.color, process.env),
+      },
+      env: process.env,
+      home: process.env.HOME || (await import('node:os')).homedir(),
+      globals,
     },
-    env: process.env,
-    home: process.env.HOME || (await import('node:os')).homedir(),
-    globals,
-    signal: controller.signal,
-  };
+    interrupt.signal,
+  );
   const { reportError } = await import('./commands/report-error.js');
   try {
     const mod = await group.load();

@@ -17,7 +17,8 @@ type ApplyPlan = (plan: unknown, opts: Record<string, unknown>) => Promise<{ rep
 
 /** A build's apply path and its providers (this build's client is used for every build). */
 async function applyOf(b: Build): Promise<{ applyPlan: ApplyPlan; providers: unknown }> {
-  const { applyPlan } = await importFrom<{ applyPlan: ApplyPlan }>(b, 'machines/apply-plan.js');
+  // The one apply module (machines/apply/); a baseline built before it had machines/apply-plan.js.
+  const { applyPlan } = await importFrom<{ applyPlan: ApplyPlan }>(b, 'machines/apply/index.js').catch(() => importFrom<{ applyPlan: ApplyPlan }>(b, 'machines/apply-plan.js'));
   const { PROVIDERS } = await importFrom<{ PROVIDERS: unknown }>(b, 'engine/providers.js');
   return { applyPlan, providers: PROVIDERS };
 }

@@ -14,4 +14,6 @@ await (await import('./creates.js')).runCreatesBench();
 await (await import('./mcp.js')).runMcpBench();
 await (await import('./timing.js')).runTimingBench();
 await (await import('./shared-limits.js')).runSharedLimitsBench();
+await (await import('./backend.js')).runBackendBench();
+await (await import('./box.js')).runBoxBench();
 printRows(builds().map((b) => b.label));

@@ -11,13 +11,15 @@ import { createGpuCloudClient } from '../engine/gpucloud/client.js';
 import type { GpuCloudClient } from '../engine/gpucloud/types.js';
 import { builds, importFrom, median, rows, type Build } from './fixtures.js';
 
-type RunPlan = (plan: unknown, opts: Record<string, unknown>) => Promise<{ report: { status: string; error?: unknown } }>;
+type RunPlan = (checked: unknown, opts: Record<string, unknown>) => Promise<{ report: { status: string; error?: unknown } }>;
+type CheckPlan = (plan: unknown, opts: Record<string, unknown>) => unknown;
 
-/** A build's runPlan and the provider set it takes (a ProviderSet before issue 25, loaded from the registry since). */
-async function engineOf(b: Build): Promise<{ runPlan: RunPlan; providers: (plan: unknown) => Promise<unknown> }> {
+/** A build's checkPlan + runPlan and the provider set they take (a ProviderSet before issue 25, loaded from the registry since). */
+async function engineOf(b: Build): Promise<{ runPlan: RunPlan; checkPlan: CheckPlan; providers: (plan: unknown) => Promise<unknown> }> {
   const { runPlan } = await importFrom<{ runPlan: RunPlan }>(b, 'machines/run-plan.js');
+  const { checkPlan } = await importFrom<{ checkPlan: CheckPlan }>(b, 'engine/plan/check.js');
   const { PROVIDERS } = await importFrom<{ PROVIDERS: { forPlan?(plan: unknown): Promise<unknown> } }>(b, 'engine/providers.js');
-  return { runPlan, providers: async (plan) => (PROVIDERS.forPlan ? PROVIDERS.forPlan(plan) : PROVIDERS) };
+  return { runPlan, checkPlan, providers: async (plan) => (PROVIDERS.forPlan ? PROVIDERS.forPlan(plan) : PROVIDERS) };
 }
 
 // The engine of this build, for the pacing measure.
@@ -37,7 +39,7 @@ async function timePlan(plan: ReturnType<typeof getPlan>, client: GpuCloudClient
   const signal = new AbortController().signal;
   const providers = await e.providers(plan);
   const started = performance.now();
-  const out = await e.runPlan(plan, { destroyer: false, predefined: {}, providers, context: { client: async () => client, signal } });
+  const out = await e.runPlan(e.checkPlan(plan, { providers, destroyer: false, predefined: {} }), { predefined: {}, providers, context: { client: async () => client, signal } });
   const ms = performance.now() - started;
   if (out.report.status !== 'succeeded') throw new Error(`benchmark plan ${out.report.status}: ${JSON.stringify(out.report.error)}`);
   return ms;

@@ -3,25 +3,21 @@
  * (`--route-only`), writes a plan (`--maker`) or runs one (`--apply`, with `--dry-run`, `--resume`,
  * `--fresh`). Flag parsing and output only; the work is in engine/ and machines/.
  */
-import { applyPlan, type ApplyMode } from '../machines/apply-plan.js';
-import { dryRunPlan, type BudgetLimit } from '../machines/dry-run.js';
-import type { Config } from '../schemas/config.js';
-import { renderPreview } from '../engine/plan/preview.js';
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { ExitCode, UsageError } from '../engine/errors.js';
 import type { ReportKind } from '../machines/ask-report.js';
 import { loadConfig } from '../engine/config/load.js';
 import { redactText } from '../engine/redact.js';
-import { palette } from '../engine/render/color.js';
 import { renderRecord, renderTable } from '../engine/render/records.js';
-import { renderReport, renderReportError } from '../engine/render/report.js';
-import { ROUTE_PROVIDERS } from '../engine/routing/terms.js';
+import { providerRoutings, routableProviders } from '../engine/providers.js';
 import { PROVIDER_KINDS } from '../engine/ai/kinds.js';
 import { AI_PROVIDER_KINDS } from '../schemas/config-defaults.js';
-import type { RunReport } from '../schemas/run-report.js';
 import { warn, type CommandContext } from './context.js';
 import { readPlanInput } from './plan-input.js';
-import { withSession, type Session } from './session.js';
-import { createAnswerPrinter, createPhaseSpinner, createRunObserver } from './progress.js';
+import { withSession } from './session.js';
+import { applyInput, dryRunInput, maxHourlyFlag, type ApplyFlags } from './apply.js';
+import { createAnswerPrinter, createPhaseSpinner } from './progress.js';
 import type { AiFlags } from './ask-maker.js';
 // The question flow, reports, routing and maker load only when used: `ask --apply` runs none of them.
 import { askQuestion, contextPlanFor, makePlanFromQuestion, REPORT_QUESTIONS, reportFor, routeQuestion, workspaceExtra } from './ask-parts.js';
@@ -36,6 +32,8 @@ type AskFlags = Record<string, unknown> & {
   fresh?: boolean;
   allowDuplicateNames?: boolean;
   maxHourlyCost?: unknown;
+  allowUnpriced?: boolean;
+  files?: string;
   maker?: boolean;
   aiProfile?: string;
   routeOnly?: boolean;
@@ -50,9 +48,6 @@ type AskFlags = Record<string, unknown> & {
   compliance?: boolean;
   discovery?: boolean;
 };
-
-/** `--cloud-a` for the provider cloud_a (the SPEC's flag spelling); `--gpucloud` as it is. */
-const providerFlag = (p: string) => p.replace(/_/g, '-');
 
 /** A switch as cac hands it over: `true`, or `"true"` for a hyphenated one written `--cloud-a=true` (commands/group.ts). */
 const on = (v: unknown) => v === true || v === 'true';
@@ -99,10 +94,15 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--resume', 'Continue an unfinished run of the same plan after its last completed step')
       .option('--fresh', 'Discard the journal of an unfinished run of this plan and start from the first step')
       .option('--allow-duplicate-names', 'Create resources even when their names already exist in the project (refused by default)')
+      .option('--files <dir>', 'The only directory a plan may read local files from (<FILES>/name in its steps; symlinks are never followed out of it)')
       .option('--max-hourly-cost <n>', "Refuse the plan if its creates would push the account's hourly burn above n (overrides budget.max_hourly)")
+      .option('--allow-unpriced', 'Under a budget, apply creates whose price is not known (counted as free) instead of refusing them')
       .option('--maker', 'Write a plan for the request (JSON on stdout) instead of executing anything')
       .option('--ai-profile <name>', 'AI provider profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline');
-    for (const p of ROUTE_PROVIDERS) command.option(`--${providerFlag(p)}`, `Ask about ${p} (several give a combined view; default: inferred from the question)`);
+    // One flag per provider that questions can be routed to (its `routing` capability), not a fixed list;
+    // from the registry's manifest, so registering the flags loads no provider.
+    const routings = routableProviders();
+    for (const r of routings) command.option(`--${r.flag}`, `Ask about ${r.provider} (several give a combined view; default: inferred from the question)`);
     command
       .option('--profile <name>', 'cloud_a environment (infra.cloud_a.environments.<name>) or aws profile to read with')
       .option('--workspace <name>', 'Terraform workspace (terraform.workspaces.<name>) whose state, and drift against cloud_a, is added to the context')
@@ -132,16 +132,25 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           const profile = opts.profile === undefined ? undefined : String(opts.profile);
           const maxHourly = maxHourlyFlag(opts.maxHourlyCost);
           if (maxHourly !== undefined && !opts.apply) throw new UsageError('--max-hourly-cost goes with --apply', { hint: 'assistant ask --apply --max-hourly-cost 5 --plan-file plan.json' });
-          if (opts.apply && opts.dryRun) return dryRun(ctx, opts.planFile, { destroyer: Boolean(opts.destroyer), allowDuplicateNames: Boolean(opts.allowDuplicateNames), maxHourly, profile });
+          const filesDir = filesFlag(opts.files, Boolean(opts.apply));
           if (opts.apply) {
-            const mode = opts.resume ? 'resume' : opts.fresh ? 'fresh' : 'new';
-            return apply(ctx, opts.planFile, { destroyer: Boolean(opts.destroyer), mode, allowDuplicateNames: Boolean(opts.allowDuplicateNames), maxHourly, profile });
+            const flags: ApplyFlags = {
+              destroyer: Boolean(opts.destroyer),
+              resume: Boolean(opts.resume),
+              fresh: Boolean(opts.fresh),
+              allowDuplicateNames: Boolean(opts.allowDuplicateNames),
+              allowUnpriced: Boolean(opts.allowUnpriced),
+              filesDir,
+              maxHourly,
+              profile,
+            };
+            return readPlanInput(ctx, opts.planFile).then((input) => (opts.dryRun ? dryRunInput(ctx, input, flags) : applyInput(ctx, input, flags)));
           }
           const report = reportKind(opts);
           if (opts.roleArn !== undefined && report !== 'iam') throw new UsageError('--role-arn narrows the IAM report', { hint: 'use it with --iam' });
           if (question.length === 0 && !report) throw new UsageError('no question given', { hint: "run 'assistant ask --help'" });
           const text = question.length ? question.join(' ') : REPORT_QUESTIONS[report!];
-          const providerFlags = ROUTE_PROVIDERS.filter((p) => on(opts[optionKey(providerFlag(p))]));
+          const providerFlags = routings.filter((r) => on(opts[optionKey(r.flag)])).map((r) => r.provider);
           if (opts.routeOnly) return routeOnly(ctx, text, providerFlags);
           if (opts.maker) return maker(ctx, text, Boolean(opts.destroyer), aiFlags(opts), providerFlags, profile);
           return ask(ctx, text, report ? ['cloud_a'] : providerFlags, aiFlags(opts), {
@@ -166,7 +175,7 @@ function reportKind(opts: AskFlags): ReportKind | undefined {
 }
 
 /** What the spinner says while the ask flow is in a state (on a terminal, until the first token). */
-const ASK_PHASES: Record<string, string> = {
+export const ASK_PHASES: Record<string, string> = {
   routing: 'routing the question',
   gatheringContext: 'reading the cloud',
   summarising: 'summarising a large context',
@@ -262,8 +271,8 @@ async function ask(
 async function routeOnly(ctx: CommandContext, question: string, providerFlags: string[]): Promise<number> {
   const { config, warnings } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   for (const w of warnings) warn(ctx, w);
-  const route = routeQuestion(question, { flags: providerFlags, config });
-  const contextKinds = contextPlanFor(route, { question, serviceKeywords: config.cloud_a?.service_keywords }).kinds;
+  const route = routeQuestion(question, { flags: providerFlags, config, routings: await providerRoutings() });
+  const contextKinds = (await contextPlanFor(route, { question, config })).kinds;
   if (ctx.globals.output === 'json' || ctx.globals.output === 'yaml') {
     const doc = { question, ...route, context_kinds: contextKinds };
     ctx.io.stdout.write(renderRecord(doc, ctx.globals.output));
@@ -280,63 +289,6 @@ async function routeOnly(ctx: CommandContext, question: string, providerFlags: s
   return ExitCode.ok;
 }
 
-/** `--max-hourly-cost <n>`: a positive number, checked before anything is read or sent. */
-function maxHourlyFlag(v: unknown): number | undefined {
-  if (v === undefined) return undefined;
-  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--max-hourly-cost must be a number greater than 0 (got "${String(v)}")`, { hint: 'assistant ask --apply --max-hourly-cost 5 --plan-file plan.json' });
-  return n;
-}
-
-/** The flag wins over the config's budget.max_hourly. */
-function budgetLimit(flag: number | undefined, config: Config): BudgetLimit | undefined {
-  if (flag !== undefined) return { max: flag, from: '--max-hourly-cost' };
-  const max = config.budget?.max_hourly;
-  return max === undefined ? undefined : { max, from: 'budget.max_hourly' };
-}
-
-async function apply(
-  ctx: CommandContext,
-  planFile: string | undefined,
-  opts: ApplyOptions,
-): Promise<number> {
-  return applyInput(ctx, await readPlanInput(ctx, planFile), opts);
-}
-
-interface ApplyOptions {
-  destroyer: boolean;
-  mode: ApplyMode;
-  allowDuplicateNames: boolean;
-  /** `--max-hourly-cost`, over `budget.max_hourly`. */
-  maxHourly?: number;
-  /** `--profile`: the cloud_a environment (or aws profile) of the session's cloud_a steps. */
-  profile?: string;
-}
-
-/** Applies a plan document in a session of its own (`ask --apply`, and producers such as `k8s deploy`). */
-export async function applyInput(ctx: CommandContext, input: unknown, opts: ApplyOptions): Promise<number> {
-  return withSession(ctx, (session) => applyInSession(ctx, session, input, opts), { profile: opts.profile });
-}
-
-/**
- * Applies a plan with progress on stderr and the report on stdout, returning the exit code: the one
- * apply path of `ask --apply`, also used by commands that compile their own plans (`k8s create`).
- */
-export async function applyInSession(ctx: CommandContext, session: Session, input: unknown, { destroyer, mode, allowDuplicateNames, maxHourly }: ApplyOptions): Promise<number> {
-  const observer = createRunObserver(ctx.io, { steps: true, debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined });
-  const budget = budgetLimit(maxHourly, session.config);
-  const outcome = await applyPlan(input, { backend: session, home: ctx.home, destroyer, mode, allowDuplicateNames, observer, budget });
-  observer.stop();
-  writeReport(ctx, outcome.report);
-  if (outcome.report.status === 'succeeded') return ExitCode.ok;
-  if (outcome.report.status === 'cancelled') {
-    ctx.io.stderr.write('interrupted: the journal keeps the completed steps; continue with --resume\n');
-    return ExitCode.interrupted;
-  }
-  const err = outcome.error as { exitCode?: number } | undefined;
-  return err?.exitCode ?? ExitCode.failed;
-}
-
 async function maker(ctx: CommandContext, question: string, destroyer: boolean, ai: AiFlags, providerFlags: string[], profile?: string): Promise<number> {
   return withSession(ctx, async (session) => {
     const spinner = createPhaseSpinner(ctx.io);
@@ -347,31 +299,11 @@ async function maker(ctx: CommandContext, question: string, destroyer: boolean, 
     return ExitCode.ok;
   }, { profile });
 }
-
-/** --dry-run: validate, then only GETs (prices, availability, balance) through the same executor. */
-async function dryRun(ctx: CommandContext, planFile: string | undefined, opts: DryRunOptions): Promise<number> {
-  return dryRunInput(ctx, await readPlanInput(ctx, planFile), opts);
-}
-
-type DryRunOptions = Omit<ApplyOptions, 'mode'>;
-
-/** A dry run of a plan document in a session of its own (`ask --apply --dry-run`, `k8s deploy --dry-run`). */
-export async function dryRunInput(ctx: CommandContext, input: unknown, opts: DryRunOptions): Promise<number> {
-  return withSession(ctx, (session) => dryRunInSession(ctx, session, input, opts), { profile: opts.profile });
-}
-
-/** The dry run of `ask --apply --dry-run` for a plan in hand (also `k8s create --dry-run`). */
-export async function dryRunInSession(ctx: CommandContext, session: Session, input: unknown, { destroyer, allowDuplicateNames, maxHourly }: DryRunOptions): Promise<number> {
-  const { preview, gated, duplicateNames, overBudget } = await dryRunPlan(session, input, { destroyer, budget: budgetLimit(maxHourly, session.config) });
-  const doc = duplicateNames.length ? { ...preview, duplicate_names: duplicateNames } : preview;
-  ctx.io.stdout.write(ctx.globals.output === 'table' ? renderPreview(preview) : renderRecord(doc, ctx.globals.output));
-  for (const w of preview.warnings) warn(ctx, w);
-  if (gated) ctx.io.stderr.write('note: this plan has destructive steps; applying it needs --destroyer\n');
-  return gated || overBudget || (duplicateNames.length && !allowDuplicateNames) ? ExitCode.refused : ExitCode.ok;
-}
-
-function writeReport(ctx: CommandContext, report: RunReport): void {
-  if (ctx.globals.output !== 'table') return void ctx.io.stdout.write(renderRecord(report, ctx.globals.output));
-  ctx.io.stdout.write(renderReport(report, palette(Boolean(ctx.io.stdoutColor))));
-  ctx.io.stderr.write(renderReportError(report));
+/** `--files DIR`: an existing directory, absolute; only with --apply. */
+function filesFlag(v: unknown, apply: boolean): string | undefined {
+  if (v === undefined) return undefined;
+  if (!apply) throw new UsageError('--files goes with --apply', { hint: 'assistant ask --apply --files ./artefacts --plan-file plan.json' });
+  const dir = resolve(String(v));
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--files ${String(v)} is not a directory`, { hint: 'give the directory that holds the files the plan uploads' });
+  return dir;
 }

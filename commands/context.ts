@@ -4,6 +4,7 @@
  */
 import { palette } from '../engine/render/color.js';
 import type { OutputFormat } from '../engine/render/records.js';
+import { createDeadline, type Deadline } from '../engine/deadline.js';
 
 export type { OutputFormat };
 
@@ -40,8 +41,23 @@ export interface CommandContext {
   env: NodeJS.ProcessEnv;
   home: string;
   globals: GlobalOptions;
-  /** Aborted on SIGINT; every wait and request honours it. */
+  /**
+   * The command's one deadline signal: aborted on SIGINT (reason InterruptedError, exit 130) or when the
+   * timeout armed on `deadline` expires (reason OperationError \`timeout\`, exit 1). Every wait, request,
+   * AI call and child process of the command honours it (engine/deadline.ts).
+   */
   signal: AbortSignal;
+  /** Arms the timeout of `signal` (--timeout at start; config `timeout` when the config is read). */
+  deadline: Pick<Deadline, 'arm' | 'seconds'>;
+  /** Aborted on SIGINT only: how long-lived servers (mcp, emulate) know to stop; their requests get deadlines of their own. */
+  interrupt: AbortSignal;
+}
+
+/** A context for a command run in-process (tests, talk's slash commands): the deadline made from `interrupt`. */
+export function commandContext(base: Omit<CommandContext, 'signal' | 'deadline' | 'interrupt'>, interrupt: AbortSignal = new AbortController().signal): CommandContext {
+  const deadline = createDeadline(interrupt);
+  if (base.globals.timeout !== undefined) deadline.arm(base.globals.timeout, '--timeout');
+  return { ...base, signal: deadline.signal, deadline, interrupt };
 }
 
 /** A command group module (`commands/<group>.ts`) exports `run`; it returns the exit code. */

@@ -11,7 +11,7 @@ import { costTrend, dayOf, MAX_TREND_DAYS, parseDay, type CostTrend } from '../e
 import { ANOMALY_DAYS, findAnomalies } from '../engine/cost/anomalies.js';
 import { costByTag } from '../engine/cost/tags.js';
 import { costAccount, readAccountCost } from '../machines/cost.js';
-import { runForResult } from '../machines/run-plan.js';
+import { readResult } from '../machines/apply/reads.js';
 import { ceUsagePlan, CLOUD_A_BASIS, cloudAForecast, cloudASummary, cloudATrendDays, monthToDate, parseCeUsage } from '../engine/cost/cloud-a.js';
 import { OperationError, UsageError } from '../engine/errors.js';
 import { palette } from '../engine/render/color.js';
@@ -133,6 +133,12 @@ async function trend(ctx: CommandContext, o: ProviderOpt & { start?: unknown; en
       ctx.io.stdout.write(renderRecord(t, ctx.globals.output));
       return 0;
     }
+    // On a terminal, unless a table is asked for (-o table), the figures as charts (issue 31 §4).
+    if (ctx.io.stdoutIsTTY && !ctx.globals.outputExplicit) {
+      const { renderTrendChart } = await import('../engine/charts/cost-trend.js');
+      ctx.io.stdout.write(renderTrendChart(t, { columns: ctx.io.columns, color: Boolean(ctx.io.stdoutColor), now: s }));
+      return 0;
+    }
     ctx.io.stdout.write(trendTable(ctx, t));
     return 0;
   });
@@ -188,7 +194,7 @@ async function cloudACost(ctx: CommandContext, what: 'summary' | 'forecast'): Pr
   return withSession(ctx, async (session) => {
     const now = Date.now();
     const m = monthToDate(now);
-    const { days, currency } = parseCeUsage(await runForResult(session, ceUsagePlan(m.start, m.endExclusive, true), { signal: ctx.signal }));
+    const { days, currency } = parseCeUsage(await readResult(session, ceUsagePlan(m.start, m.endExclusive, true), { signal: ctx.signal }));
     const doc = what === 'summary' ? cloudASummary(days, currency, now) : cloudAForecast(days, currency, now);
     if (ctx.globals.output !== 'table') {
       ctx.io.stdout.write(renderRecord(doc, ctx.globals.output));
@@ -229,7 +235,7 @@ async function cloudATrend(ctx: CommandContext, range: { start: number; end: num
     const today = Math.floor(now / DAY_MS) * DAY_MS;
     const end = Math.min(range.end, today);
     const notes = end < range.end ? [`days after today (${dayOf(now)}) are left out: they have not happened yet`] : [];
-    const { days, currency } = end < range.start ? { days: [], currency: 'usd' } : parseCeUsage(await runForResult(session, ceUsagePlan(dayOf(range.start), dayOf(end + DAY_MS), false), { signal: ctx.signal }));
+    const { days, currency } = end < range.start ? { days: [], currency: 'usd' } : parseCeUsage(await readResult(session, ceUsagePlan(dayOf(range.start), dayOf(end + DAY_MS), false), { signal: ctx.signal }));
     const inRange = cloudATrendDays(days.filter((d) => d.date >= dayOf(range.start) && d.date <= dayOf(end)));
     const t: CostTrend = { provider: 'cloud_a', currency, start: dayOf(range.start), end: dayOf(range.end), as_of: new Date(now).toISOString(), based_on: `${CLOUD_A_BASIS}; billed: a closed day, estimated: AWS has not closed it yet`, total: inRange.reduce((s, d) => s + d.cost, 0), days: inRange, notes };
     for (const n of notes) ctx.io.stderr.write(`note: ${n}\n`);

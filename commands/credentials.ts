@@ -1,36 +1,373 @@
 /**
- * `assistant credentials test gpucloud`: requests a fresh token (never the cached one), calls the balance
- * path through the executor and says where the credentials came from.
+ * `assistant credentials store|list|delete|test`: provider credentials in the team's credential
+ * backend (backend/, `assistant backend serve`), and a check that they work.
+ *
+ * Which fields a provider stores comes from one table (engine/config/credential-fields.ts). Secrets are
+ * taken from standard input (`--client-secret -`) or a hidden prompt; one given on the command line
+ * works but is warned about (shell history). Nothing read from the backend is written anywhere.
  */
-import { findKind } from '../engine/gpucloud/catalogue.js';
-import { listPlan } from '../engine/gpucloud/static-plans.js';
-import { UsageError } from '../engine/errors.js';
-import { renderRecord } from '../engine/render/records.js';
-import type { CommandContext } from './context.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { Writable } from 'node:stream';
+import ini from 'ini';
+import { stringify as toYaml } from 'yaml';
+import { loadConfig } from '../engine/config/load.js';
+import { backendClient, DEFAULT_CREDENTIAL_NAME, type BackendClient } from '../engine/config/backend-store.js';
+import { allCredentialFlags, credentialProviders, credentialsOf, type CredentialField, type ProviderCredentials } from '../engine/config/credential-fields.js';
+import { providersWith } from '../engine/providers.js';
+import { rawFlagValues } from '../engine/cli-raw-flags.js';
+import { AssistantError, InvalidInputError, SafetyRefusal, UsageError } from '../engine/errors.js';
+import type { Column } from '../engine/gpucloud/catalogue.js';
+import { registerSecret } from '../engine/redact.js';
+import { palette } from '../engine/render/color.js';
+import { renderRecord, renderTable } from '../engine/render/records.js';
+import { CredentialNameSchema } from '../schemas/backend-api.js';
+import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
-import { runForResults } from '../machines/run-plan.js';
+import { confirmByTyping } from './prompt.js';
+import { readPlan } from '../machines/apply/reads.js';
 import { withSession } from './session.js';
 
+const camel = (flag: string) => flag.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+const MAX_STDIN_BYTES = 64 * 1024;
+
+type Flags = Record<string, unknown> & { name?: string; profile?: string; allowSession?: boolean; env?: string; all?: boolean };
+
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  return runGroup('credentials', argv, ctx, (cli, start) => {
-    cli
-      .command('test <provider>', 'Check that credentials work (gpucloud: calls the balance path)')
-      .example('  assistant credentials test gpucloud')
-      .action((provider: string) => start(() => test(ctx, provider)));
-  });
+  const providers = credentialProviders().join(', ');
+  // `--client-secret -` (read it from stdin): cac would take a lone "-" for a missing value.
+  const flags = new Set(allCredentialFlags().map((f) => f.flag));
+  argv = argv.map((arg, i) => (arg === '-' && flags.has(argv[i - 1] ?? '') ? '\0stdin' : arg)).reduce<string[]>((out, arg) => {
+    if (arg === '\0stdin') out[out.length - 1] = `${out[out.length - 1]}=-`;
+    else out.push(arg);
+    return out;
+  }, []);
+  const raw = rawFlagValues(argv, [...allCredentialFlags().map((f) => f.flag), '--name', '--profile']);
+  return runGroup(
+    'credentials',
+    argv,
+    ctx,
+    (cli, start) => {
+      const store = cli
+        .command('store <provider>', `Store a provider's credentials in the backend (providers: ${providers})`)
+        .option('--name <name>', `Name of the credential (default "${DEFAULT_CREDENTIAL_NAME}"; cloud_a: the profile)`)
+        .option('--profile <profile>', "cloud_a: read the keys of this profile from the aws CLI's files")
+        .option('--allow-session', 'cloud_a: store expiring session keys too');
+      for (const f of allCredentialFlags()) {
+        store.option(`${f.flag} <value>`, f.secret ? `${f.description} ("-" reads it from stdin; left out on a terminal: asked without echo)` : f.description);
+      }
+      store
+        .example('  printf %s "$SECRET" | assistant credentials store gpucloud --client-id <CLIENT_ID> --client-secret -')
+        .example('  assistant credentials store gpucloud --client-id <CLIENT_ID>      # asks for the secret without echo')
+        .example('  assistant credentials store cloud_a --profile prod')
+        .example('  assistant credentials store repohost --token -  < token.txt')
+        .action((provider: string, o: Flags) => start(() => storeCommand(ctx, provider, asTyped(o, raw))));
+      cli
+        .command('list', 'What the backend holds for this env: provider, name, env, updated (never values)')
+        .option('--all', 'Every env (testing, staging, production), not only the configured one')
+        .example('  assistant credentials list')
+        .example('  ASSISTANT_BACKEND_ENV=testing assistant credentials list -o json')
+        .action((o: Flags) => start(() => listCommand(ctx, o)));
+      cli
+        .command('delete <provider>', 'Delete a stored credential (asks first; --yes skips)')
+        .option('--name <name>', `Name of the credential (default "${DEFAULT_CREDENTIAL_NAME}")`)
+        .example('  assistant credentials delete gpucloud')
+        .example('  assistant credentials delete cloud_a --name prod --yes')
+        .action((provider: string, o: Flags) => start(() => deleteCommand(ctx, provider, asTyped(o, raw))));
+      cli
+        .command('test [provider]', 'Check that credentials work (gpucloud: a fresh token and the balance); without a provider, every stored one')
+        .example('  assistant credentials test gpucloud            # whichever source resolves first; says which')
+        .example('  assistant credentials test                     # each credential stored in the backend')
+        .action((provider: string | undefined) => start(() => testCommand(ctx, provider)));
+    },
+    'The backend is chosen by backend.url / backend.urls.<env> / ASSISTANT_BACKEND_URL, its key by ASSISTANT_BACKEND_API_KEY or backend.api_key,\n' +
+      'the env (namespace) by ASSISTANT_BACKEND_ENV or backend.env (default production). k8s kubeconfigs: not yet.',
+  );
 }
 
-async function test(ctx: CommandContext, provider: string): Promise<number> {
-  if (provider !== 'gpucloud') throw new UsageError(`credentials test supports gpucloud (got "${provider}")`);
-  return withSession(ctx, async (session) => {
-    const source = await session.credentialSource('gpucloud');
-    const [balance] = (await runForResults(session, listPlan(findKind('balance')!))) as [{ amount?: unknown; currency?: string }];
-    if (ctx.globals.output !== 'table') {
-      ctx.io.stdout.write(renderRecord({ provider: 'gpucloud', ok: true, source, balance }, ctx.globals.output));
-      return 0;
+/** cac's values with the flags that hold secrets, IDs and names put back as typed (engine/cli-raw-flags.ts). */
+function asTyped(o: Flags, raw: Map<string, string>): Flags {
+  const out: Flags = { ...o };
+  for (const [flag, value] of raw) if (out[camel(flag)] !== undefined) out[camel(flag)] = value;
+  return out;
+}
+
+function client(ctx: CommandContext): BackendClient {
+  const { config, warnings } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
+  for (const w of warnings) warn(ctx, w);
+  const debug = ctx.globals.debug ? (line: string) => ctx.io.stderr.write(`debug: ${line}\n`) : undefined;
+  return backendClient(config, ctx.env, { signal: ctx.signal, timeoutMs: (ctx.globals.timeout ?? config.timeout ?? 30) * 1000, debug });
+}
+
+function providerSpec(provider: string): ProviderCredentials {
+  const spec = credentialsOf(provider);
+  if (!spec) {
+    const k8s = provider === 'k8s' ? ' (k8s kubeconfigs come later)' : '';
+    throw new UsageError(`"${provider}" has no credentials to store${k8s}`, { hint: `providers: ${credentialProviders().join(', ')}` });
+  }
+  return spec;
+}
+
+function credentialName(value: unknown): string {
+  const name = value === undefined ? DEFAULT_CREDENTIAL_NAME : String(value);
+  const r = CredentialNameSchema.safeParse(name);
+  if (!r.success) throw new UsageError(`--name: ${r.error.issues[0]!.message}`);
+  return name;
+}
+
+// ---- store ----------------------------------------------------------------------------------------
+
+async function storeCommand(ctx: CommandContext, provider: string, o: Flags): Promise<number> {
+  const spec = providerSpec(provider);
+  const mine = new Set(spec.fields.map((f) => f.flag));
+  const stray = allCredentialFlags().filter((f) => !mine.has(f.flag) && o[camel(f.flag)] !== undefined);
+  if (stray.length) {
+    throw new UsageError(`${stray.map((f) => f.flag).join(', ')} ${stray.length > 1 ? 'are not fields' : 'is not a field'} of ${provider}`, {
+      hint: `${provider} takes ${spec.fields.map((f) => f.flag).join(', ')}`,
+    });
+  }
+  if ((o.profile !== undefined || o.allowSession) && spec.from !== 'aws-profile') throw new UsageError(`--profile and --allow-session are for cloud_a, not ${provider}`);
+
+  const values: Record<string, string> = {};
+  let name = o.name;
+  if (o.profile !== undefined) {
+    Object.assign(values, readAwsProfile(ctx, String(o.profile)));
+    name ??= String(o.profile);
+  }
+  const stdinUsers = spec.fields.filter((f) => o[camel(f.flag)] === '-');
+  if (stdinUsers.length > 1) throw new UsageError(`only one value can come from stdin ("-"): ${stdinUsers.map((f) => f.flag).join(', ')}`);
+  for (const f of spec.fields) {
+    const given = o[camel(f.flag)];
+    if (given === undefined) continue;
+    if (given === true || typeof given === 'boolean') throw new UsageError(`${f.flag} needs a value`);
+    let value = String(given);
+    if (value === '-') value = await readStdin(ctx, f);
+    else if (f.secret) warn(ctx, `${f.flag} on the command line lands in your shell history; next time use "${f.flag} -" (stdin) or leave it out to be asked`);
+    values[f.name] = value;
+  }
+  for (const f of spec.fields) {
+    if (values[f.name] !== undefined || !f.required) continue;
+    if (!ctx.io.stdinIsTTY) {
+      throw new UsageError(`${provider} needs ${f.flag}`, { hint: f.secret ? `give "${f.flag} -" and pipe the value in, or run it on a terminal to be asked` : `give ${f.flag} <value>` });
     }
-    ctx.io.stdout.write(`gpucloud credentials work (source: ${source}); balance ${String(balance?.amount)} ${String(balance?.currency ?? '').toUpperCase()}\n`);
+    values[f.name] = await prompt(ctx, `${f.description} (${f.flag}): `, f.secret);
+  }
+  for (const f of spec.fields) {
+    const v = values[f.name]?.trim();
+    if (v === undefined || v === '') {
+      delete values[f.name];
+      if (f.required) throw new UsageError(`${f.flag} cannot be empty`);
+      continue;
+    }
+    values[f.name] = v;
+    if (f.secret) registerSecret(v);
+  }
+  if (spec.from === 'aws-profile') refuseSessionKeys(values, Boolean(o.allowSession));
+
+  const backend = client(ctx);
+  const stored = await backend.put(provider, credentialName(name), values);
+  if (ctx.globals.output !== 'table') {
+    ctx.io.stdout.write(renderRecord({ ...stored, backend: backend.url }, ctx.globals.output));
+  } else {
+    ctx.io.stderr.write(`${stored.created ? 'stored' : 'replaced'} ${provider}/${stored.name} (${Object.keys(values).join(', ')}) in env ${stored.env} of ${backend.url}\n`);
+  }
+  return 0;
+}
+
+async function readStdin(ctx: CommandContext, f: CredentialField): Promise<string> {
+  if (ctx.io.stdinIsTTY) return prompt(ctx, `${f.description}: `, f.secret);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.io.stdin) {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += b.length;
+    if (size > MAX_STDIN_BYTES) throw new InvalidInputError('invalid_input', `${f.flag} -: more than ${MAX_STDIN_BYTES} bytes on stdin`);
+    chunks.push(b);
+  }
+  // One trailing newline (echo, a file) is not part of the value.
+  const value = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  if (!value) throw new UsageError(`${f.flag} -: stdin was empty`, { hint: `pipe the value in: printf %s "$VALUE" | assistant credentials store … ${f.flag} -` });
+  return value;
+}
+
+/** One line from the terminal; `hidden` echoes nothing (a secret). */
+async function prompt(ctx: CommandContext, question: string, hidden: boolean): Promise<string> {
+  ctx.io.stderr.write(question);
+  const muted = new Writable({ write: (_chunk, _enc, done) => done() });
+  const rl = createInterface({ input: ctx.io.stdin, output: hidden ? muted : ctx.io.stderr, terminal: true });
+  try {
+    return await rl.question('', { signal: ctx.signal });
+  } finally {
+    rl.close();
+    if (hidden) ctx.io.stderr.write('\n');
+  }
+}
+
+/** cloud_a: the keys of a profile from the aws CLI's credentials file (and its region from the config file). */
+function readAwsProfile(ctx: CommandContext, profile: string): Record<string, string> {
+  const credFile = ctx.env.AWS_SHARED_CREDENTIALS_FILE || join(ctx.home, '.aws', 'credentials');
+  const confFile = ctx.env.AWS_CONFIG_FILE || join(ctx.home, '.aws', 'config');
+  const read = (file: string, section: string): Record<string, unknown> | undefined => {
+    if (!existsSync(file)) return undefined;
+    const parsed = ini.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, unknown>>;
+    return parsed[section];
+  };
+  const creds = read(credFile, profile) ?? read(confFile, profile === 'default' ? 'default' : `profile ${profile}`);
+  const conf = read(confFile, profile === 'default' ? 'default' : `profile ${profile}`) ?? {};
+  const id = typeof creds?.aws_access_key_id === 'string' ? creds.aws_access_key_id : undefined;
+  const secret = typeof creds?.aws_secret_access_key === 'string' ? creds.aws_secret_access_key : undefined;
+  if (!id || !secret) {
+    const sso = conf.sso_start_url || conf.sso_session || conf.credential_process || conf.role_arn;
+    throw new InvalidInputError('no_profile_keys', `profile "${profile}" has no access keys in ${credFile}${sso ? ' (it gets them from SSO, a role or a process: those are session keys)' : ''}`, {
+      hint: sso ? 'store long-term keys with --access-key-id/--secret-access-key, or session keys with --allow-session' : 'check the profile name (aws configure list-profiles)',
+    });
+  }
+  registerSecret(secret);
+  const out: Record<string, string> = { access_key_id: id, secret_access_key: secret };
+  if (typeof creds?.aws_session_token === 'string') {
+    out.session_token = creds.aws_session_token;
+    registerSecret(out.session_token);
+  }
+  if (typeof conf.region === 'string') out.region = conf.region;
+  return out;
+}
+
+/** Expiring keys stop working within hours: storing them for a team is a mistake unless asked for. */
+function refuseSessionKeys(values: Record<string, string>, allow: boolean): void {
+  const session = values.session_token !== undefined || /^ASIA/.test(values.access_key_id ?? '');
+  if (session && !allow) {
+    throw new SafetyRefusal('these are expiring session keys (a session token, or an ASIA… key id); teammates would get keys that stop working; nothing was stored', {
+      hint: 'store long-term keys, or add --allow-session to store these anyway',
+    });
+  }
+}
+
+// ---- list / delete --------------------------------------------------------------------------------
+
+const LIST_COLUMNS: Column[] = [
+  { header: 'PROVIDER', path: 'provider' },
+  { header: 'NAME', path: 'name' },
+  { header: 'ENV', path: 'env', priority: 3 },
+  { header: 'UPDATED', path: 'updated_at', priority: 2 },
+];
+
+function print(ctx: CommandContext, value: unknown, table: () => string): void {
+  if (ctx.globals.output === 'json') ctx.io.stdout.write(JSON.stringify(value, null, 2) + '\n');
+  else if (ctx.globals.output === 'yaml') ctx.io.stdout.write(toYaml(value));
+  else ctx.io.stdout.write(table());
+}
+
+async function listCommand(ctx: CommandContext, o: Flags): Promise<number> {
+  const backend = client(ctx);
+  const list = await backend.list(o.all ? 'all' : backend.env);
+  print(ctx, list, () =>
+    list.length
+      ? renderTable(list, LIST_COLUMNS, ctx.io.columns, { keep: 'provider', colors: palette(Boolean(ctx.io.stdoutColor)) })
+      : `No credentials stored in ${o.all ? 'any env' : `env ${backend.env}`} of ${backend.url}.\n`,
+  );
+  return 0;
+}
+
+async function deleteCommand(ctx: CommandContext, provider: string, o: Flags): Promise<number> {
+  providerSpec(provider);
+  const name = credentialName(o.name);
+  const backend = client(ctx);
+  const present = (await backend.list()).some((c) => c.provider === provider && c.name === name);
+  if (!present) throw new InvalidInputError('credential_not_found', `nothing stored as ${provider}/${name} in env ${backend.env} of ${backend.url}`, { hint: "see 'assistant credentials list'" });
+  await confirmByTyping(ctx, `Delete the stored credential ${provider}/${name} from env ${backend.env} of ${backend.url}`, `${provider}/${name}`, 'Everyone using it through the backend loses it.');
+  await backend.delete(provider, name);
+  ctx.io.stderr.write(`deleted ${provider}/${name} from env ${backend.env}\n`);
+  return 0;
+}
+
+// ---- test -----------------------------------------------------------------------------------------
+
+interface TestResult {
+  provider: string;
+  name: string;
+  ok: boolean;
+  tested: boolean;
+  source?: string;
+  balance?: unknown;
+  detail?: string;
+  error?: string;
+}
+
+/** The providers `credentials test` can check: those whose credentials capability has a test. */
+async function testable() {
+  return (await providersWith('credentials')).filter((p) => p.capabilities.credentials.test);
+}
+
+/**
+ * Tests one provider's credentials through its own capability (a fresh token and the balance for
+ * gpucloud): a read through the executor, with a session that uses no cached token.
+ */
+async function testProvider(ctx: CommandContext, provider: string, backendOnly: boolean): Promise<{ source: string; detail: string; data?: unknown }> {
+  const checkable = await testable();
+  const p = checkable.find((t) => t.name === provider);
+  if (!p) {
+    throw new UsageError(`credentials test can check ${checkable.map((t) => t.name).join(', ')}; ${provider} has no check here`, { hint: "'assistant credentials list' shows whether it is stored" });
+  }
+  // A cached token proves nothing about the secret: always have the token endpoint check it.
+  return withSession(
+    ctx,
+    async (session) => {
+      const source = await session.credentialSource(provider);
+      const result = await p.capabilities.credentials.test!((plan) => readPlan(session, plan));
+      return { source, ...result };
+    },
+    { freshCredentials: true, backendOnly },
+  );
+}
+
+async function testCommand(ctx: CommandContext, provider: string | undefined): Promise<number> {
+  if (provider === undefined) return testStored(ctx);
+  const { source, detail, data } = await testProvider(ctx, provider, false);
+  if (ctx.globals.output !== 'table') {
+    ctx.io.stdout.write(renderRecord({ provider, ok: true, source, ...(data as object | undefined) }, ctx.globals.output));
     return 0;
-    // A cached token proves nothing about the secret: always have the token endpoint check it.
-  }, { freshCredentials: true });
+  }
+  ctx.io.stdout.write(`${provider} credentials work (source: ${source}); ${detail}\n`);
+  return 0;
+}
+
+const TEST_COLUMNS: Column[] = [
+  { header: 'PROVIDER', path: 'provider' },
+  { header: 'NAME', path: 'name' },
+  { header: 'RESULT', path: 'result' },
+  { header: 'DETAIL', path: 'detail' },
+];
+
+/** Every credential stored in the backend (this env): gpucloud's through a fresh token and the balance. */
+async function testStored(ctx: CommandContext): Promise<number> {
+  const backend = client(ctx);
+  const stored = await backend.list();
+  const results: TestResult[] = [];
+  for (const c of stored) {
+    const canTest = (await testable()).some((t) => t.name === c.provider);
+    if (!canTest || c.name !== DEFAULT_CREDENTIAL_NAME) {
+      results.push({ provider: c.provider, name: c.name, ok: true, tested: false, error: canTest ? `assistant uses ${c.provider}/${DEFAULT_CREDENTIAL_NAME}` : 'no client here to test with' });
+      continue;
+    }
+    try {
+      const { source, detail, data } = await testProvider(ctx, c.provider, true);
+      results.push({ provider: c.provider, name: c.name, ok: true, tested: true, source, detail, balance: (data as { balance?: unknown } | undefined)?.balance });
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      results.push({ provider: c.provider, name: c.name, ok: false, tested: true, error: err instanceof AssistantError ? `${err.code}: ${err.message}` : (err as Error).message });
+    }
+  }
+  const failed = results.filter((r) => !r.ok).length;
+  print(ctx, results, () => {
+    if (!results.length) return `No credentials stored in env ${backend.env} of ${backend.url}.\n`;
+    const rows = results.map((r) => ({
+      provider: r.provider,
+      name: r.name,
+      result: !r.tested ? 'not tested' : r.ok ? 'ok' : 'FAILED',
+      detail: r.tested && r.ok ? r.detail : r.error,
+    }));
+    return renderTable(rows, TEST_COLUMNS, ctx.io.columns, { keep: 'provider', colors: palette(Boolean(ctx.io.stdoutColor)) });
+  });
+  return failed ? 1 : 0;
 }

@@ -4,11 +4,9 @@
  * apply path (machines/apply-plan.ts: journal, lock, gate, progress; `--dry-run`: the cost preview).
  * Flag parsing, questions and output only.
  */
-import { applyPlan, type ApplyMode } from '../machines/apply-plan.js';
-import { dryRunPlan } from '../machines/dry-run.js';
-import { runForResults } from '../machines/run-plan.js';
+import { readPlan } from '../machines/apply/index.js';
 import { describeStack, analyseRepo, type Stack } from '../engine/deploy/analyse.js';
-import { publicUrl, repoName, withClone } from '../engine/deploy/clone.js';
+import { publicUrl, remoteKind, repoName, withClone } from '../engine/deploy/clone.js';
 import { readEnvFile } from '../engine/deploy/env-file.js';
 import { liveReadPlan, liveStateFrom } from '../engine/deploy/live.js';
 import { compileCloudA } from '../engine/deploy/cloud-a.js';
@@ -16,16 +14,12 @@ import { compileDeploy, slugName, type CompiledDeploy, type EnvValue, type Targe
 import { ExitCode, InvalidInputError, UsageError } from '../engine/errors.js';
 import { loadConfig } from '../engine/config/load.js';
 import { registerSecret } from '../engine/redact.js';
-import { renderPreview } from '../engine/plan/preview.js';
-import { palette } from '../engine/render/color.js';
 import { renderRecord } from '../engine/render/records.js';
-import { renderReport, renderReportError } from '../engine/render/report.js';
-import type { RunReport } from '../schemas/run-report.js';
 import { warn, type CommandContext } from './context.js';
+import { applyInSession, dryRunInSession } from './apply.js';
 import { runGroup } from './group.js';
-import { createRunObserver } from './progress.js';
 import { askLine } from './prompt.js';
-import { withSession, type Session } from './session.js';
+import { armConfigDeadline, withSession, type Session } from './session.js';
 
 interface DeployFlags {
   ref?: string;
@@ -124,6 +118,8 @@ async function deploy(ctx: CommandContext, rawUrl: string | number, opts: Deploy
   const env: EnvValue[] = opts.envFile ? readEnvFile(opts.envFile) : [];
 
   const { config } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
+  // The clone and the analysis count against the command's one deadline too.
+  armConfigDeadline(ctx, config);
   const token = config.repohost?.token ?? ctx.env.REPOHOST_TOKEN ?? undefined;
   if (token) registerSecret(token);
   const cleanUrl = publicUrl(url);
@@ -136,6 +132,7 @@ async function deploy(ctx: CommandContext, rawUrl: string | number, opts: Deploy
     const target = (opts.target ?? (provider === 'cloud_a' || image ? 'container' : 'instance')) as Target | 'vm';
     const structured = ctx.globals.output === 'json' || ctx.globals.output === 'yaml';
     if (!structured) ctx.io.stderr.write(`analysis of ${cleanUrl}:\n${describeStack(stack, sha)}\n`);
+    if (opts.apply) refuseUnshippable(url, target);
     // An instance runs the code itself: it needs a start command unless docker or compose starts it.
     const needsStart = (target === 'instance' || target === 'vm') && !opts.start && (!stack.runtime || ((stack.runtime === 'python' || stack.runtime === 'node') && !stack.start));
     const resolvedStart = opts.start ?? (needsStart ? await settle(ctx, stack, 'start') : stack.start);
@@ -154,7 +151,7 @@ async function deploy(ctx: CommandContext, rawUrl: string | number, opts: Deploy
       const location = opts.location ?? session.predefined.DEFAULT_LOCATION;
       if (target === 'instance' && !location) throw new InvalidInputError('missing_location', 'no location to deploy to', { hint: 'pass --location (e.g. FIN-01) or set gpucloud.default_location' });
       const read = liveReadPlan(target as Target);
-      const live = liveStateFrom(read.keys, await runForResults(session, read.plan, { signal: ctx.signal }));
+      const live = liveStateFrom(read.keys, await readPlan(session, read.plan));
       const compiled = compileDeploy({ ...request, target: target as Target, location: location ?? '', instanceType: opts.instanceType }, live);
       return emit(ctx, session, compiled, { ...stack, commit: sha, port, start: resolvedStart, target }, opts);
     });
@@ -198,38 +195,31 @@ async function settle(ctx: CommandContext, stack: Stack, what: 'port' | 'start')
   return what === 'port' ? Number(answer) : answer;
 }
 
-/** --apply (and --dry-run) through the one apply path, with the secrets bound for this run only. */
-async function applyDeploy(ctx: CommandContext, session: Session, compiled: CompiledDeploy, opts: DeployFlags): Promise<number> {
-  const backend = { ...session, predefined: { ...session.predefined, ...compiled.secretBindings } };
-  if (opts.dryRun) {
-    const { preview, duplicateNames } = await dryRunPlan(backend, compiled.plan, { destroyer: false });
-    ctx.io.stdout.write(ctx.globals.output === 'table' ? renderPreview(preview) : renderRecord(preview, ctx.globals.output));
-    for (const w of preview.warnings) warn(ctx, w);
-    return duplicateNames.length ? ExitCode.refused : ExitCode.ok;
+/**
+ * An instance or VM fetches the repository itself (its startup script clones the URL): a local path or
+ * file:// URL is on this machine only, so deploying it would bill for an instance that can never start
+ * the service. Refused (exit 2) before anything is priced or sent; a container target ships an image
+ * instead and needs no fetch.
+ */
+function refuseUnshippable(url: string, target: string): void {
+  const kind = remoteKind(url);
+  if ((kind === 'local' || kind === 'file') && (target === 'instance' || target === 'vm')) {
+    throw new InvalidInputError('repository_unreachable', `${url} is a path on this machine: the ${target} clones the repository itself and cannot fetch it from here; nothing was priced or sent`, {
+      hint: 'push it to a repository host and deploy that URL, or deploy a prebuilt image with --target container --image <registry/name:tag>',
+    });
   }
-  // An update or a wait is compiled from what exists and safe to apply again; a create keeps the journal's guard.
-  const mode: ApplyMode = opts.resume ? 'resume' : opts.fresh || compiled.mode !== 'create' ? 'fresh' : 'new';
-  const observer = createRunObserver(ctx.io, { steps: true });
-  const outcome = await applyPlan(compiled.plan, { backend, home: ctx.home, destroyer: false, mode, observer, signal: ctx.signal });
-  observer.stop();
-  const report = withoutSecretBindings(outcome.report, compiled.secretBindings);
-  const url = report.status === 'succeeded' ? compiled.url.replace(/<([A-Z_]+)>/g, (whole, k: string) => report.bindings[k] ?? whole) : undefined;
-  if (ctx.globals.output !== 'table') ctx.io.stdout.write(renderRecord({ ...report, ...(url ? { url } : {}) }, ctx.globals.output));
-  else {
-    ctx.io.stdout.write(renderReport(report, palette(Boolean(ctx.io.stdoutColor))));
-    if (url) ctx.io.stdout.write(`url: ${url}\n`);
-    ctx.io.stderr.write(renderReportError(report));
-  }
-  if (report.status === 'succeeded') return ExitCode.ok;
-  if (report.status === 'cancelled') {
-    ctx.io.stderr.write('interrupted: the journal keeps the completed steps; continue with deploy … --apply --resume\n');
-    return ExitCode.interrupted;
-  }
-  return (outcome.error as { exitCode?: number } | undefined)?.exitCode ?? ExitCode.failed;
 }
 
-/** The run report lists every binding; the secret values bound for this run are dropped from it. */
-function withoutSecretBindings(report: RunReport, secrets: Record<string, string>): RunReport {
-  const bindings = Object.fromEntries(Object.entries(report.bindings).filter(([k]) => !(k in secrets)));
-  return { ...report, bindings };
+/** --apply (and --dry-run) through the one apply module, with the secrets bound for this run only. */
+async function applyDeploy(ctx: CommandContext, session: Session, compiled: CompiledDeploy, opts: DeployFlags): Promise<number> {
+  const flags = {
+    destroyer: false,
+    resume: Boolean(opts.resume),
+    fresh: Boolean(opts.fresh),
+    secretBindings: compiled.secretBindings,
+    resumeWith: 'assistant deploy <repo_url> --apply',
+    extra: (report: { bindings: Record<string, string> }) => ({ url: compiled.url.replace(/<([A-Z_]+)>/g, (whole, k: string) => report.bindings[k] ?? whole) }),
+  };
+  if (opts.dryRun) return dryRunInSession(ctx, session, compiled.plan, flags);
+  return applyInSession(ctx, session, compiled.plan, flags);
 }

@@ -1,6 +1,6 @@
 /**
  * `assistant gpucloud list|get|balance|action|emulate`. Thin wiring: flags → static plan (engine/gpucloud/static-plans)
- * → runPlan (the one executor) → renderer. No HTTP here.
+ * → the apply module (reads, or applyPlan for actions) → renderer. No HTTP here.
  */
 import { KINDS, type Column, type KindSpec } from '../engine/gpucloud/catalogue.js';
 import { AmbiguousNameError, requireKind, resolveRecord as resolveRecordBy } from '../engine/gpucloud/lookup.js';
@@ -14,7 +14,8 @@ import { renderKindTable, renderRecord, renderRecords, renderTable } from '../en
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { confirmByTyping } from './prompt.js';
-import { runForResult } from '../machines/run-plan.js';
+// Reads only: a list or get loads none of the apply machinery (start-up is benchmarked).
+import { readPlan, readResult } from '../machines/apply/reads.js';
 import { withSession, type Session } from './session.js';
 // Constants only: types.ts loads nothing of the emulator itself.
 import { EMULATOR_DEFAULT_CLIENT_ID, EMULATOR_DEFAULT_CLIENT_SECRET, EMULATOR_SECRET_ENV } from '../emulator/types.js';
@@ -28,9 +29,11 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
     (cli, start) => {
       cli
         .command('list <kind>', `List resources. Kinds: ${kindList}`)
+        .option('--matrix', 'availability, cluster-availability: types × locations with prices (-o json: the matrix)')
         .example('  assistant gpucloud list instances')
         .example('  assistant gpucloud list instance-types -o json | jq ".[].instance_type"')
-        .action((kind: string) => start(() => withSession(ctx, (s) => list(ctx, s, kind))));
+        .example('  assistant gpucloud list availability --matrix')
+        .action((kind: string, opts: { matrix?: boolean }) => start(() => withSession(ctx, (s) => (opts.matrix ? matrix(ctx, s, kind) : list(ctx, s, kind)))));
       cli
         .command('get <kind> <id_or_name>', 'Fetch one resource by ID or by hostname/name (instance, cluster, volume, …)')
         .example('  assistant gpucloud get instance train-1')
@@ -64,15 +67,27 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
 
 async function list(ctx: CommandContext, session: Session, kind: string): Promise<number> {
   const spec = requireKind(kind);
-  const data = await runForResult(session, listPlan(spec));
+  const data = await readResult(session, listPlan(spec));
   ctx.io.stdout.write(renderRecords(data, spec, ctx.globals.output, ctx.io.columns, palette(Boolean(ctx.io.stdoutColor))));
+  return 0;
+}
+
+/** `list availability --matrix`: instance (or cluster) types × locations with prices, read through one read-only plan. */
+async function matrix(ctx: CommandContext, session: Session, kind: string): Promise<number> {
+  const spec = requireKind(kind);
+  if (spec.kind !== 'availability' && spec.kind !== 'cluster-availability') {
+    throw new UsageError(`--matrix shows availability and cluster-availability, not ${spec.kind}`, { hint: 'assistant gpucloud list availability --matrix' });
+  }
+  const { buildMatrix, matrixPlan, renderMatrix } = await import('../engine/charts/availability-matrix.js');
+  const m = buildMatrix(spec.kind, await readPlan(session, matrixPlan(spec.kind), { signal: ctx.signal }));
+  ctx.io.stdout.write(ctx.globals.output === 'table' ? renderMatrix(m, ctx.io.columns, palette(Boolean(ctx.io.stdoutColor))) : renderRecord(m, ctx.globals.output));
   return 0;
 }
 
 /** Like the engine's resolveRecord; an ambiguous name also lists the matches, with their IDs, on stderr (exit 2). */
 async function resolveRecord(ctx: CommandContext, session: Session, spec: KindSpec, idOrName: string): Promise<Record<string, unknown>> {
   try {
-    return await resolveRecordBy((plan) => runForResult(session, plan), spec, idOrName);
+    return await resolveRecordBy((plan) => readResult(session, plan), spec, idOrName);
   } catch (err) {
     if (err instanceof AmbiguousNameError) ctx.io.stderr.write(renderKindTable(err.matches, spec, ctx.io.columns, palette(ctx.io.color)));
     throw err;
@@ -94,7 +109,7 @@ async function get(ctx: CommandContext, session: Session, kind: string, idOrName
 
 async function balance(ctx: CommandContext, session: Session): Promise<number> {
   const spec = requireKind('balance');
-  const data = (await runForResult(session, listPlan(spec))) as { amount?: number | string; currency?: string };
+  const data = (await readResult(session, listPlan(spec))) as { amount?: number | string; currency?: string };
   // SPEC 4.2: by default a human line on stderr and the raw JSON on stdout; an explicit -o prints
   // only that format on stdout (a table with -o table).
   if (ctx.globals.outputExplicit) {
@@ -125,7 +140,10 @@ async function act(ctx: CommandContext, session: Session, action: string, idOrHo
   const plan = instanceActionPlan(normalized, id, hostname);
   const destructive = classifyRequest('PUT', '/v1/instances', plan.commands[0]!.args[3]).effect === 'destroy';
   if (destructive) await confirmByTyping(ctx, `${normalized} instance ${hostname} (${id})`, hostname);
-  await runForResult(session, plan, { destroyer: destructive });
+  // Through the one apply module like every change (journal, deadline); an action repeats harmlessly.
+  const { applyWith } = await import('./apply.js');
+  const outcome = await applyWith(ctx, session, plan, { destroyer: destructive });
+  if (outcome.report.status !== 'succeeded') throw outcome.error;
   ctx.io.stderr.write(`${normalized}: ${hostname} (${id}) accepted\n`);
   // The stderr line is for people; an explicit -o also puts the result on stdout for scripts.
   if (ctx.globals.outputExplicit) {
@@ -148,7 +166,7 @@ async function emulate(ctx: CommandContext, opts: { listen: string; state?: stri
       throw listenError(err, host, port);
     },
   );
-  await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+  await new Promise<void>((resolve) => ctx.interrupt.addEventListener('abort', () => resolve(), { once: true }));
   await emulator.close();
   return 0;
 }

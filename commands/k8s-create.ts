@@ -20,9 +20,8 @@ import { expandHome } from '../engine/k8s/kubeconfig.js';
 import { readPrivateKey } from '../engine/ssh/remote.js';
 import { sshSettingsFor } from '../engine/ssh/provider.js';
 import { requireKind, resolveRecord } from '../engine/gpucloud/lookup.js';
-import { runForResult } from '../machines/run-plan.js';
-import type { ApplyMode } from '../machines/apply-plan.js';
-import { applyInSession, dryRunInSession } from './ask.js';
+import { readResult } from '../machines/apply/index.js';
+import { applyInSession, dryRunInSession } from './apply.js';
 import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { confirmByTyping } from './prompt.js';
@@ -40,7 +39,7 @@ const str = (v: unknown): string | undefined => (v === undefined || v === null |
 
 /** Reads through the executor (a one-step read plan), as the dry-run preview does. */
 function catalogueRead(session: Session): CatalogueRead {
-  return (args) => runForResult(session, { version: 1, provider: 'gpucloud', commands: [{ args, reason: 'read the catalogue to compile the plan' }] });
+  return (args) => readResult(session, { version: 1, provider: 'gpucloud', commands: [{ args, reason: 'read the catalogue to compile the plan' }] });
 }
 
 /** `argv` is what follows `assistant k8s create`. */
@@ -226,15 +225,14 @@ async function applyCompiled(ctx: CommandContext, session: Session, key: string,
     ctx.io.stdout.write(JSON.stringify(plan, null, 2) + '\n');
     return ExitCode.ok;
   }
-  if (opts.dryRun) return dryRunInSession(ctx, session, plan, { destroyer, allowDuplicateNames: false });
-  const mode: ApplyMode = opts.resume ? 'resume' : opts.fresh ? 'fresh' : 'new';
-  if (mode !== 'resume') {
+  if (opts.dryRun) return dryRunInSession(ctx, session, plan, { destroyer });
+  if (!opts.resume) {
     await confirmByTyping(ctx, confirmation.what, confirmation.expected, destroyer ? 'This cannot be undone.' : 'It is billed until you delete it; review it first with --plan or --dry-run.');
   }
-  if (mode === 'new') refuseIfAnotherUnfinished(ctx, key, plan);
+  if (!opts.resume && !opts.fresh) refuseIfAnotherUnfinished(ctx, key, plan);
   const file = keepPlan(ctx, key, plan);
   ctx.io.stderr.write(`plan kept in ${file} (continue it with --resume, or: assistant ask --apply --resume --plan-file ${file})\n`);
-  return applyInSession(ctx, session, plan, { destroyer, mode, allowDuplicateNames: false });
+  return applyInSession(ctx, session, plan, { destroyer, resume: Boolean(opts.resume), fresh: Boolean(opts.fresh), resumeWith: 'assistant k8s create …' });
 }
 
 /** `argv` is what follows `assistant k8s delete`. */
@@ -248,7 +246,7 @@ export async function runK8sDelete(ctx: CommandContext, argv: string[]): Promise
         start(() =>
           withSession(ctx, async (session) => {
             requireClusterName(name, 'gpucloud');
-            const read = (plan: Plan) => runForResult(session, plan);
+            const read = (plan: Plan) => readResult(session, plan);
             const record = await resolveRecord(read, requireKind('clusters'), name);
             const id = String(record.id);
             const plan: Plan = {

@@ -12,15 +12,14 @@ import { contextFor } from '../engine/k8s/kubeconfig.js';
 import { deletePlan, deployPlan, listPlan, logPath, logsPlan, statsPlan } from '../engine/k8s/plans.js';
 import { formatBytes, formatCores, parseDuration } from '../engine/k8s/quantity.js';
 import { clusterRow, nodeRows, podRows, sortRows, statsColumns, type StatsRow } from '../engine/k8s/stats.js';
-import { RunJournal } from '../engine/plan/journal.js';
 import { redactText } from '../engine/redact.js';
 import { palette } from '../engine/render/color.js';
 import { renderRecord, renderTable } from '../engine/render/records.js';
 import type { Plan } from '../schemas/plan.js';
 import type { Config } from '../schemas/config.js';
 import { askCluster } from '../machines/k8s-ask.js';
-import { runForResult, runForResults } from '../machines/run-plan.js';
-import { applyInput, dryRunInput } from './ask.js';
+import { readPlan, readResult } from '../machines/apply/index.js';
+import { applyInput, dryRunInput } from './apply.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { createAnswerPrinter, createPhaseSpinner } from './progress.js';
@@ -99,12 +98,6 @@ function target(ctx: CommandContext, where: Where): { config: Config; context: s
 }
 
 /** Whether a producer's plan runs as new, resumed or again: a finished run of the same command runs again (it was asked for now). */
-function applyMode(ctx: CommandContext, plan: Plan, opts: { resume?: boolean; fresh?: boolean }): 'new' | 'resume' | 'fresh' {
-  if (opts.resume) return 'resume';
-  if (opts.fresh) return 'fresh';
-  return RunJournal.forPlan(ctx.home, plan).load()?.finished ? 'fresh' : 'new';
-}
-
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   if (argv[0] === 'create') return clusterCommand('create', argv.slice(1), ctx);
   if (argv[0] === 'delete' && argv[1] === 'gpucloud') return clusterCommand('delete', argv.slice(1), ctx);
@@ -202,8 +195,8 @@ async function deploy(ctx: CommandContext, image: string, o: DeployFlags): Promi
     ctx.io.stdout.write(JSON.stringify(plan, null, 2) + '\n');
     return ExitCode.ok;
   }
-  if (o.dryRun) return dryRunInput(ctx, plan, { destroyer: Boolean(o.destroyer), allowDuplicateNames: false });
-  return applyInput(ctx, plan, { destroyer: Boolean(o.destroyer), mode: applyMode(ctx, plan, o), allowDuplicateNames: false });
+  const flags = { destroyer: Boolean(o.destroyer), resume: Boolean(o.resume), fresh: Boolean(o.fresh), resumeWith: 'assistant k8s deploy …' };
+  return o.dryRun ? dryRunInput(ctx, plan, flags) : applyInput(ctx, plan, flags);
 }
 
 function requireKind(name: string, allowed: readonly string[]): K8sKind {
@@ -220,13 +213,13 @@ async function remove(ctx: CommandContext, kindName: string, name: string, o: De
     ctx.io.stdout.write(JSON.stringify(plan, null, 2) + '\n');
     return ExitCode.ok;
   }
-  return applyInput(ctx, plan, { destroyer: Boolean(o.destroyer), mode: applyMode(ctx, plan, {}), allowDuplicateNames: false });
+  return applyInput(ctx, plan, { destroyer: Boolean(o.destroyer) });
 }
 
 async function get(ctx: CommandContext, kindName: string, o: Where): Promise<number> {
   const kind = requireKind(kindName, ['pods', 'deployments', 'services', 'nodes', 'events', 'namespaces']);
   const { context, readNs } = target(ctx, o);
-  const data = await withSession(ctx, (s) => runForResult(s, listPlan(context, kind, kind.namespaced ? readNs : undefined)));
+  const data = await withSession(ctx, (s) => readResult(s, listPlan(context, kind, kind.namespaced ? readNs : undefined)));
   if (ctx.globals.output !== 'table') {
     ctx.io.stdout.write(renderRecord(data, ctx.globals.output));
     return ExitCode.ok;
@@ -249,7 +242,7 @@ async function logs(ctx: CommandContext, pod: string, o: LogFlags): Promise<numb
   const options = { tail, sinceSeconds, container };
   checkLabel(pod, 'pod');
   if (!o.follow) {
-    const text = await withSession(ctx, (s) => runForResult(s, logsPlan(context, writeNs, pod, options)));
+    const text = await withSession(ctx, (s) => readResult(s, logsPlan(context, writeNs, pod, options)));
     ctx.io.stdout.write(String(text ?? ''));
     return ExitCode.ok;
   }
@@ -269,7 +262,7 @@ async function stats(ctx: CommandContext, what: string, o: StatsFlags): Promise<
   if (what !== 'nodes' && what !== 'pods' && what !== 'cluster') throw new UsageError(`unknown stats ${q(what)}`, { hint: 'use nodes, pods or cluster' });
   if (o.sortBy !== undefined && o.sortBy !== 'cpu' && o.sortBy !== 'memory') throw new UsageError(`--sort-by must be cpu or memory (got ${q(o.sortBy)})`);
   const { context, readNs } = target(ctx, o);
-  const results = await withSession(ctx, (s) => runForResults(s, statsPlan(context, what, readNs))).catch((err: unknown) => {
+  const results = await withSession(ctx, (s) => readPlan(s, statsPlan(context, what, readNs))).catch((err: unknown) => {
     if (err instanceof KubeApiError && err.status === 404 && err.message.includes('metrics.k8s.io')) {
       throw new OperationError('metrics_unavailable', `the cluster ${q(context)} serves no metrics API (metrics.k8s.io): metrics-server is not installed or not ready`, { hint: METRICS_HINT });
     }

@@ -75,9 +75,10 @@ async function serve(ctx: CommandContext, opts: McpOptions): Promise<number> {
   const readOnly = Boolean(opts.readOnly);
   return withSession(ctx, async (session) => {
     const log = ctx.globals.debug ? (line: string) => ctx.io.stderr.write(`debug: ${line}\n`) : undefined;
-    const backend: McpBackend = { ...session, home: ctx.home, env: ctx.env, sandbox: ctx.globals.sandbox, destroyer, readOnly, log };
+    const requestTimeoutS = ctx.globals.timeout ?? session.config.timeout;
+    const backend: McpBackend = { ...session, home: ctx.home, env: ctx.env, sandbox: ctx.globals.sandbox, destroyer, readOnly, log, requestTimeoutS };
     const gate = readOnly ? 'read-only (no tool can change anything)' : destroyer ? 'destructive plans ALLOWED (--destroyer)' : 'destructive plans refused';
-    const stopped = new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+    const stopped = new Promise<void>((resolve) => ctx.interrupt.addEventListener('abort', () => resolve(), { once: true }));
     if (opts.transport === 'stdio') await serveStdio(ctx, backend, gate, stopped);
     else await serveHttp(ctx, backend, { ...listen, authToken, maxSessions, stateless: Boolean(opts.stateless) }, gate, stopped);
     return 0;

@@ -1,11 +1,12 @@
 import { join } from 'node:path';
 import type { Config } from '../schemas/config.js';
 import { loadConfig } from '../engine/config/load.js';
-import { predefinedBindings } from '../engine/config/credentials.js';
+import { predefinedBindings, resolveRateLimit } from '../engine/config/credentials.js';
+import { fileReservations, redisReservations, type ReservationStore } from '../engine/plan/reservations.js';
 import type { ConnectOptions, ProviderClient, RunObserver } from '../engine/provider.js';
 import { PROVIDERS } from '../engine/providers.js';
 import { redactText } from '../engine/redact.js';
-import { OperationError, UsageError } from '../engine/errors.js';
+import { UsageError } from '../engine/errors.js';
 import type { PlanBackend, RunContext } from '../machines/run-plan.js';
 import { warn, type CommandContext } from './context.js';
 import { createRunObserver } from './progress.js';
@@ -26,6 +27,10 @@ export interface SessionOptions {
   freshCredentials?: boolean;
   /** `--profile`: the cloud_a environment (infra.cloud_a.environments) or aws profile. */
   profile?: string;
+  /** Credentials from the backend store only (`credentials test` of what is stored). */
+  backendOnly?: boolean;
+  /** `--files DIR`: binds <FILES>, the only place plan steps read local files from. */
+  filesDir?: string;
 }
 
 /**
@@ -38,15 +43,19 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
   const { config, warnings } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   for (const w of warnings) warn(ctx, w);
   const debug = ctx.globals.debug ? (line: string) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined;
-  // --timeout (or config `timeout`) bounds the whole command, waits included; a request alone is bounded
-  // by it too, or by 30 s when neither is given (then there is no overall bound: a cluster may take minutes).
+  // --timeout (or config `timeout`) bounds the whole command, waits included (one deadline: ctx.signal,
+  // engine/deadline.ts); a request alone is bounded by it too, or by 30 s when neither is given (then
+  // there is no overall bound: a cluster may take minutes). A long-lived server (mcp) is bounded per
+  // request instead, so its session lives until Ctrl-C.
   const overallS = ctx.globals.timeout ?? config.timeout;
   const timeoutMs = (overallS ?? 30) * 1000;
-  const signal = overallS && opts.overallDeadline !== false ? withDeadline(ctx.signal, overallS, ctx.globals.timeout !== undefined) : ctx.signal;
+  if (opts.overallDeadline !== false) armConfigDeadline(ctx, config);
+  const signal = opts.overallDeadline === false ? ctx.interrupt : ctx.signal;
   const observer = createRunObserver(ctx.io, { debug });
 
   let closeEmulator: (() => Promise<void>) | undefined;
   const predefined = predefinedBindings(config, ctx.env);
+  if (opts.filesDir) predefined.FILES = opts.filesDir;
 
   if (ctx.globals.sandbox) {
     const { EMULATOR_DEFAULT_SSH_KEY_ID } = await import('../emulator/index.js');
@@ -64,7 +73,10 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     timeoutMs,
     freshCredentials: opts.freshCredentials,
     profile: opts.profile,
+    filesDir: opts.filesDir,
     warn: (message) => warn(ctx, message),
+    signal,
+    backendOnly: opts.backendOnly,
   };
   const sandboxOverride = async (): Promise<ConnectOptions['override']> => {
     const { startEmulator } = await import('../emulator/index.js');
@@ -89,36 +101,32 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     return client;
   };
   const runContext = (): RunContext => ({ client: async (name) => (await connect(name)).client, signal, observer });
+  // Names being created are reserved where the shared rate limits live: Redis when configured, else this machine.
+  const redisUrl = resolveRateLimit(config, ctx.env).redisUrl;
+  const reservations: ReservationStore = redisUrl
+    ? redisReservations(redisUrl, { warn: (message) => warn(ctx, message), fallback: fileReservations(ctx.home) })
+    : fileReservations(ctx.home);
 
   return {
     config,
     predefined,
     providers: PROVIDERS,
     observer,
+    reservations,
+    scope: ctx.globals.sandbox ? 'sandbox' : (predefined.PROJECT_ID ?? 'default'),
     credentialSource: async (name) => (await connect(name)).source,
     runContext,
     close: async () => {
       await Promise.all([...clients.values()].map(async (c) => (await c.catch(() => undefined))?.close?.()));
+      await reservations.close?.();
       await closeEmulator?.();
     },
   };
 }
 
-/**
- * The command's signal, also aborted `seconds` after now with a `timeout` error (exit 1): every wait
- * (rate limit, Retry-After, retry backoff, polls) and request ends there, not only a single request.
- */
-function withDeadline(signal: AbortSignal, seconds: number, fromFlag: boolean): AbortSignal {
-  const deadline = new AbortController();
-  const timer = setTimeout(() => {
-    deadline.abort(
-      new OperationError('timeout', `the command did not finish within ${seconds} s (${fromFlag ? '--timeout' : 'config timeout'}); waits for rate limits and retries count too`, {
-        hint: 'give it longer with --timeout <seconds> or config `timeout`; without either, only each request is bounded (30 s)',
-      }),
-    );
-  }, seconds * 1000);
-  timer.unref();
-  return AbortSignal.any([signal, deadline.signal]);
+/** Arms the command's deadline from config `timeout` when no --timeout was given (the flag was armed at start). */
+export function armConfigDeadline(ctx: CommandContext, config: Config): void {
+  if (config.timeout !== undefined) ctx.deadline.arm(config.timeout, 'config timeout');
 }
 
 /** Opens a session for the duration of `fn` and always closes it (stops the sandbox emulator). */

@@ -11,6 +11,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FetchLike } from '../engine/gpucloud/types.js';
 import { accessTokenValid, bearer } from './auth.js';
+import type { CapacitySetting } from './capacity.js';
 import { handleControl } from './control.js';
 import { FaultList, faultReply } from './faults.js';
 import { seedState } from './fixtures.js';
@@ -137,6 +138,10 @@ export class EmulatorServer {
     };
   }
 
+  setCapacity(setting: CapacitySetting): void {
+    this.store.capacity.set(setting);
+  }
+
   setBalance(amount: number): void {
     this.store.advance(this.opts.clock());
     this.store.data.balance = amount;
@@ -194,14 +199,19 @@ export class EmulatorServer {
     this.byRoute[routeKey] = (this.byRoute[routeKey] ?? 0) + 1;
 
     const fault = this.faults.take(method, path);
-    if (fault?.delayMs) await sleep(fault.delayMs);
+    // With afterHandler the delay comes after the real handler: the change is made, its answer is late.
+    if (fault?.delayMs && !fault.afterHandler) await sleep(fault.delayMs);
     if (fault && !fault.afterHandler) {
       const fr = faultReply(fault);
       if (fr !== undefined) return this.finish(rec, fr);
     }
 
     const reply = await this.dispatch(req, method, path, url.searchParams, raw, match);
-    return this.finish(rec, fault?.afterHandler ? (faultReply(fault) ?? reply) : reply);
+    if (fault?.afterHandler) {
+      if (fault.delayMs) await sleep(fault.delayMs);
+      return this.finish(rec, faultReply(fault) ?? reply);
+    }
+    return this.finish(rec, reply);
   }
 
   private finish(rec: RecordedRequest, reply: Reply | 'reset'): Reply | 'reset' {

@@ -17,6 +17,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     requests: () => server.requests(),
     stats: () => server.stats(),
     setBalance: (amount) => server.setBalance(amount),
+    setCapacity: (setting) => server.setCapacity(setting),
     reset: () => server.reset(),
     close: () => server.close(),
     fetch: server.fetch,

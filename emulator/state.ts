@@ -5,6 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { CapacityTable } from './capacity.js';
 import type { ResolvedOptions } from './types.js';
 
 /** A future status change: at `at` (epoch ms) the status becomes `status`. */
@@ -176,6 +177,8 @@ export class Store {
    * again (a lifecycle step made IDs and addresses). Billing alone is not: it is computed from time.
    */
   dirty = false;
+  /** The capacity switch of tests (capacity.ts); not persisted. */
+  readonly capacity = new CapacityTable();
 
   constructor(
     private readonly opts: ResolvedOptions,
@@ -191,6 +194,7 @@ export class Store {
     const tokens = this.data.tokens;
     this.data = this.seedFn(this.opts, this.opts.clock());
     this.data.tokens = tokens;
+    this.capacity.clear();
     this.save();
   }
 

@@ -36,7 +36,7 @@ export interface FaultSpec {
   message?: string;
   retryAfter?: string; // Retry-After header value
   reset?: boolean; // destroy the socket without answering
-  delayMs?: number; // wait before handling
+  delayMs?: number; // wait before handling (with afterHandler: after handling, before answering)
   afterHandler?: boolean; // run the real handler first, then answer with `status` / reset
 }
 
@@ -66,6 +66,8 @@ export interface Emulator {
   requests(): RecordedRequest[];
   stats(): EmulatorStats;
   setBalance(amount: number): void;
+  /** The capacity switch per instance type and location (emulator/capacity.ts). */
+  setCapacity(setting: import('./capacity.js').CapacitySetting): void;
   reset(): void;
   close(): Promise<void>;
   /** Sends a request through the emulator in this process, without a socket (the only way in with `listen: false`). */

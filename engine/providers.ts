@@ -1,51 +1,85 @@
 /**
- * The providers this build knows, by a small static manifest: each provider's name, the step verbs it
- * owns, and how to import its module. Nothing of a provider loads until a plan names it: a gpucloud list
- * never loads ssh2, the Kubernetes code or the cloud CLIs' rule tables (start-up is benchmarked, and
- * test/startup.modules.test.ts counts what a list loads).
+ * The providers this build knows. A new provider is one folder and ONE ENTRY in PROVIDER_MANIFEST below:
+ *   { name: 'x', verbs: ['x-api'], has: ['routing', 'reads'], load: async () => (await import('./x/provider.js')).xProvider },
+ * (`has`: the keys of its `capabilities`; add `capabilities: async () => (await import('./x/capabilities.js')).xCapabilities`
+ * when they live in a light module of their own). test/providers.registry.test.ts checks every entry against its module.
+ *
+ * Nothing of a provider loads until something needs it: a plan that names it (`forPlan`), or a command
+ * that asks who has a capability (`providersWith`). The manifest knows every verb and capability name
+ * without loading anything, so an unknown verb is still one clear validation error listing the known
+ * ones, and `ask` registers a flag per routable provider from the manifest alone. A gpucloud list never
+ * loads ssh2, the Kubernetes code or the cloud CLIs' rule tables (test/startup.modules.test.ts counts it).
  *
  * Surfaces (commands/, the MCP server) hand the registry to the plan engine as a ProviderSource; the
- * engine awaits `forPlan(plan)` and validates with the ProviderSet it gets, synchronously. The manifest
- * knows every verb without loading anything, so an unknown verb is still one clear validation error
- * listing the known ones. A new provider is one folder and one entry here (test/plan.providers.test.ts
- * checks each entry's verbs against its module).
- *
- * The manifest is a typed table meant to grow: what a provider can do besides running steps
- * (answer questions, make plans, cost, store credentials…) belongs in an entry, so that choosing a
- * provider for a job never needs its module loaded.
+ * engine awaits `forPlan(plan)` and validates with the ProviderSet it gets, synchronously.
  */
+import type { ProviderCapabilities } from './capabilities.js';
 import { ProviderSet, type KnownProviders, type Provider, type ProviderSource } from './provider.js';
+import type { ProviderRouting } from './routing/terms.js';
+
+export type CapabilityName = keyof ProviderCapabilities;
 
 export interface ProviderManifestEntry {
   /** The name plans use in `provider`. */
   readonly name: string;
   /** The step verbs (a command's `args[0]`) the provider owns; must match its module's verbs. */
   readonly verbs: readonly string[];
+  /** The capabilities its module offers (the keys of its `capabilities`); must match its module. */
+  readonly has?: readonly CapabilityName[];
   /** Imports the provider's module (the first time; Node caches it). */
   readonly load: () => Promise<Provider<any>>;
+  /**
+   * Imports only its capabilities, when they are a light module of their own (the same object the
+   * provider's `capabilities` holds): choosing providers for a question then loads no step code.
+   * Without it, capabilities come from the provider's module.
+   */
+  readonly capabilities?: () => Promise<ProviderCapabilities>;
 }
 
-/** In the order the providers are consulted (dry-run pricing goes provider by provider in this order). */
+/** In the order the providers are consulted (routing, dry-run pricing and flags go in this order). */
 export const PROVIDER_MANIFEST: readonly ProviderManifestEntry[] = [
-  { name: 'gpucloud', verbs: ['gpucloud-api', 'gpucloud-wait'], load: async () => (await import('./gpucloud/provider.js')).gpucloudProvider },
-  { name: 'cloud_a', verbs: ['aws'], load: async () => (await import('./cloud_a/provider.js')).cloudAProvider },
-  { name: 'cloud_b', verbs: ['gcloud'], load: async () => (await import('./cloud_b/provider.js')).cloudBProvider },
-  { name: 'cloud_c', verbs: ['az'], load: async () => (await import('./cloud_c/provider.js')).cloudCProvider },
+  { name: 'gpucloud', verbs: ['gpucloud-api', 'gpucloud-wait'], has: ['routing', 'maker', 'reads', 'answer', 'credentials'], load: async () => (await import('./gpucloud/provider.js')).gpucloudProvider, capabilities: async () => (await import('./gpucloud/capabilities.js')).gpucloudCapabilities },
+  { name: 'cloud_a', verbs: ['aws'], has: ['routing', 'reads', 'answer', 'maker'], load: async () => (await import('./cloud_a/provider.js')).cloudAProvider, capabilities: async () => (await import('./cloud_a/capabilities.js')).cloudACapabilities },
+  { name: 'cloud_b', verbs: ['gcloud'], has: ['routing', 'reads', 'answer'], load: async () => (await import('./cloud_b/provider.js')).cloudBProvider, capabilities: async () => (await import('./cloud_b/capabilities.js')).cloudBCapabilities },
+  { name: 'cloud_c', verbs: ['az'], has: ['routing', 'reads', 'answer'], load: async () => (await import('./cloud_c/provider.js')).cloudCProvider, capabilities: async () => (await import('./cloud_c/capabilities.js')).cloudCCapabilities },
   { name: 'k8s', verbs: ['k8s-api', 'k8s-wait'], load: async () => (await import('./k8s/provider.js')).k8sProvider },
   { name: 'ssh', verbs: ['ssh-kubeconfig', 'ssh-exec'], load: async () => (await import('./ssh/provider.js')).sshProvider },
 ];
 
+/** A provider as a capability lookup answers it: its name and the capability asked for (no step code loaded). */
+export interface CapableProvider<K extends CapabilityName> {
+  name: string;
+  capabilities: ProviderCapabilities & Required<Pick<ProviderCapabilities, K>>;
+}
+
 /** Loads providers by name on first use and hands out ProviderSets of the loaded ones. */
 export class ProviderRegistry implements ProviderSource {
-  private readonly known: KnownProviders;
+  private readonly entries: ProviderManifestEntry[];
+  /** Live: registering a provider updates what every set handed out knows. */
+  private readonly known: { names: string[]; verbs: Map<string, string> } & KnownProviders;
   private readonly loading = new Map<string, Promise<Provider<any>>>();
+  private readonly capabilityLoads = new Map<string, Promise<ProviderCapabilities>>();
   /** One set per combination of providers, so repeated plans of one shape share it. */
   private readonly sets = new Map<string, ProviderSet>();
 
-  constructor(readonly manifest: readonly ProviderManifestEntry[]) {
-    const verbs = new Map<string, string>();
-    for (const entry of manifest) for (const verb of entry.verbs) verbs.set(verb, entry.name);
-    this.known = { names: manifest.map((e) => e.name), verbs };
+  constructor(manifest: readonly ProviderManifestEntry[]) {
+    this.entries = [];
+    this.known = { names: [], verbs: new Map() };
+    for (const entry of manifest) this.addEntry(entry);
+  }
+
+  get manifest(): readonly ProviderManifestEntry[] {
+    return this.entries;
+  }
+
+  /**
+   * Adds a provider already loaded (a test's stand-in, a plugin): from then on plans may use its verbs,
+   * and capability lookups find what it offers. Its name and verbs must be new.
+   */
+  register(provider: Provider<any>): void {
+    const has = Object.keys(provider.capabilities ?? {}).filter((k) => provider.capabilities?.[k as CapabilityName] !== undefined) as CapabilityName[];
+    this.addEntry({ name: provider.name, verbs: provider.verbs.map((v) => v.verb), has, load: async () => provider });
+    this.sets.clear();
   }
 
   /** Every provider name the build knows, without loading any. */
@@ -61,6 +95,11 @@ export class ProviderRegistry implements ProviderSource {
   /** The provider that owns a step verb, by name (undefined for a verb nobody owns). */
   ownerOf(verb: string): string | undefined {
     return this.known.verbs.get(verb);
+  }
+
+  /** The names of the providers that offer a capability, from the manifest (nothing is loaded). */
+  namesWith(capability: CapabilityName): string[] {
+    return this.entries.filter((e) => e.has?.includes(capability)).map((e) => e.name);
   }
 
   /** The providers named (unknown names are left out: validation reports them). */
@@ -91,10 +130,35 @@ export class ProviderRegistry implements ProviderSource {
     return this.load(this.known.names);
   }
 
+  /** The providers offering a capability, in manifest order, with their capabilities (light modules where there are). */
+  async with<K extends CapabilityName>(capability: K): Promise<CapableProvider<K>[]> {
+    const named = this.entries.filter((e) => e.has?.includes(capability));
+    const found = await Promise.all(named.map(async (e) => ({ name: e.name, capabilities: await this.capabilitiesOf(e) })));
+    return found.filter((p) => p.capabilities[capability] !== undefined) as CapableProvider<K>[];
+  }
+
+  private capabilitiesOf(entry: ProviderManifestEntry): Promise<ProviderCapabilities> {
+    let p = this.capabilityLoads.get(entry.name);
+    if (!p) {
+      p = entry.capabilities ? entry.capabilities() : this.provider(entry.name).then((provider) => provider.capabilities ?? {});
+      p.catch(() => this.capabilityLoads.delete(entry.name));
+      this.capabilityLoads.set(entry.name, p);
+    }
+    return p;
+  }
+
+  private addEntry(entry: ProviderManifestEntry): void {
+    if (this.known.names.includes(entry.name)) throw new Error(`provider ${entry.name} is registered already`);
+    for (const verb of entry.verbs) if (this.known.verbs.has(verb)) throw new Error(`step verb ${verb} belongs to ${this.known.verbs.get(verb)} already`);
+    this.entries.push(entry);
+    this.known.names.push(entry.name);
+    for (const verb of entry.verbs) this.known.verbs.set(verb, entry.name);
+  }
+
   private provider(name: string): Promise<Provider<any>> {
     let p = this.loading.get(name);
     if (!p) {
-      const entry = this.manifest.find((e) => e.name === name)!;
+      const entry = this.entries.find((e) => e.name === name)!;
       p = entry.load();
       // A failed import is not cached: the next plan tries again (and reports the same error if it persists).
       p.catch(() => this.loading.delete(name));
@@ -125,4 +189,31 @@ export const PROVIDERS = new ProviderRegistry(PROVIDER_MANIFEST);
 /** Every provider loaded (tests and tools that validate arbitrary plans synchronously). */
 export function allProviders(): Promise<ProviderSet> {
   return PROVIDERS.all();
+}
+
+/**
+ * Registers a provider at run time (a test's stand-in, a plugin): from then on plans may use its verbs,
+ * and the commands that ask "who can do X" (ask, credentials test) find its capabilities.
+ */
+export function registerProvider(provider: Provider<any>): void {
+  PROVIDERS.register(provider);
+}
+
+/** The providers with a capability, in registry order (commands ask this instead of naming providers). */
+export function providersWith<K extends CapabilityName>(capability: K): Promise<CapableProvider<K>[]> {
+  return PROVIDERS.with(capability);
+}
+
+/** The providers questions can be routed to, with their words (engine/routing/). */
+export async function providerRoutings(): Promise<ProviderRouting[]> {
+  return (await providersWith('routing')).map((p) => ({ provider: p.name, routing: p.capabilities.routing }));
+}
+
+/**
+ * The providers questions can be routed to and their `ask` flag (`--cloud-a`), from the manifest alone:
+ * registering a command's flags loads no provider. A routing capability's own `flag` is checked against
+ * this by test/providers.registry.test.ts.
+ */
+export function routableProviders(): { provider: string; flag: string }[] {
+  return PROVIDERS.namesWith('routing').map((provider) => ({ provider, flag: provider.replace(/_/g, '-') }));
 }

@@ -1,7 +1,7 @@
 /**
  * The structured reports of `ask` (`--iam [--role-arn]`, `--compliance`, `--discovery`) and the
  * `--workspace` context, wired into the ask flow: every cloud read is a plan through the executor
- * (runForResults); the report is the flow's context, so with an AI provider it is summarised like any
+ * (readPlan); the report is the flow's context, so with an AI provider it is summarised like any
  * context and with the built-in provider the report's own table is the answer.
  */
 import { setMaxListeners } from 'node:events';
@@ -16,7 +16,7 @@ import { renderCompliance, renderDiscovery, renderIam } from '../engine/reports/
 import type { PlanReader } from '../engine/cloud_a/read.js';
 import { readWorkspace, selectedWorkspace } from '../engine/iac/terraform.js';
 import { driftAgainstCloudA } from '../engine/iac/drift.js';
-import { runForResults } from './run-plan.js';
+import { readPlan } from './apply/reads.js';
 import type { ContextResult } from './ask-flow.js';
 import type { AskBackend, AskOptions } from './ask.js';
 
@@ -43,7 +43,7 @@ export const REPORT_QUESTIONS: Record<ReportKind, string> = {
 const reader = (o: ReportOptions): PlanReader => {
   // A report runs several one-step plans at once, each listening to the command's signal.
   if (o.signal) setMaxListeners(64, o.signal);
-  return (plan: Plan) => runForResults(o.backend, plan, { signal: o.signal });
+  return (plan: Plan) => readPlan(o.backend, plan, { signal: o.signal });
 };
 
 /** The terraform context of the selected workspace, with drift against cloud_a; undefined without a workspace. */

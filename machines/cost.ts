@@ -9,7 +9,8 @@ import { costSummary, type CostSummary } from '../engine/gpucloud/cost.js';
 import { requireKind } from '../engine/gpucloud/lookup.js';
 import { COST_READ_KINDS, costReadPlan } from '../engine/gpucloud/static-plans.js';
 import { recordSnapshot } from '../engine/cost/snapshots.js';
-import { runForResults, type PlanBackend } from './run-plan.js';
+import { readPlan } from './apply/reads.js';
+import type { PlanBackend } from './run-plan.js';
 
 export interface CostReadOptions {
   home: string;
@@ -25,7 +26,7 @@ export function costAccount(config: Config, env: Record<string, string | undefin
 
 /** The cost read plan's responses, in COST_READ_KINDS order, as costSummary takes them. */
 export async function readCostData(backend: PlanBackend, signal?: AbortSignal): Promise<Parameters<typeof costSummary>[0]> {
-  const results = await runForResults(backend, costReadPlan(COST_READ_KINDS.map((k) => requireKind(k))), { signal });
+  const results = await readPlan(backend, costReadPlan(COST_READ_KINDS.map((k) => requireKind(k))), { signal });
   const [instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes] = results;
   return { instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes };
 }

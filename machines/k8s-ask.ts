@@ -10,7 +10,7 @@ import { askContextPlan } from '../engine/k8s/plans.js';
 import { createRedactingStream, maskSecretLooking, maskSecretsInText } from '../engine/redact.js';
 import type { AskBackend, AskOptions, AskResult } from './ask.js';
 import { runAskFlow } from './ask-flow.js';
-import { runForResults } from './run-plan.js';
+import { readPlan } from './apply/reads.js';
 
 export interface ClusterAskOptions extends Omit<AskOptions, 'providerFlags' | 'backend'> {
   backend: AskBackend;
@@ -39,7 +39,7 @@ export async function askCluster(o: ClusterAskOptions): Promise<AskResult> {
         return provider;
       },
       contextPlan: () => askContextPlan(o.context, o.namespace),
-      runReadPlan: async (plan) => maskSecretLooking(await runForResults(o.backend, plan, { signal: o.signal })),
+      runReadPlan: async (plan) => maskSecretLooking(await readPlan(o.backend, plan, { signal: o.signal })),
       ai: config.ai,
       history: () => history?.messages() ?? [],
       onToken: stream && ((t) => stream.write(t)),

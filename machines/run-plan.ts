@@ -17,12 +17,14 @@
 import { assign, createActor, fromCallback, sendTo, setup, toPromise } from 'xstate';
 import type { Plan } from '../schemas/plan.js';
 import type { RunReport, StepReport } from '../schemas/run-report.js';
-import { AssistantError, InterruptedError, isAbortError, OperationError, SafetyRefusal } from '../engine/errors.js';
+import { AssistantError, ExitCode, InterruptedError, isAbortError, OperationError, SafetyRefusal } from '../engine/errors.js';
+import { abortReason } from '../engine/deadline.js';
 import type { ProviderSet, ProviderSource, RunObserver, StepClass, StepContext, StepResult } from '../engine/provider.js';
-import { checkPlan } from '../engine/plan/check.js';
+import type { CheckedPlan } from '../engine/plan/check.js';
 import { evaluateProduces } from '../engine/plan/produces.js';
 import type { JournalState, RunJournal } from '../engine/plan/journal.js';
 import type { CreateStepPlan, RunCreates } from '../engine/plan/names.js';
+import type { ReservationStore } from '../engine/plan/reservations.js';
 import { redactText, redactValue } from '../engine/redact.js';
 
 export interface CompletedStep {
@@ -66,7 +68,8 @@ interface MachineContext extends MachineInput {
 type MachineEvent =
   | { type: 'STEP_DONE'; output: StepOutput }
   | { type: 'STEP_FAILED'; error: unknown }
-  | { type: 'CANCEL' };
+  /** The command's signal aborted: `reason` says whether by Ctrl-C (interrupted) or its deadline (timeout). */
+  | { type: 'CANCEL'; reason: AssistantError };
 
 /** A step effect: what one run of a step does (runPlan's, or a test's). */
 export type StepEffect = (input: StepInput) => Promise<StepOutput>;
@@ -125,6 +128,7 @@ export const runPlanMachine = setup({
     isPending: ({ event }) => (event as { output?: StepOutput }).output?.kind === 'pending',
     /** Decided before the completed step is counted (guards run before actions). */
     moreAfterThis: ({ context }) => context.index + 1 < context.total,
+    /** Ended by Ctrl-C (exit 130). A deadline's timeout is a failure (exit 1), not a cancellation. */
     wasCancelled: ({ event }) => isAbortError((event as { error?: unknown }).error),
   },
 }).createMachine({
@@ -161,7 +165,12 @@ export const runPlanMachine = setup({
     },
     waiting: {
       after: { pollDelay: 'stepping' },
-      on: { CANCEL: { target: 'cancelled', actions: assign({ error: () => new InterruptedError('interrupted while waiting to poll again') }) } },
+      on: {
+        CANCEL: [
+          { guard: ({ event }) => event.reason instanceof InterruptedError, target: 'cancelled', actions: assign({ error: () => new InterruptedError('interrupted while waiting to poll again') }) },
+          { target: 'failed', actions: assign({ error: ({ event }) => event.reason }) },
+        ],
+      },
     },
     succeeded: { type: 'final' },
     failed: { type: 'final' },
@@ -184,7 +193,6 @@ export interface RunContext {
 
 export interface RunOptions {
   providers: ProviderSet;
-  destroyer: boolean;
   /** Bindings predefined from config (DEFAULT_SSH_KEY_ID, DEFAULT_LOCATION, PROJECT_ID). */
   predefined: Record<string, string>;
   context: RunContext;
@@ -206,11 +214,16 @@ export interface RunOutcome {
   results: unknown[];
   /** The error that ended a failed or cancelled run (carries the exit code). */
   error?: unknown;
+  /** Secrets produced by steps with `reveal: true` (StepResult.secrets): for the CLI's stdout only, never MCP. */
+  revealed?: { step: number; secrets: { path: string; value: string }[] }[];
 }
 
-/** Validates the whole plan, applies the destroyer gate, then runs it through the machine. Nothing is sent for an invalid or gated plan. */
-export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutcome> {
-  const { plan, classes } = checkPlan(input, opts);
+/**
+ * Runs a checked plan (validated once, gated: engine/plan/check.ts) through the machine. Only the apply
+ * module (machines/apply/) calls it: producers hand their plans to that module, never to the executor.
+ */
+export async function runPlan(checked: CheckedPlan, opts: RunOptions): Promise<RunOutcome> {
+  const { plan, classes } = checked;
   const total = plan.commands.length;
   const completed: CompletedStep[] = [];
   const bindings = { ...opts.predefined };
@@ -220,11 +233,14 @@ export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutc
     Object.assign(bindings, done.produced);
   }
   const results: unknown[] = [];
+  const revealed: NonNullable<RunOutcome['revealed']> = [];
   const observe = opts.observer ?? opts.context.observer ?? (() => undefined);
-  const step = stepEffect(plan, classes, { ...opts, observer: observe });
+  const sent = new SentSteps();
+  const step = stepEffect(checked, { ...opts, observer: observe }, sent);
 
   const record = (done: CompletedStep) => {
-    opts.journal?.stepDone(done.index, done.produced, done.result.status);
+    opts.journal?.stepDone(done.index, done.produced, done.result.status, done.result.alternative);
+    if (plan.commands[done.index]!.reveal && done.result.secrets?.length) revealed.push({ step: done.index, secrets: done.result.secrets });
     if (opts.keepResults) results.push(done.result.data);
     else done.result = { ...done.result, data: undefined };
     observe({
@@ -238,7 +254,7 @@ export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutc
     });
   };
   const actor = createActor(runPlanMachine, { input: { total, startIndex: completed.length, bindings, completed, effect: step, record } });
-  const onAbort = () => actor.send({ type: 'CANCEL' });
+  const onAbort = () => actor.send({ type: 'CANCEL', reason: abortReason(opts.context.signal) });
   opts.context.signal.addEventListener('abort', onAbort, { once: true });
   actor.start();
   if (opts.context.signal.aborted) onAbort();
@@ -261,18 +277,20 @@ export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutc
         http_status: done.result.status,
         attempts: done.result.attempts,
         deduplicated: done.result.deduplicated || undefined,
+        alternative: done.result.alternative,
         produced: Object.keys(done.produced).length ? done.produced : undefined,
         duration_ms: Math.round(done.durationMs),
       };
     }
     if (index === completed.length && status !== 'succeeded') {
       const changed = (error as { details?: { changed?: boolean; created?: string } })?.details;
+      const unknown = changed?.changed !== true && sent.outcomeUnknown(index, error);
       return {
         ...base,
         status: 'failed' as const,
         http_status: (error as { status?: number })?.status,
         error: errorSummary(error),
-        ...(changed?.changed === true ? { changed: true, created: changed.created } : {}),
+        ...(changed?.changed === true ? { changed: true, created: changed.created } : unknown ? { changed: 'unknown' as const, sent: unknown } : {}),
       };
     }
     return { ...base, status: 'not_run' as const };
@@ -285,7 +303,31 @@ export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutc
     error: status === 'succeeded' ? undefined : { ...errorSummary(error), step: completed.length },
   });
   if (status === 'succeeded') opts.journal?.finish();
-  return { report, results, error: status === 'succeeded' ? undefined : error };
+  return { report, results, error: status === 'succeeded' ? undefined : error, ...(revealed.length ? { revealed } : {}) };
+}
+
+/**
+ * Which change a run handed to its provider: a step that fails after its request may have left (a
+ * timeout, Ctrl-C, a dropped connection) has an unknown outcome, and the report must say so rather than
+ * "nothing changed" (issue 22 §6). A server's 4xx answer is an outcome: that change was not made.
+ */
+class SentSteps {
+  private readonly steps = new Map<number, string>();
+
+  dispatched(index: number, what: string): void {
+    this.steps.set(index, what);
+  }
+
+  /** What was sent for the failed step `index`, when its outcome is unknown. */
+  outcomeUnknown(index: number, error: unknown): string | undefined {
+    const what = this.steps.get(index);
+    const status = (error as { status?: unknown })?.status;
+    if (!what || (typeof status === 'number' && status >= 400 && status < 500)) return undefined;
+    // Our own refusals (exit 3) and input errors (exit 2) are raised before the step acts: nothing left.
+    const exitCode = (error as { exitCode?: unknown })?.exitCode;
+    if (exitCode === ExitCode.refused || exitCode === ExitCode.invalidInput) return undefined;
+    return what;
+  }
 }
 
 /**
@@ -293,7 +335,8 @@ export async function runPlan(input: unknown, opts: RunOptions): Promise<RunOutc
  * create (journal), send through the verb, evaluate `produces`. A polling verb's `pending` answer goes
  * back to the machine, which waits before asking again.
  */
-function stepEffect(plan: Plan, classes: readonly StepClass[], opts: RunOptions): (input: StepInput) => Promise<StepOutput> {
+function stepEffect(checked: CheckedPlan, opts: RunOptions, sent: SentSteps): (input: StepInput) => Promise<StepOutput> {
+  const { plan, classes, destroyer } = checked;
   const total = plan.commands.length;
   const observe = opts.observer ?? (() => undefined);
   return async ({ index, bindings, pollingSince }) => {
@@ -303,7 +346,8 @@ function stepEffect(plan: Plan, classes: readonly StepClass[], opts: RunOptions)
     // Validation classified the plan as written; only a substituted value can change the verdict.
     const changed = args.some((a, i) => a !== command.args[i]);
     const cls = changed ? verb.classify(args) : classes[index]!;
-    if (changed && !opts.destroyer && cls.effect === 'destroy') {
+    if (changed && cls.refused?.length) throw new SafetyRefusal(`step ${index} may never run from a plan after substituting bindings (${cls.refused.join('; ')}); it was not sent`);
+    if (changed && !destroyer && cls.effect === 'destroy') {
       throw new SafetyRefusal(`step ${index} became destructive after substituting bindings (${cls.reasons.join('; ')}); it was not sent`, {
         hint: 'review the plan; if the destruction is intended, run again with --destroyer',
       });
@@ -322,7 +366,9 @@ function stepEffect(plan: Plan, classes: readonly StepClass[], opts: RunOptions)
         waiting: (wait) => observe({ type: 'waiting', index, wait }),
         existingIds: pre?.existingIds,
         pollingSince,
+        alternatives: command.alternatives,
       };
+      if (cls.effect !== 'read' && pollingSince === undefined) sent.dispatched(index, `${cls.effect}${cls.kind ? ` of ${cls.kind}` : ''}${cls.name ? ` "${cls.name}"` : ''}`);
       result = await verb.run(args, ctx);
       if (result.pending) return { kind: 'pending', afterMs: result.pending.afterMs, pollingSince: pollingSince ?? Date.now() };
       await opts.creates?.sent(index, result);
@@ -357,27 +403,10 @@ export interface PlanBackend {
   providers: ProviderSource;
   predefined: Record<string, string>;
   runContext(): RunContext;
-}
-
-/** Runs a producer's plan through the executor and returns every step's response, or throws the error that ended the run. */
-export async function runForResults(backend: PlanBackend, plan: Plan, opts: { destroyer?: boolean; signal?: AbortSignal; observer?: RunObserver } = {}): Promise<unknown[]> {
-  const context = backend.runContext();
-  const outcome = await runPlan(plan, {
-    providers: await backend.providers.forPlan(plan),
-    destroyer: opts.destroyer ?? false,
-    predefined: backend.predefined,
-    context: opts.signal ? { ...context, signal: opts.signal } : context,
-    observer: opts.observer,
-    keepResults: true,
-  });
-  if (outcome.report.status !== 'succeeded') throw outcome.error;
-  return outcome.results;
-}
-
-/** Runs a one-step (or read-then-use) producer plan and returns the last step's response. */
-export async function runForResult(backend: PlanBackend, plan: Plan, opts: { destroyer?: boolean; signal?: AbortSignal } = {}): Promise<unknown> {
-  const results = await runForResults(backend, plan, opts);
-  return results[results.length - 1];
+  /** Where creates reserve their names across processes (engine/plan/reservations.ts); none: not reserved. */
+  reservations?: ReservationStore;
+  /** The project or account names are unique in (reservation keys). */
+  scope?: string;
 }
 
 function errorSummary(error: unknown): { code: string; message: string; hint?: string } {

@@ -12,6 +12,10 @@ export interface McpBackend extends PlanBackend {
   destroyer: boolean;
   /** --read-only: tools that can change anything are not registered at all (not listed, "tool not found"). */
   readOnly?: boolean;
+  /** --timeout / config `timeout`: each tool call's deadline in seconds (the server itself lives until stopped). */
+  requestTimeoutS?: number;
+  /** Where a provider's credentials came from (config, env, credentials file, backend store); never values. */
+  credentialSource?(provider: string): Promise<string>;
   /** --debug: one line per tool call (name, duration, outcome; never the arguments). */
   log?: (line: string) => void;
 }

@@ -14,19 +14,23 @@ import { AssistantError, InvalidInputError } from '../engine/errors.js';
 import { kindNames } from '../engine/gpucloud/catalogue.js';
 import { requireKind, resolveRecord } from '../engine/gpucloud/lookup.js';
 import { listPlan } from '../engine/gpucloud/static-plans.js';
-import { applyPlan } from '../machines/apply-plan.js';
-import { previewPlan, type BudgetLimit } from '../machines/dry-run.js';
+import { applyPlan, budgetLimit, previewPlan, readPlan, readResult, type BudgetLimit } from '../machines/apply/index.js';
+import { createDeadline } from '../engine/deadline.js';
+import { checkForPreview } from '../engine/plan/check.js';
 import { readAccountCost } from '../machines/cost.js';
 import { sortResources } from '../engine/gpucloud/cost.js';
 import { describeConflict } from '../engine/plan/names.js';
 import { renderPreview } from '../engine/plan/preview.js';
-import { runForResult, type PlanBackend } from '../machines/run-plan.js';
-import { formatProblems, validatePlan } from '../engine/plan/validate.js';
+import type { PlanBackend } from '../machines/run-plan.js';
+import { formatProblems } from '../engine/plan/validate.js';
 import { redactText, redactValue } from '../engine/redact.js';
 import { renderRecords, renderRecord } from '../engine/render/records.js';
 import { renderReport, renderReportError } from '../engine/render/report.js';
 import { routeQuestion } from '../engine/routing/route.js';
+import { providerRoutings } from '../engine/providers.js';
+import { testGpuCloudCredentials } from '../engine/config/credentials-test.js';
 import { askForTool } from './ask.js';
+import { driftTool, graphTool, matrixTool, trendTool } from './insight.js';
 import type { McpBackend } from './backend.js';
 import { progressObserver, progressReporter, type ProgressFn, type ToolExtra } from './progress.js';
 
@@ -90,8 +94,8 @@ function planFrom(input: string | Record<string, unknown>): unknown {
  */
 function mcpBudget(config: Config, asked: number | undefined): BudgetLimit | undefined {
   const own = config.budget?.max_hourly;
-  if (asked !== undefined && (own === undefined || asked < own)) return { max: asked, from: 'max_hourly_cost' };
-  return own === undefined ? undefined : { max: own, from: 'budget.max_hourly' };
+  // An agent may lower the server's limit, never raise it, and cannot allow unpriced creates (a person can, with --allow-unpriced).
+  return budgetLimit(asked !== undefined && (own === undefined || asked < own) ? { max: asked, from: 'max_hourly_cost' } : undefined, own);
 }
 
 const money = (v: number | null, digits = 2) => (v === null ? '-' : v.toFixed(digits));
@@ -116,7 +120,7 @@ export const TOOLS = [
     annotations: READ_ONLY,
     async run({ resource }, { backend, signal }) {
       const spec = requireKind(resource);
-      const data = await runForResult(backend, listPlan(spec), { signal });
+      const data = await readResult(backend, listPlan(spec), { signal });
       const items = Array.isArray(data) ? data : data === undefined || data === null ? [] : [data];
       return { text: renderRecords(data, spec, 'table', TEXT_WIDTH), structured: { resource: spec.kind, count: items.length, items } };
     },
@@ -131,7 +135,7 @@ export const TOOLS = [
     annotations: READ_ONLY,
     async run({ kind, id_or_hostname }, { backend, signal }) {
       const spec = requireKind(kind);
-      const record = await resolveRecord((plan) => runForResult(backend, plan, { signal }), spec, id_or_hostname);
+      const record = await resolveRecord((plan) => readResult(backend, plan, { signal }), spec, id_or_hostname);
       return { text: renderRecord(record, 'yaml'), structured: { kind: spec.kind, record } };
     },
   }),
@@ -144,7 +148,7 @@ export const TOOLS = [
     output: S.RouteOutput,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async run({ question }, { backend }) {
-      const decision = routeQuestion(question, { config: backend.config });
+      const decision = routeQuestion(question, { config: backend.config, routings: await providerRoutings() });
       const lines = decision.reasons.map((r) => `${r.provider}: ${r.terms.length ? `matched ${r.terms.map((t) => `"${t}"`).join(', ')}` : r.note ?? ''}`);
       if (decision.kinds.length) lines.push(`gpucloud kinds: ${decision.kinds.join(', ')}`);
       return { text: lines.join('\n') + '\n', structured: decision };
@@ -173,6 +177,44 @@ export const TOOLS = [
       return { text: lines.join('\n') + '\n', structured: { ...totals, resource_count: s.resources.length, ...(detail ? { resources } : {}) } };
     },
   }),
+  // Issue 31: drift and pictures (mcp/insight.ts); read-only.
+  tool({
+    name: 'assistant_plan_diff',
+    title: 'Compare a plan with the live cloud (drift)',
+    description:
+      'Compare a plan document with what exists now, per resource: in_sync, missing (the plan makes it, it is not there) or different (type, location, size, image, status, attachment); with all: true also the resources in the project no step owns (unowned). structuredContent.drift is true when anything differs. Sends only GETs.',
+    input: S.DiffInput,
+    output: S.DiffOutput,
+    annotations: READ_ONLY,
+    run: ({ plan, all }, { backend, signal }) => driftTool(backend, planFrom(plan), all, signal),
+  }),
+  tool({
+    name: 'assistant_plan_graph',
+    title: 'Draw a plan as a graph',
+    description: 'Draw a plan document as a graph: steps as nodes (destructive ones marked), bindings as edges (the step producing <NAME> to each step using it). Mermaid or Graphviz DOT for documentation, text for a terminal. Sends nothing.',
+    input: S.GraphInput,
+    output: S.GraphOutput,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: async ({ plan, format }, { backend }) => graphTool(backend, planFrom(plan), format),
+  }),
+  tool({
+    name: 'assistant_gpucloud_availability_matrix',
+    title: 'Where each GPU type can be had, and its price',
+    description: 'Instance types (or Instant Cluster types) × locations: in each cell the hourly price where the type is available now (on demand, and spot), else nothing. Read-only.',
+    input: S.MatrixInput,
+    output: S.MatrixOutput,
+    annotations: READ_ONLY,
+    run: ({ resource }, { backend, signal }) => matrixTool(backend, resource, signal),
+  }),
+  tool({
+    name: 'assistant_cost_trend',
+    title: 'Daily cost and runway over a range of days',
+    description: 'What each day (UTC) cost (measured from recorded snapshots, else reconstructed) and the runway (balance over burn), as a text chart and as figures. Read-only (records a cost snapshot, like every cost reading).',
+    input: S.TrendInput,
+    output: S.TrendOutput,
+    annotations: { ...READ_ONLY, idempotentHint: false },
+    run: ({ start, end }, { backend, signal }) => trendTool(backend, { start, end }, signal),
+  }),
   tool({
     name: 'assistant_plan_validate',
     title: 'Validate and preview a plan',
@@ -183,16 +225,16 @@ export const TOOLS = [
     annotations: READ_ONLY,
     async run({ plan }, { backend, signal }) {
       const input = planFrom(plan);
-      const v = validatePlan(input, { providers: await backend.providers.forPlan(input), destroyer: true, predefined: Object.keys(backend.predefined) });
+      const { validation: v, previewable } = checkForPreview(input, { providers: await backend.providers.forPlan(input), predefined: backend.predefined });
       const destructiveSteps = v.destructive.flatMap((r, i) => (r.length ? [i] : []));
       const needsDestroyer = destructiveSteps.length > 0 && !backend.destroyer;
-      if (!v.ok) {
+      if (!previewable) {
         return {
           text: `invalid plan:\n${formatProblems(v.problems)}\n`,
           structured: { valid: false, problems: v.problems, destructive_steps: destructiveSteps, needs_destroyer: needsDestroyer },
         };
       }
-      const { preview, duplicateNames } = await previewPlan(backend, v.plan!, v.classes, { destroyer: backend.destroyer, signal, budget: mcpBudget(backend.config, undefined) });
+      const { preview, duplicateNames } = await previewPlan(backend, previewable, { destroyer: backend.destroyer, signal, budget: mcpBudget(backend.config, undefined) });
       let note = needsDestroyer ? 'note: this plan has destructive steps; this server refuses to apply them (it was not started with --destroyer)\n' : '';
       if (duplicateNames.length) {
         note += `note: names that already exist (applying is refused unless allow_duplicate_names is true):\n${duplicateNames.map((c) => `  ${describeConflict(c)}`).join('\n')}\n`;
@@ -223,7 +265,23 @@ export const TOOLS = [
         observer: progressObserver(progress),
       });
       const { report } = outcome;
-      return { text: renderReport(report) + renderReportError(report), structured: report, isError: report.status !== 'succeeded' };
+      return { text: renderReport(report) + renderReportError(report), structured: report, isError: outcome.exitCode !== 0 };
+    },
+  }),
+  // ---- credentials (issue 26): a check, never a value -------------------------------------------
+  tool({
+    name: 'assistant_credentials_test',
+    title: 'Check that the credentials work',
+    description:
+      "Check that this server's gpucloud credentials work: reads the balance with them and says where they came from (config file, environment, credentials file, or the team's credential backend). Returns no credential value, ever.",
+    input: S.CredentialsTestInput,
+    output: S.CredentialsTestOutput,
+    annotations: READ_ONLY,
+    async run({ provider }, { backend, signal }) {
+      const balance = await testGpuCloudCredentials((plan) => readPlan(backend, plan, { signal }));
+      const source = (await backend.credentialSource?.(provider)) ?? 'unknown';
+      const text = `${provider} credentials work (source: ${source}); balance ${String(balance.amount)} ${String(balance.currency ?? '').toUpperCase()}\n`;
+      return { text, structured: { provider, ok: true, source, balance } };
     },
   }),
 ];
@@ -231,6 +289,17 @@ export const TOOLS = [
 /** Where an error result carries its code and hint for programs (`_meta`, since the SDK client checks
  * `structuredContent` against the tool's output schema even on errors). */
 export const ERROR_META_KEY = 'assistant.dev/error';
+
+/**
+ * A request's one deadline: the client's cancel (notifications/cancelled, a closed connection) and the
+ * server's per-request timeout (`--timeout` / config `timeout`), under the server's own life.
+ */
+function requestSignal(backend: McpBackend, cancel: AbortSignal): AbortSignal {
+  if (backend.requestTimeoutS === undefined) return cancel;
+  const deadline = createDeadline(cancel);
+  deadline.arm(backend.requestTimeoutS, 'the MCP server\'s per-request timeout');
+  return deadline.signal;
+}
 
 /** Turns any failure into a tool error result (isError) with the code and hint; never a protocol error, never a secret. */
 export function toolErrorResult(err: unknown): CallToolResult {
@@ -257,7 +326,7 @@ export function registerTools(server: McpServer, backend: McpBackend): void {
         const started = performance.now();
         let outcome = 'ok';
         try {
-          const out = await def.run(args as never, { backend, signal: extra.signal, progress: progress.report });
+          const out = await def.run(args as never, { backend, signal: requestSignal(backend, extra.signal), progress: progress.report });
           if (out.isError) outcome = 'failed';
           return {
             content: [{ type: 'text', text: redactText(out.text) }],

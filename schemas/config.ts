@@ -140,6 +140,8 @@ export const BackendConfigSchema = z.strictObject({
   api_key: str().optional(),
   env: z.enum(['testing', 'staging', 'production']).optional(),
   url: httpUrl().optional(),
+  /** The backend of each env, used when `url` is not set (`backend.urls.production: https://…`). */
+  urls: z.strictObject({ testing: httpUrl().optional(), staging: httpUrl().optional(), production: httpUrl().optional() }).optional(),
 });
 
 export const PostgresConfigSchema = z.strictObject({

@@ -8,5 +8,9 @@
 export const PLACEHOLDER_PATTERN = /<([A-Z][A-Z0-9_]*)>/g;
 export const BINDING_NAME = /^[A-Z][A-Z0-9_]*$/;
 
-/** Bindings predefined from configuration; plans may use them without producing them. */
-export const PREDEFINED_BINDINGS = ['DEFAULT_SSH_KEY_ID', 'DEFAULT_LOCATION', 'PROJECT_ID'] as const;
+/**
+ * Bindings predefined from configuration; plans may use them without producing them. `FILES` is bound
+ * only by `ask --apply --files DIR`: `<FILES>/name` is an artefact the plan reads from that directory
+ * (never substituted as text: the CLI step verbs resolve it, engine/cli/artefacts.ts).
+ */
+export const PREDEFINED_BINDINGS = ['DEFAULT_SSH_KEY_ID', 'DEFAULT_LOCATION', 'PROJECT_ID', 'FILES'] as const;

@@ -4,6 +4,19 @@ import { BINDING_NAME } from './plan-bindings.js';
 // Defined without zod (the plan engine's hot path uses them); engine/plan/shape.ts mirrors the schema below.
 export { BINDING_NAME, PLACEHOLDER_PATTERN, PREDEFINED_BINDINGS } from './plan-bindings.js';
 
+/**
+ * One more choice for a create whose first choice has no capacity (issue 31): what it changes in the
+ * create's body. Tried in order, each only after the ones before it failed for capacity; see the
+ * provider's verb (gpucloud: engine/gpucloud/failover.ts).
+ */
+export const AlternativeSchema = z
+  .strictObject({
+    instance_type: z.string().min(1).optional(),
+    location_code: z.string().min(1).optional(),
+    is_spot: z.boolean().optional(),
+  })
+  .refine((a) => a.instance_type !== undefined || a.location_code !== undefined || a.is_spot !== undefined, 'an alternative changes instance_type, location_code or is_spot');
+
 export const PlanCommandSchema = z.strictObject({
   args: z.array(z.string()).min(1, 'a command needs at least a verb in args'),
   reason: z.string(),
@@ -13,6 +26,14 @@ export const PlanCommandSchema = z.strictObject({
       z.string().min(1, 'a produces entry needs a JSONPath such as $.id'),
     )
     .optional(),
+  /** Other choices (instance type, location, spot) tried in order when the create finds no capacity. */
+  alternatives: z.array(AlternativeSchema).min(1).max(10).optional(),
+  /**
+   * Show the secrets this step produces (a created access key, a password) on the CLI's stdout after
+   * the report. They stay masked everywhere else: the journal, progress, `-o json` reports' other
+   * fields and every MCP result (an agent never sees them).
+   */
+  reveal: z.boolean().optional(),
 });
 
 export const PlanSchema = z.strictObject({
@@ -28,3 +49,4 @@ export const PlanSchema = z.strictObject({
 
 export type PlanCommand = z.infer<typeof PlanCommandSchema>;
 export type Plan = z.infer<typeof PlanSchema>;
+export type PlanAlternative = z.infer<typeof AlternativeSchema>;

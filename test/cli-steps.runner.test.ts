@@ -125,10 +125,27 @@ test('the command line shown in progress and errors masks values of arguments th
   assert.is(showCommand('gcloud', ['compute', 'instances', 'list', '--filter', 'name:web']), 'gcloud compute instances list --filter name:web');
 });
 
-test("a CLI provider's child gets the provider's settings but not this tool's own secrets", async () => {
-  const client = cliClient(node, { add: (args) => [...args], env: { EXTRA: 'added' }, source: 'test' }, { ...process.env, GPUCLOUD_CLIENT_SECRET: 'gc-secret-1', ASSISTANT_REDIS_URL: 'redis://:pw@h', EXTRA: 'overridden' });
-  const out = await client.run(['-e', 'console.log(JSON.stringify([process.env.GPUCLOUD_CLIENT_SECRET ?? null, process.env.ASSISTANT_REDIS_URL ?? null, process.env.EXTRA]))'], never);
-  assert.equal(out.data, [null, null, 'added']);
+test("a CLI provider's child gets an allowlisted environment: the provider's own variables and settings, a scratch HOME and working directory, none of this tool's secrets", async () => {
+  const home = mkdtempSync(join(tmpdir(), 'cli-home-'));
+  const isolation = { allowEnv: ['CLOUD_TOKEN'], configure: (scratch: string) => ({ CLOUD_CONFIG: join(scratch, 'cfg') }) };
+  const env = {
+    ...process.env,
+    GPUCLOUD_CLIENT_SECRET: 'gc-secret-1',
+    ASSISTANT_REDIS_URL: 'redis://:pw@h',
+    OPENAI_API_KEY: 'sk-test-0123456789abcdef',
+    GITHUB_TOKEN: 'ghp_0123456789abcdef0123',
+    UNRELATED: 'x',
+    CLOUD_TOKEN: 'allowed',
+    EXTRA: 'overridden',
+  };
+  const client = cliClient(node, { add: (args) => [...args], env: { EXTRA: 'added' }, source: 'test' }, isolation, { env, home, config: {} as never });
+  const script = 'const e = process.env; console.log(JSON.stringify({ g: e.GPUCLOUD_CLIENT_SECRET ?? null, r: e.ASSISTANT_REDIS_URL ?? null, o: e.OPENAI_API_KEY ?? null, gh: e.GITHUB_TOKEN ?? null, u: e.UNRELATED ?? null, t: e.CLOUD_TOKEN, x: e.EXTRA, home: e.HOME, cwd: process.cwd(), cfg: e.CLOUD_CONFIG, path: Boolean(e.PATH) }))';
+  const out = (await client.run(['-e', script], never)).data as Record<string, unknown>;
+  assert.equal([out.g, out.r, out.o, out.gh, out.u, out.t, out.x, out.path], [null, null, null, null, null, 'allowed', 'added', true]);
+  assert.is.not(out.home, home);
+  assert.is(out.cwd, out.home, 'the working directory is the scratch HOME');
+  assert.is(out.cfg, join(out.home as string, 'cfg'));
+  assert.not.ok(existsSync(out.home as string), 'the scratch directory is removed after the step');
 });
 
 test.run();

@@ -5,7 +5,7 @@
 import { PassThrough } from 'node:stream';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { CommandContext } from '../commands/context.js';
+import { commandContext, type CommandContext } from '../commands/context.js';
 import { run as runGpucloud } from '../commands/gpucloud.js';
 import { reportError } from '../commands/report-error.js';
 import { UsageError } from '../engine/errors.js';
@@ -123,13 +123,12 @@ function ttyContext(env: Record<string, string>, color: boolean): { ctx: Command
   let e = '';
   stdout.setEncoding('utf8').on('data', (d: string) => (o += d));
   stderr.setEncoding('utf8').on('data', (d: string) => (e += d));
-  const ctx: CommandContext = {
+  const ctx: CommandContext = commandContext({
     io: { stdout, stderr, stdin: new PassThrough(), stdoutIsTTY: true, stderrIsTTY: true, stdinIsTTY: false, columns: 200, color, stdoutColor: color },
     env: { ...env, HOME: tempHome() },
     home: tempHome(),
     globals: { output: 'table', outputExplicit: false, debug: false, yes: false, sandbox: false },
-    signal: new AbortController().signal,
-  };
+  });
   return { ctx, out: () => o, err: () => e };
 }
 

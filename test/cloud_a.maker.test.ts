@@ -86,7 +86,7 @@ test("the AI maker's cloud_a prompt carries the aws step schema, the destroyer t
   assert.match(prompt, /"provider":"cloud_a"/);
   assert.match(prompt, /\["aws","ec2","describe-instances"/);
   assert.match(prompt, /never pass --output or --profile/);
-  assert.match(prompt, /\| `aws s3 sync` \| `--delete` \| destroy \|/);
+  assert.match(prompt, /\| `aws s3 sync` \| `--delete` \| needs --destroyer \|/);
   assert.match(prompt, /did NOT pass --destroyer/);
   assert.match(prompt, /\{"id":"i-1","name":"web"\}/);
   assert.match(prompt, /could not be read: cli_not_authenticated/);

@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse as parseYaml } from 'yaml';
 import { run } from '../commands/config.js';
-import type { CommandContext, GlobalOptions } from '../commands/context.js';
+import { commandContext, type CommandContext, type GlobalOptions } from '../commands/context.js';
 import { UsageError } from '../engine/errors.js';
 
 interface Harness {
@@ -22,7 +22,7 @@ function harness(home: string, env: NodeJS.ProcessEnv = {}, globals: Partial<Glo
   let stderr = '';
   out.on('data', (d: Buffer) => (stdout += d.toString()));
   err.on('data', (d: Buffer) => (stderr += d.toString()));
-  const ctx: CommandContext = {
+  const ctx: CommandContext = commandContext({
     io: {
       stdout: out,
       stderr: err,
@@ -36,8 +36,7 @@ function harness(home: string, env: NodeJS.ProcessEnv = {}, globals: Partial<Glo
     env,
     home,
     globals: { output: 'table', outputExplicit: false, debug: false, yes: false, sandbox: false, ...globals },
-    signal: new AbortController().signal,
-  };
+  });
   return { ctx, stdout: () => stdout, stderr: () => stderr };
 }
 

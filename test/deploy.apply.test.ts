@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../emulator/index.js';
 import { runCli, tempHome, withEmulator } from './support/cli.js';
-import { COMPOSE_IMAGE, FASTAPI_TORCH, makeRepo, NODE_DOCKER } from './support/git-repos.js';
+import { COMPOSE_IMAGE, FASTAPI_TORCH, httpRepoUrl, makeRepo, NODE_DOCKER, type TestRepo } from './support/git-repos.js';
 
 const T = { timeoutMs: 120_000 };
 
@@ -20,13 +20,25 @@ function config(): string {
   return join(dir, 'c.yaml');
 }
 
+const servers: { close(): Promise<void> }[] = [];
+/** The repository over git's smart HTTP: an instance must be able to fetch what it deploys (a file:// URL is refused). */
+async function httpUrl(repo: TestRepo): Promise<string> {
+  const served = await httpRepoUrl(repo);
+  servers.push(served);
+  return served.url;
+}
+test.after(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+});
+
 const posts = (emu: { requests(): { method: string; path: string; body?: string }[] }, path: string) => emu.requests().filter((q) => q.method === 'POST' && q.path === path);
 
 test('deploy --apply creates the startup script and the instance, waits until it runs, and the report shows http://<ip>:<port>', async () => {
   const repo = makeRepo('fastapi-gpu', FASTAPI_TORCH);
+  const url = await httpUrl(repo);
   await withEmulator(async ({ emu, env }) => {
     const home = tempHome();
-    const r = await runCli(['--config', config(), 'deploy', repo.url, '--apply'], { ...T, env, home });
+    const r = await runCli(['--config', config(), 'deploy', url, '--apply'], { ...T, env, home });
     assert.is(r.code, 0, r.stderr);
     assert.match(r.stdout, /^succeeded: 3\/3 step\(s\) completed/);
     assert.match(r.stdout, /\nurl: http:\/\/\d+\.\d+\.\d+\.\d+:8000\n/);
@@ -39,7 +51,7 @@ test('deploy --apply creates the startup script and the instance, waits until it
     // The same journal as ask --apply.
     assert.is(readdirSync(join(home, '.assistant', 'runs')).filter((f) => f.endsWith('.jsonl')).length, 1);
 
-    const json = await runCli(['--config', config(), 'deploy', repo.url, '--apply', '-o', 'json'], { ...T, env, home });
+    const json = await runCli(['--config', config(), 'deploy', url, '--apply', '-o', 'json'], { ...T, env, home });
     assert.is(json.code, 0, json.stderr);
     const report = JSON.parse(json.stdout);
     assert.is(report.status, 'succeeded');
@@ -49,27 +61,28 @@ test('deploy --apply creates the startup script and the instance, waits until it
 
 test('redeploying the same name: the same commit changes nothing, a new commit is an update with a new startup script, never a second instance', async () => {
   const repo = makeRepo('node-web', NODE_DOCKER);
+  const url = await httpUrl(repo);
   await withEmulator(async ({ emu, env }) => {
     const home = tempHome();
-    const first = await runCli(['--config', config(), 'deploy', repo.url, '--apply'], { ...T, env, home });
+    const first = await runCli(['--config', config(), 'deploy', url, '--apply'], { ...T, env, home });
     assert.is(first.code, 0, first.stderr);
-    const again = await runCli(['--config', config(), 'deploy', repo.url, '--apply'], { ...T, env, home });
+    const again = await runCli(['--config', config(), 'deploy', url, '--apply'], { ...T, env, home });
     assert.is(again.code, 0, again.stderr);
     assert.match(again.stderr, /already deployed: node-web already runs/);
     assert.match(again.stdout, /succeeded: 1\/1/);
     const newSha = repo.commit({ 'server.js': "require('express')().listen(3000);\n" }, 'v2');
-    const plan = await runCli(['--config', config(), 'deploy', repo.url], { ...T, env, home });
+    const plan = await runCli(['--config', config(), 'deploy', url], { ...T, env, home });
     assert.is(plan.code, 0, plan.stderr);
     const commands = JSON.parse(plan.stdout).commands as { args: string[] }[];
     assert.equal(commands.map((c) => c.args.slice(0, 3).join(' ')), ['gpucloud-api POST /v1/scripts', `gpucloud-wait instances ${commands[1]!.args[2]}`]);
     assert.match(plan.stderr, new RegExp(`note: update: node-web keeps running; .*assistant-deploy-node-web ${newSha}`));
-    const update = await runCli(['--config', config(), 'deploy', repo.url, '--apply'], { ...T, env, home });
+    const update = await runCli(['--config', config(), 'deploy', url, '--apply'], { ...T, env, home });
     assert.is(update.code, 0, update.stderr);
     assert.is(posts(emu, '/v1/instances').length, 1, 'one instance, created once');
     assert.is(posts(emu, '/v1/scripts').length, 2, 'a startup script per commit');
     assert.ok(JSON.parse(posts(emu, '/v1/scripts')[1]!.body!).script.includes(newSha));
     // Applying the update again does not create its script twice: it exists, so the plan reuses it.
-    const twice = await runCli(['--config', config(), 'deploy', repo.url, '--apply'], { ...T, env, home });
+    const twice = await runCli(['--config', config(), 'deploy', url, '--apply'], { ...T, env, home });
     assert.is(twice.code, 0, twice.stderr);
     assert.is(posts(emu, '/v1/scripts').length, 2);
   });
@@ -77,8 +90,9 @@ test('redeploying the same name: the same commit changes nothing, a new commit i
 
 test('an instance of that name that deploy did not make is refused (exit 2), not taken over', async () => {
   const repo = makeRepo('demo-cpu', NODE_DOCKER);
+  const url = await httpUrl(repo);
   await withEmulator(async ({ emu, env }) => {
-    const r = await runCli(['--config', config(), 'deploy', repo.url, '--apply'], { ...T, env });
+    const r = await runCli(['--config', config(), 'deploy', url, '--apply'], { ...T, env });
     assert.is(r.code, 2, r.stderr);
     assert.match(r.stderr, /error: name_taken: an instance named "demo-cpu" exists and was not made by deploy/);
     assert.match(r.stderr, /hint: deploy under another name with --name/);
@@ -88,12 +102,13 @@ test('an instance of that name that deploy did not make is refused (exit 2), not
 
 test('container deploy: the secret value reaches gpucloud but no output, plan or journal; redeploying PATCHes the deployment', async () => {
   const repo = makeRepo('compose-img', COMPOSE_IMAGE);
+  const url = await httpUrl(repo);
   const secret = 'sh0rt-lived-api-key-77';
   const envFile = join(mkdtempSync(join(tmpdir(), 'deploy-env-')), 'prod.env');
   writeFileSync(envFile, `API_KEY=${secret}\nLOG_LEVEL=info\n`, { mode: 0o600 });
   await withEmulator(async ({ emu, env }) => {
     const home = tempHome();
-    const r = await runCli(['--config', config(), '--debug', 'deploy', repo.url, '--env-file', envFile, '--apply', '-o', 'json'], { ...T, env, home });
+    const r = await runCli(['--config', config(), '--debug', 'deploy', url, '--env-file', envFile, '--apply', '-o', 'json'], { ...T, env, home });
     assert.is(r.code, 0, r.stderr);
     const [created] = posts(emu, '/v1/secrets');
     assert.equal(JSON.parse(created!.body!), { name: 'compose-img-api-key', value: secret }, 'gpucloud got the value');
@@ -102,12 +117,12 @@ test('container deploy: the secret value reaches gpucloud but no output, plan or
     assert.not.ok('DEPLOY_SECRET_API_KEY' in report.bindings);
     const journals = readdirSync(join(home, '.assistant', 'runs')).map((f) => readFileSync(join(home, '.assistant', 'runs', f), 'utf8')).join('');
     for (const [what, text] of [['stdout', r.stdout], ['stderr (--debug)', r.stderr], ['journal', journals]] as const) assert.not.ok(text.includes(secret), `the secret is in ${what}`);
-    const plan = await runCli(['--config', config(), 'deploy', repo.url, '--env-file', envFile], { ...T, env, home });
+    const plan = await runCli(['--config', config(), 'deploy', url, '--env-file', envFile], { ...T, env, home });
     assert.not.ok(plan.stdout.includes(secret));
     const commands = JSON.parse(plan.stdout).commands as { args: string[] }[];
     assert.equal(commands.map((c) => c.args.slice(0, 3).join(' ')), ['gpucloud-api PATCH /v1/container-deployments/compose-img'], 'an update, not a second create');
     assert.match(plan.stderr, /secret compose-img-api-key exists and is referenced as it is/);
-    const update = await runCli(['--config', config(), 'deploy', repo.url, '--env-file', envFile, '--apply'], { ...T, env, home });
+    const update = await runCli(['--config', config(), 'deploy', url, '--env-file', envFile, '--apply'], { ...T, env, home });
     assert.is(update.code, 0, update.stderr);
     assert.is(emu.requests().filter((q) => q.method === 'PATCH').length, 1);
     assert.is(posts(emu, '/v1/container-deployments').length, 1);
@@ -116,8 +131,9 @@ test('container deploy: the secret value reaches gpucloud but no output, plan or
 
 test('deploy --apply --dry-run sends only GETs and prices the instance it would create', async () => {
   const repo = makeRepo('node-web', NODE_DOCKER);
+  const url = await httpUrl(repo);
   await withEmulator(async ({ emu, env }) => {
-    const r = await runCli(['--config', config(), 'deploy', repo.url, '--apply', '--dry-run', '-o', 'json'], { ...T, env });
+    const r = await runCli(['--config', config(), 'deploy', url, '--apply', '--dry-run', '-o', 'json'], { ...T, env });
     assert.is(r.code, 0, r.stderr);
     const preview = JSON.parse(r.stdout);
     const instance = preview.costs.find((c: { kind: string }) => c.kind === 'instance');
@@ -125,6 +141,22 @@ test('deploy --apply --dry-run sends only GETs and prices the instance it would 
     assert.is(instance.per_hour, 0.0279);
     assert.is(instance.available, true);
     assert.equal([...new Set(emu.requests().filter((q) => q.path !== '/v1/oauth2/token').map((q) => q.method))], ['GET']);
+  });
+});
+
+
+test('a local path or file:// repository deployed to an instance is refused (exit 2) before anything is priced or sent', async () => {
+  const repo = makeRepo('local-only', NODE_DOCKER);
+  await withEmulator(async ({ emu, env }) => {
+    for (const where of [repo.dir, repo.url]) {
+      for (const extra of [[], ['--dry-run']]) {
+        const r = await runCli(['--config', config(), 'deploy', where, '--target', 'instance', '--apply', ...extra], { ...T, env });
+        assert.is(r.code, 2, r.stderr);
+        assert.match(r.stderr, /^error: repository_unreachable: .* is a path on this machine: the instance clones the repository itself/m);
+        assert.match(r.stderr, /^hint: push it to a repository host/m);
+      }
+    }
+    assert.equal(emu.requests().filter((q) => q.path !== '/v1/oauth2/token'), [], 'nothing priced or sent');
   });
 });
 

@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../emulator/index.js';
 import { PassThrough } from 'node:stream';
-import type { CommandContext } from '../commands/context.js';
+import { commandContext, type CommandContext } from '../commands/context.js';
 import { run as runDeploy } from '../commands/deploy.js';
 import { runCli, tempHome, withEmulator } from './support/cli.js';
 import { COMPOSE_IMAGE, FASTAPI_TORCH, makeRepo, NODE_DOCKER, NOTHING } from './support/git-repos.js';
@@ -204,13 +204,12 @@ test('on a terminal the unknowns are asked instead: the start command, then the 
     stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
     const home = tempHome();
-    const ctx: CommandContext = {
+    const ctx: CommandContext = commandContext({
       io: { stdout, stderr, stdin, stdoutIsTTY: false, stderrIsTTY: true, stdinIsTTY: true, columns: 120, color: false },
       env: { ...env, HOME: home },
       home,
       globals: { config: config(), output: 'table', outputExplicit: false, debug: false, yes: false, sandbox: false },
-      signal: new AbortController().signal,
-    };
+    });
     const answer = async (prompt: string, text: string) => {
       for (let i = 0; !err.includes(prompt) && i < 1200; i++) await new Promise((r) => setTimeout(r, 50));
       stdin.write(text);

@@ -69,15 +69,20 @@ test('the newer protocol versions the SDK knows are negotiated too', async () =>
   }
 });
 
-test('tools/list offers the seven tools with input and output schemas and honest annotations', async () => {
+test('tools/list offers the twelve tools with input and output schemas and honest annotations', async () => {
   const { tools } = await ctx.client.listTools();
   const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
   assert.equal(Object.keys(byName).sort(), [
     'assistant_cost_summary',
+    'assistant_cost_trend',
+    'assistant_credentials_test',
     'assistant_gpucloud_ask',
+    'assistant_gpucloud_availability_matrix',
     'assistant_gpucloud_get',
     'assistant_gpucloud_list',
     'assistant_plan_apply',
+    'assistant_plan_diff',
+    'assistant_plan_graph',
     'assistant_plan_validate',
     'assistant_route_question',
   ]);

@@ -17,7 +17,7 @@ import * as assert from 'uvu/assert';
 import { startEmulator } from '../emulator/index.js';
 import { AssistantError } from '../engine/errors.js';
 import { createGpuCloudClient } from '../engine/gpucloud/client.js';
-import { runPlan } from '../machines/run-plan.js';
+import { runChecked } from './support/run.js';
 import { checkPlan } from '../engine/plan/check.js';
 import { destructiveReasons } from '../engine/gpucloud/destroyer.js';
 import { runCli, withEmulator } from './support/cli.js';
@@ -576,7 +576,7 @@ test('runPlan refuses every rejected mutation before requesting a client (shared
       const where = `mutation #${c.i} [${c.applied.join(' + ')}] (seed ${SEED}) plan=${short(c.plan)}`;
       let threw: unknown;
       try {
-        await runPlan(c.plan, { destroyer: false, predefined: { ...PREDEFINED }, providers: PROVIDERS, context });
+        await runChecked(c.plan, { destroyer: false, predefined: { ...PREDEFINED }, providers: PROVIDERS, context });
       } catch (err) {
         threw = err;
       }

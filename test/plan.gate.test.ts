@@ -158,8 +158,10 @@ test('a bound value that would change the route (an encoded slash) is refused be
       step('POST', '/v1/container-deployments/<NAME>', '{}'),
     );
     const r = await runCli(['ask', '--apply'], { env, input: JSON.stringify(p), timeoutMs: 60_000 });
-    assert.is(r.code, 3, r.stderr);
+    // Exit 3 means nothing was sent; step 0 already created the script, so this refusal is a failure (exit 1).
+    assert.is(r.code, 1, r.stderr);
     assert.match(r.stderr, /step 2 became destructive after substituting bindings/);
+    assert.match(r.stderr, /earlier steps had already changed things/);
     assert.not.ok(emu.requests().some((q) => q.path.startsWith('/v1/container-deployments')), 'the step was not sent');
   });
 });

@@ -12,8 +12,9 @@ import { allProviders } from '../engine/providers.js';
 import { validatePlan } from '../engine/plan/validate.js';
 import { checkPlan } from '../engine/plan/check.js';
 import { AssistantError } from '../engine/errors.js';
-import { dryRunPlan } from '../machines/dry-run.js';
-import { runPlan, runPlanMachine, stepRunner, type PlanBackend, type StepInput, type StepOutput } from '../machines/run-plan.js';
+import { dryRunPlan } from '../machines/apply/index.js';
+import { runPlanMachine, stepRunner, type PlanBackend, type StepInput, type StepOutput } from '../machines/run-plan.js';
+import { runChecked } from './support/run.js';
 
 // Every provider, loaded: these tests validate plans of any provider synchronously.
 const PROVIDERS = await allProviders();
@@ -102,7 +103,7 @@ test('its plan is refused whole without --destroyer (exit 3) before its client i
   const shelf: Shelf = { jars: new Map([['plum', 3]]), calls: [] };
   let threw: unknown;
   try {
-    await runPlan(plan, { providers, destroyer: false, predefined: {}, context: backendFor(shelf).runContext() });
+    await runChecked(plan, { providers, destroyer: false, predefined: {}, context: backendFor(shelf).runContext() });
   } catch (err) {
     threw = err;
   }
@@ -130,7 +131,7 @@ test('it dry-runs through the engine: steps described, its price preview merged,
 test('it runs through the same machine: bindings, report and observer events', async () => {
   const shelf: Shelf = { jars: new Map([['plum', 3]]), calls: [] };
   const events: RunEvent['type'][] = [];
-  const out = await runPlan(plan, {
+  const out = await runChecked(plan, {
     providers,
     destroyer: true,
     predefined: {},

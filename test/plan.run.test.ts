@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, EMULATOR_DEMO_IDS, startEmulator, type Emulator } from '../emulator/index.js';
 import { SafetyRefusal } from '../engine/errors.js';
 import { createGpuCloudClient } from '../engine/gpucloud/client.js';
-import { runPlan, type RunOptions } from '../machines/run-plan.js';
+import { runChecked, type CheckedRunOptions as RunOptions } from './support/run.js';
 
 // Every provider, loaded: these tests validate plans of any provider synchronously.
 const PROVIDERS = await allProviders();
@@ -52,7 +52,7 @@ test('create instance (bare-text ID) produces INSTANCE_ID and a later GET /v1/in
       location_code: '<DEFAULT_LOCATION>',
       ssh_key_ids: ['<DEFAULT_SSH_KEY_ID>'],
     };
-    const outcome = await runPlan(
+    const outcome = await runChecked(
       plan(step('POST', '/v1/instances', body, { INSTANCE_ID: '$.id' }), step('GET', '/v1/instances/<INSTANCE_ID>')),
       opts(),
     );
@@ -78,7 +78,7 @@ test('create cluster ({"id"} JSON) binds CLUSTER_ID', () =>
       location_code: '<DEFAULT_LOCATION>',
       ssh_key_ids: ['<DEFAULT_SSH_KEY_ID>'],
     };
-    const outcome = await runPlan(plan(step('POST', '/v1/clusters', body, { CLUSTER_ID: '$.id' }), step('GET', '/v1/clusters/<CLUSTER_ID>')), opts());
+    const outcome = await runChecked(plan(step('POST', '/v1/clusters', body, { CLUSTER_ID: '$.id' }), step('GET', '/v1/clusters/<CLUSTER_ID>')), opts());
     assert.is(outcome.report.status, 'succeeded', JSON.stringify(outcome.report));
     const id = outcome.report.bindings.CLUSTER_ID;
     assert.equal(outcome.results[0], { id });
@@ -90,7 +90,7 @@ test('a destructive plan without the destroyer throws SafetyRefusal (exit 3) and
   withEmu(async (emu, opts) => {
     const p = plan(step('GET', '/v1/instances'), step('PUT', '/v1/instances', { action: 'delete', id: EMULATOR_DEMO_IDS.runningInstance }));
     try {
-      await runPlan(p, opts());
+      await runChecked(p, opts());
       assert.unreachable('should refuse');
     } catch (err) {
       assert.instance(err, SafetyRefusal);
@@ -100,7 +100,7 @@ test('a destructive plan without the destroyer throws SafetyRefusal (exit 3) and
     }
     assert.is(emu.requests().length, 0, 'not even a token request');
     // with the destroyer it runs
-    const ok = await runPlan(p, opts({ destroyer: true }));
+    const ok = await runChecked(p, opts({ destroyer: true }));
     assert.is(ok.report.status, 'succeeded', JSON.stringify(ok.report));
   }));
 
@@ -115,7 +115,7 @@ test('an invalid plan throws exit 2 (invalid_plan) and sends nothing', () =>
       plan(step('GET', '/v1/x/<NOPE>'), step('DELETE', '/v1/volumes/x')),
     ]) {
       try {
-        await runPlan(bad, opts());
+        await runChecked(bad, opts());
         assert.unreachable('should reject ' + JSON.stringify(bad));
       } catch (err) {
         assert.is((err as { exitCode?: number }).exitCode, 2, String(err));
@@ -128,7 +128,7 @@ test('an invalid plan throws exit 2 (invalid_plan) and sends nothing', () =>
 test('a failing step 2 of 3: report failed; step 0 succeeded, step 1 failed with its code, step 2 not_run', () =>
   withEmu(async (emu, opts) => {
     const missing = '00000000-0000-4000-8000-000000000000';
-    const outcome = await runPlan(
+    const outcome = await runChecked(
       plan(step('GET', '/v1/instances', undefined, { FIRST: '$[0].id' }), step('GET', `/v1/instances/${missing}`), step('GET', '/v1/volumes')),
       opts(),
     );
@@ -153,7 +153,7 @@ test('a placeholder that resolves to "delete" in an action body is still refused
     const p = plan(step('PUT', '/v1/instances', { action: '<ACTION>', id: EMULATOR_DEMO_IDS.offlineInstance }));
     let refused = false;
     try {
-      const outcome = await runPlan(p, opts({ predefined: { ...PREDEFINED, ACTION: 'delete' } }));
+      const outcome = await runChecked(p, opts({ predefined: { ...PREDEFINED, ACTION: 'delete' } }));
       refused = outcome.report.status !== 'succeeded' && (outcome.error as { exitCode?: number })?.exitCode === 3;
     } catch (err) {
       refused = err instanceof SafetyRefusal;

@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startEmulator, EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../emulator/index.js';
 import { createGpuCloudClient } from '../engine/gpucloud/client.js';
-import { runPlan } from '../machines/run-plan.js';
+import { runChecked } from './support/run.js';
 import { validatePlan } from '../engine/plan/validate.js';
 
 // Every provider, loaded: these tests validate plans of any provider synchronously.
@@ -18,7 +18,7 @@ const createCluster = {
 async function apply(emu: Emulator, waitArgs: string[]) {
   const client = createGpuCloudClient({ baseUrl: emu.url, credentials: { clientId: emu.clientId, clientSecret: emu.clientSecret }, retry: { delaysMs: [10] } });
   const plan = { version: 1, provider: 'gpucloud', commands: [createCluster, { args: waitArgs, reason: 'wait' }] };
-  return runPlan(plan, { destroyer: false, predefined: {}, keepResults: true, providers: PROVIDERS, context: { client: async () => client, signal: new AbortController().signal } });
+  return runChecked(plan, { destroyer: false, predefined: {}, keepResults: true, providers: PROVIDERS, context: { client: async () => client, signal: new AbortController().signal } });
 }
 
 test('wait polls until the cluster is running and returns the record', async () => {

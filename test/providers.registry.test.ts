@@ -5,8 +5,9 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { PROVIDER_MANIFEST, PROVIDERS, ProviderRegistry } from '../engine/providers.js';
+import { PROVIDER_MANIFEST, PROVIDERS, ProviderRegistry, providerRoutings, providersWith, routableProviders } from '../engine/providers.js';
 import { validatePlan } from '../engine/plan/validate.js';
+import { routingFlag } from '../engine/routing/terms.js';
 
 test('each manifest entry names its module\'s provider and exactly its verbs', async () => {
   for (const entry of PROVIDER_MANIFEST) {
@@ -16,6 +17,41 @@ test('each manifest entry names its module\'s provider and exactly its verbs', a
   }
   const all = PROVIDER_MANIFEST.flatMap((e) => e.verbs);
   assert.is(new Set(all).size, all.length, 'no verb belongs to two providers');
+});
+
+test('each manifest entry lists exactly its module\'s capabilities, and a light capabilities module holds the very object the provider does', async () => {
+  for (const entry of PROVIDER_MANIFEST) {
+    const provider = await entry.load();
+    const offered = Object.entries(provider.capabilities ?? {}).filter(([, v]) => v !== undefined).map(([k]) => k).sort();
+    assert.equal([...(entry.has ?? [])].sort(), offered, `${entry.name}: the manifest's \`has\``);
+    if (entry.capabilities) assert.is(await entry.capabilities(), provider.capabilities, `${entry.name}: its capabilities module is the provider's own`);
+  }
+});
+
+test('the ask flags from the manifest are the flags the routing capabilities give', async () => {
+  const routings = await providerRoutings();
+  assert.equal(routableProviders(), routings.map((r) => ({ provider: r.provider, flag: routingFlag(r) })));
+});
+
+test('a capability lookup loads the light capabilities modules, not the providers: routing words load no step code', async () => {
+  const registry = new ProviderRegistry([
+    { name: 'heavy', verbs: ['heavy-do'], has: ['routing'], load: async () => assert.unreachable('the provider module was loaded') as never, capabilities: async () => ({ routing: { names: ['heavy'], specific: [] } }) },
+    { name: 'plain', verbs: ['plain-do'], load: async () => assert.unreachable('a provider without the capability was loaded') as never },
+  ]);
+  assert.equal((await registry.with('routing')).map((p) => p.name), ['heavy']);
+  assert.equal(registry.namesWith('routing'), ['heavy']);
+  assert.equal((await providersWith('maker')).map((p) => p.name), ['gpucloud', 'cloud_a']);
+});
+
+test('a provider registered at run time is known to plans and to capability lookups', async () => {
+  const registry = new ProviderRegistry([]);
+  const before = await registry.forPlan({ version: 1, provider: 'toy', commands: [{ args: ['toy-read'], reason: 'r' }] });
+  assert.equal(before.list, []);
+  const toy = { name: 'toy', verbs: [{ verb: 'toy-read' }] as never, capabilities: { routing: { names: ['toy'], specific: [] } }, connect: async () => ({ client: {}, source: 'x' }) };
+  registry.register(toy);
+  assert.equal((await registry.forPlan({ version: 1, provider: 'toy', commands: [{ args: ['toy-read'], reason: 'r' }] })).names(), ['toy']);
+  assert.equal((await registry.with('routing')).map((p) => p.name), ['toy']);
+  assert.throws(() => registry.register(toy), /registered already/);
 });
 
 test('a plan gets the providers its steps and its `provider` name, in manifest order, and nothing else', async () => {

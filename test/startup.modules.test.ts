@@ -44,7 +44,8 @@ const NOT_ON_A_GPUCLOUD_READ: [RegExp, string][] = [
   [/\/node_modules\/(openai|@anthropic-ai|@aws-sdk|google-auth-library)\//, 'an AI SDK (only when a model is called)'],
   [/\/node_modules\/@modelcontextprotocol\//, 'the MCP SDK (`assistant mcp` only)'],
   // ai/kinds.js is the table of AI flags `ask` registers; the rest of ai/ is the question flow.
-  [/\/dist\/engine\/(ai\/(?!kinds\.js)|planner\/|reports\/|iac\/|routing\/route\.js)/, 'the question flow (ask without --apply)'],
+  // planner/answer.js is gpucloud's own `answer` capability (one module over the catalogue it already loads).
+  [/\/dist\/engine\/(ai\/(?!kinds\.js)|planner\/(?!answer\.js)|reports\/|iac\/|routing\/route\.js)/, 'the question flow (ask without --apply)'],
   [/\/node_modules\/zod\//, 'zod (plans that plainly fit the schema are checked without it: engine/plan/shape.ts)'],
   [/\/node_modules\/yaml\//, 'yaml (only for a config file or -o yaml)'],
   [/\/node_modules\/(ofetch|node-fetch-native)\//, 'ofetch (Node\'s fetch is used)'],
@@ -70,7 +71,7 @@ test('a one-step ask --apply loads what applying needs, not the question flow, t
   withEmulator(async ({ emu }) => {
     const plan = JSON.stringify({ version: 1, provider: 'gpucloud', commands: [{ args: ['gpucloud-api', 'GET', '/v1/balance'], reason: 'balance' }] });
     const loaded = await modulesOf(['ask', '--apply'], { env: emulatorEnv(emu), input: plan });
-    assert.ok(loaded.some((u) => u.endsWith('/dist/machines/apply-plan.js')));
+    assert.ok(loaded.some((u) => u.endsWith('/dist/machines/apply/index.js')));
     assertNone(loaded, 'ask --apply');
   }));
 

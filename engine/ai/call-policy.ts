@@ -5,6 +5,7 @@
  * Adapters only send one attempt and classify their SDK's errors into a `Failure`.
  */
 import { AssistantError, InterruptedError } from '../errors.js';
+import { abortReason } from '../deadline.js';
 import { AiAuthError, AiRateLimitedError, AiRequestError, AiTimeoutError } from './errors.js';
 import { configHint } from './hints.js';
 import type { AiCallPolicy, AiProvider, AiProviderKind, ChatRequest, ChatResult, JsonMode } from './provider.js';
@@ -68,14 +69,14 @@ export function parseRetryAfter(headers: { get(name: string): string | null } | 
 
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new InterruptedError());
+    if (signal?.aborted) return reject(abortReason(signal));
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
     const onAbort = () => {
       clearTimeout(timer);
-      reject(new InterruptedError());
+      reject(abortReason(signal));
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
@@ -135,7 +136,7 @@ export class PolicyProvider implements AiProvider {
     let serverFailures = 0;
     for (;;) {
       if (temperature !== undefined && (this.temperatureRejected || isReasoningModel(this.transport.model()))) temperature = undefined;
-      if (req.signal?.aborted) throw new InterruptedError();
+      if (req.signal?.aborted) throw abortReason(req.signal);
       let emitted = false;
       const ctl = new AbortController();
       let timedOut = false;
@@ -163,12 +164,12 @@ export class PolicyProvider implements AiProvider {
           },
         });
         // Some SDK streams end quietly when aborted instead of throwing: check why the attempt ended.
-        if (req.signal?.aborted) throw new InterruptedError('interrupted while waiting for the AI provider');
+        if (req.signal?.aborted) throw abortReason(req.signal, { while: 'waiting for the AI provider' });
         if (timedOut) throw this.timeoutError(emitted);
         return { text, model: this.transport.model() };
       } catch (err) {
-        if (err instanceof AiTimeoutError || err instanceof InterruptedError) throw err;
-        if (req.signal?.aborted) throw new InterruptedError('interrupted while waiting for the AI provider', { cause: err });
+        if (err instanceof AiTimeoutError || err instanceof InterruptedError || (req.signal?.aborted && err === req.signal.reason)) throw err;
+        if (req.signal?.aborted) throw abortReason(req.signal, { while: 'waiting for the AI provider', cause: err });
         if (timedOut) throw this.timeoutError(emitted, err);
         const failure = this.transport.classify(err);
         this.debug?.(`ai: attempt failed: ${failure.kind}${'message' in failure ? `: ${failure.message}` : ''}`);
@@ -176,7 +177,7 @@ export class PolicyProvider implements AiProvider {
           case 'passthrough':
             throw failure.error;
           case 'abort':
-            throw new InterruptedError('interrupted while waiting for the AI provider', { cause: err });
+            throw abortReason(req.signal, { while: 'waiting for the AI provider', cause: err });
           case 'timeout':
             throw new AiTimeoutError(`the ${this.label()} did not answer in time: ${failure.message}`, {
               hint: 'try again, use a faster model, or raise the timeout (--timeout <seconds>)',

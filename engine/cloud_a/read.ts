@@ -1,12 +1,12 @@
 /**
  * How the reports and the terraform drift check read cloud_a: every read is an `aws` step in a plan run through the executor
- * (machines/run-plan.ts runForResults), never a side path. Each read is its own one-step plan, so one
+ * (machines/apply/reads.ts readPlan), never a side path. Each read is its own one-step plan, so one
  * service that is not enabled or one missing permission makes one row `unknown` instead of ending the
  * whole report; a few run at once, since each step starts a CLI process.
  */
 import type { Plan } from '../../schemas/plan.js';
 
-/** Runs a plan through the executor and returns every step's response (runForResults bound to a backend). */
+/** Runs a plan through the executor and returns every step's response (readPlan bound to a backend). */
 export type PlanReader = (plan: Plan) => Promise<unknown[]>;
 
 export type ReadOutcome = { ok: true; data: unknown } | { ok: false; code: string; message: string };

@@ -7,7 +7,9 @@
  *   1. the `gpucloud` block of the config file (client_id AND client_secret),
  *   2. GPUCLOUD_CLIENT_ID + GPUCLOUD_CLIENT_SECRET (+ GPUCLOUD_PROJECT_ID),
  *   3. `~/.gpucloud/credentials` (INI, profile from GPUCLOUD_PROFILE, else gpucloud.profile, else `default`),
- *   4. the backend credential store — not implemented yet; see `BackendCredentialStoreLookup` below.
+ *   4. the backend credential store (engine/config/backend-store.ts), only when a backend API key is
+ *      configured, and only when none of the above holds a complete pair: it never overrides a local
+ *      source. Asynchronous (an HTTP call): `resolveGpuCloudCredentialsWithBackend`.
  * A half-set source (an id without a secret, or the reverse) never matches; it is named in the
  * `no_credentials` error and in `warnings` when a later source is used instead.
  */
@@ -46,7 +48,7 @@ export const GPUCLOUD_ENV = {
   authUrl: 'GPUCLOUD_AUTH_URL',
 } as const;
 
-export type GpuCloudCredentialSource = 'config' | 'env' | 'credentials-file';
+export type GpuCloudCredentialSource = 'config' | 'env' | 'credentials-file' | 'backend';
 
 /** Credentials as resolved from config, environment or the credentials file: the client's, plus where they point and came from. */
 export interface ResolvedGpuCloudCredentials extends GpuCloudCredentials {
@@ -70,7 +72,7 @@ export interface ResolveGpuCloudCredentialsOptions {
 
 /** One place that was searched, as the `no_credentials` message lists it. */
 export interface SearchedPlace {
-  source: GpuCloudCredentialSource | 'backend';
+  source: GpuCloudCredentialSource;
   where: string;
   outcome: string;
 }
@@ -94,16 +96,44 @@ export class NoCredentialsError extends AssistantError {
   }
 }
 
-/**
- * Extension point for SPEC.md §5 item 4 (backend credential store, when a backend API key is
- * configured). It is asynchronous (an HTTP call), so it is not part of the synchronous resolver:
- * the backend issue will add `resolveGpuCloudCredentialsWithBackend(options, lookup)` that calls
- * `resolveGpuCloudCredentials`, and on `NoCredentialsError` asks `lookup`, finishing the result with
- * `finishCredentials` or rethrowing `new NoCredentialsError([...err.searched, place], configPath)`.
- */
+/** SPEC.md §5 item 4: asks the backend credential store (engine/config/backend-store.ts). */
 export type BackendCredentialStoreLookup = (
-  options: ResolveGpuCloudCredentialsOptions,
+  options: ResolveGpuCloudCredentialsOptions & { signal?: AbortSignal; debug?: (line: string) => void },
 ) => Promise<{ clientId: string; clientSecret: string; projectId?: string; sourceDetail: string } | SearchedPlace>;
+
+export interface ResolveWithBackendOptions extends ResolveGpuCloudCredentialsOptions {
+  signal?: AbortSignal;
+  debug?: (line: string) => void;
+  /** Only the backend (`credentials test` of what is stored): the local sources are not consulted. */
+  backendOnly?: boolean;
+}
+
+/**
+ * The full SPEC.md §5 order: the three local sources first (resolveGpuCloudCredentials), then the
+ * backend credential store when a backend API key is configured. The backend never overrides a local
+ * source; what it returns lives in memory only (and is registered for redaction).
+ */
+export async function resolveGpuCloudCredentialsWithBackend(
+  options: ResolveWithBackendOptions,
+  lookup?: BackendCredentialStoreLookup,
+): Promise<ResolvedGpuCloudCredentials> {
+  let searched: SearchedPlace[] = [];
+  if (!options.backendOnly) {
+    try {
+      return resolveGpuCloudCredentials(options);
+    } catch (err) {
+      if (!(err instanceof NoCredentialsError)) throw err;
+      searched = err.searched;
+    }
+  }
+  const ask = lookup ?? (await import('./backend-store.js')).lookupGpuCloudInBackend;
+  const found = await ask(options);
+  const configPath = options.configPath ?? defaultConfigPath(options.home);
+  if ('where' in found) throw new NoCredentialsError([...searched, found], configPath);
+  const { sourceDetail, ...creds } = found;
+  const projectId = creds.projectId ?? nonEmpty(options.config.gpucloud?.default_project_id) ?? nonEmpty(options.env[GPUCLOUD_ENV.projectId]);
+  return finishCredentials(options, { ...creds, projectId, source: 'backend', sourceDetail, warnings: [] });
+}
 
 export function gpucloudCredentialsFilePath(home: string): string {
   return join(home, '.gpucloud', 'credentials');

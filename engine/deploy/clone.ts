@@ -7,12 +7,14 @@
  * environment (GIT_CONFIG_COUNT/KEY/VALUE: an `http.extraHeader`), never through argv, the URL, a
  * plan, a log or an error: it is registered with the redactor and masked in git's own messages too.
  */
+import { withoutSecrets } from '../process/env.js';
 import { killGroup, OWN_GROUP } from '../process/group.js';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InterruptedError, OperationError, UsageError } from '../errors.js';
+import { OperationError, UsageError } from '../errors.js';
+import { abortReason } from '../deadline.js';
 import { redactText, registerSecret } from '../redact.js';
 
 export interface CloneOptions {
@@ -128,7 +130,8 @@ function alive(pid: number): boolean {
  * config that could rewrite the URL, and for https the token as an extra header given by env.
  */
 function gitEnv(kind: ReturnType<typeof remoteKind>, token: string | undefined): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '', GCM_INTERACTIVE: 'never', LC_ALL: 'C' };
+  // The user's environment (ssh agent, proxies, git's own settings) but none of this tool's secrets (engine/process/env.ts).
+  const env: NodeJS.ProcessEnv = { ...withoutSecrets(process.env), GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '', GCM_INTERACTIVE: 'never', LC_ALL: 'C' };
   // ssh must not ask either (BatchMode), unless the user configured their own command.
   if (kind === 'ssh' && !env.GIT_SSH_COMMAND) env.GIT_SSH_COMMAND = 'ssh -o BatchMode=yes';
   // Never inherit a config count from the caller (it would shift our index 0).
@@ -145,7 +148,7 @@ function gitEnv(kind: ReturnType<typeof remoteKind>, token: string | undefined):
 
 function runGit(args: string[], opts: { cwd?: string; env: NodeJS.ProcessEnv; signal?: AbortSignal }): Promise<string> {
   return new Promise((resolve, reject) => {
-    if (opts.signal?.aborted) return reject(new InterruptedError('interrupted while cloning'));
+    if (opts.signal?.aborted) return reject(abortReason(opts.signal, { while: 'cloning' }));
     // Its own process group: an interrupt kills git and its transport helpers (git-remote-http, ssh) together.
     const child = spawn('git', args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], ...OWN_GROUP });
     let out = '';
@@ -161,7 +164,7 @@ function runGit(args: string[], opts: { cwd?: string; env: NodeJS.ProcessEnv; si
     });
     child.on('close', (code) => {
       opts.signal?.removeEventListener('abort', onAbort);
-      if (opts.signal?.aborted) return reject(new InterruptedError('interrupted while cloning'));
+      if (opts.signal?.aborted) return reject(abortReason(opts.signal, { while: 'cloning' }));
       if (code === 0) return resolve(out);
       const message = redactText(err.trim().split('\n').filter(Boolean).slice(-3).join('; ') || `git ${args[0]} exited with ${code}`);
       reject(

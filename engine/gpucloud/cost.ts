@@ -15,6 +15,8 @@ import { ownTags, type Tags, type TagSource } from './tags.js';
 import { clusterTypePerHour, findRow, HOURS_PER_30_DAYS, instanceTypePerHour, num, volumePerHour } from './prices.js';
 
 export const BILLABLE_INSTANCE_STATUSES = ['running', 'offline'] as const;
+/** Instances on their way to running: not billed yet, but the budget counts them (they will be within minutes). */
+export const COMMITTED_INSTANCE_STATUSES = ['ordered', 'new', 'validating', 'provisioning'] as const;
 export const BILLABLE_CLUSTER_STATUSES = ['running'] as const;
 const CLUSTER_SHARED_TYPE = 'NVMe_Shared';
 
@@ -80,14 +82,19 @@ function withAge(r: CostResource, now: number): CostResource {
 
 const tagged = (t: { tags: Tags; source?: TagSource }) => (t.source ? { tags: t.tags, tag_from: t.source } : {});
 
-/** Every billable resource of the account, priced. */
-export function billableResources(reads: CostReads, now: number): CostResource[] {
+/**
+ * Every billable resource of the account, priced. With `committed`, instances still provisioning count
+ * too: what the account will burn once they run (the budget guard's view).
+ */
+export function billableResources(reads: CostReads, now: number, opts: { committed?: boolean } = {}): CostResource[] {
+  const committedOsVolumes: CostResource[] = [];
+  const statuses: readonly string[] = opts.committed ? [...BILLABLE_INSTANCE_STATUSES, ...COMMITTED_INSTANCE_STATUSES] : BILLABLE_INSTANCE_STATUSES;
   const out: CostResource[] = [];
   // Volumes without tags of their own inherit their instance's (engine/cost/tags.ts).
   const instanceTags = new Map(list(reads.instances).map((i) => [str(i.id), ownTags(i)] as const));
   for (const i of list(reads.instances)) {
     const status = str(i.status);
-    if (!(BILLABLE_INSTANCE_STATUSES as readonly string[]).includes(status)) continue;
+    if (!statuses.includes(status)) continue;
     const spot = i.is_spot === true || i.contract === 'SPOT';
     const type = str(i.instance_type);
     // Spot prices move: the current one. Otherwise the price the instance was contracted at, else the list price.
@@ -96,6 +103,17 @@ export function billableResources(reads: CostReads, now: number): CostResource[]
     out.push({ kind: 'instance', id: str(i.id), name: str(i.hostname, str(i.id)), type, status, ...(spot ? { spot: true } : {}), ...(gpus !== undefined ? { gpus } : {}), hourly_cost: hourly ?? null, created_at: str(i.created_at) || undefined, ...tagged(instanceTags.get(str(i.id))!) });
   }
   const volumeIds = new Set<string>();
+  const listedVolumes = new Set(list(reads.volumes).map((v) => str(v.id)));
+  if (opts.committed) {
+    // An instance still provisioning has no OS volume listed yet (os_volume_id is null until then): it
+    // will, at the API's default size (100 GB with GPUs, 50 GB without).
+    for (const r of out) {
+      const rec = list(reads.instances).find((i) => str(i.id) === r.id);
+      if (!rec || !(COMMITTED_INSTANCE_STATUSES as readonly string[]).includes(r.status) || (rec.os_volume_id && listedVolumes.has(str(rec.os_volume_id)))) continue;
+      const size = (r.gpus ?? 0) > 0 ? 100 : 50;
+      committedOsVolumes.push({ kind: 'volume', id: `${r.id}/os`, name: `OS volume of ${r.name} (provisioning)`, type: 'NVMe', status: r.status, size_gb: size, hourly_cost: volumePerHour(reads.volumeTypes, 'NVMe', size) ?? null });
+    }
+  }
   for (const v of list(reads.volumes)) {
     if (v.deleted_at || v.status === 'deleted') continue;
     volumeIds.add(str(v.id));
@@ -118,12 +136,12 @@ export function billableResources(reads: CostReads, now: number): CostResource[]
       out.push({ kind: 'volume', id: str(s.id), name: `${str(s.name, 'shared')} (of cluster ${name})`, type: CLUSTER_SHARED_TYPE, status, size_gb: size, hourly_cost: volumePerHour(reads.volumeTypes, CLUSTER_SHARED_TYPE, size) ?? null, created_at: str(c.created_at) || undefined, ...tagged(own.source ? { tags: own.tags, source: 'cluster' } : own) });
     }
   }
-  return out.map((r) => withAge(r, now));
+  return [...out, ...committedOsVolumes].map((r) => withAge(r, now));
 }
 
 /** The totals: burn, 30-day forecast, balance and runway. */
-export function costSummary(reads: CostReads, now: number): CostSummary {
-  const resources = billableResources(reads, now);
+export function costSummary(reads: CostReads, now: number, opts: { committed?: boolean } = {}): CostSummary {
+  const resources = billableResources(reads, now, opts);
   const hourly = resources.reduce((s, r) => s + (r.hourly_cost ?? 0), 0);
   const bal = reads.balance as { amount?: unknown; currency?: unknown } | undefined;
   const balance = num(bal?.amount) ?? null;
@@ -197,12 +215,13 @@ export function costForecast(summary: CostSummary, now: number): CostForecast {
 
 /**
  * The provider hook `burn` (engine/provider.ts): the same reads as `cost summary` (one GET per
- * COST_READ_KINDS kind, through the preview's read function, i.e. the executor) priced the same way.
+ * COST_READ_KINDS kind, through the preview's read function, i.e. the executor) priced the same way,
+ * with instances still provisioning counted (they bill as soon as they run).
  */
 export async function burnGpuCloud(read: PreviewRead): Promise<Burn> {
   const results: unknown[] = [];
   for (const c of costReadPlan(COST_READ_KINDS.map((k) => findKind(k)!)).commands) results.push(await read(c.args));
   const [instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes] = results;
-  const s = costSummary({ instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes }, Date.now());
+  const s = costSummary({ instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes }, Date.now(), { committed: true });
   return { per_hour: s.hourly_cost, currency: s.currency, unpriced: s.unpriced };
 }

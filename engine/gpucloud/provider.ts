@@ -3,12 +3,14 @@
  * for duplicate-name checks and exactly-once creates, its price preview, and how its client is built.
  */
 import { join } from 'node:path';
-import { resolveGpuCloudCredentials, resolveRateLimit } from '../config/credentials.js';
+import { resolveGpuCloudCredentialsWithBackend, resolveRateLimit } from '../config/credentials.js';
 import type { NamedRecord, NameLookup, Provider } from '../provider.js';
 import { findKind, listPathOf } from './catalogue.js';
 import { createGpuCloudClient } from './client.js';
 import { burnGpuCloud } from './cost.js';
+import { gpucloudCapabilities } from './capabilities.js';
 import { createResponseFor } from './dedupe.js';
+import { driftGpuCloud } from './drift.js';
 import { previewGpuCloud } from './preview.js';
 import type { GpuCloudClient } from './types.js';
 import { gpucloudApi } from './verbs/api.js';
@@ -24,6 +26,8 @@ const names: NameLookup<GpuCloudClient> = {
       const record = r as Record<string, unknown>;
       const name = record?.[spec.nameField];
       if (typeof name !== 'string') continue;
+      // An instance that ended in no_capacity never ran and never bills: its name is free again (failover.ts).
+      if (record.status === 'no_capacity') continue;
       out.push({ id: String(record[spec.idField] ?? ''), name, createdAt: typeof record.created_at === 'string' ? record.created_at : undefined, record });
     }
     return out;
@@ -51,6 +55,8 @@ export const gpucloudProvider: Provider<GpuCloudClient> = {
   names,
   preview: previewGpuCloud,
   burn: burnGpuCloud,
+  capabilities: gpucloudCapabilities,
+  drift: driftGpuCloud,
 
   async connect(opts) {
     if (opts.override) {
@@ -64,8 +70,10 @@ export const gpucloudProvider: Provider<GpuCloudClient> = {
       });
       return { client, source: 'sandbox emulator' };
     }
-    const creds = resolveGpuCloudCredentials({ config: opts.config, env: opts.env, home: opts.home, configPath: opts.configPath });
+    // SPEC 5 order; the backend store (step 4) only when a backend API key is configured.
+    const creds = await resolveGpuCloudCredentialsWithBackend({ config: opts.config, env: opts.env, home: opts.home, configPath: opts.configPath, signal: opts.signal, debug: opts.debug, backendOnly: opts.backendOnly });
     for (const w of creds.warnings ?? []) opts.warn?.(w);
+    opts.debug?.(`gpucloud credentials from ${creds.source} (${creds.sourceDetail})`);
     const { redisUrl, ...rateLimit } = resolveRateLimit(opts.config, opts.env);
     const client = createGpuCloudClient({
       baseUrl: creds.baseUrl,
@@ -74,7 +82,8 @@ export const gpucloudProvider: Provider<GpuCloudClient> = {
       rateLimit,
       // Every process of this project shares the limits (issue 12): this machine's record, or Redis.
       sharedLimits: { dir: join(opts.home, '.assistant', 'ratelimit'), redisUrl, warn: opts.warn },
-      tokenCacheDir: opts.freshCredentials ? undefined : join(opts.home, '.assistant', 'tokens'),
+      // Credentials fetched from the backend live in memory only: no token derived from them is cached on disk.
+      tokenCacheDir: opts.freshCredentials || creds.source === 'backend' ? undefined : join(opts.home, '.assistant', 'tokens'),
       timeoutMs: opts.timeoutMs,
       debug: opts.debug,
     });

@@ -6,8 +6,9 @@
  *
  * Rules: refused when the plan adds something (> 0 per hour) and current + added > limit; a plan that
  * adds nothing is never refused, even on an account already over the limit (it may be the plan that
- * frees resources). A create the provider cannot price makes the guard refuse too (it cannot tell).
- * Providers without `burn`/`preview` are not counted, and the figures say so.
+ * frees resources). A create the provider cannot price makes the guard refuse too (it cannot tell),
+ * unless unpriced creates are allowed on purpose. Providers without `burn` are not counted in the
+ * current burn, and the figures say so.
  */
 import { AssistantError, ExitCode } from '../errors.js';
 import type { PricePreview, Provider, PreviewRead } from '../provider.js';
@@ -24,8 +25,10 @@ export interface BudgetFigures {
   limit_from?: string;
   /** Only with a limit: the plan may run. */
   within?: boolean;
-  /** Creates the providers could not price (the guard refuses when there is a limit). */
+  /** Creates the providers could not price (the guard refuses when there is a limit, unless `unpriced_allowed`). */
   unpriced: string[];
+  /** `--allow-unpriced` (MCP `allow_unpriced`): unpriced creates do not make the guard refuse. */
+  unpriced_allowed?: boolean;
   /** Providers of the plan that cannot say what they burn or add (not counted). */
   not_counted: string[];
 }
@@ -38,25 +41,34 @@ export interface PricedPart {
 
 const EPSILON = 1e-9;
 
-/** The burn before and after the plan, from the providers' previews of what it creates and their `burn` hooks. */
-export async function budgetFigures(parts: readonly PricedPart[], planProviders: readonly string[], limit?: { max: number; from: string }): Promise<BudgetFigures | undefined> {
+/**
+ * The burn before and after the plan: what each provider's `burn` hook says the account burns now, and
+ * what the plan's creates add from the providers' previews. `unpricedCreates` are creates of providers
+ * that cannot price at all (no `preview`): unknown to the guard, so a budget refuses them unless
+ * unpriced creates are allowed (`--allow-unpriced`).
+ */
+export async function budgetFigures(
+  parts: readonly PricedPart[],
+  planProviders: readonly string[],
+  limit?: { max: number; from: string; allowUnpriced?: boolean },
+  unpricedCreates: readonly string[] = [],
+): Promise<BudgetFigures> {
   let current = 0;
   let added = 0;
   let currency: string | undefined;
-  const unpriced: string[] = [];
+  const unpriced: string[] = [...unpricedCreates];
   const counted = new Set<string>();
   for (const { provider, preview, read } of parts) {
+    for (const c of preview.costs) {
+      if (c.per_hour === undefined) unpriced.push(`step ${c.step}: ${c.part ?? c.kind} ${c.type}`);
+      else added += c.per_hour;
+    }
     if (!provider.burn) continue;
     const burn = await provider.burn(read);
     counted.add(provider.name);
     currency ??= burn.currency;
     current += burn.per_hour;
-    for (const c of preview.costs) {
-      if (c.per_hour === undefined) unpriced.push(`step ${c.step}: ${c.part ?? c.kind} ${c.type}`);
-      else added += c.per_hour;
-    }
   }
-  if (!counted.size) return undefined;
   const after = current + added;
   const figures: BudgetFigures = {
     currency: currency ?? 'usd',
@@ -66,7 +78,10 @@ export async function budgetFigures(parts: readonly PricedPart[], planProviders:
     unpriced,
     not_counted: planProviders.filter((p) => !counted.has(p)),
   };
-  if (limit) Object.assign(figures, { max_hourly: limit.max, limit_from: limit.from, within: budgetRefusal({ ...figures, max_hourly: limit.max, limit_from: limit.from }) === undefined });
+  if (limit) {
+    Object.assign(figures, { max_hourly: limit.max, limit_from: limit.from, ...(limit.allowUnpriced ? { unpriced_allowed: true } : {}) });
+    figures.within = budgetRefusal(figures) === undefined;
+  }
   return figures;
 }
 
@@ -76,8 +91,11 @@ const rate = (n: number, cur: string) => `${n.toFixed(4)} ${cur.toUpperCase()}/h
 export function budgetRefusal(f: BudgetFigures): AssistantError | undefined {
   if (f.max_hourly === undefined) return undefined;
   const hint = `raise the limit (${f.limit_from ?? 'budget.max_hourly'}) or free resources first ('assistant cost summary' shows what burns)`;
-  if (f.unpriced.length) {
-    return new AssistantError('budget_exceeded', `cannot check the plan against the budget of ${rate(f.max_hourly, f.currency)}: no price is known for ${f.unpriced.join('; ')}`, ExitCode.refused, { hint, details: f });
+  if (f.unpriced.length && !f.unpriced_allowed) {
+    return new AssistantError('budget_exceeded', `cannot check the plan against the budget of ${rate(f.max_hourly, f.currency)}: no price is known for ${f.unpriced.join('; ')}; nothing was sent`, ExitCode.refused, {
+      hint: `check what these cost yourself, then apply with --allow-unpriced to count them as free; or ${hint}`,
+      details: f,
+    });
   }
   if (f.added_per_hour <= EPSILON || f.after_per_hour <= f.max_hourly + EPSILON) return undefined;
   return new AssistantError(

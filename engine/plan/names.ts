@@ -10,6 +10,7 @@ import { SafetyRefusal } from '../errors.js';
 import type { NamedRecord, Provider, ProviderSet, StepClass, StepResult } from '../provider.js';
 import { placeholdersIn } from './bindings.js';
 import type { JournalState, RunJournal } from './journal.js';
+import { foldName } from './reservations.js';
 
 /** A planned create whose name is already taken. */
 export interface NameConflict {
@@ -60,15 +61,21 @@ export class NameSnapshots {
 
   constructor(private readonly list: Lister) {}
 
-  /** IDs of the records carrying the create's name (listing the kind on first use). */
+  /** IDs of the records carrying the create's name, compared case-blind (listing the kind on first use). */
   async idsNamed(create: NamedCreate): Promise<string[]> {
-    return (await this.records(create)).filter((r) => r.name === create.name).map((r) => r.id);
+    const name = foldName(create.name);
+    return (await this.records(create)).filter((r) => foldName(r.name) === name).map((r) => r.id);
   }
 
   /** Records a create this run made, so later checks and snapshots see it. */
   async add(create: NamedCreate, id: string): Promise<void> {
     const records = await this.records(create);
     if (!records.some((r) => r.id === id && r.name === create.name)) records.push({ id, name: create.name, record: undefined });
+  }
+
+  /** Forgets a kind's listing, so the next check lists it afresh (after reserving a name another process may just have created). */
+  forget(create: NamedCreate): void {
+    this.lists.delete(`${create.provider.name}\u0000${create.kind}`);
   }
 
   private records(create: NamedCreate): Promise<NamedRecord[]> {
@@ -143,6 +150,14 @@ export class RunCreates {
       listNow: Lister;
       /** Throws when the run lost its journal lock (checked before every step). */
       assertLocked?: () => void;
+      /**
+       * Reserves a create's name across processes (engine/plan/reservations.ts) before it is sent;
+       * answers true when the name was reserved only now (it was not known before the run), so its
+       * existence must be checked afresh rather than from the run's snapshot.
+       */
+      reserve?: (create: NamedCreate) => Promise<boolean>;
+      /** The create's outcome is known: its reservation may go. */
+      release?: (create: NamedCreate) => Promise<void>;
     },
   ) {}
 
@@ -163,6 +178,7 @@ export class RunCreates {
         return { adopted: { status: 200, data: create.provider.names!.responseFor(create.kind, found), deduplicated: true } };
       }
     }
+    if (await this.opts.reserve?.(create)) this.snapshots.forget(create);
     const existing = await this.snapshots.idsNamed(create);
     if (existing.length && !this.opts.allowDuplicateNames) {
       throw nameConflictRefusal([{ index, kind: create.kind, name: create.name, existing_ids: existing }]);
@@ -180,12 +196,14 @@ export class RunCreates {
     this.opts.journal?.created(index, result.data);
     const id = create.provider.names!.createdId(create.kind, result.data);
     if (id) await this.snapshots.add(create, id);
+    await this.opts.release?.(create);
   }
 
   /** The newest record with the create's name that was not there before it was sent. */
   private async madeByUs(create: NamedCreate, before: readonly string[]): Promise<NamedRecord | undefined> {
     const known = new Set(before);
-    const fresh = (await this.opts.listNow(create.provider, create.kind)).filter((r) => r.name === create.name && !known.has(r.id));
+    const name = foldName(create.name);
+    const fresh = (await this.opts.listNow(create.provider, create.kind)).filter((r) => foldName(r.name) === name && !known.has(r.id));
     return newest(fresh);
   }
 }

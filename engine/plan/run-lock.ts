@@ -10,18 +10,25 @@
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import lockfile from 'proper-lockfile';
+import type * as Lockfile from 'proper-lockfile';
 import { OperationError, SafetyRefusal } from '../errors.js';
+
+const require = createRequire(import.meta.url);
+/** proper-lockfile (CommonJS, 13 modules with graceful-fs) loads at the first lock: a read that takes no lock never loads it. */
+const lockfile = (): typeof Lockfile => require('proper-lockfile') as typeof Lockfile;
 
 /** A holder that has not refreshed its lock for this long is dead (kill -9, power loss). */
 const STALE_MS = 10_000;
 const UPDATE_MS = 2_000;
 
-interface Owner {
+export interface Owner {
   pid: number;
   host: string;
   started_at: string;
+  /** What the holder is doing (a reservation names its plan). */
+  label?: string;
 }
 
 export interface RunLock {
@@ -35,11 +42,32 @@ export interface LockOptions {
   onWait?: (message: string, waitMs: number) => void;
 }
 
-export async function lockRun(journalPath: string, opts: LockOptions = {}): Promise<RunLock> {
+/** The lock of one plan's run journal: a second run of the same plan is refused while the first lives. */
+export function lockRun(journalPath: string, opts: LockOptions = {}): Promise<RunLock> {
+  return lockExclusive(journalPath, { ...opts, what: 'the lock of an earlier run', refusal });
+}
+
+export interface ExclusiveOptions extends LockOptions {
+  /** What is waited for, in the wait notice (`the lock of an earlier run`). */
+  what: string;
+  /** The refusal when a live process holds the lock. */
+  refusal: (owner: Owner | undefined) => Error;
+  /** Written beside the lock for a refusal to show. */
+  label?: string;
+}
+
+/**
+ * An exclusive lock on `path` across the processes of this machine (and of a shared home): taken at once,
+ * refused when a live process holds it, waited out (at most STALE_MS) when its holder died. Used for run
+ * journals and for name reservations (engine/plan/reservations.ts).
+ */
+export async function lockExclusive(path: string, opts: ExclusiveOptions): Promise<RunLock> {
+  const journalPath = path;
+  const refusal = opts.refusal;
   mkdirSync(dirname(journalPath), { recursive: true, mode: 0o700 });
   const ownerPath = `${journalPath}.owner`;
   let lost: Error | undefined;
-  const options = (retries: lockfile.LockOptions['retries']): lockfile.LockOptions => ({
+  const options = (retries: Lockfile.LockOptions['retries']): Lockfile.LockOptions => ({
     realpath: false,
     lockfilePath: `${journalPath}.lock`,
     stale: STALE_MS,
@@ -51,21 +79,21 @@ export async function lockRun(journalPath: string, opts: LockOptions = {}): Prom
   });
   let release: () => Promise<void>;
   try {
-    release = await lockfile.lock(journalPath, options(0));
+    release = await lockfile().lock(journalPath, options(0));
   } catch (err) {
     if ((err as { code?: string }).code !== 'ELOCKED') throw err;
     const owner = readOwner(ownerPath);
     if (owner && !isDead(owner)) throw refusal(owner);
     // The holder is gone (or unknown): its lock goes stale within STALE_MS and the library takes it over.
-    opts.onWait?.(`waiting up to ${STALE_MS / 1000} s for the lock of an earlier run${owner ? ` (pid ${owner.pid}, no longer running)` : ''} to expire`, STALE_MS);
+    opts.onWait?.(`waiting up to ${STALE_MS / 1000} s for ${opts.what}${owner ? ` (pid ${owner.pid}, no longer running)` : ''} to expire`, STALE_MS);
     try {
-      release = await lockfile.lock(journalPath, options({ retries: Math.ceil((STALE_MS + 5_000) / 500), factor: 1, minTimeout: 500, maxTimeout: 500 }));
+      release = await lockfile().lock(journalPath, options({ retries: Math.ceil((STALE_MS + 5_000) / 500), factor: 1, minTimeout: 500, maxTimeout: 500 }));
     } catch (again) {
       if ((again as { code?: string }).code !== 'ELOCKED') throw again;
       throw refusal(readOwner(ownerPath));
     }
   }
-  const owner: Owner = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
+  const owner: Owner = { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), ...(opts.label ? { label: opts.label } : {}) };
   writeFileSync(ownerPath, JSON.stringify(owner) + '\n', { mode: 0o600 });
   return {
     async release() {
@@ -82,7 +110,7 @@ export async function lockRun(journalPath: string, opts: LockOptions = {}): Prom
   };
 }
 
-function readOwner(path: string): Owner | undefined {
+export function readOwner(path: string): Owner | undefined {
   try {
     const o = JSON.parse(readFileSync(path, 'utf8')) as Owner;
     return typeof o.pid === 'number' ? o : undefined;
@@ -92,7 +120,7 @@ function readOwner(path: string): Owner | undefined {
 }
 
 /** Only a process on this host can be checked; elsewhere (a shared home) the holder counts as alive. */
-function isDead(owner: Owner): boolean {
+export function isDead(owner: Owner): boolean {
   if (owner.host !== hostname()) return false;
   try {
     process.kill(owner.pid, 0);

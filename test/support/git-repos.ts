@@ -205,3 +205,13 @@ export async function startGitHttp(root: string, opts: { token?: string } = {}):
       }),
   };
 }
+
+/**
+ * A repository's URL over git's smart HTTP, as an instance could fetch it (deploy refuses a path or
+ * file:// URL for an instance or VM). The server is closed with `close()`.
+ */
+export async function httpRepoUrl(repo: TestRepo): Promise<{ url: string; close(): Promise<void> }> {
+  const { basename, dirname } = await import('node:path');
+  const server = await startGitHttp(dirname(repo.dir));
+  return { url: server.urlOf(basename(repo.dir)), close: () => server.close() };
+}

@@ -1,0 +1,247 @@
+/**
+ * The HTTP JSON API (`/v1/...`) over node:http or node:https, and the admin API on a Unix socket.
+ *
+ * Limits: bodies at most MAX_BODY_BYTES (413 before parsing), JSON only (415), MAX_IN_FLIGHT requests
+ * at once (503 beyond), headers within 15 s and a whole request within 30 s (node's timeouts). Every
+ * /v1 route but health needs `Authorization: Bearer <api key>`; an address that keeps failing is
+ * slowed down (backend/throttle.ts). Errors are `{"error": {"code", "message"}}` and never echo a
+ * key or a value.
+ */
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { z } from 'zod';
+import { AssistantError } from '../engine/errors.js';
+import { assistantVersion } from '../engine/version.js';
+import {
+  CredentialNameSchema,
+  EnvSchema,
+  MAX_BODY_BYTES,
+  ProviderNameSchema,
+  StoreRequestSchema,
+  TenantSchema,
+} from '../schemas/backend-api.js';
+import { AuthThrottle } from './throttle.js';
+import type { CredentialStore, Principal } from './store.js';
+
+export const MAX_IN_FLIGHT = 128;
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export function clientAddress(req: IncomingMessage): string {
+  return (req.socket.remoteAddress ?? 'unknown').replace(/^::ffff:/, '');
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return void res.end();
+  const text = JSON.stringify(body);
+  // A body we did not read (refused before reading it) is not read now: the connection closes instead,
+  // so an unauthenticated client cannot make the server swallow an endless upload.
+  const unread = !res.req.complete ? { connection: 'close' } : {};
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text), ...unread, ...headers });
+  res.end(text);
+}
+
+async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
+  const type = String(req.headers['content-type'] ?? '');
+  if (!/^application\/json\b/i.test(type)) throw new HttpError(415, 'unsupported_media_type', 'send the body as application/json');
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) throw new HttpError(413, 'body_too_large', `the body is larger than ${limit} bytes`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new HttpError(413, 'body_too_large', `the body is larger than ${limit} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new HttpError(400, 'invalid_json', 'the body is not valid JSON');
+  }
+}
+
+function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  const at = issue.path.length ? ` at ${issue.path.join('.')}` : '';
+  throw new HttpError(400, 'invalid_request', `${what}${at}: ${issue.message}`);
+}
+
+/** Reads and drops a request's (small) body so the connection can serve the next request. */
+function drain(req: IncomingMessage): void {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (Number.isFinite(declared) && declared <= MAX_BODY_BYTES && !req.headers['transfer-encoding']) req.resume();
+}
+
+interface ServeOptions {
+  store: CredentialStore;
+  storage: 'pglite' | 'postgres';
+  tls?: { cert: Buffer; key: Buffer };
+  log?: (line: string) => void;
+}
+
+export interface ApiServer {
+  server: Server;
+  /** Requests being served now. */
+  inFlight(): number;
+}
+
+export function createApiServer(opts: ServeOptions): ApiServer {
+  const throttle = new AuthThrottle();
+  let inFlight = 0;
+  const { store } = opts;
+
+  const authenticate = async (req: IncomingMessage, address: string): Promise<Principal> => {
+    const wait = throttle.waitFor(address);
+    if (wait > 0) {
+      throw new HttpError(429, 'too_many_failures', `too many failed authentications from ${address}; try again in ${Math.ceil(wait / 1000)} s`, {
+        'retry-after': String(Math.ceil(wait / 1000)),
+      });
+    }
+    const header = String(req.headers.authorization ?? '');
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!m) {
+      throw new HttpError(401, 'unauthorized', 'send the API key as "Authorization: Bearer <key>"', { 'www-authenticate': 'Bearer' });
+    }
+    const result = await store.authenticate(m[1]!);
+    if (result.ok) return result.principal;
+    throttle.failed(address);
+    await store.authFailed(address, result.reason, result.prefix);
+    const message = result.reason === 'revoked' ? 'this API key was revoked' : 'unknown API key';
+    throw new HttpError(401, 'unauthorized', message, { 'www-authenticate': 'Bearer' });
+  };
+
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://backend');
+    let parts: string[];
+    try {
+      parts = url.pathname.split('/').filter(Boolean).map((p) => decodeURIComponent(p));
+    } catch {
+      throw new HttpError(400, 'invalid_request', 'the path is not valid percent-encoding');
+    }
+    const method = req.method ?? 'GET';
+    const address = clientAddress(req);
+
+    if (parts[0] !== 'v1') throw new HttpError(404, 'not_found', 'no such route; the API lives under /v1');
+    if (parts[1] === 'health' && parts.length === 2) {
+      if (method !== 'GET') throw new HttpError(405, 'method_not_allowed', 'use GET');
+      await store.storage.query('SELECT 1');
+      return send(res, 200, { status: 'ok', version: assistantVersion(), storage: opts.storage });
+    }
+    if (method !== 'PUT') drain(req);
+    const who = await authenticate(req, address);
+    const actor = { ...who, address };
+
+    if (parts[1] === 'whoami' && parts.length === 2) return send(res, 200, { tenant: who.tenant, key_prefix: who.prefix });
+    if (parts[1] !== 'credentials') throw new HttpError(404, 'not_found', `no such route: ${url.pathname}`);
+    if (parts.length === 2) {
+      if (method !== 'GET') throw new HttpError(405, 'method_not_allowed', 'use GET');
+      const env = url.searchParams.get('env') ?? undefined;
+      if (env !== undefined) check(EnvSchema, env, 'env');
+      return send(res, 200, { credentials: await store.list(actor, env) });
+    }
+    if (parts.length !== 5) throw new HttpError(404, 'not_found', 'credentials live at /v1/credentials/<env>/<provider>/<name>');
+    const id = {
+      tenant: who.tenant,
+      env: check(EnvSchema, parts[2], 'env'),
+      provider: check(ProviderNameSchema, parts[3], 'provider'),
+      name: check(CredentialNameSchema, parts[4], 'name'),
+    };
+    switch (method) {
+      case 'PUT': {
+        const body = check(StoreRequestSchema, await readBody(req), 'body');
+        const stored = await store.put(actor, id, body.fields);
+        return send(res, stored.created ? 201 : 200, stored);
+      }
+      case 'GET': {
+        const found = await store.get(actor, id);
+        if (!found) throw new HttpError(404, 'credential_not_found', `no ${id.provider}/${id.name} credential stored for ${id.env}`);
+        return send(res, 200, found);
+      }
+      case 'DELETE': {
+        if (!(await store.delete(actor, id))) throw new HttpError(404, 'credential_not_found', `no ${id.provider}/${id.name} credential stored for ${id.env}`);
+        return send(res, 200, { deleted: true, env: id.env, provider: id.provider, name: id.name });
+      }
+      default:
+        throw new HttpError(405, 'method_not_allowed', 'use GET, PUT or DELETE');
+    }
+  };
+
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    if (inFlight >= MAX_IN_FLIGHT) {
+      drain(req);
+      return send(res, 503, { error: { code: 'busy', message: 'the server is at its limit of concurrent requests; retry shortly' } }, { 'retry-after': '1' });
+    }
+    inFlight++;
+    res.once('close', () => inFlight--);
+    route(req, res).catch((err: unknown) => {
+      drain(req);
+      if (err instanceof HttpError) return send(res, err.status, { error: { code: err.code, message: err.message } }, err.headers);
+      if (err instanceof AssistantError) {
+        opts.log?.(`${req.method} ${req.url}: ${err.code}: ${err.message}`);
+        return send(res, 500, { error: { code: err.code, message: err.message } });
+      }
+      opts.log?.(`${req.method} ${req.url}: internal error: ${(err as Error)?.message ?? String(err)}`);
+      return send(res, 500, { error: { code: 'internal', message: 'internal server error' } });
+    });
+  };
+
+  const server = opts.tls ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key }, handler) : createHttpServer(handler);
+  server.headersTimeout = 15_000;
+  server.requestTimeout = 30_000;
+  server.keepAliveTimeout = 5_000;
+  server.maxHeadersCount = 50;
+  server.maxConnections = 512;
+  return { server, inFlight: () => inFlight };
+}
+
+/**
+ * The admin API on a Unix socket inside the data directory (mode 0700): how `backend keys …`,
+ * `backend audit` and `backend rotate-master-key` reach a running PGlite server, which alone may open
+ * its data directory. Whoever can open the socket can read the data directory anyway.
+ */
+export function createAdminServer(store: CredentialStore, log?: (line: string) => void): Server {
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://admin');
+    const method = req.method ?? 'GET';
+    const body = method === 'POST' ? ((await readBody(req)) as Record<string, unknown>) : {};
+    if (method !== 'POST') drain(req);
+    switch (`${method} ${url.pathname}`) {
+      case 'POST /admin/keys': {
+        const tenant = check(TenantSchema, body.tenant, 'tenant');
+        return send(res, 201, await store.createKey(tenant, typeof body.label === 'string' ? body.label.slice(0, 200) : '', 'admin socket'));
+      }
+      case 'GET /admin/keys':
+        return send(res, 200, { keys: await store.listKeys(url.searchParams.get('tenant') ?? undefined) });
+      case 'POST /admin/keys/revoke':
+        return send(res, 200, await store.revokeKey(String(body.prefix ?? ''), 'admin socket'));
+      case 'GET /admin/audit':
+        return send(res, 200, {
+          entries: await store.audit({ tenant: url.searchParams.get('tenant') ?? undefined, limit: Number(url.searchParams.get('limit') ?? 100) || 100 }),
+        });
+      case 'POST /admin/rotate-master-key':
+        return send(res, 200, await store.rotateMasterKey('admin socket'));
+      default:
+        throw new HttpError(404, 'not_found', `no admin route ${method} ${url.pathname}`);
+    }
+  };
+  return createHttpServer((req, res) => {
+    route(req, res).catch((err: unknown) => {
+      drain(req);
+      if (err instanceof HttpError) return send(res, err.status, { error: { code: err.code, message: err.message } });
+      if (err instanceof AssistantError) return send(res, err.exitCode === 2 ? 400 : 500, { error: { code: err.code, message: err.message, hint: err.hint } });
+      log?.(`admin ${req.method} ${req.url}: ${(err as Error)?.message ?? String(err)}`);
+      return send(res, 500, { error: { code: 'internal', message: (err as Error)?.message ?? 'internal error' } });
+    });
+  });
+}

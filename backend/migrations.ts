@@ -1,0 +1,83 @@
+/**
+ * The one schema of the backend, as an ordered list of migrations applied at start-up, for PGlite and
+ * PostgreSQL alike. Append new migrations; never edit one that shipped. Concurrent starters (two
+ * servers on one PostgreSQL) are serialised by a transaction-scoped advisory lock.
+ */
+import type { Storage } from './storage.js';
+
+interface Migration {
+  version: number;
+  what: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    what: 'meta, API keys, encrypted credentials, audit log',
+    sql: `
+      CREATE TABLE backend_meta (
+        key text PRIMARY KEY,
+        value text NOT NULL
+      );
+      CREATE TABLE api_keys (
+        prefix text PRIMARY KEY,
+        tenant text NOT NULL,
+        key_hash bytea NOT NULL,
+        label text NOT NULL DEFAULT '',
+        created_at timestamptz NOT NULL DEFAULT now(),
+        last_used_at timestamptz,
+        revoked_at timestamptz
+      );
+      CREATE INDEX api_keys_tenant ON api_keys (tenant);
+      CREATE TABLE credentials (
+        tenant text NOT NULL,
+        env text NOT NULL CHECK (env IN ('testing', 'staging', 'production')),
+        provider text NOT NULL,
+        name text NOT NULL,
+        master_key_id text NOT NULL,
+        wrapped_key bytea NOT NULL,
+        payload bytea NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        updated_by text NOT NULL,
+        PRIMARY KEY (tenant, env, provider, name)
+      );
+      CREATE INDEX credentials_master_key ON credentials (master_key_id);
+      CREATE TABLE audit_log (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        at timestamptz NOT NULL DEFAULT now(),
+        tenant text,
+        key_prefix text,
+        address text NOT NULL,
+        action text NOT NULL,
+        env text,
+        provider text,
+        name text,
+        outcome text NOT NULL
+      );
+      CREATE INDEX audit_log_tenant_at ON audit_log (tenant, at);
+    `,
+  },
+];
+
+/** Arbitrary, fixed: the advisory lock every starter takes while migrating. */
+const MIGRATION_LOCK = 874_190_263;
+
+/** Brings the schema up to date; returns the versions applied now. */
+export async function migrate(storage: Storage): Promise<number[]> {
+  return storage.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await tx.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    const done = new Set((await tx.query<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => Number(r.version)));
+    const applied: number[] = [];
+    for (const m of MIGRATIONS) {
+      if (done.has(m.version)) continue;
+      // One statement per query: PGlite's extended protocol takes no multi-statement strings.
+      for (const statement of m.sql.split(';').map((s) => s.trim()).filter(Boolean)) await tx.query(statement);
+      await tx.query('INSERT INTO schema_migrations (version) VALUES ($1)', [m.version]);
+      applied.push(m.version);
+    }
+    return applied;
+  });
+}

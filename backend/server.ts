@@ -1,0 +1,147 @@
+/**
+ * `assistant backend serve`: the credential backend as one object that starts and stops cleanly.
+ * PGlite (the default) lives in `<data-dir>/pgdata`, guarded by `<data-dir>/backend.lock` and served to
+ * admin commands on `<data-dir>/admin.sock`; `database` switches to a real PostgreSQL server.
+ */
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { listenError } from '../engine/listen.js';
+import { OperationError } from '../engine/errors.js';
+import { createAdminServer, createApiServer } from './http.js';
+import { acquireLock, type DataDirLock } from './lock.js';
+import { openPglite, openPostgres, type Storage } from './storage.js';
+import { CredentialStore } from './store.js';
+
+export interface BackendServerOptions {
+  host: string;
+  port: number;
+  /** The embedded database's home (and the lock and admin socket); unused with `database`. */
+  dataDir: string;
+  /** `postgres://…`: a real PostgreSQL server instead of the embedded one. */
+  database?: string;
+  keyFile: string;
+  env: Record<string, string | undefined>;
+  tls?: { cert: Buffer; key: Buffer };
+  log?: (line: string) => void;
+}
+
+export interface RunningBackend {
+  url: string;
+  port: number;
+  storage: 'pglite' | 'postgres';
+  where: string;
+  /** The master key file was created by this start (a new installation). */
+  keyCreated: boolean;
+  keySource: string;
+  close(): Promise<void>;
+}
+
+export function adminSocketPath(dataDir: string): string {
+  return join(dataDir, 'admin.sock');
+}
+
+/** Opens the storage (taking the data directory's lock for PGlite) and the store over it. */
+export async function openBackendStore(opts: Pick<BackendServerOptions, 'dataDir' | 'database' | 'keyFile' | 'env'>): Promise<{
+  store: CredentialStore & { keyCreated: boolean };
+  lock?: DataDirLock;
+}> {
+  let lock: DataDirLock | undefined;
+  let storage: Storage;
+  if (opts.database) {
+    storage = await openPostgres(opts.database);
+  } else {
+    mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+    const taken = acquireLock(opts.dataDir);
+    if ('heldBy' in taken) {
+      throw new OperationError('data_dir_in_use', `the data directory ${opts.dataDir} is in use by process ${taken.heldBy}`, {
+        hint: 'one process serves a data directory: stop that server, or use another --data-dir (or PostgreSQL with --database)',
+      });
+    }
+    lock = taken;
+    try {
+      storage = await openPglite(opts.dataDir);
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
+  }
+  try {
+    return { store: await CredentialStore.open({ storage, env: opts.env, keyFile: opts.keyFile }), lock };
+  } catch (err) {
+    await storage.close().catch(() => undefined);
+    lock?.release();
+    throw err;
+  }
+}
+
+function listen(server: Server, port: number, host: string | undefined, path?: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => reject(path ? err : listenError(err, host!, port));
+    server.once('error', onError);
+    const done = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    if (path) server.listen(path, done);
+    else server.listen(port, host, done);
+  });
+}
+
+export async function startBackend(opts: BackendServerOptions): Promise<RunningBackend> {
+  const { store, lock } = await openBackendStore(opts);
+  const storageKind = store.storage.kind;
+  const api = createApiServer({ store, storage: storageKind, tls: opts.tls, log: opts.log });
+  let admin: Server | undefined;
+  const socket = adminSocketPath(opts.dataDir);
+  try {
+    await listen(api.server, opts.port, opts.host);
+    if (!opts.database) {
+      rmSync(socket, { force: true });
+      admin = createAdminServer(store, opts.log);
+      try {
+        await listen(admin, 0, undefined, socket);
+        chmodSync(socket, 0o600);
+      } catch (err) {
+        admin = undefined;
+        opts.log?.(`admin socket ${socket} unavailable (${(err as Error).message}): admin commands need this server stopped`);
+      }
+    }
+  } catch (err) {
+    api.server.close();
+    await store.close().catch(() => undefined);
+    lock?.release();
+    throw err;
+  }
+  const port = (api.server.address() as AddressInfo).port;
+  const scheme = opts.tls ? 'https' : 'http';
+  const hostInUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `${scheme}://${hostInUrl}:${port}`,
+    port,
+    storage: storageKind,
+    where: store.storage.where,
+    keyCreated: store.keyCreated,
+    keySource: opts.env.ASSISTANT_BACKEND_MASTER_KEY?.trim() ? 'ASSISTANT_BACKEND_MASTER_KEY' : opts.keyFile,
+    close: () =>
+      (closing ??= (async () => {
+        // Graceful: stop accepting, let requests in flight finish (10 s at most), then release everything.
+        const apiClosed = new Promise<void>((resolve) => api.server.close(() => resolve()));
+        api.server.closeIdleConnections();
+        const deadline = Date.now() + 10_000;
+        while (api.inFlight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+        api.server.closeAllConnections();
+        await apiClosed;
+        if (admin) {
+          const adminClosed = new Promise<void>((resolve) => admin!.close(() => resolve()));
+          admin.closeAllConnections();
+          await adminClosed;
+          rmSync(socket, { force: true });
+        }
+        await store.close();
+        lock?.release();
+      })()),
+  };
+}

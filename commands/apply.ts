@@ -1,0 +1,107 @@
+/**
+ * The command-line face of the one apply module (machines/apply/): progress on stderr, the report on
+ * stdout, the exit code the module decided. Every command that applies a plan (`ask --apply`, `deploy
+ * --apply`, `k8s create|deploy|delete`, `gpucloud action`) comes through here; none decides apply
+ * semantics (modes, budget, gate, exit codes) itself.
+ */
+import { applyMode, applyPlan, budgetLimit, dryRunPlan, type ApplyOutcome } from '../machines/apply/index.js';
+import type { RunReport } from '../schemas/run-report.js';
+import { ExitCode, UsageError } from '../engine/errors.js';
+import { renderPreview } from '../engine/plan/preview.js';
+import { redactText } from '../engine/redact.js';
+import { palette } from '../engine/render/color.js';
+import { renderRecord } from '../engine/render/records.js';
+import { renderReport, renderReportError } from '../engine/render/report.js';
+import { warn, type CommandContext } from './context.js';
+import { createRunObserver } from './progress.js';
+import { withSession, type Session } from './session.js';
+
+/** The safety flags of every apply surface. */
+export interface ApplyFlags {
+  destroyer: boolean;
+  resume?: boolean;
+  fresh?: boolean;
+  allowDuplicateNames?: boolean;
+  /** `--max-hourly-cost`, over `budget.max_hourly`. */
+  maxHourly?: number;
+  /** `--allow-unpriced`: creates no price is known for do not make a budget refuse. */
+  allowUnpriced?: boolean;
+  /** `--profile`: the cloud_a environment (or aws profile) of the session's cloud_a steps. */
+  profile?: string;
+  /** `--files DIR`: the only directory plan steps may read local files from (`<FILES>/name`). */
+  filesDir?: string;
+  /** Values the plan may use for this run only (a deploy's secrets): never in its report. */
+  secretBindings?: Record<string, string>;
+  /** What the command adds to the report (a deploy's URL), given the report of a succeeded run. */
+  extra?: (report: RunReport) => Record<string, string> | undefined;
+  /** The command to name in the "continue with --resume" line (`deploy … --apply`). */
+  resumeWith?: string;
+}
+
+/** `--max-hourly-cost <n>`: a positive number, checked before anything is read or sent. */
+export function maxHourlyFlag(v: unknown): number | undefined {
+  if (v === undefined) return undefined;
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--max-hourly-cost must be a number greater than 0 (got "${String(v)}")`, { hint: 'assistant ask --apply --max-hourly-cost 5 --plan-file plan.json' });
+  return n;
+}
+
+function limitOf(session: Session, flags: ApplyFlags) {
+  return budgetLimit(flags.maxHourly === undefined ? undefined : { max: flags.maxHourly, from: '--max-hourly-cost' }, session.config.budget?.max_hourly, Boolean(flags.allowUnpriced));
+}
+
+/** Applies a plan document in a session of its own. */
+export async function applyInput(ctx: CommandContext, input: unknown, flags: ApplyFlags): Promise<number> {
+  return withSession(ctx, (session) => applyInSession(ctx, session, input, flags), { profile: flags.profile, filesDir: flags.filesDir });
+}
+
+/** Runs the apply module with the session's deadline, journal and budget; no output of its own. */
+export async function applyWith(ctx: CommandContext, session: Session, input: unknown, flags: ApplyFlags, observer = session.observer): Promise<ApplyOutcome> {
+  return applyPlan(input, {
+    backend: session,
+    home: ctx.home,
+    destroyer: flags.destroyer,
+    mode: applyMode(flags),
+    allowDuplicateNames: Boolean(flags.allowDuplicateNames),
+    budget: limitOf(session, flags),
+    secretBindings: flags.secretBindings,
+    observer,
+  });
+}
+
+/** Applies a plan with progress on stderr and the report on stdout; returns the exit code. */
+export async function applyInSession(ctx: CommandContext, session: Session, input: unknown, flags: ApplyFlags): Promise<number> {
+  const observer = createRunObserver(ctx.io, { steps: true, debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined });
+  const outcome = await applyWith(ctx, session, input, flags, observer).finally(() => observer.stop());
+  const extra = outcome.report.status === 'succeeded' ? flags.extra?.(outcome.report) : undefined;
+  writeReport(ctx, outcome, extra);
+  if (outcome.exitCode === ExitCode.interrupted) {
+    ctx.io.stderr.write(`interrupted: the journal keeps the completed steps; continue with ${flags.resumeWith ?? 'assistant ask --apply'} --resume\n`);
+  }
+  return outcome.exitCode;
+}
+
+/** A dry run of a plan document in a session of its own. */
+export async function dryRunInput(ctx: CommandContext, input: unknown, flags: ApplyFlags): Promise<number> {
+  return withSession(ctx, (session) => dryRunInSession(ctx, session, input, flags), { profile: flags.profile, filesDir: flags.filesDir });
+}
+
+/** The dry run: only reads; the same prices and budget figures the apply would use. Exit 3 when applying would be refused. */
+export async function dryRunInSession(ctx: CommandContext, session: Session, input: unknown, flags: ApplyFlags): Promise<number> {
+  const backend = flags.secretBindings ? { ...session, predefined: { ...session.predefined, ...flags.secretBindings } } : session;
+  const { preview, gated, duplicateNames, overBudget } = await dryRunPlan(backend, input, { destroyer: flags.destroyer, budget: limitOf(session, flags) });
+  const doc = duplicateNames.length ? { ...preview, duplicate_names: duplicateNames } : preview;
+  ctx.io.stdout.write(ctx.globals.output === 'table' ? renderPreview(preview) : renderRecord(doc, ctx.globals.output));
+  for (const w of preview.warnings) warn(ctx, w);
+  if (gated) ctx.io.stderr.write('note: this plan has destructive steps; applying it needs --destroyer\n');
+  return gated || overBudget || (duplicateNames.length && !flags.allowDuplicateNames) ? ExitCode.refused : ExitCode.ok;
+}
+
+function writeReport(ctx: CommandContext, { report, revealed }: ApplyOutcome, extra?: Record<string, string>): void {
+  // Secrets of `reveal: true` steps go to stdout only, unredacted (masked everywhere else, never through MCP).
+  if (ctx.globals.output !== 'table') return void ctx.io.stdout.write(renderRecord({ ...report, ...extra, ...(revealed ? { revealed } : {}) }, ctx.globals.output));
+  ctx.io.stdout.write(renderReport(report, palette(Boolean(ctx.io.stdoutColor))));
+  for (const [k, v] of Object.entries(extra ?? {})) ctx.io.stdout.write(`${k}: ${v}\n`);
+  for (const r of revealed ?? []) for (const s of r.secrets) ctx.io.stdout.write(`revealed: step ${r.step} ${s.path}: ${s.value}\n`);
+  ctx.io.stderr.write(renderReportError(report));
+}

@@ -1,0 +1,260 @@
+/**
+ * `assistant backend …`: run the credential backend (`serve`) and administer it (`keys`, `audit`,
+ * `rotate-master-key`). The admin commands work on the data directory or database directly, or through
+ * the running PGlite server's admin socket (backend/admin.ts).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify as toYaml } from 'yaml';
+import { openAdmin, type AdminOps } from '../backend/admin.js';
+import { defaultKeyFile } from '../backend/keyring.js';
+import { redactDatabaseUrl } from '../backend/storage.js';
+import { startBackend } from '../backend/server.js';
+import { isLoopbackHost } from '../engine/config/backend-store.js';
+import { rawFlagValues } from '../engine/cli-raw-flags.js';
+import { InvalidInputError, UsageError } from '../engine/errors.js';
+import { parseListen } from '../engine/listen.js';
+import { registerSecret } from '../engine/redact.js';
+import type { Column } from '../engine/gpucloud/catalogue.js';
+import { palette } from '../engine/render/color.js';
+import { renderTable } from '../engine/render/records.js';
+import { DEFAULT_BACKEND_PORT, TenantSchema } from '../schemas/backend-api.js';
+import { warn, type CommandContext } from './context.js';
+import { runGroup } from './group.js';
+
+export const DATABASE_URL_ENV = 'ASSISTANT_BACKEND_DATABASE_URL';
+
+interface StorageFlags {
+  dataDir?: string;
+  database?: string;
+  masterKeyFile?: string;
+}
+
+interface ServeFlags extends StorageFlags {
+  listen?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  insecure?: boolean;
+}
+
+const STORAGE_HELP = {
+  dataDir: ['--data-dir <dir>', 'Embedded database directory (default ~/.assistant/backend)'],
+  database: ['--database <url>', `A PostgreSQL server instead: postgres://user:password@host:5432/db (or ${DATABASE_URL_ENV}, which keeps the password out of shell history)`],
+  masterKeyFile: ['--master-key-file <file>', 'Master key file, created 0600 on first start (default ~/.assistant/backend-master.key; ASSISTANT_BACKEND_MASTER_KEY overrides it)'],
+} as const;
+
+export async function run(argv: string[], ctx: CommandContext): Promise<number> {
+  // Tenants, labels and prefixes as typed: cac would make `--tenant 007` the number 7.
+  const raw = rawFlagValues(argv, ['--tenant', '--label']);
+  const typed = <T extends object>(o: T): T => {
+    const out = { ...o } as Record<string, unknown>;
+    for (const [flag, value] of raw) if (out[flag.slice(2)] !== undefined) out[flag.slice(2)] = value;
+    return out as T;
+  };
+  return runGroup(
+    'backend',
+    argv,
+    ctx,
+    (cli, start) => {
+      const storage = <T extends ReturnType<typeof cli.command>>(c: T): T => {
+        c.option(...STORAGE_HELP.dataDir).option(...STORAGE_HELP.database).option(...STORAGE_HELP.masterKeyFile);
+        return c;
+      };
+      storage(
+        cli
+          .command('serve', 'Run the credential backend (HTTP JSON API under /v1)')
+          .option('--listen <host:port>', `Address to listen on (default 127.0.0.1:${DEFAULT_BACKEND_PORT}; PORT sets the port)`)
+          .option('--tls-cert <file>', 'TLS certificate (PEM); with --tls-key serves https')
+          .option('--tls-key <file>', 'TLS private key (PEM)')
+          .option('--insecure', 'Allow plain HTTP on a non-loopback address (behind a TLS proxy only)'),
+      )
+        .example('  assistant backend serve                                   # http://127.0.0.1:8790, data in ~/.assistant/backend')
+        .example(`  ${DATABASE_URL_ENV}=postgres://assistant:pw@db:5432/assistant assistant backend serve`)
+        .example('  assistant backend serve --listen 0.0.0.0:8790 --tls-cert cert.pem --tls-key key.pem')
+        .action((o: ServeFlags) => start(() => serve(ctx, o)));
+      storage(
+        cli
+          .command('keys <action> [prefix]', 'API keys: create --tenant T (prints the key once), list [--tenant T], revoke <prefix>')
+          .option('--tenant <tenant>', 'The team the key belongs to')
+          .option('--label <label>', 'A note on the key (who or what uses it)'),
+      )
+        .example('  assistant backend keys create --tenant ml-team --label "alice laptop"   # the key alone on stdout')
+        .example('  assistant backend keys list')
+        .example('  assistant backend keys revoke k3x9q0b2mz')
+        .action((action: string, prefix: string | undefined, o: StorageFlags & { tenant?: string; label?: string }) => start(() => keys(ctx, action, prefix === undefined ? undefined : String(prefix), typed(o))));
+      storage(
+        cli
+          .command('audit', 'Who read or wrote which credential when (key prefix, address, action; never values)')
+          .option('--tenant <tenant>', 'Only this tenant')
+          .option('--limit <n>', 'The last n entries (default 100)'),
+      )
+        .example('  assistant backend audit --tenant ml-team -o json')
+        .action((o: StorageFlags & { tenant?: string; limit?: string }) => start(() => audit(ctx, typed(o))));
+      storage(cli.command('rotate-master-key', 'Re-wrap every data key under a new master key (the server keeps serving)'))
+        .example('  assistant backend rotate-master-key')
+        .action((o: StorageFlags) => start(() => rotate(ctx, o)));
+    },
+    'The client side: credentials store|list|delete|test (assistant credentials --help).',
+  );
+}
+
+/** A flag given twice arrives as an array; say so instead of failing on it later. */
+function single(o: Record<string, unknown>, flags: string[]): void {
+  for (const f of flags) {
+    const v = o[f.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())];
+    if (Array.isArray(v)) throw new UsageError(`--${f} was given ${v.length} times`, { hint: 'give it once' });
+    if (typeof v === 'boolean' && !['insecure'].includes(f)) throw new UsageError(`--${f} needs a value`);
+  }
+}
+
+function storageOptions(ctx: CommandContext, o: StorageFlags) {
+  single(o as Record<string, unknown>, ['data-dir', 'database', 'master-key-file', 'listen', 'tls-cert', 'tls-key', 'tenant', 'label', 'limit']);
+  const expand = (p: string) => (p === '~' ? ctx.home : p.startsWith('~/') ? join(ctx.home, p.slice(2)) : p);
+  const database = o.database ?? (ctx.env[DATABASE_URL_ENV]?.trim() || undefined);
+  if (database) {
+    if (!/^postgres(ql)?:\/\//.test(database)) throw new UsageError(`--database must be a postgres:// URL (got "${redactDatabaseUrl(database)}")`);
+    try {
+      registerSecret(decodeURIComponent(new URL(database).password));
+    } catch {
+      // An unparsable URL fails at connect with its own message.
+    }
+    if (o.database && new URL(o.database).password) warn(ctx, `a password on the command line lands in shell history; prefer ${DATABASE_URL_ENV}`);
+  }
+  return {
+    dataDir: expand(o.dataDir ?? join(ctx.home, '.assistant', 'backend')),
+    database,
+    keyFile: expand(o.masterKeyFile ?? defaultKeyFile(ctx.home)),
+    env: ctx.env,
+  };
+}
+
+async function serve(ctx: CommandContext, o: ServeFlags): Promise<number> {
+  single(o as Record<string, unknown>, ['listen', 'tls-cert', 'tls-key']);
+  const port = ctx.env.PORT?.trim();
+  const listen = parseListen(o.listen ?? `127.0.0.1:${port || DEFAULT_BACKEND_PORT}`, `127.0.0.1:${DEFAULT_BACKEND_PORT}`);
+  if (Boolean(o.tlsCert) !== Boolean(o.tlsKey)) throw new UsageError('--tls-cert and --tls-key go together', { hint: 'give both PEM files' });
+  const tls = o.tlsCert && o.tlsKey ? { cert: readPem(o.tlsCert, '--tls-cert'), key: readPem(o.tlsKey, '--tls-key') } : undefined;
+  if (!isLoopbackHost(listen.host) && !tls) {
+    if (!o.insecure) {
+      throw new UsageError(`listening on ${listen.host} without TLS would send API keys and secrets in clear text`, {
+        hint: 'give --tls-cert and --tls-key, or --insecure when a TLS proxy in front of it terminates TLS',
+      });
+    }
+    warn(ctx, `serving plain HTTP on ${listen.host} (--insecure): API keys and secrets cross the network unencrypted unless a TLS proxy is in front`);
+  }
+  const storage = storageOptions(ctx, o);
+  const log = (line: string) => ctx.io.stderr.write(`backend: ${line}\n`);
+  const server = await startBackend({ ...storage, ...listen, tls, log });
+  if (server.keyCreated) {
+    warn(ctx, `created the master key file ${storage.keyFile} (mode 0600): back it up apart from the database; without it no stored credential can be read`);
+  }
+  const where = server.storage === 'pglite' ? `embedded PostgreSQL in ${server.where}` : `PostgreSQL ${server.where}`;
+  ctx.io.stderr.write(`assistant backend listening on ${server.url} (${where}; master key from ${server.keySource}); Ctrl-C stops it\n`);
+  // SIGTERM (systemd, docker stop) must stop it as gracefully as Ctrl-C. The command context carries only
+  // SIGINT, so a server listens for SIGTERM itself, for as long as it runs.
+  let onTerm: () => void = () => undefined;
+  const why = await new Promise<string>((resolve) => {
+    ctx.signal.addEventListener('abort', () => resolve('interrupt'), { once: true });
+    onTerm = () => resolve('SIGTERM');
+    process.once('SIGTERM', onTerm);
+  });
+  process.off('SIGTERM', onTerm);
+  ctx.io.stderr.write(`backend: stopping (${why}): finishing requests in flight\n`);
+  await server.close();
+  ctx.io.stderr.write('backend stopped\n');
+  return 0;
+}
+
+function readPem(path: string, flag: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw new InvalidInputError('invalid_tls', `${flag}: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+async function withAdmin<T>(ctx: CommandContext, o: StorageFlags, fn: (admin: AdminOps) => Promise<T>): Promise<T> {
+  const admin = await openAdmin(storageOptions(ctx, o));
+  try {
+    return await fn(admin);
+  } finally {
+    await admin.close();
+  }
+}
+
+function print(ctx: CommandContext, value: unknown, table: () => string): void {
+  if (ctx.globals.output === 'json') ctx.io.stdout.write(JSON.stringify(value, null, 2) + '\n');
+  else if (ctx.globals.output === 'yaml') ctx.io.stdout.write(toYaml(value));
+  else ctx.io.stdout.write(table());
+}
+
+const KEY_COLUMNS: Column[] = [
+  { header: 'PREFIX', path: 'prefix' },
+  { header: 'TENANT', path: 'tenant' },
+  { header: 'LABEL', path: 'label', priority: 2 },
+  { header: 'CREATED', path: 'created_at', priority: 3 },
+  { header: 'LAST USED', path: 'last_used_at', priority: 1 },
+  { header: 'REVOKED', path: 'revoked_at', priority: 4 },
+];
+
+async function keys(ctx: CommandContext, action: string, prefix: string | undefined, o: StorageFlags & { tenant?: string; label?: string }): Promise<number> {
+  single(o as Record<string, unknown>, ['tenant', 'label']);
+  const tenant = o.tenant === undefined ? undefined : String(o.tenant);
+  if (tenant !== undefined) {
+    const r = TenantSchema.safeParse(tenant);
+    if (!r.success) throw new UsageError(`--tenant: ${r.error.issues[0]!.message}`);
+  }
+  switch (action) {
+    case 'create': {
+      if (!tenant) throw new UsageError('keys create needs --tenant <tenant>', { hint: 'e.g. assistant backend keys create --tenant ml-team' });
+      const made = await withAdmin(ctx, o, (a) => a.createKey(tenant, o.label === undefined ? '' : String(o.label)));
+      // The key alone on stdout (pipe it into a secret store); it is shown this once and never again.
+      ctx.io.stdout.write(`${made.key}\n`);
+      ctx.io.stderr.write(`created API key ${made.prefix} for tenant ${tenant}; it is shown only now (the backend keeps its hash). Give it as ASSISTANT_BACKEND_API_KEY or backend.api_key\n`);
+      return 0;
+    }
+    case 'list': {
+      const list = await withAdmin(ctx, o, (a) => a.listKeys(tenant));
+      print(ctx, list, () => (list.length ? renderTable(list, KEY_COLUMNS, ctx.io.columns, { keep: 'prefix', colors: palette(Boolean(ctx.io.stdoutColor)) }) : 'No API keys.\n'));
+      return 0;
+    }
+    case 'revoke': {
+      if (!prefix) throw new UsageError('keys revoke needs the key prefix', { hint: "the PREFIX column of 'assistant backend keys list'" });
+      const r = await withAdmin(ctx, o, (a) => a.revokeKey(prefix));
+      if (!r.revoked) throw new InvalidInputError('unknown_key', `no API key with prefix "${prefix}"`, { hint: "see 'assistant backend keys list'" });
+      ctx.io.stderr.write(r.already ? `API key ${prefix} (tenant ${r.tenant}) was already revoked\n` : `revoked API key ${prefix} (tenant ${r.tenant}); it is refused from now on\n`);
+      return 0;
+    }
+    default:
+      throw new UsageError(`unknown keys action "${action}"`, { hint: 'use keys create|list|revoke' });
+  }
+}
+
+const AUDIT_COLUMNS: Column[] = [
+  { header: 'AT', path: 'at' },
+  { header: 'TENANT', path: 'tenant', priority: 3 },
+  { header: 'KEY', path: 'key_prefix', priority: 4 },
+  { header: 'ADDRESS', path: 'address', priority: 2 },
+  { header: 'ACTION', path: 'action' },
+  { header: 'ENV', path: 'env', priority: 3 },
+  { header: 'PROVIDER', path: 'provider', priority: 3 },
+  { header: 'NAME', path: 'name', priority: 2 },
+  { header: 'OUTCOME', path: 'outcome' },
+];
+
+async function audit(ctx: CommandContext, o: StorageFlags & { tenant?: string; limit?: string }): Promise<number> {
+  const limit = o.limit === undefined ? 100 : Number(o.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new UsageError(`--limit must be a whole number from 1 to 10000 (got "${o.limit}")`);
+  const entries = await withAdmin(ctx, o, (a) => a.audit({ tenant: o.tenant === undefined ? undefined : String(o.tenant), limit }));
+  print(ctx, entries, () => (entries.length ? renderTable(entries, AUDIT_COLUMNS, ctx.io.columns, { keep: 'action', colors: palette(Boolean(ctx.io.stdoutColor)) }) : 'No audit entries.\n'));
+  return 0;
+}
+
+async function rotate(ctx: CommandContext, o: StorageFlags): Promise<number> {
+  const r = await withAdmin(ctx, o, async (a) => {
+    ctx.io.stderr.write(`rotating the master key through ${a.via}…\n`);
+    return a.rotateMasterKey();
+  });
+  print(ctx, r, () => `master key rotated: ${r.rewrapped} record(s) re-wrapped from ${r.from.join(', ') || '(none)'} to ${r.to}\n`);
+  return 0;
+}

@@ -1,0 +1,64 @@
+/**
+ * A dry run: validate once, then only reads (prices, availability, balance, existing names) through
+ * the executor. Destructive steps are shown and marked rather than refused; an invalid plan fails as
+ * usual. The figures are the ones the apply's budget guard would use (machines/apply/price.ts).
+ */
+import { InvalidInputError } from '../../engine/errors.js';
+import { budgetRefusal } from '../../engine/plan/budget.js';
+import { checkForPreview, type PreviewablePlan } from '../../engine/plan/check.js';
+import { describeConflict, findNameConflicts, listerFor, NameSnapshots, type NameConflict } from '../../engine/plan/names.js';
+import { buildPreview, previewSteps, type Preview } from '../../engine/plan/preview.js';
+import { formatProblems } from '../../engine/plan/validate.js';
+import { derivedSignal } from '../../engine/deadline.js';
+import type { PlanBackend } from '../run-plan.js';
+import { figuresFor, pricePlan, type BudgetLimit } from './price.js';
+
+export interface DryRunOutcome {
+  preview: Preview;
+  /** The plan has destructive steps and `destroyer` was not given: applying it would be refused. */
+  gated: boolean;
+  /** Creates whose names already exist: applying would be refused (unless duplicates are allowed). */
+  duplicateNames: NameConflict[];
+  /** Applying would be refused by the budget guard. */
+  overBudget: boolean;
+}
+
+export interface DryRunOptions {
+  destroyer: boolean;
+  signal?: AbortSignal;
+  budget?: BudgetLimit;
+}
+
+/** Validates the plan (exit 2 when invalid) and previews it. */
+export async function dryRunPlan(backend: PlanBackend, input: unknown, opts: DryRunOptions): Promise<DryRunOutcome> {
+  const { validation, previewable } = checkForPreview(input, { providers: await backend.providers.forPlan(input), predefined: backend.predefined });
+  if (!previewable) {
+    throw new InvalidInputError('invalid_plan', `the plan is invalid; nothing was sent:\n${formatProblems(validation.problems)}`, {
+      hint: 'fix the plan and validate it with `assistant plan validate <file>`',
+      details: validation.problems,
+    });
+  }
+  return previewPlan(backend, previewable, opts);
+}
+
+/** The preview of a plan already validated (with the step classes of its validation). */
+export async function previewPlan(backend: PlanBackend, previewable: PreviewablePlan, opts: DryRunOptions): Promise<DryRunOutcome> {
+  const { plan, classes } = previewable;
+  const signal = derivedSignal(backend.runContext().signal, opts.signal);
+  const providers = await backend.providers.forPlan(plan);
+  const priced = await pricePlan(backend, previewable, { signal });
+  const preview = buildPreview(previewSteps(plan, classes, providers, backend.predefined), priced.parts.map((p) => p.preview));
+  // The burn before and after, when a budget limit is set (reading the burn lists every billable kind:
+  // a dry run without a budget keeps to the reads it needs).
+  if (opts.budget) {
+    const budget = await figuresFor(priced, opts.budget);
+    preview.budget = budget;
+    const refusal = budgetRefusal(budget);
+    if (refusal) preview.warnings.push(`applying it would be refused: ${refusal.message.replace(/; nothing was sent$/, '')}`);
+  }
+  for (const u of priced.unpricedCreates) preview.warnings.push(`${u}: no price is known${opts.budget ? '' : ' (a budget would refuse it without --allow-unpriced)'}`);
+  const context = backend.runContext();
+  const duplicateNames = await findNameConflicts(plan, classes, providers, new NameSnapshots(listerFor((p) => context.client(p), signal)));
+  for (const c of duplicateNames) preview.warnings.push(`${describeConflict(c)}; applying it would be refused without --allow-duplicate-names`);
+  return { preview, gated: !opts.destroyer && classes.some((c) => c.effect === 'destroy'), duplicateNames, overBudget: preview.budget?.within === false };
+}

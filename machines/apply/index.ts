@@ -1,0 +1,224 @@
+/**
+ * The one apply module (DESIGN §7, issue 22): every producer that changes anything — `ask --apply`,
+ * `deploy --apply`, `k8s create|deploy|delete`, `gpucloud action`, talk, box and the MCP apply tool —
+ * hands its plan to `applyPlan`, and nothing else calls the executor for a change. In order:
+ *
+ *   validate once (CheckedPlan) → journal lock and run-mode rules → reserve the names it creates across
+ *   processes → price it and check the budget → refuse names that exist → run (journaled) → an honest
+ *   report and exit code
+ *
+ * Everything that refuses does so before the first change is sent (exit 2 or 3). Reads that producers
+ * need go through `readPlan` (./reads.ts), which refuses any step that is not a read.
+ */
+import type { Plan } from '../../schemas/plan.js';
+import type { RunReport } from '../../schemas/run-report.js';
+import { derivedSignal } from '../../engine/deadline.js';
+import { ExitCode, InvalidInputError, SafetyRefusal, type ExitCodeValue } from '../../engine/errors.js';
+import type { RunObserver, StepClass } from '../../engine/provider.js';
+import { budgetRefusal } from '../../engine/plan/budget.js';
+import { checkPlan } from '../../engine/plan/check.js';
+import { RunJournal } from '../../engine/plan/journal.js';
+import { findNameConflicts, listerFor, nameConflictRefusal, NameSnapshots, RunCreates, staticCreates, type NamedCreate } from '../../engine/plan/names.js';
+import { reservationId, type Reservation } from '../../engine/plan/reservations.js';
+import { lockRun } from '../../engine/plan/run-lock.js';
+import { runPlan, type PlanBackend, type RunOutcome } from '../run-plan.js';
+import { addsCost, figuresFor, pricePlan, type BudgetLimit } from './price.js';
+
+export { readPlan, readResult } from './reads.js';
+export { dryRunPlan, previewPlan, type DryRunOutcome } from './dry-run.js';
+export type { BudgetLimit } from './price.js';
+export type { PlanBackend, RunOutcome } from '../run-plan.js';
+
+export type ApplyMode = 'new' | 'resume' | 'fresh';
+
+/** The run mode from the safety flags every apply surface offers (`--resume`, `--fresh`; MCP `mode`). */
+export function applyMode(flags: { resume?: boolean; fresh?: boolean }): ApplyMode {
+  if (flags.resume && flags.fresh) throw new InvalidInputError('usage', '--resume and --fresh contradict each other', { hint: 'pass one of them' });
+  return flags.resume ? 'resume' : flags.fresh ? 'fresh' : 'new';
+}
+
+/** The budget limit of an apply: the explicit one (flag, MCP argument) wins over config `budget.max_hourly`. */
+export function budgetLimit(explicit: { max: number; from: string } | undefined, configMax: number | undefined, allowUnpriced = false): BudgetLimit | undefined {
+  if (explicit) return { ...explicit, allowUnpriced };
+  return configMax === undefined ? undefined : { max: configMax, from: 'budget.max_hourly', allowUnpriced };
+}
+
+export interface ApplyRequest {
+  backend: PlanBackend;
+  /** Home directory holding ~/.assistant/runs/. */
+  home: string;
+  destroyer: boolean;
+  mode: ApplyMode;
+  /** Refuse the plan when its creates would push the hourly burn above this (engine/plan/budget.ts). */
+  budget?: BudgetLimit;
+  /** Create names that already exist in the project anyway (--allow-duplicate-names). */
+  allowDuplicateNames?: boolean;
+  /** A narrower cancel (an MCP request's), combined with the backend's deadline, never replacing it. */
+  signal?: AbortSignal;
+  /** Called once the plan passed every check, before the first step. */
+  onBegin?: (plan: Plan) => void;
+  /** Every event of the run: steps, waits (the lock of a killed run expiring too), a resume. */
+  observer?: RunObserver;
+  /** Values the plan may use for this run only (a deploy's secrets): never in its report. */
+  secretBindings?: Record<string, string>;
+}
+
+export interface ApplyOutcome extends RunOutcome {
+  /** 0 succeeded, 1 failed (or refused after a change was sent), 2/3 only when nothing was sent, 130 interrupted. */
+  exitCode: ExitCodeValue;
+}
+
+export async function applyPlan(input: unknown, req: ApplyRequest): Promise<ApplyOutcome> {
+  const backend: PlanBackend = req.secretBindings ? { ...req.backend, predefined: { ...req.backend.predefined, ...req.secretBindings } } : req.backend;
+  const providers = await backend.providers.forPlan(input);
+  const checked = checkPlan(input, { providers, destroyer: req.destroyer, predefined: backend.predefined });
+  const { plan, classes } = checked;
+  const journal = RunJournal.forPlan(req.home, plan);
+  const observe = req.observer ?? (() => undefined);
+  const baseContext = backend.runContext();
+  const context = { ...baseContext, signal: derivedSignal(baseContext.signal, req.signal) };
+  // The journal is read and written only under its lock, so two runs of one plan cannot both act on it.
+  const lock = await lockRun(journal.path, { onWait: (message, waitMs) => observe({ type: 'waiting', wait: { reason: 'lock', waitMs, message } }) });
+  const names = new NameReservations(backend, plan, (message, waitMs) => observe({ type: 'waiting', wait: { reason: 'lock', waitMs, message } }));
+  try {
+    const resume = runToResume(journal, req.mode, classes);
+    // Steps a resumed run completed or had in flight are ours (the journal knows them), not conflicts.
+    const done = new Set<number>(resume?.completed.keys() ?? []);
+    const ours = new Set<number>([...done, ...(resume?.inFlight ? [resume.inFlight.index] : [])]);
+    // Reserve first: whatever this process lists after this, no other process is creating these names.
+    await names.reserveAll(staticCreates(plan, classes, providers, ours));
+    if (req.budget) {
+      // A resumed run is judged on what is still to be created: its completed steps are already in the
+      // burn. The step that was in flight counts as still to create (it may not have been made).
+      const priced = await pricePlan(backend, checked, { signal: context.signal, skip: done });
+      // A plan that creates nothing adds nothing: no need to read what the account burns.
+      const refusal = addsCost(priced) ? budgetRefusal(await figuresFor(priced, req.budget)) : undefined;
+      if (refusal) throw refusal;
+    }
+    const list = listerFor((p) => context.client(p), context.signal);
+    const snapshots = new NameSnapshots(list);
+    if (!req.allowDuplicateNames) {
+      const conflicts = await findNameConflicts(plan, classes, providers, snapshots, ours);
+      if (conflicts.length) throw nameConflictRefusal(conflicts);
+    }
+    req.onBegin?.(plan);
+    if (resume) observe({ type: 'resumed', completed: resume.completed.size });
+    else journal.begin();
+    const creates = new RunCreates(providers, snapshots, {
+      journal,
+      resume,
+      allowDuplicateNames: Boolean(req.allowDuplicateNames),
+      listNow: list,
+      assertLocked: () => lock.assertHeld(),
+      reserve: (create) => names.ensure(create),
+      release: (create) => names.release(create),
+    });
+    const outcome = await runPlan(checked, { providers: providers, journal, resume, creates, predefined: backend.predefined, context, observer: req.observer });
+    return honest(outcome, classes, req.secretBindings);
+  } finally {
+    journal.close();
+    await names.releaseAll();
+    await lock.release();
+  }
+}
+
+/**
+ * The journal's rules: an unfinished run of a plan that changes anything is never silently started
+ * over, and a finished one is not repeated when the plan creates anything (resume it, or start it
+ * fresh on purpose). A finished plan that creates nothing (actions, updates, waits, deletes) may
+ * simply run again: repeating it buys nothing twice.
+ */
+function runToResume(journal: RunJournal, mode: ApplyMode, classes: readonly StepClass[]) {
+  const previous = journal.load();
+  const unfinished = previous && !previous.finished ? previous : undefined;
+  if (mode === 'resume' && !unfinished) {
+    throw new InvalidInputError('nothing_to_resume', 'there is no unfinished run of this plan to resume (a journal belongs to exactly one plan)', {
+      hint: previous?.finished ? `it was already applied at ${previous.finishedAt}; apply it again on purpose with fresh (--fresh)` : 'run it without resume to start it',
+    });
+  }
+  const creates = classes.some((c) => c.effect === 'create');
+  const changes = classes.some((c) => c.effect !== 'read');
+  // An interrupted run is never started over silently, whatever it changes (a server-side apply that
+  // was cut during its rollout wait must not be sent again); a finished run that created nothing may be.
+  if (mode === 'new' && changes && unfinished) {
+    throw new SafetyRefusal(`an unfinished run of this plan exists (${unfinished.completed.size} of ${unfinished.steps} steps done); starting again would repeat them`, {
+      hint: 'continue it with resume (--resume), or start over with fresh (--fresh)',
+    });
+  }
+  if (mode === 'new' && creates && previous?.finished) {
+    throw new SafetyRefusal(`this plan was already applied at ${previous.finishedAt}; applying it again would repeat every step`, {
+      hint: 'to run it again on purpose, use fresh (--fresh)',
+    });
+  }
+  return mode === 'resume' ? unfinished : undefined;
+}
+
+/**
+ * The report as it must read (issue 22 §6): what changed, secrets bound for this run left out, and exit
+ * 3 (or 2) only when nothing that changes anything was sent; after a change, a refusal is a failure.
+ */
+function honest(outcome: RunOutcome, classes: readonly StepClass[], secretBindings?: Record<string, string>): ApplyOutcome {
+  let report: RunReport = outcome.report;
+  if (secretBindings) report = { ...report, bindings: Object.fromEntries(Object.entries(report.bindings).filter(([k]) => !(k in secretBindings))) };
+  const changesSent = report.steps.some((s) => (s.status === 'succeeded' && classes[s.index]?.effect !== 'read') || (s.status === 'failed' && s.changed));
+  report = { ...report, changes_sent: changesSent };
+  if (report.status === 'succeeded') return { ...outcome, report, exitCode: ExitCode.ok };
+  if (report.status === 'cancelled') return { ...outcome, report, exitCode: ExitCode.interrupted };
+  let exitCode = ((outcome.error as { exitCode?: ExitCodeValue } | undefined)?.exitCode ?? ExitCode.failed) as ExitCodeValue;
+  if (changesSent && (exitCode === ExitCode.refused || exitCode === ExitCode.invalidInput)) {
+    exitCode = ExitCode.failed;
+    if (report.error) report = { ...report, error: { ...report.error, message: `${report.error.message} (earlier steps had already changed things: this run is partly applied)` } };
+  }
+  return { ...outcome, report, exitCode };
+}
+
+/** The names one apply holds reserved, by reservation id (case-blind), released when their outcome is known. */
+class NameReservations {
+  private readonly held = new Map<string, Reservation>();
+  private readonly label: string;
+
+  constructor(
+    private readonly backend: PlanBackend,
+    plan: Plan,
+    private readonly onWait: (message: string, waitMs: number) => void,
+  ) {
+    this.label = `a run of ${plan.summary ? `"${plan.summary.slice(0, 60)}"` : 'another plan'}`;
+  }
+
+  private key(create: NamedCreate) {
+    return { provider: create.provider.name, scope: this.backend.scope ?? 'default', kind: create.kind, name: create.name };
+  }
+
+  /** Reserves every name the plan creates that is known before the run, before anything is listed or sent. */
+  async reserveAll(creates: readonly NamedCreate[]): Promise<void> {
+    const unique = new Map(creates.map((c) => [reservationId(this.key(c)), c]));
+    // One order for every process, so two plans reserving overlapping names meet on the same first one.
+    for (const id of [...unique.keys()].sort()) await this.reserve(id, unique.get(id)!);
+  }
+
+  /** Reserves a name at run time (bound from an earlier step); true when it was not reserved before. */
+  async ensure(create: NamedCreate): Promise<boolean> {
+    const id = reservationId(this.key(create));
+    if (this.held.has(id) || !this.backend.reservations) return false;
+    await this.reserve(id, create);
+    return true;
+  }
+
+  private async reserve(id: string, create: NamedCreate): Promise<void> {
+    if (!this.backend.reservations || this.held.has(id)) return;
+    this.held.set(id, await this.backend.reservations.reserve(this.key(create), this.label, this.onWait));
+  }
+
+  async release(create: NamedCreate): Promise<void> {
+    const id = reservationId(this.key(create));
+    const r = this.held.get(id);
+    this.held.delete(id);
+    await r?.release();
+  }
+
+  async releaseAll(): Promise<void> {
+    const all = [...this.held.values()];
+    this.held.clear();
+    await Promise.all(all.map((r) => r.release()));
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * The credential backend for tests: `assistant backend serve` as a real child process (so a test can
+ * kill -9 it), on a free loopback port, with a temp HOME; and admin commands through the CLI.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { BIN, childEnv, runCli, tempHome, type CliResult } from './cli.js';
+
+export interface BackendProcess {
+  url: string;
+  home: string;
+  /** --database when the server uses PostgreSQL. */
+  database?: string;
+  dataDir: string;
+  keyFile: string;
+  pid: number;
+  stderr(): string;
+  /** Sends a signal and waits for the exit. */
+  kill(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export interface StartBackendOptions {
+  home?: string;
+  database?: string;
+  env?: Record<string, string | undefined>;
+  args?: string[];
+}
+
+/** Flags naming the storage, for `backend …` admin commands of the same server. */
+export function storageArgs(b: Pick<BackendProcess, 'database'>): string[] {
+  return b.database ? ['--database', b.database] : [];
+}
+
+export async function startBackendProcess(opts: StartBackendOptions = {}): Promise<BackendProcess> {
+  const home = opts.home ?? tempHome('assistant-backend-');
+  const listen = opts.args?.includes('--listen') ? [] : ['--listen', '127.0.0.1:0'];
+  const args = ['backend', 'serve', ...listen, ...(opts.database ? ['--database', opts.database] : []), ...(opts.args ?? [])];
+  const child: ChildProcess = spawn(process.execPath, [BIN, ...args], { env: childEnv(home, opts.env), stdio: ['ignore', 'pipe', 'pipe'], cwd: home });
+  let err = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+  child.stdout!.resume();
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`backend did not start within 120 s:\n${err}`)), 120_000);
+    const onData = () => {
+      const m = /listening on (https?:\/\/\S+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        child.stderr!.off('data', onData);
+        resolve(m[1]!);
+      }
+    };
+    child.stderr!.on('data', onData);
+    void exited.then((e) => {
+      clearTimeout(timer);
+      reject(new Error(`backend exited (${e.code ?? e.signal}) before listening:\n${err}`));
+    });
+  });
+  return {
+    url,
+    home,
+    database: opts.database,
+    dataDir: join(home, '.assistant', 'backend'),
+    keyFile: join(home, '.assistant', 'backend-master.key'),
+    pid: child.pid!,
+    stderr: () => err,
+    async kill(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** `assistant backend keys create --tenant <tenant>` against the server's storage; returns the key. */
+export async function createApiKey(b: Pick<BackendProcess, 'home' | 'database'>, tenant: string, env: Record<string, string | undefined> = {}): Promise<string> {
+  const r = await runCli(['backend', 'keys', 'create', '--tenant', tenant, ...storageArgs(b)], { home: b.home, env });
+  if (r.code !== 0) throw new Error(`keys create failed (${r.code}): ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+/** A CLI run as a client of the backend: its URL and key in the environment, a HOME of its own. */
+export function asClient(b: Pick<BackendProcess, 'url'>, apiKey: string, extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  return { ASSISTANT_BACKEND_URL: b.url, ASSISTANT_BACKEND_API_KEY: apiKey, ...extra };
+}
+
+export type { CliResult };

@@ -1,0 +1,170 @@
+/**
+ * A real PostgreSQL server (Debian's `postgresql` package) for tests and benchmarks: its own cluster in
+ * a temporary directory on a free loopback port, trust authentication for 127.0.0.1, stopped and
+ * removed afterwards. As root (CI, this machine) the server runs as the `postgres` user, since
+ * PostgreSQL refuses to run as root (test-servers.md).
+ *
+ * Tests that need it and do not find it print one `SKIP` line and pass (`withPostgres`); `.ci/run`
+ * installs the package, so this is a safety net, not a way to skip.
+ *
+ * The server is started by a shell that holds it while its stdin is open: if the test process dies
+ * (even kill -9 on a timeout), the pipe closes and the shell stops the cluster instead of leaving it
+ * running.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+
+export interface RunningPostgres {
+  host: string;
+  port: number;
+  /** Server major version (e.g. 15). */
+  version: number;
+  /** `postgres://postgres@127.0.0.1:<port>/<database>` (trust authentication, no password). */
+  url(database?: string): string;
+  /** Creates a database and returns its URL. */
+  createDatabase(name: string): Promise<string>;
+  /** Runs SQL through psql; returns its unaligned, tuples-only output. */
+  psql(sql: string, database?: string): string;
+  /** pg_dump of a database (plain SQL text), as an operator would back it up. */
+  dump(database: string): string;
+  stop(): Promise<void>;
+}
+
+/** The newest installed server's bin directory, or undefined. */
+export function postgresBinDir(): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')) && existsSync(join(root, v, 'bin', 'pg_ctl')))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions.length ? join(root, versions[0]!, 'bin') : undefined;
+}
+
+const isRoot = () => process.getuid?.() === 0;
+
+/** Why a real PostgreSQL cannot run here, or undefined when it can. */
+export function postgresMissing(): string | undefined {
+  if (!postgresBinDir()) return 'PostgreSQL server binaries not found under /usr/lib/postgresql (apt-get install postgresql; .ci/run does)';
+  if (isRoot()) {
+    if (spawnSync('id', ['-u', 'postgres'], { stdio: 'ignore' }).status !== 0) return 'running as root and there is no "postgres" user to run the server as';
+    if (spawnSync('sh', ['-c', 'command -v runuser'], { stdio: 'ignore' }).status !== 0) return 'running as root without runuser';
+  }
+  return undefined;
+}
+
+/** Runs `fn` with a fresh server, or prints `SKIP <name>: <why>` and returns when there is none. */
+export async function withPostgres(name: string, fn: (pg: RunningPostgres) => Promise<void>): Promise<void> {
+  const missing = postgresMissing();
+  if (missing) {
+    console.log(`SKIP ${name}: ${missing}`);
+    return;
+  }
+  const pg = await startPostgres();
+  try {
+    await fn(pg);
+  } finally {
+    await pg.stop();
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** `cmd args…` as the server's user: through runuser when we are root. */
+function asServerUser(bin: string, args: string[]): [string, string[]] {
+  return isRoot() ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
+}
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+export interface StartPostgresOptions {
+  /** Extra server settings (`-c name=value`), e.g. { fsync: 'off' }. */
+  settings?: Record<string, string>;
+}
+
+export async function startPostgres(opts: StartPostgresOptions = {}): Promise<RunningPostgres> {
+  const missing = postgresMissing();
+  if (missing) throw new Error(`cannot start PostgreSQL: ${missing}`);
+  const bin = postgresBinDir()!;
+  const version = Number(bin.split('/').at(-2));
+  const dir = mkdtempSync(join(tmpdir(), 'assistant-pg-'));
+  const data = join(dir, 'data');
+  if (isRoot()) {
+    const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim());
+    const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim());
+    chownSync(dir, uid, gid);
+  }
+  const [initCmd, initArgs] = asServerUser(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync']);
+  const init = spawnSync(initCmd, initArgs, { encoding: 'utf8', cwd: dir });
+  if (init.status !== 0) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`initdb failed (${init.status}):\n${init.stdout}\n${init.stderr}`);
+  }
+  const port = await freePort();
+  const settings = { listen_addresses: '127.0.0.1', unix_socket_directories: dir, ...opts.settings };
+  const serverOpts = [`-p ${port}`, ...Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`)].join(' ');
+  const [ctlCmd, ctlPre] = asServerUser(join(bin, 'pg_ctl'), []);
+  const ctl = [ctlCmd, ...ctlPre].map(shellQuote).join(' ');
+  const script =
+    `${ctl} -D ${shellQuote(data)} -o ${shellQuote(serverOpts)} -l ${shellQuote(join(dir, 'log'))} -w -t 120 start >/dev/null || exit 1; ` +
+    `echo READY; cat >/dev/null; ${ctl} -D ${shellQuote(data)} -m fast -w stop >/dev/null`;
+  const child: ChildProcess = spawn('sh', ['-c', script], { stdio: ['pipe', 'pipe', 'pipe'], cwd: dir });
+  let output = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      if (d.includes('READY')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`PostgreSQL did not start (exit ${code}):\n${output}\n${spawnSync('cat', [join(dir, 'log')], { encoding: 'utf8' }).stdout}`)));
+  }).catch(async (err) => {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  });
+  const url = (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`;
+  const psql = (sql: string, database = 'postgres'): string => {
+    const r = spawnSync(join(bin, 'psql'), ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-d', url(database), '-c', sql], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`psql failed: ${r.stderr}`);
+    return r.stdout;
+  };
+  let stopped: Promise<void> | undefined;
+  return {
+    host: '127.0.0.1',
+    port,
+    version,
+    url,
+    async createDatabase(name) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`createDatabase: use a plain lower-case name (got "${name}")`);
+      psql(`CREATE DATABASE ${name}`);
+      return url(name);
+    },
+    psql,
+    dump(database) {
+      const r = spawnSync(join(bin, 'pg_dump'), ['-d', url(database), '--no-owner'], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+      if (r.status !== 0) throw new Error(`pg_dump failed: ${r.stderr}`);
+      return r.stdout;
+    },
+    stop: () =>
+      (stopped ??= (async () => {
+        child.stdin!.end();
+        await exited;
+        rmSync(dir, { recursive: true, force: true });
+      })()),
+  };
+}
+
+/** Who runs the server, for messages. */
+export function postgresUser(): string {
+  return isRoot() ? 'postgres' : userInfo().username;
+}
