@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { Config } from '../schemas/config.js';
 import { loadConfig } from '../engine/config/load.js';
 import { predefinedBindings, resolveRateLimit } from '../engine/config/credentials.js';
@@ -6,7 +5,8 @@ import { fileReservations, redisReservations, type ReservationStore } from '../e
 import type { ConnectOptions, ProviderClient, RunObserver } from '../engine/provider.js';
 import { PROVIDERS } from '../engine/providers.js';
 import { redactText } from '../engine/redact.js';
-import { UsageError } from '../engine/errors.js';
+import { openSandbox } from '../engine/sandbox/sandbox.js';
+import { OperationError, UsageError } from '../engine/errors.js';
 import type { PlanBackend, RunContext } from '../machines/run-plan.js';
 import { warn, type CommandContext } from './context.js';
 import { createRunObserver } from './progress.js';
@@ -53,7 +53,6 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
   const signal = opts.overallDeadline === false ? ctx.interrupt : ctx.signal;
   const observer = createRunObserver(ctx.io, { debug });
 
-  let closeEmulator: (() => Promise<void>) | undefined;
   const predefined = predefinedBindings(config, ctx.env);
   if (opts.filesDir) predefined.FILES = opts.filesDir;
 
@@ -78,23 +77,18 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     signal,
     backendOnly: opts.backendOnly,
   };
-  const sandboxOverride = async (): Promise<ConnectOptions['override']> => {
-    const { startEmulator } = await import('../emulator/index.js');
-    // In process, without a socket: the sandbox starts with nothing a read does not need (issue 25).
-    const sandbox = join(ctx.home, '.assistant', 'sandbox');
-    const emulator = await startEmulator({ stateFile: join(sandbox, 'state.json'), seed: 'demo', listen: false });
-    closeEmulator = () => emulator.close();
-    return { baseUrl: emulator.url, credentials: { clientId: emulator.clientId, clientSecret: emulator.clientSecret }, fetch: emulator.fetch, tokenCacheDir: join(sandbox, 'tokens') };
-  };
+  // The providers the sandbox stands in for (gpucloud, and ssh to its clusters' head nodes) connect to
+  // its stand-ins; every other provider reaches its real endpoint (engine/sandbox/sandbox.ts).
+  const sandbox = ctx.globals.sandbox ? openSandbox(ctx.home) : undefined;
   const clients = new Map<string, Promise<ProviderClient<unknown>>>();
   const connect = (name: string): Promise<ProviderClient<unknown>> => {
     let client = clients.get(name);
     if (!client) {
       if (!PROVIDERS.names().includes(name)) throw new UsageError(`unknown provider "${name}" (known: ${PROVIDERS.names().join(', ')})`);
-      // The sandbox stands in for gpucloud only; other providers always reach their real endpoints.
       client = (async () => {
+        // The provider's module loads on its first connection (engine/providers.ts).
         const provider = (await PROVIDERS.load([name])).provider(name)!;
-        return provider.connect({ ...connectOptions, override: ctx.globals.sandbox && name === 'gpucloud' ? await sandboxOverride() : undefined });
+        return sandbox?.standsInFor(name, provider) ? sandbox.connect(name, provider, connectOptions) : provider.connect(connectOptions);
       })();
       clients.set(name, client);
     }
@@ -119,7 +113,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     close: async () => {
       await Promise.all([...clients.values()].map(async (c) => (await c.catch(() => undefined))?.close?.()));
       await reservations.close?.();
-      await closeEmulator?.();
+      await sandbox?.close();
     },
   };
 }

@@ -5,6 +5,7 @@
  * built-in provider, renders it from the results without a model). Conversation history is kept per
  * AI provider profile and gpucloud project (engine/ai/history.ts).
  */
+import type { AnswerCapability, RoutingCapability } from '../engine/capabilities.js';
 import type { Config } from '../schemas/config.js';
 import type { Plan } from '../schemas/plan.js';
 import { InvalidInputError, type AssistantErrorOptions } from '../engine/errors.js';
@@ -132,19 +133,45 @@ export async function routeAnswerable(question: string, flags: string[] | undefi
  * answer exactly declines — the answer says so and how to get one — rather than showing another list.
  */
 export async function answerWithoutModel(question: string, route: RouteDecision, results: readonly ContextResult[]): Promise<string> {
+  const iac = results.filter((r) => r.kind === 'terraform');
+  // Providers sharing a joint answerer (gpucloud and cloud_a) are answered once, with all their results.
+  const groups = new Map<string, { answer: AnswerCapability; providers: string[]; results: ContextResult[] }>();
   const parts: string[] = [];
-  const answerers = new Map((await providersWith('answer')).map((p) => [p.name, p]));
+  // Capabilities only (light modules): the answerers, and the routing words of the providers asked about.
+  const answerers = new Map((await providersWith('answer')).map((p) => [p.name, p.capabilities.answer]));
+  const routingOf = new Map((await providerRoutings()).map((r) => [r.provider, r.routing]));
   for (const name of route.providers) {
     // Its own results: those of the verbs it owns (the manifest knows, without loading the provider).
     const own = results.filter((r) => PROVIDERS.ownerOf(r.args[0] ?? '') === name);
-    const answer = answerers.get(name)?.capabilities.answer.answer(question, own, { kinds: route.kinds, defaulted: route.defaulted });
+    const answer = answerers.get(name);
+    if (!answer) {
+      parts.push(`${name}: the built-in answers cannot answer about it (${own.length} read(s)); configure an AI provider (ai: in ~/.assistant.yaml, see the README) or ask with --ai-profile <name>`);
+      continue;
+    }
+    const key = answer.joint ?? name;
+    const group = groups.get(key) ?? { answer, providers: [], results: [] };
+    group.providers.push(name);
+    group.results.push(...own);
+    groups.set(key, group);
+  }
+  for (const [, group] of groups) {
+    const others = route.providers.filter((p) => !group.providers.includes(p));
+    const knownWords = others.flatMap((p) => routingWords(routingOf.get(p)));
+    const text = group.answer.answer(question, group.results, { kinds: route.kinds, defaulted: route.defaulted, route, knownWords, answeredElsewhere: others.length > 0 || iac.length > 0 });
     parts.push(
-      answer ??
-        `${name}: the built-in answerer cannot answer this exactly from what it read (${own.length} read(s)); configure an AI provider (ai: in ~/.assistant.yaml, see the README) or ask with --ai-profile <name>`,
+      text ??
+        `${group.providers.join(' and ')}: the built-in answerer cannot answer this exactly from what it read (${group.results.length} read(s)); configure an AI provider (ai: in ~/.assistant.yaml, see the README) or ask with --ai-profile <name>`,
     );
   }
-  for (const r of results) if (r.kind === 'terraform') parts.push(renderIac(r.data as IacContext));
+  for (const r of iac) parts.push(renderIac(r.data as IacContext));
   return parts.join('\n') || 'Nothing to report.';
+}
+
+/** The single words of a provider's routing words (understood by another provider's answers). */
+function routingWords(routing: RoutingCapability | undefined): string[] {
+  if (!routing) return [];
+  const all = [...routing.names, ...routing.specific, ...(routing.generic ?? [])].map((w) => (typeof w === 'string' ? w : w.term));
+  return all.flatMap((w) => w.toLowerCase().split(/[\s_-]+/)).filter(Boolean);
 }
 
 export async function askQuestion(o: AskOptions): Promise<AskResult> {

@@ -4,8 +4,7 @@
  * child): the project/subscription and JSON output the providers add, produces, a plan spanning both,
  * the gate (every destructive form refused, nothing run), --destroyer, the dry run and the CLI failures.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
@@ -20,9 +19,10 @@ import { spawn } from 'node:child_process';
 import { BIN, childEnv, runCli, tempHome } from './support/cli.js';
 import { planFile } from './support/moto.js';
 import { standIn } from './support/standin.js';
+import { tempDir } from './support/temp.js';
 
 function config(): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'cloud-bc-cfg-')), 'config.yaml');
+  const file = join(tempDir('cloud-bc-cfg-'), 'config.yaml');
   writeFileSync(file, 'infra:\n  cloud_b:\n    project_id: my-proj\n  cloud_c:\n    subscription_id: sub-123\n', { mode: 0o600 });
   return file;
 }
@@ -275,7 +275,7 @@ test('a gcloud and az plan applies through the stand-ins: project, subscription 
 test('every destructive and every refused gcloud and az form is refused with exit 3 and the stand-ins are never called; --destroyer runs the destructive ones', async () => {
   const gcloud = standIn('gcloud');
   const az = standIn('az', [], { dir: gcloud.dir });
-  const files = mkdtempSync(join(tmpdir(), 'cloud-bc-files-'));
+  const files = tempDir('cloud-bc-files-');
   const destructive = [...Object.values(GCLOUD_DESTRUCTIVE).flat().map((a) => ['gcloud', ...a]), ...Object.values(AZ_DESTRUCTIVE).flat().map((a) => ['az', ...a])];
   const refused = [...GCLOUD_REFUSED.map((a) => ['gcloud', ...a]), ...AZ_REFUSED.map((a) => ['az', ...a])];
   const forms = [...destructive, ...refused];

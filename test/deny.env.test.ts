@@ -66,6 +66,15 @@ test('the deny list wins over an allow rule, and withoutSecrets keeps everything
   assert.not.ok('GPUCLOUD_CLIENT_SECRET' in user);
 });
 
+test('a program of the user session (agent, box agent, onboarding probe) keeps HOME and gets exactly the secrets granted to it, never ours', () => {
+  const env = childEnvironment({ ...USER_ENV, NOTES_INTEGRATION_TOKEN: 'n-1', VPS_A_API_TOKEN: 'v-1' }, { session: true, grant: ['OPENAI_API_KEY', 'GPUCLOUD_CLIENT_SECRET'] });
+  assert.is(env.HOME, '/home/user');
+  assert.is(env.OPENAI_API_KEY, 'sk-1', 'the agent gets its own key');
+  for (const name of ['GPUCLOUD_CLIENT_SECRET', 'GPUCLOUD_CLIENT_ID', 'ASSISTANT_REDIS_URL', 'ANTHROPIC_API_KEY', 'GITHUB_TOKEN', 'GH_TOKEN', 'NOTES_INTEGRATION_TOKEN', 'VPS_A_API_TOKEN', 'AWS_ACCESS_KEY_ID', 'LD_PRELOAD', 'PYTHONPATH']) {
+    assert.not.ok(name in env, name);
+  }
+});
+
 test('a scratch directory is 0700 and private; one left by a process killed with -9 is removed by the next step', async () => {
   const first = makeScratch();
   assert.is(statSync(first.dir).mode & 0o777, 0o700);

@@ -2,9 +2,8 @@
  * `ssh-exec`: the destructive-command rules behind the destroyer gate, shell-quoted placeholders, a
  * failing command, and two runs merging kubeconfigs at once (the merge lock).
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import lockfile from 'proper-lockfile';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -14,6 +13,7 @@ import { validatePlan } from '../engine/plan/validate.js';
 import { sshExec } from '../engine/ssh/verbs/exec.js';
 import { runCli, tempHome } from './support/cli.js';
 import { headNodeKubeconfig, startSshServer } from './support/ssh-server.js';
+import { tempDir } from './support/temp.js';
 
 // Every provider, loaded: these tests validate plans of any provider synchronously.
 const PROVIDERS = await allProviders();
@@ -65,7 +65,7 @@ test('a produced value is substituted shell-quoted: it can never become a second
 });
 
 test('a command that exits non-zero fails the step with remote_command_failed and its stderr', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'assistant-ssh-'));
+  const dir = tempDir('assistant-ssh-');
   const srv = await startSshServer(dir, { exec: () => ({ stderr: 'E: Unable to locate package kubeadm\n', code: 100 }) });
   const home = tempHome();
   writeFileSync(join(home, '.assistant.yaml'), `gpucloud:\n  ssh_key_path: ${srv.clientKeyPath}\n  ssh_port: ${srv.port}\n`, { mode: 0o600 });
@@ -82,7 +82,7 @@ test('a command that exits non-zero fails the step with remote_command_failed an
 });
 
 test('four runs merging different contexts into one kubeconfig at once keep all four', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'assistant-ssh-'));
+  const dir = tempDir('assistant-ssh-');
   const srv = await startSshServer(dir, { files: { '/root/.kube/config': headNodeKubeconfig() } });
   const home = tempHome();
   writeFileSync(join(home, '.assistant.yaml'), `gpucloud:\n  ssh_key_path: ${srv.clientKeyPath}\n  ssh_port: ${srv.port}\n`, { mode: 0o600 });
@@ -102,7 +102,7 @@ test('four runs merging different contexts into one kubeconfig at once keep all 
 });
 
 test('the merge waits for the kubeconfig lock held by another process and then writes', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'assistant-ssh-'));
+  const dir = tempDir('assistant-ssh-');
   const srv = await startSshServer(dir, { files: { '/root/.kube/config': headNodeKubeconfig() } });
   const home = tempHome();
   writeFileSync(join(home, '.assistant.yaml'), `gpucloud:\n  ssh_key_path: ${srv.clientKeyPath}\n  ssh_port: ${srv.port}\n`, { mode: 0o600 });

@@ -5,6 +5,7 @@
  */
 import type { ProviderCapabilities } from '../capabilities.js';
 import { cliCapabilities } from '../cli/capabilities.js';
+import { PLANNER_ANSWER } from '../planner/answer.js';
 import { cloudAMaker } from './maker.js';
 import { AWS_CATALOGUE } from './reads.js';
 
@@ -19,5 +20,7 @@ export const cloudACapabilities: ProviderCapabilities = {
     routeByResourceWords: true,
     keywords: (config) => config.cloud_a?.service_keywords,
   }),
+  // Answered with gpucloud's by one parser (a question about both is understood as a whole).
+  answer: PLANNER_ANSWER,
   maker: cloudAMaker,
 };

@@ -56,8 +56,43 @@ export const DENIED_ENV: readonly RegExp[] = [
   /_API_KEY$/,
   /^(GITHUB|GH|GH_ENTERPRISE|GITHUB_ENTERPRISE|REPOHOST|GITLAB|GL|BITBUCKET)_TOKEN$/,
   /^GITHUB_PAT/,
+  // The integrations' tokens (APPPLATFORM_API_TOKEN, ERRTRACKER_AUTH_TOKEN, NOTES_INTEGRATION_TOKEN, …).
+  /_(API|AUTH|INTEGRATION)_TOKEN$/,
   // A bedrock API key is an AI key even though it sits among the AWS variables.
   /^AWS_BEARER_TOKEN_/,
+];
+
+/** Ours alone: not even a caller's explicit grant passes these to a child. */
+const OWN_SECRETS = /^(GPUCLOUD_|ASSISTANT_)/;
+
+/**
+ * What a program started in the user's own session needs besides BASE_ENV (an ACP agent, a box's
+ * agent, onboarding's version probes and installers): who and where the user is, temp and config
+ * directories, version-manager shims. Plan steps never get these: they run in a scratch HOME.
+ */
+export const SESSION_ENV: readonly EnvRule[] = [
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'TMPDIR',
+  'TEMP',
+  'TMP',
+  'COLORTERM',
+  'NO_COLOR',
+  'NODE_EXTRA_CA_CERTS',
+  /^XDG_[A-Z_]+$/,
+  'WINDIR',
+  'ComSpec',
+  'APPDATA',
+  'LOCALAPPDATA',
+  'USERPROFILE',
+  'PROGRAMDATA',
+  'ProgramFiles',
+  'ProgramFiles(x86)',
+  'NVM_DIR',
+  'VOLTA_HOME',
+  /^(PYENV|ASDF|MISE)_/,
 ];
 
 export function isDeniedEnv(name: string): boolean {
@@ -71,20 +106,35 @@ function allowed(name: string, rules: readonly EnvRule[]): boolean {
 export interface ChildEnvOptions {
   /** The child's own variables (its provider's credentials and settings), on top of BASE_ENV. */
   allow?: readonly EnvRule[];
+  /**
+   * Exact names the child is meant to have although they look like secrets (an agent's own AI key,
+   * `gh`'s GH_TOKEN): a deliberate choice of the caller, never a pattern. GPUCLOUD_* and ASSISTANT_*
+   * are never granted.
+   */
+  grant?: readonly string[];
+  /** A program of the user's own session (SESSION_ENV, the real HOME), not a plan step. */
+  session?: boolean;
   /** Set explicitly after the allowlist (HOME of a scratch directory, the CLI's config file variables). */
   set?: Record<string, string>;
 }
 
 /**
  * The environment for a child: BASE_ENV and `allow` taken from `from` (minus DENIED_ENV), then `set`.
- * HOME is never inherited: a child that needs one gets it through `set` (a scratch directory), so no
- * dotfile of the user (aliases, plugins, credentials of other tools) is read by accident.
+ * A plan step's child never inherits HOME: it gets one through `set` (a scratch directory), so no
+ * dotfile of the user (aliases, plugins, credentials of other tools) is read by accident; a program of
+ * the user's own session (`session: true`) keeps it.
  */
 export function childEnvironment(from: Record<string, string | undefined>, opts: ChildEnvOptions = {}): Record<string, string> {
-  const rules = [...BASE_ENV, ...(opts.allow ?? [])];
+  const rules = [...BASE_ENV, ...(opts.session ? SESSION_ENV : []), ...(opts.allow ?? [])];
+  const granted = new Set(opts.grant ?? []);
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(from)) {
-    if (value === undefined || name === 'HOME' || name === 'USERPROFILE') continue;
+    if (value === undefined || OWN_SECRETS.test(name)) continue;
+    if (granted.has(name)) {
+      out[name] = value;
+      continue;
+    }
+    if (!opts.session && (name === 'HOME' || name === 'USERPROFILE')) continue;
     if (isDeniedEnv(name) || !allowed(name, rules)) continue;
     out[name] = value;
   }
