@@ -44,8 +44,8 @@ const NOT_ON_A_GPUCLOUD_READ: [RegExp, string][] = [
   [/\/node_modules\/(openai|@anthropic-ai|@aws-sdk|google-auth-library)\//, 'an AI SDK (only when a model is called)'],
   [/\/node_modules\/@modelcontextprotocol\//, 'the MCP SDK (`assistant mcp` only)'],
   // ai/kinds.js is the table of AI flags `ask` registers; the rest of ai/ is the question flow.
-  // planner/answer.js is gpucloud's own `answer` capability (one module over the catalogue it already loads).
-  [/\/dist\/engine\/(ai\/(?!kinds\.js)|planner\/(?!answer\.js)|reports\/|iac\/|routing\/route\.js)/, 'the question flow (ask without --apply)'],
+  // planner/answer-capability.js only names the built-in answerer; its parser (planner/answer.js) loads on the first answer.
+  [/\/dist\/engine\/(ai\/(?!kinds\.js)|planner\/(?!answer-capability\.js)|reports\/|iac\/|routing\/route\.js)/, 'the question flow (ask without --apply)'],
   [/\/node_modules\/zod\//, 'zod (plans that plainly fit the schema are checked without it: engine/plan/shape.ts)'],
   [/\/node_modules\/yaml\//, 'yaml (only for a config file or -o yaml)'],
   [/\/node_modules\/(ofetch|node-fetch-native)\//, 'ofetch (Node\'s fetch is used)'],

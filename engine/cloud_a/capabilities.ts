@@ -5,7 +5,7 @@
  */
 import type { ProviderCapabilities } from '../capabilities.js';
 import { cliCapabilities } from '../cli/capabilities.js';
-import { PLANNER_ANSWER } from '../planner/answer.js';
+import { PLANNER_ANSWER_ON_USE } from '../planner/answer-capability.js';
 import { cloudAMaker } from './maker.js';
 import { AWS_CATALOGUE } from './reads.js';
 
@@ -21,6 +21,6 @@ export const cloudACapabilities: ProviderCapabilities = {
     keywords: (config) => config.cloud_a?.service_keywords,
   }),
   // Answered with gpucloud's by one parser (a question about both is understood as a whole).
-  answer: PLANNER_ANSWER,
+  answer: PLANNER_ANSWER_ON_USE,
   maker: cloudAMaker,
 };

@@ -11,7 +11,8 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ConnectOptions, Provider, ProviderClient } from '../provider.js';
 import type { SshSettings } from '../ssh/remote.js';
-import { startHeadNode, type HeadNode } from './head-node.js';
+// ssh2's server: loaded when a sandbox step first reaches a head node, never for a gpucloud read.
+import type { HeadNode } from './head-node.js';
 
 /** Where the sandbox keeps its state, under the home directory. */
 export const sandboxDir = (home: string) => join(home, '.assistant', 'sandbox');
@@ -44,7 +45,7 @@ export function openSandbox(home: string): Sandbox {
     },
     ssh: async (provider, options) => {
       const real = (await provider.connect(options)) as ProviderClient<SshSettings>;
-      headNode ??= startHeadNode(join(dir, 'ssh')).then((node) => {
+      headNode ??= import('./head-node.js').then(({ startHeadNode }) => startHeadNode(join(dir, 'ssh'))).then((node) => {
         closers.push(() => node.close());
         return node;
       });
