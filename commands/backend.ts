@@ -156,7 +156,8 @@ async function serve(ctx: CommandContext, o: ServeFlags): Promise<number> {
   const why = await new Promise<string>((resolve) => {
     ctx.signal.addEventListener('abort', () => resolve('interrupt'), { once: true });
     onTerm = () => resolve('SIGTERM');
-    process.once('SIGTERM', onTerm);
+    // `on`, not `once` (removed below): signal-exit, loaded later by a lock, re-kills when it is the only listener left.
+    process.on('SIGTERM', onTerm);
   });
   process.off('SIGTERM', onTerm);
   ctx.io.stderr.write(`backend: stopping (${why}): finishing requests in flight\n`);
