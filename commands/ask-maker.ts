@@ -6,7 +6,9 @@
 import { makePlan } from '../engine/ai/maker.js';
 import { cloudAMakerPrompt } from '../engine/ai/maker-prompt.js';
 import type { AiProvider } from '../engine/ai/provider.js';
-import { UsageError } from '../engine/errors.js';
+import { OperationError, UsageError } from '../engine/errors.js';
+import { addAutostop, type ExistingScript } from '../engine/autostop/add-to-plan.js';
+import type { AutostopPolicy } from '../engine/autostop/policy.js';
 import { cloudANeeds, instanceLookupPlan, instancesOf, planCloudA, type CloudAInstance } from '../engine/planner/cloud_a.js';
 import { routeQuestion } from '../engine/routing/route.js';
 import { ProviderNotIntegratedError } from '../machines/ask.js';
@@ -43,6 +45,31 @@ export interface AiFlags {
 }
 
 export async function makePlanFromQuestion(
+  ctx: CommandContext,
+  session: Session,
+  question: string,
+  opts: { destroyer: boolean; onPhase?: (text: string) => void; providerFlags?: string[]; autostop?: AutostopPolicy } & AiFlags,
+): Promise<Plan> {
+  const plan = await makeOnePlan(ctx, session, question, opts);
+  return opts.autostop ? withAutostop(session, plan, opts.autostop, opts.destroyer) : plan;
+}
+
+/**
+ * `--autostop`: the watcher added to every instance the plan creates (engine/autostop/add-to-plan.ts),
+ * reusing the account's watcher script when it has this one; the result is validated like any plan.
+ */
+async function withAutostop(session: Session, plan: Plan, policy: AutostopPolicy, destroyer: boolean): Promise<Plan> {
+  if (plan.provider !== 'gpucloud' && !(Array.isArray(plan.provider) && plan.provider.includes('gpucloud'))) {
+    throw new UsageError('--autostop is for gpucloud instances', { hint: 'ask for a gpucloud instance, or leave --autostop out' });
+  }
+  const [scripts] = await readPlan(session, listPlan(findKind('scripts')!));
+  const out = addAutostop(plan, policy, Array.isArray(scripts) ? (scripts as ExistingScript[]) : []);
+  const v = validatePlan(out, { providers: session.providers, destroyer, predefined: Object.keys(session.predefined) });
+  if (!v.ok) throw new OperationError('internal', `the plan with auto-stop added is invalid: ${v.problems.map((p) => p.message).join('; ')}`);
+  return out;
+}
+
+async function makeOnePlan(
   ctx: CommandContext,
   session: Session,
   question: string,

@@ -5,6 +5,7 @@ import { kindAtPath } from '../catalogue.js';
 import { createDedupeFor } from '../dedupe.js';
 import { canonicalPath, destructiveReasons, show } from '../destroyer.js';
 import type { GpuCloudClient } from '../types.js';
+import { checkAutostop } from '../../autostop/plan-check.js';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -59,6 +60,9 @@ export const gpucloudApi: StepVerb<GpuCloudClient> = {
   describe(args) {
     return `${(args[1] ?? '').toUpperCase()} ${args[2] ?? ''}`;
   },
+
+  // Idle auto-stop of an instance create: its startup script installs the watcher (engine/autostop/).
+  checkAutostop,
 
   detail(args) {
     if (args[3] === undefined) return undefined;
