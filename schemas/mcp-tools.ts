@@ -117,3 +117,24 @@ export const CredentialsTestOutput = {
   source: z.string(),
   balance: z.unknown().optional(),
 };
+
+// ---- idle auto-stop (issue 31 §2): what the check would do, never an action ------------------------
+export const AutostopStatusInput = {};
+export const AutostopStatusOutput = {
+  checked_at: z.string(),
+  allow_delete: z.boolean(),
+  instances: z.array(
+    z.object({
+      id: z.string(),
+      hostname: z.string(),
+      status: z.string(),
+      ip: z.string().nullable(),
+      policy: z.object({ idle_minutes: z.number(), action: z.enum(['shutdown', 'delete']) }).nullable(),
+      idle_minutes: z.number().nullable(),
+      last_activity: z.string().nullable(),
+      activity: z.string().nullable(),
+      decision: z.string(),
+      detail: z.string(),
+    }),
+  ),
+};
