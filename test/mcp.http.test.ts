@@ -69,10 +69,11 @@ test('the newer protocol versions the SDK knows are negotiated too', async () =>
   }
 });
 
-test('tools/list offers the eight tools with input and output schemas and honest annotations', async () => {
+test('tools/list offers the nine tools with input and output schemas and honest annotations', async () => {
   const { tools } = await ctx.client.listTools();
   const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
   assert.equal(Object.keys(byName).sort(), [
+    'assistant_autostop_status',
     'assistant_cost_summary',
     'assistant_credentials_test',
     'assistant_gpucloud_ask',
