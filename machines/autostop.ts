@@ -146,7 +146,7 @@ async function readIdleRecord(backend: AutostopBackend, ip: string, timeoutS: nu
     if (signal.aborted) throw err; // the command's deadline or Ctrl-C: the check ends, it does not decide
     if (err instanceof InvalidInputError) throw err; // no usable SSH key (gpucloud.ssh_key_path): no read can work
     if (!(err instanceof AssistantError)) return { unknown: `reading it failed: ${err instanceof Error ? err.message : String(err)}` };
-    if (err.code === 'ssh_unreachable') return { unreachable: `unreachable over SSH (${err.message.replace(/^connecting to [^:]+: /, '')})` };
+    if (err.code === 'ssh_unreachable') return { unreachable: `unreachable over SSH: ${err.message.replace(/^connecting to [^:]+: /, '')}` };
     if (err.code === 'remote_command_failed' && /No such file/i.test(err.message)) return { unknown: 'no record on the instance yet (the watcher has not run: still booting, or its install failed)' };
     return { unknown: `${err.code}: ${err.message}` };
   }
