@@ -9,7 +9,7 @@ import { watcherScript } from '../engine/autostop/watcher.js';
 import { palette } from '../engine/render/color.js';
 import { renderRecord } from '../engine/render/records.js';
 import { runAutostopCheck } from '../machines/autostop.js';
-import type { CommandContext } from './context.js';
+import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { createPhaseSpinner } from './progress.js';
 import { withSession } from './session.js';
@@ -56,6 +56,7 @@ async function check(ctx: CommandContext, dryRun: boolean): Promise<number> {
       // A terminal gets its width (DETAIL goes first); a log file or pipe gets every column.
       ctx.io.stdout.write(renderCheckTable(result.instances, ctx.io.stdoutIsTTY ? ctx.io.columns : Math.max(ctx.io.columns, 240), palette(Boolean(ctx.io.stdoutColor))));
       ctx.io.stderr.write(summaryLine(result.instances, dryRun) + '\n');
+      if (result.timed_out) warn(ctx, 'the check ran out of time before every instance was done (see the rows marked "not finished"); give it longer with --timeout');
       if (result.exit_code === ExitCode.refused) ctx.io.stderr.write('hint: to let the check delete, set autostop.allow_delete: true in this config (README "Idle auto-stop")\n');
     } else {
       ctx.io.stdout.write(renderRecord(result, ctx.globals.output));

@@ -42,6 +42,8 @@ export interface CheckResult {
   dry_run: boolean;
   allow_delete: boolean;
   instances: AutostopRow[];
+  /** The command's deadline ended the check before every instance was done (those rows say so). */
+  timed_out: boolean;
   /** 0 all decided; 1 an instance could not be read or an action failed; 3 a delete was refused. */
   exit_code: 0 | 1 | 3;
 }
@@ -73,26 +75,38 @@ export async function runAutostopCheck(backend: AutostopBackend, opts: CheckOpti
     const enrolled = await findEnrolled(backend, signal, opts.onProgress);
     const sent = new SentActions(opts.home);
     const sshTimeoutS = backend.config.autostop?.ssh_timeout_seconds ?? DEFAULT_SSH_TIMEOUT_S;
+    // Each instance is decided and acted on as soon as its record is read, so one that does not answer
+    // cannot hold up another's stop; when the deadline ends the check, what was not done yet says so.
     const rows = await mapLimited(enrolled, SSH_CONCURRENCY, async (inst): Promise<AutostopRow> => {
       const base = { id: inst.id, hostname: inst.hostname, status: inst.status, ip: inst.ip, policy: inst.policy ?? null };
       const empty = { ...base, idle_minutes: null, last_activity: null, activity: null };
       if (!inst.policy) return { ...empty, decision: 'unknown', detail: `its startup script: ${inst.problem}; nothing done` };
       if (inst.status !== 'running') return { ...empty, decision: 'stopped', detail: `status ${inst.status}; nothing to do` };
       if (!inst.ip) return { ...empty, decision: 'unknown', detail: 'running without an IP address yet; nothing done' };
+      if (timedOut(signal)) return { ...empty, decision: 'unknown', detail: `not read: ${deadlineText(signal)}; nothing done` };
       opts.onProgress?.(`reading the idle record of ${inst.hostname} (${inst.ip})`);
-      const read = await readIdleRecord(backend, inst.ip, sshTimeoutS, signal);
-      return decide({ base, policy: inst.policy, read, now: now(), allowDelete, dryRun, sent: sent.get(inst.id) });
+      let row: AutostopRow;
+      try {
+        row = decide({ base, policy: inst.policy, read: await readIdleRecord(backend, inst.ip, sshTimeoutS, signal), now: now(), allowDelete, dryRun, sent: sent.get(inst.id) });
+        if (row.decision === 'shutdown' || row.decision === 'delete') {
+          lock?.assertHeld();
+          await act(backend, opts, row, sent, now, signal);
+        }
+      } catch (err) {
+        if (!timedOut(signal)) throw err; // Ctrl-C (exit 130) or a real failure ends the check
+        return { ...empty, decision: 'unknown', detail: `not finished: ${deadlineText(signal)}; nothing done` };
+      }
+      return row;
     });
-    for (const row of rows) {
-      if (row.decision !== 'shutdown' && row.decision !== 'delete') continue;
-      lock?.assertHeld();
-      await act(backend, opts, row, sent, now, signal);
-    }
-    return { checked_at: new Date(now()).toISOString(), dry_run: dryRun, allow_delete: allowDelete, instances: rows, exit_code: checkExitCode(rows) };
+    return { checked_at: new Date(now()).toISOString(), dry_run: dryRun, allow_delete: allowDelete, instances: rows, timed_out: timedOut(signal), exit_code: checkExitCode(rows) };
   } finally {
     await lock?.release();
   }
 }
+
+/** The deadline ended by its timeout (not Ctrl-C): the check still reports what it did. */
+const timedOut = (signal: AbortSignal) => signal.aborted && signal.reason instanceof AssistantError && signal.reason.code === 'timeout';
+const deadlineText = (signal: AbortSignal) => (signal.reason instanceof Error ? signal.reason.message.split(':')[0]! : 'the deadline ended');
 
 /** Instances whose startup script (the account's copy) records an auto-stop policy. */
 async function findEnrolled(backend: AutostopBackend, signal: AbortSignal, onProgress?: (text: string) => void): Promise<Enrolled[]> {

@@ -6,7 +6,7 @@
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../emulator/index.js';
@@ -14,7 +14,6 @@ import { emulatorClient } from '../emulator/test-client.js';
 import { AUTOSTOP_READ_COMMAND } from '../engine/autostop/template.js';
 import { STATE_FILE } from '../engine/autostop/watcher.js';
 import { runCli, tempHome, withEmulator, type CliResult } from './support/cli.js';
-import { FASTAPI_TORCH, makeRepo, startGitHttp } from './support/git-repos.js';
 import { startSshServer, type SshTestServer } from './support/ssh-server.js';
 
 const BUSY = '127.0.0.2';
@@ -114,7 +113,6 @@ test('busy is kept, idle past its limit is shut down once, unreachable is report
     },
     { instanceIps: IPS },
   ));
-
 test('delete needs autostop.allow_delete in the config that runs the check: refused (exit 3) without it, sent with it; the unreachable one is never deleted', () =>
   withEmulator(
     async ({ emu, env }) => {
@@ -140,7 +138,6 @@ test('delete needs autostop.allow_delete in the config that runs the check: refu
     },
     { instanceIps: IPS },
   ));
-
 test('only a refused delete: exit 3 with a hint; nothing is sent', () =>
   withEmulator(
     async ({ emu, env }) => {
@@ -156,7 +153,6 @@ test('only a refused delete: exit 3 with a hint; nothing is sent', () =>
     },
     { instanceIps: IPS },
   ));
-
 test('two checks at once send one shutdown: the second is refused while the first holds the lock, or finds the instance stopped', () =>
   withEmulator(
     async ({ emu, env }) => {
@@ -170,62 +166,4 @@ test('two checks at once send one shutdown: the second is refused while the firs
     },
     { instanceIps: IPS },
   ));
-
-test('a host whose record is not the watcher\'s, or which has none yet, is reported and left alone', () =>
-  withEmulator(
-    async ({ emu, env }) => {
-      const srv = await sshHosts();
-      srv.filesAt[IDLE]![STATE_FILE] = '{"version":1,"updated":"soon","last_activity":0,"busy":false}\n';
-      delete srv.filesAt[BUSY]![STATE_FILE];
-      const home = tempHome();
-      writeConfig(home, srv, '  allow_delete: true\n');
-      await makeInstances(env, home, 'create two 1V100.6V instances called busy-1 and idle-1 in FIN-01', ['--autostop', '30m', '--autostop-action', 'delete']);
-      const r = await runCli(['autostop', 'check', '-o', 'json'], { env, home });
-      assert.is(r.code, 1);
-      const rows = rowsOf(r);
-      assert.is(rows['idle-1']!.decision, 'unknown');
-      assert.match(rows['idle-1']!.detail, /not the watcher's/);
-      assert.is(rows['busy-1']!.decision, 'unknown');
-      assert.match(rows['busy-1']!.detail, /no record on the instance yet/);
-      assert.equal(actions(emu), []);
-    },
-    { instanceIps: IPS },
-  ));
-
-test('deploy --autostop puts the watcher first in the startup script and the policy on the create; the check then stops the deployed instance', async () => {
-  const repo = makeRepo('idle-1', FASTAPI_TORCH, tmp('autostop-repos-'));
-  const git = await startGitHttp(dirname(repo.dir));
-  cleanup.push(() => git.close());
-  await withEmulator(
-    async ({ emu, env }) => {
-      const srv = await sshHosts();
-      const home = tempHome();
-      writeConfig(home, srv);
-      const r = await runCli(['deploy', git.urlOf(basename(repo.dir)), '--autostop', '30m', '--apply', '-o', 'json'], { env, home });
-      assert.is(r.code, 0, r.stderr);
-      const script = JSON.parse(emu.requests().find((q) => q.method === 'POST' && q.path === '/v1/scripts')!.body!).script as string;
-      assert.match(script, /^#!\/bin\/bash\n# --- assistant auto-stop \(shutdown after 30 idle minutes\)/);
-      assert.match(script, /# assistant deploy: idle-1/, 'the deploy part follows');
-      const check = await runCli(['autostop', 'check', '-o', 'json'], { env, home });
-      assert.is(check.code, 0, check.stderr);
-      assert.is(rowsOf(check)['idle-1']!.decision, 'shutdown');
-      assert.is(await statusOf(emu, 'idle-1'), 'offline');
-    },
-    { instanceIps: IPS },
-  );
-});
-
-test('--autostop is refused where it cannot work, before anything is sent', async () => {
-  const home = tempHome();
-  const r1 = await runCli(['ask', '--autostop', '30m', 'what is my balance'], { home });
-  assert.is(r1.code, 2);
-  assert.match(r1.stderr, /--autostop goes with --maker/);
-  const r2 = await runCli(['--sandbox', 'ask', '--maker', '--autostop', '30s', 'create a 1V100.6V instance called a in FIN-01'], { home });
-  assert.is(r2.code, 2);
-  assert.match(r2.stderr, /--autostop takes an idle time/);
-  const r3 = await runCli(['--sandbox', 'ask', '--maker', '--autostop', '30m', 'shut down demo-a100'], { home });
-  assert.is(r3.code, 2);
-  assert.match(r3.stderr, /creates none/);
-});
-
 test.run();
