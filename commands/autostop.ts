@@ -67,6 +67,6 @@ async function check(ctx: CommandContext, dryRun: boolean): Promise<number> {
 
 function script(ctx: CommandContext, idle: string, action: string): number {
   if (action !== 'shutdown' && action !== 'delete') throw new UsageError(`--action is shutdown or delete (got "${action}")`);
-  ctx.io.stdout.write(watcherScript({ idle_minutes: parseIdleDuration(idle, 'the idle time'), action }));
+  ctx.io.stdout.write(watcherScript({ idle_minutes: parseIdleDuration(idle, 'assistant autostop script'), action }));
   return ExitCode.ok;
 }

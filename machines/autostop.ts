@@ -117,22 +117,24 @@ async function findEnrolled(backend: AutostopBackend, signal: AbortSignal, onPro
   );
   const scriptIds = [...new Set(candidates.map((i) => str(i.startup_script_id)!))];
   if (scriptIds.length) onProgress?.(`reading ${scriptIds.length} startup script${scriptIds.length === 1 ? '' : 's'}`);
-  const scripts = new Map<string, string | undefined>();
+  const scripts = new Map<string, { text?: string; problem?: string }>();
   const scriptSpec = findKind('scripts')!;
   await mapLimited(scriptIds, SSH_CONCURRENCY, async (id) => {
     try {
       const data = await readResult(backend, getByIdPlan(scriptSpec, id), { signal });
       const record = Array.isArray(data) ? data[0] : data;
-      scripts.set(id, str((record as Record<string, unknown> | undefined)?.script));
+      scripts.set(id, { text: str((record as Record<string, unknown> | undefined)?.script) });
     } catch (err) {
-      // A script deleted since the instance was made: its policy is gone with it.
-      if (err instanceof AssistantError && err.code === 'not_found') return void scripts.set(id, undefined);
-      throw err;
+      if (signal.aborted || !(err instanceof AssistantError)) throw err;
+      // A script deleted since the instance was made: its policy is gone with it. Any other failure leaves
+      // the policy unknown: the instance is reported, not skipped and not acted on.
+      scripts.set(id, err.code === 'not_found' ? {} : { problem: `could not be read (${err.code}: ${err.message})` });
     }
   });
   const out: Enrolled[] = [];
   for (const i of candidates) {
-    const recorded = policyOfScript(scripts.get(str(i.startup_script_id)!) ?? '');
+    const script = scripts.get(str(i.startup_script_id)!) ?? {};
+    const recorded = script.problem ? { problem: script.problem } : policyOfScript(script.text ?? '');
     if (!recorded) continue;
     out.push({
       id: String(i.id),
@@ -177,12 +179,10 @@ async function act(backend: AutostopBackend, opts: CheckOptions, row: AutostopRo
       return;
     }
   } catch (err) {
-    if (signal.aborted) throw err;
-    if (err instanceof AssistantError && err.code === 'not_found') {
-      Object.assign(row, { status: 'notfound', decision: 'stopped', detail: 'gone by the time of acting; nothing sent' });
-      return;
-    }
-    throw err;
+    if (signal.aborted || !(err instanceof AssistantError)) throw err;
+    if (err.code === 'not_found') Object.assign(row, { status: 'notfound', decision: 'stopped', detail: 'gone by the time of acting; nothing sent' });
+    else Object.assign(row, { decision: 'failed', detail: `${row.detail}: could not read the instance again before acting (${err.code}: ${err.message}); nothing sent` });
+    return;
   }
   opts.onProgress?.(`${action === 'delete' ? 'deleting' : 'shutting down'} ${row.hostname}: ${row.detail}`);
   const outcome = await applyAutostopAction(backend, opts.home, row, action, signal);
