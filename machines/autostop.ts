@@ -85,7 +85,7 @@ export async function runAutostopCheck(backend: AutostopBackend, opts: CheckOpti
       if (!inst.ip) return { ...empty, decision: 'unknown', detail: 'running without an IP address yet; nothing done' };
       if (timedOut(signal)) return { ...empty, decision: 'unknown', detail: `not read: ${deadlineText(signal)}; nothing done` };
       opts.onProgress?.(`reading the idle record of ${inst.hostname} (${inst.ip})`);
-      let row: AutostopRow;
+      let row: AutostopRow | undefined;
       try {
         row = decide({ base, policy: inst.policy, read: await readIdleRecord(backend, inst.ip, sshTimeoutS, signal), now: now(), allowDelete, dryRun, sent: sent.get(inst.id) });
         if (row.decision === 'shutdown' || row.decision === 'delete') {
@@ -94,6 +94,10 @@ export async function runAutostopCheck(backend: AutostopBackend, opts: CheckOpti
         }
       } catch (err) {
         if (!timedOut(signal)) throw err; // Ctrl-C (exit 130) or a real failure ends the check
+        if (row && (row.decision === 'shutdown' || row.decision === 'delete')) {
+          // Ended while acting: the request may have reached the cloud. The next check reads the status.
+          return { ...row, decision: 'unknown', detail: `${row.detail}: not finished (${deadlineText(signal)}); the ${row.decision} may or may not have been sent` };
+        }
         return { ...empty, decision: 'unknown', detail: `not finished: ${deadlineText(signal)}; nothing done` };
       }
       return row;

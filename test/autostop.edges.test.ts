@@ -92,6 +92,24 @@ test('a host whose record is not the watcher\'s, or which has none yet, is repor
     },
     { instanceIps: IPS },
   ));
+test('a startup script that cannot be read leaves its instance reported as unknown and untouched', () =>
+  withEmulator(
+    async ({ emu, env }) => {
+      const srv = await sshHosts();
+      const home = tempHome();
+      writeConfig(home, srv);
+      await makeInstances(env, home, 'create a 1V100.6V instance called idle-1 in FIN-01', ['--autostop', '30m']);
+      emu.addFault({ method: 'GET', path: '/v1/scripts/*', times: -1, status: 403, code: 'forbidden', message: 'no access to scripts' });
+      const r = await runCli(['autostop', 'check', '-o', 'json'], { env, home });
+      assert.is(r.code, 1, r.stderr);
+      assert.is(rowsOf(r)['idle-1']!.decision, 'unknown');
+      assert.match(rowsOf(r)['idle-1']!.detail, /its startup script: could not be read \(forbidden: .*\); nothing done/);
+      assert.equal(actions(emu), []);
+      assert.equal(srv.execs, [], 'not even read over SSH');
+    },
+    { instanceIps: IPS },
+  ));
+
 test('the command\'s --timeout bounds the check: a host still being retried is reported as not finished, the others are decided and acted on', () =>
   withEmulator(
     async ({ emu, env }) => {
