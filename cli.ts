@@ -17,9 +17,11 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: Comma
   credentials: { summary: 'Store, list, delete and test provider credentials (the backend store: credentials store)', load: () => import('./commands/credentials.js') },
   backend: { summary: 'Run the credential backend a team shares (backend serve) and administer its keys and audit log', load: () => import('./commands/backend.js') },
   autostop: { summary: 'Idle auto-stop: stop instances whose GPUs and logins have been idle too long (check, from cron, CI or mcp)', load: () => import('./commands/autostop.js') },
+  onboarding: { summary: 'Scan for provider tools and credentials (names, never values) and install missing tools safely', load: () => import('./commands/onboarding.js') },
   mcp: { summary: 'Serve the tools to AI agents (MCP over HTTP or stdio)', load: () => import('./commands/mcp.js') },
   talk: { summary: 'An interactive session: questions with memory; plans made, dry-run and applied by slash command', load: () => import('./commands/talk.js') },
   acp: { summary: 'Serve the assistant to editors as an ACP agent on stdio (reads and plans; apply only when allowed)', load: () => import('./commands/acp.js') },
+  box: { summary: 'Run an agent in a box: catalog, a manifest that deploys it to gpucloud containers, and the box server', load: () => import('./commands/box.js') },
 };
 
 
@@ -35,9 +37,7 @@ Usage:
 
 Commands:
 ${groups}
-
-Coming later (not available yet): ${laterGroups().join(', ')}
-
+${laterGroups().length ? `\nComing later (not available yet): ${laterGroups().join(', ')}\n` : ''}
 Global flags:
   --config <path>        Configuration file (default ~/.assistant.yaml)
   -o, --output <format>  table | json | yaml
@@ -60,6 +60,7 @@ Examples:
   assistant cost summary
   assistant ask --cloud-a --profile prod "which buckets do I have"
   assistant credentials test gpucloud
+  assistant onboarding scan --check
   assistant gpucloud get instance train-1 -o json
   assistant mcp --transport stdio
   assistant --sandbox talk --ai-profile builtin
@@ -183,7 +184,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const group = GROUPS[groupName];
   if (!group) {
-    process.stderr.write(`error: usage: unknown command "${groupName}"\nhint: run 'assistant --help' to see the commands\n`);
+    const { closest } = await import('./engine/did-you-mean.js');
+    const meant = closest(groupName, Object.keys(GROUPS));
+    process.stderr.write(`error: usage: unknown command "${groupName}"${meant ? `; did you mean "${meant}"?` : ''}\nhint: run 'assistant --help' to see the commands\n`);
     return 2;
   }
 

@@ -9,3 +9,4 @@ await (await import('./mcp.js')).runMcpBench();
 await (await import('./timing.js')).runTimingBench();
 await (await import('./shared-limits.js')).runSharedLimitsBench();
 await (await import('./backend.js')).runBackendBench();
+await (await import('./box.js')).runBoxBench();

@@ -3,6 +3,8 @@
  * (`--route-only`), writes a plan (`--maker`) or runs one (`--apply`, with `--dry-run`, `--resume`,
  * `--fresh`). Flag parsing and output only; the work is in engine/ and machines/.
  */
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { ExitCode, UsageError } from '../engine/errors.js';
 import { askQuestion, contextPlanFor } from '../machines/ask.js';
 import { REPORT_QUESTIONS, reportFor, workspaceExtra, type ReportKind } from '../machines/ask-report.js';
@@ -10,7 +12,8 @@ import { loadConfig } from '../engine/config/load.js';
 import { redactText } from '../engine/redact.js';
 import { renderRecord, renderTable } from '../engine/render/records.js';
 import { routeQuestion } from '../engine/routing/route.js';
-import { ROUTE_PROVIDERS } from '../engine/routing/terms.js';
+import { routingFlag } from '../engine/routing/terms.js';
+import { providerRoutings } from '../engine/providers.js';
 import { PROVIDER_KINDS } from '../engine/ai/kinds.js';
 import { AI_PROVIDER_KINDS } from '../schemas/config.js';
 import { warn, type CommandContext } from './context.js';
@@ -32,6 +35,7 @@ type AskFlags = Record<string, unknown> & {
   allowDuplicateNames?: boolean;
   maxHourlyCost?: unknown;
   allowUnpriced?: boolean;
+  files?: string;
   maker?: boolean;
   aiProfile?: string;
   routeOnly?: boolean;
@@ -46,9 +50,6 @@ type AskFlags = Record<string, unknown> & {
   compliance?: boolean;
   discovery?: boolean;
 };
-
-/** `--cloud-a` for the provider cloud_a (the SPEC's flag spelling); `--gpucloud` as it is. */
-const providerFlag = (p: string) => p.replace(/_/g, '-');
 
 /** A switch as cac hands it over: `true`, or `"true"` for a hyphenated one written `--cloud-a=true` (commands/group.ts). */
 const on = (v: unknown) => v === true || v === 'true';
@@ -95,13 +96,16 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--resume', 'Continue an unfinished run of the same plan after its last completed step')
       .option('--fresh', 'Discard the journal of an unfinished run of this plan and start from the first step')
       .option('--allow-duplicate-names', 'Create resources even when their names already exist in the project (refused by default)')
+      .option('--files <dir>', 'The only directory a plan may read local files from (<FILES>/name in its steps; symlinks are never followed out of it)')
       .option('--max-hourly-cost <n>', "Refuse the plan if its creates would push the account's hourly burn above n (overrides budget.max_hourly)")
       .option('--allow-unpriced', 'Under a budget, apply creates whose price is not known (counted as free) instead of refusing them')
       .option('--maker', 'Write a plan for the request (JSON on stdout) instead of executing anything')
       .option('--autostop <idle-time>', 'With --maker: instances the plan creates stop after this long idle (GPUs and logins), e.g. 30m; see `assistant autostop --help`')
       .option('--autostop-action <action>', 'With --autostop: shutdown (default) or delete (the check then needs autostop.allow_delete)')
       .option('--ai-profile <name>', 'AI provider profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline');
-    for (const p of ROUTE_PROVIDERS) command.option(`--${providerFlag(p)}`, `Ask about ${p} (several give a combined view; default: inferred from the question)`);
+    // One flag per provider that questions can be routed to (its `routing` capability), not a fixed list.
+    const routings = providerRoutings();
+    for (const r of routings) command.option(`--${routingFlag(r)}`, `Ask about ${r.provider} (several give a combined view; default: inferred from the question)`);
     command
       .option('--profile <name>', 'cloud_a environment (infra.cloud_a.environments.<name>) or aws profile to read with')
       .option('--workspace <name>', 'Terraform workspace (terraform.workspaces.<name>) whose state, and drift against cloud_a, is added to the context')
@@ -131,6 +135,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           const profile = opts.profile === undefined ? undefined : String(opts.profile);
           const maxHourly = maxHourlyFlag(opts.maxHourlyCost);
           if (maxHourly !== undefined && !opts.apply) throw new UsageError('--max-hourly-cost goes with --apply', { hint: 'assistant ask --apply --max-hourly-cost 5 --plan-file plan.json' });
+          const filesDir = filesFlag(opts.files, Boolean(opts.apply));
           if (opts.apply) {
             const flags: ApplyFlags = {
               destroyer: Boolean(opts.destroyer),
@@ -138,6 +143,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
               fresh: Boolean(opts.fresh),
               allowDuplicateNames: Boolean(opts.allowDuplicateNames),
               allowUnpriced: Boolean(opts.allowUnpriced),
+              filesDir,
               maxHourly,
               profile,
             };
@@ -147,7 +153,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           if (opts.roleArn !== undefined && report !== 'iam') throw new UsageError('--role-arn narrows the IAM report', { hint: 'use it with --iam' });
           if (question.length === 0 && !report) throw new UsageError('no question given', { hint: "run 'assistant ask --help'" });
           const text = question.length ? question.join(' ') : REPORT_QUESTIONS[report!];
-          const providerFlags = ROUTE_PROVIDERS.filter((p) => on(opts[optionKey(providerFlag(p))]));
+          const providerFlags = routings.filter((r) => on(opts[optionKey(routingFlag(r))])).map((r) => r.provider);
           if (opts.routeOnly) return routeOnly(ctx, text, providerFlags);
           const autostop = policyFromFlags(opts.autostop, opts.autostopAction);
           if (autostop && !opts.maker) throw new UsageError('--autostop goes with --maker (or deploy): it arranges the auto-stop of the instances a plan creates', { hint: 'assistant ask --maker --autostop 30m "create a 1V100.6V instance called train-1"' });
@@ -270,8 +276,8 @@ async function ask(
 async function routeOnly(ctx: CommandContext, question: string, providerFlags: string[]): Promise<number> {
   const { config, warnings } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   for (const w of warnings) warn(ctx, w);
-  const route = routeQuestion(question, { flags: providerFlags, config });
-  const contextKinds = contextPlanFor(route, { question, serviceKeywords: config.cloud_a?.service_keywords }).kinds;
+  const route = routeQuestion(question, { flags: providerFlags, config, routings: providerRoutings() });
+  const contextKinds = contextPlanFor(route, { question, config }).kinds;
   if (ctx.globals.output === 'json' || ctx.globals.output === 'yaml') {
     const doc = { question, ...route, context_kinds: contextKinds };
     ctx.io.stdout.write(renderRecord(doc, ctx.globals.output));
@@ -297,4 +303,12 @@ async function maker(ctx: CommandContext, question: string, destroyer: boolean, 
     ctx.io.stdout.write(JSON.stringify({ ...plan, question: plan.question ?? question, created_at: plan.created_at ?? new Date().toISOString() }, null, 2) + '\n');
     return ExitCode.ok;
   }, { profile });
+}
+/** `--files DIR`: an existing directory, absolute; only with --apply. */
+function filesFlag(v: unknown, apply: boolean): string | undefined {
+  if (v === undefined) return undefined;
+  if (!apply) throw new UsageError('--files goes with --apply', { hint: 'assistant ask --apply --files ./artefacts --plan-file plan.json' });
+  const dir = resolve(String(v));
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--files ${String(v)} is not a directory`, { hint: 'give the directory that holds the files the plan uploads' });
+  return dir;
 }

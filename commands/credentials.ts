@@ -15,7 +15,7 @@ import { stringify as toYaml } from 'yaml';
 import { loadConfig } from '../engine/config/load.js';
 import { backendClient, DEFAULT_CREDENTIAL_NAME, type BackendClient } from '../engine/config/backend-store.js';
 import { allCredentialFlags, credentialProviders, credentialsOf, type CredentialField, type ProviderCredentials } from '../engine/config/credential-fields.js';
-import { testGpuCloudCredentials } from '../engine/config/credentials-test.js';
+import { providersWith } from '../engine/providers.js';
 import { rawFlagValues } from '../engine/cli-raw-flags.js';
 import { AssistantError, InvalidInputError, SafetyRefusal, UsageError } from '../engine/errors.js';
 import type { Column } from '../engine/gpucloud/catalogue.js';
@@ -290,17 +290,31 @@ interface TestResult {
   tested: boolean;
   source?: string;
   balance?: unknown;
+  detail?: string;
   error?: string;
 }
 
-async function testGpuCloud(ctx: CommandContext, backendOnly: boolean): Promise<{ source: string; balance: { amount?: unknown; currency?: string } }> {
+/** The providers `credentials test` can check: those whose credentials capability has a test. */
+function testable() {
+  return providersWith('credentials').filter((p) => p.capabilities.credentials.test);
+}
+
+/**
+ * Tests one provider's credentials through its own capability (a fresh token and the balance for
+ * gpucloud): a read through the executor, with a session that uses no cached token.
+ */
+async function testProvider(ctx: CommandContext, provider: string, backendOnly: boolean): Promise<{ source: string; detail: string; data?: unknown }> {
+  const p = testable().find((t) => t.name === provider);
+  if (!p) {
+    throw new UsageError(`credentials test can check ${testable().map((t) => t.name).join(', ')}; ${provider} has no check here`, { hint: "'assistant credentials list' shows whether it is stored" });
+  }
   // A cached token proves nothing about the secret: always have the token endpoint check it.
   return withSession(
     ctx,
     async (session) => {
-      const source = await session.credentialSource('gpucloud');
-      const balance = await testGpuCloudCredentials((plan) => readPlan(session, plan));
-      return { source, balance };
+      const source = await session.credentialSource(provider);
+      const result = await p.capabilities.credentials.test!((plan) => readPlan(session, plan));
+      return { source, ...result };
     },
     { freshCredentials: true, backendOnly },
   );
@@ -308,16 +322,12 @@ async function testGpuCloud(ctx: CommandContext, backendOnly: boolean): Promise<
 
 async function testCommand(ctx: CommandContext, provider: string | undefined): Promise<number> {
   if (provider === undefined) return testStored(ctx);
-  if (provider !== 'gpucloud') {
-    providerSpec(provider);
-    throw new UsageError(`credentials test can check gpucloud; ${provider} has no client here to test with`, { hint: "'assistant credentials list' shows whether it is stored" });
-  }
-  const { source, balance } = await testGpuCloud(ctx, false);
+  const { source, detail, data } = await testProvider(ctx, provider, false);
   if (ctx.globals.output !== 'table') {
-    ctx.io.stdout.write(renderRecord({ provider: 'gpucloud', ok: true, source, balance }, ctx.globals.output));
+    ctx.io.stdout.write(renderRecord({ provider, ok: true, source, ...(data as object | undefined) }, ctx.globals.output));
     return 0;
   }
-  ctx.io.stdout.write(`gpucloud credentials work (source: ${source}); balance ${String(balance?.amount)} ${String(balance?.currency ?? '').toUpperCase()}\n`);
+  ctx.io.stdout.write(`${provider} credentials work (source: ${source}); ${detail}\n`);
   return 0;
 }
 
@@ -334,14 +344,14 @@ async function testStored(ctx: CommandContext): Promise<number> {
   const stored = await backend.list();
   const results: TestResult[] = [];
   for (const c of stored) {
-    const spec = credentialsOf(c.provider);
-    if (spec?.test !== 'gpucloud-balance' || c.name !== DEFAULT_CREDENTIAL_NAME) {
-      results.push({ provider: c.provider, name: c.name, ok: true, tested: false, error: spec?.test ? `assistant uses ${c.provider}/${DEFAULT_CREDENTIAL_NAME}` : 'no client here to test with' });
+    const canTest = testable().some((t) => t.name === c.provider);
+    if (!canTest || c.name !== DEFAULT_CREDENTIAL_NAME) {
+      results.push({ provider: c.provider, name: c.name, ok: true, tested: false, error: canTest ? `assistant uses ${c.provider}/${DEFAULT_CREDENTIAL_NAME}` : 'no client here to test with' });
       continue;
     }
     try {
-      const { source, balance } = await testGpuCloud(ctx, true);
-      results.push({ provider: c.provider, name: c.name, ok: true, tested: true, source, balance });
+      const { source, detail, data } = await testProvider(ctx, c.provider, true);
+      results.push({ provider: c.provider, name: c.name, ok: true, tested: true, source, detail, balance: (data as { balance?: unknown } | undefined)?.balance });
     } catch (err) {
       if (ctx.signal.aborted) throw err;
       results.push({ provider: c.provider, name: c.name, ok: false, tested: true, error: err instanceof AssistantError ? `${err.code}: ${err.message}` : (err as Error).message });
@@ -354,7 +364,7 @@ async function testStored(ctx: CommandContext): Promise<number> {
       provider: r.provider,
       name: r.name,
       result: !r.tested ? 'not tested' : r.ok ? 'ok' : 'FAILED',
-      detail: r.tested && r.ok ? `balance ${String((r.balance as { amount?: unknown })?.amount)} ${String((r.balance as { currency?: string })?.currency ?? '').toUpperCase()}` : r.error,
+      detail: r.tested && r.ok ? r.detail : r.error,
     }));
     return renderTable(rows, TEST_COLUMNS, ctx.io.columns, { keep: 'provider', colors: palette(Boolean(ctx.io.stdoutColor)) });
   });

@@ -15,7 +15,7 @@ import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { confirmByTyping } from './prompt.js';
 // Reads only: a list or get loads none of the apply machinery (start-up is benchmarked).
-import { readResult } from '../machines/apply/reads.js';
+import { readPlan, readResult } from '../machines/apply/reads.js';
 import { withSession, type Session } from './session.js';
 // Constants only: types.ts loads nothing of the emulator itself.
 import { EMULATOR_DEFAULT_CLIENT_ID, EMULATOR_DEFAULT_CLIENT_SECRET, EMULATOR_SECRET_ENV } from '../emulator/types.js';
@@ -29,9 +29,11 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
     (cli, start) => {
       cli
         .command('list <kind>', `List resources. Kinds: ${kindList}`)
+        .option('--matrix', 'availability, cluster-availability: types × locations with prices (-o json: the matrix)')
         .example('  assistant gpucloud list instances')
         .example('  assistant gpucloud list instance-types -o json | jq ".[].instance_type"')
-        .action((kind: string) => start(() => withSession(ctx, (s) => list(ctx, s, kind))));
+        .example('  assistant gpucloud list availability --matrix')
+        .action((kind: string, opts: { matrix?: boolean }) => start(() => withSession(ctx, (s) => (opts.matrix ? matrix(ctx, s, kind) : list(ctx, s, kind)))));
       cli
         .command('get <kind> <id_or_name>', 'Fetch one resource by ID or by hostname/name (instance, cluster, volume, …)')
         .example('  assistant gpucloud get instance train-1')
@@ -67,6 +69,18 @@ async function list(ctx: CommandContext, session: Session, kind: string): Promis
   const spec = requireKind(kind);
   const data = await readResult(session, listPlan(spec));
   ctx.io.stdout.write(renderRecords(data, spec, ctx.globals.output, ctx.io.columns, palette(Boolean(ctx.io.stdoutColor))));
+  return 0;
+}
+
+/** `list availability --matrix`: instance (or cluster) types × locations with prices, read through one read-only plan. */
+async function matrix(ctx: CommandContext, session: Session, kind: string): Promise<number> {
+  const spec = requireKind(kind);
+  if (spec.kind !== 'availability' && spec.kind !== 'cluster-availability') {
+    throw new UsageError(`--matrix shows availability and cluster-availability, not ${spec.kind}`, { hint: 'assistant gpucloud list availability --matrix' });
+  }
+  const { buildMatrix, matrixPlan, renderMatrix } = await import('../engine/charts/availability-matrix.js');
+  const m = buildMatrix(spec.kind, await readPlan(session, matrixPlan(spec.kind), { signal: ctx.signal }));
+  ctx.io.stdout.write(ctx.globals.output === 'table' ? renderMatrix(m, ctx.io.columns, palette(Boolean(ctx.io.stdoutColor))) : renderRecord(m, ctx.globals.output));
   return 0;
 }
 

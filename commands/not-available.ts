@@ -14,8 +14,10 @@ export interface NotYet {
 }
 
 export const NOT_AVAILABLE_YET: readonly NotYet[] = [
-  { group: 'onboarding', what: 'onboarding (scan for and install provider tools)' },
-  { group: 'box', what: 'the sandbox runtime (box catalog, manifest, serve)' },
+  // The other integrations of SPEC 2.5 (issue 30): each ask flag answers here until its provider lands.
+  ...(['postgres', 'terraform', 'repohost', 'errtracker', 'issuetracker', 'notes', 'appplatform', 'edge', 'vps-a', 'vps-b', 'cloud-d'] as const).map(
+    (name): NotYet => ({ group: 'ask', flag: `--${name}`, what: `questions about ${name.replace('-', '_')} (its integration)` }),
+  ),
 ];
 
 /** The top-level commands of the table (for help's "coming later" line). */

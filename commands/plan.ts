@@ -1,6 +1,14 @@
-/** `assistant plan validate [file]`: every problem with its command index and field; exit 0 valid, 2 invalid, 3 gated. */
+/**
+ * `assistant plan validate [file]`: every problem with its command index and field; exit 0 valid, 2 invalid, 3 gated.
+ * `assistant plan show [file] [--graph] [--format text|mermaid|dot]`: the steps, or the steps as a graph.
+ * `assistant plan diff [file] [--all]`: the plan against the live cloud; exit 4 when anything drifted.
+ */
+import { PREDEFINED_BINDINGS } from '../schemas/plan.js';
+import { DRIFT_EXIT_CODE } from '../engine/drift/types.js';
 import { formatProblems, validatePlan } from '../engine/plan/validate.js';
-import { ExitCode } from '../engine/errors.js';
+import { ExitCode, InvalidInputError, UsageError } from '../engine/errors.js';
+import { renderRecord, renderTable } from '../engine/render/records.js';
+import { palette } from '../engine/render/color.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { readPlanInput } from './plan-input.js';
@@ -14,7 +22,80 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant plan validate examples/plans/instance.json')
       .example('  assistant ask --maker "…" | assistant plan validate')
       .action((file: string | undefined, opts: { destroyer?: boolean }) => start(() => validate(ctx, file, Boolean(opts.destroyer))));
-  });
+    cli
+      .command('show [file]', 'Show a plan (stdin when no file): its steps, or with --graph the steps as a graph (bindings as edges, destructive steps marked)')
+      .option('--graph', 'Draw the steps as a graph (text: box characters; see --format)')
+      .option('--format <format>', 'Graph format: text (default), mermaid or dot (implies --graph)')
+      .option('--ascii', 'Text graph in plain ASCII instead of box-drawing characters')
+      .example('  assistant plan show plan.json --graph')
+      .example('  assistant plan show plan.json --format mermaid > plan.mmd')
+      .example('  assistant plan show plan.json --format dot | dot -Tsvg > plan.svg')
+      .example('  assistant plan show plan.json -o json        # steps and edges as JSON')
+      .action((file: string | undefined, opts: { graph?: boolean; format?: unknown; ascii?: boolean }) => start(() => show(ctx, file, opts)));
+    cli
+      .command('diff [file]', `Compare a plan with what exists now (only GETs are sent): per resource in sync, missing or different (type, location, size, image, status); exit ${DRIFT_EXIT_CODE} when anything drifted`)
+      .option('--plan-file <path>', 'The plan (or give it as the argument; stdin when neither)')
+      .option('--all', 'Also list resources in the project that no step of the plan makes or acts on (they count as drift)')
+      .example('  assistant plan diff --plan-file infra/gpu.json')
+      .example('  assistant plan diff infra/gpu.json --all -o json | jq .resources')
+      .example(`  assistant plan diff infra/gpu.json || [ $? -eq ${DRIFT_EXIT_CODE} ] && echo "drift"     # CI: 0 in sync, ${DRIFT_EXIT_CODE} drift, 1/2 errors`)
+      .action((file: string | undefined, opts: { planFile?: string; all?: boolean }) => start(() => diff(ctx, opts.planFile ?? file, Boolean(opts.all))));
+  }, `Exit codes of plan diff: 0 in sync, ${DRIFT_EXIT_CODE} drift found, 1 a read failed, 2 invalid plan or usage.`);
+}
+
+async function diff(ctx: CommandContext, file: string | undefined, all: boolean): Promise<number> {
+  const input = await readPlanInput(ctx, file);
+  const { planDrift } = await import('../engine/drift/plan-diff.js');
+  const { readResult } = await import('../machines/apply/reads.js');
+  const report = await withSession(ctx, (session) => planDrift(session, input, { all, read: (plan) => readResult(session, plan, { signal: ctx.signal }) }));
+  if (ctx.globals.output !== 'table') ctx.io.stdout.write(renderRecord(report, ctx.globals.output));
+  else {
+    const { renderDrift } = await import('../engine/drift/render.js');
+    ctx.io.stdout.write(renderDrift(report, ctx.io.columns, palette(Boolean(ctx.io.stdoutColor))));
+  }
+  for (const p of report.not_checked) ctx.io.stderr.write(`note: provider ${p} cannot compare its resources; its steps were not checked\n`);
+  return report.drift ? DRIFT_EXIT_CODE : ExitCode.ok;
+}
+
+async function show(ctx: CommandContext, file: string | undefined, opts: { graph?: boolean; format?: unknown; ascii?: boolean }): Promise<number> {
+  const format = opts.format === undefined ? (opts.graph ? 'text' : undefined) : String(opts.format);
+  if (format !== undefined && !['text', 'mermaid', 'dot'].includes(format)) throw new UsageError(`--format must be text, mermaid or dot (got "${format}")`, { hint: 'assistant plan show plan.json --format mermaid' });
+  const input = await readPlanInput(ctx, file);
+  const { providers, predefined } = await withSession(ctx, async (session) => ({ providers: session.providers, predefined: Object.keys(session.predefined) }));
+  // Shown, not run: destructive steps are marked rather than refused, and config need not set the predefined bindings.
+  const v = validatePlan(input, { providers, destroyer: true, predefined: [...new Set([...predefined, ...PREDEFINED_BINDINGS])] });
+  if (!v.ok) {
+    throw new InvalidInputError('invalid_plan', `the plan is invalid:\n${formatProblems(v.problems)}`, { hint: 'fix it; `assistant plan validate <file>` lists every problem' });
+  }
+  const { planGraph, toDot, toMermaid, toText } = await import('../engine/charts/plan-graph.js');
+  const graph = planGraph(v.plan!, v.classes, providers, PREDEFINED_BINDINGS);
+  if (ctx.globals.output !== 'table') {
+    ctx.io.stdout.write(renderRecord(graph, ctx.globals.output));
+    return ExitCode.ok;
+  }
+  if (format === 'mermaid') ctx.io.stdout.write(toMermaid(graph));
+  else if (format === 'dot') ctx.io.stdout.write(toDot(graph));
+  else if (format === 'text') ctx.io.stdout.write(toText(graph, { ascii: Boolean(opts.ascii), color: Boolean(ctx.io.stdoutColor) }));
+  else {
+    const rows = graph.nodes.map((n) => ({
+      index: String(n.index),
+      effect: n.destructive.length ? 'DESTROY' : n.effect,
+      request: n.request,
+      reason: n.reason,
+      produces: n.produces.join(', '),
+      uses: [...graph.edges.filter((e) => e.to === n.index).map((e) => `${e.binding} (step ${e.from})`), ...n.uses_config].join(', '),
+    }));
+    const columns = [
+      { header: 'STEP', path: 'index', priority: 10 },
+      { header: 'EFFECT', path: 'effect', priority: 9 },
+      { header: 'REQUEST', path: 'request', priority: 8 },
+      { header: 'REASON', path: 'reason', priority: 5 },
+      { header: 'PRODUCES', path: 'produces', priority: 6 },
+      { header: 'USES', path: 'uses', priority: 7 },
+    ];
+    ctx.io.stdout.write(renderTable(rows, columns, ctx.io.columns, { keep: 'index', colors: palette(Boolean(ctx.io.stdoutColor)) }));
+  }
+  return ExitCode.ok;
 }
 
 async function validate(ctx: CommandContext, file: string | undefined, destroyer: boolean): Promise<number> {

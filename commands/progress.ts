@@ -97,8 +97,10 @@ const NOTICE_EVERY_MS = 10_000;
 export function createWaitNotices(io: Io, now: () => number = () => performance.now()): (wait: WaitNotice) => void {
   const lastAt = new Map<string, number>();
   return (wait) => {
-    if (wait.reason !== 'poll' && wait.reason !== 'lock' && wait.waitMs < NOTICE_MIN_WAIT_MS) return;
+    if (wait.reason !== 'poll' && wait.reason !== 'lock' && wait.reason !== 'failover' && wait.waitMs < NOTICE_MIN_WAIT_MS) return;
     // One key per kind of wait and what it is about: the message without its figures and current status.
+    // Each failover is said: they are few, and each says which choice was passed over and why.
+    if (wait.reason === 'failover') return void io.stderr.write(`${io.stderrIsTTY ? CLEAR_LINE : ''}${wait.message}\n`);
     const key = `${wait.reason}:${wait.message.replace(/\(status [^)]*\)/, '').replace(/\d+(\.\d+)?/g, '#')}`;
     const t = now();
     const last = lastAt.get(key);

@@ -29,7 +29,7 @@ import { createRedactingStream, maskSecretsInText, redactText } from '../engine/
 import { renderTable } from '../engine/render/records.js';
 import { renderReport, renderReportError } from '../engine/render/report.js';
 import type { Colors } from '../engine/render/color.js';
-import { ROUTE_PROVIDERS } from '../engine/routing/terms.js';
+import { providerRoutings } from '../engine/providers.js';
 import { historyBudget, trimToBudget } from '../engine/talk/budget.js';
 import { destroyTargets, type DestroyTarget } from '../engine/talk/destroy-targets.js';
 import { helpText, parseInput, suggestCommand } from '../engine/talk/input.js';
@@ -514,8 +514,8 @@ export class TalkEngine {
       const wanted = arg.split(/[\s,]+/).filter(Boolean).map((p) => p.replace(/-/g, '_'));
       if (wanted.length === 1 && wanted[0] === 'auto') this.providerFlags = [];
       else {
-        const unknown = wanted.filter((p) => !(ROUTE_PROVIDERS as readonly string[]).includes(p));
-        if (unknown.length) throw new UsageError(`unknown provider ${unknown.join(', ')}`, { hint: `providers: ${ROUTE_PROVIDERS.join(', ')}, or auto` });
+        const unknown = wanted.filter((p) => !providerRoutings().some((r) => r.provider === p));
+        if (unknown.length) throw new UsageError(`unknown provider ${unknown.join(', ')}`, { hint: `providers: ${providerRoutings().map((r) => r.provider).join(', ')}, or auto` });
         this.providerFlags = wanted;
       }
     }

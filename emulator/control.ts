@@ -3,6 +3,7 @@
  * the CLI as a separate process: faults, requests, stats, reset, balance, health.
  */
 import { errorReply, json, type Reply } from './http.js';
+import { CAPACITY_MODES, type CapacitySetting } from './capacity.js';
 import type { FaultSpec } from './types.js';
 
 /** What the control endpoints act on: the emulator server, seen from here (it imports this file). */
@@ -14,6 +15,7 @@ export interface Controllable {
   stats(): unknown;
   reset(): void;
   setBalance(amount: number): void;
+  setCapacity(setting: CapacitySetting): void;
 }
 
 type ControlHandler = (emu: Controllable, body: unknown) => Reply;
@@ -37,6 +39,17 @@ const CONTROL: Record<string, ControlHandler> = {
   'GET /__emulator/stats': (emu) => json(200, emu.stats()),
   'POST /__emulator/reset': (emu) => {
     emu.reset();
+    return json(200, { ok: true });
+  },
+  // {instance_type, location_code, is_spot?, mode?: available|sold_out|lost|no_capacity} (or a list); no mode: back to the table.
+  'POST /__emulator/capacity': (emu, body) => {
+    const specs = (Array.isArray(body) ? body : [body]) as CapacitySetting[];
+    for (const s of specs) {
+      if (typeof s !== 'object' || s === null || typeof s.instance_type !== 'string' || typeof s.location_code !== 'string')
+        return errorReply(400, 'invalid_request', 'each capacity setting needs instance_type and location_code');
+      if (s.mode !== undefined && !(CAPACITY_MODES as readonly string[]).includes(s.mode)) return errorReply(400, 'invalid_request', `mode must be one of ${CAPACITY_MODES.join(', ')}`);
+    }
+    for (const s of specs) emu.setCapacity(s);
     return json(200, { ok: true });
   },
   'POST /__emulator/balance': (emu, body) => {

@@ -9,3 +9,4 @@ export { EMULATOR_DEFAULT_SSH_KEY_ID, EMULATOR_DEMO_IDS } from './fixtures.js';
 export { EMULATOR_DEFAULT_CLIENT_ID, EMULATOR_DEFAULT_CLIENT_SECRET } from './types.js';
 export { runEmulatorForeground, EMULATOR_SECRET_ENV } from './main.js';
 export { startEmulator } from './start.js';
+export { CAPACITY_MODES, type CapacityMode, type CapacitySetting } from './capacity.js';

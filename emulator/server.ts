@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { accessTokenValid, bearer } from './auth.js';
+import type { CapacitySetting } from './capacity.js';
 import { handleControl } from './control.js';
 import { FaultList, faultReply } from './faults.js';
 import { seedState } from './fixtures.js';
@@ -88,6 +89,10 @@ export class EmulatorServer {
     };
   }
 
+  setCapacity(setting: CapacitySetting): void {
+    this.store.capacity.set(setting);
+  }
+
   setBalance(amount: number): void {
     this.store.advance(this.opts.clock());
     this.store.data.balance = amount;
@@ -141,6 +146,7 @@ export class EmulatorServer {
     const fault = this.faults.take(method, path);
     // With afterHandler the delay comes after the real handler: the change is made, its answer is late.
     if (fault?.delayMs && !fault.afterHandler) await sleep(fault.delayMs);
+    if (fault?.until) await fault.until.catch(() => undefined);
     if (fault && !fault.afterHandler) {
       const fr = faultReply(fault);
       if (fr !== undefined) {

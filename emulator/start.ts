@@ -16,6 +16,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     requests: () => server.requests(),
     stats: () => server.stats(),
     setBalance: (amount) => server.setBalance(amount),
+    setCapacity: (setting) => server.setCapacity(setting),
     reset: () => server.reset(),
     close: () => server.close(),
   };

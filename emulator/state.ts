@@ -5,6 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { CapacityTable } from './capacity.js';
 import type { ResolvedOptions } from './types.js';
 
 /** A future status change: at `at` (epoch ms) the status becomes `status`. */
@@ -171,6 +172,8 @@ export function randomHex(bytes: number): string {
 
 export class Store {
   data: StateData;
+  /** The capacity switch of tests (capacity.ts); not persisted. */
+  readonly capacity = new CapacityTable();
 
   constructor(
     private readonly opts: ResolvedOptions,
@@ -186,6 +189,7 @@ export class Store {
     const tokens = this.data.tokens;
     this.data = this.seedFn(this.opts, this.opts.clock());
     this.data.tokens = tokens;
+    this.capacity.clear();
     this.save();
   }
 

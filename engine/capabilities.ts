@@ -5,10 +5,10 @@
  * `capabilities` say what it offers, and one manifest entry (engine/providers.ts) lists their names so
  * a command can choose providers without loading any.
  */
+import type { RouteDecision } from './routing/route.js';
 import type { Config } from '../schemas/config.js';
 import type { Plan, PlanCommand } from '../schemas/plan.js';
-
-export type CapabilityName = 'routing' | 'reads' | 'answer' | 'maker' | 'credentials' | 'sandbox' | 'classify' | 'deploy' | 'cost';
+import type { ProviderCredentials } from './config/credential-fields.js';
 
 /** One fetched result of a context read: the step's args, what it read (a kind), its parsed response. */
 export interface ContextResult {
@@ -17,40 +17,92 @@ export interface ContextResult {
   data: unknown;
 }
 
+/** A word of a provider's vocabulary, with the kind of thing it asks about when it says one (`volumes`). */
+export type RouteWord = string | { term: string; kind?: string };
+
 /** Words that send a question to a provider. */
 export interface RoutingCapability {
   /** The provider's names (`aws`, `amazon`): select it outright. */
   names: readonly string[];
   /** Words only this provider uses (`ec2`, `s3`, `bucket`): select it outright. */
-  specific: readonly string[];
-  /** Words other providers share (`instances`, `price`): select it only when no other provider was named. */
-  generic?: readonly { term: string; kind?: string }[];
-  /** Patterns (instance-type codes) with a label for `--route-only`. */
+  specific: readonly RouteWord[];
+  /** Words other providers share (`instances`, `price`): select it only when no provider was named outright. */
+  generic?: readonly RouteWord[];
+  /**
+   * Technologies this provider sells too (`kubernetes`, `serverless`): they route nowhere by themselves,
+   * but no later provider may take them (or a phrase containing one of this provider's words) as a
+   * generic word — "which k8s clusters do I have" is not about cloud_a alone.
+   */
+  shared?: readonly string[];
+  /** Patterns (instance-type codes, with the `g` flag) with a label for `--route-only`; they select it outright. */
   patterns?: readonly { label: string; pattern: RegExp; kind?: string }[];
   /** Extra specific words from the config (cloud_a `service_keywords`). */
-  fromConfig?(config: Config): readonly string[];
-  /** The `ask` flag that selects it (`--cloud-a`); default: the name with `_` as `-`. */
+  fromConfig?(config: Config): readonly RouteWord[];
+  /** The `ask` flag that selects it (`cloud-a` for `--cloud-a`); default: the name with `_` as `-`. */
   flag?: string;
 }
 
-/** What `ask` reads to answer a question about this provider: a read-only plan's commands, each labelled with what it reads. */
+/**
+ * What `ask` reads to answer a question about this provider: read-only plan commands (of the
+ * provider's own verbs), each labelled with what it reads (`kinds[i]` for `commands[i]`). `kinds` are
+ * what routing found in the question (gpucloud catalogue kinds); most providers choose from the words.
+ */
 export interface ReadsCapability {
-  contextReads(question: string, kinds: readonly string[], config: Config): { commands: PlanCommand[]; kinds: string[] };
+  contextReads(question: string, ctx: { kinds: readonly string[]; config: Config }): { commands: PlanCommand[]; kinds: string[] };
   /** The label of its data in the prompt (`the gpucloud account`). */
   label: string;
   /** What the model is told about this provider's data (one or two sentences). */
   prompt?: string;
 }
 
-/** Answers without a model, from the context reads. `undefined`: it cannot answer exactly (the flow declines, with the reason). */
+/**
+ * Answers without a model (`--ai-profile builtin`), from this provider's context reads. `undefined`:
+ * it cannot answer the question exactly, and the flow declines with the reason and a hint to configure
+ * an AI provider — never a different list.
+ */
 export interface AnswerCapability {
-  answer(question: string, results: readonly ContextResult[], kinds: readonly string[]): string | undefined;
+  answer(question: string, results: readonly ContextResult[], ctx: AnswerContext): string | undefined;
+  /**
+   * Providers whose answers share one question parser name the same joint answerer (`planner`: gpucloud
+   * and cloud_a, engine/planner/answer.ts): it is called once with all their results, so a word one of
+   * them understands is not declined by the other, and the question is declined as a whole when any
+   * part of it cannot be answered. It may throw an InvalidInputError that says why it declines.
+   */
+  joint?: string;
 }
 
-/** A built-in planner: a plan for a request it understands, or a refusal with a hint (InvalidInputError). */
-export interface MakerCapability {
-  makePlan(request: string, ctx: { read(plan: Plan): Promise<unknown[]>; config: Config; predefined: Record<string, string>; destroyer: boolean }): Promise<Plan>;
+export interface AnswerContext {
+  kinds: readonly string[];
+  defaulted?: boolean;
+  /** The routing decision (its terms are understood words). */
+  route?: Pick<RouteDecision, 'reasons' | 'defaulted'>;
+  /** Words the other answering providers understand (their routing words): not unknown to this one. */
+  knownWords?: readonly string[];
+  /** Other providers answer too: this one needs no part of the question of its own. */
+  answeredElsewhere?: boolean;
 }
+
+/**
+ * Plans for requests (`ask --maker`): what the maker needs, read through the executor — the catalogue
+ * and current resources a model plans against, the model's instructions, and the built-in planner that
+ * answers offline (`--ai-profile builtin`) and refuses what it does not understand.
+ */
+export interface MakerCapability {
+  prepare(request: string, ctx: MakerContext): Promise<MakerInput>;
+}
+
+export interface MakerContext {
+  read(plan: Plan): Promise<unknown[]>;
+  config: Config;
+  predefined: Record<string, string>;
+  /** The plan is written by the built-in planner (only what it needs is read). */
+  builtin: boolean;
+  /** Destructive steps are allowed (`--destroyer`): the model is told so. */
+  destroyer: boolean;
+  onPhase?(text: string): void;
+}
+
+export type MakerInput = Pick<import('./ai/maker.js').MakePlanOptions, 'catalogue' | 'defaults' | 'lookup' | 'target'>;
 
 /** One place credentials can come from, in the order the provider looks (names and paths only, never values). */
 export interface CredentialSource {
@@ -60,20 +112,12 @@ export interface CredentialSource {
   present: boolean;
 }
 
-/** A field `credentials store <provider>` asks for. */
-export interface CredentialField {
-  name: string;
-  flag: string;
-  secret: boolean;
-  required: boolean;
-}
-
 export interface CredentialsCapability {
   sources(opts: { config: Config; env: Record<string, string | undefined>; home: string }): CredentialSource[];
   /** A cheap read-only check that the credentials work, run through the executor. */
   test?(read: (plan: Plan) => Promise<unknown[]>): Promise<{ detail: string; data?: unknown }>;
-  /** What the backend store keeps for this provider. */
-  store?: readonly CredentialField[];
+  /** What the backend store keeps for this provider (`credentials store <provider>`). */
+  store?: ProviderCredentials;
 }
 
 /** An in-process stand-in for the provider's endpoint (`--sandbox`). */

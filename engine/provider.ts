@@ -8,6 +8,8 @@
  * its price preview, its duplicate-name lookup, and how its client is built (lazily, on first use).
  */
 
+import type { PlanAlternative } from '../schemas/plan.js';
+
 /** One problem found in a command's args before anything is sent. */
 export interface ArgProblem {
   field: string;
@@ -27,6 +29,46 @@ export interface StepClass {
   nameAt?: string;
   /** For a destroy: why, one reason per destructive part (the gate prints them). Empty otherwise. */
   reasons: string[];
+  /**
+   * Why the step may never run from a plan, `--destroyer` or not: it would read or write the user's
+   * files, or change a CLI's own configuration or credentials. Validation refuses the plan (exit 3).
+   * A refused step is also classified `destroy`, so a consumer that knows only `effect` stays safe.
+   */
+  refused?: string[];
+}
+
+/** The reason every allowlist gives an operation it does not name (DESIGN §7: default deny). */
+export const NOT_KNOWN_SAFE = 'not known to be safe';
+
+/** The class of an operation no allowlist row names: destructive, and said so in the dry run. */
+export function unknownStep(what: string, kind?: string): StepClass {
+  return { effect: 'destroy', kind, reasons: [`${what}: ${NOT_KNOWN_SAFE} (not in the allowlist of harmless operations)`] };
+}
+
+/** The class of a step that may never run from a plan (the reasons say what it would touch). */
+export function refusedStep(reasons: string[], kind?: string): StepClass {
+  return { effect: 'destroy', kind, reasons, refused: reasons };
+}
+
+/**
+ * A small typed allowlist: rows tried in order, the first whose `match` accepts the input decides;
+ * no row matching is `unknownStep` (default deny). Providers whose classification is a table of
+ * named forms (ssh-exec templates) use it; the CLI providers' tables (engine/cli/rules.ts) follow the
+ * same rule with their own row shape.
+ */
+export interface ClassRow<In> {
+  name: string;
+  effect: StepEffect | 'refused';
+  why: string;
+  match(input: In): boolean;
+}
+
+export function classifyByTable<In>(rows: readonly ClassRow<In>[], input: In, what: string, kind?: string): StepClass & { row?: string } {
+  const row = rows.find((r) => r.match(input));
+  if (!row) return unknownStep(what, kind);
+  if (row.effect === 'refused') return { ...refusedStep([`${what}: ${row.why}`], kind), row: row.name };
+  if (row.effect === 'destroy') return { effect: 'destroy', kind, reasons: [`${what}: ${row.why}`], row: row.name };
+  return { effect: row.effect, kind, reasons: [], row: row.name };
 }
 
 export interface StepResult {
@@ -41,11 +83,28 @@ export interface StepResult {
    * The run machine waits `afterMs` in its `waiting` state and runs the step again.
    */
   pending?: { afterMs: number; status: string };
+  /** For a create with `alternatives`: which choice was made, and what happened to the ones tried before it. */
+  alternative?: AlternativeUsed;
+  /**
+   * Values the step produced that are secrets (a created access key, a password, a join token). The
+   * verb registers them for redaction, so every output and the journal mask them; a step with
+   * `reveal: true` has them printed on the CLI's stdout (never through MCP).
+   */
+  secrets?: { path: string; value: string }[];
+}
+
+/** The choice a create with alternatives made (0: as written; n: the plan's alternatives[n-1]). */
+export interface AlternativeUsed {
+  index: number;
+  /** The values that choice created with (instance type, location, spot). */
+  values: Record<string, string | boolean>;
+  /** Choices tried before it, each with why it was passed over (not available, service_unavailable, no_capacity). */
+  tried: { index: number; values: Record<string, string | boolean>; outcome: string }[];
 }
 
 /** Something a run is waiting for, said as it happens (progress lines, MCP progress, --debug). */
 export interface WaitNotice {
-  reason: 'rate-limit' | 'retry-after' | 'retry' | 'create-lookup' | 'poll' | 'lock';
+  reason: 'rate-limit' | 'retry-after' | 'retry' | 'create-lookup' | 'poll' | 'lock' | 'failover';
   waitMs: number;
   message: string;
 }
@@ -71,6 +130,8 @@ export interface StepContext<Client = unknown> {
   existingIds?: readonly string[];
   /** For a polling step: when its first poll started (ms since epoch), so the verb keeps its own deadline. */
   pollingSince?: number;
+  /** The command's `alternatives` (a verb that has checkAlternatives): other choices for a create without capacity. */
+  alternatives?: readonly PlanAlternative[];
 }
 
 /** A plan step verb: its own argument checks, its classification, and how it runs. */
@@ -94,6 +155,11 @@ export interface StepVerb<Client = unknown> {
    * before it; a verb without it takes none (the plan is invalid).
    */
   checkAutostop?(args: readonly string[], autostop: import('../schemas/plan.js').AutostopPolicy, earlier: readonly { args: string[]; produces?: Record<string, string> }[]): ArgProblem[];
+  /**
+   * The static checks of a command's `alternatives`; a verb without it takes none (the plan is invalid).
+   * Checks against the live catalogue belong to the provider's preview (dry runs) and its makers.
+   */
+  checkAlternatives?(args: readonly string[], alternatives: readonly PlanAlternative[]): ArgProblem[];
 }
 
 /** A record as the duplicate-name check and exactly-once see it. */
@@ -131,6 +197,11 @@ export interface CostLine {
   per_30_days?: number;
   available?: boolean;
   note?: string;
+  /**
+   * A create with alternatives: every choice priced (its availability too). The line itself is the most
+   * expensive of them, which is what the totals and the budget guard count.
+   */
+  choices?: (Omit<CostLine, 'choices' | 'step'> & { choice: number })[];
 }
 
 /** A provider's share of a dry run: what its steps cost, and what to warn about (balance, availability). */
@@ -171,6 +242,8 @@ export interface ConnectOptions {
   signal?: AbortSignal;
   /** Credentials from the backend store only, not the local sources (`credentials test` of what is stored). */
   backendOnly?: boolean;
+  /** `--files DIR`: the only place a plan step may read a local file from (`<FILES>/name` in its args). */
+  filesDir?: string;
 }
 
 export interface ProviderClient<Client> {
@@ -190,13 +263,28 @@ export interface Provider<Client = unknown> {
   /** Duplicate-name lookup and exactly-once creates; without it creates are not checked for names. */
   names?: NameLookup<Client>;
   /** Prices what the plan's steps of this provider create, with the reads it needs (dry run). */
-  preview?(steps: readonly { index: number; args: string[]; class: StepClass }[], read: PreviewRead, predefined: Record<string, string>): Promise<PricePreview>;
+  preview?(steps: readonly { index: number; args: string[]; class: StepClass; alternatives?: readonly PlanAlternative[] }[], read: PreviewRead, predefined: Record<string, string>): Promise<PricePreview>;
   /**
    * The account's current hourly burn, with the reads it needs. With `preview` it lets the budget guard
    * (engine/plan/budget.ts) refuse a plan whose creates would push the burn above `budget.max_hourly`;
    * a provider without it is not counted by the guard (its plans' costs are unknown to it, and said so).
    */
   burn?(read: PreviewRead): Promise<Burn>;
+  /**
+   * Drift (`plan diff`): what the plan's steps of this provider leave behind compared with what exists
+   * now, per resource, read through the executor; with `all`, also the resources no step owns.
+   */
+  drift?(
+    steps: readonly { index: number; args: string[]; class: StepClass; alternatives?: readonly PlanAlternative[]; produces?: Record<string, string> }[],
+    read: PreviewRead,
+    predefined: Record<string, string>,
+    opts: { all: boolean },
+  ): Promise<import('./drift/types.js').DriftEntry[]>;
+  /**
+   * What the provider can do above running steps (answer questions, make plans, store credentials, run
+   * in the sandbox…): commands ask the registry which providers have a capability instead of naming them.
+   */
+  capabilities?: import('./capabilities.js').ProviderCapabilities;
 }
 
 /** The providers a plan is validated and run with, by name and by verb. */
@@ -204,11 +292,23 @@ export class ProviderSet {
   private readonly byVerb = new Map<string, { provider: Provider<any>; verb: StepVerb<any> }>();
   private readonly byName = new Map<string, Provider<any>>();
 
-  constructor(readonly list: readonly Provider<any>[]) {
-    for (const provider of list) {
-      this.byName.set(provider.name, provider);
-      for (const verb of provider.verbs) this.byVerb.set(verb.verb, { provider, verb });
-    }
+  private readonly providers: Provider<any>[] = [];
+
+  constructor(list: readonly Provider<any>[]) {
+    for (const provider of list) this.add(provider);
+  }
+
+  get list(): readonly Provider<any>[] {
+    return this.providers;
+  }
+
+  /** Adds a provider (a registered stand-in); its name and verbs must be new. */
+  add(provider: Provider<any>): void {
+    if (this.byName.has(provider.name)) throw new Error(`provider ${provider.name} is registered already`);
+    for (const verb of provider.verbs) if (this.byVerb.has(verb.verb)) throw new Error(`step verb ${verb.verb} belongs to ${this.byVerb.get(verb.verb)!.provider.name} already`);
+    this.providers.push(provider);
+    this.byName.set(provider.name, provider);
+    for (const verb of provider.verbs) this.byVerb.set(verb.verb, { provider, verb });
   }
 
   provider(name: string): Provider<any> | undefined {

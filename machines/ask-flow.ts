@@ -15,11 +15,6 @@ import type { Plan } from '../schemas/plan.js';
 import type { AiProvider, ChatMessage } from '../engine/ai/provider.js';
 import { recordsFromResults } from '../engine/ai/chunking.js';
 import { summariseContext, type SummariseResult } from '../engine/ai/summarise.js';
-import { answerCost, answerFromResults, type StepResult } from '../engine/planner/answer.js';
-import { COST_KIND } from '../engine/routing/terms.js';
-import { answerAwsResults } from '../engine/cloud_a/answer.js';
-import { renderIac } from '../engine/reports/render.js';
-import type { IacContext } from '../engine/reports/discovery.js';
 import type { RouteDecision } from '../engine/routing/route.js';
 import { AI_DEFAULTS } from '../schemas/config.js';
 
@@ -45,8 +40,8 @@ export interface AskFlowInput {
    * (engine/reports/) and hands back its structured result as the context.
    */
   gatherContext?: (decision: RouteDecision) => Promise<ContextResult[]>;
-  /** The built-in provider's answer from the gathered results (a report renders itself as a table). */
-  builtinAnswer?: (results: ContextResult[]) => string;
+  /** The built-in provider's answer from the gathered results (the providers' answers; a report renders itself as a table). */
+  builtinAnswer?: (results: ContextResult[], route: RouteDecision) => string;
   /** The size keys of the `ai` config section. */
   ai?: { max_prompt_chars?: number; chunk_chars?: number; max_chunks?: number };
   /** Earlier turns of the conversation (already redacted), oldest first; read once, after the provider is known. */
@@ -131,9 +126,6 @@ const systemPromptOf = (input: AskFlowInput) => input.source?.systemPrompt ?? AN
 
 const isBuiltin = (p: AiProvider | undefined) => p?.name === 'builtin';
 
-const BUILTIN_SCOPE_NOTE =
-  'Without an AI provider only questions about your gpucloud resources and balance can be answered (configure one under ai: in ~/.assistant.yaml; see the README). Your instances and balance:';
-
 export const askFlowMachine = setup({
   types: { context: {} as AskFlowContext, input: {} as AskFlowInput, output: {} as AskFlowOutput },
   actors: {
@@ -165,9 +157,7 @@ export const askFlowMachine = setup({
         // No model: the source (`k8s ask`), the report, or the gpucloud/cloud_a renderers answer from the results.
         const answer = input.source
           ? input.source.builtinAnswer(input.question, ctx.results)
-          : input.builtinAnswer
-            ? input.builtinAnswer(ctx.results)
-            : builtinAnswer(input.question, ctx.route!, ctx.results);
+          : (input.builtinAnswer?.(ctx.results, ctx.route!) ?? 'Nothing to report.');
         // Observers hear of the entry into `answering` only after this actor has started; yielding once
         // keeps the order `gatheringContext -> answering`, then the answer, for --agent-trace.
         await Promise.resolve();
@@ -271,27 +261,6 @@ export const askFlowMachine = setup({
     summaryCalls: context.summaryCalls,
   }),
 });
-
-/** Without a model: gpucloud results through the planner's answers (the kinds asked about), cloud_a ones through its catalogue. */
-function builtinAnswer(question: string, route: RouteDecision, results: ContextResult[]): string {
-  const aws = results.filter((r) => r.args[0] === 'aws');
-  const gpucloud = results.filter((r) => r.args[0]?.startsWith('gpucloud'));
-  const parts: string[] = [];
-  if (gpucloud.length) {
-    // A cost question is answered from the cost reads (burn, balance, runway); other kinds asked alongside as usual.
-    const costAsked = route.kinds.includes(COST_KIND);
-    const asked = new Set(route.kinds.filter((k) => k !== COST_KIND));
-    const relevant = asked.size ? gpucloud.filter((r) => asked.has(r.kind)) : costAsked ? [] : gpucloud;
-    const answers = costAsked ? [answerCost(gpucloud)] : [];
-    if (relevant.length || !costAsked) answers.push(answerFromResults(question, relevant.map((r): StepResult => ({ args: r.args, kind: r.kind, data: r.data }))));
-    const facts = answers.join('\n');
-    // Nothing in the question named a resource: say what the built-in answers can cover instead of guessing.
-    parts.push(route.defaulted ? `${BUILTIN_SCOPE_NOTE}\n${facts}` : facts);
-  }
-  parts.push(...answerAwsResults(question, aws));
-  for (const r of results) if (r.kind === 'terraform') parts.push(renderIac(r.data as IacContext));
-  return parts.join('\n') || 'Nothing to report.';
-}
 
 /** The gathered context: the results, one record line per resource, and their joined text. */
 interface Gathered {

@@ -5,13 +5,13 @@
  * built-in provider, renders it from the results without a model). Conversation history is kept per
  * AI provider profile and gpucloud project (engine/ai/history.ts).
  */
+import type { AnswerCapability, RoutingCapability } from '../engine/capabilities.js';
 import type { Config } from '../schemas/config.js';
 import type { Plan } from '../schemas/plan.js';
 import { InvalidInputError, type AssistantErrorOptions } from '../engine/errors.js';
-import { findKind, type KindSpec } from '../engine/gpucloud/catalogue.js';
-import { COST_READ_KINDS, listPlan } from '../engine/gpucloud/static-plans.js';
-import { COST_KIND } from '../engine/routing/terms.js';
-import { awsReadsFor } from '../engine/cloud_a/reads.js';
+import { PROVIDERS, providerRoutings, providersWith } from '../engine/providers.js';
+import { renderIac } from '../engine/reports/render.js';
+import type { IacContext } from '../engine/reports/discovery.js';
 import { readPlan } from './apply/reads.js';
 import type { PlanBackend } from './run-plan.js';
 import { createRedactingStream, maskSecretLooking, maskSecretsInText } from '../engine/redact.js';
@@ -62,7 +62,7 @@ export interface AskOptions extends Pick<AskFlowInput, 'onToken' | 'onProgress' 
   /** Context besides the plan's (the `--workspace` state and its drift), read after the plan. */
   extraContext?: (route: RouteDecision, planResults: ContextResult[]) => Promise<ContextResult[]>;
   /**
-   * Earlier turns kept by the caller (a `talk` session), oldest first, chosen once the provider (and
+   * Earlier turns kept by the caller (a `talk` session, a box session), oldest first, chosen once the provider (and
    * so its model) is known. When given, the ask history file is neither read nor written.
    */
   conversation?: (provider: AiProvider) => ChatMessage[];
@@ -73,81 +73,101 @@ export interface AskOptions extends Pick<AskFlowInput, 'onToken' | 'onProgress' 
 /** The flow's output without its internal bookkeeping (prompt sizes, summary calls), the answer redacted. */
 export type AskResult = Omit<AskFlowOutput, 'sizes' | 'summaryCalls'>;
 
-/** The providers whose data this build can read to answer a question. */
-export const ANSWERABLE_PROVIDERS = ['gpucloud', 'cloud_a'] as const;
-
-/** The question is about a cloud this build does not integrate; nothing was read and no AI was asked. */
+/** The question is about a cloud this build cannot read; nothing was read and no AI was asked. */
 export class ProviderNotIntegratedError extends InvalidInputError {
   constructor(message: string, options: AssistantErrorOptions = {}) {
     super('provider_not_integrated', message, options);
   }
 }
 
-/** Kinds always read for an answer, before the ones the question is about. */
-export const ALWAYS_CONTEXT_KINDS = ['instances', 'balance'];
+export { ALWAYS_CONTEXT_KINDS } from '../engine/gpucloud/capabilities.js';
 
-/** What besides the routing decision chooses a context: the question's words and the config's service keywords. */
+/** What besides the routing decision chooses a context: the question's words and the config. */
 export interface ContextOptions {
   question?: string;
-  serviceKeywords?: Record<string, string[]>;
+  config?: Config;
 }
 
 /**
- * The read-only plan that fetches a question's context, one plan for every provider routed to (a
- * combined view is one plan with `provider: [...]`): for gpucloud, instances and balance always plus
- * every catalogue kind the question is about (decision.kinds; `cost` stands for the reads of `cost
- * summary`), one list step per kind; for cloud_a,
- * the describe/list steps of the services the question names (engine/cloud_a/reads.ts), or its
- * default set. Without `providers` in the decision, gpucloud alone.
+ * The read-only plan that fetches a question's context: the context reads of every provider routed to
+ * (their `reads` capability), one plan for all of them (a combined view is `provider: [...]`). Without
+ * `providers` in the decision, the first provider that can read (gpucloud).
  */
 export function contextPlanFor(decision: Pick<RouteDecision, 'kinds'> & { providers?: string[] }, opts: ContextOptions = {}): { plan: Plan; kinds: string[] } {
-  const providers = decision.providers ?? ['gpucloud'];
+  const readers = providersWith('reads');
+  const providers = decision.providers ?? [readers[0]!.name];
   const commands: Plan['commands'] = [];
   const kinds: string[] = [];
   const used: string[] = [];
-  if (providers.includes('gpucloud')) {
-    const specs: KindSpec[] = [];
-    const asked = decision.kinds.flatMap((k) => (k === COST_KIND ? [...COST_READ_KINDS] : [k]));
-    for (const name of [...ALWAYS_CONTEXT_KINDS, ...asked]) {
-      const spec = findKind(name);
-      if (spec && !specs.includes(spec)) specs.push(spec);
-    }
-    for (const s of specs) {
-      commands.push(...listPlan(s).commands);
-      kinds.push(s.kind);
-    }
-    used.push('gpucloud');
-  }
-  if (providers.includes('cloud_a')) {
-    for (const read of awsReadsFor(opts.question ?? '', opts.serviceKeywords)) {
-      commands.push({ args: [...read.args], reason: `context: ${read.label}` });
-      kinds.push(`cloud_a/${read.service}`);
-    }
-    used.push('cloud_a');
+  for (const provider of readers.filter((p) => providers.includes(p.name))) {
+    const reads = provider.capabilities.reads.contextReads(opts.question ?? '', { kinds: decision.kinds, config: opts.config ?? ({} as Config) });
+    commands.push(...reads.commands);
+    kinds.push(...reads.kinds);
+    used.push(provider.name);
   }
   return { plan: { version: 1, provider: used.length === 1 ? used[0]! : used, commands }, kinds };
 }
 
-/** Routes a question and refuses, clearly, one this build cannot answer. */
+/** Routes a question and refuses, clearly, one about a provider that cannot be read. */
 export function routeAnswerable(question: string, flags: string[] | undefined, config: Config): RouteDecision {
-  const route = routeQuestion(question, { flags, config });
-  const others = route.providers.filter((p) => !(ANSWERABLE_PROVIDERS as readonly string[]).includes(p));
+  const route = routeQuestion(question, { flags, config, routings: providerRoutings() });
+  const readable = providersWith('reads').map((p) => p.name);
+  const others = route.providers.filter((p) => !readable.includes(p));
   if (others.length) {
     const why = route.reasons
       .filter((r) => others.includes(r.provider))
       .map((r) => (r.terms.length ? `${r.provider} (matched: ${r.terms.join(', ')})` : `${r.provider} (${r.note ?? 'selected'})`))
       .join('; ');
-    const combined = route.providers.includes('gpucloud');
+    const flagsOf = readable.map((p) => `--${p.replace(/_/g, '-')}`).join(', ');
     throw new ProviderNotIntegratedError(
-      `this build answers questions about ${ANSWERABLE_PROVIDERS.join(' and ')} only; the question was routed to ${why}, which is not integrated, so nothing was read and no AI was asked`,
-      {
-        hint: combined
-          ? 'ask with --gpucloud and/or --cloud-a only, or drop the other provider flags; `assistant ask --route-only "<question>"` shows the routing'
-          : 'add --gpucloud or --cloud-a if the question is about them, or name their resources (instances, clusters, buckets…); `assistant ask --route-only "<question>"` shows the routing',
-      },
+      `this build answers questions about ${readable.join(', ')}; the question was routed to ${why}, which it cannot read, so nothing was read and no AI was asked`,
+      { hint: `ask with one of ${flagsOf}, or name their resources; \`assistant ask --route-only "<question>"\` shows the routing` },
     );
   }
   return route;
+}
+
+/**
+ * Without a model: each provider's `answer` capability from its own results. A provider that cannot
+ * answer exactly declines — the answer says so and how to get one — rather than showing another list.
+ */
+export function answerWithoutModel(question: string, route: RouteDecision, results: readonly ContextResult[]): string {
+  const iac = results.filter((r) => r.kind === 'terraform');
+  // Providers sharing a joint answerer (gpucloud and cloud_a) are answered once, with all their results.
+  const groups = new Map<string, { answer: AnswerCapability; providers: string[]; results: ContextResult[] }>();
+  const parts: string[] = [];
+  for (const name of route.providers) {
+    const provider = PROVIDERS.provider(name);
+    const own = results.filter((r) => provider && PROVIDERS.verb(r.args[0] ?? '')?.provider === provider);
+    const answer = provider?.capabilities?.answer;
+    if (!answer) {
+      parts.push(`${name}: the built-in answers cannot answer about it (${own.length} read(s)); configure an AI provider (ai: in ~/.assistant.yaml, see the README) or ask with --ai-profile <name>`);
+      continue;
+    }
+    const key = answer.joint ?? name;
+    const group = groups.get(key) ?? { answer, providers: [], results: [] };
+    group.providers.push(name);
+    group.results.push(...own);
+    groups.set(key, group);
+  }
+  for (const [, group] of groups) {
+    const others = route.providers.filter((p) => !group.providers.includes(p));
+    const knownWords = others.flatMap((p) => routingWords(PROVIDERS.provider(p)?.capabilities?.routing));
+    const text = group.answer.answer(question, group.results, { kinds: route.kinds, defaulted: route.defaulted, route, knownWords, answeredElsewhere: others.length > 0 || iac.length > 0 });
+    parts.push(
+      text ??
+        `${group.providers.join(' and ')}: the built-in answerer cannot answer this exactly from what it read (${group.results.length} read(s)); configure an AI provider (ai: in ~/.assistant.yaml, see the README) or ask with --ai-profile <name>`,
+    );
+  }
+  for (const r of iac) parts.push(renderIac(r.data as IacContext));
+  return parts.join('\n') || 'Nothing to report.';
+}
+
+/** The single words of a provider's routing words (understood by another provider's answers). */
+function routingWords(routing: RoutingCapability | undefined): string[] {
+  if (!routing) return [];
+  const all = [...routing.names, ...routing.specific, ...(routing.generic ?? [])].map((w) => (typeof w === 'string' ? w : w.term));
+  return all.flatMap((w) => w.toLowerCase().split(/[\s_-]+/)).filter(Boolean);
 }
 
 export async function askQuestion(o: AskOptions): Promise<AskResult> {
@@ -158,7 +178,7 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
   // words so a secret split across tokens is still caught.
   const stream = o.onToken && createRedactingStream(o.onToken);
 
-  const contextOptions: ContextOptions = { question: o.question, serviceKeywords: config.cloud_a?.service_keywords };
+  const contextOptions: ContextOptions = { question: o.question, config };
   const contextPlan = (route: RouteDecision) => contextPlanFor(route, contextOptions);
   // Data leaves for a third-party AI: registered secrets, secret-named fields and secret-looking
   // values (API_KEY=… in startup scripts, plain env values named *_TOKEN) are masked first.
@@ -210,7 +230,7 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
       contextPlan,
       runReadPlan,
       gatherContext,
-      builtinAnswer: o.report?.render,
+      builtinAnswer: o.report ? (results) => o.report!.render(results) : (results, route) => answerWithoutModel(o.question, route, results),
       ai: config.ai,
       history: () => (o.conversation && resolved ? o.conversation(resolved) : history?.messages() ?? []),
       onToken: stream && ((t) => stream.write(t)),

@@ -17,7 +17,7 @@
 import { assign, createActor, fromCallback, sendTo, setup, toPromise } from 'xstate';
 import type { Plan } from '../schemas/plan.js';
 import type { RunReport, StepReport } from '../schemas/run-report.js';
-import { AssistantError, InterruptedError, isAbortError, OperationError, SafetyRefusal } from '../engine/errors.js';
+import { AssistantError, ExitCode, InterruptedError, isAbortError, OperationError, SafetyRefusal } from '../engine/errors.js';
 import { abortReason } from '../engine/deadline.js';
 import type { ProviderSet, RunObserver, StepClass, StepContext, StepResult } from '../engine/provider.js';
 import type { CheckedPlan } from '../engine/plan/check.js';
@@ -205,6 +205,8 @@ export interface RunOutcome {
   results: unknown[];
   /** The error that ended a failed or cancelled run (carries the exit code). */
   error?: unknown;
+  /** Secrets produced by steps with `reveal: true` (StepResult.secrets): for the CLI's stdout only, never MCP. */
+  revealed?: { step: number; secrets: { path: string; value: string }[] }[];
 }
 
 /**
@@ -222,6 +224,7 @@ export async function runPlan(checked: CheckedPlan, opts: RunOptions): Promise<R
     Object.assign(bindings, done.produced);
   }
   const results: unknown[] = [];
+  const revealed: NonNullable<RunOutcome['revealed']> = [];
   const observe = opts.observer ?? opts.context.observer ?? (() => undefined);
   const sent = new SentSteps();
   const step = stepEffect(checked, { ...opts, observer: observe }, sent);
@@ -230,7 +233,8 @@ export async function runPlan(checked: CheckedPlan, opts: RunOptions): Promise<R
     actors: { runner: stepRunner(step) },
     actions: {
       record: (_, done: CompletedStep) => {
-        opts.journal?.stepDone(done.index, done.produced, done.result.status);
+        opts.journal?.stepDone(done.index, done.produced, done.result.status, done.result.alternative);
+        if (plan.commands[done.index]!.reveal && done.result.secrets?.length) revealed.push({ step: done.index, secrets: done.result.secrets });
         if (opts.keepResults) results.push(done.result.data);
         else done.result = { ...done.result, data: undefined };
         observe({
@@ -269,6 +273,7 @@ export async function runPlan(checked: CheckedPlan, opts: RunOptions): Promise<R
         http_status: done.result.status,
         attempts: done.result.attempts,
         deduplicated: done.result.deduplicated || undefined,
+        alternative: done.result.alternative,
         produced: Object.keys(done.produced).length ? done.produced : undefined,
         duration_ms: Math.round(done.durationMs),
       };
@@ -294,7 +299,7 @@ export async function runPlan(checked: CheckedPlan, opts: RunOptions): Promise<R
     error: status === 'succeeded' ? undefined : { ...errorSummary(error), step: completed.length },
   });
   if (status === 'succeeded') opts.journal?.finish();
-  return { report, results, error: status === 'succeeded' ? undefined : error };
+  return { report, results, error: status === 'succeeded' ? undefined : error, ...(revealed.length ? { revealed } : {}) };
 }
 
 /**
@@ -314,6 +319,9 @@ class SentSteps {
     const what = this.steps.get(index);
     const status = (error as { status?: unknown })?.status;
     if (!what || (typeof status === 'number' && status >= 400 && status < 500)) return undefined;
+    // Our own refusals (exit 3) and input errors (exit 2) are raised before the step acts: nothing left.
+    const exitCode = (error as { exitCode?: unknown })?.exitCode;
+    if (exitCode === ExitCode.refused || exitCode === ExitCode.invalidInput) return undefined;
     return what;
   }
 }
@@ -334,6 +342,7 @@ function stepEffect(checked: CheckedPlan, opts: RunOptions, sent: SentSteps): (i
     // Validation classified the plan as written; only a substituted value can change the verdict.
     const changed = args.some((a, i) => a !== command.args[i]);
     const cls = changed ? verb.classify(args) : classes[index]!;
+    if (changed && cls.refused?.length) throw new SafetyRefusal(`step ${index} may never run from a plan after substituting bindings (${cls.refused.join('; ')}); it was not sent`);
     if (changed && !destroyer && cls.effect === 'destroy') {
       throw new SafetyRefusal(`step ${index} became destructive after substituting bindings (${cls.reasons.join('; ')}); it was not sent`, {
         hint: 'review the plan; if the destruction is intended, run again with --destroyer',
@@ -353,6 +362,7 @@ function stepEffect(checked: CheckedPlan, opts: RunOptions, sent: SentSteps): (i
         waiting: (wait) => observe({ type: 'waiting', index, wait }),
         existingIds: pre?.existingIds,
         pollingSince,
+        alternatives: command.alternatives,
       };
       if (cls.effect !== 'read' && pollingSince === undefined) sent.dispatched(index, `${cls.effect}${cls.kind ? ` of ${cls.kind}` : ''}${cls.name ? ` "${cls.name}"` : ''}`);
       result = await verb.run(args, ctx);

@@ -10,6 +10,7 @@ import { parseStrictJson } from '../engine/plan/strict-json.js';
 import type { z } from 'zod';
 import type { Config } from '../schemas/config.js';
 import * as S from '../schemas/mcp-tools.js';
+import { forAgents, hintLinesForAgents } from './hints.js';
 import { AssistantError, InvalidInputError } from '../engine/errors.js';
 import { kindNames } from '../engine/gpucloud/catalogue.js';
 import { requireKind, resolveRecord } from '../engine/gpucloud/lookup.js';
@@ -27,10 +28,12 @@ import { redactText, redactValue } from '../engine/redact.js';
 import { renderRecords, renderRecord } from '../engine/render/records.js';
 import { renderReport, renderReportError } from '../engine/render/report.js';
 import { routeQuestion } from '../engine/routing/route.js';
+import { providerRoutings } from '../engine/providers.js';
 import { testGpuCloudCredentials } from '../engine/config/credentials-test.js';
 import { askForTool } from './ask.js';
 import { runAutostopCheck } from '../machines/autostop.js';
 import { renderCheckTable, summaryLine } from '../engine/autostop/render.js';
+import { driftTool, graphTool, matrixTool, trendTool } from './insight.js';
 import type { McpBackend } from './backend.js';
 import { progressObserver, progressReporter, type ProgressFn, type ToolExtra } from './progress.js';
 
@@ -148,7 +151,7 @@ export const TOOLS = [
     output: S.RouteOutput,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async run({ question }, { backend }) {
-      const decision = routeQuestion(question, { config: backend.config });
+      const decision = routeQuestion(question, { config: backend.config, routings: providerRoutings() });
       const lines = decision.reasons.map((r) => `${r.provider}: ${r.terms.length ? `matched ${r.terms.map((t) => `"${t}"`).join(', ')}` : r.note ?? ''}`);
       if (decision.kinds.length) lines.push(`gpucloud kinds: ${decision.kinds.join(', ')}`);
       return { text: lines.join('\n') + '\n', structured: decision };
@@ -171,11 +174,49 @@ export const TOOLS = [
         `Runway: ${s.runway_hours === null ? 'unlimited (nothing bills)' : `${money(s.runway_hours, 1)} h, until ${s.runway_until}`}`,
       ];
       const resources = sortResources(s.resources, 'cost');
-      if (detail) for (const r of resources) lines.push(`- ${r.kind} ${r.name} (${r.type}, ${r.status}): ${money(r.hourly_cost, 4)} ${cur}/hour, ${money(r.cost_so_far ?? null)} so far`);
+      if (detail) for (const r of resources) lines.push(`- ${r.kind} ${r.name} (id ${r.id}, ${r.type}, ${r.status}): ${money(r.hourly_cost, 4)} ${cur}/hour, ${money(r.cost_so_far ?? null)} so far`);
       for (const u of s.unpriced) lines.push(`warning: ${u}; left out of the totals`);
       const { resources: _all, ...totals } = s;
       return { text: lines.join('\n') + '\n', structured: { ...totals, resource_count: s.resources.length, ...(detail ? { resources } : {}) } };
     },
+  }),
+  // Issue 31: drift and pictures (mcp/insight.ts); read-only.
+  tool({
+    name: 'assistant_plan_diff',
+    title: 'Compare a plan with the live cloud (drift)',
+    description:
+      'Compare a plan document with what exists now, per resource: in_sync, missing (the plan makes it, it is not there) or different (type, location, size, image, status, attachment); with all: true also the resources in the project no step owns (unowned). structuredContent.drift is true when anything differs. Sends only GETs.',
+    input: S.DiffInput,
+    output: S.DiffOutput,
+    annotations: READ_ONLY,
+    run: ({ plan, all }, { backend, signal }) => driftTool(backend, planFrom(plan), all, signal),
+  }),
+  tool({
+    name: 'assistant_plan_graph',
+    title: 'Draw a plan as a graph',
+    description: 'Draw a plan document as a graph: steps as nodes (destructive ones marked), bindings as edges (the step producing <NAME> to each step using it). Mermaid or Graphviz DOT for documentation, text for a terminal. Sends nothing.',
+    input: S.GraphInput,
+    output: S.GraphOutput,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: async ({ plan, format }, { backend }) => graphTool(backend, planFrom(plan), format),
+  }),
+  tool({
+    name: 'assistant_gpucloud_availability_matrix',
+    title: 'Where each GPU type can be had, and its price',
+    description: 'Instance types (or Instant Cluster types) × locations: in each cell the hourly price where the type is available now (on demand, and spot), else nothing. Read-only.',
+    input: S.MatrixInput,
+    output: S.MatrixOutput,
+    annotations: READ_ONLY,
+    run: ({ resource }, { backend, signal }) => matrixTool(backend, resource, signal),
+  }),
+  tool({
+    name: 'assistant_cost_trend',
+    title: 'Daily cost and runway over a range of days',
+    description: 'What each day (UTC) cost (measured from recorded snapshots, else reconstructed) and the runway (balance over burn), as a text chart and as figures. Read-only (records a cost snapshot, like every cost reading).',
+    input: S.TrendInput,
+    output: S.TrendOutput,
+    annotations: { ...READ_ONLY, idempotentHint: false },
+    run: ({ start, end }, { backend, signal }) => trendTool(backend, { start, end }, signal),
   }),
   tool({
     name: 'assistant_plan_validate',
@@ -282,7 +323,7 @@ function requestSignal(backend: McpBackend, cancel: AbortSignal): AbortSignal {
 export function toolErrorResult(err: unknown): CallToolResult {
   const error =
     err instanceof AssistantError
-      ? { code: err.code, message: redactText(err.message), ...(err.hint ? { hint: redactText(err.hint) } : {}) }
+      ? { code: err.code, message: redactText(err.message), ...(err.hint ? { hint: forAgents(redactText(err.hint)) } : {}) }
       : { code: 'internal', message: redactText(err instanceof Error ? err.message : String(err)) };
   const text = `error: ${error.code}: ${error.message}${error.hint ? `\nhint: ${error.hint}` : ''}`;
   return { isError: true, content: [{ type: 'text', text }], _meta: { [ERROR_META_KEY]: error } };
@@ -305,9 +346,13 @@ export function registerTools(server: McpServer, backend: McpBackend): void {
         try {
           const out = await def.run(args as never, { backend, signal: requestSignal(backend, extra.signal), progress: progress.report });
           if (out.isError) outcome = 'failed';
+          // A failed run's report carries the CLI's hint: reworded for the agent, in the text and the document.
+          const structured = redactValue(out.structured) as Record<string, unknown>;
+          const error = structured.error as { hint?: unknown } | undefined;
+          if (error && typeof error.hint === 'string') error.hint = forAgents(error.hint);
           return {
-            content: [{ type: 'text', text: redactText(out.text) }],
-            structuredContent: redactValue(out.structured) as Record<string, unknown>,
+            content: [{ type: 'text', text: hintLinesForAgents(redactText(out.text)) }],
+            structuredContent: structured,
             isError: out.isError || undefined,
           };
         } catch (err) {

@@ -138,3 +138,63 @@ export const AutostopStatusOutput = {
     }),
   ),
 };
+
+// Issue 31: drift and pictures.
+export const DiffInput = {
+  plan,
+  all: z.boolean().default(false).describe('Also list resources in the project that no step of the plan makes or acts on (they count as drift)'),
+};
+const driftEntry = z.object({
+  provider: z.string(),
+  kind: z.string(),
+  name: z.string().optional(),
+  id: z.string().optional(),
+  step: z.number().int().optional(),
+  state: z.enum(['in_sync', 'missing', 'different', 'unowned']),
+  differences: z.array(z.object({ field: z.string(), plan: z.string(), live: z.string() })),
+  note: z.string().optional(),
+});
+export const DiffOutput = {
+  drift: z.boolean(),
+  counts: z.object({ in_sync: z.number().int(), missing: z.number().int(), different: z.number().int(), unowned: z.number().int() }),
+  resources: z.array(driftEntry),
+  not_checked: z.array(z.string()),
+};
+export const GraphInput = {
+  plan,
+  format: z.enum(['text', 'mermaid', 'dot']).default('mermaid').describe('mermaid (default) or dot for documentation, text for a terminal'),
+};
+export const GraphOutput = {
+  format: z.string(),
+  rendered: z.string(),
+  nodes: z.array(z.object({ index: z.number().int(), request: z.string(), reason: z.string(), effect: z.string(), destructive: z.array(z.string()), produces: z.array(z.string()), uses_config: z.array(z.string()), alternatives: z.number().int().optional() })),
+  edges: z.array(z.object({ from: z.number().int(), to: z.number().int(), binding: z.string() })),
+};
+export const MatrixInput = {
+  resource: z.enum(['availability', 'cluster-availability']).default('availability').describe('Instance types (availability, with spot) or Instant Cluster types (cluster-availability) × locations'),
+};
+export const MatrixOutput = {
+  kind: z.string(),
+  currency: z.string(),
+  locations: z.array(z.string()),
+  rows: z.array(z.object({ type: z.string(), gpu: z.string(), price_per_hour: z.number().nullable(), spot_price: z.number().nullable(), cells: z.record(z.string(), z.object({ on_demand: z.boolean(), spot: z.boolean() })) })),
+};
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date written YYYY-MM-DD');
+export const TrendInput = {
+  start: day.optional().describe('First day (UTC), YYYY-MM-DD; default 6 days before end'),
+  end: day.optional().describe('Last day (UTC), YYYY-MM-DD; default today'),
+};
+export const TrendOutput = {
+  provider: z.string(),
+  currency: z.string(),
+  start: z.string(),
+  end: z.string(),
+  as_of: z.string(),
+  based_on: z.string(),
+  total: z.number(),
+  days: z.array(z.object({ date: z.string(), cost: z.number(), hours: z.number(), average_hourly: z.number().nullable(), basis: z.string(), measured_hours: z.number(), snapshots: z.number().int(), balance_end: z.number().nullable() })),
+  notes: z.array(z.string()),
+  balance: z.number().nullable(),
+  runway_hours: z.number().nullable(),
+  runway_until: z.string().nullable(),
+};

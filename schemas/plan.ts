@@ -4,8 +4,25 @@ import { z } from 'zod';
 export const PLACEHOLDER_PATTERN = /<([A-Z][A-Z0-9_]*)>/g;
 export const BINDING_NAME = /^[A-Z][A-Z0-9_]*$/;
 
-/** Bindings predefined from configuration; plans may use them without producing them. */
-export const PREDEFINED_BINDINGS = ['DEFAULT_SSH_KEY_ID', 'DEFAULT_LOCATION', 'PROJECT_ID'] as const;
+/**
+ * Bindings predefined from configuration; plans may use them without producing them. `FILES` is bound
+ * only by `ask --apply --files DIR`: `<FILES>/name` is an artefact the plan reads from that directory
+ * (never substituted as text: the CLI step verbs resolve it, engine/cli/artefacts.ts).
+ */
+export const PREDEFINED_BINDINGS = ['DEFAULT_SSH_KEY_ID', 'DEFAULT_LOCATION', 'PROJECT_ID', 'FILES'] as const;
+
+/**
+ * One more choice for a create whose first choice has no capacity (issue 31): what it changes in the
+ * create's body. Tried in order, each only after the ones before it failed for capacity; see the
+ * provider's verb (gpucloud: engine/gpucloud/failover.ts).
+ */
+export const AlternativeSchema = z
+  .strictObject({
+    instance_type: z.string().min(1).optional(),
+    location_code: z.string().min(1).optional(),
+    is_spot: z.boolean().optional(),
+  })
+  .refine((a) => a.instance_type !== undefined || a.location_code !== undefined || a.is_spot !== undefined, 'an alternative changes instance_type, location_code or is_spot');
 
 /**
  * Idle auto-stop of an instance create (issue 31 §2): stop the instance once its GPUs and logins have
@@ -33,6 +50,14 @@ export const PlanCommandSchema = z.strictObject({
     .optional(),
   /** Idle auto-stop of the instance this step creates (engine/autostop/). */
   autostop: AutostopSchema.optional(),
+  /** Other choices (instance type, location, spot) tried in order when the create finds no capacity. */
+  alternatives: z.array(AlternativeSchema).min(1).max(10).optional(),
+  /**
+   * Show the secrets this step produces (a created access key, a password) on the CLI's stdout after
+   * the report. They stay masked everywhere else: the journal, progress, `-o json` reports' other
+   * fields and every MCP result (an agent never sees them).
+   */
+  reveal: z.boolean().optional(),
 });
 
 export const PlanSchema = z.strictObject({
@@ -49,3 +74,4 @@ export const PlanSchema = z.strictObject({
 export type PlanCommand = z.infer<typeof PlanCommandSchema>;
 export type Plan = z.infer<typeof PlanSchema>;
 export type AutostopPolicy = z.infer<typeof AutostopSchema>;
+export type PlanAlternative = z.infer<typeof AlternativeSchema>;

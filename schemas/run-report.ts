@@ -22,6 +22,14 @@ export const StepReportSchema = z.object({
   sent: z.string().optional(),
   /** The ID of what that step created. */
   created: z.string().optional(),
+  /** A create with alternatives: the choice it made (0: as written, n: alternatives[n-1]) and those passed over. */
+  alternative: z
+    .object({
+      index: z.number().int(),
+      values: z.record(z.string(), z.union([z.string(), z.boolean()])),
+      tried: z.array(z.object({ index: z.number().int(), values: z.record(z.string(), z.union([z.string(), z.boolean()])), outcome: z.string() })),
+    })
+    .optional(),
 });
 
 export const RunReportSchema = z.object({

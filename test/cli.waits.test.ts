@@ -15,10 +15,10 @@ const LONG = { timeoutMs: 90_000 };
 test('--timeout bounds the whole command, waits included: a 429 with Retry-After 120 ends with error: timeout (exit 1), and the wait is announced', async () => {
   await withEmulator(async ({ emu, env }) => {
     emu.addFault({ method: 'GET', path: '/v1/instances', status: 429, retryAfter: '120', times: -1 });
-    const r = await runCli(['--timeout', '3', 'gpucloud', 'list', 'instances'], { env, ...LONG });
+    const r = await runCli(['--timeout', '10', 'gpucloud', 'list', 'instances'], { env, ...LONG });
     assert.is(r.code, 1, r.stderr);
     assert.match(r.stderr, /waiting 120 s \(Retry-After\) for the rate limit of GET \/v1\/instances/);
-    assert.match(r.stderr, /^error: timeout: timeout after 3 s \(--timeout\)/m);
+    assert.match(r.stderr, /^error: timeout: timeout after 10 s \(--timeout\)/m);
     assert.match(r.stderr, /^hint: .*--timeout <seconds> or config `timeout`/m);
     assert.is(r.stdout, '');
   });

@@ -5,14 +5,14 @@
  * wait, public IP in the URL. Container service (the default): Secrets Manager, ECS cluster, Fargate
  * task definition and service; the secret value reaches AWS but no output.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli, tempHome } from './support/cli.js';
-import { COMPOSE_IMAGE, FASTAPI_TORCH, makeRepo, NODE_DOCKER } from './support/git-repos.js';
+import { COMPOSE_IMAGE, FASTAPI_TORCH, httpRepoUrl, makeRepo, NODE_DOCKER } from './support/git-repos.js';
 import { motoSuite } from './support/moto.js';
+import { tempDir } from './support/temp.js';
 
 const T = { timeoutMs: 120_000 };
 const motoTest = motoSuite(test);
@@ -46,7 +46,9 @@ test('cloud_a plans: the container service by default, a VM with --target vm (th
 
 motoTest('deploy --provider cloud_a --target vm --apply: a tagged EC2 instance running the startup script, the URL with its public IP', async (m) => {
   const repo = makeRepo('node-web', NODE_DOCKER);
-  const r = await runCli(['deploy', repo.url, '--provider', 'cloud_a', '--target', 'vm', '--ami', 'ami-12c6146b', '--apply', '-o', 'json'], { ...T, env: m.env });
+  // A VM clones the repository itself: it must be a URL it could reach (a file:// URL is refused).
+  const served = await httpRepoUrl(repo);
+  const r = await runCli(['deploy', served.url, '--provider', 'cloud_a', '--target', 'vm', '--ami', 'ami-12c6146b', '--apply', '-o', 'json'], { ...T, env: m.env });
   assert.is(r.code, 0, r.stderr);
   const report = JSON.parse(r.stdout);
   assert.is(report.status, 'succeeded');
@@ -59,15 +61,16 @@ motoTest('deploy --provider cloud_a --target vm --apply: a tagged EC2 instance r
   const userData = m.aws(['ec2', 'describe-instance-attribute', '--instance-id', report.bindings.INSTANCE_ID, '--attribute', 'userData']) as { UserData: { Value: string } };
   assert.ok(Buffer.from(userData.UserData.Value, 'base64').toString('utf8').includes(`/usr/local/sbin/assistant-deploy-node-web ${repo.sha}`));
   // A second deploy of the name is refused by the duplicate-name check before anything runs.
-  const again = await runCli(['deploy', repo.url, '--provider', 'cloud_a', '--target', 'vm', '--ami', 'ami-12c6146b', '--apply'], { ...T, env: m.env, home: tempHome() });
+  const again = await runCli(['deploy', served.url, '--provider', 'cloud_a', '--target', 'vm', '--ami', 'ami-12c6146b', '--apply'], { ...T, env: m.env, home: tempHome() });
   assert.is(again.code, 3, again.stderr);
   assert.match(again.stderr, /node-web/);
+  await served.close();
 });
 
 motoTest('deploy --provider cloud_a --apply: secret in Secrets Manager (the value reaches AWS, no output), Fargate task definition and service', async (m) => {
   const repo = makeRepo('compose-img', COMPOSE_IMAGE);
   const secret = 'aws-side-secret-value-4242';
-  const envFile = join(mkdtempSync(join(tmpdir(), 'deploy-env-')), 'prod.env');
+  const envFile = join(tempDir('deploy-env-'), 'prod.env');
   writeFileSync(envFile, `API_KEY=${secret}\nLOG_LEVEL=info\n`, { mode: 0o600 });
   const r = await runCli(['--debug', 'deploy', repo.url, '--provider', 'cloud_a', '--env-file', envFile, '--apply'], { ...T, env: m.env });
   assert.is(r.code, 0, r.stderr);

@@ -39,7 +39,20 @@ readOnly('tools that change anything are not listed, and calling one gets "tool 
     try {
       const { tools } = await client.listTools();
       const names = tools.map((t) => t.name).sort();
-      assert.equal(names, ['assistant_autostop_status', 'assistant_cost_summary', 'assistant_credentials_test', 'assistant_gpucloud_ask', 'assistant_gpucloud_get', 'assistant_gpucloud_list', 'assistant_plan_validate', 'assistant_route_question']);
+      assert.equal(names, [
+        'assistant_autostop_status',
+        'assistant_cost_summary',
+        'assistant_cost_trend',
+        'assistant_credentials_test',
+        'assistant_gpucloud_ask',
+        'assistant_gpucloud_availability_matrix',
+        'assistant_gpucloud_get',
+        'assistant_gpucloud_list',
+        'assistant_plan_diff',
+        'assistant_plan_graph',
+        'assistant_plan_validate',
+        'assistant_route_question',
+      ]);
       for (const t of tools) assert.is(t.annotations?.readOnlyHint, true, `${t.name} is read-only`);
       assert.match(client.getInstructions() ?? '', /--read-only/);
 
@@ -50,7 +63,7 @@ readOnly('tools that change anything are not listed, and calling one gets "tool 
 
       const list = await callTool(client, 'assistant_gpucloud_list', { resource: 'instances' });
       assert.not.ok(list.isError, textOf(list));
-      assert.match(server.stderr(), /8 tools, read-only/);
+      assert.match(server.stderr(), /12 tools, read-only/);
     } finally {
       await client.close();
       await server.stop();
@@ -64,8 +77,8 @@ readOnly('--read-only holds on stdio too', () =>
     try {
       const { tools } = await client.listTools();
       assert.not.ok(tools.some((t) => t.name === 'assistant_plan_apply'));
-      assert.is(tools.length, 8);
-      assert.match(stderr(), /8 tools, read-only/);
+      assert.is(tools.length, 13);
+      assert.match(stderr(), /12 tools, read-only/);
     } finally {
       await client.close();
     }
@@ -113,7 +126,7 @@ stateless('a one-shot client can POST tools/call without initialize; no session 
       ]);
       assert.equal(both.map((r) => r.status), [200, 200]);
       assert.is(message(both[0]!.body).id, 1);
-      assert.is(message(both[1]!.body).result.tools.length, 9);
+      assert.is(message(both[1]!.body).result.tools.length, 13);
 
       // GET and DELETE have no session to act on.
       const get = await fetch(server.url, { headers: { accept: 'text/event-stream' } });
@@ -136,7 +149,7 @@ stateless('the SDK client works against a stateless server (initialize answered 
       const r = await callTool(client, 'assistant_gpucloud_get', { kind: 'instances', id_or_hostname: 'demo-a100' });
       assert.not.ok(r.isError, textOf(r));
       assert.is(r.structuredContent.record.hostname, 'demo-a100');
-      assert.is((await client.listTools()).tools.length, 8, '--read-only applies per request too');
+      assert.is((await client.listTools()).tools.length, 12, '--read-only applies per request too');
     } finally {
       await client.close();
       await server.stop();

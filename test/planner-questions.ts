@@ -252,7 +252,7 @@ export const PLANNER_CASES: PlannerCase[] = [
   { q: 'create a 1V100.6V and a 1A100.22V', error: 'not_understood' },
   { q: 'create a 1V100.6V instance called t1 and a volume', error: 'not_understood' },
   { q: 'create a 16H100 cluster called c3 and a 1V100.6V', error: 'not_understood' },
-  { q: 'create a 1V100.6V instance called t1 in FIN-01 or FIN-03', error: 'not_understood' },
+  { q: 'create a 1V100.6V instance called t1 in FIN-01 and FIN-03', error: 'not_understood' },
   { q: "create a 1V100.6V instance called t1 and don't start it", error: 'not_understood' },
   { q: 'create the cheapest GPU instance', error: 'not_understood' },
   { q: 'do not shut down train-1', error: 'not_understood' },

@@ -41,20 +41,23 @@ function locationQuery(ctx: Ctx): string | undefined {
   return v || undefined;
 }
 
-function availabilityList(table: Record<string, string[]>, location: string | undefined) {
-  return LOCATION_CODES.filter((l) => !location || l === location).map((l) => ({
-    location_code: l,
-    availabilities: [...(table[l] ?? [])],
-  }));
+function availabilityList(table: Record<string, string[]>, location: string | undefined, says?: (type: string, location: string, table: boolean) => boolean) {
+  return LOCATION_CODES.filter((l) => !location || l === location).map((l) => {
+    const listed = table[l] ?? [];
+    // The table's order, less what the capacity switch took away, plus what it added.
+    const extra = says ? INSTANCE_TYPES.map((t) => t.instance_type).filter((t) => !listed.includes(t) && says(t, l, false)) : [];
+    return { location_code: l, availabilities: [...listed.filter((t) => !says || says(t, l, true)), ...extra] };
+  });
 }
 
 function instanceTypeAvailable(ctx: Ctx) {
   const type = ctx.params.type;
   if (!findInstanceType(type)) throw notFound(`Invalid instance type: ${type}`);
   const location = locationQuery(ctx);
-  const table = spotQuery(ctx) ? SPOT_AVAILABILITY : AVAILABILITY;
-  const ok = location ? (table[location] ?? []).includes(type) : LOCATION_CODES.some((l) => (table[l] ?? []).includes(type));
-  return json(200, ok);
+  const spot = spotQuery(ctx);
+  const table = spot ? SPOT_AVAILABILITY : AVAILABILITY;
+  const says = (l: string) => ctx.store.capacity.checkSays(type, l, spot, (table[l] ?? []).includes(type));
+  return json(200, location ? says(location) : LOCATION_CODES.some(says));
 }
 
 function clusterTypeAvailable(ctx: Ctx) {
@@ -115,7 +118,10 @@ export const catalogueRoutes: RouteDef[] = [
   {
     method: 'GET',
     path: '/v1/instance-availability',
-    handler: (ctx) => json(200, availabilityList(spotQuery(ctx) ? SPOT_AVAILABILITY : AVAILABILITY, locationQuery(ctx))),
+    handler: (ctx) => {
+      const spot = spotQuery(ctx);
+      return json(200, availabilityList(spot ? SPOT_AVAILABILITY : AVAILABILITY, locationQuery(ctx), (t, l, table) => ctx.store.capacity.checkSays(t, l, spot, table)));
+    },
   },
   { method: 'GET', path: '/v1/instance-availability/{type}', handler: instanceTypeAvailable },
   // Deprecated SPEC23 spelling, still answered.

@@ -157,7 +157,7 @@ function create(ctx: Ctx) {
     return v;
   });
 
-  if (!isAvailable(typeName, location, isSpot))
+  if (!store.capacity.createPlaced(typeName, location, isSpot, isAvailable(typeName, location, isSpot)))
     throw unavailable(`Not enough resources available for ${typeName}${isSpot ? ' (spot)' : ''} in ${location}; try another location or try again later`);
   const price = isSpot ? t.spot : t.price;
   if (store.data.balance < price)
@@ -174,10 +174,14 @@ function create(ctx: Ctx) {
     ...(tags.length ? { tags } : {}),
     location,
     status: 'ordered',
-    schedule: [
-      { status: 'provisioning', at: now + L },
-      { status: 'running', at: now + 2 * L },
-    ],
+    // The capacity switch's no_capacity: accepted, then never placed (it never runs, so it never bills).
+    schedule:
+      store.capacity.get(typeName, location, isSpot) === 'no_capacity'
+        ? [{ status: 'no_capacity', at: now + L }]
+        : [
+            { status: 'provisioning', at: now + L },
+            { status: 'running', at: now + 2 * L },
+          ],
     created_at: iso(now),
     ssh_key_ids: sshKeyIds,
     startup_script_id: scriptId ?? null,

@@ -89,8 +89,9 @@ export function makerSystemPrompt(options: { catalogue: MakerCatalogue; defaults
 
 ## Plan format
 {"version":1,"provider":"gpucloud","summary":"<one line: what the plan does>","commands":[{"args":[...],"reason":"<why this step>","produces":{"NAME":"$.id"}}]}
-- Allowed top-level keys: version, provider, commands, question, summary, created_at, notes. Allowed command keys: args, reason, produces. Any other key makes the plan invalid.
+- Allowed top-level keys: version, provider, commands, question, summary, created_at, notes. Allowed command keys: args, reason, produces, alternatives. Any other key makes the plan invalid.
 - Commands run in order. "produces" is optional: it maps a binding name (upper case) to a JSONPath on the step's response.
+- "alternatives" is optional and only on an instance create (POST /v1/instances): an ordered list of other choices, each changing "instance_type", "location_code" and/or "is_spot" of the body, e.g. "alternatives":[{"location_code":"FIN-03"},{"instance_type":"1A100.22V","location_code":"FIN-01"}]. At apply time the tool checks availability and creates the first choice with capacity (the body as written first), still exactly once; the dry run and the budget count the most expensive choice. Use it when the request allows more than one place or type ("an H100 anywhere in Europe", "FIN-01 or FIN-02", "an H100 or an A100"): put a choice available now (see the availability data) in the body and the others, in the order the user prefers, in alternatives. Never repeat a choice; values are literal (no placeholders).
 
 ## Step verbs (first element of args)
 - ["gpucloud-api", METHOD, PATH] or ["gpucloud-api", METHOD, PATH, BODY]: METHOD is GET, POST, PUT or DELETE; PATH starts with /v1; BODY is the request body as ONE JSON-ENCODED STRING, e.g. "{\\"action\\":\\"start\\",\\"id\\":\\"<INSTANCE_ID>\\"}". Plans cannot filter or loop: use ids you know.

@@ -4,39 +4,12 @@
  * plan (machines/ask.ts), the built-in answers (answer.ts) and the discovery report
  * (engine/reports/discovery.ts) all read this table; none of them names a service of its own.
  */
-import { TermMatcher } from '../routing/match.js';
+import { arr, cliReadCatalogue, lastSegment, obj, str, type CliReadSpec, type CliRecord } from '../cli/reads.js';
 
 /** One resource as the answers and reports show it. */
-export interface AwsRecord {
-  name: string;
-  /** The state or status as the service reports it (`running`, `available`, `ACTIVE`…). */
-  state?: string;
-  detail?: string;
-}
+export type AwsRecord = CliRecord;
+export type AwsReadSpec = CliReadSpec;
 
-export interface AwsReadSpec {
-  /** Short service key (`ec2`), also the record kind in the AI prompt (`cloud_a/ec2`). */
-  service: string;
-  /** What the records are, plural (`EC2 instances`). */
-  label: string;
-  singular: string;
-  /** Question words that select this read (whole words, case-insensitive). */
-  words: string[];
-  /** The step: `["aws", service, operation, …]`, read-only. */
-  args: string[];
-  /** Read by default when only the flag (`--cloud-a`) or the provider's name chose cloud_a. */
-  byDefault: boolean;
-  /** Whether the service is global (IAM, S3 bucket list) rather than per region. */
-  global?: boolean;
-  records(data: unknown): AwsRecord[];
-}
-
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === 'object' ? (v as Obj) : {});
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
-/** The last segment of an ARN or URL: the name an ARN-only list (ecs, sqs) stands for. */
-const lastSegment = (s: string) => s.replace(/\/+$/, '').split(/[/:]/).pop() || s;
 const nameTag = (tags: unknown) => str(arr(tags).map(obj).find((t) => t.Key === 'Name')?.Value);
 
 const names = (key: string, map: (v: string) => string = (v) => v) => (data: unknown): AwsRecord[] =>
@@ -165,20 +138,15 @@ export const AWS_READS: readonly AwsReadSpec[] = [
   },
 ];
 
-const matcher = new TermMatcher(AWS_READS.flatMap((spec) => spec.words.map((w) => ({ term: w, data: spec }))));
+/** The catalogue's reads, answers and lookups (engine/cli/reads.ts). */
+export const AWS_CATALOGUE = cliReadCatalogue(AWS_READS);
 
 /** The reads a question asks for (in catalogue order); `serviceKeywords` (cloud_a.service_keywords) adds words to a service. */
 export function awsReadsFor(question: string, serviceKeywords?: Record<string, string[]>): AwsReadSpec[] {
-  const chosen = new Set(matcher.match(question).map((m) => m.data));
-  for (const [service, words] of Object.entries(serviceKeywords ?? {})) {
-    const spec = AWS_READS.find((s) => s.service === service.toLowerCase());
-    if (spec && new TermMatcher([service, ...(words ?? [])].map((w) => ({ term: w.toLowerCase(), data: spec }))).match(question).length) chosen.add(spec);
-  }
-  const picked = AWS_READS.filter((s) => chosen.has(s));
-  return picked.length ? picked : AWS_READS.filter((s) => s.byDefault);
+  return AWS_CATALOGUE.readsFor(question, serviceKeywords);
 }
 
 /** The catalogue entry of a step's args (`["aws", "ec2", "describe-instances"]`). */
 export function awsReadOf(args: readonly string[]): AwsReadSpec | undefined {
-  return AWS_READS.find((s) => s.args.length <= args.length && s.args.every((a, i) => args[i] === a));
+  return AWS_CATALOGUE.readOf(args);
 }

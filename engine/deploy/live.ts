@@ -25,11 +25,15 @@ const NEEDED: Record<Target, (keyof LiveState)[]> = {
 };
 
 export function liveReadPlan(target: Target): { plan: Plan; keys: (keyof LiveState)[] } {
-  const keys = NEEDED[target];
+  return liveReadPlanOf(NEEDED[target], 'deploy');
+}
+
+/** The read plan of some of the live state, each reason prefixed with who reads it (`box manifest` reads the container part). */
+export function liveReadPlanOf(keys: (keyof LiveState)[], reader: string): { plan: Plan; keys: (keyof LiveState)[] } {
   const commands = keys.map((k) =>
     k === 'computeResources'
-      ? { args: ['gpucloud-api', 'GET', '/v1/serverless-compute-resources'], reason: 'deploy: list serverless compute' }
-      : { ...listPlan(findKind(KINDS[k])!).commands[0]!, reason: `deploy: list ${KINDS[k]}` },
+      ? { args: ['gpucloud-api', 'GET', '/v1/serverless-compute-resources'], reason: `${reader}: list serverless compute` }
+      : { ...listPlan(findKind(KINDS[k])!).commands[0]!, reason: `${reader}: list ${KINDS[k]}` },
   );
   return { plan: { version: 1, provider: 'gpucloud', commands }, keys };
 }

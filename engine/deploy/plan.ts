@@ -100,7 +100,7 @@ export function slugName(text: string): string {
  * commit or other settings is a new script.
  */
 export const scriptName = (name: string, sha: string, script: string) => `deploy-${name}-${SHORT(sha)}-${createHash('sha256').update(script).digest('hex').slice(0, 6)}`;
-const secretName = (name: string, variable: string) => slugName(`${name}-${variable}`);
+export const secretName = (name: string, variable: string) => slugName(`${name}-${variable}`);
 export const secretBinding = (variable: string) => `DEPLOY_SECRET_${variable.toUpperCase().replace(/[^A-Z0-9_]/g, '_')}`;
 
 /** Instance types sold in `location` right now (on demand). */
@@ -275,11 +275,46 @@ function compileInstance(req: DeployRequest, live: LiveState): CompiledDeploy {
 }
 
 /** A tag other than `latest`, or a digest (wire reference §16: the API rejects the rest). */
-function pinnedTag(image: string): boolean {
+export function pinnedTag(image: string): boolean {
   if (/@sha256:[0-9a-f]{64}$/i.test(image)) return true;
   const last = image.slice(image.lastIndexOf('/') + 1);
   const colon = last.lastIndexOf(':');
   return colon > 0 && colon < last.length - 1 && last.slice(colon + 1) !== 'latest';
+}
+
+/** One `env` entry of a gpucloud container: a plain value, or a secret's name (never its value). */
+export type ContainerEnv = { type: 'plain' | 'secret'; name: string; value_or_reference_to_secret: string };
+
+/**
+ * A container of a gpucloud container deployment (wire reference §16): image, port, health check on that
+ * port, environment, and optionally the entrypoint and arguments that replace the image's own.
+ */
+export function containerSpec(o: { image: string; port: number; healthPath: string; env: ContainerEnv[]; entrypoint?: { entrypoint: string[]; cmd: string[] } }): Record<string, unknown> {
+  return {
+    image: o.image,
+    exposed_port: o.port,
+    healthcheck: { enabled: true, port: o.port, path: o.healthPath },
+    ...(o.entrypoint ? { entrypoint_overrides: { enabled: true, ...o.entrypoint } } : {}),
+    env: o.env,
+  };
+}
+
+/** The scaling block: replicas between `min` and `max`, `concurrency` requests per replica (default 1), CPU (and GPU) triggers. */
+export function containerScaling(o: { min: number; max: number; gpu: boolean; concurrency?: number }): Record<string, unknown> {
+  return {
+    min_replica_count: o.min,
+    max_replica_count: o.max,
+    scale_down_policy: { delay_seconds: 300 },
+    scale_up_policy: { delay_seconds: 0 },
+    queue_message_ttl_seconds: 300,
+    concurrent_requests_per_replica: o.concurrency ?? 1,
+    scaling_triggers: { queue_load: { threshold: 1 }, cpu_utilization: { enabled: true, threshold: 80 }, gpu_utilization: { enabled: o.gpu, ...(o.gpu ? { threshold: 80 } : {}) } },
+  };
+}
+
+/** The body of `POST /v1/container-deployments` for one container from a public registry, on demand (not spot). */
+export function containerDeploymentBody(o: { name: string; compute: { name: string; size: number }; scaling: Record<string, unknown>; container: Record<string, unknown> }): Record<string, unknown> {
+  return { name: o.name, is_spot: false, compute: o.compute, container_registry_settings: { is_private: false }, scaling: o.scaling, containers: [o.container] };
 }
 
 function compileContainer(req: DeployRequest, live: LiveState): CompiledDeploy {
@@ -294,7 +329,7 @@ function compileContainer(req: DeployRequest, live: LiveState): CompiledDeploy {
   const commands: PlanCommand[] = [];
   const secretBindings: Record<string, string> = {};
   const notes: string[] = [];
-  const env = req.env.map((e) => {
+  const env = req.env.map((e): ContainerEnv => {
     if (!e.secret) return { type: 'plain', name: e.name, value_or_reference_to_secret: e.value };
     const secret = secretName(req.name, e.name);
     if (existingSecrets.has(secret)) {
@@ -310,21 +345,8 @@ function compileContainer(req: DeployRequest, live: LiveState): CompiledDeploy {
     return { type: 'secret', name: e.name, value_or_reference_to_secret: secret };
   });
   const compute = chooseCompute(req.stack, live);
-  const container: Record<string, unknown> = {
-    image: req.image,
-    exposed_port: req.port,
-    healthcheck: { enabled: true, port: req.port, path: req.healthPath },
-    env,
-  };
-  const scaling = {
-    min_replica_count: req.minReplicas,
-    max_replica_count: req.maxReplicas,
-    scale_down_policy: { delay_seconds: 300 },
-    scale_up_policy: { delay_seconds: 0 },
-    queue_message_ttl_seconds: 300,
-    concurrent_requests_per_replica: 1,
-    scaling_triggers: { queue_load: { threshold: 1 }, cpu_utilization: { enabled: true, threshold: 80 }, gpu_utilization: { enabled: req.stack.gpu.needed, ...(req.stack.gpu.needed ? { threshold: 80 } : {}) } },
-  };
+  const container = containerSpec({ image: req.image, port: req.port, healthPath: req.healthPath, env });
+  const scaling = containerScaling({ min: req.minReplicas, max: req.maxReplicas, gpu: req.stack.gpu.needed });
   let mode: CompiledDeploy['mode'] = 'create';
   if (existing) {
     mode = 'update';
@@ -336,14 +358,7 @@ function compileContainer(req: DeployRequest, live: LiveState): CompiledDeploy {
     });
   } else {
     commands.push({
-      args: api('POST', '/v1/container-deployments', {
-        name: req.name,
-        is_spot: false,
-        compute,
-        container_registry_settings: { is_private: false },
-        scaling,
-        containers: [container],
-      }),
+      args: api('POST', '/v1/container-deployments', containerDeploymentBody({ name: req.name, compute, scaling, container })),
       reason: `create container deployment ${req.name}: image ${req.image}, port ${req.port}, ${compute.name}, ${req.minReplicas}–${req.maxReplicas} replicas`,
       produces: { ENDPOINT: '$.endpoint_base_url' },
     });

@@ -78,8 +78,10 @@ export class CreateDedupe {
   private matching(list: unknown): Record<string, unknown>[] {
     if (!Array.isArray(list)) return [];
     const field = this.kind.nameField!;
+    // An instance that ended in no_capacity never ran: it is nobody's create to adopt (failover.ts).
     return list.filter(
-      (r): r is Record<string, unknown> => typeof r === 'object' && r !== null && (r as Record<string, unknown>)[field] === this.name,
+      (r): r is Record<string, unknown> =>
+        typeof r === 'object' && r !== null && (r as Record<string, unknown>)[field] === this.name && (r as Record<string, unknown>).status !== 'no_capacity',
     );
   }
 

@@ -47,6 +47,10 @@ export async function resolveRecord(read: ReadPlan, spec: KindSpec, idOrName: st
     (r) => r[spec.idField] === idOrName || (spec.nameField && r[spec.nameField] === idOrName),
   );
   if (matches.length === 1) return matches[0]!;
+  // Capacity failover leaves instances that ended in no_capacity (never ran, never bill) beside the one
+  // that was placed under the same name: a name means the live one.
+  const live = matches.filter((r) => r.status !== 'no_capacity');
+  if (matches.length > 1 && live.length === 1) return live[0]!;
   if (matches.length === 0) {
     throw new OperationError('not_found', `no ${spec.singular} with ID or ${spec.nameField ?? 'name'} "${idOrName}"`, {
       hint: `list them with 'assistant gpucloud list ${spec.kind}'`,

@@ -8,7 +8,9 @@ import type { NamedRecord, NameLookup, Provider } from '../provider.js';
 import { findKind, listPathOf } from './catalogue.js';
 import { createGpuCloudClient } from './client.js';
 import { burnGpuCloud } from './cost.js';
+import { gpucloudCapabilities } from './capabilities.js';
 import { createResponseFor } from './dedupe.js';
+import { driftGpuCloud } from './drift.js';
 import { previewGpuCloud } from './preview.js';
 import type { GpuCloudClient } from './types.js';
 import { gpucloudApi } from './verbs/api.js';
@@ -24,6 +26,8 @@ const names: NameLookup<GpuCloudClient> = {
       const record = r as Record<string, unknown>;
       const name = record?.[spec.nameField];
       if (typeof name !== 'string') continue;
+      // An instance that ended in no_capacity never ran and never bills: its name is free again (failover.ts).
+      if (record.status === 'no_capacity') continue;
       out.push({ id: String(record[spec.idField] ?? ''), name, createdAt: typeof record.created_at === 'string' ? record.created_at : undefined, record });
     }
     return out;
@@ -51,6 +55,8 @@ export const gpucloudProvider: Provider<GpuCloudClient> = {
   names,
   preview: previewGpuCloud,
   burn: burnGpuCloud,
+  capabilities: gpucloudCapabilities,
+  drift: driftGpuCloud,
 
   async connect(opts) {
     if (opts.override) {

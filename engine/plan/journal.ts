@@ -15,7 +15,7 @@ type Entry =
   | { type: 'begin'; plan_hash: string; steps: number; at: string }
   | { type: 'started'; index: number; snapshot?: string[]; at: string }
   | { type: 'created'; index: number; data: unknown; at: string }
-  | { type: 'done'; index: number; produced: Record<string, string>; http_status?: number; at: string }
+  | { type: 'done'; index: number; produced: Record<string, string>; http_status?: number; alternative?: unknown; at: string }
   | { type: 'finished'; at: string };
 
 export interface InFlightStep {
@@ -114,8 +114,9 @@ export class RunJournal {
     this.append({ type: 'created', index, data, at: new Date().toISOString() });
   }
 
-  stepDone(index: number, produced: Record<string, string>, httpStatus?: number): void {
-    this.append({ type: 'done', index, produced, http_status: httpStatus, at: new Date().toISOString() });
+  /** `alternative`: which choice a create with alternatives made (engine/provider.ts AlternativeUsed). */
+  stepDone(index: number, produced: Record<string, string>, httpStatus?: number, alternative?: unknown): void {
+    this.append({ type: 'done', index, produced, http_status: httpStatus, alternative, at: new Date().toISOString() });
   }
 
   finish(): void {

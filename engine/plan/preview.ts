@@ -68,6 +68,14 @@ export function renderPreview(p: Preview): string {
       const avail = c.available === undefined ? '' : c.available ? '   available now' : '   NOT AVAILABLE now';
       const what = c.kind === 'volume' || c.size_gb !== undefined ? `${c.part ?? c.kind} ${c.type} ${c.size_gb ?? '?'} GB` : `${c.kind} ${c.type}${c.spot ? ' (spot)' : ''}`;
       lines.push(`  step ${c.step}: ${what}${c.location ? ` in ${c.location}` : ''}   ${money(c.per_hour)}/hour   ${money(c.per_30_days)}/30 days${avail}`);
+      if (c.choices) {
+        // A create with alternatives: the line above is its most expensive choice; each choice below.
+        lines.push(`     counted at its most expensive choice; the create makes the first with capacity, in this order:`);
+        for (const ch of c.choices) {
+          const a = ch.available === undefined ? '' : ch.available ? '   available now' : '   NOT AVAILABLE now';
+          lines.push(`     ${ch.choice === 0 ? 'as written   ' : `alternative ${ch.choice}`}: ${ch.type}${ch.spot ? ' (spot)' : ''}${ch.location ? ` in ${ch.location}` : ''}   ${money(ch.per_hour)}/hour${a}${ch.note && !ch.per_hour ? `   (${ch.note})` : ''}`);
+        }
+      }
     }
     lines.push(`  total: ${money(p.total_per_hour)}/hour, ${money(p.total_per_30_days)}/30 days`);
   }

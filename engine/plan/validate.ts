@@ -10,6 +10,8 @@ export interface PlanProblem {
   field?: string;
   message: string;
   kind: 'schema' | 'unbound' | 'destructive';
+  /** A step that may never run from a plan (StepClass.refused); its kind is `destructive` (exit 3). */
+  refused?: true;
 }
 
 export interface ValidationResult {
@@ -73,6 +75,10 @@ export function validatePlan(input: unknown, opts: ValidateOptions): ValidationR
       const autostopProblems = verb.checkAutostop?.(command.args, command.autostop, earlier) ?? [{ field: 'autostop', message: `"${verb.verb}" steps take no autostop (only instance creates do)` }];
       for (const p of autostopProblems) problems.push({ kind: 'schema', index, ...p });
     }
+    if (command.alternatives) {
+      const altProblems = verb.checkAlternatives?.(command.args, command.alternatives) ?? [{ field: 'alternatives', message: `"${verb.verb}" steps take no alternatives` }];
+      for (const p of altProblems) problems.push({ kind: 'schema', index, ...p });
+    }
     command.args.forEach((arg, argIndex) => {
       for (const name of placeholdersIn(arg)) {
         if (!bound.has(name)) {
@@ -81,9 +87,12 @@ export function validatePlan(input: unknown, opts: ValidateOptions): ValidationR
             kind: 'unbound',
             index,
             field: `args[${argIndex}]`,
-            message: predefined
-              ? `<${name}> is predefined from config but not set there (see README: predefined bindings)`
-              : `<${name}> is not produced by an earlier command`,
+            message:
+              name === 'FILES'
+                ? '<FILES> names a local file the plan reads: give its directory with --files DIR (an MCP agent cannot)'
+                : predefined
+                  ? `<${name}> is predefined from config but not set there (see README: predefined bindings)`
+                  : `<${name}> is not produced by an earlier command`,
           });
         }
       }
@@ -95,7 +104,10 @@ export function validatePlan(input: unknown, opts: ValidateOptions): ValidationR
     }
     const cls = verb.classify(command.args);
     classes.push(cls);
-    if (cls.effect === 'destroy' && !opts.destroyer) {
+    if (cls.refused?.length) {
+      // Never run from a plan (the user's files, a CLI's own configuration): --destroyer does not unlock it.
+      problems.push({ kind: 'destructive', refused: true, index, field: 'args', message: `refused: ${cls.refused.join('; ')} (never run from a plan, --destroyer or not)` });
+    } else if (cls.effect === 'destroy' && !opts.destroyer) {
       problems.push({ kind: 'destructive', index, field: 'args', message: `destructive: ${cls.reasons.join('; ')} (needs --destroyer)` });
     }
   });

@@ -287,7 +287,15 @@ export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
       requireExplained(question, {
         verbs: [],
         kinds: ['instances', 'instance-types', 'ssh-keys', 'locations', ...(intent.image ? ['images'] : [])],
-        values: [...intent.hostnames, intent.image ?? '', intent.location ?? '', intent.spot ? 'spot' : '', intent.instanceType ?? '', intent.gpuModel ? (findGpuModel(question)?.text ?? '') : ''],
+        values: [
+          ...intent.hostnames,
+          intent.image ?? '',
+          intent.location ?? '',
+          intent.spot ? 'spot' : '',
+          intent.instanceType ?? '',
+          intent.gpuModel ? (findGpuModel(question)?.text ?? '') : '',
+          ...(intent.choices ? [...intent.choices.words, ...intent.choices.locations, ...intent.choices.moreTypes, ...gpuModelWords(question)] : []),
+        ],
       });
       if (!instanceType) {
         const known = (ctx.catalogue?.instanceTypes ?? []).map((t) => str(t, 'instance_type')).filter(Boolean);
@@ -307,7 +315,8 @@ export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
       if (new Set(intent.hostnames.map((h) => h.toLowerCase())).size !== intent.hostnames.length) {
         throw new InvalidInputError('builtin_duplicate_name', `the same name is given twice: ${intent.hostnames.join(', ')}`);
       }
-      requireDefaults(ctx, { sshKey: true, location: !intent.location });
+      const choices = intent.choices ? capacityChoices(instanceType, intent, ctx) : undefined;
+      requireDefaults(ctx, { sshKey: true, location: !intent.location && !choices });
       const taken = (lookup.instances ?? []).map((i) => i.hostname);
       const base = intent.hostnames[0] ?? instanceType.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
       const hostnames: string[] = [];
@@ -325,11 +334,14 @@ export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
           image,
           hostname,
           description: '',
-          location_code: intent.location ?? DEFAULT_LOCATION,
+          location_code: choices?.first.location ?? intent.location ?? DEFAULT_LOCATION,
           ssh_key_ids: DEFAULT_SSH_KEYS,
         };
+        if (choices) body.instance_type = choices.first.type;
         if (intent.spot) body.is_spot = true;
-        return { args: api('POST', '/v1/instances', body), reason: `create ${instanceType} instance ${hostname}`, produces: { [count === 1 ? 'INSTANCE_ID' : `INSTANCE_ID_${i + 1}`]: '$.id' } };
+        const command: PlanCommand = { args: api('POST', '/v1/instances', body), reason: `create ${String(body.instance_type)} instance ${hostname}`, produces: { [count === 1 ? 'INSTANCE_ID' : `INSTANCE_ID_${i + 1}`]: '$.id' } };
+        if (choices?.alternatives.length) command.alternatives = choices.alternatives;
+        return command;
       });
       return requireInCatalogue(plan(question, `create ${intent.spot ? 'spot ' : ''}${count === 1 ? 'instance' : `${count} instances`} ${hostnames.join(', ')} (${instanceType})`, commands), ctx);
     }
@@ -498,6 +510,54 @@ function requireStopped(instance: LookupInstance): void {
       hint: `shut it down first (assistant gpucloud action shutdown ${name}), then ask again, or add "and shut it down first" to the request`,
     });
   }
+}
+
+/** The alternatives a request allows (issue 31): at most this many besides the first choice (the schema's limit). */
+const MAX_ALTERNATIVES = 10;
+/** ISO 3166 country codes of Europe, for "anywhere in Europe" (locations carry a country_code). */
+const EUROPE = new Set('AD AL AT BA BE BG BY CH CY CZ DE DK EE ES FI FO FR GB GI GR HR HU IE IS IT LI LT LU LV MC MD ME MK MT NL NO PL PT RO RS SE SI SK SM UA VA XK'.split(' '));
+
+/** Every GPU model as written ("H100", "an A100"), for accounting for the words of a request with alternatives. */
+function gpuModelWords(question: string): string[] {
+  return [...question.matchAll(/(?:\b\d{1,2}\s*(?:x\s*|×\s*)?)?\b(?:h100|h200|b200|b300|a100|v100|l40s|a6000|rtx\s?6000(?:\s?ada)?|rtx\s?a6000|gh200)s?\b/gi)].map((m) => m[0]);
+}
+
+/**
+ * "an H100 anywhere in Europe", "in FIN-01 or FIN-02", "an H100 or an A100": the choices of a create,
+ * type by type in the order written, and within a type the locations available now first (the live
+ * availability), the others after (capacity comes back). The first is the step as written; the rest
+ * become its `alternatives`, tried at apply time only when the ones before have no capacity.
+ */
+function capacityChoices(instanceType: string, intent: Extract<Intent, { type: 'create-instance' }>, ctx: BuiltinContext): { first: { type: string; location: string }; alternatives: NonNullable<PlanCommand['alternatives']> } {
+  const c = intent.choices!;
+  const catalogueLocations = (ctx.catalogue?.locations ?? []) as { code?: unknown; country_code?: unknown }[];
+  let locations = c.locations.length ? c.locations : intent.location ? [intent.location] : [];
+  if (c.region) {
+    if (!catalogueLocations.length) throw needData('locations', 'locations');
+    const inRegion = catalogueLocations.filter((l) => c.region === 'any' || EUROPE.has(String(l.country_code ?? '').toUpperCase())).map((l) => String(l.code));
+    if (!inRegion.length) throw new InvalidInputError('unknown_location', `no gpucloud location is in ${c.region === 'europe' ? 'Europe' : 'the catalogue'}`);
+    locations = [...new Set([...locations, ...inRegion])];
+  }
+  if (!locations.length) locations = [DEFAULT_LOCATION];
+  const models = c.moreGpuModels.map((model) => instanceTypeFromGpu({ ...intent, gpuModel: model, gpuCount: intent.gpuCount }, ctx.catalogue));
+  const missing = c.moreGpuModels.filter((_, i) => !models[i]);
+  if (missing.length) throw new InvalidInputError('unknown_instance_type', `no instance type with ${intent.gpuCount ?? 1}x ${missing.join(', ')} in the gpucloud catalogue`);
+  const types = [...new Set([instanceType, ...c.moreTypes, ...(models as string[])])];
+  const availability = (ctx.catalogue?.availability ?? []) as { location_code?: unknown; availabilities?: unknown }[];
+  const availableNow = (type: string, location: string) => {
+    const here = availability.find((a) => a.location_code === location);
+    return !intent.spot && Array.isArray(here?.availabilities) && here.availabilities.includes(type);
+  };
+  const ordered = types.flatMap((type) => {
+    const now = locations.filter((l) => availableNow(type, l));
+    return [...now, ...locations.filter((l) => !now.includes(l))].map((location) => ({ type, location }));
+  });
+  if (ordered.length > MAX_ALTERNATIVES + 1) {
+    throw new InvalidInputError('too_many', `that request allows ${ordered.length} choices of type and location; a plan step takes at most ${MAX_ALTERNATIVES + 1}`, { hint: 'name fewer locations or types' });
+  }
+  const [first, ...rest] = ordered;
+  const alternatives = rest.map((o) => ({ ...(o.type !== first!.type ? { instance_type: o.type } : {}), ...(o.location !== first!.location ? { location_code: o.location } : {}) }));
+  return { first: first!, alternatives };
 }
 
 /** Kinds the built-in planner can list (all of the catalogue). */

@@ -5,7 +5,7 @@
  * maker sends the problems back to the model in its repair loop. A list the caller did not read (or
  * that came back empty) is not checked: no data is not proof that a value is wrong.
  */
-import type { Plan } from '../../schemas/plan.js';
+import type { Plan, PlanAlternative } from '../../schemas/plan.js';
 
 /** The catalogue lists a maker reads (plain API records; see commands/ask-maker.ts). */
 export interface CatalogueLists {
@@ -136,7 +136,9 @@ export function catalogueProblems(plan: Pick<Plan, 'commands'> | unknown, lists:
       problems.push(...oneOf(index, 'location_code', 'unknown_location', 'location', location, locations, b.location_code));
       const typeProblems = oneOf(index, 'instance_type', 'unknown_instance_type', 'instance type', type, codes(lists.instanceTypes, 'instance_type'));
       problems.push(...typeProblems);
-      if (!typeProblems.length && type && location && b.is_spot !== true) problems.push(...availabilityProblems(index, type, location, lists.availability));
+      const alternatives = Array.isArray(command.alternatives) ? command.alternatives : [];
+      if (!alternatives.length && !typeProblems.length && type && location && b.is_spot !== true) problems.push(...availabilityProblems(index, type, location, lists.availability));
+      if (alternatives.length) problems.push(...alternativeProblems(index, b, type, location, alternatives, lists, locations));
       const image = resolved(b.image, defaults);
       if (image !== undefined && !typeProblems.length && !UUID.test(image)) {
         const known = codes(lists.images, 'image_type');
@@ -155,5 +157,40 @@ export function catalogueProblems(plan: Pick<Plan, 'commands'> | unknown, lists:
       problems.push(...oneOf(index, 'location_code', 'unknown_location', 'location', location, locations, b.location_code));
     }
   });
+  return problems;
+}
+
+/**
+ * The alternatives of an instance create (issue 31): each choice's type, location and image against
+ * the catalogue; on-demand availability is a problem only when no choice at all is available now.
+ */
+function alternativeProblems(index: number, b: Record<string, unknown>, type: string | undefined, location: string | undefined, alternatives: readonly PlanAlternative[], lists: CatalogueLists, locations: string[]): CatalogueProblem[] {
+  const problems: CatalogueProblem[] = [];
+  const types = codes(lists.instanceTypes, 'instance_type');
+  const image = typeof b.image === 'string' && !UUID.test(b.image) && !/^<.*>$/.test(b.image) ? b.image : undefined;
+  const choices: { type?: string; location?: string; spot: boolean }[] = [{ type, location, spot: b.is_spot === true }];
+  alternatives.forEach((alt, i) => {
+    const at = `alternatives[${i}]`;
+    const altType = alt.instance_type ?? type;
+    const altLocation = alt.location_code ?? location;
+    if (alt.location_code !== undefined) problems.push(...oneOf(index, `${at}.location_code`, 'unknown_location', 'location', alt.location_code, locations));
+    const typeProblems = alt.instance_type !== undefined ? oneOf(index, `${at}.instance_type`, 'unknown_instance_type', 'instance type', alt.instance_type, types) : [];
+    problems.push(...typeProblems);
+    if (image && altType && alt.instance_type !== undefined && !typeProblems.length && codes(lists.images, 'image_type').length) {
+      const fits = compatibleImages(altType, lists);
+      if (!fits.includes(image)) problems.push({ index, field: `${at}.instance_type`, code: 'incompatible_image', message: `image "${image}" does not run on ${altType} (valid for ${altType}: ${fits.join(', ') || 'none'})`, valid: fits });
+    }
+    choices.push({ type: altType, location: altLocation, spot: alt.is_spot ?? b.is_spot === true });
+  });
+  const entries = (lists.availability ?? []).filter((a) => str(a, 'location_code'));
+  const onDemand = choices.filter((c) => !c.spot && c.type && c.location);
+  // Spot capacity is listed elsewhere: with a spot choice nothing is known to be sold out.
+  if (entries.length && onDemand.length === choices.length) {
+    const availableNow = onDemand.some((c) => {
+      const here = entries.find((a) => str(a, 'location_code') === c.location) as { availabilities?: unknown } | undefined;
+      return !here || !Array.isArray(here.availabilities) || here.availabilities.includes(c.type);
+    });
+    if (!availableNow) problems.push({ index, field: 'alternatives', code: 'not_available', message: `none of the ${choices.length} choices is available right now`, valid: [] });
+  }
   return problems;
 }

@@ -5,19 +5,68 @@
  */
 import { KINDS } from '../gpucloud/catalogue.js';
 import { TermMatcher, termPattern, type TermMatch } from '../routing/match.js';
-import { CLUSTER_TYPE_CODE, INSTANCE_TYPE_CODE } from '../routing/terms.js';
+import { CLUSTER_TYPE_CODE, INSTANCE_TYPE_CODE } from '../gpucloud/routing.js';
 
 export type InstanceAction = 'start' | 'shutdown' | 'hibernate' | 'delete' | 'discontinue' | 'force_shutdown';
 
 export type Intent =
   | { type: 'list'; kinds: string[]; location?: string; names: string[] }
-  | { type: 'create-instance'; instanceType?: string; gpuModel?: string; gpuCount?: number; hostnames: string[]; count?: number; location?: string; image?: string; spot: boolean }
+  | {
+      type: 'create-instance';
+      instanceType?: string;
+      gpuModel?: string;
+      gpuCount?: number;
+      hostnames: string[];
+      count?: number;
+      location?: string;
+      image?: string;
+      spot: boolean;
+      /** Capacity alternatives (issue 31): more types or locations to fall back on, or a region of locations. */
+      choices?: LocationChoices;
+    }
   | { type: 'instance-action'; action: InstanceAction; names: string[]; ids: string[]; all: boolean; status?: string }
   | { type: 'create-cluster'; clusterType?: string; hostname?: string; location?: string; kubernetes: boolean; count?: number }
   | { type: 'discontinue-cluster'; names: string[]; ids: string[] }
   | { type: 'create-volume'; name?: string; size?: number; volumeType: string; location?: string; attachTo?: string; count?: number; shutdownFirst: boolean }
   | { type: 'volume-action'; action: 'attach' | 'detach' | 'delete'; volume?: string; instance?: string }
   | { type: 'unsupported'; reason: string };
+
+/** "in FIN-01 or FIN-02", "anywhere (in Europe)", "an H100 or an A100": what a create may fall back on. */
+export interface LocationChoices {
+  /** Every location code written, in order (two or more). */
+  locations: string[];
+  /** `any` location, or those of a region (`europe`). */
+  region?: 'any' | 'europe';
+  /** Further instance-type codes or GPU models written after the first ("or an A100"). */
+  moreTypes: string[];
+  moreGpuModels: string[];
+  /** The words that said it, for accounting for every word of the request. */
+  words: string[];
+}
+
+const REGION_ANY = /\b(anywhere|any\s+(?:location|region|datacenter|datacentre)|wherever)\b/i;
+const REGION_EUROPE = /\b(?:anywhere\s+)?(?:in|within|across)\s+(?:the\s+)?(europe|eu)\b/i;
+
+/** The capacity alternatives a create request asks for, or undefined when it names one place and one type. */
+export function findChoices(text: string): LocationChoices | undefined {
+  const words: string[] = [];
+  const europe = REGION_EUROPE.exec(text);
+  const any = REGION_ANY.exec(text);
+  if (europe) words.push(europe[0]);
+  if (any) words.push(any[0]);
+  // Choices are joined by "or" ("FIN-01 or FIN-02"); "and" asks for more than one thing, which is not a choice.
+  const orJoined = (matches: RegExpMatchArray[]) => matches.every((m, i) => i === 0 || /\bor\b/i.test(text.slice(matches[i - 1]!.index! + matches[i - 1]![0].length, m.index)));
+  const all = (re: RegExp) => {
+    const matches = [...text.matchAll(new RegExp(re.source, re.flags.includes('g') ? re.flags : re.flags + 'g'))];
+    return orJoined(matches) ? matches : matches.slice(0, 1);
+  };
+  const locations = [...new Set(all(LOCATION_UPPER).map((m) => m[1]!.toUpperCase()))];
+  const types = [...new Set(all(INSTANCE_TYPE_CODE).map((m) => m[0].toUpperCase()))];
+  const models = types.length ? [] : [...new Set(all(GPU_MODEL_ALL).map((m) => m[2]!.replace(/\s+/g, '').toUpperCase()))];
+  const region = europe ? 'europe' : any ? 'any' : undefined;
+  if (!region && locations.length < 2 && types.length < 2 && models.length < 2) return undefined;
+  return { locations: locations.length > 1 || region ? locations : [], region, moreTypes: types.slice(1), moreGpuModels: models.slice(1), words };
+}
 
 export type Verb = 'list' | 'create' | 'start' | 'shutdown' | 'hibernate' | 'delete' | 'discontinue' | 'force_shutdown' | 'attach' | 'detach';
 
@@ -187,6 +236,8 @@ export function findClusterType(text: string): string | undefined {
   return lower?.[1]?.toUpperCase();
 }
 
+const GPU_MODEL_ALL = /(?:\b(\d{1,2})\s*(?:x\s*|×\s*)?)?\b(h100|h200|b200|b300|a100|v100|l40s|a6000|rtx\s?6000(?:\s?ada)?|rtx\s?a6000|gh200)s?\b/gi;
+
 /** GPU model words ("h100", "8x a100") for picking an instance type from the catalogue. */
 export function findGpuModel(text: string): { model: string; count?: number; text: string } | undefined {
   const m = /(?:\b(\d{1,2})\s*(?:x\s*|×\s*)?)?\b(h100|h200|b200|b300|a100|v100|l40s|a6000|rtx\s?6000(?:\s?ada)?|rtx\s?a6000|gh200)s?\b/i.exec(text);
@@ -308,6 +359,7 @@ export function parseIntent(question: string): Intent {
         location: findLocation(text),
         image: /\bimage\s+["'`]?([a-z0-9][a-z0-9_.-]*[a-z0-9])/i.exec(text)?.[1],
         spot: /\bspot\b/i.test(text),
+        choices: findChoices(text),
       };
     }
     return { type: 'unsupported', reason: 'the built-in planner can create instances, Instant Clusters and volumes only' };

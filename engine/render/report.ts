@@ -8,6 +8,7 @@ export function renderReport(report: RunReport, c: Colors = PLAIN): string {
   for (const s of report.steps) {
     const mark = s.status === 'succeeded' ? c.green('ok') + '  ' : s.status === 'failed' ? c.red('FAIL') : '--  ';
     lines.push(`  ${mark} ${s.index}: ${s.request}  ${s.reason}${s.error ? `  (${s.error.code}: ${s.error.message})` : ''}`);
+    if (s.alternative) lines.push(`        ${alternativeLine(s.alternative)}`);
   }
   const bindings = Object.entries(report.bindings);
   if (bindings.length) lines.push('bindings:', ...bindings.map(([k, v]) => `  ${k}=${v}`));
@@ -23,6 +24,16 @@ export function renderReport(report: RunReport, c: Colors = PLAIN): string {
     else lines.push(partly ? `already changed: ${partly}` : `nothing was changed before ${stopped}`);
   }
   return lines.join('\n') + '\n';
+}
+
+type Alternative = NonNullable<RunReport['steps'][number]['alternative']>;
+
+/** `used alternative 2 (1H100.80S.22V in FIN-03); passed over: the step as written (… in FIN-01) is not available, …` */
+export function alternativeLine(a: Alternative): string {
+  const what = (v: Alternative['values']) => `${String(v.instance_type ?? '?')} in ${String(v.location_code ?? '?')}${v.is_spot === true ? ' (spot)' : ''}`;
+  const name = (i: number) => (i === 0 ? 'the step as written' : `alternative ${i}`);
+  const passed = a.tried.map((t) => `${name(t.index)} (${what(t.values)}) ${t.outcome}`).join('; ');
+  return `used ${name(a.index)}: ${what(a.values)}${passed ? `; passed over: ${passed}` : ''}`;
 }
 
 /** The `error: <code>: <message>` and `hint:` lines of a report that did not succeed ('' otherwise). */

@@ -1,12 +1,14 @@
 /**
- * Question routing (SPEC 1, 4.2): which providers a question is about, and which gpucloud resource
- * kinds (for the context to fetch). Explicit provider flags win over inference; several flags give a
- * combined view; nothing matched → `infra.default_provider`, or gpucloud when that is unset.
+ * Question routing (SPEC 1, 4.2): which providers a question is about, and which things of theirs it
+ * asks about (the kinds for its context). Explicit provider flags win over inference; several flags give
+ * a combined view; nothing matched → `infra.default_provider`, or the first routable provider (gpucloud)
+ * when that is unset. The vocabulary comes from the providers' `routing` capabilities.
  */
 import { UsageError } from '../errors.js';
-import { findKind } from '../gpucloud/catalogue.js';
 import { TermMatcher, type TermMatch } from './match.js';
-import { ROUTE_PROVIDERS, routeTerms, type RouteProvider, type RouteTerm } from './terms.js';
+import { routeTerms, routingFlag, type ProviderRouting, type RouteTerm } from './terms.js';
+
+export type { ProviderRouting };
 
 export interface RouteReason {
   provider: string;
@@ -19,7 +21,7 @@ export interface RouteReason {
 export interface RouteDecision {
   providers: string[];
   reasons: RouteReason[];
-  /** gpucloud resource kinds the question is about (catalogue kind names), in question order. */
+  /** What the question asks about in the chosen providers (kinds), in question order. */
   kinds: string[];
   /** True when nothing in the question or flags chose a provider and the default was used. */
   defaulted: boolean;
@@ -32,22 +34,22 @@ export interface RoutingConfig {
 }
 
 export interface RouteOptions {
-  /** Provider flags given on the command line, e.g. ['gpucloud', 'cloud_a']. */
+  /** Provider flags given on the command line, as provider names, e.g. ['gpucloud', 'cloud_a']. */
   flags?: string[];
   config?: RoutingConfig;
+  /** The providers that can be asked about (the registry's `routing` capabilities), in registry order. */
+  routings: readonly ProviderRouting[];
 }
 
-const matcherCache = new WeakMap<object, TermMatcher<RouteTerm>>();
-let plainMatcher: TermMatcher<RouteTerm> | undefined;
+const matchers = new WeakMap<readonly ProviderRouting[], WeakMap<object, TermMatcher<RouteTerm>>>();
+const NO_CONFIG = {};
 
-function matcherFor(config?: RoutingConfig): TermMatcher<RouteTerm> {
-  const keywords = config?.cloud_a?.service_keywords;
-  if (!keywords) return (plainMatcher ??= new TermMatcher(routeTerms()));
-  let m = matcherCache.get(keywords);
-  if (!m) {
-    m = new TermMatcher(routeTerms(keywords));
-    matcherCache.set(keywords, m);
-  }
+function matcherFor(routings: readonly ProviderRouting[], config?: RoutingConfig): TermMatcher<RouteTerm> {
+  let byConfig = matchers.get(routings);
+  if (!byConfig) matchers.set(routings, (byConfig = new WeakMap()));
+  const key = config ?? NO_CONFIG;
+  let m = byConfig.get(key);
+  if (!m) byConfig.set(key, (m = new TermMatcher(routeTerms(routings, config as never))));
   return m;
 }
 
@@ -55,52 +57,46 @@ function uniq<T>(xs: T[]): T[] {
   return [...new Set(xs)];
 }
 
-export function isRouteProvider(value: string): value is RouteProvider {
-  return (ROUTE_PROVIDERS as readonly string[]).includes(value);
-}
-
 /** The term matches of a question (exported for tests and for `assistant_route_question`). */
-export function questionTerms(question: string, config?: RoutingConfig): TermMatch<RouteTerm>[] {
-  return matcherFor(config).match(question);
+export function questionTerms(question: string, routings: readonly ProviderRouting[], config?: RoutingConfig): TermMatch<RouteTerm>[] {
+  return matcherFor(routings, config).match(question);
 }
 
-export function routeQuestion(question: string, options: RouteOptions = {}): RouteDecision {
+export function routeQuestion(question: string, options: RouteOptions): RouteDecision {
+  const { routings } = options;
+  const known = routings.map((r) => r.provider);
   const flags = uniq((options.flags ?? []).map((f) => f.trim()).filter(Boolean));
   for (const f of flags) {
-    if (!isRouteProvider(f)) throw new UsageError(`unknown provider flag --${f}`, { hint: `provider flags: ${ROUTE_PROVIDERS.map((p) => `--${p}`).join(', ')}` });
+    if (!known.includes(f)) throw new UsageError(`unknown provider flag --${f.replace(/_/g, '-')}`, { hint: `provider flags: ${routings.map((r) => `--${routingFlag(r)}`).join(', ')}` });
   }
-  const matches = questionTerms(question, options.config);
+  const matches = questionTerms(question, routings, options.config);
   const termsOf = (provider: string, strengths?: string[]) =>
     uniq(matches.filter((m) => m.data.provider === provider && (!strengths || strengths.includes(m.data.strength))).map((m) => m.text));
-  const kindsFor = (providers: string[]) =>
-    providers.includes('gpucloud')
-      ? uniq(matches.filter((m) => m.data.provider === 'gpucloud' && m.data.kind).flatMap((m) => [m.data.kind!, ...(findKind(m.data.kind!)?.readWith ?? [])]))
-      : [];
+  const kindsFor = (providers: string[]) => uniq(matches.filter((m) => providers.includes(m.data.provider) && m.data.kind).map((m) => m.data.kind!));
 
   if (flags.length) {
     return {
       providers: flags,
-      reasons: flags.map((p) => ({ provider: p, terms: termsOf(p), note: `selected by the --${p} flag` })),
+      reasons: flags.map((p) => ({ provider: p, terms: termsOf(p), note: `selected by the --${p.replace(/_/g, '-')} flag` })),
       kinds: kindsFor(flags),
       defaulted: false,
     };
   }
 
-  // Providers named or implied by their own words, in order of first mention.
-  const strong = uniq(matches.filter((m) => m.data.strength !== 'generic').map((m) => m.data.provider as string));
-  let providers = strong;
-  if (!providers.length && matches.some((m) => m.data.provider === 'gpucloud')) providers = ['gpucloud'];
+  // Providers named or implied by their own words, in order of first mention; else those of the generic words.
+  const strong = uniq(matches.filter((m) => m.data.strength !== 'generic').map((m) => m.data.provider));
+  const providers = strong.length ? strong : uniq(matches.map((m) => m.data.provider));
   if (providers.length) {
     return {
       providers,
-      reasons: providers.map((p) => ({ provider: p, terms: termsOf(p, strong.includes(p) && p !== 'gpucloud' ? ['name', 'specific'] : undefined) })),
+      reasons: providers.map((p) => ({ provider: p, terms: termsOf(p) })),
       kinds: kindsFor(providers),
       defaulted: false,
     };
   }
 
   const configured = options.config?.infra?.default_provider;
-  const fallback = configured && isRouteProvider(configured) ? configured : 'gpucloud';
+  const fallback = configured && known.includes(configured) ? configured : known[0] ?? 'gpucloud';
   return {
     providers: [fallback],
     reasons: [
@@ -109,7 +105,7 @@ export function routeQuestion(question: string, options: RouteOptions = {}): Rou
         terms: [],
         note: configured
           ? `no provider named or implied by the question; using infra.default_provider (${configured})`
-          : 'no provider named or implied by the question and infra.default_provider is not set; using gpucloud',
+          : `no provider named or implied by the question and infra.default_provider is not set; using ${fallback}`,
       },
     ],
     kinds: [],

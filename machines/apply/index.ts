@@ -27,7 +27,7 @@ import { addsCost, figuresFor, pricePlan, type BudgetLimit } from './price.js';
 export { readPlan, readResult } from './reads.js';
 export { dryRunPlan, previewPlan, type DryRunOutcome } from './dry-run.js';
 export type { BudgetLimit } from './price.js';
-export type { PlanBackend } from '../run-plan.js';
+export type { PlanBackend, RunOutcome } from '../run-plan.js';
 
 export type ApplyMode = 'new' | 'resume' | 'fresh';
 
@@ -122,9 +122,10 @@ export async function applyPlan(input: unknown, req: ApplyRequest): Promise<Appl
 }
 
 /**
- * The journal's rules: an unfinished or finished run of the same plan is never silently repeated when
- * the plan creates anything (resume it, or start it fresh on purpose). A plan that creates nothing
- * (actions, updates, waits, deletes) may simply run again: repeating it buys nothing twice.
+ * The journal's rules: an unfinished run of a plan that changes anything is never silently started
+ * over, and a finished one is not repeated when the plan creates anything (resume it, or start it
+ * fresh on purpose). A finished plan that creates nothing (actions, updates, waits, deletes) may
+ * simply run again: repeating it buys nothing twice.
  */
 function runToResume(journal: RunJournal, mode: ApplyMode, classes: readonly StepClass[]) {
   const previous = journal.load();
@@ -135,7 +136,10 @@ function runToResume(journal: RunJournal, mode: ApplyMode, classes: readonly Ste
     });
   }
   const creates = classes.some((c) => c.effect === 'create');
-  if (mode === 'new' && creates && unfinished) {
+  const changes = classes.some((c) => c.effect !== 'read');
+  // An interrupted run is never started over silently, whatever it changes (a server-side apply that
+  // was cut during its rollout wait must not be sent again); a finished run that created nothing may be.
+  if (mode === 'new' && changes && unfinished) {
     throw new SafetyRefusal(`an unfinished run of this plan exists (${unfinished.completed.size} of ${unfinished.steps} steps done); starting again would repeat them`, {
       hint: 'continue it with resume (--resume), or start over with fresh (--fresh)',
     });

@@ -36,7 +36,7 @@ export async function pricePlan(backend: PlanBackend, checked: PreviewablePlan, 
   const unpricedCreates: string[] = [];
   for (const provider of backend.providers.list) {
     const steps = plan.commands
-      .map((c, index) => ({ index, args: c.args, class: classes[index] as StepClass }))
+      .map((c, index) => ({ index, args: c.args, class: classes[index] as StepClass, alternatives: c.alternatives }))
       .filter((s) => !opts.skip?.has(s.index) && backend.providers.verb(s.args[0]!)?.provider === provider);
     if (!steps.length) continue;
     providers.add(provider.name);

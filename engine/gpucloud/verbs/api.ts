@@ -4,6 +4,7 @@ import type { ArgProblem, StepClass, StepVerb } from '../../provider.js';
 import { kindAtPath } from '../catalogue.js';
 import { createDedupeFor } from '../dedupe.js';
 import { canonicalPath, destructiveReasons, show } from '../destroyer.js';
+import { checkAlternatives, createWithFailover } from '../failover.js';
 import type { GpuCloudClient } from '../types.js';
 import { checkAutostop } from '../../autostop/plan-check.js';
 
@@ -50,6 +51,8 @@ export const gpucloudApi: StepVerb<GpuCloudClient> = {
     const [, rawMethod, path, body] = args as [string, string, string, string | undefined];
     const method = rawMethod.trim().toUpperCase();
     const client = await ctx.client();
+    // A create with alternatives fails over to the next choice when one has no capacity (failover.ts).
+    if (ctx.alternatives?.length && method === 'POST' && body !== undefined) return createWithFailover(client, path, body, ctx.alternatives, ctx);
     // A journaled run already listed the kind: hand its snapshot to the client, which then needs no list of its own.
     const createGuard = ctx.existingIds ? createDedupeFor(method, path, body) : undefined;
     if (createGuard?.needsSnapshot) createGuard.restoreSnapshot([...ctx.existingIds!]);
@@ -63,6 +66,7 @@ export const gpucloudApi: StepVerb<GpuCloudClient> = {
 
   // Idle auto-stop of an instance create: its startup script installs the watcher (engine/autostop/).
   checkAutostop,
+  checkAlternatives,
 
   detail(args) {
     if (args[3] === undefined) return undefined;

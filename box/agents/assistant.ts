@@ -1,0 +1,100 @@
+/**
+ * The built-in `assistant` agent: the same ask flow as `assistant ask` (machines/ask.ts) for answers,
+ * the same makers as `ask --maker` (commands/ask-maker.ts) for plans, and, only in a box started with
+ * --allow-apply, the plan applied through the one apply path (box/apply.ts), never destructive.
+ *
+ * The server's backend (config, one gpucloud client and its rate limits) is shared by every request;
+ * each request gets its own deadline: its signal bounds the context reads, the AI call, the maker's
+ * catalogue read and the apply.
+ */
+import type { CommandContext } from '../../commands/context.js';
+import { makePlanFromQuestion } from '../../commands/ask-maker.js';
+import type { Session } from '../../commands/session.js';
+import type { ChatMessage } from '../../engine/ai/provider.js';
+import { SafetyRefusal } from '../../engine/errors.js';
+import { renderReport } from '../../engine/render/report.js';
+import { askQuestion } from '../../machines/ask.js';
+import type { BudgetLimit } from '../../machines/apply/index.js';
+import type { Plan } from '../../schemas/plan.js';
+import { BoxError, type AgentReply, type AgentRequest, type AgentRunner, type Turn } from '../agent.js';
+import { applyBoxPlan } from '../apply.js';
+
+export interface AssistantAgentOptions {
+  /** The serve command's context: env, home, globals (its signal is the box's life, not a request's). */
+  ctx: CommandContext;
+  session: Session;
+  allowApply: boolean;
+  /** `--ai-profile` of `box serve`. */
+  aiProfile?: string;
+  /** Bound of one AI call (the request timeout). */
+  aiTimeoutMs: number;
+}
+
+const toMessages = (history: readonly Turn[]): ChatMessage[] => history.map((t) => ({ role: t.role, content: t.text }));
+
+/** The session with the request's signal: every read and run of this request ends at its deadline. */
+function sessionFor(session: Session, signal: AbortSignal): Session {
+  return { ...session, runContext: () => ({ ...session.runContext(), signal }) };
+}
+
+function describePlan(plan: Plan): string {
+  const steps = plan.commands.map((c, i) => `  ${i}. ${c.reason ?? c.args.slice(0, 3).join(' ')}`);
+  return [`Plan: ${plan.summary ?? `${plan.commands.length} step(s)`}`, ...steps].join('\n');
+}
+
+export function assistantAgent(opts: AssistantAgentOptions): AgentRunner {
+  const { ctx, session } = opts;
+  const budget = (): BudgetLimit | undefined => (session.config.budget?.max_hourly === undefined ? undefined : { max: session.config.budget.max_hourly, from: 'budget.max_hourly' });
+
+  const makePlan = async (req: AgentRequest): Promise<Plan> => {
+    const requestCtx: CommandContext = { ...ctx, signal: req.signal };
+    try {
+      return await makePlanFromQuestion(requestCtx, sessionFor(session, req.signal), req.message, { destroyer: false, aiProfile: opts.aiProfile });
+    } catch (err) {
+      // The maker's hint points at --destroyer; a box has no such switch.
+      if (err instanceof SafetyRefusal) throw new BoxError(403, 'refused', err.message, 'a box never makes or applies destructive plans; make and apply such a plan yourself: assistant ask --maker --destroyer "…"');
+      throw err;
+    }
+  };
+
+  return {
+    name: 'assistant',
+    kind: 'builtin',
+    modes: opts.allowApply ? ['answer', 'plan', 'apply'] : ['answer', 'plan'],
+    description: `the built-in agent: answers (ask flow) and plans (makers)${opts.allowApply ? '; applies its plans (--allow-apply), never destructive ones' : '; applying is off (start with --allow-apply)'}`,
+
+    async answer(req: AgentRequest): Promise<AgentReply> {
+      if (req.mode === 'answer') {
+        const result = await askQuestion({
+          question: req.message,
+          backend: sessionFor(session, req.signal),
+          home: ctx.home,
+          env: ctx.env,
+          aiProfile: opts.aiProfile,
+          sandbox: ctx.globals.sandbox,
+          history: false,
+          conversation: () => toMessages(req.history),
+          aiPolicy: { timeoutMs: opts.aiTimeoutMs },
+          onToken: req.onToken,
+          signal: req.signal,
+        });
+        return { answer: result.answer, meta: { providers: result.route.providers, ai_provider: result.provider, model: result.model, summarised: result.summarised } };
+      }
+      if (req.mode === 'apply' && !opts.allowApply) {
+        throw new BoxError(403, 'apply_not_allowed', 'this box does not apply plans (it was started without --allow-apply)', 'ask for the plan with mode "plan" and apply it yourself: assistant ask --apply --plan-file plan.json');
+      }
+      const plan = await makePlan(req);
+      if (req.mode === 'plan') {
+        const text = `${describePlan(plan)}\n`;
+        req.onToken?.(text);
+        return { answer: text, plan };
+      }
+      const outcome = await applyBoxPlan(plan, { backend: sessionFor(session, req.signal), home: ctx.home, signal: req.signal, budget: budget() });
+      const text = `${describePlan(plan)}\n${renderReport(outcome.report)}`;
+      req.onToken?.(text);
+      return { answer: text, plan, report: outcome.report };
+    },
+
+    close: async () => undefined,
+  };
+}

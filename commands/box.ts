@@ -1,0 +1,286 @@
+/**
+ * `assistant box catalog | manifest | serve`: the agents a box can run and where; a box as a plan
+ * document that deploys it to gpucloud's serverless containers; and the box itself, an HTTP/SSE/
+ * WebSocket server in front of one agent (box/server.ts). Flag parsing and output only.
+ */
+import { agentCatalog, findAgent, type CatalogAgent } from '../engine/box/agents.js';
+import { boxLiveFrom, boxReadPlan } from '../engine/box/live.js';
+import { compileManifest, DEFAULT_BOX_PORT, defaultBoxImage, parseEnvFlag, parseSecretFlag, TOKEN_ENV, TOKEN_SHA256_ENV } from '../engine/box/manifest.js';
+import { containerRegions, type Region } from '../engine/box/regions.js';
+import { ensureBoxToken, tokenSha256 } from '../engine/box/token.js';
+import { slugName } from '../engine/deploy/plan.js';
+import { ExitCode, InvalidInputError, UsageError } from '../engine/errors.js';
+import { parseListen } from '../engine/listen.js';
+import { redactText } from '../engine/redact.js';
+import { renderRecord, renderTable } from '../engine/render/records.js';
+import { assistantVersion } from '../engine/version.js';
+import { readPlan } from '../machines/apply/reads.js';
+import { isLoopback } from '../mcp/guard.js';
+import type { AgentRunner } from '../box/agent.js';
+import { acpAgent } from '../box/agents/acp.js';
+import { assistantAgent } from '../box/agents/assistant.js';
+import { emptyAgent } from '../box/agents/empty.js';
+import { tokenFromEnv } from '../box/auth.js';
+import { whenStopped } from '../box/lifecycle.js';
+import { BOX_DEFAULTS, startBoxServer } from '../box/server.js';
+import { warn, type CommandContext } from './context.js';
+import { runGroup } from './group.js';
+import { withSession, type Session } from './session.js';
+
+interface ManifestFlags {
+  agent?: string;
+  region?: string;
+  name?: string | number;
+  size?: string;
+  image?: string;
+  port?: string | number;
+  secret?: string | string[];
+  env?: string | string[];
+  allowApply?: boolean;
+  format?: string;
+}
+
+interface ServeFlags {
+  agent?: string;
+  listen?: string;
+  allowApply?: boolean;
+  aiProfile?: string;
+  allowOrigin?: string | string[];
+  maxSessions?: string | number;
+  requestTimeout?: string | number;
+  sessionIdle?: string | number;
+  historyTurns?: string | number;
+  maxBodyKb?: string | number;
+  drainTimeout?: string | number;
+}
+
+export async function run(argv: string[], ctx: CommandContext): Promise<number> {
+  return runGroup('box', argv, ctx, (cli, start) => {
+    cli
+      .command('catalog', 'The agents a box can run (with their status and the secrets they need) and the gpucloud regions offering containers')
+      .example('  assistant --sandbox box catalog')
+      .example('  assistant box catalog -o json')
+      .action(() => start(() => catalog(ctx)));
+    cli
+      .command('manifest', 'Print a plan document that deploys a box to gpucloud serverless containers (apply it with ask --apply)')
+      .usage('manifest --agent <name> [--region <code>] [--name <name>] [--size <compute>] [--image <image:tag>] [--secret NAME[=secret]]… [--env NAME=value]… [--allow-apply] [--format plan|container-spec]')
+      .option('--agent <name>', 'The agent the box runs (see box catalog): assistant, empty, or an ACP agent')
+      .option('--region <code>', 'A gpucloud location offering containers (default: gpucloud.default_location, else the first one)')
+      .option('--name <name>', 'Container deployment name (default: box-<agent>)')
+      .option('--size <compute>', 'Serverless compute (default: the cheapest offered in the region, e.g. "General Compute")')
+      .option('--image <image:tag>', `Container image with a pinned tag (default: ${defaultBoxImage()}, built by the repository's Dockerfile)`)
+      .option('--port <port>', `Port the box listens on in the container (default ${DEFAULT_BOX_PORT})`)
+      .option('--secret <NAME[=secret]>', 'Give the box environment variable NAME from gpucloud secret "secret" (default: NAME in lower-case dashes); repeatable')
+      .option('--env <NAME=value>', 'A plain environment variable (names that look secret are refused: use --secret); repeatable')
+      .option('--allow-apply', 'Let the box apply the plans its agent makes (box serve --allow-apply), never destructive ones')
+      .option('--format <format>', 'plan (default): the plan document; container-spec: the container description alone, for other platforms')
+      .example('  assistant --sandbox box manifest --agent assistant > box.json')
+      .example('  assistant plan validate box.json && assistant --sandbox ask --apply --plan-file box.json')
+      .example('  assistant box manifest --agent assistant --region FIN-01 --secret OPENAI_API_KEY=openai-key --env GPUCLOUD_CLIENT_ID=abc --secret GPUCLOUD_CLIENT_SECRET')
+      .example('  assistant box manifest --agent claude-code --image ghcr.io/me/box-claude:1.0 --format container-spec')
+      .action((opts: ManifestFlags) => start(() => manifest(ctx, opts)));
+    cli
+      .command('serve', 'Run a box: the agent behind an HTTP, SSE and WebSocket API (127.0.0.1:$PORT, default 8080)')
+      .usage('serve --agent <name> [--listen host[:port]] [--allow-apply] [--allow-origin <origin>]…')
+      .option('--agent <name>', 'The agent to run (see box catalog)')
+      .option('--listen <host[:port]>', `Address (default 127.0.0.1:$PORT); any non-loopback address needs ${TOKEN_ENV} (or ${TOKEN_SHA256_ENV})`)
+      .option('--allow-apply', 'Let the agent apply the plans it makes (through the one apply path; destructive plans are always refused)')
+      .option('--ai-profile <name>', 'AI provider profile of the built-in agent (ai.providers.<name>, or builtin)')
+      .option('--allow-origin <origin>', 'A browser origin allowed to call the box (e.g. https://app.example.com); repeatable. Others are refused')
+      .option('--max-sessions <n>', `Live sessions at most (default ${BOX_DEFAULTS.maxSessions})`)
+      .option('--request-timeout <s>', `Seconds one message may take (default ${BOX_DEFAULTS.requestTimeoutMs / 1000})`)
+      .option('--session-idle <s>', `Seconds after which an unused session expires (default ${BOX_DEFAULTS.sessionIdleMs / 1000})`)
+      .option('--history-turns <n>', `Exchanges kept per session (default ${BOX_DEFAULTS.maxTurns})`)
+      .option('--max-body-kb <n>', `Largest request body or WebSocket frame in KiB (default ${BOX_DEFAULTS.maxBodyBytes / 1024})`)
+      .option('--drain-timeout <s>', `On SIGTERM or Ctrl-C, seconds in-flight answers get to finish before they are cancelled (default ${BOX_DEFAULTS.drainMs / 1000})`)
+      .example('  assistant --sandbox box serve --agent assistant')
+      .example('  PORT=9000 assistant box serve --agent assistant --allow-apply')
+      .example(`  ${TOKEN_ENV}=$(openssl rand -hex 32) assistant box serve --agent assistant --listen 0.0.0.0:8080`)
+      .example(`  curl -s localhost:8080/v1/box/messages -H 'content-type: application/json' -d '{"message":"what is my balance?"}'`)
+      .action((opts: ServeFlags) => start(() => serve(ctx, opts)));
+  });
+}
+
+// ---------------------------------------------------------------- shared
+
+const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).map(String));
+
+function intFlag(flag: string, v: string | number | undefined, fallback: number, min: number, max: number): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max} (got "${v}")`);
+  return n;
+}
+
+function resolveAgent(ctx: CommandContext, session: Pick<Session, 'config'>, name: string | undefined, command: string): CatalogAgent {
+  const catalog = agentCatalog(session.config, ctx.env);
+  const names = catalog.map((a) => a.name).join(', ');
+  if (name === undefined || name === '' || typeof name !== 'string') throw new UsageError(`${command} needs --agent <name>`, { hint: `agents: ${names} (assistant box catalog shows their status)` });
+  const agent = findAgent(catalog, name);
+  if (!agent) throw new InvalidInputError('unknown_agent', `unknown agent "${name}"`, { hint: `valid agents: ${names}` });
+  return agent;
+}
+
+async function readLive(session: Session, signal: AbortSignal, withProject: boolean) {
+  return boxLiveFrom(await readPlan(session, boxReadPlan(withProject), { signal }), withProject);
+}
+
+// ---------------------------------------------------------------- catalog
+
+const AGENT_COLUMNS = [
+  { header: 'NAME', path: 'name', priority: 9 },
+  { header: 'KIND', path: 'kind', priority: 6 },
+  { header: 'STATUS', path: 'status', priority: 8 },
+  { header: 'SECRETS', path: 'secrets', priority: 7 },
+  { header: 'DESCRIPTION', path: 'description', priority: 2 },
+];
+const REGION_COLUMNS = [
+  { header: 'REGION', path: 'code', priority: 9 },
+  { header: 'NAME', path: 'name', priority: 4 },
+  { header: 'SMALLEST', path: 'smallest', priority: 8 },
+  { header: 'PER HOUR', path: 'per_hour', priority: 8 },
+  { header: 'SIZES', path: 'sizes', priority: 3 },
+];
+
+export function regionRows(regions: readonly Region[]) {
+  return regions.map((r) => {
+    const s = r.sizes[0]!;
+    return { code: r.code, name: r.name, smallest: s.name, per_hour: `${s.per_hour.toFixed(4)} ${s.currency.toUpperCase()}`, sizes: r.sizes.map((x) => x.name) };
+  });
+}
+
+async function catalog(ctx: CommandContext): Promise<number> {
+  return withSession(ctx, async (session) => {
+    const agents = agentCatalog(session.config, ctx.env);
+    let regions: Region[] | undefined;
+    let failure: unknown;
+    try {
+      regions = containerRegions(await readLive(session, ctx.signal, false));
+    } catch (err) {
+      failure = err;
+    }
+    if (ctx.globals.output !== 'table') {
+      if (failure) throw failure;
+      ctx.io.stdout.write(renderRecord({ agents, regions }, ctx.globals.output));
+      return ExitCode.ok;
+    }
+    const agentRows = agents.map((a) => ({ ...a, secrets: a.secrets.map((s) => (a.missing_secrets.includes(s) ? `${s} (not set)` : s)) }));
+    ctx.io.stdout.write(`AGENTS\n${renderTable(agentRows, AGENT_COLUMNS, ctx.io.columns)}`);
+    if (failure) {
+      // The agents are listed; the regions need the gpucloud catalogue, which could not be read.
+      ctx.io.stdout.write('\n');
+      throw failure;
+    }
+    ctx.io.stdout.write(`\nREGIONS (gpucloud locations offering serverless containers; price of the smallest size per running replica)\n${renderTable(regionRows(regions!), REGION_COLUMNS, ctx.io.columns)}`);
+    return ExitCode.ok;
+  });
+}
+
+// ---------------------------------------------------------------- manifest
+
+async function manifest(ctx: CommandContext, opts: ManifestFlags): Promise<number> {
+  const format = opts.format ?? 'plan';
+  if (format !== 'plan' && format !== 'container-spec') throw new UsageError(`--format must be plan or container-spec (got "${format}")`);
+  const port = intFlag('--port', opts.port, DEFAULT_BOX_PORT, 1, 65535);
+  const secrets = list(opts.secret).map(parseSecretFlag);
+  const env = list(opts.env).map(parseEnvFlag);
+  const image = opts.image === undefined ? defaultBoxImage() : String(opts.image);
+  return withSession(ctx, async (session) => {
+    const agent = resolveAgent(ctx, session, opts.agent, 'box manifest');
+    const rawName = opts.name === undefined ? `box-${agent.name}` : String(opts.name);
+    const name = slugName(rawName);
+    if (name !== rawName) warn(ctx, `--name "${rawName}" is used as "${name}" (lower-case letters, digits and dashes)`);
+    // Checked before a token is generated: an unknown region or size leaves nothing behind.
+    const live = await readLive(session, ctx.signal, true);
+    const request = {
+      agent,
+      name,
+      region: opts.region === undefined ? undefined : String(opts.region),
+      defaultRegion: session.predefined.DEFAULT_LOCATION,
+      size: opts.size === undefined ? undefined : String(opts.size),
+      image,
+      port,
+      secrets,
+      env,
+      allowApply: Boolean(opts.allowApply),
+    };
+    compileManifest({ ...request, tokenSha256: '0'.repeat(64), tokenIsNew: false }, live);
+    const token = ensureBoxToken(ctx.home, name);
+    const compiled = compileManifest({ ...request, tokenSha256: tokenSha256(token.token), tokenIsNew: token.created }, live);
+    ctx.io.stderr.write(`token: ${token.created ? 'generated and kept' : 'kept'} in ${token.path} (0600); the plan holds only its SHA-256\n`);
+    if (format === 'container-spec') {
+      ctx.io.stderr.write(`note: set ${TOKEN_SHA256_ENV} in the container from a secret holding ${tokenSha256(token.token)} (the token's SHA-256; gpucloud secret ${compiled.tokenSecret} in the plan)\n`);
+      ctx.io.stdout.write(ctx.globals.output === 'yaml' ? renderRecord(compiled.container, 'yaml') : JSON.stringify(compiled.container, null, 2) + '\n');
+      return ExitCode.ok;
+    }
+    ctx.io.stderr.write(`plan: ${compiled.plan.summary}\n`);
+    for (const note of [compiled.plan.notes ?? []].flat()) ctx.io.stderr.write(`note: ${note}\n`);
+    if (compiled.missingSecrets.length) warn(ctx, `gpucloud secret(s) ${compiled.missingSecrets.join(', ')} do not exist yet; applying fails until they do`);
+    ctx.io.stdout.write(ctx.globals.output === 'yaml' ? renderRecord(compiled.plan, 'yaml') : JSON.stringify(compiled.plan, null, 2) + '\n');
+    return ExitCode.ok;
+  });
+}
+
+// ---------------------------------------------------------------- serve
+
+/** `host:port`, `[v6]:port`, or a bare host (the port then comes from PORT). */
+function parseBoxListen(value: string, port: number): { host: string; port: number } {
+  if (/^(\[[^\]]*\]|[^:]*):\d+$/.test(value.trim())) return parseListen(value, `127.0.0.1:${port}`);
+  const host = value.trim().replace(/^\[|\]$/g, '');
+  if (!host) throw new UsageError(`--listen must be host or host:port (got "${value}")`, { hint: `e.g. --listen 0.0.0.0:${port}` });
+  return { host, port };
+}
+
+/** The agent's runner. The AI call's own bound is a little longer than the request's, so the request's deadline is what ends it. */
+function runnerFor(ctx: CommandContext, session: Session, agent: CatalogAgent, opts: ServeFlags, requestTimeoutMs: number): AgentRunner {
+  if (agent.name === 'empty') return emptyAgent();
+  if (agent.kind === 'acp') return acpAgent(agent, { env: ctx.env, signal: ctx.signal });
+  return assistantAgent({ ctx, session, allowApply: Boolean(opts.allowApply), aiProfile: opts.aiProfile === undefined ? undefined : String(opts.aiProfile), aiTimeoutMs: requestTimeoutMs + 5_000 });
+}
+
+async function serve(ctx: CommandContext, opts: ServeFlags): Promise<number> {
+  const envPort = ctx.env.PORT?.trim();
+  const port = envPort ? intFlag('PORT', envPort, DEFAULT_BOX_PORT, 0, 65535) : DEFAULT_BOX_PORT;
+  const listen = opts.listen === undefined ? { host: '127.0.0.1', port } : parseBoxListen(String(opts.listen), port);
+  const token = tokenFromEnv(ctx.env);
+  if (!isLoopback(listen.host) && !token) {
+    throw new UsageError(`listening on ${listen.host} (not loopback) needs a token; the box refuses to start without one`, {
+      hint: `set ${TOKEN_ENV} to a long random value (e.g. $(openssl rand -hex 32)), or ${TOKEN_SHA256_ENV} to its SHA-256`,
+    });
+  }
+  const requestTimeoutMs = intFlag('--request-timeout', opts.requestTimeout, BOX_DEFAULTS.requestTimeoutMs / 1000, 1, 3600) * 1000;
+  const limits = {
+    maxSessions: intFlag('--max-sessions', opts.maxSessions, BOX_DEFAULTS.maxSessions, 1, 10_000),
+    sessionIdleMs: intFlag('--session-idle', opts.sessionIdle, BOX_DEFAULTS.sessionIdleMs / 1000, 1, 7 * 86_400) * 1000,
+    maxTurns: intFlag('--history-turns', opts.historyTurns, BOX_DEFAULTS.maxTurns, 1, 1000),
+    maxBodyBytes: intFlag('--max-body-kb', opts.maxBodyKb, BOX_DEFAULTS.maxBodyBytes / 1024, 1, 64 * 1024) * 1024,
+  };
+  const drainMs = intFlag('--drain-timeout', opts.drainTimeout, BOX_DEFAULTS.drainMs / 1000, 0, 3600) * 1000;
+  const origins = list(opts.allowOrigin);
+  return withSession(
+    ctx,
+    async (session) => {
+      const agent = resolveAgent(ctx, session, opts.agent, 'box serve');
+      if (opts.allowApply && agent.name !== 'assistant') throw new UsageError(`--allow-apply is for the assistant agent (agent ${agent.name} makes no plans)`);
+      if (agent.kind === 'acp' && agent.status !== 'ready') warn(ctx, `agent ${agent.name}: ${agent.status}${agent.missing_secrets.length ? ` (${agent.missing_secrets.join(', ')})` : ''}`);
+      const runner = runnerFor(ctx, session, agent, opts, requestTimeoutMs);
+      const log = ctx.globals.debug ? (line: string) => ctx.io.stderr.write(`debug: ${line}\n`) : undefined;
+      const stop = whenStopped(ctx.signal);
+      try {
+        const server = await startBoxServer({ ...listen, ...limits, agent: runner, token, version: assistantVersion(), allowedOrigins: origins, requestTimeoutMs, log });
+        const auth = token ? 'bearer token required' : 'loopback only, no token';
+        ctx.io.stderr.write(`assistant box (agent ${runner.name}) listening on ${server.url} (${auth}${opts.allowApply ? ', applies plans' : ''}); Ctrl-C or SIGTERM stops it\n`);
+        const why = await stop.stopped;
+        const pending = server.inFlight();
+        ctx.io.stderr.write(`${why === 'SIGTERM' ? 'SIGTERM' : 'interrupted'}: stopping${pending ? `; ${pending} answer(s) in flight get up to ${drainMs / 1000} s to finish` : ''}\n`);
+        const { finished, cancelled } = await server.close(drainMs);
+        ctx.io.stderr.write(`box stopped: ${finished} in-flight answer(s) finished, ${cancelled} cancelled\n`);
+        return ExitCode.ok;
+      } finally {
+        stop.dispose();
+        await runner.close().catch(() => undefined);
+      }
+    },
+    { overallDeadline: false },
+  );
+}
