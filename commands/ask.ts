@@ -22,6 +22,7 @@ import { withSession } from './session.js';
 import { applyInput, dryRunInput, maxHourlyFlag, type ApplyFlags } from './apply.js';
 import { createAnswerPrinter, createPhaseSpinner } from './progress.js';
 import { makePlanFromQuestion, type AiFlags } from './ask-maker.js';
+import { policyFromFlags, type AutostopPolicy } from '../engine/autostop/policy.js';
 import { runGroup } from './group.js';
 
 type AskFlags = Record<string, unknown> & {
@@ -99,6 +100,8 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--max-hourly-cost <n>', "Refuse the plan if its creates would push the account's hourly burn above n (overrides budget.max_hourly)")
       .option('--allow-unpriced', 'Under a budget, apply creates whose price is not known (counted as free) instead of refusing them')
       .option('--maker', 'Write a plan for the request (JSON on stdout) instead of executing anything')
+      .option('--autostop <idle-time>', 'With --maker: instances the plan creates stop after this long idle (GPUs and logins), e.g. 30m; see `assistant autostop --help`')
+      .option('--autostop-action <action>', 'With --autostop: shutdown (default) or delete (the check then needs autostop.allow_delete)')
       .option('--ai-profile <name>', 'AI provider profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline');
     // One flag per provider that questions can be routed to (its `routing` capability), not a fixed list.
     const routings = providerRoutings();
@@ -152,7 +155,9 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           const text = question.length ? question.join(' ') : REPORT_QUESTIONS[report!];
           const providerFlags = routings.filter((r) => on(opts[optionKey(routingFlag(r))])).map((r) => r.provider);
           if (opts.routeOnly) return routeOnly(ctx, text, providerFlags);
-          if (opts.maker) return maker(ctx, text, Boolean(opts.destroyer), aiFlags(opts), providerFlags, profile);
+          const autostop = policyFromFlags(opts.autostop, opts.autostopAction);
+          if (autostop && !opts.maker) throw new UsageError('--autostop goes with --maker (or deploy): it arranges the auto-stop of the instances a plan creates', { hint: 'assistant ask --maker --autostop 30m "create a 1V100.6V instance called train-1"' });
+          if (opts.maker) return maker(ctx, text, Boolean(opts.destroyer), aiFlags(opts), providerFlags, profile, autostop);
           return ask(ctx, text, report ? ['cloud_a'] : providerFlags, aiFlags(opts), {
             agentTrace: Boolean(opts.agentTrace),
             history: opts.history !== false,
@@ -289,10 +294,10 @@ async function routeOnly(ctx: CommandContext, question: string, providerFlags: s
   return ExitCode.ok;
 }
 
-async function maker(ctx: CommandContext, question: string, destroyer: boolean, ai: AiFlags, providerFlags: string[], profile?: string): Promise<number> {
+async function maker(ctx: CommandContext, question: string, destroyer: boolean, ai: AiFlags, providerFlags: string[], profile?: string, autostop?: AutostopPolicy): Promise<number> {
   return withSession(ctx, async (session) => {
     const spinner = createPhaseSpinner(ctx.io);
-    const plan = await makePlanFromQuestion(ctx, session, question, { destroyer, ...ai, providerFlags, onPhase: (text) => spinner?.phase(text) }).finally(() =>
+    const plan = await makePlanFromQuestion(ctx, session, question, { destroyer, ...ai, providerFlags, autostop, onPhase: (text) => spinner?.phase(text) }).finally(() =>
       spinner?.stop(),
     );
     ctx.io.stdout.write(JSON.stringify({ ...plan, question: plan.question ?? question, created_at: plan.created_at ?? new Date().toISOString() }, null, 2) + '\n');
