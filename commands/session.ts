@@ -3,7 +3,7 @@ import type { Config } from '../schemas/config.js';
 import { loadConfig } from '../engine/config/load.js';
 import { predefinedBindings, resolveRateLimit } from '../engine/config/credentials.js';
 import { fileReservations, redisReservations, type ReservationStore } from '../engine/plan/reservations.js';
-import type { ConnectOptions, ProviderClient, RunObserver } from '../engine/provider.js';
+import type { ConnectOptions, Provider, ProviderClient, RunObserver } from '../engine/provider.js';
 import { PROVIDERS } from '../engine/providers.js';
 import { redactText } from '../engine/redact.js';
 import { UsageError } from '../engine/errors.js';
@@ -80,14 +80,25 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     closeEmulator = () => emulator.close();
     return { baseUrl: emulator.url, credentials: { clientId: emulator.clientId, clientSecret: emulator.clientSecret } };
   };
+  const standIns: (() => Promise<void>)[] = [];
+  const standIn = async (provider: Provider<unknown>): Promise<ConnectOptions['override']> => {
+    const sandbox = provider.capabilities?.sandbox;
+    if (!sandbox) return undefined;
+    const started = await sandbox.start(ctx.home);
+    standIns.push(() => started.close());
+    ctx.io.stderr.write(`sandbox: ${provider.name} answers from its local stand-in, not the real service\n`);
+    return { baseUrl: started.baseUrl, credentials: started.credentials };
+  };
   const clients = new Map<string, Promise<ProviderClient<unknown>>>();
   const connect = (name: string): Promise<ProviderClient<unknown>> => {
     let client = clients.get(name);
     if (!client) {
       const provider = PROVIDERS.provider(name);
       if (!provider) throw new UsageError(`unknown provider "${name}" (known: ${PROVIDERS.names().join(', ')})`);
-      // The sandbox stands in for gpucloud only; other providers always reach their real endpoints.
-      client = (async () => provider.connect({ ...connectOptions, override: ctx.globals.sandbox && name === 'gpucloud' ? await sandboxOverride() : undefined }))();
+      // The sandbox stands in for gpucloud and for every provider with a sandbox capability (its local
+      // fake); the others always reach their real endpoints.
+      const override = async () => (!ctx.globals.sandbox ? undefined : name === 'gpucloud' ? await sandboxOverride() : await standIn(provider));
+      client = (async () => provider.connect({ ...connectOptions, override: await override() }))();
       clients.set(name, client);
     }
     return client;
@@ -112,6 +123,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
       await Promise.all([...clients.values()].map(async (c) => (await c.catch(() => undefined))?.close?.()));
       await reservations.close?.();
       await closeEmulator?.();
+      await Promise.all(standIns.map((close) => close()));
     },
   };
 }

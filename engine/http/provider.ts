@@ -43,7 +43,7 @@ export interface HttpProviderSpec {
   /** The service's kind in words (`code host`), for messages. */
   label: string;
   /** Resolves base URL and auth; throws a UsageError naming the config keys and variables when unset. */
-  target(opts: ConnectOptions): HttpTarget;
+  target(opts: ConnectOptions): HttpTarget | Promise<HttpTarget>;
   /**
    * Requests besides GET that only read: a search POST (`POST /v1/databases/{id}/query`), a GraphQL
    * `query` (never a `mutation`). Decided from the request as written; when unsure, answer false.
@@ -89,6 +89,40 @@ function checkBase(spec: HttpProviderSpec, target: HttpTarget): URL {
   return url;
 }
 
+/**
+ * How long a rate-limited answer asks to wait (s), or undefined when the answer is not a rate limit:
+ * a 429 (Retry-After, else 1 s), or a 403 that carries Retry-After or an exhausted
+ * `x-ratelimit-remaining: 0` with its reset time (GitHub's primary and secondary limits).
+ */
+function rateLimitWait(res: Response): number | undefined {
+  if (res.status !== 429 && res.status !== 403) return undefined;
+  const after = res.headers.get('retry-after');
+  if (after !== null && after.trim() !== '') {
+    const s = Number(after);
+    if (Number.isFinite(s) && s >= 0) return s;
+    const at = Date.parse(after); // Retry-After may be an HTTP date
+    if (Number.isFinite(at)) return Math.max(0, (at - Date.now()) / 1000);
+  }
+  if (res.headers.get('x-ratelimit-remaining') === '0') {
+    const reset = Number(res.headers.get('x-ratelimit-reset'));
+    if (Number.isFinite(reset) && reset > 0) return Math.max(0, reset - Date.now() / 1000);
+  }
+  return res.status === 429 ? 1 : undefined;
+}
+
+/** The server's own short error message (`{"message": "Bad credentials"}`, `{"detail": …}`, GraphQL `errors`), for error lines. */
+function serverMessage(text: string): string {
+  let msg: unknown;
+  try {
+    const body = JSON.parse(text) as Record<string, unknown>;
+    const first = Array.isArray(body.errors) ? (body.errors[0] as Record<string, unknown> | undefined) : undefined;
+    msg = body.message ?? body.detail ?? body.error_description ?? first?.message ?? body.error;
+  } catch {
+    return '';
+  }
+  return typeof msg === 'string' && msg.trim() ? `: ${msg.trim().slice(0, 160).replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')}` : '';
+}
+
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(abortReason(signal));
@@ -121,10 +155,13 @@ export function httpClient(spec: HttpProviderSpec, target: HttpTarget, opts: { t
         if (signal.aborted) throw abortReason(signal);
         throw new OperationError('http_unreachable', `${spec.name}: ${url.origin} did not answer (${(err as Error).message})`, { hint: `check ${spec.name}.base_url and the network` });
       }
-      if (res.status === 429 && attempt < 3) {
-        const after = Number(res.headers.get('retry-after'));
-        const waitS = Number.isFinite(after) && after >= 0 ? Math.min(after, MAX_RETRY_AFTER_S) : 2 ** attempt;
+      const waitS = rateLimitWait(res);
+      if (waitS !== undefined) {
         await res.body?.cancel();
+        if (waitS > MAX_RETRY_AFTER_S) {
+          throw new OperationError('rate_limited', `${spec.name}: rate limited; the server asks to wait ${Math.ceil(waitS)} s, longer than ${MAX_RETRY_AFTER_S} s`, { hint: 'try again later' });
+        }
+        if (attempt >= 3) throw new OperationError('rate_limited', `${spec.name}: still rate limited after waiting three times`, { hint: 'try again later' });
         opts.debug?.(`${spec.name}: rate limited; waiting ${waitS} s (Retry-After)`);
         await sleep(waitS * 1000, signal);
         continue;
@@ -145,14 +182,14 @@ export function httpClient(spec: HttpProviderSpec, target: HttpTarget, opts: { t
       }
       const text = Buffer.concat(chunks).toString('utf8');
       if (res.status === 401 || res.status === 403) {
-        throw new OperationError('unauthorized', `${spec.name}: ${res.status} ${res.status === 401 ? 'the token was not accepted' : 'the token may not read this'} (${url.pathname})`, {
-          hint: `check the ${spec.label} token (${target.source}); \`assistant credentials test ${spec.name}\` checks it`,
+        const why = !target.authenticated ? 'needs a token, and none is configured' : res.status === 401 ? 'the token was not accepted' : 'the token may not read this';
+        throw new OperationError('unauthorized', `${spec.name}: ${res.status} ${why} (${url.pathname})${serverMessage(text)}`, {
+          hint: target.authenticated ? `check the ${spec.label} token (${target.source}); \`assistant credentials test ${spec.name}\` checks it` : `configure a ${spec.label} token (${target.source})`,
         });
       }
-      if (res.status === 429) throw new OperationError('rate_limited', `${spec.name}: still rate limited after waiting three times`, { hint: 'try again later' });
       if (res.status >= 300 && res.status < 400) throw new OperationError('http_redirect_refused', `${spec.name}: the server answered ${res.status} (a redirect); redirects are not followed`, { hint: `set ${spec.name}.base_url to the API's own address` });
       if (res.status >= 400) {
-        throw Object.assign(new OperationError('http_error', `${spec.name}: ${method} ${url.pathname} answered ${res.status}: ${text.slice(0, 200)}`), { status: res.status });
+        throw Object.assign(new OperationError('http_error', `${spec.name}: ${method} ${url.pathname} answered ${res.status}${serverMessage(text) || (text.trim() ? `: ${text.slice(0, 200).replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')}` : '')}`), { status: res.status });
       }
       if (cut) return { status: res.status, headers: res.headers, data: undefined, cut };
       let data: unknown = text;
@@ -247,7 +284,7 @@ export function httpProvider(spec: HttpProviderSpec): Provider<HttpClient> {
     verbs: [httpVerb(spec)],
     capabilities: spec.capabilities,
     async connect(opts) {
-      const target = spec.target(opts);
+      const target = await spec.target(opts);
       opts.debug?.(`${spec.name}: ${target.baseUrl} (settings from ${target.source})`);
       return { client: httpClient(spec, target, { timeoutMs: opts.timeoutMs, debug: opts.debug }), source: target.source };
     },
