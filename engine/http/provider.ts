@@ -73,6 +73,16 @@ export function linkHeaderPage(body: unknown, headers: Headers): Page {
   return { items: Array.isArray(body) ? body : undefined, body, next: next ? { path: next } : undefined };
 }
 
+/**
+ * A step's path under the base URL, keeping the base's own path (GitHub Enterprise's `/api/v3`);
+ * an absolute URL (a next-page link) stays as it is, and its origin is checked by the caller.
+ */
+export function resolveUrl(path: string, base: URL): URL {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('//')) return new URL(path, base);
+  const prefix = base.pathname.replace(/\/+$/, '');
+  return new URL(`${prefix}${path.startsWith('/') ? '' : '/'}${path}`, base.origin);
+}
+
 function checkBase(spec: HttpProviderSpec, target: HttpTarget): URL {
   let url: URL;
   try {
@@ -142,7 +152,7 @@ export function httpClient(spec: HttpProviderSpec, target: HttpTarget, opts: { t
   const doFetch = opts.fetch ?? fetch;
 
   async function once(method: string, path: string, body: string | undefined, signal: AbortSignal, budget: { bytes: number }): Promise<{ status: number; headers: Headers; data: unknown; cut?: boolean }> {
-    const url = new URL(path, base);
+    const url = resolveUrl(path, base);
     // A next-page link must stay on the API's origin: a hostile server cannot send the token elsewhere.
     if (url.origin !== base.origin) throw new OperationError('http_redirect_refused', `${spec.name}: the server pointed to ${url.origin}, another origin than ${base.origin}; not followed`);
     for (let attempt = 0; ; attempt++) {
@@ -170,7 +180,15 @@ export function httpClient(spec: HttpProviderSpec, target: HttpTarget, opts: { t
       const chunks: Uint8Array[] = [];
       let cut = false;
       while (reader) {
-        const { done, value } = await reader.read();
+        let chunk: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          chunk = await reader.read();
+        } catch (err) {
+          // The body stalled or broke: the command's deadline says why, else it is this server's fault.
+          if (signal.aborted) throw abortReason(signal);
+          throw new OperationError('http_unreachable', `${spec.name}: ${url.origin} stopped answering in the middle of a response (${(err as Error).message})`, { hint: `check ${spec.name}.base_url and the network` });
+        }
+        const { done, value } = chunk;
         if (done) break;
         budget.bytes -= value.byteLength;
         if (budget.bytes < 0) {
@@ -231,6 +249,15 @@ export function httpClient(spec: HttpProviderSpec, target: HttpTarget, opts: { t
   };
 }
 
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function requestArgs(args: readonly string[]): { method: string; path: string; body?: string } {
   return { method: (args[1] ?? '').toUpperCase(), path: args[2] ?? '', body: args[3] };
 }
@@ -249,11 +276,8 @@ export function httpVerb(spec: HttpProviderSpec): StepVerb<HttpClient> {
       if (!path.startsWith('/') || path.startsWith('//')) problems.push({ field: 'args[2]', message: 'the path must start with one / (the base URL comes from the config)' });
       if (/[\u0000-\u001f\u007f]/.test(path)) problems.push({ field: 'args[2]', message: 'a control character in the path' });
       if (body !== undefined) {
-        try {
-          JSON.parse(body.replace(PLACEHOLDER_PATTERN, '"x"'));
-        } catch {
-          problems.push({ field: 'args[3]', message: 'the body is not JSON' });
-        }
+        // Placeholders live inside JSON strings (substituteBody escapes the value), so the body as written parses.
+        if (!parses(body) && !parses(body.replace(PLACEHOLDER_PATTERN, '"x"'))) problems.push({ field: 'args[3]', message: 'the body is not JSON' });
       }
       problems.push(...(spec.check?.(method, path) ?? []));
       return problems;
