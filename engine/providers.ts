@@ -12,8 +12,9 @@ import { k8sProvider } from './k8s/provider.js';
 import { cloudBProvider } from './cloud_b/provider.js';
 import { cloudCProvider } from './cloud_c/provider.js';
 import { repohostProvider } from './repohost/provider.js';
+import { errtrackerProvider } from './errtracker/provider.js';
 
-export const PROVIDERS = new ProviderSet([gpucloudProvider, cloudAProvider, cloudBProvider, cloudCProvider, k8sProvider, sshProvider, repohostProvider]);
+export const PROVIDERS = new ProviderSet([gpucloudProvider, cloudAProvider, cloudBProvider, cloudCProvider, k8sProvider, sshProvider, repohostProvider, errtrackerProvider]);
 
 /**
  * Registers a provider at run time (a test's stand-in, a plugin): from then on plans may use its verbs,
