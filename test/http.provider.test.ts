@@ -199,6 +199,26 @@ test('a Retry-After longer than 120 s (seconds or an HTTP date) is a clear error
   assert.is(s.hits.length, 2, 'no retries');
 });
 
+test('errorKind: a GraphQL 400 saying RATELIMITED is waited out like a 429; one saying "not authenticated" is a 401', async () => {
+  let n = 0;
+  const s = await serve((req, res) => {
+    if (req.url === '/auth') return json(res, 400, { errors: [{ message: 'Authentication required, not authenticated', extensions: { code: 'AUTHENTICATION_ERROR' } }] });
+    if (n++ === 0) return json(res, 400, { errors: [{ message: 'Rate limit exceeded', extensions: { code: 'RATELIMITED' } }] }, { 'retry-after': '0' });
+    json(res, 200, { data: { ok: true } });
+  });
+  const kind: HttpProviderSpec['errorKind'] = (_status, text) => (/RATELIMITED/.test(text) ? 'rate_limited' : /AUTHENTICATION/.test(text) ? 'unauthorized' : undefined);
+  const c = httpClient(spec({ errorKind: kind }), target(s.url));
+  assert.equal((await c.request('POST', '/graphql', '{}', never)).data, { data: { ok: true } });
+  assert.is(s.hits.filter((h) => h.path === '/graphql').length, 2);
+  const e = await rejects(c.request('POST', '/auth', '{}', never));
+  assert.is(e.code, 'unauthorized');
+  assert.is(e.message, 'svc: 400 the token was not accepted (/auth): Authentication required, not authenticated');
+  // Without the hook a 400 is an ordinary error with the server's message.
+  const plain = await rejects(httpClient(spec(), target(s.url)).request('POST', '/auth', '{}', never));
+  assert.is(plain.code, 'http_error');
+  assert.match(plain.message, /answered 400: Authentication required, not authenticated$/);
+});
+
 test('rate limited four times in a row is an error after three waits', async () => {
   const s = await serve((_req, res) => json(res, 429, {}, { 'retry-after': '0' }));
   const e = await rejects(httpClient(spec(), target(s.url)).request('GET', '/x', undefined, never));

@@ -54,6 +54,12 @@ export interface HttpProviderSpec {
   /** Most pages a step follows (default 10) and most bytes it reads (default 5 MB). */
   maxPages?: number;
   maxBytes?: number;
+  /**
+   * What an error answer means when its status alone does not say (GraphQL APIs answer 400 with
+   * `extensions.code: "RATELIMITED"` or an authentication error): then it is waited out or reported
+   * like a 429 or a 401.
+   */
+  errorKind?(status: number, body: string): 'rate_limited' | 'unauthorized' | undefined;
   /** Extra checks of a request's args. */
   check?(method: string, path: string): ArgProblem[];
   capabilities?: ProviderCapabilities;
@@ -104,8 +110,8 @@ function checkBase(spec: HttpProviderSpec, target: HttpTarget): URL {
  * a 429 (Retry-After, else 1 s), or a 403 that carries Retry-After or an exhausted
  * `x-ratelimit-remaining: 0` with its reset time (GitHub's primary and secondary limits).
  */
-function rateLimitWait(res: Response): number | undefined {
-  if (res.status !== 429 && res.status !== 403) return undefined;
+function rateLimitWait(res: Response, known = false): number | undefined {
+  if (!known && res.status !== 429 && res.status !== 403) return undefined;
   const after = res.headers.get('retry-after');
   if (after !== null && after.trim() !== '') {
     const s = Number(after);
@@ -117,7 +123,7 @@ function rateLimitWait(res: Response): number | undefined {
     const reset = Number(res.headers.get('x-ratelimit-reset'));
     if (Number.isFinite(reset) && reset > 0) return Math.max(0, reset - Date.now() / 1000);
   }
-  return res.status === 429 ? 1 : undefined;
+  return res.status === 429 || known ? 1 : undefined;
 }
 
 /** The server's own short error message (`{"message": "Bad credentials"}`, `{"detail": …}`, GraphQL `errors`), for error lines. */
@@ -165,15 +171,18 @@ export function httpClient(spec: HttpProviderSpec, target: HttpTarget, opts: { t
         if (signal.aborted) throw abortReason(signal);
         throw new OperationError('http_unreachable', `${spec.name}: ${url.origin} did not answer (${(err as Error).message})`, { hint: `check ${spec.name}.base_url and the network` });
       }
-      const waitS = rateLimitWait(res);
-      if (waitS !== undefined) {
-        await res.body?.cancel();
+      const waitOut = async (waitS: number) => {
         if (waitS > MAX_RETRY_AFTER_S) {
           throw new OperationError('rate_limited', `${spec.name}: rate limited; the server asks to wait ${Math.ceil(waitS)} s, longer than ${MAX_RETRY_AFTER_S} s`, { hint: 'try again later' });
         }
         if (attempt >= 3) throw new OperationError('rate_limited', `${spec.name}: still rate limited after waiting three times`, { hint: 'try again later' });
         opts.debug?.(`${spec.name}: rate limited; waiting ${waitS} s (Retry-After)`);
         await sleep(waitS * 1000, signal);
+      };
+      const waitS = rateLimitWait(res);
+      if (waitS !== undefined) {
+        await res.body?.cancel();
+        await waitOut(waitS);
         continue;
       }
       const reader = res.body?.getReader();
@@ -199,8 +208,14 @@ export function httpClient(spec: HttpProviderSpec, target: HttpTarget, opts: { t
         chunks.push(value);
       }
       const text = Buffer.concat(chunks).toString('utf8');
-      if (res.status === 401 || res.status === 403) {
-        const why = !target.authenticated ? 'needs a token, and none is configured' : res.status === 401 ? 'the token was not accepted' : 'the token may not read this';
+      // A service that says "rate limited" or "not authenticated" in its body (GraphQL APIs answer 400).
+      const kind = res.status >= 400 && !cut ? spec.errorKind?.(res.status, text) : undefined;
+      if (kind === 'rate_limited') {
+        await waitOut(rateLimitWait(res, true) ?? 1);
+        continue;
+      }
+      if (res.status === 401 || res.status === 403 || kind === 'unauthorized') {
+        const why = !target.authenticated ? 'needs a token, and none is configured' : res.status === 401 || kind === 'unauthorized' ? 'the token was not accepted' : 'the token may not read this';
         throw new OperationError('unauthorized', `${spec.name}: ${res.status} ${why} (${url.pathname})${serverMessage(text)}`, {
           hint: target.authenticated ? `check the ${spec.label} token (${target.source}); \`assistant credentials test ${spec.name}\` checks it` : `configure a ${spec.label} token (${target.source})`,
         });
