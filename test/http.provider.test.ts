@@ -313,9 +313,11 @@ test('plain HTTP to another host is refused while a token is configured; loopbac
   assert.throws(() => httpClient(spec(), target('http://localhost.example.com')), /plain HTTP to another host/);
 });
 
-test('header values are registered as secrets: redaction masks the token', () => {
-  httpClient(spec(), target('https://api.example.com'));
+test('credential headers are registered as secrets (redaction masks them); the other headers are not', () => {
+  httpClient(spec(), { ...target('https://api.example.com'), headers: { authorization: `Bearer ${TOKEN}`, 'x-api-key': 'key_0123456789abcdef', 'x-api-version': '2031-07-15', accept: 'application/vnd.svc+json' } });
   assert.not.ok(redactText(`Authorization: Bearer ${TOKEN}`).includes(TOKEN));
+  assert.not.ok(redactText('k=key_0123456789abcdef').includes('key_0123456789abcdef'));
+  assert.is(redactText('released 2031-07-15 as application/vnd.svc+json'), 'released 2031-07-15 as application/vnd.svc+json');
 });
 
 // ---- classification and args --------------------------------------------------------------------
@@ -347,6 +349,10 @@ test('args are checked before anything is sent', () => {
   assert.equal(fields(['svc-api', 'GET', '//evil.example/x']), ['args[2]']);
   assert.equal(fields(['svc-api', 'GET', '/x\r\nHost: evil']), ['args[2]']);
   assert.equal(fields(['svc-api', 'POST', '/x', '{not json']), ['args[3]']);
+  assert.equal(fields(['svc-api', 'GET', '/repos/a/../../user']), ['args[2]']);
+  assert.equal(fields(['svc-api', 'GET', '/repos/a/%2E%2e/x']), ['args[2]']);
+  assert.equal(fields(['svc-api', 'GET', '/repos/a/./x']), ['args[2]']);
+  assert.equal(fields(['svc-api', 'GET', '/repos/a/b.c/x?q=..']), [], 'dots inside a name or in the query are fine');
   assert.equal(fields(['svc-api', 'GET']), ['args', 'args[2]']);
   assert.equal(fields(['svc-api', 'POST', '/x', '{"a":"<ID>"}']), [], 'a placeholder in the body is allowed');
 });

@@ -144,7 +144,7 @@ test('a hostile fake cannot hold ask or fill memory: endless next links stop at 
   assert.match(huge.stdout, /acme\/widgets: the open issues could not be read whole: the answer was larger than 5242880 bytes and was not read\./);
 });
 
-test('a next link to another origin is refused; a redirect is not followed; a slow answer ends at --timeout (exit 1)', async () => {
+test('a next link to another origin is refused; a redirect is not followed; an HTML page is said to be no JSON; a slow answer ends at --timeout (exit 1)', async () => {
   const f = await fake({ maxPerPage: 1 });
   f.hostile('offorigin');
   const off = await ask(f, ['--repohost', 'open prs']);
@@ -154,6 +154,11 @@ test('a next link to another origin is refused; a redirect is not followed; a sl
   const moved = await ask(f, ['--repohost', 'open prs']);
   assert.is(moved.code, 1);
   assert.match(moved.stderr, /^error: http_redirect_refused: repohost: the server answered 302 \(a redirect\); redirects are not followed/m);
+  f.hostile('html');
+  const html = await ask(f, ['--repohost', 'open prs']);
+  assert.is(html.code, 0, html.stderr);
+  assert.match(html.stdout, /^acme\/widgets: the open pull requests could not be read whole: the answer was not JSON \("<html><title>\\u001b\[31mSign in/m);
+  assert.not.ok(html.stdout.includes('\u001b'), 'no terminal escape reaches the terminal');
   f.hostile('slow');
   const slow = await runCli(['--timeout', '2', 'ask', '--ai-profile', 'builtin', '--repohost', 'open prs'], { home: homeWithConfig(CONFIG), env: envFor(f) });
   assert.is(slow.code, 1, slow.stderr);

@@ -5,14 +5,15 @@
  * (bodies, error shapes, paging); the fakes ship with the product because they back `--sandbox`.
  *
  * Hostile modes: `slow` holds every request unanswered (until the client gives up or the fake
- * closes), `redirect` answers 302 to another origin; `huge` (oversized pages), `endless` (a next
+ * closes), `redirect` answers 302 to another origin, `html` answers 200 with a login page (a proxy in
+ * the way, terminal escapes included); `huge` (oversized pages), `endless` (a next
  * page forever) and `offorigin` (a next-page link to another origin) are read by each service's
  * routes, since paging is its own.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-export type HostileMode = 'none' | 'slow' | 'redirect' | 'huge' | 'endless' | 'offorigin';
+export type HostileMode = 'none' | 'slow' | 'redirect' | 'huge' | 'endless' | 'offorigin' | 'html';
 
 export interface FakeRequest {
   method: string;
@@ -96,6 +97,7 @@ export async function startFakeService(spec: FakeServiceSpec): Promise<FakeServi
       log.push({ method: fr.method, path: fr.path, authorized: credential !== undefined, body: fr.body || undefined });
       if (mode === 'slow') return; // held open: the client's deadline must end it
       if (mode === 'redirect') return send(res, { status: 302, headers: { location: 'http://127.0.0.2:9/elsewhere' } });
+      if (mode === 'html') return send(res, { status: 200, body: '<html><title>\u001b[31mSign in\u001b[0m</title></html>', headers: { 'content-type': 'text/html' } });
       if (limited > 0) {
         limited--;
         const out = spec.rateLimited(fr);

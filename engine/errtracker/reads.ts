@@ -5,7 +5,8 @@
  * table.
  */
 import { TermMatcher } from '../routing/match.js';
-import { arr, obj, str } from '../cli/reads.js';
+import { obj, str } from '../cli/reads.js';
+import { printable, resultItems } from '../http/results.js';
 
 export interface ErrScope {
   org: string;
@@ -71,15 +72,7 @@ export function errReadOf(path: string): ErrReadSpec | undefined {
   return undefined;
 }
 
-/** A step result's items and the toolkit's note when paging was cut (`{ items, truncated }`). */
-function itemsOf(data: unknown): { items: unknown[]; truncated?: string } {
-  if (Array.isArray(data)) return { items: data };
-  const o = obj(data);
-  return { items: arr(o.items), truncated: str(o.truncated) };
-}
-
 const MAX_NAMES = 20;
-const printable = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
 const num = (v: unknown) => (typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : 0);
 
 /** Where a step's path points, for the answer's heading (`acme/backend`, `acme (all projects)`). */
@@ -96,7 +89,8 @@ export function answerErrReads(question: string, results: readonly { args: reado
     const path = r.args[2] ?? '';
     const spec = errReadOf(path);
     if (!spec) continue;
-    const { items, truncated } = itemsOf(r.data);
+    const { items, truncated: cutShort, unreadable } = resultItems(r.data);
+    const truncated = cutShort ?? unreadable;
     const cut = truncated ? ` (incomplete: ${truncated})` : '';
     const scope = scopeOf(path);
     if (!items.length && truncated) {

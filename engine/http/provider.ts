@@ -69,6 +69,7 @@ export interface HttpClient {
   request(method: string, path: string, body: string | undefined, signal: AbortSignal): Promise<{ status: number; data: unknown; truncated?: string }>;
 }
 
+const CREDENTIAL_HEADER = /auth|token|key|secret|cookie|session|password/i;
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
 const MAX_RETRY_AFTER_S = 120;
 
@@ -151,7 +152,9 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 /** The client: one request, pages followed and bounded, 429 waited out, errors made clear. */
 export function httpClient(spec: HttpProviderSpec, target: HttpTarget, opts: { timeoutMs?: number; debug?: (line: string) => void; fetch?: typeof fetch } = {}): HttpClient {
   const base = checkBase(spec, target);
-  for (const v of Object.values(target.headers)) registerSecret(v.replace(/^(Bearer|Basic|token)\s+/i, ''));
+  // Credential headers are secrets; the others (`accept`, `x-github-api-version: 2022-11-28`) are not,
+  // or every date and media type equal to one would be masked in every output.
+  for (const [name, v] of Object.entries(target.headers)) if (CREDENTIAL_HEADER.test(name)) registerSecret(v.replace(/^(Bearer|Basic|token)\s+/i, ''));
   const maxPages = spec.maxPages ?? 10;
   const maxBytes = spec.maxBytes ?? 5 * 1024 * 1024;
   const pager = spec.page ?? ((b: unknown, h: Headers) => linkHeaderPage(b, h));
@@ -290,6 +293,8 @@ export function httpVerb(spec: HttpProviderSpec): StepVerb<HttpClient> {
       PLACEHOLDER_PATTERN.lastIndex = 0;
       if (!path.startsWith('/') || path.startsWith('//')) problems.push({ field: 'args[2]', message: 'the path must start with one / (the base URL comes from the config)' });
       if (/[\u0000-\u001f\u007f]/.test(path)) problems.push({ field: 'args[2]', message: 'a control character in the path' });
+      // `..` (or `%2e%2e`) would move the request to another path of the API than the one written.
+      if (/(^|\/)(\.|%2e){1,2}(\/|\?|#|$)/i.test(path.split('?')[0]!)) problems.push({ field: 'args[2]', message: 'a "." or ".." segment in the path' });
       if (body !== undefined) {
         // Placeholders live inside JSON strings (substituteBody escapes the value), so the body as written parses.
         if (!parses(body) && !parses(body.replace(PLACEHOLDER_PATTERN, '"x"'))) problems.push({ field: 'args[3]', message: 'the body is not JSON' });

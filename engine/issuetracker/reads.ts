@@ -3,7 +3,8 @@
  * GraphQL `query` (a read: never a `mutation`) POSTed to `/graphql`, paged by `pageInfo.endCursor`.
  * The answers without a model come from the same nodes.
  */
-import { arr, obj, str } from '../cli/reads.js';
+import { obj, str } from '../cli/reads.js';
+import { printable, resultItems } from '../http/results.js';
 
 /** The open issues of a team (or of every team the key sees), newest activity first; the answer orders by priority. */
 export const OPEN_ISSUES_QUERY = [
@@ -43,14 +44,7 @@ export function issuesRequest(scope: IssueScope, after?: string): string {
 /** Linear's priorities: 1 Urgent, 2 High, 3 Medium, 4 Low, 0 No priority (last). */
 const PRIORITY_LABELS: Record<number, string> = { 0: 'No priority', 1: 'Urgent', 2: 'High', 3: 'Medium', 4: 'Low' };
 const rank = (p: number) => (p >= 1 && p <= 4 ? p : 5);
-const printable = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
 const MAX_NAMES = 25;
-
-function itemsOf(data: unknown): { items: unknown[]; truncated?: string } {
-  if (Array.isArray(data)) return { items: data };
-  const o = obj(data);
-  return { items: arr(o.items), truncated: str(o.truncated) };
-}
 
 /** Which priorities the question asks for (`urgent`, `high priority`), if any. */
 function askedPriorities(question: string): number[] | undefined {
@@ -61,7 +55,8 @@ function askedPriorities(question: string): number[] | undefined {
 }
 
 export function answerIssues(question: string, scope: IssueScope, data: unknown): string {
-  const { items, truncated } = itemsOf(data);
+  const { items, truncated: cutShort, unreadable } = resultItems(data);
+  const truncated = cutShort ?? unreadable;
   const cut = truncated ? ` (incomplete: ${truncated})` : '';
   const whose = `${scope.team ? `team ${scope.team}` : 'all teams'}${scope.mine ? ', assigned to you' : ''}`;
   if (!items.length && truncated) return `issuetracker (${whose}): the open issues could not be read whole: ${truncated}.`;

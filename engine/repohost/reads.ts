@@ -6,6 +6,7 @@
  */
 import { containsTerm, TermMatcher } from '../routing/match.js';
 import { arr, obj, str, type CliRecord } from '../cli/reads.js';
+import { printable, resultItems } from '../http/results.js';
 
 export interface RepoRef {
   owner: string;
@@ -119,18 +120,7 @@ export function repoReadOf(path: string): RepoReadSpec | undefined {
   return undefined;
 }
 
-/** A step result's items, and the toolkit's note when paging was cut (`{ items, truncated }`). */
-export function itemsOf(data: unknown): { items: unknown[]; truncated?: string } {
-  if (Array.isArray(data)) return { items: data };
-  const o = obj(data);
-  if (Array.isArray(o.items)) return { items: o.items, truncated: str(o.truncated) };
-  if (o.truncated) return { items: [], truncated: str(o.truncated) };
-  return { items: arr(o.workflow_runs ?? o.check_runs) };
-}
-
 const MAX_NAMES = 20;
-/** Titles are other people's text: control characters (a terminal escape in a title) never reach the terminal. */
-export const printable = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
 const line = (r: CliRecord) => printable(`- ${r.name}${[r.detail, r.state].filter(Boolean).length ? ` (${[r.detail, r.state].filter(Boolean).join(', ')})` : ''}`);
 
 /** Failing first, then running, then the rest: what a CI question wants to see. */
@@ -143,7 +133,8 @@ export function answerRepoReads(question: string, repo: string, results: readonl
   for (const r of results) {
     const spec = repoReadOf(r.args[2] ?? '');
     if (!spec) continue;
-    const { items, truncated } = itemsOf(r.data);
+    const { items, truncated: cutShort, unreadable } = resultItems(r.data, ['workflow_runs', 'check_runs']);
+    const truncated = cutShort ?? unreadable;
     let records = spec.records(items);
     if (spec.key === 'ci' || spec.key === 'checks') records = [...records].sort((a, b) => ciRank(a.state) - ciRank(b.state));
     const cut = truncated ? ` (incomplete: ${truncated})` : '';
