@@ -338,6 +338,9 @@ test('default deny: GET and HEAD read; every other method is destructive with it
   assert.is(verb.classify(['svc-api', 'POST', '/other', JSON.stringify({ query: '{ viewer { id } }' })]).effect, 'destroy');
   assert.is(verb.classify(['svc-api', '<METHOD>', '/x']).effect, 'destroy', 'a placeholder method is not known to read');
   assert.is(httpVerb(spec({ name: 'vps_a' })).verb, 'vps-a-api');
+  assert.is(verb.describe(['svc-api', 'POST', '/graphql', JSON.stringify({ query: 'query OpenIssues { issues { nodes { id } } }' })]), 'svc POST /graphql (query OpenIssues)');
+  assert.is(verb.describe(['svc-api', 'POST', '/graphql', JSON.stringify({ query: 'mutation { a }' })]), 'svc POST /graphql (mutation)');
+  assert.is(verb.describe(['svc-api', 'GET', '/x']), 'svc GET /x');
 });
 
 test('args are checked before anything is sent', () => {

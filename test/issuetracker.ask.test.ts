@@ -102,6 +102,7 @@ test('a wrong key is a clear 401; a 429 is waited out; the key never printed', a
   assert.is(limited.code, 0, limited.stderr);
   assert.match(limited.stdout, /5 open issues/);
   assert.match(limited.stderr, /issuetracker: rate limited; waiting 1 s/);
+  assert.match(limited.stderr, /debug: run: step 0 started: issuetracker POST \/graphql \(query OpenIssues\)/, '--debug shows the read plan');
   assert.is(f.requests().length - before, 2);
   const none = await runCli(['ask', '--ai-profile', 'builtin', '--issuetracker', 'open issues'], { home: homeWithConfig(CONFIG), env: { ASSISTANT_ISSUETRACKER_BASE_URL: f.url } });
   assert.is(none.code, 2);

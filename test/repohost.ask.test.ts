@@ -91,6 +91,7 @@ test('a wrong token is a clear 401 error; no token reads a public repository; th
   const debug = await runCli(['--debug', 'ask', '--ai-profile', 'builtin', '--repohost', 'open prs', '-o', 'json'], { home: homeWithConfig(`${CONFIG}  token: ${f.token}\n`), env: { ASSISTANT_REPOHOST_BASE_URL: f.url } });
   assert.is(debug.code, 0, debug.stderr);
   assert.match(debug.stderr, /settings from repohost\.token in the config/);
+  assert.match(debug.stderr, /debug: run: step 0 started: repohost GET \/repos\/acme\/widgets\/pulls\?state=open&per_page=100/, '--debug shows the read plan');
   assert.match(debug.stdout, /#44/);
   assertNoSecret([r.stdout, r.stderr, debug.stdout, debug.stderr, ...histories(debug.home)], [wrong, f.token]);
   const anon = await runCli(['ask', '--ai-profile', 'builtin', '--repohost', 'open prs'], { home: homeWithConfig(CONFIG), env: { ASSISTANT_REPOHOST_BASE_URL: f.url } });
@@ -163,6 +164,16 @@ test('a next link to another origin is refused; a redirect is not followed; an H
   const slow = await runCli(['--timeout', '2', 'ask', '--ai-profile', 'builtin', '--repohost', 'open prs'], { home: homeWithConfig(CONFIG), env: envFor(f) });
   assert.is(slow.code, 1, slow.stderr);
   assert.match(slow.stderr, /^error: timeout: /m);
+});
+
+test('without a repository configured or named: ask says which settings to give; --route-only still routes', async () => {
+  const r = await runCli(['ask', '--ai-profile', 'builtin', 'which pull requests are open?'], { home: homeWithConfig('') });
+  assert.is(r.code, 2);
+  assert.match(r.stderr, /^error: usage: repohost: which repository\? none is configured and the question names none\nhint: set repohost\.owner and repohost\.repo/m);
+  const route = await runCli(['ask', '--route-only', 'which pull requests are open?'], { home: homeWithConfig('') });
+  assert.is(route.code, 0, route.stderr);
+  assert.match(route.stdout, /^repohost\s+pull requests/m);
+  assert.match(route.stdout, /context read: none yet \(repohost: which repository\?/);
 });
 
 test('plain HTTP to another host is refused while a token is configured; a step that writes needs --destroyer', async () => {

@@ -267,6 +267,18 @@ export function httpClient(spec: HttpProviderSpec, target: HttpTarget, opts: { t
   };
 }
 
+/** ` (query OpenIssues)`: a GraphQL request's first operation, so progress and --debug say what it reads. */
+function operationOf(body: string | undefined): string {
+  try {
+    const query = (JSON.parse(body ?? '') as { query?: unknown }).query;
+    if (typeof query !== 'string') return '';
+    const m = /^\s*(?:#[^\n]*\n\s*)*(query|mutation|subscription)?\s*([A-Za-z_]\w*)?/.exec(query);
+    return ` (${m?.[1] ?? 'query'}${m?.[2] ? ` ${m[2]}` : ''})`;
+  } catch {
+    return '';
+  }
+}
+
 function parses(text: string): boolean {
   try {
     JSON.parse(text);
@@ -318,7 +330,19 @@ export function httpVerb(spec: HttpProviderSpec): StepVerb<HttpClient> {
       if (out.truncated) ctx.waiting({ reason: 'retry', waitMs: 0, message: `${spec.name}: ${out.truncated}` });
       return { status: out.status, data: out.truncated ? { items: out.data, truncated: out.truncated } : out.data };
     },
-    describe: (args) => `${spec.name} ${requestArgs(args).method} ${requestArgs(args).path}`,
+    describe: (args) => {
+      const { method, path, body } = requestArgs(args);
+      return `${spec.name} ${method} ${path}${operationOf(body)}`;
+    },
+    detail: (args) => {
+      const body = requestArgs(args).body;
+      if (body === undefined) return undefined;
+      try {
+        return JSON.parse(body) as unknown;
+      } catch {
+        return body;
+      }
+    },
   };
 }
 

@@ -138,6 +138,10 @@ export function answerRepoReads(question: string, repo: string, results: readonl
     let records = spec.records(items);
     if (spec.key === 'ci' || spec.key === 'checks') records = [...records].sort((a, b) => ciRank(a.state) - ciRank(b.state));
     const cut = truncated ? ` (incomplete: ${truncated})` : '';
+    if (!records.length && truncated && items.length) {
+      parts.push(`${repo}: no ${spec.label} among the ${items.length} items read${cut}.`);
+      continue;
+    }
     if (!records.length && truncated) {
       parts.push(`${repo}: the ${spec.label} could not be read whole: ${truncated}.`);
       continue;
