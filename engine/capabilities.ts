@@ -27,6 +27,12 @@ export interface RoutingCapability {
   specific: readonly RouteWord[];
   /** Words other providers share (`instances`, `price`): select it only when no provider was named outright. */
   generic?: readonly RouteWord[];
+  /**
+   * Whether the generic words count with this config (an integration that is not set up is not guessed
+   * from common words like "errors" or "issues"; its names, specific words and flag still select it).
+   * Absent: they always count.
+   */
+  genericWhen?(config: Config): boolean;
   /** Patterns (instance-type codes, with the `g` flag) with a label for `--route-only`; they select it outright. */
   patterns?: readonly { label: string; pattern: RegExp; kind?: string }[];
   /** Extra specific words from the config (cloud_a `service_keywords`). */

@@ -66,8 +66,10 @@ function scopeFor(question: string, config: Config): ErrScope {
 const capabilities: ProviderCapabilities = {
   routing: {
     names: ['errtracker', 'sentry', 'error tracker', 'error tracking'],
-    specific: ['exceptions', 'exception', 'crashes', 'crash', 'stack trace', 'stack traces', 'unresolved', 'unresolved errors', 'unresolved issues'],
-    generic: ['errors', 'error rate'],
+    specific: ['stack trace', 'stack traces', 'unresolved', 'unresolved errors', 'unresolved issues'],
+    // "why did my instance crash", "any errors on my instances": common words select it only once it is set up.
+    generic: ['errors', 'error rate', 'exceptions', 'exception', 'crashes', 'crash'],
+    genericWhen: (config) => Boolean(config.errtracker?.org_slug),
   },
   reads: {
     label: 'the error tracker (errtracker)',

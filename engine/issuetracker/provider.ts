@@ -50,8 +50,10 @@ export function graphqlPage(body: unknown, _headers: Headers, request: { path: s
 const capabilities: ProviderCapabilities = {
   routing: {
     names: ['issuetracker', 'issue tracker', 'linear'],
-    specific: ['tickets', 'ticket', 'backlog', 'triage', 'sprint', 'cycle', 'my team', "my team's", 'team issues', 'assigned to me'],
-    generic: ['issues', 'priority', 'priorities', 'urgent'],
+    specific: ['tickets', 'ticket', 'backlog', 'triage', 'sprint', 'team issues', 'assigned to me'],
+    // "issues", "priority", "my team": common words select it only once it is set up.
+    generic: ['issues', 'priority', 'priorities', 'urgent', 'my team', "my team's"],
+    genericWhen: (config) => config.issuetracker !== undefined,
   },
   reads: {
     label: 'the issue tracker (issuetracker)',

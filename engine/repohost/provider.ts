@@ -78,7 +78,9 @@ const capabilities: ProviderCapabilities = {
       'repository',
       'repositories',
     ],
+    // "issues" is the issue tracker's word; GitHub issues are asked for by name or with the PRs.
     generic: ['build', 'builds', 'workflows', 'pipeline', 'pipelines'],
+    genericWhen: (config) => Boolean(config.repohost?.owner && config.repohost?.repo),
   },
   reads: {
     label: 'the code host (repohost)',

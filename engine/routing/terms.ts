@@ -53,6 +53,7 @@ export function routeTerms(routings: readonly ProviderRouting[], config?: Pick<C
   // belongs to the first in registry order (gpucloud's): the other is chosen by its own words ("ec2").
   const owner = new Map<string, string>();
   for (const { provider, routing } of routings) {
+    if (routing.genericWhen && !(config && routing.genericWhen(config as Config))) continue;
     for (const w of (routing.generic ?? []).map(wordOf)) {
       const t = w.term.trim().toLowerCase();
       if ((owner.get(t) ?? provider) !== provider) continue;
