@@ -5,6 +5,7 @@
  * terraform reads the state offline, but needs the workspace initialised (`terraform init`): it loads
  * the providers' schemas to print the state.
  */
+import { withoutSecrets } from '../process/env.js';
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Config } from '../../schemas/config.js';
@@ -72,7 +73,7 @@ export function resourcesOfShow(show: unknown): TfResource[] {
 }
 
 export async function readWorkspace(ws: { name: string; path: string }, env: Record<string, string | undefined>, signal: AbortSignal): Promise<TfWorkspace> {
-  const out = await runCli({ tool: TERRAFORM_TOOL, args: [`-chdir=${ws.path}`, 'show', '-json', '-no-color'], env: { ...env, TF_IN_AUTOMATION: '1', TF_INPUT: '0', CHECKPOINT_DISABLE: '1' }, signal }).catch(
+  const out = await runCli({ tool: TERRAFORM_TOOL, args: [`-chdir=${ws.path}`, 'show', '-json', '-no-color'], env: { ...withoutSecrets(env), TF_IN_AUTOMATION: '1', TF_INPUT: '0', CHECKPOINT_DISABLE: '1' }, signal }).catch(
     (err: unknown) => {
       // An uninitialised workspace: terraform cannot load the provider schemas it prints the state with.
       if (err instanceof OperationError && err.code === 'cli_failed' && /plugin schemas|schema for provider|failed to instantiate provider|terraform init|Inconsistent dependency lock/i.test(err.message)) {

@@ -5,9 +5,9 @@
  * one SKIP line and pass (.ci/run says how to get them).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from './temp.js';
 
 /** Where the hashicorp/aws provider is mirrored (`<mirror>/registry.terraform.io/hashicorp/aws/…`). */
 export const TF_PLUGIN_MIRROR = process.env.TF_PLUGIN_MIRROR ?? '/opt/tf-plugins';
@@ -27,7 +27,7 @@ export interface StateResource {
 
 /** A folder holding terraform.tfstate with these resources, `terraform init`-ed from the mirror. */
 export function terraformWorkspace(resources: StateResource[]): string {
-  const dir = mkdtempSync(join(tmpdir(), 'tf-ws-'));
+  const dir = tempDir('tf-ws-');
   const rc = join(dir, '.terraformrc');
   writeFileSync(
     rc,
