@@ -75,6 +75,11 @@ export interface AnswerCapability {
    * part of it cannot be answered. It may throw an InvalidInputError that says why it declines.
    */
   joint?: string;
+  /**
+   * Words this provider's answers understand besides its routing words ("open", "failing", "urgent"):
+   * in a combined view another provider's answerer does not decline a question for them.
+   */
+  understood?: readonly string[];
 }
 
 export interface AnswerContext {

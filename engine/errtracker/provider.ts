@@ -66,7 +66,8 @@ function scopeFor(question: string, config: Config): ErrScope {
 const capabilities: ProviderCapabilities = {
   routing: {
     names: ['errtracker', 'sentry', 'error tracker', 'error tracking'],
-    specific: ['stack trace', 'stack traces', 'unresolved', 'unresolved errors', 'unresolved issues'],
+    // Single words here: a phrase's parts ("issues") would keep the issue tracker's generic words out.
+    specific: ['stack trace', 'stack traces', 'unresolved'],
     // "why did my instance crash", "any errors on my instances": common words select it only once it is set up.
     generic: ['errors', 'error rate', 'exceptions', 'exception', 'crashes', 'crash'],
     genericWhen: (config) => Boolean(config.errtracker?.org_slug),
@@ -86,6 +87,7 @@ const capabilities: ProviderCapabilities = {
     },
   },
   answer: {
+    understood: ['unresolved', 'error', 'errors', 'issue', 'issues', 'events', 'users', 'frequent', 'frequency', 'most', 'top', 'noisy', 'project', 'projects', 'happen', 'happening', 'crash', 'crashes', 'exception', 'exceptions', 'broken', 'breaking'],
     answer(question, results) {
       const parts = answerErrReads(question, results);
       return parts.length ? parts.join('\n') : undefined;

@@ -68,6 +68,7 @@ const capabilities: ProviderCapabilities = {
     },
   },
   answer: {
+    understood: ['open', 'issue', 'issues', 'ticket', 'tickets', 'priority', 'priorities', 'urgent', 'high', 'medium', 'low', 'team', 'assigned', 'backlog', 'todo', 'triage'],
     answer(question, results) {
       const parts = results.flatMap((r) => {
         const scope = scopeOfRequest(r.args[3]);

@@ -95,6 +95,7 @@ const capabilities: ProviderCapabilities = {
     },
   },
   answer: {
+    understood: ['open', 'closed', 'issue', 'issues', 'bug', 'bugs', 'failing', 'failed', 'passing', 'green', 'red', 'broken', 'draft', 'drafts', 'status', 'latest', 'check', 'checks', 'workflow', 'workflows', 'runs', 'run', 'branch', 'main', 'pull', 'requests', 'review', 'reviews', 'merge', 'labels', 'tests'],
     answer(question, results) {
       const byRepo = new Map<string, { args: readonly string[]; data: unknown }[]>();
       for (const r of results) byRepo.set(repoLabel(r.args[2] ?? ''), [...(byRepo.get(repoLabel(r.args[2] ?? '')) ?? []), r]);
