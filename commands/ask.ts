@@ -277,9 +277,17 @@ async function routeOnly(ctx: CommandContext, question: string, providerFlags: s
   const { config, warnings } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   for (const w of warnings) warn(ctx, w);
   const route = routeQuestion(question, { flags: providerFlags, config, routings: providerRoutings() });
-  const contextKinds = contextPlanFor(route, { question, config }).kinds;
+  // A provider that needs a setting to choose its reads (repohost.owner/repo) does not stop the routing answer.
+  let contextKinds: string[] = [];
+  let contextError: string | undefined;
+  try {
+    contextKinds = contextPlanFor(route, { question, config }).kinds;
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    contextError = err.message;
+  }
   if (ctx.globals.output === 'json' || ctx.globals.output === 'yaml') {
-    const doc = { question, ...route, context_kinds: contextKinds };
+    const doc = { question, ...route, context_kinds: contextKinds, ...(contextError ? { context_error: contextError } : {}) };
     ctx.io.stdout.write(renderRecord(doc, ctx.globals.output));
     return ExitCode.ok;
   }
@@ -290,6 +298,7 @@ async function routeOnly(ctx: CommandContext, question: string, providerFlags: s
   ];
   const lines = [renderTable(route.reasons, columns, ctx.io.columns).trimEnd()];
   if (contextKinds.length) lines.push(`context read: ${contextKinds.join(', ')}`);
+  if (contextError) lines.push(`context read: none yet (${contextError})`);
   ctx.io.stdout.write(lines.join('\n') + '\n');
   return ExitCode.ok;
 }

@@ -11,8 +11,11 @@ import { cloudAProvider } from './cloud_a/provider.js';
 import { k8sProvider } from './k8s/provider.js';
 import { cloudBProvider } from './cloud_b/provider.js';
 import { cloudCProvider } from './cloud_c/provider.js';
+import { repohostProvider } from './repohost/provider.js';
+import { errtrackerProvider } from './errtracker/provider.js';
+import { issuetrackerProvider } from './issuetracker/provider.js';
 
-export const PROVIDERS = new ProviderSet([gpucloudProvider, cloudAProvider, cloudBProvider, cloudCProvider, k8sProvider, sshProvider]);
+export const PROVIDERS = new ProviderSet([gpucloudProvider, cloudAProvider, cloudBProvider, cloudCProvider, k8sProvider, sshProvider, repohostProvider, errtrackerProvider, issuetrackerProvider]);
 
 /**
  * Registers a provider at run time (a test's stand-in, a plugin): from then on plans may use its verbs,

@@ -152,7 +152,7 @@ export function answerWithoutModel(question: string, route: RouteDecision, resul
   }
   for (const [, group] of groups) {
     const others = route.providers.filter((p) => !group.providers.includes(p));
-    const knownWords = others.flatMap((p) => routingWords(PROVIDERS.provider(p)?.capabilities?.routing));
+    const knownWords = others.flatMap((p) => [...routingWords(PROVIDERS.provider(p)?.capabilities?.routing), ...(PROVIDERS.provider(p)?.capabilities?.answer?.understood ?? [])]);
     const text = group.answer.answer(question, group.results, { kinds: route.kinds, defaulted: route.defaulted, route, knownWords, answeredElsewhere: others.length > 0 || iac.length > 0 });
     parts.push(
       text ??

@@ -117,6 +117,8 @@ export const RepoHostConfigSchema = z.strictObject({
   token: str().optional(),
   owner: str().optional(),
   repo: str().optional(),
+  /** The API's address (GitHub Enterprise: https://host/api/v3); default https://api.github.com. */
+  base_url: str().optional(),
 });
 
 export const ErrTrackerConfigSchema = z.strictObject({
@@ -124,12 +126,16 @@ export const ErrTrackerConfigSchema = z.strictObject({
   org_slug: str().optional(),
   default_project: str().optional(),
   host: str().optional(),
+  /** The API's address; overrides `host` (default https://sentry.io). */
+  base_url: str().optional(),
 });
 
 export const IssueTrackerConfigSchema = z.strictObject({
   api_key: str().optional(),
   workspace_id: str().optional(),
   default_team: str().optional(),
+  /** The GraphQL endpoint's origin; default https://api.linear.app. */
+  base_url: str().optional(),
 });
 
 export const NotesConfigSchema = z.strictObject({
