@@ -77,7 +77,7 @@ readOnly('--read-only holds on stdio too', () =>
     try {
       const { tools } = await client.listTools();
       assert.not.ok(tools.some((t) => t.name === 'assistant_plan_apply'));
-      assert.is(tools.length, 13);
+      assert.is(tools.length, 12);
       assert.match(stderr(), /12 tools, read-only/);
     } finally {
       await client.close();
