@@ -4,7 +4,9 @@
  * executor, and the result passes the same validator and destroyer gate as any plan.
  */
 import { makePlan } from '../engine/ai/maker.js';
-import { UsageError } from '../engine/errors.js';
+import { OperationError, UsageError } from '../engine/errors.js';
+import { addAutostop, type ExistingScript } from '../engine/autostop/add-to-plan.js';
+import type { AutostopPolicy } from '../engine/autostop/policy.js';
 import { routeQuestion } from '../engine/routing/route.js';
 import { PROVIDERS, providerRoutings, providersWith } from '../engine/providers.js';
 import { ProviderNotIntegratedError } from '../machines/ask.js';
@@ -13,6 +15,8 @@ import { validatePlan } from '../engine/plan/validate.js';
 import type { Plan } from '../schemas/plan.js';
 import type { CommandContext } from './context.js';
 import { readPlan } from '../machines/apply/reads.js';
+import { findKind } from '../engine/gpucloud/catalogue.js';
+import { listPlan } from '../engine/gpucloud/static-plans.js';
 import type { Session } from './session.js';
 
 /** The AI selection flags shared by `ask` and `ask --maker`. */
@@ -25,6 +29,31 @@ export interface AiFlags {
 }
 
 export async function makePlanFromQuestion(
+  ctx: CommandContext,
+  session: Session,
+  question: string,
+  opts: { destroyer: boolean; onPhase?: (text: string) => void; providerFlags?: string[]; autostop?: AutostopPolicy } & AiFlags,
+): Promise<Plan> {
+  const plan = await makeOnePlan(ctx, session, question, opts);
+  return opts.autostop ? withAutostop(session, plan, opts.autostop, opts.destroyer) : plan;
+}
+
+/**
+ * `--autostop`: the watcher added to every instance the plan creates (engine/autostop/add-to-plan.ts),
+ * reusing the account's watcher script when it has this one; the result is validated like any plan.
+ */
+async function withAutostop(session: Session, plan: Plan, policy: AutostopPolicy, destroyer: boolean): Promise<Plan> {
+  if (plan.provider !== 'gpucloud' && !(Array.isArray(plan.provider) && plan.provider.includes('gpucloud'))) {
+    throw new UsageError('--autostop is for gpucloud instances', { hint: 'ask for a gpucloud instance, or leave --autostop out' });
+  }
+  const [scripts] = await readPlan(session, listPlan(findKind('scripts')!));
+  const out = addAutostop(plan, policy, Array.isArray(scripts) ? (scripts as ExistingScript[]) : []);
+  const v = validatePlan(out, { providers: await session.providers.forPlan(out), destroyer, predefined: Object.keys(session.predefined) });
+  if (!v.ok) throw new OperationError('internal', `the plan with auto-stop added is invalid: ${v.problems.map((p) => p.message).join('; ')}`);
+  return out;
+}
+
+async function makeOnePlan(
   ctx: CommandContext,
   session: Session,
   question: string,

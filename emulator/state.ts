@@ -208,6 +208,11 @@ export class Store {
     renameSync(tmp, file);
   }
 
+  /** The IP an instance gets when it runs: the test's (instanceIps, by hostname), else the next from the pool. */
+  instanceIp(hostname: string): string {
+    return this.opts.instanceIps?.[hostname] ?? this.nextPublicIp();
+  }
+
   nextPublicIp(): string {
     const n = this.data.counters.ip++;
     const pools = ['203.0.113', '198.51.100'];
@@ -254,7 +259,7 @@ export class Store {
 
   private onInstanceStatus(inst: InstanceRec, status: string, at: number): void {
     if (status !== 'running') return;
-    inst.ip ??= this.nextPublicIp();
+    inst.ip ??= this.instanceIp(inst.hostname);
     if (!inst.os_volume_id) {
       const vol: VolumeRec = {
         id: randomUUID(),

@@ -44,6 +44,9 @@ export const PROVIDER_MANIFEST: readonly ProviderManifestEntry[] = [
   { name: 'cloud_c', verbs: ['az'], has: ['routing', 'reads', 'answer'], load: async () => (await import('./cloud_c/provider.js')).cloudCProvider, capabilities: async () => (await import('./cloud_c/capabilities.js')).cloudCCapabilities },
   { name: 'k8s', verbs: ['k8s-api', 'k8s-wait'], load: async () => (await import('./k8s/provider.js')).k8sProvider },
   { name: 'ssh', verbs: ['ssh-kubeconfig', 'ssh-exec'], load: async () => (await import('./ssh/provider.js')).sshProvider },
+  { name: 'repohost', verbs: ['repohost-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./repohost/provider.js')).repohostProvider },
+  { name: 'errtracker', verbs: ['errtracker-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./errtracker/provider.js')).errtrackerProvider },
+  { name: 'issuetracker', verbs: ['issuetracker-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./issuetracker/provider.js')).issuetrackerProvider },
 ];
 
 /** A provider as a capability lookup answers it: its name and the capability asked for (no step code loaded). */

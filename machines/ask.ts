@@ -156,7 +156,7 @@ export async function answerWithoutModel(question: string, route: RouteDecision,
   }
   for (const [, group] of groups) {
     const others = route.providers.filter((p) => !group.providers.includes(p));
-    const knownWords = others.flatMap((p) => routingWords(routingOf.get(p)));
+    const knownWords = others.flatMap((p) => [...routingWords(routingOf.get(p)), ...(answerers.get(p)?.understood ?? [])]);
     const text = group.answer.answer(question, group.results, { kinds: route.kinds, defaulted: route.defaulted, route, knownWords, answeredElsewhere: others.length > 0 || iac.length > 0 });
     parts.push(
       text ??

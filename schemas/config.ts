@@ -90,6 +90,8 @@ export const RepoHostConfigSchema = z.strictObject({
   token: str().optional(),
   owner: str().optional(),
   repo: str().optional(),
+  /** The API's address (GitHub Enterprise: https://host/api/v3); default https://api.github.com. */
+  base_url: str().optional(),
 });
 
 export const ErrTrackerConfigSchema = z.strictObject({
@@ -97,12 +99,16 @@ export const ErrTrackerConfigSchema = z.strictObject({
   org_slug: str().optional(),
   default_project: str().optional(),
   host: str().optional(),
+  /** The API's address; overrides `host` (default https://sentry.io). */
+  base_url: str().optional(),
 });
 
 export const IssueTrackerConfigSchema = z.strictObject({
   api_key: str().optional(),
   workspace_id: str().optional(),
   default_team: str().optional(),
+  /** The GraphQL endpoint's origin; default https://api.linear.app. */
+  base_url: str().optional(),
 });
 
 export const NotesConfigSchema = z.strictObject({
@@ -190,6 +196,15 @@ export const CloudAKeywordsConfigSchema = z.strictObject({
   service_keywords: z.record(z.string(), z.array(z.string())).optional(),
 });
 
+/** `autostop.check_every` in ms: `30s`, `10m`, `1h`, or a number of seconds; 1 s to 1 day, else undefined. */
+export function checkIntervalMs(value: string | number): number | undefined {
+  const m = typeof value === 'number' ? [String(value), String(value), 's'] : /^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h)?\s*$/i.exec(value);
+  if (!m) return undefined;
+  const unit = (m[2] ?? 's').toLowerCase()[0];
+  const ms = Number(m[1]) * (unit === 'h' ? 3_600_000 : unit === 'm' ? 60_000 : 1000);
+  return Number.isFinite(ms) && ms >= 1000 && ms <= 86_400_000 ? ms : undefined;
+}
+
 export const ConfigSchema = z.strictObject({
   gpucloud: GpuCloudConfigSchema.optional(),
   ai: AiConfigSchema,
@@ -211,6 +226,20 @@ export const ConfigSchema = z.strictObject({
   cloud_a: CloudAKeywordsConfigSchema.optional(),
   /** Global operation timeout in seconds; `--timeout` overrides it. */
   timeout: positiveInt().optional(),
+  /** Idle auto-stop (engine/autostop/, `assistant autostop check`): what the check may do, and the MCP server's timer. */
+  autostop: z
+    .strictObject({
+      /** `assistant mcp` runs the check this often (`10m`, `1h`, `30s`, or seconds; at least 1 s); no timer when unset. */
+      check_every: z
+        .union([z.string(), z.number()])
+        .refine((v) => checkIntervalMs(v) !== undefined, 'expected a duration such as 10m, 1h or 30s (at least 1 s, at most 1 day)')
+        .optional(),
+      /** Let the check delete instances whose policy says delete (their creates' `autostop.action`); otherwise it refuses. */
+      allow_delete: z.boolean({ error: 'expected true or false' }).optional(),
+      /** How long the check tries to reach each instance over SSH, in seconds (default 20). */
+      ssh_timeout_seconds: positiveInt().max(600, 'at most 600 seconds').optional(),
+    })
+    .optional(),
   /** The budget guard (engine/plan/budget.ts): plans whose creates would push the burn above it are refused. */
   budget: z
     .strictObject({

@@ -74,6 +74,11 @@ export function validatePlan(input: unknown, opts: ValidateOptions): ValidationR
       });
     }
     for (const p of verb.checkArgs(command.args)) problems.push({ kind: 'schema', index, ...p });
+    if (command.autostop) {
+      const earlier = commands.slice(0, index).filter((c): c is PlanCommand => c !== undefined);
+      const autostopProblems = verb.checkAutostop?.(command.args, command.autostop, earlier) ?? [{ field: 'autostop', message: `"${verb.verb}" steps take no autostop (only instance creates do)` }];
+      for (const p of autostopProblems) problems.push({ kind: 'schema', index, ...p });
+    }
     if (command.alternatives) {
       const altProblems = verb.checkAlternatives?.(command.args, command.alternatives) ?? [{ field: 'alternatives', message: `"${verb.verb}" steps take no alternatives` }];
       for (const p of altProblems) problems.push({ kind: 'schema', index, ...p });
