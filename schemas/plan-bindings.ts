@@ -14,3 +14,7 @@ export const BINDING_NAME = /^[A-Z][A-Z0-9_]*$/;
  * (never substituted as text: the CLI step verbs resolve it, engine/cli/artefacts.ts).
  */
 export const PREDEFINED_BINDINGS = ['DEFAULT_SSH_KEY_ID', 'DEFAULT_LOCATION', 'PROJECT_ID', 'FILES'] as const;
+
+/** The bounds of a step's `autostop.idle_minutes` (the watcher records once a minute; at most 30 days). */
+export const AUTOSTOP_MIN_MINUTES = 5;
+export const AUTOSTOP_MAX_MINUTES = 43_200;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { BINDING_NAME } from './plan-bindings.js';
+import { AUTOSTOP_MAX_MINUTES, AUTOSTOP_MIN_MINUTES, BINDING_NAME } from './plan-bindings.js';
 
 // Defined without zod (the plan engine's hot path uses them); engine/plan/shape.ts mirrors the schema below.
-export { BINDING_NAME, PLACEHOLDER_PATTERN, PREDEFINED_BINDINGS } from './plan-bindings.js';
+export { AUTOSTOP_MAX_MINUTES, AUTOSTOP_MIN_MINUTES, BINDING_NAME, PLACEHOLDER_PATTERN, PREDEFINED_BINDINGS } from './plan-bindings.js';
 
 /**
  * One more choice for a create whose first choice has no capacity (issue 31): what it changes in the
@@ -22,8 +22,6 @@ export const AlternativeSchema = z
  * been idle this long. Valid only on an instance create whose startup script installs the watcher with
  * the same policy (the gpucloud verb checks it; engine/autostop/). `assistant autostop check` acts on it.
  */
-export const AUTOSTOP_MIN_MINUTES = 5;
-export const AUTOSTOP_MAX_MINUTES = 43_200;
 export const AutostopSchema = z.strictObject({
   idle_minutes: z
     .int({ error: 'idle_minutes is a whole number of minutes' })
