@@ -150,7 +150,8 @@ async function serve(ctx: CommandContext, o: ServeFlags): Promise<number> {
   const stop = new Promise<string>((resolve) => {
     ctx.signal.addEventListener('abort', () => resolve('interrupt'), { once: true });
     onTerm = () => resolve('SIGTERM');
-    process.once('SIGTERM', onTerm);
+    // `on`, not `once` (removed below): signal-exit, loaded later by a lock, re-kills when it is the only listener left.
+    process.on('SIGTERM', onTerm);
   });
   const server = await startBackend({ ...storage, ...listen, tls, log }).catch((err: unknown) => {
     process.off('SIGTERM', onTerm);

@@ -151,7 +151,7 @@ export const TOOLS = [
     output: S.RouteOutput,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async run({ question }, { backend }) {
-      const decision = routeQuestion(question, { config: backend.config, routings: providerRoutings() });
+      const decision = routeQuestion(question, { config: backend.config, routings: await providerRoutings() });
       const lines = decision.reasons.map((r) => `${r.provider}: ${r.terms.length ? `matched ${r.terms.map((t) => `"${t}"`).join(', ')}` : r.note ?? ''}`);
       if (decision.kinds.length) lines.push(`gpucloud kinds: ${decision.kinds.join(', ')}`);
       return { text: lines.join('\n') + '\n', structured: decision };
@@ -228,7 +228,7 @@ export const TOOLS = [
     annotations: READ_ONLY,
     async run({ plan }, { backend, signal }) {
       const input = planFrom(plan);
-      const { validation: v, previewable } = checkForPreview(input, { providers: backend.providers, predefined: backend.predefined });
+      const { validation: v, previewable } = checkForPreview(input, { providers: await backend.providers.forPlan(input), predefined: backend.predefined });
       const destructiveSteps = v.destructive.flatMap((r, i) => (r.length ? [i] : []));
       const needsDestroyer = destructiveSteps.length > 0 && !backend.destroyer;
       if (!previewable) {

@@ -8,46 +8,19 @@ import { z } from 'zod';
  * Keys whose YAML value is empty (`client_id:`) are treated as absent by the loader.
  */
 
-/** AI provider kinds, in SPEC order; the first is the fallback when `ai.default_provider` is omitted. */
-export const AI_PROVIDER_KINDS = [
-  'openai',
-  'anthropic',
-  'gemini-api',
-  'gemini',
-  'bedrock',
-  'deepseek',
-  'cohere',
-  'minimax',
-  'github-models',
-  'assistant-cloud',
-] as const;
-/** `builtin` is the offline rule-based planner; accepted wherever a provider kind is. */
-export const AI_PROVIDER_VALUES = [...AI_PROVIDER_KINDS, 'builtin'] as const;
-export type AiProviderKind = (typeof AI_PROVIDER_VALUES)[number];
-export const DEFAULT_AI_PROVIDER: AiProviderKind = AI_PROVIDER_KINDS[0];
-
-export const AI_DEFAULTS = { max_prompt_chars: 120_000, chunk_chars: 120_000, max_chunks: 6 } as const;
-export const RATE_LIMIT_DEFAULTS = { per_project: 500, per_path: 60, window_ms: 60_000 } as const;
-export const CLOUD_D_DEFAULT_REGION = 'ap-singapore';
-
-/**
- * Keys that hold secrets wherever they appear in the file. The loader registers their values for
- * redaction, `config show` masks them, and a group/world-readable file holding one gets a warning.
- */
-export const SECRET_KEY_NAMES: ReadonlySet<string> = new Set([
-  'client_secret',
-  'api_key',
-  'token',
-  'auth_token',
-  'integration_token',
-  'api_token',
-  'secret_key',
-  'router_api_key',
-  'password',
-]);
-export function isSecretKey(key: string): boolean {
-  return SECRET_KEY_NAMES.has(key.toLowerCase());
-}
+// Constants and defaults live without zod (a command without a config file never loads zod).
+import { AI_DEFAULTS, AI_PROVIDER_VALUES, CLOUD_D_DEFAULT_REGION, emptyConfigValue } from './config-defaults.js';
+export {
+  AI_DEFAULTS,
+  AI_PROVIDER_KINDS,
+  AI_PROVIDER_VALUES,
+  CLOUD_D_DEFAULT_REGION,
+  DEFAULT_AI_PROVIDER,
+  isSecretKey,
+  RATE_LIMIT_DEFAULTS,
+  SECRET_KEY_NAMES,
+  type AiProviderKind,
+} from './config-defaults.js';
 
 const str = () => z.string();
 const httpUrl = () => z.url({ protocol: /^https?$/, error: 'expected an http(s) URL such as https://example.com' });
@@ -301,7 +274,7 @@ export type CloudAKeywordsConfig = z.infer<typeof CloudAKeywordsConfigSchema>;
 
 /** The configuration of a missing or empty file: every section absent, defaults applied. */
 export function emptyConfig(): Config {
-  return ConfigSchema.parse({});
+  return emptyConfigValue();
 }
 
 /** Keys that may appear at `path` (object keys along the way; record entries as any name), for "did you mean" hints. */

@@ -1,15 +1,8 @@
 import { z } from 'zod';
+import { AUTOSTOP_MAX_MINUTES, AUTOSTOP_MIN_MINUTES, BINDING_NAME } from './plan-bindings.js';
 
-/** `<NAME>` placeholders in plan arguments (DESIGN.md §3). */
-export const PLACEHOLDER_PATTERN = /<([A-Z][A-Z0-9_]*)>/g;
-export const BINDING_NAME = /^[A-Z][A-Z0-9_]*$/;
-
-/**
- * Bindings predefined from configuration; plans may use them without producing them. `FILES` is bound
- * only by `ask --apply --files DIR`: `<FILES>/name` is an artefact the plan reads from that directory
- * (never substituted as text: the CLI step verbs resolve it, engine/cli/artefacts.ts).
- */
-export const PREDEFINED_BINDINGS = ['DEFAULT_SSH_KEY_ID', 'DEFAULT_LOCATION', 'PROJECT_ID', 'FILES'] as const;
+// Defined without zod (the plan engine's hot path uses them); engine/plan/shape.ts mirrors the schema below.
+export { AUTOSTOP_MAX_MINUTES, AUTOSTOP_MIN_MINUTES, BINDING_NAME, PLACEHOLDER_PATTERN, PREDEFINED_BINDINGS } from './plan-bindings.js';
 
 /**
  * One more choice for a create whose first choice has no capacity (issue 31): what it changes in the
@@ -29,8 +22,6 @@ export const AlternativeSchema = z
  * been idle this long. Valid only on an instance create whose startup script installs the watcher with
  * the same policy (the gpucloud verb checks it; engine/autostop/). `assistant autostop check` acts on it.
  */
-export const AUTOSTOP_MIN_MINUTES = 5;
-export const AUTOSTOP_MAX_MINUTES = 43_200;
 export const AutostopSchema = z.strictObject({
   idle_minutes: z
     .int({ error: 'idle_minutes is a whole number of minutes' })

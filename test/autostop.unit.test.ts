@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { PROVIDERS } from '../engine/providers.js';
+import { allProviders } from '../engine/providers.js';
+
+const ALL_PROVIDERS = await allProviders();
 import { validatePlan } from '../engine/plan/validate.js';
 import { addAutostop } from '../engine/autostop/add-to-plan.js';
 import { checkExitCode, decide, RESEND_AFTER_MS, STALE_AFTER_MS, type DecideInput } from '../engine/autostop/decide.js';
@@ -39,7 +41,7 @@ const create = (hostname: string, extra: Record<string, unknown> = {}) => ({
   produces: { INSTANCE_ID: '$.id' },
 });
 const plan = (...commands: Plan['commands']): Plan => ({ version: 1, provider: 'gpucloud', commands });
-const validate = (p: unknown) => validatePlan(p, { providers: PROVIDERS, destroyer: false, predefined: [] });
+const validate = (p: unknown) => validatePlan(p, { providers: ALL_PROVIDERS, destroyer: false, predefined: [] });
 const messages = (p: unknown) => validate(p).problems.map((x) => `${x.index}:${x.field}: ${x.message}`);
 
 // ---- policy ----------------------------------------------------------------------------------
@@ -148,7 +150,7 @@ test('--autostop adds the watcher to a script the plan makes (after its #! line)
 // ---- the read-only template -------------------------------------------------------------------------
 
 test('reading the watcher record over SSH is a read (readPlan runs it); anything appended to it is not', () => {
-  const classOf = (command: string) => validatePlan({ version: 1, provider: 'ssh', commands: [{ args: ['ssh-exec', '10.0.0.1', command, '--timeout=5'], reason: 'r' }] }, { providers: PROVIDERS, destroyer: true }).classes[0]!.effect;
+  const classOf = (command: string) => validatePlan({ version: 1, provider: 'ssh', commands: [{ args: ['ssh-exec', '10.0.0.1', command, '--timeout=5'], reason: 'r' }] }, { providers: ALL_PROVIDERS, destroyer: true }).classes[0]!.effect;
   assert.is(AUTOSTOP_READ_COMMAND, 'cat /var/lib/assistant-autostop/state.json');
   assert.is(classOf(AUTOSTOP_READ_COMMAND), 'read');
   for (const other of [`${AUTOSTOP_READ_COMMAND}; reboot`, `${AUTOSTOP_READ_COMMAND} && shutdown -h now`, 'cat /etc/shadow', ` ${AUTOSTOP_READ_COMMAND}`]) {

@@ -11,7 +11,8 @@ import { routeQuestion } from '../engine/routing/route.js';
 import { contextPlanFor } from '../machines/ask.js';
 import type { Config } from '../schemas/config.js';
 
-const route = (q: string, config: Partial<Config> = {}, flags?: string[]) => routeQuestion(q, { config: config as never, routings: providerRoutings(), flags }).providers;
+const ROUTINGS = await providerRoutings();
+const route = (q: string, config: Partial<Config> = {}, flags?: string[]) => routeQuestion(q, { config: config as never, routings: ROUTINGS, flags }).providers;
 const SET_UP: Partial<Config> = {
   repohost: { owner: 'acme', repo: 'widgets' },
   errtracker: { org_slug: 'acme' },
@@ -40,9 +41,9 @@ test('once set up, common words select them (and combine with a cloud)', () => {
   assert.equal(new Set(route('what errors do my instances have?', SET_UP)), new Set(['errtracker', 'gpucloud']));
 });
 
-test('a combined view reads each provider with its own read-only steps in one plan', () => {
+test('a combined view reads each provider with its own read-only steps in one plan', async () => {
   const decision = { providers: ['repohost', 'errtracker', 'issuetracker'], kinds: [] };
-  const { plan, kinds } = contextPlanFor(decision, { question: 'what needs attention?', config: SET_UP as Config });
+  const { plan, kinds } = await contextPlanFor(decision, { question: 'what needs attention?', config: SET_UP as Config });
   assert.equal(plan.provider, ['repohost', 'errtracker', 'issuetracker']);
   assert.equal(kinds, ['repohost/issues', 'repohost/pulls', 'repohost/ci', 'errtracker/issues', 'issuetracker/issues']);
   assert.equal(plan.commands.map((c) => `${c.args[0]} ${c.args[1]}`), ['repohost-api GET', 'repohost-api GET', 'repohost-api GET', 'errtracker-api GET', 'issuetracker-api POST']);

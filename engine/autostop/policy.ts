@@ -3,7 +3,8 @@
  * and as it is recorded in an instance's startup script: one marker line that `autostop check` reads
  * back from the script stored in the account (never from the instance, which is untrusted).
  */
-import { AUTOSTOP_MAX_MINUTES, AUTOSTOP_MIN_MINUTES, AutostopSchema, type AutostopPolicy } from '../../schemas/plan.js';
+import { AUTOSTOP_MAX_MINUTES, AUTOSTOP_MIN_MINUTES } from '../../schemas/plan-bindings.js';
+import type { AutostopPolicy } from '../../schemas/plan.js';
 import { UsageError } from '../errors.js';
 
 export type { AutostopPolicy };
@@ -60,11 +61,24 @@ export function policyOfScript(script: string): ScriptPolicy {
     }
     const { version, ...rest } = (raw ?? {}) as Record<string, unknown>;
     if (version !== 1) return { problem: `its auto-stop marker has version ${JSON.stringify(version)} (this assistant reads version 1)` };
-    const parsed = AutostopSchema.safeParse(rest);
-    if (!parsed.success) return { problem: `its auto-stop marker is invalid: ${parsed.error.issues.map((i) => i.message).join('; ')}` };
-    found.push(parsed.data);
+    // Checked by hand, as AutostopSchema would: the gpucloud verb runs this, and a list must not load zod.
+    const problem = markerProblem(rest);
+    if (problem) return { problem: `its auto-stop marker is invalid: ${problem}` };
+    found.push(rest as AutostopPolicy);
   }
   if (found.length === 0) return undefined;
   if (found.some((p) => p.idle_minutes !== found[0]!.idle_minutes || p.action !== found[0]!.action)) return { problem: 'its auto-stop markers disagree' };
   return { policy: found[0]! };
+}
+
+/** What is wrong with a marker's policy (the rules of schemas/plan.ts AutostopSchema), or undefined. */
+function markerProblem(p: Record<string, unknown>): string | undefined {
+  const extra = Object.keys(p).filter((k) => k !== 'idle_minutes' && k !== 'action');
+  if (extra.length) return `unknown key ${extra.map((k) => JSON.stringify(k)).join(', ')}`;
+  const m = p.idle_minutes;
+  if (typeof m !== 'number' || !Number.isInteger(m)) return 'idle_minutes is a whole number of minutes';
+  if (m < AUTOSTOP_MIN_MINUTES) return `idle_minutes is at least ${AUTOSTOP_MIN_MINUTES} (the watcher records once a minute)`;
+  if (m > AUTOSTOP_MAX_MINUTES) return `idle_minutes is at most ${AUTOSTOP_MAX_MINUTES} (30 days)`;
+  if (p.action !== 'shutdown' && p.action !== 'delete') return 'action is shutdown or delete';
+  return undefined;
 }
