@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseTc3Authorization, tc3Date, tc3Signature } from '../../engine/cloud_d/sign.js';
-import { filler, startFakeServer, type FakeHandle, type FakeRequest } from './fake-server.js';
+import { filler, startFakeServer, type FakeHandle, type FakeRequest } from './fake-api-server.js';
 
 export const CLOUD_D_FAKE_SECRET_ID = 'AKIDfake0123456789abcdefghijklmnopqr';
 export const CLOUD_D_FAKE_SECRET_KEY = 'fakeSecretKey0123456789abcdefghijk';

@@ -1,127 +1,151 @@
 /**
- * What the integration fakes (vps_a, vps_b, cloud_d) share: a node:http server on 127.0.0.1:0 with a
- * token check, a request log, rate-limit answers on demand (429 + Retry-After) and hostile modes for
- * tests (huge pages, an endless next link, a slow answer that never finishes). Each fake supplies only
- * its routes and its wire format.
+ * What every integration fake shares (repohost, errtracker, issuetracker…): a `node:http` server on
+ * 127.0.0.1:0, a token check, `429 + Retry-After` on demand, a recorded request log, and the hostile
+ * modes tests attack the HTTP toolkit with. A service supplies only its routes and its wire format
+ * (bodies, error shapes, paging); the fakes ship with the product because they back `--sandbox`.
+ *
+ * Hostile modes: `slow` holds every request unanswered (until the client gives up or the fake
+ * closes), `redirect` answers 302 to another origin, `html` answers 200 with a login page (a proxy in
+ * the way, terminal escapes included); `huge` (oversized pages), `endless` (a next
+ * page forever) and `offorigin` (a next-page link to another origin) are read by each service's
+ * routes, since paging is its own.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+
+export type HostileMode = 'none' | 'slow' | 'redirect' | 'huge' | 'endless' | 'offorigin' | 'html';
 
 export interface FakeRequest {
   method: string;
+  /** Path and query as sent. */
   path: string;
-  headers: Record<string, string | string[] | undefined>;
+  url: URL;
+  headers: IncomingMessage['headers'];
   body: string;
+  /** The fake's base URL (for Link headers). */
+  base: string;
+  hostile: HostileMode;
 }
 
-export interface HostileModes {
-  /** Every list page carries this many extra bytes of records (a page too big to keep in memory). */
-  hugePageBytes?: number;
-  /** Every list page says there is another one. */
-  endlessNext?: boolean;
-  /** Answers start and never finish (headers sent, the body trickles), until the client gives up. */
-  slow?: boolean;
+export interface FakeResponse {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
 }
 
-export interface FakeControls {
-  /** The next `count` requests answer 429 with `Retry-After: retryAfterS`. */
-  rateLimit(count: number, retryAfterS?: number): void;
-  hostile(modes: HostileModes): void;
-  requests(): FakeRequest[];
+export interface RecordedFakeRequest {
+  method: string;
+  path: string;
+  /** Whether a credential header came with it (never its value). */
+  authorized: boolean;
+  body?: string;
 }
 
-export interface FakeHandle extends FakeControls {
+export interface FakeService {
   url: string;
+  /** The token the fake accepts. */
+  token: string;
+  requests(): RecordedFakeRequest[];
+  /** The next `count` requests answer 429 with `Retry-After: retryAfterS`. */
+  rateLimitNext(count: number, retryAfterS?: number): void;
+  hostile(mode: HostileMode): void;
   close(): Promise<void>;
 }
 
-export interface FakeState {
-  hostile: HostileModes;
-  origin: string;
+export interface FakeServiceSpec {
+  token: string;
+  /** The credential the request carries (the token from its header), or undefined. */
+  credential(req: FakeRequest): string | undefined;
+  /** The service's own 401 answer (its error body). */
+  unauthorized(req: FakeRequest): FakeResponse;
+  /** The service's 429 answer (its error body); the fake adds Retry-After. */
+  rateLimited(req: FakeRequest): FakeResponse;
+  /** Requests that need no token (public repositories). */
+  anonymous?(req: FakeRequest): boolean;
+  route(req: FakeRequest): FakeResponse;
 }
 
-export type FakeRoute = (req: FakeRequest, state: FakeState) => { status: number; body: unknown; headers?: Record<string, string> };
+/** Most bytes of a request body a fake reads (a hostile client cannot fill its memory either). */
+const MAX_REQUEST_BODY = 1024 * 1024;
 
-export async function startFakeServer(opts: {
-  /** Whether the request carries valid credentials; a false answer gets `unauthorized(req)`. */
-  authorized(req: FakeRequest): boolean;
-  unauthorized(req: FakeRequest): { status: number; body: unknown };
-  rateLimited(req: FakeRequest): { status: number; body: unknown };
-  route: FakeRoute;
-}): Promise<FakeHandle> {
-  const log: FakeRequest[] = [];
+export async function startFakeService(spec: FakeServiceSpec): Promise<FakeService> {
+  const log: RecordedFakeRequest[] = [];
   let limited = 0;
   let retryAfter = 1;
-  const state: FakeState = { hostile: {}, origin: '' };
-  const open = new Set<ServerResponse>();
+  let mode: HostileMode = 'none';
+  const sockets = new Set<Socket>();
+  let base = '';
 
-  const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-    const text = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  const send = (res: ServerResponse, out: FakeResponse) => {
+    const text = out.body === undefined ? '' : typeof out.body === 'string' ? out.body : JSON.stringify(out.body);
+    res.writeHead(out.status, { 'content-type': 'application/json; charset=utf-8', ...(out.headers ?? {}) });
     res.end(text);
   };
 
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size <= 1024 * 1024) chunks.push(c);
+      if (size > MAX_REQUEST_BODY) req.destroy();
+      else chunks.push(c);
     });
     req.on('end', () => {
-      const fr: FakeRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-      log.push(fr);
-      if (state.hostile.slow) {
-        // Headers and a first byte, then nothing: only the client's deadline ends this.
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.write(' ');
-        open.add(res);
-        res.on('close', () => open.delete(res));
-        return;
-      }
-      if (!opts.authorized(fr)) {
-        const u = opts.unauthorized(fr);
-        return send(res, u.status, u.body);
-      }
+      const url = new URL(req.url ?? '/', base);
+      const fr: FakeRequest = { method: req.method ?? 'GET', path: `${url.pathname}${url.search}`, url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), base, hostile: mode };
+      const credential = spec.credential(fr);
+      log.push({ method: fr.method, path: fr.path, authorized: credential !== undefined, body: fr.body || undefined });
+      if (mode === 'slow') return; // held open: the client's deadline must end it
+      if (mode === 'redirect') return send(res, { status: 302, headers: { location: 'http://127.0.0.2:9/elsewhere' } });
+      if (mode === 'html') return send(res, { status: 200, body: '<html><title>\u001b[31mSign in\u001b[0m</title></html>', headers: { 'content-type': 'text/html' } });
       if (limited > 0) {
         limited--;
-        const r = opts.rateLimited(fr);
-        return send(res, r.status, r.body, { 'retry-after': String(retryAfter) });
+        const out = spec.rateLimited(fr);
+        return send(res, { ...out, headers: { ...(out.headers ?? {}), 'retry-after': String(retryAfter) } });
       }
-      const out = opts.route(fr, state);
-      send(res, out.status, out.body, out.headers);
+      if (credential !== spec.token && !(credential === undefined && spec.anonymous?.(fr))) return send(res, spec.unauthorized(fr));
+      try {
+        send(res, spec.route(fr));
+      } catch (err) {
+        send(res, { status: 500, body: { message: (err as Error).message } });
+      }
     });
   });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  state.origin = `http://127.0.0.1:${port}`;
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url: state.origin,
-    rateLimit(count, retryAfterS = 1) {
+    url: base,
+    token: spec.token,
+    requests: () => [...log],
+    rateLimitNext(count, retryAfterS = 1) {
       limited = count;
       retryAfter = retryAfterS;
     },
-    hostile(modes) {
-      state.hostile = { ...modes };
+    hostile(m) {
+      mode = m;
     },
-    requests: () => [...log],
-    async close() {
-      for (const res of open) res.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
-/** Filler records for a huge page: about `bytes` of JSON, in `count`-byte-ish records. */
-export function filler<T>(bytes: number, make: (i: number, pad: string) => T): T[] {
-  const pad = 'x'.repeat(1000);
-  return Array.from({ length: Math.ceil(bytes / 1100) }, (_, i) => make(i, pad));
+/** `page` and `per_page` of a request, bounded like the real services (1…100). */
+export function pageParams(url: URL, defaultPerPage = 30): { page: number; perPage: number } {
+  const page = Math.max(1, Number(url.searchParams.get('page')) || 1);
+  const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get('per_page')) || defaultPerPage));
+  return { page, perPage };
 }
 
-/** The bearer token of a request, if any. */
-export function bearer(req: FakeRequest): string | undefined {
-  const h = req.headers.authorization;
-  const v = Array.isArray(h) ? h[0] : h;
-  return v?.startsWith('Bearer ') ? v.slice(7) : undefined;
+/** The request's URL with one query parameter changed (next-page links). */
+export function withParam(base: string, url: URL, name: string, value: string): string {
+  const next = new URL(`${url.pathname}${url.search}`, base);
+  next.searchParams.set(name, value);
+  return next.toString();
 }

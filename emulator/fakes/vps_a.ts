@@ -5,7 +5,7 @@
  * `price_hourly`/`price_monthly` (USD); errors as `{"id": "unauthorized", "message": …}`. Seeded with a
  * small account; `pageSize` caps `per_page` so tests see paging. Backs `--sandbox` and the tests.
  */
-import { bearer, filler, startFakeServer, type FakeHandle, type FakeRequest } from './fake-server.js';
+import { bearer, filler, startFakeServer, type FakeHandle, type FakeRequest } from './fake-api-server.js';
 
 export const VPS_A_FAKE_TOKEN = 'dop_v1_fake0123456789abcdef0123456789abcdef';
 

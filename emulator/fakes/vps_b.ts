@@ -5,7 +5,7 @@
  * a server carries its `server_type` with `prices` per location (`price_hourly`/`price_monthly`, `net`
  * and `gross` as decimal strings, EUR); errors as `{"error": {"code", "message", "details"}}`.
  */
-import { bearer, filler, startFakeServer, type FakeHandle, type FakeRequest } from './fake-server.js';
+import { bearer, filler, startFakeServer, type FakeHandle, type FakeRequest } from './fake-api-server.js';
 
 export const VPS_B_FAKE_TOKEN = 'hc-fake-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij0123456789';
 
