@@ -313,7 +313,7 @@ async function testProvider(ctx: CommandContext, provider: string, backendOnly: 
     ctx,
     async (session) => {
       const source = await session.credentialSource(provider);
-      const result = await p.capabilities.credentials.test!((plan) => readPlan(session, plan));
+      const result = await p.capabilities.credentials.test!((plan) => readPlan(session, plan), { config: session.config });
       return { source, ...result };
     },
     { freshCredentials: true, backendOnly },

@@ -90,7 +90,7 @@ export interface CredentialSource {
 export interface CredentialsCapability {
   sources(opts: { config: Config; env: Record<string, string | undefined>; home: string }): CredentialSource[];
   /** A cheap read-only check that the credentials work, run through the executor. */
-  test?(read: (plan: Plan) => Promise<unknown[]>): Promise<{ detail: string; data?: unknown }>;
+  test?(read: (plan: Plan) => Promise<unknown[]>, ctx?: { config: Config }): Promise<{ detail: string; data?: unknown }>;
   /** What the backend store keeps for this provider (`credentials store <provider>`). */
   store?: ProviderCredentials;
 }

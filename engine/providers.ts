@@ -11,8 +11,9 @@ import { cloudAProvider } from './cloud_a/provider.js';
 import { k8sProvider } from './k8s/provider.js';
 import { cloudBProvider } from './cloud_b/provider.js';
 import { cloudCProvider } from './cloud_c/provider.js';
+import { postgresProvider } from './postgres/provider.js';
 
-export const PROVIDERS = new ProviderSet([gpucloudProvider, cloudAProvider, cloudBProvider, cloudCProvider, k8sProvider, sshProvider]);
+export const PROVIDERS = new ProviderSet([gpucloudProvider, cloudAProvider, cloudBProvider, cloudCProvider, k8sProvider, sshProvider, postgresProvider]);
 
 /**
  * Registers a provider at run time (a test's stand-in, a plugin): from then on plans may use its verbs,
