@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import type { Config } from '../../schemas/config.js';
 import { OperationError, UsageError } from '../errors.js';
 import { runCli, type CliTool } from '../cli/runner.js';
+import { terraformChildEnv } from '../terraform/provider.js';
 
 export const TERRAFORM_TOOL: CliTool = {
   command: 'terraform',
@@ -72,7 +73,8 @@ export function resourcesOfShow(show: unknown): TfResource[] {
 }
 
 export async function readWorkspace(ws: { name: string; path: string }, env: Record<string, string | undefined>, signal: AbortSignal): Promise<TfWorkspace> {
-  const out = await runCli({ tool: TERRAFORM_TOOL, args: [`-chdir=${ws.path}`, 'show', '-json', '-no-color'], env: { ...env, TF_IN_AUTOMATION: '1', TF_INPUT: '0', CHECKPOINT_DISABLE: '1' }, signal }).catch(
+  // The child gets the terraform allowlist (its TF_ settings and the clouds' credentials), never our AI keys or secrets.
+  const out = await runCli({ tool: TERRAFORM_TOOL, args: [`-chdir=${ws.path}`, 'show', '-json', '-no-color'], env: terraformChildEnv(env), signal }).catch(
     (err: unknown) => {
       // An uninitialised workspace: terraform cannot load the provider schemas it prints the state with.
       if (err instanceof OperationError && err.code === 'cli_failed' && /plugin schemas|schema for provider|failed to instantiate provider|terraform init|Inconsistent dependency lock/i.test(err.message)) {
