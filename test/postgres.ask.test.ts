@@ -166,6 +166,35 @@ skip('a blocked query is shown with the session that blocks it; the lock never h
   }
 });
 
+skip('password literals in query texts are masked and control characters in names replaced, in the answer and in what the model reads', async () => {
+  pg!.psql('CREATE TABLE "evil\x1b[31mred" AS SELECT generate_series(1, 50000) AS x', 'shop');
+  const open = pg!.background("BEGIN; ALTER ROLE limited PASSWORD 'literal-Pw-in-sql';", 'shop');
+  try {
+    await until("SELECT 1 FROM pg_stat_activity WHERE state = 'idle in transaction' AND query LIKE 'ALTER ROLE%'");
+    const r = await runCli(['--config', config(), 'ask', '--ai-profile', 'builtin', 'postgres active queries and largest tables'], { env: env() });
+    assert.is(r.code, 0, r.stderr);
+    assert.match(r.stdout, /idle in transaction for .*: ALTER ROLE limited PASSWORD '\*\*\*';/);
+    assert.match(r.stdout, /public\.evil\?\[31mred: /);
+    assert.not.ok(r.stdout.includes('literal-Pw-in-sql') || r.stdout.includes('\x1b'));
+
+    const ai = await startOpenAiServer();
+    try {
+      const cfg = config(`ai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${ai.baseURL}\n`);
+      ai.reply({ text: 'One session is idle in a transaction.' });
+      const m = await runCli(['--config', cfg, 'ask', 'postgres active queries'], { env: env({ TEST_AI_KEY: 'sk-test-key-123456' }) });
+      assert.is(m.code, 0, m.stderr);
+      const prompt = JSON.stringify(ai.chatRequests().at(-1));
+      assert.match(prompt, /ALTER ROLE limited PASSWORD/, 'the query reached the model');
+      assert.not.ok(prompt.includes('literal-Pw-in-sql') || prompt.includes(PASSWORD));
+    } finally {
+      await ai.close();
+    }
+  } finally {
+    open.stop();
+    pg!.psql('DROP TABLE "evil\x1b[31mred"', 'shop');
+  }
+});
+
 skip('a wrong password from ~/.pgpass is refused with a clear error naming its source, never printing it', async () => {
   const h = home();
   writeFileSync(join(h, '.pgpass'), `# comment\n127.0.0.1:${pg!.port}:shop:app:wrong-Pa55word\n`, { mode: 0o600 });
@@ -253,24 +282,25 @@ skip('free SQL is refused without --destroyer; with it, it runs through the appl
 
 skip('the MCP ask tool reads the same postgres context and hands it to the model; the password stays out', async () => {
   const ai = await startOpenAiServer();
-  const h = home();
-  writeFileSync(
-    join(h, '.assistant.yaml'),
-    readFileSync(config(), 'utf8') +
-      `ai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${ai.baseURL}\n`,
-    { mode: 0o600 },
-  );
-  const { client } = await connectStdio({ env: env({ TEST_AI_KEY: 'sk-test-key-123456' }), home: h });
+  let client: Awaited<ReturnType<typeof connectStdio>>['client'] | undefined;
   try {
+    const h = home();
+    writeFileSync(
+      join(h, '.assistant.yaml'),
+      readFileSync(config(), 'utf8') +
+        `ai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${ai.baseURL}\n`,
+      { mode: 0o600 },
+    );
+    ({ client } = await connectStdio({ env: env({ TEST_AI_KEY: 'sk-test-key-123456' }), home: h }));
     ai.reply({ text: 'orders is the largest table.' });
-    const r = await callTool(client, 'assistant_gpucloud_ask', { question: 'what are the largest tables in postgres?' });
+    const r = await callTool(client!, 'assistant_gpucloud_ask', { question: 'what are the largest tables in postgres?' });
     assert.not.ok(r.isError, textOf(r));
     assert.equal(r.structuredContent.providers, ['postgres']);
     const prompt = JSON.stringify(ai.chatRequests().at(-1));
     assert.match(prompt, /orders/, 'the rows reached the model');
     assert.not.ok(prompt.includes(PASSWORD) || JSON.stringify(r).includes(PASSWORD));
   } finally {
-    await client.close();
+    await client?.close();
     await ai.close();
   }
 });

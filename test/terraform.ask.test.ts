@@ -180,23 +180,24 @@ skip('credentials test terraform reads the default workspace', async () => {
 
 skip('the MCP ask tool reads the same terraform context; the sensitive output never reaches the model', async () => {
   const ai = await startOpenAiServer();
-  const h = home();
-  writeFileSync(
-    join(h, '.assistant.yaml'),
-    readFileSync(config(), 'utf8') + `ai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${ai.baseURL}\n`,
-    { mode: 0o600 },
-  );
-  const { client } = await connectStdio({ env: { TEST_AI_KEY: 'sk-test-key-123456' }, home: h });
+  let client: Awaited<ReturnType<typeof connectStdio>>['client'] | undefined;
   try {
+    const h = home();
+    writeFileSync(
+      join(h, '.assistant.yaml'),
+      readFileSync(config(), 'utf8') + `ai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${ai.baseURL}\n`,
+      { mode: 0o600 },
+    );
+    ({ client } = await connectStdio({ env: { TEST_AI_KEY: 'sk-test-key-123456' }, home: h }));
     ai.reply({ text: 'Two terraform_data resources.' });
-    const r = await callTool(client, 'assistant_gpucloud_ask', { question: 'what is in my terraform state?' });
+    const r = await callTool(client!, 'assistant_gpucloud_ask', { question: 'what is in my terraform state?' });
     assert.not.ok(r.isError, textOf(r));
     assert.equal(r.structuredContent.providers, ['terraform']);
     const prompt = JSON.stringify(ai.chatRequests().at(-1));
     assert.match(prompt, /terraform_data\.web/);
     assert.not.ok(prompt.includes(SENSITIVE));
   } finally {
-    await client.close();
+    await client?.close();
     await ai.close();
   }
 });

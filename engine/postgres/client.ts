@@ -13,7 +13,7 @@ import { abortReason } from '../deadline.js';
 import { AssistantError, OperationError } from '../errors.js';
 import type { ConnectOptions } from '../provider.js';
 import { backendPasswordLookup, resolveConnection, type ResolvedConnection } from './credentials.js';
-import type { PostgresRead, Row } from './reads.js';
+import { maskRows, type PostgresRead, type Row } from './reads.js';
 
 export interface ReadResult {
   connection: string;
@@ -233,7 +233,7 @@ export function postgresClient(opts: Pick<ConnectOptions, 'config' | 'env' | 'ho
         try {
           for (const s of limits(timeoutMs)) await client.query(s);
           opts.debug?.(`postgres ${name}: read ${read.name}`);
-          return (await client.query(read.sql)).rows as Row[];
+          return maskRows((await client.query(read.sql)).rows as Row[]);
         } finally {
           await client.query('ROLLBACK').catch(() => undefined);
         }

@@ -63,12 +63,25 @@ export function duration(v: unknown): string {
  * one line, bounded.
  */
 export function safeQueryText(q: unknown): string {
-  const s = text(q)
-    .replace(/(password\s*(?:=\s*)?)('(?:[^']|'')*'|"[^"]*"|\$\$[\s\S]*?\$\$)/gi, "$1'***'")
+  const s = maskQueryPasswords(text(q))
     .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
   return s.length > QUERY_CHARS ? `${s.slice(0, QUERY_CHARS)}…` : s;
+}
+
+/** Password literals masked in a query text kept whole for the prompt (`ALTER ROLE … PASSWORD '…'`). */
+export const maskQueryPasswords = (q: string) => q.replace(/(password\s*(?:=\s*)?)('(?:[^']|'')*'|"[^"]*"|\$\$[\s\S]*?\$\$)/gi, "$1'***'");
+
+/** The rows as they leave the client: every query text (also of blockers) with its password literals masked. */
+export function maskRows(rows: Row[]): Row[] {
+  const fix = (r: Row): Row => {
+    const out: Row = { ...r };
+    if (typeof out.query === 'string') out.query = maskQueryPasswords(out.query);
+    if (Array.isArray(out.blockers)) out.blockers = (out.blockers as Row[]).map(fix);
+    return out;
+  };
+  return rows.map(fix);
 }
 
 /** A name from the database (a table, a user): control characters replaced. */
