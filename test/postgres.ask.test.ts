@@ -229,6 +229,12 @@ skip('the password stored in the credential backend is the last source, used whe
     assert.is(r.code, 0, r.stderr);
     assert.match(r.stdout, /password from the backend credential store \(postgres\/main\)/);
     assert.not.ok((r.stdout + r.stderr).includes(PASSWORD));
+    // Every stored credential: postgres/main is tested as the connection "main", from the backend alone.
+    const all = await runCli(['--config', config(), '-o', 'json', 'credentials', 'test'], { env: { ...clientEnv, PGPASSWORD: 'not-this-one' } });
+    assert.is(all.code, 0, all.stderr + all.stdout);
+    const row = (JSON.parse(all.stdout) as { provider: string; name: string; ok: boolean; tested: boolean; detail?: string }[]).find((x) => x.provider === 'postgres');
+    assert.ok(row?.ok && row.tested && row.name === 'main', all.stdout);
+    assert.match(row!.detail ?? '', /^main: PostgreSQL \d+/);
   } finally {
     await backend.kill();
   }

@@ -124,12 +124,13 @@ export const postgresCapabilities: ProviderCapabilities = {
     sources: ({ config, env, home }) => postgresSources(config, env, home),
     async test(read, ctx) {
       const config = ctx?.config;
-      const connections = config ? connectionsFor('', Object.keys(config.postgres?.connections ?? {}), config.postgres?.default_connection) : ['default'];
+      const connections = ctx?.name ? [ctx.name] : config ? connectionsFor('', Object.keys(config.postgres?.connections ?? {}), config.postgres?.default_connection) : ['default'];
       const data = (await read({ version: 1, provider: 'postgres', commands: connections.map((c) => ({ args: [READ_VERB, c, 'server-version'], reason: `credentials test: connect to ${c}` })) })) as ReadResult[];
       const detail = data.map((d) => `${d.connection}: PostgreSQL ${String(d.rows[0]?.server_version ?? '?')} at ${d.server}`).join('; ');
       return { detail, data: { connections: data.map((d) => ({ connection: d.connection, server: d.server, server_version: d.rows[0]?.server_version })) } };
     },
     store: CREDENTIAL_FIELDS.postgres,
+    namedBy: 'connection',
   },
   classify: {
     table: () => [
