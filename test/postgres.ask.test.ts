@@ -136,6 +136,10 @@ skip('--postgres selects postgres for a question without its words; connections 
   assert.match(r.stdout, /PostgreSQL \d+\.\d+/, 'the default reads: the version');
   assert.match(r.stdout, /\d+ of max_connections 100 in use/);
   assert.match(r.stdout, /databases?, .* in all:\n(- .*\n)*- shop: /);
+  const more = await runCli(['--config', config(), 'ask', '--ai-profile', 'builtin', 'postgres replication lag and long-running queries'], { env: env() });
+  assert.is(more.code, 0, more.stderr);
+  assert.match(more.stdout, /^No query has been running for more than 60 s\.$/m);
+  assert.match(more.stdout, /^This server is a primary with no standbys connected \(no replication\)\.$/m);
 });
 
 skip('unused and missing indexes come from the statistics views', async () => {
