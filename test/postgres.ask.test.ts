@@ -7,7 +7,7 @@
  */
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -262,6 +262,23 @@ skip('a server sending endless rows is cut off at the answer bound, not read int
   assert.is(r.code, 1, r.stdout);
   assert.match(r.stderr, /^error: postgres_answer_too_large: postgres hostile: the server sent more than 16 MB for one step; the connection was cut/m);
   assert.ok(hostile!.sent() > 16 * 1024 * 1024, 'the fake did send more than the bound');
+});
+
+skip('a server asking for the password in clear text over plain TCP to another machine does not get it', async () => {
+  const external = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+  if (!external) return console.log('SKIP cleartext password: this machine has no non-loopback IPv4 address');
+  const fake = await startHostilePostgres({ cleartext: true, host: external });
+  try {
+    const cfg = config();
+    const file = join(dir('pg-ask-config-'), 'config.yaml');
+    writeFileSync(file, readFileSync(cfg, 'utf8').replace('    main: {', `    remote: { host: ${external}, port: ${fake.port}, database: shop, username: app }\n    main: {`), { mode: 0o600 });
+    const r = await runCli(['--config', file, 'ask', '--ai-profile', 'builtin', 'postgres remote version'], { env: env() });
+    assert.is(r.code, 1, r.stdout);
+    assert.match(r.stderr, /^error: cleartext_password_refused: postgres remote .*: the server asked for the password in clear text over a connection without TLS; it was not sent/m);
+    assert.equal(fake.passwords(), []);
+  } finally {
+    await fake.close();
+  }
 });
 
 skip('postgres and cloud_b in one combined view', async () => {

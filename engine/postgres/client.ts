@@ -180,6 +180,19 @@ export function postgresClient(opts: Pick<ConnectOptions, 'config' | 'env' | 'ho
           connectionTimeoutMillis: timeoutMs,
           keepAlive: true,
         });
+        // A server that asks for the password in clear text over a connection without TLS to another
+        // machine would have it travel readable: refused (SCRAM and md5 never send it).
+        const loopback = conn.host.startsWith('/') || /^(localhost|127\.\d+\.\d+\.\d+|::1)$/i.test(conn.host);
+        if (!sslFor(opts.env) && !loopback) {
+          const internals = client as unknown as { _handleAuthCleartextPassword(): void; connection: NodeJS.EventEmitter };
+          internals._handleAuthCleartextPassword = () =>
+            internals.connection.emit(
+              'error',
+              new OperationError('cleartext_password_refused', `postgres ${name} (${describeServer(conn)}): the server asked for the password in clear text over a connection without TLS; it was not sent`, {
+                hint: 'set PGSSLMODE=require (or verify-full), or have the server use scram-sha-256 authentication',
+              }),
+            );
+        }
         // An error between queries (the server went away) drops the connection; the next step reconnects.
         client.on('error', () => open.delete(name));
         opts.debug?.(`postgres ${name}: connecting to ${describeServer(conn)} (password from ${conn.passwordSource})`);

@@ -33,7 +33,9 @@ function rowDescription(): Buffer {
   return msg('T', Buffer.concat([Buffer.from([0, 1]), field]));
 }
 
-export async function startHostilePostgres(): Promise<HostilePostgres> {
+/** `cleartext`: asks for the password in clear text at login (and records what it got). */
+export async function startHostilePostgres(opts: { cleartext?: boolean; host?: string } = {}): Promise<HostilePostgres & { passwords(): string[] }> {
+  const passwords: string[] = [];
   let sent = 0;
   const sockets = new Set<Socket>();
   const row = (() => {
@@ -66,6 +68,10 @@ export async function startHostilePostgres(): Promise<HostilePostgres> {
             continue;
           }
           started = true;
+          if (opts.cleartext) {
+            socket.write(msg('R', int32(3)));
+            continue;
+          }
           socket.write(Buffer.concat([msg('R', int32(0)), msg('S', Buffer.concat([cstr('server_version'), cstr('15.0')])), msg('K', Buffer.concat([int32(1), int32(2)])), ready('I')]));
           continue;
         }
@@ -76,6 +82,11 @@ export async function startHostilePostgres(): Promise<HostilePostgres> {
         const body = buf.subarray(5, len + 1).toString('utf8').replace(/\0$/, '');
         buf = buf.subarray(len + 1);
         if (type === 'X') return void socket.end();
+        if (type === 'p') {
+          passwords.push(body);
+          socket.write(Buffer.concat([msg('R', int32(0)), ready('I')]));
+          continue;
+        }
         if (type !== 'Q') continue;
         const sql = body.trim().toUpperCase();
         if (sql.startsWith('BEGIN')) socket.write(Buffer.concat([complete('BEGIN'), ready('T')]));
@@ -88,8 +99,9 @@ export async function startHostilePostgres(): Promise<HostilePostgres> {
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  await new Promise<void>((resolve) => server.listen(0, opts.host ?? '127.0.0.1', () => resolve()));
   return {
+    passwords: () => [...passwords],
     port: (server.address() as { port: number }).port,
     sent: () => sent,
     close: () =>
