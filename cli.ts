@@ -183,7 +183,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const group = GROUPS[groupName];
   if (!group) {
-    process.stderr.write(`error: usage: unknown command "${groupName}"\nhint: run 'assistant --help' to see the commands\n`);
+    const { closest } = await import('./engine/did-you-mean.js');
+    const meant = closest(groupName, Object.keys(GROUPS));
+    process.stderr.write(`error: usage: unknown command "${groupName}"${meant ? `; did you mean "${meant}"?` : ''}\nhint: run 'assistant --help' to see the commands\n`);
     return 2;
   }
 

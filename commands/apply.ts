@@ -28,6 +28,8 @@ export interface ApplyFlags {
   allowUnpriced?: boolean;
   /** `--profile`: the cloud_a environment (or aws profile) of the session's cloud_a steps. */
   profile?: string;
+  /** `--files DIR`: the only directory plan steps may read local files from (`<FILES>/name`). */
+  filesDir?: string;
   /** Values the plan may use for this run only (a deploy's secrets): never in its report. */
   secretBindings?: Record<string, string>;
   /** What the command adds to the report (a deploy's URL), given the report of a succeeded run. */
@@ -50,7 +52,7 @@ function limitOf(session: Session, flags: ApplyFlags) {
 
 /** Applies a plan document in a session of its own. */
 export async function applyInput(ctx: CommandContext, input: unknown, flags: ApplyFlags): Promise<number> {
-  return withSession(ctx, (session) => applyInSession(ctx, session, input, flags), { profile: flags.profile });
+  return withSession(ctx, (session) => applyInSession(ctx, session, input, flags), { profile: flags.profile, filesDir: flags.filesDir });
 }
 
 /** Runs the apply module with the session's deadline, journal and budget; no output of its own. */
@@ -72,7 +74,7 @@ export async function applyInSession(ctx: CommandContext, session: Session, inpu
   const observer = createRunObserver(ctx.io, { steps: true, debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined });
   const outcome = await applyWith(ctx, session, input, flags, observer).finally(() => observer.stop());
   const extra = outcome.report.status === 'succeeded' ? flags.extra?.(outcome.report) : undefined;
-  writeReport(ctx, outcome.report, extra);
+  writeReport(ctx, outcome, extra);
   if (outcome.exitCode === ExitCode.interrupted) {
     ctx.io.stderr.write(`interrupted: the journal keeps the completed steps; continue with ${flags.resumeWith ?? 'assistant ask --apply'} --resume\n`);
   }
@@ -81,7 +83,7 @@ export async function applyInSession(ctx: CommandContext, session: Session, inpu
 
 /** A dry run of a plan document in a session of its own. */
 export async function dryRunInput(ctx: CommandContext, input: unknown, flags: ApplyFlags): Promise<number> {
-  return withSession(ctx, (session) => dryRunInSession(ctx, session, input, flags), { profile: flags.profile });
+  return withSession(ctx, (session) => dryRunInSession(ctx, session, input, flags), { profile: flags.profile, filesDir: flags.filesDir });
 }
 
 /** The dry run: only reads; the same prices and budget figures the apply would use. Exit 3 when applying would be refused. */
@@ -95,9 +97,11 @@ export async function dryRunInSession(ctx: CommandContext, session: Session, inp
   return gated || overBudget || (duplicateNames.length && !flags.allowDuplicateNames) ? ExitCode.refused : ExitCode.ok;
 }
 
-function writeReport(ctx: CommandContext, report: RunReport, extra?: Record<string, string>): void {
-  if (ctx.globals.output !== 'table') return void ctx.io.stdout.write(renderRecord({ ...report, ...extra }, ctx.globals.output));
+function writeReport(ctx: CommandContext, { report, revealed }: ApplyOutcome, extra?: Record<string, string>): void {
+  // Secrets of `reveal: true` steps go to stdout only, unredacted (masked everywhere else, never through MCP).
+  if (ctx.globals.output !== 'table') return void ctx.io.stdout.write(renderRecord({ ...report, ...extra, ...(revealed ? { revealed } : {}) }, ctx.globals.output));
   ctx.io.stdout.write(renderReport(report, palette(Boolean(ctx.io.stdoutColor))));
   for (const [k, v] of Object.entries(extra ?? {})) ctx.io.stdout.write(`${k}: ${v}\n`);
+  for (const r of revealed ?? []) for (const s of r.secrets) ctx.io.stdout.write(`revealed: step ${r.step} ${s.path}: ${s.value}\n`);
   ctx.io.stderr.write(renderReportError(report));
 }

@@ -3,6 +3,8 @@
  * (`--route-only`), writes a plan (`--maker`) or runs one (`--apply`, with `--dry-run`, `--resume`,
  * `--fresh`). Flag parsing and output only; the work is in engine/ and machines/.
  */
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { ExitCode, UsageError } from '../engine/errors.js';
 import { askQuestion, contextPlanFor } from '../machines/ask.js';
 import { REPORT_QUESTIONS, reportFor, workspaceExtra, type ReportKind } from '../machines/ask-report.js';
@@ -32,6 +34,7 @@ type AskFlags = Record<string, unknown> & {
   allowDuplicateNames?: boolean;
   maxHourlyCost?: unknown;
   allowUnpriced?: boolean;
+  files?: string;
   maker?: boolean;
   aiProfile?: string;
   routeOnly?: boolean;
@@ -92,6 +95,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--resume', 'Continue an unfinished run of the same plan after its last completed step')
       .option('--fresh', 'Discard the journal of an unfinished run of this plan and start from the first step')
       .option('--allow-duplicate-names', 'Create resources even when their names already exist in the project (refused by default)')
+      .option('--files <dir>', 'The only directory a plan may read local files from (<FILES>/name in its steps; symlinks are never followed out of it)')
       .option('--max-hourly-cost <n>', "Refuse the plan if its creates would push the account's hourly burn above n (overrides budget.max_hourly)")
       .option('--allow-unpriced', 'Under a budget, apply creates whose price is not known (counted as free) instead of refusing them')
       .option('--maker', 'Write a plan for the request (JSON on stdout) instead of executing anything')
@@ -130,6 +134,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           const profile = opts.profile === undefined ? undefined : String(opts.profile);
           const maxHourly = maxHourlyFlag(opts.maxHourlyCost);
           if (maxHourly !== undefined && !opts.apply) throw new UsageError('--max-hourly-cost goes with --apply', { hint: 'assistant ask --apply --max-hourly-cost 5 --plan-file plan.json' });
+          const filesDir = filesFlag(opts.files, Boolean(opts.apply));
           if (opts.apply) {
             const flags: ApplyFlags = {
               destroyer: Boolean(opts.destroyer),
@@ -137,6 +142,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
               fresh: Boolean(opts.fresh),
               allowDuplicateNames: Boolean(opts.allowDuplicateNames),
               allowUnpriced: Boolean(opts.allowUnpriced),
+              filesDir,
               maxHourly,
               profile,
             };
@@ -298,4 +304,12 @@ async function maker(ctx: CommandContext, question: string, destroyer: boolean, 
     ctx.io.stdout.write(JSON.stringify({ ...plan, question: plan.question ?? question, created_at: plan.created_at ?? new Date().toISOString() }, null, 2) + '\n');
     return ExitCode.ok;
   }, { profile });
+}
+/** `--files DIR`: an existing directory, absolute; only with --apply. */
+function filesFlag(v: unknown, apply: boolean): string | undefined {
+  if (v === undefined) return undefined;
+  if (!apply) throw new UsageError('--files goes with --apply', { hint: 'assistant ask --apply --files ./artefacts --plan-file plan.json' });
+  const dir = resolve(String(v));
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--files ${String(v)} is not a directory`, { hint: 'give the directory that holds the files the plan uploads' });
+  return dir;
 }

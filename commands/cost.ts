@@ -158,7 +158,8 @@ async function anomalies(ctx: CommandContext, s: CostSummary, session: Session):
     return 0;
   }
   // One block per finding: the reasons are sentences, which a table would cut on a narrow terminal.
-  ctx.io.stdout.write(found.map((a) => `${a.kind}: ${a.subject}\n  ${a.reason}\n`).join(''));
+  // The resource's ID goes with its name: it is what a later command (gpucloud action delete <id>) takes.
+  ctx.io.stdout.write(found.map((a) => `${a.kind}: ${a.subject}${typeof a.figures.id === 'string' ? ` (${a.figures.id})` : ''}\n  ${a.reason}\n`).join(''));
   return 0;
 }
 
@@ -275,14 +276,17 @@ function resourceRows(resources: readonly CostResource[], withAge: boolean): Rec
   }));
 }
 
+// The ID comes first and is always shown whole: it is what `gpucloud get|action` and `ask` take to act
+// on a row (a name may be shared by two resources).
 const COLUMNS: Column[] = [
+  { header: 'ID', path: 'id', priority: 10 },
   { header: 'KIND', path: 'kind', priority: 8 },
   { header: 'NAME', path: 'name', priority: 10 },
   { header: 'TYPE', path: 'type', priority: 6 },
-  { header: 'STATUS', path: 'status', priority: 5 },
+  { header: 'STATUS', path: 'status', format: 'status', priority: 5 },
   { header: 'PER HOUR', path: 'hourly', priority: 9 },
 ];
-const AGE_COLUMNS: Column[] = [...COLUMNS, { header: 'RUNNING FOR', path: 'age', priority: 7 }, { header: 'COST SO FAR', path: 'so_far', priority: 7 }, { header: 'ID', path: 'id', priority: 1 }];
+const AGE_COLUMNS: Column[] = [...COLUMNS, { header: 'RUNNING FOR', path: 'age', priority: 7 }, { header: 'COST SO FAR', path: 'so_far', priority: 7 }];
 
 function totals(s: CostSummary): string {
   const cur = s.currency.toUpperCase();
@@ -296,7 +300,7 @@ function totals(s: CostSummary): string {
 
 function table(ctx: CommandContext, rows: Record<string, string>[], columns: Column[]): string {
   if (rows.length === 0) return 'No billable resources.\n';
-  return renderTable(rows, columns, ctx.io.columns, { keep: 'name', colors: palette(Boolean(ctx.io.stdoutColor)) });
+  return renderTable(rows, columns, ctx.io.columns, { keep: 'id', essential: ['name'], colors: palette(Boolean(ctx.io.stdoutColor)) });
 }
 
 function summary(ctx: CommandContext, s: CostSummary): number {

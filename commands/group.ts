@@ -1,4 +1,5 @@
 import { cac, type CAC } from 'cac';
+import { closest } from '../engine/did-you-mean.js';
 import { UsageError } from '../engine/errors.js';
 import type { CommandContext } from './context.js';
 
@@ -35,13 +36,21 @@ export async function runGroup(
   } catch (err) {
     if (err instanceof HelpShown) return 0;
     if (err instanceof Error && err.name === 'CACError') {
-      throw new UsageError(asTyped(err.message, argv).replace(/`/g, '"'), { hint: `run 'assistant ${group} --help'` });
+      const message = asTyped(err.message, argv);
+      // A group of one command (ask, mcp) has no subcommand for the user to type.
+      const sub = cli.commands.length > 1 ? cli.matchedCommand?.name : undefined;
+      const hint = `run 'assistant ${group}${sub ? ` ${sub}` : ''} --help'`;
+      const typed = /Unknown option `(-{1,2}[^`=]+)/.exec(message)?.[1];
+      const meant = typed ? closest(typed, knownFlags(cli)) : undefined;
+      throw new UsageError(message.replace(/`/g, '"') + (meant ? `; did you mean "${meant}"?` : ''), { hint });
     }
     throw err;
   }
   if (!pending) {
-    const known = cli.commands.map((c) => c.name).filter(Boolean).join(', ');
-    throw new UsageError(`unknown subcommand "${argv[0]}" for "assistant ${group}"`, {
+    const names = cli.commands.map((c) => c.name).filter(Boolean);
+    const known = names.join(', ');
+    const meant = argv[0] && !argv[0].startsWith('-') ? closest(argv[0], names) : undefined;
+    throw new UsageError(`unknown subcommand "${argv[0]}" for "assistant ${group}"${meant ? `; did you mean "${meant}"?` : ''}`, {
       hint: `run 'assistant ${group} --help' (subcommands: ${known})`,
     });
   }
@@ -67,6 +76,16 @@ function pinBooleanFlags(cli: CAC, argv: string[]): string[] {
   }
   const end = argv.indexOf('--');
   return argv.map((arg, i) => (switches.has(arg) && (end === -1 || i < end) ? `${arg}=true` : arg));
+}
+
+/** The global flags (cli.ts parseGlobals takes them out of argv before a group sees it). */
+const GLOBAL_FLAGS = ['--config', '--output', '--sandbox', '--yes', '--debug', '--no-color', '--timeout', '--help'];
+
+/** Every flag the matched command (or, before one matched, any command) accepts, as written: `--dry-run`. */
+function knownFlags(cli: CAC): string[] {
+  const commands = cli.matchedCommand ? [cli.matchedCommand] : cli.commands;
+  const flags = [cli.globalCommand, ...commands].flatMap((c) => c.options.flatMap((o) => o.rawName.split(/[\s,]+/).filter((n) => n.startsWith('--'))));
+  return [...new Set([...flags, ...GLOBAL_FLAGS])];
 }
 
 const camel = (name: string) => name.replace(/-([a-z])/g, (_, ch: string) => ch.toUpperCase());

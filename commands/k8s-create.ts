@@ -10,17 +10,17 @@ import { join } from 'node:path';
 import { PlanSchema, type Plan } from '../schemas/plan.js';
 import { ExitCode, InvalidInputError, SafetyRefusal, UsageError } from '../engine/errors.js';
 import { planHash, RunJournal } from '../engine/plan/journal.js';
-import { compileGpuCloudCreate } from '../engine/k8s-create/gpucloud.js';
+import { compileGpuCloudCreate, DEFAULT_SHARED_VOLUME_GB } from '../engine/k8s-create/gpucloud.js';
 import { compileEksCreate } from '../engine/k8s-create/eks.js';
 import { compileGkeCreate } from '../engine/k8s-create/gke.js';
 import { compileKubeadmCreate } from '../engine/k8s-create/kubeadm.js';
 import { requireClusterName, type CatalogueRead } from '../engine/k8s-create/common.js';
+import { sandboxKubeconfig } from '../engine/sandbox/sandbox.js';
 import { assertContextFree } from '../engine/k8s/kubeconfig-write.js';
 import { expandHome } from '../engine/k8s/kubeconfig.js';
-import { readPrivateKey } from '../engine/ssh/remote.js';
-import { sshSettingsFor } from '../engine/ssh/provider.js';
+import { readPrivateKey, type SshSettings } from '../engine/ssh/remote.js';
 import { requireKind, resolveRecord } from '../engine/gpucloud/lookup.js';
-import { readResult } from '../machines/apply/index.js';
+import { dryRunPlan, readResult } from '../machines/apply/index.js';
 import { applyInSession, dryRunInSession } from './apply.js';
 import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
@@ -57,10 +57,12 @@ export async function runK8sCreate(ctx: CommandContext, argv: string[]): Promise
         .option('--cluster-type <code>', 'Cluster type (default: the cheapest available in the location)')
         .option('--location <code>', 'Location (default: gpucloud.default_location, else where the type is available)')
         .option('--image <image>', 'Cluster image (default: the one labelled for Kubernetes)')
+        .option('--shared-volume <GB>', `Size of the cluster's shared file system (default ${DEFAULT_SHARED_VOLUME_GB} GB, the smallest; the API alone would make 30000 GB)`)
         .option('--use-context', 'Make <name> the current kubeconfig context')
         .option('--wait-timeout <s>', 'How long to wait for the cluster to run (default 1800)')
         .option('--poll-interval <s>', 'How often to ask while waiting (default 10)'),
     )
+      .example('  assistant k8s create gpucloud gpu-k8s --dry-run                 # what it creates and costs per hour')
       .example('  assistant k8s create gpucloud gpu-k8s --plan')
       .example('  assistant k8s create gpucloud gpu-k8s --cluster-type 16H100 --location FIN-01 --use-context')
       .action((name: string, opts: Flags) => start(() => createGpuCloud(ctx, name, opts)));
@@ -120,7 +122,7 @@ export async function runK8sCreate(ctx: CommandContext, argv: string[]): Promise
       start(() =>
         withSession(ctx, async (session) => {
           const plan = savedFor(ctx, `kubeadm-${name}`, opts) ?? compileKubeadmCreate({ name, host: str(opts.host), workers: str(opts.workers), useContext: Boolean(opts.useContext) });
-          if (!opts.plan && !opts.dryRun) checkSshReady(ctx, session, name, opts);
+          if (!opts.plan && !opts.dryRun) await checkSshReady(ctx, session, name, opts);
           return applyCompiled(ctx, session, `kubeadm-${name}`, plan, opts, { what: `Install Kubernetes (kubeadm) as cluster ${name} on the given hosts`, expected: name });
         }),
       ),
@@ -139,6 +141,7 @@ async function createGpuCloud(ctx: CommandContext, name: string, opts: Flags): P
           clusterType: str(opts.clusterType),
           location: str(opts.location),
           image: str(opts.image),
+          sharedVolumeGb: opts.sharedVolume,
           useContext: Boolean(opts.useContext),
           defaultLocation: session.predefined.DEFAULT_LOCATION,
           waitTimeoutS: seconds(opts.waitTimeout, '--wait-timeout'),
@@ -152,10 +155,13 @@ async function createGpuCloud(ctx: CommandContext, name: string, opts: Flags): P
           hint: "list your keys with 'assistant gpucloud list ssh-keys' and set gpucloud.default_ssh_key_id",
         });
       }
-      checkSshReady(ctx, session, name, opts);
-      if (ctx.globals.sandbox) warn(ctx, "the sandbox's clusters have documentation-range IPs (203.0.113.x): the SSH step cannot reach them and fails at its timeout; --plan and --dry-run show the plan");
+      await checkSshReady(ctx, session, name, opts);
     }
-    return applyCompiled(ctx, session, `gpucloud-${name}`, plan, opts, { what: `Create Instant Cluster ${name} (delete it with 'assistant k8s delete gpucloud ${name}')`, expected: name });
+    const code = await applyCompiled(ctx, session, `gpucloud-${name}`, plan, opts, { what: `Create Instant Cluster ${name}`, after: `delete it with 'assistant k8s delete gpucloud ${name}'`, expected: name, priced: true });
+    if (code === ExitCode.ok && ctx.globals.sandbox && !opts.plan && !opts.dryRun) {
+      ctx.io.stderr.write(`sandbox: context ${name} was merged into ${sandboxKubeconfig(ctx.home)}, not your kubeconfig; its API server is a stand-in address with no Kubernetes behind it\n`);
+    }
+    return code;
   });
 }
 
@@ -164,8 +170,9 @@ async function createGpuCloud(ctx: CommandContext, name: string, opts: Flags): P
  * the context name is free (or the same cluster's). A resumed run skips the name check: its own merge may
  * already have happened.
  */
-function checkSshReady(ctx: CommandContext, session: Session, name: string, opts: Flags): void {
-  const settings = sshSettingsFor({ config: session.config, env: ctx.env, home: ctx.home });
+async function checkSshReady(ctx: CommandContext, session: Session, name: string, opts: Flags): Promise<void> {
+  // The session's ssh client: the configured key and kubeconfig, or in the sandbox its stand-in's.
+  const settings = (await session.runContext().client('ssh')) as SshSettings;
   readPrivateKey(settings);
   if (!opts.resume) assertContextFree(settings.kubeconfigPath, name);
 }
@@ -217,6 +224,19 @@ interface Confirmation {
   what: string;
   /** What the user types to confirm (the cluster name). */
   expected: string;
+  /** Said after the price (how to undo it). */
+  after?: string;
+  /** Show what it costs per hour (from the same prices as --dry-run) in the question, or on stderr with --yes. */
+  priced?: boolean;
+}
+
+/** What the plan's creates cost, as the dry run prices them: "30.26 USD/hour (21787.20 per 30 days)". */
+async function hourlyPrice(session: Session, plan: Plan): Promise<string | undefined> {
+  const { preview } = await dryRunPlan(session, plan, { destroyer: false });
+  if (!preview.costs.length) return undefined;
+  const cur = (preview.balance?.currency ?? 'usd').toUpperCase();
+  const unpriced = preview.costs.some((c) => c.per_hour === undefined) ? ', plus what could not be priced' : '';
+  return `${preview.total_per_hour.toFixed(2)} ${cur}/hour (${preview.total_per_30_days.toFixed(2)} per 30 days${unpriced})`;
 }
 
 /** --plan prints; --dry-run previews; else confirm (unless --yes or resuming) and apply like `ask --apply`. */
@@ -227,7 +247,10 @@ async function applyCompiled(ctx: CommandContext, session: Session, key: string,
   }
   if (opts.dryRun) return dryRunInSession(ctx, session, plan, { destroyer });
   if (!opts.resume) {
-    await confirmByTyping(ctx, confirmation.what, confirmation.expected, destroyer ? 'This cannot be undone.' : 'It is billed until you delete it; review it first with --plan or --dry-run.');
+    const price = confirmation.priced ? await hourlyPrice(session, plan) : undefined;
+    const what = `${confirmation.what}${price ? ` at ${price}` : ''}${confirmation.after ? ` (${confirmation.after})` : ''}`;
+    if (price && ctx.globals.yes) ctx.io.stderr.write(`${what}: billed until you delete it\n`);
+    await confirmByTyping(ctx, what, confirmation.expected, destroyer ? 'This cannot be undone.' : 'It is billed until you delete it; review it first with --plan or --dry-run.');
   }
   if (!opts.resume && !opts.fresh) refuseIfAnotherUnfinished(ctx, key, plan);
   const file = keepPlan(ctx, key, plan);

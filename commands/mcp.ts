@@ -3,6 +3,7 @@
  * One session (config, one gpucloud client) lives as long as the server, shared by every agent.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { resolveAiProvider } from '../engine/ai/resolve.js';
 import { UsageError } from '../engine/errors.js';
 import { parseListen } from '../engine/listen.js';
 import { isLoopback } from '../mcp/guard.js';
@@ -27,6 +28,7 @@ interface McpOptions {
   readOnly?: boolean;
   stateless?: boolean;
   maxSessions?: string | number;
+  aiProfile?: string;
 }
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
@@ -34,7 +36,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   return runGroup('mcp', argv[0] === 'serve' ? argv : ['serve', ...argv], ctx, (cli, start) => {
     cli
       .command('serve', 'Start the MCP server (tools for AI agents) over Streamable HTTP or stdio')
-      .usage('[--transport http|stdio | --stdio] [--listen host:port] [--auth-token <token>] [--destroyer | --read-only] [--stateless] [--max-sessions n]')
+      .usage('[--transport http|stdio | --stdio] [--listen host:port] [--auth-token <token>] [--destroyer | --read-only] [--stateless] [--max-sessions n] [--ai-profile <name>]')
       .option('--transport <transport>', 'http (Streamable HTTP on POST /mcp) or stdio', { default: 'http' })
       .option('--stdio', 'Same as --transport stdio (for launchers that keep --transport for themselves, like the MCP Inspector)')
       .option('--listen <host:port>', 'Address for --transport http (loopback unless --auth-token is set)', { default: '127.0.0.1:39393' })
@@ -42,10 +44,12 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--destroyer', 'Allow assistant_plan_apply to run destructive plans')
       .option('--read-only', 'Offer only tools that change nothing (no assistant_plan_apply): an agent cannot spend money through this server')
       .option('--stateless', 'HTTP without sessions: every POST stands alone (for one-shot clients that call tools without initialize)')
+      .option('--ai-profile <name>', 'AI provider profile the ask tool uses (ai.providers.<name>), as for `assistant ask`; "builtin" answers offline')
       .option('--max-sessions <n>', `Live HTTP sessions at most; a new one closes the least recently used idle one (default ${DEFAULT_MAX_SESSIONS})`)
       .example('  assistant mcp                                   # http://127.0.0.1:39393/mcp')
       .example('  assistant mcp --transport stdio                 # for Claude Desktop / Claude Code')
       .example('  assistant mcp --read-only                       # list, get, validate and ask only')
+      .example('  assistant mcp --ai-profile builtin              # the ask tool answers offline, no model')
       .example(`  ${AUTH_TOKEN_ENV}=$(openssl rand -hex 32) assistant mcp --listen 0.0.0.0:39393`)
       .example('  npx @modelcontextprotocol/inspector --cli http://127.0.0.1:39393/mcp --transport http --method tools/list')
       .action((opts: McpOptions) => start(() => serve(ctx, opts)));
@@ -73,10 +77,14 @@ async function serve(ctx: CommandContext, opts: McpOptions): Promise<number> {
   if (opts.destroyer && opts.readOnly) throw new UsageError('--destroyer and --read-only contradict each other', { hint: 'pass one of them' });
   const destroyer = Boolean(opts.destroyer);
   const readOnly = Boolean(opts.readOnly);
+  const aiProfile = opts.aiProfile === undefined ? undefined : String(opts.aiProfile).trim();
+  if (aiProfile === '') throw new UsageError('--ai-profile needs a profile name', { hint: 'e.g. --ai-profile builtin, or a key under ai.providers' });
   return withSession(ctx, async (session) => {
+    // An unknown profile or a missing key is found now, not by the first agent that asks.
+    if (aiProfile) resolveAiProvider({ aiConfig: session.config.ai, profileName: aiProfile, env: ctx.env });
     const log = ctx.globals.debug ? (line: string) => ctx.io.stderr.write(`debug: ${line}\n`) : undefined;
     const requestTimeoutS = ctx.globals.timeout ?? session.config.timeout;
-    const backend: McpBackend = { ...session, home: ctx.home, env: ctx.env, sandbox: ctx.globals.sandbox, destroyer, readOnly, log, requestTimeoutS };
+    const backend: McpBackend = { ...session, home: ctx.home, env: ctx.env, sandbox: ctx.globals.sandbox, destroyer, readOnly, log, requestTimeoutS, aiProfile };
     const gate = readOnly ? 'read-only (no tool can change anything)' : destroyer ? 'destructive plans ALLOWED (--destroyer)' : 'destructive plans refused';
     const stopped = new Promise<void>((resolve) => ctx.interrupt.addEventListener('abort', () => resolve(), { once: true }));
     if (opts.transport === 'stdio') await serveStdio(ctx, backend, gate, stopped);

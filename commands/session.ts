@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { Config } from '../schemas/config.js';
 import { loadConfig } from '../engine/config/load.js';
 import { predefinedBindings, resolveRateLimit } from '../engine/config/credentials.js';
@@ -6,7 +5,8 @@ import { fileReservations, redisReservations, type ReservationStore } from '../e
 import type { ConnectOptions, ProviderClient, RunObserver } from '../engine/provider.js';
 import { PROVIDERS } from '../engine/providers.js';
 import { redactText } from '../engine/redact.js';
-import { UsageError } from '../engine/errors.js';
+import { openSandbox } from '../engine/sandbox/sandbox.js';
+import { OperationError, UsageError } from '../engine/errors.js';
 import type { PlanBackend, RunContext } from '../machines/run-plan.js';
 import { warn, type CommandContext } from './context.js';
 import { createRunObserver } from './progress.js';
@@ -29,6 +29,8 @@ export interface SessionOptions {
   profile?: string;
   /** Credentials from the backend store only (`credentials test` of what is stored). */
   backendOnly?: boolean;
+  /** `--files DIR`: binds <FILES>, the only place plan steps read local files from. */
+  filesDir?: string;
 }
 
 /**
@@ -51,8 +53,8 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
   const signal = opts.overallDeadline === false ? ctx.interrupt : ctx.signal;
   const observer = createRunObserver(ctx.io, { debug });
 
-  let closeEmulator: (() => Promise<void>) | undefined;
   const predefined = predefinedBindings(config, ctx.env);
+  if (opts.filesDir) predefined.FILES = opts.filesDir;
 
   if (ctx.globals.sandbox) {
     const { EMULATOR_DEFAULT_SSH_KEY_ID } = await import('../emulator/index.js');
@@ -70,24 +72,21 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     timeoutMs,
     freshCredentials: opts.freshCredentials,
     profile: opts.profile,
+    filesDir: opts.filesDir,
     warn: (message) => warn(ctx, message),
     signal,
     backendOnly: opts.backendOnly,
   };
-  const sandboxOverride = async (): Promise<ConnectOptions['override']> => {
-    const { startEmulator } = await import('../emulator/index.js');
-    const emulator = await startEmulator({ stateFile: join(ctx.home, '.assistant', 'sandbox', 'state.json'), seed: 'demo' });
-    closeEmulator = () => emulator.close();
-    return { baseUrl: emulator.url, credentials: { clientId: emulator.clientId, clientSecret: emulator.clientSecret } };
-  };
+  // The providers the sandbox stands in for (gpucloud, and ssh to its clusters' head nodes) connect to
+  // its stand-ins; every other provider reaches its real endpoint (engine/sandbox/sandbox.ts).
+  const sandbox = ctx.globals.sandbox ? openSandbox(ctx.home) : undefined;
   const clients = new Map<string, Promise<ProviderClient<unknown>>>();
   const connect = (name: string): Promise<ProviderClient<unknown>> => {
     let client = clients.get(name);
     if (!client) {
       const provider = PROVIDERS.provider(name);
       if (!provider) throw new UsageError(`unknown provider "${name}" (known: ${PROVIDERS.names().join(', ')})`);
-      // The sandbox stands in for gpucloud only; other providers always reach their real endpoints.
-      client = (async () => provider.connect({ ...connectOptions, override: ctx.globals.sandbox && name === 'gpucloud' ? await sandboxOverride() : undefined }))();
+      client = (async () => (sandbox?.standsInFor(name, provider) ? sandbox.connect(name, provider, connectOptions) : provider.connect(connectOptions)))();
       clients.set(name, client);
     }
     return client;
@@ -111,7 +110,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     close: async () => {
       await Promise.all([...clients.values()].map(async (c) => (await c.catch(() => undefined))?.close?.()));
       await reservations.close?.();
-      await closeEmulator?.();
+      await sandbox?.close();
     },
   };
 }

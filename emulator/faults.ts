@@ -43,7 +43,7 @@ function pathMatches(pattern: string, path: string): boolean {
 /** What the fault answers instead of (or after) the real handler. Undefined: only a delay. */
 export function faultReply(f: FaultSpec): Reply | 'reset' | undefined {
   if (f.reset) return 'reset';
-  if (f.status === undefined && f.delayMs && !f.reset) return undefined;
+  if (f.status === undefined && (f.delayMs || f.until)) return undefined;
   const status = f.status ?? 500;
   const headers: Record<string, string> = {};
   if (f.retryAfter !== undefined) headers['Retry-After'] = String(f.retryAfter);

@@ -146,6 +146,7 @@ export class EmulatorServer {
     const fault = this.faults.take(method, path);
     // With afterHandler the delay comes after the real handler: the change is made, its answer is late.
     if (fault?.delayMs && !fault.afterHandler) await sleep(fault.delayMs);
+    if (fault?.until) await fault.until.catch(() => undefined);
     if (fault && !fault.afterHandler) {
       const fr = faultReply(fault);
       if (fr !== undefined) {

@@ -36,6 +36,7 @@ export interface FaultSpec {
   retryAfter?: string; // Retry-After header value
   reset?: boolean; // destroy the socket without answering
   delayMs?: number; // wait before handling (with afterHandler: after handling, before answering)
+  until?: Promise<unknown>; // in-process only: hold the request until this settles (a test releases it when it has seen what it waits for)
   afterHandler?: boolean; // run the real handler first, then answer with `status` / reset
 }
 

@@ -5,6 +5,7 @@
  * `capabilities` say what it offers, and one manifest entry (engine/providers.ts) lists their names so
  * a command can choose providers without loading any.
  */
+import type { RouteDecision } from './routing/route.js';
 import type { Config } from '../schemas/config.js';
 import type { Plan, PlanCommand } from '../schemas/plan.js';
 import type { ProviderCredentials } from './config/credential-fields.js';
@@ -27,6 +28,12 @@ export interface RoutingCapability {
   specific: readonly RouteWord[];
   /** Words other providers share (`instances`, `price`): select it only when no provider was named outright. */
   generic?: readonly RouteWord[];
+  /**
+   * Technologies this provider sells too (`kubernetes`, `serverless`): they route nowhere by themselves,
+   * but no later provider may take them (or a phrase containing one of this provider's words) as a
+   * generic word — "which k8s clusters do I have" is not about cloud_a alone.
+   */
+  shared?: readonly string[];
   /** Patterns (instance-type codes, with the `g` flag) with a label for `--route-only`; they select it outright. */
   patterns?: readonly { label: string; pattern: RegExp; kind?: string }[];
   /** Extra specific words from the config (cloud_a `service_keywords`). */
@@ -54,7 +61,25 @@ export interface ReadsCapability {
  * an AI provider — never a different list.
  */
 export interface AnswerCapability {
-  answer(question: string, results: readonly ContextResult[], ctx: { kinds: readonly string[]; defaulted?: boolean }): string | undefined;
+  answer(question: string, results: readonly ContextResult[], ctx: AnswerContext): string | undefined;
+  /**
+   * Providers whose answers share one question parser name the same joint answerer (`planner`: gpucloud
+   * and cloud_a, engine/planner/answer.ts): it is called once with all their results, so a word one of
+   * them understands is not declined by the other, and the question is declined as a whole when any
+   * part of it cannot be answered. It may throw an InvalidInputError that says why it declines.
+   */
+  joint?: string;
+}
+
+export interface AnswerContext {
+  kinds: readonly string[];
+  defaulted?: boolean;
+  /** The routing decision (its terms are understood words). */
+  route?: Pick<RouteDecision, 'reasons' | 'defaulted'>;
+  /** Words the other answering providers understand (their routing words): not unknown to this one. */
+  knownWords?: readonly string[];
+  /** Other providers answer too: this one needs no part of the question of its own. */
+  answeredElsewhere?: boolean;
 }
 
 /**

@@ -29,6 +29,46 @@ export interface StepClass {
   nameAt?: string;
   /** For a destroy: why, one reason per destructive part (the gate prints them). Empty otherwise. */
   reasons: string[];
+  /**
+   * Why the step may never run from a plan, `--destroyer` or not: it would read or write the user's
+   * files, or change a CLI's own configuration or credentials. Validation refuses the plan (exit 3).
+   * A refused step is also classified `destroy`, so a consumer that knows only `effect` stays safe.
+   */
+  refused?: string[];
+}
+
+/** The reason every allowlist gives an operation it does not name (DESIGN §7: default deny). */
+export const NOT_KNOWN_SAFE = 'not known to be safe';
+
+/** The class of an operation no allowlist row names: destructive, and said so in the dry run. */
+export function unknownStep(what: string, kind?: string): StepClass {
+  return { effect: 'destroy', kind, reasons: [`${what}: ${NOT_KNOWN_SAFE} (not in the allowlist of harmless operations)`] };
+}
+
+/** The class of a step that may never run from a plan (the reasons say what it would touch). */
+export function refusedStep(reasons: string[], kind?: string): StepClass {
+  return { effect: 'destroy', kind, reasons, refused: reasons };
+}
+
+/**
+ * A small typed allowlist: rows tried in order, the first whose `match` accepts the input decides;
+ * no row matching is `unknownStep` (default deny). Providers whose classification is a table of
+ * named forms (ssh-exec templates) use it; the CLI providers' tables (engine/cli/rules.ts) follow the
+ * same rule with their own row shape.
+ */
+export interface ClassRow<In> {
+  name: string;
+  effect: StepEffect | 'refused';
+  why: string;
+  match(input: In): boolean;
+}
+
+export function classifyByTable<In>(rows: readonly ClassRow<In>[], input: In, what: string, kind?: string): StepClass & { row?: string } {
+  const row = rows.find((r) => r.match(input));
+  if (!row) return unknownStep(what, kind);
+  if (row.effect === 'refused') return { ...refusedStep([`${what}: ${row.why}`], kind), row: row.name };
+  if (row.effect === 'destroy') return { effect: 'destroy', kind, reasons: [`${what}: ${row.why}`], row: row.name };
+  return { effect: row.effect, kind, reasons: [], row: row.name };
 }
 
 export interface StepResult {
@@ -45,6 +85,12 @@ export interface StepResult {
   pending?: { afterMs: number; status: string };
   /** For a create with `alternatives`: which choice was made, and what happened to the ones tried before it. */
   alternative?: AlternativeUsed;
+  /**
+   * Values the step produced that are secrets (a created access key, a password, a join token). The
+   * verb registers them for redaction, so every output and the journal mask them; a step with
+   * `reveal: true` has them printed on the CLI's stdout (never through MCP).
+   */
+  secrets?: { path: string; value: string }[];
 }
 
 /** The choice a create with alternatives made (0: as written; n: the plan's alternatives[n-1]). */
@@ -191,6 +237,8 @@ export interface ConnectOptions {
   signal?: AbortSignal;
   /** Credentials from the backend store only, not the local sources (`credentials test` of what is stored). */
   backendOnly?: boolean;
+  /** `--files DIR`: the only place a plan step may read a local file from (`<FILES>/name` in its args). */
+  filesDir?: string;
 }
 
 export interface ProviderClient<Client> {

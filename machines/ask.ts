@@ -5,6 +5,7 @@
  * built-in provider, renders it from the results without a model). Conversation history is kept per
  * AI provider profile and gpucloud project (engine/ai/history.ts).
  */
+import type { AnswerCapability, RoutingCapability } from '../engine/capabilities.js';
 import type { Config } from '../schemas/config.js';
 import type { Plan } from '../schemas/plan.js';
 import { InvalidInputError, type AssistantErrorOptions } from '../engine/errors.js';
@@ -131,19 +132,42 @@ export function routeAnswerable(question: string, flags: string[] | undefined, c
  * answer exactly declines — the answer says so and how to get one — rather than showing another list.
  */
 export function answerWithoutModel(question: string, route: RouteDecision, results: readonly ContextResult[]): string {
+  const iac = results.filter((r) => r.kind === 'terraform');
+  // Providers sharing a joint answerer (gpucloud and cloud_a) are answered once, with all their results.
+  const groups = new Map<string, { answer: AnswerCapability; providers: string[]; results: ContextResult[] }>();
   const parts: string[] = [];
-  const answerers = new Map(providersWith('answer').map((p) => [p.name, p]));
   for (const name of route.providers) {
     const provider = PROVIDERS.provider(name);
     const own = results.filter((r) => provider && PROVIDERS.verb(r.args[0] ?? '')?.provider === provider);
-    const answer = answerers.get(name)?.capabilities.answer.answer(question, own, { kinds: route.kinds, defaulted: route.defaulted });
+    const answer = provider?.capabilities?.answer;
+    if (!answer) {
+      parts.push(`${name}: the built-in answers cannot answer about it (${own.length} read(s)); configure an AI provider (ai: in ~/.assistant.yaml, see the README) or ask with --ai-profile <name>`);
+      continue;
+    }
+    const key = answer.joint ?? name;
+    const group = groups.get(key) ?? { answer, providers: [], results: [] };
+    group.providers.push(name);
+    group.results.push(...own);
+    groups.set(key, group);
+  }
+  for (const [, group] of groups) {
+    const others = route.providers.filter((p) => !group.providers.includes(p));
+    const knownWords = others.flatMap((p) => routingWords(PROVIDERS.provider(p)?.capabilities?.routing));
+    const text = group.answer.answer(question, group.results, { kinds: route.kinds, defaulted: route.defaulted, route, knownWords, answeredElsewhere: others.length > 0 || iac.length > 0 });
     parts.push(
-      answer ??
-        `${name}: the built-in answerer cannot answer this exactly from what it read (${own.length} read(s)); configure an AI provider (ai: in ~/.assistant.yaml, see the README) or ask with --ai-profile <name>`,
+      text ??
+        `${group.providers.join(' and ')}: the built-in answerer cannot answer this exactly from what it read (${group.results.length} read(s)); configure an AI provider (ai: in ~/.assistant.yaml, see the README) or ask with --ai-profile <name>`,
     );
   }
-  for (const r of results) if (r.kind === 'terraform') parts.push(renderIac(r.data as IacContext));
+  for (const r of iac) parts.push(renderIac(r.data as IacContext));
   return parts.join('\n') || 'Nothing to report.';
+}
+
+/** The single words of a provider's routing words (understood by another provider's answers). */
+function routingWords(routing: RoutingCapability | undefined): string[] {
+  if (!routing) return [];
+  const all = [...routing.names, ...routing.specific, ...(routing.generic ?? [])].map((w) => (typeof w === 'string' ? w : w.term));
+  return all.flatMap((w) => w.toLowerCase().split(/[\s_-]+/)).filter(Boolean);
 }
 
 export async function askQuestion(o: AskOptions): Promise<AskResult> {

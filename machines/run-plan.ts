@@ -205,6 +205,8 @@ export interface RunOutcome {
   results: unknown[];
   /** The error that ended a failed or cancelled run (carries the exit code). */
   error?: unknown;
+  /** Secrets produced by steps with `reveal: true` (StepResult.secrets): for the CLI's stdout only, never MCP. */
+  revealed?: { step: number; secrets: { path: string; value: string }[] }[];
 }
 
 /**
@@ -222,6 +224,7 @@ export async function runPlan(checked: CheckedPlan, opts: RunOptions): Promise<R
     Object.assign(bindings, done.produced);
   }
   const results: unknown[] = [];
+  const revealed: NonNullable<RunOutcome['revealed']> = [];
   const observe = opts.observer ?? opts.context.observer ?? (() => undefined);
   const sent = new SentSteps();
   const step = stepEffect(checked, { ...opts, observer: observe }, sent);
@@ -231,6 +234,7 @@ export async function runPlan(checked: CheckedPlan, opts: RunOptions): Promise<R
     actions: {
       record: (_, done: CompletedStep) => {
         opts.journal?.stepDone(done.index, done.produced, done.result.status, done.result.alternative);
+        if (plan.commands[done.index]!.reveal && done.result.secrets?.length) revealed.push({ step: done.index, secrets: done.result.secrets });
         if (opts.keepResults) results.push(done.result.data);
         else done.result = { ...done.result, data: undefined };
         observe({
@@ -295,7 +299,7 @@ export async function runPlan(checked: CheckedPlan, opts: RunOptions): Promise<R
     error: status === 'succeeded' ? undefined : { ...errorSummary(error), step: completed.length },
   });
   if (status === 'succeeded') opts.journal?.finish();
-  return { report, results, error: status === 'succeeded' ? undefined : error };
+  return { report, results, error: status === 'succeeded' ? undefined : error, ...(revealed.length ? { revealed } : {}) };
 }
 
 /**
@@ -338,6 +342,7 @@ function stepEffect(checked: CheckedPlan, opts: RunOptions, sent: SentSteps): (i
     // Validation classified the plan as written; only a substituted value can change the verdict.
     const changed = args.some((a, i) => a !== command.args[i]);
     const cls = changed ? verb.classify(args) : classes[index]!;
+    if (changed && cls.refused?.length) throw new SafetyRefusal(`step ${index} may never run from a plan after substituting bindings (${cls.refused.join('; ')}); it was not sent`);
     if (changed && !destroyer && cls.effect === 'destroy') {
       throw new SafetyRefusal(`step ${index} became destructive after substituting bindings (${cls.reasons.join('; ')}); it was not sent`, {
         hint: 'review the plan; if the destruction is intended, run again with --destroyer',

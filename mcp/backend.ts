@@ -16,6 +16,8 @@ export interface McpBackend extends PlanBackend {
   requestTimeoutS?: number;
   /** Where a provider's credentials came from (config, env, credentials file, backend store); never values. */
   credentialSource?(provider: string): Promise<string>;
+  /** `assistant mcp --ai-profile <name>`: the AI profile the ask tool uses (as `ask --ai-profile` does). */
+  aiProfile?: string;
   /** --debug: one line per tool call (name, duration, outcome; never the arguments). */
   log?: (line: string) => void;
 }

@@ -43,6 +43,8 @@ export interface McpHttpOptions {
   /** No sessions: every POST is served on its own (one-shot clients that skip initialize). */
   stateless?: boolean;
   log?: (line: string) => void;
+  /** The clock idleness is measured by (tests step it); default Date.now. */
+  now?: () => number;
 }
 
 export interface McpHttpServer {
@@ -89,15 +91,16 @@ export async function startMcpHttpServer(opts: McpHttpOptions): Promise<McpHttpS
   // Initializes whose session id is not yet in `transports` still count against the cap.
   let pendingInits = 0;
   let port = opts.port;
+  const now = opts.now ?? Date.now;
   const sweeper = setInterval(() => {
-    const cutoff = Date.now() - idleMs;
+    const cutoff = now() - idleMs;
     for (const [id, at] of lastSeen) if (at < cutoff && !inFlight.get(id)) void transports.get(id)?.close();
   }, Math.min(idleMs, 60_000));
   sweeper.unref();
 
   const touch = (id: string): void => {
     lastSeen.delete(id);
-    lastSeen.set(id, Date.now());
+    lastSeen.set(id, now());
   };
   /** Counts a request against its session until the response is finished or the socket closes. */
   const track = (id: string, res: ServerResponse): void => {

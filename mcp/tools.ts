@@ -10,6 +10,7 @@ import { parseStrictJson } from '../engine/plan/strict-json.js';
 import type { z } from 'zod';
 import type { Config } from '../schemas/config.js';
 import * as S from '../schemas/mcp-tools.js';
+import { forAgents, hintLinesForAgents } from './hints.js';
 import { AssistantError, InvalidInputError } from '../engine/errors.js';
 import { kindNames } from '../engine/gpucloud/catalogue.js';
 import { requireKind, resolveRecord } from '../engine/gpucloud/lookup.js';
@@ -171,7 +172,7 @@ export const TOOLS = [
         `Runway: ${s.runway_hours === null ? 'unlimited (nothing bills)' : `${money(s.runway_hours, 1)} h, until ${s.runway_until}`}`,
       ];
       const resources = sortResources(s.resources, 'cost');
-      if (detail) for (const r of resources) lines.push(`- ${r.kind} ${r.name} (${r.type}, ${r.status}): ${money(r.hourly_cost, 4)} ${cur}/hour, ${money(r.cost_so_far ?? null)} so far`);
+      if (detail) for (const r of resources) lines.push(`- ${r.kind} ${r.name} (id ${r.id}, ${r.type}, ${r.status}): ${money(r.hourly_cost, 4)} ${cur}/hour, ${money(r.cost_so_far ?? null)} so far`);
       for (const u of s.unpriced) lines.push(`warning: ${u}; left out of the totals`);
       const { resources: _all, ...totals } = s;
       return { text: lines.join('\n') + '\n', structured: { ...totals, resource_count: s.resources.length, ...(detail ? { resources } : {}) } };
@@ -305,7 +306,7 @@ function requestSignal(backend: McpBackend, cancel: AbortSignal): AbortSignal {
 export function toolErrorResult(err: unknown): CallToolResult {
   const error =
     err instanceof AssistantError
-      ? { code: err.code, message: redactText(err.message), ...(err.hint ? { hint: redactText(err.hint) } : {}) }
+      ? { code: err.code, message: redactText(err.message), ...(err.hint ? { hint: forAgents(redactText(err.hint)) } : {}) }
       : { code: 'internal', message: redactText(err instanceof Error ? err.message : String(err)) };
   const text = `error: ${error.code}: ${error.message}${error.hint ? `\nhint: ${error.hint}` : ''}`;
   return { isError: true, content: [{ type: 'text', text }], _meta: { [ERROR_META_KEY]: error } };
@@ -328,9 +329,13 @@ export function registerTools(server: McpServer, backend: McpBackend): void {
         try {
           const out = await def.run(args as never, { backend, signal: requestSignal(backend, extra.signal), progress: progress.report });
           if (out.isError) outcome = 'failed';
+          // A failed run's report carries the CLI's hint: reworded for the agent, in the text and the document.
+          const structured = redactValue(out.structured) as Record<string, unknown>;
+          const error = structured.error as { hint?: unknown } | undefined;
+          if (error && typeof error.hint === 'string') error.hint = forAgents(error.hint);
           return {
-            content: [{ type: 'text', text: redactText(out.text) }],
-            structuredContent: redactValue(out.structured) as Record<string, unknown>,
+            content: [{ type: 'text', text: hintLinesForAgents(redactText(out.text)) }],
+            structuredContent: structured,
             isError: out.isError || undefined,
           };
         } catch (err) {

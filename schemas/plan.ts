@@ -4,8 +4,12 @@ import { z } from 'zod';
 export const PLACEHOLDER_PATTERN = /<([A-Z][A-Z0-9_]*)>/g;
 export const BINDING_NAME = /^[A-Z][A-Z0-9_]*$/;
 
-/** Bindings predefined from configuration; plans may use them without producing them. */
-export const PREDEFINED_BINDINGS = ['DEFAULT_SSH_KEY_ID', 'DEFAULT_LOCATION', 'PROJECT_ID'] as const;
+/**
+ * Bindings predefined from configuration; plans may use them without producing them. `FILES` is bound
+ * only by `ask --apply --files DIR`: `<FILES>/name` is an artefact the plan reads from that directory
+ * (never substituted as text: the CLI step verbs resolve it, engine/cli/artefacts.ts).
+ */
+export const PREDEFINED_BINDINGS = ['DEFAULT_SSH_KEY_ID', 'DEFAULT_LOCATION', 'PROJECT_ID', 'FILES'] as const;
 
 /**
  * One more choice for a create whose first choice has no capacity (issue 31): what it changes in the
@@ -31,6 +35,12 @@ export const PlanCommandSchema = z.strictObject({
     .optional(),
   /** Other choices (instance type, location, spot) tried in order when the create finds no capacity. */
   alternatives: z.array(AlternativeSchema).min(1).max(10).optional(),
+  /**
+   * Show the secrets this step produces (a created access key, a password) on the CLI's stdout after
+   * the report. They stay masked everywhere else: the journal, progress, `-o json` reports' other
+   * fields and every MCP result (an agent never sees them).
+   */
+  reveal: z.boolean().optional(),
 });
 
 export const PlanSchema = z.strictObject({

@@ -3,7 +3,7 @@
  * credentials flow: an external-account credentials file whose token exchange goes to a local STS
  * stand-in, and the openai SDK against a local OpenAI-compatible endpoint with the exchanged token.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ import * as assert from 'uvu/assert';
 import { resolveAiProvider } from '../engine/ai/resolve.js';
 import { redactText } from '../engine/redact.js';
 import { startOpenAiServer } from './support/openai-server.js';
+import { tempDir } from './support/temp.js';
 
 const ACCESS_TOKEN = 'ya29.local-test-access-token';
 
@@ -29,7 +30,7 @@ test('gemini: application-default credentials are exchanged for a token that aut
   });
   await new Promise<void>((r) => sts.listen(0, '127.0.0.1', () => r()));
   const ai = await startOpenAiServer();
-  const dir = mkdtempSync(join(tmpdir(), 'adc-'));
+  const dir = tempDir('adc-');
   writeFileSync(join(dir, 'subject-token'), 'subject-jwt-from-the-workload');
   writeFileSync(
     join(dir, 'adc.json'),

@@ -1,5 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -7,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../emulator/index.js';
 import { runCli, withEmulator } from './support/cli.js';
 import { RunReportSchema } from '../schemas/run-report.js';
+import { tempDir } from './support/temp.js';
 
 const examplesDir = fileURLToPath(new URL('../../examples/plans/', import.meta.url));
 const examples = readdirSync(examplesDir).filter((f) => f.endsWith('.json'));
@@ -25,7 +25,7 @@ test('every example plan applies against the emulator', async () => {
   for (const file of examples) {
     await withEmulator(async ({ env }) => {
       const config = `gpucloud:\n  default_location: FIN-01\n  default_ssh_key_id: ${EMULATOR_DEFAULT_SSH_KEY_ID}\n`;
-      const dir = mkdtempSync(join(tmpdir(), 'assistant-cfg-'));
+      const dir = tempDir('assistant-cfg-');
       writeFileSync(join(dir, 'c.yaml'), config, { mode: 0o600 });
       const r = await runCli(['--config', join(dir, 'c.yaml'), 'ask', '--apply', '--destroyer', '-o', 'json', '--plan-file', join(examplesDir, file)], { env: { ...env, ...defaults } });
       assert.is(r.code, 0, `${file}: ${r.stderr}`);

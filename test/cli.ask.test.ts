@@ -3,20 +3,20 @@
  * emulator, the real openai SDK against a local OpenAI-compatible server (scripted replies, recorded
  * requests).
  */
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli, tempHome, withEmulator } from './support/cli.js';
 import { openAiServerFor } from './support/openai-server.js';
+import { tempDir } from './support/temp.js';
 
 const KEY = 'sk-ask-test-key-7f3a9c';
 const srv = openAiServerFor(test);
 
 /** A config whose openai profile points at the local server; the key comes from TEST_AI_KEY. */
 function aiConfig(extra = ''): string {
-  const dir = mkdtempSync(join(tmpdir(), 'assistant-ask-'));
+  const dir = tempDir('assistant-ask-');
   const path = join(dir, 'c.yaml');
   writeFileSync(
     path,
@@ -217,10 +217,16 @@ test('sandbox without ai.default_provider: "what is my balance" is answered from
   assert.is(srv.requests.length, 0);
 });
 
-test('sandbox without an AI provider: a question about nothing it knows says what it can answer', async () => {
-  const { stdout, stated, floor } = await sandboxBalance(['ask', 'what is the weather like tomorrow']);
-  assert.match(stdout, /^Without an AI provider only questions about your gpucloud resources and balance can be answered/);
-  assert.ok(stated <= 1000 && stated >= floor, `stated ${stated}, expected ${floor.toFixed(4)}–1000`);
+test('sandbox without an AI provider: a question it cannot answer exactly is declined with the reason and how to configure an AI provider (exit 2), not answered with a list', async () => {
+  const r = await runCli(['--sandbox', 'ask', 'what is the weather like tomorrow']);
+  assert.is(r.code, 2, r.stderr);
+  assert.is(r.stdout, '');
+  assert.match(r.stderr, /^error: builtin_cannot_answer: .*do not know the words "weather" and "tomorrow"; nothing was guessed$/m);
+  assert.match(r.stderr, /^hint: .*configure an AI provider/m);
+  assert.match(r.stderr, /^ {2}default_provider: openai$/m);
+  const listed = await runCli(['--sandbox', 'ask', 'which volumes are not attached?']);
+  assert.is(listed.code, 0, listed.stderr);
+  assert.is(listed.stdout, '1 volume is not attached: demo-data.\n', 'only the detached one, not the attached ones');
 });
 
 test("the AI provider's 429 is a clear error naming the AI provider's limit (exit 1)", async () => {

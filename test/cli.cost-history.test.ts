@@ -169,7 +169,7 @@ test('cost anomalies: a GPU instance running for days, an offline instance still
     for (const a of found) assert.ok(a.reason.length > 20 && typeof a.figures === 'object', JSON.stringify(a));
     const table = await runCli(['cost', 'anomalies'], { env: { ...env, COLUMNS: '60' }, home });
     assert.is(table.code, 0, table.stderr);
-    assert.match(table.stdout, /^long_running_gpu: instance demo-a100\n {2}GPU instance running for 2\.0 days/m);
+    assert.match(table.stdout, /^long_running_gpu: instance demo-a100 \([0-9a-f-]{36}\)\n {2}GPU instance running for 2\.0 days/m);
     assert.is(table.stdout.match(/^\S+: /gm)?.length, 4, table.stdout);
   });
 });

@@ -120,6 +120,28 @@ test('cost detail sorts by cost, age or name and shows how long each resource ha
   });
 });
 
+test('every cost table row carries the ID (kept whole in a narrow terminal) that a later command takes to act on it', async () => {
+  await withEmulator(async ({ emu, env }) => {
+    await createResources(emu);
+    for (const [sub, width] of [['summary', '200'], ['detail', '200'], ['summary', '50'], ['detail', '50']] as const) {
+      const r = await runCli(['cost', sub], { env: { ...env, COLUMNS: width } });
+      assert.is(r.code, 0, r.stderr);
+      const rows = r.stdout.slice(0, r.stdout.indexOf('\n\n')).split('\n').slice(1);
+      assert.ok(rows.length >= 5, r.stdout);
+      for (const row of rows) assert.match(row, /^[0-9a-f-]{36}\s+\S/, `${sub} at ${width} columns: ${row}`);
+      assert.match(r.stdout, /^ID\s+.*NAME\s+.*STATUS/m, `the name and status are kept too at ${width} columns`);
+    }
+    const table = (await runCli(['cost', 'summary'], { env: { ...env, COLUMNS: '200' } })).stdout;
+    const id = /^([0-9a-f-]{36})\s+instance\s+demo-cpu\s/m.exec(table)?.[1];
+    assert.ok(id, table);
+    const got = await runCli(['gpucloud', 'get', 'instance', id!, '-o', 'json'], { env });
+    assert.is(got.code, 0, got.stderr);
+    assert.is(JSON.parse(got.stdout).hostname, 'demo-cpu');
+    const anomalies = await runCli(['cost', 'anomalies'], { env });
+    assert.match(anomalies.stdout, new RegExp(`^offline_billing: instance demo-cpu \\(${id}\\)$`, 'm'));
+  });
+});
+
 test('cost forecast projects the burn to month end and gives the date the balance runs out', async () => {
   await withEmulator(async ({ emu, env }) => {
     await createResources(emu);

@@ -46,4 +46,23 @@ test('an unknown flag is echoed as typed, not camel-cased', async () => {
   assert.match(c.stderr, /Unknown option "--dryRunX"/);
 });
 
+test('a misspelt flag, subcommand or command gets "did you mean" with the one it most likely meant (exit 2)', async () => {
+  const flag = await runCli(['ask', '--rout-only', 'list my instances']);
+  assert.is(flag.code, 2);
+  assert.match(flag.stderr, /^error: usage: Unknown option "--rout-only"; did you mean "--route-only"\?$/m);
+  assert.match(flag.stderr, /^hint: run 'assistant ask --help'$/m);
+  const prefix = await runCli(['k8s', 'create', 'gpucloud', 'c1', '--dry']);
+  assert.match(prefix.stderr, /Unknown option "--dry"; did you mean "--dry-run"\?/);
+  assert.match(prefix.stderr, /hint: run 'assistant k8s create gpucloud --help'/);
+  const global = await runCli(['gpucloud', 'list', 'instances', '--sandbx']);
+  assert.match(global.stderr, /Unknown option "--sandbx"; did you mean "--sandbox"\?/);
+  const sub = await runCli(['gpucloud', 'lsit', 'instances']);
+  assert.match(sub.stderr, /unknown subcommand "lsit" for "assistant gpucloud"; did you mean "list"\?/);
+  const command = await runCli(['gpuclod', 'list', 'instances']);
+  assert.is(command.code, 2);
+  assert.match(command.stderr, /unknown command "gpuclod"; did you mean "gpucloud"\?/);
+  const far = await runCli(['gpucloud', 'list', 'instances', '--zzz']);
+  assert.not.match(far.stderr, /did you mean/, 'nothing close: no guess');
+});
+
 test.run();

@@ -5,8 +5,7 @@
  * server, and the eks/gke plans' shape.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -15,6 +14,7 @@ import { EMULATOR_DEFAULT_SSH_KEY_ID, startEmulator, type Emulator } from '../em
 import { compileGpuCloudCreate } from '../engine/k8s-create/gpucloud.js';
 import { BIN, childEnv, emulatorEnv, runCli, tempHome } from './support/cli.js';
 import { headNodeKubeconfig, startSshServer, type SshTestServer } from './support/ssh-server.js';
+import { tempDir } from './support/temp.js';
 
 type Kubeconfig = { 'current-context'?: string; clusters: { name: string; cluster: Record<string, string> }[]; contexts: { name: string }[] };
 
@@ -26,7 +26,7 @@ interface Rig {
 }
 
 async function withRig(fn: (rig: Rig) => Promise<void>, opts: { lifecycleMs?: number } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'assistant-k8s-'));
+  const dir = tempDir('assistant-k8s-');
   const srv = await startSshServer(dir, { files: { '/root/.kube/config': headNodeKubeconfig() } });
   const emu = await startEmulator({ seed: 'empty', rateLimit: false, lifecycleMs: opts.lifecycleMs ?? 1, debit: false, clusterIp: '127.0.0.1' });
   const home = tempHome();
@@ -104,6 +104,31 @@ test('k8s create gpucloud without --yes and without a terminal is refused (exit 
     assert.match(r.stderr, /needs confirmation/);
     assert.equal(changes(emu), []);
   });
+});
+
+test('--sandbox k8s create gpucloud --yes completes the whole flow: the smallest shared volume, the hourly price said first, the stand-in head node answers SSH, and the context lands in the sandbox kubeconfig', async () => {
+  const home = tempHome();
+  const dry = await runCli(['--sandbox', 'k8s', 'create', 'gpucloud', 'sbx', '--dry-run'], { home });
+  assert.is(dry.code, 0, dry.stderr);
+  assert.match(dry.stdout, /shared volume NVMe_Shared 40 GB in FIN-01/);
+  const total = Number(/^ {2}total: (\d+\.\d\d)\/hour/m.exec(dry.stdout)?.[1]);
+  const cluster = Number(/step 0: cluster \S+ in FIN-01 +(\d+\.\d\d)\/hour/.exec(dry.stdout)?.[1]);
+  assert.ok(total - cluster < 0.05, `the shared volume adds almost nothing to the cluster's price:\n${dry.stdout}`);
+  const unasked = await runCli(['--sandbox', 'k8s', 'create', 'gpucloud', 'sbx'], { home });
+  assert.is(unasked.code, 3);
+  assert.match(unasked.stderr, new RegExp(`Create Instant Cluster sbx at ${total.toFixed(2)} USD/hour \\(`), 'the refusal says what it would cost');
+  const r = await runCli(['--sandbox', 'k8s', 'create', 'gpucloud', 'sbx', '--yes', '--poll-interval', '1'], { home });
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stderr, new RegExp(`^Create Instant Cluster sbx at ${total.toFixed(2)} USD/hour .*billed until you delete it$`, 'm'));
+  assert.ok(r.stderr.indexOf('USD/hour') < r.stderr.indexOf('[1/3]'), 'the price is said before the create is sent');
+  assert.match(r.stdout, /^succeeded: 3\/3 step\(s\) completed/m);
+  assert.match(r.stdout, /FETCH kubeconfig from 127\.0\.0\.1 over SSH as context sbx/);
+  const merged = parse(readFileSync(join(home, '.assistant', 'sandbox', 'kube', 'config'), 'utf8')) as Kubeconfig;
+  assert.ok(merged.contexts.some((c) => c.name === 'sbx'), JSON.stringify(merged));
+  assert.is(merged.clusters.find((c) => c.name === 'sbx')?.cluster.server, 'https://127.0.0.1:6443');
+  assert.not.ok(existsSync(join(home, '.kube')), "the user's own kubeconfig is not touched");
+  const created = await runCli(['--sandbox', 'gpucloud', 'get', 'cluster', 'sbx', '-o', 'json'], { home });
+  assert.equal(JSON.parse(created.stdout).shared_volumes.map((v: { size_in_gigabytes: number }) => v.size_in_gigabytes), [40]);
 });
 
 test('k8s create gpucloud refuses before sending anything: unknown --image (exit 2, lists the images), a context taken by another cluster (exit 3), no key (exit 2)', async () => {
@@ -185,7 +210,7 @@ async function token(emu: Emulator): Promise<string> {
 }
 
 test('k8s create kubeadm: install and init on --host, a join token, install and join on each worker, then the kubeconfig', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'assistant-kubeadm-'));
+  const dir = tempDir('assistant-kubeadm-');
   const token = 'abcdef.0123456789abcdef';
   const srv = await startSshServer(dir, {
     files: { '/root/.kube/config': headNodeKubeconfig({ server: 'https://10.1.0.5:6443' }) },
@@ -222,7 +247,7 @@ test('k8s create kubeadm: install and init on --host, a join token, install and 
 });
 
 test('kubeadm: a join that failed is not resumed with the masked token (secret_not_kept); --fresh redoes it with a new token', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'assistant-kubeadm-'));
+  const dir = tempDir('assistant-kubeadm-');
   let joins = 0;
   let tokens = 0;
   const srv = await startSshServer(dir, {

@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../emulator/index.js';
 import { runCli as runCliDefault, tempHome, withEmulator, type RunCliOptions } from './support/cli.js';
 import { startOpenAiServer } from './support/openai-server.js';
+import { tempDir } from './support/temp.js';
 
 /** Children get a generous timeout: CI is a busy 2-core box and these start the CLI many times. */
 const runCli = (args: string[], opts: RunCliOptions = {}) => runCliDefault(args, { timeoutMs: 120_000, ...opts });
@@ -42,7 +42,7 @@ test('a request outside the built-in grammar is exit 2 with how to configure an 
 
 /** A config using the built-in planner against the test emulator (optionally without a default SSH key). */
 function builtinConfig(extraGpucloud = `  default_ssh_key_id: ${EMULATOR_DEFAULT_SSH_KEY_ID}\n`): string {
-  const dir = mkdtempSync(join(tmpdir(), 'assistant-builtin-'));
+  const dir = tempDir('assistant-builtin-');
   writeFileSync(join(dir, 'c.yaml'), `gpucloud:\n  default_location: FIN-01\n${extraGpucloud}ai:\n  default_provider: builtin\n`, { mode: 0o600 });
   return join(dir, 'c.yaml');
 }
@@ -157,7 +157,7 @@ test('ask --maker with a configured OpenAI-compatible provider: the model gets t
         ],
       };
       srv.reply({ text: JSON.stringify({ ...plan, produce: {} }) }, { text: JSON.stringify(plan) }); // a typo first: repaired on attempt 2
-      const dir = mkdtempSync(join(tmpdir(), 'assistant-ai-'));
+      const dir = tempDir('assistant-ai-');
       const config = `gpucloud:\n  default_ssh_key_id: ${EMULATOR_DEFAULT_SSH_KEY_ID}\nai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${srv.baseURL}\n`;
       writeFileSync(join(dir, 'c.yaml'), config, { mode: 0o600 });
       const r = await runCli(['--config', join(dir, 'c.yaml'), 'ask', '--maker', 'a V100 box called ai-1 in FIN-01'], { env: { ...env, TEST_AI_KEY: 'sk-test-key-123456' } });

@@ -24,8 +24,22 @@ test('a narrow table keeps the ID column, since errors tell users to type the ID
     const record = { ...instance, id: instance.id, name: 'n', image_type: 'ubuntu' };
     const out = renderKindTable([record], spec, 50);
     assert.ok(out.includes(instance.id), `${kind}: the ID is shown at 50 columns:\n${out}`);
-    for (const line of out.trimEnd().split('\n')) assert.ok(line.length <= 50, `"${line}" is wider than 50`);
   }
+});
+
+test('a narrow terminal keeps the ID, the hostname or name and the status whole, and shortens or drops the others', () => {
+  const image = { id: '7dec62c2-c3bb-5354-99e3-5d3fe7d77840', image_type: 'ubuntu-24.04-cuda-12.8-open-docker', name: 'Ubuntu 24.04 + CUDA 12.8 Open + Docker' };
+  for (const width of [40, 60, 70]) {
+    const out = renderKindTable([instance], findKind('instances')!, width);
+    assert.match(out, /^ID\s+HOSTNAME\s+(.*\s)?STATUS/, `${width} columns:\n${out}`);
+    assert.match(out, /^0b6e4c1a-2f3d-4e5a-9b8c-7d6e5f4a3b21\s+demo-a100\s+(.*\s)?running/m, `${width} columns:\n${out}`);
+  }
+  const volumes = renderKindTable([{ id: instance.id, name: 'training-data-volume', type: 'NVMe', size: 500, location: 'FIN-01', status: 'detached' }], findKind('volumes')!, 50);
+  assert.match(volumes, /^0b6e4c1a-2f3d-4e5a-9b8c-7d6e5f4a3b21\s+training-data-volume\s+detached$/m, volumes);
+  // A column of text is cut to the room left (marked …) rather than dropped; an ID or a type code never is.
+  const images = renderKindTable([image], findKind('images')!, 100);
+  assert.match(images, /^ubuntu-24\.04-cuda-12\.8-open-docker\s+Ubuntu 24\.04 \+ CUDA[^\s]*\s[^\s]*…\s+7dec62c2-c3bb-5354-99e3-5d3fe7d77840$/m, images);
+  for (const line of images.trimEnd().split('\n')) assert.ok(line.length <= 100, `"${line}" is wider than 100`);
 });
 
 test('control characters in API data are shown escaped, never sent to the terminal', () => {
@@ -181,10 +195,11 @@ test('the built-in answer to "what GPUs are available in FIN-01 and what do they
     const r = await runCli(['ask', '--ai-profile', 'builtin', 'what GPUs are available in FIN-01 and what do they cost?'], { env });
     assert.is(r.code, 0, r.stderr);
     // Emulator fixtures: FIN-01 offers 1V100.6V at 0.39 (spot 0.14) and 8A100.176V at 10.32 per hour; FIN-02 is not asked about.
-    assert.match(r.stdout, /Available in FIN-01 \(7 types\)/);
+    // "GPUs": the two CPU types FIN-01 also offers are not GPUs.
+    assert.match(r.stdout, /Available in FIN-01 \(5 GPU types\)/);
     assert.match(r.stdout, /^- 1V100\.6V \(1x Tesla V100 16GB\): 0\.39 USD\/hour, spot 0\.14 USD\/hour$/m);
     assert.match(r.stdout, /^- 8A100\.176V .*: 10\.32 USD\/hour/m);
-    assert.match(r.stdout, /^- CPU\.4V\.16G: 0\.0279 USD\/hour/m);
+    assert.not.match(r.stdout, /CPU\./);
     assert.not.match(r.stdout, /FIN-02/);
     assert.not.match(r.stdout, /instance types\./i, 'the price list is folded into the answer, not listed again');
   });

@@ -3,15 +3,14 @@
  * EPIPE stack trace.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BIN, CHILD_TIMEOUT_MS } from './support/cli.js';
+import { tempDir } from './support/temp.js';
 
 test('a reader that closes stdout early (| head) ends the command quietly: exit 0 and no EPIPE stack trace', async () => {
-  const home = mkdtempSync(join(tmpdir(), 'assistant-pipe-'));
+  const home = tempDir('assistant-pipe-');
   const child = spawn(process.execPath, [BIN, '--sandbox', 'gpucloud', 'list', 'instance-types', '-o', 'json'], {
     env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,19 +4,19 @@
  * values while `-o json` of the resource asked for stays raw; the streamed `ask` answer is redacted
  * like its history copy, also when the secret is split across streamed tokens.
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli, tempHome, withEmulator } from './support/cli.js';
 import { openAiServerFor } from './support/openai-server.js';
+import { tempDir } from './support/temp.js';
 
 const srv = openAiServerFor(test);
 const T = { timeoutMs: 60_000 };
 
 function writeTemp(name: string, text: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'assistant-secrets-')), name);
+  const path = join(tempDir('assistant-secrets-'), name);
   writeFileSync(path, text, { mode: 0o600 });
   return path;
 }

@@ -1,6 +1,6 @@
 /** The way in (issue 10 §3): commands of the SPEC that are not built yet, top-level help, the emulator's help. */
-import { execFile } from 'node:child_process';
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -81,6 +81,26 @@ test('linked onto the PATH as `assistant` (npm link, or ln -s as the README show
     execFile('assistant', ['--version'], { env, cwd: home, timeout: 60_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
   );
   assert.match(out, /^\d+\.\d+\.\d+/);
+});
+
+test('the README puts `assistant` on the PATH as written on a fresh machine (no ~/.local/bin yet); the package name is not the registry\'s unrelated "assistant"', () => {
+  const root = dirname(dirname(BIN));
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const quickstart = /## Quickstart\n\n```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+  const step = quickstart.split('\n').find((l) => /put `assistant` on the PATH/.test(l));
+  assert.ok(step, quickstart);
+  const home = tempHome('assistant-path-');
+  assert.not.ok(existsSync(join(home, '.local')), 'a fresh home');
+  const run = spawnSync('sh', ['-c', step!.replace(/\s+#.*$/, '')], { cwd: root, env: { ...process.env, HOME: home }, encoding: 'utf8' });
+  assert.is(run.status, 0, run.stderr);
+  const version = spawnSync(join(home, '.local', 'bin', 'assistant'), ['--version'], { env: { ...process.env, HOME: home }, encoding: 'utf8' });
+  assert.is(version.status, 0, version.stderr);
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string; bin: Record<string, string> };
+  assert.is(version.stdout.trim(), pkg.version);
+  // `assistant` on the registry is someone else's package; ours must not share its name (the command keeps it).
+  assert.is.not(pkg.name, 'assistant');
+  assert.equal(Object.keys(pkg.bin), ['assistant']);
+  assert.match(readme, /NPM_CONFIG_PREFIX=~\/\.local npm link/);
 });
 
 test.run();

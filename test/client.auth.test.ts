@@ -1,7 +1,6 @@
 /** gpucloud client authentication against the emulator: token cache (memory, disk, other processes), refresh, 401 handling, redaction. */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -9,10 +8,11 @@ import { startEmulator, type Emulator } from '../emulator/index.js';
 import { createGpuCloudClient } from '../engine/gpucloud/client.js';
 import { UnauthorizedError } from '../engine/gpucloud/errors.js';
 import type { ClientEvent, GpuCloudClientOptions } from '../engine/gpucloud/types.js';
+import { tempDir } from './support/temp.js';
 
 const CLIENT_JS = new URL('../engine/gpucloud/client.js', import.meta.url).href;
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const freshDir = () => join(mkdtempSync(join(tmpdir(), 'gpucloud-auth-')), 'tokens');
+const freshDir = () => join(tempDir('gpucloud-auth-'), 'tokens');
 
 let emu: Emulator;
 

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { BIN, childEnv, runCli, tempHome } from './support/cli.js';
 import { buckets, createBucket, instanceIds, instanceState, motoSuite, planFile, runInstance } from './support/moto.js';
-import { DESTRUCTIVE_SAMPLES } from './support/aws-samples.js';
+import { DESTRUCTIVE_SAMPLES, LOCAL_EFFECT_SAMPLES, REFUSED_ROW_SAMPLES } from './support/aws-samples.js';
 
 const motoTest = motoSuite(test);
 
@@ -62,23 +62,26 @@ motoTest('the dry run shows the table of what would run, marks the destructive s
   assert.equal(await buckets(m), []);
 });
 
-motoTest('every destructive form of the rules table is refused with exit 3 and nothing runs (moto state unchanged)', async (m) => {
+motoTest('every destructive and every refused form of the allowlist is refused with exit 3 and nothing runs (moto state unchanged)', async (m) => {
   await createBucket(m, 'keep-me');
   const vm = await runInstance(m);
-  const forms = Object.values(DESTRUCTIVE_SAMPLES).flat();
+  const destructive = Object.values(DESTRUCTIVE_SAMPLES).flat();
+  const refused = [...Object.values(REFUSED_ROW_SAMPLES).flat(), ...LOCAL_EFFECT_SAMPLES];
   // Each form targets the real resources where it can, and follows a create that would show if anything ran.
   const target = (args: string[]) => args.map((a) => (a === 'i-1' ? vm : a === 'b' ? 'keep-me' : a === 's3://b' ? 's3://keep-me' : a));
   // One plan holding every form after a create that would show if anything ran: refused whole, and the
-  // refusal names each form as destructive (each index on its own line).
+  // refusal names each form as destructive or refused (each index on its own line).
   const file = planFile([
-    { args: ['aws', 's3api', 'create-bucket', '--bucket', 'canary'], reason: 'shows whether anything ran' },
-    ...forms.map((args) => ({ args: ['aws', ...target(args)], reason: 'destructive' })),
+    { args: ['aws', 's3api', 'create-bucket', '--bucket', 'canary'], reason: 'shows whether anything ran', produces: { LIFECYCLE: '$.Location', COUNT: '$.Location' } },
+    ...[...destructive, ...refused].map((args) => ({ args: ['aws', ...target(args)], reason: 'destructive or refused' })),
   ]);
-  const r = await runCli(['ask', '--apply', '--plan-file', file], { env: m.env });
+  const files = tempHome('cloud-a-files-');
+  const r = await runCli(['ask', '--apply', '--files', files, '--plan-file', file], { env: m.env });
   assert.is(r.code, 3, r.stderr);
   assert.match(r.stderr, /error: refused: /);
-  forms.forEach((args, i) => assert.match(r.stderr, new RegExp(`command ${i + 1} \\(args\\): destructive: `), args.join(' ')));
-  assert.not.match(r.stderr, /command 0 \(args\): destructive/);
+  destructive.forEach((args, i) => assert.match(r.stderr, new RegExp(`command ${i + 1} \\(args\\): destructive: `), args.join(' ')));
+  refused.forEach((args, i) => assert.match(r.stderr, new RegExp(`command ${destructive.length + i + 1} \\(args\\): refused: `), args.join(' ')));
+  assert.not.match(r.stderr, /command 0 \(args\)/);
   assert.equal(await buckets(m), ['keep-me']);
   assert.is(await instanceState(m, vm), 'running');
 });

@@ -4,14 +4,14 @@
  * the test created; several provider flags read one combined plan; `cloud_a.service_keywords` routes
  * by whole words; an AI provider receives the aws records; history is kept per provider set.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { configFile, runCli, tempHome, withEmulator } from './support/cli.js';
 import { motoSuite, type RunningMoto } from './support/moto.js';
 import { openAiServerFor } from './support/openai-server.js';
+import { tempDir } from './support/temp.js';
 
 const motoTest = motoSuite(test);
 const srv = openAiServerFor(test);
@@ -114,7 +114,7 @@ motoTest('--profile selects the cloud_a environment: its region is where the con
   assert.match(r.stdout, /^1 EC2 instance:\n- eu-worker \(i-[0-9a-f]+, t3\.nano, running\)$/m);
   assert.not.match(r.stdout, /api-server-7/);
   // A plan applied with --profile runs in that environment too.
-  const plan = join(mkdtempSync(join(tmpdir(), 'cloud-a-plan-')), 'plan.json');
+  const plan = join(tempDir('cloud-a-plan-'), 'plan.json');
   const create = ['aws', 'ec2', 'run-instances', '--image-id', 'ami-12c6146b', '--instance-type', 't3.nano', '--tag-specifications', 'ResourceType=instance,Tags=[{Key=Name,Value=eu-second}]'];
   writeFileSync(plan, JSON.stringify({ version: 1, provider: 'cloud_a', commands: [{ args: create, reason: 'a VM in Europe' }] }));
   const applied = await runCli(['--config', cfg, 'ask', '--apply', '--profile', 'europe', '--plan-file', plan], { env: m.env });

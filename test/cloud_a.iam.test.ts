@@ -3,14 +3,13 @@
  * roles and policies the test creates (exactly), `--role-arn` narrowing, the report in an AI prompt.
  * (Compliance, discovery and workspaces: cloud_a.reports.test.ts.)
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { configFile, runCli } from './support/cli.js';
 import { motoSuite, type RunningMoto } from './support/moto.js';
 import { openAiServerFor } from './support/openai-server.js';
+import { tempDir } from './support/temp.js';
 
 const motoTest = motoSuite(test);
 const srv = openAiServerFor(test);
@@ -26,7 +25,7 @@ function seedIam(m: RunningMoto): { key: string; deployer: string } {
   const key = (m.aws(['iam', 'create-access-key', '--user-name', 'bob']) as { AccessKey: { AccessKeyId: string } }).AccessKey.AccessKeyId;
   m.aws(['iam', 'put-user-policy', '--user-name', 'bob', '--policy-name', 's3-everything', '--policy-document', WILDCARD_S3]);
   m.aws(['iam', 'put-user-policy', '--user-name', 'carol', '--policy-name', 'read-one', '--policy-document', READ_ONLY]);
-  const qr = join(mkdtempSync(join(tmpdir(), 'mfa-')), 'qr.png');
+  const qr = join(tempDir('mfa-'), 'qr.png');
   const serial = (m.aws(['iam', 'create-virtual-mfa-device', '--virtual-mfa-device-name', 'carol-phone', '--outfile', qr, '--bootstrap-method', 'QRCodePNG']) as { VirtualMFADevice: { SerialNumber: string } })
     .VirtualMFADevice.SerialNumber;
   m.aws(['iam', 'enable-mfa-device', '--user-name', 'carol', '--serial-number', serial, '--authentication-code1', '123456', '--authentication-code2', '654321']);

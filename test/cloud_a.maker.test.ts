@@ -3,8 +3,7 @@
  * the real aws CLI (issue 14 item 5); what it refuses; and `ask --profile` selecting the cloud_a
  * environment the steps run with.
  */
-import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -13,6 +12,7 @@ import { cloudAMakerPrompt } from '../engine/ai/maker-prompt.js';
 import { runCli } from './support/cli.js';
 import { startOpenAiServer } from './support/openai-server.js';
 import { buckets, instanceState, motoSuite, planFile, runInstance, type Moto } from './support/moto.js';
+import { tempDir } from './support/temp.js';
 
 const motoTest = motoSuite(test);
 
@@ -86,7 +86,7 @@ test("the AI maker's cloud_a prompt carries the aws step schema, the destroyer t
   assert.match(prompt, /"provider":"cloud_a"/);
   assert.match(prompt, /\["aws","ec2","describe-instances"/);
   assert.match(prompt, /never pass --output or --profile/);
-  assert.match(prompt, /\| `aws s3 sync` \| `--delete` \| destroy \|/);
+  assert.match(prompt, /\| `aws s3 sync` \| `--delete` \| needs --destroyer \|/);
   assert.match(prompt, /did NOT pass --destroyer/);
   assert.match(prompt, /\{"id":"i-1","name":"web"\}/);
   assert.match(prompt, /could not be read: cli_not_authenticated/);
@@ -104,7 +104,7 @@ test('a request for another cloud or for two at once is refused by the maker bef
 motoTest('ask --profile <environment> runs the cloud_a steps with that environment\'s profile and region', async (m) => {
   appendFileSync(m.env.AWS_CONFIG_FILE!, '[profile moto-eu]\nregion = us-east-1\n');
   appendFileSync(m.env.AWS_SHARED_CREDENTIALS_FILE!, '[moto-eu]\naws_access_key_id = testing\naws_secret_access_key = testing\n');
-  const dir = mkdtempSync(join(tmpdir(), 'cloud-a-cfg-'));
+  const dir = tempDir('cloud-a-cfg-');
   const config = join(dir, 'config.yaml');
   writeFileSync(config, 'infra:\n  cloud_a:\n    environments:\n      eu:\n        profile: moto-eu\n        region: eu-west-1\n', { mode: 0o600 });
   const file = planFile([{ args: ['aws', 'ec2', 'describe-availability-zones'], reason: 'which region', produces: { REGION: '$.AvailabilityZones[0].RegionName' } }]);
@@ -126,7 +126,7 @@ motoTest('the AI maker, when the request routes to cloud_a, gets the aws step fo
     const plan = { version: 1, provider: 'cloud_a', commands: [{ args: ['aws', 'ec2', 'stop-instances', '--instance-ids', id], reason: 'stop ai-web' }] };
     // A plan with --output text first: sent back with the problem, repaired on the second attempt.
     srv.reply({ text: JSON.stringify({ ...plan, commands: [{ ...plan.commands[0], args: [...plan.commands[0]!.args, '--output', 'text'] }] }) }, { text: JSON.stringify(plan) });
-    const dir = mkdtempSync(join(tmpdir(), 'cloud-a-ai-'));
+    const dir = tempDir('cloud-a-ai-');
     writeFileSync(join(dir, 'c.yaml'), `ai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${srv.baseURL}\n`, { mode: 0o600 });
     const r = await runCli(['--config', join(dir, 'c.yaml'), 'ask', '--maker', 'stop my ec2 instance ai-web'], { env: { ...m.env, TEST_AI_KEY: 'sk-test-key-123456' } });
     assert.is(r.code, 0, r.stderr);

@@ -3,14 +3,14 @@
  * `moto_server` with the real `aws` CLI: the controls table, the inventory, and the terraform
  * workspace context with its drift against the buckets moto holds. (IAM: cloud_a.iam.test.ts.)
  */
-import { copyFileSync, existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { configFile, runCli, withEmulator } from './support/cli.js';
 import { motoSuite } from './support/moto.js';
 import { terraformMissing, terraformWorkspace } from './support/terraform.js';
+import { tempDir } from './support/temp.js';
 
 const motoTest = motoSuite(test);
 
@@ -97,7 +97,7 @@ motoTest(
     assert.is(unknown.code, 2);
     assert.match(unknown.stderr, /^error: usage: the terraform workspace "prod" is not in the config\nhint: configured workspaces: staging/m);
     // A state in a folder never initialised: terraform cannot load the provider schema to print it.
-    const raw = mkdtempSync(join(tmpdir(), 'tf-raw-'));
+    const raw = tempDir('tf-raw-');
     copyFileSync(join(dir, 'terraform.tfstate'), join(raw, 'terraform.tfstate'));
     const rawCfg = configFile(`terraform:\n  workspaces:\n    raw:\n      path: ${JSON.stringify(raw)}\n`);
     const notInit = await runCli(['--config', rawCfg, 'ask', '--ai-profile', 'builtin', '--workspace', 'raw', 'which s3 buckets?'], { env: { ...m.env, TF_CLI_CONFIG_FILE: join(raw, 'none.rc') } });

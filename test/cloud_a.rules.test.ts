@@ -7,25 +7,89 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { rulesMarkdown } from '../engine/cli/rules.js';
-import { AWS_RULE_SET, AWS_RULES } from '../engine/cloud_a/destroyer.js';
+import { parseCommand } from '../engine/cli/argv.js';
+import { matchRule, rulesMarkdown } from '../engine/cli/rules.js';
+import { AWS_RULE_SET, AWS_RULES, AWS_SYNTAX } from '../engine/cloud_a/destroyer.js';
 import { awsArgs, awsVerb, resolveAwsTarget } from '../engine/cloud_a/provider.js';
 import { PROVIDERS } from '../engine/providers.js';
 import { validatePlan } from '../engine/plan/validate.js';
 import { ConfigSchema } from '../schemas/config.js';
-import { DESTRUCTIVE_SAMPLES } from './support/aws-samples.js';
+import { DESTRUCTIVE_SAMPLES, LOCAL_EFFECT_SAMPLES, REFUSED_ROW_SAMPLES, UNDECODABLE_SAMPLES } from './support/aws-samples.js';
 
 const classify = (...args: string[]) => awsVerb.classify(['aws', ...args]);
 
-test('every destroy row of the rules table has samples, and every sample is classified destroy with a reason', () => {
+const parse = (args: string[]) => parseCommand(args, AWS_SYNTAX);
+
+test('every destroy row of the allowlist has samples, each decided by exactly that row and classified destroy with a reason', () => {
   const rows = AWS_RULES.filter((r) => r.effect === 'destroy').map((r) => r.command);
   assert.equal(Object.keys(DESTRUCTIVE_SAMPLES).sort(), [...rows].sort());
-  for (const samples of Object.values(DESTRUCTIVE_SAMPLES)) {
+  for (const [row, samples] of Object.entries(DESTRUCTIVE_SAMPLES)) {
     for (const args of samples) {
       const cls = classify(...args);
       assert.is(cls.effect, 'destroy', args.join(' '));
+      assert.not.ok(cls.refused, `not refused: ${args.join(' ')}`);
+      assert.is(matchRule(AWS_RULE_SET, parse(args))?.command, row, args.join(' '));
       assert.ok(cls.reasons.length > 0 && cls.reasons.every((r) => r.length > 0), args.join(' '));
+      assert.equal(awsVerb.checkArgs(['aws', ...args]), [], args.join(' '));
     }
+  }
+});
+
+test('every refused row has samples decided by that row: the step is refused (never runs, --destroyer or not)', () => {
+  const rows = AWS_RULES.filter((r) => r.effect === 'refused').map((r) => r.command);
+  assert.equal(Object.keys(REFUSED_ROW_SAMPLES).sort(), [...rows].sort());
+  for (const [row, samples] of Object.entries(REFUSED_ROW_SAMPLES)) {
+    for (const args of samples) {
+      const cls = classify(...args);
+      assert.ok(cls.refused?.length, `refused: ${args.join(' ')}`);
+      assert.is(cls.effect, 'destroy', 'a refused step is also destructive for consumers that only read the effect');
+      assert.is(matchRule(AWS_RULE_SET, parse(args))?.command, row, args.join(' '));
+    }
+  }
+});
+
+test('a step that would read or write a local file is refused whatever its row, naming the file; an artefact of --files is not', () => {
+  for (const args of LOCAL_EFFECT_SAMPLES) {
+    const cls = classify(...args);
+    assert.ok(cls.refused?.length, `refused: ${args.join(' ')}`);
+    assert.match(cls.refused!.join(' '), /local|file|symlink|artefact|this machine|another server|TLS/, args.join(' '));
+  }
+  for (const args of [
+    ['s3', 'cp', '<FILES>/model.bin', 's3://b/model.bin'],
+    ['s3', 'sync', '<FILES>/site', 's3://b/site'],
+    ['s3api', 'put-object', '--bucket', 'b', '--key', 'k', '--body', '<FILES>/model.bin'],
+    ['iam', 'list-policies', '--cli-input-json', 'file://<FILES>/in.json'],
+    ['s3', 'cp', 's3://b/k', '-'],
+  ]) {
+    const cls = classify(...args);
+    assert.not.ok(cls.refused, args.join(' '));
+    assert.is.not(cls.effect, 'destroy', args.join(' '));
+  }
+  // An artefact path stays inside --files DIR as written.
+  for (const bad of ['<FILES>/../x', '<FILES>//etc/passwd', '<FILES>/a/./b', '<FILES>/~x', '<FILES>/$HOME', '<FILES>/']) {
+    assert.ok(classify('s3', 'cp', bad, 's3://b/k').refused?.length, bad);
+  }
+});
+
+test('a parameter the gate cannot decode as aws-cli would makes the plan invalid (never passed through)', () => {
+  for (const args of UNDECODABLE_SAMPLES) {
+    assert.match(awsVerb.checkArgs(['aws', ...args]).map((p) => p.message).join(' '), /cannot decode/, args.join(' '));
+    assert.is(classify(...args).effect, 'destroy', args.join(' '));
+  }
+});
+
+test('default deny: an operation no row names needs --destroyer, and the reason says it is not known to be safe', () => {
+  for (const args of [
+    ['ec2', 'frobnicate-instances'],
+    ['ec2', 'modify-instance-attribute', '--instance-id', 'i-1', '--instance-initiated-shutdown-behavior', 'terminate'],
+    ['sqs', 'send-message', '--queue-url', 'q', '--message-body', 'x'],
+    ['lambda', 'update-function-code', '--function-name', 'f', '--s3-bucket', 'b', '--s3-key', 'k'],
+    ['rds', 'modify-db-instance', '--db-instance-identifier', 'd', '--backup-retention-period', '0'],
+    ['s3api', 'put-bucket-cors', '--bucket', 'b', '--cors-configuration', '{"CORSRules":[]}'],
+  ]) {
+    const cls = classify(...args);
+    assert.is(cls.effect, 'destroy', args.join(' '));
+    assert.match(cls.reasons.join(' '), /not known to be safe/, args.join(' '));
   }
 });
 
@@ -45,15 +109,15 @@ test('what cannot be decided from the argv is destructive: placeholders in comma
   }
 });
 
-test('the same operations without the destructive part are not destroys: counts above 0, sync without --delete, lifecycle without expiration', () => {
+test('the harmless controls run freely: reads, creates, and changes that remove nothing (counts above 0, sync without --delete, CREATE records)', () => {
   const cases: [string[], string][] = [
     [['ecs', 'update-service', '--cluster', 'c', '--service', 's', '--desired-count', '2'], 'update'],
     [['ecs', 'update-service', '--cli-input-json', '{"cluster":"c","service":"s","desiredCount":10}'], 'update'],
     [['autoscaling', 'set-desired-capacity', '--auto-scaling-group-name', 'g', '--desired-capacity', '10'], 'update'],
     [['eks', 'update-nodegroup-config', '--cluster-name', 'c', '--nodegroup-name', 'n', '--scaling-config', 'minSize=0,maxSize=20,desiredSize=10'], 'update'],
-    [['s3', 'sync', '.', 's3://b'], 'update'],
-    [['s3', 'cp', 'a', 's3://b/a'], 'update'],
-    [['s3api', 'put-bucket-lifecycle-configuration', '--bucket', 'b', '--lifecycle-configuration', '{"Rules":[{"Status":"Enabled","Transitions":[]}]}'], 'update'],
+    [['s3', 'sync', 's3://a', 's3://b'], 'update'],
+    [['s3', 'cp', 's3://a/k', 's3://b/k'], 'update'],
+    [['route53', 'change-resource-record-sets', '--hosted-zone-id', 'z', '--change-batch', '{"Changes":[{"Action":"CREATE","ResourceRecordSet":{"Name":"a"}}]}'], 'update'],
     [['ec2', 'stop-instances', '--instance-ids', 'i-1'], 'update'],
     [['ec2', 'start-instances', '--instance-ids', 'i-1'], 'update'],
     [['ec2', 'describe-instances'], 'read'],
@@ -62,6 +126,8 @@ test('the same operations without the destructive part are not destroys: counts 
     [['s3', 'ls'], 'read'],
     [['s3api', 'head-bucket', '--bucket', 'b'], 'read'],
     [['ec2', 'wait', 'instance-running', '--instance-ids', 'i-1'], 'read'],
+    [['ec2', 'create-security-group', '--group-name', 'g', '--description', 'd'], 'create'],
+    [['s3api', 'create-bucket', '--bucket', 'b'], 'create'],
   ];
   for (const [args, effect] of cases) assert.is(classify(...args).effect, effect, args.join(' '));
 });
@@ -110,7 +176,7 @@ test('the plan validates through the engine with the registered provider; its de
   };
   const gated = validatePlan(plan, { providers: PROVIDERS, destroyer: false });
   assert.not.ok(gated.ok);
-  assert.equal(gated.destructive[1], ['aws ec2 terminate-instances: deletes, terminates, removes, revokes, detaches or cancels something']);
+  assert.equal(gated.destructive[1], ['aws ec2 terminate-instances: deletes, terminates, closes, disables, detaches, revokes, replaces or cancels something']);
   assert.ok(validatePlan(plan, { providers: PROVIDERS, destroyer: true }).ok);
 });
 

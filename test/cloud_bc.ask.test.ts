@@ -4,8 +4,8 @@
  * executor (a stand-in CLI on PATH records what it was asked), answered without a model by the
  * built-in answerer, and combined with another provider in one view.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { tempDir } from './support/temp.js';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -13,7 +13,7 @@ import { runCli } from './support/cli.js';
 import { standIn } from './support/standin.js';
 
 function config(): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'cloud-bc-ask-')), 'config.yaml');
+  const file = join(tempDir('cloud-bc-ask-'), 'config.yaml');
   writeFileSync(file, 'infra:\n  cloud_b:\n    project_id: my-proj\n  cloud_c:\n    subscription_id: sub-123\n', { mode: 0o600 });
   return file;
 }

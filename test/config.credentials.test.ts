@@ -1,5 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -13,9 +12,10 @@ import {
 } from '../engine/config/credentials.js';
 import { parseConfigText } from '../engine/config/load.js';
 import { redactText } from '../engine/redact.js';
+import { tempDir } from './support/temp.js';
 
 function tempHome(): string {
-  return mkdtempSync(join(tmpdir(), 'assistant-creds-'));
+  return tempDir('assistant-creds-');
 }
 
 function config(yaml: string): Config {

@@ -1,16 +1,16 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../engine/config/load.js';
 import { InvalidInputError } from '../engine/errors.js';
 import { redactText } from '../engine/redact.js';
+import { tempDir } from './support/temp.js';
 
 const EXAMPLE = new URL('../../examples/assistant.example.yaml', import.meta.url);
 
 function tempHome(): string {
-  return mkdtempSync(join(tmpdir(), 'assistant-config-'));
+  return tempDir('assistant-config-');
 }
 
 function writeConfig(home: string, text: string, mode = 0o600): string {
@@ -207,18 +207,25 @@ test('a top level that is not a mapping is an error', () => {
   assert.match(err.message, `${path}:1:1: (top level): expected a mapping`);
 });
 
-test('unknown keys warn with line and do not fail; the rest still loads', () => {
+test('an unknown key that resembles no known key warns with its line and does not fail; the rest still loads', () => {
   const home = tempHome();
-  const path = writeConfig(home, 'gpucloud:\n  client_id: abc\n  client_secert: s3cr3t-value\nfrobnicate: true\ntimeout: 9\n');
+  const path = writeConfig(home, 'gpucloud:\n  client_id: abc\nfrobnicate: true\ntimeout: 9\n');
   const { config, warnings } = loadConfig({ home, env: {} });
   assert.is(config.timeout, 9);
   assert.is(config.gpucloud?.client_id, 'abc');
-  assert.is((config.gpucloud as Record<string, unknown>).client_secert, undefined);
-  assert.is(warnings.length, 2);
-  assert.match(warnings[0]!, `${path}:3: unknown key "gpucloud.client_secert" (ignored)`);
-  assert.match(warnings[0]!, 'did you mean "gpucloud.client_secret"?');
-  assert.is(warnings[1], `${path}:4: unknown key "frobnicate" (ignored)`);
-  // a secret under a misspelt key is still redacted
+  assert.equal(warnings, [`${path}:3: unknown key "frobnicate" (ignored)`]);
+});
+
+test('a misspelt key is an error (exit 2) naming the key it probably meant, with every other problem; a secret under it stays redacted', () => {
+  const home = tempHome();
+  const path = writeConfig(home, 'gpucloud:\n  client_id: abc\n  client_secert: s3cr3t-value\nbudgte:\n  max_hourly: 5\nfrobnicate: true\ntimeout: 9\n');
+  const err = loadError(() => loadConfig({ home, env: {} }));
+  assert.is(err.code, 'invalid_config');
+  assert.is(err.exitCode, 2);
+  assert.match(err.message, `${path}:3: unknown key "gpucloud.client_secert"; did you mean "gpucloud.client_secret"?`);
+  assert.match(err.message, `${path}:4: unknown key "budgte"; did you mean "budget"?`);
+  assert.match(err.message, `${path}:6: unknown key "frobnicate" (ignored)`);
+  assert.not.match(err.message, 's3cr3t-value');
   assert.not.match(redactText('s3cr3t-value'), 's3cr3t-value');
 });
 
@@ -227,7 +234,7 @@ test('unknown keys are listed along with errors (a misspelt key explains a missi
   const path = writeConfig(home, 'terraform:\n  workspaces:\n    main:\n      pth: /infra\n');
   const err = loadError(() => loadConfig({ home, env: {} }));
   assert.match(err.message, `${path}:3:5: terraform.workspaces.main.path: required`);
-  assert.match(err.message, `${path}:4: unknown key "terraform.workspaces.main.pth" (ignored); did you mean "terraform.workspaces.main.path"?`);
+  assert.match(err.message, `${path}:4: unknown key "terraform.workspaces.main.pth"; did you mean "terraform.workspaces.main.path"?`);
 });
 
 test('empty values count as not set', () => {

@@ -3,19 +3,19 @@
  * progress, report), the URL in the report, redeploys that update instead of duplicating, the dry-run
  * cost preview, and secret values that reach gpucloud but no output, plan or journal.
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../emulator/index.js';
 import { runCli, tempHome, withEmulator } from './support/cli.js';
 import { COMPOSE_IMAGE, FASTAPI_TORCH, httpRepoUrl, makeRepo, NODE_DOCKER, type TestRepo } from './support/git-repos.js';
+import { tempDir } from './support/temp.js';
 
 const T = { timeoutMs: 120_000 };
 
 function config(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'deploy-cfg-'));
+  const dir = tempDir('deploy-cfg-');
   writeFileSync(join(dir, 'c.yaml'), `gpucloud:\n  default_location: FIN-01\n  default_ssh_key_id: ${EMULATOR_DEFAULT_SSH_KEY_ID}\n`, { mode: 0o600 });
   return join(dir, 'c.yaml');
 }
@@ -104,7 +104,7 @@ test('container deploy: the secret value reaches gpucloud but no output, plan or
   const repo = makeRepo('compose-img', COMPOSE_IMAGE);
   const url = await httpUrl(repo);
   const secret = 'sh0rt-lived-api-key-77';
-  const envFile = join(mkdtempSync(join(tmpdir(), 'deploy-env-')), 'prod.env');
+  const envFile = join(tempDir('deploy-env-'), 'prod.env');
   writeFileSync(envFile, `API_KEY=${secret}\nLOG_LEVEL=info\n`, { mode: 0o600 });
   await withEmulator(async ({ emu, env }) => {
     const home = tempHome();

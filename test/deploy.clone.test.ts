@@ -5,19 +5,19 @@
  * never in argv, the URL, the plan, the journal or any output.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../emulator/index.js';
 import { BIN, childEnv, runCli, tempHome, withEmulator } from './support/cli.js';
 import { git, makeRepo, NODE_DOCKER, startGitDaemon, startGitHttp } from './support/git-repos.js';
+import { tempDir } from './support/temp.js';
 
 const T = { timeoutMs: 120_000 };
 
 function config(extra = ''): string {
-  const dir = mkdtempSync(join(tmpdir(), 'deploy-cfg-'));
+  const dir = tempDir('deploy-cfg-');
   writeFileSync(join(dir, 'c.yaml'), `gpucloud:\n  default_location: FIN-01\n  default_ssh_key_id: ${EMULATOR_DEFAULT_SSH_KEY_ID}\n${extra}`, { mode: 0o600 });
   return join(dir, 'c.yaml');
 }
@@ -25,7 +25,7 @@ function config(extra = ''): string {
 const commitOf = (stdout: string) => JSON.parse(stdout).stack.commit as string;
 
 test('clones over a git daemon on 127.0.0.1 and file://, at the default branch, a branch, a tag and a full sha', async () => {
-  const root = mkdtempSync(join(tmpdir(), 'deploy-daemon-'));
+  const root = tempDir('deploy-daemon-');
   const repo = makeRepo('web', NODE_DOCKER, root);
   const first = repo.sha;
   git(repo.dir, 'tag', 'v1');
@@ -65,7 +65,7 @@ test('clones over a git daemon on 127.0.0.1 and file://, at the default branch, 
 
 test('the temp dir is removed after a deploy, after a failed clone and after a refusal', async () => {
   const repo = makeRepo('web', NODE_DOCKER);
-  const tmp = mkdtempSync(join(tmpdir(), 'deploy-tmp-'));
+  const tmp = tempDir('deploy-tmp-');
   await withEmulator(async ({ env }) => {
     const e = { ...env, ASSISTANT_DEPLOY_TMPDIR: tmp };
     const ok = await runCli(['--config', config(), 'deploy', repo.url], { ...T, env: e });
@@ -82,7 +82,7 @@ test('the temp dir is removed after a deploy, after a failed clone and after a r
 
 test('a clone left by a killed deploy (kill -9 runs no cleanup) is swept by the next deploy; a live process keeps its own', async () => {
   const repo = makeRepo('web', NODE_DOCKER);
-  const tmp = mkdtempSync(join(tmpdir(), 'deploy-tmp-'));
+  const tmp = tempDir('deploy-tmp-');
   const dead = spawn(process.execPath, ['-e', '0']);
   const deadPid = await new Promise<number>((resolve) => dead.on('exit', () => resolve(dead.pid!)));
   mkdirSync(join(tmp, `assistant-deploy-${deadPid}-abc123`, 'repo'), { recursive: true });
@@ -96,10 +96,10 @@ test('a clone left by a killed deploy (kill -9 runs no cleanup) is swept by the 
 });
 
 test('Ctrl-C while git waits on a stalled server: exit 130 and the temp dir is removed', async () => {
-  const root = mkdtempSync(join(tmpdir(), 'deploy-http-'));
+  const root = tempDir('deploy-http-');
   makeRepo('web', NODE_DOCKER, root);
   const server = await startGitHttp(root);
-  const tmp = mkdtempSync(join(tmpdir(), 'deploy-tmp-'));
+  const tmp = tempDir('deploy-tmp-');
   try {
     server.hold(true);
     const child = spawn(process.execPath, [BIN, 'deploy', server.urlOf('web')], { env: childEnv(tempHome(), { ASSISTANT_DEPLOY_TMPDIR: tmp }), stdio: ['pipe', 'pipe', 'pipe'] });
@@ -124,7 +124,7 @@ test('Ctrl-C while git waits on a stalled server: exit 130 and the temp dir is r
 
 test('a private repository over http: the token goes to git by its environment only and appears in no argv, URL, plan, journal or output', async () => {
   const token = 'ghp_deployTokenThatMustNotLeak0123456789';
-  const root = mkdtempSync(join(tmpdir(), 'deploy-http-'));
+  const root = tempDir('deploy-http-');
   makeRepo('private', NODE_DOCKER, root);
   const server = await startGitHttp(root, { token });
   try {
@@ -161,10 +161,10 @@ test('a private repository over http: the token goes to git by its environment o
 
 test('the token is never in git argv: a git wrapper on PATH records every argument it is given', async () => {
   const token = 'ghp_argvCheckToken11223344556677889900';
-  const root = mkdtempSync(join(tmpdir(), 'deploy-http-'));
+  const root = tempDir('deploy-http-');
   makeRepo('private', NODE_DOCKER, root);
   const server = await startGitHttp(root, { token });
-  const bin = mkdtempSync(join(tmpdir(), 'deploy-bin-'));
+  const bin = tempDir('deploy-bin-');
   const log = join(bin, 'argv.log');
   const realGit = (await import('node:child_process')).execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
   writeFileSync(join(bin, 'git'), `#!/bin/sh\nprintf '%s\\n' "$@" >> ${log}\nexec ${realGit} "$@"\n`, { mode: 0o755 });

@@ -5,14 +5,14 @@
  * wait, public IP in the URL. Container service (the default): Secrets Manager, ECS cluster, Fargate
  * task definition and service; the secret value reaches AWS but no output.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli, tempHome } from './support/cli.js';
 import { COMPOSE_IMAGE, FASTAPI_TORCH, httpRepoUrl, makeRepo, NODE_DOCKER } from './support/git-repos.js';
 import { motoSuite } from './support/moto.js';
+import { tempDir } from './support/temp.js';
 
 const T = { timeoutMs: 120_000 };
 const motoTest = motoSuite(test);
@@ -70,7 +70,7 @@ motoTest('deploy --provider cloud_a --target vm --apply: a tagged EC2 instance r
 motoTest('deploy --provider cloud_a --apply: secret in Secrets Manager (the value reaches AWS, no output), Fargate task definition and service', async (m) => {
   const repo = makeRepo('compose-img', COMPOSE_IMAGE);
   const secret = 'aws-side-secret-value-4242';
-  const envFile = join(mkdtempSync(join(tmpdir(), 'deploy-env-')), 'prod.env');
+  const envFile = join(tempDir('deploy-env-'), 'prod.env');
   writeFileSync(envFile, `API_KEY=${secret}\nLOG_LEVEL=info\n`, { mode: 0o600 });
   const r = await runCli(['--debug', 'deploy', repo.url, '--provider', 'cloud_a', '--env-file', envFile, '--apply'], { ...T, env: m.env });
   assert.is(r.code, 0, r.stderr);

@@ -3,8 +3,7 @@
  * built with git, the analysis, the exact plan steps, GPU vs CPU type, containers with secrets that
  * never appear in the plan, and the unknowns refused in a pipe naming the flag that settles them.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -14,11 +13,12 @@ import { commandContext, type CommandContext } from '../commands/context.js';
 import { run as runDeploy } from '../commands/deploy.js';
 import { runCli, tempHome, withEmulator } from './support/cli.js';
 import { COMPOSE_IMAGE, FASTAPI_TORCH, makeRepo, NODE_DOCKER, NOTHING } from './support/git-repos.js';
+import { tempDir } from './support/temp.js';
 
 const T = { timeoutMs: 120_000 };
 
 function config(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'deploy-cfg-'));
+  const dir = tempDir('deploy-cfg-');
   writeFileSync(join(dir, 'c.yaml'), `gpucloud:\n  default_location: FIN-01\n  default_ssh_key_id: ${EMULATOR_DEFAULT_SSH_KEY_ID}\n`, { mode: 0o600 });
   return join(dir, 'c.yaml');
 }
@@ -120,7 +120,7 @@ test('--instance-type overrides the choice and is checked against the catalogue 
 test('a compose file naming an image plans a container deployment; secret env values become gpucloud secrets, referenced and never in the plan', async () => {
   const repo = makeRepo('compose-img', COMPOSE_IMAGE);
   const secret = 'k3y-value-that-must-not-leak';
-  const envFile = join(mkdtempSync(join(tmpdir(), 'deploy-env-')), 'prod.env');
+  const envFile = join(tempDir('deploy-env-'), 'prod.env');
   writeFileSync(envFile, `API_KEY="${secret}"\nLOG_LEVEL=debug\n`, { mode: 0o600 });
   await withEmulator(async ({ env }) => {
     const r = await runCli(['--config', config(), 'deploy', repo.url, '--env-file', envFile, '--name', 'Inference API'], { ...T, env });
@@ -152,7 +152,7 @@ test('a compose file naming an image plans a container deployment; secret env va
 test('instance target: plain env values go into the startup script, secret ones never (the plan says where to put them); an unpinned image is refused', async () => {
   const repo = makeRepo('fastapi-gpu', FASTAPI_TORCH);
   const token = 'hf_abcdefghijklmnopqrstuvwxyz012345';
-  const envFile = join(mkdtempSync(join(tmpdir(), 'deploy-env-')), 'prod.env');
+  const envFile = join(tempDir('deploy-env-'), 'prod.env');
   writeFileSync(envFile, `HF_TOKEN=${token}\nLOG_LEVEL=debug\nMODEL_ID=meta-llama/Llama-3.1-8B-Instruct\n`, { mode: 0o600 });
   await withEmulator(async ({ emu, env }) => {
     const r = await runCli(['--config', config(), 'deploy', repo.url, '--env-file', envFile], { ...T, env });

@@ -1,12 +1,12 @@
 /** Emulator: instances, volumes, clusters, balance and state persistence. */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, EMULATOR_DEMO_IDS, startEmulator, type Emulator } from '../emulator/index.js';
 import { emulatorClient, type EmulatorTestClient } from '../emulator/test-client.js';
 import { testClock, type TestClock } from './support/clock.js';
+import { tempDir } from './support/temp.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LIFECYCLE = 100;
@@ -319,7 +319,7 @@ test('demo seed has a running and an offline instance, a detached volume, a scri
 });
 
 test('state is saved to stateFile after mutations and reloaded by a second emulator', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'emu-state-'));
+  const dir = tempDir('emu-state-');
   const file = join(dir, 'state.json');
   try {
     const one = await startEmulator({ seed: 'empty', stateFile: file, lifecycleMs: 0 });

@@ -4,12 +4,11 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { BIN, CHILD_TIMEOUT_MS, childEnv, runCli, tempHome } from './support/cli.js';
 import { startKubeApi, writeKubeconfig, type KubeApi } from './support/kube-api.js';
+import { tempDir } from './support/temp.js';
 
 let api: KubeApi;
 let kubeconfig: string;
@@ -17,7 +16,7 @@ const env = () => ({ KUBECONFIG: kubeconfig });
 
 test.before(async () => {
   api = await startKubeApi();
-  kubeconfig = writeKubeconfig(mkdtempSync(join(tmpdir(), 'kcfg-')), api);
+  kubeconfig = writeKubeconfig(tempDir('kcfg-'), api);
 });
 test.after(async () => api.close());
 
@@ -143,7 +142,7 @@ test('a POST of a new name creates it once; its kubectl equivalent is `create -f
 
 test('kill -9 during the rollout wait, then --resume: only the wait runs again, nothing is applied twice', async () => {
   const slow = await startKubeApi({ rolloutPolls: 1_000_000 });
-  const config = writeKubeconfig(mkdtempSync(join(tmpdir(), 'kcfg-')), slow);
+  const config = writeKubeconfig(tempDir('kcfg-'), slow);
   const home = tempHome();
   const args = ['k8s', 'deploy', 'nginx:1.27', '--name', 'slow', '--port', '80'];
   try {
@@ -178,7 +177,7 @@ test('kill -9 during the rollout wait, then --resume: only the wait runs again, 
 test('a rollout that does not become available within --rollout-timeout fails with wait_timeout (exit 1) and says how to look', async () => {
   const stuck = await startKubeApi({ rolloutPolls: 1_000_000 });
   try {
-    const config = writeKubeconfig(mkdtempSync(join(tmpdir(), 'kcfg-')), stuck);
+    const config = writeKubeconfig(tempDir('kcfg-'), stuck);
     const r = await runCli(['k8s', 'deploy', 'nginx:1.27', '--name', 'stuck', '--port', '80', '--rollout-timeout', '1'], { env: { KUBECONFIG: config } });
     assert.is(r.code, 1, r.stderr);
     assert.match(r.stderr, /error: wait_timeout: deployment default\/stuck is not available after 1 s/);

@@ -17,11 +17,11 @@ test('a host name, a path, no port, an IPv6 public address', () => {
   assert.is(pub.cluster['tls-server-name'], 'k8s-head.internal');
 });
 
-test('a tls-server-name the head node already set is kept; the same host needs none; plain http gets none', () => {
+test('a tls-server-name the head node already set is kept; the same host needs none; plain http is refused (credentials in clear)', () => {
   const withName = headNodeKubeconfig().replace('    server:', '    tls-server-name: kubernetes.default\n    server:');
   assert.is(rewriteForPublicHost(withName, '203.0.113.7').cluster['tls-server-name'], 'kubernetes.default');
   assert.not.ok('tls-server-name' in rewriteForPublicHost(headNodeKubeconfig({ server: 'https://203.0.113.7:6443' }), '203.0.113.7').cluster);
-  assert.not.ok('tls-server-name' in rewriteForPublicHost(headNodeKubeconfig({ server: 'http://10.0.0.2:8080' }), '203.0.113.7').cluster);
+  assert.throws(() => rewriteForPublicHost(headNodeKubeconfig({ server: 'http://10.0.0.2:8080' }), '203.0.113.7'), (e: { code?: string; exitCode?: number }) => e.code === 'refused' && e.exitCode === 3);
 });
 
 test('the current context picks the cluster and user; garbage is kubeconfig_invalid', () => {

@@ -5,17 +5,17 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { runCli, tempHome } from './support/cli.js';
 import { makePki, startKubeApi, writeKubeconfig, type KubeApi } from './support/kube-api.js';
 import { loadKubeconfig, selectContext } from '../engine/k8s/kubeconfig.js';
 import { KubeClient } from '../engine/k8s/client.js';
+import { tempDir } from './support/temp.js';
 
 let api: KubeApi;
-const dir = () => mkdtempSync(join(tmpdir(), 'kcfg-'));
+const dir = () => tempDir('kcfg-');
 
 test.before(async () => {
   api = await startKubeApi();

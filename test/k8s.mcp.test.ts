@@ -5,16 +5,15 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deployPlan } from '../engine/k8s/plans.js';
 import { callTool, connectHttp, errorOf, startMcpServer, textOf } from './support/mcp.js';
 import { startKubeApi, writeKubeconfig } from './support/kube-api.js';
+import { tempDir } from './support/temp.js';
 
 test('an agent validates and applies a k8s deploy plan through assistant_plan_validate and assistant_plan_apply', async () => {
   const api = await startKubeApi();
-  const kubeconfig = writeKubeconfig(mkdtempSync(join(tmpdir(), 'kcfg-')), api);
+  const kubeconfig = writeKubeconfig(tempDir('kcfg-'), api);
   const server = await startMcpServer(['--listen', '127.0.0.1:0'], { env: { KUBECONFIG: kubeconfig } });
   const client = await connectHttp(server.url);
   try {

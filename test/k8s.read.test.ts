@@ -4,14 +4,14 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { BIN, CHILD_TIMEOUT_MS, childEnv, runCli, tempHome } from './support/cli.js';
 import { startKubeApi, writeKubeconfig, type KubeApi } from './support/kube-api.js';
 import { startOpenAiServer } from './support/openai-server.js';
 import { formatBytes, parseDuration, parseQuantity } from '../engine/k8s/quantity.js';
+import { tempDir } from './support/temp.js';
 
 let api: KubeApi;
 let kubeconfig: string;
@@ -23,7 +23,7 @@ test.before(async () => {
     logs: { 'crashy-1': [{ at: minutesAgo(60), text: 'old line' }, { at: minutesAgo(5), text: 'recent 1' }, { at: minutesAgo(4), text: 'recent 2' }, { at: minutesAgo(1), text: 'recent 3' }] },
     followLines: ['followed 1', 'followed 2'],
   });
-  kubeconfig = writeKubeconfig(mkdtempSync(join(tmpdir(), 'kcfg-')), api);
+  kubeconfig = writeKubeconfig(tempDir('kcfg-'), api);
 });
 test.after(async () => api.close());
 
@@ -92,7 +92,7 @@ test('kubernetes.default_namespace "" reads every namespace; set, it is the defa
   assert.is(sys.code, 0, sys.stderr);
   assert.is(last().path, '/api/v1/namespaces/kube-system/services');
   // Without -n or config, the context's own namespace, as kubectl does.
-  const withNs = writeKubeconfig(mkdtempSync(join(tmpdir(), 'kcfg-')), api, { namespace: 'kube-system' });
+  const withNs = writeKubeconfig(tempDir('kcfg-'), api, { namespace: 'kube-system' });
   const ctxNs = await runCli(['k8s', 'get', 'pods'], { env: { KUBECONFIG: withNs }, home });
   assert.is(ctxNs.code, 0, ctxNs.stderr);
   assert.is(last().path, '/api/v1/namespaces/kube-system/pods');
@@ -151,7 +151,7 @@ test('k8s ask streams a model\'s answer from the cluster data and keeps the conv
   const srv = await startOpenAiServer();
   try {
     const home = tempHome();
-    const dir = mkdtempSync(join(tmpdir(), 'kcfg-'));
+    const dir = tempDir('kcfg-');
     const two = writeKubeconfig(dir, api, { context: 'prod', extraContexts: ['staging'] });
     const config = join(home, 'a.yaml');
     writeFileSync(config, `ai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${srv.baseURL}\n`);
@@ -177,7 +177,7 @@ test('k8s ask streams a model\'s answer from the cluster data and keeps the conv
 
 test('k8s logs -f of a running pod streams until Ctrl-C, then exits 130 with every line printed', async () => {
   const live = await startKubeApi({ followLines: ['live 1'], followHold: true });
-  const config = writeKubeconfig(mkdtempSync(join(tmpdir(), 'kcfg-')), live);
+  const config = writeKubeconfig(tempDir('kcfg-'), live);
   try {
     const child = spawn(process.execPath, [BIN, 'k8s', 'logs', 'crashy-1', '-f', '-n', 'default'], { env: childEnv(tempHome(), { KUBECONFIG: config }), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

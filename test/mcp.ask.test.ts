@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startEmulator } from '../emulator/index.js';
-import { emulatorEnv, tempHome } from './support/cli.js';
+import { emulatorEnv, runCli, tempHome } from './support/cli.js';
 import { callTool, connectHttp, connectStdio, errorOf, startMcpServer, textOf } from './support/mcp.js';
 import { startOpenAiServer } from './support/openai-server.js';
 
@@ -67,6 +67,23 @@ test('without an AI provider assistant_gpucloud_ask is an error result saying ho
     await client.close();
     await emu.close();
   }
+});
+
+test('assistant mcp --ai-profile builtin: the ask tool answers offline, as ask --ai-profile builtin does; an unknown profile stops the start (exit 2)', async () => {
+  const emu = await startEmulator({ seed: 'demo', rateLimit: false });
+  const { client } = await connectStdio({ args: ['--ai-profile', 'builtin'], env: { ...emulatorEnv(emu), OPENAI_API_KEY: undefined } });
+  try {
+    const r = await callTool(client, 'assistant_gpucloud_ask', { question: 'what is my balance' });
+    assert.not.ok(r.isError, textOf(r));
+    assert.is(r.structuredContent.ai_provider, 'builtin');
+    assert.match(r.structuredContent.answer, /^Your balance is \d+\.\d\d USD\.$/);
+  } finally {
+    await client.close();
+    await emu.close();
+  }
+  const bad = await runCli(['mcp', '--transport', 'stdio', '--ai-profile', 'no-such-profile'], { env: { OPENAI_API_KEY: undefined } });
+  assert.is(bad.code, 2, bad.stderr);
+  assert.match(bad.stderr, /^error: ai_\w+: .*no-such-profile/m);
 });
 
 test.run();

@@ -57,7 +57,7 @@ test('assistant_cost_summary gives the burn, 30-day forecast, balance and runway
     assert.not.ok(d.isError, textOf(d));
     assert.equal(d.structuredContent.resources.map((x: { name: string }) => x.name).slice(0, 2), ['demo-a100', 'demo-data']);
     assert.is(d.structuredContent.resources[0].hourly_cost, 1.29);
-    assert.match(textOf(d), /- instance demo-cpu \(CPU\.4V\.16G, offline\): 0\.0279 USD\/hour/);
+    assert.match(textOf(d), /- instance demo-cpu \(id [0-9a-f-]{36}, CPU\.4V\.16G, offline\): 0\.0279 USD\/hour/);
     const bad = await callTool(client, 'assistant_cost_summary', { provider: 'cloud_z' });
     assert.ok(bad.isError);
     // The tool reads like `cost summary`: the reading is a snapshot for the trend.

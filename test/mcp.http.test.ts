@@ -9,6 +9,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startEmulator, EMULATOR_DEFAULT_SSH_KEY_ID, EMULATOR_DEMO_IDS, type Emulator } from '../emulator/index.js';
 import { kindNames } from '../engine/gpucloud/catalogue.js';
 import { emulatorEnv, tempHome } from './support/cli.js';
+import { until } from './support/wait.js';
 import { callTool, connectHttp, errorOf, rawInitialize, rawPost, startMcpServer, textOf, type McpProcess } from './support/mcp.js';
 
 const ctx = { emu: undefined as unknown as Emulator, server: undefined as unknown as McpProcess, client: undefined as unknown as Client };
@@ -258,16 +259,44 @@ test('a volume name that already exists: assistant_plan_validate reports it, ass
 
 test('two concurrent applies of one plan by agents: one runs, the other is refused naming the run', async () => {
   const plan = volumePlan('mcp-concurrent');
-  ctx.emu.addFault({ method: 'POST', path: '/v1/volumes', delayMs: 5000 });
-  const [a, b] = await Promise.all([callTool(ctx.client, 'assistant_plan_apply', { plan }), callTool(ctx.client, 'assistant_plan_apply', { plan })]);
-  const results = [a, b];
+  const creates = () => ctx.emu.requests().filter((q) => q.method === 'POST' && q.path === '/v1/volumes' && q.body?.includes('mcp-concurrent'));
+  // The first apply's create is held at the emulator until the second apply has been answered, so the
+  // two overlap however slow the machine is (a fixed delay let the first finish first under load).
+  let release!: () => void;
+  ctx.emu.addFault({ method: 'POST', path: '/v1/volumes', until: new Promise<void>((resolve) => (release = resolve)) });
+  const first = callTool(ctx.client, 'assistant_plan_apply', { plan });
+  await until(() => creates().length === 1, 'the first apply sent its create');
+  const second = await callTool(ctx.client, 'assistant_plan_apply', { plan });
+  release();
+  const results = [await first, second];
   const ran = results.filter((r) => !r.isError);
   const refused = results.filter((r) => r.isError);
   assert.is(ran.length, 1, results.map(textOf).join('\n'));
   assert.is(errorOf(refused[0]!).code, 'refused');
   assert.match(errorOf(refused[0]!).message, /another run of this plan is in progress \(pid \d+/);
-  const posts = ctx.emu.requests().filter((q) => q.method === 'POST' && q.path === '/v1/volumes' && q.body?.includes('mcp-concurrent'));
-  assert.is(posts.length, 1);
+  assert.is(creates().length, 1);
+});
+
+test('refusal hints speak to agents: they name the tool argument to set (mode, allow_duplicate_names), never a CLI flag', async () => {
+  const hintOf = (r: Awaited<ReturnType<typeof callTool>>) => {
+    assert.ok(r.isError, textOf(r));
+    const thrown = r.structuredContent ? '' : (errorOf(r).hint ?? '');
+    return `${thrown} ${r.structuredContent?.error?.hint ?? ''} ${textOf(r)}`;
+  };
+  const plan = volumePlan('mcp-hints');
+  const first = await callTool(ctx.client, 'assistant_plan_apply', { plan });
+  assert.not.ok(first.isError, textOf(first));
+  const again = hintOf(await callTool(ctx.client, 'assistant_plan_apply', { plan }));
+  assert.match(again, /mode "fresh"/);
+  assert.not.match(again, /--fresh|--resume/);
+  const edited = volumePlan('mcp-hints');
+  edited.commands[0]!.reason = 'the same name from another plan';
+  const duplicate = hintOf(await callTool(ctx.client, 'assistant_plan_apply', { plan: edited }));
+  assert.match(duplicate, /allow_duplicate_names: true/);
+  assert.not.match(duplicate, /--allow-duplicate-names/);
+  const destructive = hintOf(await callTool(ctx.client, 'assistant_plan_apply', { plan: deletePlan }));
+  assert.match(destructive, /restart it with --destroyer \(a server setting/);
+  assert.not.match(destructive, /run again with --destroyer/);
 });
 
 test('assistant_plan_apply refuses a destructive plan on a server without --destroyer and sends nothing', async () => {

@@ -3,7 +3,6 @@
  * are closed, and a closed session is answered 404 so the client knows to initialize again.
  */
 import { PROVIDERS } from '../engine/providers.js';
-import { tmpdir } from 'node:os';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,6 +12,7 @@ import { progressReporter } from '../mcp/progress.js';
 import { createMcpServer } from '../mcp/server.js';
 import type { McpBackend } from '../mcp/tools.js';
 import type { Config } from '../schemas/config.js';
+import { tempDir } from './support/temp.js';
 
 const backend: McpBackend = {
   config: {} as Config,
@@ -21,7 +21,7 @@ const backend: McpBackend = {
   runContext: () => {
     throw new Error('no gpucloud in this test');
   },
-  home: tmpdir(),
+  home: tempDir('mcp-sessions-'),
   env: {},
   sandbox: false,
   destroyer: false,
@@ -57,10 +57,13 @@ test('DELETE ends a session and the server forgets it', async () => {
 });
 
 test('an idle session is closed and a later request on it gets 404', async () => {
-  const server = await startMcpHttpServer({ host: '127.0.0.1', port: 0, sessionIdleMs: 150, newServer: () => createMcpServer(backend) });
+  // Idleness by a clock the test steps: however slow the machine, the session is not idle until it says so.
+  let clock = 0;
+  const server = await startMcpHttpServer({ host: '127.0.0.1', port: 0, sessionIdleMs: 150, now: () => clock, newServer: () => createMcpServer(backend) });
   try {
     const { client, transport } = await connect(server.url);
     await client.callTool({ name: 'assistant_route_question', arguments: { question: 'list my volumes' } });
+    clock += 1_000;
     await until(() => server.sessions() === 0); // the sweeper runs every 150 ms; a busy machine may delay it
     assert.is(server.sessions(), 0, 'the idle session was closed');
     const res = await fetch(server.url, {

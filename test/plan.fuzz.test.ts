@@ -8,8 +8,7 @@
  * Reproduce a run with FUZZ_SEED=<seed> (printed at the start); FUZZ_N overrides the mutation count.
  */
 import { PROVIDERS } from '../engine/providers.js';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
@@ -21,6 +20,7 @@ import { runChecked } from './support/run.js';
 import { checkPlan } from '../engine/plan/check.js';
 import { destructiveReasons } from '../engine/gpucloud/destroyer.js';
 import { runCli, withEmulator } from './support/cli.js';
+import { tempDir } from './support/temp.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Obj = { [k: string]: Json };
@@ -598,7 +598,7 @@ test(`a sample of ${CLI_SAMPLE} rejected mutations through the real CLI (ask --a
   const sample: Case[] = [];
   for (let k = 0; k < CLI_SAMPLE; k++) sample.push(f.pickRef(k % 3 === 0 && gated.length ? gated : invalid));
 
-  const dir = mkdtempSync(join(tmpdir(), 'assistant-fuzz-'));
+  const dir = tempDir('assistant-fuzz-');
   const config = join(dir, 'config.yaml');
   writeFileSync(config, `gpucloud:\n  default_location: ${PREDEFINED.DEFAULT_LOCATION}\n  default_ssh_key_id: ${PREDEFINED.DEFAULT_SSH_KEY_ID}\n`, { mode: 0o600 });
 

@@ -4,8 +4,7 @@
  * and bodies, placeholders that could spell a destructive route. CLI tests prove nothing was sent.
  */
 import { PROVIDERS } from '../engine/providers.js';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -14,6 +13,7 @@ import { canonicalPath, destructiveReasons } from '../engine/gpucloud/destroyer.
 import { findDuplicateKey } from '../engine/plan/strict-json.js';
 import { validatePlan } from '../engine/plan/validate.js';
 import { runCli, withEmulator } from './support/cli.js';
+import { tempDir } from './support/temp.js';
 
 const destructive = (method: string, path: string, body?: string) => destructiveReasons(method, path, body).length > 0;
 const plan = (...commands: { args: string[]; reason: string; produces?: Record<string, string> }[]) => ({ version: 1, provider: 'gpucloud', commands });
@@ -165,7 +165,7 @@ test('a bound value that would change the route (an encoded slash) is refused be
 
 test('plan files with a repeated key or invalid UTF-8 are exit 2 and nothing is sent (plan validate and ask --apply)', async () => {
   await withEmulator(async ({ emu, env }) => {
-    const dir = mkdtempSync(join(tmpdir(), 'assistant-gate-'));
+    const dir = tempDir('assistant-gate-');
     const dupTop = join(dir, 'dup-top.json');
     // JSON.parse keeps the last "commands": a reviewer's tool that keeps the first would see only the GET.
     writeFileSync(dupTop, `{"version":1,"provider":"gpucloud","commands":[${JSON.stringify(step('GET', '/v1/instances'))}],"commands":[${JSON.stringify(step('GET', '/v1/balance'))}]}`);

@@ -50,10 +50,11 @@ test('a second apply or resume of a plan that is running is refused (exit 3) nam
   await withEmulator(async ({ emu, env }) => {
     const home = tempHome();
     const plan = planOf(createStep('lock-1'), { args: ['gpucloud-api', 'GET', '/v1/instances/<INSTANCE_ID>'], reason: 'read it back' });
-    // Keeps the first run busy well past the two CLI starts below on a loaded machine (and under the
-    // client's 30 s per-request timeout): the server creates the instance after 20 s.
-    emu.addFault({ method: 'POST', path: '/v1/instances', delayMs: 20_000 });
-    const first = await startApply(emu, env, home, plan);
+    // Keeps the first run busy until the two CLI runs below were refused, however slow they start: the
+    // server holds its create until then (--timeout keeps the first run's request waiting that long).
+    let release!: () => void;
+    emu.addFault({ method: 'POST', path: '/v1/instances', until: new Promise<void>((resolve) => (release = resolve)) });
+    const first = await startApply(emu, env, home, plan, ['--timeout', '600']);
 
     const second = await runCli(['ask', '--apply'], { env, home, input: plan, ...LONG });
     assert.is(second.code, 3, second.stderr);
@@ -62,6 +63,7 @@ test('a second apply or resume of a plan that is running is refused (exit 3) nam
     assert.is(resumed.code, 3, resumed.stderr);
     assert.match(resumed.stderr, /another run of this plan is in progress/);
     assert.is(first.child.exitCode, null, 'the first run was still running during both refusals');
+    release();
 
     assert.is(await first.exited, 0, first.stderr());
     assert.is(createsOf(emu, 'lock-1').length, 1, 'one create reached the server');

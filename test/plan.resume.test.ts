@@ -41,6 +41,13 @@ async function until(pred: () => boolean | Promise<boolean>, what: string): Prom
   throw new Error(`never happened: ${what}`);
 }
 
+/** Holds the next instance create at the emulator until `release()` (an event, not a delay that load can outlast). */
+function holdCreates(emu: Emulator): { release: () => void } {
+  let release!: () => void;
+  emu.addFault({ method: 'POST', path: '/v1/instances', until: new Promise<void>((resolve) => (release = resolve)) });
+  return { release: () => release() };
+}
+
 /** The emulator created the instance of the killed run (it acts after its delay, client or no client). */
 const created = (emu: Emulator, name: string) => until(async () => (await emulatorClient(emu).call('GET', '/v1/instances')).text.includes(`"${name}"`), `${name} was created`);
 
@@ -57,8 +64,10 @@ async function instancesNamed(emu: Emulator, env: Record<string, string>, name: 
 test('kill -9 while a create is in flight, then --resume: the instance exists exactly once and the create is not sent again', async () => {
   await withEmulator(async ({ emu, env }) => {
     const home = tempHome();
-    emu.addFault({ method: 'POST', path: '/v1/instances', delayMs: 4000 }); // the server acts after the client died (with seconds to spare for a slow kill)
+    // The server acts after the client died: the create is held until the killed CLI has exited.
+    const held = holdCreates(emu);
     await applyAndKill(emu, env, home, 'SIGKILL');
+    held.release();
     await created(emu, 'once-1');
 
     const again = await runCli(['ask', '--apply'], { env, home, input: plan, timeoutMs: 90_000 });
@@ -79,8 +88,9 @@ test('kill -9 while a create is in flight, then --resume: the instance exists ex
 test('SIGINT during a run exits 130, keeps the journal, and --resume completes it', async () => {
   await withEmulator(async ({ emu, env }) => {
     const home = tempHome();
-    emu.addFault({ method: 'POST', path: '/v1/instances', delayMs: 4000 }); // the answer comes after the interrupt
+    const held = holdCreates(emu); // the answer comes after the interrupt, however long the CLI takes to act on it
     const code = await applyAndKill(emu, env, home, 'SIGINT');
+    held.release();
     assert.is(code, 130);
     await created(emu, 'once-1');
     const resumed = await runCli(['ask', '--apply', '--resume'], { env, home, input: plan });

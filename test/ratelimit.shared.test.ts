@@ -13,10 +13,13 @@ import { FileLimitStore } from '../engine/gpucloud/limits/file.js';
 import type { ClientEvent } from '../engine/gpucloud/types.js';
 import { runCli, tempHome, withEmulator, type CliResult } from './support/cli.js';
 import { callTool, connectStdio, textOf } from './support/mcp.js';
-import { startRedis } from './support/redis.js';
+import { redisMissing, startRedis } from './support/redis.js';
+import { testWhen } from './support/skip.js';
 
 const LIMITS = { perProject: 1000, perPath: 5, windowMs: 1000 };
 const TIMEOUT = 180_000;
+/** Tests that start a real redis-server: skipped, with the reason, where it is not installed. */
+const redisTest = testWhen(test, redisMissing);
 
 /** A HOME whose config uses the emulator's small limits (and, optionally, a Redis URL). */
 function machine(redisUrl?: string): string {
@@ -79,7 +82,7 @@ test('an MCP server and a CLI on one machine share one window: zero 429s, both s
     { rateLimit: LIMITS },
   ));
 
-test('two machines (two HOMEs) sharing a real redis-server: zero 429s, every run succeeds, the password never shows', async () => {
+redisTest('two machines (two HOMEs) sharing a real redis-server: zero 429s, every run succeeds, the password never shows', async () => {
   const redis = await startRedis({ password: 'pw-Never-Shown' });
   try {
     await withEmulator(
@@ -100,7 +103,7 @@ test('two machines (two HOMEs) sharing a real redis-server: zero 429s, every run
   }
 });
 
-test('redis-server killed mid-run: one warning naming the URL without its password, and every run still succeeds', async () => {
+redisTest('redis-server killed mid-run: one warning naming the URL without its password, and every run still succeeds', async () => {
   const redis = await startRedis({ password: 'pw-Never-Shown' });
   try {
     await withEmulator(

@@ -50,6 +50,14 @@ const TABLE: Row[] = [
   { q: 'show AWS lambda errors from cloudwatch', providers: ['cloud_a'] },
   { q: 'list gke clusters in my gcp project', providers: ['cloud_b'] },
   { q: 'what is in azure blob storage', providers: ['cloud_c'] },
+  // resource words of another provider's catalogue (cloud_a's reads) pick it when no provider is named
+  { q: 'which buckets do I have', providers: ['cloud_a'], kinds: [] },
+  { q: 'list my databases', providers: ['cloud_a'] },
+  { q: 'how many queues and topics are there?', providers: ['cloud_a'] },
+  { q: 'show my queues and my instances', providers: ['cloud_a', 'gpucloud'], kinds: ['instances'] },
+  { q: 'which volumes are not attached?', providers: ['gpucloud'], kinds: ['volumes'] },
+  { q: 'which k8s clusters do I have', providers: ['gpucloud'], kinds: ['clusters'] },
+  { q: 'what serverless things run', providers: ['cloud_a'], defaulted: true },
   // combined views
   { q: 'compare ec2 prices with verda prices', providers: ['cloud_a', 'gpucloud'], kinds: ['instance-types'] },
   { q: 'show azure vms and gpucloud instances', providers: ['cloud_c', 'gpucloud'], kinds: ['instances'] },

@@ -2,9 +2,8 @@
  * `ssh-exec`: the destructive-command rules behind the destroyer gate, shell-quoted placeholders, a
  * failing command, and two runs merging kubeconfigs at once (the merge lock).
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import lockfile from 'proper-lockfile';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -14,11 +13,12 @@ import { validatePlan } from '../engine/plan/validate.js';
 import { sshExec } from '../engine/ssh/verbs/exec.js';
 import { runCli, tempHome } from './support/cli.js';
 import { headNodeKubeconfig, startSshServer } from './support/ssh-server.js';
+import { tempDir } from './support/temp.js';
 
 const plan = (command: string) => ({ version: 1, provider: 'ssh', commands: [{ args: ['ssh-exec', '10.0.0.9', command], reason: 'r' }] });
 const gated = (command: string) => sshExec.classify(['ssh-exec', '10.0.0.9', command]).effect === 'destroy';
 
-test('tear-down commands are destructive (refused without --destroyer); installs and kubeadm init are not', () => {
+test('tear-down commands are destructive with their precise reason, and so is any free-form command (default deny); the named templates are not', () => {
   for (const c of [
     'kubeadm reset -f',
     'sudo kubeadm reset --force',
@@ -35,10 +35,13 @@ test('tear-down commands are destructive (refused without --destroyer); installs
   ]) {
     assert.ok(gated(c), c);
   }
-  for (const c of ['apt-get install -y kubeadm', 'kubeadm init --pod-network-cidr=10.244.0.0/16', 'cat /root/.kube/config', 'kubeadm join <ENDPOINT> --token <TOKEN>', 'rm /tmp/one-file', 'systemctl restart containerd']) {
-    assert.not.ok(gated(c), c);
+  // Free-form: not known to be safe, whatever it looks like (engine/ssh/templates.ts has what runs freely).
+  for (const c of ['apt-get install -y kubeadm', 'kubeadm init --pod-network-cidr=10.244.0.0/16', 'cat /root/.kube/config', 'rm /tmp/one-file', 'systemctl restart containerd']) {
+    assert.ok(gated(c), c);
+    assert.match(sshExec.classify(['ssh-exec', 'h', c]).reasons.join(' '), /not known to be safe/, c);
   }
-  assert.equal(sshExec.classify(['ssh-exec', 'h', 'kubeadm reset -f']).reasons, ["kubeadm reset -f: kubeadm reset tears down the node's Kubernetes"]);
+  for (const c of ['uptime', 'nvidia-smi', 'df -h', 'journalctl -u kubelet --no-pager -n 100', 'kubectl get nodes -o wide']) assert.not.ok(gated(c), c);
+  assert.equal(sshExec.classify(['ssh-exec', 'h', 'kubeadm reset -f']).reasons[0], "kubeadm reset -f: kubeadm reset tears down the node's Kubernetes");
   // The gate reads the same classification: a plan with such a step is refused without --destroyer.
   assert.not.ok(validatePlan(plan('kubeadm reset -f'), { providers: PROVIDERS, destroyer: false }).ok);
   assert.ok(validatePlan(plan('kubeadm reset -f'), { providers: PROVIDERS, destroyer: true }).ok);
@@ -59,13 +62,14 @@ test('a produced value is substituted shell-quoted: it can never become a second
 });
 
 test('a command that exits non-zero fails the step with remote_command_failed and its stderr', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'assistant-ssh-'));
+  const dir = tempDir('assistant-ssh-');
   const srv = await startSshServer(dir, { exec: () => ({ stderr: 'E: Unable to locate package kubeadm\n', code: 100 }) });
   const home = tempHome();
   writeFileSync(join(home, '.assistant.yaml'), `gpucloud:\n  ssh_key_path: ${srv.clientKeyPath}\n  ssh_port: ${srv.port}\n`, { mode: 0o600 });
   try {
     const p = { version: 1, provider: 'ssh', commands: [{ args: ['ssh-exec', '127.0.0.1', 'apt-get install -y kubeadm'], reason: 'install' }] };
-    const r = await runCli(['ask', '--apply'], { home, input: JSON.stringify(p) });
+    // A free-form command: it runs only with --destroyer.
+    const r = await runCli(['ask', '--apply', '--destroyer'], { home, input: JSON.stringify(p) });
     assert.is(r.code, 1, r.stderr);
     assert.match(r.stderr, /error: remote_command_failed: the command on 127\.0\.0\.1 exited with 100: E: Unable to locate package kubeadm/);
     assert.equal(srv.commands, ['apt-get install -y kubeadm']);
@@ -75,7 +79,7 @@ test('a command that exits non-zero fails the step with remote_command_failed an
 });
 
 test('four runs merging different contexts into one kubeconfig at once keep all four', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'assistant-ssh-'));
+  const dir = tempDir('assistant-ssh-');
   const srv = await startSshServer(dir, { files: { '/root/.kube/config': headNodeKubeconfig() } });
   const home = tempHome();
   writeFileSync(join(home, '.assistant.yaml'), `gpucloud:\n  ssh_key_path: ${srv.clientKeyPath}\n  ssh_port: ${srv.port}\n`, { mode: 0o600 });
@@ -95,7 +99,7 @@ test('four runs merging different contexts into one kubeconfig at once keep all 
 });
 
 test('the merge waits for the kubeconfig lock held by another process and then writes', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'assistant-ssh-'));
+  const dir = tempDir('assistant-ssh-');
   const srv = await startSshServer(dir, { files: { '/root/.kube/config': headNodeKubeconfig() } });
   const home = tempHome();
   writeFileSync(join(home, '.assistant.yaml'), `gpucloud:\n  ssh_key_path: ${srv.clientKeyPath}\n  ssh_port: ${srv.port}\n`, { mode: 0o600 });

@@ -2,14 +2,14 @@
  * The `ssh-kubeconfig` step through the real CLI (`ask --apply`) against an ssh2 server in the test:
  * host key pinning, a changed key refused, sshd not up at first, and the merged kubeconfig parsed back.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { runCli, tempHome } from './support/cli.js';
 import { headNodeKubeconfig, startSshServer, type SshTestServer } from './support/ssh-server.js';
+import { tempDir } from './support/temp.js';
 
 type Kubeconfig = {
   'current-context'?: string;
@@ -35,7 +35,7 @@ const OTHER = [
 ].join('\n');
 
 async function withServer(fn: (srv: SshTestServer, home: string) => Promise<void>, opts: Parameters<typeof startSshServer>[1] = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'assistant-ssh-'));
+  const dir = tempDir('assistant-ssh-');
   const srv = await startSshServer(dir, { files: { '/root/.kube/config': headNodeKubeconfig() }, ...opts });
   const home = tempHome();
   writeFileSync(join(home, '.assistant.yaml'), `gpucloud:\n  ssh_key_path: ${srv.clientKeyPath}\n  ssh_port: ${srv.port}\n`, { mode: 0o600 });

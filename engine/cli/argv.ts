@@ -17,9 +17,13 @@ export interface CliSyntax {
   globalValueOptions: ReadonlySet<string>;
   /** Options that may stand before the command words and take none (`--debug`). */
   globalFlags: ReadonlySet<string>;
+  /** A first command word that only selects a variant of the same command (gcloud's `alpha`, `beta`): left out of `words`. */
+  tracks?: ReadonlySet<string>;
 }
 
 export interface ParsedCommand {
+  /** Every arg after the tool name, as written and in order (for CLIs whose positionals follow options, such as `aws s3 cp`). */
+  args: readonly string[];
   /** The command words as written (service, operation, and positionals before the first option). */
   rawWords: string[];
   /** The same, lower case: what rules match. */
@@ -37,6 +41,16 @@ export function hasPlaceholder(text: string): boolean {
 function isOption(token: string): boolean {
   // A lone `-` is stdin for some tools and negative numbers are values, not options.
   return token.startsWith('-') && token.length > 1 && !/^-\d/.test(token);
+}
+
+/**
+ * A global option as the CLI reads it: its own name, or the one global it is an unambiguous prefix of
+ * (argparse expands `--endpoint` to `--endpoint-url`); other spellings stay as written.
+ */
+function globalName(name: string, syntax: CliSyntax): string {
+  if (syntax.globalValueOptions.has(name) || syntax.globalFlags.has(name) || !name.startsWith('--') || name.length < 5) return name;
+  const all = [...syntax.globalValueOptions, ...syntax.globalFlags].filter((o) => o.startsWith(name));
+  return all.length === 1 ? all[0]! : name;
 }
 
 /** Parses `args` (the step's args without the tool name) per `syntax`. */
@@ -59,7 +73,7 @@ export function parseCommand(args: readonly string[], syntax: CliSyntax): Parsed
       continue;
     }
     const eq = token.indexOf('=');
-    const name = (eq < 0 ? token : token.slice(0, eq)).toLowerCase();
+    const name = globalName((eq < 0 ? token : token.slice(0, eq)).toLowerCase(), syntax);
     if (hasPlaceholder(eq < 0 ? token : token.slice(0, eq))) undecidable.push(`option name ${JSON.stringify(token)} is decided at run time`);
     if (syntax.globalValueOptions.has(name)) {
       if (eq >= 0) add(name, token.slice(eq + 1));
@@ -94,7 +108,9 @@ export function parseCommand(args: readonly string[], syntax: CliSyntax): Parsed
     } else if (current) add(current, token);
     else add('', token);
   }
-  return { rawWords, words: rawWords.map((w) => w.toLowerCase()), options, undecidable };
+  // `gcloud beta compute instances delete` is `compute instances delete` to every rule.
+  if (syntax.tracks?.has(rawWords[0]?.toLowerCase() ?? '')) rawWords.shift();
+  return { args, rawWords, words: rawWords.map((w) => w.toLowerCase()), options, undecidable };
 }
 
 /**
@@ -110,12 +126,18 @@ export function option(cmd: ParsedCommand, name: string): string[] | undefined {
   return found;
 }
 
-/** Whether `word` matches a rule word: exact, `prefix*`, `*suffix`, `*`, or alternatives `a|b-*`. */
+const WILDCARDS = new Map<string, RegExp>();
+
+/** Whether `word` matches a rule word: exact, with `*` for any characters (`delete-*`, `schedule-*-deletion`), or alternatives `a|b-*`. */
 function wordMatches(pattern: string, word: string): boolean {
   if (pattern.includes('|')) return pattern.split('|').some((p) => wordMatches(p, word));
   if (pattern === '*') return true;
-  if (pattern.endsWith('*')) return word.startsWith(pattern.slice(0, -1));
-  if (pattern.startsWith('*')) return word.endsWith(pattern.slice(1));
+  if (pattern.includes('*')) {
+    // `delete-*`, `*-deletion`, `schedule-*-deletion`: each `*` stands for any run of characters.
+    let re = WILDCARDS.get(pattern);
+    if (!re) WILDCARDS.set(pattern, (re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`)));
+    return re.test(word);
+  }
   return word === pattern;
 }
 

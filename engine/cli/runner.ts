@@ -26,8 +26,10 @@ export interface CliRunOptions {
   tool: CliTool;
   /** The arguments after the executable's name. */
   args: readonly string[];
-  /** The environment for the child: the caller's, with what the provider sets. */
+  /** The environment for the child: an allowlist (engine/process/env.ts), with what the provider sets. */
   env: Record<string, string | undefined>;
+  /** The working directory (a CLI step's scratch directory: a relative path never reaches the user's files). */
+  cwd?: string;
   signal: AbortSignal;
   /** Bytes of stdout kept before the child is killed (default 32 MiB). */
   maxStdoutBytes?: number;
@@ -77,7 +79,7 @@ export function runCli(opts: CliRunOptions): Promise<CliOutput> {
     if (signal.aborted) return reject(abortError(signal));
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(opts.env)) if (v !== undefined) env[k] = v;
-    const child = spawn(tool.command, [...args], { env, stdio: ['ignore', 'pipe', 'pipe'], shell: false, windowsHide: true, ...OWN_GROUP });
+    const child = spawn(tool.command, [...args], { env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'], shell: false, windowsHide: true, ...OWN_GROUP });
     const out: Buffer[] = [];
     let outBytes = 0;
     let err = Buffer.alloc(0);

@@ -5,8 +5,9 @@
  * create of a name that exists is refused before anything runs, and an interrupted create is adopted.
  */
 import type { Config } from '../../schemas/config.js';
-import { option } from '../cli/argv.js';
-import { cliProvider, withOption, type CliTarget } from '../cli/provider.js';
+import { option, parseCommand } from '../cli/argv.js';
+import { isolateAws } from '../cli/isolation.js';
+import { cliProvider, withOption, type CliIsolation, type CliTarget } from '../cli/provider.js';
 import type { CliTool } from '../cli/runner.js';
 import type { CliClient } from '../cli/verb.js';
 import { UsageError } from '../errors.js';
@@ -15,6 +16,7 @@ import { AWS_RULE_SET, AWS_SYNTAX } from './destroyer.js';
 import { burnCloudA, previewCloudA } from './prices.js';
 import { AWS_CATALOGUE } from './reads.js';
 import { cliCapabilities } from '../cli/capabilities.js';
+import { PLANNER_ANSWER } from '../planner/answer.js';
 import { cloudAMaker } from './maker.js';
 
 export const AWS_TOOL: CliTool = {
@@ -67,9 +69,14 @@ export function resolveAwsTarget(config: Config, env: Record<string, string | un
   return { source: 'the aws CLI defaults (~/.aws/config)' };
 }
 
-/** The args of a step with what the provider adds: JSON output, and the profile and region unless the step names them. */
+/**
+ * The args of a step with what the provider adds: JSON output, and the profile and region unless the
+ * step names them; `s3 cp|sync` never follow a symbolic link (out of an artefact directory).
+ */
 export function awsArgs(args: readonly string[], target: AwsTarget): string[] {
   let out = withOption(args, { syntax: AWS_SYNTAX }, ['--output'], ['--output', 'json']);
+  const words = parseCommand(args, AWS_SYNTAX).words;
+  if (words[0] === 's3' && (words[1] === 'cp' || words[1] === 'sync')) out = withOption(out, { syntax: AWS_SYNTAX }, ['--no-follow-symlinks'], ['--no-follow-symlinks']);
   if (target.profile) out = withOption(out, { syntax: AWS_SYNTAX }, ['--profile'], ['--profile', target.profile]);
   if (target.region) out = withOption(out, { syntax: AWS_SYNTAX }, ['--region'], ['--region', target.region]);
   return out;
@@ -79,6 +86,68 @@ export function awsArgs(args: readonly string[], target: AwsTarget): string[] {
 export function awsCliTarget(target: AwsTarget): CliTarget {
   return { add: (args) => awsArgs(args, target), env: { AWS_PAGER: '', AWS_CLI_AUTO_PROMPT: 'off' }, source: target.source };
 }
+
+/** What of the user's environment the aws CLI may see: its credentials and endpoint settings, nothing else. */
+export const AWS_ENV = [
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+  'AWS_SECURITY_TOKEN',
+  'AWS_PROFILE',
+  'AWS_DEFAULT_PROFILE',
+  'AWS_REGION',
+  'AWS_DEFAULT_REGION',
+  'AWS_ENDPOINT_URL',
+  /^AWS_ENDPOINT_URL_[A-Z0-9_]+$/,
+  'AWS_IGNORE_CONFIGURED_ENDPOINT_URLS',
+  'AWS_CA_BUNDLE',
+  'AWS_ROLE_ARN',
+  'AWS_ROLE_SESSION_NAME',
+  'AWS_WEB_IDENTITY_TOKEN_FILE',
+  /^AWS_CONTAINER_(CREDENTIALS_(RELATIVE|FULL)_URI|AUTHORIZATION_TOKEN(_FILE)?)$/,
+  /^AWS_EC2_METADATA_(DISABLED|SERVICE_ENDPOINT|SERVICE_ENDPOINT_MODE|V1_DISABLED)$/,
+  'AWS_METADATA_SERVICE_TIMEOUT',
+  'AWS_METADATA_SERVICE_NUM_ATTEMPTS',
+  'AWS_STS_REGIONAL_ENDPOINTS',
+  'AWS_MAX_ATTEMPTS',
+  'AWS_RETRY_MODE',
+  'AWS_USE_FIPS_ENDPOINT',
+  'AWS_USE_DUALSTACK_ENDPOINT',
+  'AWS_DEFAULTS_MODE',
+];
+
+/** `aws eks get-token` for one cluster, as `aws eks update-kubeconfig` writes it, and nothing else. */
+function awsTokenPlugin(exec: { command: string; args: string[]; env: { name: string; value: string }[] }): string | undefined {
+  if (exec.command !== 'aws') return 'only the `aws eks get-token` plugin the aws CLI writes is accepted';
+  const a = exec.args;
+  let getToken = false;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] === 'eks' && a[i + 1] === 'get-token' && !getToken) {
+      getToken = true;
+      i++;
+    } else if (['--region', '--cluster-name', '--cluster-id', '--role-arn', '--output'].includes(a[i]!) && /^[\w:/.@+=,-]+$/.test(a[i + 1] ?? '') && !a[i + 1]!.startsWith('-')) i++;
+    else return `unexpected argument ${JSON.stringify(a[i])} for aws eks get-token`;
+  }
+  if (!getToken) return 'only `aws eks get-token` is accepted';
+  const bad = exec.env.find((e) => !['AWS_PROFILE', 'AWS_STS_REGIONAL_ENDPOINTS'].includes(e.name));
+  return bad ? `the plugin sets ${bad.name}` : undefined;
+}
+
+export const AWS_ISOLATION: CliIsolation = {
+  allowEnv: AWS_ENV,
+  configure(scratch, args, opts) {
+    const profile = option(parseCommand(args, AWS_SYNTAX), '--profile')?.at(-1);
+    return isolateAws(scratch, { ...opts, profile });
+  },
+  kubeconfig: {
+    writes: (args) => {
+      const words = parseCommand(args, AWS_SYNTAX).words;
+      return words[0] === 'eks' && words[1] === 'update-kubeconfig';
+    },
+    redirect: (args, path) => ({ args: [...args, '--kubeconfig', path], env: {} }),
+    exec: awsTokenPlugin,
+  },
+};
 
 const NOT_GONE = 'Name=instance-state-name,Values=pending,running,stopping,stopped';
 
@@ -139,6 +208,7 @@ export const cloudAProvider = cliProvider({
     return problems;
   },
   target: (opts) => awsCliTarget(resolveAwsTarget(opts.config, opts.env, opts.profile)),
+  isolation: AWS_ISOLATION,
   names,
   preview: previewCloudA,
   burn: burnCloudA,
@@ -153,6 +223,8 @@ export const cloudAProvider = cliProvider({
     routeByResourceWords: true,
     keywords: (config) => config.cloud_a?.service_keywords,
     }),
+    // Answered with gpucloud's by one parser (a question about both is understood as a whole).
+    answer: PLANNER_ANSWER,
     maker: cloudAMaker,
   },
 });

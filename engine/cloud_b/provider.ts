@@ -3,8 +3,9 @@
  * gcloud CLI with JSON output (`--format=json`) and the project of `infra.cloud_b.project_id`
  * (`--project`), unless the step gives its own. Prompts are disabled: the destroyer gate decided.
  */
-import { option } from '../cli/argv.js';
-import { cliProvider, withOption } from '../cli/provider.js';
+import { option, parseCommand } from '../cli/argv.js';
+import { isolateGcloud } from '../cli/isolation.js';
+import { cliProvider, withOption, type CliIsolation } from '../cli/provider.js';
 import type { CliTool } from '../cli/runner.js';
 import type { ArgProblem } from '../provider.js';
 import { cliCapabilities } from '../cli/capabilities.js';
@@ -20,6 +21,40 @@ export const GCLOUD_TOOL: CliTool = {
     /gcloud auth login|gcloud auth application-default login/,
   ],
   authHint: 'log in with `gcloud auth login` (and `gcloud config set account <account>`), check with `gcloud auth list`',
+};
+
+/** What of the user's environment gcloud may see: the interpreter it needs and its account, project and location settings. */
+export const GCLOUD_ENV = [
+  'CLOUDSDK_PYTHON',
+  'CLOUDSDK_PYTHON_SITEPACKAGES',
+  'CLOUDSDK_GSUTIL_PYTHON',
+  'CLOUDSDK_CORE_PROJECT',
+  'CLOUDSDK_CORE_ACCOUNT',
+  'CLOUDSDK_COMPUTE_REGION',
+  'CLOUDSDK_COMPUTE_ZONE',
+  'GCE_METADATA_HOST',
+  'GCE_METADATA_IP',
+  'USE_GKE_GCLOUD_AUTH_PLUGIN',
+];
+
+/** `gke-gcloud-auth-plugin` as `gcloud container clusters get-credentials` writes it, and nothing else. */
+function gkePlugin(exec: { command: string; args: string[]; env: { name: string; value: string }[] }): string | undefined {
+  if (exec.command !== 'gke-gcloud-auth-plugin') return 'only the gke-gcloud-auth-plugin gcloud writes is accepted';
+  if (exec.args.some((a) => a !== '--use_application_default_credentials')) return `unexpected arguments ${JSON.stringify(exec.args)}`;
+  return exec.env.length ? 'the plugin sets environment variables' : undefined;
+}
+
+export const GCLOUD_ISOLATION: CliIsolation = {
+  allowEnv: GCLOUD_ENV,
+  configure: (scratch, _args, opts) => isolateGcloud(scratch, opts),
+  kubeconfig: {
+    writes: (args) => {
+      const w = parseCommand(args, GCLOUD_SYNTAX).words;
+      return w[0] === 'container' && w[1] === 'clusters' && w[2] === 'get-credentials';
+    },
+    redirect: (args, path) => ({ args: [...args], env: { KUBECONFIG: path } }),
+    exec: gkePlugin,
+  },
 };
 
 export const cloudBProvider = cliProvider({
@@ -47,6 +82,7 @@ export const cloudBProvider = cliProvider({
     specific: ['gce', 'compute engine', 'gke', 'cloud run', 'bigquery', 'gcs', 'cloud functions', 'cloud sql', 'pubsub', 'pub/sub', 'app engine', 'gcloud'],
     catalogue: GCLOUD_CATALOGUE,
   }),
+  isolation: GCLOUD_ISOLATION,
   target(opts) {
     const project = opts.config.infra?.cloud_b?.project_id;
     return {

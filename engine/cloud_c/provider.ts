@@ -3,8 +3,9 @@
  * JSON output (`-o json`) and the subscription of `infra.cloud_c.subscription_id` (`--subscription`),
  * unless the step gives its own.
  */
-import { option } from '../cli/argv.js';
-import { cliProvider, withOption } from '../cli/provider.js';
+import { option, parseCommand } from '../cli/argv.js';
+import { isolateAz } from '../cli/isolation.js';
+import { cliProvider, withOption, type CliIsolation } from '../cli/provider.js';
 import type { CliTool } from '../cli/runner.js';
 import type { ArgProblem } from '../provider.js';
 import { cliCapabilities } from '../cli/capabilities.js';
@@ -16,6 +17,32 @@ export const AZ_TOOL: CliTool = {
   installHint: 'install the Azure CLI (https://learn.microsoft.com/cli/azure/install-azure-cli), then `az login`',
   authFailures: [/Please run 'az login'/i, /AADSTS\d+/, /refresh token has expired|No subscription found|az login/i],
   authHint: 'log in with `az login` (and `az account set --subscription <id>`), check with `az account show`',
+};
+
+/** What of the user's environment az may see: managed-identity endpoints on Azure VMs, nothing else. */
+export const AZ_ENV = ['IDENTITY_ENDPOINT', 'IDENTITY_HEADER', 'MSI_ENDPOINT', 'MSI_SECRET', 'AZURE_CLOUD_NAME'];
+
+/** `kubelogin get-token` as `az aks get-credentials` writes it for Entra ID clusters, and nothing else. */
+function kubelogin(exec: { command: string; args: string[]; env: { name: string; value: string }[] }): string | undefined {
+  if (exec.command !== 'kubelogin' || exec.args[0] !== 'get-token') return 'only the kubelogin get-token plugin az writes is accepted';
+  const rest = exec.args.slice(1);
+  for (let i = 0; i < rest.length; i += 2) {
+    if (!/^--(environment|server-id|client-id|tenant-id|login)$/.test(rest[i]!) || !/^[\w.:/-]+$/.test(rest[i + 1] ?? '')) return `unexpected argument ${JSON.stringify(rest[i])}`;
+  }
+  return exec.env.length ? 'the plugin sets environment variables' : undefined;
+}
+
+export const AZ_ISOLATION: CliIsolation = {
+  allowEnv: AZ_ENV,
+  configure: (scratch, _args, opts) => isolateAz(scratch, opts),
+  kubeconfig: {
+    writes: (args) => {
+      const w = parseCommand(args, AZ_SYNTAX).words;
+      return w[0] === 'aks' && w[1] === 'get-credentials';
+    },
+    redirect: (args, path) => ({ args: [...args, '--file', path], env: {} }),
+    exec: kubelogin,
+  },
 };
 
 export const cloudCProvider = cliProvider({
@@ -40,6 +67,7 @@ export const cloudCProvider = cliProvider({
     specific: ['aks', 'blob storage', 'cosmos db', 'cosmosdb', 'resource group', 'resource groups', 'app service', 'azure functions', 'entra', 'key vault'],
     catalogue: AZ_CATALOGUE,
   }),
+  isolation: AZ_ISOLATION,
   target(opts) {
     const subscription = opts.config.infra?.cloud_c?.subscription_id;
     return {

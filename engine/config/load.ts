@@ -2,8 +2,8 @@
  * Loads `~/.assistant.yaml` (or `--config <path>`): YAML with positions, then the zod schema.
  *
  * Every problem is reported at once as `<file>:<line>:<col>: <key.path>: <problem>` so a user fixes the
- * file in one pass. Unknown keys are warnings, not errors: a newer config must not break an older
- * binary, but a typo must still be visible.
+ * file in one pass. A misspelt key (one or two edits from a known one: `budgte`) is an error with
+ * "did you mean"; any other unknown key is a warning, since a newer config must not break an older binary.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -12,6 +12,7 @@ import type { core } from 'zod';
 import { ConfigSchema, emptyConfig, isSecretKey, knownKeysAt, type Config } from '../../schemas/config.js';
 import { InvalidInputError } from '../errors.js';
 import { registerSecret } from '../redact.js';
+import { closest } from '../did-you-mean.js';
 
 export interface LoadConfigOptions {
   /** `--config <path>`; when given, the file must exist. */
@@ -117,12 +118,16 @@ export function parseConfigText(text: string, file: string): { config: Config; w
       problems.push(problemFor(doc, lineCounter, issue));
     }
   }
-  // Unknown keys sorted by line, each with a "did you mean" when a known key is one or two edits away.
+  // Unknown keys sorted by line. One a known key is one or two edits away from (`budgte`) is a typo, and a
+  // typo silently ignored is a setting the user believes in but does not have (a budget that never
+  // guards): it is an error naming the key it probably meant. One that resembles nothing may be a key
+  // of a newer version: a warning, so a newer config does not break an older binary.
   let holdsMoreSecrets = false;
+  const misspelt: { line: number; text: string }[] = [];
   const unknownWarnings = unknown
     .map(({ path, key }) => {
       const line = keyLine(doc, lineCounter, path, key);
-      const suggestion = closestKey(key, knownKeysAt(path));
+      const suggestion = closest(key, knownKeysAt(path));
       // A misspelt secret key (`client_secert`) still holds a secret: keep it out of every output.
       if ((suggestion && isSecretKey(suggestion)) || SECRET_LOOKING_KEY.test(key)) {
         const value = (getAt(data, path) as Record<string, unknown> | undefined)?.[key];
@@ -131,22 +136,19 @@ export function parseConfigText(text: string, file: string): { config: Config; w
           holdsMoreSecrets = true;
         }
       }
-      const text =
-        `${file}:${line}: unknown key "${formatKeyPath([...path, key])}" (ignored)` +
-        (suggestion ? `; did you mean "${formatKeyPath([...path, suggestion])}"?` : '');
-      return { line, text };
+      if (suggestion) misspelt.push({ line, text: `${file}:${line}: unknown key "${formatKeyPath([...path, key])}"; did you mean "${formatKeyPath([...path, suggestion])}"?` });
+      return { line, text: suggestion ? '' : `${file}:${line}: unknown key "${formatKeyPath([...path, key])}" (ignored)` };
     })
+    .filter((w) => w.text)
     .sort((a, b) => a.line - b.line)
     .map((w) => w.text);
 
-  if (problems.length > 0) {
-    problems.sort((a, b) => a.line - b.line || a.col - b.col);
+  if (problems.length > 0 || misspelt.length > 0) {
     // Unknown keys are listed too: a misspelt key is often why a required one is "missing".
-    throw invalidConfig(
-      file,
-      [...problems.map((p) => `${file}:${p.line}:${p.col}: ${p.keyPath}: ${p.problem}`), ...unknownWarnings],
-      problems,
-    );
+    const lines = [...problems.map((p) => ({ line: p.line, col: p.col, text: `${file}:${p.line}:${p.col}: ${p.keyPath}: ${p.problem}` })), ...misspelt.map((m) => ({ ...m, col: 0 }))]
+      .sort((a, b) => a.line - b.line || a.col - b.col)
+      .map((l) => l.text);
+    throw invalidConfig(file, [...lines, ...unknownWarnings], problems);
   }
 
   // Only unknown keys: warn about each, drop them, and validate what is left.
@@ -326,35 +328,4 @@ function getAt(value: unknown, path: PropertyKey[]): unknown {
     cur = (cur as Record<PropertyKey, unknown>)[segment as string];
   }
   return cur;
-}
-
-/** The known key a typo most likely meant (edit distance ≤ 2, or one contains the other). */
-function closestKey(key: string, candidates: string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const candidate of candidates) {
-    const d = editDistance(key.toLowerCase(), candidate);
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  if (best === undefined) return undefined;
-  const limit = Math.max(1, Math.min(2, Math.floor(best.length / 3)));
-  return bestDistance <= limit ? best : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  // Damerau (adjacent transposition) so "client_secert" is one edit from "client_secret".
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = v;
-    }
-  }
-  return d[a.length]![b.length]!;
 }

@@ -7,6 +7,7 @@
  * environment (GIT_CONFIG_COUNT/KEY/VALUE: an `http.extraHeader`), never through argv, the URL, a
  * plan, a log or an error: it is registered with the redactor and masked in git's own messages too.
  */
+import { withoutSecrets } from '../process/env.js';
 import { killGroup, OWN_GROUP } from '../process/group.js';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -129,7 +130,8 @@ function alive(pid: number): boolean {
  * config that could rewrite the URL, and for https the token as an extra header given by env.
  */
 function gitEnv(kind: ReturnType<typeof remoteKind>, token: string | undefined): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '', GCM_INTERACTIVE: 'never', LC_ALL: 'C' };
+  // The user's environment (ssh agent, proxies, git's own settings) but none of this tool's secrets (engine/process/env.ts).
+  const env: NodeJS.ProcessEnv = { ...withoutSecrets(process.env), GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '', GCM_INTERACTIVE: 'never', LC_ALL: 'C' };
   // ssh must not ask either (BatchMode), unless the user configured their own command.
   if (kind === 'ssh' && !env.GIT_SSH_COMMAND) env.GIT_SSH_COMMAND = 'ssh -o BatchMode=yes';
   // Never inherit a config count from the caller (it would shift our index 0).

@@ -6,7 +6,7 @@ import type { ProviderCapabilities } from '../capabilities.js';
 import type { Plan } from '../../schemas/plan.js';
 import { testGpuCloudCredentials } from '../config/credentials-test.js';
 import { CREDENTIAL_FIELDS } from '../config/credential-fields.js';
-import { answerCost, answerFromResults, type StepResult } from '../planner/answer.js';
+import { PLANNER_ANSWER } from '../planner/answer.js';
 import { findKind, type KindSpec } from './catalogue.js';
 import { COST_KIND, GPUCLOUD_ROUTING } from './routing.js';
 import { gpucloudMaker } from './maker.js';
@@ -15,8 +15,6 @@ import { COST_READ_KINDS, listPlan } from './static-plans.js';
 /** Kinds always read for an answer, before the ones the question is about. */
 export const ALWAYS_CONTEXT_KINDS = ['instances', 'balance'];
 
-const SCOPE_NOTE =
-  'Without an AI provider only questions about your gpucloud resources and balance can be answered (configure one under ai: in ~/.assistant.yaml; see the README). Your instances and balance:';
 
 /**
  * Instances and balance always, plus every catalogue kind the question is about (and the kinds each
@@ -39,20 +37,8 @@ export const gpucloudCapabilities: ProviderCapabilities = {
     label: 'the gpucloud account',
     contextReads: (_question, { kinds }) => gpucloudContextReads(kinds),
   },
-  answer: {
-    answer(question, results, { kinds, defaulted }) {
-      // A cost question is answered from the cost reads (burn, balance, runway); other kinds asked alongside as usual.
-      const costAsked = kinds.includes(COST_KIND);
-      // The kinds read with an asked kind (availability's prices) belong to its answer too.
-      const asked = new Set(kinds.filter((k) => k !== COST_KIND).flatMap((k) => [k, ...(findKind(k)?.readWith ?? [])]));
-      const relevant = asked.size ? results.filter((r) => asked.has(r.kind)) : costAsked ? [] : results;
-      const answers = costAsked ? [answerCost(results)] : [];
-      if (relevant.length || !costAsked) answers.push(answerFromResults(question, relevant.map((r): StepResult => ({ args: r.args, kind: r.kind, data: r.data }))));
-      const facts = answers.join('\n');
-      // Nothing in the question named a resource: say what the built-in answers can cover instead of guessing.
-      return defaulted ? `${SCOPE_NOTE}\n${facts}` : facts;
-    },
-  },
+  // One question parser for gpucloud and cloud_a (engine/planner/answer.ts): exact answers or a reasoned decline.
+  answer: PLANNER_ANSWER,
   credentials: {
     sources: ({ config, env, home }) => [
       { kind: 'config', where: 'gpucloud.client_id + gpucloud.client_secret', present: Boolean(config.gpucloud?.client_id && config.gpucloud?.client_secret) },

@@ -52,6 +52,7 @@ export const GPUCLOUD_ROUTING: RoutingCapability = {
     ...KINDS.flatMap((spec) => spec.terms.filter((t) => !GPUCLOUD_PHRASES.includes(t.toLowerCase())).map((term) => ({ term, kind: spec.kind }))),
     ...COST_TERMS.map((term) => ({ term, kind: COST_KIND })),
   ],
+  shared: ['kubernetes', 'k8s', 'serverless', 'compute', 'storage', 'object storage'],
   patterns: [
     { label: 'instance type code', pattern: INSTANCE_TYPE_CODE, kind: 'instance-types' },
     { label: 'cluster type code', pattern: CLUSTER_TYPE_CODE, kind: 'cluster-types' },

@@ -5,12 +5,12 @@
  * terraform reads the state offline, but needs the workspace initialised (`terraform init`): it loads
  * the providers' schemas to print the state.
  */
+import { withoutSecrets } from '../process/env.js';
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Config } from '../../schemas/config.js';
 import { OperationError, UsageError } from '../errors.js';
 import { runCli, type CliTool } from '../cli/runner.js';
-import { terraformChildEnv } from '../terraform/provider.js';
 
 export const TERRAFORM_TOOL: CliTool = {
   command: 'terraform',
@@ -73,8 +73,7 @@ export function resourcesOfShow(show: unknown): TfResource[] {
 }
 
 export async function readWorkspace(ws: { name: string; path: string }, env: Record<string, string | undefined>, signal: AbortSignal): Promise<TfWorkspace> {
-  // The child gets the terraform allowlist (its TF_ settings and the clouds' credentials), never our AI keys or secrets.
-  const out = await runCli({ tool: TERRAFORM_TOOL, args: [`-chdir=${ws.path}`, 'show', '-json', '-no-color'], env: terraformChildEnv(env), signal }).catch(
+  const out = await runCli({ tool: TERRAFORM_TOOL, args: [`-chdir=${ws.path}`, 'show', '-json', '-no-color'], env: { ...withoutSecrets(env), TF_IN_AUTOMATION: '1', TF_INPUT: '0', CHECKPOINT_DISABLE: '1' }, signal }).catch(
     (err: unknown) => {
       // An uninitialised workspace: terraform cannot load the provider schemas it prints the state with.
       if (err instanceof OperationError && err.code === 'cli_failed' && /plugin schemas|schema for provider|failed to instantiate provider|terraform init|Inconsistent dependency lock/i.test(err.message)) {

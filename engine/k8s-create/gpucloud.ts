@@ -5,9 +5,18 @@
  * location is refused before anything is sent, and the plan names exactly what it will create.
  */
 import { InvalidInputError, UsageError } from '../errors.js';
-import { CLUSTER_SHARED_VOLUME_GB, isKubernetesImage } from '../planner/builtin.js';
+import { isKubernetesImage } from '../planner/builtin.js';
 import type { Plan } from '../../schemas/plan.js';
-import { planOf, requireClusterName, type CatalogueRead } from './common.js';
+import { planOf, positiveCount, requireClusterName, type CatalogueRead } from './common.js';
+
+/**
+ * The cluster's shared file system (NVMe_Shared), in GB. The API creates one with every cluster, 30000 GB
+ * when the request names no size, which costs more per hour than a small cluster itself. Kubernetes does
+ * not need it, so the default is the smallest volume the API takes (40 GB, the minimum volume size);
+ * --shared-volume <GB> asks for more.
+ */
+export const DEFAULT_SHARED_VOLUME_GB = 40;
+const MAX_SHARED_VOLUME_GB = 1_000_000;
 
 export interface GpuCloudCreateOptions {
   name: string;
@@ -17,6 +26,8 @@ export interface GpuCloudCreateOptions {
   useContext?: boolean;
   /** gpucloud.default_location, when configured. */
   defaultLocation?: string;
+  /** `--shared-volume <GB>`; DEFAULT_SHARED_VOLUME_GB when not given. */
+  sharedVolumeGb?: unknown;
   /** How long to wait for `running`, and how often to ask (seconds). */
   waitTimeoutS?: number;
   pollIntervalS?: number;
@@ -28,6 +39,7 @@ const text = (r: Rec, k: string) => (typeof r[k] === 'string' ? (r[k] as string)
 
 export async function compileGpuCloudCreate(opts: GpuCloudCreateOptions, read: CatalogueRead): Promise<Plan> {
   const name = requireClusterName(opts.name, 'gpucloud');
+  const sharedGb = positiveCount(opts.sharedVolumeGb, '--shared-volume', DEFAULT_SHARED_VOLUME_GB, MAX_SHARED_VOLUME_GB);
   const [images, types, availability] = await Promise.all([
     read(['gpucloud-api', 'GET', '/v1/images/cluster']).then(list),
     read(['gpucloud-api', 'GET', '/v1/cluster-types']).then(list),
@@ -42,10 +54,10 @@ export async function compileGpuCloudCreate(opts: GpuCloudCreateOptions, read: C
     description: `Kubernetes cluster ${name} (assistant k8s create gpucloud)`,
     location_code: location,
     ssh_key_ids: ['<DEFAULT_SSH_KEY_ID>'],
-    shared_volume: { name: `${name}-shared-volume`, size: CLUSTER_SHARED_VOLUME_GB },
+    shared_volume: { name: `${name}-shared-volume`, size: sharedGb },
   };
   const wait = ['gpucloud-wait', 'clusters', '<CLUSTER_ID>', 'running', String(opts.waitTimeoutS ?? 1800), String(opts.pollIntervalS ?? 10)];
-  return planOf(['gpucloud', 'ssh'], `Kubernetes on Instant Cluster ${name}: ${clusterType} in ${location}, image ${image}; kubeconfig context ${name}`, [
+  return planOf(['gpucloud', 'ssh'], `Kubernetes on Instant Cluster ${name}: ${clusterType} in ${location}, image ${image}, shared volume ${sharedGb} GB; kubeconfig context ${name}`, [
     {
       args: ['gpucloud-api', 'POST', '/v1/clusters', JSON.stringify(body)],
       reason: `create Instant Cluster ${name} (${clusterType} in ${location}) with the Kubernetes image ${image}`,

@@ -7,6 +7,7 @@
 import { UsageError } from '../errors.js';
 import type { Plan, PlanCommand } from '../../schemas/plan.js';
 import { hostProblem } from '../ssh/verbs/common.js';
+import { KUBEADM_POD_CIDR, KUBEADM_TOKEN_COMMAND, kubeadmInitScript, kubeadmInstallScript } from '../ssh/templates.js';
 import { planOf, requireClusterName } from './common.js';
 
 export interface KubeadmCreateOptions {
@@ -18,26 +19,8 @@ export interface KubeadmCreateOptions {
   version?: string;
 }
 
-const POD_CIDR = '10.244.0.0/16';
-
-/** Packages and kernel settings kubeadm needs on Ubuntu; skipped when kubeadm is already there. */
-export function installScript(version: string): string {
-  return [
-    'set -e',
-    'swapoff -a',
-    'modprobe br_netfilter',
-    "printf 'net.ipv4.ip_forward=1\\nnet.bridge.bridge-nf-call-iptables=1\\n' > /etc/sysctl.d/99-kubernetes.conf && sysctl --system >/dev/null",
-    'if ! command -v kubeadm >/dev/null; then',
-    '  export DEBIAN_FRONTEND=noninteractive',
-    '  apt-get update -q && apt-get install -y -q apt-transport-https ca-certificates curl gpg containerd',
-    '  mkdir -p /etc/apt/keyrings /etc/containerd',
-    `  curl -fsSL https://pkgs.k8s.io/core:/stable:/${version}/deb/Release.key | gpg --batch --yes --dearmor -o /etc/apt/keyrings/kubernetes-apt-keyring.gpg`,
-    `  echo 'deb [signed-by=/etc/apt/keyrings/kubernetes-apt-keyring.gpg] https://pkgs.k8s.io/core:/stable:/${version}/deb/ /' > /etc/apt/sources.list.d/kubernetes.list`,
-    '  apt-get update -q && apt-get install -y -q kubelet kubeadm kubectl',
-    "  containerd config default | sed 's/SystemdCgroup = false/SystemdCgroup = true/' > /etc/containerd/config.toml && systemctl restart containerd",
-    'fi',
-  ].join('\n');
-}
+/** Packages and kernel settings kubeadm needs on Ubuntu; skipped when kubeadm is already there (an ssh template). */
+export const installScript = kubeadmInstallScript;
 
 export function compileKubeadmCreate(opts: KubeadmCreateOptions): Plan {
   const name = requireClusterName(opts.name, 'kubeadm');
@@ -53,17 +36,8 @@ export function compileKubeadmCreate(opts: KubeadmCreateOptions): Plan {
   const commands: PlanCommand[] = [
     { args: ['ssh-exec', host, install], reason: `install containerd, kubeadm, kubelet and kubectl on the control plane ${host}` },
     {
-      args: [
-        'ssh-exec',
-        host,
-        [
-          'set -e',
-          `test -f /etc/kubernetes/admin.conf || kubeadm init --pod-network-cidr=${POD_CIDR} --apiserver-cert-extra-sans=${host}`,
-          'mkdir -p /root/.kube && cp /etc/kubernetes/admin.conf /root/.kube/config && chmod 600 /root/.kube/config',
-          'kubectl --kubeconfig /etc/kubernetes/admin.conf apply -f https://github.com/flannel-io/flannel/releases/latest/download/kube-flannel.yml',
-        ].join('\n'),
-      ],
-      reason: `kubeadm init on ${host} (pod network ${POD_CIDR}, flannel)`,
+      args: ['ssh-exec', host, kubeadmInitScript(host)],
+      reason: `kubeadm init on ${host} (pod network ${KUBEADM_POD_CIDR}, flannel)`,
     },
   ];
   // A join token right before each join: the journal never keeps it (it is a credential), so a resumed
@@ -74,8 +48,7 @@ export function compileKubeadmCreate(opts: KubeadmCreateOptions): Plan {
       args: [
         'ssh-exec',
         host,
-        // kubeadm prints "kubeadm join <endpoint> --token <t> --discovery-token-ca-cert-hash <h>"; as JSON for `produces`.
-        `kubeadm token create --ttl 30m --print-join-command | awk '{print "{\\"endpoint\\":\\"" $3 "\\",\\"token\\":\\"" $5 "\\",\\"ca_cert_hash\\":\\"" $7 "\\"}"}'`,
+        KUBEADM_TOKEN_COMMAND,
       ],
       reason: `create a join token for ${w} on ${host} (valid 30 minutes)`,
       produces: { JOIN_ENDPOINT: '$.json.endpoint', JOIN_TOKEN: '$.json.token', JOIN_CA_HASH: '$.json.ca_cert_hash' },

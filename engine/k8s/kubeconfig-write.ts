@@ -14,10 +14,11 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSyn
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { parse, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import type { Config } from '../../schemas/config.js';
-import { AssistantError, ExitCode, InvalidInputError, OperationError } from '../errors.js';
+import { AssistantError, ExitCode, InvalidInputError } from '../errors.js';
 import { expandHome, kubeconfigPaths } from './kubeconfig.js';
+import { parseKubeconfigYaml, sanitiseKubeconfig } from './sanitise.js';
 
 type Obj = Record<string, unknown>;
 interface Named {
@@ -42,41 +43,23 @@ export interface PublicCluster {
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const namedList = (v: unknown): Named[] => (Array.isArray(v) ? v.filter((e): e is Named => isObj(e) && typeof e.name === 'string') : []);
 
+/**
+ * The head node's kubeconfig, sanitised (engine/k8s/sanitise.ts: anything but the server, CA data and
+ * inline credentials is refused), with its server pointed at the public host. The certificate stays
+ * verified: `tls-server-name` is the name the head node already set, else the original host.
+ */
 export function rewriteForPublicHost(remoteText: string, publicHost: string): PublicCluster {
-  let doc: unknown;
-  try {
-    doc = parse(remoteText);
-  } catch (err) {
-    throw new OperationError('kubeconfig_invalid', `the cluster's /root/.kube/config is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
-  }
-  if (!isObj(doc)) throw new OperationError('kubeconfig_invalid', "the cluster's /root/.kube/config is empty or not a kubeconfig");
-  const contexts = namedList(doc.contexts);
-  const current = contexts.find((c) => c.name === doc['current-context']) ?? contexts[0];
-  const ctx = isObj(current?.context) ? current.context : {};
-  const clusters = namedList(doc.clusters);
-  const users = namedList(doc.users);
-  const clusterEntry = clusters.find((c) => c.name === ctx.cluster) ?? clusters[0];
-  const userEntry = users.find((u) => u.name === ctx.user) ?? users[0];
-  if (!clusterEntry || !isObj(clusterEntry.cluster) || typeof clusterEntry.cluster.server !== 'string') {
-    throw new OperationError('kubeconfig_invalid', "the cluster's kubeconfig has no cluster with a server address");
-  }
-  if (!userEntry || !isObj(userEntry.user)) throw new OperationError('kubeconfig_invalid', "the cluster's kubeconfig has no user credentials");
-  const original = clusterEntry.cluster;
-  let url: URL;
-  try {
-    url = new URL(original.server as string);
-  } catch {
-    throw new OperationError('kubeconfig_invalid', `the cluster's server address "${String(original.server)}" is not a URL`);
-  }
+  const clean = sanitiseKubeconfig(remoteText, { source: `the kubeconfig of ${publicHost}` });
+  const url = new URL(clean.server);
   const originalHost = url.hostname.replace(/^\[|\]$/g, '');
   const hostPart = publicHost.includes(':') ? `[${publicHost}]` : publicHost;
   const server = `${url.protocol}//${hostPart}${url.port ? `:${url.port}` : ''}${url.pathname === '/' ? '' : url.pathname}`;
-  const cluster: Obj = { ...original, server };
+  const cluster: Obj = { ...clean.cluster, server };
   const unchanged = originalHost === publicHost;
   // A name the head node already set is what its certificate is for; otherwise the original host is.
-  const tlsServerName = typeof original['tls-server-name'] === 'string' ? (original['tls-server-name'] as string) : unchanged ? undefined : originalHost;
-  if (tlsServerName && url.protocol === 'https:') cluster['tls-server-name'] = tlsServerName;
-  return { cluster, user: { ...userEntry.user }, server, tlsServerName: url.protocol === 'https:' ? tlsServerName : undefined };
+  const tlsServerName = clean.tlsServerName ?? (unchanged ? undefined : originalHost);
+  if (tlsServerName) cluster['tls-server-name'] = tlsServerName;
+  return { cluster, user: clean.user, server, tlsServerName };
 }
 
 export interface MergeResult {
@@ -136,9 +119,10 @@ function readKubeconfig(path: string): Obj {
   if (!text.trim()) return {};
   let doc: unknown;
   try {
-    doc = parse(text);
+    doc = parseKubeconfigYaml(text, `the kubeconfig ${path}`);
   } catch (err) {
-    throw new InvalidInputError('kubeconfig_invalid', `the kubeconfig ${path} is not valid YAML (left unchanged): ${(err as Error).message.split('\n')[0]}`, {
+    if (!(err instanceof InvalidInputError)) throw err;
+    throw new InvalidInputError('kubeconfig_invalid', `${err.message} (left unchanged)`, {
       hint: 'fix it, or point kubernetes.kubeconfig (or KUBECONFIG) at another file',
     });
   }

@@ -8,10 +8,12 @@ import { printable, q } from './quote.js';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
+import { createSecureContext } from 'node:tls';
 import type { Config } from '../../schemas/config.js';
 import { AssistantError, InvalidInputError, OperationError } from '../errors.js';
 import { registerSecret } from '../redact.js';
+import { withoutSecrets } from '../process/env.js';
 
 type Obj = Record<string, unknown>;
 
@@ -51,6 +53,8 @@ interface NamedEntry {
   value: Obj;
   /** The directory of the file that defined it (relative paths are resolved against it). */
   dir: string;
+  /** `file:line` of the entry, for messages about what is wrong in it. */
+  at?: string;
 }
 
 /** The merged view of every kubeconfig file, first definition of each name winning (kubectl's rule). */
@@ -81,12 +85,27 @@ export function loadKubeconfig(paths: string[]): Kubeconfig {
   const merged: Kubeconfig = { files: [], contexts: new Map(), clusters: new Map(), users: new Map() };
   for (const path of paths) {
     if (!existsSync(path)) continue;
+    const lines = new LineCounter();
+    const parsed = parseDocument(readFileSync(path, 'utf8'), { lineCounter: lines, uniqueKeys: true });
+    const bad = parsed.errors[0];
+    if (bad) {
+      const line = bad.linePos?.[0]?.line;
+      throw new InvalidInputError('invalid_kubeconfig', `${path}${line ? `:${line}` : ''} is not a valid kubeconfig: ${bad.message.split('\n')[0]}`, {
+        hint: `fix the YAML${line ? ` at line ${line}` : ''}, or point KUBECONFIG (or kubernetes.kubeconfig) at another file`,
+      });
+    }
     let doc: unknown;
     try {
-      doc = parseYaml(readFileSync(path, 'utf8'));
+      doc = parsed.toJS({ maxAliasCount: 100 });
     } catch (err) {
       throw new InvalidInputError('invalid_kubeconfig', `${path} is not a valid kubeconfig: ${(err as Error).message.split('\n')[0]}`);
     }
+    /** `file:line` of the n-th entry of a top-level list. */
+    const entryAt = (list: string, index: number) => {
+      const node = (parsed.get(list, true) as { items?: { range?: [number, number, number] }[] } | undefined)?.items?.[index];
+      const offset = node?.range?.[0];
+      return offset === undefined ? path : `${path}:${lines.linePos(offset).line}`;
+    };
     if (doc === null || doc === undefined) continue;
     if (typeof doc !== 'object' || Array.isArray(doc)) throw new InvalidInputError('invalid_kubeconfig', `${path} is not a valid kubeconfig (not a mapping)`);
     merged.files.push(path);
@@ -100,12 +119,12 @@ export function loadKubeconfig(paths: string[]): Kubeconfig {
     ] as const) {
       const entries = d[list];
       if (!Array.isArray(entries)) continue;
-      for (const e of entries) {
+      entries.forEach((e, index) => {
         const name = (e as Obj)?.name;
         const value = (e as Obj)?.[field];
-        if (typeof name !== 'string' || !value || typeof value !== 'object') continue;
-        if (!target.has(name)) target.set(name, { value: value as Obj, dir });
-      }
+        if (typeof name !== 'string' || !value || typeof value !== 'object') return;
+        if (!target.has(name)) target.set(name, { value: value as Obj, dir, at: entryAt(list, index) });
+      });
     }
   }
   return merged;
@@ -205,7 +224,12 @@ export function resolveTarget(kc: Kubeconfig, context: string): KubeTarget {
   if (!cl) throw new InvalidInputError('invalid_kubeconfig', `context ${q(context)} names cluster ${q(clusterName)}, which the kubeconfig does not define`);
   const server = cl.value.server;
   if (typeof server !== 'string' || !/^https?:\/\//.test(server)) {
-    throw new InvalidInputError('invalid_kubeconfig', `cluster ${q(clusterName)} has no https server address`);
+    throw new InvalidInputError('invalid_kubeconfig', `${cl.at ?? 'the kubeconfig'}: cluster ${q(clusterName)} has no https server address`);
+  }
+  try {
+    new URL(server);
+  } catch {
+    throw new InvalidInputError('invalid_kubeconfig', `${cl.at ?? 'the kubeconfig'}: cluster ${q(clusterName)}: the server ${q(server)} is not a URL`, { hint: 'fix the server address at that line' });
   }
   const cluster: KubeCluster = {
     server: server.replace(/\/+$/, ''),
@@ -237,7 +261,23 @@ export function resolveTarget(kc: Kubeconfig, context: string): KubeTarget {
       };
     }
   }
+  // A certificate or key that is not PEM fails here, naming the entry, not later as an internal TLS error.
+  checkTlsMaterial(cluster.caData, cl.at, `cluster ${q(clusterName)}: certificate-authority(-data)`, (v) => createSecureContext({ ca: v }));
+  checkTlsMaterial(user.certData, u?.at, `user ${q(userName)}: client-certificate(-data)`, (v) => createSecureContext({ cert: v }));
+  checkTlsMaterial(user.keyData, u?.at, `user ${q(userName)}: client-key(-data)`, (v) => createSecureContext({ key: v }));
+  if (user.certData && user.keyData) checkTlsMaterial(user.certData, u?.at, `user ${q(userName)}: the client certificate and key do not belong together`, (v) => createSecureContext({ cert: v, key: user.keyData }));
   return { context, cluster, user, namespace: typeof ctx.value.namespace === 'string' ? (ctx.value.namespace as string) : undefined };
+}
+
+function checkTlsMaterial(value: Buffer | undefined, at: string | undefined, what: string, check: (v: Buffer) => unknown): void {
+  if (!value) return;
+  try {
+    check(value);
+  } catch (err) {
+    throw new InvalidInputError('invalid_kubeconfig', `${at ?? 'the kubeconfig'}: ${what} is not usable PEM (${(err as Error).message.replace(/^error:[0-9A-F]+:/, '')})`, {
+      hint: 'fix that entry of the kubeconfig (base64 of a PEM certificate or key)',
+    });
+  }
 }
 
 /** A bearer token with its expiry (exec plugins), cached per plugin invocation line until it expires. */
@@ -278,8 +318,9 @@ async function execToken(exec: ExecConfig, env: Record<string, string | undefine
   if (cached && (cached.expiresAt === undefined || cached.expiresAt > Date.now() + 10_000)) return cached.token;
   // kubectl resolves a command with a path separator against the kubeconfig's directory; bare names go through PATH.
   const command = exec.command.includes('/') && !isAbsolute(exec.command) ? join(exec.baseDir, exec.command) : exec.command;
-  const childEnv: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) childEnv[k] = v;
+  // The user's own plugin (`aws eks get-token`) needs the user's environment, but never this tool's
+  // secrets: AI keys, GitHub tokens, the gpucloud credentials (engine/process/env.ts).
+  const childEnv: Record<string, string> = withoutSecrets(env);
   for (const e of exec.env) childEnv[e.name] = e.value;
   // The plugin reads what it is asked for from KUBERNETES_EXEC_INFO (client.authentication.k8s.io).
   childEnv.KUBERNETES_EXEC_INFO = JSON.stringify({ apiVersion: exec.apiVersion ?? 'client.authentication.k8s.io/v1', kind: 'ExecCredential', spec: { interactive: false } });

@@ -32,6 +32,12 @@ export function checkPlan(input: unknown, opts: { providers: ProviderSet; destro
       details: v.problems,
     });
   }
+  if (v.problems.some((p) => p.refused)) {
+    throw new SafetyRefusal(`the plan has steps that may never run from a plan; nothing was sent:\n${formatProblems(v.problems)}`, {
+      hint: 'a plan step may not read or write your files (except artefacts: <FILES>/name with --files DIR) or change a CLI\'s own configuration; remove those steps',
+      details: v.problems,
+    });
+  }
   throw new SafetyRefusal(`the plan has destructive steps; nothing was sent:\n${formatProblems(v.problems)}`, {
     hint: 'review the plan; if the destruction is intended, run again with --destroyer',
     details: v.problems,

@@ -10,6 +10,8 @@ export interface PlanProblem {
   field?: string;
   message: string;
   kind: 'schema' | 'unbound' | 'destructive';
+  /** A step that may never run from a plan (StepClass.refused); its kind is `destructive` (exit 3). */
+  refused?: true;
 }
 
 export interface ValidationResult {
@@ -80,9 +82,12 @@ export function validatePlan(input: unknown, opts: ValidateOptions): ValidationR
             kind: 'unbound',
             index,
             field: `args[${argIndex}]`,
-            message: predefined
-              ? `<${name}> is predefined from config but not set there (see README: predefined bindings)`
-              : `<${name}> is not produced by an earlier command`,
+            message:
+              name === 'FILES'
+                ? '<FILES> names a local file the plan reads: give its directory with --files DIR (an MCP agent cannot)'
+                : predefined
+                  ? `<${name}> is predefined from config but not set there (see README: predefined bindings)`
+                  : `<${name}> is not produced by an earlier command`,
           });
         }
       }
@@ -94,7 +99,10 @@ export function validatePlan(input: unknown, opts: ValidateOptions): ValidationR
     }
     const cls = verb.classify(command.args);
     classes.push(cls);
-    if (cls.effect === 'destroy' && !opts.destroyer) {
+    if (cls.refused?.length) {
+      // Never run from a plan (the user's files, a CLI's own configuration): --destroyer does not unlock it.
+      problems.push({ kind: 'destructive', refused: true, index, field: 'args', message: `refused: ${cls.refused.join('; ')} (never run from a plan, --destroyer or not)` });
+    } else if (cls.effect === 'destroy' && !opts.destroyer) {
       problems.push({ kind: 'destructive', index, field: 'args', message: `destructive: ${cls.reasons.join('; ')} (needs --destroyer)` });
     }
   });

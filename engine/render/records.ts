@@ -41,52 +41,70 @@ function rawCell(value: unknown, format: Column['format']): string {
 }
 
 export interface TableOptions {
-  /** Path of the column that is never dropped: the ID errors tell users to type. */
+  /** Path of the ID column errors tell users to type: never dropped, never shortened. */
   keep?: string;
+  /** More columns kept whole however narrow the terminal (the name); `status` columns always are. */
+  essential?: string[];
   /** Colour for the header and status values (plain by default). */
   colors?: Colors;
 }
 
+/** A shortened cell keeps at least this many characters (and its header). */
+const MIN_SHORTENED = 8;
+
 /**
- * A borderless table like kubectl's. When it would not fit `width`, the lowest-priority columns are
- * dropped first (never the `keep` column); the last column is truncated as a final resort.
+ * Whether cutting a column's values leaves something a reader can use: not identifiers or addresses
+ * (half an ID cannot be typed) and not numbers (a cut price is a different price).
+ */
+function shortenable(c: Column): boolean {
+  return c.format === undefined || c.format === 'list' ? !/(^|[._])(id|ip|code|type)$/i.test(c.path) && c.header !== 'ID' : false;
+}
+
+const cut = (text: string, width: number) => (text.length > width ? `${text.slice(0, Math.max(1, width - 1))}…` : text);
+
+/**
+ * A borderless table like kubectl's. The ID (`keep`), the name (`essential`) and status columns are
+ * always shown whole, since errors and later commands need them; when the rest does not fit `width`,
+ * the lowest-priority other column is shortened to the room left if that keeps at least a few
+ * characters of it, else dropped, and so on. When even the kept columns are wider than the terminal
+ * the lines are longer than `width` (the terminal wraps them) rather than losing the ID.
  */
 export function renderTable(records: unknown[], columns: Column[], width: number, opts: TableOptions = {}): string {
   if (records.length === 0) return 'No resources found.\n';
   const paint = opts.colors ?? PLAIN;
+  const kept = (c: Column) => c.path === opts.keep || (opts.essential ?? []).includes(c.path) || c.format === 'status';
   let cols = [...columns];
-  const rowsFor = (cs: Column[]) => records.map((r) => cs.map((c) => formatCell(valueAt(r, c.path), c.format)));
-  const widthOf = (cs: Column[], rows: string[][]) =>
-    cs.reduce((sum, c, i) => sum + Math.max(c.header.length, ...rows.map((r) => r[i]!.length)) + (i ? 3 : 0), 0);
-  let rows = rowsFor(cols);
-  const droppable = (cs: Column[]) => cs.filter((c) => c.path !== opts.keep);
-  while (droppable(cols).length > 0 && cols.length > 1 && widthOf(cols, rows) > width) {
-    const lowest = droppable(cols).reduce((lo, c) => ((c.priority ?? 5) < (lo.priority ?? 5) ? c : lo));
+  const cells = records.map((r) => new Map(columns.map((c) => [c, formatCell(valueAt(r, c.path), c.format)])));
+  const natural = new Map(columns.map((c) => [c, Math.max(c.header.length, ...cells.map((row) => row.get(c)!.length))]));
+  const widths = new Map(natural);
+  const total = () => cols.reduce((sum, c, i) => sum + widths.get(c)! + (i ? 3 : 0), 0);
+  while (total() > width) {
+    const others = cols.filter((c) => !kept(c));
+    if (!others.length) break;
+    const lowest = others.reduce((lo, c) => ((c.priority ?? 5) < (lo.priority ?? 5) ? c : lo));
+    const room = width - (total() - widths.get(lowest)!);
+    if (shortenable(lowest) && room >= Math.max(lowest.header.length, MIN_SHORTENED)) {
+      widths.set(lowest, room);
+      break;
+    }
+    if (cols.length === 1) break; // a table keeps at least one column, however wide
     cols = cols.filter((c) => c !== lowest);
-    rows = rowsFor(cols);
   }
-  const widths = cols.map((c, i) => Math.max(c.header.length, ...rows.map((r) => r[i]!.length)));
-  const limit = Math.max(width, 20);
-  // Pad and truncate the plain text first, then colour it, so escape codes never count as width.
-  const line = (cells: string[], paint: (cell: string, i: number) => string) => {
-    let used = 0;
-    const out: string[] = [];
-    cells.forEach((cell, i) => {
-      const sep = i ? '   ' : '';
-      const padded = i === cells.length - 1 ? cell : cell.padEnd(widths[i]!);
-      const room = limit - used - sep.length;
-      if (room <= 0) return;
-      const text = padded.slice(0, room);
-      used += sep.length + text.length;
-      out.push(sep + paint(text, i));
-    });
-    return out.join('').trimEnd();
-  };
+  const line = (texts: string[], paintCell: (cell: string, i: number) => string) =>
+    texts
+      .map((text, i) => {
+        const w = widths.get(cols[i]!)!;
+        const shown = cut(text, w);
+        return (i ? '   ' : '') + paintCell(i === texts.length - 1 ? shown : shown.padEnd(w), i);
+      })
+      .join('')
+      .trimEnd();
+  // Pad and cut the plain text first, then colour it, so escape codes never count as width.
   const header = line(
     cols.map((c) => c.header),
     (text) => paint.bold(text),
   );
-  const body = rows.map((r) => line(r, (text, i) => (cols[i]!.format === 'status' ? colorStatus(paint, text) : text)));
+  const body = cells.map((row) => line(cols.map((c) => row.get(c)!), (text, i) => (cols[i]!.format === 'status' ? colorStatus(paint, text) : text)));
   return [header, ...body].join('\n') + '\n';
 }
 
@@ -101,9 +119,9 @@ function tableRows(records: unknown[], spec: KindSpec): unknown[] {
   });
 }
 
-/** A kind's records as its table: ID column kept, nested lists one row each. */
+/** A kind's records as its table: the ID, name and status columns kept whole, nested lists one row each. */
 export function renderKindTable(records: unknown[], spec: KindSpec, width: number, colors?: Colors): string {
-  return renderTable(tableRows(records, spec), spec.columns, width, { keep: spec.idField, colors });
+  return renderTable(tableRows(records, spec), spec.columns, width, { keep: spec.idField, essential: spec.nameField ? [spec.nameField] : [], colors });
 }
 
 /**

@@ -51,14 +51,21 @@ export function routeTerms(routings: readonly ProviderRouting[], config?: Pick<C
   }
   // Generic words after every provider's specific ones. A generic word two providers share ("instances")
   // belongs to the first in registry order (gpucloud's): the other is chosen by its own words ("ec2").
+  // A later provider's generic word is skipped too when one of its words is a word of an earlier
+  // provider (any strength) or a technology an earlier provider shares ("serverless", "k8s").
   const owner = new Map<string, string>();
+  const earlierParts = new Set<string>();
+  const partsOf = (t: string) => t.toLowerCase().split(/[\s_/-]+/).filter(Boolean);
   for (const { provider, routing } of routings) {
     for (const w of (routing.generic ?? []).map(wordOf)) {
       const t = w.term.trim().toLowerCase();
       if ((owner.get(t) ?? provider) !== provider) continue;
+      if (!owner.has(t) && partsOf(t).some((p) => earlierParts.has(p))) continue;
       owner.set(t, provider);
       add(w.term, { provider, strength: 'generic', kind: w.kind });
     }
+    const own = [...routing.names, ...routing.specific.map((w) => wordOf(w).term), ...(routing.generic ?? []).map((w) => wordOf(w).term), ...(routing.shared ?? [])];
+    for (const t of own) for (const p of partsOf(t)) earlierParts.add(p);
   }
   return specs;
 }

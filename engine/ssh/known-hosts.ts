@@ -22,9 +22,40 @@ export function knownHostsPath(home: string): string {
   return join(home, '.assistant', 'known_hosts');
 }
 
-/** The known_hosts name of a host: `host`, or `[host]:port` off port 22 (OpenSSH's convention). */
+/**
+ * One name per host for pinning and connecting: IPv4 in any form the resolver accepts (`127.1`,
+ * `0x7f000001`, `2130706433`, `0177.0.0.1`) becomes its dotted quad, IPv6 its compressed lower-case form
+ * (an IPv4-mapped address its IPv4), a host name lower case without a trailing dot. Otherwise one host
+ * written two ways would get two pins, and a changed key would pass as a "new" host.
+ */
+export function canonicalHost(host: string): string {
+  const h = host.trim().replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  if (h.includes(':')) {
+    try {
+      const v6 = new URL(`http://[${h}]/`).hostname.slice(1, -1);
+      const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(v6);
+      if (!mapped) return v6;
+      const [hi, lo] = [parseInt(mapped[1]!, 16), parseInt(mapped[2]!, 16)];
+      return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+    } catch {
+      return h;
+    }
+  }
+  if (/^[0-9a-fx.]+$/.test(h) && /^(?:0x|\d)/.test(h)) {
+    try {
+      const v4 = new URL(`http://${h}/`).hostname;
+      if (/^\d+\.\d+\.\d+\.\d+$/.test(v4)) return v4;
+    } catch {
+      // Not an IPv4 address in any form: a name.
+    }
+  }
+  return h;
+}
+
+/** The known_hosts name of a host: `host`, or `[host]:port` off port 22 (OpenSSH's convention), host canonical. */
 export function hostToken(host: string, port: number): string {
-  return port === 22 ? host : `[${host}]:${port}`;
+  const name = canonicalHost(host);
+  return port === 22 ? name : `[${name}]:${port}`;
 }
 
 /** A key as the server sent it (the raw blob: a length-prefixed type name, then the key's fields). */

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import ssh2 from 'ssh2';
 import { AssistantError, InterruptedError, InvalidInputError, OperationError } from '../errors.js';
-import { checkHostKey, hostKeyChangedError, hostKeyFromBlob, type PinOutcome } from './known-hosts.js';
+import { canonicalHost, checkHostKey, hostKeyChangedError, hostKeyFromBlob, type PinOutcome } from './known-hosts.js';
 
 /** What the `ssh` provider's client is: settings resolved once per session, no open connection. */
 export interface SshSettings {
@@ -51,7 +51,9 @@ export function readPrivateKey(settings: SshSettings): Buffer {
   }
 }
 
-export async function runRemote(settings: SshSettings, host: string, command: string, opts: { signal: AbortSignal; readyTimeoutMs: number }): Promise<RemoteOutput> {
+export async function runRemote(settings: SshSettings, written: string, command: string, opts: { signal: AbortSignal; readyTimeoutMs: number }): Promise<RemoteOutput> {
+  // Connected to and pinned under one name, however the plan wrote the address.
+  const host = canonicalHost(written);
   const privateKey = readPrivateKey(settings);
   if (opts.signal.aborted) throw abortReason(opts.signal);
   const conn = new ssh2.Client();

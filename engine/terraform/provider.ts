@@ -17,7 +17,7 @@ import type { ContextResult, ProviderCapabilities } from '../capabilities.js';
 import { PLACEHOLDER_PATTERN } from '../../schemas/plan.js';
 import { OperationError, UsageError } from '../errors.js';
 import { runCli, type CliTool } from '../cli/runner.js';
-import { childEnvironment } from '../onboarding/child-env.js';
+import { childEnvironment } from '../process/env.js';
 import {
   answerPlan,
   answerShow,
@@ -45,14 +45,16 @@ const READ_VERB = 'terraform-read';
 const APPLY_VERB = 'terraform-apply';
 const WORKSPACE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,62}$/;
 
-/** What a terraform child may see: its own settings and the credentials of the clouds it manages; TF_LOG never (it prints request bodies). */
-const CHILD_PREFIXES = ['TF_', 'AWS_', 'GOOGLE_', 'CLOUDSDK_', 'ARM_', 'AZURE_', 'KUBE', 'HELM_', 'VAULT_ADDR', 'CONSUL_HTTP_ADDR'];
-const CHILD_NAMES = ['GOOGLE_APPLICATION_CREDENTIALS', 'KUBECONFIG', 'TERRAFORM_CONFIG'];
+/**
+ * What a terraform child may see (engine/process/env.ts): the user's session (HOME for ~/.terraformrc,
+ * the plugin cache and the clouds' credential files), its own TF_ settings but TF_LOG (it prints request
+ * bodies), and the variables the clouds it manages read; never what the deny list holds (AI keys, the
+ * gpucloud secret, the backend key, tokens).
+ */
+const TERRAFORM_ENV = [/^TF_(?!LOG)/, /^AWS_/, /^GOOGLE_/, /^CLOUDSDK_/, /^ARM_/, /^AZURE_/, /^KUBE/, /^HELM_/, 'VAULT_ADDR', 'CONSUL_HTTP_ADDR'];
 
 export function terraformChildEnv(env: Record<string, string | undefined>): Record<string, string> {
-  const out = childEnvironment(env, { names: CHILD_NAMES, prefixes: CHILD_PREFIXES, set: { TF_IN_AUTOMATION: '1', TF_INPUT: '0', CHECKPOINT_DISABLE: '1' } });
-  for (const k of Object.keys(out)) if (/^TF_LOG/.test(k)) delete out[k];
-  return out;
+  return childEnvironment(env, { session: true, allow: TERRAFORM_ENV, set: { TF_IN_AUTOMATION: '1', TF_INPUT: '0', CHECKPOINT_DISABLE: '1' } });
 }
 
 export interface TerraformClient {

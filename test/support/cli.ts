@@ -16,11 +16,12 @@
  *   `lifecycleMs: 1`, `debit: false` for a balance that must not move, small rate-limit windows.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../emulator/index.js';
+import { tempDir } from './temp.js';
 
 /** Generous on purpose: a CLI child on a loaded 2-core machine can take many times its idle time. */
 export const CHILD_TIMEOUT_MS = 120_000;
@@ -65,13 +66,13 @@ export interface CliResult {
 
 /** A config file (`--config <path>`) holding `text`, mode 0600, in a fresh temp dir. */
 export function configFile(text: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'assistant-config-')), 'config.yaml');
+  const path = join(tempDir('assistant-config-'), 'config.yaml');
   writeFileSync(path, text, { mode: 0o600 });
   return path;
 }
 
 export function tempHome(prefix = 'assistant-e2e-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return tempDir(prefix);
 }
 
 /** process.env without anything that could point the CLI at real credentials or a real config. */

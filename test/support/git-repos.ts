@@ -3,11 +3,11 @@
  * on 127.0.0.1 (a free port) so tests clone over git:// as well as file://.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { tempDir } from './temp.js';
 
 const GIT_ENV = {
   ...process.env,
@@ -32,7 +32,7 @@ export interface TestRepo {
 }
 
 /** A repository (in a folder named `name` under `root`) with `files` committed on `main`. */
-export function makeRepo(name: string, files: Record<string, string>, root = mkdtempSync(join(tmpdir(), 'deploy-repos-'))): TestRepo {
+export function makeRepo(name: string, files: Record<string, string>, root = tempDir('deploy-repos-')): TestRepo {
   const dir = join(root, name);
   mkdirSync(dir, { recursive: true });
   git(dir, 'init', '--quiet', '--initial-branch=main');

@@ -4,11 +4,12 @@
  * or `aws` on PATH print one `SKIP` line and pass: CI installs both (.ci/run); this is a safety net.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'uvu';
+import { tempDir } from './temp.js';
+import { reportSkip } from './skip.js';
 
 export interface Moto {
   url: string;
@@ -38,7 +39,7 @@ export interface RunningMoto extends Moto {
 export async function withMoto(testName: string, fn: (moto: Moto) => Promise<void>): Promise<void> {
   const missing = motoMissing();
   if (missing) {
-    console.log(`SKIP ${testName}: ${missing}`);
+    reportSkip(testName, missing);
     return;
   }
   const moto = await startMoto();
@@ -73,7 +74,7 @@ export async function startMoto(): Promise<RunningMoto> {
     await stop();
     throw err;
   }
-  const dir = mkdtempSync(join(tmpdir(), 'moto-aws-'));
+  const dir = tempDir('moto-aws-');
   writeFileSync(join(dir, 'config'), '[default]\nregion = us-east-1\n');
   writeFileSync(join(dir, 'credentials'), '[default]\naws_access_key_id = testing\naws_secret_access_key = testing\n');
   const env: Record<string, string | undefined> = {
@@ -150,14 +151,14 @@ export function motoSuite(suite: Test): (name: string, fn: (moto: RunningMoto) =
   return (name, fn, alsoMissing) =>
     suite(name, async () => {
       const why = missing ?? alsoMissing?.();
-      if (why) return void console.log(`SKIP ${name}: ${why}`);
+      if (why) return reportSkip(name, why);
       await fn(moto!);
     });
 }
 
 /** A plan file of cloud_a steps in a temp dir. */
 export function planFile(commands: { args: string[]; reason: string; produces?: Record<string, string> }[], provider: string | string[] = 'cloud_a'): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'cloud-plan-')), 'plan.json');
+  const file = join(tempDir('cloud-plan-'), 'plan.json');
   writeFileSync(file, JSON.stringify({ version: 1, provider, commands }));
   return file;
 }

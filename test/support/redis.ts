@@ -1,6 +1,7 @@
 /**
  * A real `redis-server` (Debian package) on a free loopback port for the shared rate-limit tests.
- * Missing redis-server is a failure with a clear message, never a silent skip: CI installs it (.ci/run).
+ * Where redis-server is missing, the tests that need it skip visibly with the reason (redisMissing, and
+ * test/support/skip.ts); CI installs it (.ci/run), so there they always run.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -25,12 +26,20 @@ function freePort(): Promise<number> {
   });
 }
 
-function redisServerPath(): string {
+function findRedisServer(): string | undefined {
   const found = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
   const path = found.stdout.trim();
-  if (found.status !== 0 || !path) {
-    throw new Error('redis-server is not installed: the shared rate-limit tests need it (apt-get install -y redis-server; .ci/run does this)');
-  }
+  return found.status === 0 && path ? path : undefined;
+}
+
+/** Why redis tests cannot run here (the skip reason), or undefined when redis-server is on PATH. */
+export function redisMissing(): string | undefined {
+  return findRedisServer() ? undefined : 'redis-server not installed (apt-get install -y redis-server; .ci/run does this)';
+}
+
+function redisServerPath(): string {
+  const path = findRedisServer();
+  if (!path) throw new Error(`${redisMissing()}: the shared rate-limit tests need it`);
   return path;
 }
 

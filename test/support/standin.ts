@@ -4,9 +4,9 @@
  * answers with canned output: the first response whose `match` is contained in the joined argv, else
  * `[]`. A real executable, spawned like the real CLI would be.
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from './temp.js';
 
 export interface CannedResponse {
   /** Substring of the argv joined by spaces (`compute instances list`). */
@@ -30,7 +30,7 @@ export interface StandIn {
 }
 
 export function standIn(tool: string, responses: CannedResponse[] = [], opts: { dir?: string } = {}): StandIn {
-  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'standin-'));
+  const dir = opts.dir ?? tempDir('standin-');
   const log = join(dir, `${tool}.calls.jsonl`);
   const config = join(dir, `${tool}.responses.json`);
   const pids = join(dir, `${tool}.pids`);

@@ -6,8 +6,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tempDir } from './temp.js';
 
 /** Where the hashicorp/aws provider is mirrored (`<mirror>/registry.terraform.io/hashicorp/aws/…`). */
 export const TF_PLUGIN_MIRROR = process.env.TF_PLUGIN_MIRROR ?? '/opt/tf-plugins';
@@ -27,7 +27,7 @@ export interface StateResource {
 
 /** A folder holding terraform.tfstate with these resources, `terraform init`-ed from the mirror. */
 export function terraformWorkspace(resources: StateResource[]): string {
-  const dir = mkdtempSync(join(tmpdir(), 'tf-ws-'));
+  const dir = tempDir('tf-ws-');
   const rc = join(dir, '.terraformrc');
   writeFileSync(
     rc,
@@ -69,7 +69,7 @@ export function terraformCliMissing(): string | undefined {
  * reach the registry), `terraform init`-ed, and applied when `apply` is set. Returns its folder.
  */
 export function terraformDataWorkspace(mainTf: string, opts: { apply?: boolean; parent?: string } = {}): string {
-  const dir = mkdtempSync(join(opts.parent ?? tmpdir(), 'tf-data-'));
+  const dir = opts.parent ? mkdtempSync(join(opts.parent, 'tf-data-')) : tempDir('tf-data-');
   writeFileSync(join(dir, 'main.tf'), mainTf);
   const env = { ...process.env, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1', TF_CLI_CONFIG_FILE: join(dir, 'none.tfrc') };
   writeFileSync(join(dir, 'none.tfrc'), '');

@@ -2,7 +2,9 @@ import { q } from '../quote.js';
 import { placeholdersIn, substituteBody, substitutePath } from '../../plan/bindings.js';
 import { PLACEHOLDER_PATTERN } from '../../../schemas/plan.js';
 import { parseStrictJson } from '../../plan/strict-json.js';
-import type { ArgProblem, StepClass, StepVerb } from '../../provider.js';
+import { unknownStep, type ArgProblem, type StepClass, type StepVerb } from '../../provider.js';
+import { isZero } from '../../cli/decode.js';
+import { registerSecret } from '../../redact.js';
 import type { KubeClient } from '../client.js';
 import { kubectlName, parseK8sPath, type K8sPath } from '../kinds.js';
 
@@ -105,7 +107,8 @@ export const k8sApi: StepVerb<KubeClient> = {
       if (apply && !/[?&]fieldManager=/.test(sendPath)) sendPath += `${sendPath.includes('?') ? '&' : '?'}fieldManager=assistant&force=true`;
     }
     const res = await client.request(context, { method, path: sendPath, body, contentType, signal: ctx.signal });
-    return { status: res.status, data: res.data };
+    const secrets = secretValues(res.data);
+    return { status: res.status, data: res.data, ...(secrets.length ? { secrets } : {}) };
   },
 
   describe(args) {
@@ -119,47 +122,125 @@ export const k8sApi: StepVerb<KubeClient> = {
   },
 };
 
-/** What a request does, from its parsed parts only (the destroyer gate reads `effect` and `reasons`). */
+/**
+ * The values of a Secret (or a list of them) and a service account token in a response, registered for
+ * redaction (base64 and decoded): a report, journal or MCP result never shows them.
+ */
+function secretValues(data: unknown): { path: string; value: string }[] {
+  const out: { path: string; value: string }[] = [];
+  const d = data as { kind?: unknown; items?: unknown[]; data?: unknown; stringData?: unknown; status?: { token?: unknown } } | null;
+  const objects = d?.kind === 'Secret' ? [d] : d?.kind === 'SecretList' && Array.isArray(d.items) ? d.items : [];
+  objects.forEach((o, i) => {
+    for (const field of ['data', 'stringData'] as const) {
+      const map = (o as Record<string, unknown>)?.[field];
+      if (!map || typeof map !== 'object') continue;
+      for (const [k, v] of Object.entries(map as Record<string, unknown>)) {
+        if (typeof v !== 'string') continue;
+        out.push({ path: `$${d?.kind === 'SecretList' ? `.items[${i}]` : ''}.${field}.${k}`, value: v });
+        if (field === 'data') registerSecret(Buffer.from(v, 'base64').toString('utf8'));
+      }
+    }
+  });
+  if (d?.kind === 'TokenRequest' && typeof d.status?.token === 'string') out.push({ path: '$.status.token', value: d.status.token });
+  for (const s of out) registerSecret(s.value);
+  return out;
+}
+
+/** Subresources a request may write without --destroyer: the replica count (checked for 0) and status. */
+const WRITABLE_SUBRESOURCES = new Set(['scale', 'status']);
+/** Subresources that run something in a container or reach past the API server: never run freely. */
+const RUNS_SOMETHING = new Set(['exec', 'attach', 'portforward', 'proxy', 'ephemeralcontainers']);
+const RBAC = new Set(['roles', 'rolebindings', 'clusterroles', 'clusterrolebindings']);
+
+const zeroish = (v: unknown) =>
+  v === 0 || (typeof v === 'string' && (isZero(v) || placeholdersIn(v).length > 0)) || (typeof v === 'number' && Object.is(v, -0));
+
+/** Whether a value holds a `null` anywhere (in a merge patch or an apply, a null deletes that field). */
+function hasNull(v: unknown): boolean {
+  if (v === null) return true;
+  if (Array.isArray(v)) return v.some(hasNull);
+  if (v && typeof v === 'object') return Object.values(v).some(hasNull);
+  return false;
+}
+
+const emptyMap = (v: unknown) => v === undefined || v === null || (typeof v === 'object' && !Array.isArray(v) && Object.keys(v as object).length === 0);
+
+/**
+ * Why a PUT or PATCH body removes data or capacity (each reason makes the step destructive): replicas
+ * 0 (also `-0`, `"+0"`, `0.0`, a placeholder), a null (deletes a field), a Secret or ConfigMap replaced
+ * or applied without data, a `NoExecute` taint (evicts every pod) or a cordon, a suspended Job or
+ * CronJob, finalizers cleared, a volume whose reclaim policy becomes Delete.
+ */
+function removals(p: K8sPath, method: string, body: Record<string, any> | undefined, apply: boolean, what: string, at: string): string[] {
+  const out: string[] = [];
+  if (!body) return [`${what}${at}: the body cannot be read, so what it changes is unknown`];
+  const replicas = body.spec?.replicas;
+  if (zeroish(replicas)) out.push(placeholdersIn(String(replicas)).length ? `sets the replicas of ${what} from a placeholder (${replicas}), which may be zero` : `scales ${what} to zero replicas${at}`);
+  if (hasNull(body)) out.push(`${what}${at}: a null in the body deletes that field`);
+  const resource = p.resource ?? '';
+  if ((resource === 'secrets' || resource === 'configmaps') && !p.subresource) {
+    const data = [body.data, body.stringData, body.binaryData];
+    if (method === 'PUT') out.push(`replaces ${what}${at}: keys not in the body are removed`);
+    else if (apply && data.every(emptyMap)) out.push(`applies ${what}${at} without data: it is emptied`);
+    else if (data.some((d) => d !== undefined && typeof d !== 'object')) out.push(`${what}${at}: its data is not a map`);
+  }
+  const taints = body.spec?.taints;
+  if (resource === 'nodes' && Array.isArray(taints) && taints.some((t: any) => String(t?.effect ?? '').toLowerCase() === 'noexecute' || placeholdersIn(String(t?.effect ?? '')).length)) {
+    out.push(`taints ${what} NoExecute: every pod without a toleration is evicted`);
+  }
+  if (resource === 'nodes' && (body.spec?.unschedulable === true || body.spec?.unschedulable === 'true')) out.push(`cordons ${what}: its capacity is taken away`);
+  if ((resource === 'jobs' || resource === 'cronjobs') && (body.spec?.suspend === true || body.spec?.suspend === 'true' || placeholdersIn(String(body.spec?.suspend ?? '')).length)) {
+    out.push(`suspends ${what}${at}: ${resource === 'jobs' ? 'its running pods are deleted' : 'it stops running'}`);
+  }
+  if (Array.isArray(body.metadata?.finalizers) && body.metadata.finalizers.length === 0) out.push(`clears the finalizers of ${what}${at}: an object being deleted goes at once`);
+  if (String(body.spec?.persistentVolumeReclaimPolicy ?? '').toLowerCase() === 'delete') out.push(`${what}: the reclaim policy Delete deletes the volume's data when it is released`);
+  if (typeof body.spec?.nodeSelector === 'object' && resource === 'daemonsets') out.push(`${what}${at}: a node selector can take the DaemonSet off every node`);
+  return out;
+}
+
+/**
+ * What a request does, from its parsed parts only (the destroyer gate reads `effect` and `reasons`).
+ * Default deny: GET is a read, POST to a collection a create, PUT/PATCH of an object (or its scale or
+ * status) an update unless the body removes data or capacity; DELETE, an eviction, anything that runs
+ * in a container or proxies past the API server (exec, attach, portforward, proxy), a change of RBAC,
+ * any other subresource or a placeholder where the effect is decided is destructive.
+ */
 export function classifyK8sRequest(context: string, rawMethod: string, path: string, bodyText: string | undefined): StepClass {
   const method = rawMethod.trim().toUpperCase();
   const p = parseK8sPath(path);
   const kind = p?.resource;
   if (placeholdersIn(rawMethod).length) return { effect: 'destroy', kind, reasons: [`the method is a placeholder (${rawMethod}): what the step does is only known at run time`] };
   const resourceSeg = p?.resource ?? '';
-  if (placeholdersIn(resourceSeg).length) {
+  if (placeholdersIn(resourceSeg).length || placeholdersIn(p?.subresource ?? '').length) {
     return { effect: 'destroy', kind, reasons: [`the resource type in ${path} is a placeholder: what the step touches is only known at run time`] };
   }
+  const sub = p?.subresource;
+  if (sub && RUNS_SOMETHING.has(sub)) return { effect: 'destroy', kind, reasons: [`${method} ${path}: ${sub} runs something in a container or reaches past the API server; what it does cannot be decided`] };
   if (method === 'GET' || method === 'HEAD') return { effect: 'read', kind, reasons: [] };
-  if (!p?.resource) return { effect: 'update', kind, reasons: [] };
+  if (!p?.resource) return unknownStep(`${method} ${path}`);
   const what = `${kubectlName(p.resource)}${p.name ? ` ${p.name}` : ''}`;
+  const at = where(p, context);
   if (method === 'DELETE') {
     return {
       effect: 'destroy',
       kind,
-      reasons: [p.name ? `deletes ${what}${where(p, context)}` : `deletes every ${kubectlName(p.resource)}${where(p, context)}`],
+      reasons: [p.name ? `deletes ${what}${at}` : `deletes every ${kubectlName(p.resource)}${at}`],
     };
   }
+  if (method === 'POST' && sub === 'eviction') return { effect: 'destroy', kind, reasons: [`evicts pod ${p.name}${at}`] };
+  if (RBAC.has(p.resource)) return { effect: 'destroy', kind, reasons: [`${method} ${what}${at}: changes who may do what in the cluster`] };
   const body = parseBody(bodyText);
-  if (method === 'POST' && p.subresource === 'eviction') return { effect: 'destroy', kind, reasons: [`evicts pod ${p.name}${where(p, context)}`] };
-  if (method === 'PUT' || method === 'PATCH') {
-    const replicas = body?.spec?.replicas;
-    const zero = replicas === 0 || replicas === '0' || (typeof replicas === 'string' && placeholdersIn(replicas).length > 0);
-    if (zero) {
-      return {
-        effect: 'destroy',
-        kind,
-        reasons: [replicas === 0 || replicas === '0' ? `scales ${what} to zero replicas${where(p, context)}` : `sets the replicas of ${what} from a placeholder (${replicas}), which may be zero`],
-      };
-    }
-    return { effect: 'update', kind, reasons: [] };
-  }
   if (method === 'POST' && !p.name) {
     const name = createdName(body);
-    return name
-      ? { effect: 'create', kind: collectionKind(context, p), name, nameAt: 'args[4].metadata.name', reasons: [] }
-      : { effect: 'create', kind, reasons: [] };
+    return name ? { effect: 'create', kind: collectionKind(context, p), name, nameAt: 'args[4].metadata.name', reasons: [] } : { effect: 'create', kind, reasons: [] };
   }
-  return { effect: 'update', kind, reasons: [] };
+  // A service account token (POST …/serviceaccounts/<name>/token): a credential, masked in every output.
+  if (method === 'POST' && p.name && sub === 'token' && p.resource === 'serviceaccounts') return { effect: 'create', kind, reasons: [] };
+  if ((method === 'PUT' || method === 'PATCH') && p.name && (!sub || WRITABLE_SUBRESOURCES.has(sub))) {
+    const reasons = removals(p, method, body, method === 'PATCH' && isApply(body), what, at);
+    return reasons.length ? { effect: 'destroy', kind, reasons } : { effect: 'update', kind, reasons: [] };
+  }
+  return unknownStep(`${method} ${path}`, kind);
 }
 
 /** The kubectl command a request corresponds to, for people who think in kubectl (dry runs, progress). */

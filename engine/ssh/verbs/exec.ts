@@ -1,13 +1,16 @@
 import { OperationError } from '../../errors.js';
 import { registerSecret } from '../../redact.js';
+import type { FoundSecret } from '../../cli/secrets.js';
 import { PLACEHOLDER_PATTERN } from '../../../schemas/plan.js';
-import type { ArgProblem, StepClass, StepVerb } from '../../provider.js';
+import { NOT_KNOWN_SAFE, type ArgProblem, type StepClass, type StepVerb } from '../../provider.js';
+import { matchTemplate } from '../templates.js';
 import { runRemote, SshUnreachable, type SshSettings } from '../remote.js';
 import { hostProblem, parseOptions, retryLater, substituteHost } from './common.js';
 
 /**
  * Commands that tear something down, one rule per line, matched on each command of a shell line
- * (split at `;`, `&&`, `||`, `|`, newlines). A match makes the step `destroy` (destroyer-gated).
+ * (split at `;`, `&&`, `||`, `|`, newlines). A free-form command needs --destroyer anyway (default
+ * deny); these only say more precisely why.
  */
 const DESTRUCTIVE_COMMANDS: readonly { pattern: RegExp; reason: string }[] = [
   { pattern: /^(sudo\s+)?kubeadm\s+reset\b/, reason: 'kubeadm reset tears down the node\'s Kubernetes' },
@@ -28,14 +31,25 @@ function commandsOf(line: string): string[] {
     .filter(Boolean);
 }
 
+/**
+ * What an ssh-exec command does: a named template (engine/ssh/templates.ts) runs freely with its
+ * effect; anything else is free-form and destructive (default deny), with the precise reasons above
+ * when a part of it is known to tear something down.
+ */
 export function classifyCommand(command: string): StepClass {
+  const known = matchTemplate(command);
+  if (known) return { effect: known.template.effect, kind: 'host', reasons: [] };
   const reasons: string[] = [];
   for (const c of commandsOf(command)) {
-    // The program to run must be written in the plan; a placeholder there could be anything.
     if (/^<[A-Z][A-Z0-9_]*>/.test(c)) reasons.push('the program to run is a placeholder, so what it does is unknown before it runs');
     for (const rule of DESTRUCTIVE_COMMANDS) if (rule.pattern.test(c)) reasons.push(`${c.split(/\s+/).slice(0, 3).join(' ')}: ${rule.reason}`);
   }
-  return reasons.length ? { effect: 'destroy', kind: 'host', reasons } : { effect: 'update', kind: 'host', reasons: [] };
+  const first = command.split('\n').find((l) => l.trim()) ?? '';
+  return {
+    effect: 'destroy',
+    kind: 'host',
+    reasons: [...reasons, `ssh-exec "${first.length > 80 ? `${first.slice(0, 80)}…` : first}"${command.includes('\n') ? ' (a script)' : ''}: ${NOT_KNOWN_SAFE} (a free-form command; only the named read-only templates run without --destroyer)`],
+  };
 }
 
 /** A value for the shell: single-quoted, so a produced value can never become a second command. */
@@ -89,14 +103,14 @@ export const sshExec: StepVerb<SshSettings> = {
       if (err instanceof SshUnreachable) return retryLater(ctx, opts, `connecting to ${host}`, err.message);
       throw err;
     }
-    const json = parseJsonOutput(out.stdout);
+    const { json, secrets } = parseJsonOutput(out.stdout);
     if (out.exitCode !== 0) {
       const tail = out.stderr.trim().split('\n').slice(-5).join(' | ').slice(0, 500);
       throw new OperationError('remote_command_failed', `the command on ${host} exited with ${out.exitCode ?? 'a signal'}${tail ? `: ${tail}` : ''}`, {
         hint: 'fix the cause on the host; --resume runs this step again',
       });
     }
-    return { data: { exit_code: out.exitCode, stdout: out.stdout, stderr: out.stderr, ...(json === undefined ? {} : { json }) } };
+    return { data: { exit_code: out.exitCode, stdout: out.stdout, stderr: out.stderr, ...(json === undefined ? {} : { json }) }, ...(secrets.length ? { secrets } : {}) };
   },
 
   describe(args) {
@@ -109,16 +123,18 @@ export const sshExec: StepVerb<SshSettings> = {
 };
 
 /** stdout as JSON when it is a JSON object or array; secret-named fields are registered so no output shows them. */
-function parseJsonOutput(stdout: string): unknown {
+function parseJsonOutput(stdout: string): { json: unknown; secrets: FoundSecret[] } {
   const text = stdout.trim();
-  if (!/^[[{]/.test(text)) return undefined;
+  if (!/^[[{]/.test(text)) return { json: undefined, secrets: [] };
   try {
     const value = JSON.parse(text) as unknown;
+    const secrets: FoundSecret[] = [];
     if (value && typeof value === 'object' && !Array.isArray(value)) {
-      for (const [k, v] of Object.entries(value)) if (/token|secret|password|key/i.test(k) && typeof v === 'string') registerSecret(v);
+      for (const [k, v] of Object.entries(value)) if (/token|secret|password|key/i.test(k) && typeof v === 'string') secrets.push({ path: `$.json.${k}`, value: v });
     }
-    return value;
+    for (const s of secrets) registerSecret(s.value);
+    return { json: value, secrets };
   } catch {
-    return undefined;
+    return { json: undefined, secrets: [] };
   }
 }

@@ -1,6 +1,7 @@
 import { OperationError } from '../../errors.js';
 import { mergeContext, rewriteForPublicHost } from '../../k8s/kubeconfig-write.js';
 import type { ArgProblem, StepVerb } from '../../provider.js';
+import { canonicalHost } from '../known-hosts.js';
 import { runRemote, SshUnreachable, type SshSettings } from '../remote.js';
 import { hostProblem, parseOptions, retryLater, substituteHost } from './common.js';
 
@@ -29,7 +30,7 @@ export const sshKubeconfig: StepVerb<SshSettings> = {
     return problems;
   },
 
-  // It writes a local file and reads a remote one; nothing is paid for or removed.
+  // It reads a remote file and merges it, sanitised (engine/k8s/sanitise.ts), into the kubeconfig; nothing is paid for or removed.
   classify: () => ({ effect: 'update', kind: 'kubeconfig', reasons: [] }),
 
   substitute: (args, bindings) => args.map((arg, i) => (i === 1 ? substituteHost(arg, bindings) : arg)),
@@ -52,7 +53,7 @@ export const sshKubeconfig: StepVerb<SshSettings> = {
       if (/no such file/i.test(out.stderr)) return retryLater(ctx, opts, `reading ${REMOTE_PATH} on ${host}`, 'not there yet');
       throw new OperationError('kubeconfig_unreadable', `cat ${REMOTE_PATH} on ${host} exited with ${out.exitCode}: ${out.stderr.trim().slice(0, 300)}`);
     }
-    const pub = rewriteForPublicHost(out.stdout, host);
+    const pub = rewriteForPublicHost(out.stdout, canonicalHost(host));
     const merged = await mergeContext(settings.kubeconfigPath, name, pub, { useContext: opts.flags.has('--use-context') });
     // What the report shows: where it went and how it connects, never the credentials.
     return {

@@ -1,0 +1,135 @@
+/**
+ * The sandbox's stand-in for an Instant Cluster's head node: an SSH server (ssh2's Server, in this
+ * process, on a loopback port) that lets in root with the sandbox's own key and answers the one
+ * command `k8s create gpucloud` sends, `cat /root/.kube/config`, with a kubeconfig as kubeadm writes
+ * it. Nothing else runs: any other command exits 127. Keys live under ~/.assistant/sandbox/ssh/ so
+ * the host key stays the same from one run to the next.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { join } from 'node:path';
+import ssh2 from 'ssh2';
+
+const { Server, utils } = ssh2;
+
+export const HEAD_NODE_KUBECONFIG_PATH = '/root/.kube/config';
+
+export interface HeadNode {
+  /** The loopback port it answers on (the sandbox's clusters get 127.0.0.1 as their IP). */
+  port: number;
+  /** The private key that gets in as root. */
+  clientKeyPath: string;
+  close(): Promise<void>;
+}
+
+/**
+ * An ed25519 key pair that ssh2 reads back: about 1 in 250 pairs from its own generator is one its
+ * parser rejects, so a pair is checked before it is kept.
+ */
+function ed25519KeyPair(): { private: string; public: string } {
+  for (;;) {
+    const pair = utils.generateKeyPairSync('ed25519');
+    if (!(utils.parseKey(pair.private) instanceof Error) && !(utils.parseKey(pair.public) instanceof Error)) return pair;
+  }
+}
+
+/**
+ * The private key kept in `dir/name`, made on first use. Only the private key is stored (the public half
+ * is derived from it), written to a temp file and renamed, so two sandbox runs starting at once never
+ * leave a private key that does not match its public half.
+ */
+function keptKey(dir: string, name: string): ssh2.ParsedKey & { pem: string } {
+  const file = join(dir, name);
+  if (existsSync(file)) {
+    const pem = readFileSync(file, 'utf8');
+    const parsed = utils.parseKey(pem);
+    if (!(parsed instanceof Error)) return Object.assign(parsed as ssh2.ParsedKey, { pem });
+  }
+  const pem = ed25519KeyPair().private;
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(tmp, pem, { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, file);
+  // Another run may have renamed its key in between: use whatever the file holds now.
+  const kept = readFileSync(file, 'utf8');
+  return Object.assign(utils.parseKey(kept) as ssh2.ParsedKey, { pem: kept });
+}
+
+/** What /root/.kube/config holds on a kubeadm head node: the API server on the private network. */
+function headNodeKubeconfig(): string {
+  const fake = (text: string) => Buffer.from(`sandbox stand-in: ${text}`).toString('base64');
+  return [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    '- cluster:',
+    `    certificate-authority-data: ${fake('no real certificate authority')}`,
+    '    server: https://10.0.0.2:6443',
+    '  name: kubernetes',
+    'contexts:',
+    '- context:',
+    '    cluster: kubernetes',
+    '    user: kubernetes-admin',
+    '  name: kubernetes-admin@kubernetes',
+    'current-context: kubernetes-admin@kubernetes',
+    'preferences: {}',
+    'users:',
+    '- name: kubernetes-admin',
+    '  user:',
+    `    client-certificate-data: ${fake('no real client certificate')}`,
+    `    client-key-data: ${fake('no real client key')}`,
+    '',
+  ].join('\n');
+}
+
+export async function startHeadNode(sshDir: string): Promise<HeadNode> {
+  mkdirSync(sshDir, { recursive: true, mode: 0o700 });
+  const allowed = keptKey(sshDir, 'id_ed25519');
+  const host = keptKey(sshDir, 'host_ed25519');
+  const kubeconfig = headNodeKubeconfig();
+  const server = new Server({ hostKeys: [host.pem] }, (conn) => {
+    conn.on('error', () => undefined);
+    conn.on('authentication', (auth) => {
+      if (auth.method !== 'publickey' || auth.username !== 'root') return auth.reject(['publickey']);
+      if (auth.key.algo !== allowed.type || !auth.key.data.equals(allowed.getPublicSSH())) return auth.reject(['publickey']);
+      if (!auth.signature) return auth.accept(); // "would this key do?"
+      if (!allowed.verify(auth.blob!, auth.signature, auth.hashAlgo)) return auth.reject(['publickey']);
+      auth.accept();
+    });
+    conn.on('ready', () => {
+      conn.on('session', (accept) => {
+        const session = accept();
+        session.on('exec', (acceptExec, _reject, info) => {
+          const stream = acceptExec();
+          if (info.command === `cat ${HEAD_NODE_KUBECONFIG_PATH}`) {
+            stream.write(kubeconfig);
+            stream.exit(0);
+          } else {
+            stream.stderr.write(`sandbox stand-in head node: only "cat ${HEAD_NODE_KUBECONFIG_PATH}" is served\n`);
+            stream.exit(127);
+          }
+          stream.end();
+        });
+      });
+    });
+  });
+  // A plain TCP listener hands each connection to the SSH server, so close() can end them all at once.
+  const sockets = new Set<Socket>();
+  const front = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    server.injectSocket(socket);
+  });
+  await new Promise<void>((resolve, reject) => front.once('error', reject).listen(0, '127.0.0.1', () => resolve()));
+  return {
+    port: (front.address() as AddressInfo).port,
+    clientKeyPath: join(sshDir, 'id_ed25519'),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        front.close(() => resolve());
+      }),
+  };
+}
