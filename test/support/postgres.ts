@@ -110,7 +110,9 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Ru
   if (missing) throw new Error(`cannot start PostgreSQL: ${missing}`);
   const bin = postgresBinDir()!;
   const version = Number(bin.split('/').at(-2));
-  const dir = mkdtempSync(join(tmpdir(), 'assistant-pg-'));
+  // As root the server runs as "postgres", which cannot enter a TMPDIR made private (0700) for root
+  // (the test runner gives each file one): then the cluster lives directly under /tmp, removed on stop.
+  const dir = mkdtempSync(join(isRoot() && existsSync('/tmp') ? '/tmp' : tmpdir(), 'assistant-pg-'));
   const data = join(dir, 'data');
   if (isRoot()) {
     const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim());
