@@ -93,8 +93,8 @@ export interface ContextOptions {
  * (their `reads` capability), one plan for all of them (a combined view is `provider: [...]`). Without
  * `providers` in the decision, the first provider that can read (gpucloud).
  */
-export function contextPlanFor(decision: Pick<RouteDecision, 'kinds'> & { providers?: string[] }, opts: ContextOptions = {}): { plan: Plan; kinds: string[] } {
-  const readers = providersWith('reads');
+export async function contextPlanFor(decision: Pick<RouteDecision, 'kinds'> & { providers?: string[] }, opts: ContextOptions = {}): Promise<{ plan: Plan; kinds: string[] }> {
+  const readers = await providersWith('reads');
   const providers = decision.providers ?? [readers[0]!.name];
   const commands: Plan['commands'] = [];
   const kinds: string[] = [];
@@ -109,9 +109,10 @@ export function contextPlanFor(decision: Pick<RouteDecision, 'kinds'> & { provid
 }
 
 /** Routes a question and refuses, clearly, one about a provider that cannot be read. */
-export function routeAnswerable(question: string, flags: string[] | undefined, config: Config): RouteDecision {
-  const route = routeQuestion(question, { flags, config, routings: providerRoutings() });
-  const readable = providersWith('reads').map((p) => p.name);
+export async function routeAnswerable(question: string, flags: string[] | undefined, config: Config): Promise<RouteDecision> {
+  const route = routeQuestion(question, { flags, config, routings: await providerRoutings() });
+  // Who can read, from the manifest: nothing is loaded to refuse a question.
+  const readable = PROVIDERS.namesWith('reads');
   const others = route.providers.filter((p) => !readable.includes(p));
   if (others.length) {
     const why = route.reasons
@@ -131,15 +132,18 @@ export function routeAnswerable(question: string, flags: string[] | undefined, c
  * Without a model: each provider's `answer` capability from its own results. A provider that cannot
  * answer exactly declines — the answer says so and how to get one — rather than showing another list.
  */
-export function answerWithoutModel(question: string, route: RouteDecision, results: readonly ContextResult[]): string {
+export async function answerWithoutModel(question: string, route: RouteDecision, results: readonly ContextResult[]): Promise<string> {
   const iac = results.filter((r) => r.kind === 'terraform');
   // Providers sharing a joint answerer (gpucloud and cloud_a) are answered once, with all their results.
   const groups = new Map<string, { answer: AnswerCapability; providers: string[]; results: ContextResult[] }>();
   const parts: string[] = [];
+  // Capabilities only (light modules): the answerers, and the routing words of the providers asked about.
+  const answerers = new Map((await providersWith('answer')).map((p) => [p.name, p.capabilities.answer]));
+  const routingOf = new Map((await providerRoutings()).map((r) => [r.provider, r.routing]));
   for (const name of route.providers) {
-    const provider = PROVIDERS.provider(name);
-    const own = results.filter((r) => provider && PROVIDERS.verb(r.args[0] ?? '')?.provider === provider);
-    const answer = provider?.capabilities?.answer;
+    // Its own results: those of the verbs it owns (the manifest knows, without loading the provider).
+    const own = results.filter((r) => PROVIDERS.ownerOf(r.args[0] ?? '') === name);
+    const answer = answerers.get(name);
     if (!answer) {
       parts.push(`${name}: the built-in answers cannot answer about it (${own.length} read(s)); configure an AI provider (ai: in ~/.assistant.yaml, see the README) or ask with --ai-profile <name>`);
       continue;
@@ -152,7 +156,7 @@ export function answerWithoutModel(question: string, route: RouteDecision, resul
   }
   for (const [, group] of groups) {
     const others = route.providers.filter((p) => !group.providers.includes(p));
-    const knownWords = others.flatMap((p) => routingWords(PROVIDERS.provider(p)?.capabilities?.routing));
+    const knownWords = others.flatMap((p) => [...routingWords(routingOf.get(p)), ...(answerers.get(p)?.understood ?? [])]);
     const text = group.answer.answer(question, group.results, { kinds: route.kinds, defaulted: route.defaulted, route, knownWords, answeredElsewhere: others.length > 0 || iac.length > 0 });
     parts.push(
       text ??
@@ -189,7 +193,7 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
     o.report?.gather ??
     (extra &&
       (async (route: RouteDecision) => {
-        const { plan, kinds } = contextPlan(route);
+        const { plan, kinds } = await contextPlan(route);
         const data = await runReadPlan(plan);
         const results = plan.commands.map((c, i): ContextResult => ({ kind: kinds[i]!, args: c.args, data: data[i] }));
         return [...results, ...(await extra(route, results))];
@@ -200,7 +204,7 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
   const out: AskFlowOutput = await runAskFlow(
     {
       question: o.question,
-      route: () => (routed = routeAnswerable(o.question, o.providerFlags, config)),
+      route: async () => (routed = await routeAnswerable(o.question, o.providerFlags, config)),
       provider: () => {
         const provider = resolveAiProvider({
           aiConfig: config.ai,
@@ -241,7 +245,7 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
   ).finally(() => stream?.end());
 
   const s = out.sizes;
-  const read = `ask: route ${out.route.providers.join('+')}, context read: ${o.report ? 'a report' : contextPlan(out.route).kinds.join(', ')}`;
+  const read = `ask: route ${out.route.providers.join('+')}, context read: ${o.report ? 'a report' : (await contextPlan(out.route)).kinds.join(', ')}`;
   o.debug?.(
     out.provider === 'builtin'
       ? `${read}; no model: the built-in provider rendered the answer from ${out.contextChars} characters of results`
