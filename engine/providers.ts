@@ -47,6 +47,8 @@ export const PROVIDER_MANIFEST: readonly ProviderManifestEntry[] = [
   { name: 'repohost', verbs: ['repohost-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./repohost/provider.js')).repohostProvider },
   { name: 'errtracker', verbs: ['errtracker-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./errtracker/provider.js')).errtrackerProvider },
   { name: 'issuetracker', verbs: ['issuetracker-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./issuetracker/provider.js')).issuetrackerProvider },
+  { name: 'postgres', verbs: ['postgres-read', 'postgres-sql'], has: ['routing', 'reads', 'answer', 'credentials', 'classify'], load: async () => (await import('./postgres/provider.js')).postgresProvider },
+  { name: 'terraform', verbs: ['terraform-read', 'terraform-apply'], has: ['routing', 'reads', 'answer', 'credentials', 'classify'], load: async () => (await import('./terraform/provider.js')).terraformProvider },
 ];
 
 /** A provider as a capability lookup answers it: its name and the capability asked for (no step code loaded). */
