@@ -108,7 +108,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
     for (const r of routings) command.option(`--${r.flag}`, `Ask about ${r.provider} (several give a combined view; default: inferred from the question)`);
     command
       .option('--profile <name>', 'cloud_a environment (infra.cloud_a.environments.<name>) or aws profile to read with')
-      .option('--workspace <name>', 'Terraform workspace (terraform.workspaces.<name>) whose state, and drift against cloud_a, is added to the context')
+      .option('--workspace <name>', 'Terraform workspace (terraform.workspaces.<name>) the terraform reads use; its state, and drift against cloud_a, joins a cloud_a question')
       .option('--iam', 'IAM security report of cloud_a: administrator and wildcard policies, users without MFA, old or unused access keys')
       .option('--role-arn <arn>', 'With --iam: only this role')
       .option('--compliance', 'Compliance controls of cloud_a (control, pass/fail/unknown, evidence)')
@@ -126,6 +126,8 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant ask --iam --ai-profile builtin')
       .example('  assistant ask --compliance -o json')
       .example('  assistant ask --discovery --workspace prod')
+      .example('  assistant ask --terraform --workspace prod "what would an apply change?"')
+      .example('  assistant ask --postgres "which queries are blocked?"')
       .example('  assistant ask --apply --plan-file plan.json')
       .example('  cat plan.json | assistant ask --apply --destroyer')
       .example('  assistant ask --apply --dry-run --plan-file plan.json')
@@ -206,7 +208,11 @@ async function ask(
   { agentTrace, history, newConversation, report, profile, workspace, roleArn }: AskRunFlags,
 ): Promise<number> {
   const structured = ctx.globals.outputExplicit && ctx.globals.output !== 'table';
-  return withSession(ctx, async (session) => {
+  return withSession(ctx, async (opened) => {
+    // --workspace names the terraform workspace the terraform reads use (as if it were the default), and
+    // a question nothing else claims goes to terraform.
+    const session = workspace ? { ...opened, config: { ...opened.config, terraform: { ...opened.config.terraform, default_workspace: workspace } } } : opened;
+    if (workspace && !report && !providerFlags.length && routeQuestion(question, { config: session.config, routings: await providerRoutings() }).defaulted) providerFlags = ['terraform'];
     const reportOptions = { backend: session, env: ctx.env, signal: ctx.signal, profile, roleArn, workspace };
     let structuredReport: unknown;
     // --agent-trace prints the same phases as lines; the spinner would only fight with them.

@@ -303,7 +303,7 @@ async function testable() {
  * Tests one provider's credentials through its own capability (a fresh token and the balance for
  * gpucloud): a read through the executor, with a session that uses no cached token.
  */
-async function testProvider(ctx: CommandContext, provider: string, backendOnly: boolean): Promise<{ source: string; detail: string; data?: unknown }> {
+async function testProvider(ctx: CommandContext, provider: string, backendOnly: boolean, name?: string): Promise<{ source: string; detail: string; data?: unknown }> {
   const checkable = await testable();
   const p = checkable.find((t) => t.name === provider);
   if (!p) {
@@ -313,8 +313,8 @@ async function testProvider(ctx: CommandContext, provider: string, backendOnly: 
   return withSession(
     ctx,
     async (session) => {
+      const result = await p.capabilities.credentials.test!((plan) => readPlan(session, plan), { config: session.config, name });
       const source = await session.credentialSource(provider);
-      const result = await p.capabilities.credentials.test!((plan) => readPlan(session, plan));
       return { source, ...result };
     },
     { freshCredentials: true, backendOnly },
@@ -345,13 +345,16 @@ async function testStored(ctx: CommandContext): Promise<number> {
   const stored = await backend.list();
   const results: TestResult[] = [];
   for (const c of stored) {
-    const canTest = (await testable()).some((t) => t.name === c.provider);
-    if (!canTest || c.name !== DEFAULT_CREDENTIAL_NAME) {
+    const checkable = await testable();
+    const canTest = checkable.some((t) => t.name === c.provider);
+    // A provider whose stored names are its own (postgres connections) tests each; the others use `default`.
+    const named = checkable.find((t) => t.name === c.provider)?.capabilities.credentials.namedBy !== undefined;
+    if (!canTest || (c.name !== DEFAULT_CREDENTIAL_NAME && !named)) {
       results.push({ provider: c.provider, name: c.name, ok: true, tested: false, error: canTest ? `assistant uses ${c.provider}/${DEFAULT_CREDENTIAL_NAME}` : 'no client here to test with' });
       continue;
     }
     try {
-      const { source, detail, data } = await testProvider(ctx, c.provider, true);
+      const { source, detail, data } = await testProvider(ctx, c.provider, true, named ? c.name : undefined);
       results.push({ provider: c.provider, name: c.name, ok: true, tested: true, source, detail, balance: (data as { balance?: unknown } | undefined)?.balance });
     } catch (err) {
       if (ctx.signal.aborted) throw err;

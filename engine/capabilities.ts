@@ -126,7 +126,12 @@ export interface CredentialSource {
 export interface CredentialsCapability {
   sources(opts: { config: Config; env: Record<string, string | undefined>; home: string }): CredentialSource[];
   /** A cheap read-only check that the credentials work, run through the executor. */
-  test?(read: (plan: Plan) => Promise<unknown[]>): Promise<{ detail: string; data?: unknown }>;
+  test?(read: (plan: Plan) => Promise<unknown[]>, ctx?: { config: Config; name?: string }): Promise<{ detail: string; data?: unknown }>;
+  /**
+   * What a stored credential's name stands for when it is not one account's `default` (postgres: the
+   * connection, `postgres/<connection>`): `credentials test` then tests each stored name with `test`'s `name`.
+   */
+  namedBy?: string;
   /** What the backend store keeps for this provider (`credentials store <provider>`). */
   store?: ProviderCredentials;
 }
