@@ -15,7 +15,7 @@ export interface NotYet {
 
 export const NOT_AVAILABLE_YET: readonly NotYet[] = [
   // The other integrations of SPEC 2.5 (issue 30): each ask flag answers here until its provider lands.
-  ...(['notes', 'appplatform', 'edge', 'vps-a', 'vps-b', 'cloud-d'] as const).map(
+  ...(['notes', 'appplatform', 'edge'] as const).map(
     (name): NotYet => ({ group: 'ask', flag: `--${name}`, what: `questions about ${name.replace('-', '_')} (its integration)` }),
   ),
 ];

@@ -49,6 +49,9 @@ export const PROVIDER_MANIFEST: readonly ProviderManifestEntry[] = [
   { name: 'issuetracker', verbs: ['issuetracker-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./issuetracker/provider.js')).issuetrackerProvider },
   { name: 'postgres', verbs: ['postgres-read', 'postgres-sql'], has: ['routing', 'reads', 'answer', 'credentials', 'classify'], load: async () => (await import('./postgres/provider.js')).postgresProvider },
   { name: 'terraform', verbs: ['terraform-read', 'terraform-apply'], has: ['routing', 'reads', 'answer', 'credentials', 'classify'], load: async () => (await import('./terraform/provider.js')).terraformProvider },
+  { name: 'vps_a', verbs: ['vps-a-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./vps_a/provider.js')).vpsAProvider },
+  { name: 'vps_b', verbs: ['vps-b-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./vps_b/provider.js')).vpsBProvider },
+  { name: 'cloud_d', verbs: ['cloud-d-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./cloud_d/provider.js')).cloudDProvider },
 ];
 
 /** A provider as a capability lookup answers it: its name and the capability asked for (no step code loaded). */

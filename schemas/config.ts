@@ -127,12 +127,15 @@ export const EdgeConfigSchema = z.strictObject({
   default_zone: str().optional(),
 });
 
-export const VpsConfigSchema = z.strictObject({ api_token: str().optional() });
+/** vps_a and vps_b; `base_url` (or ASSISTANT_VPS_A_BASE_URL / ASSISTANT_VPS_B_BASE_URL) for another endpoint. */
+export const VpsConfigSchema = z.strictObject({ api_token: str().optional(), base_url: str().optional() });
 
 export const CloudDConfigSchema = z.strictObject({
   secret_id: str().optional(),
   secret_key: str().optional(),
   region: str().default(CLOUD_D_DEFAULT_REGION),
+  /** Every service at this URL instead of https://<service>.tencentcloudapi.com (or ASSISTANT_CLOUD_D_BASE_URL). */
+  base_url: str().optional(),
 });
 
 export const AgentConfigSchema = z.strictObject({

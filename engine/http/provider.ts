@@ -42,7 +42,7 @@ export interface HttpProviderSpec {
   name: string;
   /** The service's kind in words (`code host`), for messages. */
   label: string;
-  /** Resolves base URL and auth; throws a UsageError naming the config keys and variables when unset. */
+  /** Resolves base URL and auth (may look in the credential backend); throws a UsageError naming the config keys and variables when unset. */
   target(opts: ConnectOptions): HttpTarget | Promise<HttpTarget>;
   /**
    * Requests besides GET that only read: a search POST (`POST /v1/databases/{id}/query`), a GraphQL
@@ -111,7 +111,7 @@ function checkBase(spec: HttpProviderSpec, target: HttpTarget): URL {
  * a 429 (Retry-After, else 1 s), or a 403 that carries Retry-After or an exhausted
  * `x-ratelimit-remaining: 0` with its reset time (GitHub's primary and secondary limits).
  */
-function rateLimitWait(res: Response, known = false): number | undefined {
+function rateLimitWait(res: Response, known = false, attempt = 0): number | undefined {
   if (!known && res.status !== 429 && res.status !== 403) return undefined;
   const after = res.headers.get('retry-after');
   if (after !== null && after.trim() !== '') {
@@ -124,7 +124,8 @@ function rateLimitWait(res: Response, known = false): number | undefined {
     const reset = Number(res.headers.get('x-ratelimit-reset'));
     if (Number.isFinite(reset) && reset > 0) return Math.max(0, reset - Date.now() / 1000);
   }
-  return res.status === 429 || known ? 1 : undefined;
+  // No Retry-After (DigitalOcean-style APIs send ratelimit-reset instead): back off 1, 2, 4 s.
+  return res.status === 429 || known ? 2 ** attempt : undefined;
 }
 
 /** The server's own short error message (`{"message": "Bad credentials"}`, `{"detail": …}`, GraphQL `errors`), for error lines. */
@@ -182,7 +183,7 @@ export function httpClient(spec: HttpProviderSpec, target: HttpTarget, opts: { t
         opts.debug?.(`${spec.name}: rate limited; waiting ${waitS} s (Retry-After)`);
         await sleep(waitS * 1000, signal);
       };
-      const waitS = rateLimitWait(res);
+      const waitS = rateLimitWait(res, false, attempt);
       if (waitS !== undefined) {
         await res.body?.cancel();
         await waitOut(waitS);
@@ -214,7 +215,7 @@ export function httpClient(spec: HttpProviderSpec, target: HttpTarget, opts: { t
       // A service that says "rate limited" or "not authenticated" in its body (GraphQL APIs answer 400).
       const kind = res.status >= 400 && !cut ? spec.errorKind?.(res.status, text) : undefined;
       if (kind === 'rate_limited') {
-        await waitOut(rateLimitWait(res, true) ?? 1);
+        await waitOut(rateLimitWait(res, true, attempt) ?? 1);
         continue;
       }
       if (res.status === 401 || res.status === 403 || kind === 'unauthorized') {
