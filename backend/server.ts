@@ -3,10 +3,12 @@
  * PGlite (the default) lives in `<data-dir>/pgdata`, guarded by `<data-dir>/backend.lock` and served to
  * admin commands on `<data-dir>/admin.sock`; `database` switches to a real PostgreSQL server.
  */
-import { chmodSync, mkdirSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, lstatSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { listenError } from '../engine/listen.js';
 import { OperationError } from '../engine/errors.js';
 import { createAdminServer, createApiServer } from './http.js';
@@ -39,8 +41,19 @@ export interface RunningBackend {
 }
 
 export function adminSocketPath(dataDir: string): string {
-  return join(dataDir, 'admin.sock');
+  const inside = join(dataDir, 'admin.sock');
+  if (Buffer.byteLength(inside) <= MAX_SOCKET_PATH) return inside;
+  // A Unix socket path has at most 107 bytes: a deep data directory gets its socket in a per-user 0700
+  // directory under /tmp, named by a hash of the data directory (the admin commands compute the same).
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
+  const dir = join(existsSync('/tmp') ? '/tmp' : tmpdir(), `assistant-backend-${uid}`);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = lstatSync(dir);
+  if (!st.isDirectory() || (typeof uid === 'number' && st.uid !== uid) || (st.mode & 0o077) !== 0) return inside;
+  return join(dir, `${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 24)}.sock`);
 }
+
+const MAX_SOCKET_PATH = 100;
 
 /** Opens the storage (taking the data directory's lock for PGlite) and the store over it. */
 export async function openBackendStore(opts: Pick<BackendServerOptions, 'dataDir' | 'database' | 'keyFile' | 'env'>): Promise<{

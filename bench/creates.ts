@@ -6,20 +6,26 @@
  * Target: ≤ 1.2× the plain POSTs, and at most one list GET of the kind per run.
  * For reference it also times the old shape: the client's own snapshot list before every create.
  */
-import { PROVIDERS } from '../engine/providers.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, startEmulator, type Emulator } from '../emulator/index.js';
 import { createGpuCloudClient } from '../engine/gpucloud/client.js';
 import { createDedupeFor } from '../engine/gpucloud/dedupe.js';
 import type { GpuCloudClient } from '../engine/gpucloud/types.js';
-import { applyPlan } from '../machines/apply/index.js';
+import { builds, importFrom, median, rows, tempDir, type Build } from './fixtures.js';
+
+type ApplyPlan = (plan: unknown, opts: Record<string, unknown>) => Promise<{ report: { status: string; error?: unknown } }>;
+
+/** A build's apply path and its providers (this build's client is used for every build). */
+async function applyOf(b: Build): Promise<{ applyPlan: ApplyPlan; providers: unknown }> {
+  // The one apply module (machines/apply/); a baseline built before it had machines/apply-plan.js.
+  const { applyPlan } = await importFrom<{ applyPlan: ApplyPlan }>(b, 'machines/apply/index.js').catch(() => importFrom<{ applyPlan: ApplyPlan }>(b, 'machines/apply-plan.js'));
+  const { PROVIDERS } = await importFrom<{ PROVIDERS: unknown }>(b, 'engine/providers.js');
+  return { applyPlan, providers: PROVIDERS };
+}
 
 const CREATES = 50;
 const LIMITS = { perProject: 500, perPath: 60, windowMs: 1000 };
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const body = (hostname: string) =>
@@ -29,13 +35,13 @@ const names = (run: string) => Array.from({ length: CREATES }, (_, i) => `bench-
 
 const listsOf = (emu: Emulator, from: number) => emu.requests().slice(from).filter((r) => r.method === 'GET' && r.path === '/v1/instances').length;
 
-async function timeApply(emu: Emulator, client: GpuCloudClient, run: string): Promise<{ ms: number; lists: number }> {
+async function timeApply(emu: Emulator, client: GpuCloudClient, run: string, a: Awaited<ReturnType<typeof applyOf>>): Promise<{ ms: number; lists: number }> {
   const plan = { version: 1, provider: 'gpucloud', commands: names(run).map((n) => ({ args: ['gpucloud-api', 'POST', '/v1/instances', body(n)], reason: `create ${n}` })) };
-  const home = mkdtempSync(join(tmpdir(), 'assistant-bench-'));
+  const home = tempDir();
   const signal = new AbortController().signal;
   const from = emu.requests().length;
   const started = performance.now();
-  const out = await applyPlan(plan, { backend: { predefined: {}, providers: PROVIDERS, runContext: () => ({ client: async () => client, signal }) }, home, destroyer: false, mode: 'new' });
+  const out = await a.applyPlan(plan, { backend: { predefined: {}, providers: a.providers, runContext: () => ({ client: async () => client, signal }) }, home, destroyer: false, mode: 'new' });
   const ms = performance.now() - started;
   rmSync(home, { recursive: true, force: true });
   if (out.report.status !== 'succeeded') throw new Error(`bench plan ${out.report.status}: ${JSON.stringify(out.report.error)}`);
@@ -58,6 +64,18 @@ async function timePosts(client: GpuCloudClient, run: string, oldShape = false):
 }
 
 export async function runCreatesBench(repeats = 5): Promise<void> {
+  const values: Record<string, string> = {};
+  let met: boolean | undefined;
+  for (const b of builds()) {
+    const ratio = await createsOf(b, repeats);
+    values[b.label] = `${ratio.toFixed(2)}×`;
+    met = ratio <= 1.2;
+  }
+  rows.push({ measure: '50 creates through the apply path / 50 plain POSTs', values, target: '≤ 1.2×', met });
+}
+
+async function createsOf(b: Build, repeats: number): Promise<number> {
+  const a = await applyOf(b);
   const emu = await startEmulator({ seed: 'empty', rateLimit: LIMITS, lifecycleMs: 60_000 });
   emu.setBalance(1e9);
   try {
@@ -80,7 +98,7 @@ export async function runCreatesBench(repeats = 5): Promise<void> {
       const first = i % 2 === 0 ? 'plan' : 'posts';
       for (const which of first === 'plan' ? ['plan', 'posts'] : ['posts', 'plan']) {
         if (which === 'plan') {
-          const r = await timeApply(emu, client, `p${i}`);
+          const r = await timeApply(emu, client, `p${i}`, a);
           plan.push(r.ms);
           maxLists = Math.max(maxLists, r.lists);
         } else posts.push(await timePosts(client, `r${i}`));
@@ -91,12 +109,13 @@ export async function runCreatesBench(repeats = 5): Promise<void> {
     const p = median(plan);
     const r = median(posts);
     const ratio = p / r;
-    console.log(`creates: ${CREATES} instance creates, limits ${LIMITS.perPath}/path and ${LIMITS.perProject}/project per ${LIMITS.windowMs} ms on client and emulator (median of ${repeats}, interleaved)`);
+    console.log(`creates [${b.label}]: ${CREATES} instance creates, limits ${LIMITS.perPath}/path and ${LIMITS.perProject}/project per ${LIMITS.windowMs} ms on client and emulator (median of ${repeats}, interleaved)`);
     console.log(`  ${CREATES} plain client POSTs           ${r.toFixed(1).padStart(8)} ms`);
     console.log(`  applyPlan (journal, lock, checks)   ${p.toFixed(1).padStart(8)} ms   list GETs per run: ${maxLists}`);
     console.log(`  ratio ${ratio.toFixed(3)}×  (target ≤ 1.2×: ${ratio <= 1.2 ? 'met' : 'MISSED'}; at most 1 list per kind: ${maxLists <= 1 ? 'met' : 'MISSED'})`);
     console.log(`  each run (ms): applyPlan ${plan.map((x) => x.toFixed(0)).join(', ')}; POSTs ${posts.map((x) => x.toFixed(0)).join(', ')}`);
     console.log(`  for reference, the old shape (two lists before every create): ${old.toFixed(1)} ms`);
+    return ratio;
   } finally {
     await emu.close();
   }

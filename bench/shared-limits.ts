@@ -12,12 +12,19 @@
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { startEmulator } from '../emulator/index.js';
+import { startEmulator, type Emulator } from '../emulator/index.js';
 import { FileLimitStore } from '../engine/gpucloud/limits/file.js';
 import { RedisLimitStore } from '../engine/gpucloud/limits/redis.js';
+import { SharedLimiter } from '../engine/gpucloud/limits/shared.js';
 import type { SharedLimitStore } from '../engine/gpucloud/limits/store.js';
-import { emulatorEnv, runCli, tempHome } from '../test/support/cli.js';
-import { startRedis } from '../test/support/redis.js';
+import { binOf, childEnv, startRedis, tempDir, THIS_BUILD, timeNodeAsync } from './fixtures.js';
+
+const tempHome = (prefix: string) => tempDir(prefix);
+const emulatorEnv = (emu: Emulator) => ({ GPUCLOUD_BASE_URL: emu.url, GPUCLOUD_CLIENT_ID: emu.clientId, GPUCLOUD_CLIENT_SECRET: emu.clientSecret });
+/** `assistant <args>` with its own HOME; exit code and stderr. */
+async function runCli(args: string[], o: { env: Record<string, string>; home: string; input: string }): Promise<{ code: number | null; stderr: string }> {
+  return timeNodeAsync([binOf(THIS_BUILD), ...args], childEnv({ ...o.env, HOME: o.home }), o.input);
+}
 
 const PROCESSES = 5;
 const GETS = 60;
@@ -41,7 +48,7 @@ async function once(label: string, homes: string[]): Promise<void> {
       Array.from({ length: PROCESSES }, (_, p) => {
         const commands = Array.from({ length: GETS }, (_, i) => ({ args: ['gpucloud-api', 'GET', '/v1/instances'], reason: `p${p} read ${i}` }));
         const input = JSON.stringify({ version: 1, provider: 'gpucloud', commands });
-        return runCli(['ask', '--apply'], { env, home: homes[p % homes.length]!, input, timeoutMs: 600_000 });
+        return runCli(['ask', '--apply'], { env, home: homes[p % homes.length]!, input });
       }),
     );
     const wall = performance.now() - started;
@@ -70,6 +77,19 @@ async function once(label: string, homes: string[]): Promise<void> {
   }
 }
 
+/**
+ * What the shared stage costs a request, uncontended, in one process: through the leasing limiter (what
+ * the client uses: the record is asked once per batch) and, for comparison, asking the record for every
+ * request (acquire + release of one slot, which is what each request cost before leases).
+ */
+async function leasedCost(label: string, limiter: SharedLimiter, requests = 5000): Promise<void> {
+  const started = performance.now();
+  for (let i = 0; i < requests; i++) (await limiter.acquire('GET /v1/instances', undefined))!.release();
+  const each = ((performance.now() - started) / requests) * 1000;
+  console.log(`  ${label}: ${each.toFixed(1)} µs per request through the leasing limiter (${requests} requests, ${limiter.stats.leases} record exchanges)`);
+  await limiter.close();
+}
+
 /** The shared stage's own cost: one acquire + release pair, uncontended, in one process. */
 async function perRequestCost(label: string, store: SharedLimitStore, pairs = 500): Promise<void> {
   const keys = [
@@ -88,7 +108,9 @@ async function perRequestCost(label: string, store: SharedLimitStore, pairs = 50
 
 export async function runSharedLimitsBench(): Promise<void> {
   console.log(`shared rate limits: ${PROCESSES} CLI processes × ${GETS} GETs on one path, ${LIMITS.perPath} per ${LIMITS.windowMs} ms per path`);
-  await perRequestCost('file record', new FileLimitStore(join(tempHome('assistant-bench-rl-'), 'r.json')));
+  const high = { perProject: 1e9, perPath: 1e9, windowMs: 1000 };
+  await leasedCost('file record', new SharedLimiter(high, 'bench', 31_000, { dir: tempHome('assistant-bench-rl-') }));
+  await perRequestCost('file record, asked per request', new FileLimitStore(join(tempHome('assistant-bench-rl-'), 'r.json')));
   await once('one machine (file record)', [home()]);
   let redis;
   try {
@@ -98,7 +120,8 @@ export async function runSharedLimitsBench(): Promise<void> {
     return;
   }
   try {
-    await perRequestCost('redis record', new RedisLimitStore(redis.url, 'bench'));
+    await leasedCost('redis record', new SharedLimiter(high, 'bench', 31_000, { dir: tempHome('assistant-bench-rl-'), redisUrl: redis.url }));
+    await perRequestCost('redis record, asked per request', new RedisLimitStore(redis.url, 'bench'));
     await once('two machines through redis', [home(redis.url), home(redis.url)]);
   } finally {
     await redis.stop();

@@ -9,7 +9,10 @@ export function whenStopped(signal: AbortSignal): { stopped: Promise<'SIGTERM' |
   const stopped = new Promise<'SIGTERM' | 'interrupt'>((resolve) => {
     onTerm = () => resolve('SIGTERM');
     onAbort = () => resolve('interrupt');
-    process.once('SIGTERM', onTerm);
+    // `on`, not `once`: the listener must still be there while SIGTERM is dispatched. signal-exit (in
+    // proper-lockfile, loaded at the first lock, after this) re-sends the signal to kill the process
+    // when it finds itself the only listener left, which a `once` listener leaves it.
+    process.on('SIGTERM', onTerm);
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
   });

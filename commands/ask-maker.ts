@@ -4,15 +4,19 @@
  * executor, and the result passes the same validator and destroyer gate as any plan.
  */
 import { makePlan } from '../engine/ai/maker.js';
-import { UsageError } from '../engine/errors.js';
+import { OperationError, UsageError } from '../engine/errors.js';
+import { addAutostop, type ExistingScript } from '../engine/autostop/add-to-plan.js';
+import type { AutostopPolicy } from '../engine/autostop/policy.js';
 import { routeQuestion } from '../engine/routing/route.js';
-import { providerRoutings, providersWith } from '../engine/providers.js';
+import { PROVIDERS, providerRoutings, providersWith } from '../engine/providers.js';
 import { ProviderNotIntegratedError } from '../machines/ask.js';
 import { profileForCommand, resolveAiProvider } from '../engine/ai/resolve.js';
 import { validatePlan } from '../engine/plan/validate.js';
 import type { Plan } from '../schemas/plan.js';
 import type { CommandContext } from './context.js';
 import { readPlan } from '../machines/apply/reads.js';
+import { findKind } from '../engine/gpucloud/catalogue.js';
+import { listPlan } from '../engine/gpucloud/static-plans.js';
 import type { Session } from './session.js';
 
 /** The AI selection flags shared by `ask` and `ask --maker`. */
@@ -28,9 +32,34 @@ export async function makePlanFromQuestion(
   ctx: CommandContext,
   session: Session,
   question: string,
+  opts: { destroyer: boolean; onPhase?: (text: string) => void; providerFlags?: string[]; autostop?: AutostopPolicy } & AiFlags,
+): Promise<Plan> {
+  const plan = await makeOnePlan(ctx, session, question, opts);
+  return opts.autostop ? withAutostop(session, plan, opts.autostop, opts.destroyer) : plan;
+}
+
+/**
+ * `--autostop`: the watcher added to every instance the plan creates (engine/autostop/add-to-plan.ts),
+ * reusing the account's watcher script when it has this one; the result is validated like any plan.
+ */
+async function withAutostop(session: Session, plan: Plan, policy: AutostopPolicy, destroyer: boolean): Promise<Plan> {
+  if (plan.provider !== 'gpucloud' && !(Array.isArray(plan.provider) && plan.provider.includes('gpucloud'))) {
+    throw new UsageError('--autostop is for gpucloud instances', { hint: 'ask for a gpucloud instance, or leave --autostop out' });
+  }
+  const [scripts] = await readPlan(session, listPlan(findKind('scripts')!));
+  const out = addAutostop(plan, policy, Array.isArray(scripts) ? (scripts as ExistingScript[]) : []);
+  const v = validatePlan(out, { providers: await session.providers.forPlan(out), destroyer, predefined: Object.keys(session.predefined) });
+  if (!v.ok) throw new OperationError('internal', `the plan with auto-stop added is invalid: ${v.problems.map((p) => p.message).join('; ')}`);
+  return out;
+}
+
+async function makeOnePlan(
+  ctx: CommandContext,
+  session: Session,
+  question: string,
   opts: { destroyer: boolean; onPhase?: (text: string) => void; providerFlags?: string[] } & AiFlags,
 ): Promise<Plan> {
-  const route = routeQuestion(question, { flags: opts.providerFlags, config: session.config, routings: providerRoutings() });
+  const route = routeQuestion(question, { flags: opts.providerFlags, config: session.config, routings: await providerRoutings() });
   requireMakerProvider(route.providers);
   // In the sandbox, with no AI configured, the deterministic built-in planner answers.
   const profileName = profileForCommand(opts.aiProfile, ctx.globals.sandbox, session.config.ai);
@@ -44,7 +73,7 @@ export async function makePlanFromQuestion(
   });
 
   const [target] = route.providers;
-  const maker = providersWith('maker').find((p) => p.name === target)!.capabilities.maker;
+  const maker = (await providersWith('maker')).find((p) => p.name === target)!.capabilities.maker;
   const input = await maker.prepare(question, {
     read: (plan) => readPlan(session, plan),
     config: session.config,
@@ -60,7 +89,7 @@ export async function makePlanFromQuestion(
     provider,
     question,
     destroyer: opts.destroyer,
-    validate: (plan, o) => validatePlan(plan, { providers: session.providers, destroyer: o.destroyer, predefined }),
+    validate: async (plan, o) => validatePlan(plan, { providers: await session.providers.forPlan(plan), destroyer: o.destroyer, predefined }),
     onAttempt: ({ attempt }) => opts.onPhase?.(`the plan had problems; asking again (attempt ${attempt + 1})`),
     signal: ctx.signal,
   });
@@ -73,7 +102,8 @@ function requireMakerProvider(providers: string[]): void {
       hint: 'ask for each provider separately (e.g. with --gpucloud or --cloud-a); `assistant ask --route-only "<request>"` shows the routing',
     });
   }
-  const makers = providersWith('maker').map((p) => p.name);
+  // The manifest names the makers: no provider is loaded to say who can make plans.
+  const makers = PROVIDERS.namesWith('maker');
   if (!makers.includes(providers[0]!)) {
     throw new ProviderNotIntegratedError(`the maker writes ${makers.join(' and ')} plans; this request was routed to ${providers[0]}`, {
       hint: `write the ${providers[0]} plan by hand (README "Other clouds") and run it with \`assistant ask --apply\``,

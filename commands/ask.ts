@@ -6,22 +6,22 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ExitCode, UsageError } from '../engine/errors.js';
-import { askQuestion, contextPlanFor } from '../machines/ask.js';
-import { REPORT_QUESTIONS, reportFor, workspaceExtra, type ReportKind } from '../machines/ask-report.js';
+import type { ReportKind } from '../machines/ask-report.js';
 import { loadConfig } from '../engine/config/load.js';
 import { redactText } from '../engine/redact.js';
 import { renderRecord, renderTable } from '../engine/render/records.js';
-import { routeQuestion } from '../engine/routing/route.js';
-import { routingFlag } from '../engine/routing/terms.js';
-import { providerRoutings } from '../engine/providers.js';
+import { providerRoutings, routableProviders } from '../engine/providers.js';
 import { PROVIDER_KINDS } from '../engine/ai/kinds.js';
-import { AI_PROVIDER_KINDS } from '../schemas/config.js';
+import { AI_PROVIDER_KINDS } from '../schemas/config-defaults.js';
 import { warn, type CommandContext } from './context.js';
 import { readPlanInput } from './plan-input.js';
 import { withSession } from './session.js';
 import { applyInput, dryRunInput, maxHourlyFlag, type ApplyFlags } from './apply.js';
 import { createAnswerPrinter, createPhaseSpinner } from './progress.js';
-import { makePlanFromQuestion, type AiFlags } from './ask-maker.js';
+import type { AiFlags } from './ask-maker.js';
+// The question flow, reports, routing and maker load only when used: `ask --apply` runs none of them.
+import { askQuestion, contextPlanFor, makePlanFromQuestion, REPORT_QUESTIONS, reportFor, routeQuestion, workspaceExtra } from './ask-parts.js';
+import { policyFromFlags, type AutostopPolicy } from '../engine/autostop/policy.js';
 import { runGroup } from './group.js';
 
 type AskFlags = Record<string, unknown> & {
@@ -99,13 +99,16 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--max-hourly-cost <n>', "Refuse the plan if its creates would push the account's hourly burn above n (overrides budget.max_hourly)")
       .option('--allow-unpriced', 'Under a budget, apply creates whose price is not known (counted as free) instead of refusing them')
       .option('--maker', 'Write a plan for the request (JSON on stdout) instead of executing anything')
+      .option('--autostop <idle-time>', 'With --maker: instances the plan creates stop after this long idle (GPUs and logins), e.g. 30m; see `assistant autostop --help`')
+      .option('--autostop-action <action>', 'With --autostop: shutdown (default) or delete (the check then needs autostop.allow_delete)')
       .option('--ai-profile <name>', 'AI provider profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline');
-    // One flag per provider that questions can be routed to (its `routing` capability), not a fixed list.
-    const routings = providerRoutings();
-    for (const r of routings) command.option(`--${routingFlag(r)}`, `Ask about ${r.provider} (several give a combined view; default: inferred from the question)`);
+    // One flag per provider that questions can be routed to (its `routing` capability), not a fixed list;
+    // from the registry's manifest, so registering the flags loads no provider.
+    const routings = routableProviders();
+    for (const r of routings) command.option(`--${r.flag}`, `Ask about ${r.provider} (several give a combined view; default: inferred from the question)`);
     command
       .option('--profile <name>', 'cloud_a environment (infra.cloud_a.environments.<name>) or aws profile to read with')
-      .option('--workspace <name>', 'Terraform workspace (terraform.workspaces.<name>) whose state, and drift against cloud_a, is added to the context')
+      .option('--workspace <name>', 'Terraform workspace (terraform.workspaces.<name>) the terraform reads use; its state, and drift against cloud_a, joins a cloud_a question')
       .option('--iam', 'IAM security report of cloud_a: administrator and wildcard policies, users without MFA, old or unused access keys')
       .option('--role-arn <arn>', 'With --iam: only this role')
       .option('--compliance', 'Compliance controls of cloud_a (control, pass/fail/unknown, evidence)')
@@ -123,6 +126,8 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant ask --iam --ai-profile builtin')
       .example('  assistant ask --compliance -o json')
       .example('  assistant ask --discovery --workspace prod')
+      .example('  assistant ask --terraform --workspace prod "what would an apply change?"')
+      .example('  assistant ask --postgres "which queries are blocked?"')
       .example('  assistant ask --apply --plan-file plan.json')
       .example('  cat plan.json | assistant ask --apply --destroyer')
       .example('  assistant ask --apply --dry-run --plan-file plan.json')
@@ -150,9 +155,11 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           if (opts.roleArn !== undefined && report !== 'iam') throw new UsageError('--role-arn narrows the IAM report', { hint: 'use it with --iam' });
           if (question.length === 0 && !report) throw new UsageError('no question given', { hint: "run 'assistant ask --help'" });
           const text = question.length ? question.join(' ') : REPORT_QUESTIONS[report!];
-          const providerFlags = routings.filter((r) => on(opts[optionKey(routingFlag(r))])).map((r) => r.provider);
+          const providerFlags = routings.filter((r) => on(opts[optionKey(r.flag)])).map((r) => r.provider);
           if (opts.routeOnly) return routeOnly(ctx, text, providerFlags);
-          if (opts.maker) return maker(ctx, text, Boolean(opts.destroyer), aiFlags(opts), providerFlags, profile);
+          const autostop = policyFromFlags(opts.autostop, opts.autostopAction);
+          if (autostop && !opts.maker) throw new UsageError('--autostop goes with --maker (or deploy): it arranges the auto-stop of the instances a plan creates', { hint: 'assistant ask --maker --autostop 30m "create a 1V100.6V instance called train-1"' });
+          if (opts.maker) return maker(ctx, text, Boolean(opts.destroyer), aiFlags(opts), providerFlags, profile, autostop);
           return ask(ctx, text, report ? ['cloud_a'] : providerFlags, aiFlags(opts), {
             agentTrace: Boolean(opts.agentTrace),
             history: opts.history !== false,
@@ -201,7 +208,11 @@ async function ask(
   { agentTrace, history, newConversation, report, profile, workspace, roleArn }: AskRunFlags,
 ): Promise<number> {
   const structured = ctx.globals.outputExplicit && ctx.globals.output !== 'table';
-  return withSession(ctx, async (session) => {
+  return withSession(ctx, async (opened) => {
+    // --workspace names the terraform workspace the terraform reads use (as if it were the default), and
+    // a question nothing else claims goes to terraform.
+    const session = workspace ? { ...opened, config: { ...opened.config, terraform: { ...opened.config.terraform, default_workspace: workspace } } } : opened;
+    if (workspace && !report && !providerFlags.length && routeQuestion(question, { config: session.config, routings: await providerRoutings() }).defaulted) providerFlags = ['terraform'];
     const reportOptions = { backend: session, env: ctx.env, signal: ctx.signal, profile, roleArn, workspace };
     let structuredReport: unknown;
     // --agent-trace prints the same phases as lines; the spinner would only fight with them.
@@ -271,10 +282,18 @@ async function ask(
 async function routeOnly(ctx: CommandContext, question: string, providerFlags: string[]): Promise<number> {
   const { config, warnings } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   for (const w of warnings) warn(ctx, w);
-  const route = routeQuestion(question, { flags: providerFlags, config, routings: providerRoutings() });
-  const contextKinds = contextPlanFor(route, { question, config }).kinds;
+  const route = routeQuestion(question, { flags: providerFlags, config, routings: await providerRoutings() });
+  // A provider that needs a setting to choose its reads (repohost.owner/repo) does not stop the routing answer.
+  let contextKinds: string[] = [];
+  let contextError: string | undefined;
+  try {
+    contextKinds = (await contextPlanFor(route, { question, config })).kinds;
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    contextError = err.message;
+  }
   if (ctx.globals.output === 'json' || ctx.globals.output === 'yaml') {
-    const doc = { question, ...route, context_kinds: contextKinds };
+    const doc = { question, ...route, context_kinds: contextKinds, ...(contextError ? { context_error: contextError } : {}) };
     ctx.io.stdout.write(renderRecord(doc, ctx.globals.output));
     return ExitCode.ok;
   }
@@ -285,14 +304,15 @@ async function routeOnly(ctx: CommandContext, question: string, providerFlags: s
   ];
   const lines = [renderTable(route.reasons, columns, ctx.io.columns).trimEnd()];
   if (contextKinds.length) lines.push(`context read: ${contextKinds.join(', ')}`);
+  if (contextError) lines.push(`context read: none yet (${contextError})`);
   ctx.io.stdout.write(lines.join('\n') + '\n');
   return ExitCode.ok;
 }
 
-async function maker(ctx: CommandContext, question: string, destroyer: boolean, ai: AiFlags, providerFlags: string[], profile?: string): Promise<number> {
+async function maker(ctx: CommandContext, question: string, destroyer: boolean, ai: AiFlags, providerFlags: string[], profile?: string, autostop?: AutostopPolicy): Promise<number> {
   return withSession(ctx, async (session) => {
     const spinner = createPhaseSpinner(ctx.io);
-    const plan = await makePlanFromQuestion(ctx, session, question, { destroyer, ...ai, providerFlags, onPhase: (text) => spinner?.phase(text) }).finally(() =>
+    const plan = await makePlanFromQuestion(ctx, session, question, { destroyer, ...ai, providerFlags, autostop, onPhase: (text) => spinner?.phase(text) }).finally(() =>
       spinner?.stop(),
     );
     ctx.io.stdout.write(JSON.stringify({ ...plan, question: plan.question ?? question, created_at: plan.created_at ?? new Date().toISOString() }, null, 2) + '\n');

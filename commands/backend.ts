@@ -144,20 +144,25 @@ async function serve(ctx: CommandContext, o: ServeFlags): Promise<number> {
   }
   const storage = storageOptions(ctx, o);
   const log = (line: string) => ctx.io.stderr.write(`backend: ${line}\n`);
-  const server = await startBackend({ ...storage, ...listen, tls, log });
+  // SIGTERM (systemd, docker stop) must stop it as gracefully as Ctrl-C. The command context carries only
+  // SIGINT, so a server listens for SIGTERM itself, from before it announces itself until it stops.
+  let onTerm: () => void = () => undefined;
+  const stop = new Promise<string>((resolve) => {
+    ctx.signal.addEventListener('abort', () => resolve('interrupt'), { once: true });
+    onTerm = () => resolve('SIGTERM');
+    // `on`, not `once` (removed below): signal-exit, loaded later by a lock, re-kills when it is the only listener left.
+    process.on('SIGTERM', onTerm);
+  });
+  const server = await startBackend({ ...storage, ...listen, tls, log }).catch((err: unknown) => {
+    process.off('SIGTERM', onTerm);
+    throw err;
+  });
   if (server.keyCreated) {
     warn(ctx, `created the master key file ${storage.keyFile} (mode 0600): back it up apart from the database; without it no stored credential can be read`);
   }
   const where = server.storage === 'pglite' ? `embedded PostgreSQL in ${server.where}` : `PostgreSQL ${server.where}`;
   ctx.io.stderr.write(`assistant backend listening on ${server.url} (${where}; master key from ${server.keySource}); Ctrl-C stops it\n`);
-  // SIGTERM (systemd, docker stop) must stop it as gracefully as Ctrl-C. The command context carries only
-  // SIGINT, so a server listens for SIGTERM itself, for as long as it runs.
-  let onTerm: () => void = () => undefined;
-  const why = await new Promise<string>((resolve) => {
-    ctx.signal.addEventListener('abort', () => resolve('interrupt'), { once: true });
-    onTerm = () => resolve('SIGTERM');
-    process.once('SIGTERM', onTerm);
-  });
+  const why = await stop;
   process.off('SIGTERM', onTerm);
   ctx.io.stderr.write(`backend: stopping (${why}): finishing requests in flight\n`);
   await server.close();

@@ -295,25 +295,26 @@ interface TestResult {
 }
 
 /** The providers `credentials test` can check: those whose credentials capability has a test. */
-function testable() {
-  return providersWith('credentials').filter((p) => p.capabilities.credentials.test);
+async function testable() {
+  return (await providersWith('credentials')).filter((p) => p.capabilities.credentials.test);
 }
 
 /**
  * Tests one provider's credentials through its own capability (a fresh token and the balance for
  * gpucloud): a read through the executor, with a session that uses no cached token.
  */
-async function testProvider(ctx: CommandContext, provider: string, backendOnly: boolean): Promise<{ source: string; detail: string; data?: unknown }> {
-  const p = testable().find((t) => t.name === provider);
+async function testProvider(ctx: CommandContext, provider: string, backendOnly: boolean, name?: string): Promise<{ source: string; detail: string; data?: unknown }> {
+  const checkable = await testable();
+  const p = checkable.find((t) => t.name === provider);
   if (!p) {
-    throw new UsageError(`credentials test can check ${testable().map((t) => t.name).join(', ')}; ${provider} has no check here`, { hint: "'assistant credentials list' shows whether it is stored" });
+    throw new UsageError(`credentials test can check ${checkable.map((t) => t.name).join(', ')}; ${provider} has no check here`, { hint: "'assistant credentials list' shows whether it is stored" });
   }
   // A cached token proves nothing about the secret: always have the token endpoint check it.
   return withSession(
     ctx,
     async (session) => {
+      const result = await p.capabilities.credentials.test!((plan) => readPlan(session, plan), { config: session.config, name });
       const source = await session.credentialSource(provider);
-      const result = await p.capabilities.credentials.test!((plan) => readPlan(session, plan));
       return { source, ...result };
     },
     { freshCredentials: true, backendOnly },
@@ -344,13 +345,16 @@ async function testStored(ctx: CommandContext): Promise<number> {
   const stored = await backend.list();
   const results: TestResult[] = [];
   for (const c of stored) {
-    const canTest = testable().some((t) => t.name === c.provider);
-    if (!canTest || c.name !== DEFAULT_CREDENTIAL_NAME) {
+    const checkable = await testable();
+    const canTest = checkable.some((t) => t.name === c.provider);
+    // A provider whose stored names are its own (postgres connections) tests each; the others use `default`.
+    const named = checkable.find((t) => t.name === c.provider)?.capabilities.credentials.namedBy !== undefined;
+    if (!canTest || (c.name !== DEFAULT_CREDENTIAL_NAME && !named)) {
       results.push({ provider: c.provider, name: c.name, ok: true, tested: false, error: canTest ? `assistant uses ${c.provider}/${DEFAULT_CREDENTIAL_NAME}` : 'no client here to test with' });
       continue;
     }
     try {
-      const { source, detail, data } = await testProvider(ctx, c.provider, true);
+      const { source, detail, data } = await testProvider(ctx, c.provider, true, named ? c.name : undefined);
       results.push({ provider: c.provider, name: c.name, ok: true, tested: true, source, detail, balance: (data as { balance?: unknown } | undefined)?.balance });
     } catch (err) {
       if (ctx.signal.aborted) throw err;

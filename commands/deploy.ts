@@ -18,6 +18,7 @@ import { renderRecord } from '../engine/render/records.js';
 import { warn, type CommandContext } from './context.js';
 import { applyInSession, dryRunInSession } from './apply.js';
 import { runGroup } from './group.js';
+import { policyFromFlags } from '../engine/autostop/policy.js';
 import { askLine } from './prompt.js';
 import { armConfigDeadline, withSession, type Session } from './session.js';
 
@@ -36,6 +37,8 @@ interface DeployFlags {
   maxReplicas?: string | number;
   healthPath?: string;
   ami?: string;
+  autostop?: string;
+  autostopAction?: string;
   apply?: boolean;
   dryRun?: boolean;
   resume?: boolean;
@@ -61,6 +64,8 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--min-replicas <n>', 'Container target: fewest replicas (default 1)')
       .option('--max-replicas <n>', 'Container target: most replicas (default 3)')
       .option('--health-path <path>', 'Container target: health check path (default /)')
+      .option('--autostop <idle-time>', 'Instance target: stop the instance after this long with idle GPUs and no logins, e.g. 30m (README "Idle auto-stop")')
+      .option('--autostop-action <action>', 'With --autostop: shutdown (default) or delete (the check then needs autostop.allow_delete)')
       .option('--apply', 'Apply the plan (journal, progress, report with the URL)')
       .option('--dry-run', 'With --apply: send only GETs; show each step, what it costs, availability and the balance')
       .option('--resume', 'With --apply: continue an interrupted deploy of the same plan')
@@ -68,6 +73,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant deploy https://github.com/me/api.git > plan.json')
       .example('  assistant deploy https://github.com/me/api.git --location FIN-01 --apply')
       .example('  assistant deploy git@github.com:me/llm.git --ref v1.2 --instance-type 1A100.22V --apply --dry-run')
+      .example('  assistant deploy https://github.com/me/llm.git --autostop 30m --apply   # stopped after 30 idle minutes')
       .example('  assistant deploy ./web --target container --image ghcr.io/me/web:1.4 --env-file prod.env --apply')
       .action((url: string | number, opts: DeployFlags) => start(() => deploy(ctx, url, { ...opts, ...textFlags(argv) })));
   });
@@ -112,6 +118,7 @@ async function deploy(ctx: CommandContext, rawUrl: string | number, opts: Deploy
   const minReplicas = intFlag('--min-replicas', opts.minReplicas, 1, 0);
   const maxReplicas = intFlag('--max-replicas', opts.maxReplicas, Math.max(3, minReplicas), 1);
   if (minReplicas > maxReplicas) throw new UsageError('--min-replicas is larger than --max-replicas');
+  const autostop = policyFromFlags(opts.autostop, opts.autostopAction);
   const healthPath = opts.healthPath ?? '/';
   if (!healthPath.startsWith('/')) throw new UsageError('--health-path must start with /');
   // Read the env file before anything is fetched: its secret values are registered for redaction at once.
@@ -130,6 +137,7 @@ async function deploy(ctx: CommandContext, rawUrl: string | number, opts: Deploy
     const image = opts.image ?? stack.image;
     // cloud_a defaults to its container service (SPEC 4.2); gpucloud to an instance unless an image is named.
     const target = (opts.target ?? (provider === 'cloud_a' || image ? 'container' : 'instance')) as Target | 'vm';
+    if (autostop && (provider !== 'gpucloud' || target !== 'instance')) throw new UsageError('--autostop is for a gpucloud instance (--target instance)', { hint: 'containers scale with --min-replicas/--max-replicas instead' });
     const structured = ctx.globals.output === 'json' || ctx.globals.output === 'yaml';
     if (!structured) ctx.io.stderr.write(`analysis of ${cleanUrl}:\n${describeStack(stack, sha)}\n`);
     if (opts.apply) refuseUnshippable(url, target);
@@ -152,7 +160,7 @@ async function deploy(ctx: CommandContext, rawUrl: string | number, opts: Deploy
       if (target === 'instance' && !location) throw new InvalidInputError('missing_location', 'no location to deploy to', { hint: 'pass --location (e.g. FIN-01) or set gpucloud.default_location' });
       const read = liveReadPlan(target as Target);
       const live = liveStateFrom(read.keys, await readPlan(session, read.plan));
-      const compiled = compileDeploy({ ...request, target: target as Target, location: location ?? '', instanceType: opts.instanceType }, live);
+      const compiled = compileDeploy({ ...request, target: target as Target, location: location ?? '', instanceType: opts.instanceType, autostop }, live);
       return emit(ctx, session, compiled, { ...stack, commit: sha, port, start: resolvedStart, target }, opts);
     });
   });

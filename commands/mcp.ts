@@ -13,6 +13,9 @@ import { offeredTools, type McpBackend } from '../mcp/tools.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { withSession } from './session.js';
+import { startAutostopTimer } from '../mcp/autostop-timer.js';
+
+const formatMs = (ms: number) => (ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms / 1000} s`);
 
 export const AUTH_TOKEN_ENV = 'ASSISTANT_MCP_AUTH_TOKEN';
 /** Off loopback the token is all that stands between the network and the account: 32 characters is
@@ -87,8 +90,16 @@ async function serve(ctx: CommandContext, opts: McpOptions): Promise<number> {
     const backend: McpBackend = { ...session, home: ctx.home, env: ctx.env, sandbox: ctx.globals.sandbox, destroyer, readOnly, log, requestTimeoutS, aiProfile };
     const gate = readOnly ? 'read-only (no tool can change anything)' : destroyer ? 'destructive plans ALLOWED (--destroyer)' : 'destructive plans refused';
     const stopped = new Promise<void>((resolve) => ctx.interrupt.addEventListener('abort', () => resolve(), { once: true }));
-    if (opts.transport === 'stdio') await serveStdio(ctx, backend, gate, stopped);
-    else await serveHttp(ctx, backend, { ...listen, authToken, maxSessions, stateless: Boolean(opts.stateless) }, gate, stopped);
+    // Idle auto-stop on a timer when autostop.check_every is set (mcp/autostop-timer.ts); off by default.
+    const autostop = readOnly ? undefined : startAutostopTimer(backend, { home: ctx.home, interrupt: ctx.interrupt, timeoutS: requestTimeoutS, log: (line) => ctx.io.stderr.write(`${line}\n`) });
+    if (readOnly && session.config.autostop?.check_every !== undefined) ctx.io.stderr.write('autostop: not checking on a timer (--read-only: this server changes nothing)\n');
+    if (autostop) ctx.io.stderr.write(`autostop: checking every ${formatMs(autostop.everyMs)} (autostop.check_every)${session.config.autostop?.allow_delete ? '; deletes allowed (autostop.allow_delete)' : ''}\n`);
+    try {
+      if (opts.transport === 'stdio') await serveStdio(ctx, backend, gate, stopped);
+      else await serveHttp(ctx, backend, { ...listen, authToken, maxSessions, stateless: Boolean(opts.stateless) }, gate, stopped);
+    } finally {
+      await autostop?.stop();
+    }
     return 0;
   }, { overallDeadline: false }); // a server lives for hours: --timeout bounds each request there, not its life
 }

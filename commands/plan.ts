@@ -61,7 +61,7 @@ async function show(ctx: CommandContext, file: string | undefined, opts: { graph
   const format = opts.format === undefined ? (opts.graph ? 'text' : undefined) : String(opts.format);
   if (format !== undefined && !['text', 'mermaid', 'dot'].includes(format)) throw new UsageError(`--format must be text, mermaid or dot (got "${format}")`, { hint: 'assistant plan show plan.json --format mermaid' });
   const input = await readPlanInput(ctx, file);
-  const { providers, predefined } = await withSession(ctx, async (session) => ({ providers: session.providers, predefined: Object.keys(session.predefined) }));
+  const { providers, predefined } = await withSession(ctx, async (session) => ({ providers: await session.providers.forPlan(input), predefined: Object.keys(session.predefined) }));
   // Shown, not run: destructive steps are marked rather than refused, and config need not set the predefined bindings.
   const v = validatePlan(input, { providers, destroyer: true, predefined: [...new Set([...predefined, ...PREDEFINED_BINDINGS])] });
   if (!v.ok) {
@@ -101,7 +101,7 @@ async function show(ctx: CommandContext, file: string | undefined, opts: { graph
 async function validate(ctx: CommandContext, file: string | undefined, destroyer: boolean): Promise<number> {
   const input = await readPlanInput(ctx, file);
   // The session resolves predefined bindings (config, or sandbox defaults) without connecting anywhere.
-  const { providers, predefined } = await withSession(ctx, async (session) => ({ providers: session.providers, predefined: Object.keys(session.predefined) }));
+  const { providers, predefined } = await withSession(ctx, async (session) => ({ providers: await session.providers.forPlan(input), predefined: Object.keys(session.predefined) }));
   const result = validatePlan(input, { providers, destroyer, predefined });
   const exitCode = result.ok
     ? ExitCode.ok

@@ -84,9 +84,12 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
   const connect = (name: string): Promise<ProviderClient<unknown>> => {
     let client = clients.get(name);
     if (!client) {
-      const provider = PROVIDERS.provider(name);
-      if (!provider) throw new UsageError(`unknown provider "${name}" (known: ${PROVIDERS.names().join(', ')})`);
-      client = (async () => (sandbox?.standsInFor(name, provider) ? sandbox.connect(name, provider, connectOptions) : provider.connect(connectOptions)))();
+      if (!PROVIDERS.names().includes(name)) throw new UsageError(`unknown provider "${name}" (known: ${PROVIDERS.names().join(', ')})`);
+      client = (async () => {
+        // The provider's module loads on its first connection (engine/providers.ts).
+        const provider = (await PROVIDERS.load([name])).provider(name)!;
+        return sandbox?.standsInFor(name, provider) ? sandbox.connect(name, provider, connectOptions) : provider.connect(connectOptions);
+      })();
       clients.set(name, client);
     }
     return client;

@@ -29,7 +29,7 @@ import { createRedactingStream, maskSecretsInText, redactText } from '../engine/
 import { renderTable } from '../engine/render/records.js';
 import { renderReport, renderReportError } from '../engine/render/report.js';
 import type { Colors } from '../engine/render/color.js';
-import { providerRoutings } from '../engine/providers.js';
+import { routableProviders } from '../engine/providers.js';
 import { historyBudget, trimToBudget } from '../engine/talk/budget.js';
 import { destroyTargets, type DestroyTarget } from '../engine/talk/destroy-targets.js';
 import { helpText, parseInput, suggestCommand } from '../engine/talk/input.js';
@@ -427,8 +427,9 @@ export class TalkEngine {
     const mode: ApplyMode = arg === '--resume' ? 'resume' : arg === '--fresh' ? 'fresh' : 'new';
     if (arg && mode === 'new') throw new UsageError(`/apply takes --resume or --fresh, not "${arg}"`);
     const backend = this.backend(signal);
+    const providers = await backend.providers.forPlan(input);
     // Checked with the destroyer allowed, to name what it destroys; the gate itself is applyPlan's.
-    const { plan, classes } = checkPlan(input, { providers: backend.providers, destroyer: true, predefined: backend.predefined });
+    const { plan, classes } = checkPlan(input, { providers, destroyer: true, predefined: backend.predefined });
     const destructive = classes.some((c) => c.effect === 'destroy');
     if (destructive && !this.options.destroyer) {
       const steps = classes.flatMap((c, i) => (c.effect === 'destroy' ? [`step ${i}: ${c.reasons.join('; ')}`] : []));
@@ -436,9 +437,9 @@ export class TalkEngine {
         hint: 'if the destruction is intended, start talk with --destroyer (assistant talk --destroyer --resume continues this conversation)',
       });
     }
-    const destroys = destructive ? await destroyTargets(plan, classes, backend.providers, listerFor((p) => backend.runContext().client(p), signal)) : [];
+    const destroys = destructive ? await destroyTargets(plan, classes, providers, listerFor((p) => backend.runContext().client(p), signal)) : [];
     const steps = plan.commands.map((c, index) => {
-      const { verb } = backend.providers.verb(c.args[0]!)!;
+      const { verb } = providers.verb(c.args[0]!)!;
       return { index, request: verb.describe(verb.substitute(c.args, backend.predefined)), reason: c.reason };
     });
     if (!(await io.confirmApply({ steps, destroys, signal }))) {
@@ -489,7 +490,7 @@ export class TalkEngine {
       case 'load': {
         if (!file) throw new UsageError('/plan load needs a file name', { hint: '/plan load plan.json' });
         const input = await readPlanInput(this.ctx, this.path(file));
-        checkPlan(input, { providers: this.session.providers, destroyer: true, predefined: this.session.predefined });
+        checkPlan(input, { providers: await this.session.providers.forPlan(input), destroyer: true, predefined: this.session.predefined });
         this.setPlan(input, io);
         io.note(`plan loaded from ${file}: /dry-run shows it, /apply applies it`);
         return ExitCode.ok;
@@ -514,8 +515,9 @@ export class TalkEngine {
       const wanted = arg.split(/[\s,]+/).filter(Boolean).map((p) => p.replace(/-/g, '_'));
       if (wanted.length === 1 && wanted[0] === 'auto') this.providerFlags = [];
       else {
-        const unknown = wanted.filter((p) => !providerRoutings().some((r) => r.provider === p));
-        if (unknown.length) throw new UsageError(`unknown provider ${unknown.join(', ')}`, { hint: `providers: ${providerRoutings().map((r) => r.provider).join(', ')}, or auto` });
+        const routable = routableProviders().map((r) => r.provider);
+        const unknown = wanted.filter((p) => !routable.includes(p));
+        if (unknown.length) throw new UsageError(`unknown provider ${unknown.join(', ')}`, { hint: `providers: ${routable.join(', ')}, or auto` });
         this.providerFlags = wanted;
       }
     }

@@ -18,7 +18,7 @@ import { MultiLine } from '../engine/talk/input.js';
 import { historyEntry, lineHistoryPath, loadLineHistory, saveLineHistory } from '../engine/talk/line-history.js';
 import { ConversationStore, listSessions } from '../engine/talk/store.js';
 import { createTalkTerminal, type TalkTerminal } from '../engine/talk/terminal.js';
-import { providerRoutings } from '../engine/providers.js';
+import { routableProviders } from '../engine/providers.js';
 import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { createAnswerPrinter, createPhaseSpinner, createRunObserver } from './progress.js';
@@ -55,7 +55,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--destroyer', 'Allow /apply to run plans with destructive steps (you still type the names of what they destroy)')
       .option('--ai-profile <name>', 'AI profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline')
       .option('--model <name>', "Model of the AI profile (or of the agent, when it offers a choice)")
-      .option('--provider <list>', `Where questions go: ${providerRoutings().map((r) => r.provider).join(', ')} (comma-separated; default: inferred from each question)`)
+      .option('--provider <list>', `Where questions go: ${routableProviders().map((r) => r.provider).join(', ')} (comma-separated; default: inferred from each question)`)
       .option('--agent <name>', 'Talk to an external agent over ACP: a path, a name on PATH, "auto", or "none" to answer by itself (default: agent.path in the config)')
       .option('--context-tokens <n>', "The model's context window in tokens, when its name does not tell (earlier turns get a quarter of it)")
       .option('--reuse-reads-for <seconds>', `How long a read of the cloud is reused within the session (default ${DEFAULT_REUSE_S}; 0: always read afresh)`)
@@ -105,8 +105,9 @@ async function talk(ctx: CommandContext, opts: TalkFlags): Promise<number> {
   const contextTokens = positive('--context-tokens', opts.contextTokens);
   const reuseS = positive('--reuse-reads-for', opts.reuseReadsFor, true) ?? DEFAULT_REUSE_S;
   const providerFlags = opts.provider ? String(opts.provider).split(',').map((p) => p.trim().replace(/-/g, '_')).filter(Boolean) : [];
-  const unknown = providerFlags.filter((p) => !providerRoutings().some((r) => r.provider === p));
-  if (unknown.length) throw new UsageError(`unknown provider ${unknown.join(', ')}`, { hint: `--provider takes ${providerRoutings().map((r) => r.provider).join(', ')}` });
+  const routable = routableProviders().map((r) => r.provider);
+  const unknown = providerFlags.filter((p) => !routable.includes(p));
+  if (unknown.length) throw new UsageError(`unknown provider ${unknown.join(', ')}`, { hint: `--provider takes ${routable.join(', ')}` });
   const cwd = resolve('.');
 
   // A long-lived session: --timeout bounds each turn, not the whole conversation.

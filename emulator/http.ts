@@ -70,8 +70,8 @@ export function fromError(err: ApiError): Reply {
   return errorReply(err.status, err.code, err.message, err.headers);
 }
 
-/** Writes a reply with an exact Content-Length. */
-export function sendReply(res: ServerResponse, reply: Reply): void {
+/** A reply's headers (with an exact Content-Length) and body, as they go on the wire. */
+export function replyWire(reply: Reply): { headers: Record<string, string>; body: string } {
   const headers: Record<string, string> = { ...(reply.headers ?? {}) };
   let body = '';
   if (reply.json !== undefined) {
@@ -82,6 +82,11 @@ export function sendReply(res: ServerResponse, reply: Reply): void {
     headers['Content-Type'] = 'text/plain; charset=utf-8';
   }
   headers['Content-Length'] = String(Buffer.byteLength(body));
+  return { headers, body };
+}
+
+export function sendReply(res: ServerResponse, reply: Reply): void {
+  const { headers, body } = replyWire(reply);
   res.writeHead(reply.status, headers);
   res.end(body);
 }

@@ -1,16 +1,21 @@
 /**
- * The HTTP server. Request pipeline for /v1: record → fault (before) → bearer auth → rate limit →
+ * The server. Request pipeline for /v1: record → fault (before) → bearer auth → rate limit →
  * body parse → lazy lifecycle/billing → route handler → fault (after) → reply → persist.
  * /__emulator/* is the unauthenticated, never rate-limited control surface (emulator/control.ts).
+ *
+ * The pipeline (`handle`) takes a plain request and answers a plain reply; it is reached over HTTP
+ * (`listen`), or in process through `fetch` with no socket and no HTTP stack at all: the sandbox's way,
+ * which is why node:http is imported only by `listen`.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { FetchLike } from '../engine/gpucloud/types.js';
 import { accessTokenValid, bearer } from './auth.js';
 import type { CapacitySetting } from './capacity.js';
 import { handleControl } from './control.js';
 import { FaultList, faultReply } from './faults.js';
 import { seedState } from './fixtures.js';
-import { ApiError, badRequest, errorReply, fromError, notFound, sendReply, unauthorized, type Reply } from './http.js';
+import { ApiError, badRequest, errorReply, fromError, notFound, replyWire, sendReply, unauthorized, type Reply } from './http.js';
 import { SlidingWindowLimiter } from './rate-limit.js';
 import { Router, normalizePath, type Ctx } from './router.js';
 import { ROUTES } from './routes/index.js';
@@ -19,6 +24,16 @@ import type { EmulatorStats, FaultSpec, RecordedRequest, ResolvedOptions } from 
 
 const MAX_BODY = 10 * 1024 * 1024;
 const TOKEN_PATH = '/v1/oauth2/token';
+
+/** One request as the pipeline sees it, however it arrived. */
+interface PlainRequest {
+  method: string;
+  /** Path and query, e.g. `/v1/instances?status=running`. */
+  url: string;
+  /** Lower-case names. */
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
 
 export class EmulatorServer {
   readonly store: Store;
@@ -38,6 +53,7 @@ export class EmulatorServer {
   }
 
   async listen(): Promise<void> {
+    const { createServer } = await import('node:http');
     const server = createServer((req, res) => {
       this.onRequest(req, res).catch((err: unknown) => {
         if (!res.headersSent && !res.destroyed) sendReply(res, errorReply(500, 'server_error', 'Internal server error'));
@@ -59,11 +75,44 @@ export class EmulatorServer {
     this.url = `http://${host}:${addr.port}`;
   }
 
+  /** Without `listen`: answers through `fetch` only, at this made-up origin. */
+  inProcess(): void {
+    this.url = 'http://gpucloud-emulator.invalid';
+    this.port = 0;
+  }
+
+  /**
+   * `fetch` for a client in this process: the same pipeline as over HTTP, with no socket. A request the
+   * pipeline answers by dropping the connection fails as a reset connection would.
+   */
+  readonly fetch: FetchLike = async (url, init) => {
+    const u = new URL(url);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(init.headers)) headers[k.toLowerCase()] = v;
+    // A pending promise does not keep a process alive; the request in progress must (faults sleep unref'd).
+    const alive = setInterval(() => undefined, 1 << 30);
+    try {
+      const handled = this.handle({ method: init.method, url: u.pathname + u.search, headers, body: init.body ?? '' });
+      const reply = await (init.signal ? raceAbort(handled, init.signal) : handled);
+      if (reply === 'reset') throw Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) });
+      const wire = replyWire(reply);
+      return {
+        status: reply.status,
+        headers: { forEach: (fn: (value: string, key: string) => void) => Object.entries(wire.headers).forEach(([k, v]) => fn(v, k.toLowerCase())) },
+        text: async () => wire.body,
+      };
+    } finally {
+      clearInterval(alive);
+    }
+  };
+
   async close(): Promise<void> {
     const server = this.server;
-    if (!server) return;
     this.server = undefined;
-    this.store.save();
+    // A read changes nothing that the next start would not compute again (lifecycles and billing are
+    // computed from time): the state file is written only when something happened.
+    if (this.store.dirty) this.store.save();
+    if (!server) return;
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
@@ -116,9 +165,6 @@ export class EmulatorServer {
   // ------------------------------------------------------------ pipeline
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const method = (req.method ?? 'GET').toUpperCase();
-    const url = new URL(req.url ?? '/', 'http://emulator.local');
-    const path = normalizePath(url.pathname);
     let raw: string;
     try {
       raw = await readBody(req);
@@ -126,15 +172,24 @@ export class EmulatorServer {
       sendReply(res, errorReply(413, 'invalid_request', 'Request body too large'));
       return;
     }
+    const reply = await this.handle({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: raw });
+    if (res.destroyed) return;
+    if (reply === 'reset') {
+      req.socket.destroy();
+      return;
+    }
+    sendReply(res, reply);
+  }
 
-    if (path === '/__emulator' || path.startsWith('/__emulator/')) {
-      sendReply(res, await handleControl(this, method, path, raw));
-      return;
-    }
-    if (path !== '/v1' && !path.startsWith('/v1/')) {
-      sendReply(res, errorReply(404, 'not_found', `Cannot ${method} ${path}`));
-      return;
-    }
+  /** The whole pipeline for one request: the reply, or 'reset' for a dropped connection. */
+  private async handle(req: PlainRequest): Promise<Reply | 'reset'> {
+    const method = req.method.toUpperCase();
+    const url = new URL(req.url, 'http://emulator.local');
+    const path = normalizePath(url.pathname);
+    const raw = req.body;
+
+    if (path === '/__emulator' || path.startsWith('/__emulator/')) return handleControl(this, method, path, raw);
+    if (path !== '/v1' && !path.startsWith('/v1/')) return errorReply(404, 'not_found', `Cannot ${method} ${path}`);
 
     const rec: RecordedRequest = { method, path, query: url.search.replace(/^\?/, ''), status: 0, at: Date.now() };
     if (raw !== '') rec.body = path === TOKEN_PATH ? redactTokenBody(raw, contentType(req)) : raw;
@@ -149,35 +204,25 @@ export class EmulatorServer {
     if (fault?.until) await fault.until.catch(() => undefined);
     if (fault && !fault.afterHandler) {
       const fr = faultReply(fault);
-      if (fr !== undefined) {
-        this.finish(req, res, rec, fr);
-        return;
-      }
+      if (fr !== undefined) return this.finish(rec, fr);
     }
 
     const reply = await this.dispatch(req, method, path, url.searchParams, raw, match);
     if (fault?.afterHandler) {
       if (fault.delayMs) await sleep(fault.delayMs);
-      this.finish(req, res, rec, faultReply(fault) ?? reply);
-      return;
+      return this.finish(rec, faultReply(fault) ?? reply);
     }
-    this.finish(req, res, rec, reply);
+    return this.finish(rec, reply);
   }
 
-  private finish(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest, reply: Reply | 'reset'): void {
-    if (res.destroyed) return;
-    if (reply === 'reset') {
-      rec.status = 0;
-      req.socket.destroy();
-      return;
-    }
-    rec.status = reply.status;
-    if (reply.status === 429) this.status429++;
-    sendReply(res, reply);
+  private finish(rec: RecordedRequest, reply: Reply | 'reset'): Reply | 'reset' {
+    rec.status = reply === 'reset' ? 0 : reply.status;
+    if (reply !== 'reset' && reply.status === 429) this.status429++;
+    return reply;
   }
 
   private async dispatch(
-    req: IncomingMessage,
+    req: PlainRequest,
     method: string,
     path: string,
     query: URLSearchParams,
@@ -211,7 +256,7 @@ export class EmulatorServer {
   }
 }
 
-function contentType(req: IncomingMessage): string {
+function contentType(req: Pick<PlainRequest, 'headers'>): string {
   return String(req.headers['content-type'] ?? '').toLowerCase();
 }
 
@@ -266,3 +311,22 @@ function readBody(req: IncomingMessage): Promise<string> {
 // Unref'd: an injected delay (tests use minutes, to mean "never answers") must not keep a closed
 // emulator's process alive.
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+
+/** Rejects as Node's fetch does when the caller gives up (the handler itself runs on). */
+function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new DOMException('This operation was aborted', 'AbortError'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new DOMException('This operation was aborted', 'AbortError'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

@@ -5,7 +5,8 @@ import { resolveOptions, type Emulator, type EmulatorOptions } from './types.js'
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
   const resolved = resolveOptions(opts);
   const server = new EmulatorServer(resolved);
-  await server.listen();
+  if (opts.listen === false) server.inProcess();
+  else await server.listen();
   return {
     url: server.url,
     port: server.port,
@@ -19,5 +20,6 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     setCapacity: (setting) => server.setCapacity(setting),
     reset: () => server.reset(),
     close: () => server.close(),
+    fetch: server.fetch,
   };
 }

@@ -172,6 +172,11 @@ export function randomHex(bytes: number): string {
 
 export class Store {
   data: StateData;
+  /**
+   * Something happened that the state file does not have yet and that a later start could not compute
+   * again (a lifecycle step made IDs and addresses). Billing alone is not: it is computed from time.
+   */
+  dirty = false;
   /** The capacity switch of tests (capacity.ts); not persisted. */
   readonly capacity = new CapacityTable();
 
@@ -194,12 +199,18 @@ export class Store {
   }
 
   save(): void {
+    this.dirty = false;
     const file = this.opts.stateFile;
     if (!file) return;
     mkdirSync(dirname(file), { recursive: true });
     const tmp = `${file}.${process.pid}.${randomHex(4)}.tmp`;
     writeFileSync(tmp, JSON.stringify(this.data, null, 1), { mode: 0o600 });
     renameSync(tmp, file);
+  }
+
+  /** The IP an instance gets when it runs: the test's (instanceIps, by hostname), else the next from the pool. */
+  instanceIp(hostname: string): string {
+    return this.opts.instanceIps?.[hostname] ?? this.nextPublicIp();
   }
 
   nextPublicIp(): string {
@@ -219,6 +230,7 @@ export class Store {
 
   /** Applies every due status change and debits the balance for billable time up to `now`. */
   advance(now: number): void {
+    changed.value = false;
     let cost = 0;
     for (const inst of this.data.instances) {
       const ms = stepEntity(inst, now, BILLABLE_INSTANCE, inst.billed_until, (status, at) => this.onInstanceStatus(inst, status, at));
@@ -238,6 +250,7 @@ export class Store {
     for (const v of this.data.volumes) stepEntity(v, now, new Set(), now, () => undefined);
     for (const d of this.data.deployments) stepEntity(d, now, new Set(), now, () => undefined);
     if (cost > 0 && this.opts.debit) this.data.balance = Math.round((this.data.balance - cost) * 1e6) / 1e6;
+    if (changed.value) this.dirty = true;
   }
 
   private hours(ms: number): number {
@@ -246,7 +259,7 @@ export class Store {
 
   private onInstanceStatus(inst: InstanceRec, status: string, at: number): void {
     if (status !== 'running') return;
-    inst.ip ??= this.nextPublicIp();
+    inst.ip ??= this.instanceIp(inst.hostname);
     if (!inst.os_volume_id) {
       const vol: VolumeRec = {
         id: randomUUID(),
@@ -276,6 +289,9 @@ export class Store {
  * Applies due steps of one entity and returns the billable milliseconds between `billedFrom` and `now`
  * (time spent in a billable status).
  */
+/** Set by stepEntity when a scheduled step was applied (Store.advance marks the store dirty then). */
+const changed = { value: false };
+
 function stepEntity(
   e: Scheduled,
   now: number,
@@ -286,6 +302,7 @@ function stepEntity(
   let t = billedFrom;
   let ms = 0;
   while (e.schedule.length && e.schedule[0].at <= now) {
+    changed.value = true;
     const step = e.schedule.shift()!;
     if (billable.has(e.status) && step.at > t) ms += step.at - t;
     t = Math.max(t, step.at);

@@ -24,6 +24,8 @@ export interface EmulatorOptions {
   debit?: boolean; // false: running resources cost nothing, so the balance only moves when set (tests that read it exactly); default true
   clock?: () => number; // ms since the epoch for lifecycles, billing, tokens and rate windows; default Date.now (tests freeze or step it)
   clusterIp?: string; // the public `ip` every cluster gets when running (tests point it at an in-test SSH server); default from the address pool
+  listen?: boolean; // false: no HTTP server; clients in this process use `fetch` (the sandbox); default true
+  instanceIps?: Record<string, string>; // hostname → the public `ip` that instance gets when running (tests point instances at in-test SSH servers); others from the pool
 }
 
 export interface FaultSpec {
@@ -70,6 +72,8 @@ export interface Emulator {
   setCapacity(setting: import('./capacity.js').CapacitySetting): void;
   reset(): void;
   close(): Promise<void>;
+  /** Sends a request through the emulator in this process, without a socket (the only way in with `listen: false`). */
+  fetch: import('../engine/gpucloud/types.js').FetchLike;
 }
 
 export interface RateLimitOptions {
@@ -94,6 +98,7 @@ export interface ResolvedOptions {
   debit: boolean;
   clock: () => number;
   clusterIp?: string;
+  instanceIps?: Record<string, string>;
 }
 
 export function resolveOptions(opts: EmulatorOptions = {}): ResolvedOptions {
@@ -112,5 +117,6 @@ export function resolveOptions(opts: EmulatorOptions = {}): ResolvedOptions {
     debit: opts.debit ?? true,
     clock: opts.clock ?? Date.now,
     clusterIp: opts.clusterIp,
+    instanceIps: opts.instanceIps,
   };
 }

@@ -29,6 +29,12 @@ export interface RoutingCapability {
   /** Words other providers share (`instances`, `price`): select it only when no provider was named outright. */
   generic?: readonly RouteWord[];
   /**
+   * Whether the generic words count with this config (an integration that is not set up is not guessed
+   * from common words like "errors" or "issues"; its names, specific words and flag still select it).
+   * Absent: they always count.
+   */
+  genericWhen?(config: Config): boolean;
+  /**
    * Technologies this provider sells too (`kubernetes`, `serverless`): they route nowhere by themselves,
    * but no later provider may take them (or a phrase containing one of this provider's words) as a
    * generic word — "which k8s clusters do I have" is not about cloud_a alone.
@@ -69,6 +75,11 @@ export interface AnswerCapability {
    * part of it cannot be answered. It may throw an InvalidInputError that says why it declines.
    */
   joint?: string;
+  /**
+   * Words this provider's answers understand besides its routing words ("open", "failing", "urgent"):
+   * in a combined view another provider's answerer does not decline a question for them.
+   */
+  understood?: readonly string[];
 }
 
 export interface AnswerContext {
@@ -115,7 +126,12 @@ export interface CredentialSource {
 export interface CredentialsCapability {
   sources(opts: { config: Config; env: Record<string, string | undefined>; home: string }): CredentialSource[];
   /** A cheap read-only check that the credentials work, run through the executor. */
-  test?(read: (plan: Plan) => Promise<unknown[]>): Promise<{ detail: string; data?: unknown }>;
+  test?(read: (plan: Plan) => Promise<unknown[]>, ctx?: { config: Config; name?: string }): Promise<{ detail: string; data?: unknown }>;
+  /**
+   * What a stored credential's name stands for when it is not one account's `default` (postgres: the
+   * connection, `postgres/<connection>`): `credentials test` then tests each stored name with `test`'s `name`.
+   */
+  namedBy?: string;
   /** What the backend store keeps for this provider (`credentials store <provider>`). */
   store?: ProviderCredentials;
 }

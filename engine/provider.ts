@@ -151,6 +151,11 @@ export interface StepVerb<Client = unknown> {
   /** What a dry run shows under the description (e.g. the parsed request body). */
   detail?(args: readonly string[]): unknown;
   /**
+   * The static checks of a command's `autostop` (idle auto-stop, engine/autostop/), given the commands
+   * before it; a verb without it takes none (the plan is invalid).
+   */
+  checkAutostop?(args: readonly string[], autostop: import('../schemas/plan.js').AutostopPolicy, earlier: readonly { args: string[]; produces?: Record<string, string> }[]): ArgProblem[];
+  /**
    * The static checks of a command's `alternatives`; a verb without it takes none (the plan is invalid).
    * Checks against the live catalogue belong to the provider's preview (dry runs) and its makers.
    */
@@ -231,8 +236,8 @@ export interface ConnectOptions {
   freshCredentials?: boolean;
   /** The environment (or profile) chosen with `--profile` for CLI providers (cloud_a: infra.cloud_a.environments.<name>). */
   profile?: string;
-  /** A stand-in endpoint with its own credentials (the sandbox emulator). */
-  override?: { baseUrl: string; credentials: Record<string, string> };
+  /** A stand-in endpoint with its own credentials (the sandbox emulator), reached through its own `fetch` when it has one. */
+  override?: { baseUrl: string; credentials: Record<string, string>; fetch?: import('./gpucloud/types.js').FetchLike; tokenCacheDir?: string };
   /** The command's signal: credential look-ups over the network (the backend store) obey it. */
   signal?: AbortSignal;
   /** Credentials from the backend store only, not the local sources (`credentials test` of what is stored). */
@@ -282,14 +287,41 @@ export interface Provider<Client = unknown> {
   capabilities?: import('./capabilities.js').ProviderCapabilities;
 }
 
+/**
+ * What a surface hands the plan engine: the providers a plan needs, loaded. A `ProviderSet` is one (it
+ * answers with itself); the build's registry (engine/providers.ts) is the other, which imports a
+ * provider's module only when a plan first names it. Await `forPlan` before validating: validation and
+ * the run machine look providers up synchronously.
+ */
+export interface ProviderSource {
+  forPlan(input: unknown): Promise<ProviderSet>;
+  /** Every provider (what looks beyond a plan's own providers: `plan diff --all`). */
+  all(): Promise<ProviderSet>;
+}
+
+/** Every provider and step verb a build knows, loaded or not (for messages: "known: …"). */
+export interface KnownProviders {
+  names: readonly string[];
+  /** Verb → the name of the provider that owns it. */
+  verbs: ReadonlyMap<string, string>;
+}
+
 /** The providers a plan is validated and run with, by name and by verb. */
-export class ProviderSet {
+export class ProviderSet implements ProviderSource {
   private readonly byVerb = new Map<string, { provider: Provider<any>; verb: StepVerb<any> }>();
   private readonly byName = new Map<string, Provider<any>>();
 
   private readonly providers: Provider<any>[] = [];
 
-  constructor(list: readonly Provider<any>[]) {
+  /**
+   * `known`: what the whole build knows, when this set holds only some of it (the registry's sets). A
+   * verb the build knows but this set did not load is a bug of the surface (it validated before loading),
+   * never an "unknown verb": looking it up throws.
+   */
+  constructor(
+    list: readonly Provider<any>[],
+    private readonly known?: KnownProviders,
+  ) {
     for (const provider of list) this.add(provider);
   }
 
@@ -306,20 +338,41 @@ export class ProviderSet {
     for (const verb of provider.verbs) this.byVerb.set(verb.verb, { provider, verb });
   }
 
+  async forPlan(): Promise<ProviderSet> {
+    return this;
+  }
+
+  async all(): Promise<ProviderSet> {
+    return this;
+  }
+
   provider(name: string): Provider<any> | undefined {
-    return this.byName.get(name);
+    const provider = this.byName.get(name);
+    if (!provider && this.known?.names.includes(name)) throw notLoaded(name);
+    return provider;
   }
 
   /** The verb and its provider for a step's first argument. */
   verb(verb: string): { provider: Provider<any>; verb: StepVerb<any> } | undefined {
-    return this.byVerb.get(verb);
+    const found = this.byVerb.get(verb);
+    if (!found) {
+      const owner = this.known?.verbs.get(verb);
+      if (owner !== undefined) throw notLoaded(owner, verb);
+    }
+    return found;
   }
 
+  /** Every provider name the build knows (loaded or not). */
   names(): string[] {
-    return [...this.byName.keys()];
+    return this.known ? [...this.known.names] : [...this.byName.keys()];
   }
 
+  /** Every step verb the build knows (loaded or not). */
   verbs(): string[] {
-    return [...this.byVerb.keys()];
+    return this.known ? [...this.known.verbs.keys()] : [...this.byVerb.keys()];
   }
+}
+
+function notLoaded(provider: string, verb?: string): Error {
+  return new Error(`internal: provider "${provider}"${verb ? ` (verb ${verb})` : ''} is not loaded; a surface must await providers.forPlan(plan) before validating or running it`);
 }

@@ -32,7 +32,7 @@ export interface AskFlowInput {
   /** The AI provider, resolved after routing so a question about another cloud fails before any key is looked for. */
   provider: () => AiProvider | Promise<AiProvider>;
   /** The read-only context plan for a decision, with the catalogue kind of each step. */
-  contextPlan: (decision: RouteDecision) => { plan: Plan; kinds: string[] };
+  contextPlan: (decision: RouteDecision) => { plan: Plan; kinds: string[] } | Promise<{ plan: Plan; kinds: string[] }>;
   /** Runs a read-only plan through the executor and returns every step's response. */
   runReadPlan: (plan: Plan) => Promise<unknown[]>;
   /**
@@ -41,7 +41,7 @@ export interface AskFlowInput {
    */
   gatherContext?: (decision: RouteDecision) => Promise<ContextResult[]>;
   /** The built-in provider's answer from the gathered results (the providers' answers; a report renders itself as a table). */
-  builtinAnswer?: (results: ContextResult[], route: RouteDecision) => string;
+  builtinAnswer?: (results: ContextResult[], route: RouteDecision) => string | Promise<string>;
   /** The size keys of the `ai` config section. */
   ai?: { max_prompt_chars?: number; chunk_chars?: number; max_chunks?: number };
   /** Earlier turns of the conversation (already redacted), oldest first; read once, after the provider is known. */
@@ -141,7 +141,7 @@ export const askFlowMachine = setup({
     }),
     gather: fromPromise<Gathered, { input: AskFlowInput; route: RouteDecision }>(async ({ input: { input, route } }) => {
       if (input.gatherContext) return gathered(await input.gatherContext(route));
-      const { plan, kinds } = input.contextPlan(route);
+      const { plan, kinds } = await input.contextPlan(route);
       const data = await input.runReadPlan(plan);
       return gathered(plan.commands.map((c, i) => ({ kind: kinds[i]!, args: c.args, data: data[i] })));
     }),
@@ -162,7 +162,7 @@ export const askFlowMachine = setup({
         // No model: the source (`k8s ask`), the report, or the gpucloud/cloud_a renderers answer from the results.
         const answer = input.source
           ? input.source.builtinAnswer(input.question, ctx.results)
-          : (input.builtinAnswer?.(ctx.results, ctx.route!) ?? 'Nothing to report.');
+          : ((await input.builtinAnswer?.(ctx.results, ctx.route!)) ?? 'Nothing to report.');
         // Observers hear of the entry into `answering` only after this actor has started; yielding once
         // keeps the order `gatheringContext -> answering`, then the answer, for --agent-trace.
         await Promise.resolve();

@@ -8,6 +8,7 @@
 import type { AnswerCapability, RoutingCapability } from '../engine/capabilities.js';
 import type { Config } from '../schemas/config.js';
 import type { Plan } from '../schemas/plan.js';
+import type { CapableProvider } from '../engine/providers.js';
 import { InvalidInputError, type AssistantErrorOptions } from '../engine/errors.js';
 import { PROVIDERS, providerRoutings, providersWith } from '../engine/providers.js';
 import { renderIac } from '../engine/reports/render.js';
@@ -93,8 +94,8 @@ export interface ContextOptions {
  * (their `reads` capability), one plan for all of them (a combined view is `provider: [...]`). Without
  * `providers` in the decision, the first provider that can read (gpucloud).
  */
-export function contextPlanFor(decision: Pick<RouteDecision, 'kinds'> & { providers?: string[] }, opts: ContextOptions = {}): { plan: Plan; kinds: string[] } {
-  const readers = providersWith('reads');
+export async function contextPlanFor(decision: Pick<RouteDecision, 'kinds'> & { providers?: string[] }, opts: ContextOptions = {}): Promise<{ plan: Plan; kinds: string[] }> {
+  const readers = await providersWith('reads');
   const providers = decision.providers ?? [readers[0]!.name];
   const commands: Plan['commands'] = [];
   const kinds: string[] = [];
@@ -109,9 +110,10 @@ export function contextPlanFor(decision: Pick<RouteDecision, 'kinds'> & { provid
 }
 
 /** Routes a question and refuses, clearly, one about a provider that cannot be read. */
-export function routeAnswerable(question: string, flags: string[] | undefined, config: Config): RouteDecision {
-  const route = routeQuestion(question, { flags, config, routings: providerRoutings() });
-  const readable = providersWith('reads').map((p) => p.name);
+export async function routeAnswerable(question: string, flags: string[] | undefined, config: Config): Promise<RouteDecision> {
+  const route = routeQuestion(question, { flags, config, routings: await providerRoutings() });
+  // Who can read, from the manifest: nothing is loaded to refuse a question.
+  const readable = PROVIDERS.namesWith('reads');
   const others = route.providers.filter((p) => !readable.includes(p));
   if (others.length) {
     const why = route.reasons
@@ -131,15 +133,18 @@ export function routeAnswerable(question: string, flags: string[] | undefined, c
  * Without a model: each provider's `answer` capability from its own results. A provider that cannot
  * answer exactly declines — the answer says so and how to get one — rather than showing another list.
  */
-export function answerWithoutModel(question: string, route: RouteDecision, results: readonly ContextResult[]): string {
+export async function answerWithoutModel(question: string, route: RouteDecision, results: readonly ContextResult[]): Promise<string> {
   const iac = results.filter((r) => r.kind === 'terraform');
   // Providers sharing a joint answerer (gpucloud and cloud_a) are answered once, with all their results.
   const groups = new Map<string, { answer: AnswerCapability; providers: string[]; results: ContextResult[] }>();
   const parts: string[] = [];
+  // Capabilities only (light modules): the answerers, and the routing words of the providers asked about.
+  const answerers = new Map((await providersWith('answer')).map((p) => [p.name, p.capabilities.answer]));
+  const routingOf = new Map((await providerRoutings()).map((r) => [r.provider, r.routing]));
   for (const name of route.providers) {
-    const provider = PROVIDERS.provider(name);
-    const own = results.filter((r) => provider && PROVIDERS.verb(r.args[0] ?? '')?.provider === provider);
-    const answer = provider?.capabilities?.answer;
+    // Its own results: those of the verbs it owns (the manifest knows, without loading the provider).
+    const own = results.filter((r) => PROVIDERS.ownerOf(r.args[0] ?? '') === name);
+    const answer = answerers.get(name);
     if (!answer) {
       parts.push(`${name}: the built-in answers cannot answer about it (${own.length} read(s)); configure an AI provider (ai: in ~/.assistant.yaml, see the README) or ask with --ai-profile <name>`);
       continue;
@@ -152,7 +157,7 @@ export function answerWithoutModel(question: string, route: RouteDecision, resul
   }
   for (const [, group] of groups) {
     const others = route.providers.filter((p) => !group.providers.includes(p));
-    const knownWords = others.flatMap((p) => routingWords(PROVIDERS.provider(p)?.capabilities?.routing));
+    const knownWords = others.flatMap((p) => [...routingWords(routingOf.get(p)), ...(answerers.get(p)?.understood ?? [])]);
     const text = group.answer.answer(question, group.results, { kinds: route.kinds, defaulted: route.defaulted, route, knownWords, answeredElsewhere: others.length > 0 || iac.length > 0 });
     parts.push(
       text ??
@@ -164,8 +169,8 @@ export function answerWithoutModel(question: string, route: RouteDecision, resul
 }
 
 /** What the model is told about each routed provider's data (its `reads` label and prompt), or nothing. */
-export function describeSources(route: Pick<RouteDecision, 'providers'>): string | undefined {
-  const lines = providersWith('reads')
+export function describeSources(route: Pick<RouteDecision, 'providers'>, readers: readonly CapableProvider<'reads'>[]): string | undefined {
+  const lines = readers
     .filter((p) => route.providers.includes(p.name) && p.capabilities.reads.prompt)
     .map((p) => `Data lines whose kind starts with "${p.name}/" are from ${p.capabilities.reads.label}: ${p.capabilities.reads.prompt}`);
   return lines.length ? lines.join(' ') : undefined;
@@ -179,6 +184,8 @@ function routingWords(routing: RoutingCapability | undefined): string[] {
 }
 
 export async function askQuestion(o: AskOptions): Promise<AskResult> {
+  // What each provider's data is, for the model's prompt (light capability modules; looked up once).
+  const readers = await providersWith('reads');
   const { config } = o.backend;
   const profileName = profileForCommand(o.aiProfile, o.sandbox, config.ai);
   let history: ConversationHistory | undefined;
@@ -197,7 +204,7 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
     o.report?.gather ??
     (extra &&
       (async (route: RouteDecision) => {
-        const { plan, kinds } = contextPlan(route);
+        const { plan, kinds } = await contextPlan(route);
         const data = await runReadPlan(plan);
         const results = plan.commands.map((c, i): ContextResult => ({ kind: kinds[i]!, args: c.args, data: data[i] }));
         return [...results, ...(await extra(route, results))];
@@ -208,7 +215,7 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
   const out: AskFlowOutput = await runAskFlow(
     {
       question: o.question,
-      route: () => (routed = routeAnswerable(o.question, o.providerFlags, config)),
+      route: async () => (routed = await routeAnswerable(o.question, o.providerFlags, config)),
       provider: () => {
         const provider = resolveAiProvider({
           aiConfig: config.ai,
@@ -239,7 +246,7 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
       runReadPlan,
       gatherContext,
       builtinAnswer: o.report ? (results) => o.report!.render(results) : (results, route) => answerWithoutModel(o.question, route, results),
-      describeSources,
+      describeSources: (route) => describeSources(route, readers),
       ai: config.ai,
       history: () => (o.conversation && resolved ? o.conversation(resolved) : history?.messages() ?? []),
       onToken: stream && ((t) => stream.write(t)),
@@ -250,7 +257,7 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
   ).finally(() => stream?.end());
 
   const s = out.sizes;
-  const read = `ask: route ${out.route.providers.join('+')}, context read: ${o.report ? 'a report' : contextPlan(out.route).kinds.join(', ')}`;
+  const read = `ask: route ${out.route.providers.join('+')}, context read: ${o.report ? 'a report' : (await contextPlan(out.route)).kinds.join(', ')}`;
   o.debug?.(
     out.provider === 'builtin'
       ? `${read}; no model: the built-in provider rendered the answer from ${out.contextChars} characters of results`

@@ -19,7 +19,7 @@ import type { Plan } from '../schemas/plan.js';
 import type { RunReport, StepReport } from '../schemas/run-report.js';
 import { AssistantError, ExitCode, InterruptedError, isAbortError, OperationError, SafetyRefusal } from '../engine/errors.js';
 import { abortReason } from '../engine/deadline.js';
-import type { ProviderSet, RunObserver, StepClass, StepContext, StepResult } from '../engine/provider.js';
+import type { ProviderSet, ProviderSource, RunObserver, StepClass, StepContext, StepResult } from '../engine/provider.js';
 import type { CheckedPlan } from '../engine/plan/check.js';
 import { evaluateProduces } from '../engine/plan/produces.js';
 import type { JournalState, RunJournal } from '../engine/plan/journal.js';
@@ -49,6 +49,13 @@ interface MachineInput {
   startIndex: number;
   bindings: Record<string, string>;
   completed: CompletedStep[];
+  /**
+   * The run's effects, handed in with the input rather than by `.provide()`: providing builds a new
+   * machine, about 1 ms per run, which every one-step read (each MCP call, each static command) paid.
+   * `.provide()` still overrides them (tests).
+   */
+  effect?: StepEffect;
+  record?: (step: CompletedStep) => void;
 }
 
 interface MachineContext extends MachineInput {
@@ -72,10 +79,13 @@ export type StepEffect = (input: StepInput) => Promise<StepOutput>;
  * the outcome back. One long-lived actor rather than one invoked per step: an actor per step measured
  * about 24 µs of XState work per step against about 4 µs for an event.
  */
-export function stepRunner(effect: StepEffect) {
-  return fromCallback<{ type: 'RUN'; input: StepInput }>(({ sendBack, receive }) => {
+export function stepRunner(effect?: StepEffect) {
+  // Without an effect of its own, the one the machine's input carries (runPlan's).
+  return fromCallback<{ type: 'RUN'; input: StepInput }, StepEffect | undefined>(({ sendBack, receive, input }) => {
+    const run = effect ?? input;
     receive((event) => {
-      effect(event.input).then(
+      if (!run) throw new Error('runPlanMachine: give the step effect in the input, or provide the step runner (stepRunner(effect))');
+      run(event.input).then(
         (output) => sendBack({ type: 'STEP_DONE', output }),
         (error: unknown) => sendBack({ type: 'STEP_FAILED', error }),
       );
@@ -86,9 +96,8 @@ export function stepRunner(effect: StepEffect) {
 export const runPlanMachine = setup({
   types: { context: {} as MachineContext, input: {} as MachineInput, events: {} as MachineEvent },
   actors: {
-    runner: stepRunner(async () => {
-      throw new Error('runPlanMachine: provide the step runner (stepRunner(effect))');
-    }),
+    /** The effect of the run's input (or a provided stepRunner). */
+    runner: stepRunner(),
   },
   actions: {
     /** Asks the runner to perform the current step. */
@@ -108,8 +117,8 @@ export const runPlanMachine = setup({
       context.index++;
       context.pollingSince = undefined;
     },
-    /** Journal and observer for a completed step; provided by runPlan. */
-    record: (_, _step: CompletedStep) => undefined,
+    /** Journal and observer for a completed step: the input's (runPlan's), unless provided. */
+    record: ({ context }, step: CompletedStep) => context.record?.(step),
   },
   delays: {
     pollDelay: ({ context }) => context.pollAfterMs,
@@ -125,7 +134,7 @@ export const runPlanMachine = setup({
 }).createMachine({
   id: 'runPlan',
   context: ({ input }) => ({ ...input, index: input.startIndex, pollAfterMs: 0 }),
-  invoke: { src: 'runner', id: 'runner' },
+  invoke: { src: 'runner', id: 'runner', input: ({ context }: { context: MachineContext }) => context.effect },
   initial: 'next',
   states: {
     // A resumed run may have nothing left to do.
@@ -229,27 +238,22 @@ export async function runPlan(checked: CheckedPlan, opts: RunOptions): Promise<R
   const sent = new SentSteps();
   const step = stepEffect(checked, { ...opts, observer: observe }, sent);
 
-  const machine = runPlanMachine.provide({
-    actors: { runner: stepRunner(step) },
-    actions: {
-      record: (_, done: CompletedStep) => {
-        opts.journal?.stepDone(done.index, done.produced, done.result.status, done.result.alternative);
-        if (plan.commands[done.index]!.reveal && done.result.secrets?.length) revealed.push({ step: done.index, secrets: done.result.secrets });
-        if (opts.keepResults) results.push(done.result.data);
-        else done.result = { ...done.result, data: undefined };
-        observe({
-          type: 'step-done',
-          index: done.index,
-          total,
-          status: done.result.status,
-          durationMs: done.durationMs,
-          produced: done.produced,
-          deduplicated: done.result.deduplicated,
-        });
-      },
-    },
-  });
-  const actor = createActor(machine, { input: { total, startIndex: completed.length, bindings, completed } });
+  const record = (done: CompletedStep) => {
+    opts.journal?.stepDone(done.index, done.produced, done.result.status, done.result.alternative);
+    if (plan.commands[done.index]!.reveal && done.result.secrets?.length) revealed.push({ step: done.index, secrets: done.result.secrets });
+    if (opts.keepResults) results.push(done.result.data);
+    else done.result = { ...done.result, data: undefined };
+    observe({
+      type: 'step-done',
+      index: done.index,
+      total,
+      status: done.result.status,
+      durationMs: done.durationMs,
+      produced: done.produced,
+      deduplicated: done.result.deduplicated,
+    });
+  };
+  const actor = createActor(runPlanMachine, { input: { total, startIndex: completed.length, bindings, completed, effect: step, record } });
   const onAbort = () => actor.send({ type: 'CANCEL', reason: abortReason(opts.context.signal) });
   opts.context.signal.addEventListener('abort', onAbort, { once: true });
   actor.start();
@@ -395,7 +399,8 @@ function changedThenFailed(err: unknown, cls: StepClass, id: string | undefined,
 
 /** What a producer needs to run a plan: the providers, the predefined bindings and a run context (a command's Session, the MCP server's backend). */
 export interface PlanBackend {
-  providers: ProviderSet;
+  /** Loads the providers a plan needs (await `forPlan` before validating: engine/providers.ts). */
+  providers: ProviderSource;
   predefined: Record<string, string>;
   runContext(): RunContext;
   /** Where creates reserve their names across processes (engine/plan/reservations.ts); none: not reserved. */

@@ -25,10 +25,11 @@ export async function driftTool(backend: McpBackend, plan: unknown, all: boolean
   return { text: renderDrift(report, WIDTH), structured: report };
 }
 
-export function graphTool(backend: McpBackend, plan: unknown, format: GraphFormat) {
-  const v = validatePlan(plan, { providers: backend.providers, destroyer: true, predefined: [...new Set([...Object.keys(backend.predefined), ...PREDEFINED_BINDINGS])] });
+export async function graphTool(backend: McpBackend, plan: unknown, format: GraphFormat) {
+  const providers = await backend.providers.forPlan(plan);
+  const v = validatePlan(plan, { providers, destroyer: true, predefined: [...new Set([...Object.keys(backend.predefined), ...PREDEFINED_BINDINGS])] });
   if (!v.ok) throw new InvalidInputError('invalid_plan', `the plan is invalid:\n${formatProblems(v.problems)}`);
-  const graph = planGraph(v.plan!, v.classes, backend.providers, PREDEFINED_BINDINGS);
+  const graph = planGraph(v.plan!, v.classes, providers, PREDEFINED_BINDINGS);
   const rendered = format === 'mermaid' ? toMermaid(graph) : format === 'dot' ? toDot(graph) : toText(graph);
   return { text: rendered, structured: { format, rendered, ...graph } };
 }

@@ -31,6 +31,8 @@ import { routeQuestion } from '../engine/routing/route.js';
 import { providerRoutings } from '../engine/providers.js';
 import { testGpuCloudCredentials } from '../engine/config/credentials-test.js';
 import { askForTool } from './ask.js';
+import { runAutostopCheck } from '../machines/autostop.js';
+import { renderCheckTable, summaryLine } from '../engine/autostop/render.js';
 import { driftTool, graphTool, matrixTool, trendTool } from './insight.js';
 import type { McpBackend } from './backend.js';
 import { progressObserver, progressReporter, type ProgressFn, type ToolExtra } from './progress.js';
@@ -149,7 +151,7 @@ export const TOOLS = [
     output: S.RouteOutput,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async run({ question }, { backend }) {
-      const decision = routeQuestion(question, { config: backend.config, routings: providerRoutings() });
+      const decision = routeQuestion(question, { config: backend.config, routings: await providerRoutings() });
       const lines = decision.reasons.map((r) => `${r.provider}: ${r.terms.length ? `matched ${r.terms.map((t) => `"${t}"`).join(', ')}` : r.note ?? ''}`);
       if (decision.kinds.length) lines.push(`gpucloud kinds: ${decision.kinds.join(', ')}`);
       return { text: lines.join('\n') + '\n', structured: decision };
@@ -226,7 +228,7 @@ export const TOOLS = [
     annotations: READ_ONLY,
     async run({ plan }, { backend, signal }) {
       const input = planFrom(plan);
-      const { validation: v, previewable } = checkForPreview(input, { providers: backend.providers, predefined: backend.predefined });
+      const { validation: v, previewable } = checkForPreview(input, { providers: await backend.providers.forPlan(input), predefined: backend.predefined });
       const destructiveSteps = v.destructive.flatMap((r, i) => (r.length ? [i] : []));
       const needsDestroyer = destructiveSteps.length > 0 && !backend.destroyer;
       if (!previewable) {
@@ -267,6 +269,21 @@ export const TOOLS = [
       });
       const { report } = outcome;
       return { text: renderReport(report) + renderReportError(report), structured: report, isError: outcome.exitCode !== 0 };
+    },
+  }),
+  // ---- idle auto-stop (issue 31 §2): the check's decisions as a dry run -------------------------
+  tool({
+    name: 'assistant_autostop_status',
+    title: 'Which instances are idle (auto-stop)',
+    description:
+      "For every gpucloud instance created with auto-stop: how long its GPUs and logins have been idle (read over SSH from its watcher's record), its policy, and what `assistant autostop check` would do (keep, shutdown, delete, or nothing because it could not be read). A dry run: sends no action. The server itself runs the check when configured (autostop.check_every).",
+    input: S.AutostopStatusInput,
+    output: S.AutostopStatusOutput,
+    annotations: { ...READ_ONLY, idempotentHint: false },
+    async run(_args, { backend, signal }) {
+      const result = await runAutostopCheck(backend, { home: backend.home, dryRun: true, signal });
+      const text = renderCheckTable(result.instances, TEXT_WIDTH) + summaryLine(result.instances, true) + '\n';
+      return { text, structured: { checked_at: result.checked_at, allow_delete: result.allow_delete, instances: result.instances } };
     },
   }),
   // ---- credentials (issue 26): a check, never a value -------------------------------------------

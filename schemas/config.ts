@@ -8,46 +8,19 @@ import { z } from 'zod';
  * Keys whose YAML value is empty (`client_id:`) are treated as absent by the loader.
  */
 
-/** AI provider kinds, in SPEC order; the first is the fallback when `ai.default_provider` is omitted. */
-export const AI_PROVIDER_KINDS = [
-  'openai',
-  'anthropic',
-  'gemini-api',
-  'gemini',
-  'bedrock',
-  'deepseek',
-  'cohere',
-  'minimax',
-  'github-models',
-  'assistant-cloud',
-] as const;
-/** `builtin` is the offline rule-based planner; accepted wherever a provider kind is. */
-export const AI_PROVIDER_VALUES = [...AI_PROVIDER_KINDS, 'builtin'] as const;
-export type AiProviderKind = (typeof AI_PROVIDER_VALUES)[number];
-export const DEFAULT_AI_PROVIDER: AiProviderKind = AI_PROVIDER_KINDS[0];
-
-export const AI_DEFAULTS = { max_prompt_chars: 120_000, chunk_chars: 120_000, max_chunks: 6 } as const;
-export const RATE_LIMIT_DEFAULTS = { per_project: 500, per_path: 60, window_ms: 60_000 } as const;
-export const CLOUD_D_DEFAULT_REGION = 'ap-singapore';
-
-/**
- * Keys that hold secrets wherever they appear in the file. The loader registers their values for
- * redaction, `config show` masks them, and a group/world-readable file holding one gets a warning.
- */
-export const SECRET_KEY_NAMES: ReadonlySet<string> = new Set([
-  'client_secret',
-  'api_key',
-  'token',
-  'auth_token',
-  'integration_token',
-  'api_token',
-  'secret_key',
-  'router_api_key',
-  'password',
-]);
-export function isSecretKey(key: string): boolean {
-  return SECRET_KEY_NAMES.has(key.toLowerCase());
-}
+// Constants and defaults live without zod (a command without a config file never loads zod).
+import { AI_DEFAULTS, AI_PROVIDER_VALUES, CLOUD_D_DEFAULT_REGION, emptyConfigValue } from './config-defaults.js';
+export {
+  AI_DEFAULTS,
+  AI_PROVIDER_KINDS,
+  AI_PROVIDER_VALUES,
+  CLOUD_D_DEFAULT_REGION,
+  DEFAULT_AI_PROVIDER,
+  isSecretKey,
+  RATE_LIMIT_DEFAULTS,
+  SECRET_KEY_NAMES,
+  type AiProviderKind,
+} from './config-defaults.js';
 
 const str = () => z.string();
 const httpUrl = () => z.url({ protocol: /^https?$/, error: 'expected an http(s) URL such as https://example.com' });
@@ -117,6 +90,8 @@ export const RepoHostConfigSchema = z.strictObject({
   token: str().optional(),
   owner: str().optional(),
   repo: str().optional(),
+  /** The API's address (GitHub Enterprise: https://host/api/v3); default https://api.github.com. */
+  base_url: str().optional(),
 });
 
 export const ErrTrackerConfigSchema = z.strictObject({
@@ -124,12 +99,16 @@ export const ErrTrackerConfigSchema = z.strictObject({
   org_slug: str().optional(),
   default_project: str().optional(),
   host: str().optional(),
+  /** The API's address; overrides `host` (default https://sentry.io). */
+  base_url: str().optional(),
 });
 
 export const IssueTrackerConfigSchema = z.strictObject({
   api_key: str().optional(),
   workspace_id: str().optional(),
   default_team: str().optional(),
+  /** The GraphQL endpoint's origin; default https://api.linear.app. */
+  base_url: str().optional(),
 });
 
 export const NotesConfigSchema = z.strictObject({
@@ -154,12 +133,15 @@ export const EdgeConfigSchema = z.strictObject({
   base_url: str().optional(),
 });
 
-export const VpsConfigSchema = z.strictObject({ api_token: str().optional() });
+/** vps_a and vps_b; `base_url` (or ASSISTANT_VPS_A_BASE_URL / ASSISTANT_VPS_B_BASE_URL) for another endpoint. */
+export const VpsConfigSchema = z.strictObject({ api_token: str().optional(), base_url: str().optional() });
 
 export const CloudDConfigSchema = z.strictObject({
   secret_id: str().optional(),
   secret_key: str().optional(),
   region: str().default(CLOUD_D_DEFAULT_REGION),
+  /** Every service at this URL instead of https://<service>.tencentcloudapi.com (or ASSISTANT_CLOUD_D_BASE_URL). */
+  base_url: str().optional(),
 });
 
 export const AgentConfigSchema = z.strictObject({
@@ -223,6 +205,15 @@ export const CloudAKeywordsConfigSchema = z.strictObject({
   service_keywords: z.record(z.string(), z.array(z.string())).optional(),
 });
 
+/** `autostop.check_every` in ms: `30s`, `10m`, `1h`, or a number of seconds; 1 s to 1 day, else undefined. */
+export function checkIntervalMs(value: string | number): number | undefined {
+  const m = typeof value === 'number' ? [String(value), String(value), 's'] : /^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h)?\s*$/i.exec(value);
+  if (!m) return undefined;
+  const unit = (m[2] ?? 's').toLowerCase()[0];
+  const ms = Number(m[1]) * (unit === 'h' ? 3_600_000 : unit === 'm' ? 60_000 : 1000);
+  return Number.isFinite(ms) && ms >= 1000 && ms <= 86_400_000 ? ms : undefined;
+}
+
 export const ConfigSchema = z.strictObject({
   gpucloud: GpuCloudConfigSchema.optional(),
   ai: AiConfigSchema,
@@ -244,6 +235,20 @@ export const ConfigSchema = z.strictObject({
   cloud_a: CloudAKeywordsConfigSchema.optional(),
   /** Global operation timeout in seconds; `--timeout` overrides it. */
   timeout: positiveInt().optional(),
+  /** Idle auto-stop (engine/autostop/, `assistant autostop check`): what the check may do, and the MCP server's timer. */
+  autostop: z
+    .strictObject({
+      /** `assistant mcp` runs the check this often (`10m`, `1h`, `30s`, or seconds; at least 1 s); no timer when unset. */
+      check_every: z
+        .union([z.string(), z.number()])
+        .refine((v) => checkIntervalMs(v) !== undefined, 'expected a duration such as 10m, 1h or 30s (at least 1 s, at most 1 day)')
+        .optional(),
+      /** Let the check delete instances whose policy says delete (their creates' `autostop.action`); otherwise it refuses. */
+      allow_delete: z.boolean({ error: 'expected true or false' }).optional(),
+      /** How long the check tries to reach each instance over SSH, in seconds (default 20). */
+      ssh_timeout_seconds: positiveInt().max(600, 'at most 600 seconds').optional(),
+    })
+    .optional(),
   /** The budget guard (engine/plan/budget.ts): plans whose creates would push the burn above it are refused. */
   budget: z
     .strictObject({
@@ -278,7 +283,7 @@ export type CloudAKeywordsConfig = z.infer<typeof CloudAKeywordsConfigSchema>;
 
 /** The configuration of a missing or empty file: every section absent, defaults applied. */
 export function emptyConfig(): Config {
-  return ConfigSchema.parse({});
+  return emptyConfigValue();
 }
 
 /** Keys that may appear at `path` (object keys along the way; record entries as any name), for "did you mean" hints. */

@@ -118,6 +118,27 @@ export const CredentialsTestOutput = {
   balance: z.unknown().optional(),
 };
 
+// ---- idle auto-stop (issue 31 §2): what the check would do, never an action ------------------------
+export const AutostopStatusInput = {};
+export const AutostopStatusOutput = {
+  checked_at: z.string(),
+  allow_delete: z.boolean(),
+  instances: z.array(
+    z.object({
+      id: z.string(),
+      hostname: z.string(),
+      status: z.string(),
+      ip: z.string().nullable(),
+      policy: z.object({ idle_minutes: z.number(), action: z.enum(['shutdown', 'delete']) }).nullable(),
+      idle_minutes: z.number().nullable(),
+      last_activity: z.string().nullable(),
+      activity: z.string().nullable(),
+      decision: z.string(),
+      detail: z.string(),
+    }),
+  ),
+};
+
 // Issue 31: drift and pictures.
 export const DiffInput = {
   plan,

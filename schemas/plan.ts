@@ -1,15 +1,8 @@
 import { z } from 'zod';
+import { AUTOSTOP_MAX_MINUTES, AUTOSTOP_MIN_MINUTES, BINDING_NAME } from './plan-bindings.js';
 
-/** `<NAME>` placeholders in plan arguments (DESIGN.md §3). */
-export const PLACEHOLDER_PATTERN = /<([A-Z][A-Z0-9_]*)>/g;
-export const BINDING_NAME = /^[A-Z][A-Z0-9_]*$/;
-
-/**
- * Bindings predefined from configuration; plans may use them without producing them. `FILES` is bound
- * only by `ask --apply --files DIR`: `<FILES>/name` is an artefact the plan reads from that directory
- * (never substituted as text: the CLI step verbs resolve it, engine/cli/artefacts.ts).
- */
-export const PREDEFINED_BINDINGS = ['DEFAULT_SSH_KEY_ID', 'DEFAULT_LOCATION', 'PROJECT_ID', 'FILES'] as const;
+// Defined without zod (the plan engine's hot path uses them); engine/plan/shape.ts mirrors the schema below.
+export { AUTOSTOP_MAX_MINUTES, AUTOSTOP_MIN_MINUTES, BINDING_NAME, PLACEHOLDER_PATTERN, PREDEFINED_BINDINGS } from './plan-bindings.js';
 
 /**
  * One more choice for a create whose first choice has no capacity (issue 31): what it changes in the
@@ -24,6 +17,19 @@ export const AlternativeSchema = z
   })
   .refine((a) => a.instance_type !== undefined || a.location_code !== undefined || a.is_spot !== undefined, 'an alternative changes instance_type, location_code or is_spot');
 
+/**
+ * Idle auto-stop of an instance create (issue 31 §2): stop the instance once its GPUs and logins have
+ * been idle this long. Valid only on an instance create whose startup script installs the watcher with
+ * the same policy (the gpucloud verb checks it; engine/autostop/). `assistant autostop check` acts on it.
+ */
+export const AutostopSchema = z.strictObject({
+  idle_minutes: z
+    .int({ error: 'idle_minutes is a whole number of minutes' })
+    .min(AUTOSTOP_MIN_MINUTES, `idle_minutes is at least ${AUTOSTOP_MIN_MINUTES} (the watcher records once a minute)`)
+    .max(AUTOSTOP_MAX_MINUTES, `idle_minutes is at most ${AUTOSTOP_MAX_MINUTES} (30 days)`),
+  action: z.enum(['shutdown', 'delete'], { error: 'action is shutdown or delete' }),
+});
+
 export const PlanCommandSchema = z.strictObject({
   args: z.array(z.string()).min(1, 'a command needs at least a verb in args'),
   reason: z.string(),
@@ -33,6 +39,8 @@ export const PlanCommandSchema = z.strictObject({
       z.string().min(1, 'a produces entry needs a JSONPath such as $.id'),
     )
     .optional(),
+  /** Idle auto-stop of the instance this step creates (engine/autostop/). */
+  autostop: AutostopSchema.optional(),
   /** Other choices (instance type, location, spot) tried in order when the create finds no capacity. */
   alternatives: z.array(AlternativeSchema).min(1).max(10).optional(),
   /**
@@ -56,4 +64,5 @@ export const PlanSchema = z.strictObject({
 
 export type PlanCommand = z.infer<typeof PlanCommandSchema>;
 export type Plan = z.infer<typeof PlanSchema>;
+export type AutostopPolicy = z.infer<typeof AutostopSchema>;
 export type PlanAlternative = z.infer<typeof AlternativeSchema>;

@@ -7,7 +7,7 @@
 // file (tests make temp dirs with tempDir() from test/support/temp.ts, which removes them). A test
 // reports a skip with reportSkip() from test/support/skip.ts: a line "SKIP<TAB><reason><TAB><test>".
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 
@@ -44,11 +44,14 @@ function leftovers(dir) {
 }
 
 const runRoot = mkdtempSync(join(tmpdir(), 'assistant-tests-'));
+// Servers a test starts as another user (PostgreSQL runs as `postgres` when we are root) must reach their directories.
+chmodSync(runRoot, 0o755);
 
 function runFile(file) {
   return new Promise((resolve) => {
     const started = Date.now();
     const ownTmp = mkdtempSync(join(runRoot, `${basename(file, '.test.js')}-`));
+    chmodSync(ownTmp, 0o755);
     const child = spawn(process.execPath, [file], {
       env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', TMPDIR: ownTmp },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,7 +2,7 @@
  * The maker repair loop against a real local OpenAI-compatible server: what the model is given,
  * repairs of invalid plans, the attempt budget and the destroyer rule.
  */
-import { PROVIDERS } from '../engine/providers.js';
+import { allProviders } from '../engine/providers.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makePlan, type PlanValidator } from '../engine/ai/maker.js';
@@ -11,6 +11,9 @@ import { AssistantError, SafetyRefusal } from '../engine/errors.js';
 import { PREDEFINED_BINDINGS } from '../schemas/plan.js';
 import { validatePlan } from '../engine/plan/validate.js';
 import { openAiServerFor } from './support/openai-server.js';
+
+// Every provider, loaded: these tests validate plans of any provider synchronously.
+const PROVIDERS = await allProviders();
 
 const srv = openAiServerFor(test);
 

@@ -138,8 +138,8 @@ test('a failing read ends in failed with the executor error; the AI is not asked
   assert.is(srv.chatRequests().length, 0);
 });
 
-test('the context plan reads instances and balance always, plus the kinds the question is about, from the catalogue', () => {
-  const { plan, kinds } = contextPlanFor({ kinds: ['clusters', 'volumes', 'clusters', 'instances'] });
+test('the context plan reads instances and balance always, plus the kinds the question is about, from the catalogue', async () => {
+  const { plan, kinds } = await contextPlanFor({ kinds: ['clusters', 'volumes', 'clusters', 'instances'] });
   assert.equal(kinds, [...ALWAYS_CONTEXT_KINDS, 'clusters', 'volumes']);
   assert.equal(
     plan.commands.map((c) => c.args),

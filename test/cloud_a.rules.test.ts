@@ -11,10 +11,13 @@ import { parseCommand } from '../engine/cli/argv.js';
 import { matchRule, rulesMarkdown } from '../engine/cli/rules.js';
 import { AWS_RULE_SET, AWS_RULES, AWS_SYNTAX } from '../engine/cloud_a/destroyer.js';
 import { awsArgs, awsVerb, resolveAwsTarget } from '../engine/cloud_a/provider.js';
-import { PROVIDERS } from '../engine/providers.js';
+import { allProviders } from '../engine/providers.js';
 import { validatePlan } from '../engine/plan/validate.js';
 import { ConfigSchema } from '../schemas/config.js';
 import { DESTRUCTIVE_SAMPLES, LOCAL_EFFECT_SAMPLES, REFUSED_ROW_SAMPLES, UNDECODABLE_SAMPLES } from './support/aws-samples.js';
+
+// Every provider, loaded: these tests validate plans of any provider synchronously.
+const PROVIDERS = await allProviders();
 
 const classify = (...args: string[]) => awsVerb.classify(['aws', ...args]);
 

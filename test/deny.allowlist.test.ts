@@ -22,11 +22,14 @@ import { compileGkeCreate } from '../engine/k8s-create/gke.js';
 import { compileKubeadmCreate } from '../engine/k8s-create/kubeadm.js';
 import { planCloudA } from '../engine/planner/cloud_a.js';
 import { validatePlan } from '../engine/plan/validate.js';
-import { PROVIDERS } from '../engine/providers.js';
+import { allProviders } from '../engine/providers.js';
 import { complianceReport } from '../engine/reports/compliance.js';
 import { iamReport } from '../engine/reports/iam.js';
 import { renderTemplate, SSH_TEMPLATES, templatesMarkdown } from '../engine/ssh/templates.js';
 import type { Plan } from '../schemas/plan.js';
+
+// Every provider, loaded: these tests validate plans of any provider synchronously.
+const PROVIDERS = await allProviders();
 
 const classify = (args: string[]) => PROVIDERS.verb(args[0]!)!.verb.classify(args);
 

@@ -70,10 +70,11 @@ test('the newer protocol versions the SDK knows are negotiated too', async () =>
   }
 });
 
-test('tools/list offers the twelve tools with input and output schemas and honest annotations', async () => {
+test('tools/list offers the thirteen tools with input and output schemas and honest annotations', async () => {
   const { tools } = await ctx.client.listTools();
   const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
   assert.equal(Object.keys(byName).sort(), [
+    'assistant_autostop_status',
     'assistant_cost_summary',
     'assistant_cost_trend',
     'assistant_credentials_test',

@@ -40,6 +40,7 @@ readOnly('tools that change anything are not listed, and calling one gets "tool 
       const { tools } = await client.listTools();
       const names = tools.map((t) => t.name).sort();
       assert.equal(names, [
+        'assistant_autostop_status',
         'assistant_cost_summary',
         'assistant_cost_trend',
         'assistant_credentials_test',
@@ -62,7 +63,7 @@ readOnly('tools that change anything are not listed, and calling one gets "tool 
 
       const list = await callTool(client, 'assistant_gpucloud_list', { resource: 'instances' });
       assert.not.ok(list.isError, textOf(list));
-      assert.match(server.stderr(), /11 tools, read-only/);
+      assert.match(server.stderr(), /12 tools, read-only/);
     } finally {
       await client.close();
       await server.stop();
@@ -76,8 +77,8 @@ readOnly('--read-only holds on stdio too', () =>
     try {
       const { tools } = await client.listTools();
       assert.not.ok(tools.some((t) => t.name === 'assistant_plan_apply'));
-      assert.is(tools.length, 11);
-      assert.match(stderr(), /11 tools, read-only/);
+      assert.is(tools.length, 12);
+      assert.match(stderr(), /12 tools, read-only/);
     } finally {
       await client.close();
     }
@@ -125,7 +126,7 @@ stateless('a one-shot client can POST tools/call without initialize; no session 
       ]);
       assert.equal(both.map((r) => r.status), [200, 200]);
       assert.is(message(both[0]!.body).id, 1);
-      assert.is(message(both[1]!.body).result.tools.length, 12);
+      assert.is(message(both[1]!.body).result.tools.length, 13);
 
       // GET and DELETE have no session to act on.
       const get = await fetch(server.url, { headers: { accept: 'text/event-stream' } });
@@ -148,7 +149,7 @@ stateless('the SDK client works against a stateless server (initialize answered 
       const r = await callTool(client, 'assistant_gpucloud_get', { kind: 'instances', id_or_hostname: 'demo-a100' });
       assert.not.ok(r.isError, textOf(r));
       assert.is(r.structuredContent.record.hostname, 'demo-a100');
-      assert.is((await client.listTools()).tools.length, 11, '--read-only applies per request too');
+      assert.is((await client.listTools()).tools.length, 12, '--read-only applies per request too');
     } finally {
       await client.close();
       await server.stop();

@@ -15,7 +15,7 @@ test('over stdio the tools list resources from gpucloud and log only to stderr (
   const { client, stderr } = await connectStdio({ env: emulatorEnv(emu), globalArgs: ['--debug'] });
   try {
     const { tools } = await client.listTools();
-    assert.is(tools.length, 12);
+    assert.is(tools.length, 13);
     const r = await callTool(client, 'assistant_gpucloud_list', { resource: 'instance-types' });
     assert.not.ok(r.isError, textOf(r));
     assert.ok(r.structuredContent.count > 0);

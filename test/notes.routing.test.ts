@@ -10,7 +10,8 @@ import { routeQuestion } from '../engine/routing/route.js';
 import { providerRoutings } from '../engine/providers.js';
 import type { Config } from '../schemas/config.js';
 
-const route = (q: string, flags?: string[]) => routeQuestion(q, { routings: providerRoutings(), flags, config: {} as Config }).providers;
+const ROUTINGS = await providerRoutings();
+const route = (q: string, flags?: string[]) => routeQuestion(q, { routings: ROUTINGS, flags, config: {} as Config }).providers;
 
 test('their own words route questions to notes, appplatform and edge', () => {
   assert.equal(route('which pages are in progress?'), ['notes']);

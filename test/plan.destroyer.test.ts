@@ -1,8 +1,11 @@
-import { PROVIDERS } from '../engine/providers.js';
+import { allProviders } from '../engine/providers.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { destructiveReasons } from '../engine/gpucloud/destroyer.js';
 import { validatePlan } from '../engine/plan/validate.js';
+
+// Every provider, loaded: these tests validate plans of any provider synchronously.
+const PROVIDERS = await allProviders();
 
 const destructive = (method: string, path: string, body?: string) => destructiveReasons(method, path, body).length > 0;
 

@@ -7,7 +7,7 @@
  *
  * Reproduce a run with FUZZ_SEED=<seed> (printed at the start); FUZZ_N overrides the mutation count.
  */
-import { PROVIDERS } from '../engine/providers.js';
+import { allProviders } from '../engine/providers.js';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,9 @@ import { checkPlan } from '../engine/plan/check.js';
 import { destructiveReasons } from '../engine/gpucloud/destroyer.js';
 import { runCli, withEmulator } from './support/cli.js';
 import { tempDir } from './support/temp.js';
+
+// Every provider, loaded: these tests validate plans of any provider synchronously.
+const PROVIDERS = await allProviders();
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Obj = { [k: string]: Json };

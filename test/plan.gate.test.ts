@@ -3,7 +3,7 @@
  * (issue 9 §2): rules on the canonical path, invalid when no canonical form exists, strict JSON for plans
  * and bodies, placeholders that could spell a destructive route. CLI tests prove nothing was sent.
  */
-import { PROVIDERS } from '../engine/providers.js';
+import { allProviders } from '../engine/providers.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -14,6 +14,9 @@ import { findDuplicateKey } from '../engine/plan/strict-json.js';
 import { validatePlan } from '../engine/plan/validate.js';
 import { runCli, withEmulator } from './support/cli.js';
 import { tempDir } from './support/temp.js';
+
+// Every provider, loaded: these tests validate plans of any provider synchronously.
+const PROVIDERS = await allProviders();
 
 const destructive = (method: string, path: string, body?: string) => destructiveReasons(method, path, body).length > 0;
 const plan = (...commands: { args: string[]; reason: string; produces?: Record<string, string> }[]) => ({ version: 1, provider: 'gpucloud', commands });

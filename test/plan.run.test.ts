@@ -1,11 +1,14 @@
 /** runPlan against an in-process emulator with the real gpucloud client over HTTP. */
-import { PROVIDERS } from '../engine/providers.js';
+import { allProviders } from '../engine/providers.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, EMULATOR_DEMO_IDS, startEmulator, type Emulator } from '../emulator/index.js';
 import { SafetyRefusal } from '../engine/errors.js';
 import { createGpuCloudClient } from '../engine/gpucloud/client.js';
 import { runChecked, type CheckedRunOptions as RunOptions } from './support/run.js';
+
+// Every provider, loaded: these tests validate plans of any provider synchronously.
+const PROVIDERS = await allProviders();
 
 type Rec = Record<string, unknown>;
 type Cmd = { args: string[]; reason: string; produces?: Record<string, string> };

@@ -1,5 +1,5 @@
 /** Static plan validation, the destroyer rule, bindings and produces — in-process, nothing is sent. */
-import { PROVIDERS } from '../engine/providers.js';
+import { allProviders } from '../engine/providers.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OperationError } from '../engine/errors.js';
@@ -7,6 +7,9 @@ import { substituteBody, substitutePath } from '../engine/plan/bindings.js';
 import { destructiveReasons } from '../engine/gpucloud/destroyer.js';
 import { evaluateProduces } from '../engine/plan/produces.js';
 import { validatePlan } from '../engine/plan/validate.js';
+
+// Every provider, loaded: these tests validate plans of any provider synchronously.
+const PROVIDERS = await allProviders();
 
 const ID = '0b6e4c1a-2f3d-4e5a-9b8c-7d6e5f4a3b21';
 type Cmd = { args: string[]; reason: string; produces?: Record<string, string> };

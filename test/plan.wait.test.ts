@@ -1,10 +1,13 @@
-import { PROVIDERS } from '../engine/providers.js';
+import { allProviders } from '../engine/providers.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startEmulator, EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../emulator/index.js';
 import { createGpuCloudClient } from '../engine/gpucloud/client.js';
 import { runChecked } from './support/run.js';
 import { validatePlan } from '../engine/plan/validate.js';
+
+// Every provider, loaded: these tests validate plans of any provider synchronously.
+const PROVIDERS = await allProviders();
 
 const createCluster = {
   args: ['gpucloud-api', 'POST', '/v1/clusters', JSON.stringify({ cluster_type: '16H100', image: 'ubuntu-24.04-cuda-13.0-cluster', hostname: 'c1', description: '', location_code: 'FIN-01', ssh_key_ids: [EMULATOR_DEFAULT_SSH_KEY_ID], shared_volume: { name: 'c1-shared', size: 30000 } })],

@@ -12,9 +12,11 @@ import { routeQuestion } from '../engine/routing/route.js';
 import { providerRoutings } from '../engine/providers.js';
 import { ACCOUNT, ANSWER_CASES } from './answer-questions.js';
 
-function answer(question: string): { text?: string; error?: BuiltinCannotAnswer; providers: string[] } {
-  const route = routeQuestion(question, { config: {}, routings: providerRoutings() });
-  const { plan, kinds } = contextPlanFor(route, { question });
+const routings = await providerRoutings();
+
+async function answer(question: string): Promise<{ text?: string; error?: BuiltinCannotAnswer; providers: string[] }> {
+  const route = routeQuestion(question, { config: {}, routings });
+  const { plan, kinds } = await contextPlanFor(route, { question });
   const results = plan.commands.map((c, i) => {
     const key = c.args[0] === 'aws' ? c.args.join(' ') : (c.args[2] ?? '').split('?')[0]!;
     return { kind: kinds[i]!, args: c.args, data: ACCOUNT[key] ?? [] };
@@ -28,8 +30,8 @@ function answer(question: string): { text?: string; error?: BuiltinCannotAnswer;
 }
 
 for (const c of ANSWER_CASES) {
-  test(`${c.declined ? 'declines' : 'answers'} "${c.q}"`, () => {
-    const r = answer(c.q);
+  test(`${c.declined ? 'declines' : 'answers'} "${c.q}"`, async () => {
+    const r = await answer(c.q);
     if (c.providers) assert.equal(r.providers, c.providers);
     if (c.declined) {
       assert.ok(r.error, `expected a decline, got: ${r.text}`);
@@ -54,11 +56,11 @@ test('hostile data and questions: a resource named like a word does not hijack q
     { kind: 'instances', args: ['gpucloud-api', 'GET', '/v1/instances'], data: [...(ACCOUNT['/v1/instances'] as Record<string, unknown>[]), ...extra] },
     { kind: 'balance', args: ['gpucloud-api', 'GET', '/v1/balance'], data: ACCOUNT['/v1/balance'] },
   ];
-  const route = routeQuestion('list my instances', { config: {}, routings: providerRoutings() });
+  const route = routeQuestion('list my instances', { config: {}, routings });
   const named = [{ id: 'x1', hostname: 'my', status: 'offline', instance_type: '1V100.6V', location: 'FIN-01' }];
   assert.match(builtinAnswer('list my instances', route, results(named)), /^You have 4 instances: 2 offline, 2 running\./);
   const evil = [{ id: 'x2', hostname: 'evil\u001b]0;owned\u0007', status: 'running', instance_type: '1V100.6V', location: 'FIN-01' }];
-  const text = builtinAnswer('which instances are running', routeQuestion('which instances are running', { config: {}, routings: providerRoutings() }), results(evil));
+  const text = builtinAnswer('which instances are running', routeQuestion('which instances are running', { config: {}, routings }), results(evil));
   assert.not.ok(/[\u001b\u0007]/.test(text), JSON.stringify(text));
   assert.match(text, /evil\?\]0;owned\?/);
   assert.throws(() => builtinAnswer(`list my instances ${'please '.repeat(400)}`, route, results([])), /longer than 2000 characters/);

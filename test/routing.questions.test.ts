@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { routeQuestion, type RoutingConfig } from '../engine/routing/route.js';
 import { providerRoutings } from '../engine/providers.js';
 
-const routings = providerRoutings();
+const routings = await providerRoutings();
 import { containsTerm } from '../engine/routing/match.js';
 import { KINDS } from '../engine/gpucloud/catalogue.js';
 import { AssistantError } from '../engine/errors.js';

@@ -8,12 +8,15 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
-import { PROVIDERS } from '../engine/providers.js';
+import { allProviders } from '../engine/providers.js';
 import { validatePlan } from '../engine/plan/validate.js';
 import { sshExec } from '../engine/ssh/verbs/exec.js';
 import { runCli, tempHome } from './support/cli.js';
 import { headNodeKubeconfig, startSshServer } from './support/ssh-server.js';
 import { tempDir } from './support/temp.js';
+
+// Every provider, loaded: these tests validate plans of any provider synchronously.
+const PROVIDERS = await allProviders();
 
 const plan = (command: string) => ({ version: 1, provider: 'ssh', commands: [{ args: ['ssh-exec', '10.0.0.9', command], reason: 'r' }] });
 const gated = (command: string) => sshExec.classify(['ssh-exec', '10.0.0.9', command]).effect === 'destroy';

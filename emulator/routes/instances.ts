@@ -256,7 +256,7 @@ function applyAction(store: Store, id: string, action: InstanceAction, volumeIds
     case 'start':
       if (s !== 'offline') throw deny();
       inst.status = 'running';
-      inst.ip ??= store.nextPublicIp();
+      inst.ip ??= store.instanceIp(inst.hostname);
       return;
     case 'shutdown':
     case 'force_shutdown':

@@ -25,7 +25,8 @@ export type ValidationProblem = PlanProblem | (Omit<PlanProblem, 'kind'> & { kin
 
 export type ValidationResult = Pick<PlanValidation, 'ok' | 'problems'>;
 
-export type PlanValidator = (plan: unknown, opts: { destroyer: boolean }) => ValidationResult;
+/** May be async: a surface loads the providers a plan names before validating it (engine/providers.ts). */
+export type PlanValidator = (plan: unknown, opts: { destroyer: boolean }) => ValidationResult | Promise<ValidationResult>;
 
 export interface MakePlanOptions {
   provider: AiProvider;
@@ -87,7 +88,7 @@ export async function makePlan(options: MakePlanOptions): Promise<Plan> {
   const { provider, question, destroyer, validate } = options;
   if (provider.name === 'builtin') {
     const plan = options.target ? options.target.builtin() : planBuiltin(question, { lookup: options.lookup, catalogue: options.catalogue, defaults: options.defaults });
-    const result = validate(plan, { destroyer });
+    const result = await validate(plan, { destroyer });
     if (result.ok) return plan;
     if (!destroyer && result.problems.every((p) => p.kind === 'destructive')) throw refusal(result.problems, plan);
     throw new InvalidInputError('plan_invalid', `the built-in planner produced an invalid plan:\n${formatProblems(result.problems)}`, {
@@ -118,7 +119,7 @@ export async function makePlan(options: MakePlanOptions): Promise<Plan> {
     } else {
       const candidate = normalise(extracted.value, question);
       lastCandidate = candidate;
-      const result = validate(candidate, { destroyer });
+      const result = await validate(candidate, { destroyer });
       // A valid plan can still name a location, type or image gpucloud does not have: that goes back too.
       const unknown: ValidationProblem[] = (options.target ? [] : catalogueProblems(candidate, options.catalogue, options.defaults)).map((p) => ({
         kind: 'catalogue',

@@ -35,12 +35,16 @@ export interface CliRunOptions {
   maxStdoutBytes?: number;
   /** Bytes of stderr kept, the end of it (default 64 kB). */
   maxStderrBytes?: number;
+  /** Exit codes besides 0 whose output the caller reads itself (`terraform plan -json` prints its errors on stdout). */
+  okExitCodes?: readonly number[];
 }
 
 export interface CliOutput {
   /** Parsed JSON stdout, `{ output: "<text>" }` for text, or null for no output. */
   data: unknown;
   stderr: string;
+  /** The exit code (0, or one of `okExitCodes`). */
+  code: number;
 }
 
 const DEFAULT_MAX_STDOUT = 32 * 1024 * 1024;
@@ -113,8 +117,8 @@ export function runCli(opts: CliRunOptions): Promise<CliOutput> {
       if (killTimer) clearTimeout(killTimer);
       const stderr = err.toString('utf8');
       if (failure) return reject(failure);
-      if (code !== 0) return reject(exitError(tool, shown, code, sig, stderr));
-      resolve({ data: parseOutput(Buffer.concat(out).toString('utf8')), stderr });
+      if (code !== 0 && !(code !== null && opts.okExitCodes?.includes(code))) return reject(exitError(tool, shown, code, sig, stderr));
+      resolve({ data: parseOutput(Buffer.concat(out).toString('utf8')), stderr, code: code ?? 0 });
     });
   });
 }

@@ -14,10 +14,7 @@ import { UsageError } from '../errors.js';
 import type { ArgProblem, NamedRecord, NameLookup } from '../provider.js';
 import { AWS_RULE_SET, AWS_SYNTAX } from './destroyer.js';
 import { burnCloudA, previewCloudA } from './prices.js';
-import { AWS_CATALOGUE } from './reads.js';
-import { cliCapabilities } from '../cli/capabilities.js';
-import { PLANNER_ANSWER } from '../planner/answer.js';
-import { cloudAMaker } from './maker.js';
+import { cloudACapabilities } from './capabilities.js';
 
 export const AWS_TOOL: CliTool = {
   command: 'aws',
@@ -212,21 +209,7 @@ export const cloudAProvider = cliProvider({
   names,
   preview: previewCloudA,
   burn: burnCloudA,
-  capabilities: {
-    ...cliCapabilities({
-    provider: 'cloud_a',
-    label: 'the AWS account (cloud_a)',
-    names: ['aws', 'amazon web services', 'amazon'],
-    specific: ['ec2', 's3', 'lambda', 'iam', 'rds', 'cloudwatch', 'cloudtrail', 'dynamodb', 'ecs', 'eks', 'fargate', 'cloudformation', 'route53', 'route 53', 'sqs', 'sns', 'ebs', 'elb', 'ami', 'amis', 'vpc', 'vpcs', 'sagemaker', 'cloudfront', 'aurora'],
-    catalogue: AWS_CATALOGUE,
-    // Its resource words route too ("which buckets do I have"); words gpucloud shares ("instances") stay gpucloud's.
-    routeByResourceWords: true,
-    keywords: (config) => config.cloud_a?.service_keywords,
-    }),
-    // Answered with gpucloud's by one parser (a question about both is understood as a whole).
-    answer: PLANNER_ANSWER,
-    maker: cloudAMaker,
-  },
+  capabilities: cloudACapabilities,
 });
 
 /** The `aws` step verb. */

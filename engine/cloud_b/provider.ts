@@ -8,8 +8,7 @@ import { isolateGcloud } from '../cli/isolation.js';
 import { cliProvider, withOption, type CliIsolation } from '../cli/provider.js';
 import type { CliTool } from '../cli/runner.js';
 import type { ArgProblem } from '../provider.js';
-import { cliCapabilities } from '../cli/capabilities.js';
-import { GCLOUD_CATALOGUE } from './reads.js';
+import { cloudBCapabilities } from './capabilities.js';
 import { GCLOUD_RULE_SET, GCLOUD_SYNTAX } from './destroyer.js';
 
 export const GCLOUD_TOOL: CliTool = {
@@ -75,13 +74,7 @@ export const cloudBProvider = cliProvider({
     }
     return problems;
   },
-  capabilities: cliCapabilities({
-    provider: 'cloud_b',
-    label: 'the Google Cloud project (cloud_b)',
-    names: ['gcp', 'google cloud', 'google cloud platform'],
-    specific: ['gce', 'compute engine', 'gke', 'cloud run', 'bigquery', 'gcs', 'cloud functions', 'cloud sql', 'pubsub', 'pub/sub', 'app engine', 'gcloud'],
-    catalogue: GCLOUD_CATALOGUE,
-  }),
+  capabilities: cloudBCapabilities,
   isolation: GCLOUD_ISOLATION,
   target(opts) {
     const project = opts.config.infra?.cloud_b?.project_id;

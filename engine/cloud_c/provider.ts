@@ -8,8 +8,7 @@ import { isolateAz } from '../cli/isolation.js';
 import { cliProvider, withOption, type CliIsolation } from '../cli/provider.js';
 import type { CliTool } from '../cli/runner.js';
 import type { ArgProblem } from '../provider.js';
-import { cliCapabilities } from '../cli/capabilities.js';
-import { AZ_CATALOGUE } from './reads.js';
+import { cloudCCapabilities } from './capabilities.js';
 import { AZ_RULE_SET, AZ_SYNTAX } from './destroyer.js';
 
 export const AZ_TOOL: CliTool = {
@@ -60,13 +59,7 @@ export const cloudCProvider = cliProvider({
     }
     return problems;
   },
-  capabilities: cliCapabilities({
-    provider: 'cloud_c',
-    label: 'the Azure subscription (cloud_c)',
-    names: ['azure', 'microsoft azure'],
-    specific: ['aks', 'blob storage', 'cosmos db', 'cosmosdb', 'resource group', 'resource groups', 'app service', 'azure functions', 'entra', 'key vault'],
-    catalogue: AZ_CATALOGUE,
-  }),
+  capabilities: cloudCCapabilities,
   isolation: AZ_ISOLATION,
   target(opts) {
     const subscription = opts.config.infra?.cloud_c?.subscription_id;

@@ -62,6 +62,10 @@ export const CREDENTIAL_FIELDS = {
     what: 'cloud_d API keys',
     fields: [plain('secret_id', '--secret-id', 'SecretId'), secret('secret_key', '--secret-key', 'SecretKey'), plain('region', '--region', 'region (optional; ap-singapore when omitted)', false)],
   },
+  postgres: {
+    what: 'the password of a postgres connection (--name: the connection, postgres.connections.<name>)',
+    fields: [secret('password', '--password', 'database password')],
+  },
   repohost: token('token', 'code host token'),
   errtracker: token('auth_token', 'error tracker auth token'),
   issuetracker: token('api_key', 'issue tracker API key'),

@@ -16,7 +16,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import ini from 'ini';
-import { RATE_LIMIT_DEFAULTS, type Config } from '../../schemas/config.js';
+import type { Config } from '../../schemas/config.js';
+import { RATE_LIMIT_DEFAULTS } from '../../schemas/config-defaults.js';
 import { AssistantError, ExitCode, InvalidInputError } from '../errors.js';
 import { registerSecret } from '../redact.js';
 import { defaultConfigPath } from './load.js';

@@ -6,10 +6,13 @@
  * "did you mean"; any other unknown key is a warning, since a newer config must not break an older binary.
  */
 import { readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { isAbsolute, join, resolve } from 'node:path';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import type { Document, LineCounter, Node as YamlNode } from 'yaml';
+import { lazyYaml, yaml } from '../yaml.js';
 import type { core } from 'zod';
-import { ConfigSchema, emptyConfig, isSecretKey, knownKeysAt, type Config } from '../../schemas/config.js';
+import type { Config } from '../../schemas/config.js';
+import { emptyConfigValue, isSecretKey } from '../../schemas/config-defaults.js';
 import { InvalidInputError } from '../errors.js';
 import { registerSecret } from '../redact.js';
 import { closest } from '../did-you-mean.js';
@@ -63,7 +66,7 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' && !explicit) return { config: emptyConfig(), path, exists: false, warnings: [] };
+    if (code === 'ENOENT' && !explicit) return { config: emptyConfigValue(), path, exists: false, warnings: [] };
     if (code === 'ENOENT') {
       throw new InvalidInputError('config_not_found', `config file not found: ${path}`, {
         hint: 'check the --config path, or leave --config out to use ~/.assistant.yaml',
@@ -85,8 +88,13 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
  * Parses and validates config text; `file` is only used in messages. Throws InvalidInputError
  * `invalid_config` listing every problem; returns unknown-key and YAML warnings otherwise.
  */
+// yaml and the schema (zod with it) load only when there is a file to parse (engine/yaml.ts).
+const require = createRequire(import.meta.url);
+const schemas = () => require('../../schemas/config.js') as typeof import('../../schemas/config.js');
+const [isMap, isScalar, isSeq, parseDocument] = [lazyYaml('isMap'), lazyYaml('isScalar'), lazyYaml('isSeq'), lazyYaml('parseDocument')];
+
 export function parseConfigText(text: string, file: string): { config: Config; warnings: string[]; holdsSecrets: boolean } {
-  const lineCounter = new LineCounter();
+  const lineCounter = new (yaml().LineCounter)();
   const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   const warnings = doc.warnings.map((w) => `${file}:${yamlLinePos(w, lineCounter)}: ${firstLine(w.message)}`);
 
@@ -106,7 +114,7 @@ export function parseConfigText(text: string, file: string): { config: Config; w
   const data = normaliseNulls(raw);
   const holdsSecrets = collectSecrets(data);
 
-  const first = ConfigSchema.safeParse(data, { reportInput: true });
+  const first = schemas().ConfigSchema.safeParse(data, { reportInput: true });
   if (first.success) return { config: first.data, warnings, holdsSecrets };
 
   const problems: ConfigProblem[] = [];
@@ -127,7 +135,7 @@ export function parseConfigText(text: string, file: string): { config: Config; w
   const unknownWarnings = unknown
     .map(({ path, key }) => {
       const line = keyLine(doc, lineCounter, path, key);
-      const suggestion = closest(key, knownKeysAt(path));
+      const suggestion = closest(key, schemas().knownKeysAt(path));
       // A misspelt secret key (`client_secert`) still holds a secret: keep it out of every output.
       if ((suggestion && isSecretKey(suggestion)) || SECRET_LOOKING_KEY.test(key)) {
         const value = (getAt(data, path) as Record<string, unknown> | undefined)?.[key];
@@ -158,7 +166,7 @@ export function parseConfigText(text: string, file: string): { config: Config; w
     const parent = getAt(data, path);
     if (parent && typeof parent === 'object') delete (parent as Record<string, unknown>)[key];
   }
-  const second = ConfigSchema.safeParse(data, { reportInput: true });
+  const second = schemas().ConfigSchema.safeParse(data, { reportInput: true });
   if (!second.success) {
     // Not expected (removing keys cannot create type errors), but never return an unvalidated config.
     const again = second.error.issues.map((i) => problemFor(doc, lineCounter, i));

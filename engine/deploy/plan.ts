@@ -9,7 +9,9 @@
  * time, never in the plan) → container deployment (POST, or PATCH when it exists).
  */
 import { createHash } from 'node:crypto';
-import type { Plan, PlanCommand } from '../../schemas/plan.js';
+import type { AutostopPolicy, Plan, PlanCommand } from '../../schemas/plan.js';
+import { describePolicy, policyOfScript } from '../autostop/policy.js';
+import { withWatcher } from '../autostop/watcher.js';
 import { InvalidInputError } from '../errors.js';
 import { chooseImage } from '../planner/catalogue-check.js';
 import { findRow, num } from '../gpucloud/prices.js';
@@ -43,6 +45,8 @@ export interface DeployRequest {
   healthPath: string;
   /** Cloned with a token: the instance needs its own read access. */
   privateRepo: boolean;
+  /** Idle auto-stop of the instance (target instance): the watcher goes first in its startup script. */
+  autostop?: AutostopPolicy;
 }
 
 /** What the compiler reads (plain API records). */
@@ -154,7 +158,7 @@ export function chooseCompute(stack: Stack, live: LiveState): { name: string; si
 
 /** The startup script of an instance deploy (gpucloud or a cloud_a VM): plain env values only, secret ones named for the operator. */
 export function deployScript(req: DeployRequest): string {
-  return startupScript({
+  const script = startupScript({
     name: req.name,
     url: req.url,
     sha: req.sha,
@@ -165,6 +169,7 @@ export function deployScript(req: DeployRequest): string {
     env: req.env.filter((e) => !e.secret),
     secretNames: req.env.filter((e) => e.secret).map((e) => e.name),
   });
+  return req.autostop ? withWatcher(script, req.autostop) : script;
 }
 
 export function compileDeploy(req: DeployRequest, live: LiveState): CompiledDeploy {
@@ -204,6 +209,9 @@ function compileInstance(req: DeployRequest, live: LiveState): CompiledDeploy {
       });
     }
     const wait: PlanCommand = { args: ['gpucloud-wait', 'instances', id, 'running'], reason: `wait until ${req.name} is running`, produces: { INSTANCE_IP: '$.ip' } };
+    if (req.autostop && !policyOfScript(str(current, 'script') ?? '')) {
+      notes.push(`--autostop: ${req.name} was created without auto-stop, and startup scripts run only at first boot; deploy it under a new --name to have it`);
+    }
     const type = str(existing, 'instance_type') ?? '?';
     if (currentName === wantedScript) {
       return {
@@ -247,7 +255,9 @@ function compileInstance(req: DeployRequest, live: LiveState): CompiledDeploy {
     }),
     reason: `create ${type} instance ${req.name} in ${req.location} (${req.stack.gpu.needed ? 'GPU' : 'CPU'}; cheapest available that fits${req.instanceType ? ', as --instance-type asked' : ''})`,
     produces: { INSTANCE_ID: '$.id' },
+    ...(req.autostop ? { autostop: req.autostop } : {}),
   };
+  if (req.autostop) notes.push(`auto-stop: ${describePolicy(req.autostop)}, once \`assistant autostop check\` runs (cron, CI, or \`assistant mcp\` with autostop.check_every)`);
   const wait: PlanCommand = { args: ['gpucloud-wait', 'instances', '<INSTANCE_ID>', 'running'], reason: `wait until ${req.name} is running`, produces: { INSTANCE_IP: '$.ip' } };
   return {
     plan: {

@@ -13,11 +13,13 @@ export type ReadOne = (plan: Plan) => Promise<unknown>;
 
 export async function planDrift(backend: PlanBackend, input: unknown, opts: { all: boolean; read: ReadOne }): Promise<DriftReport> {
   // Compared, never run: destructive steps are allowed here (they say what should be gone).
-  const { plan, classes } = checkPlan(input, { providers: backend.providers, destroyer: true, predefined: backend.predefined });
+  // --all looks at every provider with a drift hook, not only the plan's.
+  const providers = opts.all ? await backend.providers.all() : await backend.providers.forPlan(input);
+  const { plan, classes } = checkPlan(input, { providers, destroyer: true, predefined: backend.predefined });
   const resources: DriftEntry[] = [];
   const notChecked: string[] = [];
-  const planProviders = new Set(plan.commands.map((c) => backend.providers.verb(c.args[0]!)!.provider));
-  for (const provider of backend.providers.list) {
+  const planProviders = new Set(plan.commands.map((c) => providers.verb(c.args[0]!)!.provider));
+  for (const provider of providers.list) {
     if (!planProviders.has(provider) && !(opts.all && provider.drift)) continue;
     if (!provider.drift) {
       notChecked.push(provider.name);
@@ -25,7 +27,7 @@ export async function planDrift(backend: PlanBackend, input: unknown, opts: { al
     }
     const steps = plan.commands
       .map((c, index) => ({ index, args: c.args, class: classes[index]!, alternatives: c.alternatives, produces: c.produces }))
-      .filter((s) => backend.providers.verb(s.args[0]!)?.provider === provider);
+      .filter((s) => providers.verb(s.args[0]!)?.provider === provider);
     if (!steps.length && !opts.all) continue;
     // Each list is one read-only plan through the executor, read once however often it is asked for.
     const seen = new Map<string, Promise<unknown>>();

@@ -10,7 +10,6 @@
  *   with client credentials.
  * Every secret it learns (client secret, access and refresh tokens) is registered for redaction.
  */
-import { z } from 'zod';
 import { registerSecret } from '../redact.js';
 import { BadResponseError, decodeGpuCloudError, GpuCloudError } from './errors.js';
 import { abortable } from './retry.js';
@@ -45,14 +44,32 @@ export interface TokenManagerOptions {
   now?: () => number;
 }
 
-const tokenResponseSchema = z
-  .object({
-    access_token: z.string().min(1),
-    refresh_token: z.string().min(1).nullish(),
-    expires_in: z.coerce.number().positive().nullish(),
-    token_type: z.string().nullish(),
-  })
-  .loose();
+interface TokenResponse {
+  access_token: string;
+  refresh_token?: string | null;
+  expires_in?: number | null;
+  token_type?: string | null;
+}
+
+/**
+ * The token endpoint's answer, checked field by field (other fields are allowed): a non-empty
+ * access_token, an optional non-empty refresh_token, an optional positive expires_in (a number or a
+ * numeric string), an optional token_type. Written out rather than as a zod schema: every command that
+ * talks to the API runs it, and zod would cost more to load than everything else on that path.
+ */
+function readTokenResponse(data: unknown): TokenResponse | undefined {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
+  const { access_token, refresh_token, expires_in, token_type } = data as Record<string, unknown>;
+  if (typeof access_token !== 'string' || access_token.length < 1) return undefined;
+  if (refresh_token != null && (typeof refresh_token !== 'string' || refresh_token.length < 1)) return undefined;
+  if (token_type != null && typeof token_type !== 'string') return undefined;
+  let expiresIn: number | null | undefined = expires_in as null | undefined;
+  if (expires_in != null) {
+    expiresIn = Number(expires_in);
+    if (!Number.isFinite(expiresIn) || expiresIn <= 0) return undefined;
+  }
+  return { access_token, refresh_token: refresh_token as string | null | undefined, expires_in: expiresIn, token_type: token_type as string | null | undefined };
+}
 
 export class TokenManager {
   private current: CachedToken | undefined;
@@ -128,8 +145,8 @@ export class TokenManager {
     // Never put a token response body into an error: it may hold a token.
     const data = decodeBody(res.text);
     if (res.status < 200 || res.status >= 300) throw decodeGpuCloudError(res.status, data, { ...context, tokenEndpoint: true });
-    const parsed = tokenResponseSchema.safeParse(data);
-    if (!parsed.success) {
+    const token = readTokenResponse(data);
+    if (!token) {
       throw new BadResponseError({
         status: res.status,
         code: 'bad_response',
@@ -137,14 +154,14 @@ export class TokenManager {
         ...context,
       });
     }
-    registerSecret(parsed.data.access_token);
-    registerSecret(parsed.data.refresh_token ?? undefined);
+    registerSecret(token.access_token);
+    registerSecret(token.refresh_token ?? undefined);
     this.opts.onEvent?.({ type: 'token', source: grant === 'refresh_token' ? 'refresh' : 'client_credentials' });
-    const expiresIn = parsed.data.expires_in ?? DEFAULT_EXPIRES_IN_SEC;
+    const expiresIn = token.expires_in ?? DEFAULT_EXPIRES_IN_SEC;
     return {
-      accessToken: parsed.data.access_token,
+      accessToken: token.access_token,
       // Keep the old refresh token when the server does not rotate it.
-      refreshToken: parsed.data.refresh_token ?? (grant === 'refresh_token' ? body.refresh_token : undefined),
+      refreshToken: token.refresh_token ?? (grant === 'refresh_token' ? body.refresh_token : undefined),
       expiresAt: sentAt + expiresIn * 1000,
     };
   }

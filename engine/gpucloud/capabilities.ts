@@ -6,7 +6,7 @@ import type { ProviderCapabilities } from '../capabilities.js';
 import type { Plan } from '../../schemas/plan.js';
 import { testGpuCloudCredentials } from '../config/credentials-test.js';
 import { CREDENTIAL_FIELDS } from '../config/credential-fields.js';
-import { PLANNER_ANSWER } from '../planner/answer.js';
+import { PLANNER_ANSWER_ON_USE } from '../planner/answer-capability.js';
 import { findKind, type KindSpec } from './catalogue.js';
 import { COST_KIND, GPUCLOUD_ROUTING } from './routing.js';
 import { gpucloudMaker } from './maker.js';
@@ -38,7 +38,7 @@ export const gpucloudCapabilities: ProviderCapabilities = {
     contextReads: (_question, { kinds }) => gpucloudContextReads(kinds),
   },
   // One question parser for gpucloud and cloud_a (engine/planner/answer.ts): exact answers or a reasoned decline.
-  answer: PLANNER_ANSWER,
+  answer: PLANNER_ANSWER_ON_USE,
   credentials: {
     sources: ({ config, env, home }) => [
       { kind: 'config', where: 'gpucloud.client_id + gpucloud.client_secret', present: Boolean(config.gpucloud?.client_id && config.gpucloud?.client_secret) },

@@ -1,4 +1,4 @@
-import { PLACEHOLDER_PATTERN } from '../../schemas/plan.js';
+import { PLACEHOLDER_PATTERN } from '../../schemas/plan-bindings.js';
 import { findDuplicateKey } from '../plan/strict-json.js';
 
 /**

@@ -63,6 +63,8 @@ export const gpucloudProvider: Provider<GpuCloudClient> = {
       const client = createGpuCloudClient({
         baseUrl: opts.override.baseUrl,
         credentials: { clientId: opts.override.credentials.clientId!, clientSecret: opts.override.credentials.clientSecret! },
+        fetch: opts.override.fetch,
+        tokenCacheDir: opts.override.tokenCacheDir,
         timeoutMs: opts.timeoutMs,
         debug: opts.debug,
       });

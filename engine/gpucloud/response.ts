@@ -3,7 +3,8 @@
  * (creates answer with a bare-text ID such as `deadc0de-…`), undefined when empty. Also turns
  * multi-status results (207, or 202 carrying a results array) with a failed item into a typed error.
  */
-import { z } from 'zod';
+import { createRequire } from 'node:module';
+import type { ActionResult } from './action-results.js';
 import { PartialFailureError, decodeGpuCloudError, type GpuCloudError } from './errors.js';
 
 /** Decodes a response body. A JSON-quoted string (`"abc"`) comes back unquoted via JSON.parse. */
@@ -18,7 +19,7 @@ export function decodeBody(text: string): unknown {
 }
 
 /** Response headers as a plain lower-cased record. */
-export function headersToRecord(headers: Headers): Record<string, string> {
+export function headersToRecord(headers: { forEach(fn: (value: string, key: string) => void): void }): Record<string, string> {
   const out: Record<string, string> = {};
   headers.forEach((value, key) => {
     out[key.toLowerCase()] = value;
@@ -26,26 +27,16 @@ export function headersToRecord(headers: Headers): Record<string, string> {
   return out;
 }
 
-/** One per-resource result of PUT /v1/instances or a cluster action (camelCase on the wire: instanceId, statusCode). */
-const actionResultSchema = z
-  .object({
-    action: z.string().optional(),
-    instanceId: z.string().optional(),
-    /** Cluster actions name the resource `id`. */
-    id: z.union([z.string(), z.array(z.string())]).optional(),
-    status: z.string(),
-    error: z.string().nullish(),
-    statusCode: z.number().nullish(),
-  })
-  .loose();
-export type ActionResult = z.infer<typeof actionResultSchema>;
+export type { ActionResult };
 
-const actionResultsSchema = z.array(actionResultSchema).min(1);
+const require = createRequire(import.meta.url);
+/** The results schema, with zod, loaded the first time a multi-status answer arrives (require of our own ES module, Node ≥ 20.19). */
+const actionResultsSchema = () => (require('./action-results.js') as typeof import('./action-results.js')).actionResultsSchema;
 
 /** The results array of a multi-status answer, or undefined when the body is not one. */
 export function multiStatusResults(status: number, data: unknown): ActionResult[] | undefined {
   if (status !== 207 && status !== 202) return undefined;
-  const parsed = actionResultsSchema.safeParse(data);
+  const parsed = actionResultsSchema().safeParse(data);
   if (!parsed.success) return undefined;
   // A 202 counts only when its array really looks like per-resource results.
   if (status === 202 && !parsed.data.every((r) => r.instanceId !== undefined || r.id !== undefined || r.action !== undefined)) return undefined;

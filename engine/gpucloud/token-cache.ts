@@ -9,7 +9,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, unlink, writeFile, chmod, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
 
 export interface CachedToken {
   accessToken: string;
@@ -18,11 +17,15 @@ export interface CachedToken {
   expiresAt: number;
 }
 
-const fileSchema = z.object({
-  access_token: z.string().min(1),
-  refresh_token: z.string().min(1).optional(),
-  expires_at: z.number().finite(),
-});
+/** A cache file as written by `write` (checked by hand: this runs on every command's start, zod would not pay). */
+function readCacheFile(data: unknown): CachedToken | undefined {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
+  const { access_token, refresh_token, expires_at } = data as Record<string, unknown>;
+  if (typeof access_token !== 'string' || access_token.length < 1) return undefined;
+  if (refresh_token !== undefined && (typeof refresh_token !== 'string' || refresh_token.length < 1)) return undefined;
+  if (typeof expires_at !== 'number' || !Number.isFinite(expires_at)) return undefined;
+  return { accessToken: access_token, refreshToken: refresh_token, expiresAt: expires_at };
+}
 
 export interface TokenCacheKey {
   clientId: string;
@@ -58,9 +61,7 @@ export class TokenFileCache {
       return undefined;
     }
     try {
-      const parsed = fileSchema.safeParse(JSON.parse(text));
-      if (!parsed.success) return undefined;
-      return { accessToken: parsed.data.access_token, refreshToken: parsed.data.refresh_token, expiresAt: parsed.data.expires_at };
+      return readCacheFile(JSON.parse(text));
     } catch {
       return undefined;
     }

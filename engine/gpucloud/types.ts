@@ -62,6 +62,12 @@ export type ClientEvent =
   /** An ambiguous create not listed yet: the client looks again after `waitMs`. */
   | { type: 'create-lookup'; method: string; path: string; waitMs: number; name: string };
 
+/** The part of `fetch` the client uses: Node's own, or the sandbox emulator's in-process one (no socket, no HTTP stack). */
+export type FetchLike = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal; redirect: 'manual' },
+) => Promise<{ status: number; headers: { forEach(fn: (value: string, key: string) => void): void }; text(): Promise<string> }>;
+
 export interface GpuCloudClientOptions {
   /** API origin without /v1 (a trailing /v1 is tolerated and stripped). */
   baseUrl: string;
@@ -79,6 +85,8 @@ export interface GpuCloudClientOptions {
   onEvent?: (event: ClientEvent) => void;
   /** The clock token expiry is judged by (ms since the epoch); tests inject one instead of sleeping. */
   now?: () => number;
+  /** How requests are sent; default Node's `fetch`. */
+  fetch?: FetchLike;
   /** Share the rate limits with every process of this project + origin (limits/shared.ts); omit for this process only. */
   sharedLimits?: { dir: string; redisUrl?: string; warn?: (line: string) => void };
 }

@@ -42,8 +42,8 @@ export interface HttpProviderSpec {
   name: string;
   /** The service's kind in words (`code host`), for messages. */
   label: string;
-  /** Resolves base URL and auth; throws a UsageError naming the config keys and variables when unset. */
-  target(opts: ConnectOptions): HttpTarget;
+  /** Resolves base URL and auth (may look in the credential backend); throws a UsageError naming the config keys and variables when unset. */
+  target(opts: ConnectOptions): HttpTarget | Promise<HttpTarget>;
   /**
    * Requests besides GET that only read: a search POST (`POST /v1/databases/{id}/query`), a GraphQL
    * `query` (never a `mutation`). Decided from the request as written; when unsure, answer false.
@@ -54,6 +54,12 @@ export interface HttpProviderSpec {
   /** Most pages a step follows (default 10) and most bytes it reads (default 5 MB). */
   maxPages?: number;
   maxBytes?: number;
+  /**
+   * What an error answer means when its status alone does not say (GraphQL APIs answer 400 with
+   * `extensions.code: "RATELIMITED"` or an authentication error): then it is waited out or reported
+   * like a 429 or a 401.
+   */
+  errorKind?(status: number, body: string): 'rate_limited' | 'unauthorized' | undefined;
   /** Extra checks of a request's args. */
   check?(method: string, path: string): ArgProblem[];
   capabilities?: ProviderCapabilities;
@@ -63,6 +69,7 @@ export interface HttpClient {
   request(method: string, path: string, body: string | undefined, signal: AbortSignal): Promise<{ status: number; data: unknown; truncated?: string }>;
 }
 
+const CREDENTIAL_HEADER = /auth|token|key|secret|cookie|session|password/i;
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
 const MAX_RETRY_AFTER_S = 120;
 
@@ -71,6 +78,16 @@ export function linkHeaderPage(body: unknown, headers: Headers): Page {
   const link = headers.get('link') ?? '';
   const next = /<([^>]+)>;\s*rel="?next"?/i.exec(link)?.[1];
   return { items: Array.isArray(body) ? body : undefined, body, next: next ? { path: next } : undefined };
+}
+
+/**
+ * A step's path under the base URL, keeping the base's own path (GitHub Enterprise's `/api/v3`);
+ * an absolute URL (a next-page link) stays as it is, and its origin is checked by the caller.
+ */
+export function resolveUrl(path: string, base: URL): URL {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('//')) return new URL(path, base);
+  const prefix = base.pathname.replace(/\/+$/, '');
+  return new URL(`${prefix}${path.startsWith('/') ? '' : '/'}${path}`, base.origin);
 }
 
 function checkBase(spec: HttpProviderSpec, target: HttpTarget): URL {
@@ -89,6 +106,41 @@ function checkBase(spec: HttpProviderSpec, target: HttpTarget): URL {
   return url;
 }
 
+/**
+ * How long a rate-limited answer asks to wait (s), or undefined when the answer is not a rate limit:
+ * a 429 (Retry-After, else 1 s), or a 403 that carries Retry-After or an exhausted
+ * `x-ratelimit-remaining: 0` with its reset time (GitHub's primary and secondary limits).
+ */
+function rateLimitWait(res: Response, known = false, attempt = 0): number | undefined {
+  if (!known && res.status !== 429 && res.status !== 403) return undefined;
+  const after = res.headers.get('retry-after');
+  if (after !== null && after.trim() !== '') {
+    const s = Number(after);
+    if (Number.isFinite(s) && s >= 0) return s;
+    const at = Date.parse(after); // Retry-After may be an HTTP date
+    if (Number.isFinite(at)) return Math.max(0, (at - Date.now()) / 1000);
+  }
+  if (res.headers.get('x-ratelimit-remaining') === '0') {
+    const reset = Number(res.headers.get('x-ratelimit-reset'));
+    if (Number.isFinite(reset) && reset > 0) return Math.max(0, reset - Date.now() / 1000);
+  }
+  // No Retry-After (DigitalOcean-style APIs send ratelimit-reset instead): back off 1, 2, 4 s.
+  return res.status === 429 || known ? 2 ** attempt : undefined;
+}
+
+/** The server's own short error message (`{"message": "Bad credentials"}`, `{"detail": …}`, GraphQL `errors`), for error lines. */
+function serverMessage(text: string): string {
+  let msg: unknown;
+  try {
+    const body = JSON.parse(text) as Record<string, unknown>;
+    const first = Array.isArray(body.errors) ? (body.errors[0] as Record<string, unknown> | undefined) : undefined;
+    msg = body.message ?? body.detail ?? body.error_description ?? first?.message ?? body.error;
+  } catch {
+    return '';
+  }
+  return typeof msg === 'string' && msg.trim() ? `: ${msg.trim().slice(0, 160).replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')}` : '';
+}
+
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(abortReason(signal));
@@ -101,14 +153,16 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 /** The client: one request, pages followed and bounded, 429 waited out, errors made clear. */
 export function httpClient(spec: HttpProviderSpec, target: HttpTarget, opts: { timeoutMs?: number; debug?: (line: string) => void; fetch?: typeof fetch } = {}): HttpClient {
   const base = checkBase(spec, target);
-  for (const v of Object.values(target.headers)) registerSecret(v.replace(/^(Bearer|Basic|token)\s+/i, ''));
+  // Credential headers are secrets; the others (`accept`, `x-github-api-version: 2022-11-28`) are not,
+  // or every date and media type equal to one would be masked in every output.
+  for (const [name, v] of Object.entries(target.headers)) if (CREDENTIAL_HEADER.test(name)) registerSecret(v.replace(/^(Bearer|Basic|token)\s+/i, ''));
   const maxPages = spec.maxPages ?? 10;
   const maxBytes = spec.maxBytes ?? 5 * 1024 * 1024;
   const pager = spec.page ?? ((b: unknown, h: Headers) => linkHeaderPage(b, h));
   const doFetch = opts.fetch ?? fetch;
 
   async function once(method: string, path: string, body: string | undefined, signal: AbortSignal, budget: { bytes: number }): Promise<{ status: number; headers: Headers; data: unknown; cut?: boolean }> {
-    const url = new URL(path, base);
+    const url = resolveUrl(path, base);
     // A next-page link must stay on the API's origin: a hostile server cannot send the token elsewhere.
     if (url.origin !== base.origin) throw new OperationError('http_redirect_refused', `${spec.name}: the server pointed to ${url.origin}, another origin than ${base.origin}; not followed`);
     for (let attempt = 0; ; attempt++) {
@@ -121,19 +175,33 @@ export function httpClient(spec: HttpProviderSpec, target: HttpTarget, opts: { t
         if (signal.aborted) throw abortReason(signal);
         throw new OperationError('http_unreachable', `${spec.name}: ${url.origin} did not answer (${(err as Error).message})`, { hint: `check ${spec.name}.base_url and the network` });
       }
-      if (res.status === 429 && attempt < 3) {
-        const after = Number(res.headers.get('retry-after'));
-        const waitS = Number.isFinite(after) && after >= 0 ? Math.min(after, MAX_RETRY_AFTER_S) : 2 ** attempt;
-        await res.body?.cancel();
+      const waitOut = async (waitS: number) => {
+        if (waitS > MAX_RETRY_AFTER_S) {
+          throw new OperationError('rate_limited', `${spec.name}: rate limited; the server asks to wait ${Math.ceil(waitS)} s, longer than ${MAX_RETRY_AFTER_S} s`, { hint: 'try again later' });
+        }
+        if (attempt >= 3) throw new OperationError('rate_limited', `${spec.name}: still rate limited after waiting three times`, { hint: 'try again later' });
         opts.debug?.(`${spec.name}: rate limited; waiting ${waitS} s (Retry-After)`);
         await sleep(waitS * 1000, signal);
+      };
+      const waitS = rateLimitWait(res, false, attempt);
+      if (waitS !== undefined) {
+        await res.body?.cancel();
+        await waitOut(waitS);
         continue;
       }
       const reader = res.body?.getReader();
       const chunks: Uint8Array[] = [];
       let cut = false;
       while (reader) {
-        const { done, value } = await reader.read();
+        let chunk: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          chunk = await reader.read();
+        } catch (err) {
+          // The body stalled or broke: the command's deadline says why, else it is this server's fault.
+          if (signal.aborted) throw abortReason(signal);
+          throw new OperationError('http_unreachable', `${spec.name}: ${url.origin} stopped answering in the middle of a response (${(err as Error).message})`, { hint: `check ${spec.name}.base_url and the network` });
+        }
+        const { done, value } = chunk;
         if (done) break;
         budget.bytes -= value.byteLength;
         if (budget.bytes < 0) {
@@ -144,15 +212,21 @@ export function httpClient(spec: HttpProviderSpec, target: HttpTarget, opts: { t
         chunks.push(value);
       }
       const text = Buffer.concat(chunks).toString('utf8');
-      if (res.status === 401 || res.status === 403) {
-        throw new OperationError('unauthorized', `${spec.name}: ${res.status} ${res.status === 401 ? 'the token was not accepted' : 'the token may not read this'} (${url.pathname})`, {
-          hint: `check the ${spec.label} token (${target.source}); \`assistant credentials test ${spec.name}\` checks it`,
+      // A service that says "rate limited" or "not authenticated" in its body (GraphQL APIs answer 400).
+      const kind = res.status >= 400 && !cut ? spec.errorKind?.(res.status, text) : undefined;
+      if (kind === 'rate_limited') {
+        await waitOut(rateLimitWait(res, true, attempt) ?? 1);
+        continue;
+      }
+      if (res.status === 401 || res.status === 403 || kind === 'unauthorized') {
+        const why = !target.authenticated ? 'needs a token, and none is configured' : res.status === 401 || kind === 'unauthorized' ? 'the token was not accepted' : 'the token may not read this';
+        throw new OperationError('unauthorized', `${spec.name}: ${res.status} ${why} (${url.pathname})${serverMessage(text)}`, {
+          hint: target.authenticated ? `check the ${spec.label} token (${target.source}); \`assistant credentials test ${spec.name}\` checks it` : `configure a ${spec.label} token (${target.source})`,
         });
       }
-      if (res.status === 429) throw new OperationError('rate_limited', `${spec.name}: still rate limited after waiting three times`, { hint: 'try again later' });
       if (res.status >= 300 && res.status < 400) throw new OperationError('http_redirect_refused', `${spec.name}: the server answered ${res.status} (a redirect); redirects are not followed`, { hint: `set ${spec.name}.base_url to the API's own address` });
       if (res.status >= 400) {
-        throw Object.assign(new OperationError('http_error', `${spec.name}: ${method} ${url.pathname} answered ${res.status}: ${text.slice(0, 200)}`), { status: res.status });
+        throw Object.assign(new OperationError('http_error', `${spec.name}: ${method} ${url.pathname} answered ${res.status}${serverMessage(text) || (text.trim() ? `: ${text.slice(0, 200).replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')}` : '')}`), { status: res.status });
       }
       if (cut) return { status: res.status, headers: res.headers, data: undefined, cut };
       let data: unknown = text;
@@ -194,6 +268,27 @@ export function httpClient(spec: HttpProviderSpec, target: HttpTarget, opts: { t
   };
 }
 
+/** ` (query OpenIssues)`: a GraphQL request's first operation, so progress and --debug say what it reads. */
+function operationOf(body: string | undefined): string {
+  try {
+    const query = (JSON.parse(body ?? '') as { query?: unknown }).query;
+    if (typeof query !== 'string') return '';
+    const m = /^\s*(?:#[^\n]*\n\s*)*(query|mutation|subscription)?\s*([A-Za-z_]\w*)?/.exec(query);
+    return ` (${m?.[1] ?? 'query'}${m?.[2] ? ` ${m[2]}` : ''})`;
+  } catch {
+    return '';
+  }
+}
+
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function requestArgs(args: readonly string[]): { method: string; path: string; body?: string } {
   return { method: (args[1] ?? '').toUpperCase(), path: args[2] ?? '', body: args[3] };
 }
@@ -211,12 +306,11 @@ export function httpVerb(spec: HttpProviderSpec): StepVerb<HttpClient> {
       PLACEHOLDER_PATTERN.lastIndex = 0;
       if (!path.startsWith('/') || path.startsWith('//')) problems.push({ field: 'args[2]', message: 'the path must start with one / (the base URL comes from the config)' });
       if (/[\u0000-\u001f\u007f]/.test(path)) problems.push({ field: 'args[2]', message: 'a control character in the path' });
+      // `..` (or `%2e%2e`) would move the request to another path of the API than the one written.
+      if (/(^|\/)(\.|%2e){1,2}(\/|\?|#|$)/i.test(path.split('?')[0]!)) problems.push({ field: 'args[2]', message: 'a "." or ".." segment in the path' });
       if (body !== undefined) {
-        try {
-          JSON.parse(body.replace(PLACEHOLDER_PATTERN, '"x"'));
-        } catch {
-          problems.push({ field: 'args[3]', message: 'the body is not JSON' });
-        }
+        // Placeholders live inside JSON strings (substituteBody escapes the value), so the body as written parses.
+        if (!parses(body) && !parses(body.replace(PLACEHOLDER_PATTERN, '"x"'))) problems.push({ field: 'args[3]', message: 'the body is not JSON' });
       }
       problems.push(...(spec.check?.(method, path) ?? []));
       return problems;
@@ -237,7 +331,19 @@ export function httpVerb(spec: HttpProviderSpec): StepVerb<HttpClient> {
       if (out.truncated) ctx.waiting({ reason: 'retry', waitMs: 0, message: `${spec.name}: ${out.truncated}` });
       return { status: out.status, data: out.truncated ? { items: out.data, truncated: out.truncated } : out.data };
     },
-    describe: (args) => `${spec.name} ${requestArgs(args).method} ${requestArgs(args).path}`,
+    describe: (args) => {
+      const { method, path, body } = requestArgs(args);
+      return `${spec.name} ${method} ${path}${operationOf(body)}`;
+    },
+    detail: (args) => {
+      const body = requestArgs(args).body;
+      if (body === undefined) return undefined;
+      try {
+        return JSON.parse(body) as unknown;
+      } catch {
+        return body;
+      }
+    },
   };
 }
 
@@ -247,7 +353,7 @@ export function httpProvider(spec: HttpProviderSpec): Provider<HttpClient> {
     verbs: [httpVerb(spec)],
     capabilities: spec.capabilities,
     async connect(opts) {
-      const target = spec.target(opts);
+      const target = await spec.target(opts);
       opts.debug?.(`${spec.name}: ${target.baseUrl} (settings from ${target.source})`);
       return { client: httpClient(spec, target, { timeoutMs: opts.timeoutMs, debug: opts.debug }), source: target.source };
     },

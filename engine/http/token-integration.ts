@@ -85,7 +85,7 @@ export function tokenHttpProvider(spec: TokenIntegrationSpec): Provider<HttpClie
     ...base,
     async connect(opts) {
       let t: HttpTarget;
-      if (opts.override || (!opts.backendOnly && localToken(spec, opts))) t = httpSpec.target(opts);
+      if (opts.override || (!opts.backendOnly && localToken(spec, opts))) t = await httpSpec.target(opts);
       else {
         const found = await backendToken(spec, opts);
         if (typeof found === 'string') throw missing(found);

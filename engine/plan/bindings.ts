@@ -1,4 +1,4 @@
-import { PLACEHOLDER_PATTERN } from '../../schemas/plan.js';
+import { PLACEHOLDER_PATTERN } from '../../schemas/plan-bindings.js';
 
 /** Every `<NAME>` placeholder in a string, in order of appearance. */
 export function placeholdersIn(text: string): string[] {

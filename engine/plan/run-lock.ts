@@ -10,9 +10,14 @@
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import lockfile from 'proper-lockfile';
+import type * as Lockfile from 'proper-lockfile';
 import { OperationError, SafetyRefusal } from '../errors.js';
+
+const require = createRequire(import.meta.url);
+/** proper-lockfile (CommonJS, 13 modules with graceful-fs) loads at the first lock: a read that takes no lock never loads it. */
+const lockfile = (): typeof Lockfile => require('proper-lockfile') as typeof Lockfile;
 
 /** A holder that has not refreshed its lock for this long is dead (kill -9, power loss). */
 const STALE_MS = 10_000;
@@ -62,7 +67,7 @@ export async function lockExclusive(path: string, opts: ExclusiveOptions): Promi
   mkdirSync(dirname(journalPath), { recursive: true, mode: 0o700 });
   const ownerPath = `${journalPath}.owner`;
   let lost: Error | undefined;
-  const options = (retries: lockfile.LockOptions['retries']): lockfile.LockOptions => ({
+  const options = (retries: Lockfile.LockOptions['retries']): Lockfile.LockOptions => ({
     realpath: false,
     lockfilePath: `${journalPath}.lock`,
     stale: STALE_MS,
@@ -74,7 +79,7 @@ export async function lockExclusive(path: string, opts: ExclusiveOptions): Promi
   });
   let release: () => Promise<void>;
   try {
-    release = await lockfile.lock(journalPath, options(0));
+    release = await lockfile().lock(journalPath, options(0));
   } catch (err) {
     if ((err as { code?: string }).code !== 'ELOCKED') throw err;
     const owner = readOwner(ownerPath);
@@ -82,7 +87,7 @@ export async function lockExclusive(path: string, opts: ExclusiveOptions): Promi
     // The holder is gone (or unknown): its lock goes stale within STALE_MS and the library takes it over.
     opts.onWait?.(`waiting up to ${STALE_MS / 1000} s for ${opts.what}${owner ? ` (pid ${owner.pid}, no longer running)` : ''} to expire`, STALE_MS);
     try {
-      release = await lockfile.lock(journalPath, options({ retries: Math.ceil((STALE_MS + 5_000) / 500), factor: 1, minTimeout: 500, maxTimeout: 500 }));
+      release = await lockfile().lock(journalPath, options({ retries: Math.ceil((STALE_MS + 5_000) / 500), factor: 1, minTimeout: 500, maxTimeout: 500 }));
     } catch (again) {
       if ((again as { code?: string }).code !== 'ELOCKED') throw again;
       throw refusal(readOwner(ownerPath));

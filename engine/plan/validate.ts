@@ -1,4 +1,6 @@
-import { PlanSchema, PREDEFINED_BINDINGS, type Plan, type PlanCommand } from '../../schemas/plan.js';
+import type { Plan, PlanCommand } from '../../schemas/plan.js';
+import { PREDEFINED_BINDINGS } from '../../schemas/plan-bindings.js';
+import { planSchema, planShape } from './shape.js';
 import type { ProviderSet, StepClass } from '../provider.js';
 import { placeholdersIn } from './bindings.js';
 import { namedCreate } from './names.js';
@@ -38,7 +40,9 @@ export interface ValidateOptions {
  * destroyer gate reads). Nothing is sent.
  */
 export function validatePlan(input: unknown, opts: ValidateOptions): ValidationResult {
-  const parsed = PlanSchema.safeParse(input);
+  // zod (PlanSchema) only for a plan that is not plainly valid: engine/plan/shape.ts.
+  const shaped = planShape(input);
+  const parsed = shaped ? ({ success: true, data: shaped } as const) : planSchema().safeParse(input);
   const problems: PlanProblem[] = parsed.success ? [] : parsed.error.issues.map(schemaProblem);
   const classes: StepClass[] = [];
   const bound = new Set<string>(opts.predefined ?? []);
@@ -70,6 +74,11 @@ export function validatePlan(input: unknown, opts: ValidateOptions): ValidationR
       });
     }
     for (const p of verb.checkArgs(command.args)) problems.push({ kind: 'schema', index, ...p });
+    if (command.autostop) {
+      const earlier = commands.slice(0, index).filter((c): c is PlanCommand => c !== undefined);
+      const autostopProblems = verb.checkAutostop?.(command.args, command.autostop, earlier) ?? [{ field: 'autostop', message: `"${verb.verb}" steps take no autostop (only instance creates do)` }];
+      for (const p of autostopProblems) problems.push({ kind: 'schema', index, ...p });
+    }
     if (command.alternatives) {
       const altProblems = verb.checkAlternatives?.(command.args, command.alternatives) ?? [{ field: 'alternatives', message: `"${verb.verb}" steps take no alternatives` }];
       for (const p of altProblems) problems.push({ kind: 'schema', index, ...p });

@@ -1,4 +1,4 @@
-import { stringify as toYaml } from 'yaml';
+import { toYaml } from '../yaml.js';
 import type { Column, KindSpec } from '../gpucloud/catalogue.js';
 /** How results are printed (`-o`): a table for people, JSON or YAML for programs. */
 export type OutputFormat = 'table' | 'json' | 'yaml';

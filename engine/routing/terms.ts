@@ -57,6 +57,7 @@ export function routeTerms(routings: readonly ProviderRouting[], config?: Pick<C
   const earlierParts = new Set<string>();
   const partsOf = (t: string) => t.toLowerCase().split(/[\s_/-]+/).filter(Boolean);
   for (const { provider, routing } of routings) {
+    if (routing.genericWhen && !(config && routing.genericWhen(config as Config))) continue;
     for (const w of (routing.generic ?? []).map(wordOf)) {
       const t = w.term.trim().toLowerCase();
       if ((owner.get(t) ?? provider) !== provider) continue;

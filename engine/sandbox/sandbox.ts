@@ -11,7 +11,8 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ConnectOptions, Provider, ProviderClient } from '../provider.js';
 import type { SshSettings } from '../ssh/remote.js';
-import { startHeadNode, type HeadNode } from './head-node.js';
+// ssh2's server: loaded when a sandbox step first reaches a head node, never for a gpucloud read.
+import type { HeadNode } from './head-node.js';
 
 /** Where the sandbox keeps its state, under the home directory. */
 export const sandboxDir = (home: string) => join(home, '.assistant', 'sandbox');
@@ -35,13 +36,16 @@ export function openSandbox(home: string): Sandbox {
   const standIns: Record<string, StandIn> = {
     gpucloud: async (provider, options) => {
       const { startEmulator } = await import('../../emulator/index.js');
-      const emulator = await startEmulator({ stateFile: join(dir, 'state.json'), seed: 'demo', clusterIp: '127.0.0.1' });
+      // In process, without a socket: the sandbox starts with nothing a read does not need (issue 25);
+      // the client reaches it through its own fetch and keeps the sandbox token between runs.
+      const emulator = await startEmulator({ stateFile: join(dir, 'state.json'), seed: 'demo', clusterIp: '127.0.0.1', listen: false });
       closers.push(() => emulator.close());
-      return provider.connect({ ...options, override: { baseUrl: emulator.url, credentials: { clientId: emulator.clientId, clientSecret: emulator.clientSecret } } });
+      const credentials = { clientId: emulator.clientId, clientSecret: emulator.clientSecret };
+      return provider.connect({ ...options, override: { baseUrl: emulator.url, credentials, fetch: emulator.fetch, tokenCacheDir: join(dir, 'tokens') } });
     },
     ssh: async (provider, options) => {
       const real = (await provider.connect(options)) as ProviderClient<SshSettings>;
-      headNode ??= startHeadNode(join(dir, 'ssh')).then((node) => {
+      headNode ??= import('./head-node.js').then(({ startHeadNode }) => startHeadNode(join(dir, 'ssh'))).then((node) => {
         closers.push(() => node.close());
         return node;
       });

@@ -9,6 +9,7 @@ import { expandHome } from '../k8s/kubeconfig.js';
 import { knownHostsPath } from './known-hosts.js';
 import type { SshSettings } from './remote.js';
 import { sshExec } from './verbs/exec.js';
+import { autostopReadClass } from '../autostop/template.js';
 import { sshKubeconfig } from './verbs/kubeconfig.js';
 
 export function sshSettingsFor(opts: { config: import('../../schemas/config.js').Config; env: Record<string, string | undefined>; home: string }, notice: (m: string) => void = () => undefined): SshSettings {
@@ -25,7 +26,8 @@ export function sshSettingsFor(opts: { config: import('../../schemas/config.js')
 
 export const sshProvider: Provider<SshSettings> = {
   name: 'ssh',
-  verbs: [sshKubeconfig, sshExec],
+  // ssh-exec, plus the auto-stop watcher's read as a read-only template (engine/autostop/template.ts).
+  verbs: [sshKubeconfig, { ...sshExec, classify: (args) => autostopReadClass(args[2] ?? '') ?? sshExec.classify(args) }],
   async connect(opts) {
     const settings = sshSettingsFor(opts, (m) => opts.warn?.(m));
     settings.debug = opts.debug;

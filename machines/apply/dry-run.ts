@@ -31,7 +31,7 @@ export interface DryRunOptions {
 
 /** Validates the plan (exit 2 when invalid) and previews it. */
 export async function dryRunPlan(backend: PlanBackend, input: unknown, opts: DryRunOptions): Promise<DryRunOutcome> {
-  const { validation, previewable } = checkForPreview(input, { providers: backend.providers, predefined: backend.predefined });
+  const { validation, previewable } = checkForPreview(input, { providers: await backend.providers.forPlan(input), predefined: backend.predefined });
   if (!previewable) {
     throw new InvalidInputError('invalid_plan', `the plan is invalid; nothing was sent:\n${formatProblems(validation.problems)}`, {
       hint: 'fix the plan and validate it with `assistant plan validate <file>`',
@@ -45,8 +45,9 @@ export async function dryRunPlan(backend: PlanBackend, input: unknown, opts: Dry
 export async function previewPlan(backend: PlanBackend, previewable: PreviewablePlan, opts: DryRunOptions): Promise<DryRunOutcome> {
   const { plan, classes } = previewable;
   const signal = derivedSignal(backend.runContext().signal, opts.signal);
+  const providers = await backend.providers.forPlan(plan);
   const priced = await pricePlan(backend, previewable, { signal });
-  const preview = buildPreview(previewSteps(plan, classes, backend.providers, backend.predefined), priced.parts.map((p) => p.preview));
+  const preview = buildPreview(previewSteps(plan, classes, providers, backend.predefined), priced.parts.map((p) => p.preview));
   // The burn before and after, when a budget limit is set (reading the burn lists every billable kind:
   // a dry run without a budget keeps to the reads it needs).
   if (opts.budget) {
@@ -57,7 +58,7 @@ export async function previewPlan(backend: PlanBackend, previewable: Previewable
   }
   for (const u of priced.unpricedCreates) preview.warnings.push(`${u}: no price is known${opts.budget ? '' : ' (a budget would refuse it without --allow-unpriced)'}`);
   const context = backend.runContext();
-  const duplicateNames = await findNameConflicts(plan, classes, backend.providers, new NameSnapshots(listerFor((p) => context.client(p), signal)));
+  const duplicateNames = await findNameConflicts(plan, classes, providers, new NameSnapshots(listerFor((p) => context.client(p), signal)));
   for (const c of duplicateNames) preview.warnings.push(`${describeConflict(c)}; applying it would be refused without --allow-duplicate-names`);
   return { preview, gated: !opts.destroyer && classes.some((c) => c.effect === 'destroy'), duplicateNames, overBudget: preview.budget?.within === false };
 }

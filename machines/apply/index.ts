@@ -70,7 +70,8 @@ export interface ApplyOutcome extends RunOutcome {
 
 export async function applyPlan(input: unknown, req: ApplyRequest): Promise<ApplyOutcome> {
   const backend: PlanBackend = req.secretBindings ? { ...req.backend, predefined: { ...req.backend.predefined, ...req.secretBindings } } : req.backend;
-  const checked = checkPlan(input, { providers: backend.providers, destroyer: req.destroyer, predefined: backend.predefined });
+  const providers = await backend.providers.forPlan(input);
+  const checked = checkPlan(input, { providers, destroyer: req.destroyer, predefined: backend.predefined });
   const { plan, classes } = checked;
   const journal = RunJournal.forPlan(req.home, plan);
   const observe = req.observer ?? (() => undefined);
@@ -85,7 +86,7 @@ export async function applyPlan(input: unknown, req: ApplyRequest): Promise<Appl
     const done = new Set<number>(resume?.completed.keys() ?? []);
     const ours = new Set<number>([...done, ...(resume?.inFlight ? [resume.inFlight.index] : [])]);
     // Reserve first: whatever this process lists after this, no other process is creating these names.
-    await names.reserveAll(staticCreates(plan, classes, backend.providers, ours));
+    await names.reserveAll(staticCreates(plan, classes, providers, ours));
     if (req.budget) {
       // A resumed run is judged on what is still to be created: its completed steps are already in the
       // burn. The step that was in flight counts as still to create (it may not have been made).
@@ -97,13 +98,13 @@ export async function applyPlan(input: unknown, req: ApplyRequest): Promise<Appl
     const list = listerFor((p) => context.client(p), context.signal);
     const snapshots = new NameSnapshots(list);
     if (!req.allowDuplicateNames) {
-      const conflicts = await findNameConflicts(plan, classes, backend.providers, snapshots, ours);
+      const conflicts = await findNameConflicts(plan, classes, providers, snapshots, ours);
       if (conflicts.length) throw nameConflictRefusal(conflicts);
     }
     req.onBegin?.(plan);
     if (resume) observe({ type: 'resumed', completed: resume.completed.size });
     else journal.begin();
-    const creates = new RunCreates(backend.providers, snapshots, {
+    const creates = new RunCreates(providers, snapshots, {
       journal,
       resume,
       allowDuplicateNames: Boolean(req.allowDuplicateNames),
@@ -112,7 +113,7 @@ export async function applyPlan(input: unknown, req: ApplyRequest): Promise<Appl
       reserve: (create) => names.ensure(create),
       release: (create) => names.release(create),
     });
-    const outcome = await runPlan(checked, { providers: backend.providers, journal, resume, creates, predefined: backend.predefined, context, observer: req.observer });
+    const outcome = await runPlan(checked, { providers: providers, journal, resume, creates, predefined: backend.predefined, context, observer: req.observer });
     return honest(outcome, classes, req.secretBindings);
   } finally {
     journal.close();

@@ -34,10 +34,11 @@ export async function pricePlan(backend: PlanBackend, checked: PreviewablePlan, 
   const parts: PricedPart[] = [];
   const providers = new Set<string>();
   const unpricedCreates: string[] = [];
-  for (const provider of backend.providers.list) {
+  const loaded = await backend.providers.forPlan(plan);
+  for (const provider of loaded.list) {
     const steps = plan.commands
       .map((c, index) => ({ index, args: c.args, class: classes[index] as StepClass, alternatives: c.alternatives }))
-      .filter((s) => !opts.skip?.has(s.index) && backend.providers.verb(s.args[0]!)?.provider === provider);
+      .filter((s) => !opts.skip?.has(s.index) && loaded.verb(s.args[0]!)?.provider === provider);
     if (!steps.length) continue;
     providers.add(provider.name);
     if (!provider.preview) {

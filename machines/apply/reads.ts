@@ -19,7 +19,8 @@ export interface ReadOptions {
 
 /** Runs a read-only plan and returns every step's response, or throws the error that ended the run. */
 export async function readPlan(backend: PlanBackend, plan: Plan, opts: ReadOptions = {}): Promise<unknown[]> {
-  const checked = checkPlan(plan, { providers: backend.providers, destroyer: false, predefined: backend.predefined });
+  const providers = await backend.providers.forPlan(plan);
+  const checked = checkPlan(plan, { providers, destroyer: false, predefined: backend.predefined });
   const changing = checked.classes.findIndex((c) => c.effect !== 'read');
   if (changing !== -1) {
     // A producer bug, never a user's: changes go through applyPlan.
@@ -27,7 +28,7 @@ export async function readPlan(backend: PlanBackend, plan: Plan, opts: ReadOptio
   }
   const context = backend.runContext();
   const outcome = await runPlan(checked, {
-    providers: backend.providers,
+    providers,
     predefined: backend.predefined,
     context: { ...context, signal: derivedSignal(context.signal, opts.signal) },
     observer: opts.observer,

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { startRepohostFake } from '../../emulator/fakes/repohost.js';
 import { asClient, createApiKey, startBackendProcess, storageArgs, type BackendProcess } from './backend.js';
 import { runCli, tempHome } from './cli.js';
 import { callTool, connectHttp, startMcpServer, textOf } from './mcp.js';
@@ -225,12 +226,15 @@ export function backendE2eSuite(label: 'pglite' | 'postgres') {
   });
 
   it('credentials test without a provider tests every stored credential; delete asks first', async (c) => {
-    const { home, env } = client(c, c.keyA);
+    // repohost's stored token is tested against its fake (a cheap GET /user with the stored token only).
+    const repohost = await startRepohostFake({ token: 'ghp_exampletoken000000000000000000000001' });
+    const { home, env } = client(c, c.keyA, { ASSISTANT_REPOHOST_BASE_URL: repohost.url });
     await runCli(['credentials', 'store', 'repohost', '--token', '-'], { home, env, input: 'ghp_exampletoken000000000000000000000001' });
-    const r = await runCli(['credentials', 'test'], { home, env });
+    const r = await runCli(['credentials', 'test'], { home, env }).finally(() => repohost.close());
     assert.is(r.code, 0, r.stderr + r.stdout);
     assert.match(r.stdout, /^gpucloud\s+default\s+ok\s+balance /m);
-    assert.match(r.stdout, /^repohost\s+default\s+not tested\s+no client here to test with/m);
+    assert.match(r.stdout, /^repohost\s+default\s+ok\s+token of @octo-dev/m);
+    assert.ok(repohost.requests().some((q) => q.path === '/user' && q.authorized), 'the stored token was sent to the code host');
     const refused = await runCli(['credentials', 'delete', 'repohost'], { home, env });
     assert.is(refused.code, 3, refused.stderr);
     const deleted = await runCli(['credentials', 'delete', 'repohost', '--yes'], { home, env });

@@ -15,6 +15,8 @@ export interface McpProcess {
   url: string;
   home: string;
   stderr(): string;
+  /** Resolves with stderr once it matches `re` (checked on every chunk), rejects if the server exits first. */
+  waitForStderr(re: RegExp): Promise<string>;
   /** Sends SIGINT and resolves with the exit code. */
   stop(): Promise<number | null>;
 }
@@ -29,6 +31,17 @@ export function startMcpServer(args: string[], opts: { env?: Record<string, stri
   });
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const waitForStderr = (re: RegExp) =>
+    new Promise<string>((resolve, reject) => {
+      if (re.test(stderr)) return resolve(stderr);
+      const onData = () => {
+        if (!re.test(stderr)) return;
+        child.stderr!.off('data', onData);
+        resolve(stderr);
+      };
+      child.stderr!.on('data', onData);
+      void exited.then((code) => reject(new Error(`assistant mcp exited with ${code} before stderr matched ${re}:\n${stderr}`)));
+    });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -43,6 +56,7 @@ export function startMcpServer(args: string[], opts: { env?: Record<string, stri
           url: m[1]!,
           home,
           stderr: () => stderr,
+          waitForStderr,
           stop: async () => {
             child.kill('SIGINT');
             return exited;

@@ -12,7 +12,7 @@
  * running.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,8 @@ import { join } from 'node:path';
 export interface RunningPostgres {
   host: string;
   port: number;
+  /** The unix socket directory (always trust authentication, for the test's own psql). */
+  socketDir: string;
   /** Server major version (e.g. 15). */
   version: number;
   /** `postgres://postgres@127.0.0.1:<port>/<database>` (trust authentication, no password). */
@@ -28,6 +30,11 @@ export interface RunningPostgres {
   createDatabase(name: string): Promise<string>;
   /** Runs SQL through psql; returns its unaligned, tuples-only output. */
   psql(sql: string, database?: string): string;
+  /**
+   * Runs SQL in a psql session of its own that stays open (a transaction holding a lock, a long query)
+   * until `stop()` kills it; for the views that show other sessions.
+   */
+  background(sql: string, database?: string): { pid: number | undefined; stop(): void };
   /** pg_dump of a database (plain SQL text), as an operator would back it up. */
   dump(database: string): string;
   stop(): Promise<void>;
@@ -91,6 +98,11 @@ const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 export interface StartPostgresOptions {
   /** Extra server settings (`-c name=value`), e.g. { fsync: 'off' }. */
   settings?: Record<string, string>;
+  /**
+   * Authentication over TCP (127.0.0.1): `trust` (default) or `scram-sha-256` (passwords checked, as on
+   * a real server). The unix socket stays trusted, and `psql` uses it.
+   */
+  hostAuth?: 'trust' | 'scram-sha-256';
 }
 
 export async function startPostgres(opts: StartPostgresOptions = {}): Promise<RunningPostgres> {
@@ -98,7 +110,9 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Ru
   if (missing) throw new Error(`cannot start PostgreSQL: ${missing}`);
   const bin = postgresBinDir()!;
   const version = Number(bin.split('/').at(-2));
-  const dir = mkdtempSync(join(tmpdir(), 'assistant-pg-'));
+  // As root the server runs as "postgres", which cannot enter a TMPDIR made private (0700) for root
+  // (the test runner gives each file one): then the cluster lives directly under /tmp, removed on stop.
+  const dir = mkdtempSync(join(isRoot() && existsSync('/tmp') ? '/tmp' : tmpdir(), 'assistant-pg-'));
   const data = join(dir, 'data');
   if (isRoot()) {
     const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim());
@@ -110,6 +124,10 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Ru
   if (init.status !== 0) {
     rmSync(dir, { recursive: true, force: true });
     throw new Error(`initdb failed (${init.status}):\n${init.stdout}\n${init.stderr}`);
+  }
+  if (opts.hostAuth === 'scram-sha-256') {
+    // Written as the server's user would: the file belongs to it already (initdb made it).
+    writeFileSync(join(data, 'pg_hba.conf'), 'local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\nhost all all ::1/128 scram-sha-256\n');
   }
   const port = await freePort();
   const settings = { listen_addresses: '127.0.0.1', unix_socket_directories: dir, ...opts.settings };
@@ -134,14 +152,17 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Ru
   });
   const url = (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`;
   const psql = (sql: string, database = 'postgres'): string => {
-    const r = spawnSync(join(bin, 'psql'), ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-d', url(database), '-c', sql], { encoding: 'utf8' });
+    const target = opts.hostAuth === 'scram-sha-256' ? ['-h', dir, '-p', String(port), '-U', 'postgres', '-d', database] : ['-d', url(database)];
+    const r = spawnSync(join(bin, 'psql'), ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', ...target, '-c', sql], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`psql failed: ${r.stderr}`);
     return r.stdout;
   };
   let stopped: Promise<void> | undefined;
+  let backgrounds = 0;
   return {
     host: '127.0.0.1',
     port,
+    socketDir: dir,
     version,
     url,
     async createDatabase(name) {
@@ -150,6 +171,23 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Ru
       return url(name);
     },
     psql,
+    background(sql, database = 'postgres') {
+      const target = opts.hostAuth === 'scram-sha-256' ? ['-h', dir, '-p', String(port), '-U', 'postgres', '-d', database] : ['-d', url(database)];
+      const app = `bg-${++backgrounds}`;
+      const child = spawn(join(bin, 'psql'), ['-X', '-q', '-v', 'ON_ERROR_STOP=1', ...target], { stdio: ['pipe', 'ignore', 'ignore'], env: { ...process.env, PGAPPNAME: app } });
+      child.on('error', () => undefined);
+      // stdin stays open: psql runs the SQL and waits for more, keeping its session (and transaction).
+      child.stdin!.on('error', () => undefined);
+      child.stdin!.write(`${sql}\n`);
+      return {
+        pid: child.pid,
+        stop: () => {
+          // A backend in pg_sleep does not notice its client is gone: end it on the server too.
+          psql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '${app}'`);
+          child.kill('SIGKILL');
+        },
+      };
+    },
     dump(database) {
       const r = spawnSync(join(bin, 'pg_dump'), ['-d', url(database), '--no-owner'], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
       if (r.status !== 0) throw new Error(`pg_dump failed: ${r.stderr}`);

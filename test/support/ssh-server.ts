@@ -25,17 +25,23 @@ export interface SshTestServerOptions {
   refuseFirst?: number;
   /** More loopback addresses to answer on, same port (`127.0.0.2`): several "hosts" for one test. */
   alsoOn?: string[];
+  /** Files per address a connection came to (one of alsoOn, or 127.0.0.1): each "host" its own; others get `files`. */
+  filesAt?: Record<string, Record<string, string>>;
 }
 
 export interface SshTestServer {
   port: number;
   /** Every exec command, in order, as the client sent it. */
   commands: string[];
+  /** Every exec command with the address it came to. */
+  execs: { address: string; command: string }[];
   /** Users that authenticated. */
   users: string[];
   /** TCP connections seen (dropped ones included). */
   connections(): number;
   files: Record<string, string>;
+  /** The files of each address of `filesAt` (change them to change what a host answers). */
+  filesAt: Record<string, Record<string, string>>;
   /** Switch to another host key (new connections present it). */
   rotateHostKey(): void;
   /** The private key file a client should use (written 0600 in `dir`). */
@@ -54,7 +60,12 @@ function ed25519KeyPair(): { private: string; public: string } {
   }
 }
 
-function newHostServer(opts: { hostKey: string; allowed: ReturnType<typeof utils.parseKey>; state: { commands: string[]; users: string[]; files: Record<string, string>; exec?: SshTestServerOptions['exec'] } }) {
+function newHostServer(opts: {
+  hostKey: string;
+  allowed: ReturnType<typeof utils.parseKey>;
+  address?: string;
+  state: { commands: string[]; execs: { address: string; command: string }[]; users: string[]; files: Record<string, string>; exec?: SshTestServerOptions['exec'] };
+}) {
   return new Server({ hostKeys: [opts.hostKey] }, (client) => {
     client.on('error', () => undefined);
     client.on('authentication', (ctx) => {
@@ -71,6 +82,7 @@ function newHostServer(opts: { hostKey: string; allowed: ReturnType<typeof utils
         const session = accept();
         session.on('exec', (acceptExec, _reject, info) => {
           opts.state.commands.push(info.command);
+          opts.state.execs.push({ address: opts.address ?? '127.0.0.1', command: info.command });
           const stream = acceptExec();
           const cat = /^cat (\S+)$/.exec(info.command);
           let answer: ExecAnswer;
@@ -95,8 +107,19 @@ export async function startSshServer(dir: string, opts: SshTestServerOptions = {
   chmodSync(clientKeyPath, 0o600);
   const allowed = utils.parseKey(clientKeys.public);
   if (allowed instanceof Error) throw allowed;
-  const state = { commands: [] as string[], users: [] as string[], files: { ...(opts.files ?? {}) }, exec: opts.exec };
-  let current = newHostServer({ hostKey: ed25519KeyPair().private, allowed, state });
+  const state = { commands: [] as string[], execs: [] as { address: string; command: string }[], users: [] as string[], files: { ...(opts.files ?? {}) }, exec: opts.exec };
+  const filesAt: Record<string, Record<string, string>> = Object.fromEntries(Object.entries(opts.filesAt ?? {}).map(([a, f]) => [a, { ...f }]));
+  let hostKey = ed25519KeyPair().private;
+  let current = newHostServer({ hostKey, allowed, state });
+  // An address with files of its own is a host of its own: its own server over the same host key.
+  let perAddress = new Map<string, ReturnType<typeof newHostServer>>();
+  const serverFor = (address: string | undefined) => {
+    const a = (address ?? '').replace(/^::ffff:/, '');
+    if (!filesAt[a]) return current;
+    let srv = perAddress.get(a);
+    if (!srv) perAddress.set(a, (srv = newHostServer({ hostKey, allowed, address: a, state: { ...state, files: filesAt[a]! } })));
+    return srv;
+  };
   let refuse = opts.refuseFirst ?? 0;
   let connections = 0;
   const sockets = new Set<Socket>();
@@ -112,7 +135,7 @@ export async function startSshServer(dir: string, opts: SshTestServerOptions = {
       socket.destroy();
       return;
     }
-    current.injectSocket(socket);
+    serverFor(socket.localAddress).injectSocket(socket);
   });
   await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
   const port = (front.address() as AddressInfo).port;
@@ -125,11 +148,15 @@ export async function startSshServer(dir: string, opts: SshTestServerOptions = {
   return {
     port,
     commands: state.commands,
+    execs: state.execs,
     users: state.users,
     files: state.files,
+    filesAt,
     connections: () => connections,
     rotateHostKey() {
-      current = newHostServer({ hostKey: ed25519KeyPair().private, allowed, state });
+      hostKey = ed25519KeyPair().private;
+      current = newHostServer({ hostKey, allowed, state });
+      perAddress = new Map();
     },
     clientKeyPath,
     close: () =>

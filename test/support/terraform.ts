@@ -5,7 +5,7 @@
  * one SKIP line and pass (.ci/run says how to get them).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './temp.js';
 
@@ -56,5 +56,26 @@ export function terraformWorkspace(resources: StateResource[]): string {
     timeout: 120_000,
   });
   if (init.status !== 0) throw new Error(`terraform init failed: ${init.stderr}`);
+  return dir;
+}
+
+/** Why the terraform_data tests cannot run here (terraform itself missing), or undefined. */
+export function terraformCliMissing(): string | undefined {
+  return spawnSync('sh', ['-c', 'command -v terraform'], { stdio: 'ignore' }).status !== 0 ? 'terraform not on PATH (see .ci/run)' : undefined;
+}
+
+/**
+ * A workspace of built-in `terraform_data` resources only (no provider to download: the machine cannot
+ * reach the registry), `terraform init`-ed, and applied when `apply` is set. Returns its folder.
+ */
+export function terraformDataWorkspace(mainTf: string, opts: { apply?: boolean; parent?: string } = {}): string {
+  const dir = opts.parent ? mkdtempSync(join(opts.parent, 'tf-data-')) : tempDir('tf-data-');
+  writeFileSync(join(dir, 'main.tf'), mainTf);
+  const env = { ...process.env, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1', TF_CLI_CONFIG_FILE: join(dir, 'none.tfrc') };
+  writeFileSync(join(dir, 'none.tfrc'), '');
+  for (const args of [['init', '-input=false', '-no-color'], ...(opts.apply ? [['apply', '-auto-approve', '-input=false', '-no-color']] : [])]) {
+    const r = spawnSync('terraform', args, { cwd: dir, env, encoding: 'utf8', timeout: 120_000 });
+    if (r.status !== 0) throw new Error(`terraform ${args[0]} failed: ${r.stderr}${r.stdout}`);
+  }
   return dir;
 }

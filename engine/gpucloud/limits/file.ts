@@ -3,26 +3,29 @@
  * read and rewritten under a `proper-lockfile` lock (a `.lock` directory whose mtime is refreshed while
  * held, so a process killed while holding the lock stops blocking others after `stale` ms).
  *
- * The lock is held only for read → prune → decide → write (a few ms); waiting for room happens outside it.
+ * The record is compact (record.ts): per key one entry per holder and the responses as counts per expiry
+ * group, so it stays a few hundred bytes per key however many requests go through it. Processes lease
+ * slots in batches (shared.ts), so the lock is taken once per batch, not per request; it is held only for
+ * read → prune → grant → write (about a millisecond), and waiting for room happens outside it.
  * Writes go to a temp file renamed over the record, so a kill mid-write leaves the old record, never half
  * of one; an unreadable record counts as empty (the worst case is one window of over-admission, which the
- * 429 handling absorbs).
+ * 429 handling absorbs). A record of another format version (an older `assistant`) counts as empty too.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import lockfile from 'proper-lockfile';
-import { decide, type AcquireRequest, type AcquireResult, type SharedLimitStore } from './store.js';
-
-interface KeyRecord {
-  /** holder → time the slot stops counting (ms since the epoch). */
-  slots: Record<string, number>;
-  blockedUntil?: number;
-}
+import type * as Lockfile from 'proper-lockfile';
+import { emptyKeyRecord, forgetDeadHolders, grantable, isEmpty, prune, recordDone, setHeld, type KeyLease, type KeyRecord } from './record.js';
+import { acquireOne, releaseOne, type AcquireRequest, type AcquireResult, type LeaseGrant, type LeaseRequest, type SharedLimitStore } from './store.js';
 
 interface FileRecord {
-  v: 1;
+  v: 2;
   keys: Record<string, KeyRecord>;
 }
+
+const require = createRequire(import.meta.url);
+/** proper-lockfile (CommonJS, 13 modules with graceful-fs) loads at the first lock: a client that never shares limits (the sandbox) never loads it. */
+const lockfile = (): typeof Lockfile => require('proper-lockfile') as typeof Lockfile;
 
 const LOCK_OPTIONS = {
   realpath: false,
@@ -34,23 +37,14 @@ const LOCK_OPTIONS = {
   onCompromised: () => undefined,
 } as const;
 
-/**
- * A slot still in flight whose process has died (kill -9) cannot be received by the server any more
- * (its socket died with it), so it counts for one window from now instead of for the rest of its lease.
- * Holders are `<pid>.<random>.<n>` (shared.ts); a pid reused by another process just keeps the lease.
- */
-function forgetDeadHolders(k: KeyRecord, now: number, windowMs: number, alive: Map<number, boolean>): void {
-  for (const [holder, until] of Object.entries(k.slots)) {
-    if (until <= now + windowMs) continue; // released already, or about to expire anyway
-    const pid = Number.parseInt(holder, 10);
-    if (!Number.isSafeInteger(pid) || pid <= 0) continue;
-    let isAlive = alive.get(pid);
-    if (isAlive === undefined) {
-      isAlive = processAlive(pid);
-      alive.set(pid, isAlive);
-    }
-    if (!isAlive) k.slots[holder] = now + windowMs;
-  }
+/** Whether a pid is alive, asked once per pid per record update. */
+function aliveCache(): (pid: number) => boolean {
+  const alive = new Map<number, boolean>();
+  return (pid) => {
+    let a = alive.get(pid);
+    if (a === undefined) alive.set(pid, (a = processAlive(pid)));
+    return a;
+  };
 }
 
 function processAlive(pid: number): boolean {
@@ -77,37 +71,43 @@ export class FileLimitStore implements SharedLimitStore {
     }
   }
 
-  tryAcquire(req: AcquireRequest): Promise<AcquireResult> {
+  lease(req: LeaseRequest): Promise<LeaseGrant[]> {
     return this.update((rec, now) => {
-      const used: number[] = [];
-      let retryInMs = 0;
-      const alive = new Map<number, boolean>();
-      for (const { key, limit } of req.keys) {
-        const k = (rec.keys[key] ??= { slots: {} });
-        forgetDeadHolders(k, now, req.windowMs, alive);
-        const d = decide(Object.values(k.slots), k.blockedUntil ?? 0, limit, now);
-        used.push(d.used);
-        retryInMs = Math.max(retryInMs, d.retryInMs);
-      }
-      if (retryInMs > 0) return { admitted: false, retryInMs, used };
-      for (const { key } of req.keys) rec.keys[key]!.slots[req.holder] = now + req.leaseMs;
-      return { admitted: true, retryInMs: 0, used };
+      const isAlive = aliveCache();
+      for (const k of req.keys) if (rec.keys[k.key]) forgetDeadHolders(rec.keys[k.key]!, now, req.windowMs, isAlive);
+      const leases = req.keys.map((k): [KeyRecord, KeyLease] => [
+        (rec.keys[k.key] ??= emptyKeyRecord()),
+        {
+          holder: req.holder,
+          limit: Math.floor(k.limit),
+          want: k.want,
+          keep: k.keep,
+          doneExpiries: k.doneAgoMs.map((ago) => now - ago + req.windowMs),
+          until: now + req.leaseMs,
+          demandUntil: now + req.demandMs,
+          windowMs: req.windowMs,
+        },
+      ]);
+      for (const [k, l] of leases) recordDone(k, l, now);
+      let held = leases.map(([k, l]) => grantable(k, l, now));
+      // One request needing every key: all or nothing beyond what is kept.
+      if (req.atomic && held.some((h, i) => h < leases[i]![1].want)) held = leases.map(([, l]) => l.keep);
+      return leases.map(([k, l], i) => setHeld(k, l, held[i]!, now));
     });
   }
 
+  tryAcquire(req: AcquireRequest): Promise<AcquireResult> {
+    return acquireOne(this, req);
+  }
+
   async release(holder: string, keys: string[], windowMs: number, arrivedAt: number): Promise<void> {
-    await this.update((rec, now) => {
-      for (const key of keys) {
-        const k = rec.keys[key];
-        if (k && holder in k.slots) k.slots[holder] = Math.min(now, arrivedAt) + windowMs;
-      }
-    });
+    await releaseOne(this, holder, keys, windowMs, this.now() - arrivedAt);
   }
 
   async block(key: string, forMs: number): Promise<void> {
     await this.update((rec, now) => {
-      const k = (rec.keys[key] ??= { slots: {} });
-      k.blockedUntil = Math.max(k.blockedUntil ?? 0, now + forMs);
+      const k = (rec.keys[key] ??= emptyKeyRecord());
+      k.b = Math.max(k.b ?? 0, now + forMs);
     });
   }
 
@@ -115,18 +115,15 @@ export class FileLimitStore implements SharedLimitStore {
     // Nothing is held between calls.
   }
 
-  /** Lock, read, prune expired slots, apply `fn`, write, unlock. */
+  /** Lock, read, prune expired entries, apply `fn`, drop empty keys, write, unlock. */
   private async update<T>(fn: (rec: FileRecord, now: number) => T): Promise<T> {
-    const unlock = await lockfile.lock(this.file, LOCK_OPTIONS);
+    const unlock = await lockfile().lock(this.file, LOCK_OPTIONS);
     try {
       const now = this.now();
       const rec = this.read();
-      for (const [key, k] of Object.entries(rec.keys)) {
-        for (const [holder, until] of Object.entries(k.slots)) if (!(until > now)) delete k.slots[holder];
-        if (k.blockedUntil !== undefined && k.blockedUntil <= now) delete k.blockedUntil;
-        if (Object.keys(k.slots).length === 0 && k.blockedUntil === undefined) delete rec.keys[key];
-      }
+      for (const k of Object.values(rec.keys)) prune(k, now);
       const out = fn(rec, now);
+      for (const [key, k] of Object.entries(rec.keys)) if (isEmpty(k)) delete rec.keys[key];
       const tmp = `${this.file}.${process.pid}.tmp`;
       writeFileSync(tmp, JSON.stringify(rec), { mode: 0o600 });
       renameSync(tmp, this.file);
@@ -139,10 +136,24 @@ export class FileLimitStore implements SharedLimitStore {
   private read(): FileRecord {
     try {
       const data = JSON.parse(readFileSync(this.file, 'utf8')) as FileRecord;
-      if (data && data.v === 1 && typeof data.keys === 'object' && data.keys) return data;
+      if (data && data.v === 2 && typeof data.keys === 'object' && data.keys && wellFormed(data.keys)) return data;
     } catch {
       // missing or unreadable: start empty
     }
-    return { v: 1, keys: {} };
+    return { v: 2, keys: {} };
   }
+}
+
+/** A record someone edited by hand (or a bug wrote) is not trusted piecemeal: it counts as empty. */
+function wellFormed(keys: Record<string, unknown>): boolean {
+  for (const k of Object.values(keys)) {
+    const r = k as Partial<KeyRecord> | null;
+    if (!r || typeof r !== 'object' || typeof r.h !== 'object' || r.h === null || !Array.isArray(r.d)) return false;
+    // Counts below zero would hide others' slots: such a record is not trusted at all.
+    const count = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x >= 0;
+    for (const e of Object.values(r.h)) if (!Array.isArray(e) || e.length !== 4 || !e.every(count)) return false;
+    for (const g of r.d) if (!Array.isArray(g) || g.length !== 2 || !g.every(count)) return false;
+    if (r.b !== undefined && !Number.isFinite(r.b)) return false;
+  }
+  return true;
 }

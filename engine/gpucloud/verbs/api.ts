@@ -6,6 +6,7 @@ import { createDedupeFor } from '../dedupe.js';
 import { canonicalPath, destructiveReasons, show } from '../destroyer.js';
 import { checkAlternatives, createWithFailover } from '../failover.js';
 import type { GpuCloudClient } from '../types.js';
+import { checkAutostop } from '../../autostop/plan-check.js';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -63,6 +64,8 @@ export const gpucloudApi: StepVerb<GpuCloudClient> = {
     return `${(args[1] ?? '').toUpperCase()} ${args[2] ?? ''}`;
   },
 
+  // Idle auto-stop of an instance create: its startup script installs the watcher (engine/autostop/).
+  checkAutostop,
   checkAlternatives,
 
   detail(args) {

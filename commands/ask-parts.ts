@@ -1,0 +1,28 @@
+/**
+ * What `ask` needs besides applying a plan, loaded the first time it is used. `ask --apply` is the
+ * hot path of agents and scripts; it must not load the question flow, the AI providers, the reports
+ * or the maker (about 140 modules, zod among them) that it never runs (test/startup.modules.test.ts).
+ * Each export keeps the exact signature of the original; the module behind it is required (Node ≥ 20.19
+ * loads our ES modules synchronously) on first call.
+ */
+import { createRequire } from 'node:module';
+import type * as AskFlow from '../machines/ask.js';
+import type * as AskReport from '../machines/ask-report.js';
+import type * as AskMaker from './ask-maker.js';
+import type * as Routing from '../engine/routing/route.js';
+
+const require = createRequire(import.meta.url);
+const flow = () => require('../machines/ask.js') as typeof AskFlow;
+const report = () => require('../machines/ask-report.js') as typeof AskReport;
+const maker = () => require('./ask-maker.js') as typeof AskMaker;
+const routing = () => require('../engine/routing/route.js') as typeof Routing;
+
+export const askQuestion: typeof AskFlow.askQuestion = (...args) => flow().askQuestion(...args);
+export const contextPlanFor: typeof AskFlow.contextPlanFor = (...args) => flow().contextPlanFor(...args);
+export const reportFor: typeof AskReport.reportFor = (...args) => report().reportFor(...args);
+export const workspaceExtra: typeof AskReport.workspaceExtra = (...args) => report().workspaceExtra(...args);
+export const REPORT_QUESTIONS: typeof AskReport.REPORT_QUESTIONS = new Proxy({} as typeof AskReport.REPORT_QUESTIONS, {
+  get: (_, key) => report().REPORT_QUESTIONS[key as AskReport.ReportKind],
+});
+export const makePlanFromQuestion: typeof AskMaker.makePlanFromQuestion = (...args) => maker().makePlanFromQuestion(...args);
+export const routeQuestion: typeof Routing.routeQuestion = (...args) => routing().routeQuestion(...args);
