@@ -125,7 +125,7 @@ test('a refused token is one clear error naming where the token came from; nothi
     dirs.push(wrong.replace(/\/config\.yaml$/, ''));
     const r = await ask(fake, ['--debug', 'ask', 'list my notes pages'], { config: wrong });
     assert.is(r.code, 1);
-    assert.match(r.stderr, /^error: unauthorized: notes: 401 the token was not accepted \(\/v1\/search\)$/m);
+    assert.match(r.stderr, /^error: unauthorized: notes: 401 the token was not accepted \(\/v1\/search\)(: .+)?$/m);
     assert.match(r.stderr, /^hint: check the workspace notes token \(notes\.integration_token in the config file\)/m);
     assert.not.ok((r.stdout + r.stderr).includes('secret_wrongtoken123456'), 'the wrong token is not shown either');
     assert.is(fake.requests().length, 1);

@@ -53,6 +53,8 @@ export const appPlatformProvider = tokenHttpProvider({
           'deploy previews', 'vercel project', 'vercel projects',
         ],
         generic: ['deploys', 'builds'],
+        // Common words ("builds") reach it only once its section is set up.
+        genericWhen: (config) => Boolean(config.appplatform),
       },
       reads: APPPLATFORM_READS,
     }),
