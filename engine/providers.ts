@@ -52,6 +52,9 @@ export const PROVIDER_MANIFEST: readonly ProviderManifestEntry[] = [
   { name: 'vps_a', verbs: ['vps-a-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./vps_a/provider.js')).vpsAProvider },
   { name: 'vps_b', verbs: ['vps-b-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./vps_b/provider.js')).vpsBProvider },
   { name: 'cloud_d', verbs: ['cloud-d-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./cloud_d/provider.js')).cloudDProvider },
+  { name: 'notes', verbs: ['notes-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./notes/provider.js')).notesProvider },
+  { name: 'appplatform', verbs: ['appplatform-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./appplatform/provider.js')).appPlatformProvider },
+  { name: 'edge', verbs: ['edge-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./edge/provider.js')).edgeProvider },
 ];
 
 /** A provider as a capability lookup answers it: its name and the capability asked for (no step code loaded). */

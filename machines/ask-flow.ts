@@ -52,6 +52,8 @@ export interface AskFlowInput {
   signal?: AbortSignal;
   /** A data source other than gpucloud (`k8s ask`): its system prompt, the label of its data, and its answer without a model. */
   source?: AskSource;
+  /** What the routed providers' data is (their `reads` label and prompt), added to the system prompt. */
+  describeSources?: (route: RouteDecision) => string | undefined;
 }
 
 export interface AskSource {
@@ -118,11 +120,14 @@ export function answerUserMessage(question: string, context: string, label = 'th
 }
 
 /** Characters of everything around the context in the answering prompt (counted against max_prompt_chars). */
-function overheadChars(input: AskFlowInput, history: ChatMessage[]): number {
-  return systemPromptOf(input).length + answerUserMessage(input.question, '', input.source?.label).length + history.reduce((n, m) => n + m.content.length, 0);
+function overheadChars(input: AskFlowInput, history: ChatMessage[], route?: RouteDecision): number {
+  return systemPromptOf(input, route).length + answerUserMessage(input.question, '', input.source?.label).length + history.reduce((n, m) => n + m.content.length, 0);
 }
 
-const systemPromptOf = (input: AskFlowInput) => input.source?.systemPrompt ?? ANSWER_SYSTEM_PROMPT;
+const systemPromptOf = (input: AskFlowInput, route?: RouteDecision) => {
+  const sources = route && input.describeSources?.(route);
+  return (input.source?.systemPrompt ?? ANSWER_SYSTEM_PROMPT) + (sources ? ` ${sources}` : '');
+};
 
 const isBuiltin = (p: AiProvider | undefined) => p?.name === 'builtin';
 
@@ -146,7 +151,7 @@ export const askFlowMachine = setup({
         question: ctx.input.question,
         records: ctx.records,
         ai: ctx.input.ai,
-        overheadChars: overheadChars(ctx.input, ctx.history),
+        overheadChars: overheadChars(ctx.input, ctx.history, ctx.route),
         signal: ctx.input.signal,
         onProgress: (e) => ctx.input.onProgress?.(`summarising part ${e.part} of ${e.of} (chunk ${e.chunkIndex + 1} of ${e.total})`),
       }),
@@ -166,7 +171,7 @@ export const askFlowMachine = setup({
         return { answer, sizes };
       }
       const user = answerUserMessage(input.question, ctx.context, input.source?.label);
-      const system = systemPromptOf(input);
+      const system = systemPromptOf(input, ctx.route);
       const historyChars = history.reduce((n, m) => n + m.content.length, 0);
       const sizes: PromptSizes = {
         system: system.length,
@@ -193,7 +198,7 @@ export const askFlowMachine = setup({
       if (isBuiltin(context.provider)) return false;
       const max = context.input.ai?.max_prompt_chars ?? AI_DEFAULTS.max_prompt_chars;
       const { contextChars } = (event as unknown as { output: Gathered }).output;
-      return contextChars + overheadChars(context.input, context.history) > max;
+      return contextChars + overheadChars(context.input, context.history, context.route) > max;
     },
   },
   actions: {

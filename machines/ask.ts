@@ -8,6 +8,7 @@
 import type { AnswerCapability, RoutingCapability } from '../engine/capabilities.js';
 import type { Config } from '../schemas/config.js';
 import type { Plan } from '../schemas/plan.js';
+import type { CapableProvider } from '../engine/providers.js';
 import { InvalidInputError, type AssistantErrorOptions } from '../engine/errors.js';
 import { PROVIDERS, providerRoutings, providersWith } from '../engine/providers.js';
 import { renderIac } from '../engine/reports/render.js';
@@ -167,6 +168,14 @@ export async function answerWithoutModel(question: string, route: RouteDecision,
   return parts.join('\n') || 'Nothing to report.';
 }
 
+/** What the model is told about each routed provider's data (its `reads` label and prompt), or nothing. */
+export function describeSources(route: Pick<RouteDecision, 'providers'>, readers: readonly CapableProvider<'reads'>[]): string | undefined {
+  const lines = readers
+    .filter((p) => route.providers.includes(p.name) && p.capabilities.reads.prompt)
+    .map((p) => `Data lines whose kind starts with "${p.name}/" are from ${p.capabilities.reads.label}: ${p.capabilities.reads.prompt}`);
+  return lines.length ? lines.join(' ') : undefined;
+}
+
 /** The single words of a provider's routing words (understood by another provider's answers). */
 function routingWords(routing: RoutingCapability | undefined): string[] {
   if (!routing) return [];
@@ -175,6 +184,8 @@ function routingWords(routing: RoutingCapability | undefined): string[] {
 }
 
 export async function askQuestion(o: AskOptions): Promise<AskResult> {
+  // What each provider's data is, for the model's prompt (light capability modules; looked up once).
+  const readers = await providersWith('reads');
   const { config } = o.backend;
   const profileName = profileForCommand(o.aiProfile, o.sandbox, config.ai);
   let history: ConversationHistory | undefined;
@@ -235,6 +246,7 @@ export async function askQuestion(o: AskOptions): Promise<AskResult> {
       runReadPlan,
       gatherContext,
       builtinAnswer: o.report ? (results) => o.report!.render(results) : (results, route) => answerWithoutModel(o.question, route, results),
+      describeSources: (route) => describeSources(route, readers),
       ai: config.ai,
       history: () => (o.conversation && resolved ? o.conversation(resolved) : history?.messages() ?? []),
       onToken: stream && ((t) => stream.write(t)),

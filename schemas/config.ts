@@ -114,17 +114,23 @@ export const IssueTrackerConfigSchema = z.strictObject({
 export const NotesConfigSchema = z.strictObject({
   integration_token: str().optional(),
   default_database_id: str().optional(),
+  /** Another API address (a proxy, the local fake); ASSISTANT_NOTES_BASE_URL. */
+  base_url: str().optional(),
 });
 
 export const AppPlatformConfigSchema = z.strictObject({
   api_token: str().optional(),
   workspace_id: str().optional(),
+  /** Another API address (a proxy, the local fake); ASSISTANT_APPPLATFORM_BASE_URL. */
+  base_url: str().optional(),
 });
 
 export const EdgeConfigSchema = z.strictObject({
   api_token: str().optional(),
   account_id: str().optional(),
   default_zone: str().optional(),
+  /** Another API address (a proxy, the local fake); ASSISTANT_EDGE_BASE_URL. */
+  base_url: str().optional(),
 });
 
 /** vps_a and vps_b; `base_url` (or ASSISTANT_VPS_A_BASE_URL / ASSISTANT_VPS_B_BASE_URL) for another endpoint. */

@@ -51,22 +51,26 @@ export function routeTerms(routings: readonly ProviderRouting[], config?: Pick<C
   }
   // Generic words after every provider's specific ones. A generic word two providers share ("instances")
   // belongs to the first in registry order (gpucloud's): the other is chosen by its own words ("ec2").
-  // A later provider's generic word is skipped too when one of its words is a word of an earlier
-  // provider (any strength) or a technology an earlier provider shares ("serverless", "k8s").
+  // A later provider's generic word is skipped too when it is a single word that an earlier provider
+  // uses in any of its words ("serverless" of "serverless containers"), or a phrase holding a technology
+  // an earlier provider shares ("k8s clusters"); other phrases ("a records") are judged whole.
   const owner = new Map<string, string>();
   const earlierParts = new Set<string>();
+  const earlierShared = new Set<string>();
   const partsOf = (t: string) => t.toLowerCase().split(/[\s_/-]+/).filter(Boolean);
   for (const { provider, routing } of routings) {
     if (routing.genericWhen && !(config && routing.genericWhen(config as Config))) continue;
     for (const w of (routing.generic ?? []).map(wordOf)) {
       const t = w.term.trim().toLowerCase();
       if ((owner.get(t) ?? provider) !== provider) continue;
-      if (!owner.has(t) && partsOf(t).some((p) => earlierParts.has(p))) continue;
+      const parts = partsOf(t);
+      if (!owner.has(t) && (parts.length === 1 ? earlierParts.has(parts[0]!) : parts.some((p) => earlierShared.has(p)))) continue;
       owner.set(t, provider);
       add(w.term, { provider, strength: 'generic', kind: w.kind });
     }
     const own = [...routing.names, ...routing.specific.map((w) => wordOf(w).term), ...(routing.generic ?? []).map((w) => wordOf(w).term), ...(routing.shared ?? [])];
     for (const t of own) for (const p of partsOf(t)) earlierParts.add(p);
+    for (const t of routing.shared ?? []) for (const p of partsOf(t)) earlierShared.add(p);
   }
   return specs;
 }
