@@ -192,7 +192,9 @@ export function answerPlan(d: PlanData): string {
   const head = s
     ? `Terraform plan of workspace ${printable(d.workspace)}: ${s.add} to add, ${s.change} to change, ${s.remove} to destroy${s.import ? `, ${s.import} to import` : ''} (nothing was applied)`
     : `Terraform plan of workspace ${printable(d.workspace)}: no summary (the plan did not finish)`;
-  const lines = [d.changes.length ? `${head}:` : `${head}.`, ...bullets(d.changes.map((c) => `${c.address}: ${c.action}${c.reason ? ` (${c.reason})` : ''}`))];
+  // terraform plans resources in parallel: its planned_change lines come in any order, the answer does not.
+  const changes = [...d.changes].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  const lines = [d.changes.length ? `${head}:` : `${head}.`, ...bullets(changes.map((c) => `${c.address}: ${c.action}${c.reason ? ` (${c.reason})` : ''}`))];
   if (d.drift.length) lines.push(`Changed outside terraform (drift): ${d.drift.map((x) => `${printable(x.address)} (${x.action})`).join(', ')}`);
   for (const diag of d.diagnostics) lines.push(`${diag.severity}: ${diag.summary}${diag.address ? ` (${printable(diag.address)})` : ''}${diag.detail ? `: ${diag.detail}` : ''}`);
   if (d.truncated) lines.push(`(${d.truncated})`);
