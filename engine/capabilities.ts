@@ -5,7 +5,6 @@
  * `capabilities` say what it offers, and one manifest entry (engine/providers.ts) lists their names so
  * a command can choose providers without loading any.
  */
-import type { RouteDecision } from './routing/route.js';
 import type { Config } from '../schemas/config.js';
 import type { Plan, PlanCommand } from '../schemas/plan.js';
 import type { ProviderCredentials } from './config/credential-fields.js';
@@ -82,11 +81,20 @@ export interface AnswerCapability {
   understood?: readonly string[];
 }
 
+/**
+ * What an answerer needs of a routing decision (engine/routing/route.ts RouteDecision fits it): the
+ * terms that chose each provider are understood words. Declared here so the contract imports no router.
+ */
+export interface RouteSummary {
+  reasons: readonly { terms: readonly string[] }[];
+  defaulted: boolean;
+}
+
 export interface AnswerContext {
   kinds: readonly string[];
   defaulted?: boolean;
   /** The routing decision (its terms are understood words). */
-  route?: Pick<RouteDecision, 'reasons' | 'defaulted'>;
+  route?: RouteSummary;
   /** Words the other answering providers understand (their routing words): not unknown to this one. */
   knownWords?: readonly string[];
   /** Other providers answer too: this one needs no part of the question of its own. */

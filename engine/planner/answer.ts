@@ -18,8 +18,7 @@ import { AWS_READS, awsReadOf } from '../cloud_a/reads.js';
 import { answerAwsResults } from '../cloud_a/answer.js';
 import { TermMatcher } from '../routing/match.js';
 import { routeTerms, type RouteTerm } from '../routing/terms.js';
-import type { RouteDecision } from '../routing/route.js';
-import type { AnswerCapability } from '../capabilities.js';
+import type { AnswerCapability, RouteSummary } from '../capabilities.js';
 import { GPUCLOUD_ROUTING } from '../gpucloud/routing.js';
 import { BUILTIN_ANSWER_HINT } from './hint.js';
 import { understand, type Attribute, type NamedRecord, type Question } from './question.js';
@@ -477,7 +476,7 @@ function unusedPart(q: Question, use: Use): string | undefined {
 
 export interface AnswerOptions {
   /** The routing decision: its terms (config keywords included) are understood words. */
-  route?: Pick<RouteDecision, 'reasons' | 'defaulted'>;
+  route?: RouteSummary;
   /** Words other sources understand (the cloud_a reads' words). */
   knownWords?: Iterable<string>;
   /** A question that names no kind may be answered with what was read (instances and balance): a provider flag or name chose gpucloud. */
@@ -620,7 +619,7 @@ const AWS_WORDS = AWS_READS.flatMap((r) => r.words.flatMap((w) => w.split(/\s+/)
  */
 export function builtinAnswer(
   question: string,
-  route: Pick<RouteDecision, 'reasons' | 'defaulted'>,
+  route: RouteSummary,
   results: readonly { kind: string; args: readonly string[]; data: unknown }[],
   render: { iac?: (data: unknown) => string } = {},
   more: { knownWords?: readonly string[]; answeredElsewhere?: boolean } = {},
