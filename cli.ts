@@ -2,7 +2,7 @@
  * Entry point. Kept tiny on purpose: `--version` answers before anything else loads, and each
  * command group is imported only when it is used (start-up time is benchmarked).
  */
-import { assistantVersion } from './engine/version.js';
+import { assistantVersion } from './engine/core/version.js';
 import type { CommandContext, CommandGroupRunner, GlobalOptions, OutputFormat } from './commands/context.js';
 import { laterGroups, notAvailableYet } from './commands/not-available.js';
 
@@ -184,16 +184,16 @@ async function main(argv: string[]): Promise<number> {
   }
   const group = GROUPS[groupName];
   if (!group) {
-    const { closest } = await import('./engine/did-you-mean.js');
+    const { closest } = await import('./engine/core/did-you-mean.js');
     const meant = closest(groupName, Object.keys(GROUPS));
     process.stderr.write(`error: usage: unknown command "${groupName}"${meant ? `; did you mean "${meant}"?` : ''}\nhint: run 'assistant --help' to see the commands\n`);
     return 2;
   }
 
   const [{ colorEnabled }, { commandContext }, { InterruptedError }] = await Promise.all([
-    import('./engine/render/color.js'),
+    import('./engine/core/render/color.js'),
     import('./commands/context.js'),
-    import('./engine/errors.js'),
+    import('./engine/core/errors.js'),
   ]);
   const interrupt = new AbortController();
   let interrupts = 0;

@@ -5,7 +5,7 @@
  */
 import { request } from 'node:http';
 import { existsSync } from 'node:fs';
-import { AssistantError, ExitCode, OperationError } from '../engine/errors.js';
+import { AssistantError, ExitCode, OperationError } from '../engine/core/errors.js';
 import { lockHolder } from './lock.js';
 import { adminSocketPath, openBackendStore, type BackendServerOptions } from './server.js';
 import type { ApiKeyInfo, AuditEntry } from './store.js';

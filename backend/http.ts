@@ -10,8 +10,8 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { z } from 'zod';
-import { AssistantError } from '../engine/errors.js';
-import { assistantVersion } from '../engine/version.js';
+import { AssistantError } from '../engine/core/errors.js';
+import { assistantVersion } from '../engine/core/version.js';
 import {
   CredentialNameSchema,
   EnvSchema,

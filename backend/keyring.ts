@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { InvalidInputError } from '../engine/errors.js';
+import { InvalidInputError } from '../engine/core/errors.js';
 
 export const MASTER_KEY_ENV = 'ASSISTANT_BACKEND_MASTER_KEY';
 export const KEY_BYTES = 32;

@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { OperationError } from '../engine/errors.js';
+import { OperationError } from '../engine/core/errors.js';
 
 export type Row = Record<string, unknown>;
 

@@ -3,7 +3,7 @@
  * Storage (PGlite or PostgreSQL). Every write is one transaction; every request authenticates against
  * the table (no cache), so a revoked key is refused on its very next request.
  */
-import { InvalidInputError, OperationError } from '../engine/errors.js';
+import { InvalidInputError, OperationError } from '../engine/core/errors.js';
 import { generateApiKey, hashApiKey, hashesMatch, isKeyPrefix, parseApiKey } from './api-keys.js';
 import { open, rewrap, seal, UnsealError, type RecordIdentity, type Sealed } from './envelope.js';
 import { generateMasterKey, loadKeyring, writeKeyFile, type Keyring, type MasterKey } from './keyring.js';

@@ -8,9 +8,9 @@
  */
 import { rmSync } from 'node:fs';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, startEmulator, type Emulator } from '../emulator/index.js';
-import { createGpuCloudClient } from '../engine/gpucloud/client.js';
-import { createDedupeFor } from '../engine/gpucloud/dedupe.js';
-import type { GpuCloudClient } from '../engine/gpucloud/types.js';
+import { createGpuCloudClient } from '../engine/providers/gpucloud/client.js';
+import { createDedupeFor } from '../engine/providers/gpucloud/dedupe.js';
+import type { GpuCloudClient } from '../engine/providers/gpucloud/types.js';
 import { builds, importFrom, median, rows, tempDir, type Build } from './fixtures.js';
 
 type ApplyPlan = (plan: unknown, opts: Record<string, unknown>) => Promise<{ report: { status: string; error?: unknown } }>;
@@ -19,7 +19,7 @@ type ApplyPlan = (plan: unknown, opts: Record<string, unknown>) => Promise<{ rep
 async function applyOf(b: Build): Promise<{ applyPlan: ApplyPlan; providers: unknown }> {
   // The one apply module (machines/apply/); a baseline built before it had machines/apply-plan.js.
   const { applyPlan } = await importFrom<{ applyPlan: ApplyPlan }>(b, 'machines/apply/index.js').catch(() => importFrom<{ applyPlan: ApplyPlan }>(b, 'machines/apply-plan.js'));
-  const { PROVIDERS } = await importFrom<{ PROVIDERS: unknown }>(b, 'engine/providers.js');
+  const { PROVIDERS } = await importFrom<{ PROVIDERS: unknown }>(b, 'engine/providers/index.js');
   return { applyPlan, providers: PROVIDERS };
 }
 

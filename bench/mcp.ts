@@ -68,15 +68,15 @@ interface GpuCloudClientLike {
 
 /** One build's MCP server over a gpucloud client of that build. */
 async function serverOf(b: Build, emu: Emulator, shared: boolean): Promise<{ url: string; client: GpuCloudClientLike; close(): Promise<void> }> {
-  const { PROVIDERS } = await importFrom<{ PROVIDERS: unknown }>(b, 'engine/providers.js');
-  const { createGpuCloudClient } = await importFrom<{ createGpuCloudClient(o: unknown): GpuCloudClientLike }>(b, 'engine/gpucloud/client.js');
+  const { PROVIDERS } = await importFrom<{ PROVIDERS: unknown }>(b, 'engine/providers/index.js');
+  const { createGpuCloudClient } = await importFrom<{ createGpuCloudClient(o: unknown): GpuCloudClientLike }>(b, 'engine/providers/gpucloud/client.js');
   const { startMcpHttpServer } = await importFrom<{ startMcpHttpServer(o: unknown): Promise<{ url: string; close(): Promise<void> }> }>(b, 'mcp/http.js');
   const { createMcpServer } = await importFrom<{ createMcpServer(backend: unknown): unknown }>(b, 'mcp/server.js');
   const client = createGpuCloudClient({
     baseUrl: emu.url,
     credentials: { clientId: emu.clientId, clientSecret: emu.clientSecret },
     rateLimit: { perProject: 1e9, perPath: 1e9 },
-    // As `assistant mcp` builds it (engine/gpucloud/provider.ts): limits shared through this machine's record.
+    // As `assistant mcp` builds it (engine/providers/gpucloud/provider.ts): limits shared through this machine's record.
     sharedLimits: shared ? { dir: tempDir() } : undefined,
   });
   const signal = new AbortController().signal;

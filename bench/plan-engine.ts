@@ -7,8 +7,8 @@
  *      minimum is 2 windows (20 at t=0, 20 at t=W, 20 at t=2W). Target: within 5% of it, and no 429.
  */
 import { startEmulator } from '../emulator/index.js';
-import { createGpuCloudClient } from '../engine/gpucloud/client.js';
-import type { GpuCloudClient } from '../engine/gpucloud/types.js';
+import { createGpuCloudClient } from '../engine/providers/gpucloud/client.js';
+import type { GpuCloudClient } from '../engine/providers/gpucloud/types.js';
 import { builds, importFrom, median, rows, type Build } from './fixtures.js';
 
 type RunPlan = (checked: unknown, opts: Record<string, unknown>) => Promise<{ report: { status: string; error?: unknown } }>;
@@ -17,8 +17,8 @@ type CheckPlan = (plan: unknown, opts: Record<string, unknown>) => unknown;
 /** A build's checkPlan + runPlan and the provider set they take (a ProviderSet before issue 25, loaded from the registry since). */
 async function engineOf(b: Build): Promise<{ runPlan: RunPlan; checkPlan: CheckPlan; providers: (plan: unknown) => Promise<unknown> }> {
   const { runPlan } = await importFrom<{ runPlan: RunPlan }>(b, 'machines/run-plan.js');
-  const { checkPlan } = await importFrom<{ checkPlan: CheckPlan }>(b, 'engine/plan/check.js');
-  const { PROVIDERS } = await importFrom<{ PROVIDERS: { forPlan?(plan: unknown): Promise<unknown> } }>(b, 'engine/providers.js');
+  const { checkPlan } = await importFrom<{ checkPlan: CheckPlan }>(b, 'engine/core/plan/check.js');
+  const { PROVIDERS } = await importFrom<{ PROVIDERS: { forPlan?(plan: unknown): Promise<unknown> } }>(b, 'engine/providers/index.js');
   return { runPlan, checkPlan, providers: async (plan) => (PROVIDERS.forPlan ? PROVIDERS.forPlan(plan) : PROVIDERS) };
 }
 

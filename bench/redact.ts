@@ -4,7 +4,7 @@
  * secrets are registered, as in a real process (client secret, access and refresh token, an AI key).
  * Median of interleaved repeats; also the retained heap of one result.
  */
-import { redactText, redactValue, registerSecret } from '../engine/redact.js';
+import { redactText, redactValue, registerSecret } from '../engine/core/redact.js';
 
 const SECRET_KEY = /(client_secret|clientSecret|access_token|refresh_token|api_key|apiKey|auth_token|authToken|router_api_key|secret_key|password|token)/i;
 

@@ -13,10 +13,10 @@ import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type Emulator } from '../emulator/index.js';
-import { FileLimitStore } from '../engine/gpucloud/limits/file.js';
-import { RedisLimitStore } from '../engine/gpucloud/limits/redis.js';
-import { SharedLimiter } from '../engine/gpucloud/limits/shared.js';
-import type { SharedLimitStore } from '../engine/gpucloud/limits/store.js';
+import { FileLimitStore } from '../engine/providers/gpucloud/limits/file.js';
+import { RedisLimitStore } from '../engine/providers/gpucloud/limits/redis.js';
+import { SharedLimiter } from '../engine/providers/gpucloud/limits/shared.js';
+import type { SharedLimitStore } from '../engine/providers/gpucloud/limits/store.js';
 import { binOf, childEnv, startRedis, tempDir, THIS_BUILD, timeNodeAsync } from './fixtures.js';
 
 const tempHome = (prefix: string) => tempDir(prefix);

@@ -6,8 +6,8 @@
  *  (c) how late the client's retry waits fire against the emulator (was "gap < expected + 150 ms").
  */
 import { startEmulator } from '../emulator/index.js';
-import { createGpuCloudClient } from '../engine/gpucloud/client.js';
-import { SlidingWindowLimiter } from '../engine/gpucloud/rate-limiter.js';
+import { createGpuCloudClient } from '../engine/providers/gpucloud/client.js';
+import { SlidingWindowLimiter } from '../engine/providers/gpucloud/rate-limiter.js';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 

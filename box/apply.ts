@@ -5,7 +5,7 @@
  * Every apply of the box goes through this function and no other.
  */
 import type { Plan } from '../schemas/plan.js';
-import type { RunObserver } from '../engine/provider.js';
+import type { RunObserver } from '../engine/core/provider.js';
 import { applyPlan, type ApplyOutcome, type BudgetLimit, type PlanBackend } from '../machines/apply/index.js';
 
 export interface BoxApplyOptions {

@@ -11,10 +11,10 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { InvalidInputError } from '../engine/errors.js';
-import { registerSecret } from '../engine/redact.js';
+import { InvalidInputError } from '../engine/core/errors.js';
+import { registerSecret } from '../engine/core/redact.js';
 import { allowedHosts, isLoopback } from '../mcp/guard.js';
-import { TOKEN_ENV, TOKEN_SHA256_ENV } from '../engine/box/manifest.js';
+import { TOKEN_ENV, TOKEN_SHA256_ENV } from '../engine/producers/box/manifest.js';
 
 /** Off loopback a plain token must be at least this long (128 bits as hex), as for `assistant mcp`. */
 export const MIN_TOKEN_LENGTH = 32;

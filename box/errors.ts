@@ -3,8 +3,8 @@
  * client sees: an HTTP status and `{code, message, hint?}`, the same over JSON, SSE and WebSocket.
  * Messages are redacted; an unexpected error shows no internals.
  */
-import { AssistantError, ExitCode } from '../engine/errors.js';
-import { redactText } from '../engine/redact.js';
+import { AssistantError, ExitCode } from '../engine/core/errors.js';
+import { redactText } from '../engine/core/redact.js';
 import { BoxError } from './agent.js';
 
 /** Why the box aborted a request's signal. */

@@ -5,7 +5,7 @@
  * session's history when it succeeds.
  */
 import { z } from 'zod';
-import { maskSecretsInText, redactValue } from '../engine/redact.js';
+import { maskSecretsInText, redactValue } from '../engine/core/redact.js';
 import { MESSAGE_MODES, type AgentReply, type AgentRunner, type MessageMode } from './agent.js';
 import { clientError, RequestAborted, type ClientError } from './errors.js';
 import type { SessionStore } from './sessions.js';

@@ -15,8 +15,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { listenError } from '../engine/listen.js';
-import { redactText } from '../engine/redact.js';
+import { listenError } from '../engine/core/listen.js';
+import { redactText } from '../engine/core/redact.js';
 import type { AgentRunner } from './agent.js';
 import { checkRequest, normaliseOrigin, type BoxToken, type OriginPolicy } from './auth.js';
 import { RequestAborted, type ClientError } from './errors.js';

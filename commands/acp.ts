@@ -7,13 +7,13 @@
  * the protocol; diagnostics go to stderr.
  */
 import type { ToolKind } from '@agentclientprotocol/sdk';
-import { serveAcpAgent, type AgentTurn, type ToolCallHandle } from '../engine/acp/agent-side.js';
-import { AssistantError, ExitCode, UsageError } from '../engine/errors.js';
-import { redactText } from '../engine/redact.js';
-import { PLAIN } from '../engine/render/color.js';
-import { SLASH_COMMANDS } from '../engine/talk/input.js';
-import { ConversationStore } from '../engine/talk/store.js';
-import { assistantVersion } from '../engine/version.js';
+import { serveAcpAgent, type AgentTurn, type ToolCallHandle } from '../engine/producers/acp/agent-side.js';
+import { AssistantError, ExitCode, UsageError } from '../engine/core/errors.js';
+import { redactText } from '../engine/core/redact.js';
+import { PLAIN } from '../engine/core/render/color.js';
+import { SLASH_COMMANDS } from '../engine/producers/talk/input.js';
+import { ConversationStore } from '../engine/producers/talk/store.js';
+import { assistantVersion } from '../engine/core/version.js';
 import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { withSession } from './session.js';

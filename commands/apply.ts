@@ -6,12 +6,12 @@
  */
 import { applyMode, applyPlan, budgetLimit, dryRunPlan, type ApplyOutcome } from '../machines/apply/index.js';
 import type { RunReport } from '../schemas/run-report.js';
-import { ExitCode, UsageError } from '../engine/errors.js';
-import { renderPreview } from '../engine/plan/preview.js';
-import { redactText } from '../engine/redact.js';
-import { palette } from '../engine/render/color.js';
-import { renderRecord } from '../engine/render/records.js';
-import { renderReport, renderReportError } from '../engine/render/report.js';
+import { ExitCode, UsageError } from '../engine/core/errors.js';
+import { renderPreview } from '../engine/core/plan/preview.js';
+import { redactText } from '../engine/core/redact.js';
+import { palette } from '../engine/core/render/color.js';
+import { renderRecord } from '../engine/core/render/records.js';
+import { renderReport, renderReportError } from '../engine/core/render/report.js';
 import { warn, type CommandContext } from './context.js';
 import { createRunObserver } from './progress.js';
 import { withSession, type Session } from './session.js';

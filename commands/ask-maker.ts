@@ -3,20 +3,20 @@
  * stdout. The catalogue and current resources it needs are read with a read-only plan through the same
  * executor, and the result passes the same validator and destroyer gate as any plan.
  */
-import { makePlan } from '../engine/ai/maker.js';
-import { OperationError, UsageError } from '../engine/errors.js';
-import { addAutostop, type ExistingScript } from '../engine/autostop/add-to-plan.js';
-import type { AutostopPolicy } from '../engine/autostop/policy.js';
-import { routeQuestion } from '../engine/routing/route.js';
-import { PROVIDERS, providerRoutings, providersWith } from '../engine/providers.js';
+import { makePlan } from '../engine/producers/ai/maker.js';
+import { OperationError, UsageError } from '../engine/core/errors.js';
+import { addAutostop, type ExistingScript } from '../engine/producers/autostop/add-to-plan.js';
+import type { AutostopPolicy } from '../engine/producers/autostop/policy.js';
+import { routeQuestion } from '../engine/core/routing/route.js';
+import { PROVIDERS, providerRoutings, providersWith } from '../engine/providers/index.js';
 import { ProviderNotIntegratedError } from '../machines/ask.js';
-import { profileForCommand, resolveAiProvider } from '../engine/ai/resolve.js';
-import { validatePlan } from '../engine/plan/validate.js';
+import { profileForCommand, resolveAiProvider } from '../engine/producers/ai/resolve.js';
+import { validatePlan } from '../engine/core/plan/validate.js';
 import type { Plan } from '../schemas/plan.js';
 import type { CommandContext } from './context.js';
 import { readPlan } from '../machines/apply/reads.js';
-import { findKind } from '../engine/gpucloud/catalogue.js';
-import { listPlan } from '../engine/gpucloud/static-plans.js';
+import { findKind } from '../engine/providers/gpucloud/catalogue.js';
+import { listPlan } from '../engine/providers/gpucloud/static-plans.js';
 import type { Session } from './session.js';
 
 /** The AI selection flags shared by `ask` and `ask --maker`. */
@@ -39,7 +39,7 @@ export async function makePlanFromQuestion(
 }
 
 /**
- * `--autostop`: the watcher added to every instance the plan creates (engine/autostop/add-to-plan.ts),
+ * `--autostop`: the watcher added to every instance the plan creates (engine/producers/autostop/add-to-plan.ts),
  * reusing the account's watcher script when it has this one; the result is validated like any plan.
  */
 async function withAutostop(session: Session, plan: Plan, policy: AutostopPolicy, destroyer: boolean): Promise<Plan> {

@@ -5,13 +5,13 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ExitCode, UsageError } from '../engine/errors.js';
+import { ExitCode, UsageError } from '../engine/core/errors.js';
 import type { ReportKind } from '../machines/ask-report.js';
-import { loadConfig } from '../engine/config/load.js';
-import { redactText } from '../engine/redact.js';
-import { renderRecord, renderTable } from '../engine/render/records.js';
-import { providerRoutings, routableProviders } from '../engine/providers.js';
-import { PROVIDER_KINDS } from '../engine/ai/kinds.js';
+import { loadConfig } from '../engine/core/config/load.js';
+import { redactText } from '../engine/core/redact.js';
+import { renderRecord, renderTable } from '../engine/core/render/records.js';
+import { providerRoutings, routableProviders } from '../engine/providers/index.js';
+import { PROVIDER_KINDS } from '../engine/producers/ai/kinds.js';
 import { AI_PROVIDER_KINDS } from '../schemas/config-defaults.js';
 import { warn, type CommandContext } from './context.js';
 import { readPlanInput } from './plan-input.js';
@@ -21,7 +21,7 @@ import { createAnswerPrinter, createPhaseSpinner } from './progress.js';
 import type { AiFlags } from './ask-maker.js';
 // The question flow, reports, routing and maker load only when used: `ask --apply` runs none of them.
 import { askQuestion, contextPlanFor, makePlanFromQuestion, REPORT_QUESTIONS, reportFor, routeQuestion, workspaceExtra } from './ask-parts.js';
-import { policyFromFlags, type AutostopPolicy } from '../engine/autostop/policy.js';
+import { policyFromFlags, type AutostopPolicy } from '../engine/producers/autostop/policy.js';
 import { runGroup } from './group.js';
 
 type AskFlags = Record<string, unknown> & {

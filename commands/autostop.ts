@@ -1,13 +1,13 @@
 /**
  * `assistant autostop check|script`: idle auto-stop of gpucloud instances (README "Idle auto-stop").
- * Thin wiring: the check itself is machines/autostop.ts; the watcher and policies are engine/autostop/.
+ * Thin wiring: the check itself is machines/autostop.ts; the watcher and policies are engine/producers/autostop/.
  */
-import { ExitCode, UsageError } from '../engine/errors.js';
-import { parseIdleDuration } from '../engine/autostop/policy.js';
-import { renderCheckTable, summaryLine } from '../engine/autostop/render.js';
-import { watcherScript } from '../engine/autostop/watcher.js';
-import { palette } from '../engine/render/color.js';
-import { renderRecord } from '../engine/render/records.js';
+import { ExitCode, UsageError } from '../engine/core/errors.js';
+import { parseIdleDuration } from '../engine/producers/autostop/policy.js';
+import { renderCheckTable, summaryLine } from '../engine/producers/autostop/render.js';
+import { watcherScript } from '../engine/producers/autostop/watcher.js';
+import { palette } from '../engine/core/render/color.js';
+import { renderRecord } from '../engine/core/render/records.js';
 import { runAutostopCheck } from '../machines/autostop.js';
 import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';

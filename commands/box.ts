@@ -3,17 +3,17 @@
  * document that deploys it to gpucloud's serverless containers; and the box itself, an HTTP/SSE/
  * WebSocket server in front of one agent (box/server.ts). Flag parsing and output only.
  */
-import { agentCatalog, findAgent, type CatalogAgent } from '../engine/box/agents.js';
-import { boxLiveFrom, boxReadPlan } from '../engine/box/live.js';
-import { compileManifest, DEFAULT_BOX_PORT, defaultBoxImage, parseEnvFlag, parseSecretFlag, TOKEN_ENV, TOKEN_SHA256_ENV } from '../engine/box/manifest.js';
-import { containerRegions, type Region } from '../engine/box/regions.js';
-import { ensureBoxToken, tokenSha256 } from '../engine/box/token.js';
-import { slugName } from '../engine/deploy/plan.js';
-import { ExitCode, InvalidInputError, UsageError } from '../engine/errors.js';
-import { parseListen } from '../engine/listen.js';
-import { redactText } from '../engine/redact.js';
-import { renderRecord, renderTable } from '../engine/render/records.js';
-import { assistantVersion } from '../engine/version.js';
+import { agentCatalog, findAgent, type CatalogAgent } from '../engine/producers/box/agents.js';
+import { boxLiveFrom, boxReadPlan } from '../engine/producers/box/live.js';
+import { compileManifest, DEFAULT_BOX_PORT, defaultBoxImage, parseEnvFlag, parseSecretFlag, TOKEN_ENV, TOKEN_SHA256_ENV } from '../engine/producers/box/manifest.js';
+import { containerRegions, type Region } from '../engine/producers/box/regions.js';
+import { ensureBoxToken, tokenSha256 } from '../engine/producers/box/token.js';
+import { slugName } from '../engine/producers/deploy/plan.js';
+import { ExitCode, InvalidInputError, UsageError } from '../engine/core/errors.js';
+import { parseListen } from '../engine/core/listen.js';
+import { redactText } from '../engine/core/redact.js';
+import { renderRecord, renderTable } from '../engine/core/render/records.js';
+import { assistantVersion } from '../engine/core/version.js';
 import { readPlan } from '../machines/apply/reads.js';
 import { isLoopback } from '../mcp/guard.js';
 import type { AgentRunner } from '../box/agent.js';

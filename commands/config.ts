@@ -1,13 +1,13 @@
 /**
  * `assistant config show|path`: the effective configuration (secrets masked) and where gpucloud
- * credentials come from. Thin: loading is engine/config/load.ts, resolution engine/config/credentials.ts.
+ * credentials come from. Thin: loading is engine/core/config/load.ts, resolution engine/core/config/credentials.ts.
  */
 import { existsSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { isSecretKey } from '../schemas/config.js';
-import { NoCredentialsError, resolveGpuCloudCredentials, resolveGpuCloudUrls } from '../engine/config/credentials.js';
-import { loadConfig, resolveConfigPath } from '../engine/config/load.js';
-import { maskSecret, redactText } from '../engine/redact.js';
+import { NoCredentialsError, resolveGpuCloudCredentials, resolveGpuCloudUrls } from '../engine/core/config/credentials.js';
+import { loadConfig, resolveConfigPath } from '../engine/core/config/load.js';
+import { maskSecret, redactText } from '../engine/core/redact.js';
 import { warn, writeLine, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
 

@@ -2,9 +2,9 @@
  * What every command receives (gh-style injection): streams, environment, home and global flags.
  * Commands never touch process.* directly, so tests can drive them with in-memory streams.
  */
-import { palette } from '../engine/render/color.js';
-import type { OutputFormat } from '../engine/render/records.js';
-import { createDeadline, type Deadline } from '../engine/deadline.js';
+import { palette } from '../engine/core/render/color.js';
+import type { OutputFormat } from '../engine/core/render/records.js';
+import { createDeadline, type Deadline } from '../engine/core/deadline.js';
 
 export type { OutputFormat };
 
@@ -44,7 +44,7 @@ export interface CommandContext {
   /**
    * The command's one deadline signal: aborted on SIGINT (reason InterruptedError, exit 130) or when the
    * timeout armed on `deadline` expires (reason OperationError \`timeout\`, exit 1). Every wait, request,
-   * AI call and child process of the command honours it (engine/deadline.ts).
+   * AI call and child process of the command honours it (engine/core/deadline.ts).
    */
   signal: AbortSignal;
   /** Arms the timeout of `signal` (--timeout at start; config `timeout` when the config is read). */

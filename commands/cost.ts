@@ -1,22 +1,22 @@
 /**
  * `assistant cost summary|detail|trend|forecast|anomalies|tags|export` for gpucloud. Thin wiring: the
- * cost read plan through the one executor (machines/cost.ts) → engine/gpucloud/cost prices it →
- * engine/cost/ derives trend, anomalies and tag groups → renderer. Every command records a snapshot.
+ * cost read plan through the one executor (machines/cost.ts) → engine/providers/gpucloud/cost prices it →
+ * engine/producers/cost/ derives trend, anomalies and tag groups → renderer. Every command records a snapshot.
  */
 import { stat, writeFile } from 'node:fs/promises';
 import { dirname, extname, resolve } from 'node:path';
-import { costForecast, sortResources, type CostResource, type CostSort, type CostSummary } from '../engine/gpucloud/cost.js';
-import { readSnapshots } from '../engine/cost/snapshots.js';
-import { costTrend, dayOf, MAX_TREND_DAYS, parseDay, type CostTrend } from '../engine/cost/trend.js';
-import { ANOMALY_DAYS, findAnomalies } from '../engine/cost/anomalies.js';
-import { costByTag } from '../engine/cost/tags.js';
+import { costForecast, sortResources, type CostResource, type CostSort, type CostSummary } from '../engine/providers/gpucloud/cost.js';
+import { readSnapshots } from '../engine/producers/cost/snapshots.js';
+import { costTrend, dayOf, MAX_TREND_DAYS, parseDay, type CostTrend } from '../engine/producers/cost/trend.js';
+import { ANOMALY_DAYS, findAnomalies } from '../engine/producers/cost/anomalies.js';
+import { costByTag } from '../engine/producers/cost/tags.js';
 import { costAccount, readAccountCost } from '../machines/cost.js';
 import { readResult } from '../machines/apply/reads.js';
-import { ceUsagePlan, CLOUD_A_BASIS, cloudAForecast, cloudASummary, cloudATrendDays, monthToDate, parseCeUsage } from '../engine/cost/cloud-a.js';
-import { OperationError, UsageError } from '../engine/errors.js';
-import { palette } from '../engine/render/color.js';
-import { renderRecord, renderTable } from '../engine/render/records.js';
-import type { Column } from '../engine/gpucloud/catalogue.js';
+import { ceUsagePlan, CLOUD_A_BASIS, cloudAForecast, cloudASummary, cloudATrendDays, monthToDate, parseCeUsage } from '../engine/producers/cost/cloud-a.js';
+import { OperationError, UsageError } from '../engine/core/errors.js';
+import { palette } from '../engine/core/render/color.js';
+import { renderRecord, renderTable } from '../engine/core/render/records.js';
+import type { Column } from '../engine/providers/gpucloud/catalogue.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { withSession, type Session } from './session.js';
@@ -135,7 +135,7 @@ async function trend(ctx: CommandContext, o: ProviderOpt & { start?: unknown; en
     }
     // On a terminal, unless a table is asked for (-o table), the figures as charts (issue 31 §4).
     if (ctx.io.stdoutIsTTY && !ctx.globals.outputExplicit) {
-      const { renderTrendChart } = await import('../engine/charts/cost-trend.js');
+      const { renderTrendChart } = await import('../engine/producers/charts/cost-trend.js');
       ctx.io.stdout.write(renderTrendChart(t, { columns: ctx.io.columns, color: Boolean(ctx.io.stdoutColor), now: s }));
       return 0;
     }

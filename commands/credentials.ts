@@ -2,7 +2,7 @@
  * `assistant credentials store|list|delete|test`: provider credentials in the team's credential
  * backend (backend/, `assistant backend serve`), and a check that they work.
  *
- * Which fields a provider stores comes from one table (engine/config/credential-fields.ts). Secrets are
+ * Which fields a provider stores comes from one table (engine/core/config/credential-fields.ts). Secrets are
  * taken from standard input (`--client-secret -`) or a hidden prompt; one given on the command line
  * works but is warned about (shell history). Nothing read from the backend is written anywhere.
  */
@@ -12,16 +12,16 @@ import { createInterface } from 'node:readline/promises';
 import { Writable } from 'node:stream';
 import ini from 'ini';
 import { stringify as toYaml } from 'yaml';
-import { loadConfig } from '../engine/config/load.js';
-import { backendClient, DEFAULT_CREDENTIAL_NAME, type BackendClient } from '../engine/config/backend-store.js';
-import { allCredentialFlags, credentialProviders, credentialsOf, type CredentialField, type ProviderCredentials } from '../engine/config/credential-fields.js';
-import { providersWith } from '../engine/providers.js';
-import { rawFlagValues } from '../engine/cli-raw-flags.js';
-import { AssistantError, InvalidInputError, SafetyRefusal, UsageError } from '../engine/errors.js';
-import type { Column } from '../engine/gpucloud/catalogue.js';
-import { registerSecret } from '../engine/redact.js';
-import { palette } from '../engine/render/color.js';
-import { renderRecord, renderTable } from '../engine/render/records.js';
+import { loadConfig } from '../engine/core/config/load.js';
+import { backendClient, DEFAULT_CREDENTIAL_NAME, type BackendClient } from '../engine/core/config/backend-store.js';
+import { allCredentialFlags, credentialProviders, credentialsOf, type CredentialField, type ProviderCredentials } from '../engine/core/config/credential-fields.js';
+import { providersWith } from '../engine/providers/index.js';
+import { rawFlagValues } from '../engine/core/cli-raw-flags.js';
+import { AssistantError, InvalidInputError, SafetyRefusal, UsageError } from '../engine/core/errors.js';
+import type { Column } from '../engine/providers/gpucloud/catalogue.js';
+import { registerSecret } from '../engine/core/redact.js';
+import { palette } from '../engine/core/render/color.js';
+import { renderRecord, renderTable } from '../engine/core/render/records.js';
 import { CredentialNameSchema } from '../schemas/backend-api.js';
 import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
@@ -86,7 +86,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   );
 }
 
-/** cac's values with the flags that hold secrets, IDs and names put back as typed (engine/cli-raw-flags.ts). */
+/** cac's values with the flags that hold secrets, IDs and names put back as typed (engine/core/cli-raw-flags.ts). */
 function asTyped(o: Flags, raw: Map<string, string>): Flags {
   const out: Flags = { ...o };
   for (const [flag, value] of raw) if (out[camel(flag)] !== undefined) out[camel(flag)] = value;

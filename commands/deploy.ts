@@ -1,24 +1,24 @@
 /**
- * `assistant deploy <repo_url>`: clone (engine/deploy/clone.ts), analyse (analyse.ts), read what exists
+ * `assistant deploy <repo_url>`: clone (engine/producers/deploy/clone.ts), analyse (analyse.ts), read what exists
  * and compile a plan (live.ts, plan.ts); print the plan, or apply it with `--apply` through the one
  * apply path (machines/apply-plan.ts: journal, lock, gate, progress; `--dry-run`: the cost preview).
  * Flag parsing, questions and output only.
  */
 import { readPlan } from '../machines/apply/index.js';
-import { describeStack, analyseRepo, type Stack } from '../engine/deploy/analyse.js';
-import { publicUrl, remoteKind, repoName, withClone } from '../engine/deploy/clone.js';
-import { readEnvFile } from '../engine/deploy/env-file.js';
-import { liveReadPlan, liveStateFrom } from '../engine/deploy/live.js';
-import { compileCloudA } from '../engine/deploy/cloud-a.js';
-import { compileDeploy, slugName, type CompiledDeploy, type EnvValue, type Target } from '../engine/deploy/plan.js';
-import { ExitCode, InvalidInputError, UsageError } from '../engine/errors.js';
-import { loadConfig } from '../engine/config/load.js';
-import { registerSecret } from '../engine/redact.js';
-import { renderRecord } from '../engine/render/records.js';
+import { describeStack, analyseRepo, type Stack } from '../engine/producers/deploy/analyse.js';
+import { publicUrl, remoteKind, repoName, withClone } from '../engine/producers/deploy/clone.js';
+import { readEnvFile } from '../engine/producers/deploy/env-file.js';
+import { liveReadPlan, liveStateFrom } from '../engine/producers/deploy/live.js';
+import { compileCloudA } from '../engine/producers/deploy/cloud-a.js';
+import { compileDeploy, slugName, type CompiledDeploy, type EnvValue, type Target } from '../engine/producers/deploy/plan.js';
+import { ExitCode, InvalidInputError, UsageError } from '../engine/core/errors.js';
+import { loadConfig } from '../engine/core/config/load.js';
+import { registerSecret } from '../engine/core/redact.js';
+import { renderRecord } from '../engine/core/render/records.js';
 import { warn, type CommandContext } from './context.js';
 import { applyInSession, dryRunInSession } from './apply.js';
 import { runGroup } from './group.js';
-import { policyFromFlags } from '../engine/autostop/policy.js';
+import { policyFromFlags } from '../engine/producers/autostop/policy.js';
 import { askLine } from './prompt.js';
 import { armConfigDeadline, withSession, type Session } from './session.js';
 

@@ -1,16 +1,16 @@
 /**
- * `assistant gpucloud list|get|balance|action|emulate`. Thin wiring: flags → static plan (engine/gpucloud/static-plans)
+ * `assistant gpucloud list|get|balance|action|emulate`. Thin wiring: flags → static plan (engine/providers/gpucloud/static-plans)
  * → the apply module (reads, or applyPlan for actions) → renderer. No HTTP here.
  */
-import { KINDS, type Column, type KindSpec } from '../engine/gpucloud/catalogue.js';
-import { AmbiguousNameError, requireKind, resolveRecord as resolveRecordBy } from '../engine/gpucloud/lookup.js';
-import { INSTANCE_ACTIONS, instanceActionPlan, listPlan } from '../engine/gpucloud/static-plans.js';
-import { classifyRequest } from '../engine/gpucloud/verbs/api.js';
-import { UsageError } from '../engine/errors.js';
-import { listenError, parseListen } from '../engine/listen.js';
-import { palette } from '../engine/render/color.js';
-import { maskSecretLooking } from '../engine/redact.js';
-import { renderKindTable, renderRecord, renderRecords, renderTable } from '../engine/render/records.js';
+import { KINDS, type Column, type KindSpec } from '../engine/providers/gpucloud/catalogue.js';
+import { AmbiguousNameError, requireKind, resolveRecord as resolveRecordBy } from '../engine/providers/gpucloud/lookup.js';
+import { INSTANCE_ACTIONS, instanceActionPlan, listPlan } from '../engine/providers/gpucloud/static-plans.js';
+import { classifyRequest } from '../engine/providers/gpucloud/verbs/api.js';
+import { UsageError } from '../engine/core/errors.js';
+import { listenError, parseListen } from '../engine/core/listen.js';
+import { palette } from '../engine/core/render/color.js';
+import { maskSecretLooking } from '../engine/core/redact.js';
+import { renderKindTable, renderRecord, renderRecords, renderTable } from '../engine/core/render/records.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { confirmByTyping } from './prompt.js';
@@ -78,7 +78,7 @@ async function matrix(ctx: CommandContext, session: Session, kind: string): Prom
   if (spec.kind !== 'availability' && spec.kind !== 'cluster-availability') {
     throw new UsageError(`--matrix shows availability and cluster-availability, not ${spec.kind}`, { hint: 'assistant gpucloud list availability --matrix' });
   }
-  const { buildMatrix, matrixPlan, renderMatrix } = await import('../engine/charts/availability-matrix.js');
+  const { buildMatrix, matrixPlan, renderMatrix } = await import('../engine/producers/charts/availability-matrix.js');
   const m = buildMatrix(spec.kind, await readPlan(session, matrixPlan(spec.kind), { signal: ctx.signal }));
   ctx.io.stdout.write(ctx.globals.output === 'table' ? renderMatrix(m, ctx.io.columns, palette(Boolean(ctx.io.stdoutColor))) : renderRecord(m, ctx.globals.output));
   return 0;

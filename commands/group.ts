@@ -1,6 +1,6 @@
 import { cac, type CAC } from 'cac';
-import { closest } from '../engine/did-you-mean.js';
-import { UsageError } from '../engine/errors.js';
+import { closest } from '../engine/core/did-you-mean.js';
+import { UsageError } from '../engine/core/errors.js';
 import type { CommandContext } from './context.js';
 
 class HelpShown extends Error {}

@@ -1,6 +1,6 @@
 /**
  * `assistant k8s create gpucloud|eks|gke|kubeadm <name>` and `k8s delete gpucloud <name>`: each compiles
- * to one plan (engine/k8s-create/) and goes through the apply path of `ask --apply` (validation, gate,
+ * to one plan (engine/producers/k8s-create/) and goes through the apply path of `ask --apply` (validation, gate,
  * journal, `--resume`, progress, exit codes); `--plan` prints the plan instead, `--dry-run` previews it.
  * The compiled plan is kept in ~/.assistant/k8s/ so `--resume` continues exactly the plan that started,
  * even if the catalogue (availability) changed since.
@@ -8,18 +8,18 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PlanSchema, type Plan } from '../schemas/plan.js';
-import { ExitCode, InvalidInputError, SafetyRefusal, UsageError } from '../engine/errors.js';
-import { planHash, RunJournal } from '../engine/plan/journal.js';
-import { compileGpuCloudCreate, DEFAULT_SHARED_VOLUME_GB } from '../engine/k8s-create/gpucloud.js';
-import { compileEksCreate } from '../engine/k8s-create/eks.js';
-import { compileGkeCreate } from '../engine/k8s-create/gke.js';
-import { compileKubeadmCreate } from '../engine/k8s-create/kubeadm.js';
-import { requireClusterName, type CatalogueRead } from '../engine/k8s-create/common.js';
-import { sandboxKubeconfig } from '../engine/sandbox/sandbox.js';
-import { assertContextFree } from '../engine/k8s/kubeconfig-write.js';
-import { expandHome } from '../engine/k8s/kubeconfig.js';
-import { readPrivateKey, type SshSettings } from '../engine/ssh/remote.js';
-import { requireKind, resolveRecord } from '../engine/gpucloud/lookup.js';
+import { ExitCode, InvalidInputError, SafetyRefusal, UsageError } from '../engine/core/errors.js';
+import { planHash, RunJournal } from '../engine/core/plan/journal.js';
+import { compileGpuCloudCreate, DEFAULT_SHARED_VOLUME_GB } from '../engine/producers/k8s-create/gpucloud.js';
+import { compileEksCreate } from '../engine/producers/k8s-create/eks.js';
+import { compileGkeCreate } from '../engine/producers/k8s-create/gke.js';
+import { compileKubeadmCreate } from '../engine/producers/k8s-create/kubeadm.js';
+import { requireClusterName, type CatalogueRead } from '../engine/producers/k8s-create/common.js';
+import { sandboxKubeconfig } from '../engine/producers/sandbox/sandbox.js';
+import { assertContextFree } from '../engine/core/kubeconfig/kubeconfig-write.js';
+import { expandHome } from '../engine/core/kubeconfig/kubeconfig.js';
+import { readPrivateKey, type SshSettings } from '../engine/providers/ssh/remote.js';
+import { requireKind, resolveRecord } from '../engine/providers/gpucloud/lookup.js';
 import { dryRunPlan, readResult } from '../machines/apply/index.js';
 import { applyInSession, dryRunInSession } from './apply.js';
 import { warn, type CommandContext } from './context.js';

@@ -1,20 +1,20 @@
 /**
  * `assistant k8s create|deploy|delete|get|logs|stats|ask`. Thin wiring: flags → cluster and namespace →
- * a plan of k8s steps (engine/k8s/plans.ts) → the one executor (applies through the same path as
+ * a plan of k8s steps (engine/providers/k8s/plans.ts) → the one executor (applies through the same path as
  * `ask --apply`) → renderers. `create` belongs to commands/k8s-create.ts.
  */
-import { q } from '../engine/k8s/quote.js';
-import { loadConfig } from '../engine/config/load.js';
-import { ExitCode, InvalidInputError, OperationError, UsageError } from '../engine/errors.js';
-import { KubeApiError, type KubeClient } from '../engine/k8s/client.js';
-import { findK8sKind, type K8sKind } from '../engine/k8s/kinds.js';
-import { contextFor } from '../engine/k8s/kubeconfig.js';
-import { deletePlan, deployPlan, listPlan, logPath, logsPlan, statsPlan } from '../engine/k8s/plans.js';
-import { formatBytes, formatCores, parseDuration } from '../engine/k8s/quantity.js';
-import { clusterRow, nodeRows, podRows, sortRows, statsColumns, type StatsRow } from '../engine/k8s/stats.js';
-import { redactText } from '../engine/redact.js';
-import { palette } from '../engine/render/color.js';
-import { renderRecord, renderTable } from '../engine/render/records.js';
+import { q } from '../engine/core/render/quote.js';
+import { loadConfig } from '../engine/core/config/load.js';
+import { ExitCode, InvalidInputError, OperationError, UsageError } from '../engine/core/errors.js';
+import { KubeApiError, type KubeClient } from '../engine/providers/k8s/client.js';
+import { findK8sKind, type K8sKind } from '../engine/providers/k8s/kinds.js';
+import { contextFor } from '../engine/core/kubeconfig/kubeconfig.js';
+import { deletePlan, deployPlan, listPlan, logPath, logsPlan, statsPlan } from '../engine/providers/k8s/plans.js';
+import { formatBytes, formatCores, parseDuration } from '../engine/providers/k8s/quantity.js';
+import { clusterRow, nodeRows, podRows, sortRows, statsColumns, type StatsRow } from '../engine/providers/k8s/stats.js';
+import { redactText } from '../engine/core/redact.js';
+import { palette } from '../engine/core/render/color.js';
+import { renderRecord, renderTable } from '../engine/core/render/records.js';
 import type { Plan } from '../schemas/plan.js';
 import type { Config } from '../schemas/config.js';
 import { askCluster } from '../machines/k8s-ask.js';

@@ -3,9 +3,9 @@
  * One session (config, one gpucloud client) lives as long as the server, shared by every agent.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { resolveAiProvider } from '../engine/ai/resolve.js';
-import { UsageError } from '../engine/errors.js';
-import { parseListen } from '../engine/listen.js';
+import { resolveAiProvider } from '../engine/producers/ai/resolve.js';
+import { UsageError } from '../engine/core/errors.js';
+import { parseListen } from '../engine/core/listen.js';
 import { isLoopback } from '../mcp/guard.js';
 import { DEFAULT_MAX_SESSIONS, startMcpHttpServer } from '../mcp/http.js';
 import { createMcpServer } from '../mcp/server.js';

@@ -1,6 +1,6 @@
 /**
  * `assistant onboarding scan` and `assistant onboarding install`: from a fresh laptop to a working setup.
- * Thin wiring: the scan, the recipe table, the plan compiler and the installer are in engine/onboarding/.
+ * Thin wiring: the scan, the recipe table, the plan compiler and the installer are in engine/producers/onboarding/.
  */
 import { Writable } from 'node:stream';
 import { createInterface } from 'node:readline/promises';
@@ -8,18 +8,18 @@ import { stringify as toYaml } from 'yaml';
 import { emptyConfig, type Config } from '../schemas/config.js';
 import type { InstallPlan, InstallReport } from '../schemas/onboarding.js';
 import { ONBOARDING_SCHEMA_VERSION } from '../schemas/onboarding.js';
-import { loadConfig, resolveConfigPath } from '../engine/config/load.js';
-import { AssistantError, ExitCode, SafetyRefusal, UsageError } from '../engine/errors.js';
-import { redactText } from '../engine/redact.js';
-import { palette } from '../engine/render/color.js';
-import type { PlanReader } from '../engine/onboarding/credentials.js';
-import { executePlan } from '../engine/onboarding/install.js';
-import { compilePlan, loadRecipeFile, type PlanRequest } from '../engine/onboarding/plan.js';
-import { detectPlatform, hostArch, hostOs } from '../engine/onboarding/platform.js';
-import { renderInstallReport, renderPlan, renderScan } from '../engine/onboarding/render.js';
-import { parseProviderList, runScan } from '../engine/onboarding/scan.js';
-import { toolNames, toolsOf, toolSpec } from '../engine/onboarding/tools.js';
-import { probeTools } from '../engine/onboarding/versions.js';
+import { loadConfig, resolveConfigPath } from '../engine/core/config/load.js';
+import { AssistantError, ExitCode, SafetyRefusal, UsageError } from '../engine/core/errors.js';
+import { redactText } from '../engine/core/redact.js';
+import { palette } from '../engine/core/render/color.js';
+import type { PlanReader } from '../engine/producers/onboarding/credentials.js';
+import { executePlan } from '../engine/producers/onboarding/install.js';
+import { compilePlan, loadRecipeFile, type PlanRequest } from '../engine/producers/onboarding/plan.js';
+import { detectPlatform, hostArch, hostOs } from '../engine/producers/onboarding/platform.js';
+import { renderInstallReport, renderPlan, renderScan } from '../engine/producers/onboarding/render.js';
+import { parseProviderList, runScan } from '../engine/producers/onboarding/scan.js';
+import { toolNames, toolsOf, toolSpec } from '../engine/producers/onboarding/tools.js';
+import { probeTools } from '../engine/producers/onboarding/versions.js';
 import { readPlan } from '../machines/apply/reads.js';
 import { warn, type CommandContext, type OutputFormat } from './context.js';
 import { runGroup } from './group.js';

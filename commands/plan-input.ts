@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { InvalidInputError } from '../engine/errors.js';
-import { decodeUtf8Strict, parseStrictJson } from '../engine/plan/strict-json.js';
+import { InvalidInputError } from '../engine/core/errors.js';
+import { decodeUtf8Strict, parseStrictJson } from '../engine/core/plan/strict-json.js';
 import type { CommandContext } from './context.js';
 
 /**

@@ -4,11 +4,11 @@
  * `assistant plan diff [file] [--all]`: the plan against the live cloud; exit 4 when anything drifted.
  */
 import { PREDEFINED_BINDINGS } from '../schemas/plan.js';
-import { DRIFT_EXIT_CODE } from '../engine/drift/types.js';
-import { formatProblems, validatePlan } from '../engine/plan/validate.js';
-import { ExitCode, InvalidInputError, UsageError } from '../engine/errors.js';
-import { renderRecord, renderTable } from '../engine/render/records.js';
-import { palette } from '../engine/render/color.js';
+import { DRIFT_EXIT_CODE } from '../engine/core/drift-types.js';
+import { formatProblems, validatePlan } from '../engine/core/plan/validate.js';
+import { ExitCode, InvalidInputError, UsageError } from '../engine/core/errors.js';
+import { renderRecord, renderTable } from '../engine/core/render/records.js';
+import { palette } from '../engine/core/render/color.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { readPlanInput } from './plan-input.js';
@@ -45,12 +45,12 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
 
 async function diff(ctx: CommandContext, file: string | undefined, all: boolean): Promise<number> {
   const input = await readPlanInput(ctx, file);
-  const { planDrift } = await import('../engine/drift/plan-diff.js');
+  const { planDrift } = await import('../engine/producers/drift/plan-diff.js');
   const { readResult } = await import('../machines/apply/reads.js');
   const report = await withSession(ctx, (session) => planDrift(session, input, { all, read: (plan) => readResult(session, plan, { signal: ctx.signal }) }));
   if (ctx.globals.output !== 'table') ctx.io.stdout.write(renderRecord(report, ctx.globals.output));
   else {
-    const { renderDrift } = await import('../engine/drift/render.js');
+    const { renderDrift } = await import('../engine/producers/drift/render.js');
     ctx.io.stdout.write(renderDrift(report, ctx.io.columns, palette(Boolean(ctx.io.stdoutColor))));
   }
   for (const p of report.not_checked) ctx.io.stderr.write(`note: provider ${p} cannot compare its resources; its steps were not checked\n`);
@@ -67,7 +67,7 @@ async function show(ctx: CommandContext, file: string | undefined, opts: { graph
   if (!v.ok) {
     throw new InvalidInputError('invalid_plan', `the plan is invalid:\n${formatProblems(v.problems)}`, { hint: 'fix it; `assistant plan validate <file>` lists every problem' });
   }
-  const { planGraph, toDot, toMermaid, toText } = await import('../engine/charts/plan-graph.js');
+  const { planGraph, toDot, toMermaid, toText } = await import('../engine/producers/charts/plan-graph.js');
   const graph = planGraph(v.plan!, v.classes, providers, PREDEFINED_BINDINGS);
   if (ctx.globals.output !== 'table') {
     ctx.io.stdout.write(renderRecord(graph, ctx.globals.output));

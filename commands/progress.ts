@@ -1,5 +1,5 @@
-import type { RunEvent, RunObserver, WaitNotice } from '../engine/provider.js';
-import { redactText } from '../engine/redact.js';
+import type { RunEvent, RunObserver, WaitNotice } from '../engine/core/provider.js';
+import { redactText } from '../engine/core/redact.js';
 import type { Io } from './context.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];

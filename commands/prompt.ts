@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import { SafetyRefusal } from '../engine/errors.js';
+import { SafetyRefusal } from '../engine/core/errors.js';
 import type { CommandContext } from './context.js';
 
 /**

@@ -1,6 +1,6 @@
-import { AssistantError, ExitCode, isAbortError } from '../engine/errors.js';
-import { redactText } from '../engine/redact.js';
-import { palette } from '../engine/render/color.js';
+import { AssistantError, ExitCode, isAbortError } from '../engine/core/errors.js';
+import { redactText } from '../engine/core/redact.js';
+import { palette } from '../engine/core/render/color.js';
 import type { CommandContext } from './context.js';
 
 /**

@@ -1,12 +1,12 @@
 import type { Config } from '../schemas/config.js';
-import { loadConfig } from '../engine/config/load.js';
-import { predefinedBindings, resolveRateLimit } from '../engine/config/credentials.js';
-import { fileReservations, redisReservations, type ReservationStore } from '../engine/plan/reservations.js';
-import type { ConnectOptions, ProviderClient, RunObserver } from '../engine/provider.js';
-import { PROVIDERS } from '../engine/providers.js';
-import { redactText } from '../engine/redact.js';
-import { openSandbox } from '../engine/sandbox/sandbox.js';
-import { OperationError, UsageError } from '../engine/errors.js';
+import { loadConfig } from '../engine/core/config/load.js';
+import { predefinedBindings, resolveRateLimit } from '../engine/core/config/credentials.js';
+import { fileReservations, redisReservations, type ReservationStore } from '../engine/core/plan/reservations.js';
+import type { ConnectOptions, ProviderClient, RunObserver } from '../engine/core/provider.js';
+import { PROVIDERS } from '../engine/providers/index.js';
+import { redactText } from '../engine/core/redact.js';
+import { openSandbox } from '../engine/producers/sandbox/sandbox.js';
+import { OperationError, UsageError } from '../engine/core/errors.js';
 import type { PlanBackend, RunContext } from '../machines/run-plan.js';
 import { warn, type CommandContext } from './context.js';
 import { createRunObserver } from './progress.js';
@@ -44,7 +44,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
   for (const w of warnings) warn(ctx, w);
   const debug = ctx.globals.debug ? (line: string) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined;
   // --timeout (or config `timeout`) bounds the whole command, waits included (one deadline: ctx.signal,
-  // engine/deadline.ts); a request alone is bounded by it too, or by 30 s when neither is given (then
+  // engine/core/deadline.ts); a request alone is bounded by it too, or by 30 s when neither is given (then
   // there is no overall bound: a cluster may take minutes). A long-lived server (mcp) is bounded per
   // request instead, so its session lives until Ctrl-C.
   const overallS = ctx.globals.timeout ?? config.timeout;
@@ -78,7 +78,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     backendOnly: opts.backendOnly,
   };
   // The providers the sandbox stands in for (gpucloud, and ssh to its clusters' head nodes) connect to
-  // its stand-ins; every other provider reaches its real endpoint (engine/sandbox/sandbox.ts).
+  // its stand-ins; every other provider reaches its real endpoint (engine/producers/sandbox/sandbox.ts).
   const sandbox = ctx.globals.sandbox ? openSandbox(ctx.home) : undefined;
   const clients = new Map<string, Promise<ProviderClient<unknown>>>();
   const connect = (name: string): Promise<ProviderClient<unknown>> => {
@@ -86,7 +86,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     if (!client) {
       if (!PROVIDERS.names().includes(name)) throw new UsageError(`unknown provider "${name}" (known: ${PROVIDERS.names().join(', ')})`);
       client = (async () => {
-        // The provider's module loads on its first connection (engine/providers.ts).
+        // The provider's module loads on its first connection (engine/providers/index.ts).
         const provider = (await PROVIDERS.load([name])).provider(name)!;
         return sandbox?.standsInFor(name, provider) ? sandbox.connect(name, provider, connectOptions) : provider.connect(connectOptions);
       })();

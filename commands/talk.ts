@@ -6,25 +6,25 @@
  * history recall, Ctrl-C per turn, confirmations, and the scripted (no terminal) mode.
  */
 import { resolve } from 'node:path';
-import { ExitCode, InterruptedError, SafetyRefusal, UsageError } from '../engine/errors.js';
+import { ExitCode, InterruptedError, SafetyRefusal, UsageError } from '../engine/core/errors.js';
 import type * as acp from '@agentclientprotocol/sdk';
-import { resolveAgentLaunch } from '../engine/acp/launch.js';
-import { printable } from '../engine/acp/printable.js';
-import { redactText } from '../engine/redact.js';
-import { palette } from '../engine/render/color.js';
-import { renderRecord, renderTable } from '../engine/render/records.js';
-import { namesMatch } from '../engine/talk/destroy-targets.js';
-import { MultiLine } from '../engine/talk/input.js';
-import { historyEntry, lineHistoryPath, loadLineHistory, saveLineHistory } from '../engine/talk/line-history.js';
-import { ConversationStore, listSessions } from '../engine/talk/store.js';
-import { createTalkTerminal, type TalkTerminal } from '../engine/talk/terminal.js';
-import { routableProviders } from '../engine/providers.js';
+import { resolveAgentLaunch } from '../engine/producers/acp/launch.js';
+import { printable } from '../engine/producers/acp/printable.js';
+import { redactText } from '../engine/core/redact.js';
+import { palette } from '../engine/core/render/color.js';
+import { renderRecord, renderTable } from '../engine/core/render/records.js';
+import { namesMatch } from '../engine/producers/talk/destroy-targets.js';
+import { MultiLine } from '../engine/producers/talk/input.js';
+import { historyEntry, lineHistoryPath, loadLineHistory, saveLineHistory } from '../engine/producers/talk/line-history.js';
+import { ConversationStore, listSessions } from '../engine/producers/talk/store.js';
+import { createTalkTerminal, type TalkTerminal } from '../engine/producers/talk/terminal.js';
+import { routableProviders } from '../engine/providers/index.js';
 import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { createAnswerPrinter, createPhaseSpinner, createRunObserver } from './progress.js';
 import { reportError } from './report-error.js';
 import { withSession } from './session.js';
-import { createDeadline } from '../engine/deadline.js';
+import { createDeadline } from '../engine/core/deadline.js';
 import { TalkEngine, type ApplyConfirmation, type TurnIo } from './talk-engine.js';
 
 interface TalkFlags {

@@ -1,6 +1,6 @@
 /** Replies, API errors and the wire helpers shared by every route. */
 import type { ServerResponse } from 'node:http';
-import { ERROR_CODE_BY_STATUS } from '../engine/gpucloud/errors.js';
+import { ERROR_CODE_BY_STATUS } from '../engine/providers/gpucloud/errors.js';
 
 /** What a handler answers; `json` and `text` are exclusive, neither means an empty body. */
 export interface Reply {

@@ -12,10 +12,10 @@
  */
 import { assign, createActor, fromPromise, setup } from 'xstate';
 import type { Plan } from '../schemas/plan.js';
-import type { AiProvider, ChatMessage } from '../engine/ai/provider.js';
-import { recordsFromResults } from '../engine/ai/chunking.js';
-import { summariseContext, type SummariseResult } from '../engine/ai/summarise.js';
-import type { RouteDecision } from '../engine/routing/route.js';
+import type { AiProvider, ChatMessage } from '../engine/producers/ai/provider.js';
+import { recordsFromResults } from '../engine/producers/ai/chunking.js';
+import { summariseContext, type SummariseResult } from '../engine/producers/ai/summarise.js';
+import type { RouteDecision } from '../engine/core/routing/route.js';
 import { AI_DEFAULTS } from '../schemas/config.js';
 
 /** One fetched kind of the context plan: the step's args and its parsed response. */
@@ -37,7 +37,7 @@ export interface AskFlowInput {
   runReadPlan: (plan: Plan) => Promise<unknown[]>;
   /**
    * Instead of one context plan: a report that reads through the executor in several plans
-   * (engine/reports/) and hands back its structured result as the context.
+   * (engine/producers/reports/) and hands back its structured result as the context.
    */
   gatherContext?: (decision: RouteDecision) => Promise<ContextResult[]>;
   /** The built-in provider's answer from the gathered results (the providers' answers; a report renders itself as a table). */

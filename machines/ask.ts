@@ -3,24 +3,24 @@
  * the MCP ask tool. It routes the question, reads a read-only context plan through the plan executor,
  * summarises the context when it is too large, and streams the AI provider's answer (or, with the
  * built-in provider, renders it from the results without a model). Conversation history is kept per
- * AI provider profile and gpucloud project (engine/ai/history.ts).
+ * AI provider profile and gpucloud project (engine/producers/ai/history.ts).
  */
-import type { AnswerCapability, RoutingCapability } from '../engine/capabilities.js';
+import type { AnswerCapability, RoutingCapability } from '../engine/core/capabilities.js';
 import type { Config } from '../schemas/config.js';
 import type { Plan } from '../schemas/plan.js';
-import type { CapableProvider } from '../engine/providers.js';
-import { InvalidInputError, type AssistantErrorOptions } from '../engine/errors.js';
-import { PROVIDERS, providerRoutings, providersWith } from '../engine/providers.js';
-import { renderIac } from '../engine/reports/render.js';
-import type { IacContext } from '../engine/reports/discovery.js';
+import type { CapableProvider } from '../engine/providers/index.js';
+import { InvalidInputError, type AssistantErrorOptions } from '../engine/core/errors.js';
+import { PROVIDERS, providerRoutings, providersWith } from '../engine/providers/index.js';
+import { renderIac } from '../engine/producers/reports/render.js';
+import type { IacContext } from '../engine/producers/reports/discovery.js';
 import { readPlan } from './apply/reads.js';
 import type { PlanBackend } from './run-plan.js';
-import { createRedactingStream, maskSecretLooking, maskSecretsInText } from '../engine/redact.js';
-import { routeQuestion, type RouteDecision } from '../engine/routing/route.js';
+import { createRedactingStream, maskSecretLooking, maskSecretsInText } from '../engine/core/redact.js';
+import { routeQuestion, type RouteDecision } from '../engine/core/routing/route.js';
 import { runAskFlow, type AskFlowInput, type AskFlowOutput, type ContextResult } from './ask-flow.js';
-import { ConversationHistory, historyProject } from '../engine/ai/history.js';
-import type { AiCallPolicy, AiProvider, ChatMessage } from '../engine/ai/provider.js';
-import { profileForCommand, resolveAiProvider } from '../engine/ai/resolve.js';
+import { ConversationHistory, historyProject } from '../engine/producers/ai/history.js';
+import type { AiCallPolicy, AiProvider, ChatMessage } from '../engine/producers/ai/provider.js';
+import { profileForCommand, resolveAiProvider } from '../engine/producers/ai/resolve.js';
 
 export type { RouteDecision };
 
@@ -57,7 +57,7 @@ export interface AskOptions extends Pick<AskFlowInput, 'onToken' | 'onProgress' 
   debug?: (line: string) => void;
   /**
    * A structured report (`--iam`, `--compliance`, `--discovery`) instead of a context plan: it gathers
-   * through the executor itself; the built-in provider's answer is its table (engine/reports/).
+   * through the executor itself; the built-in provider's answer is its table (engine/producers/reports/).
    */
   report?: { gather: (route: RouteDecision) => Promise<ContextResult[]>; render: (results: ContextResult[]) => string };
   /** Context besides the plan's (the `--workspace` state and its drift), read after the plan. */
@@ -81,7 +81,7 @@ export class ProviderNotIntegratedError extends InvalidInputError {
   }
 }
 
-export { ALWAYS_CONTEXT_KINDS } from '../engine/gpucloud/capabilities.js';
+export { ALWAYS_CONTEXT_KINDS } from '../engine/providers/gpucloud/capabilities.js';
 
 /** What besides the routing decision chooses a context: the question's words and the config. */
 export interface ContextOptions {

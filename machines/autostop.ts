@@ -1,7 +1,7 @@
 /**
  * `assistant autostop check` (and the MCP server's timer): find the instances whose startup script
  * records an auto-stop policy, read each one's idle record over SSH with the read-only template, decide
- * (engine/autostop/decide.ts), and send the shutdown or delete through the one apply module. Reads go
+ * (engine/producers/autostop/decide.ts), and send the shutdown or delete through the one apply module. Reads go
  * through `readPlan`; the only change it can make is in `applyAutostopAction`.
  *
  * Safe to run from cron or CI: one check at a time per home (a second is refused), idempotent (an
@@ -10,15 +10,15 @@
  */
 import type { Config } from '../schemas/config.js';
 import type { Plan } from '../schemas/plan.js';
-import { AssistantError, InvalidInputError } from '../engine/errors.js';
-import { findKind } from '../engine/gpucloud/catalogue.js';
-import { getByIdPlan, listPlan } from '../engine/gpucloud/static-plans.js';
-import { checkExitCode, decide, type AutostopRow, type ReadOutcome } from '../engine/autostop/decide.js';
-import { policyOfScript, type AutostopPolicy } from '../engine/autostop/policy.js';
-import { parseRecord } from '../engine/autostop/record.js';
-import { lockCheck, SentActions } from '../engine/autostop/sent.js';
-import { AUTOSTOP_READ_COMMAND } from '../engine/autostop/template.js';
-import { derivedSignal } from '../engine/deadline.js';
+import { AssistantError, InvalidInputError } from '../engine/core/errors.js';
+import { findKind } from '../engine/providers/gpucloud/catalogue.js';
+import { getByIdPlan, listPlan } from '../engine/providers/gpucloud/static-plans.js';
+import { checkExitCode, decide, type AutostopRow, type ReadOutcome } from '../engine/producers/autostop/decide.js';
+import { policyOfScript, type AutostopPolicy } from '../engine/producers/autostop/policy.js';
+import { parseRecord } from '../engine/producers/autostop/record.js';
+import { lockCheck, SentActions } from '../engine/producers/autostop/sent.js';
+import { AUTOSTOP_READ_COMMAND } from '../engine/producers/autostop/template.js';
+import { derivedSignal } from '../engine/core/deadline.js';
 import { applyPlan, readResult, type PlanBackend } from './apply/index.js';
 
 export interface AutostopBackend extends PlanBackend {

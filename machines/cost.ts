@@ -1,14 +1,14 @@
 /**
  * Reading what the account costs: the one function behind every `cost` command, the MCP cost tool and
  * the budget guard's view of the live burn. The reads are a plan (costReadPlan) run through the one
- * executor; engine/gpucloud/cost prices them; each reading is recorded as a snapshot for `cost trend`.
+ * executor; engine/providers/gpucloud/cost prices them; each reading is recorded as a snapshot for `cost trend`.
  */
 import type { Config } from '../schemas/config.js';
-import { historyProject } from '../engine/ai/history.js';
-import { costSummary, type CostSummary } from '../engine/gpucloud/cost.js';
-import { requireKind } from '../engine/gpucloud/lookup.js';
-import { COST_READ_KINDS, costReadPlan } from '../engine/gpucloud/static-plans.js';
-import { recordSnapshot } from '../engine/cost/snapshots.js';
+import { historyProject } from '../engine/producers/ai/history.js';
+import { costSummary, type CostSummary } from '../engine/providers/gpucloud/cost.js';
+import { requireKind } from '../engine/providers/gpucloud/lookup.js';
+import { COST_READ_KINDS, costReadPlan } from '../engine/providers/gpucloud/static-plans.js';
+import { recordSnapshot } from '../engine/producers/cost/snapshots.js';
 import { readPlan } from './apply/reads.js';
 import type { PlanBackend } from './run-plan.js';
 

@@ -3,11 +3,11 @@
  * provider answering without a model) over a read-only context plan of one cluster: nodes, pods,
  * deployments, services and events. The conversation is kept per AI profile and cluster (context).
  */
-import { ConversationHistory } from '../engine/ai/history.js';
-import { profileForCommand, resolveAiProvider } from '../engine/ai/resolve.js';
-import { answerK8s, K8S_SYSTEM_PROMPT } from '../engine/k8s/answer.js';
-import { askContextPlan } from '../engine/k8s/plans.js';
-import { createRedactingStream, maskSecretLooking, maskSecretsInText } from '../engine/redact.js';
+import { ConversationHistory } from '../engine/producers/ai/history.js';
+import { profileForCommand, resolveAiProvider } from '../engine/producers/ai/resolve.js';
+import { answerK8s, K8S_SYSTEM_PROMPT } from '../engine/providers/k8s/answer.js';
+import { askContextPlan } from '../engine/providers/k8s/plans.js';
+import { createRedactingStream, maskSecretLooking, maskSecretsInText } from '../engine/core/redact.js';
 import type { AskBackend, AskOptions, AskResult } from './ask.js';
 import { runAskFlow } from './ask-flow.js';
 import { readPlan } from './apply/reads.js';

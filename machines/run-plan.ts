@@ -17,15 +17,15 @@
 import { assign, createActor, fromCallback, sendTo, setup, toPromise } from 'xstate';
 import type { Plan } from '../schemas/plan.js';
 import type { RunReport, StepReport } from '../schemas/run-report.js';
-import { AssistantError, ExitCode, InterruptedError, isAbortError, OperationError, SafetyRefusal } from '../engine/errors.js';
-import { abortReason } from '../engine/deadline.js';
-import type { ProviderSet, ProviderSource, RunObserver, StepClass, StepContext, StepResult } from '../engine/provider.js';
-import type { CheckedPlan } from '../engine/plan/check.js';
-import { evaluateProduces } from '../engine/plan/produces.js';
-import type { JournalState, RunJournal } from '../engine/plan/journal.js';
-import type { CreateStepPlan, RunCreates } from '../engine/plan/names.js';
-import type { ReservationStore } from '../engine/plan/reservations.js';
-import { redactText, redactValue } from '../engine/redact.js';
+import { AssistantError, ExitCode, InterruptedError, isAbortError, OperationError, SafetyRefusal } from '../engine/core/errors.js';
+import { abortReason } from '../engine/core/deadline.js';
+import type { ProviderSet, ProviderSource, RunObserver, StepClass, StepContext, StepResult } from '../engine/core/provider.js';
+import type { CheckedPlan } from '../engine/core/plan/check.js';
+import { evaluateProduces } from '../engine/core/plan/produces.js';
+import type { JournalState, RunJournal } from '../engine/core/plan/journal.js';
+import type { CreateStepPlan, RunCreates } from '../engine/core/plan/names.js';
+import type { PlanBackend, RunContext } from '../engine/core/plan/backend.js';
+import { redactText, redactValue } from '../engine/core/redact.js';
 
 export interface CompletedStep {
   index: number;
@@ -182,14 +182,6 @@ function doneStep({ event }: { event: unknown }): CompletedStep {
   return ((event as { output: StepOutput }).output as Extract<StepOutput, { kind: 'done' }>).step;
 }
 
-/** Where a run's steps get their providers' clients, and the signal that cancels the run. */
-export interface RunContext {
-  /** The client of a provider, built on first use (one per session). */
-  client(provider: string): Promise<unknown>;
-  signal: AbortSignal;
-  /** The session's observer, used when a run is given none of its own (waits of static commands). */
-  observer?: RunObserver;
-}
 
 export interface RunOptions {
   providers: ProviderSet;
@@ -219,7 +211,7 @@ export interface RunOutcome {
 }
 
 /**
- * Runs a checked plan (validated once, gated: engine/plan/check.ts) through the machine. Only the apply
+ * Runs a checked plan (validated once, gated: engine/core/plan/check.ts) through the machine. Only the apply
  * module (machines/apply/) calls it: producers hand their plans to that module, never to the executor.
  */
 export async function runPlan(checked: CheckedPlan, opts: RunOptions): Promise<RunOutcome> {
@@ -397,19 +389,10 @@ function changedThenFailed(err: unknown, cls: StepClass, id: string | undefined,
   });
 }
 
-/** What a producer needs to run a plan: the providers, the predefined bindings and a run context (a command's Session, the MCP server's backend). */
-export interface PlanBackend {
-  /** Loads the providers a plan needs (await `forPlan` before validating: engine/providers.ts). */
-  providers: ProviderSource;
-  predefined: Record<string, string>;
-  runContext(): RunContext;
-  /** Where creates reserve their names across processes (engine/plan/reservations.ts); none: not reserved. */
-  reservations?: ReservationStore;
-  /** The project or account names are unique in (reservation keys). */
-  scope?: string;
-}
 
 function errorSummary(error: unknown): { code: string; message: string; hint?: string } {
   if (error instanceof AssistantError) return { code: error.code, message: redactText(error.message), hint: error.hint };
   return { code: 'internal', message: redactText(error instanceof Error ? error.message : String(error)) };
 }
+
+export type { PlanBackend, RunContext };

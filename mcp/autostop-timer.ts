@@ -6,10 +6,10 @@
  * check in flight to end (its deadline is the server's interrupt, so Ctrl-C ends it promptly).
  */
 import { checkIntervalMs } from '../schemas/config.js';
-import { createDeadline } from '../engine/deadline.js';
-import { AssistantError } from '../engine/errors.js';
-import { redactText } from '../engine/redact.js';
-import { summaryLine } from '../engine/autostop/render.js';
+import { createDeadline } from '../engine/core/deadline.js';
+import { AssistantError } from '../engine/core/errors.js';
+import { redactText } from '../engine/core/redact.js';
+import { summaryLine } from '../engine/producers/autostop/render.js';
 import { runAutostopCheck, type AutostopBackend } from '../machines/autostop.js';
 
 const DEFAULT_CHECK_TIMEOUT_S = 600;

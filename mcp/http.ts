@@ -21,7 +21,7 @@ import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { listenError } from '../engine/listen.js';
+import { listenError } from '../engine/core/listen.js';
 import { checkRequest } from './guard.js';
 
 export const MCP_PATH = '/mcp';

@@ -3,15 +3,15 @@
  * the cost trend, each over the same engine functions as the CLI. Reads are plans run through the
  * executor; nothing here changes anything.
  */
-import { readSnapshots } from '../engine/cost/snapshots.js';
-import { costTrend, parseDay } from '../engine/cost/trend.js';
-import { buildMatrix, matrixPlan, renderMatrix, type MatrixKind } from '../engine/charts/availability-matrix.js';
-import { renderTrendChart } from '../engine/charts/cost-trend.js';
-import { planGraph, toDot, toMermaid, toText, type GraphFormat } from '../engine/charts/plan-graph.js';
-import { planDrift } from '../engine/drift/plan-diff.js';
-import { renderDrift } from '../engine/drift/render.js';
-import { InvalidInputError } from '../engine/errors.js';
-import { formatProblems, validatePlan } from '../engine/plan/validate.js';
+import { readSnapshots } from '../engine/producers/cost/snapshots.js';
+import { costTrend, parseDay } from '../engine/producers/cost/trend.js';
+import { buildMatrix, matrixPlan, renderMatrix, type MatrixKind } from '../engine/producers/charts/availability-matrix.js';
+import { renderTrendChart } from '../engine/producers/charts/cost-trend.js';
+import { planGraph, toDot, toMermaid, toText, type GraphFormat } from '../engine/producers/charts/plan-graph.js';
+import { planDrift } from '../engine/producers/drift/plan-diff.js';
+import { renderDrift } from '../engine/producers/drift/render.js';
+import { InvalidInputError } from '../engine/core/errors.js';
+import { formatProblems, validatePlan } from '../engine/core/plan/validate.js';
 import { costAccount, readAccountCost } from '../machines/cost.js';
 import { readPlan, readResult } from '../machines/apply/reads.js';
 import { PREDEFINED_BINDINGS } from '../schemas/plan.js';

@@ -3,8 +3,8 @@
  */
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { RunObserver } from '../engine/provider.js';
-import { redactText } from '../engine/redact.js';
+import type { RunObserver } from '../engine/core/provider.js';
+import { redactText } from '../engine/core/redact.js';
 
 export type ProgressFn = (done: number, total: number, message: string) => void;
 

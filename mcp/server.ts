@@ -2,7 +2,7 @@
  * One MCP server instance (per HTTP session, or the single stdio one): the tools over a shared backend.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { assistantVersion } from '../engine/version.js';
+import { assistantVersion } from '../engine/core/version.js';
 import { registerTools, type McpBackend } from './tools.js';
 
 const INSTRUCTIONS = `Tools for a gpucloud account (GPU instances, Instant Clusters, volumes, serverless containers and jobs).

@@ -2,9 +2,9 @@ import { z } from 'zod';
 
 /**
  * The credential backend's HTTP API, version 1 (`/v1/...`): names, request bodies and responses, shared
- * by the server (backend/) and the client (engine/config/backend-store.ts). The server is generic: it
+ * by the server (backend/) and the client (engine/core/config/backend-store.ts). The server is generic: it
  * stores any provider's fields; which fields a provider has is the client's table
- * (engine/config/credential-fields.ts).
+ * (engine/core/config/credential-fields.ts).
  */
 
 export const BACKEND_ENVS = ['testing', 'staging', 'production'] as const;

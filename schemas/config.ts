@@ -235,7 +235,7 @@ export const ConfigSchema = z.strictObject({
   cloud_a: CloudAKeywordsConfigSchema.optional(),
   /** Global operation timeout in seconds; `--timeout` overrides it. */
   timeout: positiveInt().optional(),
-  /** Idle auto-stop (engine/autostop/, `assistant autostop check`): what the check may do, and the MCP server's timer. */
+  /** Idle auto-stop (engine/producers/autostop/, `assistant autostop check`): what the check may do, and the MCP server's timer. */
   autostop: z
     .strictObject({
       /** `assistant mcp` runs the check this often (`10m`, `1h`, `30s`, or seconds; at least 1 s); no timer when unset. */
@@ -249,7 +249,7 @@ export const ConfigSchema = z.strictObject({
       ssh_timeout_seconds: positiveInt().max(600, 'at most 600 seconds').optional(),
     })
     .optional(),
-  /** The budget guard (engine/plan/budget.ts): plans whose creates would push the burn above it are refused. */
+  /** The budget guard (engine/core/plan/budget.ts): plans whose creates would push the burn above it are refused. */
   budget: z
     .strictObject({
       /** Hourly burn limit in the gpucloud account's currency; `--max-hourly-cost` overrides it. */

@@ -1,6 +1,6 @@
 /**
  * The plan's binding names, without zod: the plan engine's hot path (substitution, validation of a
- * plan that passes engine/plan/shape.ts) uses these and never needs the schema library loaded.
+ * plan that passes engine/core/plan/shape.ts) uses these and never needs the schema library loaded.
  * schemas/plan.ts re-exports them.
  */
 
@@ -11,7 +11,7 @@ export const BINDING_NAME = /^[A-Z][A-Z0-9_]*$/;
 /**
  * Bindings predefined from configuration; plans may use them without producing them. `FILES` is bound
  * only by `ask --apply --files DIR`: `<FILES>/name` is an artefact the plan reads from that directory
- * (never substituted as text: the CLI step verbs resolve it, engine/cli/artefacts.ts).
+ * (never substituted as text: the CLI step verbs resolve it, engine/core/kits/cli/artefacts.ts).
  */
 export const PREDEFINED_BINDINGS = ['DEFAULT_SSH_KEY_ID', 'DEFAULT_LOCATION', 'PROJECT_ID', 'FILES'] as const;
 

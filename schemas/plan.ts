@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { AUTOSTOP_MAX_MINUTES, AUTOSTOP_MIN_MINUTES, BINDING_NAME } from './plan-bindings.js';
 
-// Defined without zod (the plan engine's hot path uses them); engine/plan/shape.ts mirrors the schema below.
+// Defined without zod (the plan engine's hot path uses them); engine/core/plan/shape.ts mirrors the schema below.
 export { AUTOSTOP_MAX_MINUTES, AUTOSTOP_MIN_MINUTES, BINDING_NAME, PLACEHOLDER_PATTERN, PREDEFINED_BINDINGS } from './plan-bindings.js';
 
 /**
  * One more choice for a create whose first choice has no capacity (issue 31): what it changes in the
  * create's body. Tried in order, each only after the ones before it failed for capacity; see the
- * provider's verb (gpucloud: engine/gpucloud/failover.ts).
+ * provider's verb (gpucloud: engine/providers/gpucloud/failover.ts).
  */
 export const AlternativeSchema = z
   .strictObject({
@@ -20,7 +20,7 @@ export const AlternativeSchema = z
 /**
  * Idle auto-stop of an instance create (issue 31 §2): stop the instance once its GPUs and logins have
  * been idle this long. Valid only on an instance create whose startup script installs the watcher with
- * the same policy (the gpucloud verb checks it; engine/autostop/). `assistant autostop check` acts on it.
+ * the same policy (the gpucloud verb checks it; engine/producers/autostop/). `assistant autostop check` acts on it.
  */
 export const AutostopSchema = z.strictObject({
   idle_minutes: z
@@ -39,7 +39,7 @@ export const PlanCommandSchema = z.strictObject({
       z.string().min(1, 'a produces entry needs a JSONPath such as $.id'),
     )
     .optional(),
-  /** Idle auto-stop of the instance this step creates (engine/autostop/). */
+  /** Idle auto-stop of the instance this step creates (engine/producers/autostop/). */
   autostop: AutostopSchema.optional(),
   /** Other choices (instance type, location, spot) tried in order when the create finds no capacity. */
   alternatives: z.array(AlternativeSchema).min(1).max(10).optional(),

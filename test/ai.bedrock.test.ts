@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { EventStreamCodec } from '@smithy/core/event-streams';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { resolveAiProvider } from '../engine/ai/resolve.js';
-import { AssistantError } from '../engine/errors.js';
+import { resolveAiProvider } from '../engine/producers/ai/resolve.js';
+import { AssistantError } from '../engine/core/errors.js';
 
 // The SDK's default credential chain reads these; no profile file, no instance metadata.
 process.env.AWS_ACCESS_KEY_ID = 'AKIATESTKEY';

@@ -4,9 +4,9 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chunkRecords, planChunks, recordsFromResults, selectEvenly, splitOversized } from '../engine/ai/chunking.js';
-import { summariseContext } from '../engine/ai/summarise.js';
-import { resolveAiProvider } from '../engine/ai/resolve.js';
+import { chunkRecords, planChunks, recordsFromResults, selectEvenly, splitOversized } from '../engine/producers/ai/chunking.js';
+import { summariseContext } from '../engine/producers/ai/summarise.js';
+import { resolveAiProvider } from '../engine/producers/ai/resolve.js';
 import { openAiServerFor } from './support/openai-server.js';
 
 const srv = openAiServerFor(test);

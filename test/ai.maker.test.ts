@@ -2,14 +2,14 @@
  * The maker repair loop against a real local OpenAI-compatible server: what the model is given,
  * repairs of invalid plans, the attempt budget and the destroyer rule.
  */
-import { allProviders } from '../engine/providers.js';
+import { allProviders } from '../engine/providers/index.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { makePlan, type PlanValidator } from '../engine/ai/maker.js';
-import { resolveAiProvider } from '../engine/ai/resolve.js';
-import { AssistantError, SafetyRefusal } from '../engine/errors.js';
+import { makePlan, type PlanValidator } from '../engine/producers/ai/maker.js';
+import { resolveAiProvider } from '../engine/producers/ai/resolve.js';
+import { AssistantError, SafetyRefusal } from '../engine/core/errors.js';
 import { PREDEFINED_BINDINGS } from '../schemas/plan.js';
-import { validatePlan } from '../engine/plan/validate.js';
+import { validatePlan } from '../engine/core/plan/validate.js';
 import { openAiServerFor } from './support/openai-server.js';
 
 // Every provider, loaded: these tests validate plans of any provider synchronously.

@@ -5,10 +5,10 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AssistantError, InterruptedError } from '../engine/errors.js';
-import { resolveAiProvider, type ResolveAiProviderOptions } from '../engine/ai/resolve.js';
-import { isReasoningModel, parseRetryAfter } from '../engine/ai/call-policy.js';
-import { redactText } from '../engine/redact.js';
+import { AssistantError, InterruptedError } from '../engine/core/errors.js';
+import { resolveAiProvider, type ResolveAiProviderOptions } from '../engine/producers/ai/resolve.js';
+import { isReasoningModel, parseRetryAfter } from '../engine/producers/ai/call-policy.js';
+import { redactText } from '../engine/core/redact.js';
 import type { AiConfig } from '../schemas/config.js';
 import { openAiServerFor } from './support/openai-server.js';
 

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { resolveAiProvider } from '../engine/ai/resolve.js';
-import { redactText } from '../engine/redact.js';
+import { resolveAiProvider } from '../engine/producers/ai/resolve.js';
+import { redactText } from '../engine/core/redact.js';
 import { startOpenAiServer } from './support/openai-server.js';
 import { tempDir } from './support/temp.js';
 

@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { APPPLATFORM_FAKE_TEAM_ID, startAppPlatformFake } from '../emulator/fakes/appplatform.js';
 import type { JsonFake } from '../emulator/fakes/json-fake.js';
 import { startNotesFake } from '../emulator/fakes/notes.js';
-import { appPlatformProvider } from '../engine/appplatform/provider.js';
+import { appPlatformProvider } from '../engine/providers/appplatform/provider.js';
 import { runUntilHeld } from './support/held-request.js';
 import { configFile, runCli, tempHome } from './support/cli.js';
 

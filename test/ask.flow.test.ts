@@ -7,10 +7,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runAskFlow, type AskFlowInput } from '../machines/ask-flow.js';
 import { ALWAYS_CONTEXT_KINDS, contextPlanFor } from '../machines/ask.js';
-import { resolveAiProvider } from '../engine/ai/resolve.js';
-import { findKind } from '../engine/gpucloud/catalogue.js';
-import { OperationError } from '../engine/errors.js';
-import type { RouteDecision } from '../engine/routing/route.js';
+import { resolveAiProvider } from '../engine/producers/ai/resolve.js';
+import { findKind } from '../engine/providers/gpucloud/catalogue.js';
+import { OperationError } from '../engine/core/errors.js';
+import type { RouteDecision } from '../engine/core/routing/route.js';
 import type { Plan } from '../schemas/plan.js';
 import { openAiServerFor } from './support/openai-server.js';
 

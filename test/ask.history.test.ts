@@ -1,10 +1,10 @@
-/** Conversation history of `ask` (engine/ai/history.ts): one private file per AI profile and project. */
+/** Conversation history of `ask` (engine/producers/ai/history.ts): one private file per AI profile and project. */
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ConversationHistory, HISTORY_TURNS, historyProject } from '../engine/ai/history.js';
-import { registerSecret } from '../engine/redact.js';
+import { ConversationHistory, HISTORY_TURNS, historyProject } from '../engine/producers/ai/history.js';
+import { registerSecret } from '../engine/core/redact.js';
 import { tempHome } from './support/cli.js';
 
 test('only the last N turns are kept, oldest first, as user/assistant messages', () => {

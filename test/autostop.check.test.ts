@@ -11,8 +11,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../emulator/index.js';
 import { emulatorClient } from '../emulator/test-client.js';
-import { AUTOSTOP_READ_COMMAND } from '../engine/autostop/template.js';
-import { STATE_FILE } from '../engine/autostop/watcher.js';
+import { AUTOSTOP_READ_COMMAND } from '../engine/producers/autostop/template.js';
+import { STATE_FILE } from '../engine/producers/autostop/watcher.js';
 import { runCli, tempHome, withEmulator, type CliResult } from './support/cli.js';
 import { startSshServer, type SshTestServer } from './support/ssh-server.js';
 

@@ -12,7 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../emulator/index.js';
 import { emulatorClient } from '../emulator/test-client.js';
-import { STATE_FILE } from '../engine/autostop/watcher.js';
+import { STATE_FILE } from '../engine/producers/autostop/watcher.js';
 import { runCli, tempHome, withEmulator, type CliResult } from './support/cli.js';
 import { FASTAPI_TORCH, makeRepo, startGitHttp } from './support/git-repos.js';
 import { startSshServer, type SshTestServer } from './support/ssh-server.js';

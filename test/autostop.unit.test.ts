@@ -10,16 +10,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { allProviders } from '../engine/providers.js';
+import { allProviders } from '../engine/providers/index.js';
 
 const ALL_PROVIDERS = await allProviders();
-import { validatePlan } from '../engine/plan/validate.js';
-import { addAutostop } from '../engine/autostop/add-to-plan.js';
-import { checkExitCode, decide, RESEND_AFTER_MS, STALE_AFTER_MS, type DecideInput } from '../engine/autostop/decide.js';
-import { parseIdleDuration, policyFromFlags, policyOfScript } from '../engine/autostop/policy.js';
-import { parseRecord } from '../engine/autostop/record.js';
-import { AUTOSTOP_READ_COMMAND } from '../engine/autostop/template.js';
-import { WATCH_SCRIPT, watcherScript, watcherScriptName, withWatcher } from '../engine/autostop/watcher.js';
+import { validatePlan } from '../engine/core/plan/validate.js';
+import { addAutostop } from '../engine/producers/autostop/add-to-plan.js';
+import { checkExitCode, decide, RESEND_AFTER_MS, STALE_AFTER_MS, type DecideInput } from '../engine/producers/autostop/decide.js';
+import { parseIdleDuration, policyFromFlags, policyOfScript } from '../engine/producers/autostop/policy.js';
+import { parseRecord } from '../engine/producers/autostop/record.js';
+import { AUTOSTOP_READ_COMMAND } from '../engine/producers/autostop/template.js';
+import { WATCH_SCRIPT, watcherScript, watcherScriptName, withWatcher } from '../engine/producers/autostop/watcher.js';
 import { checkIntervalMs } from '../schemas/config.js';
 import type { Plan } from '../schemas/plan.js';
 

@@ -4,8 +4,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { assertSafeTransport, resolveBackendSettings } from '../engine/config/backend-store.js';
-import { parseConfigText } from '../engine/config/load.js';
+import { assertSafeTransport, resolveBackendSettings } from '../engine/core/config/backend-store.js';
+import { parseConfigText } from '../engine/core/config/load.js';
 
 const config = (text: string) => parseConfigText(text, 'test.yaml').config;
 

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const dockerfile = readFileSync(`${root}Dockerfile`, 'utf8');
 
 /** The JSON array of a Dockerfile instruction (exec form). */
@@ -29,7 +29,7 @@ test('the package the image is built from carries the box server, its command an
     execFile('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, timeout: 120_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
   );
   const files = new Set((JSON.parse(out)[0].files as { path: string }[]).map((f) => f.path));
-  for (const f of ['bin/assistant.js', 'dist/cli.js', 'dist/commands/box.js', 'dist/box/server.js', 'dist/box/agents/assistant.js', 'dist/engine/box/manifest.js', 'package.json']) assert.ok(files.has(f), f);
+  for (const f of ['bin/assistant.js', 'dist/cli.js', 'dist/commands/box.js', 'dist/box/server.js', 'dist/box/agents/assistant.js', 'dist/engine/producers/box/manifest.js', 'package.json']) assert.ok(files.has(f), f);
   const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
   assert.ok(pkg.dependencies.ws, 'ws is a runtime dependency');
 });

@@ -1,5 +1,5 @@
 /**
- * The runner of CLI steps (engine/cli/runner.ts) with real child processes (node scripts standing in
+ * The runner of CLI steps (engine/core/kits/cli/runner.ts) with real child processes (node scripts standing in
  * for a cloud CLI): argv without a shell, JSON or text output, bounded output, abort kills the child,
  * and the three failures with their codes, messages and hints, redacted.
  */
@@ -7,9 +7,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli, showCommand, type CliTool } from '../engine/cli/runner.js';
-import { cliClient } from '../engine/cli/provider.js';
-import { AssistantError } from '../engine/errors.js';
+import { runCli, showCommand, type CliTool } from '../engine/core/kits/cli/runner.js';
+import { cliClient } from '../engine/core/kits/cli/provider.js';
+import { AssistantError } from '../engine/core/errors.js';
 import { tempDir } from './support/temp.js';
 import { until } from './support/wait.js';
 

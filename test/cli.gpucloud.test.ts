@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEMO_IDS } from '../emulator/index.js';
 import { emulatorClient } from '../emulator/test-client.js';
-import { KINDS } from '../engine/gpucloud/catalogue.js';
+import { KINDS } from '../engine/providers/gpucloud/catalogue.js';
 import { runCli, tempHome, withEmulator } from './support/cli.js';
 
 type Rec = Record<string, unknown>;

@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, startEmulator, type Emulator } from '../emulator/index.js';
-import { compileGpuCloudCreate } from '../engine/k8s-create/gpucloud.js';
+import { compileGpuCloudCreate } from '../engine/producers/k8s-create/gpucloud.js';
 import { BIN, childEnv, emulatorEnv, runCli, tempHome } from './support/cli.js';
 import { headNodeKubeconfig, startSshServer, type SshTestServer } from './support/ssh-server.js';
 import { tempDir } from './support/temp.js';

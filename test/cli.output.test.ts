@@ -8,11 +8,11 @@ import * as assert from 'uvu/assert';
 import { commandContext, type CommandContext } from '../commands/context.js';
 import { run as runGpucloud } from '../commands/gpucloud.js';
 import { reportError } from '../commands/report-error.js';
-import { UsageError } from '../engine/errors.js';
-import { findKind } from '../engine/gpucloud/catalogue.js';
-import { colorEnabled, palette } from '../engine/render/color.js';
-import { renderReport } from '../engine/render/report.js';
-import { renderKindTable } from '../engine/render/records.js';
+import { UsageError } from '../engine/core/errors.js';
+import { findKind } from '../engine/providers/gpucloud/catalogue.js';
+import { colorEnabled, palette } from '../engine/core/render/color.js';
+import { renderReport } from '../engine/core/render/report.js';
+import { renderKindTable } from '../engine/core/render/records.js';
 import { runCli, tempHome, withEmulator } from './support/cli.js';
 
 const ESC = '\u001b[';

@@ -2,7 +2,7 @@
  * Progress on stderr through an injected Io: a live spinner on a terminal, nothing or plain lines
  * elsewhere (the CLI's child-process tests never have a terminal, so the terminal case is driven here).
  */
-import { waitNotice } from '../engine/gpucloud/types.js';
+import { waitNotice } from '../engine/providers/gpucloud/types.js';
 import { PassThrough } from 'node:stream';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -3,8 +3,8 @@ import { createServer } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../emulator/index.js';
-import { findKind } from '../engine/gpucloud/catalogue.js';
-import { renderTable } from '../engine/render/records.js';
+import { findKind } from '../engine/providers/gpucloud/catalogue.js';
+import { renderTable } from '../engine/core/render/records.js';
 import { BIN, runCli, tempHome, withEmulator } from './support/cli.js';
 
 const instance = { id: '0b6e4c1a-2f3d-4e5a-9b8c-7d6e5f4a3b21', hostname: 'demo-a100', instance_type: '1A100.22V', location: 'FIN-01', status: 'running', ip: '203.0.113.10', price_per_hour: 1.29 };

@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startEmulator, type Emulator } from '../emulator/index.js';
-import { createGpuCloudClient } from '../engine/gpucloud/client.js';
-import { UnauthorizedError } from '../engine/gpucloud/errors.js';
-import type { ClientEvent, GpuCloudClientOptions } from '../engine/gpucloud/types.js';
+import { createGpuCloudClient } from '../engine/providers/gpucloud/client.js';
+import { UnauthorizedError } from '../engine/providers/gpucloud/errors.js';
+import type { ClientEvent, GpuCloudClientOptions } from '../engine/providers/gpucloud/types.js';
 import { tempDir } from './support/temp.js';
 
-const CLIENT_JS = new URL('../engine/gpucloud/client.js', import.meta.url).href;
+const CLIENT_JS = new URL('../engine/providers/gpucloud/client.js', import.meta.url).href;
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const freshDir = () => join(tempDir('gpucloud-auth-'), 'tokens');
 

@@ -2,10 +2,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, startEmulator, type Emulator } from '../emulator/index.js';
-import { createGpuCloudClient } from '../engine/gpucloud/client.js';
-import { createDedupeFor } from '../engine/gpucloud/dedupe.js';
-import { PartialFailureError, ServerError } from '../engine/gpucloud/errors.js';
-import type { ClientEvent, GpuCloudClientOptions } from '../engine/gpucloud/types.js';
+import { createGpuCloudClient } from '../engine/providers/gpucloud/client.js';
+import { createDedupeFor } from '../engine/providers/gpucloud/dedupe.js';
+import { PartialFailureError, ServerError } from '../engine/providers/gpucloud/errors.js';
+import type { ClientEvent, GpuCloudClientOptions } from '../engine/providers/gpucloud/types.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 let emu: Emulator;

@@ -1,12 +1,12 @@
 /** Pure pieces of the client: body decoding, multi-status results, Retry-After, base URL, dedupe planning. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { normalizeBaseUrl } from '../engine/gpucloud/client.js';
-import { createDedupeFor } from '../engine/gpucloud/dedupe.js';
-import { PartialFailureError } from '../engine/gpucloud/errors.js';
-import { assertAllSucceeded, decodeBody } from '../engine/gpucloud/response.js';
-import { parseRetryAfter } from '../engine/gpucloud/retry.js';
-import { tokenCachePath } from '../engine/gpucloud/token-cache.js';
+import { normalizeBaseUrl } from '../engine/providers/gpucloud/client.js';
+import { createDedupeFor } from '../engine/providers/gpucloud/dedupe.js';
+import { PartialFailureError } from '../engine/providers/gpucloud/errors.js';
+import { assertAllSucceeded, decodeBody } from '../engine/providers/gpucloud/response.js';
+import { parseRetryAfter } from '../engine/providers/gpucloud/retry.js';
+import { tokenCachePath } from '../engine/providers/gpucloud/token-cache.js';
 import { createHash } from 'node:crypto';
 
 test('bodies: JSON, bare-text ids, quoted ids, empty', () => {

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createGpuCloudClient } from '../engine/gpucloud/client.js';
+import { createGpuCloudClient } from '../engine/providers/gpucloud/client.js';
 
 const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 

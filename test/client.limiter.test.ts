@@ -4,8 +4,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { InterruptedError } from '../engine/errors.js';
-import { SlidingWindowLimiter } from '../engine/gpucloud/rate-limiter.js';
+import { InterruptedError } from '../engine/core/errors.js';
+import { SlidingWindowLimiter } from '../engine/providers/gpucloud/rate-limiter.js';
 
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -2,8 +2,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startEmulator, type Emulator } from '../emulator/index.js';
-import { createGpuCloudClient } from '../engine/gpucloud/client.js';
-import type { ClientEvent, RateLimitSettings } from '../engine/gpucloud/types.js';
+import { createGpuCloudClient } from '../engine/providers/gpucloud/client.js';
+import type { ClientEvent, RateLimitSettings } from '../engine/providers/gpucloud/types.js';
 
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const WINDOW = 1000;

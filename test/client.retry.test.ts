@@ -3,8 +3,8 @@ import { createServer } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startEmulator, type Emulator } from '../emulator/index.js';
-import { InterruptedError } from '../engine/errors.js';
-import { createGpuCloudClient } from '../engine/gpucloud/client.js';
+import { InterruptedError } from '../engine/core/errors.js';
+import { createGpuCloudClient } from '../engine/providers/gpucloud/client.js';
 import {
   InvalidRequestError,
   NetworkError,
@@ -12,8 +12,8 @@ import {
   RateLimitExceededError,
   ServerError,
   ServiceUnavailableError,
-} from '../engine/gpucloud/errors.js';
-import type { ClientEvent, GpuCloudClientOptions } from '../engine/gpucloud/types.js';
+} from '../engine/providers/gpucloud/errors.js';
+import type { ClientEvent, GpuCloudClientOptions } from '../engine/providers/gpucloud/types.js';
 
 let emu: Emulator;
 

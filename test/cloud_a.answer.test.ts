@@ -1,10 +1,10 @@
 /**
- * The built-in answers about cloud_a (engine/cloud_a/answer.ts) from aws JSON shaped as the CLI
+ * The built-in answers about cloud_a (engine/providers/cloud_a/answer.ts) from aws JSON shaped as the CLI
  * prints it: counts, the state the question names, names from Name tags, and user text made printable.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { answerAwsResults } from '../engine/cloud_a/answer.js';
+import { answerAwsResults } from '../engine/providers/cloud_a/answer.js';
 
 const ec2 = (instances: { id: string; name?: string; state: string }[]) => ({
   args: ['aws', 'ec2', 'describe-instances'],

@@ -7,12 +7,12 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseCommand } from '../engine/cli/argv.js';
-import { matchRule, rulesMarkdown } from '../engine/cli/rules.js';
-import { AWS_RULE_SET, AWS_RULES, AWS_SYNTAX } from '../engine/cloud_a/destroyer.js';
-import { awsArgs, awsVerb, resolveAwsTarget } from '../engine/cloud_a/provider.js';
-import { allProviders } from '../engine/providers.js';
-import { validatePlan } from '../engine/plan/validate.js';
+import { parseCommand } from '../engine/core/kits/cli/argv.js';
+import { matchRule, rulesMarkdown } from '../engine/core/kits/cli/rules.js';
+import { AWS_RULE_SET, AWS_RULES, AWS_SYNTAX } from '../engine/providers/cloud_a/destroyer.js';
+import { awsArgs, awsVerb, resolveAwsTarget } from '../engine/providers/cloud_a/provider.js';
+import { allProviders } from '../engine/providers/index.js';
+import { validatePlan } from '../engine/core/plan/validate.js';
 import { ConfigSchema } from '../schemas/config.js';
 import { DESTRUCTIVE_SAMPLES, LOCAL_EFFECT_SAMPLES, REFUSED_ROW_SAMPLES, UNDECODABLE_SAMPLES } from './support/aws-samples.js';
 

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { parse as parseYaml } from 'yaml';
 import { run } from '../commands/config.js';
 import { commandContext, type CommandContext, type GlobalOptions } from '../commands/context.js';
-import { UsageError } from '../engine/errors.js';
+import { UsageError } from '../engine/core/errors.js';
 import { tempDir } from './support/temp.js';
 
 interface Harness {

@@ -9,9 +9,9 @@ import {
   predefinedBindings,
   resolveGpuCloudCredentials,
   resolveRateLimit,
-} from '../engine/config/credentials.js';
-import { parseConfigText } from '../engine/config/load.js';
-import { redactText } from '../engine/redact.js';
+} from '../engine/core/config/credentials.js';
+import { parseConfigText } from '../engine/core/config/load.js';
+import { redactText } from '../engine/core/redact.js';
 import { tempDir } from './support/temp.js';
 
 function tempHome(): string {

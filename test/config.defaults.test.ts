@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigSchema, emptyConfig } from '../schemas/config.js';
 import { emptyConfigValue } from '../schemas/config-defaults.js';
-import { loadConfig } from '../engine/config/load.js';
+import { loadConfig } from '../engine/core/config/load.js';
 
 test('the empty config written out equals what ConfigSchema makes of an empty file', () => {
   assert.equal(emptyConfigValue(), ConfigSchema.parse({}));

@@ -2,9 +2,9 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadConfig } from '../engine/config/load.js';
-import { InvalidInputError } from '../engine/errors.js';
-import { redactText } from '../engine/redact.js';
+import { loadConfig } from '../engine/core/config/load.js';
+import { InvalidInputError } from '../engine/core/errors.js';
+import { redactText } from '../engine/core/redact.js';
 import { tempDir } from './support/temp.js';
 
 const EXAMPLE = new URL('../../examples/assistant.example.yaml', import.meta.url);

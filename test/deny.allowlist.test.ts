@@ -10,22 +10,22 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { rulesMarkdown } from '../engine/cli/rules.js';
-import { AWS_RULE_SET } from '../engine/cloud_a/destroyer.js';
-import { AWS_READS } from '../engine/cloud_a/reads.js';
-import { GCLOUD_RULE_SET } from '../engine/cloud_b/destroyer.js';
-import { AZ_RULE_SET } from '../engine/cloud_c/destroyer.js';
-import { ceUsagePlan } from '../engine/cost/cloud-a.js';
-import { compileCloudA } from '../engine/deploy/cloud-a.js';
-import { compileEksCreate } from '../engine/k8s-create/eks.js';
-import { compileGkeCreate } from '../engine/k8s-create/gke.js';
-import { compileKubeadmCreate } from '../engine/k8s-create/kubeadm.js';
-import { planCloudA } from '../engine/planner/cloud_a.js';
-import { validatePlan } from '../engine/plan/validate.js';
-import { allProviders } from '../engine/providers.js';
-import { complianceReport } from '../engine/reports/compliance.js';
-import { iamReport } from '../engine/reports/iam.js';
-import { renderTemplate, SSH_TEMPLATES, templatesMarkdown } from '../engine/ssh/templates.js';
+import { rulesMarkdown } from '../engine/core/kits/cli/rules.js';
+import { AWS_RULE_SET } from '../engine/providers/cloud_a/destroyer.js';
+import { AWS_READS } from '../engine/providers/cloud_a/reads.js';
+import { GCLOUD_RULE_SET } from '../engine/providers/cloud_b/destroyer.js';
+import { AZ_RULE_SET } from '../engine/providers/cloud_c/destroyer.js';
+import { ceUsagePlan } from '../engine/producers/cost/cloud-a.js';
+import { compileCloudA } from '../engine/producers/deploy/cloud-a.js';
+import { compileEksCreate } from '../engine/producers/k8s-create/eks.js';
+import { compileGkeCreate } from '../engine/producers/k8s-create/gke.js';
+import { compileKubeadmCreate } from '../engine/producers/k8s-create/kubeadm.js';
+import { planCloudA } from '../engine/producers/planner/cloud_a.js';
+import { validatePlan } from '../engine/core/plan/validate.js';
+import { allProviders } from '../engine/providers/index.js';
+import { complianceReport } from '../engine/producers/reports/compliance.js';
+import { iamReport } from '../engine/producers/reports/iam.js';
+import { renderTemplate, SSH_TEMPLATES, templatesMarkdown } from '../engine/providers/ssh/templates.js';
 import type { Plan } from '../schemas/plan.js';
 
 // Every provider, loaded: these tests validate plans of any provider synchronously.
@@ -110,7 +110,7 @@ test('the cloud_a reads (ask context, IAM and compliance reports, cost) are all 
 });
 
 test("the README's and examples' plan steps run freely, except the examples that are destructive on purpose", () => {
-  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const root = fileURLToPath(new URL('../..', import.meta.url));
   const readme = readFileSync(`${root}README.md`, 'utf8');
   const arrays = [...readme.matchAll(/\["(?:aws|gcloud|az|ssh-exec|k8s-api|gpucloud-api)"(?:, "[^"\n]*")*\]/g)]
     .map((m) => JSON.parse(m[0]) as string[])

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodeAwsParam, decodeJson, isZero, parseShorthand, pythonInt } from '../engine/cli/decode.js';
+import { decodeAwsParam, decodeJson, isZero, parseShorthand, pythonInt } from '../engine/core/kits/cli/decode.js';
 
 function python(script: string, input: unknown): unknown | undefined {
   const r = spawnSync('python3', ['-c', script], { input: JSON.stringify(input), encoding: 'utf8', timeout: 120_000 });

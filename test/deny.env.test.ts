@@ -1,5 +1,5 @@
 /**
- * The environment allowlist every surface uses for its children (engine/process/env.ts): only the
+ * The environment allowlist every surface uses for its children (engine/core/process/env.ts): only the
  * basics and the child's own variables pass, HOME is never inherited, and the deny list (AI keys,
  * GitHub tokens, the gpucloud credentials, the assistant's settings) wins over any allow rule.
  */
@@ -8,8 +8,8 @@ import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { makeScratch } from '../engine/cli/isolation.js';
-import { childEnvironment, isDeniedEnv, withoutSecrets } from '../engine/process/env.js';
+import { makeScratch } from '../engine/core/kits/cli/isolation.js';
+import { childEnvironment, isDeniedEnv, withoutSecrets } from '../engine/core/process/env.js';
 
 const USER_ENV = {
   PATH: '/usr/bin',

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { classifyK8sRequest } from '../engine/k8s/verbs/api.js';
+import { classifyK8sRequest } from '../engine/providers/k8s/verbs/api.js';
 import { runCli } from './support/cli.js';
 import { startKubeApi, writeKubeconfig, type KubeApi } from './support/kube-api.js';
 import { callTool, connectHttp, errorOf, startMcpServer, textOf } from './support/mcp.js';

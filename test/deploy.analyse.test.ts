@@ -7,7 +7,7 @@ import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { analyseRepo, modelMemoryGb } from '../engine/deploy/analyse.js';
+import { analyseRepo, modelMemoryGb } from '../engine/producers/deploy/analyse.js';
 import { makeRepo } from './support/git-repos.js';
 
 test('pyproject.toml (PEP 621) with flask and gunicorn: a Flask app started by gunicorn on the port its code names', () => {

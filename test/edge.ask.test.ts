@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { EDGE_FAKE_ACCOUNT_ID, startEdgeFake } from '../emulator/fakes/edge.js';
 import type { JsonFake } from '../emulator/fakes/json-fake.js';
 import { startAppPlatformFake } from '../emulator/fakes/appplatform.js';
-import { edgeProvider } from '../engine/edge/provider.js';
+import { edgeProvider } from '../engine/providers/edge/provider.js';
 import { runUntilHeld } from './support/held-request.js';
 import { configFile, runCli, tempHome } from './support/cli.js';
 import { callTool, connectStdio, textOf } from './support/mcp.js';

@@ -1,7 +1,7 @@
 /** Emulator: catalogue routes, ssh keys, scripts, container/job deployments, secrets and registry credentials. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { KINDS } from '../engine/gpucloud/catalogue.js';
+import { KINDS } from '../engine/providers/gpucloud/catalogue.js';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, startEmulator, type Emulator } from '../emulator/index.js';
 import { emulatorClient, type EmulatorTestClient } from '../emulator/test-client.js';
 import { testClock, type TestClock } from './support/clock.js';

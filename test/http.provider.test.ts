@@ -1,5 +1,5 @@
 /**
- * The HTTP JSON provider toolkit (engine/http/provider.ts) against real local HTTP servers: paging
+ * The HTTP JSON provider toolkit (engine/core/kits/http/provider.ts) against real local HTTP servers: paging
  * bounded by pages and bytes (and said when cut), 429 + Retry-After waited out under the caller's
  * signal, 401/403 as clear errors, redirects and next-page links to another origin refused, a
  * plain-HTTP base URL off this machine refused while a token is configured, a stalled body ended by
@@ -10,11 +10,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AssistantError, OperationError, UsageError } from '../engine/errors.js';
-import { isGraphqlRead } from '../engine/http/graphql.js';
-import { baseUrlFor, fromConfigOrEnv, httpClient, httpProvider, httpVerb, type HttpProviderSpec, type HttpTarget } from '../engine/http/provider.js';
-import { redactText } from '../engine/redact.js';
-import type { WaitNotice } from '../engine/provider.js';
+import { AssistantError, OperationError, UsageError } from '../engine/core/errors.js';
+import { isGraphqlRead } from '../engine/core/kits/http/graphql.js';
+import { baseUrlFor, fromConfigOrEnv, httpClient, httpProvider, httpVerb, type HttpProviderSpec, type HttpTarget } from '../engine/core/kits/http/provider.js';
+import { redactText } from '../engine/core/redact.js';
+import type { WaitNotice } from '../engine/core/provider.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 

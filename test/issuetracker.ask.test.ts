@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startErrtrackerFake } from '../emulator/fakes/errtracker.js';
 import { startIssuetrackerFake, type IssuetrackerFake } from '../emulator/fakes/issuetracker.js';
-import { teamIn } from '../engine/issuetracker/reads.js';
+import { teamIn } from '../engine/providers/issuetracker/reads.js';
 import { runCli } from './support/cli.js';
 import { assertNoSecret, homeWithConfig, removeHomes } from './support/integration.js';
 import { callTool, connectStdio, textOf } from './support/mcp.js';

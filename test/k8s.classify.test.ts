@@ -4,8 +4,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { classifyK8sRequest, k8sApi, kubectlEquivalent } from '../engine/k8s/verbs/api.js';
-import { k8sWait, rolloutState } from '../engine/k8s/verbs/wait.js';
+import { classifyK8sRequest, k8sApi, kubectlEquivalent } from '../engine/providers/k8s/verbs/api.js';
+import { k8sWait, rolloutState } from '../engine/providers/k8s/verbs/wait.js';
 import { runCli } from './support/cli.js';
 
 const dep = (extra: object = {}) => JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 2, ...extra } });

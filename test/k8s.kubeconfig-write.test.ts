@@ -1,7 +1,7 @@
 /** Rewriting a head node's kubeconfig for its public address: every server form keeps TLS verifiable. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { kubeconfigPathFor, rewriteForPublicHost } from '../engine/k8s/kubeconfig-write.js';
+import { kubeconfigPathFor, rewriteForPublicHost } from '../engine/core/kubeconfig/kubeconfig-write.js';
 import { headNodeKubeconfig } from './support/ssh-server.js';
 
 test('a private IP server: public IP, same scheme and port, tls-server-name the private IP, CA kept', () => {

@@ -10,8 +10,8 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { runCli, tempHome } from './support/cli.js';
 import { makePki, startKubeApi, writeKubeconfig, type KubeApi } from './support/kube-api.js';
-import { loadKubeconfig, selectContext } from '../engine/k8s/kubeconfig.js';
-import { KubeClient } from '../engine/k8s/client.js';
+import { loadKubeconfig, selectContext } from '../engine/core/kubeconfig/kubeconfig.js';
+import { KubeClient } from '../engine/providers/k8s/client.js';
 import { tempDir } from './support/temp.js';
 
 let api: KubeApi;

@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { deployPlan } from '../engine/k8s/plans.js';
+import { deployPlan } from '../engine/providers/k8s/plans.js';
 import { callTool, connectHttp, errorOf, startMcpServer, textOf } from './support/mcp.js';
 import { startKubeApi, writeKubeconfig } from './support/kube-api.js';
 import { tempDir } from './support/temp.js';

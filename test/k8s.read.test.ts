@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { BIN, CHILD_TIMEOUT_MS, childEnv, runCli, tempHome } from './support/cli.js';
 import { startKubeApi, writeKubeconfig, type KubeApi } from './support/kube-api.js';
 import { startOpenAiServer } from './support/openai-server.js';
-import { formatBytes, parseDuration, parseQuantity } from '../engine/k8s/quantity.js';
+import { formatBytes, parseDuration, parseQuantity } from '../engine/providers/k8s/quantity.js';
 import { tempDir } from './support/temp.js';
 
 let api: KubeApi;

@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startEmulator, EMULATOR_DEFAULT_SSH_KEY_ID, EMULATOR_DEMO_IDS, type Emulator } from '../emulator/index.js';
-import { kindNames } from '../engine/gpucloud/catalogue.js';
+import { kindNames } from '../engine/providers/gpucloud/catalogue.js';
 import { emulatorEnv, tempHome } from './support/cli.js';
 import { until } from './support/wait.js';
 import { callTool, connectHttp, errorOf, rawInitialize, rawPost, startMcpServer, textOf, type McpProcess } from './support/mcp.js';

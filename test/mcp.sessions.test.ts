@@ -2,7 +2,7 @@
  * Session lifetime of the HTTP server (in-process, SDK client): DELETE ends a session, idle sessions
  * are closed, and a closed session is answered 404 so the client knows to initialize again.
  */
-import { PROVIDERS } from '../engine/providers.js';
+import { PROVIDERS } from '../engine/providers/index.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

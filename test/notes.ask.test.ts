@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert';
 import { startNotesFake, NOTES_FAKE_DATABASE_ID } from '../emulator/fakes/notes.js';
 import type { JsonFake } from '../emulator/fakes/json-fake.js';
 import { startEmulator } from '../emulator/index.js';
-import { notesProvider } from '../engine/notes/provider.js';
+import { notesProvider } from '../engine/providers/notes/provider.js';
 import { runUntilHeld } from './support/held-request.js';
 import { configFile, emulatorEnv, runCli, tempHome } from './support/cli.js';
 import { callTool, connectStdio, textOf } from './support/mcp.js';

@@ -1,5 +1,5 @@
 /**
- * Where the token integrations (notes, appplatform, edge: engine/http/token-integration.ts) find their
+ * Where the token integrations (notes, appplatform, edge: engine/core/kits/http/token-integration.ts) find their
  * token: the config key first, then the environment, then the credential backend
  * (`credentials store notes`), read only when neither is set; a malformed token is refused before
  * anything is sent, and no token at all names every place to put one.

@@ -6,8 +6,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { routeQuestion } from '../engine/routing/route.js';
-import { providerRoutings } from '../engine/providers.js';
+import { routeQuestion } from '../engine/core/routing/route.js';
+import { providerRoutings } from '../engine/providers/index.js';
 import type { Config } from '../schemas/config.js';
 
 const ROUTINGS = await providerRoutings();

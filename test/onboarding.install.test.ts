@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { InstallPlanSchema, InstallReportSchema } from '../schemas/onboarding.js';
-import { compilePlan } from '../engine/onboarding/plan.js';
-import type { Platform } from '../engine/onboarding/platform.js';
+import { compilePlan } from '../engine/producers/onboarding/plan.js';
+import type { Platform } from '../engine/producers/onboarding/platform.js';
 import { configFile, runCli } from './support/cli.js';
 import { artefactServer, cleanup, fakeBin, recipeFile, sha256, tarGzOf, tempDir, versionScript, zipOf } from './onboarding-support.js';
 

@@ -8,11 +8,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { onboardingJsonSchemas, RecipeSchema } from '../schemas/onboarding.js';
-import { childEnvironment } from '../engine/onboarding/child-env.js';
-import { PROVIDER_CREDENTIALS } from '../engine/onboarding/credentials.js';
-import { BUILTIN_RECIPES } from '../engine/onboarding/recipes.js';
-import { TOOLS } from '../engine/onboarding/tools.js';
-import { compareVersions, parseVersion } from '../engine/onboarding/versions.js';
+import { childEnvironment } from '../engine/producers/onboarding/child-env.js';
+import { PROVIDER_CREDENTIALS } from '../engine/producers/onboarding/credentials.js';
+import { BUILTIN_RECIPES } from '../engine/producers/onboarding/recipes.js';
+import { TOOLS } from '../engine/producers/onboarding/tools.js';
+import { compareVersions, parseVersion } from '../engine/producers/onboarding/versions.js';
 import { emptyConfig } from '../schemas/config.js';
 
 test('versions are read from what the real tools print', () => {

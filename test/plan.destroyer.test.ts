@@ -1,8 +1,8 @@
-import { allProviders } from '../engine/providers.js';
+import { allProviders } from '../engine/providers/index.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { destructiveReasons } from '../engine/gpucloud/destroyer.js';
-import { validatePlan } from '../engine/plan/validate.js';
+import { destructiveReasons } from '../engine/providers/gpucloud/destroyer.js';
+import { validatePlan } from '../engine/core/plan/validate.js';
 
 // Every provider, loaded: these tests validate plans of any provider synchronously.
 const PROVIDERS = await allProviders();

@@ -7,18 +7,18 @@
  *
  * Reproduce a run with FUZZ_SEED=<seed> (printed at the start); FUZZ_N overrides the mutation count.
  */
-import { allProviders } from '../engine/providers.js';
+import { allProviders } from '../engine/providers/index.js';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startEmulator } from '../emulator/index.js';
-import { AssistantError } from '../engine/errors.js';
-import { createGpuCloudClient } from '../engine/gpucloud/client.js';
+import { AssistantError } from '../engine/core/errors.js';
+import { createGpuCloudClient } from '../engine/providers/gpucloud/client.js';
 import { runChecked } from './support/run.js';
-import { checkPlan } from '../engine/plan/check.js';
-import { destructiveReasons } from '../engine/gpucloud/destroyer.js';
+import { checkPlan } from '../engine/core/plan/check.js';
+import { destructiveReasons } from '../engine/providers/gpucloud/destroyer.js';
 import { runCli, withEmulator } from './support/cli.js';
 import { tempDir } from './support/temp.js';
 
@@ -48,7 +48,7 @@ function mulberry32(seed: number): () => number {
   };
 }
 
-const examplesDir = fileURLToPath(new URL('../../examples/plans/', import.meta.url));
+const examplesDir = fileURLToPath(new URL('../../examples/plans', import.meta.url));
 const exampleTexts = readdirSync(examplesDir)
   .filter((f) => f.endsWith('.json'))
   .sort()

@@ -3,15 +3,15 @@
  * (issue 9 §2): rules on the canonical path, invalid when no canonical form exists, strict JSON for plans
  * and bodies, placeholders that could spell a destructive route. CLI tests prove nothing was sent.
  */
-import { allProviders } from '../engine/providers.js';
+import { allProviders } from '../engine/providers/index.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEMO_IDS } from '../emulator/index.js';
-import { canonicalPath, destructiveReasons } from '../engine/gpucloud/destroyer.js';
-import { findDuplicateKey } from '../engine/plan/strict-json.js';
-import { validatePlan } from '../engine/plan/validate.js';
+import { canonicalPath, destructiveReasons } from '../engine/providers/gpucloud/destroyer.js';
+import { findDuplicateKey } from '../engine/core/plan/strict-json.js';
+import { validatePlan } from '../engine/core/plan/validate.js';
 import { runCli, withEmulator } from './support/cli.js';
 import { tempDir } from './support/temp.js';
 

@@ -7,11 +7,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createActor, toPromise } from 'xstate';
-import { ProviderSet, type Provider, type RunEvent } from '../engine/provider.js';
-import { allProviders } from '../engine/providers.js';
-import { validatePlan } from '../engine/plan/validate.js';
-import { checkPlan } from '../engine/plan/check.js';
-import { AssistantError } from '../engine/errors.js';
+import { ProviderSet, type Provider, type RunEvent } from '../engine/core/provider.js';
+import { allProviders } from '../engine/providers/index.js';
+import { validatePlan } from '../engine/core/plan/validate.js';
+import { checkPlan } from '../engine/core/plan/check.js';
+import { AssistantError } from '../engine/core/errors.js';
 import { dryRunPlan } from '../machines/apply/index.js';
 import { runPlanMachine, stepRunner, type PlanBackend, type StepInput, type StepOutput } from '../machines/run-plan.js';
 import { runChecked } from './support/run.js';

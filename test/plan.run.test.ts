@@ -1,10 +1,10 @@
 /** runPlan against an in-process emulator with the real gpucloud client over HTTP. */
-import { allProviders } from '../engine/providers.js';
+import { allProviders } from '../engine/providers/index.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, EMULATOR_DEMO_IDS, startEmulator, type Emulator } from '../emulator/index.js';
-import { SafetyRefusal } from '../engine/errors.js';
-import { createGpuCloudClient } from '../engine/gpucloud/client.js';
+import { SafetyRefusal } from '../engine/core/errors.js';
+import { createGpuCloudClient } from '../engine/providers/gpucloud/client.js';
 import { runChecked, type CheckedRunOptions as RunOptions } from './support/run.js';
 
 // Every provider, loaded: these tests validate plans of any provider synchronously.
@@ -146,7 +146,7 @@ test('a failing step 2 of 3: report failed; step 0 succeeded, step 1 failed with
     assert.not.ok(emu.requests().some((q) => q.path === '/v1/volumes'), 'step 2 was never sent');
   }));
 
-// BUG (engine/plan/validate.ts + machines/run-plan.ts): the destroyer rule is applied to the
+// BUG (engine/core/plan/validate.ts + machines/run-plan.ts): the destroyer rule is applied to the
 // UNSUBSTITUTED request, so a placeholder in an action value (or in the path) hides a delete.
 test('a placeholder that resolves to "delete" in an action body is still refused without the destroyer', () =>
   withEmu(async (emu, opts) => {

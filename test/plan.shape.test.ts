@@ -1,5 +1,5 @@
 /**
- * engine/plan/shape.ts decides "plainly valid" without zod; PlanSchema stays the authority. These tests
+ * engine/core/plan/shape.ts decides "plainly valid" without zod; PlanSchema stays the authority. These tests
  * hold it to that: on every example plan and thousands of generated plans and mutations, the shape check
  * never accepts what PlanSchema rejects, returns exactly what PlanSchema returns (same JSON, key order
  * included: the run journal hashes it) when both accept, and accepts the plans real producers write.
@@ -8,14 +8,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PlanSchema } from '../schemas/plan.js';
-import { planShape } from '../engine/plan/shape.js';
-import { validatePlan } from '../engine/plan/validate.js';
-import { allProviders } from '../engine/providers.js';
-import { instanceActionPlan, listPlan } from '../engine/gpucloud/static-plans.js';
-import { KINDS } from '../engine/gpucloud/catalogue.js';
+import { planShape } from '../engine/core/plan/shape.js';
+import { validatePlan } from '../engine/core/plan/validate.js';
+import { allProviders } from '../engine/providers/index.js';
+import { instanceActionPlan, listPlan } from '../engine/providers/gpucloud/static-plans.js';
+import { KINDS } from '../engine/providers/gpucloud/catalogue.js';
 
 const PROVIDERS = await allProviders();
-const examplesDir = new URL('../../examples/plans/', import.meta.url);
+const examplesDir = new URL('../../examples/plans', import.meta.url);
 const examples = readdirSync(examplesDir)
   .filter((f) => f.endsWith('.json'))
   .map((f) => JSON.parse(readFileSync(new URL(f, examplesDir), 'utf8')) as Record<string, unknown>);

@@ -1,12 +1,12 @@
 /** Static plan validation, the destroyer rule, bindings and produces — in-process, nothing is sent. */
-import { allProviders } from '../engine/providers.js';
+import { allProviders } from '../engine/providers/index.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { OperationError } from '../engine/errors.js';
-import { substituteBody, substitutePath } from '../engine/plan/bindings.js';
-import { destructiveReasons } from '../engine/gpucloud/destroyer.js';
-import { evaluateProduces } from '../engine/plan/produces.js';
-import { validatePlan } from '../engine/plan/validate.js';
+import { OperationError } from '../engine/core/errors.js';
+import { substituteBody, substitutePath } from '../engine/core/plan/bindings.js';
+import { destructiveReasons } from '../engine/providers/gpucloud/destroyer.js';
+import { evaluateProduces } from '../engine/core/plan/produces.js';
+import { validatePlan } from '../engine/core/plan/validate.js';
 
 // Every provider, loaded: these tests validate plans of any provider synchronously.
 const PROVIDERS = await allProviders();

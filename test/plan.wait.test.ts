@@ -1,10 +1,10 @@
-import { allProviders } from '../engine/providers.js';
+import { allProviders } from '../engine/providers/index.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startEmulator, EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../emulator/index.js';
-import { createGpuCloudClient } from '../engine/gpucloud/client.js';
+import { createGpuCloudClient } from '../engine/providers/gpucloud/client.js';
 import { runChecked } from './support/run.js';
-import { validatePlan } from '../engine/plan/validate.js';
+import { validatePlan } from '../engine/core/plan/validate.js';
 
 // Every provider, loaded: these tests validate plans of any provider synchronously.
 const PROVIDERS = await allProviders();

@@ -2,7 +2,7 @@
  * Phrasings for the built-in planner and the plans they must produce (accuracy test in
  * planner.builtin.test.ts). Written as users phrase things, not as the grammar wants them.
  */
-import type { BuiltinContext } from '../engine/planner/builtin.js';
+import type { BuiltinContext } from '../engine/producers/planner/builtin.js';
 
 export const I1 = '11111111-1111-4111-8111-111111111111'; // train-1, running, FIN-01
 export const I2 = '22222222-2222-4222-8222-222222222222'; // train-2, offline, FIN-03

@@ -4,10 +4,10 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { makerSystemPrompt } from '../engine/ai/maker-prompt.js';
-import { AssistantError } from '../engine/errors.js';
-import { planBuiltin } from '../engine/planner/builtin.js';
-import { catalogueProblems } from '../engine/planner/catalogue-check.js';
+import { makerSystemPrompt } from '../engine/producers/ai/maker-prompt.js';
+import { AssistantError } from '../engine/core/errors.js';
+import { planBuiltin } from '../engine/producers/planner/builtin.js';
+import { catalogueProblems } from '../engine/producers/planner/catalogue-check.js';
 import { PlanSchema } from '../schemas/plan.js';
 import { CONTEXT } from './planner-questions.js';
 

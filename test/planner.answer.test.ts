@@ -7,9 +7,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { contextPlanFor } from '../machines/ask.js';
-import { builtinAnswer, BuiltinCannotAnswer } from '../engine/planner/answer.js';
-import { routeQuestion } from '../engine/routing/route.js';
-import { providerRoutings } from '../engine/providers.js';
+import { builtinAnswer, BuiltinCannotAnswer } from '../engine/producers/planner/answer.js';
+import { routeQuestion } from '../engine/core/routing/route.js';
+import { providerRoutings } from '../engine/providers/index.js';
 import { ACCOUNT, ANSWER_CASES } from './answer-questions.js';
 
 const routings = await providerRoutings();

@@ -4,9 +4,9 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AssistantError } from '../engine/errors.js';
-import { answerFromResults } from '../engine/planner/answer.js';
-import { builtinNeeds, planBuiltin } from '../engine/planner/builtin.js';
+import { AssistantError } from '../engine/core/errors.js';
+import { answerFromResults } from '../engine/producers/planner/answer.js';
+import { builtinNeeds, planBuiltin } from '../engine/producers/planner/builtin.js';
 import { PLACEHOLDER_PATTERN, PlanSchema, PREDEFINED_BINDINGS, type Plan } from '../schemas/plan.js';
 import { CONTEXT, I1, PLANNER_CASES, type ExpectedCommand, type PlannerCase } from './planner-questions.js';
 

@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { commandContext, type CommandContext } from '../commands/context.js';
-import type { Provider } from '../engine/provider.js';
-import { registerProvider } from '../engine/providers.js';
+import type { Provider } from '../engine/core/provider.js';
+import { registerProvider } from '../engine/providers/index.js';
 
 interface Pantry {
   shelves: Record<string, number>;

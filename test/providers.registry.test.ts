@@ -1,13 +1,13 @@
 /**
- * The provider registry (engine/providers.ts): providers known by a static manifest, loaded when a plan
+ * The provider registry (engine/providers/index.ts): providers known by a static manifest, loaded when a plan
  * needs them. The manifest must say what the modules say, a plan gets exactly its providers, and a
  * verb nobody owns is still one clear validation error listing every known verb, without any load.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { PROVIDER_MANIFEST, PROVIDERS, ProviderRegistry, providerRoutings, providersWith, routableProviders } from '../engine/providers.js';
-import { validatePlan } from '../engine/plan/validate.js';
-import { routingFlag } from '../engine/routing/terms.js';
+import { PROVIDER_MANIFEST, PROVIDERS, ProviderRegistry, providerRoutings, providersWith, routableProviders } from '../engine/providers/index.js';
+import { validatePlan } from '../engine/core/plan/validate.js';
+import { routingFlag } from '../engine/core/routing/terms.js';
 
 test('each manifest entry names its module\'s provider and exactly its verbs', async () => {
   for (const entry of PROVIDER_MANIFEST) {

@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startEmulator } from '../emulator/index.js';
-import { createGpuCloudClient } from '../engine/gpucloud/client.js';
-import { SharedLimiter } from '../engine/gpucloud/limits/shared.js';
+import { createGpuCloudClient } from '../engine/providers/gpucloud/client.js';
+import { SharedLimiter } from '../engine/providers/gpucloud/limits/shared.js';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -144,7 +144,7 @@ test('clients sharing a record under heavy concurrency: zero 429s, every request
 test('a process killed with -9 while holding leased slots frees them one window later, not after its lease', async () => {
   const dir = tempDir();
   const limits = { perProject: 1000, perPath: 3, windowMs: 300 };
-  const module = new URL('../engine/gpucloud/limits/shared.js', import.meta.url).href;
+  const module = new URL('../engine/providers/gpucloud/limits/shared.js', import.meta.url).href;
   // The victim takes all three slots of the path (one request in flight, two free) and stays alive.
   const script = `
     const { SharedLimiter } = await import(${JSON.stringify(module)});

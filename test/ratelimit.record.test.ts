@@ -1,5 +1,5 @@
 /**
- * The compact shared record's rules (engine/gpucloud/limits/record.ts), on random sequences of leases:
+ * The compact shared record's rules (engine/providers/gpucloud/limits/record.ts), on random sequences of leases:
  * a grant never takes the key over its limit, whoever asks when the key has room gets a slot (fair
  * shares never deadlock), the record stays bounded however many responses go through it; and the
  * Redis store's Lua script answers exactly as the file store does, lease for lease.
@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FileLimitStore } from '../engine/gpucloud/limits/file.js';
-import { emptyKeyRecord, leaseKey, mergeMsFor, occupied, prune, type KeyRecord } from '../engine/gpucloud/limits/record.js';
-import { RedisLimitStore } from '../engine/gpucloud/limits/redis.js';
-import type { LeaseRequest } from '../engine/gpucloud/limits/store.js';
+import { FileLimitStore } from '../engine/providers/gpucloud/limits/file.js';
+import { emptyKeyRecord, leaseKey, mergeMsFor, occupied, prune, type KeyRecord } from '../engine/providers/gpucloud/limits/record.js';
+import { RedisLimitStore } from '../engine/providers/gpucloud/limits/redis.js';
+import type { LeaseRequest } from '../engine/providers/gpucloud/limits/store.js';
 import { startRedis } from './support/redis.js';
 
 const dirs: string[] = [];

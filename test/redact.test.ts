@@ -1,7 +1,7 @@
-/** engine/redact.ts: copy-on-write redaction keeps the no-secret guarantee (issue 10 §4). */
+/** engine/core/redact.ts: copy-on-write redaction keeps the no-secret guarantee (issue 10 §4). */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { maskSecretLooking, redactText, redactValue, registerSecret } from '../engine/redact.js';
+import { maskSecretLooking, redactText, redactValue, registerSecret } from '../engine/core/redact.js';
 
 test('redactValue returns the very same objects when nothing under them changed (no deep copy)', () => {
   const records = Array.from({ length: 100 }, (_, i) => ({ id: `i-${i}`, hostname: `h${i}`, gpu: { number_of_gpus: 1, description: '1x A100' }, ips: ['203.0.113.1'] }));

@@ -1,11 +1,11 @@
 /**
- * The IAM analysis on its own (engine/reports/iam.ts), where the moto tests cannot reach: keys
+ * The IAM analysis on its own (engine/producers/reports/iam.ts), where the moto tests cannot reach: keys
  * created or last used more than 90 days ago (moto stamps keys with the current time), statement
  * shapes (NotAction, Deny, a single statement object, URL-encoded documents).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { iamFindings, judgePolicy, roleNameOfArn, type IamPrincipal } from '../engine/reports/iam.js';
+import { iamFindings, judgePolicy, roleNameOfArn, type IamPrincipal } from '../engine/producers/reports/iam.js';
 
 const NOW = Date.parse('2026-11-23T12:00:00Z');
 const daysAgo = (n: number) => new Date(NOW - n * 86_400_000).toISOString();

@@ -4,13 +4,13 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { routeQuestion, type RoutingConfig } from '../engine/routing/route.js';
-import { providerRoutings } from '../engine/providers.js';
+import { routeQuestion, type RoutingConfig } from '../engine/core/routing/route.js';
+import { providerRoutings } from '../engine/providers/index.js';
 
 const routings = await providerRoutings();
-import { containsTerm } from '../engine/routing/match.js';
-import { KINDS } from '../engine/gpucloud/catalogue.js';
-import { AssistantError } from '../engine/errors.js';
+import { containsTerm } from '../engine/core/routing/match.js';
+import { KINDS } from '../engine/providers/gpucloud/catalogue.js';
+import { AssistantError } from '../engine/core/errors.js';
 
 /** Default cloud_a, so a question that should not route anywhere shows up as defaulted to cloud_a. */
 const CFG: RoutingConfig = { infra: { default_provider: 'cloud_a' } };

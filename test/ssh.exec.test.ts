@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
-import { allProviders } from '../engine/providers.js';
-import { validatePlan } from '../engine/plan/validate.js';
-import { sshExec } from '../engine/ssh/verbs/exec.js';
+import { allProviders } from '../engine/providers/index.js';
+import { validatePlan } from '../engine/core/plan/validate.js';
+import { sshExec } from '../engine/providers/ssh/verbs/exec.js';
 import { runCli, tempHome } from './support/cli.js';
 import { headNodeKubeconfig, startSshServer } from './support/ssh-server.js';
 import { tempDir } from './support/temp.js';
@@ -38,7 +38,7 @@ test('tear-down commands are destructive with their precise reason, and so is an
   ]) {
     assert.ok(gated(c), c);
   }
-  // Free-form: not known to be safe, whatever it looks like (engine/ssh/templates.ts has what runs freely).
+  // Free-form: not known to be safe, whatever it looks like (engine/providers/ssh/templates.ts has what runs freely).
   for (const c of ['apt-get install -y kubeadm', 'kubeadm init --pod-network-cidr=10.244.0.0/16', 'cat /root/.kube/config', 'rm /tmp/one-file', 'systemctl restart containerd']) {
     assert.ok(gated(c), c);
     assert.match(sshExec.classify(['ssh-exec', 'h', c]).reasons.join(' '), /not known to be safe/, c);

@@ -46,7 +46,7 @@ const NOT_ON_A_GPUCLOUD_READ: [RegExp, string][] = [
   // ai/kinds.js is the table of AI flags `ask` registers; the rest of ai/ is the question flow.
   // planner/answer-capability.js only names the built-in answerer; its parser (planner/answer.js) loads on the first answer.
   [/\/dist\/engine\/(ai\/(?!kinds\.js)|planner\/(?!answer-capability\.js)|reports\/|iac\/|routing\/route\.js)/, 'the question flow (ask without --apply)'],
-  [/\/node_modules\/zod\//, 'zod (plans that plainly fit the schema are checked without it: engine/plan/shape.ts)'],
+  [/\/node_modules\/zod\//, 'zod (plans that plainly fit the schema are checked without it: engine/core/plan/shape.ts)'],
   [/\/node_modules\/yaml\//, 'yaml (only for a config file or -o yaml)'],
   [/\/node_modules\/(ofetch|node-fetch-native)\//, 'ofetch (Node\'s fetch is used)'],
   [/\/node_modules\/ioredis\//, 'ioredis (only with a redis_url)'],
@@ -62,7 +62,7 @@ function assertNone(loaded: string[], what: string): void {
 test('gpucloud list loads the gpucloud provider and nothing a list does not use', () =>
   withEmulator(async ({ emu }) => {
     const loaded = await modulesOf(['gpucloud', 'list', 'instances', '-o', 'json'], { env: emulatorEnv(emu) });
-    assert.ok(loaded.some((u) => u.endsWith('/dist/engine/gpucloud/provider.js')), 'the gpucloud provider is loaded');
+    assert.ok(loaded.some((u) => u.endsWith('/dist/engine/providers/gpucloud/provider.js')), 'the gpucloud provider is loaded');
     assertNone(loaded, 'gpucloud list');
     assert.ok(loaded.length < 150, `${loaded.length} modules`);
   }));
@@ -86,7 +86,7 @@ test('--sandbox gpucloud list starts the emulator in process without an HTTP ser
 test('a plan naming ssh steps loads ssh (and only then): the registry loads a provider when a plan needs it', async () => {
   const plan = JSON.stringify({ version: 1, provider: 'ssh', commands: [{ args: ['ssh-exec', '203.0.113.7', 'uptime'], reason: 'check' }] });
   const loaded = await modulesOf(['plan', 'validate'], { input: plan });
-  assert.ok(loaded.some((u) => u.endsWith('/dist/engine/ssh/provider.js')), 'ssh is loaded for an ssh plan');
+  assert.ok(loaded.some((u) => u.endsWith('/dist/engine/providers/ssh/provider.js')), 'ssh is loaded for an ssh plan');
   // ssh shares kubeconfig helpers with k8s; no other provider's own module is loaded.
   const others = loaded.filter((u) => /\/dist\/engine\/(gpucloud|k8s|cloud_a|cloud_b|cloud_c)\/provider\.js$/.test(u));
   assert.equal(others, [], 'no other provider');

@@ -1,5 +1,5 @@
 /**
- * External agents over ACP: the client module (engine/acp/client.ts) against a stand-in agent written
+ * External agents over ACP: the client module (engine/producers/acp/client.ts) against a stand-in agent written
  * with the SDK's agent side (support/acp-agent.ts), and `talk --agent` relaying prompts, updates and
  * permission requests, surviving the agent's crash, and starting it with an allowlisted environment.
  */
@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
-import { startAcpAgent, type AcpAgent } from '../engine/acp/client.js';
-import { agentEnvironment } from '../engine/acp/env.js';
+import { startAcpAgent, type AcpAgent } from '../engine/producers/acp/client.js';
+import { agentEnvironment } from '../engine/producers/acp/env.js';
 import { configFile, runCli, tempHome } from './support/cli.js';
 import { HAVE_TMUX, startInTmux, type TmuxPane } from './support/tmux.js';
 

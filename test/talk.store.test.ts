@@ -3,14 +3,14 @@ import { appendFileSync, readFileSync, rmSync, statSync, writeFileSync } from 'n
 import { dirname } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { contextWindow, estimateTokens, historyBudget, trimToBudget } from '../engine/talk/budget.js';
-import { MultiLine, parseInput, suggestCommand } from '../engine/talk/input.js';
-import { historyEntry, loadLineHistory, saveLineHistory } from '../engine/talk/line-history.js';
-import { ReadCache } from '../engine/talk/read-cache.js';
-import { ConversationStore, listSessions } from '../engine/talk/store.js';
-import { namesMatch } from '../engine/talk/destroy-targets.js';
-import { agentEnvironment } from '../engine/acp/env.js';
-import { withTranscript } from '../engine/acp/conversation.js';
+import { contextWindow, estimateTokens, historyBudget, trimToBudget } from '../engine/producers/talk/budget.js';
+import { MultiLine, parseInput, suggestCommand } from '../engine/producers/talk/input.js';
+import { historyEntry, loadLineHistory, saveLineHistory } from '../engine/producers/talk/line-history.js';
+import { ReadCache } from '../engine/producers/talk/read-cache.js';
+import { ConversationStore, listSessions } from '../engine/producers/talk/store.js';
+import { namesMatch } from '../engine/producers/talk/destroy-targets.js';
+import { agentEnvironment } from '../engine/producers/acp/env.js';
+import { withTranscript } from '../engine/producers/acp/conversation.js';
 import type { Plan } from '../schemas/plan.js';
 import { tempHome } from './support/cli.js';
 

@@ -3,14 +3,14 @@
  * session, started on the session's first message with the child environment allowlist
  * (box/child-env.ts), kept for the session's later messages and stopped when the session ends.
  *
- * The ACP client is the project's one (engine/acp/client.ts). Nobody sits at a box to answer an
+ * The ACP client is the project's one (engine/producers/acp/client.ts). Nobody sits at a box to answer an
  * agent's permission requests, so every one is refused (default deny): an agent in a box can talk, and
  * whatever it wants to do through its own tools is not allowed.
  */
-import type { CatalogAgent } from '../../engine/box/agents.js';
+import type { CatalogAgent } from '../../engine/producers/box/agents.js';
 import { BoxError, type AgentReply, type AgentRequest, type AgentRunner } from '../agent.js';
 import { childEnvironment } from '../child-env.js';
-import { startAcpAgent } from '../../engine/acp/client.js';
+import { startAcpAgent } from '../../engine/producers/acp/client.js';
 
 /** One ACP agent process with one ACP session: the shape the box needs from the project's ACP client. */
 export interface AcpConnection {

@@ -10,9 +10,9 @@
 import type { CommandContext } from '../../commands/context.js';
 import { makePlanFromQuestion } from '../../commands/ask-maker.js';
 import type { Session } from '../../commands/session.js';
-import type { ChatMessage } from '../../engine/ai/provider.js';
-import { SafetyRefusal } from '../../engine/errors.js';
-import { renderReport } from '../../engine/render/report.js';
+import type { ChatMessage } from '../../engine/producers/ai/provider.js';
+import { SafetyRefusal } from '../../engine/core/errors.js';
+import { renderReport } from '../../engine/core/render/report.js';
 import { askQuestion } from '../../machines/ask.js';
 import type { BudgetLimit } from '../../machines/apply/index.js';
 import type { Plan } from '../../schemas/plan.js';

@@ -3,13 +3,13 @@
  * the executor. Destructive steps are shown and marked rather than refused; an invalid plan fails as
  * usual. The figures are the ones the apply's budget guard would use (machines/apply/price.ts).
  */
-import { InvalidInputError } from '../../engine/errors.js';
-import { budgetRefusal } from '../../engine/plan/budget.js';
-import { checkForPreview, type PreviewablePlan } from '../../engine/plan/check.js';
-import { describeConflict, findNameConflicts, listerFor, NameSnapshots, type NameConflict } from '../../engine/plan/names.js';
-import { buildPreview, previewSteps, type Preview } from '../../engine/plan/preview.js';
-import { formatProblems } from '../../engine/plan/validate.js';
-import { derivedSignal } from '../../engine/deadline.js';
+import { InvalidInputError } from '../../engine/core/errors.js';
+import { budgetRefusal } from '../../engine/core/plan/budget.js';
+import { checkForPreview, type PreviewablePlan } from '../../engine/core/plan/check.js';
+import { describeConflict, findNameConflicts, listerFor, NameSnapshots, type NameConflict } from '../../engine/core/plan/names.js';
+import { buildPreview, previewSteps, type Preview } from '../../engine/core/plan/preview.js';
+import { formatProblems } from '../../engine/core/plan/validate.js';
+import { derivedSignal } from '../../engine/core/deadline.js';
 import type { PlanBackend } from '../run-plan.js';
 import { figuresFor, pricePlan, type BudgetLimit } from './price.js';
 

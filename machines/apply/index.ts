@@ -12,15 +12,15 @@
  */
 import type { Plan } from '../../schemas/plan.js';
 import type { RunReport } from '../../schemas/run-report.js';
-import { derivedSignal } from '../../engine/deadline.js';
-import { ExitCode, InvalidInputError, SafetyRefusal, type ExitCodeValue } from '../../engine/errors.js';
-import type { RunObserver, StepClass } from '../../engine/provider.js';
-import { budgetRefusal } from '../../engine/plan/budget.js';
-import { checkPlan } from '../../engine/plan/check.js';
-import { RunJournal } from '../../engine/plan/journal.js';
-import { findNameConflicts, listerFor, nameConflictRefusal, NameSnapshots, RunCreates, staticCreates, type NamedCreate } from '../../engine/plan/names.js';
-import { reservationId, type Reservation } from '../../engine/plan/reservations.js';
-import { lockRun } from '../../engine/plan/run-lock.js';
+import { derivedSignal } from '../../engine/core/deadline.js';
+import { ExitCode, InvalidInputError, SafetyRefusal, type ExitCodeValue } from '../../engine/core/errors.js';
+import type { RunObserver, StepClass } from '../../engine/core/provider.js';
+import { budgetRefusal } from '../../engine/core/plan/budget.js';
+import { checkPlan } from '../../engine/core/plan/check.js';
+import { RunJournal } from '../../engine/core/plan/journal.js';
+import { findNameConflicts, listerFor, nameConflictRefusal, NameSnapshots, RunCreates, staticCreates, type NamedCreate } from '../../engine/core/plan/names.js';
+import { reservationId, type Reservation } from '../../engine/core/plan/reservations.js';
+import { lockRun } from '../../engine/core/plan/run-lock.js';
 import { runPlan, type PlanBackend, type RunOutcome } from '../run-plan.js';
 import { addsCost, figuresFor, pricePlan, type BudgetLimit } from './price.js';
 
@@ -49,7 +49,7 @@ export interface ApplyRequest {
   home: string;
   destroyer: boolean;
   mode: ApplyMode;
-  /** Refuse the plan when its creates would push the hourly burn above this (engine/plan/budget.ts). */
+  /** Refuse the plan when its creates would push the hourly burn above this (engine/core/plan/budget.ts). */
   budget?: BudgetLimit;
   /** Create names that already exist in the project anyway (--allow-duplicate-names). */
   allowDuplicateNames?: boolean;

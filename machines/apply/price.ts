@@ -3,9 +3,9 @@
  * its own steps with reads through the executor; creates of providers that cannot price are listed as
  * unpriced.
  */
-import type { StepClass } from '../../engine/provider.js';
-import { budgetFigures, type BudgetFigures, type PricedPart } from '../../engine/plan/budget.js';
-import type { PreviewablePlan } from '../../engine/plan/check.js';
+import type { StepClass } from '../../engine/core/provider.js';
+import { budgetFigures, type BudgetFigures, type PricedPart } from '../../engine/core/plan/budget.js';
+import type { PreviewablePlan } from '../../engine/core/plan/check.js';
 import type { PlanBackend } from '../run-plan.js';
 import { readResult } from './reads.js';
 

@@ -5,10 +5,10 @@
  * through `applyPlan` (machines/apply/index.ts), with its budget, reservations and journal.
  */
 import type { Plan } from '../../schemas/plan.js';
-import { derivedSignal } from '../../engine/deadline.js';
-import { OperationError } from '../../engine/errors.js';
-import type { RunObserver } from '../../engine/provider.js';
-import { checkPlan } from '../../engine/plan/check.js';
+import { derivedSignal } from '../../engine/core/deadline.js';
+import { OperationError } from '../../engine/core/errors.js';
+import type { RunObserver } from '../../engine/core/provider.js';
+import { checkPlan } from '../../engine/core/plan/check.js';
 import { runPlan, type PlanBackend } from '../run-plan.js';
 
 export interface ReadOptions {

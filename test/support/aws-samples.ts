@@ -1,5 +1,5 @@
 /**
- * Samples of cloud_a's allowlist (engine/cloud_a/destroyer.ts), keyed by the row's command: every
+ * Samples of cloud_a's allowlist (engine/providers/cloud_a/destroyer.ts), keyed by the row's command: every
  * destroy row and every refused row, each sample decided by exactly that row; the local side effects
  * every step is checked for (refused whatever its row); parameters the gate cannot decode (invalid);
  * and the spellings that must not hide a destructive part.

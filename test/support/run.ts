@@ -1,8 +1,8 @@
 /**
  * The executor's own tests run plans the way the apply module does: checked once (validation and the
- * destroyer gate: engine/plan/check.ts), then run. A refused plan throws here, before the executor.
+ * destroyer gate: engine/core/plan/check.ts), then run. A refused plan throws here, before the executor.
  */
-import { checkPlan } from '../../engine/plan/check.js';
+import { checkPlan } from '../../engine/core/plan/check.js';
 import { runPlan, type RunOptions, type RunOutcome } from '../../machines/run-plan.js';
 
 export type CheckedRunOptions = RunOptions & { destroyer: boolean };

@@ -1,0 +1,214 @@
+/**
+ * What a provider can do above running plan steps (issue 23): each capability optional and typed, so
+ * that commands ask the registry "who can answer, make, price, store credentials, run in the sandbox"
+ * instead of naming providers. A new cloud is one folder: its provider module exports a `Provider` whose
+ * `capabilities` say what it offers, and one manifest entry (engine/providers/index.ts) lists their names so
+ * a command can choose providers without loading any.
+ */
+import type { Config } from '../../schemas/config.js';
+import type { Plan, PlanCommand } from '../../schemas/plan.js';
+import type { ProviderCredentials } from './config/credential-fields.js';
+
+/** One fetched result of a context read: the step's args, what it read (a kind), its parsed response. */
+export interface ContextResult {
+  kind: string;
+  args: string[];
+  data: unknown;
+}
+
+/** A word of a provider's vocabulary, with the kind of thing it asks about when it says one (`volumes`). */
+export type RouteWord = string | { term: string; kind?: string };
+
+/** Words that send a question to a provider. */
+export interface RoutingCapability {
+  /** The provider's names (`aws`, `amazon`): select it outright. */
+  names: readonly string[];
+  /** Words only this provider uses (`ec2`, `s3`, `bucket`): select it outright. */
+  specific: readonly RouteWord[];
+  /** Words other providers share (`instances`, `price`): select it only when no provider was named outright. */
+  generic?: readonly RouteWord[];
+  /**
+   * Whether the generic words count with this config (an integration that is not set up is not guessed
+   * from common words like "errors" or "issues"; its names, specific words and flag still select it).
+   * Absent: they always count.
+   */
+  genericWhen?(config: Config): boolean;
+  /**
+   * Technologies this provider sells too (`kubernetes`, `serverless`): they route nowhere by themselves,
+   * but no later provider may take them (or a phrase containing one of this provider's words) as a
+   * generic word — "which k8s clusters do I have" is not about cloud_a alone.
+   */
+  shared?: readonly string[];
+  /** Patterns (instance-type codes, with the `g` flag) with a label for `--route-only`; they select it outright. */
+  patterns?: readonly { label: string; pattern: RegExp; kind?: string }[];
+  /** Extra specific words from the config (cloud_a `service_keywords`). */
+  fromConfig?(config: Config): readonly RouteWord[];
+  /** The `ask` flag that selects it (`cloud-a` for `--cloud-a`); default: the name with `_` as `-`. */
+  flag?: string;
+}
+
+/**
+ * What `ask` reads to answer a question about this provider: read-only plan commands (of the
+ * provider's own verbs), each labelled with what it reads (`kinds[i]` for `commands[i]`). `kinds` are
+ * what routing found in the question (gpucloud catalogue kinds); most providers choose from the words.
+ */
+export interface ReadsCapability {
+  contextReads(question: string, ctx: { kinds: readonly string[]; config: Config }): { commands: PlanCommand[]; kinds: string[] };
+  /** The label of its data in the prompt (`the gpucloud account`). */
+  label: string;
+  /** What the model is told about this provider's data (one or two sentences). */
+  prompt?: string;
+}
+
+/**
+ * Answers without a model (`--ai-profile builtin`), from this provider's context reads. `undefined`:
+ * it cannot answer the question exactly, and the flow declines with the reason and a hint to configure
+ * an AI provider — never a different list.
+ */
+export interface AnswerCapability {
+  answer(question: string, results: readonly ContextResult[], ctx: AnswerContext): string | undefined;
+  /**
+   * Providers whose answers share one question parser name the same joint answerer (`planner`: gpucloud
+   * and cloud_a, engine/producers/planner/answer.ts): it is called once with all their results, so a word one of
+   * them understands is not declined by the other, and the question is declined as a whole when any
+   * part of it cannot be answered. It may throw an InvalidInputError that says why it declines.
+   */
+  joint?: string;
+  /**
+   * Words this provider's answers understand besides its routing words ("open", "failing", "urgent"):
+   * in a combined view another provider's answerer does not decline a question for them.
+   */
+  understood?: readonly string[];
+}
+
+/**
+ * What an answerer needs of a routing decision (engine/core/routing/route.ts RouteDecision fits it): the
+ * terms that chose each provider are understood words. Declared here so the contract imports no router.
+ */
+export interface RouteSummary {
+  reasons: readonly { terms: readonly string[] }[];
+  defaulted: boolean;
+}
+
+export interface AnswerContext {
+  kinds: readonly string[];
+  defaulted?: boolean;
+  /** The routing decision (its terms are understood words). */
+  route?: RouteSummary;
+  /** Words the other answering providers understand (their routing words): not unknown to this one. */
+  knownWords?: readonly string[];
+  /** Other providers answer too: this one needs no part of the question of its own. */
+  answeredElsewhere?: boolean;
+}
+
+/**
+ * Plans for requests (`ask --maker`): what the maker needs, read through the executor — the catalogue
+ * and current resources a model plans against, the model's instructions, and the built-in planner that
+ * answers offline (`--ai-profile builtin`) and refuses what it does not understand.
+ */
+export interface MakerCapability {
+  prepare(request: string, ctx: MakerContext): Promise<MakerInput>;
+}
+
+export interface MakerContext {
+  read(plan: Plan): Promise<unknown[]>;
+  config: Config;
+  predefined: Record<string, string>;
+  /** The plan is written by the built-in planner (only what it needs is read). */
+  builtin: boolean;
+  /** Destructive steps are allowed (`--destroyer`): the model is told so. */
+  destroyer: boolean;
+  onPhase?(text: string): void;
+}
+
+/** What a maker plans against: the catalogue and current resources, the defaults, and (for a provider with its own planner) the model's instructions and the built-in planner. */
+export interface MakerInput {
+  catalogue: MakerCatalogue;
+  /** Values of predefined bindings known in this run (DEFAULT_SSH_KEY_ID, DEFAULT_LOCATION, PROJECT_ID). */
+  defaults: Record<string, string>;
+  /** Current instances/clusters/volumes; used by the builtin planner to resolve hostnames. */
+  lookup?: BuiltinLookup;
+  /** A provider's own maker: the model's system prompt and its built-in planner. */
+  target?: { system: string; builtin: () => Plan };
+}
+
+/** Catalogue data passed to the maker (plain API records). Extra keys (e.g. instances) are shown too. */
+export interface MakerCatalogue {
+  instanceTypes?: unknown[];
+  locations?: unknown[];
+  images?: unknown[];
+  sshKeys?: unknown[];
+  availability?: unknown[];
+  clusterImages?: unknown[];
+  clusterTypes?: unknown[];
+  [key: string]: unknown[] | undefined;
+}
+
+export interface LookupInstance {
+  id: string;
+  hostname: string;
+  status?: string;
+  location?: string;
+  instance_type?: string;
+}
+export interface LookupCluster {
+  id: string;
+  hostname: string;
+  status?: string;
+}
+export interface LookupVolume {
+  id: string;
+  name: string;
+  location?: string;
+  status?: string;
+  instance_id?: string | null;
+}
+
+/** Current records, as the API lists them, used to resolve names to ids. */
+export interface BuiltinLookup {
+  instances?: LookupInstance[];
+  clusters?: LookupCluster[];
+  volumes?: LookupVolume[];
+}
+
+
+/** One place credentials can come from, in the order the provider looks (names and paths only, never values). */
+export interface CredentialSource {
+  kind: 'config' | 'env' | 'file' | 'backend' | 'cli-profile';
+  /** `gpucloud.client_id`, `GPUCLOUD_CLIENT_ID`, `~/.gpucloud/credentials`. */
+  where: string;
+  present: boolean;
+}
+
+export interface CredentialsCapability {
+  sources(opts: { config: Config; env: Record<string, string | undefined>; home: string }): CredentialSource[];
+  /** A cheap read-only check that the credentials work, run through the executor. */
+  test?(read: (plan: Plan) => Promise<unknown[]>, ctx?: { config: Config; name?: string }): Promise<{ detail: string; data?: unknown }>;
+  /**
+   * What a stored credential's name stands for when it is not one account's `default` (postgres: the
+   * connection, `postgres/<connection>`): `credentials test` then tests each stored name with `test`'s `name`.
+   */
+  namedBy?: string;
+  /** What the backend store keeps for this provider (`credentials store <provider>`). */
+  store?: ProviderCredentials;
+}
+
+/** An in-process stand-in for the provider's endpoint (`--sandbox`). */
+export interface SandboxCapability {
+  start(home: string): Promise<{ baseUrl: string; credentials: Record<string, string>; close(): Promise<void> }>;
+}
+
+/** The default-deny table, for the README and `--help`: what runs freely, what needs --destroyer, what is refused. */
+export interface ClassifyCapability {
+  table(): readonly { operation: string; verdict: 'read' | 'harmless' | 'destructive' | 'refused'; why: string }[];
+}
+
+export interface ProviderCapabilities {
+  routing?: RoutingCapability;
+  reads?: ReadsCapability;
+  answer?: AnswerCapability;
+  maker?: MakerCapability;
+  credentials?: CredentialsCapability;
+  sandbox?: SandboxCapability;
+  classify?: ClassifyCapability;
+}

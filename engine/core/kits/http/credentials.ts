@@ -1,0 +1,72 @@
+/**
+ * Where an HTTP integration's token comes from, in the order every integration uses: the sandbox's
+ * stand-in (when `--sandbox` started one), then `<section>.<key>` in the config, then its environment
+ * variables, then the credential backend (`credentials store <provider>`, stored under `default`) when
+ * a backend API key is configured. `credentials test` of what is stored (`backendOnly`) skips the local
+ * sources. Values are registered as secrets as soon as they are read.
+ */
+import type { Config } from '../../../../schemas/config.js';
+import type { CredentialSource } from '../../capabilities.js';
+import type { ConnectOptions } from '../../provider.js';
+import { registerSecret } from '../../redact.js';
+import { fromConfigOrEnv } from './provider.js';
+
+export interface TokenSpec {
+  /** The provider's name, also its config section and its name in the backend store (`repohost`). */
+  provider: string;
+  /** The config key and backend field (`token`, `auth_token`). */
+  key: string;
+  /** The environment variables, in order (`REPOHOST_TOKEN`). */
+  env: readonly string[];
+}
+
+export interface ResolvedToken {
+  token?: string;
+  /** Where it came from (`repohost.token in the config`, `REPOHOST_TOKEN`, `the credential backend …`), never the value. */
+  source: string;
+}
+
+const secret = (v: string): string => (registerSecret(v), v);
+const section = (config: Config, name: string): Record<string, unknown> => ((config as Record<string, unknown>)[name] as Record<string, unknown> | undefined) ?? {};
+
+/** The token for a request, or `{ source: 'none' }` when no source has one. */
+export async function resolveToken(spec: TokenSpec, opts: ConnectOptions): Promise<ResolvedToken> {
+  const override = opts.override?.credentials[spec.key];
+  if (override) return { token: secret(override), source: `the sandbox's local ${spec.provider} stand-in` };
+  if (!opts.backendOnly) {
+    const configured = section(opts.config, spec.provider)[spec.key];
+    const found = fromConfigOrEnv(typeof configured === 'string' ? configured : undefined, opts.env, spec.env);
+    if (found.value) return { token: secret(found.value), source: found.where === 'config' ? `${spec.provider}.${spec.key} in the config` : found.where! };
+  }
+  const stored = await fromBackend(spec, opts);
+  if (stored) return stored;
+  return { source: 'none' };
+}
+
+async function fromBackend(spec: TokenSpec, opts: ConnectOptions): Promise<ResolvedToken | undefined> {
+  const { resolveBackendSettings, BackendClient, DEFAULT_CREDENTIAL_NAME } = await import('../../config/backend-store.js');
+  const settings = resolveBackendSettings(opts.config, opts.env);
+  if (!settings.apiKey) return undefined;
+  const client = new BackendClient({ ...settings, apiKey: settings.apiKey }, { signal: opts.signal, debug: opts.debug, timeoutMs: opts.timeoutMs });
+  try {
+    const record = await client.get(spec.provider, DEFAULT_CREDENTIAL_NAME);
+    const value = record?.fields[spec.key]?.trim();
+    return value ? { token: secret(value), source: `the credential backend (${settings.url}, env ${settings.env}, ${spec.provider}/${DEFAULT_CREDENTIAL_NAME})` } : undefined;
+  } catch (err) {
+    // The deadline and Ctrl-C end the command; an unreachable backend is one more place without a token.
+    if (opts.signal?.aborted) throw err;
+    if (opts.backendOnly) throw err;
+    opts.debug?.(`${spec.provider}: the credential backend had no token (${(err as Error).message})`);
+    return undefined;
+  }
+}
+
+/** The sources `credentials` lists for this token, in the order `resolveToken` looks (names only). */
+export function tokenSources(spec: TokenSpec, opts: { config: Config; env: Record<string, string | undefined> }): CredentialSource[] {
+  const configured = section(opts.config, spec.provider)[spec.key];
+  return [
+    { kind: 'config', where: `${spec.provider}.${spec.key}`, present: typeof configured === 'string' && configured.trim() !== '' },
+    ...spec.env.map((name): CredentialSource => ({ kind: 'env', where: name, present: Boolean(opts.env[name]?.trim()) })),
+    { kind: 'backend', where: `the credential backend (${spec.provider}/default; backend.api_key)`, present: Boolean(opts.config.backend?.api_key || opts.env.ASSISTANT_BACKEND_API_KEY) },
+  ];
+}

@@ -1,0 +1,128 @@
+/**
+ * An HTTP integration authenticated by one API token (notes, appplatform, edge): where the token comes
+ * from, in order — the config section's key, its environment variables, then the credential backend
+ * (`credentials store <name>`) — and the `credentials` and `sandbox` capabilities that follow from that.
+ * The HTTP itself is the shared toolkit's (engine/core/kits/http/provider.ts); this only resolves the target.
+ */
+import type { Config } from '../../../../schemas/config.js';
+import type { CredentialSource, CredentialsCapability, SandboxCapability } from '../../capabilities.js';
+import { CREDENTIAL_FIELDS } from '../../config/credential-fields.js';
+import { AssistantError, UsageError } from '../../errors.js';
+import type { ConnectOptions, Provider } from '../../provider.js';
+import { registerSecret } from '../../redact.js';
+import type { Plan } from '../../../../schemas/plan.js';
+import { baseUrlFor, fromConfigOrEnv, httpClient, httpProvider, type HttpClient, type HttpProviderSpec, type HttpTarget } from './provider.js';
+
+export interface TokenIntegrationSpec extends Omit<HttpProviderSpec, 'target' | 'name'> {
+  name: 'notes' | 'appplatform' | 'edge';
+  /** The section's token key (`integration_token`) and its value. */
+  tokenKey: string;
+  section(config: Config): { token?: string; base_url?: string } | undefined;
+  /** Environment variables holding the token, in order. */
+  envNames: readonly string[];
+  defaultBaseUrl: string;
+  /** The request headers that carry the token (and any fixed header such as an API version). */
+  headers(token: string): Record<string, string>;
+}
+
+type Token = { value: string; where: string };
+
+/** The token from the config section or the environment (not the backend: that needs the network). */
+function localToken(spec: TokenIntegrationSpec, opts: Pick<ConnectOptions, 'config' | 'env'>): Token | undefined {
+  const found = fromConfigOrEnv(spec.section(opts.config)?.token, opts.env, spec.envNames);
+  if (!found.value) return undefined;
+  return { value: found.value, where: found.where === 'config' ? `${spec.name}.${spec.tokenKey} in the config file` : found.where! };
+}
+
+/** The token stored in the credential backend under `<name>/default`, or why there is none. */
+async function backendToken(spec: TokenIntegrationSpec, opts: ConnectOptions): Promise<Token | string> {
+  const { resolveBackendSettings, BackendClient, DEFAULT_CREDENTIAL_NAME } = await import('../../config/backend-store.js');
+  const settings = resolveBackendSettings(opts.config, opts.env);
+  if (!settings.apiKey) return 'no backend API key configured';
+  try {
+    const record = await new BackendClient({ ...settings, apiKey: settings.apiKey }, { signal: opts.signal, debug: opts.debug }).get(spec.name, DEFAULT_CREDENTIAL_NAME);
+    const value = record?.fields[spec.tokenKey]?.trim();
+    return value ? { value, where: `the backend credential store (${spec.name}/${DEFAULT_CREDENTIAL_NAME})` } : 'nothing stored';
+  } catch (err) {
+    if (opts.signal?.aborted) throw opts.signal.reason ?? err;
+    if (err instanceof AssistantError && err.code !== 'insecure_backend_url' && err.code !== 'decrypt_failed') return err.message;
+    throw err;
+  }
+}
+
+function target(spec: TokenIntegrationSpec, opts: ConnectOptions, token: Token): HttpTarget {
+  registerSecret(token.value);
+  // A pasted line break or a smart quote would fail inside fetch as "did not answer": say what it is.
+  if (!/^[\x21-\x7e]+$/.test(token.value)) {
+    throw new UsageError(`${spec.name}: the token from ${token.where} has a character a token cannot have (a space, a line break or a non-ASCII letter); nothing was sent`, {
+      hint: `copy the ${spec.label} token again into ${token.where}`,
+    });
+  }
+  return {
+    baseUrl: baseUrlFor(spec.name, spec.section(opts.config)?.base_url, opts.env, spec.defaultBaseUrl),
+    headers: spec.headers(token.value),
+    source: token.where,
+    authenticated: true,
+  };
+}
+
+/** The provider: the toolkit's verb and client, with the token found in config, environment or backend (or the sandbox fake's). */
+export function tokenHttpProvider(spec: TokenIntegrationSpec): Provider<HttpClient> {
+  const missing = (why?: string) =>
+    new UsageError(`${spec.name}: no ${spec.label} token: set ${spec.name}.${spec.tokenKey} or ${spec.envNames.join(' / ')}${why ? ` (backend: ${why})` : ''}`, {
+      hint: `or \`assistant credentials store ${spec.name}\`; \`assistant --sandbox ask --${spec.name} …\` tries the local fake`,
+    });
+  const httpSpec: HttpProviderSpec = {
+    ...spec,
+    target(opts) {
+      const token = opts.override?.credentials.token ? { value: opts.override.credentials.token, where: `the sandbox fake (${opts.override.baseUrl})` } : localToken(spec, opts);
+      if (!token) throw missing();
+      return opts.override ? { ...target(spec, opts, token), baseUrl: opts.override.baseUrl } : target(spec, opts, token);
+    },
+  };
+  const base = httpProvider(httpSpec);
+  return {
+    ...base,
+    async connect(opts) {
+      let t: HttpTarget;
+      if (opts.override || (!opts.backendOnly && localToken(spec, opts))) t = await httpSpec.target(opts);
+      else {
+        const found = await backendToken(spec, opts);
+        if (typeof found === 'string') throw missing(found);
+        t = target(spec, opts, found);
+      }
+      opts.debug?.(`${spec.name}: ${t.baseUrl} (token from ${t.source})`);
+      return { client: httpClient(httpSpec, t, { timeoutMs: opts.timeoutMs, debug: opts.debug }), source: t.source };
+    },
+  };
+}
+
+/** Where the token is looked for, in order (names only), and a cheap read that proves it works. */
+export function tokenCredentials(spec: Pick<TokenIntegrationSpec, 'name' | 'tokenKey' | 'section' | 'envNames'>, test: CredentialsCapability['test']): CredentialsCapability {
+  return {
+    sources({ config, env }): CredentialSource[] {
+      return [
+        { kind: 'config', where: `${spec.name}.${spec.tokenKey}`, present: Boolean(spec.section(config)?.token?.trim()) },
+        ...spec.envNames.map((n): CredentialSource => ({ kind: 'env', where: n, present: Boolean(env[n]?.trim()) })),
+        { kind: 'backend', where: `backend credential store (${spec.name}/default)`, present: false },
+      ];
+    },
+    test,
+    store: CREDENTIAL_FIELDS[spec.name],
+  };
+}
+
+/** The sandbox: the integration's local fake with its seeded data and its own token. */
+export function fakeSandbox(start: () => Promise<{ url: string; token: string; close(): Promise<void> }>): SandboxCapability {
+  return {
+    async start() {
+      const fake = await start();
+      return { baseUrl: fake.url, credentials: { token: fake.token }, close: () => fake.close() };
+    },
+  };
+}
+
+/** A one-step read plan (for `credentials test`). */
+export function oneRead(provider: string, args: string[], reason: string): Plan {
+  return { version: 1, provider, commands: [{ args, reason }] };
+}

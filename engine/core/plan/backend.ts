@@ -1,0 +1,24 @@
+/** What a plan run needs from its surroundings: a producer hands a PlanBackend to the one apply path (machines/apply/). */
+import type { ProviderSource, RunObserver } from '../provider.js';
+import type { ReservationStore } from './reservations.js';
+
+/** Where a run's steps get their providers' clients, and the signal that cancels the run. */
+export interface RunContext {
+  /** The client of a provider, built on first use (one per session). */
+  client(provider: string): Promise<unknown>;
+  signal: AbortSignal;
+  /** The session's observer, used when a run is given none of its own (waits of static commands). */
+  observer?: RunObserver;
+}
+
+/** What a producer needs to run a plan: the providers, the predefined bindings and a run context (a command's Session, the MCP server's backend). */
+export interface PlanBackend {
+  /** Loads the providers a plan needs (await `forPlan` before validating: engine/providers/index.ts). */
+  providers: ProviderSource;
+  predefined: Record<string, string>;
+  runContext(): RunContext;
+  /** Where creates reserve their names across processes (engine/core/plan/reservations.ts); none: not reserved. */
+  reservations?: ReservationStore;
+  /** The project or account names are unique in (reservation keys). */
+  scope?: string;
+}

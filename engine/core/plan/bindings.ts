@@ -1,0 +1,23 @@
+import { PLACEHOLDER_PATTERN } from '../../../schemas/plan-bindings.js';
+
+/** Every `<NAME>` placeholder in a string, in order of appearance. */
+export function placeholdersIn(text: string): string[] {
+  return [...text.matchAll(PLACEHOLDER_PATTERN)].map((m) => m[1]!);
+}
+
+/** Replaces placeholders in a URL path; values are URL-encoded so a `/` in a value cannot change the route. */
+export function substitutePath(path: string, bindings: Record<string, string>): string {
+  return path.replace(PLACEHOLDER_PATTERN, (whole, name: string) =>
+    name in bindings ? encodeURIComponent(bindings[name]!) : whole,
+  );
+}
+
+/**
+ * Replaces placeholders in a JSON body. Placeholders live inside JSON strings, so each value is
+ * inserted JSON-escaped (quotes, backslashes, control characters) and the body stays valid JSON.
+ */
+export function substituteBody(body: string, bindings: Record<string, string>): string {
+  return body.replace(PLACEHOLDER_PATTERN, (whole, name: string) =>
+    name in bindings ? JSON.stringify(bindings[name]!).slice(1, -1) : whole,
+  );
+}

@@ -1,0 +1,61 @@
+import type { Plan } from '../../../schemas/plan.js';
+import { InvalidInputError, SafetyRefusal } from '../errors.js';
+import type { ProviderSet, StepClass } from '../provider.js';
+import { formatProblems, validatePlan, type ValidationResult } from './validate.js';
+
+declare const checked: unique symbol;
+
+/**
+ * A plan that passed whole-plan validation and the destroyer gate, with the class of every step. Only
+ * `checkPlan` makes one, and the executor (machines/run-plan.ts) accepts nothing else: a plan is
+ * validated exactly once, and nothing unvalidated can run.
+ */
+export interface CheckedPlan {
+  readonly plan: Plan;
+  readonly classes: readonly StepClass[];
+  /** Whether destructive steps were allowed when it was checked (the run re-checks substituted values against it). */
+  readonly destroyer: boolean;
+  readonly [checked]: true;
+}
+
+/**
+ * The gate in front of every run: the whole plan is validated and every step classified; an invalid plan
+ * is exit 2 and a destructive one without `destroyer` exit 3, before anything is sent.
+ */
+export function checkPlan(input: unknown, opts: { providers: ProviderSet; destroyer: boolean; predefined: Record<string, string> }): CheckedPlan {
+  const v = validatePlan(input, { providers: opts.providers, destroyer: opts.destroyer, predefined: Object.keys(opts.predefined) });
+  if (v.ok) return { plan: v.plan!, classes: v.classes, destroyer: opts.destroyer } as unknown as CheckedPlan;
+  const invalid = v.problems.filter((p) => p.kind !== 'destructive');
+  if (invalid.length) {
+    throw new InvalidInputError('invalid_plan', `the plan is invalid; nothing was sent:\n${formatProblems(invalid)}`, {
+      hint: 'fix the plan and validate it with `assistant plan validate <file>`',
+      details: v.problems,
+    });
+  }
+  if (v.problems.some((p) => p.refused)) {
+    throw new SafetyRefusal(`the plan has steps that may never run from a plan; nothing was sent:\n${formatProblems(v.problems)}`, {
+      hint: 'a plan step may not read or write your files (except artefacts: <FILES>/name with --files DIR) or change a CLI\'s own configuration; remove those steps',
+      details: v.problems,
+    });
+  }
+  throw new SafetyRefusal(`the plan has destructive steps; nothing was sent:\n${formatProblems(v.problems)}`, {
+    hint: 'review the plan; if the destruction is intended, run again with --destroyer',
+    details: v.problems,
+  });
+}
+
+/** A plan and its step classes, valid except perhaps for destructive steps: what a preview prices and shows (never run). */
+export interface PreviewablePlan {
+  readonly plan: Plan;
+  readonly classes: readonly StepClass[];
+}
+
+/**
+ * Validation for a preview (dry run, the MCP validate tool): destructive steps are shown and marked, not
+ * refused. `previewable` is set when the plan is valid apart from them; `validation` carries every
+ * problem and each step's destructive reasons. Not a CheckedPlan: a preview never reaches the executor.
+ */
+export function checkForPreview(input: unknown, opts: { providers: ProviderSet; predefined: Record<string, string> }): { validation: ValidationResult; previewable?: PreviewablePlan } {
+  const validation = validatePlan(input, { providers: opts.providers, destroyer: true, predefined: Object.keys(opts.predefined) });
+  return { validation, previewable: validation.ok ? { plan: validation.plan!, classes: validation.classes } : undefined };
+}

@@ -1,0 +1,220 @@
+/**
+ * Never paying twice for a name (issue 9 §1): a create whose name already exists is refused before
+ * anything is sent, whatever made the existing resource (an earlier plan, an edited plan, the console,
+ * another machine); the live cloud is the truth, not the local journal. The same listing, taken once
+ * per kind per run (NameSnapshots), is the "before" snapshot of exactly-once. Which steps create what
+ * comes from each step's classification; how names are listed comes from its provider (provider.names).
+ */
+import type { Plan } from '../../../schemas/plan.js';
+import { SafetyRefusal } from '../errors.js';
+import type { NamedRecord, Provider, ProviderSet, StepClass, StepResult } from '../provider.js';
+import { placeholdersIn } from './bindings.js';
+import type { JournalState, RunJournal } from './journal.js';
+import { foldName } from './reservations.js';
+
+/** A planned create whose name is already taken. */
+export interface NameConflict {
+  /** Command index. */
+  index: number;
+  kind: string;
+  name: string;
+  existing_ids: string[];
+}
+
+/** A create step whose provider can look its name up. */
+export interface NamedCreate {
+  index: number;
+  provider: Provider<any>;
+  kind: string;
+  name: string;
+  nameAt?: string;
+}
+
+/** The named create of a step, from its classification (undefined for anything else). */
+export function namedCreate(providers: ProviderSet, index: number, args: readonly string[], cls: StepClass | undefined): NamedCreate | undefined {
+  if (cls?.effect !== 'create' || !cls.kind || !cls.name) return undefined;
+  const provider = providers.verb(args[0] ?? '')?.provider;
+  if (!provider?.names) return undefined;
+  return { index, provider, kind: cls.kind, name: cls.name, nameAt: cls.nameAt };
+}
+
+/** Creates whose name is known before the run (no placeholder in it), except the steps in `skip`. */
+export function staticCreates(plan: Plan, classes: readonly StepClass[], providers: ProviderSet, skip: ReadonlySet<number> = new Set()): NamedCreate[] {
+  const out: NamedCreate[] = [];
+  plan.commands.forEach((command, index) => {
+    if (skip.has(index)) return;
+    const create = namedCreate(providers, index, command.args, classes[index]);
+    if (create && placeholdersIn(create.name).length === 0) out.push(create);
+  });
+  return out;
+}
+
+type Lister = (provider: Provider<any>, kind: string) => Promise<NamedRecord[]>;
+
+/**
+ * One listing per provider and kind per run (issue 9 §4): the duplicate-name pre-flight and
+ * exactly-once both read it, and it is kept current as creates return IDs, so a plan of N creates
+ * lists each kind once instead of once (or twice) per create.
+ */
+export class NameSnapshots {
+  private readonly lists = new Map<string, Promise<NamedRecord[]>>();
+
+  constructor(private readonly list: Lister) {}
+
+  /** IDs of the records carrying the create's name, compared case-blind (listing the kind on first use). */
+  async idsNamed(create: NamedCreate): Promise<string[]> {
+    const name = foldName(create.name);
+    return (await this.records(create)).filter((r) => foldName(r.name) === name).map((r) => r.id);
+  }
+
+  /** Records a create this run made, so later checks and snapshots see it. */
+  async add(create: NamedCreate, id: string): Promise<void> {
+    const records = await this.records(create);
+    if (!records.some((r) => r.id === id && r.name === create.name)) records.push({ id, name: create.name, record: undefined });
+  }
+
+  /** Forgets a kind's listing, so the next check lists it afresh (after reserving a name another process may just have created). */
+  forget(create: NamedCreate): void {
+    this.lists.delete(`${create.provider.name}\u0000${create.kind}`);
+  }
+
+  private records(create: NamedCreate): Promise<NamedRecord[]> {
+    const key = `${create.provider.name}\u0000${create.kind}`;
+    let p = this.lists.get(key);
+    if (!p) {
+      p = this.list(create.provider, create.kind).then((records) => [...records]);
+      // A failed listing is not cached: the next check tries again.
+      p.catch(() => this.lists.delete(key));
+      this.lists.set(key, p);
+    }
+    return p;
+  }
+}
+
+/** Lists each kind once and returns the planned creates whose names already exist. */
+export async function findNameConflicts(
+  plan: Plan,
+  classes: readonly StepClass[],
+  providers: ProviderSet,
+  snapshots: NameSnapshots,
+  skip?: ReadonlySet<number>,
+): Promise<NameConflict[]> {
+  const conflicts: NameConflict[] = [];
+  for (const create of staticCreates(plan, classes, providers, skip)) {
+    const ids = await snapshots.idsNamed(create);
+    if (ids.length) conflicts.push({ index: create.index, kind: create.kind, name: create.name, existing_ids: ids });
+  }
+  return conflicts;
+}
+
+export function describeConflict(c: NameConflict): string {
+  return `step ${c.index} creates ${c.kind} "${c.name}", which already exists (${c.existing_ids.join(', ')})`;
+}
+
+export function nameConflictRefusal(conflicts: NameConflict[]): SafetyRefusal {
+  return new SafetyRefusal(`the plan would create names that already exist in the project; nothing was sent:\n${conflicts.map(describeConflict).join('\n')}`, {
+    hint: 'rename the resources in the plan, delete the existing ones, or run again with --allow-duplicate-names to create them anyway',
+    details: conflicts,
+  });
+}
+
+/** The listing function of a run: each provider's lookup through its client, under the run's signal. */
+export function listerFor(client: (provider: string) => Promise<unknown>, signal: AbortSignal): Lister {
+  return async (provider, kind) => provider.names!.list(kind, await client(provider.name), signal);
+}
+
+export interface CreateStepPlan {
+  /** The resource an earlier attempt (a killed or failed run) made: adopted instead of sending. */
+  adopted?: StepResult;
+  /** The IDs that carried the create's name before it was sent: the verb needs no listing of its own. */
+  existingIds?: string[];
+}
+
+/**
+ * The per-step side of a journaled run: before each step, journal its start (with the name snapshot for
+ * a create), adopt what an interrupted attempt created, and refuse a create whose name exists by then
+ * (names bound at run time are only known here). After a create returns, record it in the journal and
+ * in the run's snapshot.
+ */
+export class RunCreates {
+  private readonly sending = new Map<number, NamedCreate>();
+
+  constructor(
+    private readonly providers: ProviderSet,
+    private readonly snapshots: NameSnapshots,
+    private readonly opts: {
+      journal?: RunJournal;
+      resume?: JournalState;
+      allowDuplicateNames: boolean;
+      /** Lists a kind afresh (not from the run's snapshot): what exists now. */
+      listNow: Lister;
+      /** Throws when the run lost its journal lock (checked before every step). */
+      assertLocked?: () => void;
+      /**
+       * Reserves a create's name across processes (engine/core/plan/reservations.ts) before it is sent;
+       * answers true when the name was reserved only now (it was not known before the run), so its
+       * existence must be checked afresh rather than from the run's snapshot.
+       */
+      reserve?: (create: NamedCreate) => Promise<boolean>;
+      /** The create's outcome is known: its reservation may go. */
+      release?: (create: NamedCreate) => Promise<void>;
+    },
+  ) {}
+
+  async before(index: number, args: readonly string[], cls: StepClass): Promise<CreateStepPlan | undefined> {
+    const { journal, resume } = this.opts;
+    this.opts.assertLocked?.();
+    const create = namedCreate(this.providers, index, args, cls);
+    if (!create) {
+      journal?.started(index);
+      return undefined;
+    }
+    const inFlight = resume?.inFlight?.index === index ? resume.inFlight : undefined;
+    if (inFlight) {
+      if (inFlight.created !== undefined) return { adopted: { status: 200, data: inFlight.created, deduplicated: true } };
+      const found = inFlight.snapshot ? await this.madeByUs(create, inFlight.snapshot) : undefined;
+      if (found) {
+        await this.snapshots.add(create, found.id);
+        return { adopted: { status: 200, data: create.provider.names!.responseFor(create.kind, found), deduplicated: true } };
+      }
+    }
+    if (await this.opts.reserve?.(create)) this.snapshots.forget(create);
+    const existing = await this.snapshots.idsNamed(create);
+    if (existing.length && !this.opts.allowDuplicateNames) {
+      throw nameConflictRefusal([{ index, kind: create.kind, name: create.name, existing_ids: existing }]);
+    }
+    journal?.started(index, existing);
+    this.sending.set(index, create);
+    return { existingIds: existing };
+  }
+
+  /** A step's response arrived (not adopted). */
+  async sent(index: number, result: StepResult): Promise<void> {
+    const create = this.sending.get(index);
+    if (!create) return;
+    this.sending.delete(index);
+    this.opts.journal?.created(index, result.data);
+    const id = create.provider.names!.createdId(create.kind, result.data);
+    if (id) await this.snapshots.add(create, id);
+    await this.opts.release?.(create);
+  }
+
+  /** The newest record with the create's name that was not there before it was sent. */
+  private async madeByUs(create: NamedCreate, before: readonly string[]): Promise<NamedRecord | undefined> {
+    const known = new Set(before);
+    const name = foldName(create.name);
+    const fresh = (await this.opts.listNow(create.provider, create.kind)).filter((r) => foldName(r.name) === name && !known.has(r.id));
+    return newest(fresh);
+  }
+}
+
+/** The most recently created record (by createdAt when present, else the last listed). */
+export function newest(records: readonly NamedRecord[]): NamedRecord | undefined {
+  let best = records[records.length - 1];
+  for (const r of records) {
+    const a = Date.parse(r.createdAt ?? '');
+    const b = Date.parse(best?.createdAt ?? '');
+    if (!Number.isNaN(a) && (Number.isNaN(b) || a > b)) best = r;
+  }
+  return best;
+}

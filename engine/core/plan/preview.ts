@@ -1,0 +1,94 @@
+/**
+ * What a dry run shows: each step with what it does, and each provider's price preview of what the
+ * plan creates (cost per hour and per 30 days, availability, the balance it would draw on).
+ */
+import type { Plan } from '../../../schemas/plan.js';
+import type { CostLine, PricePreview, ProviderSet, StepClass } from '../provider.js';
+import type { BudgetFigures } from './budget.js';
+
+export type { CostLine };
+
+export interface PreviewStep {
+  index: number;
+  request: string;
+  body?: unknown;
+  reason: string;
+  destructive: string[];
+}
+
+export interface Preview {
+  steps: PreviewStep[];
+  costs: CostLine[];
+  total_per_hour: number;
+  total_per_30_days: number;
+  balance?: { amount: number; currency: string; hours_covered?: number };
+  /** The account's burn before and after the plan (and the limit, when one is set). */
+  budget?: BudgetFigures;
+  warnings: string[];
+}
+
+const HOURS_PER_30_DAYS = 720;
+
+/** The steps of a plan as a dry run lists them (placeholders from config substituted). */
+export function previewSteps(plan: Plan, classes: readonly StepClass[], providers: ProviderSet, predefined: Record<string, string>): PreviewStep[] {
+  return plan.commands.map((c, index) => {
+    const { verb } = providers.verb(c.args[0]!)!;
+    const args = verb.substitute(c.args, predefined);
+    const cls = classes[index];
+    return { index, request: verb.describe(args), body: verb.detail?.(args), reason: c.reason, destructive: cls?.effect === 'destroy' ? cls.reasons : [] };
+  });
+}
+
+/** Puts the steps and every provider's price preview together. */
+export function buildPreview(steps: PreviewStep[], parts: readonly PricePreview[]): Preview {
+  const costs = parts.flatMap((p) => p.costs);
+  const totalPerHour = costs.reduce((s, c) => s + (c.per_hour ?? 0), 0);
+  return {
+    steps,
+    costs,
+    total_per_hour: totalPerHour,
+    total_per_30_days: totalPerHour * HOURS_PER_30_DAYS,
+    balance: parts.find((p) => p.balance)?.balance,
+    warnings: parts.flatMap((p) => p.warnings),
+  };
+}
+
+/** A human rendering of the preview (stdout in table mode). */
+export function renderPreview(p: Preview): string {
+  const money = (n: number | undefined) => (n === undefined ? '?' : n.toFixed(2));
+  const lines: string[] = ['Plan (dry run: only GET requests were sent)'];
+  for (const s of p.steps) {
+    lines.push(`  ${s.index}. ${s.request}${s.destructive.length ? '   [DESTRUCTIVE: ' + s.destructive.join('; ') + ']' : ''}`);
+    lines.push(`     ${s.reason}`);
+    if (s.body !== undefined) lines.push(...JSON.stringify(s.body, null, 2).split('\n').map((l) => `       ${l}`));
+  }
+  if (p.costs.length) {
+    lines.push('', 'Creates:');
+    for (const c of p.costs) {
+      const avail = c.available === undefined ? '' : c.available ? '   available now' : '   NOT AVAILABLE now';
+      const what = c.kind === 'volume' || c.size_gb !== undefined ? `${c.part ?? c.kind} ${c.type} ${c.size_gb ?? '?'} GB` : `${c.kind} ${c.type}${c.spot ? ' (spot)' : ''}`;
+      lines.push(`  step ${c.step}: ${what}${c.location ? ` in ${c.location}` : ''}   ${money(c.per_hour)}/hour   ${money(c.per_30_days)}/30 days${avail}`);
+      if (c.choices) {
+        // A create with alternatives: the line above is its most expensive choice; each choice below.
+        lines.push(`     counted at its most expensive choice; the create makes the first with capacity, in this order:`);
+        for (const ch of c.choices) {
+          const a = ch.available === undefined ? '' : ch.available ? '   available now' : '   NOT AVAILABLE now';
+          lines.push(`     ${ch.choice === 0 ? 'as written   ' : `alternative ${ch.choice}`}: ${ch.type}${ch.spot ? ' (spot)' : ''}${ch.location ? ` in ${ch.location}` : ''}   ${money(ch.per_hour)}/hour${a}${ch.note && !ch.per_hour ? `   (${ch.note})` : ''}`);
+        }
+      }
+    }
+    lines.push(`  total: ${money(p.total_per_hour)}/hour, ${money(p.total_per_30_days)}/30 days`);
+  }
+  if (p.balance) {
+    const covered = p.balance.hours_covered === undefined ? '' : ` (covers ${p.balance.hours_covered.toFixed(1)} hours of the new resources)`;
+    lines.push(`Balance: ${p.balance.amount.toFixed(2)} ${p.balance.currency.toUpperCase()}${covered}`);
+  }
+  if (p.budget) {
+    const b = p.budget;
+    const cur = b.currency.toUpperCase();
+    const limit = b.max_hourly === undefined ? '' : `; limit ${b.max_hourly.toFixed(4)} ${cur}/hour (${b.limit_from}): ${b.within ? 'within' : 'EXCEEDED'}`;
+    lines.push(`Burn: ${b.current_per_hour.toFixed(4)} ${cur}/hour now, ${b.after_per_hour.toFixed(4)} ${cur}/hour after this plan (+${b.added_per_hour.toFixed(4)})${limit}`);
+    if (b.not_counted.length) lines.push(`  not counted (cannot be priced): ${b.not_counted.join(', ')}`);
+  }
+  return lines.join('\n') + '\n';
+}

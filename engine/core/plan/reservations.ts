@@ -1,0 +1,160 @@
+/**
+ * Cross-process name reservations (issue 22 §3): before a create is sent, its (provider, scope, kind,
+ * case-folded name) is reserved, so two processes applying *different* plans that create the same name
+ * cannot both create it. The one that reserves second is refused (exit 3, naming the holder) before it
+ * sends anything, or — when the name is only known at run time — finds the first one's resource when it
+ * lists the kind after reserving. A reservation is released when the create's outcome is known, at the
+ * end of the run, or when its process dies.
+ *
+ * Two stores, the same two as the shared rate limits: a lock file per name on this machine
+ * (`~/.assistant/reservations/`, the run journal's lock: engine/core/plan/run-lock.ts), or Redis when one is
+ * configured (`SET NX PX` with a heartbeat), so processes on several machines sharing a project see
+ * each other. Redis unreachable falls back to this machine's files with a warning.
+ */
+import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { SafetyRefusal } from '../errors.js';
+import { isDead, lockExclusive, type Owner, type RunLock } from './run-lock.js';
+
+/** One name a plan is about to create. */
+export interface NameKey {
+  provider: string;
+  /** The project or account the name lives in (names are unique per project, not worldwide). */
+  scope: string;
+  kind: string;
+  name: string;
+}
+
+export interface Reservation {
+  release(): Promise<void>;
+}
+
+export interface ReservationStore {
+  /** Reserves `key` for this process, or throws a SafetyRefusal naming the live holder. */
+  reserve(key: NameKey, label: string, onWait?: (message: string, waitMs: number) => void): Promise<Reservation>;
+  close?(): Promise<void>;
+}
+
+/** Names are compared the way the cloud and people compare them: `SEED-A` and `seed-a` are one name. */
+export function foldName(name: string): string {
+  return name.normalize('NFKC').toLowerCase();
+}
+
+export function reservationId(key: NameKey): string {
+  return createHash('sha256').update([key.provider, key.scope, key.kind, foldName(key.name)].join('\u0000')).digest('hex').slice(0, 40);
+}
+
+function heldBy(key: NameKey, owner: Pick<Owner, 'pid' | 'host' | 'started_at' | 'label'> | undefined): SafetyRefusal {
+  const who = owner ? ` by ${owner.label ?? 'another run'} (pid ${owner.pid} on ${owner.host}, since ${owner.started_at})` : ' by another run';
+  return new SafetyRefusal(`${key.kind} "${key.name}" is being created right now${who}; creating it here too would make two; nothing was sent`, {
+    hint: 'wait for that run to finish; if it created the name, this plan would duplicate it (rename it here, or --allow-duplicate-names on purpose)',
+    details: { reserved: key, holder: owner },
+  });
+}
+
+/** This machine's store: one lock per name, taken over when its holder died (kill -9). */
+export function fileReservations(home: string): ReservationStore {
+  const dir = join(home, '.assistant', 'reservations');
+  return {
+    async reserve(key, label, onWait) {
+      const lock: RunLock = await lockExclusive(join(dir, reservationId(key)), {
+        what: `the reservation of ${key.kind} "${key.name}" by a run that died`,
+        label,
+        onWait,
+        refusal: (owner) => heldBy(key, owner),
+      });
+      return { release: () => lock.release() };
+    },
+  };
+}
+
+/** Minimal surface of the Redis client used here (ioredis). */
+interface RedisLike {
+  set(key: string, value: string, px: 'PX', ms: number, nx: 'NX'): Promise<string | null>;
+  get(key: string): Promise<string | null>;
+  eval(script: string, keys: number, ...args: string[]): Promise<unknown>;
+  quit(): Promise<unknown>;
+  disconnect(): void;
+}
+
+const TTL_MS = 15_000;
+const HEARTBEAT_MS = 5_000;
+/** Extends or deletes the key only while it still holds our value. */
+const EXTEND = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
+const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
+
+/**
+ * Reservations in Redis, for processes on several machines: a key per name set with NX and a TTL that
+ * a heartbeat extends while the holder lives, so a killed holder's reservation lapses within TTL_MS.
+ * A holder on this host whose process is gone is taken over at once.
+ */
+export function redisReservations(url: string, opts: { warn?: (message: string) => void; fallback: ReservationStore }): ReservationStore {
+  let client: Promise<RedisLike | undefined> | undefined;
+  let warned = false;
+  const connect = () =>
+    (client ??= (async () => {
+      const { Redis } = await import('ioredis');
+      const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2_000, enableOfflineQueue: false, retryStrategy: () => null }) as unknown as RedisLike & { connect(): Promise<void> };
+      try {
+        await r.connect();
+        return r;
+      } catch {
+        r.disconnect();
+        return undefined;
+      }
+    })());
+  const degrade = (): ReservationStore => {
+    if (!warned) opts.warn?.(`redis at ${redactUrl(url)} unreachable; reserving names on this machine only`);
+    warned = true;
+    return opts.fallback;
+  };
+  return {
+    async reserve(key, label, onWait) {
+      const r = await connect();
+      if (!r) return degrade().reserve(key, label, onWait);
+      const redisKey = `assistant:reservation:${reservationId(key)}`;
+      const owner: Owner = { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), label };
+      const value = JSON.stringify({ ...owner, nonce: Math.random().toString(36).slice(2) });
+      try {
+        for (let attempt = 0; ; attempt++) {
+          if ((await r.set(redisKey, value, 'PX', TTL_MS, 'NX')) === 'OK') break;
+          const held = parseOwner(await r.get(redisKey));
+          if (held && held.host === hostname() && isDead(held) && attempt === 0) {
+            await r.eval(RELEASE, 1, redisKey, (await r.get(redisKey)) ?? '');
+            continue;
+          }
+          if (held || attempt > 0) throw heldBy(key, held);
+        }
+      } catch (err) {
+        if (err instanceof SafetyRefusal) throw err;
+        return degrade().reserve(key, label, onWait);
+      }
+      const beat = setInterval(() => void r.eval(EXTEND, 1, redisKey, value, String(TTL_MS)).catch(() => undefined), HEARTBEAT_MS);
+      beat.unref();
+      return {
+        async release() {
+          clearInterval(beat);
+          await r.eval(RELEASE, 1, redisKey, value).catch(() => undefined);
+        },
+      };
+    },
+    async close() {
+      const r = await client;
+      await r?.quit().catch(() => r.disconnect());
+    },
+  };
+}
+
+function parseOwner(text: string | null): Owner | undefined {
+  try {
+    const o = JSON.parse(text ?? '') as Owner;
+    return typeof o.pid === 'number' ? o : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function redactUrl(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}

@@ -1,0 +1,75 @@
+/**
+ * `--sandbox`: the providers it stands in for, by name, and what stands in. gpucloud is the emulator
+ * (state in ~/.assistant/sandbox/state.json); its clusters get 127.0.0.1 as their public IP, where
+ * `ssh` reaches the stand-in head node (head-node.ts) with the sandbox's own key, pins its host key
+ * in the sandbox's own known_hosts and merges kubeconfig contexts into the sandbox's own kubeconfig.
+ * So `k8s create gpucloud` completes in the sandbox, and nothing of the user's real SSH or kubectl
+ * set-up is read or written. A provider with a `sandbox` capability (the integrations' fakes) is
+ * stood in for by the local server it starts; other providers reach their real endpoints.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ConnectOptions, Provider, ProviderClient } from '../../core/provider.js';
+import type { SshSettings } from '../../providers/ssh/remote.js';
+// ssh2's server: loaded when a sandbox step first reaches a head node, never for a gpucloud read.
+import type { HeadNode } from './head-node.js';
+
+/** Where the sandbox keeps its state, under the home directory. */
+export const sandboxDir = (home: string) => join(home, '.assistant', 'sandbox');
+/** The kubeconfig the sandbox's clusters are merged into (never ~/.kube/config). */
+export const sandboxKubeconfig = (home: string) => join(sandboxDir(home), 'kube', 'config');
+
+export interface Sandbox {
+  /** Whether the sandbox stands in for the provider of this name (given the provider, also by its `sandbox` capability). */
+  standsInFor(name: string, provider?: Provider): boolean;
+  connect(name: string, provider: Provider, options: ConnectOptions): Promise<ProviderClient<unknown>>;
+  close(): Promise<void>;
+}
+
+type StandIn = (provider: Provider, options: ConnectOptions) => Promise<ProviderClient<unknown>>;
+
+export function openSandbox(home: string): Sandbox {
+  const dir = sandboxDir(home);
+  const closers: (() => Promise<void>)[] = [];
+  let headNode: Promise<HeadNode> | undefined;
+
+  const standIns: Record<string, StandIn> = {
+    gpucloud: async (provider, options) => {
+      const { startEmulator } = await import('../../../emulator/index.js');
+      // In process, without a socket: the sandbox starts with nothing a read does not need (issue 25);
+      // the client reaches it through its own fetch and keeps the sandbox token between runs.
+      const emulator = await startEmulator({ stateFile: join(dir, 'state.json'), seed: 'demo', clusterIp: '127.0.0.1', listen: false });
+      closers.push(() => emulator.close());
+      const credentials = { clientId: emulator.clientId, clientSecret: emulator.clientSecret };
+      return provider.connect({ ...options, override: { baseUrl: emulator.url, credentials, fetch: emulator.fetch, tokenCacheDir: join(dir, 'tokens') } });
+    },
+    ssh: async (provider, options) => {
+      const real = (await provider.connect(options)) as ProviderClient<SshSettings>;
+      headNode ??= import('./head-node.js').then(({ startHeadNode }) => startHeadNode(join(dir, 'ssh'))).then((node) => {
+        closers.push(() => node.close());
+        return node;
+      });
+      const node = await headNode;
+      const knownHostsFile = join(dir, 'ssh', 'known_hosts');
+      // Its port is new every run: pins of earlier runs would only pile up.
+      rmSync(knownHostsFile, { force: true });
+      const settings: SshSettings = { ...real.client, keyPath: node.clientKeyPath, port: node.port, knownHostsFile, kubeconfigPath: sandboxKubeconfig(home) };
+      return { client: settings, source: `the sandbox's stand-in head node (127.0.0.1:${node.port}, key ${node.clientKeyPath})` };
+    },
+  };
+
+  // An integration's own fake (its `sandbox` capability), started on first use and closed with the sandbox.
+  const byCapability: StandIn = async (provider, options) => {
+    const fake = await provider.capabilities!.sandbox!.start(home);
+    closers.push(() => fake.close());
+    return provider.connect({ ...options, override: { baseUrl: fake.baseUrl, credentials: fake.credentials } });
+  };
+
+  return {
+    standsInFor: (name, provider?: Provider) => name in standIns || Boolean(provider?.capabilities?.sandbox),
+    connect: (name, provider, options) => (standIns[name] ?? byCapability)(provider, options),
+    close: async () => {
+      await Promise.all(closers.splice(0).map((close) => close()));
+    },
+  };
+}

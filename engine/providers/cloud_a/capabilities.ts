@@ -1,0 +1,26 @@
+/**
+ * What AWS (cloud_a) can do above running steps: routing words, context reads and answers from its read
+ * catalogue, and plans for requests (its maker). A module of its own so that choosing providers for a
+ * question loads none of the step code (engine/providers/index.ts loads this, the provider module holds the same object).
+ */
+import type { ProviderCapabilities } from '../../core/capabilities.js';
+import { cliCapabilities } from '../../core/kits/cli/capabilities.js';
+import { PLANNER_ANSWER_ON_USE } from '../../producers/planner/answer-capability.js';
+import { cloudAMaker } from './maker.js';
+import { AWS_CATALOGUE } from './reads.js';
+
+export const cloudACapabilities: ProviderCapabilities = {
+  ...cliCapabilities({
+    provider: 'cloud_a',
+    label: 'the AWS account (cloud_a)',
+    names: ['aws', 'amazon web services', 'amazon'],
+    specific: ['ec2', 's3', 'lambda', 'iam', 'rds', 'cloudwatch', 'cloudtrail', 'dynamodb', 'ecs', 'eks', 'fargate', 'cloudformation', 'route53', 'route 53', 'sqs', 'sns', 'ebs', 'elb', 'ami', 'amis', 'vpc', 'vpcs', 'sagemaker', 'cloudfront', 'aurora'],
+    catalogue: AWS_CATALOGUE,
+    // Its resource words route too ("which buckets do I have"); words gpucloud shares ("instances") stay gpucloud's.
+    routeByResourceWords: true,
+    keywords: (config) => config.cloud_a?.service_keywords,
+  }),
+  // Answered with gpucloud's by one parser (a question about both is understood as a whole).
+  answer: PLANNER_ANSWER_ON_USE,
+  maker: cloudAMaker,
+};

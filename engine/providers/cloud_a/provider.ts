@@ -1,0 +1,216 @@
+/**
+ * cloud_a (AWS) as a provider of the plan engine: steps are `aws` command lines
+ * (`["aws", "<service>", "<operation>", …]`) run through the installed aws CLI with JSON output and the
+ * profile and region of the selected environment. Its name lookup lists buckets and instances so a
+ * create of a name that exists is refused before anything runs, and an interrupted create is adopted.
+ */
+import type { Config } from '../../../schemas/config.js';
+import { option, parseCommand } from '../../core/kits/cli/argv.js';
+import { isolateAws } from '../../core/kits/cli/isolation.js';
+import { cliProvider, withOption, type CliIsolation, type CliTarget } from '../../core/kits/cli/provider.js';
+import type { CliTool } from '../../core/kits/cli/runner.js';
+import type { CliClient } from '../../core/kits/cli/verb.js';
+import { UsageError } from '../../core/errors.js';
+import type { ArgProblem, NamedRecord, NameLookup } from '../../core/provider.js';
+import { AWS_RULE_SET, AWS_SYNTAX } from './destroyer.js';
+import { burnCloudA, previewCloudA } from './prices.js';
+import { cloudACapabilities } from './capabilities.js';
+
+export const AWS_TOOL: CliTool = {
+  command: 'aws',
+  installHint:
+    'install the AWS CLI (https://docs.aws.amazon.com/cli/latest/userguide/getting-started-install.html, or `pip install awscli`), then `aws configure`',
+  authFailures: [
+    /Unable to locate credentials/i,
+    /ExpiredToken|RequestExpired|security token included in the request is (?:expired|invalid)/i,
+    /InvalidClientTokenId|UnrecognizedClientException|AuthFailure|InvalidAccessKeyId|SignatureDoesNotMatch/,
+    /Error loading SSO Token|SSO session associated with this profile has expired|Token has expired and refresh failed/i,
+    /The config profile \(.*\) could not be found/,
+  ],
+  authHint: 'log in with `aws configure` (access keys) or `aws sso login --profile <profile>` (SSO), check with `aws sts get-caller-identity`',
+};
+
+/** The profile and region the steps run with, and where they came from. */
+export interface AwsTarget {
+  profile?: string;
+  region?: string;
+  source: string;
+}
+
+/**
+ * `--profile <name>` (an environment of infra.cloud_a.environments, or else an aws profile), then the
+ * aws CLI's own AWS_PROFILE / AWS_REGION when set, then infra.default_environment; none of them: the CLI's defaults.
+ */
+export function resolveAwsTarget(config: Config, env: Record<string, string | undefined>, selected?: string): AwsTarget {
+  const environments = config.infra?.cloud_a?.environments ?? {};
+  const fromEnvironment = (name: string, how: string): AwsTarget => {
+    const e = environments[name]!;
+    return { profile: e.profile, region: e.region, source: `${how} environment "${name}" (infra.cloud_a.environments)` };
+  };
+  if (selected) {
+    if (Object.hasOwn(environments, selected)) return fromEnvironment(selected, '--profile');
+    return { profile: selected, source: `--profile ${selected} (an aws profile)` };
+  }
+  if (env.AWS_PROFILE || env.AWS_REGION || env.AWS_DEFAULT_REGION) {
+    return { source: `the environment (${['AWS_PROFILE', 'AWS_REGION', 'AWS_DEFAULT_REGION'].filter((k) => env[k]).join(', ')})` };
+  }
+  const name = config.infra?.default_environment;
+  if (name) {
+    if (!Object.hasOwn(environments, name)) {
+      throw new UsageError(`infra.default_environment is "${name}", which infra.cloud_a.environments does not define`, {
+        hint: `add infra.cloud_a.environments.${name} (profile, region) to the config, or pick another with --profile`,
+      });
+    }
+    return fromEnvironment(name, 'default');
+  }
+  return { source: 'the aws CLI defaults (~/.aws/config)' };
+}
+
+/**
+ * The args of a step with what the provider adds: JSON output, and the profile and region unless the
+ * step names them; `s3 cp|sync` never follow a symbolic link (out of an artefact directory).
+ */
+export function awsArgs(args: readonly string[], target: AwsTarget): string[] {
+  let out = withOption(args, { syntax: AWS_SYNTAX }, ['--output'], ['--output', 'json']);
+  const words = parseCommand(args, AWS_SYNTAX).words;
+  if (words[0] === 's3' && (words[1] === 'cp' || words[1] === 'sync')) out = withOption(out, { syntax: AWS_SYNTAX }, ['--no-follow-symlinks'], ['--no-follow-symlinks']);
+  if (target.profile) out = withOption(out, { syntax: AWS_SYNTAX }, ['--profile'], ['--profile', target.profile]);
+  if (target.region) out = withOption(out, { syntax: AWS_SYNTAX }, ['--region'], ['--region', target.region]);
+  return out;
+}
+
+/** How cloud_a's steps run: the aws CLI with the target's additions, no pager and no interactive prompt. */
+export function awsCliTarget(target: AwsTarget): CliTarget {
+  return { add: (args) => awsArgs(args, target), env: { AWS_PAGER: '', AWS_CLI_AUTO_PROMPT: 'off' }, source: target.source };
+}
+
+/** What of the user's environment the aws CLI may see: its credentials and endpoint settings, nothing else. */
+export const AWS_ENV = [
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+  'AWS_SECURITY_TOKEN',
+  'AWS_PROFILE',
+  'AWS_DEFAULT_PROFILE',
+  'AWS_REGION',
+  'AWS_DEFAULT_REGION',
+  'AWS_ENDPOINT_URL',
+  /^AWS_ENDPOINT_URL_[A-Z0-9_]+$/,
+  'AWS_IGNORE_CONFIGURED_ENDPOINT_URLS',
+  'AWS_CA_BUNDLE',
+  'AWS_ROLE_ARN',
+  'AWS_ROLE_SESSION_NAME',
+  'AWS_WEB_IDENTITY_TOKEN_FILE',
+  /^AWS_CONTAINER_(CREDENTIALS_(RELATIVE|FULL)_URI|AUTHORIZATION_TOKEN(_FILE)?)$/,
+  /^AWS_EC2_METADATA_(DISABLED|SERVICE_ENDPOINT|SERVICE_ENDPOINT_MODE|V1_DISABLED)$/,
+  'AWS_METADATA_SERVICE_TIMEOUT',
+  'AWS_METADATA_SERVICE_NUM_ATTEMPTS',
+  'AWS_STS_REGIONAL_ENDPOINTS',
+  'AWS_MAX_ATTEMPTS',
+  'AWS_RETRY_MODE',
+  'AWS_USE_FIPS_ENDPOINT',
+  'AWS_USE_DUALSTACK_ENDPOINT',
+  'AWS_DEFAULTS_MODE',
+];
+
+/** `aws eks get-token` for one cluster, as `aws eks update-kubeconfig` writes it, and nothing else. */
+function awsTokenPlugin(exec: { command: string; args: string[]; env: { name: string; value: string }[] }): string | undefined {
+  if (exec.command !== 'aws') return 'only the `aws eks get-token` plugin the aws CLI writes is accepted';
+  const a = exec.args;
+  let getToken = false;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] === 'eks' && a[i + 1] === 'get-token' && !getToken) {
+      getToken = true;
+      i++;
+    } else if (['--region', '--cluster-name', '--cluster-id', '--role-arn', '--output'].includes(a[i]!) && /^[\w:/.@+=,-]+$/.test(a[i + 1] ?? '') && !a[i + 1]!.startsWith('-')) i++;
+    else return `unexpected argument ${JSON.stringify(a[i])} for aws eks get-token`;
+  }
+  if (!getToken) return 'only `aws eks get-token` is accepted';
+  const bad = exec.env.find((e) => !['AWS_PROFILE', 'AWS_STS_REGIONAL_ENDPOINTS'].includes(e.name));
+  return bad ? `the plugin sets ${bad.name}` : undefined;
+}
+
+export const AWS_ISOLATION: CliIsolation = {
+  allowEnv: AWS_ENV,
+  configure(scratch, args, opts) {
+    const profile = option(parseCommand(args, AWS_SYNTAX), '--profile')?.at(-1);
+    return isolateAws(scratch, { ...opts, profile });
+  },
+  kubeconfig: {
+    writes: (args) => {
+      const words = parseCommand(args, AWS_SYNTAX).words;
+      return words[0] === 'eks' && words[1] === 'update-kubeconfig';
+    },
+    redirect: (args, path) => ({ args: [...args, '--kubeconfig', path], env: {} }),
+    exec: awsTokenPlugin,
+  },
+};
+
+const NOT_GONE = 'Name=instance-state-name,Values=pending,running,stopping,stopped';
+
+const names: NameLookup<CliClient> = {
+  async list(kind, client, signal) {
+    if (kind === 'bucket') {
+      const data = (await client.run(['s3api', 'list-buckets'], signal)).data as { Buckets?: { Name?: string; CreationDate?: string }[] } | null;
+      return (data?.Buckets ?? []).filter((b) => typeof b.Name === 'string').map((b) => ({ id: b.Name!, name: b.Name!, createdAt: b.CreationDate, record: b }));
+    }
+    if (kind === 'instance') {
+      const data = (await client.run(['ec2', 'describe-instances', '--filters', NOT_GONE], signal)).data as {
+        Reservations?: { Instances?: { InstanceId?: string; LaunchTime?: string; Tags?: { Key?: string; Value?: string }[] }[] }[];
+      } | null;
+      const out: NamedRecord[] = [];
+      for (const r of data?.Reservations ?? []) {
+        for (const i of r.Instances ?? []) {
+          const name = i.Tags?.find((t) => t.Key === 'Name')?.Value;
+          if (name && i.InstanceId) out.push({ id: i.InstanceId, name, createdAt: i.LaunchTime, record: i });
+        }
+      }
+      return out;
+    }
+    return [];
+  },
+
+  createdId(kind, data) {
+    if (kind === 'bucket') {
+      // s3api create-bucket answers {"Location": "/name"}; s3 mb prints "make_bucket: name".
+      const o = data as { Location?: string; output?: string } | null;
+      const m = /make_bucket:\s*(\S+)/.exec(o?.output ?? '') ?? /^\/?([^/]+)$/.exec(o?.Location ?? '') ?? /^https?:\/\/([^.]+)\./.exec(o?.Location ?? '');
+      return m?.[1];
+    }
+    if (kind === 'instance') return (data as { Instances?: { InstanceId?: string }[] } | null)?.Instances?.[0]?.InstanceId;
+    return undefined;
+  },
+
+  responseFor(kind, found) {
+    if (kind === 'bucket') return { Location: `/${found.id}` };
+    if (kind === 'instance') return { Instances: [found.record] };
+    return found.record;
+  },
+};
+
+export const cloudAProvider = cliProvider({
+  name: 'cloud_a',
+  tool: AWS_TOOL,
+  syntax: AWS_SYNTAX,
+  rules: AWS_RULE_SET,
+  minWords: 2,
+  refuse: { '--debug': 'prints request details, tokens included; use `assistant --debug`' },
+  usage: '["aws", "<service>", "<operation>", …options], e.g. ["aws", "s3api", "list-buckets"]',
+  check(cmd) {
+    const problems: ArgProblem[] = [];
+    // produces reads JSON: text and table output would leave nothing to read.
+    for (const v of option(cmd, '--output') ?? []) {
+      if (v.toLowerCase() !== 'json') problems.push({ field: 'args', message: `--output ${v}: aws steps always print JSON (the step's data); leave --output out` });
+    }
+    return problems;
+  },
+  target: (opts) => awsCliTarget(resolveAwsTarget(opts.config, opts.env, opts.profile)),
+  isolation: AWS_ISOLATION,
+  names,
+  preview: previewCloudA,
+  burn: burnCloudA,
+  capabilities: cloudACapabilities,
+});
+
+/** The `aws` step verb. */
+export const awsVerb = cloudAProvider.verb;

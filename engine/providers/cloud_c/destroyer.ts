@@ -1,0 +1,122 @@
+/**
+ * The allowlist of `az` steps (the same table shape and classifier as cloud_a, engine/core/kits/cli/rules.ts;
+ * default deny: a command no row names needs `--destroyer`). The command path has no fixed length
+ * (`az vm delete`, `az storage blob delete-batch`): `**` rows match a verb anywhere in the command
+ * words. Any argument written `@path` makes az read that file: refused unless it is an artefact.
+ */
+import { option, type CliSyntax, type ParsedCommand } from '../../core/kits/cli/argv.js';
+import { artefactIn, artefactProblem } from '../../core/kits/cli/artefacts.js';
+import { isZero } from '../../core/kits/cli/decode.js';
+import { fileValueProblem, looksLocal } from '../../core/kits/cli/local-paths.js';
+import { wordsUpToVerb, type CliRule, type CliRuleSet } from '../../core/kits/cli/rules.js';
+
+export const AZ_SYNTAX: CliSyntax = {
+  tool: 'az',
+  globalValueOptions: new Set(['--subscription', '--output', '-o', '--query']),
+  globalFlags: new Set(['--debug', '--verbose', '--only-show-errors', '--help', '-h']),
+};
+
+const zeroIn = (...opts: string[]) => (cmd: ParsedCommand) => opts.some((o) => (option(cmd, o) ?? []).some((v) => /<[A-Z][A-Z0-9_]*>/.test(v) || isZero(v)));
+
+const VERBS = new Set([
+  'create', 'delete', 'delete-*', 'list', 'list-*', 'show', 'show-*', 'update', 'set', 'start', 'stop', 'restart', 'deallocate', 'purge', 'remove', 'remove-*',
+  'add', 'add-*', 'scale', 'invoke', 'sync', 'upload', 'upload-batch', 'download', 'download-batch', 'exists', 'wait', 'query', 'get-*', 'revoke', 'revoke-*',
+  'generalize', 'redeploy', 'reimage', 'resize', 'login', 'logout', 'reset', 'renew', 'regenerate', 'restore', 'swap', 'import', 'run-command', 'deploy', 'up',
+]);
+
+const refused = (command: string, why: string): CliRule => ({ command, effect: 'refused', why });
+const destroy = (command: string, why: string, when?: CliRule['when']): CliRule => ({ command, effect: 'destroy', why, when });
+const read = (command: string, why: string, secrets?: CliRule['secrets']): CliRule => ({ command, effect: 'read', why, secrets });
+const update = (command: string, why: string): CliRule => ({ command, effect: 'update', why });
+
+export const AZ_RULES: readonly CliRule[] = [
+  refused('login|logout|config|configure|extension|alias|upgrade|self-test|interactive|init|cache|feedback|bicep', "changes the az CLI's own sign-in, configuration, extensions or installation"),
+  refused('account set|clear', "changes the az CLI's default subscription (its own configuration)"),
+  refused('ssh', 'writes SSH keys or configuration on this machine'),
+  refused('acr login', 'writes the docker configuration on this machine'),
+  refused('aks install-cli|browse', 'installs or runs something on this machine'),
+  refused('webapp up', 'deploys the current directory of this machine'),
+  refused('** download|download-batch', 'writes files on this machine'),
+  destroy('** delete|delete-*|purge|remove|remove-*|revoke|revoke-*|reset|renew|regenerate|restore|swap|import', 'deletes, purges, removes, revokes, resets or replaces something'),
+  destroy('** deallocate|reimage', 'deallocates a VM (its temporary disk and dynamic IP are lost) or rebuilds it'),
+  destroy('storage blob sync', 'deletes destination blobs missing from the source (the default)', {
+    text: 'unless `--delete-destination false`',
+    test: (cmd) => !(option(cmd, '--delete-destination') ?? []).some((v) => v.toLowerCase() === 'false'),
+  }),
+  destroy('** scale', 'scales to 0', { text: '`--new-capacity 0` or `--node-count 0`', test: zeroIn('--new-capacity', '--node-count') }),
+  destroy('deployment * create', 'complete mode deletes resources the template does not list', {
+    text: '`--mode Complete`',
+    test: (cmd) => (option(cmd, '--mode') ?? []).some((v) => v.trim().toLowerCase() === 'complete' || /<[A-Z]/.test(v)),
+  }),
+  destroy('vm|vmss run-command', 'runs commands on VMs; what they do cannot be decided'),
+  destroy('** invoke|deploy', 'runs or deploys code; what it does cannot be decided'),
+  destroy('role|ad|identity', 'changes identities, credentials or who may do what', {
+    text: 'anything but a read',
+    test: (cmd) => !/^(list|show|exists|get-|list-|show-)/.test(cmd.words[wordsUpToVerb(VERBS)(cmd) - 1] ?? ''),
+  }),
+  update('aks get-credentials', 'adds a context to your kubeconfig: the CLI writes a scratch copy, which is sanitised and merged'),
+  read('keyvault secret show', 'reads a secret (its value is masked)', ['value']),
+  read('storage account keys list', 'reads the account keys (masked)', ['value']),
+  read('account get-access-token', 'makes an access token (masked)'),
+  read('** list|list-*|show|show-*|exists|wait|query|get-*', 'reads'),
+  {
+    command: '** create',
+    effect: 'create',
+    why: 'creates',
+    kind: (cmd) => cmd.words.slice(0, cmd.words.indexOf('create')).join(' ') || undefined,
+    name: (cmd) => {
+      const name = (option(cmd, '--name') ?? option(cmd, '-n'))?.[0];
+      return name ? { name, at: '--name' } : undefined;
+    },
+  },
+  update('vm start|stop|restart', 'starts, stops (still allocated) or restarts a VM (its disks are kept)'),
+  update('** scale|resize', 'scales (to at least one)'),
+  update('storage blob upload|upload-batch|sync', 'uploads blobs (a blob of the same name is replaced); from a local file only an artefact of --files'),
+  update('keyvault secret set', 'adds a secret version (the old one is kept)'),
+  update('** tag|add-tag|update-tags', 'adds tags'),
+];
+
+/** Options that name a local file az reads; their values must be artefacts or URLs. */
+const READS_FILE = /^--(?:(?:.*-)?(?:file|file-path)|src|src-path)$/;
+/** `--source` is a local directory for uploads and syncs (a container or URL elsewhere). */
+const uploadsFrom = (cmd: ParsedCommand) => cmd.words.some((w) => w === 'upload-batch' || w === 'sync');
+/** Options that name a local file or directory az writes. */
+const WRITES_FILE = /^--(?:output-file|out-file|kubeconfig)$/;
+/** az resource IDs start with a slash; they are not paths. */
+const RESOURCE_ID = [/^\/subscriptions\//i, /^\/providers\//i, /^\/tenants\//i];
+
+/** Why an az step would read or write the user's files, or []. */
+export function azLocalEffects(cmd: ParsedCommand): string[] {
+  const out: string[] = [];
+  const values = [...cmd.rawWords.slice(wordsUpToVerb(VERBS)(cmd)), ...[...cmd.options.values()].flat()];
+  for (const v of values) {
+    if (v.startsWith('@')) {
+      const ref = artefactIn(v);
+      const problem = ref ? artefactProblem(ref.relative) : `${v}: az reads the file after "@"; name an artefact instead (@<FILES>/name with --files DIR)`;
+      if (problem) out.push(problem);
+    } else if (!artefactIn(v) && looksLocal(v, RESOURCE_ID)) out.push(`${v}: a path on this machine (plan steps never read or write your files)`);
+  }
+  for (const [name, vals] of cmd.options) {
+    if (name === '--file' && cmd.words[0] === 'aks' && cmd.words[1] === 'get-credentials') out.push('--file makes the CLI write a kubeconfig on this machine (assistant merges it itself)');
+    else if (WRITES_FILE.test(name)) out.push(`${name} makes the CLI write a local file`);
+    else if (READS_FILE.test(name) || (name === '--source' && uploadsFrom(cmd))) {
+      for (const v of vals) {
+        if (v.startsWith('@')) continue; // checked above
+        const p = fileValueProblem(name, v);
+        if (p) out.push(p);
+      }
+    }
+  }
+  return [...new Set(out)];
+}
+
+export const AZ_RULE_SET: CliRuleSet = {
+  tool: 'az',
+  rules: AZ_RULES,
+  decidingWords: wordsUpToVerb(VERBS),
+  refusals: azLocalEffects,
+  refusalText: [
+    'an argument written `@path` (az reads the file), except `@<FILES>/name` with `--files DIR`; a local path anywhere (absolute, `~`, `..`)',
+    'an option that reads a file (`--file`, `--source`, `--template-file`, …) unless its value is an artefact `<FILES>/name` or a URL; one that writes one (`--destination`, `--output-file`, `aks get-credentials --file`), any `download`',
+  ],
+};

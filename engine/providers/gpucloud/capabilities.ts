@@ -1,0 +1,55 @@
+/**
+ * What gpucloud can do above running steps (engine/core/capabilities.ts): the words that route a question
+ * to it, the context reads of a question, answers without a model, and its credentials' check.
+ */
+import type { ProviderCapabilities } from '../../core/capabilities.js';
+import type { Plan } from '../../../schemas/plan.js';
+import { testGpuCloudCredentials } from './credentials-test.js';
+import { CREDENTIAL_FIELDS } from '../../core/config/credential-fields.js';
+import { PLANNER_ANSWER_ON_USE } from '../../producers/planner/answer-capability.js';
+import { findKind, type KindSpec } from './catalogue.js';
+import { COST_KIND, GPUCLOUD_ROUTING } from './routing.js';
+import { gpucloudMaker } from './maker.js';
+import { COST_READ_KINDS, listPlan } from './static-plans.js';
+
+/** Kinds always read for an answer, before the ones the question is about. */
+export const ALWAYS_CONTEXT_KINDS = ['instances', 'balance'];
+
+
+/**
+ * Instances and balance always, plus every catalogue kind the question is about (and the kinds each
+ * reads with); `cost` stands for the reads of `cost summary`. One list step per kind.
+ */
+export function gpucloudContextReads(kinds: readonly string[]): { commands: Plan['commands']; kinds: string[] } {
+  const specs: KindSpec[] = [];
+  const asked = kinds.flatMap((k) => (k === COST_KIND ? [...COST_READ_KINDS] : [k, ...(findKind(k)?.readWith ?? [])]));
+  for (const name of [...ALWAYS_CONTEXT_KINDS, ...asked]) {
+    const spec = findKind(name);
+    if (spec && !specs.includes(spec)) specs.push(spec);
+  }
+  return { commands: specs.flatMap((s) => listPlan(s).commands), kinds: specs.map((s) => s.kind) };
+}
+
+export const gpucloudCapabilities: ProviderCapabilities = {
+  routing: GPUCLOUD_ROUTING,
+  maker: gpucloudMaker,
+  reads: {
+    label: 'the gpucloud account',
+    contextReads: (_question, { kinds }) => gpucloudContextReads(kinds),
+  },
+  // One question parser for gpucloud and cloud_a (engine/producers/planner/answer.ts): exact answers or a reasoned decline.
+  answer: PLANNER_ANSWER_ON_USE,
+  credentials: {
+    sources: ({ config, env, home }) => [
+      { kind: 'config', where: 'gpucloud.client_id + gpucloud.client_secret', present: Boolean(config.gpucloud?.client_id && config.gpucloud?.client_secret) },
+      { kind: 'env', where: 'GPUCLOUD_CLIENT_ID + GPUCLOUD_CLIENT_SECRET', present: Boolean(env.GPUCLOUD_CLIENT_ID && env.GPUCLOUD_CLIENT_SECRET) },
+      { kind: 'file', where: `${home}/.gpucloud/credentials`, present: false },
+      { kind: 'backend', where: 'the credential backend (backend.api_key)', present: Boolean(config.backend?.api_key || env.ASSISTANT_BACKEND_API_KEY) },
+    ],
+    async test(read) {
+      const balance = await testGpuCloudCredentials(read);
+      return { detail: `balance ${String(balance.amount)} ${String(balance.currency ?? '').toUpperCase()}`, data: { balance } };
+    },
+    store: CREDENTIAL_FIELDS.gpucloud,
+  },
+};

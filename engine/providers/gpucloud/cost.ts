@@ -1,0 +1,227 @@
+/**
+ * What the gpucloud account costs now: every billable resource with its hourly price, the burn, the
+ * balance and the runway. Pure: it prices the responses of `costReadPlan` (engine/providers/gpucloud/static-plans.ts),
+ * so the reads go through the one executor like every other command.
+ *
+ * Billing rules (wire reference): an instance bills while `running` and while `offline` ("shutdown keeps
+ * billing; only delete stops it"); ordered/provisioning instances do not bill yet. A cluster bills while
+ * `running`. A volume bills by size and type whether attached or not, until it is deleted. An Instant
+ * Cluster's shared file system is a volume priced as `NVMe_Shared` (unless it is also in /v1/volumes).
+ */
+import type { Burn, PreviewRead } from '../../core/provider.js';
+import { findKind } from './catalogue.js';
+import { COST_READ_KINDS, costReadPlan } from './static-plans.js';
+import { ownTags, type Tags, type TagSource } from './tags.js';
+import { clusterTypePerHour, findRow, HOURS_PER_30_DAYS, instanceTypePerHour, num, volumePerHour } from './prices.js';
+
+export const BILLABLE_INSTANCE_STATUSES = ['running', 'offline'] as const;
+/** Instances on their way to running: not billed yet, but the budget counts them (they will be within minutes). */
+export const COMMITTED_INSTANCE_STATUSES = ['ordered', 'new', 'validating', 'provisioning'] as const;
+export const BILLABLE_CLUSTER_STATUSES = ['running'] as const;
+const CLUSTER_SHARED_TYPE = 'NVMe_Shared';
+
+export const COST_BASIS =
+  'live prices from the gpucloud catalogue (instances at their contract price, spot instances at the current spot price, volumes at the per-GB monthly price / 720 h, clusters at their hourly price); offline (shut-down) instances still bill; cost so far assumes the current price since creation';
+
+export interface CostResource {
+  kind: 'instance' | 'volume' | 'cluster';
+  id: string;
+  name: string;
+  type: string;
+  status: string;
+  spot?: boolean;
+  /** Instances: GPUs of the type (0 for CPU instances). */
+  gpus?: number;
+  size_gb?: number;
+  /** null when the catalogue has no price for its type (listed under `unpriced`). */
+  hourly_cost: number | null;
+  created_at?: string;
+  /** Its tags (engine/producers/cost/tags.ts says where they come from), when it has any. */
+  tags?: Tags;
+  tag_from?: TagSource;
+  hours_running?: number;
+  cost_so_far?: number | null;
+}
+
+export interface CostReads {
+  instances: unknown;
+  volumes: unknown;
+  clusters: unknown;
+  balance: unknown;
+  instanceTypes: unknown;
+  volumeTypes: unknown;
+  clusterTypes: unknown;
+}
+
+export interface CostSummary {
+  provider: 'gpucloud';
+  currency: string;
+  as_of: string;
+  based_on: string;
+  hourly_cost: number;
+  daily_cost: number;
+  /** The current burn over a 30-day month (720 h), as the API bills. */
+  monthly_forecast: number;
+  balance: number | null;
+  /** balance / burn; null when nothing bills or the balance is unknown. */
+  runway_hours: number | null;
+  runway_until: string | null;
+  resources: CostResource[];
+  unpriced: string[];
+}
+
+const list = (v: unknown): Record<string, any>[] => (Array.isArray(v) ? (v as Record<string, any>[]) : []);
+const str = (v: unknown, fallback = ''): string => (typeof v === 'string' ? v : v === undefined || v === null ? fallback : String(v));
+
+function withAge(r: CostResource, now: number): CostResource {
+  const created = r.created_at ? Date.parse(r.created_at) : NaN;
+  if (!Number.isFinite(created)) return r;
+  const hours = Math.max(0, (now - created) / 3_600_000);
+  return { ...r, hours_running: hours, cost_so_far: r.hourly_cost === null ? null : r.hourly_cost * hours };
+}
+
+const tagged = (t: { tags: Tags; source?: TagSource }) => (t.source ? { tags: t.tags, tag_from: t.source } : {});
+
+/**
+ * Every billable resource of the account, priced. With `committed`, instances still provisioning count
+ * too: what the account will burn once they run (the budget guard's view).
+ */
+export function billableResources(reads: CostReads, now: number, opts: { committed?: boolean } = {}): CostResource[] {
+  const committedOsVolumes: CostResource[] = [];
+  const statuses: readonly string[] = opts.committed ? [...BILLABLE_INSTANCE_STATUSES, ...COMMITTED_INSTANCE_STATUSES] : BILLABLE_INSTANCE_STATUSES;
+  const out: CostResource[] = [];
+  // Volumes without tags of their own inherit their instance's (engine/producers/cost/tags.ts).
+  const instanceTags = new Map(list(reads.instances).map((i) => [str(i.id), ownTags(i)] as const));
+  for (const i of list(reads.instances)) {
+    const status = str(i.status);
+    if (!statuses.includes(status)) continue;
+    const spot = i.is_spot === true || i.contract === 'SPOT';
+    const type = str(i.instance_type);
+    // Spot prices move: the current one. Otherwise the price the instance was contracted at, else the list price.
+    const hourly = spot ? (instanceTypePerHour(reads.instanceTypes, type, true) ?? num(i.price_per_hour)) : (num(i.price_per_hour) ?? instanceTypePerHour(reads.instanceTypes, type, false));
+    const gpus = num(i.gpu?.number_of_gpus) ?? num(findRow(reads.instanceTypes, 'instance_type', type)?.gpu?.number_of_gpus);
+    out.push({ kind: 'instance', id: str(i.id), name: str(i.hostname, str(i.id)), type, status, ...(spot ? { spot: true } : {}), ...(gpus !== undefined ? { gpus } : {}), hourly_cost: hourly ?? null, created_at: str(i.created_at) || undefined, ...tagged(instanceTags.get(str(i.id))!) });
+  }
+  const volumeIds = new Set<string>();
+  const listedVolumes = new Set(list(reads.volumes).map((v) => str(v.id)));
+  if (opts.committed) {
+    // An instance still provisioning has no OS volume listed yet (os_volume_id is null until then): it
+    // will, at the API's default size (100 GB with GPUs, 50 GB without).
+    for (const r of out) {
+      const rec = list(reads.instances).find((i) => str(i.id) === r.id);
+      if (!rec || !(COMMITTED_INSTANCE_STATUSES as readonly string[]).includes(r.status) || (rec.os_volume_id && listedVolumes.has(str(rec.os_volume_id)))) continue;
+      const size = (r.gpus ?? 0) > 0 ? 100 : 50;
+      committedOsVolumes.push({ kind: 'volume', id: `${r.id}/os`, name: `OS volume of ${r.name} (provisioning)`, type: 'NVMe', status: r.status, size_gb: size, hourly_cost: volumePerHour(reads.volumeTypes, 'NVMe', size) ?? null });
+    }
+  }
+  for (const v of list(reads.volumes)) {
+    if (v.deleted_at || v.status === 'deleted') continue;
+    volumeIds.add(str(v.id));
+    const size = num(v.size);
+    const own = ownTags(v);
+    const inherited = !own.source && v.instance_id ? instanceTags.get(str(v.instance_id)) : undefined;
+    const tags = inherited?.source ? { tags: inherited.tags, source: 'instance' as const } : own;
+    out.push({ kind: 'volume', id: str(v.id), name: str(v.name, str(v.id)), type: str(v.type), status: str(v.status), size_gb: size, hourly_cost: volumePerHour(reads.volumeTypes, str(v.type), size) ?? null, created_at: str(v.created_at) || undefined, ...tagged(tags) });
+  }
+  for (const c of list(reads.clusters)) {
+    const status = str(c.status);
+    if (!(BILLABLE_CLUSTER_STATUSES as readonly string[]).includes(status)) continue;
+    const type = str(c.cluster_type);
+    const name = str(c.hostname, str(c.id));
+    const own = ownTags(c);
+    out.push({ kind: 'cluster', id: str(c.id), name, type, status, hourly_cost: num(c.price_per_hour) ?? clusterTypePerHour(reads.clusterTypes, type) ?? null, created_at: str(c.created_at) || undefined, ...tagged(own) });
+    for (const s of list(c.shared_volumes)) {
+      if (volumeIds.has(str(s.id))) continue;
+      const size = num(s.size_in_gigabytes);
+      out.push({ kind: 'volume', id: str(s.id), name: `${str(s.name, 'shared')} (of cluster ${name})`, type: CLUSTER_SHARED_TYPE, status, size_gb: size, hourly_cost: volumePerHour(reads.volumeTypes, CLUSTER_SHARED_TYPE, size) ?? null, created_at: str(c.created_at) || undefined, ...tagged(own.source ? { tags: own.tags, source: 'cluster' } : own) });
+    }
+  }
+  return [...out, ...committedOsVolumes].map((r) => withAge(r, now));
+}
+
+/** The totals: burn, 30-day forecast, balance and runway. */
+export function costSummary(reads: CostReads, now: number, opts: { committed?: boolean } = {}): CostSummary {
+  const resources = billableResources(reads, now, opts);
+  const hourly = resources.reduce((s, r) => s + (r.hourly_cost ?? 0), 0);
+  const bal = reads.balance as { amount?: unknown; currency?: unknown } | undefined;
+  const balance = num(bal?.amount) ?? null;
+  const runway = balance !== null && hourly > 0 ? Math.max(0, balance) / hourly : null;
+  return {
+    provider: 'gpucloud',
+    currency: str(bal?.currency, 'usd').toLowerCase(),
+    as_of: new Date(now).toISOString(),
+    based_on: COST_BASIS,
+    hourly_cost: hourly,
+    daily_cost: hourly * 24,
+    monthly_forecast: hourly * HOURS_PER_30_DAYS,
+    balance,
+    runway_hours: runway,
+    runway_until: runway === null ? null : new Date(now + runway * 3_600_000).toISOString(),
+    resources,
+    unpriced: resources.filter((r) => r.hourly_cost === null).map((r) => `${r.kind} ${r.name}: no price for type ${r.type}`),
+  };
+}
+
+export type CostSort = 'cost' | 'age' | 'name';
+
+/** Resources ordered for `cost detail`: most expensive, oldest, or by name first. */
+export function sortResources(resources: readonly CostResource[], by: CostSort): CostResource[] {
+  const rs = [...resources];
+  if (by === 'cost') return rs.sort((a, b) => (b.hourly_cost ?? -1) - (a.hourly_cost ?? -1) || a.name.localeCompare(b.name));
+  if (by === 'age') return rs.sort((a, b) => (b.hours_running ?? -1) - (a.hours_running ?? -1) || a.name.localeCompare(b.name));
+  return rs.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+}
+
+export interface CostForecast {
+  provider: 'gpucloud';
+  currency: string;
+  as_of: string;
+  based_on: string;
+  hourly_cost: number;
+  /** Hours from now to the end of the month (UTC). */
+  hours_to_month_end: number;
+  month_end: string;
+  /** What the current burn costs between now and the end of the month. */
+  cost_to_month_end: number;
+  /** The balance left at month end at the current burn (negative: it runs out before). */
+  balance_at_month_end: number | null;
+  balance: number | null;
+  runway_hours: number | null;
+  runway_until: string | null;
+  runs_out_before_month_end: boolean;
+}
+
+export function costForecast(summary: CostSummary, now: number): CostForecast {
+  const d = new Date(now);
+  const monthEnd = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+  const hours = (monthEnd - now) / 3_600_000;
+  const toMonthEnd = summary.hourly_cost * hours;
+  return {
+    provider: 'gpucloud',
+    currency: summary.currency,
+    as_of: summary.as_of,
+    based_on: summary.based_on,
+    hourly_cost: summary.hourly_cost,
+    hours_to_month_end: hours,
+    month_end: new Date(monthEnd).toISOString(),
+    cost_to_month_end: toMonthEnd,
+    balance_at_month_end: summary.balance === null ? null : summary.balance - toMonthEnd,
+    balance: summary.balance,
+    runway_hours: summary.runway_hours,
+    runway_until: summary.runway_until,
+    runs_out_before_month_end: summary.runway_hours !== null && summary.runway_hours < hours,
+  };
+}
+
+/**
+ * The provider hook `burn` (engine/core/provider.ts): the same reads as `cost summary` (one GET per
+ * COST_READ_KINDS kind, through the preview's read function, i.e. the executor) priced the same way,
+ * with instances still provisioning counted (they bill as soon as they run).
+ */
+export async function burnGpuCloud(read: PreviewRead): Promise<Burn> {
+  const results: unknown[] = [];
+  for (const c of costReadPlan(COST_READ_KINDS.map((k) => findKind(k)!)).commands) results.push(await read(c.args));
+  const [instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes] = results;
+  const s = costSummary({ instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes }, Date.now(), { committed: true });
+  return { per_hour: s.hourly_cost, currency: s.currency, unpriced: s.unpriced };
+}

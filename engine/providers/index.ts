@@ -1,0 +1,230 @@
+/**
+ * The providers this build knows. A new provider is one folder and ONE ENTRY in PROVIDER_MANIFEST below:
+ *   { name: 'x', verbs: ['x-api'], has: ['routing', 'reads'], load: async () => (await import('../x/provider.js')).xProvider },
+ * (`has`: the keys of its `capabilities`; add `capabilities: async () => (await import('../x/capabilities.js')).xCapabilities`
+ * when they live in a light module of their own). test/providers.registry.test.ts checks every entry against its module.
+ *
+ * Nothing of a provider loads until something needs it: a plan that names it (`forPlan`), or a command
+ * that asks who has a capability (`providersWith`). The manifest knows every verb and capability name
+ * without loading anything, so an unknown verb is still one clear validation error listing the known
+ * ones, and `ask` registers a flag per routable provider from the manifest alone. A gpucloud list never
+ * loads ssh2, the Kubernetes code or the cloud CLIs' rule tables (test/startup.modules.test.ts counts it).
+ *
+ * Surfaces (commands/, the MCP server) hand the registry to the plan engine as a ProviderSource; the
+ * engine awaits `forPlan(plan)` and validates with the ProviderSet it gets, synchronously.
+ */
+import type { ProviderCapabilities } from '../core/capabilities.js';
+import { ProviderSet, type KnownProviders, type Provider, type ProviderSource } from '../core/provider.js';
+import type { ProviderRouting } from '../core/routing/terms.js';
+
+export type CapabilityName = keyof ProviderCapabilities;
+
+export interface ProviderManifestEntry {
+  /** The name plans use in `provider`. */
+  readonly name: string;
+  /** The step verbs (a command's `args[0]`) the provider owns; must match its module's verbs. */
+  readonly verbs: readonly string[];
+  /** The capabilities its module offers (the keys of its `capabilities`); must match its module. */
+  readonly has?: readonly CapabilityName[];
+  /** Imports the provider's module (the first time; Node caches it). */
+  readonly load: () => Promise<Provider<any>>;
+  /**
+   * Imports only its capabilities, when they are a light module of their own (the same object the
+   * provider's `capabilities` holds): choosing providers for a question then loads no step code.
+   * Without it, capabilities come from the provider's module.
+   */
+  readonly capabilities?: () => Promise<ProviderCapabilities>;
+}
+
+/** In the order the providers are consulted (routing, dry-run pricing and flags go in this order). */
+export const PROVIDER_MANIFEST: readonly ProviderManifestEntry[] = [
+  { name: 'gpucloud', verbs: ['gpucloud-api', 'gpucloud-wait'], has: ['routing', 'maker', 'reads', 'answer', 'credentials'], load: async () => (await import('./gpucloud/provider.js')).gpucloudProvider, capabilities: async () => (await import('./gpucloud/capabilities.js')).gpucloudCapabilities },
+  { name: 'cloud_a', verbs: ['aws'], has: ['routing', 'reads', 'answer', 'maker'], load: async () => (await import('./cloud_a/provider.js')).cloudAProvider, capabilities: async () => (await import('./cloud_a/capabilities.js')).cloudACapabilities },
+  { name: 'cloud_b', verbs: ['gcloud'], has: ['routing', 'reads', 'answer'], load: async () => (await import('./cloud_b/provider.js')).cloudBProvider, capabilities: async () => (await import('./cloud_b/capabilities.js')).cloudBCapabilities },
+  { name: 'cloud_c', verbs: ['az'], has: ['routing', 'reads', 'answer'], load: async () => (await import('./cloud_c/provider.js')).cloudCProvider, capabilities: async () => (await import('./cloud_c/capabilities.js')).cloudCCapabilities },
+  { name: 'k8s', verbs: ['k8s-api', 'k8s-wait'], load: async () => (await import('./k8s/provider.js')).k8sProvider },
+  { name: 'ssh', verbs: ['ssh-kubeconfig', 'ssh-exec'], load: async () => (await import('./ssh/provider.js')).sshProvider },
+  { name: 'repohost', verbs: ['repohost-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./repohost/provider.js')).repohostProvider },
+  { name: 'errtracker', verbs: ['errtracker-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./errtracker/provider.js')).errtrackerProvider },
+  { name: 'issuetracker', verbs: ['issuetracker-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./issuetracker/provider.js')).issuetrackerProvider },
+  { name: 'postgres', verbs: ['postgres-read', 'postgres-sql'], has: ['routing', 'reads', 'answer', 'credentials', 'classify'], load: async () => (await import('./postgres/provider.js')).postgresProvider },
+  { name: 'terraform', verbs: ['terraform-read', 'terraform-apply'], has: ['routing', 'reads', 'answer', 'credentials', 'classify'], load: async () => (await import('./terraform/provider.js')).terraformProvider },
+  { name: 'vps_a', verbs: ['vps-a-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./vps_a/provider.js')).vpsAProvider },
+  { name: 'vps_b', verbs: ['vps-b-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./vps_b/provider.js')).vpsBProvider },
+  { name: 'cloud_d', verbs: ['cloud-d-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./cloud_d/provider.js')).cloudDProvider },
+  { name: 'notes', verbs: ['notes-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./notes/provider.js')).notesProvider },
+  { name: 'appplatform', verbs: ['appplatform-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./appplatform/provider.js')).appPlatformProvider },
+  { name: 'edge', verbs: ['edge-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./edge/provider.js')).edgeProvider },
+];
+
+/** A provider as a capability lookup answers it: its name and the capability asked for (no step code loaded). */
+export interface CapableProvider<K extends CapabilityName> {
+  name: string;
+  capabilities: ProviderCapabilities & Required<Pick<ProviderCapabilities, K>>;
+}
+
+/** Loads providers by name on first use and hands out ProviderSets of the loaded ones. */
+export class ProviderRegistry implements ProviderSource {
+  private readonly entries: ProviderManifestEntry[];
+  /** Live: registering a provider updates what every set handed out knows. */
+  private readonly known: { names: string[]; verbs: Map<string, string> } & KnownProviders;
+  private readonly loading = new Map<string, Promise<Provider<any>>>();
+  private readonly capabilityLoads = new Map<string, Promise<ProviderCapabilities>>();
+  /** One set per combination of providers, so repeated plans of one shape share it. */
+  private readonly sets = new Map<string, ProviderSet>();
+
+  constructor(manifest: readonly ProviderManifestEntry[]) {
+    this.entries = [];
+    this.known = { names: [], verbs: new Map() };
+    for (const entry of manifest) this.addEntry(entry);
+  }
+
+  get manifest(): readonly ProviderManifestEntry[] {
+    return this.entries;
+  }
+
+  /**
+   * Adds a provider already loaded (a test's stand-in, a plugin): from then on plans may use its verbs,
+   * and capability lookups find what it offers. Its name and verbs must be new.
+   */
+  register(provider: Provider<any>): void {
+    const has = Object.keys(provider.capabilities ?? {}).filter((k) => provider.capabilities?.[k as CapabilityName] !== undefined) as CapabilityName[];
+    this.addEntry({ name: provider.name, verbs: provider.verbs.map((v) => v.verb), has, load: async () => provider });
+    this.sets.clear();
+  }
+
+  /** Every provider name the build knows, without loading any. */
+  names(): string[] {
+    return [...this.known.names];
+  }
+
+  /** Every step verb the build knows, without loading any. */
+  verbs(): string[] {
+    return [...this.known.verbs.keys()];
+  }
+
+  /** The provider that owns a step verb, by name (undefined for a verb nobody owns). */
+  ownerOf(verb: string): string | undefined {
+    return this.known.verbs.get(verb);
+  }
+
+  /** The names of the providers that offer a capability, from the manifest (nothing is loaded). */
+  namesWith(capability: CapabilityName): string[] {
+    return this.entries.filter((e) => e.has?.includes(capability)).map((e) => e.name);
+  }
+
+  /** The providers named (unknown names are left out: validation reports them). */
+  async load(names: Iterable<string>): Promise<ProviderSet> {
+    const wanted = new Set<string>();
+    for (const name of names) if (this.known.names.includes(name)) wanted.add(name);
+    // In manifest order, whatever order they were asked for in.
+    const ordered = this.known.names.filter((n) => wanted.has(n));
+    const key = ordered.join(',');
+    const cached = this.sets.get(key);
+    if (cached) return cached;
+    const list = await Promise.all(ordered.map((name) => this.provider(name)));
+    const set = new ProviderSet(list, this.known);
+    this.sets.set(key, set);
+    return set;
+  }
+
+  /**
+   * The providers a plan needs: those owning its steps' verbs and those its `provider` names. Any input
+   * is accepted (validation has not run yet): what cannot be read as a plan loads nothing.
+   */
+  forPlan(input: unknown): Promise<ProviderSet> {
+    return this.load(this.namedBy(input));
+  }
+
+  /** Every provider of the build (tests, the AI maker whose plans may use any verb). */
+  all(): Promise<ProviderSet> {
+    return this.load(this.known.names);
+  }
+
+  /** The providers offering a capability, in manifest order, with their capabilities (light modules where there are). */
+  async with<K extends CapabilityName>(capability: K): Promise<CapableProvider<K>[]> {
+    const named = this.entries.filter((e) => e.has?.includes(capability));
+    const found = await Promise.all(named.map(async (e) => ({ name: e.name, capabilities: await this.capabilitiesOf(e) })));
+    return found.filter((p) => p.capabilities[capability] !== undefined) as CapableProvider<K>[];
+  }
+
+  private capabilitiesOf(entry: ProviderManifestEntry): Promise<ProviderCapabilities> {
+    let p = this.capabilityLoads.get(entry.name);
+    if (!p) {
+      p = entry.capabilities ? entry.capabilities() : this.provider(entry.name).then((provider) => provider.capabilities ?? {});
+      p.catch(() => this.capabilityLoads.delete(entry.name));
+      this.capabilityLoads.set(entry.name, p);
+    }
+    return p;
+  }
+
+  private addEntry(entry: ProviderManifestEntry): void {
+    if (this.known.names.includes(entry.name)) throw new Error(`provider ${entry.name} is registered already`);
+    for (const verb of entry.verbs) if (this.known.verbs.has(verb)) throw new Error(`step verb ${verb} belongs to ${this.known.verbs.get(verb)} already`);
+    this.entries.push(entry);
+    this.known.names.push(entry.name);
+    for (const verb of entry.verbs) this.known.verbs.set(verb, entry.name);
+  }
+
+  private provider(name: string): Promise<Provider<any>> {
+    let p = this.loading.get(name);
+    if (!p) {
+      const entry = this.entries.find((e) => e.name === name)!;
+      p = entry.load();
+      // A failed import is not cached: the next plan tries again (and reports the same error if it persists).
+      p.catch(() => this.loading.delete(name));
+      this.loading.set(name, p);
+    }
+    return p;
+  }
+
+  private namedBy(input: unknown): Set<string> {
+    const names = new Set<string>();
+    if (!input || typeof input !== 'object') return names;
+    const { provider, commands } = input as { provider?: unknown; commands?: unknown };
+    for (const p of Array.isArray(provider) ? provider : [provider]) if (typeof p === 'string') names.add(p);
+    if (Array.isArray(commands)) {
+      for (const command of commands) {
+        const verb = (command as { args?: unknown } | null)?.args;
+        const owner = Array.isArray(verb) && typeof verb[0] === 'string' ? this.known.verbs.get(verb[0]) : undefined;
+        if (owner) names.add(owner);
+      }
+    }
+    return names;
+  }
+}
+
+/** This build's providers. */
+export const PROVIDERS = new ProviderRegistry(PROVIDER_MANIFEST);
+
+/** Every provider loaded (tests and tools that validate arbitrary plans synchronously). */
+export function allProviders(): Promise<ProviderSet> {
+  return PROVIDERS.all();
+}
+
+/**
+ * Registers a provider at run time (a test's stand-in, a plugin): from then on plans may use its verbs,
+ * and the commands that ask "who can do X" (ask, credentials test) find its capabilities.
+ */
+export function registerProvider(provider: Provider<any>): void {
+  PROVIDERS.register(provider);
+}
+
+/** The providers with a capability, in registry order (commands ask this instead of naming providers). */
+export function providersWith<K extends CapabilityName>(capability: K): Promise<CapableProvider<K>[]> {
+  return PROVIDERS.with(capability);
+}
+
+/** The providers questions can be routed to, with their words (engine/core/routing/). */
+export async function providerRoutings(): Promise<ProviderRouting[]> {
+  return (await providersWith('routing')).map((p) => ({ provider: p.name, routing: p.capabilities.routing }));
+}
+
+/**
+ * The providers questions can be routed to and their `ask` flag (`--cloud-a`), from the manifest alone:
+ * registering a command's flags loads no provider. A routing capability's own `flag` is checked against
+ * this by test/providers.registry.test.ts.
+ */
+export function routableProviders(): { provider: string; flag: string }[] {
+  return PROVIDERS.namesWith('routing').map((provider) => ({ provider, flag: provider.replace(/_/g, '-') }));
+}

@@ -1,0 +1,67 @@
+/**
+ * vps_a: a DigitalOcean-style API v2 as an HTTP JSON provider (engine/core/kits/http/provider.ts). One verb,
+ * `["vps-a-api", METHOD, PATH]`: GET reads, anything else needs --destroyer (default deny). Lists are
+ * `{"<kind>": […], "links": {"pages": {"next": …}}}`; the client follows `next` (same origin only),
+ * bounded in pages and bytes. Questions about droplets and their cost are answered from its reads.
+ */
+import type { Config } from '../../../schemas/config.js';
+import { CREDENTIAL_FIELDS } from '../../core/config/credential-fields.js';
+import { apiCapabilities } from '../../core/kits/http/api-reads.js';
+import { httpProvider, type HttpProviderSpec, type Page } from '../../core/kits/http/provider.js';
+import { tokenSources, tokenTarget, type TokenTargetSpec } from '../../core/kits/http/token-target.js';
+import { obj, str } from '../../core/kits/cli/reads.js';
+import { VPS_A_READS, VPS_A_VERB } from './reads.js';
+
+export const VPS_A_TOKEN: TokenTargetSpec = {
+  name: 'vps_a',
+  label: 'vps_a API',
+  configToken: (c: Config) => c.vps_a?.api_token,
+  configBaseUrl: (c: Config) => c.vps_a?.base_url,
+  envNames: ['VPS_A_API_TOKEN'],
+  defaultBaseUrl: 'https://api.digitalocean.com',
+  storedField: 'api_token',
+};
+
+/** A list is the one array among the body's members (`droplets`, `volumes`…); the next page is `links.pages.next`. */
+export function vpsAPage(body: unknown): Page {
+  const o = obj(body);
+  const key = Object.keys(o).find((k) => k !== 'links' && k !== 'meta' && Array.isArray(o[k]));
+  const next = str(obj(obj(o.links).pages).next);
+  return { items: key ? (o[key] as unknown[]) : undefined, body, next: key && next ? { path: next } : undefined };
+}
+
+const spec: HttpProviderSpec = {
+  name: 'vps_a',
+  label: 'vps_a API',
+  target: (opts) => tokenTarget(VPS_A_TOKEN, opts),
+  page: (body) => vpsAPage(body),
+  capabilities: {
+    ...apiCapabilities({
+      provider: 'vps_a',
+      label: 'the vps_a account (droplets)',
+      prompt: 'vps_a is a VPS cloud: droplets with their size, region, status and price (price_hourly / price_monthly in USD, from the size).',
+      names: ['vps_a'],
+      specific: ['droplet', 'droplets'],
+      generic: ['vps', 'servers'],
+      reads: VPS_A_READS,
+    }),
+    credentials: {
+      sources: (opts) => tokenSources(VPS_A_TOKEN, opts),
+      store: CREDENTIAL_FIELDS.vps_a,
+      async test(read) {
+        const [data] = await read({ version: 1, provider: 'vps_a', commands: [{ args: [VPS_A_VERB, 'GET', '/v2/account'], reason: 'a cheap read: the account' }] });
+        const a = obj(obj(data).account);
+        return { detail: `account ${str(a.status) ?? '?'}, droplet limit ${String(a.droplet_limit ?? '?')}` };
+      },
+    },
+    sandbox: {
+      async start() {
+        const { startVpsAFake } = await import('../../../emulator/fakes/vps_a.js');
+        const fake = await startVpsAFake();
+        return { baseUrl: fake.url, credentials: { token: fake.token }, close: () => fake.close() };
+      },
+    },
+  },
+};
+
+export const vpsAProvider = httpProvider(spec);
