@@ -16,7 +16,7 @@ export interface Build {
   root: string;
 }
 
-export const THIS_BUILD: Build = { label: 'now', root: fileURLToPath(new URL('../..', import.meta.url)) };
+export const THIS_BUILD: Build = { label: 'now', root: fileURLToPath(new URL('../../', import.meta.url)) };
 
 /** BENCH_BASELINE=<checkout with a built dist/> puts that build beside this one, measured in the same run. */
 export function builds(): Build[] {

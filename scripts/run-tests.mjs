@@ -11,7 +11,7 @@ import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 
-const root = new URL('../dist/test', import.meta.url).pathname;
+const root = new URL('../dist/test/', import.meta.url).pathname;
 const filter = process.argv[2] ? new RegExp(process.argv[2]) : null;
 // A guard against a file that hangs, not a speed limit: a loaded 2-core machine runs the moto (aws CLI)
 // files several times slower than an idle one, and a file cut short is a failure no retry should hide.

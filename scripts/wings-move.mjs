@@ -69,9 +69,11 @@ function sources() {
 
 const SPEC = /((?:from\s+|import\s*\(\s*|import\s+|new URL\(\s*|require\(\s*)['"])(\.\.?\/[^'"]+)(['"])/g;
 const exists = (rel) => fs.existsSync(path.join(root, rel.replace(/\.js$/, '.ts'))) || fs.existsSync(path.join(root, rel));
-function relSpec(fromFile, target) {
+function relSpec(fromFile, target, like = '') {
   let r = path.relative(path.dirname(fromFile), target);
   if (!r.startsWith('.')) r = './' + r;
+  // `new URL('../../', import.meta.url)` names a directory: keep its slash
+  if (like.endsWith('/') && !r.endsWith('/')) r += '/';
   return r;
 }
 
@@ -82,11 +84,11 @@ function rewriteImports(file, oldLocation, onlyBroken) {
     if (onlyBroken && exists(now)) return all;
     // a new-layout path whose file moved again (k8s/quote.ts → core/render/quote.ts)
     const again = mapOld(unmapNew(now));
-    if (onlyBroken && again !== now && exists(again)) return pre + relSpec(file, again) + post;
+    if (onlyBroken && again !== now && exists(again)) return pre + relSpec(file, again, spec) + post;
     const was = path.normalize(path.join(path.dirname(oldLocation), spec));
     const target = mapOld(was);
     if (onlyBroken && !exists(target)) return all;
-    const next = relSpec(file, target);
+    const next = relSpec(file, target, spec);
     return next === spec ? all : pre + next + post;
   });
   return out;

@@ -10,7 +10,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PRODUCER_DIRS = ['commands', 'mcp', 'machines', 'engine', 'emulator', 'schemas'];
 
 function sources(dir: string): string[] {

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = fileURLToPath(new URL('../../', import.meta.url));
 const dockerfile = readFileSync(`${root}Dockerfile`, 'utf8');
 
 /** The JSON array of a Dockerfile instruction (exec form). */

@@ -8,7 +8,7 @@ import { runCli, withEmulator } from './support/cli.js';
 import { RunReportSchema } from '../schemas/run-report.js';
 import { tempDir } from './support/temp.js';
 
-const examplesDir = fileURLToPath(new URL('../../examples/plans', import.meta.url));
+const examplesDir = fileURLToPath(new URL('../../examples/plans/', import.meta.url));
 const examples = readdirSync(examplesDir).filter((f) => f.endsWith('.json'));
 const defaults = { GPUCLOUD_PROJECT_ID: 'p1' };
 

@@ -110,7 +110,7 @@ test('the cloud_a reads (ask context, IAM and compliance reports, cost) are all 
 });
 
 test("the README's and examples' plan steps run freely, except the examples that are destructive on purpose", () => {
-  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const root = fileURLToPath(new URL('../../', import.meta.url));
   const readme = readFileSync(`${root}README.md`, 'utf8');
   const arrays = [...readme.matchAll(/\["(?:aws|gcloud|az|ssh-exec|k8s-api|gpucloud-api)"(?:, "[^"\n]*")*\]/g)]
     .map((m) => JSON.parse(m[0]) as string[])

@@ -13,7 +13,7 @@ import { startEmulator } from '../emulator/index.js';
 import { emulatorEnv } from './support/cli.js';
 import { startMcpServer } from './support/mcp.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SUITE = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json')), 'dist', 'index.js');
 const BASELINE = join(ROOT, '.ci', 'mcp-conformance-baseline.yaml');
 const MUST_PASS = ['server-initialize', 'ping', 'logging-set-level', 'tools-list', 'tools-call-error', 'dns-rebinding-protection'];

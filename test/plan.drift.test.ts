@@ -11,7 +11,7 @@ import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../emulator/index.js';
 import { emulatorClient } from '../emulator/test-client.js';
 import { configFile, runCli, tempHome, withEmulator } from './support/cli.js';
 
-const EXAMPLES = fileURLToPath(new URL('../../examples/plans', import.meta.url));
+const EXAMPLES = fileURLToPath(new URL('../../examples/plans/', import.meta.url));
 const ATTACH = join(EXAMPLES, 'volume-create-attach.json');
 const TEARDOWN = join(EXAMPLES, 'teardown-instance.json');
 const dirs: string[] = [];

@@ -48,7 +48,7 @@ function mulberry32(seed: number): () => number {
   };
 }
 
-const examplesDir = fileURLToPath(new URL('../../examples/plans', import.meta.url));
+const examplesDir = fileURLToPath(new URL('../../examples/plans/', import.meta.url));
 const exampleTexts = readdirSync(examplesDir)
   .filter((f) => f.endsWith('.json'))
   .sort()

@@ -15,7 +15,7 @@ import { instanceActionPlan, listPlan } from '../engine/providers/gpucloud/stati
 import { KINDS } from '../engine/providers/gpucloud/catalogue.js';
 
 const PROVIDERS = await allProviders();
-const examplesDir = new URL('../../examples/plans', import.meta.url);
+const examplesDir = new URL('../../examples/plans/', import.meta.url);
 const examples = readdirSync(examplesDir)
   .filter((f) => f.endsWith('.json'))
   .map((f) => JSON.parse(readFileSync(new URL(f, examplesDir), 'utf8')) as Record<string, unknown>);
