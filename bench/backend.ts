@@ -5,10 +5,8 @@
  * loops in this process. Every store is a transaction (record + audit row); every read decrypts and
  * writes an audit row.
  */
-import { rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { createApiKey, startBackendProcess, type BackendProcess } from '../test/support/backend.js';
-import { postgresMissing, startPostgres } from '../test/support/postgres.js';
+import { backendApiKey, startBackend, startBenchPostgres, whyNoPostgres, type BenchBackend } from './fixtures.js';
 
 const OPS_PER_CONFIG = 400;
 
@@ -16,7 +14,7 @@ function pct(sorted: number[], p: number): string {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!.toFixed(1);
 }
 
-async function measure(b: BackendProcess, key: string, clients: number, label: string): Promise<void> {
+async function measure(b: BenchBackend, key: string, clients: number, label: string): Promise<void> {
   const perClient = Math.ceil(OPS_PER_CONFIG / clients);
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   const url = (c: number, i: number) => `${b.url}/v1/credentials/production/gpucloud/bench-${clients}-${c}-${i}`;
@@ -47,29 +45,28 @@ async function measure(b: BackendProcess, key: string, clients: number, label: s
 }
 
 async function onStorage(label: string, database?: string): Promise<void> {
-  const b = await startBackendProcess({ database });
+  const b = await startBackend(database);
   try {
-    const key = await createApiKey(b, 'bench');
+    const key = backendApiKey(b, 'bench');
     // Warm up: connections, the first queries' plans.
     for (let i = 0; i < 20; i++) await (await fetch(`${b.url}/v1/health`)).arrayBuffer();
     for (const clients of [1, 16]) await measure(b, key, clients, label);
   } finally {
-    await b.kill('SIGTERM');
-    rmSync(b.home, { recursive: true, force: true });
+    await b.stop();
   }
 }
 
 export async function runBackendBench(): Promise<void> {
   console.log('credential backend (issue 26): store and read through HTTP');
   await onStorage('PGlite');
-  const missing = postgresMissing();
+  const missing = whyNoPostgres();
   if (missing) {
     console.log(`  PostgreSQL: skipped (${missing})`);
     return;
   }
-  const pg = await startPostgres();
+  const pg = await startBenchPostgres();
   try {
-    await onStorage(`PostgreSQL ${pg.version}`, await pg.createDatabase('backend_bench'));
+    await onStorage(`PostgreSQL ${pg.version}`, pg.createDatabase('backend_bench'));
   } finally {
     await pg.stop();
   }

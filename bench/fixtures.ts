@@ -1,10 +1,11 @@
 /**
  * The bench's own fixtures (it never imports test/support): temp homes that are removed at exit,
- * timed child processes, module counts, statistics, a redis-server on a free port, and the checkout
+ * timed child processes, module counts, statistics, a redis-server on a free port, the credential
+ * backend and a PostgreSQL cluster (bench/backend.ts), and the checkout
  * being measured, so that one run can put a baseline build (BENCH_BASELINE=<checkout>) beside this one.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -158,4 +159,110 @@ export function printRows(labels: string[]): void {
   console.log(line(head));
   console.log(line(widths.map((w) => '-'.repeat(w))));
   for (const b of body) console.log(line(b));
+}
+
+/** The credential backend of this build (`assistant backend serve`) as a child on a free loopback port, with a HOME of its own. */
+export interface BenchBackend {
+  url: string;
+  home: string;
+  /** --database when it stores in PostgreSQL (else the embedded PGlite). */
+  database?: string;
+  stop(): Promise<void>;
+}
+
+export async function startBackend(database?: string): Promise<BenchBackend> {
+  const home = tempDir('assistant-bench-backend-');
+  const storage = database ? ['--database', database] : [];
+  const child = spawn(process.execPath, [binOf(THIS_BUILD), 'backend', 'serve', '--listen', '127.0.0.1:0', ...storage], { env: childEnv({ HOME: home }), cwd: home, stdio: ['ignore', 'ignore', 'pipe'] });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  let log = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`backend serve did not listen within 120 s:\n${log}`)), 120_000);
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      log += d;
+      const found = /listening on (https?:\/\/\S+)/.exec(log);
+      if (found) clearTimeout(timer), resolve(found[1]!);
+    });
+    void exited.then(() => (clearTimeout(timer), reject(new Error(`backend serve exited before listening:\n${log}`))));
+  });
+  child.stderr!.resume();
+  return {
+    url,
+    home,
+    database,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** `assistant backend keys create` against the backend's storage: an API key for `tenant`. */
+export function backendApiKey(b: Pick<BenchBackend, 'home' | 'database'>, tenant: string): string {
+  const r = spawnSync(process.execPath, [binOf(THIS_BUILD), 'backend', 'keys', 'create', '--tenant', tenant, ...(b.database ? ['--database', b.database] : [])], { env: childEnv({ HOME: b.home }), cwd: b.home, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`backend keys create exited ${r.status}: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+/** A PostgreSQL cluster of the Debian package for the bench: loopback, trust, stopped and removed when it ends or the bench exits. */
+export interface BenchPostgres {
+  version: number;
+  /** Creates a database; its URL. */
+  createDatabase(name: string): string;
+  stop(): Promise<void>;
+}
+
+const PG_ROOT = '/usr/lib/postgresql';
+const pgBin = (): string | undefined => {
+  const majors = existsSync(PG_ROOT) ? readdirSync(PG_ROOT).filter((v) => existsSync(join(PG_ROOT, v, 'bin', 'pg_ctl'))) : [];
+  const newest = majors.sort((a, b) => Number(a) - Number(b)).pop();
+  return newest && join(PG_ROOT, newest, 'bin');
+};
+// PostgreSQL refuses to run as root: then the cluster belongs to the package's `postgres` user.
+const runsAsRoot = () => process.getuid?.() === 0;
+const asPostgres = (cmd: string, args: string[]): [string, string[]] => (runsAsRoot() ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args]);
+
+/** Why the bench cannot start a PostgreSQL here (its rows are then skipped), or undefined. */
+export function whyNoPostgres(): string | undefined {
+  if (!pgBin()) return `no PostgreSQL server under ${PG_ROOT} (apt-get install postgresql)`;
+  if (runsAsRoot() && spawnSync('id', ['postgres'], { stdio: 'ignore' }).status !== 0) return 'running as root without a postgres user to run the server';
+  return undefined;
+}
+
+export async function startBenchPostgres(): Promise<BenchPostgres> {
+  const reason = whyNoPostgres();
+  if (reason) throw new Error(reason);
+  const bin = pgBin()!;
+  // Under /tmp itself: a runner's private TMPDIR is closed to the postgres user.
+  const dir = mkdtempSync(join(runsAsRoot() ? '/tmp' : tmpdir(), 'assistant-bench-pg-'));
+  if (runsAsRoot()) spawnSync('chown', ['postgres:', dir]);
+  const data = join(dir, 'data');
+  const run = (cmd: string, args: string[]) => {
+    const [c, a] = asPostgres(join(bin, cmd), args);
+    const r = spawnSync(c, a, { cwd: dir, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`${cmd} exited ${r.status}: ${r.stderr}`);
+    return r.stdout;
+  };
+  const port = await freePort();
+  let up = false;
+  const halt = () => {
+    if (up) spawnSync(...asPostgres(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']), { stdio: 'ignore' });
+    up = false;
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', halt);
+  try {
+    run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync']);
+    run('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir}`, 'start']);
+    up = true;
+  } catch (err) {
+    halt();
+    throw err;
+  }
+  const url = (db: string) => `postgres://postgres@127.0.0.1:${port}/${db}`;
+  return {
+    version: Number(bin.split('/').at(-2)),
+    createDatabase: (name) => (run('psql', ['-X', '-q', '-d', url('postgres'), '-c', `CREATE DATABASE ${name}`]), url(name)),
+    stop: async () => halt(),
+  };
 }

@@ -1,18 +1,20 @@
 /**
- * `assistant cost summary|detail|trend|forecast|anomalies|tags|export` for gpucloud. Thin wiring: the
- * cost read plan through the one executor (machines/cost.ts) → engine/providers/gpucloud/cost prices it →
- * engine/producers/cost/ derives trend, anomalies and tag groups → renderer. Every command records a snapshot.
+ * `assistant cost summary|detail|trend|forecast|anomalies|tags|export`. Thin wiring: the provider is
+ * chosen by the registry (machines/cost.ts costProvider: who has a `cost` capability that answers the
+ * command) → its live figures (read and priced through the one executor; every reading records a
+ * snapshot) or its bill per day → engine/producers/cost/ derives trend, anomalies and tag groups → renderer.
  */
 import { stat, writeFile } from 'node:fs/promises';
 import { dirname, extname, resolve } from 'node:path';
-import { costForecast, sortResources, type CostResource, type CostSort, type CostSummary } from '../engine/providers/gpucloud/cost.js';
+import type { CostResource, CostSummary } from '../engine/core/capabilities.js';
+import { costForecast, sortResources, type CostSort } from '../engine/producers/cost/live.js';
 import { readSnapshots } from '../engine/producers/cost/snapshots.js';
 import { costTrend, dayOf, MAX_TREND_DAYS, parseDay, type CostTrend } from '../engine/producers/cost/trend.js';
 import { ANOMALY_DAYS, findAnomalies } from '../engine/producers/cost/anomalies.js';
 import { costByTag } from '../engine/producers/cost/tags.js';
-import { costAccount, readAccountCost } from '../machines/cost.js';
-import { readResult } from '../machines/apply/reads.js';
-import { ceUsagePlan, CLOUD_A_BASIS, cloudAForecast, cloudASummary, cloudATrendDays, monthToDate, parseCeUsage } from '../engine/producers/cost/cloud-a.js';
+import { costProvider, readBilledDays, readLiveCost, type CostCommand, type CostProvider } from '../machines/cost.js';
+import { billedForecast, billedSummary, billedTrendDays, monthToDate } from '../engine/producers/cost/billed.js';
+import { PROVIDERS } from '../engine/providers/index.js';
 import { OperationError, UsageError } from '../engine/core/errors.js';
 import { palette } from '../engine/core/render/color.js';
 import { renderRecord, renderTable } from '../engine/core/render/records.js';
@@ -33,73 +35,87 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
     (cli, start) => {
       cli
         .command('summary', 'What the account burns per hour, on what, the balance and how long it lasts')
-        .option('--provider <name>', 'Provider (gpucloud, cloud_a)', { default: 'gpucloud' })
+        .option('--provider <name>', providerHelp())
         .example('  assistant cost summary')
         .example('  assistant cost summary -o json | jq .runway_hours')
-        .action((o: ProviderOpt) => start(() => (checkProvider(o, true) === 'cloud_a' ? cloudACost(ctx, 'summary') : withCost(ctx, o, (s) => summary(ctx, s)))));
+        .action((o: ProviderOpt) => start(() => liveOrBilled(ctx, 'summary', o, (s) => summary(ctx, s))));
       cli
         .command('detail', 'Every billable resource: hourly cost, how long it has run and what it cost so far')
-        .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
+        .option('--provider <name>', providerHelp(true))
         .option('--sort-by <key>', 'cost | age | name', { default: 'cost' })
         .example('  assistant cost detail --sort-by age')
-        .action((o: ProviderOpt & { sortBy: string }) => start(() => withCost(ctx, o, (s) => detail(ctx, s, o.sortBy))));
+        .action((o: ProviderOpt & { sortBy: string }) => start(() => withCost(ctx, 'detail', o, (s) => detail(ctx, s, o.sortBy))));
       cli
         .command('trend', 'Daily cost between two dates (UTC): measured from recorded snapshots, else reconstructed')
-        .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
+        .option('--provider <name>', providerHelp())
         .option('--start <date>', 'First day, YYYY-MM-DD (default: 6 days before --end)')
         .option('--end <date>', 'Last day, YYYY-MM-DD (default: today)')
         .example('  assistant cost trend --start 2026-11-01 --end 2026-11-23')
         .action((o: ProviderOpt & { start?: unknown; end?: unknown }) => start(() => trend(ctx, o)));
       cli
         .command('anomalies', 'Resources and days whose cost departs from the usual, each with its reason')
-        .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
+        .option('--provider <name>', providerHelp(true))
         .example('  assistant cost anomalies -o json')
-        .action((o: ProviderOpt) => start(() => withCost(ctx, o, (s, session) => anomalies(ctx, s, session))));
+        .action((o: ProviderOpt) => start(() => withCost(ctx, 'anomalies', o, (s, session, account) => anomalies(ctx, s, session, account))));
       cli
         .command('tags', 'Cost grouped by the value of one tag (untagged as its own group)')
-        .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
+        .option('--provider <name>', providerHelp(true))
         .option('--key <tag>', 'The tag key, e.g. team (API tags, else key=value words in the description)')
         .example('  assistant cost tags --key team')
         .action((o: ProviderOpt & { key?: unknown }) => start(() => tags(ctx, o)));
       cli
         .command('forecast', 'Month-end projection and the date the balance runs out at the current burn')
-        .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
-        .action((o: ProviderOpt) => start(() => (checkProvider(o, true) === 'cloud_a' ? cloudACost(ctx, 'forecast') : withCost(ctx, o, (s) => forecast(ctx, s)))));
+        .option('--provider <name>', providerHelp())
+        .action((o: ProviderOpt) => start(() => liveOrBilled(ctx, 'forecast', o, (s) => forecast(ctx, s))));
       cli
         .command('export', 'Write every billable resource and the totals to a file: .csv or .json')
-        .option('--provider <name>', 'Provider (gpucloud)', { default: 'gpucloud' })
+        .option('--provider <name>', providerHelp(true))
         .option('--output <file>', 'File to write (.csv or .json)')
         .example('  assistant cost export --output cost.csv')
         .action((o: ProviderOpt & { output?: string }) => start(() => exportCost(ctx, o)));
     },
-    'gpucloud figures are based on live prices from its catalogue (offline instances still bill); cloud_a (summary, trend, forecast) on AWS Cost Explorer. Global flags: -o table|json|yaml, --sandbox, --config <path>.',
+    "A provider's figures are live (what bills now at its prices, with the balance and runway: gpucloud's catalogue prices, where offline instances still bill) or its own bill per day (summary, trend, forecast: cloud_a's AWS Cost Explorer). Global flags: -o table|json|yaml, --sandbox, --config <path>.",
   );
 }
 
-/** The provider asked for; cloud_a only where `withCloudA` (summary, trend, forecast: what Cost Explorer answers). */
-function checkProvider(o: ProviderOpt, withCloudA = false): 'gpucloud' | 'cloud_a' {
-  if (o.provider === undefined || o.provider === 'gpucloud') return 'gpucloud';
-  if (o.provider === 'cloud_a' && withCloudA) return 'cloud_a';
-  throw new UsageError(`cost for provider "${o.provider}" is not available${o.provider === 'cloud_a' ? ' for this command' : ''} yet`, {
-    hint: 'cost works for --provider gpucloud; cost summary, trend and forecast also for --provider cloud_a',
+/**
+ * The --provider help: the providers with a `cost` capability, from the manifest (nothing loads to
+ * register the flags). Which of them answer a command that needs live figures is known only once
+ * their capabilities load: an unfit one is refused then, with the list of those that fit.
+ */
+function providerHelp(live = false): string {
+  const names = PROVIDERS.namesWith('cost');
+  return live ? `Provider with live figures (default: the first of ${names.join(', ')} that has them)` : `Provider (${names.join(', ')}; default: ${names[0] ?? 'none'})`;
+}
+
+/** `--provider` as typed (cac makes a number of a number-like value). */
+const providerName = (o: ProviderOpt): string | undefined => (o.provider === undefined ? undefined : String(o.provider));
+
+/** Reads and prices the account of the chosen provider, records a snapshot, then hands the summary to `show`. */
+async function withCost(ctx: CommandContext, command: CostCommand, o: ProviderOpt, show: (s: CostSummary, session: Session, account: string) => number | Promise<number>): Promise<number> {
+  const provider = await costProvider(command, providerName(o));
+  return withSession(ctx, async (session) => {
+    const { summary, account } = await readCost(ctx, session, provider);
+    return show(summary, session, account);
   });
 }
 
-/** Reads and prices the account, records a snapshot, then hands the summary to `show`. */
-async function withCost(ctx: CommandContext, o: ProviderOpt, show: (s: CostSummary, session: Session) => number | Promise<number>): Promise<number> {
-  checkProvider(o);
-  return withSession(ctx, async (session) => show(await readCost(ctx, session), session));
+/** summary and forecast: live figures where the provider has them, else its bill for the month to date. */
+async function liveOrBilled(ctx: CommandContext, command: 'summary' | 'forecast', o: ProviderOpt, show: (s: CostSummary) => number): Promise<number> {
+  const provider = await costProvider(command, providerName(o));
+  if (!provider.cost.live) return billedCost(ctx, provider, command);
+  return withSession(ctx, async (session) => show((await readCost(ctx, session, provider)).summary));
 }
 
-async function readCost(ctx: CommandContext, session: Session): Promise<CostSummary> {
-  const s = await readAccountCost(session, { home: ctx.home, env: ctx.env, sandbox: ctx.globals.sandbox, signal: ctx.signal, warn: (m) => ctx.io.stderr.write(`warning: ${m}\n`) });
-  for (const u of s.unpriced) ctx.io.stderr.write(`warning: ${u}; it is left out of the totals\n`);
-  return s;
+async function readCost(ctx: CommandContext, session: Session, provider: CostProvider): Promise<{ summary: CostSummary; account: string }> {
+  const r = await readLiveCost(session, provider, { home: ctx.home, env: ctx.env, sandbox: ctx.globals.sandbox, signal: ctx.signal, warn: (m) => ctx.io.stderr.write(`warning: ${m}\n`) });
+  for (const u of r.summary.unpriced) ctx.io.stderr.write(`warning: ${u}; it is left out of the totals\n`);
+  return r;
 }
 
 /** The recorded history of this account, after the reading just recorded; a damaged line is skipped with a warning. */
-async function history(ctx: CommandContext, session: Session, s: CostSummary) {
-  const { snapshots, skipped } = await readSnapshots(ctx.home, s.provider, costAccount(session.config, ctx.env, ctx.globals.sandbox));
+async function history(ctx: CommandContext, s: CostSummary, account: string) {
+  const { snapshots, skipped } = await readSnapshots(ctx.home, s.provider, account);
   if (skipped) ctx.io.stderr.write(`warning: ${skipped} line(s) of ~/.assistant/cost/snapshots.jsonl are not snapshots; they are skipped\n`);
   return snapshots;
 }
@@ -122,12 +138,12 @@ function trendRange(o: { start?: unknown; end?: unknown }, now: number): { start
 }
 
 async function trend(ctx: CommandContext, o: ProviderOpt & { start?: unknown; end?: unknown }): Promise<number> {
-  const provider = checkProvider(o, true);
+  const provider = await costProvider('trend', providerName(o));
   const range = trendRange(o, Date.now());
-  if (provider === 'cloud_a') return cloudATrend(ctx, range);
+  if (!provider.cost.live) return billedTrend(ctx, provider, range);
   return withSession(ctx, async (session) => {
-    const s = await readCost(ctx, session);
-    const t = costTrend({ provider: s.provider, currency: s.currency, snapshots: await history(ctx, session, s), resources: s.resources, ...range, now: Date.parse(s.as_of) });
+    const { summary: s, account } = await readCost(ctx, session, provider);
+    const t = costTrend({ provider: s.provider, currency: s.currency, snapshots: await history(ctx, s, account), resources: s.resources, ...range, now: Date.parse(s.as_of) });
     for (const n of t.notes) ctx.io.stderr.write(`note: ${n}\n`);
     if (ctx.globals.output !== 'table') {
       ctx.io.stdout.write(renderRecord(t, ctx.globals.output));
@@ -144,10 +160,10 @@ async function trend(ctx: CommandContext, o: ProviderOpt & { start?: unknown; en
   });
 }
 
-async function anomalies(ctx: CommandContext, s: CostSummary, session: Session): Promise<number> {
+async function anomalies(ctx: CommandContext, s: CostSummary, _session: Session, account: string): Promise<number> {
   const now = Date.parse(s.as_of);
   const end = Math.floor(now / DAY_MS) * DAY_MS;
-  const t = costTrend({ provider: s.provider, currency: s.currency, snapshots: await history(ctx, session, s), resources: s.resources, start: end - (ANOMALY_DAYS - 1) * DAY_MS, end, now });
+  const t = costTrend({ provider: s.provider, currency: s.currency, snapshots: await history(ctx, s, account), resources: s.resources, start: end - (ANOMALY_DAYS - 1) * DAY_MS, end, now });
   const found = findAnomalies(s.resources, t.days, s.currency);
   if (ctx.globals.output !== 'table') {
     ctx.io.stdout.write(renderRecord(found, ctx.globals.output));
@@ -164,13 +180,13 @@ async function anomalies(ctx: CommandContext, s: CostSummary, session: Session):
 }
 
 async function tags(ctx: CommandContext, o: ProviderOpt & { key?: unknown }): Promise<number> {
-  checkProvider(o);
+  const provider = await costProvider('tags', providerName(o));
   const key = typeof o.key === 'string' || typeof o.key === 'number' ? String(o.key).trim() : '';
   if (!key || key.length > 63 || /[\s=]/.test(key)) {
     throw new UsageError(o.key === undefined || o.key === true ? 'cost tags needs --key <tag>' : `--key must be a tag key of 1 to 63 characters without blanks or "=" (got "${String(o.key)}")`, { hint: 'assistant cost tags --key team' });
   }
   return withSession(ctx, async (session) => {
-    const s = await readCost(ctx, session);
+    const s = (await readCost(ctx, session, provider)).summary;
     const t = costByTag(s.resources, key, { provider: s.provider, currency: s.currency, as_of: s.as_of });
     if (ctx.globals.output !== 'table') {
       ctx.io.stdout.write(renderRecord(t, ctx.globals.output));
@@ -190,20 +206,21 @@ async function tags(ctx: CommandContext, o: ProviderOpt & { key?: unknown }): Pr
   });
 }
 
-/** cloud_a summary or forecast: the month to date from Cost Explorer, by service. */
-async function cloudACost(ctx: CommandContext, what: 'summary' | 'forecast'): Promise<number> {
+/** summary or forecast of a provider's bill: the month to date, by service. */
+async function billedCost(ctx: CommandContext, provider: CostProvider, what: 'summary' | 'forecast'): Promise<number> {
+  const basis = provider.cost.billed!.basis;
   return withSession(ctx, async (session) => {
     const now = Date.now();
     const m = monthToDate(now);
-    const { days, currency } = parseCeUsage(await readResult(session, ceUsagePlan(m.start, m.endExclusive, true), { signal: ctx.signal }));
-    const doc = what === 'summary' ? cloudASummary(days, currency, now) : cloudAForecast(days, currency, now);
+    const { days, currency } = await readBilledDays(session, provider, { start: m.start, endExclusive: m.endExclusive, byService: true }, ctx.signal);
+    const doc = what === 'summary' ? billedSummary(provider.name, basis, days, currency, now) : billedForecast(provider.name, basis, days, currency, now, provider.cost.billed!.forecastNote);
     if (ctx.globals.output !== 'table') {
       ctx.io.stdout.write(renderRecord(doc, ctx.globals.output));
       return 0;
     }
     const cur = currency.toUpperCase();
     if (what === 'forecast') {
-      const f = doc as ReturnType<typeof cloudAForecast>;
+      const f = doc as ReturnType<typeof billedForecast>;
       ctx.io.stdout.write(
         [
           `Month to date:    ${money(f.month_to_date)} ${cur} over ${f.days_counted} day(s), ${money(f.daily_average)} per day on average`,
@@ -215,7 +232,7 @@ async function cloudACost(ctx: CommandContext, what: 'summary' | 'forecast'): Pr
       );
       return 0;
     }
-    const sm = doc as ReturnType<typeof cloudASummary>;
+    const sm = doc as ReturnType<typeof billedSummary>;
     const rows = sm.resources.map((r) => ({ service: r.name, mtd: money(r.cost_so_far), hourly: money(r.hourly_cost, 4) }));
     const columns: Column[] = [
       { header: 'SERVICE', path: 'service', priority: 10 },
@@ -230,15 +247,15 @@ async function cloudACost(ctx: CommandContext, what: 'summary' | 'forecast'): Pr
   });
 }
 
-async function cloudATrend(ctx: CommandContext, range: { start: number; end: number }): Promise<number> {
+async function billedTrend(ctx: CommandContext, provider: CostProvider, range: { start: number; end: number }): Promise<number> {
   return withSession(ctx, async (session) => {
     const now = Date.now();
     const today = Math.floor(now / DAY_MS) * DAY_MS;
     const end = Math.min(range.end, today);
     const notes = end < range.end ? [`days after today (${dayOf(now)}) are left out: they have not happened yet`] : [];
-    const { days, currency } = end < range.start ? { days: [], currency: 'usd' } : parseCeUsage(await readResult(session, ceUsagePlan(dayOf(range.start), dayOf(end + DAY_MS), false), { signal: ctx.signal }));
-    const inRange = cloudATrendDays(days.filter((d) => d.date >= dayOf(range.start) && d.date <= dayOf(end)));
-    const t: CostTrend = { provider: 'cloud_a', currency, start: dayOf(range.start), end: dayOf(range.end), as_of: new Date(now).toISOString(), based_on: `${CLOUD_A_BASIS}; billed: a closed day, estimated: AWS has not closed it yet`, total: inRange.reduce((s, d) => s + d.cost, 0), days: inRange, notes };
+    const { days, currency } = end < range.start ? { days: [], currency: 'usd' } : await readBilledDays(session, provider, { start: dayOf(range.start), endExclusive: dayOf(end + DAY_MS), byService: false }, ctx.signal);
+    const inRange = billedTrendDays(days.filter((d) => d.date >= dayOf(range.start) && d.date <= dayOf(end)));
+    const t: CostTrend = { provider: provider.name, currency, start: dayOf(range.start), end: dayOf(range.end), as_of: new Date(now).toISOString(), based_on: `${provider.cost.billed!.basis}; billed: a closed day, estimated: ${provider.name} has not closed it yet`, total: inRange.reduce((s, d) => s + d.cost, 0), days: inRange, notes };
     for (const n of notes) ctx.io.stderr.write(`note: ${n}\n`);
     ctx.io.stdout.write(ctx.globals.output !== 'table' ? renderRecord(t, ctx.globals.output) : trendTable(ctx, t));
     return 0;
@@ -362,7 +379,7 @@ export function costCsv(s: CostSummary): string {
 }
 
 async function exportCost(ctx: CommandContext, o: ProviderOpt & { output?: string }): Promise<number> {
-  checkProvider(o);
+  const provider = await costProvider('export', providerName(o));
   const file = o.output;
   if (!file || typeof file !== 'string') throw new UsageError('cost export needs --output <file> (.csv or .json)', { hint: 'assistant cost export --output cost.csv' });
   const ext = extname(file).toLowerCase();
@@ -372,7 +389,7 @@ async function exportCost(ctx: CommandContext, o: ProviderOpt & { output?: strin
   const isDir = await stat(dir).then((st) => st.isDirectory(), () => false);
   if (!isDir) throw new UsageError(`cannot export to "${file}": the folder ${dir} does not exist`, { hint: 'create the folder or choose another --output path' });
   return withSession(ctx, async (session) => {
-    const s = await readCost(ctx, session);
+    const s = (await readCost(ctx, session, provider)).summary;
     await writeFile(file, ext === '.csv' ? costCsv(s) : JSON.stringify(s, null, 2) + '\n').catch((err: NodeJS.ErrnoException) => {
       throw new OperationError('write_failed', `cannot write "${file}": ${err.code ?? err.message}`, { hint: 'check the path and its permissions', cause: err });
     });

@@ -1,17 +1,18 @@
 /**
- * `assistant deploy <repo_url>`: clone (engine/producers/deploy/clone.ts), analyse (analyse.ts), read what exists
- * and compile a plan (live.ts, plan.ts); print the plan, or apply it with `--apply` through the one
- * apply path (machines/apply-plan.ts: journal, lock, gate, progress; `--dry-run`: the cost preview).
+ * `assistant deploy <repo_url>`: clone (engine/producers/deploy/clone.ts), analyse (analyse.ts), then the chosen
+ * provider's `deploy` capability (engine/core/capabilities.ts; the registry says who has one and which
+ * targets) reads what exists and compiles a plan; print the plan, or apply it with `--apply` through the
+ * one apply path (machines/apply/: journal, lock, gate, progress; `--dry-run`: the cost preview).
  * Flag parsing, questions and output only.
  */
 import { readPlan } from '../machines/apply/index.js';
+import type { CapableProvider } from '../engine/providers/index.js';
+import { providersWith } from '../engine/providers/index.js';
 import { describeStack, analyseRepo, type Stack } from '../engine/producers/deploy/analyse.js';
 import { publicUrl, remoteKind, repoName, withClone } from '../engine/producers/deploy/clone.js';
 import { readEnvFile } from '../engine/producers/deploy/env-file.js';
-import { liveReadPlan, liveStateFrom } from '../engine/producers/deploy/live.js';
-import { compileCloudA } from '../engine/producers/deploy/cloud-a.js';
-import { compileDeploy, slugName, type CompiledDeploy, type EnvValue, type Target } from '../engine/producers/deploy/plan.js';
-import { ExitCode, InvalidInputError, UsageError } from '../engine/core/errors.js';
+import { slugName, type CompiledDeploy, type EnvValue } from '../engine/producers/deploy/plan.js';
+import { ExitCode, InvalidInputError, OperationError, UsageError } from '../engine/core/errors.js';
 import { loadConfig } from '../engine/core/config/load.js';
 import { registerSecret } from '../engine/core/redact.js';
 import { renderRecord } from '../engine/core/render/records.js';
@@ -45,16 +46,20 @@ interface DeployFlags {
   fresh?: boolean;
 }
 
+type Deployer = CapableProvider<'deploy'>;
+
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
+  // Who can deploy, and where: the registry's answer (their light capability modules only).
+  const deployers = await providersWith('deploy');
   return runGroup('deploy', ['deploy', ...argv], ctx, (cli, start) => {
     cli
       .command('deploy <repo_url>', 'Deploy a repository to gpucloud: clone, analyse, print the plan (or apply it with --apply)')
       .usage('<repo_url> [--target instance|container] [--name n] [--location l] [--port p] [--apply]')
       .option('--ref <ref>', 'Branch, tag or full commit sha to deploy (default: the default branch)')
       .option('--name <name>', 'Deployment name (default: the repository name, slugified)')
-      .option('--target <target>', 'gpucloud: instance (default) or container (default when the repository names a prebuilt image, or with --image); cloud_a: container (default) or vm')
-      .option('--provider <name>', 'gpucloud (default) or cloud_a (aws steps: its container service, or --target vm)')
-      .option('--ami <id>', 'cloud_a --target vm: the AMI (default: the current Ubuntu 24.04 from SSM)')
+      .option('--target <target>', targetHelp(deployers))
+      .option('--provider <name>', `${or(deployers.map((d, i) => (i === 0 ? `${d.name} (default)` : d.name)))}`)
+      .option('--ami <id>', `${providerFlagOwners(deployers, 'ami')} --target vm: the AMI (default: the current Ubuntu 24.04 from SSM)`)
       .option('--location <code>', 'Location (default: gpucloud.default_location)')
       .option('--port <port>', 'The port the service listens on (when the analysis finds none or several)')
       .option('--start <command>', 'The start command (when the analysis finds none)')
@@ -75,9 +80,31 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant deploy git@github.com:me/llm.git --ref v1.2 --instance-type 1A100.22V --apply --dry-run')
       .example('  assistant deploy https://github.com/me/llm.git --autostop 30m --apply   # stopped after 30 idle minutes')
       .example('  assistant deploy ./web --target container --image ghcr.io/me/web:1.4 --env-file prod.env --apply')
-      .action((url: string | number, opts: DeployFlags) => start(() => deploy(ctx, url, { ...opts, ...textFlags(argv) })));
+      .action((url: string | number, opts: DeployFlags) => start(() => deploy(ctx, deployers, url, { ...opts, ...textFlags(argv) })));
   });
 }
+
+const joined = (word: string) => (xs: readonly string[]): string => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} ${word} ${xs[xs.length - 1]}` : (xs[0] ?? 'none'));
+const or = joined('or');
+const and = joined('and');
+
+/** `gpucloud: instance (default) or container (default with a prebuilt image or --image); cloud_a: …`, from each provider's capability. */
+function targetHelp(deployers: readonly Deployer[]): string {
+  return deployers
+    .map(({ name, capabilities: { deploy } }) => {
+      const plain = deploy.defaultTarget({});
+      const withImage = deploy.defaultTarget({ image: 'image' });
+      const label = (t: string) => (t === plain ? `${t} (default)` : t === withImage ? `${t} (default with a prebuilt image or --image)` : t);
+      return `${name}: ${or(deploy.targets.map((t) => label(t.name)))}`;
+    })
+    .join('; ');
+}
+
+/** The providers that take a provider flag (`ami`). */
+const providerFlagOwners = (deployers: readonly Deployer[], flag: string): string => or(deployers.filter((d) => d.capabilities.deploy.flags?.includes(flag)).map((d) => `--provider ${d.name}`));
+
+/** Provider flags as typed, by option name (only `ami` so far). */
+const providerOptions = (opts: DeployFlags): Record<string, string | undefined> => ({ ami: opts.ami });
 
 const intFlag = (flag: string, v: string | number | undefined, fallback: number, min: number): number => {
   if (v === undefined) return fallback;
@@ -105,13 +132,16 @@ function textFlags(argv: string[]): Partial<DeployFlags> {
   return out;
 }
 
-async function deploy(ctx: CommandContext, rawUrl: string | number, opts: DeployFlags): Promise<number> {
+async function deploy(ctx: CommandContext, deployers: readonly Deployer[], rawUrl: string | number, opts: DeployFlags): Promise<number> {
   const url = String(rawUrl);
-  const provider = opts.provider ?? 'gpucloud';
-  if (provider !== 'gpucloud' && provider !== 'cloud_a') throw new UsageError(`unknown --provider "${provider}" (deploy supports gpucloud and cloud_a)`);
-  const targets = provider === 'cloud_a' ? ['container', 'vm'] : ['instance', 'container'];
+  const chosen = opts.provider === undefined ? deployers[0] : deployers.find((d) => d.name === opts.provider);
+  if (!chosen) throw new UsageError(`unknown --provider "${opts.provider}" (deploy supports ${and(deployers.map((d) => d.name))})`);
+  const { name: provider, capabilities: { deploy: deployer } } = chosen;
+  const targets = deployer.targets.map((t) => t.name);
   if (opts.target !== undefined && !targets.includes(opts.target)) throw new UsageError(`--target must be ${targets.join(' or ')} for ${provider} (got "${opts.target}")`);
-  if (opts.ami !== undefined && provider !== 'cloud_a') throw new UsageError('--ami goes with --provider cloud_a --target vm');
+  for (const [flag, value] of Object.entries(providerOptions(opts))) {
+    if (value !== undefined && !deployer.flags?.includes(flag)) throw new UsageError(`--${flag} goes with ${providerFlagOwners(deployers, flag)} --target vm`);
+  }
   if (opts.dryRun && !opts.apply) throw new UsageError('--dry-run goes with --apply', { hint: 'assistant deploy <repo_url> --apply --dry-run' });
   if (opts.start !== undefined && /[\u0000-\u001f]/.test(String(opts.start))) throw new UsageError('--start must be one line');
   const portFlag = opts.port === undefined ? undefined : intFlag('--port', opts.port, 0, 1);
@@ -135,14 +165,20 @@ async function deploy(ctx: CommandContext, rawUrl: string | number, opts: Deploy
   return withClone({ url, ref: opts.ref ? String(opts.ref) : undefined, token, signal: ctx.signal, tmpRoot: ctx.env.ASSISTANT_DEPLOY_TMPDIR }, async ({ dir, sha }) => {
     const stack = analyseRepo(dir);
     const image = opts.image ?? stack.image;
-    // cloud_a defaults to its container service (SPEC 4.2); gpucloud to an instance unless an image is named.
-    const target = (opts.target ?? (provider === 'cloud_a' || image ? 'container' : 'instance')) as Target | 'vm';
-    if (autostop && (provider !== 'gpucloud' || target !== 'instance')) throw new UsageError('--autostop is for a gpucloud instance (--target instance)', { hint: 'containers scale with --min-replicas/--max-replicas instead' });
+    // Each provider says its default (cloud_a: its container service, SPEC 4.2; gpucloud: an instance unless an image is named).
+    const target = opts.target ?? deployer.defaultTarget({ image });
+    const spec = deployer.targets.find((t) => t.name === target);
+    // A provider whose default is none of its own targets is a bug of that provider, said as one.
+    if (!spec) throw new OperationError('deploy_target_unknown', `${provider}'s deploy capability chose the target "${target}", which it does not offer (${targets.join(', ')})`, { hint: `pass --target ${targets[0] ?? '<target>'}` });
+    if (autostop && !spec.autostop) {
+      const where = deployers.flatMap((d) => d.capabilities.deploy.targets.filter((t) => t.autostop).map((t) => `a ${d.name} ${t.name} (--target ${t.name})`));
+      throw new UsageError(`--autostop is for ${or(where)}`, { hint: 'containers scale with --min-replicas/--max-replicas instead' });
+    }
     const structured = ctx.globals.output === 'json' || ctx.globals.output === 'yaml';
     if (!structured) ctx.io.stderr.write(`analysis of ${cleanUrl}:\n${describeStack(stack, sha)}\n`);
-    if (opts.apply) refuseUnshippable(url, target);
+    if (opts.apply && spec.runsSource) refuseUnshippable(url, target);
     // An instance runs the code itself: it needs a start command unless docker or compose starts it.
-    const needsStart = (target === 'instance' || target === 'vm') && !opts.start && (!stack.runtime || ((stack.runtime === 'python' || stack.runtime === 'node') && !stack.start));
+    const needsStart = spec.runsSource && !opts.start && (!stack.runtime || ((stack.runtime === 'python' || stack.runtime === 'node') && !stack.start));
     const resolvedStart = opts.start ?? (needsStart ? await settle(ctx, stack, 'start') : stack.start);
     const port = portFlag ?? (await settle(ctx, stack, 'port'));
     const name = slugName(opts.name ?? repoName(cleanUrl));
@@ -151,16 +187,12 @@ async function deploy(ctx: CommandContext, rawUrl: string | number, opts: Deploy
     if (unset.length) warn(ctx, `the repository reads ${unset.join(', ')} (its env example) and ${opts.envFile ? '--env-file does not set them' : 'no --env-file sets them'}`);
 
     const request = { name, url: cleanUrl, sha, stack: { ...stack, runtime: stack.runtime ?? ('shell' as const) }, port, start: resolvedStart, image, env, minReplicas, maxReplicas, healthPath, privateRepo: Boolean(token) };
-    if (provider === 'cloud_a') {
-      const compiled = compileCloudA({ ...request, target: 'container', location: '', instanceType: opts.instanceType, awsTarget: target === 'vm' ? 'vm' : 'container', ami: opts.ami, region: opts.location });
-      return withSession(ctx, (session) => emit(ctx, session, compiled, { ...stack, commit: sha, port, start: resolvedStart, target }, opts));
-    }
     return withSession(ctx, async (session) => {
-      const location = opts.location ?? session.predefined.DEFAULT_LOCATION;
-      if (target === 'instance' && !location) throw new InvalidInputError('missing_location', 'no location to deploy to', { hint: 'pass --location (e.g. FIN-01) or set gpucloud.default_location' });
-      const read = liveReadPlan(target as Target);
-      const live = liveStateFrom(read.keys, await readPlan(session, read.plan));
-      const compiled = compileDeploy({ ...request, target: target as Target, location: location ?? '', instanceType: opts.instanceType, autostop }, live);
+      // The provider compiles; what it reads goes through the executor, what it compiles through the one apply path (emit).
+      const compiled = await deployer.compile(
+        { ...request, target, location: opts.location, instanceType: opts.instanceType, autostop, options: providerOptions(opts) },
+        { read: (plan) => readPlan(session, plan, { signal: ctx.signal }), predefined: session.predefined },
+      );
       return emit(ctx, session, compiled, { ...stack, commit: sha, port, start: resolvedStart, target }, opts);
     });
   });
@@ -211,7 +243,7 @@ async function settle(ctx: CommandContext, stack: Stack, what: 'port' | 'start')
  */
 function refuseUnshippable(url: string, target: string): void {
   const kind = remoteKind(url);
-  if ((kind === 'local' || kind === 'file') && (target === 'instance' || target === 'vm')) {
+  if (kind === 'local' || kind === 'file') {
     throw new InvalidInputError('repository_unreachable', `${url} is a path on this machine: the ${target} clones the repository itself and cannot fetch it from here; nothing was priced or sent`, {
       hint: 'push it to a repository host and deploy that URL, or deploy a prebuilt image with --target container --image <registry/name:tag>',
     });

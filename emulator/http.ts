@@ -1,6 +1,6 @@
 /** Replies, API errors and the wire helpers shared by every route. */
 import type { ServerResponse } from 'node:http';
-import { ERROR_CODE_BY_STATUS } from '../engine/providers/gpucloud/errors.js';
+import { codeForStatus, messageForStatus } from './errors.js';
 
 /** What a handler answers; `json` and `text` are exclusive, neither means an empty body. */
 export interface Reply {
@@ -24,27 +24,8 @@ export class ApiError extends Error {
 
 
 
-const MESSAGE_BY_STATUS: Record<number, string> = {
-  400: 'Bad request',
-  401: 'Invalid or expired access token',
-  402: 'Insufficient funds',
-  403: 'Action is not allowed',
-  404: 'Not found',
-  408: 'Request timeout',
-  429: 'Rate limit exceeded',
-  500: 'Internal server error',
-  502: 'Bad gateway',
-  503: 'Service temporarily unavailable',
-  504: 'Gateway timeout',
-};
-
-export function codeForStatus(status: number): string {
-  return ERROR_CODE_BY_STATUS[status] ?? (status >= 500 ? 'server_error' : 'invalid_request');
-}
-
-export function messageForStatus(status: number): string {
-  return MESSAGE_BY_STATUS[status] ?? `HTTP ${status}`;
-}
+// The error table is the emulator's own (./errors.ts); re-exported for the routes that take it from here.
+export { codeForStatus, messageForStatus };
 
 export const badRequest = (message: string): ApiError => new ApiError(400, 'invalid_request', message);
 export const unauthorized = (message = 'Invalid or expired access token'): ApiError =>

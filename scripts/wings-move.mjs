@@ -24,6 +24,7 @@ const MOVES = [
   ['k8s/sanitise.ts', 'core/kubeconfig/sanitise.ts'],
   ['k8s/quote.ts', 'core/render/quote.ts'],
   ['drift/types.ts', 'core/drift-types.ts'],
+  ['cost/cloud-a.ts', 'providers/cloud_a/cost.ts'],
   ['config/credentials-test.ts', 'providers/gpucloud/credentials-test.ts'],
   ['providers.ts', 'providers/index.ts'],
   ['cli', 'core/kits/cli'],

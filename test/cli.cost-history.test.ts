@@ -3,6 +3,9 @@ import * as assert from 'uvu/assert';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tempHome, withEmulator } from './support/cli.js';
+import { historyProject } from '../engine/producers/ai/history.js';
+import { gpucloudCost } from '../engine/providers/gpucloud/cost-capability.js';
+import type { Config } from '../schemas/config.js';
 
 /**
  * `cost trend` and `cost anomalies` over simulated days: the test writes the snapshot history a user
@@ -185,6 +188,20 @@ test('cost anomalies on an account with nothing billing and no history finds non
     },
     { seed: 'empty' },
   );
+});
+
+test('gpucloud snapshots keep the account key they had before cost was a capability (the conversation history\'s key)', () => {
+  const cases: { config: Config; env: Record<string, string>; sandbox: boolean }[] = [
+    { config: {} as Config, env: {}, sandbox: true },
+    { config: {} as Config, env: {}, sandbox: false },
+    { config: { gpucloud: { default_project_id: ' p-1 ' } } as Config, env: { GPUCLOUD_PROJECT_ID: 'p-env' }, sandbox: false },
+    { config: {} as Config, env: { GPUCLOUD_PROJECT_ID: '  ', GPUCLOUD_BASE_URL: 'https://api.example//' }, sandbox: false },
+    { config: { gpucloud: { base_url: 'http://127.0.0.1:9/v1/' } } as Config, env: { GPUCLOUD_BASE_URL: 'https://other' }, sandbox: false },
+  ];
+  for (const c of cases) {
+    const before = historyProject({ projectId: c.config.gpucloud?.default_project_id ?? c.env.GPUCLOUD_PROJECT_ID, baseUrl: c.config.gpucloud?.base_url ?? c.env.GPUCLOUD_BASE_URL, sandbox: c.sandbox });
+    assert.is(gpucloudCost.live!.account(c), before, JSON.stringify(c));
+  }
 });
 
 test.run();

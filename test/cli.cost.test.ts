@@ -240,14 +240,16 @@ test('an account with nothing billing has zero burn and no runway limit (not a d
   );
 });
 
-test('cost with an unknown provider is invalid input and sends nothing', async () => {
+test('cost with an unknown provider is a usage error listing the providers that can, and sends nothing', async () => {
   await withEmulator(async ({ emu, env }) => {
     const r = await runCli(['cost', 'summary', '--provider', 'cloud_z'], { env });
     assert.is(r.code, 2);
-    assert.match(r.stderr, /error: usage: cost for provider "cloud_z" is not available yet/);
+    assert.match(r.stderr, /error: usage: cost for provider "cloud_z" is not available yet: providers with cost figures are gpucloud or cloud_a\n/);
+    assert.match(r.stderr, /hint: cost summary works for --provider gpucloud or cloud_a/);
     const d = await runCli(['cost', 'detail', '--provider', 'cloud_a'], { env });
     assert.is(d.code, 2);
-    assert.match(d.stderr, /error: usage: cost for provider "cloud_a" is not available for this command yet/);
+    assert.match(d.stderr, /error: usage: cost for provider "cloud_a" is not available for this command yet: cost detail works for gpucloud\n/);
+    assert.match(d.stderr, /hint: cloud_a answers cost summary, trend or forecast/);
     assert.is(emu.requests().length, 0);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * What a provider can do above running plan steps (issue 23): each capability optional and typed, so
- * that commands ask the registry "who can answer, make, price, store credentials, run in the sandbox"
+ * that commands ask the registry "who can answer, make, price, deploy, store credentials, run in the sandbox"
  * instead of naming providers. A new cloud is one folder: its provider module exports a `Provider` whose
  * `capabilities` say what it offers, and one manifest entry (engine/providers/index.ts) lists their names so
  * a command can choose providers without loading any.
@@ -203,6 +203,148 @@ export interface ClassifyCapability {
   table(): readonly { operation: string; verdict: 'read' | 'harmless' | 'destructive' | 'refused'; why: string }[];
 }
 
+/** A read-only plan run through the one executor; its responses in step order. */
+export type CapabilityRead = (plan: Plan) => Promise<unknown[]>;
+
+/** One billable resource, priced now (a row of `cost summary|detail|export`). */
+export interface CostResource {
+  /** `instance`, `volume`, `cluster`, … (the provider's kinds). */
+  kind: string;
+  id: string;
+  name: string;
+  type: string;
+  status: string;
+  spot?: boolean;
+  /** Instances: GPUs of the type (0 for CPU instances). */
+  gpus?: number;
+  size_gb?: number;
+  /** null when the provider has no price for its type (listed under `unpriced`). */
+  hourly_cost: number | null;
+  created_at?: string;
+  /** Its tags (engine/producers/cost/tags.ts groups by them) and where they come from. */
+  tags?: Record<string, string>;
+  tag_from?: 'api' | 'description' | 'instance' | 'cluster';
+  hours_running?: number;
+  cost_so_far?: number | null;
+}
+
+/** What an account costs now: every billable resource priced, the burn, the balance and the runway. */
+export interface CostSummary {
+  provider: string;
+  currency: string;
+  as_of: string;
+  based_on: string;
+  hourly_cost: number;
+  daily_cost: number;
+  /** The current burn over a 30-day month (720 h). */
+  monthly_forecast: number;
+  /** null when the provider has no balance (it bills afterwards) or did not say. */
+  balance: number | null;
+  /** balance / burn; null when nothing bills or the balance is unknown. */
+  runway_hours: number | null;
+  runway_until: string | null;
+  resources: CostResource[];
+  unpriced: string[];
+}
+
+/** One day of a provider's own bill. */
+export interface BilledDay {
+  /** YYYY-MM-DD (UTC). */
+  date: string;
+  cost: number;
+  /** The provider has not closed the day yet. */
+  estimated: boolean;
+  /** Cost by service (empty unless asked for by service). */
+  services: Record<string, number>;
+}
+
+/**
+ * Live figures: what bills now, priced from the provider's prices (with its balance, the runway). Every
+ * `cost` command works from them; each reading is recorded as a snapshot, the history of `cost trend`
+ * and `cost anomalies`.
+ */
+export interface LiveCost {
+  /** Reads the account through the executor and prices what bills at `now`. */
+  price(read: CapabilityRead, now: number): Promise<CostSummary>;
+  /** Which account the snapshots belong to (the sandbox is an account of its own). */
+  account(ctx: { config: Config; env: Record<string, string | undefined>; sandbox: boolean }): string;
+}
+
+/**
+ * The provider's own bill, per day (a cloud that bills afterwards: no balance, no runway): `cost
+ * summary` (the month to date by service), `cost forecast` (linear to month end) and `cost trend`.
+ */
+export interface BilledCost {
+  /** The bill per day over [start, endExclusive) (YYYY-MM-DD), by service when asked, read through the executor. */
+  days(read: CapabilityRead, period: { start: string; endExclusive: string; byService: boolean }): Promise<{ days: BilledDay[]; currency: string }>;
+  /** What the figures are (for `based_on`). */
+  basis: string;
+  /** Said after the forecast's method (which forecast of its own the provider's bill does not use). */
+  forecastNote?: string;
+}
+
+/** What the `cost` commands can figure for this provider: live prices and spend (with runway), or its bill. */
+export interface CostCapability {
+  live?: LiveCost;
+  billed?: BilledCost;
+}
+
+/** A place `deploy` can put a service (an instance, a container deployment, a VM). */
+export interface DeployTarget {
+  name: string;
+  /** One line for --help. */
+  about: string;
+  /**
+   * The machine fetches the repository and runs it itself (an instance, a VM): it needs a start command
+   * and a URL it can reach. A container target runs a prebuilt image instead.
+   */
+  runsSource: boolean;
+  /** Takes --autostop (the machine's idle auto-stop watcher). */
+  autostop?: boolean;
+}
+
+/**
+ * What `deploy` can compile a repository into for this provider. The plan it compiles is printed or
+ * applied by the command through the one apply path (machines/apply/), like every other plan.
+ */
+export interface DeployCapability {
+  /** Its targets, in the order --help lists them. */
+  targets: readonly DeployTarget[];
+  /** The target when --target is not given, from what the analysis found (a prebuilt image, say). */
+  defaultTarget(found: { image?: string }): string;
+  /** Flags only this provider takes (`ami` for `--ami`), by option name; refused for the others. */
+  flags?: readonly string[];
+  /** The plan for a deploy, reading what exists through the executor where it needs to (a redeploy is an update). */
+  compile(request: DeployCompileRequest, ctx: DeployContext): Promise<DeployCompiled>;
+}
+
+export interface DeployContext {
+  read: CapabilityRead;
+  /** The session's predefined values (`DEFAULT_LOCATION`). */
+  predefined: Record<string, string>;
+}
+
+/** What deploy asks for once the repository is analysed and the flags are read (DeployRequest of engine/core/deploy-types.ts, any target). */
+export type DeployCompileRequest = Omit<import('./deploy-types.js').DeployRequest, 'target' | 'location'> & {
+  target: string;
+  /** --location as given (the provider knows its default). */
+  location?: string;
+  /** The provider's own flags (`flags`), by name. */
+  options: Record<string, string | undefined>;
+};
+
+/** A compiled deploy: the plan, the secrets bound at apply time only, and the URL once applied. */
+export interface DeployCompiled {
+  plan: Plan;
+  /** Placeholder → value, bound at apply time only (never in the plan). */
+  secretBindings: Record<string, string>;
+  /** The URL once applied, with placeholders (`http://<INSTANCE_IP>:8000`). */
+  url: string;
+  mode: 'create' | 'update' | 'unchanged';
+  /** Instance type or compute chosen, for people. */
+  chosen: string;
+}
+
 export interface ProviderCapabilities {
   routing?: RoutingCapability;
   reads?: ReadsCapability;
@@ -211,4 +353,6 @@ export interface ProviderCapabilities {
   credentials?: CredentialsCapability;
   sandbox?: SandboxCapability;
   classify?: ClassifyCapability;
+  cost?: CostCapability;
+  deploy?: DeployCapability;
 }

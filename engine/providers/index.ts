@@ -38,8 +38,8 @@ export interface ProviderManifestEntry {
 
 /** In the order the providers are consulted (routing, dry-run pricing and flags go in this order). */
 export const PROVIDER_MANIFEST: readonly ProviderManifestEntry[] = [
-  { name: 'gpucloud', verbs: ['gpucloud-api', 'gpucloud-wait'], has: ['routing', 'maker', 'reads', 'answer', 'credentials'], load: async () => (await import('./gpucloud/provider.js')).gpucloudProvider, capabilities: async () => (await import('./gpucloud/capabilities.js')).gpucloudCapabilities },
-  { name: 'cloud_a', verbs: ['aws'], has: ['routing', 'reads', 'answer', 'maker'], load: async () => (await import('./cloud_a/provider.js')).cloudAProvider, capabilities: async () => (await import('./cloud_a/capabilities.js')).cloudACapabilities },
+  { name: 'gpucloud', verbs: ['gpucloud-api', 'gpucloud-wait'], has: ['routing', 'maker', 'reads', 'answer', 'credentials', 'cost', 'deploy'], load: async () => (await import('./gpucloud/provider.js')).gpucloudProvider, capabilities: async () => (await import('./gpucloud/capabilities.js')).gpucloudCapabilities },
+  { name: 'cloud_a', verbs: ['aws'], has: ['routing', 'reads', 'answer', 'maker', 'cost', 'deploy'], load: async () => (await import('./cloud_a/provider.js')).cloudAProvider, capabilities: async () => (await import('./cloud_a/capabilities.js')).cloudACapabilities },
   { name: 'cloud_b', verbs: ['gcloud'], has: ['routing', 'reads', 'answer'], load: async () => (await import('./cloud_b/provider.js')).cloudBProvider, capabilities: async () => (await import('./cloud_b/capabilities.js')).cloudBCapabilities },
   { name: 'cloud_c', verbs: ['az'], has: ['routing', 'reads', 'answer'], load: async () => (await import('./cloud_c/provider.js')).cloudCProvider, capabilities: async () => (await import('./cloud_c/capabilities.js')).cloudCCapabilities },
   { name: 'k8s', verbs: ['k8s-api', 'k8s-wait'], load: async () => (await import('./k8s/provider.js')).k8sProvider },
@@ -148,6 +148,14 @@ export class ProviderRegistry implements ProviderSource {
     return found.filter((p) => p.capabilities[capability] !== undefined) as CapableProvider<K>[];
   }
 
+  /** One provider's capability, loading only its capabilities; undefined when it has not got it. */
+  async one<K extends CapabilityName>(capability: K, name: string): Promise<CapableProvider<K> | undefined> {
+    const entry = this.entries.find((e) => e.name === name && e.has?.includes(capability));
+    if (!entry) return undefined;
+    const capabilities = await this.capabilitiesOf(entry);
+    return capabilities[capability] === undefined ? undefined : ({ name, capabilities } as CapableProvider<K>);
+  }
+
   private capabilitiesOf(entry: ProviderManifestEntry): Promise<ProviderCapabilities> {
     let p = this.capabilityLoads.get(entry.name);
     if (!p) {
@@ -213,6 +221,11 @@ export function registerProvider(provider: Provider<any>): void {
 /** The providers with a capability, in registry order (commands ask this instead of naming providers). */
 export function providersWith<K extends CapabilityName>(capability: K): Promise<CapableProvider<K>[]> {
   return PROVIDERS.with(capability);
+}
+
+/** One provider with a capability (only its capabilities load), or undefined when it has not got it. */
+export function providerWith<K extends CapabilityName>(capability: K, name: string): Promise<CapableProvider<K> | undefined> {
+  return PROVIDERS.one(capability, name);
 }
 
 /** The providers questions can be routed to, with their words (engine/core/routing/). */

@@ -10,7 +10,7 @@
  * - a resource whose hourly cost is more than OUTLIER_FACTOR × the median of the others of its kind
  *   (only when there are at least OUTLIER_MIN_OTHERS others to compare with).
  */
-import type { CostResource } from '../../providers/gpucloud/cost.js';
+import type { CostResource } from '../../core/capabilities.js';
 import type { TrendDay } from './trend.js';
 
 export const LONG_RUNNING_HOURS = 24;

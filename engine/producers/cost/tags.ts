@@ -2,7 +2,10 @@
  * Cost grouped by a tag's value (`cost tags --key <tag>`). Where a gpucloud resource's tags come from is
  * engine/providers/gpucloud/tags.ts; keys match case-insensitively, values are kept as written.
  */
-import type { Tags, TagSource } from '../../providers/gpucloud/tags.js';
+import type { CostResource } from '../../core/capabilities.js';
+
+type Tags = Record<string, string>;
+type TagSource = NonNullable<CostResource['tag_from']>;
 
 export function tagValue(tags: Tags | undefined, key: string): string | undefined {
   if (!tags) return undefined;

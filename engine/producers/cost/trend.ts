@@ -7,7 +7,7 @@
  * before the first snapshot, every resource that exists now is counted from its creation at today's
  * price; resources deleted since are not known, so a reconstructed day can only be too low.
  */
-import type { CostResource } from '../../providers/gpucloud/cost.js';
+import type { CostResource } from '../../core/capabilities.js';
 import type { TimedSnapshot } from './snapshots.js';
 
 const HOUR = 3_600_000;

@@ -8,38 +8,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import type { ComposeService, Runtime, Stack } from '../../core/deploy-types.js';
 
-export type Runtime = 'python' | 'node' | 'docker' | 'compose' | 'shell';
-
-export interface ComposeService {
-  name: string;
-  image?: string;
-  build: boolean;
-  /** Container ports (the right side of "8080:80"). */
-  ports: number[];
-  gpu: boolean;
-}
-
-export interface Stack {
-  /** python, node, or what only a Dockerfile / compose file tells (docker). Undefined: nothing recognised. */
-  language?: 'python' | 'node' | 'docker';
-  framework?: string;
-  /** How an instance runs it: a Dockerfile wins (docker), then compose with a build, then the language. */
-  runtime?: Runtime;
-  dockerfile?: { from: string[]; expose: number[]; cmd?: string };
-  compose?: { file: string; services: ComposeService[] };
-  /** A prebuilt image the repository names (compose `image:` of a service without `build:`). */
-  image?: string;
-  /** The port, when exactly one candidate was found. */
-  port?: number;
-  /** Every candidate port seen (two or more: ambiguous). */
-  portCandidates: number[];
-  start?: string;
-  gpu: { needed: boolean; reasons: string[]; memoryGb?: number };
-  env: { name: string; secret: boolean }[];
-  /** Files that told what is above, for people. */
-  evidence: string[];
-}
+export type { ComposeService, Runtime, Stack };
 
 /** Packages (Python) that mean the service wants a GPU. */
 const GPU_PACKAGES = new Set(['torch', 'torchvision', 'torchaudio', 'jax', 'jaxlib', 'tensorflow', 'tensorflow-gpu', 'vllm', 'cupy', 'xformers', 'flash-attn', 'bitsandbytes', 'onnxruntime-gpu', 'tensorrt']);

@@ -9,45 +9,16 @@
  * time, never in the plan) → container deployment (POST, or PATCH when it exists).
  */
 import { createHash } from 'node:crypto';
-import type { AutostopPolicy, Plan, PlanCommand } from '../../../schemas/plan.js';
+import type { Plan, PlanCommand } from '../../../schemas/plan.js';
 import { describePolicy, policyOfScript } from '../autostop/policy.js';
 import { withWatcher } from '../autostop/watcher.js';
 import { InvalidInputError } from '../../core/errors.js';
 import { chooseImage } from '../planner/catalogue-check.js';
 import { findRow, num } from '../../providers/gpucloud/prices.js';
-import type { Stack } from './analyse.js';
+import type { DeployRequest, EnvValue, Stack, Target } from '../../core/deploy-types.js';
 import { startupScript } from './script.js';
 
-export type Target = 'instance' | 'container';
-
-export interface EnvValue {
-  name: string;
-  value: string;
-  secret: boolean;
-}
-
-export interface DeployRequest {
-  name: string;
-  /** The repository URL without user info. */
-  url: string;
-  sha: string;
-  stack: Stack;
-  port: number;
-  start?: string;
-  target: Target;
-  location: string;
-  instanceType?: string;
-  /** Container image (target container). */
-  image?: string;
-  env: EnvValue[];
-  minReplicas: number;
-  maxReplicas: number;
-  healthPath: string;
-  /** Cloned with a token: the instance needs its own read access. */
-  privateRepo: boolean;
-  /** Idle auto-stop of the instance (target instance): the watcher goes first in its startup script. */
-  autostop?: AutostopPolicy;
-}
+export type { DeployRequest, EnvValue, Target };
 
 /** What the compiler reads (plain API records). */
 export interface LiveState {
@@ -62,16 +33,8 @@ export interface LiveState {
   computeResources: unknown[];
 }
 
-export interface CompiledDeploy {
-  plan: Plan;
-  /** `DEPLOY_SECRET_*` placeholder → value, bound at apply time only. */
-  secretBindings: Record<string, string>;
-  /** The URL once applied, with placeholders (`http://<INSTANCE_IP>:8000`). */
-  url: string;
-  mode: 'create' | 'update' | 'unchanged';
-  /** Instance type or serverless compute chosen, for people. */
-  chosen: string;
-}
+/** A compiled deploy (the contract's DeployCompiled, engine/core/capabilities.ts). */
+export type CompiledDeploy = import('../../core/capabilities.js').DeployCompiled;
 
 const SHORT = (sha: string) => sha.slice(0, 7);
 const api = (method: string, path: string, body?: unknown): string[] => ['gpucloud-api', method, path, ...(body === undefined ? [] : [JSON.stringify(body)])];

@@ -6,6 +6,8 @@
 import type { ProviderCapabilities } from '../../core/capabilities.js';
 import { cliCapabilities } from '../../core/kits/cli/capabilities.js';
 import { PLANNER_ANSWER_ON_USE } from '../../producers/planner/answer-capability.js';
+import { cloudABilled } from './cost.js';
+import { cloudADeploy } from './deploy-capability.js';
 import { cloudAMaker } from './maker.js';
 import { AWS_CATALOGUE } from './reads.js';
 
@@ -23,4 +25,7 @@ export const cloudACapabilities: ProviderCapabilities = {
   // Answered with gpucloud's by one parser (a question about both is understood as a whole).
   answer: PLANNER_ANSWER_ON_USE,
   maker: cloudAMaker,
+  // Its bill from Cost Explorer (AWS bills afterwards: no balance, no runway).
+  cost: { billed: cloudABilled },
+  deploy: cloudADeploy,
 };

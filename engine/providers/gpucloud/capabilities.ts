@@ -1,6 +1,6 @@
 /**
  * What gpucloud can do above running steps (engine/core/capabilities.ts): the words that route a question
- * to it, the context reads of a question, answers without a model, and its credentials' check.
+ * to it, the context reads of a question, answers without a model, its credentials' check, its cost and its deploy targets.
  */
 import type { ProviderCapabilities } from '../../core/capabilities.js';
 import type { Plan } from '../../../schemas/plan.js';
@@ -9,6 +9,8 @@ import { CREDENTIAL_FIELDS } from '../../core/config/credential-fields.js';
 import { PLANNER_ANSWER_ON_USE } from '../../producers/planner/answer-capability.js';
 import { findKind, type KindSpec } from './catalogue.js';
 import { COST_KIND, GPUCLOUD_ROUTING } from './routing.js';
+import { gpucloudCost } from './cost-capability.js';
+import { gpucloudDeploy } from './deploy-capability.js';
 import { gpucloudMaker } from './maker.js';
 import { COST_READ_KINDS, listPlan } from './static-plans.js';
 
@@ -52,4 +54,6 @@ export const gpucloudCapabilities: ProviderCapabilities = {
     },
     store: CREDENTIAL_FIELDS.gpucloud,
   },
+  cost: gpucloudCost,
+  deploy: gpucloudDeploy,
 };

@@ -8,6 +8,7 @@
  * `running`. A volume bills by size and type whether attached or not, until it is deleted. An Instant
  * Cluster's shared file system is a volume priced as `NVMe_Shared` (unless it is also in /v1/volumes).
  */
+import type { CapabilityRead, CostResource as GenericCostResource, CostSummary as GenericCostSummary } from '../../core/capabilities.js';
 import type { Burn, PreviewRead } from '../../core/provider.js';
 import { findKind } from './catalogue.js';
 import { COST_READ_KINDS, costReadPlan } from './static-plans.js';
@@ -23,25 +24,8 @@ const CLUSTER_SHARED_TYPE = 'NVMe_Shared';
 export const COST_BASIS =
   'live prices from the gpucloud catalogue (instances at their contract price, spot instances at the current spot price, volumes at the per-GB monthly price / 720 h, clusters at their hourly price); offline (shut-down) instances still bill; cost so far assumes the current price since creation';
 
-export interface CostResource {
-  kind: 'instance' | 'volume' | 'cluster';
-  id: string;
-  name: string;
-  type: string;
-  status: string;
-  spot?: boolean;
-  /** Instances: GPUs of the type (0 for CPU instances). */
-  gpus?: number;
-  size_gb?: number;
-  /** null when the catalogue has no price for its type (listed under `unpriced`). */
-  hourly_cost: number | null;
-  created_at?: string;
-  /** Its tags (engine/producers/cost/tags.ts says where they come from), when it has any. */
-  tags?: Tags;
-  tag_from?: TagSource;
-  hours_running?: number;
-  cost_so_far?: number | null;
-}
+/** A gpucloud resource priced: the contract's CostResource (engine/core/capabilities.ts) with gpucloud's kinds. */
+export type CostResource = GenericCostResource & { kind: 'instance' | 'volume' | 'cluster'; tags?: Tags; tag_from?: TagSource };
 
 export interface CostReads {
   instances: unknown;
@@ -53,22 +37,8 @@ export interface CostReads {
   clusterTypes: unknown;
 }
 
-export interface CostSummary {
-  provider: 'gpucloud';
-  currency: string;
-  as_of: string;
-  based_on: string;
-  hourly_cost: number;
-  daily_cost: number;
-  /** The current burn over a 30-day month (720 h), as the API bills. */
-  monthly_forecast: number;
-  balance: number | null;
-  /** balance / burn; null when nothing bills or the balance is unknown. */
-  runway_hours: number | null;
-  runway_until: string | null;
-  resources: CostResource[];
-  unpriced: string[];
-}
+/** What the account costs now (engine/core/capabilities.ts CostSummary) with gpucloud's resources. */
+export type CostSummary = GenericCostSummary & { resources: CostResource[] };
 
 const list = (v: unknown): Record<string, any>[] => (Array.isArray(v) ? (v as Record<string, any>[]) : []);
 const str = (v: unknown, fallback = ''): string => (typeof v === 'string' ? v : v === undefined || v === null ? fallback : String(v));
@@ -162,55 +132,23 @@ export function costSummary(reads: CostReads, now: number, opts: { committed?: b
   };
 }
 
-export type CostSort = 'cost' | 'age' | 'name';
+// Generic over any provider's live figures: engine/producers/cost/live.ts (re-exported for the callers that import them from here).
+export { costForecast, sortResources, type CostForecast, type CostSort } from '../../producers/cost/live.js';
 
-/** Resources ordered for `cost detail`: most expensive, oldest, or by name first. */
-export function sortResources(resources: readonly CostResource[], by: CostSort): CostResource[] {
-  const rs = [...resources];
-  if (by === 'cost') return rs.sort((a, b) => (b.hourly_cost ?? -1) - (a.hourly_cost ?? -1) || a.name.localeCompare(b.name));
-  if (by === 'age') return rs.sort((a, b) => (b.hours_running ?? -1) - (a.hours_running ?? -1) || a.name.localeCompare(b.name));
-  return rs.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+/** The cost read plan's responses (COST_READ_KINDS order) as costSummary takes them. */
+function costReads(results: readonly unknown[]): CostReads {
+  const [instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes] = results;
+  return { instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes };
 }
 
-export interface CostForecast {
-  provider: 'gpucloud';
-  currency: string;
-  as_of: string;
-  based_on: string;
-  hourly_cost: number;
-  /** Hours from now to the end of the month (UTC). */
-  hours_to_month_end: number;
-  month_end: string;
-  /** What the current burn costs between now and the end of the month. */
-  cost_to_month_end: number;
-  /** The balance left at month end at the current burn (negative: it runs out before). */
-  balance_at_month_end: number | null;
-  balance: number | null;
-  runway_hours: number | null;
-  runway_until: string | null;
-  runs_out_before_month_end: boolean;
-}
+const costReadCommands = () => costReadPlan(COST_READ_KINDS.map((k) => findKind(k)!));
 
-export function costForecast(summary: CostSummary, now: number): CostForecast {
-  const d = new Date(now);
-  const monthEnd = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
-  const hours = (monthEnd - now) / 3_600_000;
-  const toMonthEnd = summary.hourly_cost * hours;
-  return {
-    provider: 'gpucloud',
-    currency: summary.currency,
-    as_of: summary.as_of,
-    based_on: summary.based_on,
-    hourly_cost: summary.hourly_cost,
-    hours_to_month_end: hours,
-    month_end: new Date(monthEnd).toISOString(),
-    cost_to_month_end: toMonthEnd,
-    balance_at_month_end: summary.balance === null ? null : summary.balance - toMonthEnd,
-    balance: summary.balance,
-    runway_hours: summary.runway_hours,
-    runway_until: summary.runway_until,
-    runs_out_before_month_end: summary.runway_hours !== null && summary.runway_hours < hours,
-  };
+/**
+ * gpucloud's live cost (its `cost` capability, engine/providers/gpucloud/cost-capability.ts): the cost read plan
+ * through the executor (`read`), priced at `now`.
+ */
+export async function priceGpuCloud(read: CapabilityRead, now: number): Promise<CostSummary> {
+  return costSummary(costReads(await read(costReadCommands())), now);
 }
 
 /**
@@ -220,8 +158,7 @@ export function costForecast(summary: CostSummary, now: number): CostForecast {
  */
 export async function burnGpuCloud(read: PreviewRead): Promise<Burn> {
   const results: unknown[] = [];
-  for (const c of costReadPlan(COST_READ_KINDS.map((k) => findKind(k)!)).commands) results.push(await read(c.args));
-  const [instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes] = results;
-  const s = costSummary({ instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes }, Date.now(), { committed: true });
+  for (const c of costReadCommands().commands) results.push(await read(c.args));
+  const s = costSummary(costReads(results), Date.now(), { committed: true });
   return { per_hour: s.hourly_cost, currency: s.currency, unpriced: s.unpriced };
 }

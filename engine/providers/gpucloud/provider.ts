@@ -7,7 +7,6 @@ import { resolveGpuCloudCredentialsWithBackend, resolveRateLimit } from '../../c
 import type { NamedRecord, NameLookup, Provider } from '../../core/provider.js';
 import { findKind, listPathOf } from './catalogue.js';
 import { createGpuCloudClient } from './client.js';
-import { burnGpuCloud } from './cost.js';
 import { gpucloudCapabilities } from './capabilities.js';
 import { createResponseFor } from './dedupe.js';
 import { driftGpuCloud } from './drift.js';
@@ -54,7 +53,8 @@ export const gpucloudProvider: Provider<GpuCloudClient> = {
   verbs: [gpucloudApi, gpucloudWait],
   names,
   preview: previewGpuCloud,
-  burn: burnGpuCloud,
+  // The pricing code loads when a budget asks for the burn, not with every gpucloud command.
+  burn: async (read) => (await import('./cost.js')).burnGpuCloud(read),
   capabilities: gpucloudCapabilities,
   drift: driftGpuCloud,
 

@@ -1,0 +1,69 @@
+/**
+ * cloud_a (AWS) cost from Cost Explorer: `aws ce get-cost-and-usage` read steps (provider cloud_a, run
+ * through the one executor like every plan), priced by AWS itself (UnblendedCost). AWS bills afterwards,
+ * so there is no balance and no runway. Forecasts extend the month's average daily cost so far:
+ * `get-cost-forecast` is not used (moto, the test stand-in, does not implement it, and a linear
+ * projection is what this command says it is).
+ */
+import type { BilledCost, BilledDay } from '../../core/capabilities.js';
+import type { Plan } from '../../../schemas/plan.js';
+
+export const CE_METRIC = 'UnblendedCost';
+
+export const CLOUD_A_BASIS = `AWS Cost Explorer (get-cost-and-usage, ${CE_METRIC}, daily); AWS bills afterwards, so there is no balance or runway; per hour = the average daily cost / 24`;
+export const CLOUD_A_FORECAST_NOTE = "Cost Explorer's get-cost-forecast is not used";
+
+/** The read plan: daily cost for [start, endExclusive), by service when asked. */
+export function ceUsagePlan(start: string, endExclusive: string, byService: boolean): Plan {
+  const args = ['aws', 'ce', 'get-cost-and-usage', '--time-period', `Start=${start},End=${endExclusive}`, '--granularity', 'DAILY', '--metrics', CE_METRIC];
+  if (byService) args.push('--group-by', 'Type=DIMENSION,Key=SERVICE');
+  return { version: 1, provider: 'cloud_a', commands: [{ args, reason: `cost: daily ${CE_METRIC} from ${start} to ${endExclusive} (exclusive)${byService ? ' by service' : ''}` }] };
+}
+
+/** A day of Cost Explorer's answer: the contract's BilledDay. */
+export type CeDay = BilledDay;
+
+const amount = (m: unknown): { n: number; unit?: string } => {
+  const o = m as { Amount?: unknown; Unit?: unknown } | undefined;
+  const n = Number(o?.Amount);
+  return { n: Number.isFinite(n) ? n : 0, unit: typeof o?.Unit === 'string' ? o.Unit : undefined };
+};
+
+/** The days of a get-cost-and-usage answer (a grouped answer's total is the sum of its groups). */
+export function parseCeUsage(data: unknown): { days: CeDay[]; currency: string } {
+  const rows = Array.isArray((data as { ResultsByTime?: unknown })?.ResultsByTime) ? ((data as { ResultsByTime: Record<string, any>[] }).ResultsByTime) : [];
+  let currency: string | undefined;
+  const days: CeDay[] = [];
+  for (const r of rows) {
+    const date = typeof r?.TimePeriod?.Start === 'string' ? r.TimePeriod.Start : undefined;
+    if (!date) continue;
+    const services: Record<string, number> = {};
+    let cost = 0;
+    const groups = Array.isArray(r.Groups) ? r.Groups : [];
+    if (groups.length) {
+      for (const g of groups) {
+        const a = amount(g?.Metrics?.[CE_METRIC]);
+        const key = Array.isArray(g?.Keys) && typeof g.Keys[0] === 'string' ? g.Keys[0] : '(unknown)';
+        services[key] = (services[key] ?? 0) + a.n;
+        cost += a.n;
+        currency ??= a.unit;
+      }
+    } else {
+      const a = amount(r.Total?.[CE_METRIC]);
+      cost = a.n;
+      currency ??= a.unit;
+    }
+    days.push({ date, cost, estimated: r.Estimated === true, services });
+  }
+  return { days: days.sort((a, b) => a.date.localeCompare(b.date)), currency: (currency ?? 'USD').toLowerCase() };
+}
+
+/** cloud_a's bill (its `cost` capability's `billed`, engine/providers/cloud_a/cost-capability.ts): Cost Explorer's daily cost. */
+export const cloudABilled: BilledCost = {
+  basis: CLOUD_A_BASIS,
+  forecastNote: CLOUD_A_FORECAST_NOTE,
+  async days(read, period) {
+    const [data] = await read(ceUsagePlan(period.start, period.endExclusive, period.byService));
+    return parseCeUsage(data);
+  },
+};
