@@ -4,9 +4,14 @@
  * this one in the same run (start-up, MCP, creates and the plan engine), so "before" and "after" share
  * the machine and its load.
  */
+import { cpus } from 'node:os';
 import { builds, printRows } from './fixtures.js';
+import { loadLine } from './mcp.js';
 import { runStartupBench } from './startup.js';
 
+// Honest about the machine: every part of every measure (emulator, agents, server, CLI processes) runs
+// on these cores, beside whatever else the machine runs; the load average says how much that was.
+console.log(`bench on ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}); at start: ${loadLine()}`);
 await runStartupBench();
 await (await import('./plan-engine.js')).runPlanEngineBench();
 await (await import('./creates.js')).runCreatesBench();
@@ -16,4 +21,5 @@ await (await import('./timing.js')).runTimingBench();
 await (await import('./shared-limits.js')).runSharedLimitsBench();
 await (await import('./backend.js')).runBackendBench();
 await (await import('./box.js')).runBoxBench();
+console.log(`\nat the end: ${loadLine()}; the emulator, the agents and the server ran on the same ${cpus().length} cores as each other and as the load above`);
 printRows(builds().map((b) => b.label));

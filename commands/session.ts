@@ -57,7 +57,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
   if (opts.filesDir) predefined.FILES = opts.filesDir;
 
   if (ctx.globals.sandbox) {
-    const { EMULATOR_DEFAULT_SSH_KEY_ID } = await import('../emulator/index.js');
+    const { EMULATOR_DEFAULT_SSH_KEY_ID } = await import('../emulator/fixtures.js');
     predefined.DEFAULT_SSH_KEY_ID ??= EMULATOR_DEFAULT_SSH_KEY_ID;
     predefined.DEFAULT_LOCATION ??= 'FIN-01';
     ctx.io.stderr.write(`sandbox: using the local gpucloud emulator (state in ~/.assistant/sandbox/), not the real cloud\n`);

@@ -23,6 +23,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { listenError } from '../engine/core/listen.js';
 import { checkRequest } from './guard.js';
+import { answerAsJsonWhenNoProgress, wantsProgress } from './json-answers.js';
 
 export const MCP_PATH = '/mcp';
 /** Plans are the largest bodies an agent sends; 1 MiB holds thousands of steps. */
@@ -128,7 +129,8 @@ export async function startMcpHttpServer(opts: McpHttpOptions): Promise<McpHttpS
   };
 
   const serveStateless = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    // One POST, one answer: JSON unless the request asked for progress (mcp/json-answers.ts).
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(body) });
     const server = opts.newServer();
     res.once('close', () => {
       void transport.close().catch(() => undefined);
@@ -196,6 +198,8 @@ export async function startMcpHttpServer(opts: McpHttpOptions): Promise<McpHttpS
         track(id, res);
       },
     });
+    // Answers as one JSON body unless a request asks for progress (mcp/json-answers.ts).
+    answerAsJsonWhenNoProgress(transport);
     transport.onclose = () => {
       if (!transport.sessionId) return;
       transports.delete(transport.sessionId);

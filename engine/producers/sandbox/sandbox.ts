@@ -35,7 +35,8 @@ export function openSandbox(home: string): Sandbox {
 
   const standIns: Record<string, StandIn> = {
     gpucloud: async (provider, options) => {
-      const { startEmulator } = await import('../../../emulator/index.js');
+      // start.js, not the package index (which also loads the foreground runner of `gpucloud emulate`).
+      const { startEmulator } = await import('../../../emulator/start.js');
       // In process, without a socket: the sandbox starts with nothing a read does not need (issue 25);
       // the client reaches it through its own fetch and keeps the sandbox token between runs.
       const emulator = await startEmulator({ stateFile: join(dir, 'state.json'), seed: 'demo', clusterIp: '127.0.0.1', listen: false });
