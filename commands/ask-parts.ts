@@ -19,8 +19,8 @@ const routing = () => require('../engine/core/routing/route.js') as typeof Routi
 
 export const askQuestion: typeof AskFlow.askQuestion = (...args) => flow().askQuestion(...args);
 export const contextPlanFor: typeof AskFlow.contextPlanFor = (...args) => flow().contextPlanFor(...args);
-export const reportFor: typeof AskReport.reportFor = (...args) => report().reportFor(...args);
-export const workspaceExtra: typeof AskReport.workspaceExtra = (...args) => report().workspaceExtra(...args);
+export const reportActors: typeof AskReport.reportActors = (...args) => report().reportActors(...args);
+export const workspaceActors: typeof AskReport.workspaceActors = (...args) => report().workspaceActors(...args);
 export const REPORT_QUESTIONS: typeof AskReport.REPORT_QUESTIONS = new Proxy({} as typeof AskReport.REPORT_QUESTIONS, {
   get: (_, key) => report().REPORT_QUESTIONS[key as AskReport.ReportKind],
 });

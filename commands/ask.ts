@@ -7,6 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ExitCode, UsageError } from '../engine/core/errors.js';
 import type { ReportKind } from '../machines/ask-report.js';
+import type { AskPhase } from '../machines/ask-flow.js';
 import { loadConfig } from '../engine/core/config/load.js';
 import { redactText } from '../engine/core/redact.js';
 import { renderRecord, renderTable } from '../engine/core/render/records.js';
@@ -20,7 +21,8 @@ import { applyInput, dryRunInput, maxHourlyFlag, type ApplyFlags } from './apply
 import { createAnswerPrinter, createPhaseSpinner } from './progress.js';
 import type { AiFlags } from './ask-maker.js';
 // The question flow, reports, routing and maker load only when used: `ask --apply` runs none of them.
-import { askQuestion, contextPlanFor, makePlanFromQuestion, REPORT_QUESTIONS, reportFor, routeQuestion, workspaceExtra } from './ask-parts.js';
+import { askQuestion, contextPlanFor, makePlanFromQuestion, REPORT_QUESTIONS, reportActors, routeQuestion, workspaceActors } from './ask-parts.js';
+import { cliAskContext, cliAskObserver } from './ask-observer.js';
 import { policyFromFlags, type AutostopPolicy } from '../engine/producers/autostop/policy.js';
 import { runGroup } from './group.js';
 
@@ -181,8 +183,8 @@ function reportKind(opts: AskFlags): ReportKind | undefined {
   return asked[0];
 }
 
-/** What the spinner says while the ask flow is in a state (on a terminal, until the first token). */
-export const ASK_PHASES: Record<string, string> = {
+/** What the spinner says while the ask flow is in a phase (on a terminal, until the first token). */
+export const ASK_PHASES: Partial<Record<AskPhase, string>> = {
   routing: 'routing the question',
   gatheringContext: 'reading the cloud',
   summarising: 'summarising a large context',
@@ -218,40 +220,18 @@ async function ask(
     // --agent-trace prints the same phases as lines; the spinner would only fight with them.
     const spinner = agentTrace ? undefined : createPhaseSpinner(ctx.io);
     const out = createAnswerPrinter(ctx.io, spinner);
-    const result = await askQuestion({
-      question,
-      backend: session,
-      home: ctx.home,
-      env: ctx.env,
-      aiProfile: ai.aiProfile,
-      modelOverrides: ai.modelOverrides,
-      keyFlags: ai.keyFlags,
-      providerFlags,
-      sandbox: ctx.globals.sandbox,
-      history,
-      newConversation,
-      aiPolicy: ctx.globals.timeout ? { timeoutMs: ctx.globals.timeout * 1000 } : undefined,
-      onToken: structured ? undefined : (t) => out.token(t),
-      trace: (line) => {
-        const phase = ASK_PHASES[line.split(' -> ')[1] ?? ''];
-        if (phase) spinner?.phase(phase);
-        else spinner?.stop();
-        if (!agentTrace) return;
-        // A transition after the answer (answering -> done) comes after the answer's own line end.
-        out.endLine();
-        ctx.io.stderr.write(`trace: ${line}\n`);
+    const debug = ctx.globals.debug ? (line: string) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined;
+    const actors = report ? reportActors(report, reportOptions, (r) => (structuredReport = r)) : workspaceActors(reportOptions);
+    const result = await askQuestion(
+      {
+        question,
+        providers: providerFlags,
+        history,
+        newConversation,
+        context: cliAskContext(ctx, session, { profile: ai.aiProfile, modelOverrides: ai.modelOverrides, keyFlags: ai.keyFlags }),
       },
-      debug: ctx.globals.debug
-        ? (line) => {
-            spinner?.stop();
-            ctx.io.stderr.write(`debug: ${redactText(line)}\n`);
-          }
-        : undefined,
-      onProgress: (line) => (spinner ? spinner.phase(line) : ctx.io.stderr.write(`${line}\n`)),
-      signal: ctx.signal,
-      report: report && reportFor(report, reportOptions, (r) => (structuredReport = r)),
-      extraContext: report ? undefined : workspaceExtra(reportOptions),
-    }).catch((err: unknown) => {
+      { observe: cliAskObserver(ctx, { phases: ASK_PHASES, spinner, out: structured ? undefined : out, agentTrace, debug }), actors },
+    ).catch((err: unknown) => {
       spinner?.stop();
       out.endLine();
       throw err;

@@ -18,6 +18,7 @@ import { renderRecord, renderTable } from '../engine/core/render/records.js';
 import type { Plan } from '../schemas/plan.js';
 import type { Config } from '../schemas/config.js';
 import { askCluster } from '../machines/k8s-ask.js';
+import { cliAskContext, cliAskObserver } from './ask-observer.js';
 import { readPlan, readResult } from '../machines/apply/index.js';
 import { applyInput, dryRunInput } from './apply.js';
 import type { CommandContext } from './context.js';
@@ -287,28 +288,19 @@ async function ask(ctx: CommandContext, question: string, o: AskFlags): Promise<
   return withSession(ctx, async (session) => {
     const spinner = o.agentTrace ? undefined : createPhaseSpinner(ctx.io);
     const out = createAnswerPrinter(ctx.io, spinner);
-    const result = await askCluster({
-      question,
-      backend: session,
-      context,
-      namespace: readNs,
-      home: ctx.home,
-      env: ctx.env,
-      aiProfile: o.aiProfile,
-      sandbox: ctx.globals.sandbox,
-      history: o.history !== false,
-      newConversation: Boolean(o.newConversation),
-      aiPolicy: ctx.globals.timeout ? { timeoutMs: ctx.globals.timeout * 1000 } : undefined,
-      onToken: structured ? undefined : (t) => out.token(t),
-      trace: (line) => {
-        if (line.endsWith('gatheringContext')) spinner?.phase(`reading cluster ${context}`);
-        else if (line.endsWith('answering')) spinner?.phase('writing the answer');
-        if (o.agentTrace) ctx.io.stderr.write(`trace: ${line}\n`);
+    const debug = ctx.globals.debug ? (line: string) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined;
+    const phases = { gatheringContext: `reading cluster ${context}`, answering: 'writing the answer' };
+    const result = await askCluster(
+      {
+        question,
+        cluster: context,
+        namespace: readNs,
+        history: o.history !== false,
+        newConversation: Boolean(o.newConversation),
+        context: cliAskContext(ctx, session, { profile: o.aiProfile }),
       },
-      debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined,
-      onProgress: (line) => (spinner ? spinner.phase(line) : ctx.io.stderr.write(`${line}\n`)),
-      signal: ctx.signal,
-    }).finally(() => spinner?.stop());
+      { observe: cliAskObserver(ctx, { phases, spinner, out: structured ? undefined : out, agentTrace: Boolean(o.agentTrace), debug }) },
+    ).finally(() => spinner?.stop());
     if (structured) {
       ctx.io.stdout.write(renderRecord({ question, cluster: context, namespace: readNs ?? null, answer: result.answer, ai_provider: result.provider, model: result.model, summarised: result.summarised, context_chars: result.contextChars }, ctx.globals.output));
     } else {

@@ -35,12 +35,14 @@ import { destroyTargets, type DestroyTarget } from '../engine/producers/talk/des
 import { helpText, parseInput, suggestCommand } from '../engine/producers/talk/input.js';
 import { ReadCache } from '../engine/producers/talk/read-cache.js';
 import type { ConversationStore, TalkTurn } from '../engine/producers/talk/store.js';
-import { askQuestion } from '../machines/ask.js';
+import { askQuestion, cloudReadContext } from '../machines/ask.js';
+import { recallFrom } from '../machines/ask-actors.js';
 import { derivedSignal } from '../engine/core/deadline.js';
 import { applyPlan, budgetLimit, dryRunPlan, type ApplyMode, type BudgetLimit } from '../machines/apply/index.js';
 import type { PlanBackend } from '../machines/run-plan.js';
 import { makePlanFromQuestion } from './ask-maker.js';
 import { ASK_PHASES } from './ask.js';
+import { cliAskContext } from './ask-observer.js';
 import type { CommandContext } from './context.js';
 import { readPlanInput } from './plan-input.js';
 import type { Session } from './session.js';
@@ -263,31 +265,38 @@ export class TalkEngine {
     const debug = this.ctx.globals.debug ? (line: string) => this.ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined;
     const hitsBefore = this.cache.hits;
     try {
-      const result = await askQuestion({
-        question: text,
-        backend: this.backend(signal),
-        home: this.ctx.home,
-        env: this.ctx.env,
-        aiProfile: this.aiProfile,
-        modelOverrides: this.modelOverrides(),
-        providerFlags: this.providerFlags,
-        sandbox: this.ctx.globals.sandbox,
-        aiPolicy: this.ctx.globals.timeout ? { timeoutMs: this.ctx.globals.timeout * 1000 } : undefined,
-        onToken: (t) => {
-          streamed += t;
-          io.token(t);
+      const result = await askQuestion(
+        {
+          question: text,
+          providers: this.providerFlags,
+          // The session keeps its own turns (recall below); the ask history file is neither read nor written.
+          history: false,
+          context: cliAskContext(this.ctx, this.backend(signal), { profile: this.aiProfile, modelOverrides: this.modelOverrides() }, signal),
         },
-        trace: (line) => {
-          const phase = ASK_PHASES[line.split(' -> ')[1] ?? ''];
-          if (phase) io.phase(phase);
-          else io.phaseDone();
+        {
+          observe: (event) => {
+            switch (event.type) {
+              case 'ask.token':
+                streamed += event.text;
+                return io.token(event.text);
+              case 'ask.phase': {
+                const phase = ASK_PHASES[event.to];
+                return phase ? io.phase(phase) : io.phaseDone();
+              }
+              case 'ask.progress':
+                return io.phase(event.text);
+              case 'ask.debug':
+                return debug?.(event.line);
+              default:
+                return undefined;
+            }
+          },
+          actors: {
+            recall: recallFrom((provider) => this.contextMessages(provider.model)),
+            readContext: cloudReadContext({ runPlan: (plan, read) => this.cache.read(plan, read) }),
+          },
         },
-        onProgress: (line) => io.phase(line),
-        debug,
-        signal,
-        conversation: (provider) => this.contextMessages(provider.model),
-        readPlan: (plan, read) => this.cache.read(plan, read),
-      });
+      );
       io.phaseDone();
       io.answerDone(result.answer);
       if (this.cache.hits > hitsBefore) debug?.(`talk: ${this.cache.hits - hitsBefore} read(s) reused from this session (fresh for ${this.options.readsFreshMs / 1000} s)`);

@@ -1,66 +1,100 @@
 /**
- * The ask flow as explicit states (issue 5, item 3):
+ * The ask flow as explicit states, its work done by actors the caller provides (issue 23, item 3):
  *
- *   routing → gatheringContext → [summarising] → answering → done
- *        ↘              ↘               ↘            ↘
- *                              failed
+ *   routing (route → chooseModel → recall) → gatheringContext (readContext) → [summarising] → answering → done
+ *        ↘                                          ↘                             ↘             ↘
+ *                                                 failed
  *
- * Every async phase is an invoked promise actor; what they call is injected (routing, the AI
- * provider, the read-only plan runner), so the CLI, the MCP server and tests drive the same machine.
- * The context is read with a read-only plan through the plan executor (never a second HTTP path);
- * summarisation runs only when the prompt would exceed ai.max_prompt_chars; the answer streams.
+ * The machine names its actors and holds only placeholders: a caller provides them with
+ * `askFlowMachine.provide({ actors })` (machines/ask-actors.ts has the common ones, machines/ask.ts the
+ * cloud question, machines/k8s-ask.ts a cluster, tests their own). Its input is data only: the question,
+ * the chosen providers and one context object (backend and config, env, home, signal, AI choice).
+ *
+ * It tells what happens as one typed event stream (`emit`): `ask.phase`, `ask.progress`, `ask.token`,
+ * `ask.debug`, `ask.answer`, `ask.failed`, consumed by one observer per caller (runAskFlow). Actors
+ * report progress, tokens and debug lines by sending them to the machine, which re-emits them in order
+ * with its own phases. The context signal aborting ends the flow in `failed`, whatever an actor does.
  */
-import { assign, createActor, fromPromise, setup } from 'xstate';
-import type { Plan } from '../schemas/plan.js';
-import type { AiProvider, ChatMessage } from '../engine/producers/ai/provider.js';
+import { assign, createActor, emit, enqueueActions, fromPromise, setup, type PromiseActorLogic } from 'xstate';
+import type { Config } from '../schemas/config.js';
+import type { AiCallPolicy, AiProvider, ChatMessage } from '../engine/producers/ai/provider.js';
+import type { ContextResult } from '../engine/core/capabilities.js';
 import { recordsFromResults } from '../engine/producers/ai/chunking.js';
-import { summariseContext, type SummariseResult } from '../engine/producers/ai/summarise.js';
+import type { SummariseResult } from '../engine/producers/ai/summarise.js';
 import type { RouteDecision } from '../engine/core/routing/route.js';
+import { AssistantError, InterruptedError } from '../engine/core/errors.js';
+import { createRedactingStream, maskSecretsInText, redactText } from '../engine/core/redact.js';
 import { AI_DEFAULTS } from '../schemas/config.js';
+import type { PlanBackend } from './run-plan.js';
 
-/** One fetched kind of the context plan: the step's args and its parsed response. */
-export interface ContextResult {
-  kind: string;
-  args: string[];
-  data: unknown;
+export type { ContextResult };
+
+/** A plan backend (a command's Session, the MCP server's backend) plus the config the flow reads. */
+export interface AskBackend extends PlanBackend {
+  config: Config;
 }
 
+/** Which AI answers: `--ai-profile`, the `--<provider>-model` and `--<provider>-api-key` flags, the call policy. */
+export interface AskAiChoice {
+  /** `--ai-profile`; 'builtin' answers without a model. */
+  profile?: string;
+  /** From the `--<provider>-model` flags, keyed by provider value. */
+  modelOverrides?: Record<string, string | undefined>;
+  /** Provider-specific key flags (`--<provider>-api-key`), keyed by provider value; first in the key order of SPEC 2.5. */
+  keyFlags?: Record<string, string | undefined>;
+  /** Overrides of the AI call policy (timeouts, 429 budget). */
+  policy?: Partial<AiCallPolicy>;
+}
+
+/** Everything around a question that is not the question: where to read, who answers, when to stop. */
+export interface AskContext {
+  backend: AskBackend;
+  home: string;
+  env: Record<string, string | undefined>;
+  /** The one deadline: every read, AI call and the flow itself end when it aborts. */
+  signal?: AbortSignal;
+  /** Sandbox with no ai.default_provider → the built-in provider. */
+  sandbox?: boolean;
+  ai?: AskAiChoice;
+}
+
+/** The flow's input: data only, no callbacks. */
 export interface AskFlowInput {
   question: string;
-  /** The routing decision; throws for a question this build cannot answer (another cloud). */
-  route: () => RouteDecision | Promise<RouteDecision>;
-  /** The AI provider, resolved after routing so a question about another cloud fails before any key is looked for. */
-  provider: () => AiProvider | Promise<AiProvider>;
-  /** The read-only context plan for a decision, with the catalogue kind of each step. */
-  contextPlan: (decision: RouteDecision) => { plan: Plan; kinds: string[] } | Promise<{ plan: Plan; kinds: string[] }>;
-  /** Runs a read-only plan through the executor and returns every step's response. */
-  runReadPlan: (plan: Plan) => Promise<unknown[]>;
-  /**
-   * Instead of one context plan: a report that reads through the executor in several plans
-   * (engine/producers/reports/) and hands back its structured result as the context.
-   */
-  gatherContext?: (decision: RouteDecision) => Promise<ContextResult[]>;
-  /** The built-in provider's answer from the gathered results (the providers' answers; a report renders itself as a table). */
-  builtinAnswer?: (results: ContextResult[], route: RouteDecision) => string | Promise<string>;
-  /** The size keys of the `ai` config section. */
-  ai?: { max_prompt_chars?: number; chunk_chars?: number; max_chunks?: number };
-  /** Earlier turns of the conversation (already redacted), oldest first; read once, after the provider is known. */
-  history?: () => ChatMessage[];
-  onToken?: (token: string) => void;
-  /** "summarising part 2 of 6". */
-  onProgress?: (line: string) => void;
-  signal?: AbortSignal;
-  /** A data source other than gpucloud (`k8s ask`): its system prompt, the label of its data, and its answer without a model. */
-  source?: AskSource;
-  /** What the routed providers' data is (their `reads` label and prompt), added to the system prompt. */
-  describeSources?: (route: RouteDecision) => string | undefined;
+  /** Provider flags (`--gpucloud`, `--cloud-a`, …); none: inferred from the question. */
+  providers?: string[];
+  /** Read and write the conversation history (default true). */
+  history?: boolean;
+  /** Forget the earlier turns with this provider and project before asking. */
+  newConversation?: boolean;
+  context: AskContext;
 }
 
-export interface AskSource {
-  systemPrompt: string;
-  /** Names the data in the prompt: `Data from <label> (fetched …)`. */
+export type AskPhase = 'routing' | 'gatheringContext' | 'summarising' | 'answering' | 'done' | 'failed';
+
+/** What the flow tells its observer, in the order it happens. */
+export type AskEvent =
+  | { type: 'ask.phase'; from: AskPhase | 'start'; to: AskPhase }
+  /** "summarising part 2 of 6 (chunk 3 of 40)". */
+  | { type: 'ask.progress'; text: string }
+  /** A piece of the answer as it streams (redacted; a few words are held back so a split secret is still caught). */
+  | { type: 'ask.token'; text: string }
+  /** A diagnostic line (prompt sizes, provider); never prompt contents; redacted. */
+  | { type: 'ask.debug'; line: string }
+  | { type: 'ask.answer'; output: AskFlowOutput }
+  | { type: 'ask.failed'; error: unknown };
+
+/** One observer per caller: the CLI's spinner and debug lines, MCP progress notifications, talk's and box's turns. */
+export type AskObserver = (event: AskEvent) => void;
+
+/** What an actor may tell the flow while it works; the machine re-emits it to the observer. */
+export type AskNotice = Extract<AskEvent, { type: 'ask.progress' | 'ask.token' | 'ask.debug' }>;
+export type AskNotify = (notice: AskNotice) => void;
+
+/** How the data is introduced to a model: the system prompt and the label of `Data from <label> (fetched …)`. */
+export interface AskPrompt {
+  system: string;
   label: string;
-  builtinAnswer(question: string, results: readonly ContextResult[]): string;
 }
 
 export interface PromptSizes {
@@ -73,10 +107,80 @@ export interface PromptSizes {
   total: number;
 }
 
+/** What every actor gets: the question, the context object, and a way to tell the flow what it is doing. */
+export interface AskActorInput {
+  question: string;
+  context: AskContext;
+  notify: AskNotify;
+}
+export interface RouteInput extends AskActorInput {
+  providers?: string[];
+}
+export interface Routed {
+  route: RouteDecision;
+  prompt: AskPrompt;
+}
+export interface ChooseModelInput extends AskActorInput {
+  route: RouteDecision;
+}
+export interface RecallInput extends AskActorInput {
+  route: RouteDecision;
+  provider: AiProvider;
+  history: boolean;
+  newConversation: boolean;
+}
+export interface ReadContextInput extends AskActorInput {
+  route: RouteDecision;
+}
+export interface ContextRead {
+  results: ContextResult[];
+  /** What was read, for --debug (`instances, balance`, `a report`, `cluster x, all namespaces`). */
+  read: string;
+}
+export interface SummariseInput extends AskActorInput {
+  provider: AiProvider;
+  records: string[];
+  /** Characters of everything around the context in the answering prompt. */
+  overheadChars: number;
+}
+export interface AnswerInput extends AskActorInput {
+  route: RouteDecision;
+  provider: AiProvider;
+  prompt: AskPrompt;
+  results: ContextResult[];
+  /** What goes into the prompt: the records, or their summary. */
+  data: string;
+  /** Earlier turns, oldest first. */
+  history: ChatMessage[];
+}
+export interface Answered {
+  answer: string;
+  model?: string;
+  sizes: PromptSizes;
+}
+
+/** The actors the machine invokes; every one is provided by the caller. */
+export interface AskActors {
+  /** Where the question goes (throws for a question this build cannot answer) and how its data is introduced. */
+  route: PromiseActorLogic<Routed, RouteInput>;
+  /** The AI provider, resolved after routing so a question about another cloud fails before any key is looked for. */
+  chooseModel: PromiseActorLogic<AiProvider, ChooseModelInput>;
+  /** Earlier turns of the conversation (already redacted), oldest first. */
+  recall: PromiseActorLogic<ChatMessage[], RecallInput>;
+  /** The context reads (a read-only plan through the executor, or a report). */
+  readContext: PromiseActorLogic<ContextRead, ReadContextInput>;
+  /** Condenses a context larger than ai.max_prompt_chars. */
+  summarise: PromiseActorLogic<SummariseResult, SummariseInput>;
+  /** The answer: streamed from a model, or rendered from the results without one. */
+  answer: PromiseActorLogic<Answered, AnswerInput>;
+}
+
 export interface AskFlowOutput {
   answer: string;
   route: RouteDecision;
   provider: string;
+  /** The AI profile the provider came from. */
+  profile?: string;
   model?: string;
   summarised: boolean;
   /** Characters of the fetched context before any summarisation. */
@@ -86,17 +190,21 @@ export interface AskFlowOutput {
   sizes: PromptSizes;
   /** Chat calls made for summarisation. */
   summaryCalls: number;
+  /** What was read (ContextRead.read). */
+  read: string;
 }
 
-interface AskFlowContext {
+interface FlowContext {
   input: AskFlowInput;
+  phase: AskPhase | 'start';
   route?: RouteDecision;
+  prompt: AskPrompt;
   provider?: AiProvider;
   history: ChatMessage[];
   results: ContextResult[];
+  read: string;
   records: string[];
-  /** What goes into the prompt: the records, or their summary. */
-  context: string;
+  data: string;
   contextChars: number;
   summarised: boolean;
   summaryCalls: number;
@@ -106,209 +214,261 @@ interface AskFlowContext {
   error?: unknown;
 }
 
-export const ANSWER_SYSTEM_PROMPT = [
-  'You are assistant, a command-line assistant for cloud infrastructure. You answer questions about the',
-  "user's gpucloud account (a GPU cloud) and, when the data has cloud_a/ lines, their AWS account, using only the data given with the question, which was fetched",
-  'from the cloud APIs just now. Each data line is "<kind>: <record as JSON>". Be brief and concrete:',
-  'name resources by hostname or name, give counts, statuses, types, locations and prices as they are in',
-  'the data. When the data does not answer the question, say so and name the `assistant gpucloud` command',
-  'that would. Never invent resources. Plain text, no Markdown tables.',
-].join(' ');
+type FlowEvent = AskNotice | { type: 'ask.abort'; error: unknown };
 
 export function answerUserMessage(question: string, context: string, label = 'the cloud'): string {
   return `Data from ${label} (fetched ${new Date().toISOString()}):\n${context}\n\nQuestion: ${question}`;
 }
 
 /** Characters of everything around the context in the answering prompt (counted against max_prompt_chars). */
-function overheadChars(input: AskFlowInput, history: ChatMessage[], route?: RouteDecision): number {
-  return systemPromptOf(input, route).length + answerUserMessage(input.question, '', input.source?.label).length + history.reduce((n, m) => n + m.content.length, 0);
+function overheadChars(ctx: FlowContext): number {
+  return ctx.prompt.system.length + answerUserMessage(ctx.input.question, '', ctx.prompt.label).length + ctx.history.reduce((n, m) => n + m.content.length, 0);
 }
 
-const systemPromptOf = (input: AskFlowInput, route?: RouteDecision) => {
-  const sources = route && input.describeSources?.(route);
-  return (input.source?.systemPrompt ?? ANSWER_SYSTEM_PROMPT) + (sources ? ` ${sources}` : '');
-};
+/** A placeholder: the machine names the actor, the caller provides it. */
+function missing<O, I>(name: keyof AskActors): PromiseActorLogic<O, I> {
+  return fromPromise<O, I>(async () => {
+    throw new Error(`ask flow: no "${name}" actor was provided (askFlowMachine.provide({ actors }))`);
+  });
+}
 
-const isBuiltin = (p: AiProvider | undefined) => p?.name === 'builtin';
+const NO_SIZES: PromptSizes = { system: 0, context: 0, question: 0, history: 0, historyTurns: 0, total: 0 };
+
+function outputOf(ctx: FlowContext): AskFlowOutput {
+  return {
+    // Shown and kept exactly as redacted.
+    answer: maskSecretsInText(ctx.answer ?? ''),
+    route: ctx.route!,
+    provider: ctx.provider?.name ?? 'unknown',
+    profile: ctx.provider?.profile,
+    model: ctx.model,
+    summarised: ctx.summarised,
+    contextChars: ctx.contextChars,
+    promptChars: ctx.sizes?.total ?? 0,
+    sizes: ctx.sizes ?? NO_SIZES,
+    summaryCalls: ctx.summaryCalls,
+    read: ctx.read,
+  };
+}
 
 export const askFlowMachine = setup({
-  types: { context: {} as AskFlowContext, input: {} as AskFlowInput, output: {} as AskFlowOutput },
+  types: { context: {} as FlowContext, input: {} as AskFlowInput, output: {} as AskFlowOutput, events: {} as FlowEvent, emitted: {} as AskEvent },
   actors: {
-    route: fromPromise<{ route: RouteDecision; provider: AiProvider; history: ChatMessage[] }, AskFlowInput>(async ({ input }) => {
-      const route = await input.route();
-      const provider = await input.provider();
-      return { route, provider, history: input.history?.() ?? [] };
-    }),
-    gather: fromPromise<Gathered, { input: AskFlowInput; route: RouteDecision }>(async ({ input: { input, route } }) => {
-      if (input.gatherContext) return gathered(await input.gatherContext(route));
-      const { plan, kinds } = await input.contextPlan(route);
-      const data = await input.runReadPlan(plan);
-      return gathered(plan.commands.map((c, i) => ({ kind: kinds[i]!, args: c.args, data: data[i] })));
-    }),
-    summarise: fromPromise<SummariseResult, { ctx: AskFlowContext }>(async ({ input: { ctx } }) =>
-      summariseContext({
-        provider: ctx.provider!,
-        question: ctx.input.question,
-        records: ctx.records,
-        ai: ctx.input.ai,
-        overheadChars: overheadChars(ctx.input, ctx.history, ctx.route),
-        signal: ctx.input.signal,
-        onProgress: (e) => ctx.input.onProgress?.(`summarising part ${e.part} of ${e.of} (chunk ${e.chunkIndex + 1} of ${e.total})`),
-      }),
-    ),
-    answer: fromPromise<{ answer: string; model?: string; sizes: PromptSizes }, { ctx: AskFlowContext }>(async ({ input: { ctx } }) => {
-      const { input, history } = ctx;
-      if (isBuiltin(ctx.provider)) {
-        // No model: the source (`k8s ask`), the report, or the gpucloud/cloud_a renderers answer from the results.
-        const answer = input.source
-          ? input.source.builtinAnswer(input.question, ctx.results)
-          : ((await input.builtinAnswer?.(ctx.results, ctx.route!)) ?? 'Nothing to report.');
-        // Observers hear of the entry into `answering` only after this actor has started; yielding once
-        // keeps the order `gatheringContext -> answering`, then the answer, for --agent-trace.
-        await Promise.resolve();
-        input.onToken?.(answer);
-        const sizes = { system: 0, context: ctx.context.length, question: input.question.length, history: 0, historyTurns: 0, total: 0 };
-        return { answer, sizes };
-      }
-      const user = answerUserMessage(input.question, ctx.context, input.source?.label);
-      const system = systemPromptOf(input, ctx.route);
-      const historyChars = history.reduce((n, m) => n + m.content.length, 0);
-      const sizes: PromptSizes = {
-        system: system.length,
-        context: ctx.context.length,
-        question: input.question.length,
-        history: historyChars,
-        historyTurns: history.filter((m) => m.role === 'user').length,
-        total: system.length + historyChars + user.length,
-      };
-      const res = await ctx.provider!.chat({
-        system,
-        messages: [...history, { role: 'user', content: user }],
-        stream: true,
-        onToken: input.onToken,
-        signal: input.signal,
-        temperature: 0.2,
-      });
-      return { answer: res.text, model: res.model || ctx.provider!.model || undefined, sizes };
-    }),
+    route: missing<Routed, RouteInput>('route'),
+    chooseModel: missing<AiProvider, ChooseModelInput>('chooseModel'),
+    recall: missing<ChatMessage[], RecallInput>('recall'),
+    readContext: missing<ContextRead, ReadContextInput>('readContext'),
+    summarise: missing<SummariseResult, SummariseInput>('summarise'),
+    answer: missing<Answered, AnswerInput>('answer'),
   },
   guards: {
-    // Evaluated on the gathering result (guards run before the transition's assign).
-    needsSummary: ({ context, event }) => {
-      if (isBuiltin(context.provider)) return false;
-      const max = context.input.ai?.max_prompt_chars ?? AI_DEFAULTS.max_prompt_chars;
-      const { contextChars } = (event as unknown as { output: Gathered }).output;
-      return contextChars + overheadChars(context.input, context.history, context.route) > max;
+    needsSummary: ({ context }) => {
+      if (context.provider?.name === 'builtin') return false;
+      const max = context.input.context.backend.config.ai?.max_prompt_chars ?? AI_DEFAULTS.max_prompt_chars;
+      return context.contextChars + overheadChars(context) > max;
     },
   },
   actions: {
+    /** Entering a phase: tell the observer where the flow came from and where it is now. */
+    enter: enqueueActions(({ context, enqueue }, params: { phase: AskPhase }) => {
+      enqueue.emit({ type: 'ask.phase', from: context.phase, to: params.phase });
+      enqueue.assign({ phase: params.phase });
+    }),
     fail: assign({ error: ({ event }) => (event as { error?: unknown }).error }),
+    forward: emit(({ event }) => {
+      const notice = event as AskNotice;
+      return notice.type === 'ask.debug' ? { type: 'ask.debug' as const, line: redactText(notice.line) } : notice;
+    }),
   },
 }).createMachine({
   id: 'askFlow',
-  context: ({ input }) => ({ input, history: [], results: [], records: [], context: '', contextChars: 0, summarised: false, summaryCalls: 0 }),
+  context: ({ input }) => ({
+    input,
+    phase: 'start',
+    prompt: { system: '', label: 'the cloud' },
+    history: [],
+    results: [],
+    read: '',
+    records: [],
+    data: '',
+    contextChars: 0,
+    summarised: false,
+    summaryCalls: 0,
+  }),
+  on: {
+    'ask.progress': { actions: 'forward' },
+    'ask.token': { actions: 'forward' },
+    'ask.debug': { actions: 'forward' },
+    // The context signal aborted (Ctrl-C, --timeout): the flow stops where it is; its actors are stopped.
+    'ask.abort': { target: '.failed', actions: 'fail' },
+  },
   initial: 'routing',
   states: {
     routing: {
-      invoke: {
-        src: 'route',
-        input: ({ context }) => context.input,
-        onDone: { target: 'gatheringContext', actions: assign(({ event }) => event.output) },
-        onError: { target: 'failed', actions: 'fail' },
+      entry: { type: 'enter', params: { phase: 'routing' } },
+      initial: 'deciding',
+      states: {
+        deciding: {
+          invoke: {
+            src: 'route',
+            input: ({ context, self }) => ({ ...base(context, self), providers: context.input.providers }),
+            onDone: { target: 'choosingModel', actions: assign(({ event }) => ({ route: event.output.route, prompt: event.output.prompt })) },
+            onError: { target: '#askFlow.failed', actions: 'fail' },
+          },
+        },
+        choosingModel: {
+          invoke: {
+            src: 'chooseModel',
+            input: ({ context, self }) => ({ ...base(context, self), route: context.route! }),
+            onDone: { target: 'recalling', actions: assign({ provider: ({ event }) => event.output }) },
+            onError: { target: '#askFlow.failed', actions: 'fail' },
+          },
+        },
+        recalling: {
+          invoke: {
+            src: 'recall',
+            input: ({ context, self }) => ({
+              ...base(context, self),
+              route: context.route!,
+              provider: context.provider!,
+              history: context.input.history !== false,
+              newConversation: Boolean(context.input.newConversation),
+            }),
+            onDone: { target: '#askFlow.gatheringContext', actions: assign({ history: ({ event }) => event.output }) },
+            onError: { target: '#askFlow.failed', actions: 'fail' },
+          },
+        },
       },
     },
     gatheringContext: {
+      entry: { type: 'enter', params: { phase: 'gatheringContext' } },
       invoke: {
-        src: 'gather',
-        input: ({ context }) => ({ input: context.input, route: context.route! }),
-        onDone: [
-          {
-            guard: 'needsSummary',
-            target: 'summarising',
-            actions: assign(({ event }) => event.output),
-          },
-          { target: 'answering', actions: assign(({ event }) => event.output) },
-        ],
+        src: 'readContext',
+        input: ({ context, self }) => ({ ...base(context, self), route: context.route! }),
+        onDone: { target: 'sizing', actions: assign(({ event }) => gathered(event.output)) },
         onError: { target: 'failed', actions: 'fail' },
       },
     },
+    // Not a phase: chooses between summarising and answering once the context is known.
+    sizing: {
+      always: [{ guard: 'needsSummary', target: 'summarising' }, { target: 'answering' }],
+    },
     summarising: {
+      entry: { type: 'enter', params: { phase: 'summarising' } },
       invoke: {
         src: 'summarise',
-        input: ({ context }) => ({ ctx: context }),
+        input: ({ context, self }) => ({ ...base(context, self), provider: context.provider!, records: context.records, overheadChars: overheadChars(context) }),
         onDone: {
           target: 'answering',
-          actions: assign(({ event }) => ({ context: event.output.context, summarised: event.output.summarised, summaryCalls: event.output.keptChunks.length })),
+          actions: assign(({ event }) => ({ data: event.output.context, summarised: event.output.summarised, summaryCalls: event.output.keptChunks.length })),
         },
         onError: { target: 'failed', actions: 'fail' },
       },
     },
     answering: {
+      entry: { type: 'enter', params: { phase: 'answering' } },
       invoke: {
         src: 'answer',
-        input: ({ context }) => ({ ctx: context }),
+        input: ({ context, self }) => ({
+          ...base(context, self),
+          route: context.route!,
+          provider: context.provider!,
+          prompt: context.prompt,
+          results: context.results,
+          data: context.data,
+          history: context.history,
+        }),
         onDone: { target: 'done', actions: assign(({ event }) => ({ answer: event.output.answer, model: event.output.model, sizes: event.output.sizes })) },
         onError: { target: 'failed', actions: 'fail' },
       },
     },
-    done: { type: 'final' },
-    failed: { type: 'final' },
+    done: {
+      type: 'final',
+      entry: [{ type: 'enter', params: { phase: 'done' } }, emit(({ context }) => ({ type: 'ask.answer' as const, output: outputOf(context) }))],
+    },
+    failed: {
+      type: 'final',
+      entry: [{ type: 'enter', params: { phase: 'failed' } }, emit(({ context }) => ({ type: 'ask.failed' as const, error: context.error }))],
+    },
   },
-  output: ({ context }) => ({
-    answer: context.answer ?? '',
-    route: context.route!,
-    provider: context.provider?.name ?? 'unknown',
-    model: context.model,
-    summarised: context.summarised,
-    contextChars: context.contextChars,
-    promptChars: context.sizes?.total ?? 0,
-    sizes: context.sizes ?? { system: 0, context: 0, question: 0, history: 0, historyTurns: 0, total: 0 },
-    summaryCalls: context.summaryCalls,
-  }),
+  output: ({ context }) => outputOf(context),
 });
 
-/** The gathered context: the results, one record line per resource, and their joined text. */
-interface Gathered {
-  results: ContextResult[];
-  records: string[];
-  context: string;
-  contextChars: number;
+export type AskFlowMachine = typeof askFlowMachine;
+
+/** What every actor gets; `notify` sends to the machine while it still runs (a late token after an abort is dropped). */
+function base(context: FlowContext, self: { send(event: FlowEvent): void; getSnapshot(): { status: string } }): AskActorInput {
+  return {
+    question: context.input.question,
+    context: context.input.context,
+    notify: (notice) => {
+      if (self.getSnapshot().status === 'active') self.send(notice);
+    },
+  };
 }
 
-function gathered(results: ContextResult[]): Gathered {
-  const records = recordsFromResults(results);
-  const context = records.join('\n');
-  return { results, records, context, contextChars: context.length };
+/** The gathered context: the results, one record line per resource, and their joined text. */
+function gathered(read: ContextRead) {
+  const records = recordsFromResults(read.results);
+  const data = records.join('\n');
+  return { results: read.results, read: read.read, records, data, contextChars: data.length };
+}
+
+/** Why an aborted signal stopped the flow: its reason when that is one of ours (`--timeout`: exit 1), else an interrupt (Ctrl-C: 130). */
+function abortError(signal: AbortSignal | undefined): AssistantError {
+  return signal?.reason instanceof AssistantError ? signal.reason : new InterruptedError();
 }
 
 /**
- * Runs the flow to its end. `onTransition(from, to)` is told every state change (`--agent-trace`),
- * starting with `start -> routing`. Resolves with the output, or throws the error that failed it.
+ * The observer with the answer's tokens redacted on their way to it: a few words are held back so a
+ * secret split across tokens is still caught; they are flushed when the flow leaves `answering` (the
+ * only phase that streams), before the observer hears of the next phase.
  */
-export async function runAskFlow(input: AskFlowInput, hooks: { onTransition?: (from: string, to: string) => void } = {}): Promise<AskFlowOutput> {
-  const actor = createActor(askFlowMachine, { input });
-  let state = 'start';
-  const finished = new Promise<void>((resolve) => {
-    actor.subscribe({
-      next: (snapshot) => {
-        const value = String(snapshot.value);
-        if (value !== state) {
-          hooks.onTransition?.(state, value);
-          state = value;
-        }
-        if (snapshot.status !== 'active') resolve();
-      },
-      error: () => resolve(),
-    });
+export function redactingTokens(observe: AskObserver): AskObserver {
+  const tokens = createRedactingStream((text) => observe({ type: 'ask.token', text }));
+  return (event) => {
+    if (event.type === 'ask.token') return tokens.write(event.text);
+    if (event.type === 'ask.phase' && event.from === 'answering') tokens.end();
+    observe(event);
+  };
+}
+
+/**
+ * Runs a provided flow to its end, telling `observe` every event in order (starting with the phase
+ * `start -> routing`; tokens as the actors produced them, see redactingTokens). Resolves with the
+ * output, or throws the error that failed it (the signal's reason when it was aborted).
+ */
+export async function runAskFlow(machine: AskFlowMachine, input: AskFlowInput, observe: AskObserver = () => undefined): Promise<AskFlowOutput> {
+  const signal = input.context.signal;
+  if (signal?.aborted) throw abortError(signal);
+  const actor = createActor(machine, { input });
+  // An observer that throws (a closed pipe) ends the flow with its error, like any failure.
+  let observerError: { error: unknown } | undefined;
+  actor.on('*', (event) => {
+    if (observerError) return;
+    try {
+      observe(event);
+    } catch (error) {
+      observerError = { error };
+      if (actor.getSnapshot().status === 'active') actor.send({ type: 'ask.abort', error });
+    }
   });
-  actor.start();
-  const first = actor.getSnapshot();
-  if (String(first.value) !== state) {
-    hooks.onTransition?.(state, String(first.value));
-    state = String(first.value);
+  const finished = new Promise<void>((resolve) => {
+    actor.subscribe({ complete: () => resolve(), error: () => resolve() });
+  });
+  const onAbort = () => {
+    if (actor.getSnapshot().status === 'active') actor.send({ type: 'ask.abort', error: abortError(signal) });
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    actor.start();
+    await finished;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
   }
-  await finished;
   const snapshot = actor.getSnapshot();
+  if (snapshot.status === 'error') throw snapshot.error;
+  if (observerError) throw observerError.error;
   if (snapshot.value === 'failed') throw snapshot.context.error;
   return snapshot.output!;
 }

@@ -16,9 +16,11 @@ import { renderCompliance, renderDiscovery, renderIam } from '../engine/producer
 import type { PlanReader } from '../engine/providers/cloud_a/read.js';
 import { readWorkspace, selectedWorkspace } from '../engine/producers/iac/terraform.js';
 import { driftAgainstCloudA } from '../engine/producers/iac/drift.js';
+import { fromPromise } from 'xstate';
 import { readPlan } from './apply/reads.js';
-import type { ContextResult } from './ask-flow.js';
-import type { AskBackend, AskOptions } from './ask.js';
+import type { AskActors, AskBackend, ContextRead, ContextResult, ReadContextInput } from './ask-flow.js';
+import { answerActor } from './ask-actors.js';
+import { cloudReadContext } from './ask.js';
 
 export type ReportKind = 'iam' | 'compliance' | 'discovery';
 
@@ -72,8 +74,11 @@ async function tolerantIac(config: Config, o: ReportOptions): Promise<IacContext
   }
 }
 
-/** The `report` of askQuestion for one kind; `onReport` receives the structured report (for `-o json`). */
-export function reportFor(kind: ReportKind, o: ReportOptions, onReport: (report: unknown) => void): NonNullable<AskOptions['report']> {
+/**
+ * The actors a report provides to the ask flow: its reads (several plans through the executor) are the
+ * context, and the built-in provider's answer is its table. `onReport` receives the structured report (for `-o json`).
+ */
+export function reportActors(kind: ReportKind, o: ReportOptions, onReport: (report: unknown) => void): Partial<AskActors> {
   const read = reader(o);
   const config = o.backend.config;
   const result = (data: unknown): ContextResult[] => {
@@ -87,11 +92,14 @@ export function reportFor(kind: ReportKind, o: ReportOptions, onReport: (report:
     const region = resolveAwsTarget(config, o.env, o.profile).region ?? o.env.AWS_REGION ?? o.env.AWS_DEFAULT_REGION ?? 'default';
     return result(await discoveryReport(read, { region, iac: await tolerantIac(config, o) }));
   };
-  const render = (results: ContextResult[]) => {
+  const render = (results: readonly ContextResult[]) => {
     const data = results[0]?.data as never;
     return kind === 'iam' ? renderIam(data) : kind === 'compliance' ? renderCompliance(data) : renderDiscovery(data);
   };
-  return { gather, render };
+  return {
+    readContext: fromPromise<ContextRead, ReadContextInput>(async () => ({ results: await gather(), read: 'a report' })),
+    answer: answerActor((input) => render(input.results)),
+  };
 }
 
 /**
@@ -99,12 +107,16 @@ export function reportFor(kind: ReportKind, o: ReportOptions, onReport: (report:
  * reads. `terraform.default_workspace` joins only questions routed to cloud_a (a gpucloud question
  * does not run terraform); `--workspace` always.
  */
-export function workspaceExtra(o: ReportOptions): AskOptions['extraContext'] {
+export function workspaceActors(o: ReportOptions): Partial<AskActors> | undefined {
   const config = o.backend.config;
   if (!selectedWorkspace(config, o.workspace)) return undefined;
-  return async (route) => {
-    if (!o.workspace && !route.providers.includes('cloud_a')) return [];
-    const iac = await tolerantIac(config, o);
-    return iac ? [{ kind: 'terraform', args: ['terraform', 'show', '-json'], data: iac }] : [];
+  return {
+    readContext: cloudReadContext({
+      extra: async (route) => {
+        if (!o.workspace && !route.providers.includes('cloud_a')) return [];
+        const iac = await tolerantIac(config, o);
+        return iac ? [{ kind: 'terraform', args: ['terraform', 'show', '-json'], data: iac }] : [];
+      },
+    }),
   };
 }

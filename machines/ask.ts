@@ -5,6 +5,7 @@
  * built-in provider, renders it from the results without a model). Conversation history is kept per
  * AI provider profile and gpucloud project (engine/producers/ai/history.ts).
  */
+import { fromPromise } from 'xstate';
 import type { AnswerCapability, RoutingCapability } from '../engine/core/capabilities.js';
 import type { Config } from '../schemas/config.js';
 import type { Plan } from '../schemas/plan.js';
@@ -14,61 +15,36 @@ import { PROVIDERS, providerRoutings, providersWith } from '../engine/providers/
 import { renderIac } from '../engine/producers/reports/render.js';
 import type { IacContext } from '../engine/producers/reports/discovery.js';
 import { readPlan } from './apply/reads.js';
-import type { PlanBackend } from './run-plan.js';
-import { createRedactingStream, maskSecretLooking, maskSecretsInText } from '../engine/core/redact.js';
+import { maskSecretLooking } from '../engine/core/redact.js';
 import { routeQuestion, type RouteDecision } from '../engine/core/routing/route.js';
-import { runAskFlow, type AskFlowInput, type AskFlowOutput, type ContextResult } from './ask-flow.js';
-import { ConversationHistory, historyProject } from '../engine/producers/ai/history.js';
-import type { AiCallPolicy, AiProvider, ChatMessage } from '../engine/producers/ai/provider.js';
-import { profileForCommand, resolveAiProvider } from '../engine/producers/ai/resolve.js';
+import {
+  askFlowMachine,
+  redactingTokens,
+  runAskFlow,
+  type AskActors,
+  type AskContext,
+  type AskFlowInput,
+  type AskFlowOutput,
+  type AskObserver,
+  type ContextRead,
+  type ContextResult,
+  type ReadContextInput,
+  type RouteInput,
+  type Routed,
+} from './ask-flow.js';
+import { actorSignal, answerActor, chooseModelActor, conversationOf, historyRecall, summariseActor } from './ask-actors.js';
+import { historyProject } from '../engine/producers/ai/history.js';
 
 export type { RouteDecision };
+export type { AskBackend, AskContext, AskEvent, AskObserver, AskActors } from './ask-flow.js';
 
-/** A plan backend (a command's Session, the MCP server's backend) plus the config the flow reads. */
-export interface AskBackend extends PlanBackend {
-  config: Config;
-}
+/** What `ask`, talk, box and the MCP ask tool pass in: the question, the chosen providers and flags, and one context object. */
+export type AskOptions = AskFlowInput;
 
-/** What `ask` and the MCP ask tool pass in; the streaming, progress and cancel hooks are the flow's own. */
-export interface AskOptions extends Pick<AskFlowInput, 'onToken' | 'onProgress' | 'signal'> {
-  question: string;
-  backend: AskBackend;
-  home: string;
-  env: Record<string, string | undefined>;
-  /** `--ai-profile`; 'builtin' answers with answerFromResults, no model. */
-  aiProfile?: string;
-  /** From the `--<provider>-model` flags, keyed by provider value. */
-  modelOverrides?: Record<string, string | undefined>;
-  /** Provider-specific key flags (`--<provider>-api-key`), keyed by provider value; first in the key order of SPEC 2.5. */
-  keyFlags?: Record<string, string | undefined>;
-  /** Provider flags (`--gpucloud`, `--cloud-a`, …). */
-  providerFlags?: string[];
-  /** Sandbox with no ai.default_provider → the built-in provider. */
-  sandbox?: boolean;
-  /** Read and write the conversation history (default true). */
-  history?: boolean;
-  /** Forget the earlier turns with this provider and project before asking. */
-  newConversation?: boolean;
-  /** Overrides of the AI call policy (timeouts, 429 budget). */
-  aiPolicy?: Partial<AiCallPolicy>;
-  /** One line per machine transition, e.g. `routing -> gatheringContext`. */
-  trace?: (line: string) => void;
-  /** Diagnostic lines (prompt sizes, provider); never prompt contents. */
-  debug?: (line: string) => void;
-  /**
-   * A structured report (`--iam`, `--compliance`, `--discovery`) instead of a context plan: it gathers
-   * through the executor itself; the built-in provider's answer is its table (engine/producers/reports/).
-   */
-  report?: { gather: (route: RouteDecision) => Promise<ContextResult[]>; render: (results: ContextResult[]) => string };
-  /** Context besides the plan's (the `--workspace` state and its drift), read after the plan. */
-  extraContext?: (route: RouteDecision, planResults: ContextResult[]) => Promise<ContextResult[]>;
-  /**
-   * Earlier turns kept by the caller (a `talk` session, a box session), oldest first, chosen once the provider (and
-   * so its model) is known. When given, the ask history file is neither read nor written.
-   */
-  conversation?: (provider: AiProvider) => ChatMessage[];
-  /** Runs a read-only context plan with `read`; `talk` passes its session's cache of fresh reads. */
-  readPlan?: (plan: Plan, read: (plan: Plan) => Promise<unknown[]>) => Promise<unknown[]>;
+/** Besides the options: the caller's one observer, and actors provided in place of the cloud question's own. */
+export interface AskHooks {
+  observe?: AskObserver;
+  actors?: Partial<AskActors>;
 }
 
 /** The flow's output without its internal bookkeeping (prompt sizes, summary calls), the answer redacted. */
@@ -183,89 +159,102 @@ function routingWords(routing: RoutingCapability | undefined): string[] {
   return all.flatMap((w) => w.toLowerCase().split(/[\s_-]+/)).filter(Boolean);
 }
 
-export async function askQuestion(o: AskOptions): Promise<AskResult> {
-  // What each provider's data is, for the model's prompt (light capability modules; looked up once).
-  const readers = await providersWith('reads');
-  const { config } = o.backend;
-  const profileName = profileForCommand(o.aiProfile, o.sandbox, config.ai);
-  let history: ConversationHistory | undefined;
-  // The answer is shown redacted exactly as its history copy is stored; the stream holds back a few
-  // words so a secret split across tokens is still caught.
-  const stream = o.onToken && createRedactingStream(o.onToken);
+export const ANSWER_SYSTEM_PROMPT = [
+  'You are assistant, a command-line assistant for cloud infrastructure. You answer questions about the',
+  "user's gpucloud account (a GPU cloud) and, when the data has cloud_a/ lines, their AWS account, using only the data given with the question, which was fetched",
+  'from the cloud APIs just now. Each data line is "<kind>: <record as JSON>". Be brief and concrete:',
+  'name resources by hostname or name, give counts, statuses, types, locations and prices as they are in',
+  'the data. When the data does not answer the question, say so and name the `assistant gpucloud` command',
+  'that would. Never invent resources. Plain text, no Markdown tables.',
+].join(' ');
 
-  const contextOptions: ContextOptions = { question: o.question, config };
-  const contextPlan = (route: RouteDecision) => contextPlanFor(route, contextOptions);
-  // Data leaves for a third-party AI: registered secrets, secret-named fields and secret-looking
-  // values (API_KEY=… in startup scripts, plain env values named *_TOKEN) are masked first.
-  const readAll = (plan: Plan) => readPlan(o.backend, plan, { signal: o.signal });
-  const runReadPlan = async (plan: Plan) => maskSecretLooking(await (o.readPlan ? o.readPlan(plan, readAll) : readAll(plan)));
-  const extra = o.extraContext;
-  const gatherContext =
-    o.report?.gather ??
-    (extra &&
-      (async (route: RouteDecision) => {
-        const { plan, kinds } = await contextPlan(route);
-        const data = await runReadPlan(plan);
-        const results = plan.commands.map((c, i): ContextResult => ({ kind: kinds[i]!, args: c.args, data: data[i] }));
-        return [...results, ...(await extra(route, results))];
-      }));
-  let routed: RouteDecision | undefined;
-  let resolved: AiProvider | undefined;
+/** Routing a cloud question: refused clearly when it is about a provider that cannot be read; the prompt names each routed provider's data. */
+export const cloudRoute: AskActors['route'] = fromPromise<Routed, RouteInput>(async ({ input }) => {
+  const route = await routeAnswerable(input.question, input.providers, input.context.backend.config);
+  // What each provider's data is, for the model's prompt (light capability modules).
+  const sources = describeSources(route, await providersWith('reads'));
+  return { route, prompt: { system: ANSWER_SYSTEM_PROMPT + (sources ? ` ${sources}` : ''), label: 'the cloud' } };
+});
 
-  const out: AskFlowOutput = await runAskFlow(
-    {
-      question: o.question,
-      route: async () => (routed = await routeAnswerable(o.question, o.providerFlags, config)),
-      provider: () => {
-        const provider = resolveAiProvider({
-          aiConfig: config.ai,
-          profileName,
-          modelOverrides: o.modelOverrides,
-          keyFlags: o.keyFlags,
-          env: o.env,
-          policy: o.aiPolicy,
-          debug: o.debug,
-        });
-        resolved = provider;
-        if (!o.conversation && o.history !== false && provider.name !== 'builtin') {
-          const gpucloudProject = historyProject({
-            projectId: config.gpucloud?.default_project_id ?? o.env.GPUCLOUD_PROJECT_ID,
-            baseUrl: config.gpucloud?.base_url ?? o.env.GPUCLOUD_BASE_URL,
-            sandbox: o.sandbox,
-          });
-          // One conversation per set of providers asked about: earlier turns about AWS do not leak into
-          // a gpucloud-only question. gpucloud alone keeps its earlier key.
-          const set = [...(routed?.providers ?? ['gpucloud'])].sort();
-          const project = set.length === 1 && set[0] === 'gpucloud' ? gpucloudProject : `${gpucloudProject}|${set.join('+')}`;
-          history = new ConversationHistory(o.home, provider.profile, project);
-          if (o.newConversation) history.clear();
-        }
-        return provider;
-      },
-      contextPlan,
-      runReadPlan,
-      gatherContext,
-      builtinAnswer: o.report ? (results) => o.report!.render(results) : (results, route) => answerWithoutModel(o.question, route, results),
-      describeSources: (route) => describeSources(route, readers),
-      ai: config.ai,
-      history: () => (o.conversation && resolved ? o.conversation(resolved) : history?.messages() ?? []),
-      onToken: stream && ((t) => stream.write(t)),
-      onProgress: o.onProgress,
-      signal: o.signal,
-    },
-    { onTransition: (from, to) => o.trace?.(`${from} -> ${to}`) },
-  ).finally(() => stream?.end());
+/** Runs a read-only plan with `read`; `talk` passes its session's cache of fresh reads. */
+export type PlanRunner = (plan: Plan, read: (plan: Plan) => Promise<unknown[]>) => Promise<unknown[]>;
 
+export interface CloudReadOptions {
+  /** Runs the context plan (default: read it through the executor). */
+  runPlan?: PlanRunner;
+  /** Context besides the plan's (the `--workspace` state and its drift), read after the plan. */
+  extra?: (route: RouteDecision, planResults: ContextResult[]) => Promise<ContextResult[]>;
+}
+
+/**
+ * The context reads of a cloud question: one read-only plan of every routed provider's reads through
+ * the executor. Data leaves for a third-party AI: registered secrets, secret-named fields and
+ * secret-looking values (API_KEY=… in startup scripts, plain env values named *_TOKEN) are masked first.
+ */
+export function cloudReadContext(options: CloudReadOptions = {}): AskActors['readContext'] {
+  return fromPromise<ContextRead, ReadContextInput>(async ({ input, signal }) => {
+    const { backend } = input.context;
+    const { plan, kinds } = await contextPlanFor(input.route, { question: input.question, config: backend.config });
+    const readAll = (p: Plan) => readPlan(backend, p, { signal: actorSignal(input.context, signal) });
+    const data = maskSecretLooking(await (options.runPlan ? options.runPlan(plan, readAll) : readAll(plan)));
+    const results = plan.commands.map((c, i): ContextResult => ({ kind: kinds[i]!, args: c.args, data: data[i] }));
+    const extra = options.extra ? await options.extra(input.route, results) : [];
+    return { results: [...results, ...extra], read: kinds.join(', ') };
+  });
+}
+
+/**
+ * The history project of a cloud question: one conversation per set of providers asked about, so
+ * earlier turns about AWS do not leak into a gpucloud-only question; gpucloud alone keeps its earlier key.
+ */
+export function cloudHistoryProject(context: AskContext, route: Pick<RouteDecision, 'providers'>): string {
+  const { config } = context.backend;
+  const gpucloudProject = historyProject({
+    projectId: config.gpucloud?.default_project_id ?? context.env.GPUCLOUD_PROJECT_ID,
+    baseUrl: config.gpucloud?.base_url ?? context.env.GPUCLOUD_BASE_URL,
+    sandbox: context.sandbox,
+  });
+  const set = [...route.providers].sort();
+  return set.length === 1 && set[0] === 'gpucloud' ? gpucloudProject : `${gpucloudProject}|${set.join('+')}`;
+}
+
+/** The actors of a cloud question; a caller replaces some (a report's reads and table, talk's cached reads and turns). */
+export function cloudActors(): AskActors {
+  return {
+    route: cloudRoute,
+    chooseModel: chooseModelActor,
+    recall: historyRecall((input) => cloudHistoryProject(input.context, input.route)),
+    readContext: cloudReadContext(),
+    summarise: summariseActor,
+    answer: answerActor((input) => answerWithoutModel(input.question, input.route, input.results)),
+  };
+}
+
+/** The --debug line of a finished question: the route, what was read, and the prompt sizes. */
+function sizesLine(out: AskFlowOutput): string {
   const s = out.sizes;
-  const read = `ask: route ${out.route.providers.join('+')}, context read: ${o.report ? 'a report' : (await contextPlan(out.route)).kinds.join(', ')}`;
-  o.debug?.(
-    out.provider === 'builtin'
-      ? `${read}; no model: the built-in provider rendered the answer from ${out.contextChars} characters of results`
-      : `${read}; prompt sizes (characters): system ${s.system}, context ${s.context} (fetched ${out.contextChars}, summarised: ${out.summarised ? `yes, ${out.summaryCalls} chunk call(s)` : 'no'}), ` +
-          `question ${s.question}, history ${s.history} (${s.historyTurns} turn(s)), total ${s.total}`,
-  );
-  const answer = maskSecretsInText(out.answer);
-  history?.append(o.question, answer);
+  const read = `ask: route ${out.route.providers.join('+')}, context read: ${out.read}`;
+  return out.provider === 'builtin'
+    ? `${read}; no model: the built-in provider rendered the answer from ${out.contextChars} characters of results`
+    : `${read}; prompt sizes (characters): system ${s.system}, context ${s.context} (fetched ${out.contextChars}, summarised: ${out.summarised ? `yes, ${out.summaryCalls} chunk call(s)` : 'no'}), ` +
+        `question ${s.question}, history ${s.history} (${s.historyTurns} turn(s)), total ${s.total}`;
+}
+
+/**
+ * Answers a question: the ask flow with the cloud question's actors (or the caller's in their place),
+ * every event to `hooks.observe`. The answer is kept in the history file unless `history: false` (talk
+ * and box keep their own turns and provide `recall`).
+ */
+export async function askQuestion(options: AskOptions, hooks: AskHooks = {}): Promise<AskResult> {
+  const observe = hooks.observe ?? (() => undefined);
+  const machine = askFlowMachine.provide({ actors: { ...cloudActors(), ...hooks.actors } });
+  const out = await runAskFlow(machine, options, redactingTokens((event) => {
+    if (event.type === 'ask.answer') observe({ type: 'ask.debug', line: sizesLine(event.output) });
+    observe(event);
+  }));
+  if (options.history !== false && out.provider !== 'builtin' && out.profile) {
+    conversationOf(options.context, out.profile, cloudHistoryProject(options.context, out.route)).append(options.question, out.answer);
+  }
   const { sizes: _sizes, summaryCalls: _calls, ...result } = out;
-  return { ...result, answer };
+  return result;
 }

@@ -1,57 +1,57 @@
 /**
  * `k8s ask "<question>"`: the ask flow (machines/ask-flow.ts: summarisation, streaming, the built-in
- * provider answering without a model) over a read-only context plan of one cluster: nodes, pods,
- * deployments, services and events. The conversation is kept per AI profile and cluster (context).
+ * provider answering without a model) with a cluster's actors: the route is the cluster, the context a
+ * read-only plan of its nodes, pods, deployments, services and events, the built-in answer the k8s
+ * renderer. The conversation is kept per AI profile and cluster (context).
  */
-import { ConversationHistory } from '../engine/producers/ai/history.js';
-import { profileForCommand, resolveAiProvider } from '../engine/producers/ai/resolve.js';
+import { fromPromise } from 'xstate';
 import { answerK8s, K8S_SYSTEM_PROMPT } from '../engine/providers/k8s/answer.js';
 import { askContextPlan } from '../engine/providers/k8s/plans.js';
-import { createRedactingStream, maskSecretLooking, maskSecretsInText } from '../engine/core/redact.js';
-import type { AskBackend, AskOptions, AskResult } from './ask.js';
-import { runAskFlow } from './ask-flow.js';
+import { maskSecretLooking } from '../engine/core/redact.js';
+import type { AskOptions, AskResult } from './ask.js';
+import { askFlowMachine, redactingTokens, runAskFlow, type AskActors, type AskObserver, type ContextRead, type ReadContextInput, type Routed, type RouteInput } from './ask-flow.js';
+import { actorSignal, answerActor, chooseModelActor, conversationOf, historyRecall, summariseActor } from './ask-actors.js';
 import { readPlan } from './apply/reads.js';
 
-export interface ClusterAskOptions extends Omit<AskOptions, 'providerFlags' | 'backend'> {
-  backend: AskBackend;
-  context: string;
+export interface ClusterAskOptions extends Omit<AskOptions, 'providers'> {
+  /** The kubeconfig context of the cluster. */
+  cluster: string;
   /** undefined: every namespace. */
   namespace?: string;
 }
 
-export async function askCluster(o: ClusterAskOptions): Promise<AskResult> {
-  const { config } = o.backend;
-  const profileName = profileForCommand(o.aiProfile, o.sandbox, config.ai);
-  const where = `cluster ${o.context}${o.namespace ? `, namespace ${o.namespace}` : ', all namespaces'}`;
-  let history: ConversationHistory | undefined;
-  const stream = o.onToken && createRedactingStream(o.onToken);
-  const out = await runAskFlow(
-    {
-      question: o.question,
-      route: () => ({ providers: ['k8s'], reasons: [{ provider: 'k8s', terms: [], note: `k8s ask (${where})` }], kinds: [], defaulted: false }),
-      provider: () => {
-        const provider = resolveAiProvider({ aiConfig: config.ai, profileName, modelOverrides: o.modelOverrides, keyFlags: o.keyFlags, env: o.env, policy: o.aiPolicy, debug: o.debug });
-        if (o.history !== false && provider.name !== 'builtin') {
-          // One conversation per cluster: a follow-up about "that pod" means this cluster's pod.
-          history = new ConversationHistory(o.home, provider.profile, `k8s:${o.context}`);
-          if (o.newConversation) history.clear();
-        }
-        return provider;
-      },
-      contextPlan: () => askContextPlan(o.context, o.namespace),
-      runReadPlan: async (plan) => maskSecretLooking(await readPlan(o.backend, plan, { signal: o.signal })),
-      ai: config.ai,
-      history: () => history?.messages() ?? [],
-      onToken: stream && ((t) => stream.write(t)),
-      onProgress: o.onProgress,
-      signal: o.signal,
-      source: { systemPrompt: K8S_SYSTEM_PROMPT, label: `Kubernetes ${where}`, builtinAnswer: (q, results) => answerK8s(q, results, `Cluster ${o.context}${o.namespace ? ` (namespace ${o.namespace})` : ''}`) },
-    },
-    { onTransition: (from, to) => o.trace?.(`${from} -> ${to}`) },
-  ).finally(() => stream?.end());
-  o.debug?.(`k8s ask: ${where}; context ${out.contextChars} characters, summarised: ${out.summarised ? 'yes' : 'no'}, provider ${out.provider}`);
-  const answer = maskSecretsInText(out.answer);
-  history?.append(o.question, answer);
+/** The actors of a cluster question. */
+export function clusterActors(o: Pick<ClusterAskOptions, 'cluster' | 'namespace'>): AskActors {
+  const where = `cluster ${o.cluster}${o.namespace ? `, namespace ${o.namespace}` : ', all namespaces'}`;
+  return {
+    route: fromPromise<Routed, RouteInput>(async () => ({
+      route: { providers: ['k8s'], reasons: [{ provider: 'k8s', terms: [], note: `k8s ask (${where})` }], kinds: [], defaulted: false },
+      prompt: { system: K8S_SYSTEM_PROMPT, label: `Kubernetes ${where}` },
+    })),
+    chooseModel: chooseModelActor,
+    // One conversation per cluster: a follow-up about "that pod" means this cluster's pod.
+    recall: historyRecall(() => `k8s:${o.cluster}`),
+    readContext: fromPromise<ContextRead, ReadContextInput>(async ({ input, signal }) => {
+      const { plan, kinds } = askContextPlan(o.cluster, o.namespace);
+      const data = maskSecretLooking(await readPlan(input.context.backend, plan, { signal: actorSignal(input.context, signal) }));
+      return { results: plan.commands.map((c, i) => ({ kind: kinds[i]!, args: c.args, data: data[i] })), read: where };
+    }),
+    summarise: summariseActor,
+    answer: answerActor((input) => answerK8s(input.question, input.results, `Cluster ${o.cluster}${o.namespace ? ` (namespace ${o.namespace})` : ''}`)),
+  };
+}
+
+export async function askCluster(o: ClusterAskOptions, hooks: { observe?: AskObserver } = {}): Promise<AskResult> {
+  const observe = hooks.observe ?? (() => undefined);
+  const machine = askFlowMachine.provide({ actors: clusterActors(o) });
+  const out = await runAskFlow(machine, o, redactingTokens((event) => {
+    if (event.type === 'ask.answer') {
+      const r = event.output;
+      observe({ type: 'ask.debug', line: `k8s ask: ${r.read}; context ${r.contextChars} characters, summarised: ${r.summarised ? 'yes' : 'no'}, provider ${r.provider}` });
+    }
+    observe(event);
+  }));
+  if (o.history !== false && out.provider !== 'builtin' && out.profile) conversationOf(o.context, out.profile, `k8s:${o.cluster}`).append(o.question, out.answer);
   const { sizes: _s, summaryCalls: _c, ...result } = out;
-  return { ...result, answer };
+  return result;
 }

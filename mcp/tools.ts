@@ -112,7 +112,7 @@ export const TOOLS = [
     input: S.AskInput,
     output: S.AskOutput,
     annotations: { ...READ_ONLY, idempotentHint: false },
-    run: ({ question }, { backend, signal }) => askForTool(backend, question, signal),
+    run: ({ question }, { backend, signal, progress }) => askForTool(backend, question, signal, progress),
   }),
   tool({
     name: 'assistant_gpucloud_list',

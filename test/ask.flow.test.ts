@@ -5,9 +5,13 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runAskFlow, type AskFlowInput } from '../machines/ask-flow.js';
-import { ALWAYS_CONTEXT_KINDS, contextPlanFor } from '../machines/ask.js';
+import { fromPromise } from 'xstate';
+import { askFlowMachine, runAskFlow, type AskBackend, type AskEvent, type AskFlowInput, type ChooseModelInput, type Routed, type RouteInput } from '../machines/ask-flow.js';
+import { ALWAYS_CONTEXT_KINDS, ANSWER_SYSTEM_PROMPT, answerWithoutModel, cloudReadContext, contextPlanFor, type PlanRunner } from '../machines/ask.js';
+import { answerActor, recallFrom, summariseActor } from '../machines/ask-actors.js';
 import { resolveAiProvider } from '../engine/producers/ai/resolve.js';
+import type { AiProvider, ChatMessage } from '../engine/producers/ai/provider.js';
+import type { Config } from '../schemas/config.js';
 import { findKind } from '../engine/providers/gpucloud/catalogue.js';
 import { OperationError } from '../engine/core/errors.js';
 import type { RouteDecision } from '../engine/core/routing/route.js';
@@ -26,7 +30,7 @@ function provider() {
 }
 
 /** `count` instance records of about `size` characters each, answered for the instances step. */
-function fakeRead(count: number, size: number, reads: Plan[] = []): AskFlowInput['runReadPlan'] {
+function fakeRead(count: number, size: number, reads: Plan[] = []): PlanRunner {
   return async (plan) => {
     reads.push(plan);
     return plan.commands.map((c) => {
@@ -39,26 +43,45 @@ function fakeRead(count: number, size: number, reads: Plan[] = []): AskFlowInput
   };
 }
 
-function input(overrides: Partial<AskFlowInput>): AskFlowInput {
-  return {
-    question: 'which instances are offline?',
-    route: () => route,
-    provider,
-    contextPlan: contextPlanFor,
-    runReadPlan: fakeRead(3, 10),
-    ...overrides,
-  };
+interface FlowOptions {
+  question?: string;
+  runPlan?: PlanRunner;
+  provider?: () => AiProvider;
+  history?: ChatMessage[];
+  ai?: Config['ai'];
 }
+
+/** The flow with this test's actors: a fixed route, the given provider and turns, the cloud reads run by `runPlan`. */
+function flow(o: FlowOptions = {}) {
+  const machine = askFlowMachine.provide({
+    actors: {
+      route: fromPromise<Routed, RouteInput>(async () => ({ route, prompt: { system: ANSWER_SYSTEM_PROMPT, label: 'the cloud' } })),
+      chooseModel: fromPromise<AiProvider, ChooseModelInput>(async () => (o.provider ?? provider)()),
+      recall: recallFrom(() => o.history ?? []),
+      readContext: cloudReadContext({ runPlan: o.runPlan ?? fakeRead(3, 10) }),
+      summarise: summariseActor,
+      answer: answerActor((input) => answerWithoutModel(input.question, input.route, input.results)),
+    },
+  });
+  // The reads are the test's own: the backend only carries the config.
+  const input: AskFlowInput = { question: o.question ?? 'which instances are offline?', context: { backend: { config: { ai: o.ai } } as unknown as AskBackend, home: '/nonexistent', env: {} } };
+  return { machine, input };
+}
+
+/** Runs the flow; `events` gets every event, `transitions` the phases as `from -> to`. */
+async function run(o: FlowOptions = {}, events: AskEvent[] = []) {
+  const { machine, input } = flow(o);
+  return runAskFlow(machine, input, (e) => events.push(e));
+}
+const phases = (events: AskEvent[]) => events.flatMap((e) => (e.type === 'ask.phase' ? [`${e.from} -> ${e.to}`] : []));
 
 test('a context of several MB is summarised in ai.max_chunks chunk calls, then answered within ai.max_prompt_chars', async () => {
   srv.setDefault((req) => ({ text: req.body.stream ? 'Instances node-0, node-7… are offline.' : 'condensed: some instances offline' }));
-  const transitions: string[] = [];
-  const progress: string[] = [];
+  const events: AskEvent[] = [];
   const started = performance.now();
-  const out = await runAskFlow(
-    input({ runReadPlan: fakeRead(3000, 1000), ai: { max_prompt_chars: 120_000, chunk_chars: 120_000, max_chunks: 6 }, onProgress: (l) => progress.push(l) }),
-    { onTransition: (from, to) => transitions.push(`${from} -> ${to}`) },
-  );
+  const out = await run({ runPlan: fakeRead(3000, 1000), ai: { max_prompt_chars: 120_000, chunk_chars: 120_000, max_chunks: 6 } }, events);
+  const transitions = phases(events);
+  const progress = events.flatMap((e) => (e.type === 'ask.progress' ? [e.text] : []));
   const ms = performance.now() - started;
   assert.ok(out.contextChars > 3_000_000, `context ${out.contextChars} characters`);
   assert.is(out.summarised, true);
@@ -79,26 +102,24 @@ test('a context of several MB is summarised in ai.max_chunks chunk calls, then a
 });
 
 test('with the built-in provider the answer comes after the transition into answering (trace order)', async () => {
-  const events: string[] = [];
-  const out = await runAskFlow(
-    input({ question: 'what is my balance', provider: () => resolveAiProvider({ aiConfig: {}, profileName: 'builtin', env: {} }), onToken: (t) => events.push(`token ${t}`) }),
-    { onTransition: (from, to) => events.push(`${from} -> ${to}`) },
-  );
+  const seen: AskEvent[] = [];
+  const out = await run({ question: 'what is my balance', provider: () => resolveAiProvider({ aiConfig: {}, profileName: 'builtin', env: {} }) }, seen);
+  const events = seen.flatMap((e) => (e.type === 'ask.phase' ? [`${e.from} -> ${e.to}`] : e.type === 'ask.token' ? [`token ${e.text}`] : []));
   assert.ok(out.answer.length > 0);
   assert.equal(events, ['start -> routing', 'routing -> gatheringContext', 'gatheringContext -> answering', `token ${out.answer}`, 'answering -> done']);
 });
 
 test('below ai.max_prompt_chars nothing is summarised and the provider is called once', async () => {
   srv.reply({ text: 'node-0 is offline.' });
-  const transitions: string[] = [];
-  const out = await runAskFlow(input({}), { onTransition: (_f, to) => transitions.push(to) });
+  const events: AskEvent[] = [];
+  const out = await run({}, events);
   assert.is(out.summarised, false);
   assert.is(srv.chatRequests().length, 1);
-  assert.not.ok(transitions.includes('summarising'));
+  assert.not.ok(phases(events).some((t) => t.endsWith('-> summarising')));
 });
 
-test('the answer streams: tokens reach onToken while the reply is still being written', async () => {
-  // The server holds everything after the first token until onToken has seen it (60 s safety valve).
+test('the answer streams: tokens reach the observer while the reply is still being written', async () => {
+  // The server holds everything after the first token until the observer has seen it (60 s safety valve).
   let firstSeen!: () => void;
   let valveOpened = false;
   const rest = new Promise<void>((resolve) => {
@@ -107,32 +128,36 @@ test('the answer streams: tokens reach onToken while the reply is still being wr
   });
   srv.reply({ text: 'one two three four five six', restAfter: rest });
   const seen: string[] = [];
-  const out = await runAskFlow(input({ onToken: (t) => (seen.push(t), firstSeen()) }));
+  const { machine, input } = flow();
+  const out = await runAskFlow(machine, input, (e) => {
+    if (e.type === 'ask.token') (seen.push(e.text), firstSeen());
+  });
   assert.is(seen.join(''), 'one two three four five six');
   assert.is(out.answer, 'one two three four five six');
   assert.ok(seen.length >= 6, `${seen.length} tokens`);
-  assert.not.ok(valveOpened, 'the first token reached onToken while the rest was still unsent');
+  assert.not.ok(valveOpened, 'the first token reached the observer while the rest was still unsent');
 });
 
 test('earlier turns are sent before the question', async () => {
   srv.reply({ text: 'yes' });
-  await runAskFlow(input({ history: () => [{ role: 'user', content: 'q1' }, { role: 'assistant', content: 'a1' }] }));
+  await run({ history: [{ role: 'user', content: 'q1' }, { role: 'assistant', content: 'a1' }] });
   const msgs = srv.chatRequests()[0]!.body.messages.filter((m: any) => m.role !== 'system');
   assert.equal(msgs.slice(0, 2), [{ role: 'user', content: 'q1' }, { role: 'assistant', content: 'a1' }]);
   assert.match(msgs[2].content, /Question: which instances are offline\?/);
 });
 
 test('a failing read ends in failed with the executor error; the AI is not asked', async () => {
-  const transitions: string[] = [];
+  const events: AskEvent[] = [];
   const boom = new OperationError('api_error', 'gpucloud said no');
-  const err = await runAskFlow(
-    input({
-      runReadPlan: async () => {
+  const err = await run(
+    {
+      runPlan: async () => {
         throw boom;
       },
-    }),
-    { onTransition: (from, to) => transitions.push(`${from} -> ${to}`) },
+    },
+    events,
   ).catch((e: unknown) => e);
+  const transitions = phases(events);
   assert.is(err, boom);
   assert.is(transitions[transitions.length - 1], 'gatheringContext -> failed');
   assert.is(srv.chatRequests().length, 0);

@@ -54,6 +54,26 @@ test('in the sandbox assistant_gpucloud_ask answers the balance without a model'
   }
 });
 
+test('assistant_gpucloud_ask reports the ask flow phases as increasing progress to a client that asks for it', async () => {
+  const { client } = await connectStdio({ args: [], env: {}, home: tempHome('assistant-mcp-'), globalArgs: ['--sandbox'] });
+  try {
+    const seen: { progress: number; total?: number; message?: string }[] = [];
+    const r = (await client.callTool({ name: 'assistant_gpucloud_ask', arguments: { question: 'what is my balance' } }, undefined, {
+      onprogress: (p) => seen.push(p),
+      resetTimeoutOnProgress: true,
+    })) as { isError?: boolean };
+    assert.not.ok(r.isError);
+    assert.equal(
+      seen.map((p) => p.message),
+      ['routing the question', 'reading the cloud', 'writing the answer', 'answered'],
+    );
+    for (let i = 1; i < seen.length; i++) assert.ok(seen[i]!.progress > seen[i - 1]!.progress, 'progress only increases');
+    assert.is(seen.at(-1)!.progress, seen.at(-1)!.total);
+  } finally {
+    await client.close();
+  }
+});
+
 test('without an AI provider assistant_gpucloud_ask is an error result saying how to configure one', async () => {
   const emu = await startEmulator({ seed: 'demo', rateLimit: false });
   const { client } = await connectStdio({ env: { ...emulatorEnv(emu), OPENAI_API_KEY: undefined } });

@@ -14,6 +14,7 @@ import type { ChatMessage } from '../../engine/producers/ai/provider.js';
 import { SafetyRefusal } from '../../engine/core/errors.js';
 import { renderReport } from '../../engine/core/render/report.js';
 import { askQuestion } from '../../machines/ask.js';
+import { recallFrom } from '../../machines/ask-actors.js';
 import type { BudgetLimit } from '../../machines/apply/index.js';
 import type { Plan } from '../../schemas/plan.js';
 import { BoxError, type AgentReply, type AgentRequest, type AgentRunner, type Turn } from '../agent.js';
@@ -65,19 +66,27 @@ export function assistantAgent(opts: AssistantAgentOptions): AgentRunner {
 
     async answer(req: AgentRequest): Promise<AgentReply> {
       if (req.mode === 'answer') {
-        const result = await askQuestion({
-          question: req.message,
-          backend: sessionFor(session, req.signal),
-          home: ctx.home,
-          env: ctx.env,
-          aiProfile: opts.aiProfile,
-          sandbox: ctx.globals.sandbox,
-          history: false,
-          conversation: () => toMessages(req.history),
-          aiPolicy: { timeoutMs: opts.aiTimeoutMs },
-          onToken: req.onToken,
-          signal: req.signal,
-        });
+        const result = await askQuestion(
+          {
+            question: req.message,
+            // The request carries its own turns (recall below): no shared history file.
+            history: false,
+            context: {
+              backend: sessionFor(session, req.signal),
+              home: ctx.home,
+              env: ctx.env,
+              signal: req.signal,
+              sandbox: ctx.globals.sandbox,
+              ai: { profile: opts.aiProfile, policy: { timeoutMs: opts.aiTimeoutMs } },
+            },
+          },
+          {
+            observe: (event) => {
+              if (event.type === 'ask.token') req.onToken?.(event.text);
+            },
+            actors: { recall: recallFrom(() => toMessages(req.history)) },
+          },
+        );
         return { answer: result.answer, meta: { providers: result.route.providers, ai_provider: result.provider, model: result.model, summarised: result.summarised } };
       }
       if (req.mode === 'apply' && !opts.allowApply) {

@@ -1,0 +1,112 @@
+/**
+ * The actors every ask flow provides the same way (machines/ask-flow.ts): choosing the AI provider,
+ * recalling the conversation, summarising a large context and answering (a model streams; the
+ * built-in provider renders from the results). What differs per flow (the cloud question, a cluster,
+ * a report, a talk session) is given to the factories here or provided in their place.
+ */
+import { fromPromise } from 'xstate';
+import { ConversationHistory } from '../engine/producers/ai/history.js';
+import type { AiProvider, ChatMessage } from '../engine/producers/ai/provider.js';
+import { profileForCommand, resolveAiProvider } from '../engine/producers/ai/resolve.js';
+import { summariseContext, type SummariseResult } from '../engine/producers/ai/summarise.js';
+import {
+  answerUserMessage,
+  type AnswerInput,
+  type AskActors,
+  type AskContext,
+  type Answered,
+  type ChooseModelInput,
+  type PromptSizes,
+  type RecallInput,
+  type SummariseInput,
+} from './ask-flow.js';
+
+/** The context signal and the actor's own (stopped when the flow leaves its state): either ends the work. */
+export function actorSignal(context: AskContext, own: AbortSignal): AbortSignal {
+  return context.signal ? AbortSignal.any([context.signal, own]) : own;
+}
+
+/** The AI provider of the context's choice (`--ai-profile`, model and key flags, config, env). */
+export const chooseModelActor: AskActors['chooseModel'] = fromPromise<AiProvider, ChooseModelInput>(async ({ input }) => {
+  const { context } = input;
+  const { config } = context.backend;
+  return resolveAiProvider({
+    aiConfig: config.ai,
+    profileName: profileForCommand(context.ai?.profile, context.sandbox, config.ai),
+    modelOverrides: context.ai?.modelOverrides,
+    keyFlags: context.ai?.keyFlags,
+    env: context.env,
+    policy: context.ai?.policy,
+    debug: (line) => input.notify({ type: 'ask.debug', line }),
+  });
+});
+
+/** Where a conversation is kept: `~/.assistant/history/<profile>-<project hash>.json`. */
+export function conversationOf(context: AskContext, profile: string, project: string): ConversationHistory {
+  return new ConversationHistory(context.home, profile, project);
+}
+
+/**
+ * Earlier turns from the history file of `project` (per AI profile); none with the built-in provider
+ * or without history. `--new-conversation` forgets them first.
+ */
+export function historyRecall(project: (input: RecallInput) => string): AskActors['recall'] {
+  return fromPromise<ChatMessage[], RecallInput>(async ({ input }) => {
+    if (!input.history || input.provider.name === 'builtin') return [];
+    const history = conversationOf(input.context, input.provider.profile, project(input));
+    if (input.newConversation) history.clear();
+    return history.messages();
+  });
+}
+
+/** Earlier turns kept by the caller (a talk session, a box request), chosen once the provider (and so its model) is known. */
+export function recallFrom(turns: (provider: AiProvider) => ChatMessage[]): AskActors['recall'] {
+  return fromPromise<ChatMessage[], RecallInput>(async ({ input }) => turns(input.provider));
+}
+
+/** Chunked summarisation when the context would exceed ai.max_prompt_chars; progress per chunk. */
+export const summariseActor: AskActors['summarise'] = fromPromise<SummariseResult, SummariseInput>(async ({ input, signal }) =>
+  summariseContext({
+    provider: input.provider,
+    question: input.question,
+    records: input.records,
+    ai: input.context.backend.config.ai,
+    overheadChars: input.overheadChars,
+    signal: actorSignal(input.context, signal),
+    onProgress: (e) => input.notify({ type: 'ask.progress', text: `summarising part ${e.part} of ${e.of} (chunk ${e.chunkIndex + 1} of ${e.total})` }),
+  }),
+);
+
+/**
+ * The answer. With a model: the prompt (system, earlier turns, data and question) streams back token by
+ * token. With the built-in provider: `builtin` renders it from the results, no model asked.
+ */
+export function answerActor(builtin: (input: AnswerInput) => string | Promise<string>): AskActors['answer'] {
+  return fromPromise<Answered, AnswerInput>(async ({ input, signal }) => {
+    const { provider, history, prompt, question, data } = input;
+    if (provider.name === 'builtin') {
+      const answer = await builtin(input);
+      input.notify({ type: 'ask.token', text: answer });
+      return { answer, sizes: { system: 0, context: data.length, question: question.length, history: 0, historyTurns: 0, total: 0 } };
+    }
+    const user = answerUserMessage(question, data, prompt.label);
+    const historyChars = history.reduce((n, m) => n + m.content.length, 0);
+    const sizes: PromptSizes = {
+      system: prompt.system.length,
+      context: data.length,
+      question: question.length,
+      history: historyChars,
+      historyTurns: history.filter((m) => m.role === 'user').length,
+      total: prompt.system.length + historyChars + user.length,
+    };
+    const res = await provider.chat({
+      system: prompt.system,
+      messages: [...history, { role: 'user', content: user }],
+      stream: true,
+      onToken: (text) => input.notify({ type: 'ask.token', text }),
+      signal: actorSignal(input.context, signal),
+      temperature: 0.2,
+    });
+    return { answer: res.text, model: res.model || provider.model || undefined, sizes };
+  });
+}
