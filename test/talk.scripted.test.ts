@@ -143,7 +143,9 @@ test('--timeout bounds each turn, not the session: a turn that runs out fails (e
     let release!: () => void;
     srv.reply({ text: '', tokens: ['never ', 'finishes'], restAfter: new Promise<void>((r) => (release = r)) }, { text: 'The second answer.' });
     try {
-      const r = await runCli(['--config', config(), '--timeout', '2', 'talk'], { home: home(), env: { ...env, TEST_AI_KEY: KEY }, input: 'slow one\nquick one\n' });
+      // Each turn gets 6 s: the held one runs out, and the quick one (a context read and a model call) must fit
+      // in its own 6 s even on a loaded machine; 2 s did not on CI-like load.
+      const r = await runCli(['--config', config(), '--timeout', '6', 'talk'], { home: home(), env: { ...env, TEST_AI_KEY: KEY }, input: 'slow one\nquick one\n' });
       assert.is(r.code, 1, r.stderr);
       assert.match(r.stderr, /^error: [a-z_]*timeout[a-z_]*: /m);
       assert.match(r.stdout, /^The second answer\.$/m);
