@@ -7,10 +7,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makePlan, type PlanValidator } from '../engine/producers/ai/maker.js';
 import { resolveAiProvider } from '../engine/producers/ai/resolve.js';
-import { AssistantError, SafetyRefusal } from '../engine/core/errors.js';
+import { SafetyRefusal } from '../engine/core/errors.js';
 import { PREDEFINED_BINDINGS } from '../schemas/plan.js';
 import { validatePlan } from '../engine/core/plan/validate.js';
 import { openAiServerFor } from './support/openai-server.js';
+import { assistantErrorOf } from './support/errors.js';
+import { createInstanceStep, gpucloudPlan } from './support/plans.js';
 
 // Every provider, loaded: these tests validate plans of any provider synchronously.
 const PROVIDERS = await allProviders();
@@ -33,18 +35,7 @@ const CATALOGUE = {
 };
 const DEFAULTS = { DEFAULT_SSH_KEY_ID: 'key-uuid-1' };
 
-const CREATE = {
-  version: 1,
-  provider: 'gpucloud',
-  commands: [
-    {
-      args: ['gpucloud-api', 'POST', '/v1/instances', JSON.stringify({ instance_type: '1V100.6V', image: 'ubuntu-24.04-cuda-12.8-open-docker', hostname: 'train-1', description: '', location_code: 'FIN-01', ssh_key_ids: ['<DEFAULT_SSH_KEY_ID>'] })],
-      reason: 'create',
-      produces: { INSTANCE_ID: '$.id' },
-    },
-    { args: ['gpucloud-api', 'PUT', '/v1/instances', '{"action":"start","id":"<INSTANCE_ID>"}'], reason: 'start it' },
-  ],
-};
+const CREATE = gpucloudPlan(createInstanceStep('train-1', { produces: true }), { args: ['gpucloud-api', 'PUT', '/v1/instances', '{"action":"start","id":"<INSTANCE_ID>"}'], reason: 'start it' });
 const DELETE = { version: 1, provider: 'gpucloud', commands: [{ args: ['gpucloud-api', 'PUT', '/v1/instances', '{"action":"delete","id":"abc"}'], reason: 'delete train-1' }] };
 const SHUTDOWN = { version: 1, provider: 'gpucloud', commands: [{ args: ['gpucloud-api', 'PUT', '/v1/instances', '{"action":"shutdown","id":"abc"}'], reason: 'shut down train-1' }] };
 
@@ -58,15 +49,7 @@ const opts = (extra: Partial<Parameters<typeof makePlan>[0]> = {}) => ({
   ...extra,
 });
 
-async function errorOf(p: Promise<unknown>): Promise<AssistantError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof AssistantError) return err;
-    throw err;
-  }
-  throw new Error('expected an error');
-}
+const errorOf = assistantErrorOf;
 
 test('the model gets the plan JSON Schema as structured output, the catalogue and the defaults; a valid plan comes back', async () => {
   srv.reply({ text: JSON.stringify(CREATE) });

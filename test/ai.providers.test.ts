@@ -5,12 +5,13 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AssistantError, InterruptedError } from '../engine/core/errors.js';
+import { InterruptedError } from '../engine/core/errors.js';
 import { resolveAiProvider, type ResolveAiProviderOptions } from '../engine/producers/ai/resolve.js';
 import { isReasoningModel, parseRetryAfter } from '../engine/producers/ai/call-policy.js';
 import { redactText } from '../engine/core/redact.js';
 import type { AiConfig } from '../schemas/config.js';
 import { openAiServerFor } from './support/openai-server.js';
+import { assistantErrorOf } from './support/errors.js';
 
 const srv = openAiServerFor(test);
 
@@ -25,15 +26,7 @@ function openaiProfile(extra: Record<string, unknown> = {}): Partial<AiConfig> {
   return { default_provider: 'openai', providers: { openai: { base_url: srv.baseURL, ...extra } } };
 }
 
-async function errorOf(p: Promise<unknown>): Promise<AssistantError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof AssistantError) return err;
-    throw err;
-  }
-  throw new Error('expected an error');
-}
+const errorOf = assistantErrorOf;
 
 const hello = { messages: [{ role: 'user' as const, content: 'hello' }] };
 

@@ -4,7 +4,6 @@
  * the team from `workspace_id`, a combined view with notes, `until` paging followed, a refused token
  * and rate limits made clear, the token never shown, a hostile fake bounded, `credentials test`.
  */
-import { rmSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { APPPLATFORM_FAKE_TEAM_ID, startAppPlatformFake } from '../emulator/fakes/appplatform.js';
@@ -12,32 +11,14 @@ import type { JsonFake } from '../emulator/fakes/json-fake.js';
 import { startNotesFake } from '../emulator/fakes/notes.js';
 import { appPlatformProvider } from '../engine/providers/appplatform/provider.js';
 import { runUntilHeld } from './support/held-request.js';
-import { configFile, runCli, tempHome } from './support/cli.js';
+import { runCli, tempHome } from './support/cli.js';
+import { builtinConfig, runWithConfig } from './support/integration.js';
 
-const dirs: string[] = [];
-test.after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-function home(): string {
-  const h = tempHome('assistant-appplatform-');
-  dirs.push(h);
-  return h;
-}
-
-function config(text: string): string {
-  const path = configFile(`ai:\n  default_provider: builtin\n${text}`);
-  dirs.push(path.replace(/\/config\.yaml$/, ''));
-  return path;
-}
-
+const home = () => tempHome('assistant-appplatform-');
+const config = builtinConfig;
 const section = (fake: JsonFake, extra = '') => `appplatform:\n  api_token: ${fake.token}\n  workspace_id: ${APPPLATFORM_FAKE_TEAM_ID}\n  base_url: ${fake.url}\n${extra}`;
 
-async function ask(fake: JsonFake, args: string[], opts: { env?: Record<string, string>; config?: string } = {}) {
-  const r = await runCli(['--config', opts.config ?? config(section(fake)), ...args], { env: opts.env, home: home() });
-  assert.not.ok((r.stdout + r.stderr).includes(fake.token), 'the token never appears in any output');
-  return r;
-}
+const ask = (fake: JsonFake, args: string[], opts: { env?: Record<string, string>; config?: string } = {}) => runWithConfig(opts.config ?? config(section(fake)), args, fake.token, opts.env);
 
 test('"which deployments failed" is routed to appplatform without a flag and answered from the team\'s deployments', async () => {
   const fake = await startAppPlatformFake();

@@ -5,11 +5,11 @@
  * hostile input, and every branch of the decision.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { tempDir } from './support/temp.js';
 import { allProviders } from '../engine/providers/index.js';
 
 const ALL_PROVIDERS = await allProviders();
@@ -23,15 +23,7 @@ import { WATCH_SCRIPT, watcherScript, watcherScriptName, withWatcher } from '../
 import { checkIntervalMs } from '../schemas/config.js';
 import type { Plan } from '../schemas/plan.js';
 
-const dirs: string[] = [];
-const tmp = (prefix: string) => {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-};
-test.after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const tmp = tempDir;
 
 const POLICY = { idle_minutes: 30, action: 'shutdown' as const };
 const body = (o: Record<string, unknown>) => JSON.stringify(o);

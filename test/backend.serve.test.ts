@@ -4,30 +4,21 @@
  * cli.credentials-store.test.ts.)
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { asClient, createApiKey, startBackendProcess, type BackendProcess } from './support/backend.js';
+import { asClient, backendForFile, createApiKey, startBackendProcess, type BackendProcess } from './support/backend.js';
 import { runCli } from './support/cli.js';
+import { tempDir } from './support/temp.js';
 
 let backend: BackendProcess;
 let key = '';
 const dirs: string[] = [];
-const temp = (prefix: string) => {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-};
+const temp = tempDir;
 
-test.before(async () => {
-  backend = await startBackendProcess();
-  dirs.push(backend.home);
-  key = await createApiKey(backend, 'team-s');
-});
+backendForFile(test, 'team-s', (b, k) => ((backend = b), (key = k)));
 test.after(async () => {
-  await backend?.kill('SIGTERM');
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 

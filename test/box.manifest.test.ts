@@ -4,22 +4,14 @@
  * stays in ~/.assistant/box; plans, output and journals hold only its SHA-256.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli, tempHome } from './support/cli.js';
 
-const homes: string[] = [];
-test.after(() => {
-  for (const h of homes) rmSync(h, { recursive: true, force: true });
-});
 
-function home(): string {
-  const h = tempHome('assistant-box-manifest-');
-  homes.push(h);
-  return h;
-}
+const home = () => tempHome('assistant-box-manifest-');
 
 /** Every file under a directory, recursively. */
 function filesUnder(dir: string): string[] {

@@ -9,9 +9,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli, showCommand, type CliTool } from '../engine/core/kits/cli/runner.js';
 import { cliClient } from '../engine/core/kits/cli/provider.js';
-import { AssistantError } from '../engine/core/errors.js';
 import { tempDir } from './support/temp.js';
 import { until } from './support/wait.js';
+import { assistantErrorOf } from './support/errors.js';
 
 const node: CliTool = {
   command: process.execPath,
@@ -23,15 +23,7 @@ const never = new AbortController().signal;
 const run = (script: string, extra: string[] = [], opts: { signal?: AbortSignal; maxStdoutBytes?: number; env?: Record<string, string> } = {}) =>
   runCli({ tool: node, args: ['-e', script, '--', ...extra], env: { ...process.env, ...opts.env }, signal: opts.signal ?? never, maxStdoutBytes: opts.maxStdoutBytes });
 
-async function failure(p: Promise<unknown>): Promise<AssistantError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof AssistantError) return err;
-    throw err;
-  }
-  throw new Error('expected a failure');
-}
+const failure = assistantErrorOf;
 
 test('arguments reach the program as they are: no shell reads quotes, $, ; or backticks', async () => {
   const tricky = ['a b', '$(touch /tmp/x)', '; rm -rf /', '`id`', '"q"', "'s'", '*'];

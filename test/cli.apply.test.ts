@@ -7,6 +7,7 @@ import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../emulator/index.js';
 import { runCli, withEmulator } from './support/cli.js';
 import { RunReportSchema } from '../schemas/run-report.js';
 import { tempDir } from './support/temp.js';
+import { createInstanceStep, gpucloudPlan } from './support/plans.js';
 
 const examplesDir = fileURLToPath(new URL('../../examples/plans/', import.meta.url));
 const examples = readdirSync(examplesDir).filter((f) => f.endsWith('.json'));
@@ -63,18 +64,10 @@ test('malformed plan JSON on stdin is exit 2 naming stdin', async () => {
 
 test('bindings flow from a bare-text create ID into a later path, and the report names them', async () => {
   await withEmulator(async ({ emu, env }) => {
-    const plan = {
-      version: 1,
-      provider: 'gpucloud',
-      commands: [
-        {
-          args: ['gpucloud-api', 'POST', '/v1/instances', JSON.stringify({ instance_type: '1V100.6V', image: 'ubuntu-24.04-cuda-12.8-open-docker', hostname: 'bind-1', description: 'say "hi" \\ there', location_code: 'FIN-01', ssh_key_ids: [EMULATOR_DEFAULT_SSH_KEY_ID] })],
-          reason: 'create',
-          produces: { INSTANCE_ID: '$.id' },
-        },
-        { args: ['gpucloud-api', 'GET', '/v1/instances/<INSTANCE_ID>'], reason: 'read back', produces: { HOST: '$.hostname' } },
-      ],
-    };
+    const plan = gpucloudPlan(
+      createInstanceStep('bind-1', { description: 'say "hi" \\ there', sshKey: EMULATOR_DEFAULT_SSH_KEY_ID, produces: true }),
+      { args: ['gpucloud-api', 'GET', '/v1/instances/<INSTANCE_ID>'], reason: 'read back', produces: { HOST: '$.hostname' } },
+    );
     const r = await runCli(['ask', '--apply', '-o', 'json'], { env, input: JSON.stringify(plan) });
     assert.is(r.code, 0, r.stderr);
     const report = RunReportSchema.parse(JSON.parse(r.stdout));

@@ -3,34 +3,24 @@
  * secrets from stdin, values kept as typed, cloud_a profiles and session keys), and the transport rules
  * (never plain HTTP off this machine, never a redirect to another origin).
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { asClient, createApiKey, startBackendProcess, type BackendProcess } from './support/backend.js';
+import { asClient, backendForFile, type BackendProcess } from './support/backend.js';
 import { runCli, tempHome } from './support/cli.js';
 
 let backend: BackendProcess;
 let key = '';
-const dirs: string[] = [];
 
-test.before(async () => {
-  backend = await startBackendProcess();
-  dirs.push(backend.home);
-  key = await createApiKey(backend, 'team-c');
-});
-test.after(async () => {
-  await backend?.kill('SIGTERM');
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+backendForFile(test, 'team-c', (b, k) => ((backend = b), (key = k)));
 
 const call = (path: string) => fetch(`${backend.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
 
 test('the client refuses plain HTTP to a host that is not this machine, before sending anything', async () => {
   const home = tempHome();
-  dirs.push(home);
   const r = await runCli(['credentials', 'list'], { home, env: { ASSISTANT_BACKEND_URL: 'http://backend.invalid:8790', ASSISTANT_BACKEND_API_KEY: key } });
   assert.is(r.code, 2, r.stderr);
   assert.match(r.stderr, /^error: insecure_backend_url: refusing to send the backend API key over plain HTTP to backend\.invalid:8790/m);
@@ -49,7 +39,6 @@ test('the client follows no redirect to another origin: the key never reaches it
   const port = await listen(redirector);
   try {
     const home = tempHome();
-    dirs.push(home);
     const r = await runCli(['credentials', 'list'], { home, env: { ASSISTANT_BACKEND_URL: `http://127.0.0.1:${port}`, ASSISTANT_BACKEND_API_KEY: key } });
     assert.is(r.code, 1, r.stderr);
     assert.match(r.stderr, /^error: backend_redirect_refused: the credential backend at http:\/\/127\.0\.0\.1:\d+ redirected to another origin/m);
@@ -62,7 +51,6 @@ test('the client follows no redirect to another origin: the key never reaches it
 
 test('store: fields per provider, secrets from stdin or refused without a terminal, a command-line secret warned about', async () => {
   const home = tempHome();
-  dirs.push(home);
   const env = asClient(backend, key);
   const stray = await runCli(['credentials', 'store', 'gpucloud', '--client-id', 'a', '--token', 'b'], { home, env });
   assert.is(stray.code, 2);
@@ -86,7 +74,6 @@ test('store: fields per provider, secrets from stdin or refused without a termin
 
 test("cloud_a stores a profile's long-term keys; expiring session keys only with --allow-session", async () => {
   const home = tempHome();
-  dirs.push(home);
   mkdirSync(join(home, '.aws'));
   writeFileSync(
     join(home, '.aws', 'credentials'),
@@ -114,7 +101,6 @@ test('a backend that never answers: --timeout ends the command with exit 1, not 
   const port = await new Promise<number>((resolve) => silent.listen(0, '127.0.0.1', () => resolve((silent.address() as AddressInfo).port)));
   try {
     const home = tempHome();
-    dirs.push(home);
     const r = await runCli(['--timeout', '3', 'gpucloud', 'list', 'instances'], {
       home,
       env: { ASSISTANT_BACKEND_URL: `http://127.0.0.1:${port}`, ASSISTANT_BACKEND_API_KEY: key, GPUCLOUD_BASE_URL: 'http://127.0.0.1:9' },

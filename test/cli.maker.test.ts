@@ -6,6 +6,7 @@ import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../emulator/index.js';
 import { runCli as runCliDefault, tempHome, withEmulator, type RunCliOptions } from './support/cli.js';
 import { startOpenAiServer } from './support/openai-server.js';
 import { tempDir } from './support/temp.js';
+import { createInstanceStep, gpucloudPlan } from './support/plans.js';
 
 /** Children get a generous timeout: CI is a busy 2-core box and these start the CLI many times. */
 const runCli = (args: string[], opts: RunCliOptions = {}) => runCliDefault(args, { timeoutMs: 120_000, ...opts });
@@ -145,17 +146,7 @@ test('ask --maker with a configured OpenAI-compatible provider: the model gets t
   const srv = await startOpenAiServer();
   try {
     await withEmulator(async ({ env }) => {
-      const plan = {
-        version: 1,
-        provider: 'gpucloud',
-        commands: [
-          {
-            args: ['gpucloud-api', 'POST', '/v1/instances', JSON.stringify({ instance_type: '1V100.6V', image: 'ubuntu-24.04-cuda-12.8-open-docker', hostname: 'ai-1', description: '', location_code: 'FIN-01', ssh_key_ids: ['<DEFAULT_SSH_KEY_ID>'] })],
-            reason: 'create it',
-            produces: { INSTANCE_ID: '$.id' },
-          },
-        ],
-      };
+      const plan = gpucloudPlan(createInstanceStep('ai-1', { reason: 'create it', produces: true }));
       srv.reply({ text: JSON.stringify({ ...plan, produce: {} }) }, { text: JSON.stringify(plan) }); // a typo first: repaired on attempt 2
       const dir = tempDir('assistant-ai-');
       const config = `gpucloud:\n  default_ssh_key_id: ${EMULATOR_DEFAULT_SSH_KEY_ID}\nai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${srv.baseURL}\n`;

@@ -3,7 +3,7 @@
  * with -o table; figures with -o json), plan show --graph (text lanes, Mermaid, DOT), and the
  * availability matrix; and the same pictures through the MCP tools.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -18,13 +18,7 @@ import { runCli, tempHome, withEmulator } from './support/cli.js';
 import { callTool, connectHttp, startMcpServer, textOf } from './support/mcp.js';
 
 const ATTACH = fileURLToPath(new URL('../../examples/plans/volume-create-attach.json', import.meta.url));
-const homes: string[] = [];
-const home = () => {
-  const h = tempHome('assistant-pictures-');
-  homes.push(h);
-  return h;
-};
-test.after(() => homes.forEach((h) => rmSync(h, { recursive: true, force: true })));
+const home = () => tempHome('assistant-pictures-');
 
 const COSTS = [1, 5, 21.4, 30, 35.96, 35.96, 26.44];
 const TREND: CostTrend = {

@@ -9,20 +9,14 @@ import { createGpuCloudClient } from '../engine/providers/gpucloud/client.js';
 import { UnauthorizedError } from '../engine/providers/gpucloud/errors.js';
 import type { ClientEvent, GpuCloudClientOptions } from '../engine/providers/gpucloud/types.js';
 import { tempDir } from './support/temp.js';
+import { emulatorForFile } from './support/emulator.js';
 
 const CLIENT_JS = new URL('../engine/providers/gpucloud/client.js', import.meta.url).href;
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const freshDir = () => join(tempDir('gpucloud-auth-'), 'tokens');
 
 let emu: Emulator;
-
-test.before(async () => {
-  emu = await startEmulator({ seed: 'empty' });
-});
-test.after(async () => {
-  await emu.close();
-});
-test.before.each(() => emu.reset());
+emulatorForFile(test, { seed: 'empty' }, (e) => (emu = e));
 
 function client(extra: Partial<GpuCloudClientOptions> = {}, on: Emulator = emu) {
   return createGpuCloudClient({

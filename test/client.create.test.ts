@@ -1,22 +1,16 @@
 /** Creates against the emulator: bare-text and {id} bodies, multi-status results, and de-duplication after ambiguous failures. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EMULATOR_DEFAULT_SSH_KEY_ID, startEmulator, type Emulator } from '../emulator/index.js';
+import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../emulator/index.js';
 import { createGpuCloudClient } from '../engine/providers/gpucloud/client.js';
 import { createDedupeFor } from '../engine/providers/gpucloud/dedupe.js';
 import { PartialFailureError, ServerError } from '../engine/providers/gpucloud/errors.js';
 import type { ClientEvent, GpuCloudClientOptions } from '../engine/providers/gpucloud/types.js';
+import { emulatorForFile } from './support/emulator.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 let emu: Emulator;
-
-test.before(async () => {
-  emu = await startEmulator({ seed: 'empty' });
-});
-test.after(async () => {
-  await emu.close();
-});
-test.before.each(() => emu.reset());
+emulatorForFile(test, { seed: 'empty' }, (e) => (emu = e));
 
 function client(extra: Partial<GpuCloudClientOptions> = {}) {
   return createGpuCloudClient({

@@ -2,7 +2,7 @@
 import { createServer } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startEmulator, type Emulator } from '../emulator/index.js';
+import { type Emulator } from '../emulator/index.js';
 import { InterruptedError } from '../engine/core/errors.js';
 import { createGpuCloudClient } from '../engine/providers/gpucloud/client.js';
 import {
@@ -14,16 +14,10 @@ import {
   ServiceUnavailableError,
 } from '../engine/providers/gpucloud/errors.js';
 import type { ClientEvent, GpuCloudClientOptions } from '../engine/providers/gpucloud/types.js';
+import { emulatorForFile } from './support/emulator.js';
 
 let emu: Emulator;
-
-test.before(async () => {
-  emu = await startEmulator({ seed: 'empty' });
-});
-test.after(async () => {
-  await emu.close();
-});
-test.before.each(() => emu.reset());
+emulatorForFile(test, { seed: 'empty' }, (e) => (emu = e));
 
 function client(extra: Partial<GpuCloudClientOptions> = {}) {
   return createGpuCloudClient({ baseUrl: emu.url, credentials: { clientId: 'emu-client', clientSecret: 'emu-secret' }, ...extra });

@@ -6,41 +6,22 @@
  * server bounded, the MCP ask tool reading the same context, and actions other than Describe or Inquiry
  * refused without --destroyer.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startCloudDFake, type CloudDFake } from '../emulator/fakes/cloud_d.js';
 import { startVpsAFake } from '../emulator/fakes/vps_a.js';
 import { configFile, runCli, tempHome } from './support/cli.js';
+import { askBuiltin, withStarted } from './support/integration.js';
 import { callTool, connectStdio, textOf } from './support/mcp.js';
 
-const homes: string[] = [];
-const home = () => {
-  const h = tempHome('assistant-cloud-d-');
-  homes.push(h);
-  return h;
-};
-const configs: string[] = [];
-const config = (text: string) => {
-  const f = configFile(text);
-  configs.push(join(f, '..'));
-  return f;
-};
-test.after(() => {
-  for (const h of [...homes, ...configs]) rmSync(h, { recursive: true, force: true });
-});
+const home = () => tempHome('assistant-cloud-d-');
 
-async function withFake<T>(fn: (fake: CloudDFake, env: Record<string, string>) => Promise<T>, opts: Parameters<typeof startCloudDFake>[0] = {}): Promise<T> {
-  const fake = await startCloudDFake(opts);
-  try {
-    return await fn(fake, { ASSISTANT_CLOUD_D_BASE_URL: fake.url, CLOUD_D_SECRET_ID: fake.secretId, CLOUD_D_SECRET_KEY: fake.secretKey });
-  } finally {
-    await fake.close();
-  }
-}
+const withFake = <T>(fn: (fake: CloudDFake, env: Record<string, string>) => Promise<T>, opts: Parameters<typeof startCloudDFake>[0] = {}): Promise<T> =>
+  withStarted(() => startCloudDFake(opts), (fake) => ({ ASSISTANT_CLOUD_D_BASE_URL: fake.url, CLOUD_D_SECRET_ID: fake.secretId, CLOUD_D_SECRET_KEY: fake.secretKey }), fn);
 
-const ask = (args: string[], env: Record<string, string | undefined>) => runCli(['ask', '--ai-profile', 'builtin', ...args], { env, home: home() });
+const ask = (args: string[], env: Record<string, string | undefined>) => askBuiltin(args, { env, home: home() });
 const bodies = (fake: CloudDFake) => fake.requests().map((q) => `${String(q.headers['x-tc-action'])} ${String(q.headers['x-tc-region'])} ${q.body}`);
 
 test('a question about cvm instances is routed to cloud_d without a flag, read in ap-singapore by default, every page followed (Offset/Limit)', () =>
@@ -57,7 +38,7 @@ test('a question about cvm instances is routed to cloud_d without a flag, read i
 
 test('--cloud-d answers by region: the configured region and every region the question names, with a count per region', () =>
   withFake(async (fake, env) => {
-    const r = await runCli(['--config', config('cloud_d:\n  region: ap-guangzhou\n'), 'ask', '--ai-profile', 'builtin', '--cloud-d', 'what runs in ap-singapore and eu-frankfurt?'], { env, home: home() });
+    const r = await runCli(['--config', configFile('cloud_d:\n  region: ap-guangzhou\n'), 'ask', '--ai-profile', 'builtin', '--cloud-d', 'what runs in ap-singapore and eu-frankfurt?'], { env, home: home() });
     assert.is(r.code, 0, r.stderr);
     assert.match(r.stdout, /^4 CVM instances:\n- gz-api \(SA2\.MEDIUM4/);
     assert.match(r.stdout.trim(), /\nBy region: ap-guangzhou 1, ap-singapore 3, eu-frankfurt 0\.$/);
@@ -110,7 +91,7 @@ test('credentials in the SPEC order: config, then CLOUD_D_SECRET_ID/KEY, then CL
     assert.is(second.stdout, 'cloud_d credentials work (source: CLOUD_D_API_SECRET_ID/CLOUD_D_API_SECRET_KEY); 3 regions visible\n');
     const first = await runCli(['credentials', 'test', 'cloud_d'], { env: { ...base, CLOUD_D_SECRET_ID: fake.secretId, CLOUD_D_SECRET_KEY: fake.secretKey, CLOUD_D_API_SECRET_ID: 'x', CLOUD_D_API_SECRET_KEY: 'y' }, home: home() });
     assert.match(first.stdout, /source: CLOUD_D_SECRET_ID\/CLOUD_D_SECRET_KEY/);
-    const cfg = config(`cloud_d:\n  secret_id: ${fake.secretId}\n  secret_key: ${fake.secretKey}\n  base_url: ${fake.url}\n`);
+    const cfg = configFile(`cloud_d:\n  secret_id: ${fake.secretId}\n  secret_key: ${fake.secretKey}\n  base_url: ${fake.url}\n`);
     const fromConfig = await runCli(['--config', cfg, 'credentials', 'test', 'cloud_d'], { env: { CLOUD_D_SECRET_ID: 'a', CLOUD_D_SECRET_KEY: 'b' }, home: home() });
     assert.is(fromConfig.code, 0, fromConfig.stderr);
     assert.match(fromConfig.stdout, /source: cloud_d\.secret_id\/secret_key in the config file/);

@@ -7,21 +7,17 @@
  * one refused with exit 3, nothing merged, its plugin never run); the CLI's own sign-in and
  * configuration are refused and the stand-in is never called; the controls run.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { runCli, tempHome } from './support/cli.js';
+import { tempDir } from './support/temp.js';
 import { callTool, connectHttp, errorOf, startMcpServer, textOf } from './support/mcp.js';
 
 const dirs: string[] = [];
-const temp = (prefix: string) => {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-};
+const temp = tempDir;
 test.after(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });

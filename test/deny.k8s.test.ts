@@ -6,25 +6,17 @@
  * sent); the controls run. A malformed local kubeconfig is a user error naming file and line (exit 2);
  * the user's own credential plugin gets the user's environment without this tool's secrets.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { classifyK8sRequest } from '../engine/providers/k8s/verbs/api.js';
 import { runCli } from './support/cli.js';
+import { tempDir } from './support/temp.js';
 import { startKubeApi, writeKubeconfig, type KubeApi } from './support/kube-api.js';
 import { callTool, connectHttp, errorOf, startMcpServer, textOf } from './support/mcp.js';
 
-const dirs: string[] = [];
-const temp = (prefix: string) => {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-};
-test.after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const temp = tempDir;
 
 /** Writes that remove data or capacity, or run something past the API: each destructive, with its reason. */
 const DESTRUCTIVE: [string, string, string | undefined, RegExp][] = [

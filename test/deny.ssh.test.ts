@@ -7,23 +7,19 @@
  * the API through it; host keys are pinned by the canonical address.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { runCli, tempHome } from './support/cli.js';
+import { tempDir } from './support/temp.js';
 import { startKubeApi } from './support/kube-api.js';
 import { callTool, connectHttp, errorOf, startMcpServer, textOf } from './support/mcp.js';
 import { headNodeKubeconfig, startSshServer, type SshTestServer } from './support/ssh-server.js';
 
 const dirs: string[] = [];
-const temp = (prefix: string) => {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-};
+const temp = tempDir;
 const home = () => {
   const h = tempHome();
   dirs.push(h);

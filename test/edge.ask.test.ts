@@ -5,7 +5,6 @@
  * by --edge, a combined view with appplatform, page/per_page paging followed, a refused token and rate
  * limits made clear, the token never shown, a hostile fake bounded, `credentials test edge`.
  */
-import { rmSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EDGE_FAKE_ACCOUNT_ID, startEdgeFake } from '../emulator/fakes/edge.js';
@@ -13,33 +12,15 @@ import type { JsonFake } from '../emulator/fakes/json-fake.js';
 import { startAppPlatformFake } from '../emulator/fakes/appplatform.js';
 import { edgeProvider } from '../engine/providers/edge/provider.js';
 import { runUntilHeld } from './support/held-request.js';
-import { configFile, runCli, tempHome } from './support/cli.js';
+import { runCli, tempHome } from './support/cli.js';
+import { builtinConfig, runWithConfig } from './support/integration.js';
 import { callTool, connectStdio, textOf } from './support/mcp.js';
 
-const dirs: string[] = [];
-test.after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-function home(): string {
-  const h = tempHome('assistant-edge-');
-  dirs.push(h);
-  return h;
-}
-
-function config(text: string): string {
-  const path = configFile(`ai:\n  default_provider: builtin\n${text}`);
-  dirs.push(path.replace(/\/config\.yaml$/, ''));
-  return path;
-}
-
+const home = () => tempHome('assistant-edge-');
+const config = builtinConfig;
 const section = (fake: JsonFake, extra = '') => `edge:\n  api_token: ${fake.token}\n  account_id: ${EDGE_FAKE_ACCOUNT_ID}\n  default_zone: example.com\n  base_url: ${fake.url}\n${extra}`;
 
-async function ask(fake: JsonFake, args: string[], opts: { env?: Record<string, string>; config?: string } = {}) {
-  const r = await runCli(['--config', opts.config ?? config(section(fake)), ...args], { env: opts.env, home: home() });
-  assert.not.ok((r.stdout + r.stderr).includes(fake.token), 'the token never appears in any output');
-  return r;
-}
+const ask = (fake: JsonFake, args: string[], opts: { env?: Record<string, string>; config?: string } = {}) => runWithConfig(opts.config ?? config(section(fake)), args, fake.token, opts.env);
 
 test('a DNS question is routed to edge without a flag: the default zone is looked up by name, then its records read', async () => {
   const fake = await startEdgeFake();

@@ -2,9 +2,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { KINDS } from '../engine/providers/gpucloud/catalogue.js';
-import { EMULATOR_DEFAULT_SSH_KEY_ID, startEmulator, type Emulator } from '../emulator/index.js';
-import { emulatorClient, type EmulatorTestClient } from '../emulator/test-client.js';
-import { testClock, type TestClock } from './support/clock.js';
+import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../emulator/index.js';
+import type { EmulatorTestClient } from '../emulator/test-client.js';
+import type { TestClock } from './support/clock.js';
+import { emulatorPerTest } from './support/emulator.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type Rec = Record<string, unknown>;
@@ -12,17 +13,9 @@ const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBvR3Lfv9j5yYxkXhF2eJ0Rj8tqQ5qO
 
 let emu: Emulator;
 let c: EmulatorTestClient;
-// Time stands still unless a test steps it, so "initializing right after create" holds on any machine.
 let clock: TestClock;
-test.before.each(async () => {
-  clock = testClock();
-  clock.freeze();
-  emu = await startEmulator({ seed: 'empty', lifecycleMs: 150, rateLimit: false, clock: clock.now });
-  c = emulatorClient(emu);
-});
-test.after.each(async () => {
-  await emu.close();
-});
+// Time stands still unless a test steps it, so "initializing right after create" holds on any machine.
+emulatorPerTest(test, { seed: 'empty', lifecycleMs: 150, rateLimit: false }, (w) => ({ emu, c, clock } = w));
 
 test('every catalogue kind list path is served with the declared shape', async () => {
   for (const k of KINDS) {

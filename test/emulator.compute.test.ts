@@ -5,8 +5,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, EMULATOR_DEMO_IDS, startEmulator, type Emulator } from '../emulator/index.js';
 import { emulatorClient, type EmulatorTestClient } from '../emulator/test-client.js';
-import { testClock, type TestClock } from './support/clock.js';
+import type { TestClock } from './support/clock.js';
 import { tempDir } from './support/temp.js';
+import { emulatorPerTest } from './support/emulator.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LIFECYCLE = 100;
@@ -15,18 +16,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 type Rec = Record<string, unknown>;
 let emu: Emulator;
 let c: EmulatorTestClient;
+let clock: TestClock;
 // Time stands still in these tests except where waitFor steps it: a state asserted right after a
 // create is the state at creation, however long the machine took between the two requests.
-let clock: TestClock;
-test.before.each(async () => {
-  clock = testClock();
-  clock.freeze();
-  emu = await startEmulator({ seed: 'empty', lifecycleMs: LIFECYCLE, clock: clock.now });
-  c = emulatorClient(emu);
-});
-test.after.each(async () => {
-  await emu.close();
-});
+emulatorPerTest(test, { seed: 'empty', lifecycleMs: LIFECYCLE }, (w) => ({ emu, c, clock } = w));
 
 const cpu = (over: Rec = {}) => ({
   instance_type: 'CPU.4V.16G',

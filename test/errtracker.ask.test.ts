@@ -12,25 +12,15 @@ import { startRepohostFake } from '../emulator/fakes/repohost.js';
 import { errtrackerBaseUrl, sentryLinkPage } from '../engine/providers/errtracker/provider.js';
 import { projectIn } from '../engine/providers/errtracker/reads.js';
 import { runCli } from './support/cli.js';
-import { assertNoSecret, homeWithConfig, removeHomes } from './support/integration.js';
+import { askBuiltin, assertNoSecret, closeStarted, homeWithConfig, startKept } from './support/integration.js';
 import { callTool, connectStdio, textOf } from './support/mcp.js';
 
 const CONFIG = 'errtracker:\n  org_slug: acme\n  default_project: backend\n';
-const closers: (() => Promise<void>)[] = [];
-test.after(async () => {
-  await Promise.all(closers.map((c) => c()));
-  removeHomes();
-});
-
-async function fake(opts: Parameters<typeof startErrtrackerFake>[0] = {}): Promise<ErrtrackerFake> {
-  const f = await startErrtrackerFake(opts);
-  closers.push(() => f.close());
-  return f;
-}
+test.after(closeStarted);
+const fake = (opts: Parameters<typeof startErrtrackerFake>[0] = {}) => startKept(() => startErrtrackerFake(opts));
 
 const envFor = (f: ErrtrackerFake, token = f.token) => ({ ASSISTANT_ERRTRACKER_BASE_URL: f.url, ERRTRACKER_AUTH_TOKEN: token });
-const ask = (f: ErrtrackerFake, args: string[], o: { token?: string; config?: string; env?: Record<string, string> } = {}) =>
-  runCli(['ask', '--ai-profile', 'builtin', ...args], { home: homeWithConfig(o.config ?? CONFIG), env: { ...envFor(f, o.token), ...(o.env ?? {}) } });
+const ask = (f: ErrtrackerFake, args: string[], o: { token?: string; config?: string; env?: Record<string, string> } = {}) => askBuiltin(args, { config: o.config ?? CONFIG, env: { ...envFor(f, o.token), ...(o.env ?? {}) } });
 
 const BACKEND_TOP = /acme\/backend: 3 unresolved issues, most frequent first \(events in the last 14d\):\n- BACKEND-7 KeyError: user_id in app\.api\.session \(3410 events, 412 users, error, last seen 2026-11-24\)\n- BACKEND-3 ZeroDivisionError: division by zero in app\.billing\.ratio \(1204 events, 87 users, error, last seen 2026-11-25\)\n- BACKEND-9 TimeoutError: upstream took 30s in app\.jobs\.sync \(95 events, 3 users, warning, last seen 2026-11-23\)/;
 
@@ -75,8 +65,7 @@ test('host: sentry.io by default, `host` overrides it, ASSISTANT_ERRTRACKER_BASE
 
 test('a combined view: errtracker and repohost in one answer', async () => {
   const f = await fake();
-  const gh = await startRepohostFake();
-  closers.push(() => gh.close());
+  const gh = await startKept(() => startRepohostFake());
   const r = await ask(f, ['how many unresolved errors are there and how many pull requests are open?'], {
     config: `${CONFIG}repohost:\n  owner: acme\n  repo: widgets\n`,
     env: { ASSISTANT_REPOHOST_BASE_URL: gh.url, REPOHOST_TOKEN: gh.token },

@@ -11,25 +11,15 @@ import { startErrtrackerFake } from '../emulator/fakes/errtracker.js';
 import { startIssuetrackerFake, type IssuetrackerFake } from '../emulator/fakes/issuetracker.js';
 import { teamIn } from '../engine/providers/issuetracker/reads.js';
 import { runCli } from './support/cli.js';
-import { assertNoSecret, homeWithConfig, removeHomes } from './support/integration.js';
+import { askBuiltin, assertNoSecret, closeStarted, homeWithConfig, startKept } from './support/integration.js';
 import { callTool, connectStdio, textOf } from './support/mcp.js';
 
 const CONFIG = 'issuetracker:\n  default_team: ENG\n';
-const closers: (() => Promise<void>)[] = [];
-test.after(async () => {
-  await Promise.all(closers.map((c) => c()));
-  removeHomes();
-});
-
-async function fake(opts: Parameters<typeof startIssuetrackerFake>[0] = {}): Promise<IssuetrackerFake> {
-  const f = await startIssuetrackerFake(opts);
-  closers.push(() => f.close());
-  return f;
-}
+test.after(closeStarted);
+const fake = (opts: Parameters<typeof startIssuetrackerFake>[0] = {}) => startKept(() => startIssuetrackerFake(opts));
 
 const envFor = (f: IssuetrackerFake, key = f.token) => ({ ASSISTANT_ISSUETRACKER_BASE_URL: f.url, ISSUETRACKER_API_KEY: key });
-const ask = (f: IssuetrackerFake, args: string[], o: { key?: string; config?: string; env?: Record<string, string> } = {}) =>
-  runCli(['ask', '--ai-profile', 'builtin', ...args], { home: homeWithConfig(o.config ?? CONFIG), env: { ...envFor(f, o.key), ...(o.env ?? {}) } });
+const ask = (f: IssuetrackerFake, args: string[], o: { key?: string; config?: string; env?: Record<string, string> } = {}) => askBuiltin(args, { config: o.config ?? CONFIG, env: { ...envFor(f, o.key), ...(o.env ?? {}) } });
 
 const ENG_BY_PRIORITY = [
   'issuetracker (team ENG): 5 open issues, by priority:',
@@ -67,8 +57,7 @@ test('--issuetracker selects it; a team named in the question and "assigned to m
 
 test('a combined view: issuetracker and errtracker in one answer', async () => {
   const f = await fake();
-  const e = await startErrtrackerFake();
-  closers.push(() => e.close());
+  const e = await startKept(() => startErrtrackerFake());
   const r = await ask(f, ['how many tickets are open and how many unresolved errors?'], {
     config: `${CONFIG}errtracker:\n  org_slug: acme\n  default_project: backend\n`,
     env: { ASSISTANT_ERRTRACKER_BASE_URL: e.url, ERRTRACKER_AUTH_TOKEN: e.token },

@@ -9,22 +9,14 @@ import * as assert from 'uvu/assert';
 import { startEmulator, EMULATOR_DEFAULT_SSH_KEY_ID } from '../emulator/index.js';
 import { emulatorEnv, tempHome } from './support/cli.js';
 import { callTool, connectHttp, errorOf, startMcpServer, textOf } from './support/mcp.js';
+import { createInstanceStep, gpucloudPlan } from './support/plans.js';
 
 const GB_HOUR = (perGbMonth: number, gb: number) => (perGbMonth * gb) / 720;
 const BURN = 1.29 + 0.0279 + GB_HOUR(0.2, 100 + 50 + 500);
 const ADDED = 0.39 + GB_HOUR(0.2, 100);
 const BALANCE = 300;
 const close = (actual: number, expected: number, what: string) => assert.ok(Math.abs(actual - expected) < 1e-9, `${what}: ${actual} != ${expected}`);
-const createPlan = {
-  version: 1,
-  provider: 'gpucloud',
-  commands: [
-    {
-      args: ['gpucloud-api', 'POST', '/v1/instances', JSON.stringify({ instance_type: '1V100.6V', image: 'ubuntu-24.04-cuda-12.8-open-docker', hostname: 'mcp-budget', description: '', location_code: 'FIN-01', ssh_key_ids: [EMULATOR_DEFAULT_SSH_KEY_ID] })],
-      reason: 'a V100 box',
-    },
-  ],
-};
+const createPlan = gpucloudPlan(createInstanceStep('mcp-budget', { sshKey: EMULATOR_DEFAULT_SSH_KEY_ID, reason: 'a V100 box' }));
 
 async function withServer(config: string, fn: (client: Awaited<ReturnType<typeof connectHttp>>, posts: () => number, home: string) => Promise<void>): Promise<void> {
   const emu = await startEmulator({ seed: 'demo', rateLimit: false, lifecycleMs: 1, debit: false });

@@ -11,6 +11,7 @@ import { kindNames } from '../engine/providers/gpucloud/catalogue.js';
 import { emulatorEnv, tempHome } from './support/cli.js';
 import { until } from './support/wait.js';
 import { callTool, connectHttp, errorOf, rawInitialize, rawPost, startMcpServer, textOf, type McpProcess } from './support/mcp.js';
+import { createInstanceStep, gpucloudPlan } from './support/plans.js';
 
 const ctx = { emu: undefined as unknown as Emulator, server: undefined as unknown as McpProcess, client: undefined as unknown as Client };
 const test = suite('mcp over http');
@@ -161,16 +162,7 @@ test('assistant_route_question reports the provider and the matched terms withou
 });
 
 test('assistant_plan_validate previews a valid plan with its cost and sends no change', async () => {
-  const plan = {
-    version: 1,
-    provider: 'gpucloud',
-    commands: [
-      {
-        args: ['gpucloud-api', 'POST', '/v1/instances', JSON.stringify({ instance_type: '1V100.6V', image: 'ubuntu-24.04', hostname: 'mcp-preview', description: 'x', location_code: '<DEFAULT_LOCATION>', ssh_key_ids: ['<DEFAULT_SSH_KEY_ID>'] })],
-        reason: 'create',
-      },
-    ],
-  };
+  const plan = gpucloudPlan(createInstanceStep('mcp-preview', { image: 'ubuntu-24.04', description: 'x', location: '<DEFAULT_LOCATION>' }));
   const r = await callTool(ctx.client, 'assistant_plan_validate', { plan });
   assert.not.ok(r.isError, textOf(r));
   assert.is(r.structuredContent.valid, true);

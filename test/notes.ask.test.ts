@@ -5,7 +5,7 @@
  * fake bounded (slow answers end at --timeout, endless cursors and huge pages are cut and said so),
  * `credentials test notes`, and the MCP ask tool reading the same context.
  */
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -15,32 +15,16 @@ import { startEmulator } from '../emulator/index.js';
 import { notesProvider } from '../engine/providers/notes/provider.js';
 import { runUntilHeld } from './support/held-request.js';
 import { configFile, emulatorEnv, runCli, tempHome } from './support/cli.js';
+import { builtinConfig, runWithConfig } from './support/integration.js';
 import { callTool, connectStdio, textOf } from './support/mcp.js';
 import { startOpenAiServer } from './support/openai-server.js';
 
-const dirs: string[] = [];
-test.after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-function home(): string {
-  const h = tempHome('assistant-notes-');
-  dirs.push(h);
-  return h;
-}
+const home = () => tempHome('assistant-notes-');
 
 /** A config for the fake: its token, its address, the default database, answers without a model. */
-function config(fake: JsonFake, extra = ''): string {
-  const path = configFile(`ai:\n  default_provider: builtin\nnotes:\n  integration_token: ${fake.token}\n  default_database_id: ${NOTES_FAKE_DATABASE_ID}\n  base_url: ${fake.url}\n${extra}`);
-  dirs.push(path.replace(/\/config\.yaml$/, ''));
-  return path;
-}
+const config = (fake: JsonFake, extra = ''): string => builtinConfig(`notes:\n  integration_token: ${fake.token}\n  default_database_id: ${NOTES_FAKE_DATABASE_ID}\n  base_url: ${fake.url}\n${extra}`);
 
-async function ask(fake: JsonFake, args: string[], opts: { env?: Record<string, string>; config?: string } = {}) {
-  const r = await runCli(['--config', opts.config ?? config(fake), ...args], { env: opts.env, home: home() });
-  assert.not.ok((r.stdout + r.stderr).includes(fake.token), 'the token never appears in any output');
-  return r;
-}
+const ask = (fake: JsonFake, args: string[], opts: { env?: Record<string, string>; config?: string } = {}) => runWithConfig(opts.config ?? config(fake), args, fake.token, opts.env);
 
 test('a question about pages is routed to notes without a flag, read with a database query and answered', async () => {
   const fake = await startNotesFake();
@@ -60,7 +44,6 @@ test('--notes selects notes for a question without its words; without a database
   const fake = await startNotesFake();
   try {
     const noDb = configFile(`ai:\n  default_provider: builtin\nnotes:\n  base_url: ${fake.url}\n`);
-    dirs.push(noDb.replace(/\/config\.yaml$/, ''));
     const r = await ask(fake, ['ask', '--notes', 'what was finished?'], { config: noDb, env: { NOTES_INTEGRATION_TOKEN: fake.token } });
     assert.is(r.code, 0, r.stderr);
     assert.match(r.stdout, /^3 pages Done:\n- On-call runbook \(edited 2026-11-24, Done\)\n- Postmortem: DNS outage/);
@@ -122,7 +105,6 @@ test('a refused token is one clear error naming where the token came from; nothi
   const fake = await startNotesFake();
   try {
     const wrong = configFile(`ai:\n  default_provider: builtin\nnotes:\n  integration_token: secret_wrongtoken123456\n  base_url: ${fake.url}\n`);
-    dirs.push(wrong.replace(/\/config\.yaml$/, ''));
     const r = await ask(fake, ['--debug', 'ask', 'list my notes pages'], { config: wrong });
     assert.is(r.code, 1);
     assert.match(r.stderr, /^error: unauthorized: notes: 401 the token was not accepted \(\/v1\/search\)(: .+)?$/m);

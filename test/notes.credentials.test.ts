@@ -4,40 +4,30 @@
  * (`credentials store notes`), read only when neither is set; a malformed token is refused before
  * anything is sent, and no token at all names every place to put one.
  */
-import { rmSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startNotesFake } from '../emulator/fakes/notes.js';
 import { startEdgeFake } from '../emulator/fakes/edge.js';
 import type { JsonFake } from '../emulator/fakes/json-fake.js';
-import { asClient, createApiKey, startBackendProcess, type BackendProcess } from './support/backend.js';
+import { asClient, backendForFile, type BackendProcess } from './support/backend.js';
 import { configFile, runCli, tempHome } from './support/cli.js';
 
 let backend: BackendProcess;
 let key = '';
 let notes: JsonFake;
 let edge: JsonFake;
-const dirs: string[] = [];
 
+backendForFile(test, 'team-notes', (b, k) => ((backend = b), (key = k)));
 test.before(async () => {
-  backend = await startBackendProcess();
-  dirs.push(backend.home);
-  key = await createApiKey(backend, 'team-notes');
   notes = await startNotesFake();
   edge = await startEdgeFake();
 });
 test.after(async () => {
-  await backend?.kill('SIGTERM');
   await notes?.close();
   await edge?.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-function home(): string {
-  const h = tempHome('assistant-notes-cred-');
-  dirs.push(h);
-  return h;
-}
+const home = () => tempHome('assistant-notes-cred-');
 
 test('a token stored with `credentials store notes` is used when neither config nor environment has one', async () => {
   const env = asClient(backend, key, { ASSISTANT_NOTES_BASE_URL: notes.url, ASSISTANT_EDGE_BASE_URL: edge.url });
@@ -58,7 +48,6 @@ test('a token stored with `credentials store notes` is used when neither config 
 
 test('the config key comes before the environment', async () => {
   const cfg = configFile(`edge:\n  api_token: ${edge.token}\n  base_url: ${edge.url}\n`);
-  dirs.push(cfg.replace(/\/config\.yaml$/, ''));
   const r = await runCli(['--config', cfg, 'credentials', 'test', 'edge'], { home: home(), env: { EDGE_API_TOKEN: 'wrong-env-token-123456' } });
   assert.is(r.code, 0, r.stderr);
   assert.is(r.stdout, 'edge credentials work (source: edge.api_token in the config file); token status active\n');

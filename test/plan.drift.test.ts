@@ -15,11 +15,7 @@ const EXAMPLES = fileURLToPath(new URL('../../examples/plans/', import.meta.url)
 const ATTACH = join(EXAMPLES, 'volume-create-attach.json');
 const TEARDOWN = join(EXAMPLES, 'teardown-instance.json');
 const dirs: string[] = [];
-const home = () => {
-  const h = tempHome('assistant-drift-');
-  dirs.push(h);
-  return h;
-};
+const home = () => tempHome('assistant-drift-');
 const config = () => {
   const path = configFile(`gpucloud:\n  default_location: FIN-01\n  default_ssh_key_id: ${EMULATOR_DEFAULT_SSH_KEY_ID}\n`);
   dirs.push(join(path, '..'));

@@ -2,7 +2,7 @@
  * Capacity failover (issue 31 §1): a create step's `alternatives`, applied through the CLI and the MCP
  * apply tool against the emulator, with its capacity switch set per instance type and location.
  */
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -11,13 +11,7 @@ import { emulatorClient } from '../emulator/test-client.js';
 import { runCli, tempHome, withEmulator } from './support/cli.js';
 import { callTool, connectHttp, startMcpServer, textOf } from './support/mcp.js';
 
-const homes: string[] = [];
-const home = () => {
-  const h = tempHome('assistant-failover-');
-  homes.push(h);
-  return h;
-};
-test.after(() => homes.forEach((h) => rmSync(h, { recursive: true, force: true })));
+const home = () => tempHome('assistant-failover-');
 
 const H100 = '1H100.80S.22V';
 const A100 = '1A100.22V';

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { mulberry32 } from './support/random.js';
 import { startEmulator } from '../emulator/index.js';
 import { AssistantError } from '../engine/core/errors.js';
 import { createGpuCloudClient } from '../engine/providers/gpucloud/client.js';
@@ -36,17 +37,6 @@ const STACK_LINE = /^\s+at /m;
 
 console.log(`plan.fuzz: seed ${SEED} (FUZZ_SEED=${SEED} to reproduce), ${N} mutations`);
 
-/** mulberry32: small, fast, deterministic. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const examplesDir = fileURLToPath(new URL('../../examples/plans/', import.meta.url));
 const exampleTexts = readdirSync(examplesDir)

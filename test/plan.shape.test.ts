@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { mulberry32 } from './support/random.js';
 import { PlanSchema } from '../schemas/plan.js';
 import { planShape } from '../engine/core/plan/shape.js';
 import { validatePlan } from '../engine/core/plan/validate.js';
@@ -20,17 +21,7 @@ const examples = readdirSync(examplesDir)
   .filter((f) => f.endsWith('.json'))
   .map((f) => JSON.parse(readFileSync(new URL(f, examplesDir), 'utf8')) as Record<string, unknown>);
 
-/** Small deterministic PRNG (mulberry32), so a failure names its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 const ODD_VALUES: unknown[] = [undefined, null, 0, 1, -1, 2, 1.5, NaN, '', 'x', 'gpucloud', 'a b', '$.id', 'ID', 'lower', '9X', true, false, [], [''], ['x'], ['x', 1], {}, { a: 'b' }, { ID: '' }, { ID: '$.id' }];
 

@@ -5,19 +5,21 @@
  * and a full server said clearly, the password never printed, a silent server cut by --timeout, and
  * free SQL refused without --destroyer.
  */
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { networkInterfaces, tmpdir } from 'node:os';
+import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli as runCliIn, tempHome, type RunCliOptions } from './support/cli.js';
+import { tempDir } from './support/temp.js';
 import { postgresMissing, startPostgres, type RunningPostgres } from './support/postgres.js';
 import { standIn } from './support/standin.js';
 import { startHostilePostgres, type HostilePostgres } from './support/pg-wire.js';
 import { startOpenAiServer } from './support/openai-server.js';
 import { callTool, connectStdio, textOf } from './support/mcp.js';
 import { asClient, createApiKey, startBackendProcess } from './support/backend.js';
+import { testWhen } from './support/skip.js';
 
 const PASSWORD = 'pg-S3cret-0f-app';
 const missing = postgresMissing();
@@ -28,16 +30,8 @@ let hostile: HostilePostgres | undefined;
 const sockets: Socket[] = [];
 const dirs: string[] = [];
 
-const dir = (prefix: string) => {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-};
-const home = () => {
-  const h = tempHome('pg-ask-');
-  dirs.push(h);
-  return h;
-};
+const dir = tempDir;
+const home = () => tempHome('pg-ask-');
 
 function config(extra = ''): string {
   const file = join(dir('pg-ask-config-'), 'config.yaml');
@@ -108,11 +102,8 @@ test.after(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-const skip = (name: string, fn: () => Promise<void>) =>
-  test(name, async () => {
-    if (missing) return console.log(`SKIP ${name}: ${missing}`);
-    await fn();
-  });
+/** A test that runs when the server is here, else reports its skip with the reason (the runner counts it). */
+const skip = testWhen(test, () => missing);
 
 skip('a question about the largest tables is routed to postgres by its words and answered from a read-only named read', async () => {
   const cfg = config();

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { mulberry32 } from './support/random.js';
 import { FileLimitStore } from '../engine/providers/gpucloud/limits/file.js';
 import { emptyKeyRecord, leaseKey, mergeMsFor, occupied, prune, type KeyRecord } from '../engine/providers/gpucloud/limits/record.js';
 import { RedisLimitStore } from '../engine/providers/gpucloud/limits/redis.js';
@@ -21,16 +22,7 @@ test.after(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 const seed = Number(process.env.RECORD_SEED ?? Math.floor(Math.random() * 2 ** 31));
 

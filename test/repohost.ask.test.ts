@@ -12,26 +12,16 @@ import * as assert from 'uvu/assert';
 import { startEmulator } from '../emulator/index.js';
 import { startRepohostFake, type RepohostFake } from '../emulator/fakes/repohost.js';
 import { emulatorEnv, runCli } from './support/cli.js';
-import { assertNoSecret, homeWithConfig, removeHomes } from './support/integration.js';
+import { askBuiltin, assertNoSecret, closeStarted, homeWithConfig, startKept } from './support/integration.js';
 import { callTool, connectStdio, textOf } from './support/mcp.js';
 import { startOpenAiServer } from './support/openai-server.js';
 
 const CONFIG = 'repohost:\n  owner: acme\n  repo: widgets\n';
-const fakes: RepohostFake[] = [];
-test.after(async () => {
-  await Promise.all(fakes.map((f) => f.close()));
-  removeHomes();
-});
-
-async function fake(opts: Parameters<typeof startRepohostFake>[0] = {}): Promise<RepohostFake> {
-  const f = await startRepohostFake(opts);
-  fakes.push(f);
-  return f;
-}
+test.after(closeStarted);
+const fake = (opts: Parameters<typeof startRepohostFake>[0] = {}) => startKept(() => startRepohostFake(opts));
 
 const envFor = (f: RepohostFake, token = f.token) => ({ ASSISTANT_REPOHOST_BASE_URL: f.url, REPOHOST_TOKEN: token });
-const ask = (f: RepohostFake, args: string[], o: { token?: string; config?: string; env?: Record<string, string> } = {}) =>
-  runCli(['ask', '--ai-profile', 'builtin', ...args], { home: homeWithConfig(o.config ?? CONFIG), env: { ...envFor(f, o.token), ...(o.env ?? {}) } });
+const ask = (f: RepohostFake, args: string[], o: { token?: string; config?: string; env?: Record<string, string> } = {}) => askBuiltin(args, { config: o.config ?? CONFIG, env: { ...envFor(f, o.token), ...(o.env ?? {}) } });
 
 test('a question about pull requests and CI is routed to repohost by its words and answered from its reads', async () => {
   const f = await fake();

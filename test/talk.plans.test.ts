@@ -2,27 +2,16 @@
  * `assistant talk` without a terminal, for plans: made with the built-in planner, dry-run, and applied
  * only with --yes (exit 3 and nothing sent otherwise), destructive plans refused without --destroyer.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../emulator/index.js';
-import { configFile, runCli, tempHome, withEmulator } from './support/cli.js';
+import { runCli, tempHome, withEmulator } from './support/cli.js';
+import { talkConfig } from './support/talk.js';
 
-const cleanup: string[] = [];
-test.after(() => cleanup.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-function config(): string {
-  const path = configFile(`gpucloud:\n  default_location: FIN-01\n  default_ssh_key_id: ${EMULATOR_DEFAULT_SSH_KEY_ID}\n`);
-  cleanup.push(join(path, '..'));
-  return path;
-}
-
-function home(): string {
-  const h = tempHome('assistant-talk-');
-  cleanup.push(h);
-  return h;
-}
+const config = () => talkConfig();
+const home = () => tempHome('assistant-talk-');
 
 test('scripted /maker and /apply: without --yes the apply is refused (exit 3, nothing sent); with --yes it runs once', async () => {
   await withEmulator(async ({ emu, env }) => {

@@ -3,33 +3,19 @@
  * and a local OpenAI-compatible server (the real openai SDK). Memory across turns, --resume, /reset,
  * a secret typed into the session, reads reused, the token budget, --timeout per turn.
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../emulator/index.js';
-import { configFile, runCli, tempHome, withEmulator } from './support/cli.js';
+import { runCli, tempHome, withEmulator } from './support/cli.js';
+import { talkConfig } from './support/talk.js';
 import { openAiServerFor } from './support/openai-server.js';
 
 const KEY = 'sk-talk-test-key-5e1b7d';
 const srv = openAiServerFor(test);
-const cleanup: string[] = [];
-test.after(() => cleanup.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-function config(): string {
-  const path = configFile(
-    `gpucloud:\n  default_location: FIN-01\n  default_ssh_key_id: ${EMULATOR_DEFAULT_SSH_KEY_ID}\n` +
-      `ai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${srv.baseURL}\n`,
-  );
-  cleanup.push(join(path, '..'));
-  return path;
-}
-
-function home(): string {
-  const h = tempHome('assistant-talk-');
-  cleanup.push(h);
-  return h;
-}
+const config = () => talkConfig(srv.baseURL);
+const home = () => tempHome('assistant-talk-');
 
 /** The conversation messages of the i-th chat request (the system prompt left out). */
 const messagesOf = (i: number): { role: string; content: string }[] => srv.chatRequests()[i]!.body.messages.filter((m: { role: string }) => m.role !== 'system');

@@ -1,5 +1,5 @@
 /** The parts of `talk` that need no terminal: its saved conversations, token budget, read reuse, input and line history. */
-import { appendFileSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -14,13 +14,7 @@ import { withTranscript } from '../engine/producers/acp/conversation.js';
 import type { Plan } from '../schemas/plan.js';
 import { tempHome } from './support/cli.js';
 
-const homes: string[] = [];
-const home = () => {
-  const h = tempHome('assistant-talk-');
-  homes.push(h);
-  return h;
-};
-test.after(() => homes.forEach((h) => rmSync(h, { recursive: true, force: true })));
+const home = () => tempHome('assistant-talk-');
 
 test('a session is a private JSONL file in a private folder, written as it goes', () => {
   const h = home();

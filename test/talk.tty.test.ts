@@ -3,18 +3,17 @@
  * of a plan run, Up-arrow recall, the /apply question answered no and yes, Ctrl-D and Ctrl-C twice,
  * and the line history on disk. Against the gpucloud emulator and a local OpenAI-compatible server.
  */
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../emulator/index.js';
-import { configFile, tempHome, withEmulator } from './support/cli.js';
+import { tempHome, withEmulator } from './support/cli.js';
+import { talkConfig } from './support/talk.js';
 import { openAiServerFor } from './support/openai-server.js';
 import { HAVE_TMUX, startInTmux, type TmuxPane } from './support/tmux.js';
 
 const KEY = 'sk-talk-tty-key-0a9b8c';
 const srv = openAiServerFor(test);
-const cleanup: string[] = [];
 const panes: TmuxPane[] = [];
 /** Releases replies held back by tests, so the server can close. */
 const holds: (() => void)[] = [];
@@ -22,22 +21,9 @@ test.after.each(async () => {
   await Promise.all(panes.splice(0).map((p) => p.close()));
   holds.splice(0).forEach((release) => release());
 });
-test.after(() => cleanup.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-function config(): string {
-  const path = configFile(
-    `gpucloud:\n  default_location: FIN-01\n  default_ssh_key_id: ${EMULATOR_DEFAULT_SSH_KEY_ID}\n` +
-      `ai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${srv.baseURL}\n`,
-  );
-  cleanup.push(join(path, '..'));
-  return path;
-}
-
-function home(): string {
-  const h = tempHome('assistant-talk-tty-');
-  cleanup.push(h);
-  return h;
-}
+const config = () => talkConfig(srv.baseURL);
+const home = () => tempHome('assistant-talk-tty-');
 
 async function talk(env: Record<string, string>, args: string[] = [], h = home()): Promise<TmuxPane> {
   const pane = await startInTmux(['--config', config(), 'talk', ...args], { home: h, env: { ...env, TEST_AI_KEY: KEY } });

@@ -16,6 +16,7 @@ import { terraformCliMissing, terraformDataWorkspace } from './support/terraform
 import { standIn } from './support/standin.js';
 import { startOpenAiServer } from './support/openai-server.js';
 import { callTool, connectStdio, textOf } from './support/mcp.js';
+import { testWhen } from './support/skip.js';
 
 const SENSITIVE = 'hunter2-sensitive-output';
 const MAIN_TF = `
@@ -72,11 +73,8 @@ test.before(() => {
 
 test.after(() => rmSync(root, { recursive: true, force: true }));
 
-const skip = (name: string, fn: () => Promise<void>) =>
-  test(name, async () => {
-    if (missing) return console.log(`SKIP ${name}: ${missing}`);
-    await fn();
-  });
+/** A test that runs when the server is here, else reports its skip with the reason (the runner counts it). */
+const skip = testWhen(test, () => missing);
 
 skip('a question about the terraform state is routed by its words and answered from terraform show -json; sensitive values stay out', async () => {
   const cfg = config();

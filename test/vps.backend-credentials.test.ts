@@ -9,29 +9,16 @@ import * as assert from 'uvu/assert';
 import { startVpsAFake } from '../emulator/fakes/vps_a.js';
 import { startVpsBFake } from '../emulator/fakes/vps_b.js';
 import { startCloudDFake } from '../emulator/fakes/cloud_d.js';
-import { asClient, createApiKey, startBackendProcess, type BackendProcess } from './support/backend.js';
+import { asClient, backendForFile, type BackendProcess } from './support/backend.js';
 import { runCli, tempHome } from './support/cli.js';
 
 let backend: BackendProcess;
 let key = '';
-const dirs: string[] = [];
-const home = () => {
-  const h = tempHome('assistant-vps-backend-');
-  dirs.push(h);
-  return h;
-};
+const home = () => tempHome('assistant-vps-backend-');
 
-test.before(async () => {
-  // A short home (not under the runner's deep per-file TMPDIR): with a data directory too deep for a Unix
-  // socket path, `backend keys create` hung on main at the time of writing (cli.credentials-store too).
-  backend = await startBackendProcess({ home: mkdtempSync('/tmp/avb-') });
-  dirs.push(backend.home);
-  key = await createApiKey(backend, 'team-vps');
-});
-test.after(async () => {
-  await backend?.kill('SIGTERM');
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+// A short home (not under the runner's deep per-file TMPDIR): with a data directory too deep for a Unix
+// socket path, `backend keys create` hung on main at the time of writing (cli.credentials-store too).
+backendForFile(test, 'team-vps', (b, k) => ((backend = b), (key = k)), { home: mkdtempSync('/tmp/avb-') });
 
 test('vps_a and vps_b tokens stored in the backend are used when config and environment have none; a local token wins', async () => {
   const a = await startVpsAFake();

@@ -4,34 +4,21 @@
  * pages followed, 401 and 429 said clearly, the token never printed, a hostile server bounded in pages,
  * bytes and time, the MCP ask tool reading the same context, and writes refused without --destroyer.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startVpsAFake, type VpsAFake } from '../emulator/fakes/vps_a.js';
 import { runCli, tempHome, withEmulator } from './support/cli.js';
+import { askBuiltin, withStarted } from './support/integration.js';
 import { callTool, connectStdio, textOf } from './support/mcp.js';
 
-const homes: string[] = [];
-const home = () => {
-  const h = tempHome('assistant-vps-a-');
-  homes.push(h);
-  return h;
-};
-test.after(() => {
-  for (const h of homes) rmSync(h, { recursive: true, force: true });
-});
+const home = () => tempHome('assistant-vps-a-');
 
-async function withFake<T>(fn: (fake: VpsAFake, env: Record<string, string>) => Promise<T>, opts: Parameters<typeof startVpsAFake>[0] = {}): Promise<T> {
-  const fake = await startVpsAFake(opts);
-  try {
-    return await fn(fake, { ASSISTANT_VPS_A_BASE_URL: fake.url, VPS_A_API_TOKEN: fake.token });
-  } finally {
-    await fake.close();
-  }
-}
+const withFake = <T>(fn: (fake: VpsAFake, env: Record<string, string>) => Promise<T>, opts: Parameters<typeof startVpsAFake>[0] = {}): Promise<T> =>
+  withStarted(() => startVpsAFake(opts), (fake) => ({ ASSISTANT_VPS_A_BASE_URL: fake.url, VPS_A_API_TOKEN: fake.token }), fn);
 
-const ask = (args: string[], env: Record<string, string>) => runCli(['ask', '--ai-profile', 'builtin', ...args], { env, home: home() });
+const ask = (args: string[], env: Record<string, string>) => askBuiltin(args, { env, home: home() });
 
 test('a question about droplets is routed to vps_a without a flag, every page is read, and the cost is answered with a total', () =>
   withFake(

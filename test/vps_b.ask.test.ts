@@ -4,35 +4,22 @@
  * `meta.pagination.next_page` followed, 401 and 429 said clearly, the token never printed, a hostile
  * server bounded in pages, bytes and time, the MCP ask tool reading the same context, writes refused.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startVpsBFake, type VpsBFake } from '../emulator/fakes/vps_b.js';
 import { startVpsAFake } from '../emulator/fakes/vps_a.js';
 import { runCli, tempHome } from './support/cli.js';
+import { askBuiltin, withStarted } from './support/integration.js';
 import { callTool, connectStdio, textOf } from './support/mcp.js';
 
-const homes: string[] = [];
-const home = () => {
-  const h = tempHome('assistant-vps-b-');
-  homes.push(h);
-  return h;
-};
-test.after(() => {
-  for (const h of homes) rmSync(h, { recursive: true, force: true });
-});
+const home = () => tempHome('assistant-vps-b-');
 
-async function withFake<T>(fn: (fake: VpsBFake, env: Record<string, string>) => Promise<T>, opts: Parameters<typeof startVpsBFake>[0] = {}): Promise<T> {
-  const fake = await startVpsBFake(opts);
-  try {
-    return await fn(fake, { ASSISTANT_VPS_B_BASE_URL: fake.url, VPS_B_API_TOKEN: fake.token });
-  } finally {
-    await fake.close();
-  }
-}
+const withFake = <T>(fn: (fake: VpsBFake, env: Record<string, string>) => Promise<T>, opts: Parameters<typeof startVpsBFake>[0] = {}): Promise<T> =>
+  withStarted(() => startVpsBFake(opts), (fake) => ({ ASSISTANT_VPS_B_BASE_URL: fake.url, VPS_B_API_TOKEN: fake.token }), fn);
 
-const ask = (args: string[], env: Record<string, string>) => runCli(['ask', '--ai-profile', 'builtin', ...args], { env, home: home() });
+const ask = (args: string[], env: Record<string, string>) => askBuiltin(args, { env, home: home() });
 
 test('a question about server types is routed to vps_b without a flag and answered with their prices per location', () =>
   withFake(async (fake, env) => {

@@ -1,11 +1,10 @@
 /**
- * What the integration fakes (vps_a, vps_b, cloud_d) share: a node:http server on 127.0.0.1:0 with a
- * token check, a request log, rate-limit answers on demand (429 + Retry-After) and hostile modes for
- * tests (huge pages, an endless next link, a slow answer that never finishes). Each fake supplies only
- * its routes and its wire format.
+ * The shape the vps_a, vps_b and cloud_d fakes are written in, on the one fake server
+ * (fake-server.ts): a route that gets the request whole (headers, raw body) and the hostile modes as
+ * switches — huge pages, an endless next link, and a slow answer that sends its headers and then
+ * never finishes; 429s only for requests let in.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startFakeService } from './fake-server.js';
 
 export interface FakeRequest {
   method: string;
@@ -49,67 +48,31 @@ export async function startFakeServer(opts: {
   rateLimited(req: FakeRequest): { status: number; body: unknown };
   route: FakeRoute;
 }): Promise<FakeHandle> {
-  const log: FakeRequest[] = [];
-  let limited = 0;
-  let retryAfter = 1;
   const state: FakeState = { hostile: {}, origin: '' };
-  const open = new Set<ServerResponse>();
-
-  const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-    const text = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json', ...headers });
-    res.end(text);
-  };
-
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size <= 1024 * 1024) chunks.push(c);
-    });
-    req.on('end', () => {
-      const fr: FakeRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-      log.push(fr);
-      if (state.hostile.slow) {
-        // Headers and a first byte, then nothing: only the client's deadline ends this.
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.write(' ');
-        open.add(res);
-        res.on('close', () => open.delete(res));
-        return;
-      }
-      if (!opts.authorized(fr)) {
-        const u = opts.unauthorized(fr);
-        return send(res, u.status, u.body);
-      }
-      if (limited > 0) {
-        limited--;
-        const r = opts.rateLimited(fr);
-        return send(res, r.status, r.body, { 'retry-after': String(retryAfter) });
-      }
-      const out = opts.route(fr, state);
-      send(res, out.status, out.body, out.headers);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  state.origin = `http://127.0.0.1:${port}`;
-  return {
-    url: state.origin,
-    rateLimit(count, retryAfterS = 1) {
-      limited = count;
-      retryAfter = retryAfterS;
+  const whole = (req: { method: string; path: string; headers: FakeRequest['headers']; body: string }): FakeRequest => ({ method: req.method, path: req.path, headers: req.headers, body: req.body });
+  const service = await startFakeService({
+    token: '',
+    authorized: (req) => opts.authorized(whole(req)),
+    unauthorized: (req) => opts.unauthorized(whole(req)),
+    rateLimited: (req) => opts.rateLimited(whole(req)),
+    rateLimit: 'after-auth',
+    slow: 'trickle',
+    route: (req) => {
+      const out = opts.route(whole(req), state);
+      // Bodies are JSON always (a string body too), as the services send them.
+      return { ...out, body: JSON.stringify(out.body) };
     },
+  });
+  state.origin = service.url;
+  return {
+    url: service.url,
+    rateLimit: (count, retryAfterS) => service.rateLimitNext(count, retryAfterS),
     hostile(modes) {
       state.hostile = { ...modes };
+      service.hostile(modes.slow ? 'slow' : 'none');
     },
-    requests: () => [...log],
-    async close() {
-      for (const res of open) res.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    requests: () => service.seen().map(whole),
+    close: () => service.close(),
   };
 }
 
@@ -117,6 +80,18 @@ export async function startFakeServer(opts: {
 export function filler<T>(bytes: number, make: (i: number, pad: string) => T): T[] {
   const pad = 'x'.repeat(1000);
   return Array.from({ length: Math.ceil(bytes / 1100) }, (_, i) => make(i, pad));
+}
+
+/**
+ * One page of `all` as `page` and `per_page` ask (per_page at most `maxPerPage`), with the huge-page
+ * filler added when that hostile mode is on; `last` is the number of the last page.
+ */
+export function pageOf(all: readonly unknown[], url: URL, state: FakeState, o: { defaultPerPage: number; maxPerPage: number; filler: (i: number, pad: string, page: number) => unknown }): { items: unknown[]; page: number; perPage: number; last: number } {
+  const perPage = Math.max(1, Math.min(Number(url.searchParams.get('per_page')) || o.defaultPerPage, o.maxPerPage));
+  const page = Math.max(1, Number(url.searchParams.get('page')) || 1);
+  let items = all.slice((page - 1) * perPage, page * perPage);
+  if (state.hostile.hugePageBytes) items = [...items, ...filler(state.hostile.hugePageBytes, (i, pad) => o.filler(i, pad, page))];
+  return { items, page, perPage, last: Math.max(1, Math.ceil(all.length / perPage)) };
 }
 
 /** The bearer token of a request, if any. */

@@ -1,13 +1,13 @@
 /**
- * What every integration fake shares (emulator/fakes/notes.ts, appplatform.ts, edge.ts): a small
- * node:http server on 127.0.0.1:0 that checks the bearer token, answers 429 + Retry-After on demand,
- * records each request, bounds request bodies, and can turn hostile for tests — `slow` (never answers
- * until the client gives up), or a service-specific `huge` page or `endless` next link (the service's
- * own handler reads `mode`). The wire format of each service lives in its own file.
+ * The shape notes, appplatform and edge fakes are written in, on the one fake server
+ * (fake-server.ts): a handler that gets the request's JSON body already parsed and its query apart,
+ * a random token unless one is given, request bodies bounded at 64 KiB, and 429s only for requests
+ * that carry the right token. Hostile modes: `slow` (held until the client gives up), or a
+ * service-specific `huge` page or `endless` next link (the handler reads `mode`).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { randomBytes } from 'node:crypto';
+import { startFakeService } from './fake-server.js';
 
 export type HostileMode = 'huge' | 'endless' | 'slow';
 
@@ -31,7 +31,7 @@ export interface FakeServiceSpec {
   /** The body of a 429 in the service's own error shape. */
   rateLimited(): unknown;
   /** The token a request carries (from its headers), or undefined. */
-  tokenOf(req: IncomingMessage): string | undefined;
+  tokenOf(req: { headers: IncomingMessage['headers'] }): string | undefined;
   /** Answers one authenticated request; `mode` is the hostile mode set by the test, if any. */
   handle(req: FakeRequest, mode: HostileMode | undefined): FakeReply;
 }
@@ -47,83 +47,47 @@ export interface JsonFake {
   close(): Promise<void>;
 }
 
-const MAX_BODY = 64 * 1024;
+/** A request body as the handler gets it: parsed JSON, the text when it is not JSON, undefined when empty. */
+function parsed(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return text;
+  }
+}
 
 export async function startJsonFake(spec: FakeServiceSpec, opts: { token?: string } = {}): Promise<JsonFake> {
-  const token = opts.token ?? `fake-${randomBytes(12).toString('hex')}`;
-  const log: { method: string; path: string; authorized: boolean; body?: unknown }[] = [];
-  let limited = 0;
-  let retryAfter = 1;
   let mode: HostileMode | undefined;
-  const sockets = new Set<Socket>();
-
-  const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-    const text = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
-    res.end(text);
-  };
-
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY) req.destroy();
-      else chunks.push(c);
-    });
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://fake');
-      const authorized = spec.tokenOf(req) === token;
-      let body: unknown;
-      const text = Buffer.concat(chunks).toString('utf8');
+  const service = await startFakeService({
+    token: opts.token ?? `fake-${randomBytes(12).toString('hex')}`,
+    credential: (req) => spec.tokenOf(req),
+    unauthorized: () => ({ status: 401, body: spec.unauthorized() }),
+    rateLimited: () => ({ status: 429, body: spec.rateLimited() }),
+    rateLimit: 'after-auth',
+    maxBody: 64 * 1024,
+    route(req) {
       try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        body = text;
-      }
-      log.push({ method: req.method ?? 'GET', path: url.pathname + url.search, authorized, body });
-      if (!authorized) return send(res, 401, spec.unauthorized());
-      if (limited > 0) {
-        limited--;
-        return send(res, 429, spec.rateLimited(), { 'retry-after': String(retryAfter) });
-      }
-      if (mode === 'slow') {
-        // Hold the request: the client's deadline must end it, not this server.
-        return;
-      }
-      try {
-        const reply = spec.handle({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body }, mode);
-        send(res, reply.status ?? 200, reply.body, reply.headers);
+        const reply = spec.handle({ method: req.method, path: req.url.pathname, query: req.url.searchParams, headers: req.headers, body: parsed(req.body) }, mode);
+        return { status: reply.status ?? 200, body: JSON.stringify(reply.body), headers: reply.headers };
       } catch (err) {
-        send(res, 500, { error: String((err as Error).message) });
+        return { status: 500, body: { error: String((err as Error).message) } };
       }
-    });
-  });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    token,
-    requests: () => log.map((r) => ({ ...r })),
-    rateLimit(count, retryAfterS = 1) {
-      limited = count;
-      retryAfter = retryAfterS;
     },
+  });
+  return {
+    url: service.url,
+    token: service.token,
+    requests: () => service.seen().map((r) => ({ method: r.method, path: r.path, authorized: r.credential === service.token, body: parsed(r.body) })),
+    rateLimit: (count, retryAfterS) => service.rateLimitNext(count, retryAfterS),
     hostile(m) {
       mode = m;
+      service.hostile(m === 'slow' ? 'slow' : 'none');
     },
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => service.close(),
   };
 }
 
 /** `Authorization: Bearer <token>`. */
-export function bearerToken(req: IncomingMessage): string | undefined {
+export function bearerToken(req: { headers: IncomingMessage['headers'] }): string | undefined {
   return /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
 }

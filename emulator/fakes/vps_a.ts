@@ -5,7 +5,7 @@
  * `price_hourly`/`price_monthly` (USD); errors as `{"id": "unauthorized", "message": …}`. Seeded with a
  * small account; `pageSize` caps `per_page` so tests see paging. Backs `--sandbox` and the tests.
  */
-import { bearer, filler, startFakeServer, type FakeHandle, type FakeRequest } from './fake-api-server.js';
+import { bearer, pageOf, startFakeServer, type FakeHandle, type FakeRequest } from './fake-api-server.js';
 
 export const VPS_A_FAKE_TOKEN = 'dop_v1_fake0123456789abcdef0123456789abcdef';
 
@@ -89,11 +89,7 @@ export async function startVpsAFake(opts: VpsAFakeOptions = {}): Promise<VpsAFak
       const kind = /^\/v2\/(droplets|volumes|sizes)$/.exec(url.pathname)?.[1];
       if (!kind) return { status: 404, body: { id: 'not_found', message: 'The resource you were accessing could not be found.' } };
       const all = lists[kind]!;
-      const perPage = Math.max(1, Math.min(Number(url.searchParams.get('per_page')) || 20, opts.pageSize ?? 200));
-      const page = Math.max(1, Number(url.searchParams.get('page')) || 1);
-      let items = all.slice((page - 1) * perPage, page * perPage);
-      if (state.hostile.hugePageBytes) items = [...items, ...filler(state.hostile.hugePageBytes, (i, pad) => ({ id: 9_000_000 + page * 10_000 + i, name: `filler-${i}-${pad}`, status: 'active' }))];
-      const last = Math.max(1, Math.ceil(all.length / perPage));
+      const { items, page, perPage, last } = pageOf(all, url, state, { defaultPerPage: 20, maxPerPage: opts.pageSize ?? 200, filler: (i, pad, p) => ({ id: 9_000_000 + p * 10_000 + i, name: `filler-${i}-${pad}`, status: 'active' }) });
       const link = (p: number) => `${state.origin}/v2/${kind}?page=${p}&per_page=${perPage}`;
       const pages: Record<string, string> = {};
       if (page > 1) Object.assign(pages, { first: link(1), prev: link(page - 1) });

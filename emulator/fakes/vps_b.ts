@@ -5,7 +5,7 @@
  * a server carries its `server_type` with `prices` per location (`price_hourly`/`price_monthly`, `net`
  * and `gross` as decimal strings, EUR); errors as `{"error": {"code", "message", "details"}}`.
  */
-import { bearer, filler, startFakeServer, type FakeHandle, type FakeRequest } from './fake-api-server.js';
+import { bearer, pageOf, startFakeServer, type FakeHandle, type FakeRequest } from './fake-api-server.js';
 
 export const VPS_B_FAKE_TOKEN = 'hc-fake-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij0123456789';
 
@@ -77,11 +77,7 @@ export async function startVpsBFake(opts: VpsBFakeOptions = {}): Promise<VpsBFak
       const kind = /^\/v1\/(servers|server_types)$/.exec(url.pathname)?.[1];
       if (!kind) return apiError(404, 'not_found', 'not found');
       const all = lists[kind]!;
-      const perPage = Math.max(1, Math.min(Number(url.searchParams.get('per_page')) || 25, opts.pageSize ?? 50));
-      const page = Math.max(1, Number(url.searchParams.get('page')) || 1);
-      let items = all.slice((page - 1) * perPage, page * perPage);
-      if (state.hostile.hugePageBytes) items = [...items, ...filler(state.hostile.hugePageBytes, (i, pad) => ({ id: 900_000 + page * 10_000 + i, name: `filler-${i}-${pad}`, status: 'running' }))];
-      const last = Math.max(1, Math.ceil(all.length / perPage));
+      const { items, page, perPage, last } = pageOf(all, url, state, { defaultPerPage: 25, maxPerPage: opts.pageSize ?? 50, filler: (i, pad, p) => ({ id: 900_000 + p * 10_000 + i, name: `filler-${i}-${pad}`, status: 'running' }) });
       const next = page < last || state.hostile.endlessNext ? page + 1 : null;
       return {
         status: 200,

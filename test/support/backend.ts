@@ -5,6 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { BIN, childEnv, runCli, tempHome, type CliResult } from './cli.js';
+import { rmSync } from 'node:fs';
+import type { Test } from 'uvu';
 
 export interface BackendProcess {
   url: string;
@@ -84,3 +86,19 @@ export function asClient(b: Pick<BackendProcess, 'url'>, apiKey: string, extra: 
 }
 
 export type { CliResult };
+
+/**
+ * A backend process for the whole test file with one API key for `tenant`: started before its tests,
+ * killed after, its home removed; `use` receives both.
+ */
+export function backendForFile(suite: Test, tenant: string, use: (backend: BackendProcess, key: string) => void, opts: StartBackendOptions = {}): void {
+  let backend: BackendProcess | undefined;
+  suite.before(async () => {
+    backend = await startBackendProcess(opts);
+    use(backend, await createApiKey(backend, tenant));
+  });
+  suite.after(async () => {
+    await backend?.kill('SIGTERM');
+    if (backend) rmSync(backend.home, { recursive: true, force: true });
+  });
+}

@@ -4,10 +4,10 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { tempDir } from './temp.js';
+import { accepts, freePort } from './net.js';
 
 const GIT_ENV = {
   ...process.env,
@@ -72,18 +72,6 @@ export const COMPOSE_IMAGE: Record<string, string> = {
 /** A repository with nothing to run. */
 export const NOTHING: Record<string, string> = { 'README.md': '# notes\n\nJust text.\n' };
 
-/** A free TCP port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 export interface GitDaemon {
   /** git://127.0.0.1:<port>/<name> for a repository under the served root. */
   urlOf(name: string): string;
@@ -116,17 +104,6 @@ export async function startGitDaemon(root: string): Promise<GitDaemon> {
         child.kill('SIGTERM');
       }),
   };
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 export interface GitHttp {
@@ -215,3 +192,5 @@ export async function httpRepoUrl(repo: TestRepo): Promise<{ url: string; close(
   const server = await startGitHttp(dirname(repo.dir));
   return { url: server.urlOf(basename(repo.dir)), close: () => server.close() };
 }
+
+export { freePort } from './net.js';

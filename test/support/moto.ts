@@ -5,11 +5,11 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Test } from 'uvu';
 import { tempDir } from './temp.js';
 import { reportSkip } from './skip.js';
+import { freePort, onPath } from './net.js';
 
 export interface Moto {
   url: string;
@@ -17,10 +17,6 @@ export interface Moto {
   env: Record<string, string | undefined>;
   /** Runs the real aws CLI against moto (for setting up and checking state), JSON output parsed. */
   aws(args: string[]): unknown;
-}
-
-function onPath(command: string): boolean {
-  return spawnSync('sh', ['-c', 'command -v "$1"', 'sh', command], { stdio: 'ignore' }).status === 0;
 }
 
 /** Why moto tests cannot run here, or undefined when they can. */
@@ -33,21 +29,6 @@ export interface RunningMoto extends Moto {
   /** Forgets every resource (POST /moto-api/reset): a clean account for the next test. */
   reset(): Promise<void>;
   stop(): Promise<void>;
-}
-
-/** Runs `fn` with a fresh moto, or prints `SKIP <test>: …` and returns when moto or aws is missing. */
-export async function withMoto(testName: string, fn: (moto: Moto) => Promise<void>): Promise<void> {
-  const missing = motoMissing();
-  if (missing) {
-    reportSkip(testName, missing);
-    return;
-  }
-  const moto = await startMoto();
-  try {
-    await fn(moto);
-  } finally {
-    await moto.stop();
-  }
 }
 
 /** Starts `moto_server` on a free loopback port (MOTO_IAM_LOAD_MANAGED_POLICIES=true) and waits until it answers. */
@@ -102,17 +83,6 @@ export async function startMoto(): Promise<RunningMoto> {
     if (!res.ok) throw new Error(`moto reset failed: HTTP ${res.status}`);
   };
   return { url, env, aws, reset, stop };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Polls moto until it answers (generous: a loaded machine starts Python slowly). */

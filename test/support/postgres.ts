@@ -4,7 +4,7 @@
  * removed afterwards. As root (CI, this machine) the server runs as the `postgres` user, since
  * PostgreSQL refuses to run as root (test-servers.md).
  *
- * Tests that need it and do not find it print one `SKIP` line and pass (`withPostgres`); `.ci/run`
+ * Tests that need it and do not find it report a skip with `postgresMissing()`'s reason; `.ci/run`
  * installs the package, so this is a safety net, not a way to skip.
  *
  * The server is started by a shell that holds it while its stdin is open: if the test process dies
@@ -13,9 +13,9 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './net.js';
 
 export interface RunningPostgres {
   host: string;
@@ -60,32 +60,6 @@ export function postgresMissing(): string | undefined {
     if (spawnSync('sh', ['-c', 'command -v runuser'], { stdio: 'ignore' }).status !== 0) return 'running as root without runuser';
   }
   return undefined;
-}
-
-/** Runs `fn` with a fresh server, or prints `SKIP <name>: <why>` and returns when there is none. */
-export async function withPostgres(name: string, fn: (pg: RunningPostgres) => Promise<void>): Promise<void> {
-  const missing = postgresMissing();
-  if (missing) {
-    console.log(`SKIP ${name}: ${missing}`);
-    return;
-  }
-  const pg = await startPostgres();
-  try {
-    await fn(pg);
-  } finally {
-    await pg.stop();
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** `cmd args…` as the server's user: through runuser when we are root. */

@@ -3,9 +3,8 @@
  * Where redis-server is missing, the tests that need it skip visibly with the reason (redisMissing, and
  * test/support/skip.ts); CI installs it (.ci/run), so there they always run.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { connect } from 'node:net';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accepts, freePort, onPath } from './net.js';
 
 export interface RedisProcess {
   port: number;
@@ -15,22 +14,7 @@ export interface RedisProcess {
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function findRedisServer(): string | undefined {
-  const found = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
-  const path = found.stdout.trim();
-  return found.status === 0 && path ? path : undefined;
-}
+const findRedisServer = () => onPath('redis-server');
 
 /** Why redis tests cannot run here (the skip reason), or undefined when redis-server is on PATH. */
 export function redisMissing(): string | undefined {
@@ -41,17 +25,6 @@ function redisServerPath(): string {
   const path = findRedisServer();
   if (!path) throw new Error(`${redisMissing()}: the shared rate-limit tests need it`);
   return path;
-}
-
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const sock = connect(port, '127.0.0.1');
-    sock.once('connect', () => {
-      sock.destroy();
-      resolve(true);
-    });
-    sock.once('error', () => resolve(false));
-  });
 }
 
 /** Starts redis-server without persistence; `password` sets requirepass (the URL carries it). */
@@ -65,7 +38,7 @@ export async function startRedis(opts: { password?: string } = {}): Promise<Redi
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  for (let i = 0; i < 200 && !(await canConnect(port)); i++) {
+  for (let i = 0; i < 200 && !(await accepts(port)); i++) {
     if (child.exitCode !== null) throw new Error(`redis-server exited:\n${output}`);
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -7,7 +7,7 @@
  */
 import type { Page } from '../../core/kits/http/provider.js';
 import { httpReadCapabilities } from '../../core/kits/http/read-catalogue.js';
-import { fakeSandbox, oneRead, tokenCredentials, tokenHttpProvider, type TokenIntegrationSpec } from '../../core/kits/http/token-integration.js';
+import { fakeSandbox, nextWithParam, oneRead, tokenCredentials, tokenHttpProvider, type TokenIntegrationSpec } from '../../core/kits/http/token-integration.js';
 import { obj, str } from '../../core/kits/cli/reads.js';
 import { APPPLATFORM_READS } from './reads.js';
 
@@ -20,19 +20,15 @@ export function appPlatformPage(body: unknown, _headers: Headers, request: { pat
   if (!key || typeof b.pagination !== 'object') return { body };
   const next = obj(b.pagination).next;
   if (typeof next !== 'number' && !(typeof next === 'string' && next)) return { items: b[key] as unknown[], body };
-  const url = new URL(request.path, 'http://x');
-  url.searchParams.set('until', String(next));
-  return { items: b[key] as unknown[], body, next: { path: url.pathname + url.search } };
+  return { items: b[key] as unknown[], body, next: nextWithParam(request.path, 'until', String(next)) };
 }
 
 const spec: TokenIntegrationSpec = {
   name: 'appplatform',
   label: 'app platform',
   tokenKey: 'api_token',
-  section: (config) => (config.appplatform ? { token: config.appplatform.api_token, base_url: config.appplatform.base_url } : undefined),
   envNames: ['APPPLATFORM_API_TOKEN'],
   defaultBaseUrl: 'https://api.vercel.com',
-  headers: (token) => ({ authorization: `Bearer ${token}` }),
   page: appPlatformPage,
 };
 

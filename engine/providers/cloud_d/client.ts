@@ -12,6 +12,8 @@ import { OperationError, UsageError } from '../../core/errors.js';
 import { obj } from '../../core/kits/cli/reads.js';
 import { tc3Authorization, TC3_CONTENT_TYPE } from './sign.js';
 import type { CloudDCredentials } from './credentials.js';
+import { readBounded } from '../../core/kits/http/body.js';
+import { sleep } from '../../core/kits/http/sleep.js';
 
 /** The API version of each service this build may call (the X-TC-Version header). */
 export const CLOUD_D_SERVICES: Record<string, string> = { cvm: '2017-03-12', cbs: '2017-03-12', vpc: '2017-03-12', lighthouse: '2020-03-24' };
@@ -52,15 +54,6 @@ function endpoint(service: string, baseUrl: string | undefined): URL {
   return new URL('/', url);
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(abortReason(signal));
-    const t = setTimeout(() => (signal.removeEventListener('abort', stop), resolve()), ms);
-    const stop = () => (clearTimeout(t), reject(abortReason(signal)));
-    signal.addEventListener('abort', stop, { once: true });
-  });
-}
-
 /** The one array member named `…Set` of a response (InstanceSet, RegionSet), with its name. */
 function setOf(response: Record<string, unknown>): string | undefined {
   const keys = Object.keys(response).filter((k) => /Set$/.test(k) && Array.isArray(response[k]));
@@ -97,23 +90,12 @@ export function cloudDClient(creds: CloudDCredentials, opts: CloudDClientOptions
         if (signal.aborted) throw abortReason(signal);
         throw new OperationError('http_unreachable', `cloud_d: ${url.origin} did not answer (${(err as Error).message})`, { hint: 'check cloud_d.base_url and the network' });
       }
-      const reader = res.body?.getReader();
-      const chunks: Uint8Array[] = [];
-      let cut = false;
-      while (reader) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        budget.bytes -= value.byteLength;
-        if (budget.bytes < 0) {
-          cut = true;
-          await reader.cancel();
-          break;
-        }
-        chunks.push(value);
-      }
+      const { text, cut } = await readBounded(res, budget, (err) => {
+        if (signal.aborted) throw abortReason(signal);
+        throw new OperationError('http_unreachable', `cloud_d: ${url.origin} stopped answering in the middle of a response (${err.message})`, { hint: 'check cloud_d.base_url and the network' });
+      });
       if (res.status >= 300 && res.status < 400) throw new OperationError('http_redirect_refused', `cloud_d: the server answered ${res.status} (a redirect); redirects are not followed`, { hint: "set cloud_d.base_url to the API's own address" });
       if (cut) return { cut };
-      const text = Buffer.concat(chunks).toString('utf8');
       let response: Record<string, unknown> | undefined;
       try {
         response = obj(obj(JSON.parse(text)).Response);

@@ -16,6 +16,7 @@ import { obj } from '../../core/kits/cli/reads.js';
 import { CLOUD_D_SERVICES, cloudDClient, type CloudDClient } from './client.js';
 import { cloudDSources, resolveCloudDCredentials } from './credentials.js';
 import { CLOUD_D_READS, CLOUD_D_VERB, expandByRegion, instancesByRegion } from './reads.js';
+import { oneRead } from '../../core/kits/http/token-integration.js';
 
 /** Actions that only read: descriptions and price inquiries. Anything else is not known to be safe. */
 export const CLOUD_D_READ_ACTION = /^(Describe|Inquiry)[A-Z][A-Za-z0-9]*$/;
@@ -102,7 +103,7 @@ export const cloudDProvider: Provider<CloudDClient> = {
       sources: (opts) => cloudDSources(opts),
       store: CREDENTIAL_FIELDS.cloud_d,
       async test(read) {
-        const [data] = await read({ version: 1, provider: 'cloud_d', commands: [{ args: [CLOUD_D_VERB, 'cvm', 'DescribeRegions', '{}'], reason: 'a cheap read: the regions' }] });
+        const [data] = await read(oneRead('cloud_d', [CLOUD_D_VERB, 'cvm', 'DescribeRegions', '{}'], 'a cheap read: the regions'));
         const n = Array.isArray(data) ? data.length : Number(obj(data).TotalCount ?? 0);
         return { detail: `${n} regions visible` };
       },

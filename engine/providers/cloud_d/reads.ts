@@ -5,7 +5,7 @@
  */
 import type { Config } from '../../../schemas/config.js';
 import type { ApiReadSpec, PricedRecord } from '../../core/kits/http/api-reads.js';
-import { arr, obj, str } from '../../core/kits/cli/reads.js';
+import { arr, cliRead, num, obj, str } from '../../core/kits/cli/reads.js';
 
 export const CLOUD_D_VERB = 'cloud-d-api';
 
@@ -27,24 +27,8 @@ function instanceRecord(i: unknown): PricedRecord {
 }
 
 export const CLOUD_D_READS: ApiReadSpec[] = [
-  {
-    service: 'instances',
-    label: 'CVM instances',
-    singular: 'CVM instance',
-    words: ['cvm', 'instance', 'instances', 'server', 'servers', 'vm', 'vms', 'machines', 'running', 'stopped', 'region', 'regions', 'by region'],
-    args: [CLOUD_D_VERB, 'cvm', 'DescribeInstances', '{"Limit":100}'],
-    byDefault: true,
-    records: (items) => items.map(instanceRecord),
-  },
-  {
-    service: 'regions',
-    label: 'regions',
-    singular: 'region',
-    words: ['available regions', 'regions available', 'region list', 'which regions', 'what regions'],
-    args: [CLOUD_D_VERB, 'cvm', 'DescribeRegions', '{}'],
-    byDefault: false,
-    records: (items) => items.map(obj).map((r) => ({ name: str(r.Region) ?? '?', state: str(r.RegionState), detail: str(r.RegionName) })),
-  },
+  cliRead('instances', 'CVM instance', ['cvm', 'instance', 'instances', 'server', 'servers', 'vm', 'vms', 'machines', 'running', 'stopped', 'region', 'regions', 'by region'], [CLOUD_D_VERB, 'cvm', 'DescribeInstances', '{"Limit":100}'], (items) => items.map(instanceRecord), { byDefault: true }),
+  cliRead('regions', 'region', ['available regions', 'regions available', 'region list', 'which regions', 'what regions'], [CLOUD_D_VERB, 'cvm', 'DescribeRegions', '{}'], (items) => items.map(obj).map((r) => ({ name: str(r.Region) ?? '?', state: str(r.RegionState), detail: str(r.RegionName) }))),
 ];
 
 /** DescribeInstances in the configured region (the step's default) and in each other region the question names. */

@@ -8,7 +8,7 @@
  */
 import type { Page } from '../../core/kits/http/provider.js';
 import { httpReadCapabilities } from '../../core/kits/http/read-catalogue.js';
-import { fakeSandbox, oneRead, tokenCredentials, tokenHttpProvider, type TokenIntegrationSpec } from '../../core/kits/http/token-integration.js';
+import { fakeSandbox, nextWithParam, oneRead, tokenCredentials, tokenHttpProvider, type TokenIntegrationSpec } from '../../core/kits/http/token-integration.js';
 import type { ArgProblem } from '../../core/provider.js';
 import { obj, str } from '../../core/kits/cli/reads.js';
 import { EDGE_API, EDGE_READS } from './reads.js';
@@ -22,19 +22,15 @@ export function edgePage(body: unknown, _headers: Headers, request: { path: stri
   const page = Number(info.page);
   const total = Number(info.total_pages);
   if (!Number.isInteger(page) || !Number.isInteger(total) || page >= total) return { items: b.result, body };
-  const url = new URL(request.path, 'http://x');
-  url.searchParams.set('page', String(page + 1));
-  return { items: b.result, body, next: { path: url.pathname + url.search } };
+  return { items: b.result, body, next: nextWithParam(request.path, 'page', String(page + 1)) };
 }
 
 const spec: TokenIntegrationSpec = {
   name: 'edge',
   label: 'CDN/DNS',
   tokenKey: 'api_token',
-  section: (config) => (config.edge ? { token: config.edge.api_token, base_url: config.edge.base_url } : undefined),
   envNames: ['EDGE_API_TOKEN'],
   defaultBaseUrl: 'https://api.cloudflare.com',
-  headers: (token) => ({ authorization: `Bearer ${token}` }),
   page: edgePage,
   check(_method, path): ArgProblem[] {
     return path.startsWith(`${EDGE_API}/`) ? [] : [{ field: 'args[2]', message: `edge paths start with ${EDGE_API}/ (e.g. ${EDGE_API}/zones)` }];

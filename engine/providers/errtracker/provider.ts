@@ -13,6 +13,7 @@ import type { Config } from '../../../schemas/config.js';
 import type { ProviderCapabilities } from '../../core/capabilities.js';
 import { CREDENTIAL_FIELDS } from '../../core/config/credential-fields.js';
 import { UsageError } from '../../core/errors.js';
+import { fakeSandbox, oneRead } from '../../core/kits/http/token-integration.js';
 import { resolveToken, tokenSources, type TokenSpec } from '../../core/kits/http/credentials.js';
 import { baseUrlFor, httpProvider, type Page } from '../../core/kits/http/provider.js';
 import { arr, obj, str } from '../../core/kits/cli/reads.js';
@@ -96,19 +97,13 @@ const capabilities: ProviderCapabilities = {
   credentials: {
     sources: ({ config, env }) => tokenSources(TOKEN, { config, env }),
     async test(read) {
-      const [orgs] = await read({ version: 1, provider: 'errtracker', commands: [{ args: ['errtracker-api', 'GET', '/api/0/organizations/'], reason: 'the organizations the token sees (a cheap read)' }] });
+      const [orgs] = await read(oneRead('errtracker', ['errtracker-api', 'GET', '/api/0/organizations/'], 'the organizations the token sees (a cheap read)'));
       const slugs = arr(Array.isArray(orgs) ? orgs : obj(orgs).items).map((o) => str(obj(o).slug)).filter(Boolean);
       return { detail: `the token sees ${slugs.length} organization${slugs.length === 1 ? '' : 's'}${slugs.length ? `: ${slugs.join(', ')}` : ''}`, data: { organizations: slugs } };
     },
     store: CREDENTIAL_FIELDS.errtracker,
   },
-  sandbox: {
-    async start() {
-      const { startErrtrackerFake } = await import('../../../emulator/fakes/errtracker.js');
-      const fake = await startErrtrackerFake();
-      return { baseUrl: fake.url, credentials: { auth_token: fake.token }, close: () => fake.close() };
-    },
-  },
+  sandbox: fakeSandbox(async () => (await import('../../../emulator/fakes/errtracker.js')).startErrtrackerFake(), 'auth_token'),
 };
 
 export const errtrackerProvider = httpProvider({

@@ -4,8 +4,7 @@
  * `errtracker-api` GET of the Sentry web API (`/api/0/…`); answers without a model come from the same
  * table.
  */
-import { TermMatcher } from '../../core/routing/match.js';
-import { obj, str } from '../../core/kits/cli/reads.js';
+import { capped, obj, readsNamedBy, str } from '../../core/kits/cli/reads.js';
 import { printable, resultItems } from '../../core/kits/http/results.js';
 
 export interface ErrScope {
@@ -42,11 +41,11 @@ export const ERR_READS: readonly ErrReadSpec[] = [
   },
 ];
 
-const matcher = new TermMatcher(ERR_READS.flatMap((spec) => spec.words.map((w) => ({ term: w, data: spec }))));
+const namedBy = readsNamedBy(ERR_READS);
 
 /** The reads a question asks for ("which projects" reads projects only; otherwise the issues). */
 export function errReadsFor(question: string, scoped: boolean): ErrReadSpec[] {
-  const chosen = new Set(matcher.match(question).map((m) => m.data));
+  const chosen = namedBy(question);
   const issues = ERR_READS[0]!;
   const projects = ERR_READS[1]!;
   // "errors in project api" names a project: that is a scope, not a request for the project list.
@@ -72,7 +71,6 @@ export function errReadOf(path: string): ErrReadSpec | undefined {
   return undefined;
 }
 
-const MAX_NAMES = 20;
 const num = (v: unknown) => (typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : 0);
 
 /** Where a step's path points, for the answer's heading (`acme/backend`, `acme (all projects)`). */
@@ -99,7 +97,7 @@ export function answerErrReads(question: string, results: readonly { args: reado
     }
     if (spec.key === 'projects') {
       const names = items.map((p) => printable(`- ${str(obj(p).slug) ?? str(obj(p).name) ?? '?'}${str(obj(p).platform) ? ` (${str(obj(p).platform)})` : ''}`));
-      parts.push(items.length ? [`${scope.replace(' (all projects)', '')}: ${items.length} project${items.length === 1 ? '' : 's'}${cut}:`, ...names.slice(0, MAX_NAMES), ...(names.length > MAX_NAMES ? [`- … and ${names.length - MAX_NAMES} more`] : [])].join('\n') : `${scope}: no projects${cut}.`);
+      parts.push(items.length ? [`${scope.replace(' (all projects)', '')}: ${items.length} project${items.length === 1 ? '' : 's'}${cut}:`, ...capped(names)].join('\n') : `${scope}: no projects${cut}.`);
       continue;
     }
     // Most frequent first, by the events counted in the stats period (Sentry sends counts as strings).
@@ -113,13 +111,12 @@ export function answerErrReads(question: string, results: readonly { args: reado
       parts.push(`${head}${cut}.`);
       continue;
     }
-    const lines = issues.slice(0, MAX_NAMES).map((i) => {
+    const lines = issues.map((i) => {
       const seen = str(i.lastSeen)?.slice(0, 10);
       const facts = [`${num(i.count)} events`, i.userCount !== undefined ? `${num(i.userCount)} users` : undefined, str(i.level), seen && `last seen ${seen}`].filter(Boolean).join(', ');
       return printable(`- ${str(i.shortId) ?? str(i.id) ?? '?'} ${str(i.title) ?? ''}${str(i.culprit) ? ` in ${str(i.culprit)}` : ''} (${facts})`);
     });
-    if (issues.length > MAX_NAMES) lines.push(`- … and ${issues.length - MAX_NAMES} more`);
-    parts.push([`${head}, most frequent first (events in the last ${ERR_STATS_PERIOD})${cut}:`, ...lines].join('\n'));
+    parts.push([`${head}, most frequent first (events in the last ${ERR_STATS_PERIOD})${cut}:`, ...capped(lines)].join('\n'));
   }
   return parts;
 }

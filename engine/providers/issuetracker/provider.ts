@@ -14,6 +14,7 @@
 import type { ProviderCapabilities } from '../../core/capabilities.js';
 import { CREDENTIAL_FIELDS } from '../../core/config/credential-fields.js';
 import { OperationError, UsageError } from '../../core/errors.js';
+import { fakeSandbox, oneRead } from '../../core/kits/http/token-integration.js';
 import { resolveToken, tokenSources, type TokenSpec } from '../../core/kits/http/credentials.js';
 import { isGraphqlRead } from '../../core/kits/http/graphql.js';
 import { baseUrlFor, httpProvider, type Page } from '../../core/kits/http/provider.js';
@@ -80,7 +81,7 @@ const capabilities: ProviderCapabilities = {
   credentials: {
     sources: ({ config, env }) => tokenSources(TOKEN, { config, env }),
     async test(read) {
-      const [me] = await read({ version: 1, provider: 'issuetracker', commands: [{ args: ['issuetracker-api', 'POST', GRAPHQL_PATH, JSON.stringify({ query: VIEWER_QUERY })], reason: 'who the key belongs to (a cheap read)' }] });
+      const [me] = await read(oneRead('issuetracker', ['issuetracker-api', 'POST', GRAPHQL_PATH, JSON.stringify({ query: VIEWER_QUERY })], 'who the key belongs to (a cheap read)'));
       const data = obj(obj(me).data);
       const who = str(obj(data.viewer).displayName) ?? str(obj(data.viewer).name) ?? '?';
       const org = str(obj(data.organization).name);
@@ -88,13 +89,7 @@ const capabilities: ProviderCapabilities = {
     },
     store: CREDENTIAL_FIELDS.issuetracker,
   },
-  sandbox: {
-    async start() {
-      const { startIssuetrackerFake } = await import('../../../emulator/fakes/issuetracker.js');
-      const fake = await startIssuetrackerFake();
-      return { baseUrl: fake.url, credentials: { api_key: fake.token }, close: () => fake.close() };
-    },
-  },
+  sandbox: fakeSandbox(async () => (await import('../../../emulator/fakes/issuetracker.js')).startIssuetrackerFake(), 'api_key'),
 };
 
 export const issuetrackerProvider = httpProvider({

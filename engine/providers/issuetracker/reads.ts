@@ -3,7 +3,7 @@
  * GraphQL `query` (a read: never a `mutation`) POSTed to `/graphql`, paged by `pageInfo.endCursor`.
  * The answers without a model come from the same nodes.
  */
-import { obj, str } from '../../core/kits/cli/reads.js';
+import { capped, obj, str } from '../../core/kits/cli/reads.js';
 import { printable, resultItems } from '../../core/kits/http/results.js';
 
 /** The open issues of a team (or of every team the key sees), newest activity first; the answer orders by priority. */
@@ -71,13 +71,12 @@ export function answerIssues(question: string, scope: IssueScope, data: unknown)
     for (const i of shown) counts.set(label(i), (counts.get(label(i)) ?? 0) + 1);
     return `${head}: ${[...counts].map(([l, n]) => `${n} ${l.toLowerCase()}`).join(', ')}${cut}.`;
   }
-  const lines = shown.slice(0, MAX_NAMES).map((i) => {
+  const lines = shown.map((i) => {
     const who = str(obj(i.assignee).displayName) ?? str(obj(i.assignee).name);
     const facts = [label(i), str(obj(i.state).name), who && `@${who}`, str(i.dueDate) && `due ${str(i.dueDate)}`].filter(Boolean).join('; ');
     return printable(`- ${str(i.identifier) ?? '?'} ${str(i.title) ?? ''} (${facts})`);
   });
-  if (shown.length > MAX_NAMES) lines.push(`- … and ${shown.length - MAX_NAMES} more`);
-  return [`${head}, by priority${cut}:`, ...lines].join('\n');
+  return [`${head}, by priority${cut}:`, ...capped(lines, MAX_NAMES)].join('\n');
 }
 
 /** The scope a step's body asked for (the answer's heading). */

@@ -7,7 +7,7 @@
  */
 import type { Page } from '../../core/kits/http/provider.js';
 import { httpReadCapabilities } from '../../core/kits/http/read-catalogue.js';
-import { fakeSandbox, oneRead, tokenCredentials, tokenHttpProvider, type TokenIntegrationSpec } from '../../core/kits/http/token-integration.js';
+import { fakeSandbox, nextWithParam, oneRead, tokenCredentials, tokenHttpProvider, type TokenIntegrationSpec } from '../../core/kits/http/token-integration.js';
 import { obj, str } from '../../core/kits/cli/reads.js';
 import { NOTES_READS } from './reads.js';
 
@@ -37,16 +37,13 @@ export function notesPage(body: unknown, _headers: Headers, request: { path: str
     }
     return { items: b.results, body, next: { body: JSON.stringify({ ...sent, start_cursor: cursor }) } };
   }
-  const url = new URL(request.path, 'http://x');
-  url.searchParams.set('start_cursor', cursor);
-  return { items: b.results, body, next: { path: url.pathname + url.search } };
+  return { items: b.results, body, next: nextWithParam(request.path, 'start_cursor', cursor) };
 }
 
 const spec: TokenIntegrationSpec = {
   name: 'notes',
   label: 'workspace notes',
   tokenKey: 'integration_token',
-  section: (config) => (config.notes ? { token: config.notes.integration_token, base_url: config.notes.base_url } : undefined),
   envNames: ['NOTES_INTEGRATION_TOKEN'],
   defaultBaseUrl: 'https://api.notion.com',
   headers: (token) => ({ authorization: `Bearer ${token}`, 'notion-version': NOTES_API_VERSION }),

@@ -7,7 +7,7 @@
  * Every query is bounded (LIMIT) and reads only; engine/providers/postgres/client.ts runs each in a READ ONLY
  * transaction with a statement_timeout and a lock_timeout.
  */
-import { containsTerm, TermMatcher } from '../../core/routing/match.js';
+import { readsChooser, targetsFor } from '../../core/kits/cli/reads.js';
 
 export type Row = Record<string, unknown>;
 
@@ -283,21 +283,8 @@ export const POSTGRES_READS: readonly PostgresRead[] = [
 
 export const readNamed = (readName: string) => POSTGRES_READS.find((r) => r.name === readName);
 
-const matcher = new TermMatcher(POSTGRES_READS.flatMap((r) => r.words.map((w) => ({ term: w, data: r }))));
-
 /** The reads a question asks for, or the default set. */
-export function readsFor(question: string): PostgresRead[] {
-  const chosen = new Set(matcher.match(question).map((m) => m.data));
-  // "long-running queries" is a kind of "queries": the narrower read is enough.
-  const picked = POSTGRES_READS.filter((r) => chosen.has(r));
-  return picked.length ? picked : POSTGRES_READS.filter((r) => r.byDefault);
-}
+export const readsFor: (question: string) => PostgresRead[] = readsChooser(POSTGRES_READS);
 
 /** The connections a question is about: those it names, else the default, else the only one, else all (at most 5). */
-export function connectionsFor(question: string, connections: readonly string[], defaultConnection: string | undefined): string[] {
-  const named = connections.filter((c) => containsTerm(question, c));
-  if (named.length) return named;
-  if (defaultConnection) return [defaultConnection];
-  if (connections.length) return connections.slice(0, 5);
-  return ['default'];
-}
+export const connectionsFor = targetsFor;

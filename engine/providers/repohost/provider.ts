@@ -11,6 +11,7 @@ import type { Config } from '../../../schemas/config.js';
 import type { ProviderCapabilities } from '../../core/capabilities.js';
 import { CREDENTIAL_FIELDS } from '../../core/config/credential-fields.js';
 import { UsageError } from '../../core/errors.js';
+import { fakeSandbox, oneRead } from '../../core/kits/http/token-integration.js';
 import { resolveToken, tokenSources, type TokenSpec } from '../../core/kits/http/credentials.js';
 import { isGraphqlRead } from '../../core/kits/http/graphql.js';
 import { baseUrlFor, httpProvider, linkHeaderPage, type Page } from '../../core/kits/http/provider.js';
@@ -106,18 +107,12 @@ const capabilities: ProviderCapabilities = {
   credentials: {
     sources: ({ config, env }) => tokenSources(TOKEN, { config, env }),
     async test(read) {
-      const [user] = await read({ version: 1, provider: 'repohost', commands: [{ args: ['repohost-api', 'GET', '/user'], reason: 'who the token belongs to (a cheap read)' }] });
+      const [user] = await read(oneRead('repohost', ['repohost-api', 'GET', '/user'], 'who the token belongs to (a cheap read)'));
       return { detail: `token of @${str(obj(user).login) ?? '?'}`, data: { login: str(obj(user).login) } };
     },
     store: CREDENTIAL_FIELDS.repohost,
   },
-  sandbox: {
-    async start() {
-      const { startRepohostFake } = await import('../../../emulator/fakes/repohost.js');
-      const fake = await startRepohostFake();
-      return { baseUrl: fake.url, credentials: { token: fake.token }, close: () => fake.close() };
-    },
-  },
+  sandbox: fakeSandbox(async () => (await import('../../../emulator/fakes/repohost.js')).startRepohostFake()),
 };
 
 export const repohostProvider = httpProvider({

@@ -4,9 +4,9 @@
  * read is one `repohost-api` GET of the REST API v3 wire format; the answers without a model are built
  * from the same table.
  */
-import { containsTerm, TermMatcher } from '../../core/routing/match.js';
-import { arr, obj, str, type CliRecord } from '../../core/kits/cli/reads.js';
-import { printable, resultItems } from '../../core/kits/http/results.js';
+import { containsTerm } from '../../core/routing/match.js';
+import { arr, listParagraph, obj, readsChooser, str, type CliRecord } from '../../core/kits/cli/reads.js';
+import { resultItems } from '../../core/kits/http/results.js';
 
 export interface RepoRef {
   owner: string;
@@ -101,14 +101,8 @@ export const REPO_READS: readonly RepoReadSpec[] = [
   },
 ];
 
-const matcher = new TermMatcher(REPO_READS.flatMap((spec) => spec.words.map((w) => ({ term: w, data: spec }))));
-
 /** The reads a question asks for, or the default set (issues, pull requests, CI). */
-export function repoReadsFor(question: string): RepoReadSpec[] {
-  const chosen = new Set(matcher.match(question).map((m) => m.data));
-  const picked = REPO_READS.filter((s) => chosen.has(s));
-  return picked.length ? picked : REPO_READS.filter((s) => s.byDefault);
-}
+export const repoReadsFor: (question: string) => RepoReadSpec[] = readsChooser(REPO_READS);
 
 /** The read of a step's path (`/repos/o/r/pulls?…` → pulls). */
 export function repoReadOf(path: string): RepoReadSpec | undefined {
@@ -120,8 +114,6 @@ export function repoReadOf(path: string): RepoReadSpec | undefined {
   return undefined;
 }
 
-const MAX_NAMES = 20;
-const line = (r: CliRecord) => printable(`- ${r.name}${[r.detail, r.state].filter(Boolean).length ? ` (${[r.detail, r.state].filter(Boolean).join(', ')})` : ''}`);
 
 /** Failing first, then running, then the rest: what a CI question wants to see. */
 const CI_ORDER = ['failure', 'timed_out', 'startup_failure', 'cancelled', 'action_required', 'in_progress', 'queued', 'waiting', 'pending'];
@@ -154,14 +146,9 @@ export function answerRepoReads(question: string, repo: string, results: readonl
     const asked = states.find((s) => containsTerm(question, s)) ?? (spec.key !== 'pulls' && /\bfail(ing|ed|s)?\b|\bred\b|\bbroken\b/i.test(question) && states.includes('failure') ? 'failure' : undefined);
     const shown = asked ? records.filter((x) => x.state === asked) : records;
     const head = `${repo}: ${shown.length} ${shown.length === 1 ? spec.singular : spec.label}${asked ? ` (${asked})` : ''}`;
-    if (/\bhow many\b/i.test(question)) {
-      parts.push(`${head}${cut}.`);
-      continue;
-    }
-    const summary = spec.key === 'ci' || spec.key === 'checks' ? ciSummary(records) : '';
-    const body = shown.slice(0, MAX_NAMES).map(line);
-    if (shown.length > MAX_NAMES) body.push(`- … and ${shown.length - MAX_NAMES} more`);
-    parts.push([`${head}${summary}${cut}:`, ...body].join('\n'));
+    // The CI tally goes with the list, not with a bare count.
+    const summary = !/\bhow many\b/i.test(question) && (spec.key === 'ci' || spec.key === 'checks') ? ciSummary(records) : '';
+    parts.push(listParagraph(question, `${head}${summary}${cut}`, shown));
   }
   return parts;
 }

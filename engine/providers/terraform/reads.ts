@@ -4,7 +4,7 @@
  * secrets (database passwords, private keys, sensitive outputs): only addresses, types, names, IDs and
  * the values of outputs not marked sensitive are kept.
  */
-import { containsTerm, TermMatcher } from '../../core/routing/match.js';
+import { readsChooser, targetsFor } from '../../core/kits/cli/reads.js';
 
 export type TerraformReadName = 'show' | 'state-list' | 'plan';
 
@@ -33,22 +33,10 @@ export const TERRAFORM_READS: readonly TerraformRead[] = [
 
 export const terraformRead = (name: string) => TERRAFORM_READS.find((r) => r.name === name);
 
-const matcher = new TermMatcher(TERRAFORM_READS.flatMap((r) => r.words.map((w) => ({ term: w, data: r }))));
-
-export function terraformReadsFor(question: string): TerraformRead[] {
-  const chosen = new Set(matcher.match(question).map((m) => m.data));
-  const picked = TERRAFORM_READS.filter((r) => chosen.has(r));
-  return picked.length ? picked : TERRAFORM_READS.filter((r) => r.byDefault);
-}
+export const terraformReadsFor: (question: string) => TerraformRead[] = readsChooser(TERRAFORM_READS);
 
 /** The workspaces a question is about: those it names, else the default, else the only one, else all (at most 5). */
-export function workspacesFor(question: string, workspaces: readonly string[], defaultWorkspace: string | undefined): string[] {
-  const named = workspaces.filter((w) => containsTerm(question, w));
-  if (named.length) return named;
-  if (defaultWorkspace) return [defaultWorkspace];
-  if (workspaces.length) return workspaces.slice(0, 5);
-  return ['default'];
-}
+export const workspacesFor = targetsFor;
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});

@@ -6,6 +6,7 @@
  */
 import type { Config } from '../../../schemas/config.js';
 import { CREDENTIAL_FIELDS } from '../../core/config/credential-fields.js';
+import { fakeSandbox, oneRead } from '../../core/kits/http/token-integration.js';
 import { apiCapabilities } from '../../core/kits/http/api-reads.js';
 import { httpProvider, type HttpProviderSpec, type Page } from '../../core/kits/http/provider.js';
 import { tokenSources, tokenTarget, type TokenTargetSpec } from '../../core/kits/http/token-target.js';
@@ -49,18 +50,12 @@ const spec: HttpProviderSpec = {
       sources: (opts) => tokenSources(VPS_A_TOKEN, opts),
       store: CREDENTIAL_FIELDS.vps_a,
       async test(read) {
-        const [data] = await read({ version: 1, provider: 'vps_a', commands: [{ args: [VPS_A_VERB, 'GET', '/v2/account'], reason: 'a cheap read: the account' }] });
+        const [data] = await read(oneRead('vps_a', [VPS_A_VERB, 'GET', '/v2/account'], 'a cheap read: the account'));
         const a = obj(obj(data).account);
         return { detail: `account ${str(a.status) ?? '?'}, droplet limit ${String(a.droplet_limit ?? '?')}` };
       },
     },
-    sandbox: {
-      async start() {
-        const { startVpsAFake } = await import('../../../emulator/fakes/vps_a.js');
-        const fake = await startVpsAFake();
-        return { baseUrl: fake.url, credentials: { token: fake.token }, close: () => fake.close() };
-      },
-    },
+    sandbox: fakeSandbox(async () => (await import('../../../emulator/fakes/vps_a.js')).startVpsAFake()),
   },
 };
 

@@ -3,11 +3,9 @@
  * volumes, and the month's balance. Each is one GET, paged by the client (`links.pages.next`).
  */
 import type { ApiReadSpec, PricedRecord } from '../../core/kits/http/api-reads.js';
-import { arr, obj, str } from '../../core/kits/cli/reads.js';
+import { arr, cliRead, num, obj, str } from '../../core/kits/cli/reads.js';
 
 export const VPS_A_VERB = 'vps-a-api';
-
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() && Number.isFinite(Number(v)) ? Number(v) : undefined);
 
 function dropletRecord(d: unknown): PricedRecord {
   const o = obj(d);
@@ -20,40 +18,15 @@ function dropletRecord(d: unknown): PricedRecord {
 }
 
 export const VPS_A_READS: ApiReadSpec[] = [
-  {
-    service: 'droplets',
-    label: 'droplets',
-    singular: 'droplet',
-    words: ['droplet', 'droplets', 'server', 'servers', 'vps', 'vm', 'vms', 'machines', 'cost', 'costs', 'price', 'prices', 'spend', 'running', 'active', 'off'],
-    args: [VPS_A_VERB, 'GET', '/v2/droplets?per_page=200'],
-    byDefault: true,
-    billed: true,
-    records: (items) => items.map(dropletRecord),
-  },
-  {
-    service: 'volumes',
-    label: 'volumes',
-    singular: 'volume',
-    words: ['volume', 'volumes', 'block storage', 'disk', 'disks', 'storage'],
-    args: [VPS_A_VERB, 'GET', '/v2/volumes?per_page=200'],
-    byDefault: false,
-    records: (items) =>
-      items.map(obj).map((v) => ({
-        name: str(v.name) ?? String(v.id ?? '?'),
-        detail: [num(v.size_gigabytes) !== undefined ? `${num(v.size_gigabytes)} GB` : undefined, str(obj(v.region).slug), arr(v.droplet_ids).length ? `attached to ${arr(v.droplet_ids).join(', ')}` : 'not attached'].filter(Boolean).join(', '),
-      })),
-  },
-  {
-    service: 'balance',
-    label: 'balance',
-    singular: 'balance',
-    words: ['balance', 'bill', 'billing', 'usage', 'invoice', 'month to date', 'owe'],
-    args: [VPS_A_VERB, 'GET', '/v2/balance'],
-    byDefault: false,
-    records: (items) =>
-      items.map(obj).map((b) => ({
-        name: `month-to-date usage $${str(b.month_to_date_usage) ?? '?'}`,
-        detail: `account balance $${str(b.account_balance) ?? '?'}, month-to-date balance $${str(b.month_to_date_balance) ?? '?'}${str(b.generated_at) ? `, as of ${str(b.generated_at)}` : ''}`,
-      })),
-  },
+  { ...cliRead('droplets', 'droplet', ['droplet', 'droplets', 'server', 'servers', 'vps', 'vm', 'vms', 'machines', 'cost', 'costs', 'price', 'prices', 'spend', 'running', 'active', 'off'], [VPS_A_VERB, 'GET', '/v2/droplets?per_page=200'], (items) => items.map(dropletRecord), { byDefault: true }), billed: true },
+  cliRead('volumes', 'volume', ['volume', 'volumes', 'block storage', 'disk', 'disks', 'storage'], [VPS_A_VERB, 'GET', '/v2/volumes?per_page=200'], (items) =>
+    items.map(obj).map((v) => ({
+      name: str(v.name) ?? String(v.id ?? '?'),
+      detail: [num(v.size_gigabytes) !== undefined ? `${num(v.size_gigabytes)} GB` : undefined, str(obj(v.region).slug), arr(v.droplet_ids).length ? `attached to ${arr(v.droplet_ids).join(', ')}` : 'not attached'].filter(Boolean).join(', '),
+    }))),
+  cliRead('balance', 'balance', ['balance', 'bill', 'billing', 'usage', 'invoice', 'month to date', 'owe'], [VPS_A_VERB, 'GET', '/v2/balance'], (items) =>
+    items.map(obj).map((b) => ({
+      name: `month-to-date usage $${str(b.month_to_date_usage) ?? '?'}`,
+      detail: `account balance $${str(b.account_balance) ?? '?'}, month-to-date balance $${str(b.month_to_date_balance) ?? '?'}${str(b.generated_at) ? `, as of ${str(b.generated_at)}` : ''}`,
+    })), { label: 'balance' }),
 ];

@@ -6,6 +6,7 @@
  */
 import type { Config } from '../../../schemas/config.js';
 import { CREDENTIAL_FIELDS } from '../../core/config/credential-fields.js';
+import { fakeSandbox, oneRead } from '../../core/kits/http/token-integration.js';
 import { apiCapabilities } from '../../core/kits/http/api-reads.js';
 import { httpProvider, type HttpProviderSpec, type Page } from '../../core/kits/http/provider.js';
 import { tokenSources, tokenTarget, type TokenTargetSpec } from '../../core/kits/http/token-target.js';
@@ -53,18 +54,12 @@ const spec: HttpProviderSpec = {
       sources: (opts) => tokenSources(VPS_B_TOKEN, opts),
       store: CREDENTIAL_FIELDS.vps_b,
       async test(read) {
-        const [data] = await read({ version: 1, provider: 'vps_b', commands: [{ args: [VPS_B_VERB, 'GET', '/v1/pricing'], reason: 'a cheap read: the price list' }] });
+        const [data] = await read(oneRead('vps_b', [VPS_B_VERB, 'GET', '/v1/pricing'], 'a cheap read: the price list'));
         const p = obj(obj(data).pricing);
         return { detail: `prices in ${str(p.currency) ?? '?'} (VAT ${str(p.vat_rate) ?? '?'}%)` };
       },
     },
-    sandbox: {
-      async start() {
-        const { startVpsBFake } = await import('../../../emulator/fakes/vps_b.js');
-        const fake = await startVpsBFake();
-        return { baseUrl: fake.url, credentials: { token: fake.token }, close: () => fake.close() };
-      },
-    },
+    sandbox: fakeSandbox(async () => (await import('../../../emulator/fakes/vps_b.js')).startVpsBFake()),
   },
 };
 

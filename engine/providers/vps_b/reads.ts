@@ -4,11 +4,9 @@
  * paged by the client (`meta.pagination.next_page`).
  */
 import type { ApiReadSpec, PricedRecord } from '../../core/kits/http/api-reads.js';
-import { arr, obj, str } from '../../core/kits/cli/reads.js';
+import { arr, cliRead, num, obj, str } from '../../core/kits/cli/reads.js';
 
 export const VPS_B_VERB = 'vps-b-api';
-
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() && Number.isFinite(Number(v)) ? Number(v) : undefined);
 
 /** The gross price (what is paid, VAT included) of a server type in a location, per hour and per month. */
 function priceIn(type: Record<string, unknown>, location: string | undefined): { hourly?: number; monthly?: number } {
@@ -43,23 +41,6 @@ function serverTypeRecord(t: unknown): PricedRecord {
 }
 
 export const VPS_B_READS: ApiReadSpec[] = [
-  {
-    service: 'servers',
-    label: 'servers',
-    singular: 'server',
-    words: ['server', 'servers', 'vps', 'vm', 'vms', 'machines', 'cost', 'costs', 'price', 'spend', 'running', 'off'],
-    args: [VPS_B_VERB, 'GET', '/v1/servers?per_page=50'],
-    byDefault: true,
-    billed: true,
-    records: (items) => items.map(serverRecord),
-  },
-  {
-    service: 'server_types',
-    label: 'server types',
-    singular: 'server type',
-    words: ['server type', 'server types', 'types', 'sizes', 'plans', 'price list', 'cheapest', 'offer', 'offers'],
-    args: [VPS_B_VERB, 'GET', '/v1/server_types?per_page=50'],
-    byDefault: false,
-    records: (items) => items.map(serverTypeRecord),
-  },
+  { ...cliRead('servers', 'server', ['server', 'servers', 'vps', 'vm', 'vms', 'machines', 'cost', 'costs', 'price', 'spend', 'running', 'off'], [VPS_B_VERB, 'GET', '/v1/servers?per_page=50'], (items) => items.map(serverRecord), { byDefault: true }), billed: true },
+  cliRead('server_types', 'server type', ['server type', 'server types', 'types', 'sizes', 'plans', 'price list', 'cheapest', 'offer', 'offers'], [VPS_B_VERB, 'GET', '/v1/server_types?per_page=50'], (items) => items.map(serverTypeRecord)),
 ];

@@ -31,12 +31,56 @@ export interface CliReadSpec {
   records(data: unknown): CliRecord[];
 }
 
+/**
+ * One catalogue row: the service key, what one record is called (the plural adds an "s" unless
+ * `label` says otherwise), the question words, the read-only step and how its output becomes records.
+ * A provider's reads.ts is a list of these and nothing else.
+ */
+export function cliRead<F extends CliReadSpec['records'] | ((items: readonly unknown[]) => CliRecord[]) = CliReadSpec['records']>(
+  service: string,
+  singular: string,
+  words: string[],
+  args: string[],
+  records: F,
+  opts: { byDefault?: boolean; global?: boolean; label?: string } = {},
+): Omit<CliReadSpec, 'records'> & { records: F } {
+  return { service, label: opts.label ?? `${singular}s`, singular, words, args, byDefault: opts.byDefault ?? false, ...(opts.global ? { global: true } : {}), records };
+}
+
 export type Obj = Record<string, unknown>;
 export const obj = (v: unknown): Obj => (v && typeof v === 'object' ? (v as Obj) : {});
 export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 export const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
+/** A number, or a number written as a string (prices in JSON are often strings); else undefined. */
+export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() && Number.isFinite(Number(v)) ? Number(v) : undefined);
 /** The last segment of an ARN, URL or resource path: the name an ID-only list stands for. */
 export const lastSegment = (s: string) => s.replace(/\/+$/, '').split(/[/:]/).pop() || s;
+
+/** The reads whose question words a question uses (whole words, case-insensitive), in table order. */
+export function readsNamedBy<T extends { words: readonly string[] }>(reads: readonly T[]): (question: string) => Set<T> {
+  const matcher = new TermMatcher(reads.flatMap((r) => r.words.map((w) => ({ term: w, data: r }))));
+  return (question) => new Set(matcher.match(question).map((m) => m.data));
+}
+
+/** How every catalogue picks: the reads a question's words choose (in table order), else the default ones. */
+export function readsChooser<T extends { words: readonly string[]; byDefault: boolean }>(reads: readonly T[]): (question: string, also?: Iterable<T>) => T[] {
+  const named = readsNamedBy(reads);
+  return (question, also = []) => {
+    const chosen = named(question);
+    for (const r of also) chosen.add(r);
+    const picked = reads.filter((r) => chosen.has(r));
+    return picked.length ? picked : reads.filter((r) => r.byDefault);
+  };
+}
+
+/** The targets a question is about (connections, workspaces): those it names, else the default, else the only one, else all (at most 5). */
+export function targetsFor(question: string, names: readonly string[], defaultName: string | undefined): string[] {
+  const named = names.filter((n) => containsTerm(question, n));
+  if (named.length) return named;
+  if (defaultName) return [defaultName];
+  if (names.length) return names.slice(0, 5);
+  return ['default'];
+}
 
 export interface CliReadCatalogue {
   reads: readonly CliReadSpec[];
@@ -51,27 +95,48 @@ export interface CliReadCatalogue {
 const MAX_NAMES = 20;
 
 /** Names and tags are the user's text: control characters (a terminal escape in a tag) never reach the terminal. */
-const printable = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+export const printable = (s: string): string => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
 
-function line(r: CliRecord): string {
+/** A list's lines, at most `max` of them, then `- … and N more`. */
+export function capped(lines: readonly string[], max = MAX_NAMES): string[] {
+  return lines.length > max ? [...lines.slice(0, max), `- … and ${lines.length - max} more`] : [...lines];
+}
+
+/** `- name (detail, state)`, printable. */
+export function recordLine(r: CliRecord): string {
   const extra = [r.detail, r.state].filter(Boolean).join(', ');
   return printable(`- ${r.name}${extra ? ` (${extra})` : ''}`);
 }
 
+/**
+ * The state a question names among the records' states ("which instances are running"), or one of
+ * its words (`stateWords`: `failed` → `ERROR`); undefined when it names none. Shared by every
+ * catalogue (CLI and HTTP) so that they narrow alike.
+ */
+export function askedState(question: string, records: readonly CliRecord[], stateWords: Record<string, string[]> = {}): string | undefined {
+  const states = [...new Set(records.map((x) => x.state).filter((s): s is string => Boolean(s)))];
+  return states.find((s) => containsTerm(question, s) || (stateWords[s] ?? []).some((w) => containsTerm(question, w)));
+}
+
+/** One list's paragraph: `<head>.` for a "how many" question, else `<head>:` and the names (at most 20). */
+export function listParagraph(question: string, head: string, shown: readonly CliRecord[]): string {
+  if (/\bhow many\b/i.test(question)) return `${head}.`;
+  return [`${head}:`, ...capped(shown.map(recordLine))].join('\n');
+}
+
 export function cliReadCatalogue(reads: readonly CliReadSpec[]): CliReadCatalogue {
-  const matcher = new TermMatcher(reads.flatMap((spec) => spec.words.map((w) => ({ term: w, data: spec }))));
+  const choose = readsChooser(reads);
   const readOf = (args: readonly string[]) => reads.find((s) => s.args.length <= args.length && s.args.every((a, i) => args[i] === a));
   return {
     reads,
     readOf,
     readsFor(question, keywords) {
-      const chosen = new Set(matcher.match(question).map((m) => m.data));
-      for (const [service, words] of Object.entries(keywords ?? {})) {
+      // `keywords` (service → words, from config) adds words to a service.
+      const extra = Object.entries(keywords ?? {}).flatMap(([service, words]) => {
         const spec = reads.find((s) => s.service === service.toLowerCase());
-        if (spec && new TermMatcher([service, ...(words ?? [])].map((w) => ({ term: w.toLowerCase(), data: spec }))).match(question).length) chosen.add(spec);
-      }
-      const picked = reads.filter((s) => chosen.has(s));
-      return picked.length ? picked : reads.filter((s) => s.byDefault);
+        return spec && new TermMatcher([service, ...(words ?? [])].map((w) => ({ term: w.toLowerCase(), data: spec }))).match(question).length ? [spec] : [];
+      });
+      return choose(question, extra);
     },
     answer(question, results) {
       const parts: string[] = [];
@@ -84,17 +149,9 @@ export function cliReadCatalogue(reads: readonly CliReadSpec[]): CliReadCatalogu
           continue;
         }
         // "which instances are running": only those in the state the question names.
-        const states = [...new Set(records.map((x) => x.state).filter((s): s is string => Boolean(s)))];
-        const asked = states.find((s) => containsTerm(question, s));
+        const asked = askedState(question, records);
         const shown = asked ? records.filter((x) => x.state === asked) : records;
-        const head = `${shown.length} ${shown.length === 1 ? spec.singular : spec.label}${asked ? ` ${asked}` : ''}`;
-        if (/\bhow many\b/i.test(question)) {
-          parts.push(`${head}.`);
-          continue;
-        }
-        const body = shown.slice(0, MAX_NAMES).map(line);
-        if (shown.length > MAX_NAMES) body.push(`- … and ${shown.length - MAX_NAMES} more`);
-        parts.push([`${head}:`, ...body].join('\n'));
+        parts.push(listParagraph(question, `${shown.length} ${shown.length === 1 ? spec.singular : spec.label}${asked ? ` ${asked}` : ''}`, shown));
       }
       return parts;
     },

@@ -10,6 +10,7 @@ import type { CredentialSource } from '../../capabilities.js';
 import type { ConnectOptions } from '../../provider.js';
 import { registerSecret } from '../../redact.js';
 import { fromConfigOrEnv } from './provider.js';
+import { lookupStored } from './stored-credentials.js';
 
 export interface TokenSpec {
   /** The provider's name, also its config section and its name in the backend store (`repohost`). */
@@ -44,21 +45,9 @@ export async function resolveToken(spec: TokenSpec, opts: ConnectOptions): Promi
 }
 
 async function fromBackend(spec: TokenSpec, opts: ConnectOptions): Promise<ResolvedToken | undefined> {
-  const { resolveBackendSettings, BackendClient, DEFAULT_CREDENTIAL_NAME } = await import('../../config/backend-store.js');
-  const settings = resolveBackendSettings(opts.config, opts.env);
-  if (!settings.apiKey) return undefined;
-  const client = new BackendClient({ ...settings, apiKey: settings.apiKey }, { signal: opts.signal, debug: opts.debug, timeoutMs: opts.timeoutMs });
-  try {
-    const record = await client.get(spec.provider, DEFAULT_CREDENTIAL_NAME);
-    const value = record?.fields[spec.key]?.trim();
-    return value ? { token: secret(value), source: `the credential backend (${settings.url}, env ${settings.env}, ${spec.provider}/${DEFAULT_CREDENTIAL_NAME})` } : undefined;
-  } catch (err) {
-    // The deadline and Ctrl-C end the command; an unreachable backend is one more place without a token.
-    if (opts.signal?.aborted) throw err;
-    if (opts.backendOnly) throw err;
-    opts.debug?.(`${spec.provider}: the credential backend had no token (${(err as Error).message})`);
-    return undefined;
-  }
+  const stored = await lookupStored(spec.provider, opts, opts.backendOnly);
+  const value = 'none' in stored ? undefined : stored.fields[spec.key];
+  return value && !('none' in stored) ? { token: secret(value), source: `the credential backend (${stored.url}, env ${stored.env}, ${stored.record})` } : undefined;
 }
 
 /** The sources `credentials` lists for this token, in the order `resolveToken` looks (names only). */

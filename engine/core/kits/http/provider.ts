@@ -17,6 +17,8 @@ import type { ArgProblem, ConnectOptions, Provider, StepClass, StepVerb } from '
 import type { ProviderCapabilities } from '../../capabilities.js';
 import { PLACEHOLDER_PATTERN } from '../../../../schemas/plan.js';
 import { substituteBody } from '../../plan/bindings.js';
+import { readBounded } from './body.js';
+import { sleep } from './sleep.js';
 
 /** Where the API is and how to reach it, resolved from config and environment when a step first needs it. */
 export interface HttpTarget {
@@ -141,15 +143,6 @@ function serverMessage(text: string): string {
   return typeof msg === 'string' && msg.trim() ? `: ${msg.trim().slice(0, 160).replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')}` : '';
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(abortReason(signal));
-    const t = setTimeout(() => (signal.removeEventListener('abort', stop), resolve()), ms);
-    const stop = () => (clearTimeout(t), reject(abortReason(signal)));
-    signal.addEventListener('abort', stop, { once: true });
-  });
-}
-
 /** The client: one request, pages followed and bounded, 429 waited out, errors made clear. */
 export function httpClient(spec: HttpProviderSpec, target: HttpTarget, opts: { timeoutMs?: number; debug?: (line: string) => void; fetch?: typeof fetch } = {}): HttpClient {
   const base = checkBase(spec, target);
@@ -189,29 +182,11 @@ export function httpClient(spec: HttpProviderSpec, target: HttpTarget, opts: { t
         await waitOut(waitS);
         continue;
       }
-      const reader = res.body?.getReader();
-      const chunks: Uint8Array[] = [];
-      let cut = false;
-      while (reader) {
-        let chunk: Awaited<ReturnType<typeof reader.read>>;
-        try {
-          chunk = await reader.read();
-        } catch (err) {
-          // The body stalled or broke: the command's deadline says why, else it is this server's fault.
-          if (signal.aborted) throw abortReason(signal);
-          throw new OperationError('http_unreachable', `${spec.name}: ${url.origin} stopped answering in the middle of a response (${(err as Error).message})`, { hint: `check ${spec.name}.base_url and the network` });
-        }
-        const { done, value } = chunk;
-        if (done) break;
-        budget.bytes -= value.byteLength;
-        if (budget.bytes < 0) {
-          cut = true;
-          await reader.cancel();
-          break;
-        }
-        chunks.push(value);
-      }
-      const text = Buffer.concat(chunks).toString('utf8');
+      const { text, cut } = await readBounded(res, budget, (err) => {
+        // The body stalled or broke: the command's deadline says why, else it is this server's fault.
+        if (signal.aborted) throw abortReason(signal);
+        throw new OperationError('http_unreachable', `${spec.name}: ${url.origin} stopped answering in the middle of a response (${err.message})`, { hint: `check ${spec.name}.base_url and the network` });
+      });
       // A service that says "rate limited" or "not authenticated" in its body (GraphQL APIs answer 400).
       const kind = res.status >= 400 && !cut ? spec.errorKind?.(res.status, text) : undefined;
       if (kind === 'rate_limited') {

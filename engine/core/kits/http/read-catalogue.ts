@@ -8,8 +8,8 @@
 import type { Config } from '../../../../schemas/config.js';
 import type { PlanCommand } from '../../../../schemas/plan.js';
 import type { ContextResult, ProviderCapabilities, RoutingCapability } from '../../capabilities.js';
-import type { CliRecord } from '../cli/reads.js';
-import { containsTerm, TermMatcher } from '../../routing/match.js';
+import { askedState, listParagraph, readsChooser, type CliRecord } from '../cli/reads.js';
+import { containsTerm } from '../../routing/match.js';
 
 /** A record with tags a question can narrow to (`production`, `proxied`). */
 export type TaggedRecord = CliRecord & { tags?: string[] };
@@ -39,18 +39,11 @@ export interface HttpReadSpec {
   sort?(a: CliRecord, b: CliRecord): number;
 }
 
-const MAX_NAMES = 20;
-
 /**
  * Qualifiers the built-in answers do not evaluate (time windows, comparisons, content, reasons): a
  * question with one is declined rather than answered with the whole list.
  */
 const UNANSWERABLE = /\b(today|yesterday|tomorrow|this (week|month|year)|last (week|month|year|\d+ \w+)|past \w+|since|ago|before|after|older than|newer than|between|why|how long|how much|most|least|more than|fewer than|less than|at least|at most|mention|mentions|mentioning|about|contain|contains|containing|compare|cost|costs)\b/i;
-const printable = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
-const line = (r: CliRecord) => {
-  const extra = [r.detail, r.state].filter(Boolean).join(', ');
-  return printable(`- ${r.name}${extra ? ` (${extra})` : ''}`);
-};
 
 /** The toolkit marks a listing it stopped reading: `{ items, truncated }` instead of the items. */
 export function unwrapTruncated(data: unknown): { data: unknown; truncated?: string } {
@@ -71,12 +64,7 @@ export interface HttpCatalogueSpec {
 
 /** Routing, context reads and answers for an HTTP integration from its catalogue. */
 export function httpReadCapabilities(spec: HttpCatalogueSpec): Pick<ProviderCapabilities, 'routing' | 'reads' | 'answer'> {
-  const matcher = new TermMatcher(spec.reads.flatMap((r) => r.words.map((w) => ({ term: w, data: r }))));
-  const readsFor = (question: string) => {
-    const chosen = new Set(matcher.match(question).map((m) => m.data));
-    const picked = spec.reads.filter((r) => chosen.has(r));
-    return picked.length ? picked : spec.reads.filter((r) => r.byDefault);
-  };
+  const readsFor = readsChooser(spec.reads);
   const kindOf = (r: HttpReadSpec) => `${spec.provider}/${r.key}`;
   return {
     routing: spec.routing,
@@ -118,18 +106,10 @@ export function httpReadCapabilities(spec: HttpCatalogueSpec): Pick<ProviderCapa
             continue;
           }
           // "which deployments failed": only those in the state the question names (or a word for it).
-          const states = [...new Set(records.map((x) => x.state).filter((s): s is string => Boolean(s)))];
-          const asked = states.find((s) => containsTerm(question, s) || (r.stateWords?.[s] ?? []).some((w) => containsTerm(question, w)));
+          const asked = askedState(question, records, r.stateWords);
           const shown = asked ? records.filter((x) => x.state === asked) : records;
           const about = names.length ? ` with "${names.join('" or "')}" in the name` : '';
-          const head = `${shown.length} ${tags.length ? `${tags.join(' ')} ` : ''}${shown.length === 1 ? r.singular : r.label}${about}${asked ? ` ${asked}` : ''}${cut}`;
-          if (/\bhow many\b/i.test(question)) {
-            parts.push(`${head}.`);
-            continue;
-          }
-          const body = shown.slice(0, MAX_NAMES).map(line);
-          if (shown.length > MAX_NAMES) body.push(`- … and ${shown.length - MAX_NAMES} more`);
-          parts.push([`${head}:`, ...body].join('\n'));
+          parts.push(listParagraph(question, `${shown.length} ${tags.length ? `${tags.join(' ')} ` : ''}${shown.length === 1 ? r.singular : r.label}${about}${asked ? ` ${asked}` : ''}${cut}`, shown));
         }
         return parts.length ? parts.join('\n') : undefined;
       },

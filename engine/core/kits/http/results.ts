@@ -24,4 +24,4 @@ export function resultItems(data: unknown, wrapped: readonly string[] = []): Res
 }
 
 /** Text from a service (titles, names) never carries control characters (a terminal escape) to the terminal. */
-export const printable = (s: string): string => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+export { printable } from '../cli/reads.js';

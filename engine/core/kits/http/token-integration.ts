@@ -7,47 +7,57 @@
 import type { Config } from '../../../../schemas/config.js';
 import type { CredentialSource, CredentialsCapability, SandboxCapability } from '../../capabilities.js';
 import { CREDENTIAL_FIELDS } from '../../config/credential-fields.js';
-import { AssistantError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import type { ConnectOptions, Provider } from '../../provider.js';
 import { registerSecret } from '../../redact.js';
 import type { Plan } from '../../../../schemas/plan.js';
+import { lookupStored } from './stored-credentials.js';
 import { baseUrlFor, fromConfigOrEnv, httpClient, httpProvider, type HttpClient, type HttpProviderSpec, type HttpTarget } from './provider.js';
 
 export interface TokenIntegrationSpec extends Omit<HttpProviderSpec, 'target' | 'name'> {
   name: 'notes' | 'appplatform' | 'edge';
-  /** The section's token key (`integration_token`) and its value. */
+  /** The section's token key (`integration_token`). */
   tokenKey: string;
-  section(config: Config): { token?: string; base_url?: string } | undefined;
+  /** The token and base URL as configured; by default `<name>.<tokenKey>` and `<name>.base_url`. */
+  section?(config: Config): { token?: string; base_url?: string } | undefined;
   /** Environment variables holding the token, in order. */
   envNames: readonly string[];
   defaultBaseUrl: string;
-  /** The request headers that carry the token (and any fixed header such as an API version). */
-  headers(token: string): Record<string, string>;
+  /** The request headers that carry the token (and any fixed header such as an API version); by default a bearer token. */
+  headers?(token: string): Record<string, string>;
+}
+
+/** The configured token and base URL: the spec's own reading, or `<name>.<tokenKey>` and `<name>.base_url`. */
+function sectionOf(spec: Pick<TokenIntegrationSpec, 'name' | 'tokenKey' | 'section'>, config: Config): { token?: string; base_url?: string } | undefined {
+  if (spec.section) return spec.section(config);
+  const section = (config as Record<string, unknown>)[spec.name] as Record<string, unknown> | undefined;
+  if (!section) return undefined;
+  const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  return { token: text(section[spec.tokenKey]), base_url: text(section.base_url) };
+}
+
+/** The next page's request: the same path with one query parameter set (`page`, `start_cursor`, `until`). */
+export function nextWithParam(path: string, name: string, value: string): { path: string } {
+  const url = new URL(path, 'http://x');
+  url.searchParams.set(name, value);
+  return { path: url.pathname + url.search };
 }
 
 type Token = { value: string; where: string };
 
 /** The token from the config section or the environment (not the backend: that needs the network). */
 function localToken(spec: TokenIntegrationSpec, opts: Pick<ConnectOptions, 'config' | 'env'>): Token | undefined {
-  const found = fromConfigOrEnv(spec.section(opts.config)?.token, opts.env, spec.envNames);
+  const found = fromConfigOrEnv(sectionOf(spec, opts.config)?.token, opts.env, spec.envNames);
   if (!found.value) return undefined;
   return { value: found.value, where: found.where === 'config' ? `${spec.name}.${spec.tokenKey} in the config file` : found.where! };
 }
 
 /** The token stored in the credential backend under `<name>/default`, or why there is none. */
 async function backendToken(spec: TokenIntegrationSpec, opts: ConnectOptions): Promise<Token | string> {
-  const { resolveBackendSettings, BackendClient, DEFAULT_CREDENTIAL_NAME } = await import('../../config/backend-store.js');
-  const settings = resolveBackendSettings(opts.config, opts.env);
-  if (!settings.apiKey) return 'no backend API key configured';
-  try {
-    const record = await new BackendClient({ ...settings, apiKey: settings.apiKey }, { signal: opts.signal, debug: opts.debug }).get(spec.name, DEFAULT_CREDENTIAL_NAME);
-    const value = record?.fields[spec.tokenKey]?.trim();
-    return value ? { value, where: `the backend credential store (${spec.name}/${DEFAULT_CREDENTIAL_NAME})` } : 'nothing stored';
-  } catch (err) {
-    if (opts.signal?.aborted) throw opts.signal.reason ?? err;
-    if (err instanceof AssistantError && err.code !== 'insecure_backend_url' && err.code !== 'decrypt_failed') return err.message;
-    throw err;
-  }
+  const stored = await lookupStored(spec.name, opts);
+  if ('none' in stored) return stored.none;
+  const value = stored.fields[spec.tokenKey];
+  return value ? { value, where: `the backend credential store (${stored.record})` } : 'nothing stored';
 }
 
 function target(spec: TokenIntegrationSpec, opts: ConnectOptions, token: Token): HttpTarget {
@@ -59,8 +69,8 @@ function target(spec: TokenIntegrationSpec, opts: ConnectOptions, token: Token):
     });
   }
   return {
-    baseUrl: baseUrlFor(spec.name, spec.section(opts.config)?.base_url, opts.env, spec.defaultBaseUrl),
-    headers: spec.headers(token.value),
+    baseUrl: baseUrlFor(spec.name, sectionOf(spec, opts.config)?.base_url, opts.env, spec.defaultBaseUrl),
+    headers: spec.headers ? spec.headers(token.value) : { authorization: `Bearer ${token.value}` },
     source: token.where,
     authenticated: true,
   };
@@ -102,7 +112,7 @@ export function tokenCredentials(spec: Pick<TokenIntegrationSpec, 'name' | 'toke
   return {
     sources({ config, env }): CredentialSource[] {
       return [
-        { kind: 'config', where: `${spec.name}.${spec.tokenKey}`, present: Boolean(spec.section(config)?.token?.trim()) },
+        { kind: 'config', where: `${spec.name}.${spec.tokenKey}`, present: Boolean(sectionOf(spec, config)?.token?.trim()) },
         ...spec.envNames.map((n): CredentialSource => ({ kind: 'env', where: n, present: Boolean(env[n]?.trim()) })),
         { kind: 'backend', where: `backend credential store (${spec.name}/default)`, present: false },
       ];
@@ -112,12 +122,12 @@ export function tokenCredentials(spec: Pick<TokenIntegrationSpec, 'name' | 'toke
   };
 }
 
-/** The sandbox: the integration's local fake with its seeded data and its own token. */
-export function fakeSandbox(start: () => Promise<{ url: string; token: string; close(): Promise<void> }>): SandboxCapability {
+/** The sandbox: the integration's local fake with its seeded data and its own token (under `key`, `token` by default). */
+export function fakeSandbox(start: () => Promise<{ url: string; token: string; close(): Promise<void> }>, key = 'token'): SandboxCapability {
   return {
     async start() {
       const fake = await start();
-      return { baseUrl: fake.url, credentials: { token: fake.token }, close: () => fake.close() };
+      return { baseUrl: fake.url, credentials: { [key]: fake.token }, close: () => fake.close() };
     },
   };
 }
