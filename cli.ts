@@ -43,7 +43,7 @@ Global flags:
   -o, --output <format>  table | json | yaml
   --sandbox              Run against a local gpucloud emulator (state in ~/.assistant/sandbox/)
   --yes                  Answer yes to confirmations
-  --timeout <seconds>    Global operation timeout
+  --timeout <duration>   Global operation timeout: seconds or a duration (30, 30s, 5m)
   --debug                Diagnostic output on stderr (secrets are always redacted)
   --no-color             Plain output (NO_COLOR is honoured too)
   -v, --version          Print the version
@@ -70,10 +70,14 @@ Run 'assistant <command> --help' for more.
 `;
 }
 
-/** Pulls the global flags out of argv wherever they appear; the rest goes to the command group. */
-export function parseGlobals(argv: string[]): { globals: GlobalOptions; rest: string[]; color: boolean } {
+/**
+ * Pulls the global flags out of argv wherever they appear; the rest goes to the command group.
+ * `--timeout` is kept as typed (`timeout`): it is coerced with the other flags (commands/flag-spec.ts).
+ */
+export function parseGlobals(argv: string[]): { globals: GlobalOptions; rest: string[]; color: boolean; timeout?: string } {
   const globals: GlobalOptions = { output: 'table', outputExplicit: false, debug: false, yes: false, sandbox: false };
   let color = true;
+  let timeout: string | undefined;
   const rest: string[] = [];
   const take = (i: number, flag: string): string => {
     const value = argv[i + 1];
@@ -124,17 +128,21 @@ export function parseGlobals(argv: string[]): { globals: GlobalOptions; rest: st
       case '--no-color':
         color = false;
         break;
-      case '--timeout': {
-        const v = Number(value());
-        if (!Number.isFinite(v) || v <= 0) throw new GlobalUsageError('--timeout must be a positive number of seconds');
-        globals.timeout = v;
+      case '--timeout':
+        timeout = value();
         break;
-      }
       default:
         rest.push(arg);
     }
   }
-  return { globals, rest, color };
+  return { globals, rest, color, timeout };
+}
+
+/** --timeout as seconds: `30`, `30s`, `5m`, `1h30m` (zod is loaded only when the flag is given). */
+async function timeoutSeconds(raw: string): Promise<number> {
+  const { coerceFlags, flag } = await import('./commands/flag-spec.js');
+  const { timeout } = await coerceFlags({ timeout: raw as unknown }, { timeout: { ...flag.duration(), hint: "give seconds or a duration: --timeout 30, --timeout 30s, --timeout 5m (see 'assistant --help')" } }, '');
+  return timeout as number;
 }
 
 class GlobalUsageError extends Error {}
@@ -166,6 +174,15 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const { globals, rest } = parsed;
+  if (parsed.timeout !== undefined) {
+    try {
+      globals.timeout = await timeoutSeconds(parsed.timeout);
+    } catch (err) {
+      const e = err as Error & { code?: string; hint?: string };
+      process.stderr.write(`error: ${e.code ?? 'invalid_input'}: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
+      return 2;
+    }
+  }
   const [groupName, ...groupArgv] = rest;
   if (!groupName || groupName === '--help' || groupName === '-h' || groupName === 'help') {
     process.stdout.write(topLevelHelp());

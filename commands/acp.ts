@@ -8,13 +8,14 @@
  */
 import type { ToolKind } from '@agentclientprotocol/sdk';
 import { serveAcpAgent, type AgentTurn, type ToolCallHandle } from '../engine/producers/acp/agent-side.js';
-import { AssistantError, ExitCode, UsageError } from '../engine/core/errors.js';
+import { AssistantError, ExitCode } from '../engine/core/errors.js';
 import { redactText } from '../engine/core/redact.js';
 import { PLAIN } from '../engine/core/render/color.js';
 import { SLASH_COMMANDS } from '../engine/producers/talk/input.js';
 import { ConversationStore } from '../engine/producers/talk/store.js';
 import { assistantVersion } from '../engine/core/version.js';
 import { warn, type CommandContext } from './context.js';
+import { flag, type FlagSpec } from './flag-spec.js';
 import { runGroup } from './group.js';
 import { withSession } from './session.js';
 import { TalkEngine, type TurnIo } from './talk-engine.js';
@@ -24,7 +25,8 @@ interface AcpFlags {
   destroyer?: boolean;
   aiProfile?: string;
   model?: string;
-  reuseReadsFor?: unknown;
+  /** Seconds; coerced by FLAGS. */
+  reuseReadsFor?: number;
 }
 
 /** Commands an editor can offer from its prompt box (the session-level ones make no sense there). */
@@ -42,12 +44,14 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant acp                      # an editor starts it: command "assistant", args ["acp"]')
       .example('  assistant --sandbox acp --ai-profile builtin')
       .action((opts: AcpFlags) => start(() => serve(ctx, opts)));
-  });
+  }, '', FLAGS);
 }
 
+/** What the flags are, coerced at the cac boundary (schemas/flags.ts). */
+const FLAGS: Record<string, FlagSpec> = { acp: { reuseReadsFor: flag.number(0, { exclusiveMin: false }) } };
+
 async function serve(ctx: CommandContext, opts: AcpFlags): Promise<number> {
-  const reuse = opts.reuseReadsFor === undefined ? 60 : Number(opts.reuseReadsFor);
-  if (!Number.isFinite(reuse) || reuse < 0) throw new UsageError(`--reuse-reads-for must be a non-negative number (got "${String(opts.reuseReadsFor)}")`);
+  const reuse = opts.reuseReadsFor ?? 60;
   if (ctx.io.stdinIsTTY) warn(ctx, 'assistant acp speaks the Agent Client Protocol on stdin and stdout: an editor starts it (for a session in the terminal, use assistant talk)');
   return withSession(
     ctx,

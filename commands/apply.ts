@@ -8,9 +8,7 @@ import { applyMode, applyPlan, budgetLimit, dryRunPlan, type ApplyOutcome } from
 import type { RunReport } from '../schemas/run-report.js';
 import { ExitCode, UsageError } from '../engine/core/errors.js';
 import { renderPreview } from '../engine/core/plan/preview.js';
-import { redactText } from '../engine/core/redact.js';
-import { palette } from '../engine/core/render/color.js';
-import { renderRecord } from '../engine/core/render/records.js';
+import type { Colors } from '../engine/core/render/color.js';
 import { renderReport, renderReportError } from '../engine/core/render/report.js';
 import { warn, type CommandContext } from './context.js';
 import { createRunObserver } from './progress.js';
@@ -71,7 +69,7 @@ export async function applyWith(ctx: CommandContext, session: Session, input: un
 
 /** Applies a plan with progress on stderr and the report on stdout; returns the exit code. */
 export async function applyInSession(ctx: CommandContext, session: Session, input: unknown, flags: ApplyFlags): Promise<number> {
-  const observer = createRunObserver(ctx.io, { steps: true, debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined });
+  const observer = createRunObserver(ctx.io, { steps: true, debug: ctx.debug.callback });
   const outcome = await applyWith(ctx, session, input, flags, observer).finally(() => observer.stop());
   const extra = outcome.report.status === 'succeeded' ? flags.extra?.(outcome.report) : undefined;
   writeReport(ctx, outcome, extra);
@@ -91,7 +89,7 @@ export async function dryRunInSession(ctx: CommandContext, session: Session, inp
   const backend = flags.secretBindings ? { ...session, predefined: { ...session.predefined, ...flags.secretBindings } } : session;
   const { preview, gated, duplicateNames, overBudget } = await dryRunPlan(backend, input, { destroyer: flags.destroyer, budget: limitOf(session, flags) });
   const doc = duplicateNames.length ? { ...preview, duplicate_names: duplicateNames } : preview;
-  ctx.io.stdout.write(ctx.globals.output === 'table' ? renderPreview(preview) : renderRecord(doc, ctx.globals.output));
+  ctx.out.value(doc, { table: () => renderPreview(preview) });
   for (const w of preview.warnings) warn(ctx, w);
   if (gated) ctx.io.stderr.write('note: this plan has destructive steps; applying it needs --destroyer\n');
   return gated || overBudget || (duplicateNames.length && !flags.allowDuplicateNames) ? ExitCode.refused : ExitCode.ok;
@@ -99,9 +97,10 @@ export async function dryRunInSession(ctx: CommandContext, session: Session, inp
 
 function writeReport(ctx: CommandContext, { report, revealed }: ApplyOutcome, extra?: Record<string, string>): void {
   // Secrets of `reveal: true` steps go to stdout only, unredacted (masked everywhere else, never through MCP).
-  if (ctx.globals.output !== 'table') return void ctx.io.stdout.write(renderRecord({ ...report, ...extra, ...(revealed ? { revealed } : {}) }, ctx.globals.output));
-  ctx.io.stdout.write(renderReport(report, palette(Boolean(ctx.io.stdoutColor))));
-  for (const [k, v] of Object.entries(extra ?? {})) ctx.io.stdout.write(`${k}: ${v}\n`);
-  for (const r of revealed ?? []) for (const s of r.secrets) ctx.io.stdout.write(`revealed: step ${r.step} ${s.path}: ${s.value}\n`);
+  const table = (colors: Colors) => [renderReport(report, colors), ...Object.entries(extra ?? {}).map(([k, v]) => `${k}: ${v}\n`)].join('');
+  const shown = revealed
+    ? { field: 'revealed', value: revealed, table: revealed.flatMap((r) => r.secrets.map((s) => `revealed: step ${r.step} ${s.path}: ${s.value}\n`)).join('') }
+    : undefined;
+  ctx.out.value({ ...report, ...extra }, { table, revealed: shown });
   ctx.io.stderr.write(renderReportError(report));
 }

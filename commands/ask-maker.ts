@@ -69,7 +69,7 @@ async function makeOnePlan(
     modelOverrides: opts.modelOverrides,
     keyFlags: opts.keyFlags,
     env: ctx.env,
-    debug: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${line}\n`) : undefined,
+    debug: ctx.debug.callback,
   });
 
   const [target] = route.providers;

@@ -9,8 +9,7 @@ import { ExitCode, UsageError } from '../engine/core/errors.js';
 import type { ReportKind } from '../machines/ask-report.js';
 import type { AskPhase } from '../machines/ask-flow.js';
 import { loadConfig } from '../engine/core/config/load.js';
-import { redactText } from '../engine/core/redact.js';
-import { renderRecord, renderTable } from '../engine/core/render/records.js';
+import { renderTable } from '../engine/core/render/records.js';
 import { providerRoutings, routableProviders } from '../engine/providers/index.js';
 import { PROVIDER_KINDS } from '../engine/producers/ai/kinds.js';
 import { AI_PROVIDER_KINDS } from '../schemas/config-defaults.js';
@@ -209,7 +208,6 @@ async function ask(
   ai: AiFlags,
   { agentTrace, history, newConversation, report, profile, workspace, roleArn }: AskRunFlags,
 ): Promise<number> {
-  const structured = ctx.globals.outputExplicit && ctx.globals.output !== 'table';
   return withSession(ctx, async (opened) => {
     // --workspace names the terraform workspace the terraform reads use (as if it were the default), and
     // a question nothing else claims goes to terraform.
@@ -219,8 +217,8 @@ async function ask(
     let structuredReport: unknown;
     // --agent-trace prints the same phases as lines; the spinner would only fight with them.
     const spinner = agentTrace ? undefined : createPhaseSpinner(ctx.io);
-    const out = createAnswerPrinter(ctx.io, spinner);
-    const debug = ctx.globals.debug ? (line: string) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined;
+    const out = createAnswerPrinter(ctx.out, spinner);
+    const debug = ctx.debug.callback;
     const actors = report ? reportActors(report, reportOptions, (r) => (structuredReport = r)) : workspaceActors(reportOptions);
     const result = await askQuestion(
       {
@@ -230,30 +228,26 @@ async function ask(
         newConversation,
         context: cliAskContext(ctx, session, { profile: ai.aiProfile, modelOverrides: ai.modelOverrides, keyFlags: ai.keyFlags }),
       },
-      { observe: cliAskObserver(ctx, { phases: ASK_PHASES, spinner, out: structured ? undefined : out, agentTrace, debug }), actors },
+      { observe: cliAskObserver(ctx, { phases: ASK_PHASES, spinner, out: ctx.out.structured ? undefined : out, agentTrace, debug }), actors },
     ).catch((err: unknown) => {
       spinner?.stop();
       out.endLine();
       throw err;
     });
     spinner?.stop();
-    if (structured) {
-      const doc = {
-        question,
-        ...(report ? { report: structuredReport } : {}),
-        answer: result.answer,
-        providers: result.route.providers,
-        ai_provider: result.provider,
-        model: result.model,
-        summarised: result.summarised,
-        context_chars: result.contextChars,
-        prompt_chars: result.promptChars,
-      };
-      ctx.io.stdout.write(renderRecord(doc, ctx.globals.output));
-    } else {
-      // A provider that answered without streaming still gets its answer printed.
-      out.finish(result.answer);
-    }
+    const doc = {
+      question,
+      ...(report ? { report: structuredReport } : {}),
+      answer: result.answer,
+      providers: result.route.providers,
+      ai_provider: result.provider,
+      model: result.model,
+      summarised: result.summarised,
+      context_chars: result.contextChars,
+      prompt_chars: result.promptChars,
+    };
+    // People got the answer as it streamed; a provider that answered without streaming still gets it printed.
+    ctx.out.value(doc, { table: '', withTable: () => out.finish(result.answer) });
     return ExitCode.ok;
   }, { profile });
 }
@@ -272,20 +266,16 @@ async function routeOnly(ctx: CommandContext, question: string, providerFlags: s
     if (!(err instanceof UsageError)) throw err;
     contextError = err.message;
   }
-  if (ctx.globals.output === 'json' || ctx.globals.output === 'yaml') {
-    const doc = { question, ...route, context_kinds: contextKinds, ...(contextError ? { context_error: contextError } : {}) };
-    ctx.io.stdout.write(renderRecord(doc, ctx.globals.output));
-    return ExitCode.ok;
-  }
+  const doc = { question, ...route, context_kinds: contextKinds, ...(contextError ? { context_error: contextError } : {}) };
   const columns = [
     { header: 'PROVIDER', path: 'provider', priority: 9 },
     { header: 'MATCHED TERMS', path: 'terms', priority: 8 },
     { header: 'NOTE', path: 'note', priority: 3 },
   ];
-  const lines = [renderTable(route.reasons, columns, ctx.io.columns).trimEnd()];
+  const lines = [renderTable(route.reasons, columns, ctx.out.columns).trimEnd()];
   if (contextKinds.length) lines.push(`context read: ${contextKinds.join(', ')}`);
   if (contextError) lines.push(`context read: none yet (${contextError})`);
-  ctx.io.stdout.write(lines.join('\n') + '\n');
+  ctx.out.value(doc, { table: lines.join('\n') + '\n' });
   return ExitCode.ok;
 }
 
@@ -295,7 +285,7 @@ async function maker(ctx: CommandContext, question: string, destroyer: boolean, 
     const plan = await makePlanFromQuestion(ctx, session, question, { destroyer, ...ai, providerFlags, autostop, onPhase: (text) => spinner?.phase(text) }).finally(() =>
       spinner?.stop(),
     );
-    ctx.io.stdout.write(JSON.stringify({ ...plan, question: plan.question ?? question, created_at: plan.created_at ?? new Date().toISOString() }, null, 2) + '\n');
+    ctx.out.text(JSON.stringify({ ...plan, question: plan.question ?? question, created_at: plan.created_at ?? new Date().toISOString() }, null, 2) + '\n');
     return ExitCode.ok;
   }, { profile });
 }

@@ -6,8 +6,6 @@ import { ExitCode, UsageError } from '../engine/core/errors.js';
 import { parseIdleDuration } from '../engine/producers/autostop/policy.js';
 import { renderCheckTable, summaryLine } from '../engine/producers/autostop/render.js';
 import { watcherScript } from '../engine/producers/autostop/watcher.js';
-import { palette } from '../engine/core/render/color.js';
-import { renderRecord } from '../engine/core/render/records.js';
 import { runAutostopCheck } from '../machines/autostop.js';
 import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
@@ -50,23 +48,23 @@ async function check(ctx: CommandContext, dryRun: boolean): Promise<number> {
     const result = await runAutostopCheck(session, {
       home: ctx.home,
       dryRun,
-      onProgress: (text) => (spinner ? spinner.phase(text) : ctx.globals.debug ? ctx.io.stderr.write(`debug: autostop: ${text}\n`) : undefined),
+      onProgress: (text) => (spinner ? spinner.phase(text) : ctx.debug(`autostop: ${text}`)),
     }).finally(() => spinner?.stop());
-    if (ctx.globals.output === 'table') {
+    ctx.out.value(result, {
       // A terminal gets its width (DETAIL goes first); a log file or pipe gets every column.
-      ctx.io.stdout.write(renderCheckTable(result.instances, ctx.io.stdoutIsTTY ? ctx.io.columns : Math.max(ctx.io.columns, 240), palette(Boolean(ctx.io.stdoutColor))));
-      ctx.io.stderr.write(summaryLine(result.instances, dryRun) + '\n');
-      if (result.timed_out) warn(ctx, 'the check ran out of time before every instance was done (see the rows marked "not finished"); give it longer with --timeout');
-      if (result.exit_code === ExitCode.refused) ctx.io.stderr.write('hint: to let the check delete, set autostop.allow_delete: true in this config (README "Idle auto-stop")\n');
-    } else {
-      ctx.io.stdout.write(renderRecord(result, ctx.globals.output));
-    }
+      table: (colors) => renderCheckTable(result.instances, ctx.io.stdoutIsTTY ? ctx.out.columns : Math.max(ctx.out.columns, 240), colors),
+      withTable: () => {
+        ctx.io.stderr.write(summaryLine(result.instances, dryRun) + '\n');
+        if (result.timed_out) warn(ctx, 'the check ran out of time before every instance was done (see the rows marked "not finished"); give it longer with --timeout');
+        if (result.exit_code === ExitCode.refused) ctx.io.stderr.write('hint: to let the check delete, set autostop.allow_delete: true in this config (README "Idle auto-stop")\n');
+      },
+    });
     return result.exit_code;
   });
 }
 
 function script(ctx: CommandContext, idle: string, action: string): number {
   if (action !== 'shutdown' && action !== 'delete') throw new UsageError(`--action is shutdown or delete (got "${action}")`);
-  ctx.io.stdout.write(watcherScript({ idle_minutes: parseIdleDuration(idle, 'assistant autostop script'), action }));
+  ctx.out.text(watcherScript({ idle_minutes: parseIdleDuration(idle, 'assistant autostop script'), action }));
   return ExitCode.ok;
 }

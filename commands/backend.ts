@@ -5,7 +5,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stringify as toYaml } from 'yaml';
 import { openAdmin, type AdminOps } from '../backend/admin.js';
 import { defaultKeyFile } from '../backend/keyring.js';
 import { redactDatabaseUrl } from '../backend/storage.js';
@@ -16,10 +15,9 @@ import { InvalidInputError, UsageError } from '../engine/core/errors.js';
 import { parseListen } from '../engine/core/listen.js';
 import { registerSecret } from '../engine/core/redact.js';
 import type { Column } from '../engine/providers/gpucloud/catalogue.js';
-import { palette } from '../engine/core/render/color.js';
-import { renderTable } from '../engine/core/render/records.js';
 import { DEFAULT_BACKEND_PORT, TenantSchema } from '../schemas/backend-api.js';
 import { warn, type CommandContext } from './context.js';
+import { flag, type FlagSpec } from './flag-spec.js';
 import { runGroup } from './group.js';
 
 export const DATABASE_URL_ENV = 'ASSISTANT_BACKEND_DATABASE_URL';
@@ -89,14 +87,18 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           .option('--limit <n>', 'The last n entries (default 100)'),
       )
         .example('  assistant backend audit --tenant ml-team -o json')
-        .action((o: StorageFlags & { tenant?: string; limit?: string }) => start(() => audit(ctx, typed(o))));
+        .action((o: StorageFlags & { tenant?: string; limit?: number }) => start(() => audit(ctx, typed(o))));
       storage(cli.command('rotate-master-key', 'Re-wrap every data key under a new master key (the server keeps serving)'))
         .example('  assistant backend rotate-master-key')
         .action((o: StorageFlags) => start(() => rotate(ctx, o)));
     },
     'The client side: credentials store|list|delete|test (assistant credentials --help).',
+    FLAGS,
   );
 }
+
+/** What the flags are, coerced at the cac boundary (schemas/flags.ts). */
+const FLAGS: Record<string, FlagSpec> = { audit: { limit: flag.int(1, 10_000) } };
 
 /** A flag given twice arrives as an array; say so instead of failing on it later. */
 function single(o: Record<string, unknown>, flags: string[]): void {
@@ -187,11 +189,6 @@ async function withAdmin<T>(ctx: CommandContext, o: StorageFlags, fn: (admin: Ad
   }
 }
 
-function print(ctx: CommandContext, value: unknown, table: () => string): void {
-  if (ctx.globals.output === 'json') ctx.io.stdout.write(JSON.stringify(value, null, 2) + '\n');
-  else if (ctx.globals.output === 'yaml') ctx.io.stdout.write(toYaml(value));
-  else ctx.io.stdout.write(table());
-}
 
 const KEY_COLUMNS: Column[] = [
   { header: 'PREFIX', path: 'prefix' },
@@ -214,13 +211,13 @@ async function keys(ctx: CommandContext, action: string, prefix: string | undefi
       if (!tenant) throw new UsageError('keys create needs --tenant <tenant>', { hint: 'e.g. assistant backend keys create --tenant ml-team' });
       const made = await withAdmin(ctx, o, (a) => a.createKey(tenant, o.label === undefined ? '' : String(o.label)));
       // The key alone on stdout (pipe it into a secret store); it is shown this once and never again.
-      ctx.io.stdout.write(`${made.key}\n`);
+      ctx.out.text(`${made.key}\n`, { reveal: true });
       ctx.io.stderr.write(`created API key ${made.prefix} for tenant ${tenant}; it is shown only now (the backend keeps its hash). Give it as ASSISTANT_BACKEND_API_KEY or backend.api_key\n`);
       return 0;
     }
     case 'list': {
       const list = await withAdmin(ctx, o, (a) => a.listKeys(tenant));
-      print(ctx, list, () => (list.length ? renderTable(list, KEY_COLUMNS, ctx.io.columns, { keep: 'prefix', colors: palette(Boolean(ctx.io.stdoutColor)) }) : 'No API keys.\n'));
+      ctx.out.records(list, KEY_COLUMNS, { keep: 'prefix', empty: 'No API keys.\n' });
       return 0;
     }
     case 'revoke': {
@@ -247,11 +244,10 @@ const AUDIT_COLUMNS: Column[] = [
   { header: 'OUTCOME', path: 'outcome' },
 ];
 
-async function audit(ctx: CommandContext, o: StorageFlags & { tenant?: string; limit?: string }): Promise<number> {
-  const limit = o.limit === undefined ? 100 : Number(o.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new UsageError(`--limit must be a whole number from 1 to 10000 (got "${o.limit}")`);
+async function audit(ctx: CommandContext, o: StorageFlags & { tenant?: string; limit?: number }): Promise<number> {
+  const limit = o.limit ?? 100;
   const entries = await withAdmin(ctx, o, (a) => a.audit({ tenant: o.tenant === undefined ? undefined : String(o.tenant), limit }));
-  print(ctx, entries, () => (entries.length ? renderTable(entries, AUDIT_COLUMNS, ctx.io.columns, { keep: 'action', colors: palette(Boolean(ctx.io.stdoutColor)) }) : 'No audit entries.\n'));
+  ctx.out.records(entries, AUDIT_COLUMNS, { keep: 'action', empty: 'No audit entries.\n' });
   return 0;
 }
 
@@ -260,6 +256,6 @@ async function rotate(ctx: CommandContext, o: StorageFlags): Promise<number> {
     ctx.io.stderr.write(`rotating the master key through ${a.via}…\n`);
     return a.rotateMasterKey();
   });
-  print(ctx, r, () => `master key rotated: ${r.rewrapped} record(s) re-wrapped from ${r.from.join(', ') || '(none)'} to ${r.to}\n`);
+  ctx.out.value(r, { table: `master key rotated: ${r.rewrapped} record(s) re-wrapped from ${r.from.join(', ') || '(none)'} to ${r.to}\n` });
   return 0;
 }

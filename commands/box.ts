@@ -11,8 +11,7 @@ import { ensureBoxToken, tokenSha256 } from '../engine/producers/box/token.js';
 import { slugName } from '../engine/producers/deploy/plan.js';
 import { ExitCode, InvalidInputError, UsageError } from '../engine/core/errors.js';
 import { parseListen } from '../engine/core/listen.js';
-import { redactText } from '../engine/core/redact.js';
-import { renderRecord, renderTable } from '../engine/core/render/records.js';
+import { renderTable } from '../engine/core/render/records.js';
 import { assistantVersion } from '../engine/core/version.js';
 import { readPlan } from '../machines/apply/reads.js';
 import { isLoopback } from '../mcp/guard.js';
@@ -24,6 +23,7 @@ import { tokenFromEnv } from '../box/auth.js';
 import { whenStopped } from '../box/lifecycle.js';
 import { BOX_DEFAULTS, startBoxServer } from '../box/server.js';
 import { warn, type CommandContext } from './context.js';
+import { flag, type FlagSpec } from './flag-spec.js';
 import { runGroup } from './group.js';
 import { withSession, type Session } from './session.js';
 
@@ -33,7 +33,7 @@ interface ManifestFlags {
   name?: string | number;
   size?: string;
   image?: string;
-  port?: string | number;
+  port?: number;
   secret?: string | string[];
   env?: string | string[];
   allowApply?: boolean;
@@ -46,12 +46,12 @@ interface ServeFlags {
   allowApply?: boolean;
   aiProfile?: string;
   allowOrigin?: string | string[];
-  maxSessions?: string | number;
-  requestTimeout?: string | number;
-  sessionIdle?: string | number;
-  historyTurns?: string | number;
-  maxBodyKb?: string | number;
-  drainTimeout?: string | number;
+  maxSessions?: number;
+  requestTimeout?: number;
+  sessionIdle?: number;
+  historyTurns?: number;
+  maxBodyKb?: number;
+  drainTimeout?: number;
 }
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
@@ -88,8 +88,8 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--ai-profile <name>', 'AI provider profile of the built-in agent (ai.providers.<name>, or builtin)')
       .option('--allow-origin <origin>', 'A browser origin allowed to call the box (e.g. https://app.example.com); repeatable. Others are refused')
       .option('--max-sessions <n>', `Live sessions at most (default ${BOX_DEFAULTS.maxSessions})`)
-      .option('--request-timeout <s>', `Seconds one message may take (default ${BOX_DEFAULTS.requestTimeoutMs / 1000})`)
-      .option('--session-idle <s>', `Seconds after which an unused session expires (default ${BOX_DEFAULTS.sessionIdleMs / 1000})`)
+      .option('--request-timeout <s>', `Seconds (or a duration: 90s, 2m) one message may take (default ${BOX_DEFAULTS.requestTimeoutMs / 1000})`)
+      .option('--session-idle <s>', `Seconds (or a duration: 30m, 2h) after which an unused session expires (default ${BOX_DEFAULTS.sessionIdleMs / 1000})`)
       .option('--history-turns <n>', `Exchanges kept per session (default ${BOX_DEFAULTS.maxTurns})`)
       .option('--max-body-kb <n>', `Largest request body or WebSocket frame in KiB (default ${BOX_DEFAULTS.maxBodyBytes / 1024})`)
       .option('--drain-timeout <s>', `On SIGTERM or Ctrl-C, seconds in-flight answers get to finish before they are cancelled (default ${BOX_DEFAULTS.drainMs / 1000})`)
@@ -98,7 +98,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example(`  ${TOKEN_ENV}=$(openssl rand -hex 32) assistant box serve --agent assistant --listen 0.0.0.0:8080`)
       .example(`  curl -s localhost:8080/v1/box/messages -H 'content-type: application/json' -d '{"message":"what is my balance?"}'`)
       .action((opts: ServeFlags) => start(() => serve(ctx, opts)));
-  });
+  }, '', FLAGS);
 }
 
 // ---------------------------------------------------------------- shared
@@ -159,19 +159,14 @@ async function catalog(ctx: CommandContext): Promise<number> {
     } catch (err) {
       failure = err;
     }
-    if (ctx.globals.output !== 'table') {
-      if (failure) throw failure;
-      ctx.io.stdout.write(renderRecord({ agents, regions }, ctx.globals.output));
-      return ExitCode.ok;
-    }
+    // A document without its regions is no answer for a program; people still get the agents.
+    if (failure && ctx.out.structured) throw failure;
     const agentRows = agents.map((a) => ({ ...a, secrets: a.secrets.map((s) => (a.missing_secrets.includes(s) ? `${s} (not set)` : s)) }));
-    ctx.io.stdout.write(`AGENTS\n${renderTable(agentRows, AGENT_COLUMNS, ctx.io.columns)}`);
-    if (failure) {
-      // The agents are listed; the regions need the gpucloud catalogue, which could not be read.
-      ctx.io.stdout.write('\n');
-      throw failure;
-    }
-    ctx.io.stdout.write(`\nREGIONS (gpucloud locations offering serverless containers; price of the smallest size per running replica)\n${renderTable(regionRows(regions!), REGION_COLUMNS, ctx.io.columns)}`);
+    const agentsTable = `AGENTS\n${renderTable(agentRows, AGENT_COLUMNS, ctx.out.columns)}`;
+    // The agents are listed; the regions need the gpucloud catalogue, which could not be read.
+    const regionsTable = () => `\nREGIONS (gpucloud locations offering serverless containers; price of the smallest size per running replica)\n${renderTable(regionRows(regions!), REGION_COLUMNS, ctx.out.columns)}`;
+    ctx.out.value({ agents, regions }, { table: () => agentsTable + (failure ? '\n' : regionsTable()) });
+    if (failure) throw failure;
     return ExitCode.ok;
   });
 }
@@ -180,8 +175,7 @@ async function catalog(ctx: CommandContext): Promise<number> {
 
 async function manifest(ctx: CommandContext, opts: ManifestFlags): Promise<number> {
   const format = opts.format ?? 'plan';
-  if (format !== 'plan' && format !== 'container-spec') throw new UsageError(`--format must be plan or container-spec (got "${format}")`);
-  const port = intFlag('--port', opts.port, DEFAULT_BOX_PORT, 1, 65535);
+  const port = opts.port ?? DEFAULT_BOX_PORT;
   const secrets = list(opts.secret).map(parseSecretFlag);
   const env = list(opts.env).map(parseEnvFlag);
   const image = opts.image === undefined ? defaultBoxImage() : String(opts.image);
@@ -210,13 +204,13 @@ async function manifest(ctx: CommandContext, opts: ManifestFlags): Promise<numbe
     ctx.io.stderr.write(`token: ${token.created ? 'generated and kept' : 'kept'} in ${token.path} (0600); the plan holds only its SHA-256\n`);
     if (format === 'container-spec') {
       ctx.io.stderr.write(`note: set ${TOKEN_SHA256_ENV} in the container from a secret holding ${tokenSha256(token.token)} (the token's SHA-256; gpucloud secret ${compiled.tokenSecret} in the plan)\n`);
-      ctx.io.stdout.write(ctx.globals.output === 'yaml' ? renderRecord(compiled.container, 'yaml') : JSON.stringify(compiled.container, null, 2) + '\n');
+      ctx.out.value(compiled.container, { table: JSON.stringify(compiled.container, null, 2) + '\n' });
       return ExitCode.ok;
     }
     ctx.io.stderr.write(`plan: ${compiled.plan.summary}\n`);
     for (const note of [compiled.plan.notes ?? []].flat()) ctx.io.stderr.write(`note: ${note}\n`);
     if (compiled.missingSecrets.length) warn(ctx, `gpucloud secret(s) ${compiled.missingSecrets.join(', ')} do not exist yet; applying fails until they do`);
-    ctx.io.stdout.write(ctx.globals.output === 'yaml' ? renderRecord(compiled.plan, 'yaml') : JSON.stringify(compiled.plan, null, 2) + '\n');
+    ctx.out.value(compiled.plan, { table: JSON.stringify(compiled.plan, null, 2) + '\n' });
     return ExitCode.ok;
   });
 }
@@ -248,14 +242,15 @@ async function serve(ctx: CommandContext, opts: ServeFlags): Promise<number> {
       hint: `set ${TOKEN_ENV} to a long random value (e.g. $(openssl rand -hex 32)), or ${TOKEN_SHA256_ENV} to its SHA-256`,
     });
   }
-  const requestTimeoutMs = intFlag('--request-timeout', opts.requestTimeout, BOX_DEFAULTS.requestTimeoutMs / 1000, 1, 3600) * 1000;
+  // The flags arrive coerced (FLAGS); absent ones take the defaults.
+  const requestTimeoutMs = opts.requestTimeout === undefined ? BOX_DEFAULTS.requestTimeoutMs : Math.round(opts.requestTimeout * 1000);
   const limits = {
-    maxSessions: intFlag('--max-sessions', opts.maxSessions, BOX_DEFAULTS.maxSessions, 1, 10_000),
-    sessionIdleMs: intFlag('--session-idle', opts.sessionIdle, BOX_DEFAULTS.sessionIdleMs / 1000, 1, 7 * 86_400) * 1000,
-    maxTurns: intFlag('--history-turns', opts.historyTurns, BOX_DEFAULTS.maxTurns, 1, 1000),
-    maxBodyBytes: intFlag('--max-body-kb', opts.maxBodyKb, BOX_DEFAULTS.maxBodyBytes / 1024, 1, 64 * 1024) * 1024,
+    maxSessions: opts.maxSessions ?? BOX_DEFAULTS.maxSessions,
+    sessionIdleMs: opts.sessionIdle === undefined ? BOX_DEFAULTS.sessionIdleMs : Math.round(opts.sessionIdle * 1000),
+    maxTurns: opts.historyTurns ?? BOX_DEFAULTS.maxTurns,
+    maxBodyBytes: opts.maxBodyKb === undefined ? BOX_DEFAULTS.maxBodyBytes : opts.maxBodyKb * 1024,
   };
-  const drainMs = intFlag('--drain-timeout', opts.drainTimeout, BOX_DEFAULTS.drainMs / 1000, 0, 3600) * 1000;
+  const drainMs = opts.drainTimeout === undefined ? BOX_DEFAULTS.drainMs : opts.drainTimeout * 1000;
   const origins = list(opts.allowOrigin);
   return withSession(
     ctx,
@@ -264,7 +259,7 @@ async function serve(ctx: CommandContext, opts: ServeFlags): Promise<number> {
       if (opts.allowApply && agent.name !== 'assistant') throw new UsageError(`--allow-apply is for the assistant agent (agent ${agent.name} makes no plans)`);
       if (agent.kind === 'acp' && agent.status !== 'ready') warn(ctx, `agent ${agent.name}: ${agent.status}${agent.missing_secrets.length ? ` (${agent.missing_secrets.join(', ')})` : ''}`);
       const runner = runnerFor(ctx, session, agent, opts, requestTimeoutMs);
-      const log = ctx.globals.debug ? (line: string) => ctx.io.stderr.write(`debug: ${line}\n`) : undefined;
+      const log = ctx.debug.callback;
       const stop = whenStopped(ctx.signal);
       try {
         const server = await startBoxServer({ ...listen, ...limits, agent: runner, token, version: assistantVersion(), allowedOrigins: origins, requestTimeoutMs, log });
@@ -284,3 +279,16 @@ async function serve(ctx: CommandContext, opts: ServeFlags): Promise<number> {
     { overallDeadline: false },
   );
 }
+
+/** What the flags are, coerced at the cac boundary (schemas/flags.ts). */
+const FLAGS: Record<string, FlagSpec> = {
+  manifest: { port: flag.port(), format: flag.oneOf(['plan', 'container-spec']) },
+  serve: {
+    requestTimeout: flag.duration(3600),
+    maxSessions: flag.int(1, 10_000),
+    sessionIdle: flag.duration(7 * 86_400),
+    historyTurns: flag.int(1, 1000),
+    maxBodyKb: flag.int(1, 64 * 1024),
+    drainTimeout: flag.int(0, 3600),
+  },
+};

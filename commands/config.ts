@@ -39,7 +39,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
 
 function showPath(ctx: CommandContext): number {
   const path = resolveConfigPath(ctx.globals.config, ctx.home);
-  writeLine(ctx.io.stdout, path);
+  ctx.out.text(path + '\n');
   if (!existsSync(path)) writeLine(ctx.io.stderr, `note: ${path} does not exist; built-in defaults apply`);
   return 0;
 }
@@ -79,8 +79,8 @@ async function show(ctx: CommandContext): Promise<number> {
     config: maskConfig(loaded.config),
     credentials: { gpucloud: redactStrings(gpucloud) },
   };
-  const text = ctx.globals.output === 'json' ? JSON.stringify(document, null, 2) + '\n' : stringify(document, { lineWidth: 0 });
-  ctx.io.stdout.write(text);
+  // YAML by default (also for -o table): the document nests too deep for a table.
+  ctx.out.value(document, { table: () => stringify(document, { lineWidth: 0 }) });
   return 0;
 }
 

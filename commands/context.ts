@@ -5,6 +5,7 @@
 import { palette } from '../engine/core/render/color.js';
 import type { OutputFormat } from '../engine/core/render/records.js';
 import { createDeadline, type Deadline } from '../engine/core/deadline.js';
+import { createDebug, createOutput, type DebugSink, type Output } from './output.js';
 
 export type { OutputFormat };
 
@@ -51,13 +52,30 @@ export interface CommandContext {
   deadline: Pick<Deadline, 'arm' | 'seconds'>;
   /** Aborted on SIGINT only: how long-lived servers (mcp, emulate) know to stop; their requests get deadlines of their own. */
   interrupt: AbortSignal;
+  /** The one way results reach stdout: -o table|json|yaml decided inside, everything redacted (commands/output.ts). */
+  out: Output;
+  /** The one debug writer: `debug: <line>` on stderr with --debug, redacted; a no-op without it. */
+  debug: DebugSink;
+}
+
+/** What the sinks are made of: a context without them (tests and cli.ts build one). */
+export type CommandContextBase = Omit<CommandContext, 'signal' | 'deadline' | 'interrupt' | 'out' | 'debug'>;
+
+function sinks(io: Io, globals: GlobalOptions): Pick<CommandContext, 'out' | 'debug'> {
+  return { out: createOutput(io, globals.output, globals.outputExplicit), debug: createDebug(io.stderr, globals.debug) };
+}
+
+/** The context with other streams or flags, its sinks remade so they write where the new context does. */
+export function withChanges(ctx: CommandContext, changes: Partial<Pick<CommandContext, 'io' | 'globals' | 'signal'>>): CommandContext {
+  const next = { ...ctx, ...changes };
+  return { ...next, ...sinks(next.io, next.globals) };
 }
 
 /** A context for a command run in-process (tests, talk's slash commands): the deadline made from `interrupt`. */
-export function commandContext(base: Omit<CommandContext, 'signal' | 'deadline' | 'interrupt'>, interrupt: AbortSignal = new AbortController().signal): CommandContext {
+export function commandContext(base: CommandContextBase, interrupt: AbortSignal = new AbortController().signal): CommandContext {
   const deadline = createDeadline(interrupt);
   if (base.globals.timeout !== undefined) deadline.arm(base.globals.timeout, '--timeout');
-  return { ...base, signal: deadline.signal, deadline, interrupt };
+  return { ...base, signal: deadline.signal, deadline, interrupt, ...sinks(base.io, base.globals) };
 }
 
 /** A command group module (`commands/<group>.ts`) exports `run`; it returns the exit code. */

@@ -16,8 +16,8 @@ import { costProvider, readBilledDays, readLiveCost, type CostCommand, type Cost
 import { billedForecast, billedSummary, billedTrendDays, monthToDate } from '../engine/producers/cost/billed.js';
 import { PROVIDERS } from '../engine/providers/index.js';
 import { OperationError, UsageError } from '../engine/core/errors.js';
-import { palette } from '../engine/core/render/color.js';
-import { renderRecord, renderTable } from '../engine/core/render/records.js';
+import type { Colors } from '../engine/core/render/color.js';
+import { renderTable } from '../engine/core/render/records.js';
 import type { Column } from '../engine/providers/gpucloud/catalogue.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
@@ -145,17 +145,9 @@ async function trend(ctx: CommandContext, o: ProviderOpt & { start?: unknown; en
     const { summary: s, account } = await readCost(ctx, session, provider);
     const t = costTrend({ provider: s.provider, currency: s.currency, snapshots: await history(ctx, s, account), resources: s.resources, ...range, now: Date.parse(s.as_of) });
     for (const n of t.notes) ctx.io.stderr.write(`note: ${n}\n`);
-    if (ctx.globals.output !== 'table') {
-      ctx.io.stdout.write(renderRecord(t, ctx.globals.output));
-      return 0;
-    }
     // On a terminal, unless a table is asked for (-o table), the figures as charts (issue 31 §4).
-    if (ctx.io.stdoutIsTTY && !ctx.globals.outputExplicit) {
-      const { renderTrendChart } = await import('../engine/producers/charts/cost-trend.js');
-      ctx.io.stdout.write(renderTrendChart(t, { columns: ctx.io.columns, color: Boolean(ctx.io.stdoutColor), now: s }));
-      return 0;
-    }
-    ctx.io.stdout.write(trendTable(ctx, t));
+    const chart = ctx.io.stdoutIsTTY ? (await import('../engine/producers/charts/cost-trend.js')).renderTrendChart : undefined;
+    ctx.out.value(t, { table: () => trendTable(ctx, t), unasked: chart && (() => chart(t, { columns: ctx.out.columns, color: Boolean(ctx.io.stdoutColor), now: s })) });
     return 0;
   });
 }
@@ -165,17 +157,10 @@ async function anomalies(ctx: CommandContext, s: CostSummary, _session: Session,
   const end = Math.floor(now / DAY_MS) * DAY_MS;
   const t = costTrend({ provider: s.provider, currency: s.currency, snapshots: await history(ctx, s, account), resources: s.resources, start: end - (ANOMALY_DAYS - 1) * DAY_MS, end, now });
   const found = findAnomalies(s.resources, t.days, s.currency);
-  if (ctx.globals.output !== 'table') {
-    ctx.io.stdout.write(renderRecord(found, ctx.globals.output));
-    return 0;
-  }
-  if (!found.length) {
-    ctx.io.stdout.write('No anomalies.\n');
-    return 0;
-  }
   // One block per finding: the reasons are sentences, which a table would cut on a narrow terminal.
   // The resource's ID goes with its name: it is what a later command (gpucloud action delete <id>) takes.
-  ctx.io.stdout.write(found.map((a) => `${a.kind}: ${a.subject}${typeof a.figures.id === 'string' ? ` (${a.figures.id})` : ''}\n  ${a.reason}\n`).join(''));
+  const blocks = found.map((a) => `${a.kind}: ${a.subject}${typeof a.figures.id === 'string' ? ` (${a.figures.id})` : ''}\n  ${a.reason}\n`).join('');
+  ctx.out.value(found, { table: found.length ? blocks : 'No anomalies.\n' });
   return 0;
 }
 
@@ -188,10 +173,6 @@ async function tags(ctx: CommandContext, o: ProviderOpt & { key?: unknown }): Pr
   return withSession(ctx, async (session) => {
     const s = (await readCost(ctx, session, provider)).summary;
     const t = costByTag(s.resources, key, { provider: s.provider, currency: s.currency, as_of: s.as_of });
-    if (ctx.globals.output !== 'table') {
-      ctx.io.stdout.write(renderRecord(t, ctx.globals.output));
-      return 0;
-    }
     const rows = t.groups.map((g) => ({ value: g.value ?? '(untagged)', count: String(g.resources.length), hourly: money(g.hourly_cost, 4), monthly: money(g.monthly_forecast), names: g.resources.map((r) => r.name).join(', ') }));
     const columns: Column[] = [
       { header: key.toUpperCase(), path: 'value', priority: 10 },
@@ -200,8 +181,8 @@ async function tags(ctx: CommandContext, o: ProviderOpt & { key?: unknown }): Pr
       { header: 'PER 30 DAYS', path: 'monthly', priority: 8 },
       { header: 'NAMES', path: 'names', priority: 3 },
     ];
-    const body = rows.length ? renderTable(rows, columns, ctx.io.columns, { keep: 'value', colors: palette(Boolean(ctx.io.stdoutColor)) }) : 'No billable resources.\n';
-    ctx.io.stdout.write(`${body}\nTotal:    ${money(t.hourly_cost, 4)} ${t.currency.toUpperCase()}/hour\nBased on: ${t.based_on}\n`);
+    const body = (colors: Colors) => (rows.length ? renderTable(rows, columns, ctx.out.columns, { keep: 'value', colors }) : 'No billable resources.\n');
+    ctx.out.value(t, { table: (colors) => `${body(colors)}\nTotal:    ${money(t.hourly_cost, 4)} ${t.currency.toUpperCase()}/hour\nBased on: ${t.based_on}\n` });
     return 0;
   });
 }
@@ -214,22 +195,18 @@ async function billedCost(ctx: CommandContext, provider: CostProvider, what: 'su
     const m = monthToDate(now);
     const { days, currency } = await readBilledDays(session, provider, { start: m.start, endExclusive: m.endExclusive, byService: true }, ctx.signal);
     const doc = what === 'summary' ? billedSummary(provider.name, basis, days, currency, now) : billedForecast(provider.name, basis, days, currency, now, provider.cost.billed!.forecastNote);
-    if (ctx.globals.output !== 'table') {
-      ctx.io.stdout.write(renderRecord(doc, ctx.globals.output));
-      return 0;
-    }
     const cur = currency.toUpperCase();
     if (what === 'forecast') {
       const f = doc as ReturnType<typeof billedForecast>;
-      ctx.io.stdout.write(
-        [
+      ctx.out.value(f, {
+        table: [
           `Month to date:    ${money(f.month_to_date)} ${cur} over ${f.days_counted} day(s), ${money(f.daily_average)} per day on average`,
           `To month end:     ${money(f.cost_to_month_end)} ${cur} over ${f.days_remaining} more day(s) (until ${day(f.month_end)})`,
           `Month-end total:  ${money(f.month_end_total)} ${cur}`,
           `Method:   ${f.method}`,
           `Based on: ${f.based_on}`,
         ].join('\n') + '\n',
-      );
+      });
       return 0;
     }
     const sm = doc as ReturnType<typeof billedSummary>;
@@ -239,10 +216,11 @@ async function billedCost(ctx: CommandContext, provider: CostProvider, what: 'su
       { header: 'MONTH TO DATE', path: 'mtd', priority: 9 },
       { header: 'PER HOUR (AVG)', path: 'hourly', priority: 8 },
     ];
-    const body = rows.length ? renderTable(rows, columns, ctx.io.columns, { keep: 'service', colors: palette(Boolean(ctx.io.stdoutColor)) }) : 'No cost recorded this month.\n';
-    ctx.io.stdout.write(
-      `${body}\nMonth to date: ${money(sm.month_to_date)} ${cur} (${sm.period.start} to ${sm.period.end}, ${sm.period.days} day(s))\nBurn:     ${money(sm.hourly_cost, 4)} ${cur}/hour on average (${money(sm.daily_cost)} per day, ${money(sm.monthly_forecast)} per 30 days)\nBased on: ${sm.based_on}\n`,
-    );
+    const body = (colors: Colors) => (rows.length ? renderTable(rows, columns, ctx.out.columns, { keep: 'service', colors }) : 'No cost recorded this month.\n');
+    ctx.out.value(sm, {
+      table: (colors) =>
+        `${body(colors)}\nMonth to date: ${money(sm.month_to_date)} ${cur} (${sm.period.start} to ${sm.period.end}, ${sm.period.days} day(s))\nBurn:     ${money(sm.hourly_cost, 4)} ${cur}/hour on average (${money(sm.daily_cost)} per day, ${money(sm.monthly_forecast)} per 30 days)\nBased on: ${sm.based_on}\n`,
+    });
     return 0;
   });
 }
@@ -257,7 +235,7 @@ async function billedTrend(ctx: CommandContext, provider: CostProvider, range: {
     const inRange = billedTrendDays(days.filter((d) => d.date >= dayOf(range.start) && d.date <= dayOf(end)));
     const t: CostTrend = { provider: provider.name, currency, start: dayOf(range.start), end: dayOf(range.end), as_of: new Date(now).toISOString(), based_on: `${provider.cost.billed!.basis}; billed: a closed day, estimated: ${provider.name} has not closed it yet`, total: inRange.reduce((s, d) => s + d.cost, 0), days: inRange, notes };
     for (const n of notes) ctx.io.stderr.write(`note: ${n}\n`);
-    ctx.io.stdout.write(ctx.globals.output !== 'table' ? renderRecord(t, ctx.globals.output) : trendTable(ctx, t));
+    ctx.out.value(t, { table: () => trendTable(ctx, t) });
     return 0;
   });
 }
@@ -273,7 +251,7 @@ function trendTable(ctx: CommandContext, t: CostTrend): string {
     { header: 'SNAPSHOTS', path: 'snapshots', priority: 3 },
     { header: 'BALANCE', path: 'balance', priority: 5 },
   ];
-  const body = rows.length ? renderTable(rows, columns, ctx.io.columns, { keep: 'date', colors: palette(Boolean(ctx.io.stdoutColor)) }) : 'No days in the range.\n';
+  const body = rows.length ? renderTable(rows, columns, ctx.out.columns, { keep: 'date', colors: ctx.out.colors }) : 'No days in the range.\n';
   return `${body}\nTotal:    ${money(t.total)} ${t.currency.toUpperCase()} (${t.start} to ${t.end})\nBased on: ${t.based_on}\n`;
 }
 
@@ -317,15 +295,11 @@ function totals(s: CostSummary): string {
 
 function table(ctx: CommandContext, rows: Record<string, string>[], columns: Column[]): string {
   if (rows.length === 0) return 'No billable resources.\n';
-  return renderTable(rows, columns, ctx.io.columns, { keep: 'id', essential: ['name'], colors: palette(Boolean(ctx.io.stdoutColor)) });
+  return renderTable(rows, columns, ctx.out.columns, { keep: 'id', essential: ['name'], colors: ctx.out.colors });
 }
 
 function summary(ctx: CommandContext, s: CostSummary): number {
-  if (ctx.globals.output !== 'table') {
-    ctx.io.stdout.write(renderRecord(s, ctx.globals.output));
-    return 0;
-  }
-  ctx.io.stdout.write(table(ctx, resourceRows(s.resources, false), COLUMNS) + '\n' + totals(s));
+  ctx.out.value(s, { table: () => table(ctx, resourceRows(s.resources, false), COLUMNS) + '\n' + totals(s) });
   return 0;
 }
 
@@ -334,23 +308,15 @@ const SORTS: readonly CostSort[] = ['cost', 'age', 'name'];
 function detail(ctx: CommandContext, s: CostSummary, sortBy: string): number {
   if (!(SORTS as readonly string[]).includes(sortBy)) throw new UsageError(`--sort-by must be cost, age or name (got "${sortBy}")`, { hint: "run 'assistant cost detail --help'" });
   const resources = sortResources(s.resources, sortBy as CostSort);
-  if (ctx.globals.output !== 'table') {
-    ctx.io.stdout.write(renderRecord({ ...s, sort_by: sortBy, resources }, ctx.globals.output));
-    return 0;
-  }
-  ctx.io.stdout.write(table(ctx, resourceRows(resources, true), AGE_COLUMNS) + '\n' + totals(s));
+  ctx.out.value({ ...s, sort_by: sortBy, resources }, { table: () => table(ctx, resourceRows(resources, true), AGE_COLUMNS) + '\n' + totals(s) });
   return 0;
 }
 
 function forecast(ctx: CommandContext, s: CostSummary): number {
   const f = costForecast(s, Date.parse(s.as_of));
-  if (ctx.globals.output !== 'table') {
-    ctx.io.stdout.write(renderRecord(f, ctx.globals.output));
-    return 0;
-  }
   const cur = f.currency.toUpperCase();
-  ctx.io.stdout.write(
-    [
+  ctx.out.value(f, {
+    table: [
       `Burn:                 ${money(f.hourly_cost, 4)} ${cur}/hour`,
       `To month end:         ${money(f.cost_to_month_end)} ${cur} over ${f.hours_to_month_end.toFixed(1)} h (until ${day(f.month_end)})`,
       `Balance now:          ${money(f.balance)} ${cur}`,
@@ -358,7 +324,7 @@ function forecast(ctx: CommandContext, s: CostSummary): number {
       `Runs out:             ${f.runway_until ? `${day(f.runway_until)} (in ${hoursText(f.runway_hours)})` : 'never at this burn (nothing bills)'}`,
       `Based on: ${f.based_on}`,
     ].join('\n') + '\n',
-  );
+  });
   return 0;
 }
 

@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { Writable } from 'node:stream';
 import ini from 'ini';
-import { stringify as toYaml } from 'yaml';
 import { loadConfig } from '../engine/core/config/load.js';
 import { backendClient, DEFAULT_CREDENTIAL_NAME, type BackendClient } from '../engine/core/config/backend-store.js';
 import { allCredentialFlags, credentialProviders, credentialsOf, type CredentialField, type ProviderCredentials } from '../engine/core/config/credential-fields.js';
@@ -20,8 +19,7 @@ import { rawFlagValues } from '../engine/core/cli-raw-flags.js';
 import { AssistantError, InvalidInputError, SafetyRefusal, UsageError } from '../engine/core/errors.js';
 import type { Column } from '../engine/providers/gpucloud/catalogue.js';
 import { registerSecret } from '../engine/core/redact.js';
-import { palette } from '../engine/core/render/color.js';
-import { renderRecord, renderTable } from '../engine/core/render/records.js';
+import { renderTable } from '../engine/core/render/records.js';
 import { CredentialNameSchema } from '../schemas/backend-api.js';
 import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
@@ -96,8 +94,7 @@ function asTyped(o: Flags, raw: Map<string, string>): Flags {
 function client(ctx: CommandContext): BackendClient {
   const { config, warnings } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   for (const w of warnings) warn(ctx, w);
-  const debug = ctx.globals.debug ? (line: string) => ctx.io.stderr.write(`debug: ${line}\n`) : undefined;
-  return backendClient(config, ctx.env, { signal: ctx.signal, timeoutMs: (ctx.globals.timeout ?? config.timeout ?? 30) * 1000, debug });
+  return backendClient(config, ctx.env, { signal: ctx.signal, timeoutMs: (ctx.globals.timeout ?? config.timeout ?? 30) * 1000, debug: ctx.debug.callback });
 }
 
 function providerSpec(provider: string): ProviderCredentials {
@@ -167,11 +164,14 @@ async function storeCommand(ctx: CommandContext, provider: string, o: Flags): Pr
 
   const backend = client(ctx);
   const stored = await backend.put(provider, credentialName(name), values);
-  if (ctx.globals.output !== 'table') {
-    ctx.io.stdout.write(renderRecord({ ...stored, backend: backend.url }, ctx.globals.output));
-  } else {
-    ctx.io.stderr.write(`${stored.created ? 'stored' : 'replaced'} ${provider}/${stored.name} (${Object.keys(values).join(', ')}) in env ${stored.env} of ${backend.url}\n`);
-  }
+  // People get a line on stderr; -o json|yaml puts the record on stdout.
+  ctx.out.value(
+    { ...stored, backend: backend.url },
+    {
+      table: '',
+      withTable: () => ctx.io.stderr.write(`${stored.created ? 'stored' : 'replaced'} ${provider}/${stored.name} (${Object.keys(values).join(', ')}) in env ${stored.env} of ${backend.url}\n`),
+    },
+  );
   return 0;
 }
 
@@ -252,20 +252,11 @@ const LIST_COLUMNS: Column[] = [
   { header: 'UPDATED', path: 'updated_at', priority: 2 },
 ];
 
-function print(ctx: CommandContext, value: unknown, table: () => string): void {
-  if (ctx.globals.output === 'json') ctx.io.stdout.write(JSON.stringify(value, null, 2) + '\n');
-  else if (ctx.globals.output === 'yaml') ctx.io.stdout.write(toYaml(value));
-  else ctx.io.stdout.write(table());
-}
 
 async function listCommand(ctx: CommandContext, o: Flags): Promise<number> {
   const backend = client(ctx);
   const list = await backend.list(o.all ? 'all' : backend.env);
-  print(ctx, list, () =>
-    list.length
-      ? renderTable(list, LIST_COLUMNS, ctx.io.columns, { keep: 'provider', colors: palette(Boolean(ctx.io.stdoutColor)) })
-      : `No credentials stored in ${o.all ? 'any env' : `env ${backend.env}`} of ${backend.url}.\n`,
-  );
+  ctx.out.records(list, LIST_COLUMNS, { keep: 'provider', empty: `No credentials stored in ${o.all ? 'any env' : `env ${backend.env}`} of ${backend.url}.\n` });
   return 0;
 }
 
@@ -324,11 +315,7 @@ async function testProvider(ctx: CommandContext, provider: string, backendOnly: 
 async function testCommand(ctx: CommandContext, provider: string | undefined): Promise<number> {
   if (provider === undefined) return testStored(ctx);
   const { source, detail, data } = await testProvider(ctx, provider, false);
-  if (ctx.globals.output !== 'table') {
-    ctx.io.stdout.write(renderRecord({ provider, ok: true, source, ...(data as object | undefined) }, ctx.globals.output));
-    return 0;
-  }
-  ctx.io.stdout.write(`${provider} credentials work (source: ${source}); ${detail}\n`);
+  ctx.out.value({ provider, ok: true, source, ...(data as object | undefined) }, { table: `${provider} credentials work (source: ${source}); ${detail}\n` });
   return 0;
 }
 
@@ -362,15 +349,17 @@ async function testStored(ctx: CommandContext): Promise<number> {
     }
   }
   const failed = results.filter((r) => !r.ok).length;
-  print(ctx, results, () => {
-    if (!results.length) return `No credentials stored in env ${backend.env} of ${backend.url}.\n`;
-    const rows = results.map((r) => ({
+  ctx.out.value(results, {
+    table: (colors) => {
+      if (!results.length) return `No credentials stored in env ${backend.env} of ${backend.url}.\n`;
+      const rows = results.map((r) => ({
       provider: r.provider,
       name: r.name,
       result: !r.tested ? 'not tested' : r.ok ? 'ok' : 'FAILED',
       detail: r.tested && r.ok ? r.detail : r.error,
     }));
-    return renderTable(rows, TEST_COLUMNS, ctx.io.columns, { keep: 'provider', colors: palette(Boolean(ctx.io.stdoutColor)) });
+      return renderTable(rows, TEST_COLUMNS, ctx.out.columns, { keep: 'provider', colors });
+    },
   });
   return failed ? 1 : 0;
 }

@@ -15,9 +15,9 @@ import { slugName, type CompiledDeploy, type EnvValue } from '../engine/producer
 import { ExitCode, InvalidInputError, OperationError, UsageError } from '../engine/core/errors.js';
 import { loadConfig } from '../engine/core/config/load.js';
 import { registerSecret } from '../engine/core/redact.js';
-import { renderRecord } from '../engine/core/render/records.js';
 import { warn, type CommandContext } from './context.js';
 import { applyInSession, dryRunInSession } from './apply.js';
+import { flag, type FlagSpec } from './flag-spec.js';
 import { runGroup } from './group.js';
 import { policyFromFlags } from '../engine/producers/autostop/policy.js';
 import { askLine } from './prompt.js';
@@ -29,13 +29,14 @@ interface DeployFlags {
   target?: string;
   provider?: string;
   location?: string;
-  port?: string | number;
+  /** Coerced by FLAGS. */
+  port?: number;
   start?: string;
   instanceType?: string;
   image?: string;
   envFile?: string;
-  minReplicas?: string | number;
-  maxReplicas?: string | number;
+  minReplicas?: number;
+  maxReplicas?: number;
   healthPath?: string;
   ami?: string;
   autostop?: string;
@@ -81,8 +82,11 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant deploy https://github.com/me/llm.git --autostop 30m --apply   # stopped after 30 idle minutes')
       .example('  assistant deploy ./web --target container --image ghcr.io/me/web:1.4 --env-file prod.env --apply')
       .action((url: string | number, opts: DeployFlags) => start(() => deploy(ctx, deployers, url, { ...opts, ...textFlags(argv) })));
-  });
+  }, '', FLAGS);
 }
+
+/** What the flags are, coerced at the cac boundary (schemas/flags.ts). */
+const FLAGS: Record<string, FlagSpec> = { deploy: { port: flag.port(), minReplicas: flag.int(0, 65535), maxReplicas: flag.int(1, 65535) } };
 
 const joined = (word: string) => (xs: readonly string[]): string => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} ${word} ${xs[xs.length - 1]}` : (xs[0] ?? 'none'));
 const or = joined('or');
@@ -105,13 +109,6 @@ const providerFlagOwners = (deployers: readonly Deployer[], flag: string): strin
 
 /** Provider flags as typed, by option name (only `ami` so far). */
 const providerOptions = (opts: DeployFlags): Record<string, string | undefined> => ({ ami: opts.ami });
-
-const intFlag = (flag: string, v: string | number | undefined, fallback: number, min: number): number => {
-  if (v === undefined) return fallback;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > 65535) throw new UsageError(`${flag} must be a whole number from ${min} (got "${v}")`);
-  return n;
-};
 
 const TEXT_FLAGS = { ref: '--ref', name: '--name', target: '--target', provider: '--provider', location: '--location', start: '--start', instanceType: '--instance-type', image: '--image', envFile: '--env-file', healthPath: '--health-path', ami: '--ami' } as const;
 
@@ -144,9 +141,9 @@ async function deploy(ctx: CommandContext, deployers: readonly Deployer[], rawUr
   }
   if (opts.dryRun && !opts.apply) throw new UsageError('--dry-run goes with --apply', { hint: 'assistant deploy <repo_url> --apply --dry-run' });
   if (opts.start !== undefined && /[\u0000-\u001f]/.test(String(opts.start))) throw new UsageError('--start must be one line');
-  const portFlag = opts.port === undefined ? undefined : intFlag('--port', opts.port, 0, 1);
-  const minReplicas = intFlag('--min-replicas', opts.minReplicas, 1, 0);
-  const maxReplicas = intFlag('--max-replicas', opts.maxReplicas, Math.max(3, minReplicas), 1);
+  const portFlag = opts.port;
+  const minReplicas = opts.minReplicas ?? 1;
+  const maxReplicas = opts.maxReplicas ?? Math.max(3, minReplicas);
   if (minReplicas > maxReplicas) throw new UsageError('--min-replicas is larger than --max-replicas');
   const autostop = policyFromFlags(opts.autostop, opts.autostopAction);
   const healthPath = opts.healthPath ?? '/';
@@ -174,8 +171,8 @@ async function deploy(ctx: CommandContext, deployers: readonly Deployer[], rawUr
       const where = deployers.flatMap((d) => d.capabilities.deploy.targets.filter((t) => t.autostop).map((t) => `a ${d.name} ${t.name} (--target ${t.name})`));
       throw new UsageError(`--autostop is for ${or(where)}`, { hint: 'containers scale with --min-replicas/--max-replicas instead' });
     }
-    const structured = ctx.globals.output === 'json' || ctx.globals.output === 'yaml';
-    if (!structured) ctx.io.stderr.write(`analysis of ${cleanUrl}:\n${describeStack(stack, sha)}\n`);
+    // With -o json|yaml the analysis is part of the document on stdout.
+    if (!ctx.out.structured) ctx.io.stderr.write(`analysis of ${cleanUrl}:\n${describeStack(stack, sha)}\n`);
     if (opts.apply && spec.runsSource) refuseUnshippable(url, target);
     // An instance runs the code itself: it needs a start command unless docker or compose starts it.
     const needsStart = spec.runsSource && !opts.start && (!stack.runtime || ((stack.runtime === 'python' || stack.runtime === 'node') && !stack.start));
@@ -200,12 +197,11 @@ async function deploy(ctx: CommandContext, deployers: readonly Deployer[], rawUr
 
 /** Prints the plan (or {stack, plan}), or applies it. */
 async function emit(ctx: CommandContext, session: Session, compiled: CompiledDeploy, stack: Record<string, unknown>, opts: DeployFlags): Promise<number> {
-  const structured = ctx.globals.output === 'json' || ctx.globals.output === 'yaml';
   ctx.io.stderr.write(`${compiled.mode === 'create' ? 'plan' : compiled.mode === 'update' ? 'update plan' : 'already deployed'}: ${compiled.plan.summary}\n`);
   for (const note of [compiled.plan.notes ?? []].flat()) ctx.io.stderr.write(`note: ${note}\n`);
   if (opts.apply) return applyDeploy(ctx, session, compiled, opts);
-  const out = structured ? renderRecord({ stack: { ...stack, chosen: compiled.chosen }, plan: compiled.plan }, ctx.globals.output) : JSON.stringify(compiled.plan, null, 2) + '\n';
-  ctx.io.stdout.write(out);
+  // People get the plan document itself (to save and apply); -o json|yaml the analysis with it.
+  ctx.out.value({ stack: { ...stack, chosen: compiled.chosen }, plan: compiled.plan }, { table: JSON.stringify(compiled.plan, null, 2) + '\n' });
   return ExitCode.ok;
 }
 

@@ -10,7 +10,7 @@ import { UsageError } from '../engine/core/errors.js';
 import { listenError, parseListen } from '../engine/core/listen.js';
 import { palette } from '../engine/core/render/color.js';
 import { maskSecretLooking } from '../engine/core/redact.js';
-import { renderKindTable, renderRecord, renderRecords, renderTable } from '../engine/core/render/records.js';
+import { renderKindTable, renderRecord } from '../engine/core/render/records.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { confirmByTyping } from './prompt.js';
@@ -68,7 +68,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
 async function list(ctx: CommandContext, session: Session, kind: string): Promise<number> {
   const spec = requireKind(kind);
   const data = await readResult(session, listPlan(spec));
-  ctx.io.stdout.write(renderRecords(data, spec, ctx.globals.output, ctx.io.columns, palette(Boolean(ctx.io.stdoutColor))));
+  ctx.out.records(data, spec);
   return 0;
 }
 
@@ -80,7 +80,7 @@ async function matrix(ctx: CommandContext, session: Session, kind: string): Prom
   }
   const { buildMatrix, matrixPlan, renderMatrix } = await import('../engine/producers/charts/availability-matrix.js');
   const m = buildMatrix(spec.kind, await readPlan(session, matrixPlan(spec.kind), { signal: ctx.signal }));
-  ctx.io.stdout.write(ctx.globals.output === 'table' ? renderMatrix(m, ctx.io.columns, palette(Boolean(ctx.io.stdoutColor))) : renderRecord(m, ctx.globals.output));
+  ctx.out.value(m, { table: (colors) => renderMatrix(m, ctx.out.columns, colors) });
   return 0;
 }
 
@@ -100,10 +100,7 @@ async function get(ctx: CommandContext, session: Session, kind: string, idOrName
   // One record has too many fields for a row: by default it is shown as YAML (nested fields stay
   // readable), masked like a table since nobody asked for the raw data; an explicit -o table gives a
   // FIELD / VALUE view, an explicit -o json|yaml the raw record.
-  const text = ctx.globals.outputExplicit
-    ? renderRecord(record, ctx.globals.output, palette(Boolean(ctx.io.stdoutColor)))
-    : renderRecord(maskSecretLooking(record), 'yaml');
-  ctx.io.stdout.write(text);
+  ctx.out.value(record, { unasked: () => renderRecord(maskSecretLooking(record), 'yaml') });
   return 0;
 }
 
@@ -112,13 +109,13 @@ async function balance(ctx: CommandContext, session: Session): Promise<number> {
   const data = (await readResult(session, listPlan(spec))) as { amount?: number | string; currency?: string };
   // SPEC 4.2: by default a human line on stderr and the raw JSON on stdout; an explicit -o prints
   // only that format on stdout (a table with -o table).
-  if (ctx.globals.outputExplicit) {
-    ctx.io.stdout.write(renderRecords(data, spec, ctx.globals.output, ctx.io.columns, palette(Boolean(ctx.io.stdoutColor))));
-    return 0;
-  }
-  const amount = Number(data?.amount);
-  ctx.io.stderr.write(`Balance: ${Number.isFinite(amount) ? amount.toFixed(2) : String(data?.amount)} ${String(data?.currency ?? '').toUpperCase()}\n`);
-  ctx.io.stdout.write(JSON.stringify(data) + '\n');
+  ctx.out.records(data, spec, {
+    unasked: () => {
+      const amount = Number(data?.amount);
+      ctx.io.stderr.write(`Balance: ${Number.isFinite(amount) ? amount.toFixed(2) : String(data?.amount)} ${String(data?.currency ?? '').toUpperCase()}\n`);
+      return JSON.stringify(data) + '\n';
+    },
+  });
   return 0;
 }
 
@@ -146,14 +143,7 @@ async function act(ctx: CommandContext, session: Session, action: string, idOrHo
   if (outcome.report.status !== 'succeeded') throw outcome.error;
   ctx.io.stderr.write(`${normalized}: ${hostname} (${id}) accepted\n`);
   // The stderr line is for people; an explicit -o also puts the result on stdout for scripts.
-  if (ctx.globals.outputExplicit) {
-    const result = { action: normalized, id, hostname, status: 'accepted' };
-    ctx.io.stdout.write(
-      ctx.globals.output === 'table'
-        ? renderTable([result], ACTION_COLUMNS, ctx.io.columns, { keep: 'id', colors: palette(Boolean(ctx.io.stdoutColor)) })
-        : renderRecord(result, ctx.globals.output),
-    );
-  }
+  ctx.out.records([{ action: normalized, id, hostname, status: 'accepted' }], ACTION_COLUMNS, { keep: 'id', unasked: '' });
   return 0;
 }
 

@@ -2,13 +2,16 @@ import { cac, type CAC } from 'cac';
 import { closest } from '../engine/core/did-you-mean.js';
 import { UsageError } from '../engine/core/errors.js';
 import type { CommandContext } from './context.js';
+import { coerceFlags, type FlagSpec } from './flag-spec.js';
 
 class HelpShown extends Error {}
 
 /**
  * Shared cac plumbing for a command group (`assistant <group> <sub> …`): help goes to the injected
  * stdout, cac's errors become usage errors (exit 2), and an unknown subcommand names the known ones.
- * `define` registers subcommands; an action calls `start` with the work to await.
+ * `define` registers subcommands; an action calls `start` with the work to await. `flags` declares what
+ * the subcommands' flags are (by subcommand name, `*` for all): the given ones are coerced in the options
+ * the action received before its work starts, and a bad value is `error: invalid_input: --flag: …` (exit 2).
  */
 export async function runGroup(
   group: string,
@@ -16,6 +19,7 @@ export async function runGroup(
   ctx: CommandContext,
   define: (cli: CAC, start: (work: () => Promise<number>) => void) => void,
   footer = '',
+  flags: Record<string, FlagSpec> = {},
 ): Promise<number> {
   const cli = cac(`assistant ${group}`);
   let pending: (() => Promise<number>) | undefined;
@@ -53,6 +57,13 @@ export async function runGroup(
     throw new UsageError(`unknown subcommand "${argv[0]}" for "assistant ${group}"${meant ? `; did you mean "${meant}"?` : ''}`, {
       hint: `run 'assistant ${group} --help' (subcommands: ${known})`,
     });
+  }
+  const sub = cli.matchedCommand?.name ?? '';
+  const spec = { ...flags['*'], ...flags[sub] };
+  if (Object.keys(spec).length) {
+    // cac hands the action this very object: coercing it in place gives the work typed values.
+    const hint = `run 'assistant ${group}${sub && cli.commands.length > 1 ? ` ${sub}` : ''} --help'`;
+    Object.assign(cli.options, await coerceFlags(cli.options, spec, hint));
   }
   return pending();
 }

@@ -242,7 +242,7 @@ async function hourlyPrice(session: Session, plan: Plan): Promise<string | undef
 /** --plan prints; --dry-run previews; else confirm (unless --yes or resuming) and apply like `ask --apply`. */
 async function applyCompiled(ctx: CommandContext, session: Session, key: string, plan: Plan, opts: Flags, confirmation: Confirmation, destroyer = false): Promise<number> {
   if (opts.plan) {
-    ctx.io.stdout.write(JSON.stringify(plan, null, 2) + '\n');
+    ctx.out.text(JSON.stringify(plan, null, 2) + '\n');
     return ExitCode.ok;
   }
   if (opts.dryRun) return dryRunInSession(ctx, session, plan, { destroyer });

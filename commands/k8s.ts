@@ -10,11 +10,10 @@ import { KubeApiError, type KubeClient } from '../engine/providers/k8s/client.js
 import { findK8sKind, type K8sKind } from '../engine/providers/k8s/kinds.js';
 import { contextFor } from '../engine/core/kubeconfig/kubeconfig.js';
 import { deletePlan, deployPlan, listPlan, logPath, logsPlan, statsPlan } from '../engine/providers/k8s/plans.js';
-import { formatBytes, formatCores, parseDuration } from '../engine/providers/k8s/quantity.js';
+import { formatBytes, formatCores } from '../engine/providers/k8s/quantity.js';
+import { flag, type FlagSpec } from './flag-spec.js';
 import { clusterRow, nodeRows, podRows, sortRows, statsColumns, type StatsRow } from '../engine/providers/k8s/stats.js';
-import { redactText } from '../engine/core/redact.js';
-import { palette } from '../engine/core/render/color.js';
-import { renderRecord, renderTable } from '../engine/core/render/records.js';
+import { renderTable } from '../engine/core/render/records.js';
 import type { Plan } from '../schemas/plan.js';
 import type { Config } from '../schemas/config.js';
 import { askCluster } from '../machines/k8s-ask.js';
@@ -35,9 +34,10 @@ interface Where {
 /** cac's parsed flags; numbers may arrive as numbers or strings, so they are checked where used. */
 interface DeployFlags extends Where {
   name?: string;
-  port?: unknown;
-  replicas?: unknown;
-  rolloutTimeout?: unknown;
+  /** Coerced by FLAGS (numbers once the work starts). */
+  port?: number;
+  replicas?: number;
+  rolloutTimeout?: number;
   plan?: boolean;
   dryRun?: boolean;
   destroyer?: boolean;
@@ -51,8 +51,9 @@ interface DeleteFlags extends Where {
 }
 
 interface LogFlags extends Where {
-  tail?: unknown;
-  since?: unknown;
+  tail?: number;
+  /** Seconds. */
+  since?: number;
   follow?: boolean;
   container?: unknown;
 }
@@ -78,11 +79,12 @@ function checkLabel(value: string, what: string): string {
   return value;
 }
 
-function integer(value: unknown, flag: string, min: number, max: number): number {
-  const n = Number(value);
-  if (value === undefined || value === '' || !Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max} (got ${q(value ?? '')})`);
-  return n;
-}
+/** What the flags are, coerced at the cac boundary (schemas/flags.ts). */
+const FLAGS: Record<string, FlagSpec> = {
+  deploy: { port: flag.port(), replicas: flag.int(0, 10_000), rolloutTimeout: flag.int(1, 86_400) },
+  logs: { tail: flag.int(0, 10_000_000), since: flag.duration() },
+  stats: { sortBy: flag.oneOf(['cpu', 'memory']) },
+};
 
 /** The cluster's context and the namespaces a command reads (undefined: all) or writes into. */
 function target(ctx: CommandContext, where: Where): { config: Config; context: string; readNs: string | undefined; writeNs: string } {
@@ -173,6 +175,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .action((question: string[], o: AskFlags) => start(() => ask(ctx, question.join(' '), o)));
     },
     'Global flags: -o table|json|yaml, --yes, --debug, --timeout <s>, --config <path>. Credentials come from the kubeconfig (kubernetes.kubeconfig, KUBECONFIG, ~/.kube/config).',
+    FLAGS,
   );
 }
 
@@ -187,13 +190,13 @@ async function deploy(ctx: CommandContext, image: string, o: DeployFlags): Promi
   if (o.port === undefined) throw new UsageError('--port is required', { hint: 'assistant k8s deploy <image> --name <name> --port <port> [--replicas <n>]' });
   if (!image.trim() || /\s/.test(image)) throw new UsageError(`${q(image)} is not an image reference`);
   const name = checkLabel(String(o.name), '--name');
-  const port = integer(o.port, '--port', 1, 65535);
-  const replicas = integer(o.replicas, '--replicas', 0, 10_000);
-  const timeoutS = integer(o.rolloutTimeout, '--rollout-timeout', 1, 86_400);
+  const port = o.port;
+  const replicas = o.replicas ?? 1;
+  const timeoutS = o.rolloutTimeout ?? 600;
   const { context, writeNs } = target(ctx, o);
   const plan = deployPlan({ context, namespace: writeNs, name, image, port, replicas, timeoutS });
   if (o.plan) {
-    ctx.io.stdout.write(JSON.stringify(plan, null, 2) + '\n');
+    ctx.out.text(JSON.stringify(plan, null, 2) + '\n');
     return ExitCode.ok;
   }
   const flags = { destroyer: Boolean(o.destroyer), resume: Boolean(o.resume), fresh: Boolean(o.fresh), resumeWith: 'assistant k8s deploy …' };
@@ -211,7 +214,7 @@ async function remove(ctx: CommandContext, kindName: string, name: string, o: De
   const { context, writeNs } = target(ctx, o);
   const plan = deletePlan(context, kind, writeNs, checkLabel(name, kind.singular));
   if (o.plan) {
-    ctx.io.stdout.write(JSON.stringify(plan, null, 2) + '\n');
+    ctx.out.text(JSON.stringify(plan, null, 2) + '\n');
     return ExitCode.ok;
   }
   return applyInput(ctx, plan, { destroyer: Boolean(o.destroyer) });
@@ -221,37 +224,32 @@ async function get(ctx: CommandContext, kindName: string, o: Where): Promise<num
   const kind = requireKind(kindName, ['pods', 'deployments', 'services', 'nodes', 'events', 'namespaces']);
   const { context, readNs } = target(ctx, o);
   const data = await withSession(ctx, (s) => readResult(s, listPlan(context, kind, kind.namespaced ? readNs : undefined)));
-  if (ctx.globals.output !== 'table') {
-    ctx.io.stdout.write(renderRecord(data, ctx.globals.output));
-    return ExitCode.ok;
-  }
   const items = ((data as { items?: Record<string, any>[] })?.items ?? []).map(kind.row);
   const columns = readNs && kind.namespaced ? kind.columns.filter((c) => c.path !== 'namespace') : kind.columns;
-  ctx.io.stdout.write(renderTable(items, columns, ctx.io.columns, { keep: 'name', colors: palette(Boolean(ctx.io.stdoutColor)) }));
+  // JSON and YAML are the API's list as returned; the table shows the kind's rows.
+  ctx.out.value(data, { table: (colors) => renderTable(items, columns, ctx.out.columns, { keep: 'name', colors }) });
   return ExitCode.ok;
 }
 
 async function logs(ctx: CommandContext, pod: string, o: LogFlags): Promise<number> {
-  const tail = o.tail === undefined ? undefined : integer(o.tail, '--tail', 0, 10_000_000);
-  let sinceSeconds: number | undefined;
-  if (o.since !== undefined) {
-    sinceSeconds = parseDuration(String(o.since));
-    if (sinceSeconds === undefined) throw new UsageError(`--since must be a duration such as 30s, 10m or 2h (got ${q(o.since)})`);
-  }
+  const tail = o.tail;
+  // The API takes whole seconds.
+  const sinceSeconds = o.since === undefined ? undefined : Math.ceil(o.since);
   const container = o.container === undefined ? undefined : checkLabel(String(o.container), '--container');
   const { context, writeNs } = target(ctx, o);
   const options = { tail, sinceSeconds, container };
   checkLabel(pod, 'pod');
   if (!o.follow) {
     const text = await withSession(ctx, (s) => readResult(s, logsPlan(context, writeNs, pod, options)));
-    ctx.io.stdout.write(String(text ?? ''));
+    ctx.out.text(String(text ?? ''));
     return ExitCode.ok;
   }
   // A followed log is one long response streamed as it comes; a plan step returns a whole answer, so
   // this read goes to the provider's client directly (same kubeconfig credentials, nothing changed).
   return withSession(ctx, async (session) => {
     const client = (await session.runContext().client('k8s')) as KubeClient;
-    await client.stream(context, { method: 'GET', path: logPath(writeNs, pod, { ...options, follow: true }), signal: ctx.signal }, (text) => ctx.io.stdout.write(text));
+    const out = ctx.out.stream({ lines: true });
+    await client.stream(context, { method: 'GET', path: logPath(writeNs, pod, { ...options, follow: true }), signal: ctx.signal }, (text) => out.write(text)).finally(() => out.end());
     return ctx.signal.aborted ? ExitCode.interrupted : ExitCode.ok;
   });
 }
@@ -261,7 +259,6 @@ const METRICS_HINT =
 
 async function stats(ctx: CommandContext, what: string, o: StatsFlags): Promise<number> {
   if (what !== 'nodes' && what !== 'pods' && what !== 'cluster') throw new UsageError(`unknown stats ${q(what)}`, { hint: 'use nodes, pods or cluster' });
-  if (o.sortBy !== undefined && o.sortBy !== 'cpu' && o.sortBy !== 'memory') throw new UsageError(`--sort-by must be cpu or memory (got ${q(o.sortBy)})`);
   const { context, readNs } = target(ctx, o);
   const results = await withSession(ctx, (s) => readPlan(s, statsPlan(context, what, readNs))).catch((err: unknown) => {
     if (err instanceof KubeApiError && err.status === 404 && err.message.includes('metrics.k8s.io')) {
@@ -271,24 +268,18 @@ async function stats(ctx: CommandContext, what: string, o: StatsFlags): Promise<
   });
   const rows: StatsRow[] = what === 'pods' ? podRows(results[0]) : what === 'nodes' ? nodeRows(results[0], results[1]) : [clusterRow(context, results[0], results[1])];
   const sorted = sortRows(rows, o.sortBy);
-  if (ctx.globals.output !== 'table') {
-    ctx.io.stdout.write(renderRecord(what === 'cluster' ? sorted[0] : sorted, ctx.globals.output));
-    return ExitCode.ok;
-  }
   const percent = (n: number | undefined) => (n === undefined ? '-' : `${Math.round(n)}%`);
   const shown = sorted.map((r) => ({ ...r, cpu: formatCores(r.cpu_cores), memory: formatBytes(r.memory_bytes), cpu_pct: percent(r.cpu_percent), memory_pct: percent(r.memory_percent) }));
-  ctx.io.stdout.write(renderTable(shown, statsColumns(what), ctx.io.columns, { keep: 'name', colors: palette(Boolean(ctx.io.stdoutColor)) }));
+  ctx.out.value(what === 'cluster' ? sorted[0] : sorted, { table: (colors) => renderTable(shown, statsColumns(what), ctx.out.columns, { keep: 'name', colors }) });
   return ExitCode.ok;
 }
 
 async function ask(ctx: CommandContext, question: string, o: AskFlags): Promise<number> {
   if (!question.trim()) throw new UsageError('no question given', { hint: 'assistant k8s ask "which pods are not running?"' });
   const { context, readNs } = target(ctx, o);
-  const structured = ctx.globals.outputExplicit && ctx.globals.output !== 'table';
   return withSession(ctx, async (session) => {
     const spinner = o.agentTrace ? undefined : createPhaseSpinner(ctx.io);
-    const out = createAnswerPrinter(ctx.io, spinner);
-    const debug = ctx.globals.debug ? (line: string) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined;
+    const out = createAnswerPrinter(ctx.out, spinner);
     const phases = { gatheringContext: `reading cluster ${context}`, answering: 'writing the answer' };
     const result = await askCluster(
       {
@@ -299,13 +290,11 @@ async function ask(ctx: CommandContext, question: string, o: AskFlags): Promise<
         newConversation: Boolean(o.newConversation),
         context: cliAskContext(ctx, session, { profile: o.aiProfile }),
       },
-      { observe: cliAskObserver(ctx, { phases, spinner, out: structured ? undefined : out, agentTrace: Boolean(o.agentTrace), debug }) },
+      { observe: cliAskObserver(ctx, { phases, spinner, out: ctx.out.structured ? undefined : out, agentTrace: Boolean(o.agentTrace), debug: ctx.debug.callback }) },
     ).finally(() => spinner?.stop());
-    if (structured) {
-      ctx.io.stdout.write(renderRecord({ question, cluster: context, namespace: readNs ?? null, answer: result.answer, ai_provider: result.provider, model: result.model, summarised: result.summarised, context_chars: result.contextChars }, ctx.globals.output));
-    } else {
-      out.finish(result.answer);
-    }
+    const doc = { question, cluster: context, namespace: readNs ?? null, answer: result.answer, ai_provider: result.provider, model: result.model, summarised: result.summarised, context_chars: result.contextChars };
+    // People got the answer as it streamed (or get it whole now); programs get the document.
+    ctx.out.value(doc, { table: '', withTable: () => out.finish(result.answer) });
     return ExitCode.ok;
   });
 }

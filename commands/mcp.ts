@@ -11,6 +11,7 @@ import { DEFAULT_MAX_SESSIONS, startMcpHttpServer } from '../mcp/http.js';
 import { createMcpServer } from '../mcp/server.js';
 import { offeredTools, type McpBackend } from '../mcp/tools.js';
 import type { CommandContext } from './context.js';
+import { flag, type FlagSpec } from './flag-spec.js';
 import { runGroup } from './group.js';
 import { withSession } from './session.js';
 import { startAutostopTimer } from '../mcp/autostop-timer.js';
@@ -30,7 +31,8 @@ interface McpOptions {
   destroyer?: boolean;
   readOnly?: boolean;
   stateless?: boolean;
-  maxSessions?: string | number;
+  /** Coerced by FLAGS. */
+  maxSessions?: number;
   aiProfile?: string;
 }
 
@@ -56,8 +58,11 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example(`  ${AUTH_TOKEN_ENV}=$(openssl rand -hex 32) assistant mcp --listen 0.0.0.0:39393`)
       .example('  npx @modelcontextprotocol/inspector --cli http://127.0.0.1:39393/mcp --transport http --method tools/list')
       .action((opts: McpOptions) => start(() => serve(ctx, opts)));
-  });
+  }, '', FLAGS);
 }
+
+/** What the flags are, coerced at the cac boundary (schemas/flags.ts). */
+const FLAGS: Record<string, FlagSpec> = { serve: { maxSessions: flag.positiveInt() } };
 
 async function serve(ctx: CommandContext, opts: McpOptions): Promise<number> {
   if (opts.stdio) opts = { ...opts, transport: 'stdio' };
@@ -76,7 +81,7 @@ async function serve(ctx: CommandContext, opts: McpOptions): Promise<number> {
       });
     }
   }
-  const maxSessions = parseMaxSessions(opts.maxSessions);
+  const maxSessions = opts.maxSessions;
   if (opts.destroyer && opts.readOnly) throw new UsageError('--destroyer and --read-only contradict each other', { hint: 'pass one of them' });
   const destroyer = Boolean(opts.destroyer);
   const readOnly = Boolean(opts.readOnly);
@@ -85,7 +90,7 @@ async function serve(ctx: CommandContext, opts: McpOptions): Promise<number> {
   return withSession(ctx, async (session) => {
     // An unknown profile or a missing key is found now, not by the first agent that asks.
     if (aiProfile) resolveAiProvider({ aiConfig: session.config.ai, profileName: aiProfile, env: ctx.env });
-    const log = ctx.globals.debug ? (line: string) => ctx.io.stderr.write(`debug: ${line}\n`) : undefined;
+    const log = ctx.debug.callback;
     const requestTimeoutS = ctx.globals.timeout ?? session.config.timeout;
     const backend: McpBackend = { ...session, home: ctx.home, env: ctx.env, sandbox: ctx.globals.sandbox, destroyer, readOnly, log, requestTimeoutS, aiProfile };
     const gate = readOnly ? 'read-only (no tool can change anything)' : destroyer ? 'destructive plans ALLOWED (--destroyer)' : 'destructive plans refused';
@@ -133,9 +138,3 @@ async function serveHttp(
   ctx.io.stderr.write('MCP server stopped\n');
 }
 
-function parseMaxSessions(value: string | number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--max-sessions must be a whole number of at least 1 (got "${value}")`);
-  return n;
-}

@@ -4,7 +4,6 @@
  */
 import { Writable } from 'node:stream';
 import { createInterface } from 'node:readline/promises';
-import { stringify as toYaml } from 'yaml';
 import { emptyConfig, type Config } from '../schemas/config.js';
 import type { InstallPlan, InstallReport } from '../schemas/onboarding.js';
 import { ONBOARDING_SCHEMA_VERSION } from '../schemas/onboarding.js';
@@ -21,7 +20,9 @@ import { parseProviderList, runScan } from '../engine/producers/onboarding/scan.
 import { toolNames, toolsOf, toolSpec } from '../engine/producers/onboarding/tools.js';
 import { probeTools } from '../engine/producers/onboarding/versions.js';
 import { readPlan } from '../machines/apply/reads.js';
-import { warn, type CommandContext, type OutputFormat } from './context.js';
+import { warn, withChanges, type CommandContext } from './context.js';
+import { createOutput, type Output } from './output.js';
+import { flag, type FlagSpec } from './flag-spec.js';
 import { runGroup } from './group.js';
 import { withSession } from './session.js';
 
@@ -37,7 +38,8 @@ interface CommonFlags {
 interface ScanFlags extends CommonFlags {
   check?: boolean;
   require?: string | string[];
-  checkTimeout?: string | number;
+  /** Seconds; coerced by FLAGS. */
+  checkTimeout?: number;
 }
 
 interface InstallFlags extends CommonFlags {
@@ -82,19 +84,20 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .action((tools: string[], flags: InstallFlags) => start(() => install(ctx, ctx.interrupt, tools, flags)));
     },
     `Tools: ${toolNames().join(', ')}\nExit codes: scan 0 when it ran (1 with --require and a provider not ready); install 0 all installed, 1 some not, 2 unknown tool or no terminal to ask on without --yes, 3 declined.`,
+    FLAGS,
   );
 }
 
-function outputFormat(ctx: CommandContext, flags: CommonFlags): OutputFormat {
-  if (flags.format === undefined) return ctx.globals.output;
+/** What the flags are, coerced at the cac boundary (schemas/flags.ts): --check-timeout takes 20 or 20s. */
+const FLAGS: Record<string, FlagSpec> = { scan: { checkTimeout: flag.duration() } };
+
+/** The output sink: the command's own, or one for --format (the same choice as -o, kept for scripts that use it). */
+function outputFor(ctx: CommandContext, flags: CommonFlags): Output {
+  if (flags.format === undefined) return ctx.out;
   const f = String(flags.format);
   if (f !== 'table' && f !== 'json' && f !== 'yaml') throw new UsageError(`--format must be table, json or yaml (got "${f}")`);
-  if (ctx.globals.outputExplicit && ctx.globals.output !== f) throw new UsageError(`--format ${f} and -o ${ctx.globals.output} disagree`);
-  return f;
-}
-
-function debugFor(ctx: CommandContext): ((line: string) => void) | undefined {
-  return ctx.globals.debug ? (line: string) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined;
+  if (ctx.out.explicit && ctx.out.format !== f) throw new UsageError(`--format ${f} and -o ${ctx.out.format} disagree`);
+  return createOutput(ctx.io, f, true);
 }
 
 /** The config as far as it can be read: a broken config is reported by the scan, not fatal to it. */
@@ -126,7 +129,7 @@ function planReader(ctx: CommandContext, checkTimeoutS: number): PlanReader {
       // Each request (the token's included, which the gpucloud client does not let a caller abort) is
       // bounded by a quarter of the check's time, so its retries end about when the check gives up.
       const perRequestS = Math.max(0.5, checkTimeoutS / 4);
-      const checkCtx: CommandContext = { ...ctx, signal, io: { ...ctx.io, stderr, stderrIsTTY: false }, globals: { ...ctx.globals, timeout: perRequestS } };
+      const checkCtx = withChanges(ctx, { signal, io: { ...ctx.io, stderr, stderrIsTTY: false }, globals: { ...ctx.globals, timeout: perRequestS } });
       return withSession(
         checkCtx,
         async (session) => {
@@ -139,19 +142,15 @@ function planReader(ctx: CommandContext, checkTimeoutS: number): PlanReader {
   };
 }
 
-function render(value: unknown, format: OutputFormat): string {
-  return format === 'yaml' ? toYaml(value) : JSON.stringify(value, null, 2) + '\n';
-}
 
 async function scan(ctx: CommandContext, flags: ScanFlags): Promise<number> {
-  const format = outputFormat(ctx, flags);
+  const out = outputFor(ctx, flags);
   const providers = parseProviderList(flags.provider, '--provider');
   const required = parseProviderList(flags.require, '--require');
-  const checkTimeoutS = flags.checkTimeout === undefined ? DEFAULT_CHECK_TIMEOUT_S : Number(flags.checkTimeout);
-  if (!Number.isFinite(checkTimeoutS) || checkTimeoutS <= 0) throw new UsageError('--check-timeout must be a positive number of seconds');
+  const checkTimeoutS = flags.checkTimeout ?? DEFAULT_CHECK_TIMEOUT_S;
   const platform = detectPlatform(ctx.env, flags.platform);
   const cfg = readConfig(ctx);
-  const progress = ctx.io.stderrIsTTY && format === 'table' ? (line: string) => ctx.io.stderr.write(`${line}\n`) : undefined;
+  const progress = ctx.io.stderrIsTTY && !out.structured ? (line: string) => ctx.io.stderr.write(`${line}\n`) : undefined;
   const report = await runScan({
     config: cfg.config,
     configPath: cfg.path,
@@ -167,11 +166,11 @@ async function scan(ctx: CommandContext, flags: ScanFlags): Promise<number> {
     checkTimeoutMs: checkTimeoutS * 1000,
     signal: ctx.signal,
     plans: planReader(ctx, checkTimeoutS),
-    debug: debugFor(ctx),
+    debug: ctx.debug.callback,
     progress,
   });
   if (ctx.signal.aborted) throw ctx.signal.reason;
-  ctx.io.stdout.write(format === 'table' ? renderScan(report, ctx.io.columns, palette(Boolean(ctx.io.stdoutColor))) : render(report, format));
+  out.value(report, { table: (colors) => renderScan(report, out.columns, colors) });
   if (required) {
     const notReady = report.providers.filter((r) => required.includes(r.provider) && !r.ready);
     if (notReady.length) {
@@ -186,7 +185,7 @@ async function scan(ctx: CommandContext, flags: ScanFlags): Promise<number> {
 // ---------------------------------------------------------------------------------------------
 
 async function install(ctx: CommandContext, interrupt: AbortSignal, named: string[], flags: InstallFlags): Promise<number> {
-  const format = outputFormat(ctx, flags);
+  const out = outputFor(ctx, flags);
   const unknown = named.filter((t) => !toolSpec(t));
   if (unknown.length) {
     throw new UsageError(`unknown tool${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `"${u}"`).join(', ')}`, { hint: `tools: ${toolNames().join(', ')}` });
@@ -194,7 +193,7 @@ async function install(ctx: CommandContext, interrupt: AbortSignal, named: strin
   const providers = parseProviderList(flags.provider, '--provider');
   const extra = flags.recipes ? loadRecipeFile(resolveConfigPath(flags.recipes, ctx.home)) : undefined;
   const platform = detectPlatform(ctx.env, flags.platform);
-  const debug = debugFor(ctx);
+  const debug = ctx.debug.callback;
 
   // What to install: the named tools; else the tools of --provider; else what configured providers lack.
   let requests: PlanRequest[];
@@ -207,11 +206,10 @@ async function install(ctx: CommandContext, interrupt: AbortSignal, named: strin
     requests = await missingForConfigured(ctx, platform, debug);
     if (requests.length === 0) {
       ctx.io.stderr.write('nothing to install: every configured provider has the tools it needs (name tools to install others; `assistant onboarding scan` shows what is set up)\n');
-      if (format !== 'table') {
-        const empty = compilePlan([], { platform, env: ctx.env, home: ctx.home, prefix: flags.prefix, force: false, probes: new Map() });
-        const report: InstallReport = { schema_version: ONBOARDING_SCHEMA_VERSION, results: [], bin_dir: empty.bin_dir, bin_dir_on_path: empty.bin_dir_on_path };
-        ctx.io.stdout.write(render(report, format));
-      }
+      // People have the line above; a program gets an empty report.
+      const empty = compilePlan([], { platform, env: ctx.env, home: ctx.home, prefix: flags.prefix, force: false, probes: new Map() });
+      const report: InstallReport = { schema_version: ONBOARDING_SCHEMA_VERSION, results: [], bin_dir: empty.bin_dir, bin_dir_on_path: empty.bin_dir_on_path };
+      out.value(report, { table: '' });
       return ExitCode.ok;
     }
   }
@@ -221,12 +219,12 @@ async function install(ctx: CommandContext, interrupt: AbortSignal, named: strin
   const plan = compilePlan(requests, { platform, env: ctx.env, home: ctx.home, prefix: flags.prefix, force: Boolean(flags.force), probes: new Map(probes.map((p) => [p.name, p])), extra });
 
   if (flags.dryRun) {
-    ctx.io.stdout.write(format === 'table' ? renderPlan(plan, palette(Boolean(ctx.io.stdoutColor))) : render(plan, format));
+    out.value(plan, { table: (colors) => renderPlan(plan, colors) });
     return ExitCode.ok;
   }
   if (plan.tools.length === 0) {
     const report: InstallReport = { schema_version: ONBOARDING_SCHEMA_VERSION, results: await executePlan(plan, { env: ctx.env, signal: ctx.signal }), bin_dir: plan.bin_dir, bin_dir_on_path: plan.bin_dir_on_path };
-    ctx.io.stdout.write(format === 'table' ? renderInstallReport(report, palette(Boolean(ctx.io.stdoutColor))) : render(report, format));
+    out.value(report, { table: (colors) => renderInstallReport(report, colors) });
     return report.results.some((r) => r.status === 'not-installed') ? ExitCode.failed : ExitCode.ok;
   }
 
@@ -238,7 +236,7 @@ async function install(ctx: CommandContext, interrupt: AbortSignal, named: strin
   await confirm({ ...ctx, signal: interrupt }, plan);
 
   const report = await runInstall(ctx, plan, debug);
-  ctx.io.stdout.write(format === 'table' ? renderInstallReport(report, palette(Boolean(ctx.io.stdoutColor))) : render(report, format));
+  out.value(report, { table: (colors) => renderInstallReport(report, colors) });
   if (ctx.signal.aborted) throw ctx.signal.reason;
   return report.results.every((r) => r.status === 'installed' || r.status === 'skipped') ? ExitCode.ok : ExitCode.failed;
 }

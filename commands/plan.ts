@@ -7,8 +7,7 @@ import { PREDEFINED_BINDINGS } from '../schemas/plan.js';
 import { DRIFT_EXIT_CODE } from '../engine/core/drift-types.js';
 import { formatProblems, validatePlan } from '../engine/core/plan/validate.js';
 import { ExitCode, InvalidInputError, UsageError } from '../engine/core/errors.js';
-import { renderRecord, renderTable } from '../engine/core/render/records.js';
-import { palette } from '../engine/core/render/color.js';
+import { renderTable } from '../engine/core/render/records.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { readPlanInput } from './plan-input.js';
@@ -48,11 +47,8 @@ async function diff(ctx: CommandContext, file: string | undefined, all: boolean)
   const { planDrift } = await import('../engine/producers/drift/plan-diff.js');
   const { readResult } = await import('../machines/apply/reads.js');
   const report = await withSession(ctx, (session) => planDrift(session, input, { all, read: (plan) => readResult(session, plan, { signal: ctx.signal }) }));
-  if (ctx.globals.output !== 'table') ctx.io.stdout.write(renderRecord(report, ctx.globals.output));
-  else {
-    const { renderDrift } = await import('../engine/producers/drift/render.js');
-    ctx.io.stdout.write(renderDrift(report, ctx.io.columns, palette(Boolean(ctx.io.stdoutColor))));
-  }
+  const { renderDrift } = await import('../engine/producers/drift/render.js');
+  ctx.out.value(report, { table: (colors) => renderDrift(report, ctx.out.columns, colors) });
   for (const p of report.not_checked) ctx.io.stderr.write(`note: provider ${p} cannot compare its resources; its steps were not checked\n`);
   return report.drift ? DRIFT_EXIT_CODE : ExitCode.ok;
 }
@@ -69,13 +65,9 @@ async function show(ctx: CommandContext, file: string | undefined, opts: { graph
   }
   const { planGraph, toDot, toMermaid, toText } = await import('../engine/producers/charts/plan-graph.js');
   const graph = planGraph(v.plan!, v.classes, providers, PREDEFINED_BINDINGS);
-  if (ctx.globals.output !== 'table') {
-    ctx.io.stdout.write(renderRecord(graph, ctx.globals.output));
-    return ExitCode.ok;
-  }
-  if (format === 'mermaid') ctx.io.stdout.write(toMermaid(graph));
-  else if (format === 'dot') ctx.io.stdout.write(toDot(graph));
-  else if (format === 'text') ctx.io.stdout.write(toText(graph, { ascii: Boolean(opts.ascii), color: Boolean(ctx.io.stdoutColor) }));
+  if (format === 'mermaid') ctx.out.value(graph, { table: toMermaid(graph) });
+  else if (format === 'dot') ctx.out.value(graph, { table: toDot(graph) });
+  else if (format === 'text') ctx.out.value(graph, { table: () => toText(graph, { ascii: Boolean(opts.ascii), color: Boolean(ctx.io.stdoutColor) }) });
   else {
     const rows = graph.nodes.map((n) => ({
       index: String(n.index),
@@ -93,7 +85,7 @@ async function show(ctx: CommandContext, file: string | undefined, opts: { graph
       { header: 'PRODUCES', path: 'produces', priority: 6 },
       { header: 'USES', path: 'uses', priority: 7 },
     ];
-    ctx.io.stdout.write(renderTable(rows, columns, ctx.io.columns, { keep: 'index', colors: palette(Boolean(ctx.io.stdoutColor)) }));
+    ctx.out.value(graph, { table: (colors) => renderTable(rows, columns, ctx.out.columns, { keep: 'index', colors }) });
   }
   return ExitCode.ok;
 }
@@ -108,15 +100,19 @@ async function validate(ctx: CommandContext, file: string | undefined, destroyer
     : result.problems.some((p) => p.kind !== 'destructive')
       ? ExitCode.invalidInput
       : ExitCode.refused;
-  if (ctx.globals.output === 'json' || ctx.globals.output === 'yaml') {
-    const doc = { valid: result.ok, problems: result.problems, destructive_steps: result.destructive.flatMap((r, i) => (r.length ? [{ index: i, reasons: r }] : [])) };
-    ctx.io.stdout.write(ctx.globals.output === 'json' ? JSON.stringify(doc, null, 2) + '\n' : (await import('yaml')).stringify(doc));
-  } else if (result.ok) {
-    const marked = result.destructive.filter((r) => r.length).length;
-    ctx.io.stdout.write(`plan is valid: ${result.plan!.commands.length} command(s)${marked ? `, ${marked} destructive (allowed by --destroyer)` : ''}\n`);
-  } else {
-    ctx.io.stderr.write(formatProblems(result.problems) + '\n');
-    ctx.io.stderr.write(exitCode === ExitCode.refused ? 'hint: the plan is otherwise valid; --destroyer allows its destructive steps\n' : 'hint: fix the problems above; nothing was sent\n');
-  }
+  const doc = { valid: result.ok, problems: result.problems, destructive_steps: result.destructive.flatMap((r, i) => (r.length ? [{ index: i, reasons: r }] : [])) };
+  ctx.out.value(doc, {
+    table: () => {
+      if (!result.ok) return '';
+      const marked = result.destructive.filter((r) => r.length).length;
+      return `plan is valid: ${result.plan!.commands.length} command(s)${marked ? `, ${marked} destructive (allowed by --destroyer)` : ''}\n`;
+    },
+    // An invalid plan is told on stderr, problem by problem: stdout stays empty.
+    withTable: () => {
+      if (result.ok) return;
+      ctx.io.stderr.write(formatProblems(result.problems) + '\n');
+      ctx.io.stderr.write(exitCode === ExitCode.refused ? 'hint: the plan is otherwise valid; --destroyer allows its destructive steps\n' : 'hint: fix the problems above; nothing was sent\n');
+    },
+  });
   return exitCode;
 }

@@ -1,6 +1,7 @@
 import type { RunEvent, RunObserver, WaitNotice } from '../engine/core/provider.js';
 import { redactText } from '../engine/core/redact.js';
 import type { Io } from './context.js';
+import type { Output } from './output.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const CLEAR_LINE = '\r\x1b[2K';
@@ -164,29 +165,30 @@ export interface AnswerPrinter {
   endLine(): void;
   /** After the flow: prints `answer` if nothing streamed, then ends the line. */
   finish(answer: string): void;
+  /** What to give the AI call as its token callback: none with -o json|yaml, where the answer goes out whole in the document. */
+  onToken: ((text: string) => void) | undefined;
 }
 
-export function createAnswerPrinter(io: Io, spinner?: PhaseSpinner): AnswerPrinter {
+export function createAnswerPrinter(out: Pick<Output, 'stream' | 'structured'>, spinner?: PhaseSpinner): AnswerPrinter {
+  // Through the output sink's stream: redacted, a partial word held back until it is whole.
+  const stream = out.stream();
   let streamed = false;
-  let lineOpen = false;
   const print = (text: string) => {
-    io.stdout.write(text);
+    stream.write(text);
     streamed = true;
-    lineOpen = !text.endsWith('\n');
   };
-  const endLine = () => {
-    if (lineOpen) io.stdout.write('\n');
-    lineOpen = false;
+  const endLine = () => stream.end();
+  const token = (text: string) => {
+    spinner?.stop();
+    if (text) print(text);
   };
   return {
-    token(text) {
-      spinner?.stop();
-      if (text) print(text);
-    },
+    token,
     endLine,
     finish(answer) {
       if (!streamed && answer) print(answer);
       endLine();
     },
+    onToken: out.structured ? undefined : token,
   };
 }

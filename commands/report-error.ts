@@ -13,7 +13,7 @@ export function reportError(err: unknown, ctx: CommandContext): number {
   if (err instanceof AssistantError) {
     out.write(`${c.red('error:')} ${err.code}: ${redactText(err.message)}\n`);
     if (err.hint) out.write(`hint: ${redactText(err.hint)}\n`);
-    if (ctx.globals.debug && err.details !== undefined) out.write(`debug: details: ${redactText(JSON.stringify(err.details))}\n`);
+    if (err.details !== undefined) ctx.debug(`details: ${JSON.stringify(err.details)}`);
     return err.exitCode;
   }
   if (isAbortError(err) || ctx.signal.aborted) {
@@ -23,6 +23,6 @@ export function reportError(err: unknown, ctx: CommandContext): number {
   const message = err instanceof Error ? err.message : String(err);
   out.write(`error: internal: ${redactText(message)}\n`);
   out.write('hint: this is a bug in assistant; rerun with --debug and report it\n');
-  if (ctx.globals.debug && err instanceof Error && err.stack) out.write(redactText(err.stack) + '\n');
+  if (ctx.debug.on && err instanceof Error && err.stack) out.write(redactText(err.stack) + '\n');
   return ExitCode.failed;
 }

@@ -4,7 +4,6 @@ import { predefinedBindings, resolveRateLimit } from '../engine/core/config/cred
 import { fileReservations, redisReservations, type ReservationStore } from '../engine/core/plan/reservations.js';
 import type { ConnectOptions, ProviderClient, RunObserver } from '../engine/core/provider.js';
 import { PROVIDERS } from '../engine/providers/index.js';
-import { redactText } from '../engine/core/redact.js';
 import { openSandbox } from '../engine/producers/sandbox/sandbox.js';
 import { OperationError, UsageError } from '../engine/core/errors.js';
 import type { PlanBackend, RunContext } from '../machines/run-plan.js';
@@ -42,7 +41,7 @@ export interface SessionOptions {
 export async function openSession(ctx: CommandContext, opts: SessionOptions = {}): Promise<Session> {
   const { config, warnings } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   for (const w of warnings) warn(ctx, w);
-  const debug = ctx.globals.debug ? (line: string) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined;
+  const debug = ctx.debug.callback;
   // --timeout (or config `timeout`) bounds the whole command, waits included (one deadline: ctx.signal,
   // engine/core/deadline.ts); a request alone is bounded by it too, or by 30 s when neither is given (then
   // there is no overall bound: a cluster may take minutes). A long-lived server (mcp) is bounded per

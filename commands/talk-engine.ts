@@ -25,7 +25,7 @@ import { checkPlan } from '../engine/core/plan/check.js';
 import { listerFor } from '../engine/core/plan/names.js';
 import { renderPreview, type Preview } from '../engine/core/plan/preview.js';
 import type { RunObserver } from '../engine/core/provider.js';
-import { createRedactingStream, maskSecretsInText, redactText } from '../engine/core/redact.js';
+import { createRedactingStream, maskSecretsInText } from '../engine/core/redact.js';
 import { renderTable } from '../engine/core/render/records.js';
 import { renderReport, renderReportError } from '../engine/core/render/report.js';
 import type { Colors } from '../engine/core/render/color.js';
@@ -140,7 +140,7 @@ export class TalkEngine {
             signal: ctx.signal,
             model: this.model ?? launch.model,
             clientInfo: { name: 'assistant', version: '0.1.0' },
-            onStderr: ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: agent: ${printable(line)}\n`) : undefined,
+            onStderr: ctx.debug.on ? (line) => ctx.debug(`agent: ${line}`) : undefined,
           }),
         transcript: () => this.transcript(),
         onStart: (agent, { restarted, replayed }) => {
@@ -262,7 +262,7 @@ export class TalkEngine {
     if (!question) throw new UsageError('/ask needs a question', { hint: 'just type the question, e.g. what is my balance?' });
     const text = this.masked(question, io);
     let streamed = '';
-    const debug = this.ctx.globals.debug ? (line: string) => this.ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined;
+    const debug = this.ctx.debug.callback;
     const hitsBefore = this.cache.hits;
     try {
       const result = await askQuestion(

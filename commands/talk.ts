@@ -12,7 +12,7 @@ import { resolveAgentLaunch } from '../engine/producers/acp/launch.js';
 import { printable } from '../engine/producers/acp/printable.js';
 import { redactText } from '../engine/core/redact.js';
 import { palette } from '../engine/core/render/color.js';
-import { renderRecord, renderTable } from '../engine/core/render/records.js';
+import { renderTable } from '../engine/core/render/records.js';
 import { namesMatch } from '../engine/producers/talk/destroy-targets.js';
 import { MultiLine } from '../engine/producers/talk/input.js';
 import { historyEntry, lineHistoryPath, loadLineHistory, saveLineHistory } from '../engine/producers/talk/line-history.js';
@@ -20,6 +20,7 @@ import { ConversationStore, listSessions } from '../engine/producers/talk/store.
 import { createTalkTerminal, type TalkTerminal } from '../engine/producers/talk/terminal.js';
 import { routableProviders } from '../engine/providers/index.js';
 import { warn, type CommandContext } from './context.js';
+import { flag, type FlagSpec } from './flag-spec.js';
 import { runGroup } from './group.js';
 import { createAnswerPrinter, createPhaseSpinner, createRunObserver } from './progress.js';
 import { reportError } from './report-error.js';
@@ -36,8 +37,9 @@ interface TalkFlags {
   provider?: string;
   /** A name or path, `auto`, or `none`. */
   agent?: string;
-  contextTokens?: unknown;
-  reuseReadsFor?: unknown;
+  /** Coerced by FLAGS. */
+  contextTokens?: number;
+  reuseReadsFor?: number;
 }
 
 const PROMPT = 'talk> ';
@@ -69,26 +71,16 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   }, [
     'In the session: a line is a question; /help lists the commands (/maker, /dry-run, /apply, /plan, /provider, /ai-profile, /model, /history, /reset, /save, /exit).',
     'Ctrl-C stops the answer or run in progress; Ctrl-C twice on an empty line, Ctrl-D or /exit ends the session. Without a terminal, stdin lines are answered in order.',
-  ].join('\n'));
+  ].join('\n'), FLAGS);
 }
 
-function positive(name: string, v: unknown, allowZero = false): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < 0 || (!allowZero && n === 0)) throw new UsageError(`${name} must be a ${allowZero ? 'non-negative' : 'positive'} number (got "${String(v)}")`);
-  return n;
-}
+/** What the flags are, coerced at the cac boundary (schemas/flags.ts). */
+const FLAGS: Record<string, FlagSpec> = {
+  talk: { contextTokens: flag.number(0), reuseReadsFor: flag.number(0, { exclusiveMin: false }) },
+};
 
 async function list(ctx: CommandContext): Promise<number> {
   const sessions = listSessions(ctx.home);
-  if (ctx.globals.output !== 'table') {
-    ctx.io.stdout.write(renderRecord(sessions, ctx.globals.output));
-    return ExitCode.ok;
-  }
-  if (!sessions.length) {
-    ctx.io.stderr.write('no saved talk sessions yet (assistant talk starts one)\n');
-    return ExitCode.ok;
-  }
   const columns = [
     { header: 'ID', path: 'id', priority: 9 },
     { header: 'STARTED (UTC)', path: 'started', priority: 8 },
@@ -97,13 +89,16 @@ async function list(ctx: CommandContext): Promise<number> {
     { header: 'FIRST', path: 'first', priority: 5 },
   ];
   const rows = sessions.map((s) => ({ ...s, started: s.started.slice(0, 16).replace('T', ' ') }));
-  ctx.io.stdout.write(renderTable(rows, columns, ctx.io.columns, { keep: 'id', colors: palette(Boolean(ctx.io.stdoutColor)) }));
+  ctx.out.value(sessions, {
+    table: (colors) => (rows.length ? renderTable(rows, columns, ctx.out.columns, { keep: 'id', colors }) : ''),
+    withTable: () => rows.length || ctx.io.stderr.write('no saved talk sessions yet (assistant talk starts one)\n'),
+  });
   return ExitCode.ok;
 }
 
 async function talk(ctx: CommandContext, opts: TalkFlags): Promise<number> {
-  const contextTokens = positive('--context-tokens', opts.contextTokens);
-  const reuseS = positive('--reuse-reads-for', opts.reuseReadsFor, true) ?? DEFAULT_REUSE_S;
+  const contextTokens = opts.contextTokens;
+  const reuseS = opts.reuseReadsFor ?? DEFAULT_REUSE_S;
   const providerFlags = opts.provider ? String(opts.provider).split(',').map((p) => p.trim().replace(/-/g, '_')).filter(Boolean) : [];
   const routable = routableProviders().map((r) => r.provider);
   const unknown = providerFlags.filter((p) => !routable.includes(p));
@@ -207,13 +202,12 @@ function saveHistory(ctx: CommandContext, path: string, term: TalkTerminal): voi
 /** How a turn reaches the terminal: answers and results on stdout, everything else on stderr. */
 function terminalIo(ctx: CommandContext, term: TalkTerminal): TurnIo {
   const spinner = term.interactive ? createPhaseSpinner(ctx.io) : undefined;
-  const printer = createAnswerPrinter(ctx.io, spinner);
+  const printer = createAnswerPrinter(ctx.out, spinner);
   const toStderr = (line: string) => {
     spinner?.stop();
     printer.endLine();
     ctx.io.stderr.write(line + '\n');
   };
-  const debug = ctx.globals.debug ? (line: string) => ctx.io.stderr.write(`debug: ${redactText(line)}\n`) : undefined;
   const tools = new Map<string, string>();
   return {
     token: (t) => printer.token(t),
@@ -221,7 +215,7 @@ function terminalIo(ctx: CommandContext, term: TalkTerminal): TurnIo {
     result: (text) => {
       spinner?.stop();
       printer.endLine();
-      ctx.io.stdout.write(text.endsWith('\n') ? text : text + '\n');
+      ctx.out.text(text.endsWith('\n') ? text : text + '\n');
     },
     note: toStderr,
     tip: (line) => term.interactive && toStderr(line),
@@ -236,7 +230,7 @@ function terminalIo(ctx: CommandContext, term: TalkTerminal): TurnIo {
     columns: ctx.io.columns,
     runObserver: () => {
       spinner?.stop();
-      return createRunObserver(ctx.io, { steps: true, debug });
+      return createRunObserver(ctx.io, { steps: true, debug: ctx.debug.callback });
     },
     confirmApply: (c) => {
       spinner?.stop();
@@ -250,7 +244,7 @@ function terminalIo(ctx: CommandContext, term: TalkTerminal): TurnIo {
     agentUpdate: (update) => {
       const line = describeAgentUpdate(update, tools);
       if (line) toStderr(line);
-      else if (update.sessionUpdate === 'agent_thought_chunk' && update.content.type === 'text') debug?.(`agent thinks: ${update.content.text}`);
+      else if (update.sessionUpdate === 'agent_thought_chunk' && update.content.type === 'text') ctx.debug(`agent thinks: ${update.content.text}`);
     },
     error: (err) => {
       spinner?.stop();

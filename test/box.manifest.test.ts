@@ -153,7 +153,7 @@ test('secret values never go in plain: a secret-looking --env, an unpinned image
     [['--image', 'ghcr.io/me/box:latest'], /image_not_pinned/],
     [['--image', 'ghcr.io/me/box'], /image_not_pinned/],
     [['--secret', 'BAD NAME'], /invalid_env_name/],
-    [['--format', 'helm'], /--format must be plan or container-spec/],
+    [['--format', 'helm'], /error: invalid_input: --format: expected plan or container-spec \(got "helm"\)/],
   ];
   for (const [args, re] of cases) {
     const r = await runCli(['--sandbox', 'box', 'manifest', '--agent', 'assistant', ...args], { home: h });

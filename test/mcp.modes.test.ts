@@ -255,7 +255,7 @@ cap('a busy session is never evicted: when every session has a call in flight, a
 cap('--max-sessions must be a whole number of at least 1 (exit 2)', async () => {
   const r = await runCli(['mcp', '--listen', '127.0.0.1:0', '--max-sessions', '0']);
   assert.is(r.code, 2);
-  assert.match(r.stderr, /error: usage: --max-sessions must be a whole number/);
+  assert.match(r.stderr, /error: invalid_input: --max-sessions: expected a positive whole number \(got "0"\)/);
 });
 
 cap.run();

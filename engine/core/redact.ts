@@ -27,11 +27,17 @@ const MAY_HOLD_FIELD = /secret|token|api_key|password|bearer/i;
 /** `scheme://user:password@` and `scheme://<token>@`: credentials embedded in URLs (base URLs, redis, git remotes). */
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@"'<>]*)@/gi;
 
-export function redactText(text: string): string {
+/** Only the registered secrets masked: for data a user asked for raw (-o json of an API record), where a `password=` in a startup script is theirs to see. */
+export function redactRegistered(text: string): string {
   let out = text;
   for (const s of secrets) {
     if (out.includes(s)) out = out.split(s).join(MASK);
   }
+  return out;
+}
+
+export function redactText(text: string): string {
+  let out = redactRegistered(text);
   if (out.includes('://') && out.includes('@')) out = out.replace(URL_USERINFO, (_m, scheme: string, info: string) => `${scheme}${maskUserinfo(info)}@`);
   if (!MAY_HOLD_FIELD.test(out)) return out;
   for (const pattern of FIELD_PATTERNS) out = out.replace(pattern, (_m, prefix: string) => `${prefix}${MASK}`);
@@ -91,12 +97,21 @@ export function secretSpans(text: string): [number, number][] {
 export function createRedactingStream(write: (text: string) => void): { write(chunk: string): void; end(): void } {
   let buf = '';
   const HELD_WORDS = 3;
+  // Text without blanks (a log line of JSON, a base64 blob) is held back only up to MAX_HELD characters,
+  // then written but for a tail longer than any secret: looking at an ever longer buffer on every
+  // chunk took seconds for a few hundred kilobytes.
+  const MAX_HELD = 2048;
+  const TAIL = 256;
   return {
     write(chunk: string) {
       buf += chunk;
-      const starts = [...buf.matchAll(/\s+/g)].map((m) => m.index + m[0].length);
-      if (starts.length < HELD_WORDS) return;
-      let cut = starts[starts.length - HELD_WORDS]!;
+      let cut: number;
+      if (buf.length > MAX_HELD) cut = buf.length - TAIL;
+      else {
+        const starts = [...buf.matchAll(/\s+/g)].map((m) => m.index + m[0].length);
+        if (starts.length < HELD_WORDS) return;
+        cut = starts[starts.length - HELD_WORDS]!;
+      }
       for (let moved = true; moved; ) {
         moved = false;
         for (const [a, b] of secretSpans(buf)) {

@@ -19,7 +19,7 @@ function valueAt(record: unknown, path: string): unknown {
  * Control characters from API data (an escape sequence in a volume name, a newline in a description)
  * would move the cursor, recolour the terminal or break the table: show them as `\u001b`-style escapes.
  */
-function printable(text: string): string {
+export function printable(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 

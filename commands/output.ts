@@ -1,0 +1,197 @@
+/**
+ * The one output sink of a command (issue 23 item 4). `-o table|json|yaml` is decided here, once: a
+ * command hands over what it found (`records`, `value`, `text`, `stream`) with, where it has one, a
+ * human rendering, and the sink prints the table for people or the JSON/YAML for programs. Everything
+ * it writes goes to stdout only: text for people through `redactText` (registered secrets, secret
+ * fields, URL passwords) like every other writer, JSON/YAML data with the registered secrets masked
+ * (the rest is the data as asked for); `reveal` is the one way out, for a secret the user asked to see.
+ *
+ * The one debug sink is here too: `debug: ` lines on stderr, redacted and without control characters,
+ * written only with --debug.
+ */
+import type { Column, KindSpec } from '../engine/providers/gpucloud/catalogue.js';
+import { palette, type Colors } from '../engine/core/render/color.js';
+import { printable, renderKindTable, renderRecord, renderTable, type OutputFormat, type TableOptions } from '../engine/core/render/records.js';
+import { createRedactingStream, maskSecretLooking, redactRegistered, redactText, redactValue, secretSpans } from '../engine/core/redact.js';
+import { toYaml } from '../engine/core/yaml.js';
+
+/** Where the sink writes and how wide and colourful a table may be (a subset of the command's Io). */
+export interface OutputTarget {
+  stdout: NodeJS.WritableStream;
+  /** Terminal width for tables. */
+  columns: number;
+  /** Colour on stdout (a TTY without --no-color / NO_COLOR). */
+  stdoutColor?: boolean;
+}
+
+/** A human rendering: text, or a function of the stdout palette (called only when a table is wanted). */
+export type Human = string | ((colors: Colors) => string);
+
+export interface ValueOptions {
+  /** What people see with -o table (the default): the text or its renderer. Without it, a FIELD / VALUE view. */
+  table?: Human;
+  /**
+   * What is printed when -o was not given, when it differs from the table (gpucloud get: masked YAML;
+   * gpucloud balance: the raw JSON line; an action: nothing). An explicit -o table still gets `table`.
+   */
+  unasked?: Human;
+  /**
+   * Secrets the user asked to see (apply's `reveal: true` steps), the one part written unredacted:
+   * added to the (redacted) value as `field` for JSON/YAML, `table` after the human rendering.
+   */
+  revealed?: { field: string; value: unknown; table: string };
+  /** Notes for people that go with the table (stderr summaries, hints), run after it is written; JSON and YAML carry the facts. */
+  withTable?: () => void;
+}
+
+export interface RecordsOptions extends Omit<TableOptions, 'colors'> {
+  /** The table when there are no rows (default "No resources found."). */
+  empty?: string;
+  /** Table width other than the terminal's (a log file gets every column). */
+  width?: number;
+  /** As for `value`: what is printed when -o was not given, if not the table. */
+  unasked?: Human;
+}
+
+/** Text written as it arrives (an answer's tokens, a log followed), redacted before it leaves. */
+export interface OutputStream {
+  write(text: string): void;
+  /** Writes what is held back (a partial word) and ends an open line. */
+  end(): void;
+}
+
+export interface Output {
+  /** The format -o asked for ('table' when it was not given). */
+  readonly format: OutputFormat;
+  /** Whether -o was given (a command may print something else by default: see `unasked`). */
+  readonly explicit: boolean;
+  /** -o json or -o yaml: a program reads stdout, so a command gathers the whole result instead of streaming it. */
+  readonly structured: boolean;
+  /** The palette for stdout (plain for pipes, files and NO_COLOR). */
+  readonly colors: Colors;
+  /** Width for tables. */
+  readonly columns: number;
+  /** Rows: a table of `columns` (or a gpucloud kind's columns, secret-looking values masked), else the list as JSON/YAML. */
+  records(rows: unknown, columns: Column[] | KindSpec, opts?: RecordsOptions): void;
+  /** One value: JSON/YAML as it is, or its human rendering. */
+  value(value: unknown, opts?: ValueOptions): void;
+  /** Text that is the result whatever -o says (a plan document, a script, a diagram); `reveal` for a secret asked for (a new API key). */
+  text(text: string, opts?: { reveal?: boolean }): void;
+  /**
+   * A stream of text, redacted as it arrives: an answer a few words behind (so a secret split over two
+   * tokens is still masked); with `lines` (a followed log) each line as soon as it is complete.
+   */
+  stream(opts?: { lines?: boolean }): OutputStream;
+}
+
+export function createOutput(target: OutputTarget, format: OutputFormat, explicit: boolean): Output {
+  const colors = palette(Boolean(target.stdoutColor));
+  const write = (text: string, reveal = false) => {
+    if (text) target.stdout.write(reveal ? text : redactText(text));
+  };
+  // JSON and YAML are the data as asked for (a startup script's `password=` is the user's to see), so only
+  // the secrets this process registered (credentials, tokens, keys) are masked in them.
+  const writeData = (text: string) => target.stdout.write(redactRegistered(text));
+  const human = (h: Human) => (typeof h === 'string' ? h : h(colors));
+  const structuredText = (value: unknown) => (format === 'json' ? JSON.stringify(value, null, 2) + '\n' : toYaml(value));
+  return {
+    format,
+    explicit,
+    structured: format !== 'table',
+    colors,
+    columns: target.columns,
+    records(rows, columns, opts = {}) {
+      if (!explicit && opts.unasked !== undefined) return write(human(opts.unasked));
+      if (format !== 'table') return writeData(structuredText(rows));
+      const list = Array.isArray(rows) ? rows : [rows];
+      if (list.length === 0 && opts.empty !== undefined) return write(opts.empty);
+      const width = opts.width ?? target.columns;
+      if (Array.isArray(columns)) return write(renderTable(list, columns, width, { ...opts, colors }));
+      // A table is read over someone's shoulder: secret-looking values (API_KEY=… in a startup script) are masked.
+      write(renderKindTable(maskSecretLooking(list), columns, width, colors));
+    },
+    value(value, opts = {}) {
+      const { revealed } = opts;
+      if (!explicit && opts.unasked !== undefined) write(human(opts.unasked));
+      else if (format !== 'table' && revealed) {
+        // The value redacted, then the asked-for secrets added as they are.
+        return write(structuredText({ ...(redactValue(value) as object), [revealed.field]: revealed.value }), true);
+      } else if (format !== 'table') writeData(structuredText(value));
+      else write(opts.table === undefined ? renderRecord(value, 'table', colors) : human(opts.table));
+      if (revealed && (format === 'table' || !explicit)) write(revealed.table, true);
+      if (format === 'table') opts.withTable?.();
+    },
+    text(text, opts = {}) {
+      write(text, opts.reveal);
+    },
+    stream: (opts = {}) => (opts.lines ? completeLines : lineStream)((text) => target.stdout.write(text)),
+  };
+}
+
+/** The sink's stream: engine/core/redact.ts's redacting stream (the last words held back until no secret can span the cut), its open line ended on `end`. */
+function lineStream(emit: (text: string) => void): OutputStream {
+  let lineOpen = false;
+  const inner = createRedactingStream((text) => {
+    if (!text) return;
+    emit(text);
+    lineOpen = !text.endsWith('\n');
+  });
+  return {
+    write: (text) => inner.write(text),
+    end() {
+      inner.end();
+      if (lineOpen) emit('\n');
+      lineOpen = false;
+    },
+  };
+}
+
+/**
+ * A followed log: every complete line written at once (a log's last line must not wait for the next),
+ * a line without an end only once it is long, but for a tail that no secret could span.
+ */
+function completeLines(emit: (text: string) => void): OutputStream {
+  let held = '';
+  const release = (cut: number) => {
+    emit(redactText(held.slice(0, cut)));
+    held = held.slice(cut);
+  };
+  return {
+    write(text) {
+      held += text;
+      let cut = held.lastIndexOf('\n') + 1;
+      if (cut === 0 && held.length > 2048) {
+        cut = held.length - 256;
+        for (const [a, b] of secretSpans(held)) if (a < cut && cut < b) cut = a;
+      }
+      if (cut > 0) release(cut);
+    },
+    end() {
+      if (held) release(held.length);
+    },
+  };
+}
+
+/** `ctx.debug(line)`: a `debug: ` line on stderr with --debug, else nothing. */
+export interface DebugSink {
+  (line: string): void;
+  /** Whether --debug was given (for work done only to be shown). */
+  readonly on: boolean;
+  /** The sink as an optional callback for engine code that skips its work when no one listens. */
+  readonly callback: ((line: string) => void) | undefined;
+}
+
+/** Every line redacted and shown without control characters (remote text could hold escape sequences). */
+export function createDebug(stderr: NodeJS.WritableStream, on: boolean): DebugSink {
+  const sink = (line: string) => {
+    if (!on) return;
+    const text = redactText(String(line)).replace(/\n+$/, '');
+    stderr.write(
+      text
+        .split('\n')
+        .map((l) => `debug: ${printable(l)}\n`)
+        .join(''),
+    );
+  };
+  return Object.assign(sink, { on, callback: on ? sink : undefined });
+}
