@@ -22,6 +22,7 @@ import {
 } from '../schemas/backend-api.js';
 import { AuthThrottle } from './throttle.js';
 import type { CredentialStore, Principal } from './store.js';
+import { BodyTooLarge, readRequestBody } from '../engine/core/request-body.js';
 
 export const MAX_IN_FLIGHT = 128;
 
@@ -53,17 +54,15 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
   const type = String(req.headers['content-type'] ?? '');
   if (!/^application\/json\b/i.test(type)) throw new HttpError(415, 'unsupported_media_type', 'send the body as application/json');
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw new HttpError(413, 'body_too_large', `the body is larger than ${limit} bytes`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new HttpError(413, 'body_too_large', `the body is larger than ${limit} bytes`);
-    chunks.push(chunk as Buffer);
+  let body: Buffer;
+  try {
+    body = await readRequestBody(req, limit);
+  } catch (err) {
+    if (err instanceof BodyTooLarge) throw new HttpError(413, 'body_too_large', err.message);
+    throw err;
   }
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse(body.toString('utf8'));
   } catch {
     throw new HttpError(400, 'invalid_json', 'the body is not valid JSON');
   }

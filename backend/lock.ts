@@ -4,6 +4,7 @@
  */
 import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { processAlive as alive } from '../engine/core/process/probe.js';
 
 export interface DataDirLock {
   release(): void;
@@ -13,14 +14,6 @@ export function lockPath(dataDir: string): string {
   return join(dataDir, 'backend.lock');
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** The pid holding the data directory, when a live process does. */
 export function lockHolder(dataDir: string): number | undefined {

@@ -22,6 +22,7 @@ import { checkRequest, normaliseOrigin, type BoxToken, type OriginPolicy } from 
 import { RequestAborted, type ClientError } from './errors.js';
 import { answerMessage, InFlight, inputProblem, messageSchema, type MessageContext, type MessageOutcome } from './messages.js';
 import { SessionStore } from './sessions.js';
+import { BodyTooLarge, readRequestBody } from '../engine/core/request-body.js';
 
 export const BOX_DEFAULTS = {
   maxBodyBytes: 1024 * 1024,
@@ -63,20 +64,7 @@ export interface BoxServer {
   close(drainMs?: number): Promise<{ finished: number; cancelled: number }>;
 }
 
-class BodyTooLarge extends Error {}
-
-async function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new BodyTooLarge();
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
+const readBody = async (req: IncomingMessage, limit: number): Promise<string> => (await readRequestBody(req, limit)).toString('utf8');
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return void res.end();

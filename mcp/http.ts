@@ -24,6 +24,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { listenError } from '../engine/core/listen.js';
 import { checkRequest } from './guard.js';
 import { answerAsJsonWhenNoProgress, wantsProgress } from './json-answers.js';
+import { BodyTooLarge, readRequestBody } from '../engine/core/request-body.js';
 
 export const MCP_PATH = '/mcp';
 /** Plans are the largest bodies an agent sends; 1 MiB holds thousands of steps. */
@@ -57,26 +58,13 @@ export interface McpHttpServer {
   close(): Promise<void>;
 }
 
-class BodyTooLarge extends Error {}
-
 function jsonRpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) return void res.end();
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
-async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new BodyTooLarge();
-    chunks.push(chunk as Buffer);
-  }
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-}
+const readJson = async (req: IncomingMessage, limit: number): Promise<unknown> => JSON.parse((await readRequestBody(req, limit)).toString('utf8'));
 
 export async function startMcpHttpServer(opts: McpHttpOptions): Promise<McpHttpServer> {
   const limit = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;

@@ -5,12 +5,13 @@
  * agent reads them. Agents we know get their own variable names; any other gets the ASSISTANT_AGENT_*
  * and OpenAI-style names. The model is also chosen over ACP when the agent offers a model option.
  */
-import { accessSync, constants, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { basename, delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { AgentConfig } from '../../../schemas/config.js';
 import { UsageError } from '../../core/errors.js';
 import { registerSecret } from '../../core/redact.js';
 import { agentEnvironment } from './env.js';
+import { isExecutable } from '../../core/process/probe.js';
 
 interface AgentKind {
   /** Binary names of this kind. */
@@ -117,12 +118,3 @@ function exists(path: string): boolean {
   }
 }
 
-function isExecutable(path: string): boolean {
-  try {
-    if (!statSync(path).isFile()) return false;
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -7,9 +7,9 @@
  *
  * Finding a binary only looks at the file system (PATH entries, executable bit): nothing is run.
  */
-import { accessSync, constants, statSync } from 'node:fs';
 import { basename, delimiter, isAbsolute, join } from 'node:path';
 import type { Config } from '../../../schemas/config.js';
+import { isExecutable } from '../../core/process/probe.js';
 
 export type AgentKind = 'builtin' | 'acp';
 export type AgentStatus = 'ready' | 'binary missing' | 'secret missing';
@@ -59,16 +59,6 @@ export const KNOWN_ACP_AGENTS: readonly AgentSpec[] = [
   { name: 'opencode', kind: 'acp', description: 'opencode in ACP mode (its provider comes from its own configuration)', command: 'opencode', args: ['acp'], secrets: [] },
 ];
 
-/** An executable regular file at `path`. */
-function isExecutable(path: string): boolean {
-  try {
-    if (!statSync(path).isFile()) return false;
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The absolute path of `command` on PATH (or itself, when it is a path), if it is there and executable. */
 export function findOnPath(command: string, env: Record<string, string | undefined>): string | undefined {

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { OperationError, UsageError } from '../../core/errors.js';
 import { abortReason } from '../../core/deadline.js';
 import { redactText, registerSecret } from '../../core/redact.js';
+import { processAlive as alive } from '../../core/process/probe.js';
 
 export interface CloneOptions {
   url: string;
@@ -116,14 +117,6 @@ function sweepOrphans(root: string): void {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * git's environment: no prompts (a pipe must not hang on a password question), no system or user

@@ -143,17 +143,7 @@ export class SlidingWindowLimiter {
     if (this.waiters.length === 0 && this.fits(key, now)) return Promise.resolve({ slot: this.admit(key), waitedMs: 0 });
     return new Promise<Admission>((resolve, reject) => {
       const waiter: Waiter = { key, enqueuedAt: now, resolve, reject, signal };
-      if (signal) {
-        waiter.onAbort = () => {
-          const i = this.waiters.indexOf(waiter);
-          if (i >= 0) this.waiters.splice(i, 1);
-          reject(abortError(signal));
-          this.pump();
-        };
-        signal.addEventListener('abort', waiter.onAbort, { once: true });
-      }
-      this.waiters.push(waiter);
-      this.pump();
+      enqueueAbortable(this.waiters, waiter, () => this.pump());
       // Waiting only for a free socket (maxConcurrent) is not a rate-limit wait.
       if (onQueued && !waiter.admitted && this.windowFull(key, this.now())) onQueued(this.estimateWaitMs(key));
     });
@@ -278,4 +268,20 @@ export class SlidingWindowLimiter {
     this.timer = undefined;
     this.timerAt = Infinity;
   }
+}
+
+/** Queues a waiter that leaves the queue, rejected with its signal's reason, when the signal aborts; then lets the queue move. */
+export function enqueueAbortable<W extends { signal?: AbortSignal; onAbort?: () => void; reject(err: unknown): void }>(waiters: W[], waiter: W, pump: () => void): void {
+  const signal = waiter.signal;
+  if (signal) {
+    waiter.onAbort = () => {
+      const i = waiters.indexOf(waiter);
+      if (i >= 0) waiters.splice(i, 1);
+      waiter.reject(abortError(signal));
+      pump();
+    };
+    signal.addEventListener('abort', waiter.onAbort, { once: true });
+  }
+  waiters.push(waiter);
+  pump();
 }

@@ -17,6 +17,7 @@ import { dirname } from 'node:path';
 import type * as Lockfile from 'proper-lockfile';
 import { emptyKeyRecord, forgetDeadHolders, grantable, isEmpty, prune, recordDone, setHeld, type KeyLease, type KeyRecord } from './record.js';
 import { acquireOne, releaseOne, type AcquireRequest, type AcquireResult, type LeaseGrant, type LeaseRequest, type SharedLimitStore } from './store.js';
+import { processAlive } from '../../../core/process/probe.js';
 
 interface FileRecord {
   v: 2;
@@ -45,16 +46,6 @@ function aliveCache(): (pid: number) => boolean {
     if (a === undefined) alive.set(pid, (a = processAlive(pid)));
     return a;
   };
-}
-
-function processAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'; // exists, owned by someone else
-  }
 }
 
 export class FileLimitStore implements SharedLimitStore {

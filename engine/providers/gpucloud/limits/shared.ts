@@ -24,7 +24,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { SlidingWindowLimiter, type Admission, type SlidingWindowLimits } from '../rate-limiter.js';
+import { enqueueAbortable, SlidingWindowLimiter, type Admission, type SlidingWindowLimits } from '../rate-limiter.js';
 import { abortError } from '../retry.js';
 import { FileLimitStore } from './file.js';
 import { RedisLimitStore, displayRedisUrl } from './redis.js';
@@ -167,17 +167,7 @@ export class SharedLimiter {
     if (this.waiters.length === 0 && this.canAdmit(keys, performance.now())) return Promise.resolve({ release: this.admit(keys), waitedMs: 0 });
     return new Promise((resolve, reject) => {
       const waiter: Waiter = { keys, enqueuedAt: performance.now(), resolve, reject, signal, onWait, told: false };
-      if (signal) {
-        waiter.onAbort = () => {
-          const i = this.waiters.indexOf(waiter);
-          if (i >= 0) this.waiters.splice(i, 1);
-          reject(abortError(signal));
-          this.pump();
-        };
-        signal.addEventListener('abort', waiter.onAbort, { once: true });
-      }
-      this.waiters.push(waiter);
-      this.pump();
+      enqueueAbortable(this.waiters, waiter, () => this.pump());
     });
   }
 
