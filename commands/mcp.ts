@@ -62,11 +62,10 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
 }
 
 /** What the flags are, coerced at the cac boundary (schemas/flags.ts). */
-const FLAGS: Record<string, FlagSpec> = { serve: { maxSessions: flag.positiveInt() } };
+const FLAGS: Record<string, FlagSpec> = { serve: { maxSessions: flag.positiveInt(), transport: flag.oneOf(['http', 'stdio']) } };
 
 async function serve(ctx: CommandContext, opts: McpOptions): Promise<number> {
   if (opts.stdio) opts = { ...opts, transport: 'stdio' };
-  if (opts.transport !== 'http' && opts.transport !== 'stdio') throw new UsageError(`--transport must be http or stdio (got "${opts.transport}")`);
   const authToken = opts.authToken ?? (ctx.env[AUTH_TOKEN_ENV] || undefined);
   const listen = parseListen(opts.listen);
   if (opts.transport === 'http' && !isLoopback(listen.host)) {

@@ -6,12 +6,13 @@
 import { PREDEFINED_BINDINGS } from '../schemas/plan.js';
 import { DRIFT_EXIT_CODE } from '../engine/core/drift-types.js';
 import { formatProblems, validatePlan } from '../engine/core/plan/validate.js';
-import { ExitCode, InvalidInputError, UsageError } from '../engine/core/errors.js';
+import { ExitCode, InvalidInputError } from '../engine/core/errors.js';
 import { renderTable } from '../engine/core/render/records.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { readPlanInput } from './plan-input.js';
 import { withSession } from './session.js';
+import { flag, type FlagSpec } from './flag-spec.js';
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   return runGroup('plan', argv, ctx, (cli, start) => {
@@ -39,8 +40,11 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant plan diff infra/gpu.json --all -o json | jq .resources')
       .example(`  assistant plan diff infra/gpu.json || [ $? -eq ${DRIFT_EXIT_CODE} ] && echo "drift"     # CI: 0 in sync, ${DRIFT_EXIT_CODE} drift, 1/2 errors`)
       .action((file: string | undefined, opts: { planFile?: string; all?: boolean }) => start(() => diff(ctx, opts.planFile ?? file, Boolean(opts.all))));
-  }, `Exit codes of plan diff: 0 in sync, ${DRIFT_EXIT_CODE} drift found, 1 a read failed, 2 invalid plan or usage.`);
+  }, `Exit codes of plan diff: 0 in sync, ${DRIFT_EXIT_CODE} drift found, 1 a read failed, 2 invalid plan or usage.`, FLAGS);
 }
+
+/** What the flags are, coerced at the cac boundary (schemas/flags.ts). */
+const FLAGS: Record<string, FlagSpec> = { show: { format: { ...flag.oneOf(['text', 'mermaid', 'dot']), hint: 'assistant plan show plan.json --format mermaid' } } };
 
 async function diff(ctx: CommandContext, file: string | undefined, all: boolean): Promise<number> {
   const input = await readPlanInput(ctx, file);
@@ -55,7 +59,6 @@ async function diff(ctx: CommandContext, file: string | undefined, all: boolean)
 
 async function show(ctx: CommandContext, file: string | undefined, opts: { graph?: boolean; format?: unknown; ascii?: boolean }): Promise<number> {
   const format = opts.format === undefined ? (opts.graph ? 'text' : undefined) : String(opts.format);
-  if (format !== undefined && !['text', 'mermaid', 'dot'].includes(format)) throw new UsageError(`--format must be text, mermaid or dot (got "${format}")`, { hint: 'assistant plan show plan.json --format mermaid' });
   const input = await readPlanInput(ctx, file);
   const { providers, predefined } = await withSession(ctx, async (session) => ({ providers: await session.providers.forPlan(input), predefined: Object.keys(session.predefined) }));
   // Shown, not run: destructive steps are marked rather than refused, and config need not set the predefined bindings.

@@ -167,7 +167,7 @@ test('plan show marks destructive steps, and --format mermaid|dot write the grap
   assert.match(table.stdout, /^2\s+DESTROY\s+PUT \/v1\/instances/m);
   const bad = await runCli(['plan', 'show', file, '--format', 'png'], { home: h });
   assert.is(bad.code, 2);
-  assert.match(bad.stderr, /--format must be text, mermaid or dot/);
+  assert.match(bad.stderr, /^error: invalid_input: --format: expected text, mermaid or dot/m);
 });
 
 const MATRIX = `INSTANCE TYPE     FIN-01            FIN-02        FIN-03            ICE-01
