@@ -2,7 +2,7 @@
  * `assistant autostop check|script`: idle auto-stop of gpucloud instances (README "Idle auto-stop").
  * Thin wiring: the check itself is machines/autostop.ts; the watcher and policies are engine/producers/autostop/.
  */
-import { ExitCode, UsageError } from '../engine/core/errors.js';
+import { ExitCode } from '../engine/core/errors.js';
 import { parseIdleDuration } from '../engine/producers/autostop/policy.js';
 import { renderCheckTable, summaryLine } from '../engine/producers/autostop/render.js';
 import { watcherScript } from '../engine/producers/autostop/watcher.js';
@@ -11,6 +11,7 @@ import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { createPhaseSpinner } from './progress.js';
 import { withSession } from './session.js';
+import { flag, type FlagSpec } from './flag-spec.js';
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   return runGroup(
@@ -29,7 +30,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .command('script <idle-time>', 'Print the startup script that installs the watcher (for plans written by hand)')
         .option('--action <action>', 'shutdown or delete (what the policy marker records)', { default: 'shutdown' })
         .example('  assistant autostop script 30m > watcher.sh')
-        .action((idle: string, o: { action: string }) => start(async () => script(ctx, idle, o.action)));
+        .action((idle: string, o: { action: 'shutdown' | 'delete' }) => start(async () => script(ctx, idle, o.action)));
     },
     [
       'Instances get auto-stop when they are created with it: `ask --maker --autostop 30m …`, `deploy … --autostop 30m`, or a plan',
@@ -39,8 +40,12 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       'or an action failed; 3: a delete was refused (set autostop.allow_delete: true in the config that runs the check).',
       'Note: on gpucloud a shut-down instance still bills (only delete stops billing).',
     ].join('\n'),
+    FLAGS,
   );
 }
+
+/** What the flags are, coerced at the cac boundary (schemas/flags.ts). */
+const FLAGS: Record<string, FlagSpec> = { script: { action: flag.oneOf(['shutdown', 'delete']) } };
 
 async function check(ctx: CommandContext, dryRun: boolean): Promise<number> {
   return withSession(ctx, async (session) => {
@@ -63,8 +68,7 @@ async function check(ctx: CommandContext, dryRun: boolean): Promise<number> {
   });
 }
 
-function script(ctx: CommandContext, idle: string, action: string): number {
-  if (action !== 'shutdown' && action !== 'delete') throw new UsageError(`--action is shutdown or delete (got "${action}")`);
+function script(ctx: CommandContext, idle: string, action: 'shutdown' | 'delete'): number {
   ctx.out.text(watcherScript({ idle_minutes: parseIdleDuration(idle, 'assistant autostop script'), action }));
   return ExitCode.ok;
 }

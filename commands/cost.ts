@@ -22,6 +22,7 @@ import type { Column } from '../engine/providers/gpucloud/catalogue.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { withSession, type Session } from './session.js';
+import { flag, type FlagSpec } from './flag-spec.js';
 
 interface ProviderOpt {
   provider?: string;
@@ -75,8 +76,12 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .action((o: ProviderOpt & { output?: string }) => start(() => exportCost(ctx, o)));
     },
     "A provider's figures are live (what bills now at its prices, with the balance and runway: gpucloud's catalogue prices, where offline instances still bill) or its own bill per day (summary, trend, forecast: cloud_a's AWS Cost Explorer). Global flags: -o table|json|yaml, --sandbox, --config <path>.",
+    FLAGS,
   );
 }
+
+/** What the flags are, coerced at the cac boundary (schemas/flags.ts). */
+const FLAGS: Record<string, FlagSpec> = { detail: { sortBy: flag.oneOf(['cost', 'age', 'name'] satisfies CostSort[]) } };
 
 /**
  * The --provider help: the providers with a `cost` capability, from the manifest (nothing loads to
@@ -303,10 +308,8 @@ function summary(ctx: CommandContext, s: CostSummary): number {
   return 0;
 }
 
-const SORTS: readonly CostSort[] = ['cost', 'age', 'name'];
 
 function detail(ctx: CommandContext, s: CostSummary, sortBy: string): number {
-  if (!(SORTS as readonly string[]).includes(sortBy)) throw new UsageError(`--sort-by must be cost, age or name (got "${sortBy}")`, { hint: "run 'assistant cost detail --help'" });
   const resources = sortResources(s.resources, sortBy as CostSort);
   ctx.out.value({ ...s, sort_by: sortBy, resources }, { table: () => table(ctx, resourceRows(resources, true), AGE_COLUMNS) + '\n' + totals(s) });
   return 0;

@@ -19,6 +19,7 @@ import { readPlan, readResult } from '../machines/apply/reads.js';
 import { withSession, type Session } from './session.js';
 // Constants only: types.ts loads nothing of the emulator itself.
 import { EMULATOR_DEFAULT_CLIENT_ID, EMULATOR_DEFAULT_CLIENT_SECRET, EMULATOR_SECRET_ENV } from '../emulator/types.js';
+import { flag, type FlagSpec } from './flag-spec.js';
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   const kindList = KINDS.map((k) => k.kind).join(', ');
@@ -59,11 +60,15 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .example(
           `  (default credentials: client_id ${EMULATOR_DEFAULT_CLIENT_ID}, client_secret ${EMULATOR_DEFAULT_CLIENT_SECRET}; set ${EMULATOR_SECRET_ENV} to choose the secret)`,
         )
-        .action((opts: { listen: string; state?: string; seed: string }) => start(() => emulate(ctx, opts)));
+        .action((opts: { listen: string; state?: string; seed: 'demo' | 'empty' }) => start(() => emulate(ctx, opts)));
     },
     'Global flags: -o table|json|yaml, --sandbox, --yes, --debug, --config <path>. -o json prints the API\'s JSON unmodified.',
+    FLAGS,
   );
 }
+
+/** What the flags are, coerced at the cac boundary (schemas/flags.ts). */
+const FLAGS: Record<string, FlagSpec> = { emulate: { seed: flag.oneOf(['demo', 'empty']) } };
 
 async function list(ctx: CommandContext, session: Session, kind: string): Promise<number> {
   const spec = requireKind(kind);
@@ -147,9 +152,8 @@ async function act(ctx: CommandContext, session: Session, action: string, idOrHo
   return 0;
 }
 
-async function emulate(ctx: CommandContext, opts: { listen: string; state?: string; seed: string }): Promise<number> {
+async function emulate(ctx: CommandContext, opts: { listen: string; state?: string; seed: 'demo' | 'empty' }): Promise<number> {
   const { host, port } = parseListen(opts.listen, '127.0.0.1:8787');
-  if (opts.seed !== 'demo' && opts.seed !== 'empty') throw new UsageError('--seed must be demo or empty');
   const { runEmulatorForeground } = await import('../emulator/index.js');
   const emulator = await runEmulatorForeground({ host, port, stateFile: opts.state, seed: opts.seed }, (line) => ctx.io.stderr.write(line + '\n')).catch(
     (err: NodeJS.ErrnoException) => {
