@@ -308,7 +308,6 @@ function summary(ctx: CommandContext, s: CostSummary): number {
   return 0;
 }
 
-
 function detail(ctx: CommandContext, s: CostSummary, sortBy: string): number {
   const resources = sortResources(s.resources, sortBy as CostSort);
   ctx.out.value({ ...s, sort_by: sortBy, resources }, { table: () => table(ctx, resourceRows(resources, true), AGE_COLUMNS) + '\n' + totals(s) });
