@@ -8,7 +8,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PlanSchema, type Plan } from '../schemas/plan.js';
-import { ExitCode, InvalidInputError, SafetyRefusal, UsageError } from '../engine/core/errors.js';
+import { ExitCode, InvalidInputError, SafetyRefusal } from '../engine/core/errors.js';
 import { planHash, RunJournal } from '../engine/core/plan/journal.js';
 import { compileGpuCloudCreate, DEFAULT_SHARED_VOLUME_GB } from '../engine/producers/k8s-create/gpucloud.js';
 import { compileEksCreate } from '../engine/producers/k8s-create/eks.js';
@@ -26,6 +26,7 @@ import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { confirmByTyping } from './prompt.js';
 import { withSession, type Session } from './session.js';
+import { flag, type FlagSpec } from './flag-spec.js';
 
 type Flags = Record<string, unknown> & {
   plan?: boolean;
@@ -59,8 +60,8 @@ export async function runK8sCreate(ctx: CommandContext, argv: string[]): Promise
         .option('--image <image>', 'Cluster image (default: the one labelled for Kubernetes)')
         .option('--shared-volume <GB>', `Size of the cluster's shared file system (default ${DEFAULT_SHARED_VOLUME_GB} GB, the smallest; the API alone would make 30000 GB)`)
         .option('--use-context', 'Make <name> the current kubeconfig context')
-        .option('--wait-timeout <s>', 'How long to wait for the cluster to run (default 1800)')
-        .option('--poll-interval <s>', 'How often to ask while waiting (default 10)'),
+        .option('--wait-timeout <duration>', 'How long to wait for the cluster to run: 1800, 30m, 1h (default 30m)')
+        .option('--poll-interval <duration>', 'How often to ask while waiting: 10, 10s (default 10s)'),
     )
       .example('  assistant k8s create gpucloud gpu-k8s --dry-run                 # what it creates and costs per hour')
       .example('  assistant k8s create gpucloud gpu-k8s --plan')
@@ -127,8 +128,11 @@ export async function runK8sCreate(ctx: CommandContext, argv: string[]): Promise
         }),
       ),
     );
-  });
+  }, '', FLAGS);
 }
+
+/** What the flags are, coerced at the cac boundary (schemas/flags.ts): seconds, from `90`, `30m` or `1h30m`. */
+const FLAGS: Record<string, FlagSpec> = { '*': { waitTimeout: flag.duration(86_400), pollInterval: flag.duration(86_400) } };
 
 async function createGpuCloud(ctx: CommandContext, name: string, opts: Flags): Promise<number> {
   requireClusterName(name, 'gpucloud');
@@ -144,8 +148,8 @@ async function createGpuCloud(ctx: CommandContext, name: string, opts: Flags): P
           sharedVolumeGb: opts.sharedVolume,
           useContext: Boolean(opts.useContext),
           defaultLocation: session.predefined.DEFAULT_LOCATION,
-          waitTimeoutS: seconds(opts.waitTimeout, '--wait-timeout'),
-          pollIntervalS: seconds(opts.pollInterval, '--poll-interval'),
+          waitTimeoutS: opts.waitTimeout as number | undefined,
+          pollIntervalS: opts.pollInterval as number | undefined,
         },
         catalogueRead(session),
       ));
@@ -175,13 +179,6 @@ async function checkSshReady(ctx: CommandContext, session: Session, name: string
   const settings = (await session.runContext().client('ssh')) as SshSettings;
   readPrivateKey(settings);
   if (!opts.resume) assertContextFree(settings.kubeconfigPath, name);
-}
-
-function seconds(value: unknown, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!(n > 0 && n <= 86_400)) throw new UsageError(`${flag} must be 1 to 86400 seconds`);
-  return n;
 }
 
 const planDir = (ctx: CommandContext) => join(ctx.home, '.assistant', 'k8s');
