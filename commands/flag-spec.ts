@@ -3,26 +3,9 @@
  * `coerceFlags` hands the given ones to schemas/flags.ts, which coerces them with zod, loaded only
  * when there is something to coerce, so `gpucloud list` and `--version` never load it.
  */
-export type FlagKind = (
-  | { type: 'int'; min?: number; max?: number }
-  | { type: 'number'; min?: number; max?: number; exclusiveMin?: boolean }
-  | { type: 'port' }
-  /** Seconds, from `30s`, `5m`, `1h30m` or a plain number of seconds; `max` in seconds. */
-  | { type: 'duration'; max?: number }
-  | { type: 'enum'; values: readonly string[]; caseSensitive?: boolean }
-  | { type: 'path' }
-  | { type: 'bool' }
-) & {
-  /** The flag as users write it, when not the key's kebab-case (`--max-body-kb` for `maxBodyKb` is derived). */
-  flag?: string;
-  /** A hint of its own instead of the command's help. */
-  hint?: string;
-  /** Given once per value (`--secret a --secret b`): the coerced list is kept. */
-  repeatable?: boolean;
-};
+import type { FlagKind, FlagSpec } from '../schemas/flag-kinds.js';
 
-/** The flags of one command by cac's (camel-cased) option key. */
-export type FlagSpec = Record<string, FlagKind>;
+export type { FlagKind, FlagSpec };
 
 export const flag = {
   int: (min = 1, max?: number): FlagKind => ({ type: 'int', min, max }),
