@@ -3,14 +3,18 @@
  * stdout. The catalogue and current resources it needs are read with a read-only plan through the same
  * executor, and the result passes the same validator and destroyer gate as any plan.
  */
-import { makePlan } from '../engine/producers/ai/maker.js';
+import { fromPromise } from 'xstate';
+import type { MakerInput } from '../engine/core/capabilities.js';
+import { routeQuestion, type RouteDecision } from '../engine/core/routing/route.js';
+import { chooseModelActor } from '../machines/ask-actors.js';
+import type { AskContext } from '../machines/ask-flow.js';
+import { draftActor, validateWith } from '../machines/maker-actors.js';
+import { makerFlowMachine, runMakerFlow, type MakerRouteInput, type PrepareInput } from '../machines/maker-flow.js';
 import { OperationError, UsageError } from '../engine/core/errors.js';
 import { addAutostop, type ExistingScript } from '../engine/producers/autostop/add-to-plan.js';
 import type { AutostopPolicy } from '../engine/producers/autostop/policy.js';
-import { routeQuestion } from '../engine/core/routing/route.js';
 import { PROVIDERS, providerRoutings, providersWith } from '../engine/providers/index.js';
 import { ProviderNotIntegratedError } from '../machines/ask.js';
-import { profileForCommand, resolveAiProvider } from '../engine/producers/ai/resolve.js';
 import { validatePlan } from '../engine/core/plan/validate.js';
 import type { Plan } from '../schemas/plan.js';
 import type { CommandContext } from './context.js';
@@ -53,45 +57,55 @@ async function withAutostop(session: Session, plan: Plan, policy: AutostopPolicy
   return out;
 }
 
+/**
+ * One plan through the maker flow (machines/maker-flow.ts): the request is routed (one provider with a
+ * maker), the AI provider chosen, the maker's catalogue read through the executor, then drafts are
+ * validated and repaired. Its progress drives `onPhase` (the spinner); its debug lines `--debug`.
+ */
 async function makeOnePlan(
   ctx: CommandContext,
   session: Session,
   question: string,
   opts: { destroyer: boolean; onPhase?: (text: string) => void; providerFlags?: string[] } & AiFlags,
 ): Promise<Plan> {
-  const route = routeQuestion(question, { flags: opts.providerFlags, config: session.config, routings: await providerRoutings() });
-  requireMakerProvider(route.providers);
-  // In the sandbox, with no AI configured, the deterministic built-in planner answers.
-  const profileName = profileForCommand(opts.aiProfile, ctx.globals.sandbox, session.config.ai);
-  const provider = resolveAiProvider({
-    aiConfig: session.config.ai,
-    profileName,
-    modelOverrides: opts.modelOverrides,
-    keyFlags: opts.keyFlags,
-    env: ctx.env,
-    debug: ctx.debug.callback,
-  });
-
-  const [target] = route.providers;
-  const maker = (await providersWith('maker')).find((p) => p.name === target)!.capabilities.maker;
-  const input = await maker.prepare(question, {
-    read: (plan) => readPlan(session, plan),
-    config: session.config,
-    predefined: session.predefined,
-    builtin: provider.name === 'builtin',
-    destroyer: opts.destroyer,
-    onPhase: opts.onPhase,
-  });
   const predefined = Object.keys(session.predefined);
-  opts.onPhase?.(provider.name === 'builtin' ? 'writing the plan' : `asking ${provider.describe()} for a plan`);
-  return makePlan({
-    ...input,
-    provider,
-    question,
-    destroyer: opts.destroyer,
-    validate: async (plan, o) => validatePlan(plan, { providers: await session.providers.forPlan(plan), destroyer: o.destroyer, predefined }),
-    onAttempt: ({ attempt }) => opts.onPhase?.(`the plan had problems; asking again (attempt ${attempt + 1})`),
+  const machine = makerFlowMachine.provide({
+    actors: {
+      route: fromPromise<RouteDecision, MakerRouteInput>(async ({ input }) => {
+        const route = routeQuestion(input.question, { flags: input.providers, config: session.config, routings: await providerRoutings() });
+        requireMakerProvider(route.providers);
+        return route;
+      }),
+      // In the sandbox, with no AI configured, the deterministic built-in planner answers.
+      chooseModel: chooseModelActor,
+      prepare: fromPromise<MakerInput, PrepareInput>(async ({ input }) => {
+        const [target] = input.route.providers;
+        const maker = (await providersWith('maker')).find((p) => p.name === target)!.capabilities.maker;
+        return maker.prepare(input.question, {
+          read: (plan) => readPlan(session, plan),
+          config: session.config,
+          predefined: session.predefined,
+          builtin: input.provider.name === 'builtin',
+          destroyer: input.destroyer,
+          onPhase: (text) => input.notify({ type: 'ask.progress', text }),
+        });
+      }),
+      draft: draftActor,
+      validate: validateWith(async (plan, o) => validatePlan(plan, { providers: await session.providers.forPlan(plan), destroyer: o.destroyer, predefined })),
+    },
+  });
+  const context: AskContext = {
+    backend: session,
+    home: ctx.home,
+    env: ctx.env,
     signal: ctx.signal,
+    sandbox: ctx.globals.sandbox,
+    ai: { profile: opts.aiProfile, modelOverrides: opts.modelOverrides, keyFlags: opts.keyFlags },
+  };
+  const debug = ctx.debug.callback;
+  return runMakerFlow(machine, { question, providers: opts.providerFlags, destroyer: opts.destroyer, context }, (event) => {
+    if (event.type === 'ask.progress') opts.onPhase?.(event.text);
+    else if (event.type === 'ask.debug') debug?.(event.line);
   });
 }
 

@@ -164,4 +164,24 @@ test('ask --maker with a configured OpenAI-compatible provider: the model gets t
   }
 });
 
+test('ask --maker --timeout ends a model that never answers: exit 1 with the timeout, its request cancelled, nothing on stdout', async () => {
+  const srv = await startOpenAiServer();
+  try {
+    await withEmulator(async ({ env }) => {
+      srv.setDefault({ text: '{}', delayMs: 600_000 });
+      const dir = tempDir('assistant-ai-');
+      const config = `gpucloud:\n  default_ssh_key_id: ${EMULATOR_DEFAULT_SSH_KEY_ID}\nai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${srv.baseURL}\n`;
+      writeFileSync(join(dir, 'c.yaml'), config, { mode: 0o600 });
+      const cancelled = srv.nextCancelled();
+      const r = await runCli(['--config', join(dir, 'c.yaml'), '--timeout', '3', 'ask', '--maker', 'a V100 box called ai-1 in FIN-01'], { env: { ...env, TEST_AI_KEY: 'sk-test-key-123456' } });
+      assert.is(r.code, 1, r.stderr);
+      assert.match(r.stderr, /error: timeout/);
+      assert.is(r.stdout, '');
+      assert.is((await cancelled).path, '/v1/chat/completions');
+    });
+  } finally {
+    await srv.close();
+  }
+});
+
 test.run();

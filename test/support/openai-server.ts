@@ -48,6 +48,8 @@ export interface OpenAiTestServer {
   setDefault(reply: ScriptedReply): void;
   /** Model ids listed by GET /v1/models. */
   setModels(ids: string[]): void;
+  /** Resolves with the next chat request whose client went away before its reply was complete. */
+  nextCancelled(): Promise<RecordedRequest>;
   reset(): void;
   close(): Promise<void>;
 }
@@ -72,6 +74,10 @@ export async function startOpenAiServer(): Promise<OpenAiTestServer> {
   let models = ['test-model-a', 'test-model-b'];
   const requests: RecordedRequest[] = [];
   const open = new Set<ServerResponse>();
+  const cancelled: RecordedRequest[] = [];
+  // Responses the server itself cut (cutAfterTokens, close): not the client cancelling.
+  const dropped = new WeakSet<ServerResponse>();
+  let cancelWaiters: ((req: RecordedRequest) => void)[] = [];
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     open.add(res);
@@ -84,6 +90,12 @@ export async function startOpenAiServer(): Promise<OpenAiTestServer> {
     const path = (req.url ?? '/').split('?')[0]!;
     const recorded: RecordedRequest = { method: req.method ?? 'GET', path, headers, body: raw ? safeJson(raw) : undefined, at: Date.now() };
     requests.push(recorded);
+    res.on('close', () => {
+      if (res.writableEnded || dropped.has(res)) return;
+      const waiter = cancelWaiters.shift();
+      if (waiter) waiter(recorded);
+      else cancelled.push(recorded);
+    });
     const anthropic = Boolean(headers['anthropic-version']);
 
     if (recorded.method === 'GET' && path.endsWith('/models')) {
@@ -128,7 +140,7 @@ export async function startOpenAiServer(): Promise<OpenAiTestServer> {
       if (i === 1 && reply.restAfter) await reply.restAfter;
       if (reply.tokenDelayMs) await sleep(reply.tokenDelayMs);
       if (res.destroyed) return;
-      if (i === reply.cutAfterTokens) return void res.socket?.destroy();
+      if (i === reply.cutAfterTokens) return void (dropped.add(res), res.socket?.destroy());
       res.write(chunk({ content: t }, null));
     }
     res.write(chunk({}, 'stop'));
@@ -153,7 +165,10 @@ export async function startOpenAiServer(): Promise<OpenAiTestServer> {
     reply: (...replies) => queue.push(...replies),
     setDefault: (r) => (fallback = r),
     setModels: (ids) => (models = ids),
+    nextCancelled: () => (cancelled.length ? Promise.resolve(cancelled.shift()!) : new Promise((resolve) => cancelWaiters.push(resolve))),
     reset: () => {
+      cancelled.length = 0;
+      cancelWaiters = [];
       queue = [];
       fallback = { text: 'ok' };
       models = ['test-model-a', 'test-model-b'];
@@ -161,7 +176,7 @@ export async function startOpenAiServer(): Promise<OpenAiTestServer> {
     },
     close: () =>
       new Promise<void>((resolve) => {
-        for (const res of open) res.destroy();
+        for (const res of open) dropped.add(res), res.destroy();
         server.closeAllConnections?.();
         server.close(() => resolve());
       }),

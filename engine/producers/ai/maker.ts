@@ -1,19 +1,20 @@
 /**
- * The maker (`ask --maker`): a request becomes a plan document. The model gets the plan JSON Schema
- * (structured output where the provider has it), the catalogue data and predefined bindings; its
- * answer is validated by the plan validator (passed in). Invalid plans go back to the model with the
- * problems (at most `maxAttempts`, default 3, attempts in total); a plan whose only problems are
- * destructive steps without --destroyer is sent back once asking to avoid them, then refused
- * (SafetyRefusal, exit 3). With the `builtin` provider the deterministic planner is used instead.
+ * The maker's rules (`ask --maker`), as pure steps the maker flow (machines/maker-flow.ts) runs: the
+ * prompt a model drafts with (the plan JSON Schema goes as structured output, with the catalogue data
+ * and predefined bindings), how a draft is judged (JSON extracted, normalised, the plan validator passed
+ * in, the live catalogue), and what follows a rejected draft: the problems go back to the model (at
+ * most `maxAttempts`, default 3, attempts in total); a plan whose only problems are destructive steps
+ * without --destroyer is sent back once asking to avoid them, then refused (SafetyRefusal, exit 3). The
+ * `builtin` provider's deterministic planner is judged once, never asked again.
  */
 import { InvalidInputError, SafetyRefusal } from '../../core/errors.js';
 import { PlanSchema, type Plan } from '../../../schemas/plan.js';
-import { planBuiltin, type BuiltinLookup } from '../planner/builtin.js';
 import { catalogueProblems } from '../planner/catalogue-check.js';
 import { extractJson } from './json.js';
-import { makerSystemPrompt, planJsonSchema, type MakerCatalogue } from './maker-prompt.js';
+import { makerSystemPrompt, type MakerCatalogue } from './maker-prompt.js';
 import type { AiProvider, ChatMessage } from './provider.js';
 import type { PlanProblem, ValidationResult as PlanValidation } from '../../core/plan/validate.js';
+import type { MakerInput } from '../../core/capabilities.js';
 
 export type { MakerCatalogue };
 
@@ -27,28 +28,6 @@ export type ValidationResult = Pick<PlanValidation, 'ok' | 'problems'>;
 
 /** May be async: a surface loads the providers a plan names before validating it (engine/providers/index.ts). */
 export type PlanValidator = (plan: unknown, opts: { destroyer: boolean }) => ValidationResult | Promise<ValidationResult>;
-
-export interface MakePlanOptions {
-  provider: AiProvider;
-  question: string;
-  catalogue: MakerCatalogue;
-  /** Values of predefined bindings known in this run (DEFAULT_SSH_KEY_ID, DEFAULT_LOCATION, PROJECT_ID). */
-  defaults: Record<string, string>;
-  destroyer: boolean;
-  validate: PlanValidator;
-  signal?: AbortSignal;
-  /** Attempts in total, including repairs (default 3). */
-  maxAttempts?: number;
-  /** Current instances/clusters/volumes; used by the builtin planner to resolve hostnames. */
-  lookup?: BuiltinLookup;
-  /** Progress for --debug: called after each rejected attempt. */
-  onAttempt?: (event: { attempt: number; problems: ValidationProblem[] }) => void;
-  /**
-   * A provider other than gpucloud (the request routed to cloud_a): its instructions for the model and
-   * its built-in planner, instead of gpucloud's prompt, planner and catalogue check.
-   */
-  target?: { system: string; builtin: () => Plan };
-}
 
 export function formatProblems(problems: ValidationProblem[]): string {
   return problems
@@ -84,88 +63,105 @@ function asPlan(candidate: unknown): Plan {
   return parsed.success ? parsed.data : (candidate as Plan);
 }
 
-export async function makePlan(options: MakePlanOptions): Promise<Plan> {
-  const { provider, question, destroyer, validate } = options;
-  if (provider.name === 'builtin') {
-    const plan = options.target ? options.target.builtin() : planBuiltin(question, { lookup: options.lookup, catalogue: options.catalogue, defaults: options.defaults });
-    const result = await validate(plan, { destroyer });
-    if (result.ok) return plan;
-    if (!destroyer && result.problems.every((p) => p.kind === 'destructive')) throw refusal(result.problems, plan);
-    throw new InvalidInputError('plan_invalid', `the built-in planner produced an invalid plan:\n${formatProblems(result.problems)}`, {
-      details: { problems: result.problems, plan },
-    });
+/** The first message of a draft: the request. */
+export function requestMessage(question: string): ChatMessage {
+  return { role: 'user', content: `Request: ${question}` };
+}
+
+/** The system prompt a model drafts with: the target provider's own, else gpucloud's with the catalogue and defaults. */
+export function draftSystemPrompt(input: Pick<MakerInput, 'catalogue' | 'defaults' | 'target'>, destroyer: boolean): string {
+  return input.target?.system ?? makerSystemPrompt({ catalogue: input.catalogue, defaults: input.defaults, destroyer });
+}
+
+/** What one model draft is judged on: the plan it parses to (normalised), its problems and catalogue misses. */
+export interface DraftVerdict {
+  ok: boolean;
+  /** The parsed (normalised) plan, or the raw text when it was not JSON. */
+  candidate: unknown;
+  problems: ValidationProblem[];
+}
+
+/**
+ * Judges a model's answer: JSON extracted and normalised, the validator's problems, and (for gpucloud)
+ * the names the live catalogue lacks: a valid plan naming a location, type or image gpucloud does not
+ * have goes back too.
+ */
+export async function judgeDraft(
+  text: string,
+  o: { question: string; destroyer: boolean; validate: PlanValidator } & Pick<MakerInput, 'catalogue' | 'defaults' | 'target'>,
+): Promise<DraftVerdict> {
+  const extracted = extractJson(text);
+  if (!extracted.ok) return { ok: false, candidate: text, problems: [{ kind: 'schema', message: extracted.message }] };
+  const candidate = normalise(extracted.value, o.question);
+  const result = await o.validate(candidate, { destroyer: o.destroyer });
+  const unknown: ValidationProblem[] = (o.target ? [] : catalogueProblems(candidate, o.catalogue, o.defaults)).map((p) => ({
+    kind: 'catalogue',
+    index: p.index,
+    field: `body.${p.field}`,
+    message: p.message,
+  }));
+  if (result.ok && !unknown.length) return { ok: true, candidate: asPlan(candidate), problems: [] };
+  const problems = [...result.problems, ...unknown];
+  return { ok: false, candidate, problems: problems.length ? problems : [{ kind: 'schema', message: 'the plan was rejected without a reason' }] };
+}
+
+/** Judges the built-in planner's plan: the validator only. */
+export async function judgeBuiltin(plan: Plan, o: { destroyer: boolean; validate: PlanValidator }): Promise<DraftVerdict> {
+  const result = await o.validate(plan, { destroyer: o.destroyer });
+  return { ok: result.ok, candidate: plan, problems: result.problems };
+}
+
+/** What happens after a rejected draft: another attempt with this message, or the end with this error. */
+export type AfterRejection = { kind: 'repair'; message: ChatMessage; askedToAvoidDestructive: boolean } | { kind: 'fail'; error: Error };
+
+/**
+ * The repair rule: a plan whose only problems are destructive steps without --destroyer goes back once
+ * asking to avoid them, then is refused (SafetyRefusal); other problems go back with the problems until
+ * `maxAttempts` attempts (including repairs) were made; the built-in planner is never asked again.
+ */
+export function afterRejection(
+  verdict: DraftVerdict,
+  s: { attempt: number; maxAttempts: number; destroyer: boolean; askedToAvoidDestructive: boolean; builtin: boolean; provider: Pick<AiProvider, 'name' | 'model'> },
+): AfterRejection {
+  const { problems, candidate } = verdict;
+  const onlyDestructive = problems.every((p) => p.kind === 'destructive');
+  if (s.builtin) {
+    if (!s.destroyer && onlyDestructive) return { kind: 'fail', error: refusal(problems, candidate) };
+    return {
+      kind: 'fail',
+      error: new InvalidInputError('plan_invalid', `the built-in planner produced an invalid plan:\n${formatProblems(problems)}`, { details: { problems, plan: candidate } }),
+    };
   }
-
-  const maxAttempts = Math.max(1, options.maxAttempts ?? 3);
-  const system = options.target?.system ?? makerSystemPrompt({ catalogue: options.catalogue, defaults: options.defaults, destroyer });
-  const messages: ChatMessage[] = [{ role: 'user', content: `Request: ${question}` }];
-  let askedToAvoidDestructive = false;
-  let lastProblems: ValidationProblem[] = [];
-  let lastCandidate: unknown;
-
-  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    const { text } = await provider.chat({
-      system,
-      messages,
-      json: { schema: planJsonSchema(), name: 'plan' },
-      temperature: 0,
-      signal: options.signal,
-    });
-    let problems: ValidationProblem[];
-    const extracted = extractJson(text);
-    if (!extracted.ok) {
-      problems = [{ kind: 'schema', message: extracted.message }];
-      lastCandidate = text;
-    } else {
-      const candidate = normalise(extracted.value, question);
-      lastCandidate = candidate;
-      const result = await validate(candidate, { destroyer });
-      // A valid plan can still name a location, type or image gpucloud does not have: that goes back too.
-      const unknown: ValidationProblem[] = (options.target ? [] : catalogueProblems(candidate, options.catalogue, options.defaults)).map((p) => ({
-        kind: 'catalogue',
-        index: p.index,
-        field: `body.${p.field}`,
-        message: p.message,
-      }));
-      if (result.ok && !unknown.length) return asPlan(candidate);
-      problems = [...result.problems, ...unknown];
-      if (!problems.length) problems = [{ kind: 'schema', message: 'the plan was rejected without a reason' }];
-    }
-    lastProblems = problems;
-    options.onAttempt?.({ attempt, problems });
-
-    const onlyDestructive = problems.every((p) => p.kind === 'destructive');
-    if (onlyDestructive && !destroyer) {
-      if (askedToAvoidDestructive || attempt === maxAttempts) throw refusal(problems, lastCandidate);
-      askedToAvoidDestructive = true;
-      messages.push(
-        { role: 'assistant', content: text },
-        {
-          role: 'user',
-          content: `This plan has destructive steps and the user did not pass --destroyer, so it would be refused:\n${formatProblems(problems)}\nReturn a complete plan that meets the request without destructive steps. If the request cannot be met without them, return the same plan unchanged. JSON only.`,
-        },
-      );
-      continue;
-    }
-    if (attempt === maxAttempts) break;
-    if (problems.some((p) => p.kind === 'destructive')) askedToAvoidDestructive = true;
-    messages.push(
-      { role: 'assistant', content: text },
-      {
+  if (onlyDestructive && !s.destroyer) {
+    if (s.askedToAvoidDestructive || s.attempt === s.maxAttempts) return { kind: 'fail', error: refusal(problems, candidate) };
+    return {
+      kind: 'repair',
+      askedToAvoidDestructive: true,
+      message: {
         role: 'user',
-        content: `The plan failed validation:\n${formatProblems(problems)}\nReturn the corrected complete plan as one JSON object.${
-          problems.some((p) => p.kind === 'destructive') && !destroyer ? ' Avoid destructive steps (no --destroyer).' : ''
-        }`,
+        content: `This plan has destructive steps and the user did not pass --destroyer, so it would be refused:\n${formatProblems(problems)}\nReturn a complete plan that meets the request without destructive steps. If the request cannot be met without them, return the same plan unchanged. JSON only.`,
       },
-    );
+    };
   }
+  if (s.attempt === s.maxAttempts) return { kind: 'fail', error: exhausted(s.provider, s.maxAttempts, problems, candidate) };
+  const destructive = problems.some((p) => p.kind === 'destructive');
+  return {
+    kind: 'repair',
+    askedToAvoidDestructive: s.askedToAvoidDestructive || destructive,
+    message: {
+      role: 'user',
+      content: `The plan failed validation:\n${formatProblems(problems)}\nReturn the corrected complete plan as one JSON object.${destructive && !s.destroyer ? ' Avoid destructive steps (no --destroyer).' : ''}`,
+    },
+  };
+}
 
-  throw new InvalidInputError(
+function exhausted(provider: Pick<AiProvider, 'name' | 'model'>, maxAttempts: number, problems: ValidationProblem[], plan: unknown): InvalidInputError {
+  return new InvalidInputError(
     'ai_plan_invalid',
-    `the AI provider ${provider.name}${provider.model ? ` (model ${provider.model})` : ''} did not produce a valid plan in ${maxAttempts} attempts; nothing was sent:\n${formatProblems(lastProblems)}`,
+    `the AI provider ${provider.name}${provider.model ? ` (model ${provider.model})` : ''} did not produce a valid plan in ${maxAttempts} attempts; nothing was sent:\n${formatProblems(problems)}`,
     {
       hint: 'rephrase the request, try a stronger model (--<provider>-model <name>), or ask a discovery question first',
-      details: { problems: lastProblems, plan: lastCandidate },
+      details: { problems, plan },
     },
   );
 }
