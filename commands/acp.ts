@@ -47,7 +47,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   }, '', FLAGS);
 }
 
-/** What the flags are, coerced at the cac boundary (schemas/flags.ts). */
+/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
 const FLAGS: Record<string, FlagSpec> = { acp: { reuseReadsFor: flag.number(0, { exclusiveMin: false }) } };
 
 async function serve(ctx: CommandContext, opts: AcpFlags): Promise<number> {

@@ -44,7 +44,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   );
 }
 
-/** What the flags are, coerced at the cac boundary (schemas/flags.ts). */
+/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
 const FLAGS: Record<string, FlagSpec> = { script: { action: flag.oneOf(['shutdown', 'delete']) } };
 
 async function check(ctx: CommandContext, dryRun: boolean): Promise<number> {

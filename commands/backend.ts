@@ -97,7 +97,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   );
 }
 
-/** What the flags are, coerced at the cac boundary (schemas/flags.ts). */
+/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
 const FLAGS: Record<string, FlagSpec> = { audit: { limit: flag.int(1, 10_000) } };
 
 /** A flag given twice arrives as an array; say so instead of failing on it later. */

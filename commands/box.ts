@@ -280,7 +280,7 @@ async function serve(ctx: CommandContext, opts: ServeFlags): Promise<number> {
   );
 }
 
-/** What the flags are, coerced at the cac boundary (schemas/flags.ts). */
+/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
 const FLAGS: Record<string, FlagSpec> = {
   manifest: { port: flag.port(), format: flag.oneOf(['plan', 'container-spec']) },
   serve: {

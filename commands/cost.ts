@@ -80,7 +80,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   );
 }
 
-/** What the flags are, coerced at the cac boundary (schemas/flags.ts). */
+/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
 const FLAGS: Record<string, FlagSpec> = { detail: { sortBy: flag.oneOf(['cost', 'age', 'name'] satisfies CostSort[]) } };
 
 /**

@@ -85,7 +85,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   }, '', FLAGS);
 }
 
-/** What the flags are, coerced at the cac boundary (schemas/flags.ts). */
+/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
 const FLAGS: Record<string, FlagSpec> = { deploy: { port: flag.port(), minReplicas: flag.int(0, 65535), maxReplicas: flag.int(1, 65535) } };
 
 const joined = (word: string) => (xs: readonly string[]): string => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} ${word} ${xs[xs.length - 1]}` : (xs[0] ?? 'none'));

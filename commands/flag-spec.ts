@@ -1,6 +1,6 @@
 /**
  * What a command's flags are, declared as a plain table (no zod here: declaring a flag loads nothing).
- * `coerceFlags` hands the given ones to schemas/flags.ts, which coerces them with zod, loaded only
+ * `coerceFlags` hands the given ones to commands/flag-coerce.ts, which coerces them with zod, loaded only
  * when there is something to coerce, so `gpucloud list` and `--version` never load it.
  */
 import type { FlagKind, FlagSpec } from '../schemas/flag-kinds.js';
@@ -26,6 +26,6 @@ export const flag = {
 export async function coerceFlags<T extends object>(options: T, spec: FlagSpec, hint: string): Promise<T> {
   const given = Object.keys(spec).some((key) => (options as Record<string, unknown>)[key] !== undefined);
   if (!given) return options;
-  const { coerceWith } = await import('../schemas/flags.js');
+  const { coerceWith } = await import('./flag-coerce.js');
   return coerceWith(options as Record<string, unknown>, spec, hint) as T;
 }

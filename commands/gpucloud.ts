@@ -67,7 +67,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   );
 }
 
-/** What the flags are, coerced at the cac boundary (schemas/flags.ts). */
+/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
 const FLAGS: Record<string, FlagSpec> = { emulate: { seed: flag.oneOf(['demo', 'empty']) } };
 
 async function list(ctx: CommandContext, session: Session, kind: string): Promise<number> {

@@ -131,7 +131,7 @@ export async function runK8sCreate(ctx: CommandContext, argv: string[]): Promise
   }, '', FLAGS);
 }
 
-/** What the flags are, coerced at the cac boundary (schemas/flags.ts): seconds, from `90`, `30m` or `1h30m`. */
+/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts): seconds, from `90`, `30m` or `1h30m`. */
 const FLAGS: Record<string, FlagSpec> = { '*': { waitTimeout: flag.duration(86_400), pollInterval: flag.duration(86_400) } };
 
 async function createGpuCloud(ctx: CommandContext, name: string, opts: Flags): Promise<number> {

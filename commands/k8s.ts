@@ -79,7 +79,7 @@ function checkLabel(value: string, what: string): string {
   return value;
 }
 
-/** What the flags are, coerced at the cac boundary (schemas/flags.ts). */
+/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
 const FLAGS: Record<string, FlagSpec> = {
   deploy: { port: flag.port(), replicas: flag.int(0, 10_000), rolloutTimeout: flag.int(1, 86_400) },
   logs: { tail: flag.int(0, 10_000_000), since: flag.duration() },

@@ -61,7 +61,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   }, '', FLAGS);
 }
 
-/** What the flags are, coerced at the cac boundary (schemas/flags.ts). */
+/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
 const FLAGS: Record<string, FlagSpec> = { serve: { maxSessions: flag.positiveInt(), transport: flag.oneOf(['http', 'stdio']) } };
 
 async function serve(ctx: CommandContext, opts: McpOptions): Promise<number> {

@@ -88,7 +88,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   );
 }
 
-/** What the flags are, coerced at the cac boundary (schemas/flags.ts): --check-timeout takes 20 or 20s. */
+/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts): --check-timeout takes 20 or 20s. */
 const FLAGS: Record<string, FlagSpec> = { scan: { checkTimeout: flag.duration() } };
 
 /** The output sink: the command's own, or one for --format (the same choice as -o, kept for scripts that use it). */

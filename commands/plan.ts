@@ -43,7 +43,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   }, `Exit codes of plan diff: 0 in sync, ${DRIFT_EXIT_CODE} drift found, 1 a read failed, 2 invalid plan or usage.`, FLAGS);
 }
 
-/** What the flags are, coerced at the cac boundary (schemas/flags.ts). */
+/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
 const FLAGS: Record<string, FlagSpec> = { show: { format: { ...flag.oneOf(['text', 'mermaid', 'dot']), hint: 'assistant plan show plan.json --format mermaid' } } };
 
 async function diff(ctx: CommandContext, file: string | undefined, all: boolean): Promise<number> {

@@ -74,7 +74,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   ].join('\n'), FLAGS);
 }
 
-/** What the flags are, coerced at the cac boundary (schemas/flags.ts). */
+/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
 const FLAGS: Record<string, FlagSpec> = {
   talk: { contextTokens: flag.number(0), reuseReadsFor: flag.number(0, { exclusiveMin: false }) },
 };

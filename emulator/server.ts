@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FetchLike } from '../engine/providers/gpucloud/types.js';
+import type { FetchLike } from '../engine/core/provider.js';
 import { accessTokenValid, bearer } from './auth.js';
 import type { CapacitySetting } from './capacity.js';
 import { handleControl } from './control.js';

@@ -73,7 +73,7 @@ export interface Emulator {
   reset(): void;
   close(): Promise<void>;
   /** Sends a request through the emulator in this process, without a socket (the only way in with `listen: false`). */
-  fetch: import('../engine/providers/gpucloud/types.js').FetchLike;
+  fetch: import('../engine/core/provider.js').FetchLike;
 }
 
 export interface RateLimitOptions {

@@ -15,17 +15,17 @@
  * report progress, tokens and debug lines by sending them to the machine, which re-emits them in order
  * with its own phases. The context signal aborting ends the flow in `failed`, whatever an actor does.
  */
-import { assign, createActor, emit, enqueueActions, fromPromise, setup, type PromiseActorLogic } from 'xstate';
+import { assign, emit, enqueueActions, fromPromise, setup, type PromiseActorLogic } from 'xstate';
 import type { Config } from '../schemas/config.js';
 import type { AiCallPolicy, AiProvider, ChatMessage } from '../engine/producers/ai/provider.js';
 import type { ContextResult } from '../engine/core/capabilities.js';
 import { recordsFromResults } from '../engine/producers/ai/chunking.js';
 import type { SummariseResult } from '../engine/producers/ai/summarise.js';
 import type { RouteDecision } from '../engine/core/routing/route.js';
-import { AssistantError, InterruptedError } from '../engine/core/errors.js';
 import { createRedactingStream, maskSecretsInText, redactText } from '../engine/core/redact.js';
 import { AI_DEFAULTS } from '../schemas/config.js';
 import type { PlanBackend } from './run-plan.js';
+import { driveFlow } from './flow-driver.js';
 
 export type { ContextResult };
 
@@ -415,10 +415,6 @@ function gathered(read: ContextRead) {
 }
 
 /** Why an aborted signal stopped the flow: its reason when that is one of ours (`--timeout`: exit 1), else an interrupt (Ctrl-C: 130). */
-function abortError(signal: AbortSignal | undefined): AssistantError {
-  return signal?.reason instanceof AssistantError ? signal.reason : new InterruptedError();
-}
-
 /**
  * The observer with the answer's tokens redacted on their way to it: a few words are held back so a
  * secret split across tokens is still caught; they are flushed when the flow leaves `answering` (the
@@ -439,36 +435,5 @@ export function redactingTokens(observe: AskObserver): AskObserver {
  * output, or throws the error that failed it (the signal's reason when it was aborted).
  */
 export async function runAskFlow(machine: AskFlowMachine, input: AskFlowInput, observe: AskObserver = () => undefined): Promise<AskFlowOutput> {
-  const signal = input.context.signal;
-  if (signal?.aborted) throw abortError(signal);
-  const actor = createActor(machine, { input });
-  // An observer that throws (a closed pipe) ends the flow with its error, like any failure.
-  let observerError: { error: unknown } | undefined;
-  actor.on('*', (event) => {
-    if (observerError) return;
-    try {
-      observe(event);
-    } catch (error) {
-      observerError = { error };
-      if (actor.getSnapshot().status === 'active') actor.send({ type: 'ask.abort', error });
-    }
-  });
-  const finished = new Promise<void>((resolve) => {
-    actor.subscribe({ complete: () => resolve(), error: () => resolve() });
-  });
-  const onAbort = () => {
-    if (actor.getSnapshot().status === 'active') actor.send({ type: 'ask.abort', error: abortError(signal) });
-  };
-  signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    actor.start();
-    await finished;
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-  }
-  const snapshot = actor.getSnapshot();
-  if (snapshot.status === 'error') throw snapshot.error;
-  if (observerError) throw observerError.error;
-  if (snapshot.value === 'failed') throw snapshot.context.error;
-  return snapshot.output!;
+  return driveFlow<AskFlowOutput>(machine, input, observe, input.context.signal);
 }

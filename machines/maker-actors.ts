@@ -8,7 +8,7 @@ import { fromPromise } from 'xstate';
 import type { MakerInput } from '../engine/core/capabilities.js';
 import type { RouteDecision } from '../engine/core/routing/route.js';
 import { judgeBuiltin, judgeDraft, type PlanValidator, type ValidationProblem } from '../engine/producers/ai/maker.js';
-import { planJsonSchema } from '../engine/producers/ai/maker-prompt.js';
+import { planSchemaBody } from '../schemas/plan-json-schema.js';
 import type { AiProvider } from '../engine/producers/ai/provider.js';
 import { planBuiltin } from '../engine/producers/planner/builtin.js';
 import type { Plan } from '../schemas/plan.js';
@@ -25,7 +25,7 @@ export const draftActor: MakerActors['draft'] = fromPromise<Drafted, DraftInput>
   const { text } = await provider.chat({
     system: input.system,
     messages: input.messages,
-    json: { schema: planJsonSchema(), name: 'plan' },
+    json: { schema: planSchemaBody(), name: 'plan' },
     temperature: 0,
     signal: actorSignal(input.context, signal),
   });

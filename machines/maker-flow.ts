@@ -17,15 +17,15 @@
  * The context signal aborting ends the flow in `failed` (Ctrl-C: the interrupt; `--timeout`: its
  * error), the running actor stopped (its own signal aborts: a held model request is cancelled).
  */
-import { assign, createActor, emit, enqueueActions, fromPromise, setup, type PromiseActorLogic } from 'xstate';
+import { assign, emit, enqueueActions, fromPromise, setup, type PromiseActorLogic } from 'xstate';
 import type { MakerInput } from '../engine/core/capabilities.js';
 import type { RouteDecision } from '../engine/core/routing/route.js';
-import { AssistantError, InterruptedError } from '../engine/core/errors.js';
 import { redactText } from '../engine/core/redact.js';
 import { afterRejection, draftSystemPrompt, requestMessage, type DraftVerdict, type ValidationProblem } from '../engine/producers/ai/maker.js';
 import type { AiProvider, ChatMessage } from '../engine/producers/ai/provider.js';
 import type { Plan } from '../schemas/plan.js';
 import type { AskContext, AskNotice, AskNotify, ChooseModelInput } from './ask-flow.js';
+import { driveFlow } from './flow-driver.js';
 
 export type MakerPhase = 'routing' | 'preparing' | 'drafting' | 'validating' | 'repairing' | 'done' | 'failed';
 
@@ -304,44 +304,10 @@ function base(context: FlowContext, self: { send(event: FlowEvent): void; getSna
   };
 }
 
-function abortError(signal: AbortSignal | undefined): AssistantError {
-  return signal?.reason instanceof AssistantError ? signal.reason : new InterruptedError();
-}
-
 /**
  * Runs a provided maker flow to its end, telling `observe` every event in order. Resolves with the
  * plan, or throws the error that failed it (the signal's reason when it was aborted).
  */
 export async function runMakerFlow(machine: MakerFlowMachine, input: MakerFlowInput, observe: MakerObserver = () => undefined): Promise<Plan> {
-  const signal = input.context.signal;
-  if (signal?.aborted) throw abortError(signal);
-  const actor = createActor(machine, { input });
-  let observerError: { error: unknown } | undefined;
-  actor.on('*', (event) => {
-    if (observerError) return;
-    try {
-      observe(event);
-    } catch (error) {
-      observerError = { error };
-      if (actor.getSnapshot().status === 'active') actor.send({ type: 'ask.abort', error });
-    }
-  });
-  const finished = new Promise<void>((resolve) => {
-    actor.subscribe({ complete: () => resolve(), error: () => resolve() });
-  });
-  const onAbort = () => {
-    if (actor.getSnapshot().status === 'active') actor.send({ type: 'ask.abort', error: abortError(signal) });
-  };
-  signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    actor.start();
-    await finished;
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-  }
-  const snapshot = actor.getSnapshot();
-  if (snapshot.status === 'error') throw snapshot.error;
-  if (observerError) throw observerError.error;
-  if (snapshot.value === 'failed') throw snapshot.context.error;
-  return snapshot.output!.plan;
+  return (await driveFlow<{ plan: Plan }>(machine, input, observe, input.context.signal)).plan;
 }

@@ -22,9 +22,9 @@ const HEARTBEAT_MS = 15_000;
 export function progressReporter(
   extra: Pick<ToolExtra, '_meta' | 'sendNotification'>,
   heartbeatMs = HEARTBEAT_MS,
-): { report: ProgressFn; stop: () => void } {
+): { report: ProgressFn; stop: () => Promise<void> } {
   const token = extra._meta?.progressToken;
-  if (token === undefined) return { report: () => undefined, stop: () => undefined };
+  if (token === undefined) return { report: () => undefined, stop: async () => undefined };
   let sent = -1;
   let base = 0;
   let total: number | undefined;
@@ -32,8 +32,13 @@ export function progressReporter(
   const emit = (value: number) => {
     const progress = value > sent ? value : sent + (base + 1 - sent) / 2;
     sent = progress;
-    void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }).catch(() => undefined);
+    const sending = extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }).catch(() => undefined);
+    pending.add(sending);
+    void sending.finally(() => pending.delete(sending));
   };
+  // Notifications still being written: the tool's result waits for them, since a client drops progress
+  // that arrives after the result (the last phase, "answered", was lost that way on a busy machine).
+  const pending = new Set<Promise<unknown>>();
   const timer = setInterval(() => emit(sent), heartbeatMs);
   timer.unref();
   return {
@@ -43,7 +48,10 @@ export function progressReporter(
       message = redactText(text);
       emit(done);
     },
-    stop: () => clearInterval(timer),
+    stop: async () => {
+      clearInterval(timer);
+      await Promise.all(pending);
+    },
   };
 }
 

@@ -19,7 +19,7 @@ import { applyPlan, budgetLimit, previewPlan, readPlan, readResult, type BudgetL
 import { createDeadline } from '../engine/core/deadline.js';
 import { checkForPreview } from '../engine/core/plan/check.js';
 import { readAccountCost } from '../machines/cost.js';
-import { sortResources } from '../engine/providers/gpucloud/cost.js';
+import { sortResources } from '../engine/producers/cost/live.js';
 import { describeConflict } from '../engine/core/plan/names.js';
 import { renderPreview } from '../engine/core/plan/preview.js';
 import type { PlanBackend } from '../machines/run-plan.js';
@@ -360,7 +360,7 @@ export function registerTools(server: McpServer, backend: McpBackend): void {
           outcome = `error ${(result._meta?.[ERROR_META_KEY] as { code: string }).code}`;
           return result;
         } finally {
-          progress.stop();
+          await progress.stop();
           backend.log?.(`tool ${def.name} ${Math.round(performance.now() - started)} ms ${outcome}`);
         }
       },

@@ -1,4 +1,4 @@
-/** What a command's flags are, as plain types (no zod: declaring a flag loads nothing). Coerced by schemas/flags.ts. */
+/** What a command's flags are, as plain types (no zod: declaring a flag loads nothing). Coerced by commands/flag-coerce.ts. */
 export type FlagKind = (
   | { type: 'int'; min?: number; max?: number }
   | { type: 'number'; min?: number; max?: number; exclusiveMin?: boolean }

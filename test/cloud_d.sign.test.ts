@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tc3Authorization } from '../engine/providers/cloud_d/sign.js';
+import { tc3Authorization } from '../engine/core/kits/http/tc3-sign.js';
 import { startCloudDFake } from '../emulator/fakes/cloud_d.js';
 
 const require = createRequire(import.meta.url);

@@ -20,7 +20,7 @@ import { compileCloudA } from '../engine/producers/deploy/cloud-a.js';
 import { compileEksCreate } from '../engine/producers/k8s-create/eks.js';
 import { compileGkeCreate } from '../engine/producers/k8s-create/gke.js';
 import { compileKubeadmCreate } from '../engine/producers/k8s-create/kubeadm.js';
-import { planCloudA } from '../engine/producers/planner/cloud_a.js';
+import { planCloudA } from '../engine/providers/cloud_a/planner.js';
 import { validatePlan } from '../engine/core/plan/validate.js';
 import { allProviders } from '../engine/providers/index.js';
 import { complianceReport } from '../engine/producers/reports/compliance.js';

@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { coerceFlags, flag } from '../commands/flag-spec.js';
 import { InvalidInputError } from '../engine/core/errors.js';
-import { durationSeconds } from '../schemas/flags.js';
+import { durationSeconds } from '../commands/flag-coerce.js';
 import { runCli } from './support/cli.js';
 
 test('--timeout abc: exit 2, error: invalid_input: --timeout: expected a duration like 30s, and a hint', async () => {

@@ -9,7 +9,7 @@
  * (Limit at most 100) with TotalCount, per region; DescribeRegions lists the regions.
  */
 import { randomUUID } from 'node:crypto';
-import { parseTc3Authorization, tc3Date, tc3Signature } from '../../engine/providers/cloud_d/sign.js';
+import { parseTc3Authorization, tc3Date, tc3Signature } from '../../engine/core/kits/http/tc3-sign.js';
 import { filler, startFakeServer, type FakeHandle, type FakeRequest } from './fake-api-server.js';
 
 export const CLOUD_D_FAKE_SECRET_ID = 'AKIDfake0123456789abcdefghijklmnopqr';

@@ -12,7 +12,8 @@
  * list that merely looks related.
  */
 import { KINDS, normalizeApiPath, type KindSpec } from '../../providers/gpucloud/catalogue.js';
-import { costSummary, sortResources } from '../../providers/gpucloud/cost.js';
+import { costSummary } from '../../providers/gpucloud/cost.js';
+import { sortResources } from '../cost/live.js';
 import { InvalidInputError } from '../../core/errors.js';
 import { AWS_READS, awsReadOf } from '../../providers/cloud_a/reads.js';
 import { answerAwsResults } from '../../providers/cloud_a/answer.js';

@@ -3,8 +3,8 @@
  * one by its Name tag), or the model with cloud_a's step schema, rules and current instances and buckets.
  */
 import type { MakerCapability } from '../../core/capabilities.js';
-import { cloudAMakerPrompt } from '../../producers/ai/maker-prompt.js';
-import { cloudANeeds, instanceLookupPlan, instancesOf, planCloudA, type CloudAInstance } from '../../producers/planner/cloud_a.js';
+import { cloudAMakerPrompt } from './maker-prompt.js';
+import { cloudANeeds, instanceLookupPlan, instancesOf, planCloudA, type CloudAInstance } from './planner.js';
 
 export const cloudAMaker: MakerCapability = {
   async prepare(request, { read, builtin, destroyer, onPhase }) {

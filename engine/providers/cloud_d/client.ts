@@ -1,5 +1,5 @@
 /**
- * cloud_d's client: one signed POST per action (TC3-HMAC-SHA256, engine/providers/cloud_d/sign.ts) to
+ * cloud_d's client: one signed POST per action (TC3-HMAC-SHA256, engine/core/kits/http/tc3-sign.ts) to
  * `https://<service>.tencentcloudapi.com/` (or the configured base URL), with the HTTP toolkit's
  * guarantees kept here too: the command's deadline on every request and wait, a bounded number of pages
  * (Offset/Limit against TotalCount) and bytes (the result says when it was cut), no redirects, no clear
@@ -10,7 +10,7 @@
 import { abortReason } from '../../core/deadline.js';
 import { OperationError, UsageError } from '../../core/errors.js';
 import { obj } from '../../core/kits/cli/reads.js';
-import { tc3Authorization, TC3_CONTENT_TYPE } from './sign.js';
+import { tc3Authorization, TC3_CONTENT_TYPE } from '../../core/kits/http/tc3-sign.js';
 import type { CloudDCredentials } from './credentials.js';
 import { readBounded } from '../../core/kits/http/body.js';
 import { sleep } from '../../core/kits/http/sleep.js';

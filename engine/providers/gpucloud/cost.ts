@@ -132,9 +132,6 @@ export function costSummary(reads: CostReads, now: number, opts: { committed?: b
   };
 }
 
-// Generic over any provider's live figures: engine/producers/cost/live.ts (re-exported for the callers that import them from here).
-export { costForecast, sortResources, type CostForecast, type CostSort } from '../../producers/cost/live.js';
-
 /** The cost read plan's responses (COST_READ_KINDS order) as costSummary takes them. */
 function costReads(results: readonly unknown[]): CostReads {
   const [instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes] = results;

@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { closest } from '../engine/core/did-you-mean.js';
 import { InvalidInputError } from '../engine/core/errors.js';
-import type { FlagKind, FlagSpec } from './flag-kinds.js';
+import type { FlagKind, FlagSpec } from '../schemas/flag-kinds.js';
 
 /** `30s`, `5m`, `1h30m`, `2d`, or a plain number of seconds (`90`, `0.5`): seconds, above zero. */
 export function durationSeconds(raw: string): number | undefined {
