@@ -7,7 +7,6 @@
  */
 import type { Config } from '../schemas/config.js';
 import type { BilledDay, CapabilityRead, CostCapability, CostSummary } from '../engine/core/capabilities.js';
-import { historyProject } from '../engine/producers/ai/history.js';
 import { PROVIDERS, providersWith, providerWith } from '../engine/providers/index.js';
 import { UsageError } from '../engine/core/errors.js';
 import { recordSnapshot } from '../engine/producers/cost/snapshots.js';
@@ -67,11 +66,6 @@ export async function costProvider(command: CostCommand, name?: string): Promise
   throw new UsageError(`cost for provider "${name}" is not available yet: providers with cost figures are ${list(all.map((p) => p.name))}`, {
     hint: `cost ${command} works for --provider ${list(able.map((p) => p.name))}`,
   });
-}
-
-/** The default provider's account key (the MCP cost tools, which have no provider to choose): its project, or the API it talks to. */
-export function costAccount(config: Config, env: Record<string, string | undefined>, sandbox: boolean): string {
-  return historyProject({ projectId: config.gpucloud?.default_project_id ?? env.GPUCLOUD_PROJECT_ID, baseUrl: config.gpucloud?.base_url ?? env.GPUCLOUD_BASE_URL, sandbox });
 }
 
 const reader = (backend: PlanBackend, signal?: AbortSignal): CapabilityRead => (plan) => readPlan(backend, plan, { signal });
