@@ -28,6 +28,7 @@ import { runGroup } from './group.js';
 type AskFlags = Record<string, unknown> & {
   apply?: boolean;
   planFile?: string;
+  strict?: boolean;
   destroyer?: boolean;
   dryRun?: boolean;
   resume?: boolean;
@@ -90,7 +91,8 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--new-conversation', 'Forget the earlier questions and answers (with this AI profile and project) before asking')
       .option('--no-history', 'Neither use nor record the conversation for this question')
       .option('--apply', 'Apply a plan read from --plan-file or stdin')
-      .option('--plan-file <path>', 'Plan document to apply (default: stdin)')
+      .option('--plan-file <path>', 'Plan document to apply (or name it after --apply; default: stdin)')
+      .option('--strict', "With --apply: refuse plans in the original tool's form instead of reading them with a warning")
       .option('--destroyer', 'Permit destructive steps in the plan')
       .option('--dry-run', 'Send only GET requests: show each step, the cost of what the plan creates, availability and the balance')
       .option('--resume', 'Continue an unfinished run of the same plan after its last completed step')
@@ -150,7 +152,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
               maxHourly,
               profile,
             };
-            return readPlanInput(ctx, opts.planFile).then((input) => (opts.dryRun ? dryRunInput(ctx, input, flags) : applyInput(ctx, input, flags)));
+            return readPlanInput(ctx, applyPlanFile(question, opts.planFile), { strict: Boolean(opts.strict) }).then((input) => (opts.dryRun ? dryRunInput(ctx, input, flags) : applyInput(ctx, input, flags)));
           }
           const report = reportKind(opts);
           if (opts.roleArn !== undefined && report !== 'iam') throw new UsageError('--role-arn narrows the IAM report', { hint: 'use it with --iam' });
@@ -289,6 +291,17 @@ async function maker(ctx: CommandContext, question: string, destroyer: boolean, 
     return ExitCode.ok;
   }, { profile });
 }
+/** With --apply, the plan file: `--plan-file`, or the one word after the flags (`ask --apply plan.json`), or stdin. */
+function applyPlanFile(words: readonly string[], planFile: string | undefined): string | undefined {
+  if (!words.length) return planFile;
+  if (words.length > 1 || planFile !== undefined) {
+    throw new UsageError(`--apply takes one plan file, got ${[...words, ...(planFile ? [`--plan-file ${planFile}`] : [])].map((w) => JSON.stringify(w)).join(', ')}`, {
+      hint: 'assistant ask --apply plan.json (or --plan-file plan.json, or the plan on stdin)',
+    });
+  }
+  return words[0];
+}
+
 /** `--files DIR`: an existing directory, absolute; only with --apply. */
 function filesFlag(v: unknown, apply: boolean): string | undefined {
   if (v === undefined) return undefined;

@@ -2,15 +2,19 @@
  * `assistant plan validate [file]`: every problem with its command index and field; exit 0 valid, 2 invalid, 3 gated.
  * `assistant plan show [file] [--graph] [--format text|mermaid|dot]`: the steps, or the steps as a graph.
  * `assistant plan diff [file] [--all]`: the plan against the live cloud; exit 4 when anything drifted.
+ * `assistant plan convert [file] [--body object|string]`: the plan in this tool's own form, on stdout.
+ * Each takes the plan as the argument, `--plan-file`, or stdin (`-`), and reads the original tool's form
+ * with a warning unless `--strict`.
  */
 import { PREDEFINED_BINDINGS } from '../schemas/plan.js';
 import { DRIFT_EXIT_CODE } from '../engine/core/drift-types.js';
 import { formatProblems, validatePlan } from '../engine/core/plan/validate.js';
-import { ExitCode, InvalidInputError } from '../engine/core/errors.js';
+import { ExitCode, InvalidInputError, UsageError } from '../engine/core/errors.js';
+import { planForWriting, type BodyForm } from '../engine/core/plan/document.js';
 import { renderTable } from '../engine/core/render/records.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
-import { readPlanInput } from './plan-input.js';
+import { readPlanInput, type PlanReadOptions } from './plan-input.js';
 import { withSession } from './session.js';
 import { flag, type FlagSpec } from './flag-spec.js';
 
@@ -18,12 +22,17 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   return runGroup('plan', argv, ctx, (cli, start) => {
     cli
       .command('validate [file]', 'Validate a plan document (stdin when no file) without sending anything')
+      .option('--plan-file <path>', PLAN_FILE_HELP)
+      .option('--strict', STRICT_HELP)
       .option('--destroyer', 'Allow destructive steps')
       .example('  assistant plan validate examples/plans/instance.json')
       .example('  assistant ask --maker "…" | assistant plan validate')
-      .action((file: string | undefined, opts: { destroyer?: boolean }) => start(() => validate(ctx, file, Boolean(opts.destroyer))));
+      .example('  assistant plan validate --strict --plan-file infra/gpu.json     # CI: only this tool\'s own form')
+      .action((file: string | undefined, opts: PlanFileFlags & { destroyer?: boolean }) => start(() => validate(ctx, planFileOf(file, opts), Boolean(opts.destroyer), opts)));
     cli
       .command('show [file]', 'Show a plan (stdin when no file): its steps, or with --graph the steps as a graph (bindings as edges, destructive steps marked)')
+      .option('--plan-file <path>', PLAN_FILE_HELP)
+      .option('--strict', STRICT_HELP)
       .option('--graph', 'Draw the steps as a graph (text: box characters; see --format)')
       .option('--format <format>', 'Graph format: text (default), mermaid or dot (implies --graph)')
       .option('--ascii', 'Text graph in plain ASCII instead of box-drawing characters')
@@ -31,23 +40,60 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant plan show plan.json --format mermaid > plan.mmd')
       .example('  assistant plan show plan.json --format dot | dot -Tsvg > plan.svg')
       .example('  assistant plan show plan.json -o json        # steps and edges as JSON')
-      .action((file: string | undefined, opts: { graph?: boolean; format?: unknown; ascii?: boolean }) => start(() => show(ctx, file, opts)));
+      .action((file: string | undefined, opts: PlanFileFlags & { graph?: boolean; format?: unknown; ascii?: boolean }) => start(() => show(ctx, planFileOf(file, opts), opts)));
     cli
       .command('diff [file]', `Compare a plan with what exists now (only GETs are sent): per resource in sync, missing or different (type, location, size, image, status); exit ${DRIFT_EXIT_CODE} when anything drifted`)
-      .option('--plan-file <path>', 'The plan (or give it as the argument; stdin when neither)')
+      .option('--plan-file <path>', PLAN_FILE_HELP)
+      .option('--strict', STRICT_HELP)
       .option('--all', 'Also list resources in the project that no step of the plan makes or acts on (they count as drift)')
       .example('  assistant plan diff --plan-file infra/gpu.json')
       .example('  assistant plan diff infra/gpu.json --all -o json | jq .resources')
       .example(`  assistant plan diff infra/gpu.json || [ $? -eq ${DRIFT_EXIT_CODE} ] && echo "drift"     # CI: 0 in sync, ${DRIFT_EXIT_CODE} drift, 1/2 errors`)
-      .action((file: string | undefined, opts: { planFile?: string; all?: boolean }) => start(() => diff(ctx, opts.planFile ?? file, Boolean(opts.all))));
+      .action((file: string | undefined, opts: PlanFileFlags & { all?: boolean }) => start(() => diff(ctx, planFileOf(file, opts), Boolean(opts.all), opts)));
+    cli
+      .command('convert [file]', "Write a plan (stdin when no file) in this tool's own form on stdout: the original tool's plans migrated, request bodies as JSON objects (or strings)")
+      .option('--plan-file <path>', PLAN_FILE_HELP)
+      .option('--body <form>', 'How request bodies are written: object (default: one field a line, reviewable in git) or string (JSON text inside args)')
+      .example('  assistant plan convert old-plan.json > plan.json        # migrate a plan of the original tool')
+      .example('  assistant plan convert plan.json --body string')
+      .action((file: string | undefined, opts: PlanFileFlags & { body?: unknown }) => start(() => convert(ctx, planFileOf(file, opts), opts.body === 'string' ? 'string' : 'object')));
   }, `Exit codes of plan diff: 0 in sync, ${DRIFT_EXIT_CODE} drift found, 1 a read failed, 2 invalid plan or usage.`, FLAGS);
 }
 
 /** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
-const FLAGS: Record<string, FlagSpec> = { show: { format: { ...flag.oneOf(['text', 'mermaid', 'dot']), hint: 'assistant plan show plan.json --format mermaid' } } };
+const FLAGS: Record<string, FlagSpec> = {
+  show: { format: { ...flag.oneOf(['text', 'mermaid', 'dot']), hint: 'assistant plan show plan.json --format mermaid' } },
+  convert: { body: { ...flag.oneOf(['object', 'string']), hint: 'assistant plan convert plan.json --body object' } },
+};
 
-async function diff(ctx: CommandContext, file: string | undefined, all: boolean): Promise<number> {
+const PLAN_FILE_HELP = 'The plan (or name it as the argument; stdin when neither, or -)';
+const STRICT_HELP = "Refuse plans in the original tool's form (extra keys, no reason, vendor names) instead of reading them with a warning";
+
+interface PlanFileFlags {
+  planFile?: string;
+  strict?: boolean;
+}
+
+/** The plan file: the argument or --plan-file (not both: which one was meant?). */
+function planFileOf(file: string | undefined, opts: PlanFileFlags): string | undefined {
+  if (file !== undefined && opts.planFile !== undefined && file !== opts.planFile) {
+    throw new UsageError(`two plans given: ${file} and --plan-file ${opts.planFile}`, { hint: 'name the plan once, as the argument or with --plan-file' });
+  }
+  return opts.planFile ?? file;
+}
+
+async function convert(ctx: CommandContext, file: string | undefined, body: BodyForm): Promise<number> {
   const input = await readPlanInput(ctx, file);
+  const { providers, predefined } = await withSession(ctx, async (session) => ({ providers: await session.providers.forPlan(input), predefined: Object.keys(session.predefined) }));
+  // Written only when it is a plan: converting must not turn an invalid file into a plausible-looking one.
+  const v = validatePlan(input, { providers, destroyer: true, predefined: [...new Set([...predefined, ...PREDEFINED_BINDINGS])] });
+  if (!v.ok) throw new InvalidInputError('invalid_plan', `the plan is invalid:\n${formatProblems(v.problems)}`, { hint: 'fix it; `assistant plan validate <file>` lists every problem' });
+  ctx.io.stdout.write(`${JSON.stringify(planForWriting(v.plan!, body), null, 2)}\n`);
+  return ExitCode.ok;
+}
+
+async function diff(ctx: CommandContext, file: string | undefined, all: boolean, read: PlanReadOptions): Promise<number> {
+  const input = await readPlanInput(ctx, file, read);
   const { planDrift } = await import('../engine/producers/drift/plan-diff.js');
   const { readResult } = await import('../machines/apply/reads.js');
   const report = await withSession(ctx, (session) => planDrift(session, input, { all, read: (plan) => readResult(session, plan, { signal: ctx.signal }) }));
@@ -57,9 +103,9 @@ async function diff(ctx: CommandContext, file: string | undefined, all: boolean)
   return report.drift ? DRIFT_EXIT_CODE : ExitCode.ok;
 }
 
-async function show(ctx: CommandContext, file: string | undefined, opts: { graph?: boolean; format?: unknown; ascii?: boolean }): Promise<number> {
+async function show(ctx: CommandContext, file: string | undefined, opts: PlanReadOptions & { graph?: boolean; format?: unknown; ascii?: boolean }): Promise<number> {
   const format = opts.format === undefined ? (opts.graph ? 'text' : undefined) : String(opts.format);
-  const input = await readPlanInput(ctx, file);
+  const input = await readPlanInput(ctx, file, opts);
   const { providers, predefined } = await withSession(ctx, async (session) => ({ providers: await session.providers.forPlan(input), predefined: Object.keys(session.predefined) }));
   // Shown, not run: destructive steps are marked rather than refused, and config need not set the predefined bindings.
   const v = validatePlan(input, { providers, destroyer: true, predefined: [...new Set([...predefined, ...PREDEFINED_BINDINGS])] });
@@ -93,8 +139,8 @@ async function show(ctx: CommandContext, file: string | undefined, opts: { graph
   return ExitCode.ok;
 }
 
-async function validate(ctx: CommandContext, file: string | undefined, destroyer: boolean): Promise<number> {
-  const input = await readPlanInput(ctx, file);
+async function validate(ctx: CommandContext, file: string | undefined, destroyer: boolean, read: PlanReadOptions): Promise<number> {
+  const input = await readPlanInput(ctx, file, read);
   // The session resolves predefined bindings (config, or sandbox defaults) without connecting anywhere.
   const { providers, predefined } = await withSession(ctx, async (session) => ({ providers: await session.providers.forPlan(input), predefined: Object.keys(session.predefined) }));
   const result = validatePlan(input, { providers, destroyer, predefined });

@@ -7,6 +7,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { parse as parseYaml } from 'yaml';
 import { parseStrictJson } from '../engine/core/plan/strict-json.js';
+import { readPlanDocument } from '../engine/core/plan/document.js';
 import type { z } from 'zod';
 import type { Config } from '../schemas/config.js';
 import * as S from '../schemas/mcp-tools.js';
@@ -28,7 +29,7 @@ import { redactText, redactValue } from '../engine/core/redact.js';
 import { renderRecords, renderRecord } from '../engine/core/render/records.js';
 import { renderReport, renderReportError } from '../engine/core/render/report.js';
 import { routeQuestion } from '../engine/core/routing/route.js';
-import { providerRoutings } from '../engine/providers/index.js';
+import { PROVIDERS, providerRoutings } from '../engine/providers/index.js';
 import { testGpuCloudCredentials } from '../engine/providers/gpucloud/credentials-test.js';
 import { askForTool } from './ask.js';
 import { runAutostopCheck } from '../machines/autostop.js';
@@ -72,11 +73,22 @@ const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false,
 const TEXT_WIDTH = 160;
 
 /**
+ * A plan as an agent sent it, in the one form the engine runs: bodies written as objects and the
+ * original tool's plans are read as plan files are (engine/core/plan/document.ts); what would change
+ * what runs (a non-empty stdin) is refused.
+ */
+function planFrom(input: string | Record<string, unknown>): unknown {
+  const doc = readPlanDocument(planValue(input), { former: PROVIDERS.formerNames() });
+  if (doc.problems.length) throw new InvalidInputError('invalid_plan', `the plan is invalid; nothing was sent:\n${formatProblems(doc.problems)}`);
+  return doc.plan;
+}
+
+/**
  * Agents send plans as objects or as JSON/YAML text. Text is read strictly, like plan files: a key
  * repeated in one object is refused (strict JSON; YAML's uniqueKeys), and so is U+FFFD, which is what
  * invalid UTF-8 in the request became before it reached us.
  */
-function planFrom(input: string | Record<string, unknown>): unknown {
+function planValue(input: string | Record<string, unknown>): unknown {
   if (typeof input !== 'string') return input;
   if (input.includes('\uFFFD')) {
     throw new InvalidInputError('invalid_plan', 'the plan text contains U+FFFD (the replacement character): it was probably not valid UTF-8');

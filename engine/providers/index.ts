@@ -15,6 +15,7 @@
  */
 import type { ProviderCapabilities } from '../core/capabilities.js';
 import { ProviderSet, type KnownProviders, type Provider, type ProviderSource } from '../core/provider.js';
+import type { FormerNames } from '../core/plan/document.js';
 import type { ProviderRouting } from '../core/routing/terms.js';
 
 export type CapabilityName = keyof ProviderCapabilities;
@@ -34,14 +35,20 @@ export interface ProviderManifestEntry {
    * Without it, capabilities come from the provider's module.
    */
   readonly capabilities?: () => Promise<ProviderCapabilities>;
+  /**
+   * What the original tool called it: its provider name in plans, flags and config (`verda`), and its step
+   * verbs where they differ (`verda-api` → `gpucloud-api`). Plans, flags and config sections under those
+   * names are read with a warning naming the new one (issue 39).
+   */
+  readonly formerly?: { readonly name: string; readonly verbs?: Readonly<Record<string, string>> };
 }
 
 /** In the order the providers are consulted (routing, dry-run pricing and flags go in this order). */
 export const PROVIDER_MANIFEST: readonly ProviderManifestEntry[] = [
-  { name: 'gpucloud', verbs: ['gpucloud-api', 'gpucloud-wait'], has: ['routing', 'maker', 'reads', 'answer', 'credentials', 'cost', 'deploy'], load: async () => (await import('./gpucloud/provider.js')).gpucloudProvider, capabilities: async () => (await import('./gpucloud/capabilities.js')).gpucloudCapabilities },
-  { name: 'cloud_a', verbs: ['aws'], has: ['routing', 'reads', 'answer', 'maker', 'cost', 'deploy'], load: async () => (await import('./cloud_a/provider.js')).cloudAProvider, capabilities: async () => (await import('./cloud_a/capabilities.js')).cloudACapabilities },
-  { name: 'cloud_b', verbs: ['gcloud'], has: ['routing', 'reads', 'answer'], load: async () => (await import('./cloud_b/provider.js')).cloudBProvider, capabilities: async () => (await import('./cloud_b/capabilities.js')).cloudBCapabilities },
-  { name: 'cloud_c', verbs: ['az'], has: ['routing', 'reads', 'answer'], load: async () => (await import('./cloud_c/provider.js')).cloudCProvider, capabilities: async () => (await import('./cloud_c/capabilities.js')).cloudCCapabilities },
+  { name: 'gpucloud', verbs: ['gpucloud-api', 'gpucloud-wait'], has: ['routing', 'maker', 'reads', 'answer', 'credentials', 'cost', 'deploy'], formerly: { name: 'verda', verbs: { 'verda-api': 'gpucloud-api' } }, load: async () => (await import('./gpucloud/provider.js')).gpucloudProvider, capabilities: async () => (await import('./gpucloud/capabilities.js')).gpucloudCapabilities },
+  { name: 'cloud_a', verbs: ['aws'], has: ['routing', 'reads', 'answer', 'maker', 'cost', 'deploy'], formerly: { name: 'aws' }, load: async () => (await import('./cloud_a/provider.js')).cloudAProvider, capabilities: async () => (await import('./cloud_a/capabilities.js')).cloudACapabilities },
+  { name: 'cloud_b', verbs: ['gcloud'], has: ['routing', 'reads', 'answer'], formerly: { name: 'gcp' }, load: async () => (await import('./cloud_b/provider.js')).cloudBProvider, capabilities: async () => (await import('./cloud_b/capabilities.js')).cloudBCapabilities },
+  { name: 'cloud_c', verbs: ['az'], has: ['routing', 'reads', 'answer'], formerly: { name: 'azure' }, load: async () => (await import('./cloud_c/provider.js')).cloudCProvider, capabilities: async () => (await import('./cloud_c/capabilities.js')).cloudCCapabilities },
   { name: 'k8s', verbs: ['k8s-api', 'k8s-wait'], load: async () => (await import('./k8s/provider.js')).k8sProvider },
   { name: 'ssh', verbs: ['ssh-kubeconfig', 'ssh-exec'], load: async () => (await import('./ssh/provider.js')).sshProvider },
   { name: 'repohost', verbs: ['repohost-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./repohost/provider.js')).repohostProvider },
@@ -106,6 +113,18 @@ export class ProviderRegistry implements ProviderSource {
   /** The provider that owns a step verb, by name (undefined for a verb nobody owns). */
   ownerOf(verb: string): string | undefined {
     return this.known.verbs.get(verb);
+  }
+
+  /** The original tool's names of the providers and their verbs (nothing is loaded). */
+  formerNames(): FormerNames {
+    const providers = new Map<string, string>();
+    const verbs = new Map<string, string>();
+    for (const e of this.entries) {
+      if (!e.formerly) continue;
+      providers.set(e.formerly.name, e.name);
+      for (const [from, to] of Object.entries(e.formerly.verbs ?? {})) verbs.set(from, to);
+    }
+    return { providers, verbs };
   }
 
   /** The names of the providers that offer a capability, from the manifest (nothing is loaded). */
