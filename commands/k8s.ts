@@ -29,6 +29,8 @@ interface Where {
   cluster?: string;
   namespace?: string;
   allNamespaces?: boolean;
+  profile?: string;
+  region?: string;
 }
 
 /** cac's parsed flags; numbers may arrive as numbers or strings, so they are checked where used. */
@@ -87,7 +89,13 @@ const FLAGS: Record<string, FlagSpec> = {
 };
 
 /** The cluster's context and the namespaces a command reads (undefined: all) or writes into. */
-function target(ctx: CommandContext, where: Where): { config: Config; context: string; readNs: string | undefined; writeNs: string } {
+/** The aws profile and region of a cluster's credential plugin: the flags, else the cluster's config entry. */
+interface ClusterAuth {
+  profile?: string;
+  region?: string;
+}
+
+function target(ctx: CommandContext, where: Where): { config: Config; context: string; readNs: string | undefined; writeNs: string; auth: ClusterAuth } {
   const { config } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   const { context, kubeconfig } = contextFor(config, ctx.env, ctx.home, where.cluster);
   const fromContext = kubeconfig.contexts.get(context)?.value.namespace;
@@ -97,7 +105,10 @@ function target(ctx: CommandContext, where: Where): { config: Config; context: s
   // kubernetes.default_namespace: "" reads every namespace (SPEC); unset follows the context, like kubectl.
   const readNs = where.allNamespaces ? undefined : flagNs ?? (configured !== undefined ? configured.trim() || undefined : contextNs);
   const writeNs = flagNs ?? (configured?.trim() || contextNs);
-  return { config, context, readNs, writeNs };
+  const entry = where.cluster ? config.kubernetes?.clusters?.[where.cluster] : undefined;
+  const entryAuth = entry && entry.type !== 'existing' ? { profile: entry.profile, region: entry.region } : {};
+  const auth = { profile: where.profile ?? entryAuth.profile, region: where.region ?? entryAuth.region };
+  return { config, context, readNs, writeNs, auth };
 }
 
 /** Whether a producer's plan runs as new, resumed or again: a finished run of the same command runs again (it was asked for now). */
@@ -112,7 +123,9 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       const whereFlags = (c: ReturnType<typeof cli.command>) =>
         c
           .option('--cluster <name>', 'Cluster: kubernetes.clusters.<name> in config, or a kubeconfig context (default: kubernetes.default_context, else the current context)')
-          .option('-n, --namespace <ns>', 'Namespace (default: kubernetes.default_namespace, else the context\'s)');
+          .option('-n, --namespace <ns>', 'Namespace (default: kubernetes.default_namespace, else the context\'s)')
+          .option('--profile <name>', "The aws profile an eks cluster's credential plugin (aws eks get-token) uses (default: kubernetes.clusters.<name>.profile)")
+          .option('--region <region>', "The region that plugin uses (default: kubernetes.clusters.<name>.region)");
       cli.command('create [...args]', 'Create a cluster (gpucloud, eks, gke, kubeadm) as a plan');
       whereFlags(
         cli
@@ -193,13 +206,13 @@ async function deploy(ctx: CommandContext, image: string, o: DeployFlags): Promi
   const port = o.port;
   const replicas = o.replicas ?? 1;
   const timeoutS = o.rolloutTimeout ?? 600;
-  const { context, writeNs } = target(ctx, o);
+  const { context, writeNs, auth } = target(ctx, o);
   const plan = deployPlan({ context, namespace: writeNs, name, image, port, replicas, timeoutS });
   if (o.plan) {
     ctx.out.text(JSON.stringify(plan, null, 2) + '\n');
     return ExitCode.ok;
   }
-  const flags = { destroyer: Boolean(o.destroyer), resume: Boolean(o.resume), fresh: Boolean(o.fresh), resumeWith: 'assistant k8s deploy …' };
+  const flags = { destroyer: Boolean(o.destroyer), resume: Boolean(o.resume), fresh: Boolean(o.fresh), resumeWith: 'assistant k8s deploy …', ...auth };
   return o.dryRun ? dryRunInput(ctx, plan, flags) : applyInput(ctx, plan, flags);
 }
 
@@ -211,19 +224,19 @@ function requireKind(name: string, allowed: readonly string[]): K8sKind {
 
 async function remove(ctx: CommandContext, kindName: string, name: string, o: DeleteFlags): Promise<number> {
   const kind = requireKind(kindName, ['deployments', 'services']);
-  const { context, writeNs } = target(ctx, o);
+  const { context, writeNs, auth } = target(ctx, o);
   const plan = deletePlan(context, kind, writeNs, checkLabel(name, kind.singular));
   if (o.plan) {
     ctx.out.text(JSON.stringify(plan, null, 2) + '\n');
     return ExitCode.ok;
   }
-  return applyInput(ctx, plan, { destroyer: Boolean(o.destroyer) });
+  return applyInput(ctx, plan, { destroyer: Boolean(o.destroyer), ...auth });
 }
 
 async function get(ctx: CommandContext, kindName: string, o: Where): Promise<number> {
   const kind = requireKind(kindName, ['pods', 'deployments', 'services', 'nodes', 'events', 'namespaces']);
-  const { context, readNs } = target(ctx, o);
-  const data = await withSession(ctx, (s) => readResult(s, listPlan(context, kind, kind.namespaced ? readNs : undefined)));
+  const { context, readNs, auth } = target(ctx, o);
+  const data = await withSession(ctx, (s) => readResult(s, listPlan(context, kind, kind.namespaced ? readNs : undefined)), auth);
   const items = ((data as { items?: Record<string, any>[] })?.items ?? []).map(kind.row);
   const columns = readNs && kind.namespaced ? kind.columns.filter((c) => c.path !== 'namespace') : kind.columns;
   // JSON and YAML are the API's list as returned; the table shows the kind's rows.
@@ -236,11 +249,11 @@ async function logs(ctx: CommandContext, pod: string, o: LogFlags): Promise<numb
   // The API takes whole seconds.
   const sinceSeconds = o.since === undefined ? undefined : Math.ceil(o.since);
   const container = o.container === undefined ? undefined : checkLabel(String(o.container), '--container');
-  const { context, writeNs } = target(ctx, o);
+  const { context, writeNs, auth } = target(ctx, o);
   const options = { tail, sinceSeconds, container };
   checkLabel(pod, 'pod');
   if (!o.follow) {
-    const text = await withSession(ctx, (s) => readResult(s, logsPlan(context, writeNs, pod, options)));
+    const text = await withSession(ctx, (s) => readResult(s, logsPlan(context, writeNs, pod, options)), auth);
     ctx.out.text(String(text ?? ''));
     return ExitCode.ok;
   }
@@ -251,7 +264,7 @@ async function logs(ctx: CommandContext, pod: string, o: LogFlags): Promise<numb
     const out = ctx.out.stream({ lines: true });
     await client.stream(context, { method: 'GET', path: logPath(writeNs, pod, { ...options, follow: true }), signal: ctx.signal }, (text) => out.write(text)).finally(() => out.end());
     return ctx.signal.aborted ? ExitCode.interrupted : ExitCode.ok;
-  });
+  }, auth);
 }
 
 const METRICS_HINT =
@@ -259,8 +272,8 @@ const METRICS_HINT =
 
 async function stats(ctx: CommandContext, what: string, o: StatsFlags): Promise<number> {
   if (what !== 'nodes' && what !== 'pods' && what !== 'cluster') throw new UsageError(`unknown stats ${q(what)}`, { hint: 'use nodes, pods or cluster' });
-  const { context, readNs } = target(ctx, o);
-  const results = await withSession(ctx, (s) => readPlan(s, statsPlan(context, what, readNs))).catch((err: unknown) => {
+  const { context, readNs, auth } = target(ctx, o);
+  const results = await withSession(ctx, (s) => readPlan(s, statsPlan(context, what, readNs)), auth).catch((err: unknown) => {
     if (err instanceof KubeApiError && err.status === 404 && err.message.includes('metrics.k8s.io')) {
       throw new OperationError('metrics_unavailable', `the cluster ${q(context)} serves no metrics API (metrics.k8s.io): metrics-server is not installed or not ready`, { hint: METRICS_HINT });
     }
@@ -276,7 +289,7 @@ async function stats(ctx: CommandContext, what: string, o: StatsFlags): Promise<
 
 async function ask(ctx: CommandContext, question: string, o: AskFlags): Promise<number> {
   if (!question.trim()) throw new UsageError('no question given', { hint: 'assistant k8s ask "which pods are not running?"' });
-  const { context, readNs } = target(ctx, o);
+  const { context, readNs, auth } = target(ctx, o);
   return withSession(ctx, async (session) => {
     const spinner = o.agentTrace ? undefined : createPhaseSpinner(ctx.io);
     const out = createAnswerPrinter(ctx.out, spinner);
@@ -296,5 +309,5 @@ async function ask(ctx: CommandContext, question: string, o: AskFlags): Promise<
     // People got the answer as it streamed (or get it whole now); programs get the document.
     ctx.out.value(doc, { table: '', withTable: () => out.finish(result.answer) });
     return ExitCode.ok;
-  });
+  }, auth);
 }

@@ -26,6 +26,8 @@ export interface SessionOptions {
   freshCredentials?: boolean;
   /** `--profile`: the cloud_a environment (infra.cloud_a.environments) or aws profile. */
   profile?: string;
+  /** `--region` (k8s: for the kubeconfig's exec credential plugin). */
+  region?: string;
   /** Credentials from the backend store only (`credentials test` of what is stored). */
   backendOnly?: boolean;
   /** `--files DIR`: binds <FILES>, the only place plan steps read local files from. */
@@ -71,6 +73,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     timeoutMs,
     freshCredentials: opts.freshCredentials,
     profile: opts.profile,
+    region: opts.region,
     filesDir: opts.filesDir,
     warn: (message) => warn(ctx, message),
     signal,

@@ -242,6 +242,8 @@ export interface ConnectOptions {
   freshCredentials?: boolean;
   /** The environment (or profile) chosen with `--profile` for CLI providers (cloud_a: infra.cloud_a.environments.<name>). */
   profile?: string;
+  /** `--region` of a command that names one (k8s: the region an exec credential plugin such as `aws eks get-token` uses). */
+  region?: string;
   /** A stand-in endpoint with its own credentials (the sandbox emulator), reached through its own `fetch` when it has one. */
   override?: { baseUrl: string; credentials: Record<string, string>; fetch?: FetchLike; tokenCacheDir?: string };
   /** The command's signal: credential look-ups over the network (the backend store) obey it. */

@@ -42,7 +42,10 @@ export const k8sProvider: Provider<KubeClient> = {
   async connect(opts) {
     const paths = kubeconfigPaths(opts.config, opts.env, opts.home);
     const kubeconfig = loadKubeconfig(paths);
-    const client = new KubeClient({ kubeconfig, env: opts.env, timeoutMs: opts.timeoutMs, debug: opts.debug, warn: opts.warn });
+    // `--profile`/`--region` (or the cluster's config entry) are what an exec credential plugin such as
+    // `aws eks get-token` reads from its environment; the kubeconfig's own exec env still wins.
+    const env = { ...opts.env, ...(opts.profile ? { AWS_PROFILE: opts.profile } : {}), ...(opts.region ? { AWS_REGION: opts.region, AWS_DEFAULT_REGION: opts.region } : {}) };
+    const client = new KubeClient({ kubeconfig, env, timeoutMs: opts.timeoutMs, debug: opts.debug, warn: opts.warn });
     return { client, source: `kubeconfig ${kubeconfig.files.join(', ') || paths.join(', ')}`, close: async () => client.close() };
   },
 };
