@@ -37,6 +37,9 @@ Usage:
 
 Commands:
 ${groups}
+  ${'help'.padEnd(width)}  Help for a command: assistant help <command> [subcommand]
+  ${'version'.padEnd(width)}  Print the version (-o json: as JSON)
+  ${'completion'.padEnd(width)}  Shell completion: assistant completion bash|zsh|fish (source <(assistant completion bash))
 ${laterGroups().length ? `\nComing later (not available yet): ${laterGroups().join(', ')}\n` : ''}
 Global flags:
   --config <path>        Configuration file (default ~/.assistant.yaml)
@@ -147,6 +150,11 @@ async function timeoutSeconds(raw: string): Promise<number> {
 
 class GlobalUsageError extends Error {}
 
+/** What `assistant __complete` answers for the first word: the groups, these, and the global flags. */
+const COMPLETE = '__complete';
+const BUILTIN_WORDS = ['help', 'version', 'completion'];
+const GLOBAL_FLAG_WORDS = ['--config', '--output', '--sandbox', '--yes', '--timeout', '--debug', '--no-color', '--version', '--help'];
+
 /**
  * A reader that stops early (`assistant … | head`) closes the pipe. Stop quietly, as other command-line
  * tools do, instead of dying on an unhandled EPIPE with a stack trace: the reader has what it wanted.
@@ -183,14 +191,36 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
   }
-  const [groupName, ...groupArgv] = rest;
+  let [groupName, ...groupArgv] = rest;
+  // `assistant help gpucloud list` is `assistant gpucloud list --help` (as in gh and kubectl).
+  if (groupName === 'help' && groupArgv[0] && groupArgv[0] in GROUPS) [groupName, ...groupArgv] = [...groupArgv, '--help'];
   if (!groupName || groupName === '--help' || groupName === '-h' || groupName === 'help') {
     process.stdout.write(topLevelHelp());
     return 0;
   }
-  if (groupName === '--version' || groupName === '-v') {
-    process.stdout.write(assistantVersion() + '\n');
+  if (groupName === '--version' || groupName === '-v' || groupName === 'version') {
+    process.stdout.write(globals.outputExplicit && globals.output !== 'table' ? `${globals.output === 'json' ? JSON.stringify({ version: assistantVersion() }) : `version: ${assistantVersion()}`}\n` : `${assistantVersion()}\n`);
     return 0;
+  }
+  if (groupName === 'completion') {
+    const { completionScript } = await import('./commands/completion.js');
+    try {
+      process.stdout.write(completionScript(groupArgv[0]));
+      return 0;
+    } catch (err) {
+      const e = err as Error & { hint?: string };
+      process.stderr.write(`error: usage: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
+      return 2;
+    }
+  }
+  if (groupName === COMPLETE) {
+    // The shells' completion scripts ask here for the words that may follow what was typed.
+    if (!groupArgv[0] || !(groupArgv[0] in GROUPS)) {
+      process.stdout.write([...Object.keys(GROUPS), ...BUILTIN_WORDS, ...GLOBAL_FLAG_WORDS].join('\n') + '\n');
+      return 0;
+    }
+    (await import('./commands/group.js')).completing.words = groupArgv.slice(1);
+    [groupName, ...groupArgv] = groupArgv;
   }
   const later = notAvailableYet(groupName, groupArgv);
   if (later) {

@@ -23,7 +23,7 @@ import type { AiFlags } from './ask-maker.js';
 import { askQuestion, contextPlanFor, makePlanFromQuestion, REPORT_QUESTIONS, reportActors, routeQuestion, workspaceActors } from './ask-parts.js';
 import { cliAskContext, cliAskObserver } from './ask-observer.js';
 import { policyFromFlags, type AutostopPolicy } from '../engine/producers/autostop/policy.js';
-import { runGroup } from './group.js';
+import { HIDDEN_FLAG, runGroup } from './group.js';
 
 type AskFlags = Record<string, unknown> & {
   apply?: boolean;
@@ -65,7 +65,7 @@ const KEYED_KINDS = AI_PROVIDER_KINDS.filter((k) => PROVIDER_KINDS[k].keyEnv.len
 const keyFlagName = (kind: string) => `${kind.replace(/-api$/, '')}-api-key`;
 
 /** `--<provider>-model` and `--<provider>-api-key` values keyed by provider value. */
-function aiFlags(opts: AskFlags): AiFlags {
+function aiFlags(opts: AskFlags, env: Record<string, string | undefined>): AiFlags {
   const pick = (flag: string) => {
     const v = opts[optionKey(flag)];
     return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
@@ -78,6 +78,15 @@ function aiFlags(opts: AskFlags): AiFlags {
     const key = KEYED_KINDS.includes(kind) ? pick(keyFlagName(kind)) : undefined;
     if (key) keyFlags[kind] = key;
   }
+  // `--model` / `--api-key-env` apply to whichever profile is chosen ('*'), before the per-vendor ones.
+  const model = pick('model');
+  if (model) modelOverrides['*'] = model;
+  const keyEnv = pick('api-key-env');
+  if (keyEnv !== undefined) {
+    const key = env[keyEnv];
+    if (!key?.trim()) throw new UsageError(`--api-key-env ${keyEnv}: the environment variable is not set`, { hint: `export ${keyEnv}=… first, or leave the flag out to use the profile's key` });
+    keyFlags['*'] = key;
+  }
   return { aiProfile: opts.aiProfile, modelOverrides, keyFlags };
 }
 
@@ -89,7 +98,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--route-only', 'Show which provider the question goes to and the matched terms; nothing is read or asked')
       .option('--agent-trace', "Print the ask flow's state transitions on stderr")
       .option('--new-conversation', 'Forget the earlier questions and answers (with this AI profile and project) before asking')
-      .option('--no-history', 'Neither use nor record the conversation for this question')
+      .option('--no-history', 'Neither use nor record the conversation for this question (by default the conversation is kept per AI profile and project)')
       .option('--apply', 'Apply a plan read from --plan-file or stdin')
       .option('--plan-file <path>', 'Plan document to apply (or name it after --apply; default: stdin)')
       .option('--strict', "With --apply: refuse plans in the original tool's form instead of reading them with a warning")
@@ -104,11 +113,14 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--maker', 'Write a plan for the request (JSON on stdout) instead of executing anything')
       .option('--autostop <idle-time>', 'With --maker: instances the plan creates stop after this long idle (GPUs and logins), e.g. 30m; see `assistant autostop --help`')
       .option('--autostop-action <action>', 'With --autostop: shutdown (default) or delete (the check then needs autostop.allow_delete)')
-      .option('--ai-profile <name>', 'AI provider profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline');
+      .option('--ai-profile <name>', 'AI provider profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline')
+      .option('--model <name>', 'Model of the AI profile used (beats its `model`)')
+      .option('--api-key-env <NAME>', 'Read the AI profile\'s API key from this environment variable (beats its api_key_env)');
     // One flag per provider that questions can be routed to (its `routing` capability), not a fixed list;
     // from the registry's manifest, so registering the flags loads no provider.
     const routings = routableProviders();
-    for (const r of routings) command.option(`--${r.flag}`, `Ask about ${r.provider} (several give a combined view; default: inferred from the question)`);
+    // Listed once in the help's footer rather than a line each.
+    for (const r of routings) command.option(`--${r.flag}`, `${HIDDEN_FLAG}Ask about ${r.provider} (several give a combined view; default: inferred from the question)`);
     command
       .option('--profile <name>', 'cloud_a environment (infra.cloud_a.environments.<name>) or aws profile to read with')
       .option('--workspace <name>', 'Terraform workspace (terraform.workspaces.<name>) the terraform reads use; its state, and drift against cloud_a, joins a cloud_a question')
@@ -116,12 +128,13 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--role-arn <arn>', 'With --iam: only this role')
       .option('--compliance', 'Compliance controls of cloud_a (control, pass/fail/unknown, evidence)')
       .option('--discovery', 'Inventory of the active cloud_a services per region (and the terraform workspace, when one is selected)');
-    for (const kind of AI_PROVIDER_KINDS) command.option(`--${kind}-model <name>`, `Model of the ${kind} AI provider`);
-    for (const kind of KEYED_KINDS) command.option(`--${keyFlagName(kind)} <key>`, `API key of the ${kind} AI provider (beats the config; prefer api_key_env)`);
+    // The per-vendor flags of earlier releases still work; --model and --api-key-env say the same for any profile.
+    for (const kind of AI_PROVIDER_KINDS) command.option(`--${kind}-model <name>`, `${HIDDEN_FLAG}Model of the ${kind} AI provider`);
+    for (const kind of KEYED_KINDS) command.option(`--${keyFlagName(kind)} <key>`, `${HIDDEN_FLAG}API key of the ${kind} AI provider (beats the config; prefer api_key_env)`);
     command
       .example('  assistant ask "how many instances are running and what is my balance?"')
       .example('  assistant ask --route-only -o json "is 1H100.80S.22V available in FIN-01?"')
-      .example('  assistant ask --agent-trace --openai-model gpt-4o "which volumes are not attached?"')
+      .example('  assistant ask --agent-trace --model gpt-4o "which volumes are not attached?"')
       .example('  assistant ask --new-conversation "which of my instances are idle?"')
       .example('  assistant --sandbox ask "what is my balance"')
       .example('  assistant ask --cloud-a "which ec2 instances are running?"')
@@ -162,8 +175,8 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           if (opts.routeOnly) return routeOnly(ctx, text, providerFlags);
           const autostop = policyFromFlags(opts.autostop, opts.autostopAction);
           if (autostop && !opts.maker) throw new UsageError('--autostop goes with --maker (or deploy): it arranges the auto-stop of the instances a plan creates', { hint: 'assistant ask --maker --autostop 30m "create a 1V100.6V instance called train-1"' });
-          if (opts.maker) return maker(ctx, text, Boolean(opts.destroyer), aiFlags(opts), providerFlags, profile, autostop);
-          return ask(ctx, text, report ? ['cloud_a'] : providerFlags, aiFlags(opts), {
+          if (opts.maker) return maker(ctx, text, Boolean(opts.destroyer), aiFlags(opts, ctx.env), providerFlags, profile, autostop);
+          return ask(ctx, text, report ? ['cloud_a'] : providerFlags, aiFlags(opts, ctx.env), {
             agentTrace: Boolean(opts.agentTrace),
             history: opts.history !== false,
             newConversation: Boolean(opts.newConversation),
@@ -174,7 +187,12 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           });
         }),
       );
-  });
+  }, providerFlagsHelp());
+}
+
+/** The help's line for the per-provider flags (one per provider questions can be routed to). */
+function providerFlagsHelp(): string {
+  return `Which provider to ask (several give a combined view; default: inferred from the question):\n  ${routableProviders().map((r) => `--${r.flag}`).join(', ')}`;
 }
 
 /** The one report asked for (`--iam`, `--compliance`, `--discovery`), or none; two at once is a usage error. */

@@ -7,12 +7,43 @@ import { coerceFlags, type FlagSpec } from './flag-spec.js';
 class HelpShown extends Error {}
 
 /**
+ * A flag kept for scripts but left out of `--help` (the original tool's names, superseded per-vendor
+ * flags): its description starts with this marker, and the help renderer drops its line.
+ */
+export const HIDDEN_FLAG = '[hidden] ';
+
+/** Help text as people read it: hidden flags left out, and no "(default: true)" on a `--no-x` switch (it reads as "off by default"). */
+function readableHelp(text: string): string {
+  return text
+    .split('\n')
+    .filter((line) => !line.includes(HIDDEN_FLAG))
+    .map((line) => (/^\s+--no-/.test(line) ? line.replace(/\s*\(default: true\)\s*$/, '') : line))
+    .join('\n');
+}
+
+/**
  * Shared cac plumbing for a command group (`assistant <group> <sub> …`): help goes to the injected
  * stdout, cac's errors become usage errors (exit 2), and an unknown subcommand names the known ones.
  * `define` registers subcommands; an action calls `start` with the work to await. `flags` declares what
  * the subcommands' flags are (by subcommand name, `*` for all): the given ones are coerced in the options
  * the action received before its work starts, and a bad value is `error: invalid_input: --flag: …` (exit 2).
  */
+/**
+ * Set by `assistant __complete <group> …` (the shell completion scripts call it): runGroup then prints
+ * the words that may come next — the group's subcommands, or the flags of the one typed — and runs nothing.
+ */
+export const completing: { words?: string[] } = {};
+
+function printCompletions(cli: CAC, ctx: CommandContext): number {
+  const words = completing.words ?? [];
+  const names = cli.commands.map((c) => c.name.split(' ')[0]!).filter(Boolean);
+  const sub = cli.commands.length > 1 ? cli.commands.find((c) => c.name.split(' ')[0] === words[0]) : cli.commands[0];
+  const flags = sub ? [cli.globalCommand, sub].flatMap((c) => c.options.filter((o) => !o.description.startsWith(HIDDEN_FLAG)).flatMap((o) => o.rawName.split(/[\s,]+/).filter((n) => n.startsWith('-')))) : [];
+  const candidates = sub || cli.commands.length === 1 ? flags : names;
+  ctx.io.stdout.write([...new Set([...candidates, ...(sub ? GLOBAL_FLAGS : [])])].join('\n') + '\n');
+  return 0;
+}
+
 export async function runGroup(
   group: string,
   argv: string[],
@@ -27,10 +58,11 @@ export async function runGroup(
     pending = work;
   });
   cli.help((sections) => {
-    const text = sections.map((s) => (s.title ? `${s.title}:\n${s.body}` : s.body)).join('\n\n');
+    const text = readableHelp(sections.map((s) => (s.title ? `${s.title}:\n${s.body}` : s.body)).join('\n\n'));
     ctx.io.stdout.write(text + '\n' + (footer ? `\n${footer}\n` : ''));
     throw new HelpShown();
   });
+  if (completing.words) return printCompletions(cli, ctx);
   try {
     if (argv.length === 0) {
       cli.outputHelp();

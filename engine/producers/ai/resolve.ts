@@ -89,7 +89,8 @@ export function resolveApiKey(
   env: Env,
 ): { key?: string; source: KeySource; envName?: string } {
   const nonEmpty = (v: string | undefined) => (v && v.trim() ? v.trim() : undefined);
-  const flag = nonEmpty(keyFlags?.[sel.name]) ?? nonEmpty(keyFlags?.[sel.kind]);
+  // '*': --api-key-env, for whichever profile was chosen; then the per-vendor flags.
+  const flag = nonEmpty(keyFlags?.['*']) ?? nonEmpty(keyFlags?.[sel.name]) ?? nonEmpty(keyFlags?.[sel.kind]);
   if (flag) return { key: flag, source: 'flag' };
   const fromProfile = nonEmpty(sel.profile.api_key);
   if (fromProfile) return { key: fromProfile, source: 'profile' };
@@ -104,10 +105,11 @@ export function resolveApiKey(
   return { source: 'none' };
 }
 
-/** Model resolution: `--<provider>-model` > profile `model` > the provider's default (may be empty = auto-detect). */
+/** Model resolution: `--model` > `--<provider>-model` > profile `model` > the provider's default (may be empty = auto-detect). */
 export function resolveModel(sel: SelectedProfile, overrides: Record<string, string | undefined> | undefined): string {
   const pick = (v: string | undefined) => (v && v.trim() ? v.trim() : undefined);
-  return pick(overrides?.[sel.kind]) ?? pick(overrides?.[sel.name]) ?? pick(sel.profile.model) ?? PROVIDER_KINDS[sel.kind].defaultModel;
+  // '*': --model, for whichever profile was chosen; then the per-vendor flags.
+  return pick(overrides?.['*']) ?? pick(overrides?.[sel.kind]) ?? pick(overrides?.[sel.name]) ?? pick(sel.profile.model) ?? PROVIDER_KINDS[sel.kind].defaultModel;
 }
 
 const defaultRunCommand: RunCommand = (command, args) =>
