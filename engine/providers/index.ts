@@ -51,17 +51,17 @@ export const PROVIDER_MANIFEST: readonly ProviderManifestEntry[] = [
   { name: 'cloud_c', verbs: ['az'], has: ['routing', 'reads', 'answer'], formerly: { name: 'azure' }, load: async () => (await import('./cloud_c/provider.js')).cloudCProvider, capabilities: async () => (await import('./cloud_c/capabilities.js')).cloudCCapabilities },
   { name: 'k8s', verbs: ['k8s-api', 'k8s-wait'], load: async () => (await import('./k8s/provider.js')).k8sProvider },
   { name: 'ssh', verbs: ['ssh-kubeconfig', 'ssh-exec'], load: async () => (await import('./ssh/provider.js')).sshProvider },
-  { name: 'repohost', verbs: ['repohost-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./repohost/provider.js')).repohostProvider },
+  { name: 'repohost', verbs: ['repohost-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'github' }, load: async () => (await import('./repohost/provider.js')).repohostProvider },
   { name: 'errtracker', verbs: ['errtracker-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./errtracker/provider.js')).errtrackerProvider },
   { name: 'issuetracker', verbs: ['issuetracker-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./issuetracker/provider.js')).issuetrackerProvider },
   { name: 'postgres', verbs: ['postgres-read', 'postgres-sql'], has: ['routing', 'reads', 'answer', 'credentials', 'classify'], load: async () => (await import('./postgres/provider.js')).postgresProvider },
   { name: 'terraform', verbs: ['terraform-read', 'terraform-apply'], has: ['routing', 'reads', 'answer', 'credentials', 'classify'], load: async () => (await import('./terraform/provider.js')).terraformProvider },
-  { name: 'vps_a', verbs: ['vps-a-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./vps_a/provider.js')).vpsAProvider },
-  { name: 'vps_b', verbs: ['vps-b-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./vps_b/provider.js')).vpsBProvider },
-  { name: 'cloud_d', verbs: ['cloud-d-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./cloud_d/provider.js')).cloudDProvider },
+  { name: 'vps_a', verbs: ['vps-a-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'digitalocean' }, load: async () => (await import('./vps_a/provider.js')).vpsAProvider },
+  { name: 'vps_b', verbs: ['vps-b-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'hetzner' }, load: async () => (await import('./vps_b/provider.js')).vpsBProvider },
+  { name: 'cloud_d', verbs: ['cloud-d-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'tencent' }, load: async () => (await import('./cloud_d/provider.js')).cloudDProvider },
   { name: 'notes', verbs: ['notes-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./notes/provider.js')).notesProvider },
-  { name: 'appplatform', verbs: ['appplatform-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./appplatform/provider.js')).appPlatformProvider },
-  { name: 'edge', verbs: ['edge-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./edge/provider.js')).edgeProvider },
+  { name: 'appplatform', verbs: ['appplatform-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'vercel' }, load: async () => (await import('./appplatform/provider.js')).appPlatformProvider },
+  { name: 'edge', verbs: ['edge-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'cloudflare' }, load: async () => (await import('./edge/provider.js')).edgeProvider },
 ];
 
 /** A provider as a capability lookup answers it: its name and the capability asked for (no step code loaded). */
@@ -257,6 +257,8 @@ export async function providerRoutings(): Promise<ProviderRouting[]> {
  * registering a command's flags loads no provider. A routing capability's own `flag` is checked against
  * this by test/providers.registry.test.ts.
  */
-export function routableProviders(): { provider: string; flag: string }[] {
-  return PROVIDERS.namesWith('routing').map((provider) => ({ provider, flag: provider.replace(/_/g, '-') }));
+export function routableProviders(): { provider: string; flag: string; formerFlag?: string }[] {
+  return PROVIDERS.manifest
+    .filter((e) => e.has?.includes('routing'))
+    .map((e) => ({ provider: e.name, flag: e.name.replace(/_/g, '-'), ...(e.formerly ? { formerFlag: e.formerly.name } : {}) }));
 }
