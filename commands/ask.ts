@@ -10,7 +10,7 @@ import type { ReportKind } from '../machines/ask-report.js';
 import type { AskPhase } from '../machines/ask-flow.js';
 import { loadConfig } from '../engine/core/config/load.js';
 import { renderTable } from '../engine/core/render/records.js';
-import { providerRoutings, routableProviders } from '../engine/providers/index.js';
+import { formerAskFlags, providerRoutings, routableProviders } from '../engine/providers/index.js';
 import { PROVIDER_KINDS } from '../engine/producers/ai/kinds.js';
 import { AI_PROVIDER_KINDS } from '../schemas/config-defaults.js';
 import { warn, type CommandContext } from './context.js';
@@ -122,7 +122,8 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
     // Listed once in the help's footer rather than a line each.
     for (const r of routings) command.option(`--${r.flag}`, `${HIDDEN_FLAG}Ask about ${r.provider} (several give a combined view; default: inferred from the question)`);
     // The original tool's flags (--aws, --verda, --github…) keep scripts working; each says its new name.
-    for (const r of routings) if (r.formerFlag) command.option(`--${r.formerFlag}`, `${HIDDEN_FLAG}The original tool's name of --${r.flag}`);
+    const formers = formerAskFlags();
+    for (const r of formers) command.option(`--${r.former}`, `${HIDDEN_FLAG}The original tool's name of --${r.flag}`);
     command
       .option('--profile <name>', 'cloud_a environment (infra.cloud_a.environments.<name>) or aws profile to read with')
       .option('--workspace <name>', 'Terraform workspace (terraform.workspaces.<name>) the terraform reads use; its state, and drift against cloud_a, joins a cloud_a question')
@@ -173,8 +174,9 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           if (opts.roleArn !== undefined && report !== 'iam') throw new UsageError('--role-arn narrows the IAM report', { hint: 'use it with --iam' });
           if (question.length === 0 && !report) throw new UsageError('no question given', { hint: "run 'assistant ask --help'" });
           const text = question.length ? question.join(' ') : REPORT_QUESTIONS[report!];
-          for (const r of routings) if (r.formerFlag && on(opts[optionKey(r.formerFlag)])) warn(ctx, `--${r.formerFlag} is --${r.flag} here (the original tool's name still works)`);
-          const providerFlags = routings.filter((r) => on(opts[optionKey(r.flag)]) || (r.formerFlag && on(opts[optionKey(r.formerFlag)]))).map((r) => r.provider);
+          const formerly = formers.filter((r) => on(opts[optionKey(r.former)]));
+          for (const r of formerly) warn(ctx, `--${r.former} is --${r.flag} here (the original tool's name still works)`);
+          const providerFlags = routings.filter((r) => on(opts[optionKey(r.flag)]) || formerly.some((f) => f.provider === r.provider)).map((r) => r.provider);
           if (opts.routeOnly) return routeOnly(ctx, text, providerFlags);
           const autostop = policyFromFlags(opts.autostop, opts.autostopAction);
           if (autostop && !opts.maker) throw new UsageError('--autostop goes with --maker (or deploy): it arranges the auto-stop of the instances a plan creates', { hint: 'assistant ask --maker --autostop 30m "create a 1V100.6V instance called train-1"' });

@@ -257,8 +257,13 @@ export async function providerRoutings(): Promise<ProviderRouting[]> {
  * registering a command's flags loads no provider. A routing capability's own `flag` is checked against
  * this by test/providers.registry.test.ts.
  */
-export function routableProviders(): { provider: string; flag: string; formerFlag?: string }[] {
-  return PROVIDERS.manifest
-    .filter((e) => e.has?.includes('routing'))
-    .map((e) => ({ provider: e.name, flag: e.name.replace(/_/g, '-'), ...(e.formerly ? { formerFlag: e.formerly.name } : {}) }));
+export function routableProviders(): { provider: string; flag: string }[] {
+  return PROVIDERS.namesWith('routing').map((provider) => ({ provider, flag: askFlag(provider) }));
+}
+
+const askFlag = (provider: string) => provider.replace(/_/g, '-');
+
+/** The original tool's `ask` flags of the routable providers that had another name there (`--aws` for `--cloud-a`). */
+export function formerAskFlags(): { provider: string; flag: string; former: string }[] {
+  return PROVIDERS.manifest.filter((e) => e.formerly && e.has?.includes('routing')).map((e) => ({ provider: e.name, flag: askFlag(e.name), former: e.formerly!.name }));
 }
