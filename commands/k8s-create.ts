@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { PlanSchema, type Plan } from '../schemas/plan.js';
 import { ExitCode, InvalidInputError, SafetyRefusal } from '../engine/core/errors.js';
 import { planHash, RunJournal } from '../engine/core/plan/journal.js';
+import { SANDBOX_SCOPE } from '../engine/core/plan/backend.js';
 import { compileGpuCloudCreate, DEFAULT_SHARED_VOLUME_GB } from '../engine/producers/k8s-create/gpucloud.js';
 import { compileEksCreate } from '../engine/producers/k8s-create/eks.js';
 import { compileGkeCreate } from '../engine/producers/k8s-create/gke.js';
@@ -202,7 +203,7 @@ function refuseIfAnotherUnfinished(ctx: CommandContext, key: string, plan: Plan)
   // Journals are keyed by the plan as validation parses it (schema key order), so hash that form.
   const kept = raw && PlanSchema.safeParse(raw).data;
   if (!kept || planHash(kept) === planHash(PlanSchema.parse(plan))) return;
-  const state = RunJournal.forPlan(ctx.home, kept).load();
+  const state = RunJournal.forPlan(ctx.home, kept, ctx.globals.sandbox ? SANDBOX_SCOPE : undefined).load();
   if (!state || state.finished) return;
   throw new SafetyRefusal(`an unfinished run of this cluster's plan exists (${state.completed.size} of ${state.steps} steps done) with other settings; starting another could create a second cluster`, {
     hint: `continue it with --resume, or start over with --fresh (its plan: ${join(planDir(ctx), `${key}.plan.json`)})`,

@@ -3,6 +3,7 @@ import { loadConfig } from '../engine/core/config/load.js';
 import { predefinedBindings, resolveRateLimit } from '../engine/core/config/credentials.js';
 import { fileReservations, redisReservations, type ReservationStore } from '../engine/core/plan/reservations.js';
 import type { ConnectOptions, ProviderClient, RunObserver } from '../engine/core/provider.js';
+import { SANDBOX_SCOPE } from '../engine/core/plan/backend.js';
 import { PROVIDERS } from '../engine/providers/index.js';
 import { openSandbox } from '../engine/producers/sandbox/sandbox.js';
 import { OperationError, UsageError } from '../engine/core/errors.js';
@@ -109,7 +110,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     providers: PROVIDERS,
     observer,
     reservations,
-    scope: ctx.globals.sandbox ? 'sandbox' : (predefined.PROJECT_ID ?? 'default'),
+    scope: ctx.globals.sandbox ? SANDBOX_SCOPE : (predefined.PROJECT_ID ?? 'default'),
     credentialSource: async (name) => (await connect(name)).source,
     runContext,
     close: async () => {

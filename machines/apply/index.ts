@@ -73,7 +73,7 @@ export async function applyPlan(input: unknown, req: ApplyRequest): Promise<Appl
   const providers = await backend.providers.forPlan(input);
   const checked = checkPlan(input, { providers, destroyer: req.destroyer, predefined: backend.predefined });
   const { plan, classes } = checked;
-  const journal = RunJournal.forPlan(req.home, plan);
+  const journal = RunJournal.forPlan(req.home, plan, backend.scope);
   const observe = req.observer ?? (() => undefined);
   const baseContext = backend.runContext();
   const context = { ...baseContext, signal: derivedSignal(baseContext.signal, req.signal) };

@@ -19,6 +19,12 @@ export interface PlanBackend {
   runContext(): RunContext;
   /** Where creates reserve their names across processes (engine/core/plan/reservations.ts); none: not reserved. */
   reservations?: ReservationStore;
-  /** The project or account names are unique in (reservation keys). */
+  /** The project or account names are unique in (reservation keys); SANDBOX_SCOPE under `--sandbox`. */
   scope?: string;
 }
+
+/**
+ * The scope of `--sandbox` runs. Their journals live apart, under the sandbox's own folder: a plan tried
+ * in the sandbox must not count as applied (or be resumed) in the real cloud, and `sandbox reset` clears them.
+ */
+export const SANDBOX_SCOPE = 'sandbox';

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { SANDBOX_SCOPE } from './backend.js';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Plan } from '../../../schemas/plan.js';
@@ -52,8 +53,10 @@ export class RunJournal {
     this.path = join(runsDir, `${hash.slice(0, 32)}.jsonl`);
   }
 
-  static forPlan(home: string, plan: Plan): RunJournal {
-    return new RunJournal(join(home, '.assistant', 'runs'), planHash(plan), plan.commands.length);
+  /** The journal of a plan's runs in a scope (engine/core/plan/backend.ts: the sandbox's runs are kept apart). */
+  static forPlan(home: string, plan: Plan, scope?: string): RunJournal {
+    const runs = scope === SANDBOX_SCOPE ? join(home, '.assistant', 'sandbox', 'runs') : join(home, '.assistant', 'runs');
+    return new RunJournal(runs, planHash(plan), plan.commands.length);
   }
 
   /** The recorded state of this plan's last run, or undefined when it never ran here. */
