@@ -110,7 +110,8 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     credentialSource: async (name) => (await connect(name)).source,
     runContext,
     close: async () => {
-      await Promise.all([...clients.values()].map(async (c) => (await c.catch(() => undefined))?.close?.()));
+      // A command's session ends with its process (servers hold theirs for their whole life).
+      await Promise.all([...clients.values()].map(async (c) => (await c.catch(() => undefined))?.close?.({ processEnding: true })));
       await reservations.close?.();
       await sandbox?.close();
     },
