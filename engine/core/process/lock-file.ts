@@ -45,7 +45,8 @@ export interface HeldLockFile {
   lost(): string | undefined;
 }
 
-export type TakeResult = { held: HeldLockFile } | { busy: LockOwner | undefined };
+/** The lock (and the holder it was taken over from, when that one had died), or who holds it. */
+export type TakeResult = { held: HeldLockFile; tookOverFrom?: LockOwner } | { busy: LockOwner | undefined };
 
 let seq = 0;
 const HOST = hostname();
@@ -78,16 +79,18 @@ export function tryLockFile(path: string, opts: LockFileOptions): TakeResult {
     closeSync(fd);
   }
   try {
+    let stale: LockOwner | undefined;
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         linkSync(tmp, path);
-        return { held: hold(path, ino, opts) };
+        return { held: hold(path, ino, opts), ...(stale ? { tookOverFrom: stale } : {}) };
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
       const holder = readLockOwner(path);
       if (!isStale(path, holder, opts.staleMs)) return { busy: holder };
       removeStale(path, holder);
+      stale = holder;
     }
     return { busy: readLockOwner(path) };
   } finally {
