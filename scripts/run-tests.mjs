@@ -180,6 +180,11 @@ for (const r of [...results].sort((a, b) => b.ms - a.ms).slice(0, SLOWEST_SHOWN)
   console.log(`  ${seconds(r.ms)} ${r.cpuMs === undefined ? '     ?' : seconds(r.cpuMs)}  ${relative(root, r.file)}`);
 }
 try {
+  // A whole run is what `npm run bench` reports as the suite's time (bench/test-run.ts).
+  if (!filter) {
+    const run = { at: new Date(runStarted).toISOString(), wallMs: Date.now() - runStarted, files: results.length, jobs, load: loadavg(), passed: results.reduce((n, r) => n + r.passed, 0), failed: results.reduce((n, r) => n + r.failed, 0) };
+    writeFileSync(new URL('../dist/.test-run.json', import.meta.url), JSON.stringify(run) + '\n');
+  }
   const next = existsSync(durationsFile) ? readDurations(durationsFile) : {};
   for (const r of results) next[relative(root, r.file)] = r.ms;
   writeFileSync(durationsFile, JSON.stringify(Object.fromEntries(Object.entries(next).sort(([a], [b]) => a.localeCompare(b))), null, 1) + '\n');
