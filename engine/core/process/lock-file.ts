@@ -17,7 +17,7 @@
  * every lock of the process touches their mtime) and notice when they lost one. A lock left by an older
  * `assistant` (proper-lockfile's directory) is taken over by the same mtime rule.
  */
-import { closeSync, fstatSync, linkSync, openSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, linkSync, openSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeSync, type Stats } from 'node:fs';
 import { hostname } from 'node:os';
 import { processAlive } from './probe.js';
 
@@ -80,16 +80,23 @@ export function tryLockFile(path: string, opts: LockFileOptions): TakeResult {
   }
   try {
     let stale: LockOwner | undefined;
-    for (let attempt = 0; attempt < 2; attempt++) {
+    for (let attempt = 0; attempt < 3; attempt++) {
       try {
         linkSync(tmp, path);
         return { held: hold(path, ino, opts), ...(stale ? { tookOverFrom: stale } : {}) };
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
+      let seen: Stats;
+      try {
+        seen = statSync(path);
+      } catch {
+        continue; // released meanwhile: try again
+      }
       const holder = readLockOwner(path);
-      if (!isStale(path, holder, opts.staleMs)) return { busy: holder };
-      removeStale(path, holder);
+      const abandoned = (holder !== undefined && ownerDead(holder)) || Date.now() - seen.mtimeMs > opts.staleMs;
+      if (!abandoned) return { busy: holder };
+      removeIfSame(path, seen.ino);
       stale = holder;
     }
     return { busy: readLockOwner(path) };
@@ -102,25 +109,20 @@ export function tryLockFile(path: string, opts: LockFileOptions): TakeResult {
   }
 }
 
-function isStale(path: string, holder: LockOwner | undefined, staleMs: number): boolean {
-  if (holder && ownerDead(holder)) return true;
+/**
+ * Removes an abandoned lock, only if it is still the one judged (its inode): a lock released and taken
+ * again by a live process meanwhile stays. (A taker that loses the race after this check removes a
+ * fresh lock: the same narrow window proper-lockfile has; the holder learns it at its next refresh.)
+ */
+function removeIfSame(path: string, ino: number): void {
   try {
-    return Date.now() - statSync(path).mtimeMs > staleMs;
-  } catch {
-    return true; // gone meanwhile: try again
-  }
-}
-
-/** Removes a stale lock, unless it changed hands since it was judged (narrows the race of two takers). */
-function removeStale(path: string, judged: LockOwner | undefined): void {
-  const now = readLockOwner(path);
-  if (judged && (now?.pid !== judged.pid || now.started_at !== judged.started_at)) return;
-  try {
-    unlinkSync(path);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const now = statSync(path);
+    if (now.ino !== ino) return;
     // proper-lockfile's lock directory, left by an older version.
-    if (code === 'EISDIR' || code === 'EPERM') rmSync(path, { recursive: true, force: true });
+    if (now.isDirectory()) rmSync(path, { recursive: true, force: true });
+    else unlinkSync(path);
+  } catch {
+    // gone already
   }
 }
 
