@@ -8,8 +8,8 @@
 // reports a skip with reportSkip() from test/support/skip.ts: a line "SKIP<TAB><reason><TAB><test>".
 //
 // Scheduling (issue 40): the longest files start first (their times from the last run, kept in
-// dist/.test-durations.json, else from scripts/test-durations.json), so the run does not end with one
-// long file running alone. TEST_JOBS sets how many files run at once (default: see `jobs` below). At the
+// dist/.test-durations.json, else from scripts/test-durations.json, a copy of one such file kept in the
+// repository for fresh checkouts and CI), so the run does not end with one long file running alone. TEST_JOBS sets how many files run at once (default: see `jobs` below). At the
 // end it prints the slowest files with their wall time and the CPU time they and their children used:
 // a file with much wall time and little CPU waits (sleeps, timeouts), one with much CPU starts processes.
 import { spawn } from 'node:child_process';
