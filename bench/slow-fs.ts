@@ -4,7 +4,8 @@
  * as a network or virtualised file system does per call. Sync calls block the thread for the delay
  * (Atomics.wait, no CPU spent), as a slow syscall would; async calls resolve that much later. Both the
  * plain client loop and the apply path run under it, so the ratio shows what per-step file work costs.
- * Module loading is left as it is (Node reads modules through its internal bindings, not `fs`).
+ * ES module loading is left as it is (Node reads those through its internal bindings); the measured
+ * loops run after a warm-up, when what they load is loaded.
  *
  *   BENCH_SLOW_FS_US=500 node --import ./dist/bench/slow-fs.js dist/bench/apply-path.js
  */
@@ -28,20 +29,21 @@ if (delayUs > 0) {
     const original = target[name];
     if (typeof original !== 'function' || /^[A-Z]/.test(name) || name === 'watch' || name === 'watchFile' || name === 'unwatchFile') continue;
     if (name.endsWith('Sync')) {
-      target[name] = function (this: unknown, ...args: unknown[]) {
+      // Own properties (realpathSync.native, promisify's custom form) are kept.
+      target[name] = Object.assign(function (this: unknown, ...args: unknown[]) {
         slowFsCalls.sync++;
         block();
         return (original as (...a: unknown[]) => unknown).apply(this, args);
-      };
+      }, original);
     } else if (name !== 'createReadStream' && name !== 'createWriteStream') {
       // Callback form: the callback comes `delayUs` later than it would.
-      target[name] = function (this: unknown, ...args: unknown[]) {
+      target[name] = Object.assign(function (this: unknown, ...args: unknown[]) {
         slowFsCalls.async++;
         const cb = args[args.length - 1];
         if (typeof cb !== 'function') return (original as (...a: unknown[]) => unknown).apply(this, args);
         args[args.length - 1] = (...r: unknown[]) => setTimeout(() => (cb as (...x: unknown[]) => void)(...r), delayUs / 1000);
         return (original as (...a: unknown[]) => unknown).apply(this, args);
-      };
+      }, original);
     }
   }
   const promises = fs.promises as unknown as Record<string, unknown>;
