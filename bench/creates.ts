@@ -74,7 +74,7 @@ export async function runCreatesBench(repeats = 5): Promise<void> {
   rows.push({ measure: '50 creates through the apply path / 50 plain POSTs', values, target: '≤ 1.2×', met });
 }
 
-async function createsOf(b: Build, repeats: number): Promise<number> {
+export async function createsOf(b: Build, repeats: number): Promise<number> {
   const a = await applyOf(b);
   const emu = await startEmulator({ seed: 'empty', rateLimit: LIMITS, lifecycleMs: 60_000 });
   emu.setBalance(1e9);

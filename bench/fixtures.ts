@@ -155,7 +155,7 @@ export function printRows(labels: string[]): void {
   const body = rows.map((r) => [r.measure, ...labels.map((l) => r.values[l] ?? '-'), r.target, r.met === undefined ? '-' : r.met ? 'yes' : 'NO']);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cells: string[]) => '  ' + cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
-  console.log('\nsummary (every row of issue 25, this run)');
+  console.log('\nsummary (every row of issues 25 and 40, this run)');
   console.log(line(head));
   console.log(line(widths.map((w) => '-'.repeat(w))));
   for (const b of body) console.log(line(b));

@@ -32,7 +32,7 @@ const REPS = Number(process.env.BENCH_REPS) || 3;
 export const loadLine = () => `load average ${loadavg().map((l) => l.toFixed(1)).join(' / ')} (1/5/15 min) on ${cpus().length} cores`;
 
 /** CPU time per call (µs) of each part of a measure. */
-interface Cpu {
+export interface Cpu {
   /** The caller: the agents' process, or this one for plain fetch and the direct client. */
   caller: number;
   /** The MCP server (this process); 0 when there is none. */
@@ -41,7 +41,7 @@ interface Cpu {
   api: number;
 }
 
-interface Measure {
+export interface Measure {
   stats: Stats;
   cpu: Cpu;
 }
@@ -71,7 +71,7 @@ async function measureHere(emu: EmulatorProcess, concurrency: number, calls: num
 }
 
 /** MCP calls from the agents' process to the server in this one. */
-async function measureMcp(emu: EmulatorProcess, url: string, concurrency: number, calls: number): Promise<Measure> {
+export async function measureMcp(emu: EmulatorProcess, url: string, concurrency: number, calls: number): Promise<Measure> {
   const agents = await startAgents(url, concurrency, calls);
   const api0 = await emu.cpuUs();
   const own0 = cpuNow();
@@ -89,7 +89,7 @@ interface GpuCloudClientLike {
 }
 
 /** One build's MCP server over a gpucloud client of that build. */
-async function serverOf(b: Build, emu: EmulatorProcess, shared: boolean): Promise<{ url: string; client: GpuCloudClientLike; close(): Promise<void> }> {
+export async function serverOf(b: Build, emu: EmulatorProcess, shared: boolean): Promise<{ url: string; client: GpuCloudClientLike; close(): Promise<void> }> {
   const { PROVIDERS } = await importFrom<{ PROVIDERS: unknown }>(b, 'engine/providers/index.js');
   const { createGpuCloudClient } = await importFrom<{ createGpuCloudClient(o: unknown): GpuCloudClientLike }>(b, 'engine/providers/gpucloud/client.js');
   const { startMcpHttpServer } = await importFrom<{ startMcpHttpServer(o: unknown): Promise<{ url: string; close(): Promise<void> }> }>(b, 'mcp/http.js');

@@ -5,7 +5,6 @@ import { fileReservations, redisReservations, type ReservationStore } from '../e
 import type { ConnectOptions, ProviderClient, RunObserver } from '../engine/core/provider.js';
 import { SANDBOX_SCOPE } from '../engine/core/plan/backend.js';
 import { PROVIDERS } from '../engine/providers/index.js';
-import { openSandbox } from '../engine/producers/sandbox/sandbox.js';
 import { OperationError, UsageError } from '../engine/core/errors.js';
 import type { PlanBackend, RunContext } from '../machines/run-plan.js';
 import { warn, type CommandContext } from './context.js';
@@ -82,7 +81,8 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
   };
   // The providers the sandbox stands in for (gpucloud, and ssh to its clusters' head nodes) connect to
   // its stand-ins; every other provider reaches its real endpoint (engine/producers/sandbox/sandbox.ts).
-  const sandbox = ctx.globals.sandbox ? openSandbox(ctx.home) : undefined;
+  // Loaded only for --sandbox: a command against the real cloud never needs it.
+  const sandbox = ctx.globals.sandbox ? (await import('../engine/producers/sandbox/sandbox.js')).openSandbox(ctx.home) : undefined;
   const clients = new Map<string, Promise<ProviderClient<unknown>>>();
   const connect = (name: string): Promise<ProviderClient<unknown>> => {
     let client = clients.get(name);
@@ -114,7 +114,8 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     credentialSource: async (name) => (await connect(name)).source,
     runContext,
     close: async () => {
-      await Promise.all([...clients.values()].map(async (c) => (await c.catch(() => undefined))?.close?.()));
+      // A command's session ends with its process (servers hold theirs for their whole life).
+      await Promise.all([...clients.values()].map(async (c) => (await c.catch(() => undefined))?.close?.({ processEnding: true })));
       await reservations.close?.();
       await sandbox?.close();
     },

@@ -111,6 +111,28 @@ test('kill -9 during a create of a name that already existed (allowed): --resume
   });
 });
 
+test('two --resume runs of one plan started together end 0 and 3 (or 0 and 0), never 2, however their timing falls; the rest runs once', async () => {
+  await withEmulator(async ({ emu, env }) => {
+    for (let round = 0; round < 4; round++) {
+      const home = tempHome();
+      const name = `together-${round}`;
+      const plan = planOf(createStep(name), { args: ['gpucloud-api', 'GET', '/v1/instances/<INSTANCE_ID>'], reason: 'read it back' });
+      // The read-back fails once: the run stops after its create, leaving an unfinished journal.
+      emu.addFault({ method: 'GET', path: '/v1/instances/*', status: 404, times: 1 });
+      const failed = await runCli(['ask', '--apply'], { env, home, input: plan, ...LONG });
+      assert.is(failed.code, 1, failed.stderr);
+      const readsBefore = emu.requests().filter((r) => r.method === 'GET' && r.path.startsWith('/v1/instances/')).length;
+      const both = await Promise.all([0, 1].map(() => runCli(['ask', '--apply', '--resume'], { env, home, input: plan, ...LONG })));
+      const codes = both.map((r) => r.code).sort();
+      assert.ok(codes[0] === 0 && (codes[1] === 3 || codes[1] === 0), `round ${round}: exit codes ${codes.join(' and ')}\n${both.map((r) => r.stderr).join('\n---\n')}`);
+      for (const r of both.filter((x) => x.code === 3)) assert.match(r.stderr, /error: refused: (another run of this plan is in progress|there is nothing to resume: this plan was already applied at)/);
+      const reads = emu.requests().filter((r) => r.method === 'GET' && r.path.startsWith('/v1/instances/')).length - readsBefore;
+      assert.is(reads, codes[1] === 0 ? 2 : 1, `round ${round}: the remaining step ran ${reads} times`);
+      assert.is(createsOf(emu, name).length, 1, `round ${round}: one create`);
+    }
+  });
+});
+
 test('a finished plan applied again is refused (exit 3, already applied at <time>, nothing sent); --fresh runs it again on purpose', async () => {
   await withEmulator(async ({ emu, env }) => {
     const home = tempHome();

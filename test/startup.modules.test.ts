@@ -67,6 +67,16 @@ test('gpucloud list loads the gpucloud provider and nothing a list does not use'
     assert.ok(loaded.some((u) => u.endsWith('/dist/engine/providers/gpucloud/provider.js')), 'the gpucloud provider is loaded');
     assertNone(loaded, 'gpucloud list');
     assert.ok(loaded.length < 150, `${loaded.length} modules`);
+    // Issue 40: a read's one lock is a lock file (no lock library), a plan without `produces` evaluates
+    // no JSONPath, and only --sandbox needs the sandbox.
+    for (const [pattern, why] of [
+      [/\/node_modules\/(proper-lockfile|graceful-fs)\//, 'the lock library'],
+      [/\/node_modules\/jsonpath-plus\//, 'jsonpath-plus'],
+      [/\/node_modules\/ini\//, 'ini (INI credential files only)'],
+      [/\/dist\/engine\/producers\/sandbox\//, 'the sandbox'],
+    ] as const) {
+      assert.equal(loaded.filter((u) => pattern.test(u)), [], `gpucloud list loaded ${why}`);
+    }
   }));
 
 test('a one-step ask --apply loads what applying needs, not the question flow, the maker or the other providers', () =>

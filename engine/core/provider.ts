@@ -259,7 +259,15 @@ export interface ProviderClient<Client> {
   /** Where the credentials came from, for `credentials test`. */
   source: string;
   /** Releases what the client holds open (connections to a shared rate-limit store). */
-  close?(): Promise<void>;
+  close?(how?: ClientClose): Promise<void>;
+}
+
+export interface ClientClose {
+  /**
+   * The process exits right after (a CLI command's session ends): a client may leave to the exit what
+   * other processes can tell from it (a shared rate-limit record entry whose holder's pid is gone).
+   */
+  processEnding?: boolean;
 }
 
 export interface Provider<Client = unknown> {

@@ -131,9 +131,17 @@ export async function applyPlan(input: unknown, req: ApplyRequest): Promise<Appl
 function runToResume(journal: RunJournal, mode: ApplyMode, classes: readonly StepClass[]) {
   const previous = journal.load();
   const unfinished = previous && !previous.finished ? previous : undefined;
+  // A run that finished is refused like a finished plan applied again (exit 3), whether it finished
+  // before this process started or while it waited for the run's lock: two resumes started together
+  // end 0 and 3 however their timing falls (issue 35). Only a plan that never ran here is a usage error.
+  if (mode === 'resume' && previous?.finished) {
+    throw new SafetyRefusal(`there is nothing to resume: this plan was already applied at ${previous.finishedAt}`, {
+      hint: 'apply it again on purpose with fresh (--fresh)',
+    });
+  }
   if (mode === 'resume' && !unfinished) {
     throw new InvalidInputError('nothing_to_resume', 'there is no unfinished run of this plan to resume (a journal belongs to exactly one plan)', {
-      hint: previous?.finished ? `it was already applied at ${previous.finishedAt}; apply it again on purpose with fresh (--fresh)` : 'run it without resume to start it',
+      hint: 'run it without resume to start it',
     });
   }
   const creates = classes.some((c) => c.effect === 'create');

@@ -13,15 +13,17 @@
  * A half-set source (an id without a secret, or the reverse) never matches; it is named in the
  * `no_credentials` error and in `warnings` when a later source is used instead.
  */
+import { createRequire } from 'node:module';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import ini from 'ini';
 import type { Config } from '../../../schemas/config.js';
 import { RATE_LIMIT_DEFAULTS } from '../../../schemas/config-defaults.js';
 import { AssistantError, ExitCode, InvalidInputError } from '../errors.js';
 import { registerSecret } from '../redact.js';
 import { defaultConfigPath } from './load.js';
 import type { GpuCloudCredentialSource, ResolveGpuCloudCredentialsOptions, SearchedPlace } from './credential-types.js';
+
+const require = createRequire(import.meta.url);
 
 export type { GpuCloudCredentialSource, ResolveGpuCloudCredentialsOptions, SearchedPlace };
 
@@ -313,7 +315,8 @@ function readCredentialsProfile(file: string, profile: string): ProfileRead {
   }
   let parsed: Record<string, unknown>;
   try {
-    parsed = ini.parse(text) as Record<string, unknown>;
+    // ini loads only when an INI credentials file is read.
+    parsed = (require('ini') as typeof import('ini')).parse(text) as Record<string, unknown>;
   } catch (err) {
     return { kind: 'missing', outcome: `not a valid INI file (${(err as Error).message})` };
   }

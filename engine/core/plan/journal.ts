@@ -1,17 +1,30 @@
 import { createHash } from 'node:crypto';
-import { SANDBOX_SCOPE } from './backend.js';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Plan } from '../../../schemas/plan.js';
 import { redactValue } from '../redact.js';
+import { SANDBOX_SCOPE } from './backend.js';
 
 /**
- * The run journal (~/.assistant/runs/<plan hash>.jsonl): one line when a step starts and one when it
- * completes, appended synchronously so that a process killed at any point leaves an exact record.
+ * The run journal (~/.assistant/runs/<plan hash>.jsonl): one line when a step that changes something
+ * starts, one when a step completes (and one when a create's response arrived), so that a process killed
+ * at any point leaves a record that never says less than was sent.
  * A create that was started but not recorded as done may have reached the server; on resume it is
  * looked up (with the name snapshot recorded when it started) instead of being sent again, and a create
  * whose response arrived (`created`) is adopted outright even if the step then failed (its `produces`).
+ *
+ * What is written when (issue 40: the file work of a step is what shows on a slow file system):
+ *   - a change step's `started` is written before its request is sent, with everything still pending
+ *     before it: one write(2) per change step before the request, one after (`done`, with `created`);
+ *   - a read leaves no `started` (a read in flight is simply sent again), and its `done` waits for the
+ *     next write: a plan of reads writes its journal once, at the end. A read whose `done` a kill lost is
+ *     read again on resume, which is all a read costs;
+ *   - `begin` is the first write of a run (the file is truncated then), not a write of its own.
+ * No fsync: the guarantee is against the process dying (kill -9, a crash, Ctrl-C), for which a write
+ * that returned is in the kernel and survives; a power cut is beyond it (a named create is still found by
+ * the live name check), and a sync per change step would cost ~7 ms each on this machine's disk.
  */
+
 type Entry =
   | { type: 'begin'; plan_hash: string; steps: number; at: string }
   | { type: 'started'; index: number; snapshot?: string[]; at: string }
@@ -41,9 +54,18 @@ export function planHash(plan: Plan): string {
   return createHash('sha256').update(JSON.stringify(plan)).digest('hex');
 }
 
+/** Pending lines are written once they pass this size, whatever comes next (a long plan of reads). */
+const MAX_PENDING = 64 * 1024;
+
 export class RunJournal {
   readonly path: string;
   private fd: number | undefined;
+  /** Lines not written yet (the done entries of reads, a create's response, the begin entry). */
+  private pending = '';
+  /** The next write starts the file afresh (`begin`). */
+  private truncate = false;
+  /** Steps whose `started` was written: their `done` is written at once. */
+  private readonly changing = new Set<number>();
 
   constructor(
     runsDir: string,
@@ -61,9 +83,15 @@ export class RunJournal {
 
   /** The recorded state of this plan's last run, or undefined when it never ran here. */
   load(): JournalState | undefined {
-    if (!existsSync(this.path)) return undefined;
+    let text: string;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
     const state: JournalState = { completed: new Map(), finished: false, steps: this.steps };
-    for (const line of readFileSync(this.path, 'utf8').split('\n')) {
+    for (const line of text.split('\n')) {
       if (!line.trim()) continue;
       let e: Entry;
       try {
@@ -86,43 +114,71 @@ export class RunJournal {
     return state;
   }
 
+  /** A new run: the journal starts afresh with its next write. */
   begin(): void {
-    mkdirSync(join(this.path, '..'), { recursive: true, mode: 0o700 });
-    writeFileSync(this.path, JSON.stringify({ type: 'begin', plan_hash: this.hash, steps: this.steps, at: new Date().toISOString() }) + '\n', { mode: 0o600 });
+    this.pending = '';
+    this.truncate = true;
+    this.add({ type: 'begin', plan_hash: this.hash, steps: this.steps, at: new Date().toISOString() });
+  }
+
+  private add(entry: Entry): void {
+    this.pending += JSON.stringify(redactValue(entry)) + '\n';
   }
 
   /**
-   * One write per entry on a descriptor kept open for the run: a process killed right after it loses
-   * nothing (the kernel has the bytes), and a run of N steps does not open and close the file 3N times.
+   * Writes what is pending, in one write on a descriptor kept open for the run: a process killed right
+   * after it loses nothing (the kernel has the bytes), and a run of N steps does not open the file N times.
    */
-  private append(entry: Entry): void {
-    this.fd ??= openSync(this.path, 'a', 0o600);
-    writeSync(this.fd, JSON.stringify(redactValue(entry)) + '\n');
+  private flush(): void {
+    if (!this.pending) return;
+    if (this.fd === undefined || this.truncate) {
+      if (this.fd !== undefined) closeSync(this.fd);
+      const flags = this.truncate ? 'w' : 'a';
+      try {
+        this.fd = openSync(this.path, flags, 0o600);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+        this.fd = openSync(this.path, flags, 0o600);
+      }
+      this.truncate = false;
+    }
+    writeSync(this.fd, this.pending);
+    this.pending = '';
   }
 
-  /** Closes the journal's descriptor at the end of a run (the next append would reopen it). */
+  /** Writes what is pending and closes the journal's descriptor at the end of a run (the next write would reopen it). */
   close(): void {
+    this.flush();
     if (this.fd === undefined) return;
     closeSync(this.fd);
     this.fd = undefined;
   }
 
-  /** Before a step is sent; for a create, with the IDs its name already had (so a later process can tell ours). */
+  /**
+   * Before a step that changes something is sent (reads are not recorded as started); for a create,
+   * with the IDs its name already had (so a later process can tell ours). Written before it returns.
+   */
   started(index: number, snapshot?: string[]): void {
-    this.append({ type: 'started', index, snapshot, at: new Date().toISOString() });
+    this.changing.add(index);
+    this.add({ type: 'started', index, snapshot, at: new Date().toISOString() });
+    this.flush();
   }
 
-  /** A create's response arrived: from here on the resource exists, whatever happens to the step. */
+  /** A create's response arrived: from here on the resource exists, whatever happens to the step (written with its `done`, or when the run ends). */
   created(index: number, data: unknown): void {
-    this.append({ type: 'created', index, data, at: new Date().toISOString() });
+    this.add({ type: 'created', index, data, at: new Date().toISOString() });
   }
 
   /** `alternative`: which choice a create with alternatives made (engine/core/provider.ts AlternativeUsed). */
   stepDone(index: number, produced: Record<string, string>, httpStatus?: number, alternative?: unknown): void {
-    this.append({ type: 'done', index, produced, http_status: httpStatus, alternative, at: new Date().toISOString() });
+    this.add({ type: 'done', index, produced, http_status: httpStatus, alternative, at: new Date().toISOString() });
+    // A change's completion is written at once (resume must not send it again); a read's waits.
+    if (this.changing.delete(index) || this.pending.length > MAX_PENDING) this.flush();
   }
 
   finish(): void {
-    this.append({ type: 'finished', at: new Date().toISOString() });
+    this.add({ type: 'finished', at: new Date().toISOString() });
+    this.flush();
   }
 }

@@ -166,7 +166,8 @@ export class RunCreates {
     this.opts.assertLocked?.();
     const create = namedCreate(this.providers, index, args, cls);
     if (!create) {
-      journal?.started(index);
+      // A read in flight is simply read again on resume: only changes are recorded before they are sent.
+      if (cls.effect !== 'read') journal?.started(index);
       return undefined;
     }
     const inFlight = resume?.inFlight?.index === index ? resume.inFlight : undefined;

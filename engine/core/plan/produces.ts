@@ -1,5 +1,14 @@
-import { JSONPath } from 'jsonpath-plus';
+import { createRequire } from 'node:module';
+import type { JSONPath as JSONPathFn } from 'jsonpath-plus';
 import { OperationError } from '../errors.js';
+
+const require = createRequire(import.meta.url);
+let loaded: typeof JSONPathFn | undefined;
+/** jsonpath-plus loads the first time a path is evaluated: a plan without `produces` never loads it. */
+function JSONPath(opts: { path: string; json: object; wrap: false }): unknown {
+  loaded ??= (require('jsonpath-plus') as { JSONPath: typeof JSONPathFn }).JSONPath;
+  return loaded(opts);
+}
 
 /**
  * Evaluates a command's `produces` map on a step's response. The real API answers some creates with a

@@ -393,8 +393,8 @@ class HttpGpuCloudClient implements GpuCloudClient {
     }
   }
 
-  close(): Promise<void> {
-    return this.limiter.close();
+  close(how?: { processEnding?: boolean }): Promise<void> {
+    return this.limiter.close(how);
   }
 
   private emit(event: ClientEvent): void {

@@ -87,6 +87,6 @@ export const gpucloudProvider: Provider<GpuCloudClient> = {
       timeoutMs: opts.timeoutMs,
       debug: opts.debug,
     });
-    return { client, source: `${creds.source} (${creds.sourceDetail})`, close: async () => client.close?.() };
+    return { client, source: `${creds.source} (${creds.sourceDetail})`, close: async (how) => client.close?.(how) };
   },
 };

@@ -89,8 +89,8 @@ export interface GpuCloudClientOptions {
 
 export interface GpuCloudClient {
   request(req: GpuCloudRequest): Promise<GpuCloudResponse>;
-  /** Lets go of shared rate-limit connections (Redis). */
-  close?(): Promise<void>;
+  /** Lets go of shared rate-limit connections (Redis); `processEnding`: see ClientClose (engine/core/provider.ts). */
+  close?(how?: { processEnding?: boolean }): Promise<void>;
   /** Counters for tests and benchmarks. */
   readonly stats: { requests: number; tokenRequests: number; retries: number; rateLimitWaits: number; status429: number };
 }

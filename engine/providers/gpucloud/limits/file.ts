@@ -1,7 +1,7 @@
 /**
  * The shared rate-limit record of one machine: `~/.assistant/ratelimit/<hash of origin + project>.json`,
- * read and rewritten under a `proper-lockfile` lock (a `.lock` directory whose mtime is refreshed while
- * held, so a process killed while holding the lock stops blocking others after `stale` ms).
+ * read and rewritten under a lock file (engine/core/process/lock-file.ts: taken in one atomic link, and
+ * taken over at once when its holder's process is gone, or after `stale` ms when it cannot be asked).
  *
  * The record is compact (record.ts): per key one entry per holder and the responses as counts per expiry
  * group, so it stays a few hundred bytes per key however many requests go through it. Processes lease
@@ -12,11 +12,10 @@
  * 429 handling absorbs). A record of another format version (an older `assistant`) counts as empty too.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import type * as Lockfile from 'proper-lockfile';
 import { emptyKeyRecord, forgetDeadHolders, grantable, isEmpty, prune, recordDone, setHeld, type KeyLease, type KeyRecord } from './record.js';
 import { acquireOne, releaseOne, type AcquireRequest, type AcquireResult, type LeaseGrant, type LeaseRequest, type SharedLimitStore } from './store.js';
+import { lockFileWaiting } from '../../../core/process/lock-file.js';
 import { processAlive } from '../../../core/process/probe.js';
 
 interface FileRecord {
@@ -24,19 +23,13 @@ interface FileRecord {
   keys: Record<string, KeyRecord>;
 }
 
-const require = createRequire(import.meta.url);
-/** proper-lockfile (CommonJS, 13 modules with graceful-fs) loads at the first lock: a client that never shares limits (the sandbox) never loads it. */
-const lockfile = (): typeof Lockfile => require('proper-lockfile') as typeof Lockfile;
-
-const LOCK_OPTIONS = {
-  realpath: false,
-  // A holder that died is taken over after 5 s; the mtime is refreshed every 2.5 s while a lock is held.
-  stale: 5_000,
-  retries: { retries: 2_000, minTimeout: 1, maxTimeout: 15, factor: 1.3, randomize: true },
-  // A lock judged stale because this process stalled: the record write that follows is still whole
-  // (rename), so carry on instead of crashing the run.
-  onCompromised: () => undefined,
-} as const;
+// The lock is held for read → prune → grant → write (about a millisecond), so it is never refreshed: a
+// holder stalled longer than `staleMs` (or dead, which is seen at once) is taken over. The record write
+// that follows a takeover is still whole (rename), so the stalled one carries on.
+const LOCK = { staleMs: 5_000 };
+const LOCK_ATTEMPTS = 2_000;
+/** 1 ms growing to 15 ms between attempts, randomised so that waiting processes do not move in step. */
+const lockDelay = (attempt: number) => Math.min(15, 1.3 ** attempt) * (1 + Math.random());
 
 /** Whether a pid is alive, asked once per pid per record update. */
 function aliveCache(): (pid: number) => boolean {
@@ -108,7 +101,9 @@ export class FileLimitStore implements SharedLimitStore {
 
   /** Lock, read, prune expired entries, apply `fn`, drop empty keys, write, unlock. */
   private async update<T>(fn: (rec: FileRecord, now: number) => T): Promise<T> {
-    const unlock = await lockfile().lock(this.file, LOCK_OPTIONS);
+    const taken = await lockFileWaiting(`${this.file}.lock`, LOCK, LOCK_ATTEMPTS, lockDelay);
+    if (!('held' in taken)) throw Object.assign(new Error(`the lock of ${this.file} stayed busy${taken.busy ? ` (pid ${taken.busy.pid})` : ''}`), { code: 'ELOCKED' });
+    const lock = taken.held;
     try {
       const now = this.now();
       const rec = this.read();
@@ -120,7 +115,7 @@ export class FileLimitStore implements SharedLimitStore {
       renameSync(tmp, this.file);
       return out;
     } finally {
-      await unlock().catch(() => undefined);
+      lock.release();
     }
   }
 

@@ -50,7 +50,7 @@ export interface RequestLimiter {
   acquire(key: string, signal: AbortSignal | undefined, onQueued?: (estimateMs: number, wait?: LimitWait) => void): Promise<Admission>;
   /** A 429 arrived for `key` anyway: no request on it for `forMs`, here and in the shared record. Never rejects. */
   penalize(key: string, forMs: number): Promise<void>;
-  close(): Promise<void>;
+  close(how?: { processEnding?: boolean }): Promise<void>;
 }
 
 /** The per-project record's name: a hash, so neither the origin nor the project id shows in file or key names. */
@@ -175,8 +175,15 @@ export class SharedLimiter {
     await this.call((s) => s.block(key, forMs));
   }
 
-  /** Gives every slot back (reporting the responses) and lets go of the store. */
-  async close(): Promise<void> {
+  /**
+   * Gives every slot back (reporting the responses) and lets go of the store. With `processEnding` (a
+   * CLI command that sent its few requests), when every slot it holds was used and answered, this
+   * machine's record is not touched again: the next process that leases sees the holder's pid gone and
+   * counts its slots from then for one window (record.ts forgetDeadHolders), which is later than their
+   * responses arrived plus one window, so nothing is under-counted. A one-read command takes the lock
+   * once instead of twice. Slots it did not use, and Redis (which cannot see a pid), are given back.
+   */
+  async close(how?: { processEnding?: boolean }): Promise<void> {
     this.closed = true;
     this.disarm();
     for (const w of this.waiters.splice(0)) {
@@ -184,7 +191,9 @@ export class SharedLimiter {
       w.reject(new Error('the rate limiter was closed while a request waited'));
     }
     await this.leasing?.catch(() => undefined);
-    if ([...this.pools.values()].some((p) => !p.idle)) await this.lease(false).catch(() => undefined);
+    const pools = [...this.pools.values()];
+    const leftToTheExit = how?.processEnding && this.store?.kind === 'file' && pools.every((p) => p.free === 0 && p.inFlight === 0);
+    if (!leftToTheExit && pools.some((p) => !p.idle)) await this.lease(false).catch(() => undefined);
     await Promise.all(this.closing.map((s) => s.close().catch(() => undefined)));
   }
 
@@ -449,7 +458,7 @@ export class LayeredLimiter implements RequestLimiter {
     await this.shared?.penalize(key, forMs);
   }
 
-  async close(): Promise<void> {
-    await this.shared?.close();
+  async close(how?: { processEnding?: boolean }): Promise<void> {
+    await this.shared?.close(how);
   }
 }

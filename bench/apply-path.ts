@@ -1,0 +1,139 @@
+/**
+ * The apply path per step (issue 40 item 2), on this machine's file system and on a slow one: a
+ * 1,000-step GET plan through applyPlan (lock, journal, checks, the run machine) against a plain loop of
+ * the same client.request calls, and 50 creates through applyPlan against 50 plain POSTs (creates.ts).
+ * Each kind of file system runs in a child process of its own; the slow one is this machine's with
+ * BENCH_SLOW_FS_US (default 500 µs) added to every `fs` call by the preload bench/slow-fs.ts (a stand-in
+ * for a network or virtualised file system, where per-call file work shows). Target ≤ 1.1× on both
+ * (1,000 steps) and ≤ 1.2× (50 creates).
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { startEmulator } from '../emulator/index.js';
+import { createGpuCloudClient } from '../engine/providers/gpucloud/client.js';
+import type { GpuCloudClient } from '../engine/providers/gpucloud/types.js';
+import { builds, importFrom, median, rows, tempDir, type Build } from './fixtures.js';
+
+type ApplyPlan = (plan: unknown, opts: Record<string, unknown>) => Promise<{ report: { status: string; error?: unknown } }>;
+
+const SLOW_US = Number(process.env.BENCH_SLOW_FS_US ?? 500);
+const GET_PATHS = ['/v1/balance', '/v1/locations', '/v1/instance-types'];
+
+const getPlan = (steps: number, run: string) => ({
+  version: 1,
+  provider: 'gpucloud',
+  // A plan of its own each run (its journal would otherwise refuse nothing, but starts from its own file).
+  summary: run,
+  commands: Array.from({ length: steps }, (_, i) => ({ args: ['gpucloud-api', 'GET', GET_PATHS[i % GET_PATHS.length]!], reason: `step ${i}` })),
+});
+
+async function applyOf(b: Build): Promise<{ applyPlan: ApplyPlan; providers: unknown }> {
+  const { applyPlan } = await importFrom<{ applyPlan: ApplyPlan }>(b, 'machines/apply/index.js');
+  const { PROVIDERS } = await importFrom<{ PROVIDERS: unknown }>(b, 'engine/providers/index.js');
+  return { applyPlan, providers: PROVIDERS };
+}
+
+async function timeApply(a: Awaited<ReturnType<typeof applyOf>>, client: GpuCloudClient, steps: number, run: string): Promise<number> {
+  const signal = new AbortController().signal;
+  const home = tempDir();
+  const started = performance.now();
+  const out = await a.applyPlan(getPlan(steps, run), { backend: { predefined: {}, providers: a.providers, runContext: () => ({ client: async () => client, signal }) }, home, destroyer: false, mode: 'new' });
+  const ms = performance.now() - started;
+  if (out.report.status !== 'succeeded') throw new Error(`bench plan ${out.report.status}: ${JSON.stringify(out.report.error)}`);
+  return ms;
+}
+
+async function timeLoop(client: GpuCloudClient, steps: number): Promise<number> {
+  const signal = new AbortController().signal;
+  const started = performance.now();
+  for (let i = 0; i < steps; i++) await client.request({ method: 'GET', path: GET_PATHS[i % GET_PATHS.length]!, signal });
+  return performance.now() - started;
+}
+
+/** 1,000 GETs through applyPlan vs the plain loop, one build, medians of `runs` interleaved runs. */
+async function thousandSteps(b: Build, steps = 1000, runs = 7): Promise<number> {
+  const a = await applyOf(b);
+  const emu = await startEmulator({ seed: 'demo', rateLimit: false, lifecycleMs: 1 });
+  try {
+    const client = createGpuCloudClient({ baseUrl: emu.url, credentials: { clientId: emu.clientId, clientSecret: emu.clientSecret }, rateLimit: { perProject: 1e9, perPath: 1e9 } });
+    for (let w = 0; w < 2; w++) {
+      await timeLoop(client, steps);
+      await timeApply(a, client, steps, `warm-${w}`);
+    }
+    const apply: number[] = [];
+    const loop: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      if (i % 2 === 0) {
+        apply.push(await timeApply(a, client, steps, `run-${i}`));
+        loop.push(await timeLoop(client, steps));
+      } else {
+        loop.push(await timeLoop(client, steps));
+        apply.push(await timeApply(a, client, steps, `run-${i}`));
+      }
+    }
+    const e = median(apply);
+    const l = median(loop);
+    console.log(`  [${b.label}] ${steps}-step GET plan: plain loop ${l.toFixed(1)} ms (${((l / steps) * 1000).toFixed(0)} µs/step), applyPlan ${e.toFixed(1)} ms (${((e / steps) * 1000).toFixed(0)} µs/step): ${(e / l).toFixed(3)}×`);
+    return e / l;
+  } finally {
+    await emu.close();
+  }
+}
+
+/** What the child measured, per build label. */
+interface ChildResult {
+  thousand: Record<string, number>;
+  creates: Record<string, number>;
+  fsCalls?: { sync: number; async: number };
+}
+
+async function child(): Promise<void> {
+  const slow = process.env.BENCH_SLOW_FS_US && Number(process.env.BENCH_SLOW_FS_US) > 0;
+  const result: ChildResult = { thousand: {}, creates: {} };
+  const { createsOf } = await import('./creates.js');
+  for (const b of builds()) {
+    result.thousand[b.label] = await thousandSteps(b);
+    result.creates[b.label] = await createsOf(b, 3);
+  }
+  if (slow) result.fsCalls = (await import('./slow-fs.js')).slowFsCalls;
+  process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
+}
+
+function runChild(slowUs: number): Promise<ChildResult> {
+  const args = [...(slowUs > 0 ? ['--import', new URL('./slow-fs.js', import.meta.url).href] : []), fileURLToPath(import.meta.url), '--child'];
+  return new Promise((resolve, reject) => {
+    const c = spawn(process.execPath, args, { env: { ...process.env, BENCH_SLOW_FS_US: String(slowUs) }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    c.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      for (const line of d.split('\n')) if (line && !line.startsWith('RESULT ')) process.stdout.write(line + '\n');
+    });
+    c.on('error', reject);
+    c.on('close', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith('RESULT '));
+      if (code !== 0 || !line) reject(new Error(`apply-path bench child exited ${code}`));
+      else resolve(JSON.parse(line.slice('RESULT '.length)) as ChildResult);
+    });
+  });
+}
+
+export async function runApplyPathBench(): Promise<void> {
+  for (const slowUs of [0, SLOW_US]) {
+    const fsName = slowUs ? `slow fs (+${slowUs} µs per fs call)` : "this machine's fs";
+    console.log(`apply path per step, ${fsName}:`);
+    const r = await runChild(slowUs);
+    if (r.fsCalls) console.log(`  fs calls through the slow stand-in in that process: ${r.fsCalls.sync} sync, ${r.fsCalls.async} async`);
+    const row = (measure: string, values: Record<string, number>, target: number) => {
+      const labels = Object.keys(values);
+      rows.push({ measure, values: Object.fromEntries(labels.map((l) => [l, `${values[l]!.toFixed(2)}×`])), target: `≤ ${target}×`, met: values[labels.at(-1)!]! <= target });
+    };
+    row(`1,000-step plan through applyPlan / plain loop, ${fsName}`, r.thousand, 1.1);
+    row(`50 creates through applyPlan / 50 plain POSTs, ${fsName}`, r.creates, 1.2);
+  }
+}
+
+if (process.argv.includes('--child')) await child();
+else if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'))) {
+  await runApplyPathBench();
+  (await import('./fixtures.js')).printRows(builds().map((b) => b.label));
+}

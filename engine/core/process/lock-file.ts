@@ -1,0 +1,210 @@
+/**
+ * An exclusive lock between the processes of this machine (and of a home shared across hosts), as one
+ * small file that exists only while it is held (issue 40). It replaces proper-lockfile on the paths a
+ * command takes at every run (the run journal, name reservations, the shared rate-limit record): that
+ * library loads 13 CommonJS modules (graceful-fs patches `fs`), keeps the lock as a directory beside a
+ * separate owner file, and stats and touches it on every take — about 40 ms of a `gpucloud list`.
+ *
+ * Taking the lock is one atomic step: the owner (pid, host, start, label) is written to a private
+ * temp file which is then hard-linked to the lock's name; link(2) fails with EEXIST when the name
+ * exists, so exactly one process wins, and a reader never sees a lock without its owner (a lock file
+ * made with open(O_EXCL) and written after would be empty for a moment, and a waiting process could
+ * not tell a live holder from a dead one).
+ *
+ * A lock is stale, and taken over, when its holder's process is gone (same host: asked at once, so a
+ * run killed with -9 blocks nobody) or when it was not refreshed for `staleMs` (another host sharing the
+ * home, or a holder stalled that long). Holders of long locks refresh them (`refreshMs`: one timer for
+ * every lock of the process touches their mtime) and notice when they lost one. A lock left by an older
+ * `assistant` (proper-lockfile's directory) is taken over by the same mtime rule.
+ */
+import { closeSync, fstatSync, linkSync, openSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeSync, type Stats } from 'node:fs';
+import { hostname } from 'node:os';
+import { processAlive } from './probe.js';
+
+export interface LockOwner {
+  pid: number;
+  host: string;
+  started_at: string;
+  /** What the holder is doing (a reservation names its plan). */
+  label?: string;
+}
+
+export interface LockFileOptions {
+  /** A lock not refreshed for this long counts as abandoned (its holder on another host died or hung). */
+  staleMs: number;
+  /** Refresh the lock's mtime this often while it is held (long locks); none for a lock held for a moment. */
+  refreshMs?: number;
+  label?: string;
+}
+
+export interface HeldLockFile {
+  readonly path: string;
+  /** Lets go (a lock another process took over is left alone). */
+  release(): void;
+  /** Why the lock is no longer this process's (taken over after a stall, removed), or undefined while held. */
+  lost(): string | undefined;
+}
+
+/** The lock (and the holder it was taken over from, when that one had died), or who holds it. */
+export type TakeResult = { held: HeldLockFile; tookOverFrom?: LockOwner } | { busy: LockOwner | undefined };
+
+let seq = 0;
+const HOST = hostname();
+
+/** The owner written in a lock file, or undefined (no file, a directory, unreadable or torn). */
+export function readLockOwner(path: string): LockOwner | undefined {
+  try {
+    const o = JSON.parse(readFileSync(path, 'utf8')) as LockOwner;
+    return o && typeof o.pid === 'number' ? o : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the owner's process is known to be gone (only a process on this host can be asked). */
+export function ownerDead(owner: LockOwner): boolean {
+  return owner.host === HOST && !processAlive(owner.pid);
+}
+
+/** One attempt: the lock, or who holds it (a stale lock is taken over on the way). */
+export function tryLockFile(path: string, opts: LockFileOptions): TakeResult {
+  const owner: LockOwner = { pid: process.pid, host: HOST, started_at: new Date().toISOString(), ...(opts.label ? { label: opts.label } : {}) };
+  const tmp = `${path}.${process.pid}.${++seq}.tmp`;
+  const fd = openSync(tmp, 'wx', 0o600);
+  let ino: number;
+  try {
+    writeSync(fd, JSON.stringify(owner) + '\n');
+    ino = fstatSync(fd).ino; // the lock's own inode once linked: how a holder knows the lock is still its own
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    let stale: LockOwner | undefined;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        linkSync(tmp, path);
+        return { held: hold(path, ino, opts), ...(stale ? { tookOverFrom: stale } : {}) };
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+      let seen: Stats;
+      try {
+        seen = statSync(path);
+      } catch {
+        continue; // released meanwhile: try again
+      }
+      const holder = readLockOwner(path);
+      const abandoned = (holder !== undefined && ownerDead(holder)) || Date.now() - seen.mtimeMs > opts.staleMs;
+      if (!abandoned) return { busy: holder };
+      removeIfSame(path, seen.ino);
+      stale = holder;
+    }
+    return { busy: readLockOwner(path) };
+  } finally {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/**
+ * Removes an abandoned lock, only if it is still the one judged (its inode): a lock released and taken
+ * again by a live process meanwhile stays. (A taker that loses the race after this check removes a
+ * fresh lock: the same narrow window proper-lockfile has; the holder learns it at its next refresh.)
+ */
+function removeIfSame(path: string, ino: number): void {
+  try {
+    const now = statSync(path);
+    if (now.ino !== ino) return;
+    // proper-lockfile's lock directory, left by an older version.
+    if (now.isDirectory()) rmSync(path, { recursive: true, force: true });
+    else unlinkSync(path);
+  } catch {
+    // gone already
+  }
+}
+
+/** Held long locks, refreshed together by one timer. */
+const refreshed = new Set<Held>();
+let timer: NodeJS.Timeout | undefined;
+let timerMs = Infinity;
+
+class Held implements HeldLockFile {
+  private why: string | undefined;
+  private released = false;
+
+  constructor(
+    readonly path: string,
+    private readonly ino: number,
+  ) {}
+
+  refresh(): void {
+    if (this.released || this.why) return;
+    try {
+      if (statSync(this.path).ino !== this.ino) {
+        this.why = 'another process took it over (this one was stalled longer than the lock is kept)';
+        return;
+      }
+      const now = new Date();
+      utimesSync(this.path, now, now);
+    } catch (err) {
+      this.why = `it was removed (${(err as NodeJS.ErrnoException).code ?? String(err)})`;
+    }
+  }
+
+  lost(): string | undefined {
+    return this.why;
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    forget(this);
+    if (this.why) return;
+    try {
+      // Only our own lock: one taken over meanwhile belongs to someone else now.
+      if (statSync(this.path).ino === this.ino) unlinkSync(this.path);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+function hold(path: string, ino: number, opts: LockFileOptions): Held {
+  const h = new Held(path, ino);
+  if (opts.refreshMs) {
+    refreshed.add(h);
+    if (!timer || opts.refreshMs < timerMs) {
+      if (timer) clearInterval(timer);
+      timerMs = opts.refreshMs;
+      // Never keeps the process alive on its own.
+      timer = setInterval(() => {
+        for (const x of refreshed) x.refresh();
+      }, timerMs).unref();
+    }
+  }
+  return h;
+}
+
+function forget(h: Held): void {
+  if (!refreshed.delete(h) || refreshed.size) return;
+  if (timer) clearInterval(timer);
+  timer = undefined;
+  timerMs = Infinity;
+}
+
+/**
+ * Takes the lock, waiting while someone else holds it: `attempts` tries at most, `delayMs(n)` apart.
+ * Resolves with the lock or with the last holder seen (undefined: unknown) when it stays busy.
+ */
+export async function lockFileWaiting(path: string, opts: LockFileOptions, attempts: number, delayMs: (attempt: number) => number): Promise<TakeResult> {
+  let last: TakeResult = { busy: undefined };
+  for (let n = 0; n < attempts; n++) {
+    last = tryLockFile(path, opts);
+    if ('held' in last) return last;
+    if (n + 1 < attempts) await new Promise((r) => setTimeout(r, delayMs(n)));
+  }
+  return last;
+}
