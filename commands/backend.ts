@@ -9,7 +9,7 @@ import { openAdmin, type AdminOps } from '../backend/admin.js';
 import { defaultKeyFile } from '../backend/keyring.js';
 import { redactDatabaseUrl } from '../backend/storage.js';
 import { startBackend } from '../backend/server.js';
-import { isLoopbackHost } from '../engine/core/config/backend-store.js';
+import { isLoopbackHost } from '../engine/core/loopback.js';
 import { rawFlagValues } from '../engine/core/cli-raw-flags.js';
 import { InvalidInputError, UsageError } from '../engine/core/errors.js';
 import { parseListen } from '../engine/core/listen.js';
