@@ -7,11 +7,11 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { listenError } from '../engine/core/listen.js';
 import { OperationError } from '../engine/core/errors.js';
-import { createAdminServer, createApiServer } from './http.js';
+import { createAdminServer, startApiServer } from './http.js';
+import type { Served } from '../engine/core/kits/serve/http.js';
 import { acquireLock, type DataDirLock } from './lock.js';
 import { openPglite, openPostgres, type Storage } from './storage.js';
 import { CredentialStore } from './store.js';
@@ -105,11 +105,11 @@ function listen(server: Server, port: number, host: string | undefined, path?: s
 export async function startBackend(opts: BackendServerOptions): Promise<RunningBackend> {
   const { store, lock } = await openBackendStore(opts);
   const storageKind = store.storage.kind;
-  const api = createApiServer({ store, storage: storageKind, tls: opts.tls, log: opts.log });
+  let api: Served | undefined;
   let admin: Server | undefined;
   const socket = adminSocketPath(opts.dataDir);
   try {
-    await listen(api.server, opts.port, opts.host);
+    api = await startApiServer({ host: opts.host, port: opts.port, store, storage: storageKind, tls: opts.tls, log: opts.log });
     if (!opts.database) {
       rmSync(socket, { force: true });
       admin = createAdminServer(store, opts.log);
@@ -122,18 +122,16 @@ export async function startBackend(opts: BackendServerOptions): Promise<RunningB
       }
     }
   } catch (err) {
-    api.server.close();
+    await api?.stop(0);
     await store.close().catch(() => undefined);
     lock?.release();
     throw err;
   }
-  const port = (api.server.address() as AddressInfo).port;
-  const scheme = opts.tls ? 'https' : 'http';
-  const hostInUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  const served = api;
   let closing: Promise<void> | undefined;
   return {
-    url: `${scheme}://${hostInUrl}:${port}`,
-    port,
+    url: served.url,
+    port: served.port,
     storage: storageKind,
     where: store.storage.where,
     keyCreated: store.keyCreated,
@@ -141,12 +139,7 @@ export async function startBackend(opts: BackendServerOptions): Promise<RunningB
     close: () =>
       (closing ??= (async () => {
         // Graceful: stop accepting, let requests in flight finish (10 s at most), then release everything.
-        const apiClosed = new Promise<void>((resolve) => api.server.close(() => resolve()));
-        api.server.closeIdleConnections();
-        const deadline = Date.now() + 10_000;
-        while (api.inFlight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-        api.server.closeAllConnections();
-        await apiClosed;
+        await served.stop(10_000);
         if (admin) {
           const adminClosed = new Promise<void>((resolve) => admin!.close(() => resolve()));
           admin.closeAllConnections();

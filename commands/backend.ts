@@ -15,7 +15,7 @@ import { InvalidInputError, UsageError } from '../engine/core/errors.js';
 import { parseListen } from '../engine/core/listen.js';
 import { registerSecret } from '../engine/core/redact.js';
 import type { Column } from '../engine/providers/gpucloud/catalogue.js';
-import { DEFAULT_BACKEND_PORT, TenantSchema } from '../schemas/backend-api.js';
+import { BACKEND_ENVS, DEFAULT_BACKEND_PORT, TenantSchema } from '../schemas/backend-api.js';
 import { warn, type CommandContext } from './context.js';
 import { flag, type FlagSpec } from './flag-spec.js';
 import { runGroup } from './group.js';
@@ -72,14 +72,16 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .action((o: ServeFlags) => start(() => serve(ctx, o)));
       storage(
         cli
-          .command('keys <action> [prefix]', 'API keys: create --tenant T (prints the key once), list [--tenant T], revoke <prefix>')
+          .command('keys <action> [prefix]', 'API keys: create --tenant T --env E… (prints the key once), list [--tenant T], revoke <prefix>')
           .option('--tenant <tenant>', 'The team the key belongs to')
+          .option('--env <env>', 'An env the key may read and write: testing, staging or production; repeatable, at least one')
           .option('--label <label>', 'A note on the key (who or what uses it)'),
       )
-        .example('  assistant backend keys create --tenant ml-team --label "alice laptop"   # the key alone on stdout')
+        .example('  assistant backend keys create --tenant ml-team --env testing --label "alice laptop"   # the key alone on stdout')
+        .example('  assistant backend keys create --tenant ml-team --env staging --env production --label ci')
         .example('  assistant backend keys list')
         .example('  assistant backend keys revoke k3x9q0b2mz')
-        .action((action: string, prefix: string | undefined, o: StorageFlags & { tenant?: string; label?: string }) => start(() => keys(ctx, action, prefix === undefined ? undefined : String(prefix), typed(o))));
+        .action((action: string, prefix: string | undefined, o: StorageFlags & { tenant?: string; label?: string; env?: string | string[] }) => start(() => keys(ctx, action, prefix === undefined ? undefined : String(prefix), typed(o))));
       storage(
         cli
           .command('audit', 'Who read or wrote which credential when (key prefix, address, action; never values)')
@@ -193,13 +195,15 @@ async function withAdmin<T>(ctx: CommandContext, o: StorageFlags, fn: (admin: Ad
 const KEY_COLUMNS: Column[] = [
   { header: 'PREFIX', path: 'prefix' },
   { header: 'TENANT', path: 'tenant' },
+  { header: 'ENVS', path: 'envs', priority: 5 },
+  { header: 'VALID', path: 'valid', priority: 5 },
   { header: 'LABEL', path: 'label', priority: 2 },
   { header: 'CREATED', path: 'created_at', priority: 3 },
   { header: 'LAST USED', path: 'last_used_at', priority: 1 },
   { header: 'REVOKED', path: 'revoked_at', priority: 4 },
 ];
 
-async function keys(ctx: CommandContext, action: string, prefix: string | undefined, o: StorageFlags & { tenant?: string; label?: string }): Promise<number> {
+async function keys(ctx: CommandContext, action: string, prefix: string | undefined, o: StorageFlags & { tenant?: string; label?: string; env?: string | string[] }): Promise<number> {
   single(o as Record<string, unknown>, ['tenant', 'label']);
   const tenant = o.tenant === undefined ? undefined : String(o.tenant);
   if (tenant !== undefined) {
@@ -208,11 +212,14 @@ async function keys(ctx: CommandContext, action: string, prefix: string | undefi
   }
   switch (action) {
     case 'create': {
-      if (!tenant) throw new UsageError('keys create needs --tenant <tenant>', { hint: 'e.g. assistant backend keys create --tenant ml-team' });
-      const made = await withAdmin(ctx, o, (a) => a.createKey(tenant, o.label === undefined ? '' : String(o.label)));
+      if (!tenant) throw new UsageError('keys create needs --tenant <tenant>', { hint: 'e.g. assistant backend keys create --tenant ml-team --env testing' });
+      const envs = (o.env === undefined ? [] : [o.env].flat()).map(String);
+      if (envs.length === 0) throw new UsageError('keys create needs --env <env> (testing, staging or production; repeatable): a key reads and writes only the envs it is given', { hint: 'e.g. assistant backend keys create --tenant ml-team --env testing' });
+      for (const e of envs) if (!(BACKEND_ENVS as readonly string[]).includes(e)) throw new UsageError(`--env must be one of ${BACKEND_ENVS.join(', ')} (got "${e}")`);
+      const made = await withAdmin(ctx, o, (a) => a.createKey(tenant, o.label === undefined ? '' : String(o.label), envs));
       // The key alone on stdout (pipe it into a secret store); it is shown this once and never again.
       ctx.out.text(`${made.key}\n`, { reveal: true });
-      ctx.io.stderr.write(`created API key ${made.prefix} for tenant ${tenant}; it is shown only now (the backend keeps its hash). Give it as ASSISTANT_BACKEND_API_KEY or backend.api_key\n`);
+      ctx.io.stderr.write(`created API key ${made.prefix} for tenant ${tenant}, envs ${made.envs.join(', ')}; it is shown only now (the backend keeps its hash). Give it as ASSISTANT_BACKEND_API_KEY or backend.api_key\n`);
       return 0;
     }
     case 'list': {

@@ -57,10 +57,10 @@ const CODE_HOST_TOKEN = 'ghp_originBoundToken0123456789abcdefABCD';
 const basic = Buffer.from(`x-access-token:${CODE_HOST_TOKEN}`).toString('base64');
 
 test('loopback and origins are decided on the canonical form', () => {
-  for (const h of ['localhost', '127.0.0.1', '127.1.2.3', '[::1]', '::1', '[::ffff:7f00:1]', new URL('http://0x7f.1/').hostname, new URL('http://2130706433/').hostname, new URL('HTTP://LOCALHOST/').hostname]) {
+  for (const h of ['localhost', '127.0.0.1', '127.1.2.3', '[::1]', '::1', '[0:0:0:0:0:0:0:1]', new URL('http://0x7f.1/').hostname, new URL('http://2130706433/').hostname, new URL('HTTP://LOCALHOST/').hostname]) {
     assert.ok(isLoopbackHost(h), h);
   }
-  for (const h of ['localhost.', 'localhost.example.com', '127.0.0.1.nip.io', '[::2]', '0.0.0.0', '10.0.0.1', '[::ffff:808:808]', 'xn--lcalhost-v2a']) assert.not.ok(isLoopbackHost(h), h);
+  for (const h of ['localhost.', 'localhost.example.com', '127.0.0.1.nip.io', '[::2]', '0.0.0.0', '10.0.0.1', '[::ffff:7f00:1]', '[::ffff:808:808]', 'xn--lcalhost-v2a']) assert.not.ok(isLoopbackHost(h), h);
   const gh = secretOrigins('the token', ['https://api.github.com', 'https://github.com']);
   assert.ok(mayCarry(gh, 'https://GitHub.com:443/me/app.git'));
   assert.not.ok(mayCarry(gh, 'https://github.com@evil.example/me/app.git'), 'userinfo: the host is evil.example');

@@ -4,15 +4,14 @@
  *
  * Give it a URL's `hostname` (the WHATWG parser has already turned `0x7f.1`, `2130706433` and `127.1`
  * into `127.0.0.1`, `[0:0::1]` into `[::1]`, upper case into lower) or a `--listen` host. Loopback is
- * `localhost`, 127.0.0.0/8, `::1` and the IPv4-mapped `::ffff:127.x.y.z`. Everything else is not,
- * `localhost.` (a name a resolver may send to DNS) and `localhost.example` included: when in doubt, a
- * host is somebody else's.
+ * `localhost`, 127.0.0.0/8 and `::1` (in any IPv6 spelling). Everything else is not: `localhost.` (a
+ * name a resolver may send to DNS), `localhost.example`, and the IPv4-mapped `::ffff:127.0.0.1`, whose
+ * meaning depends on the socket's dual-stack setting. When in doubt, a host is somebody else's.
  */
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 
 const V6_LOOPBACK = new BlockList();
-V6_LOOPBACK.addSubnet('::1', 128, 'ipv6');
-V6_LOOPBACK.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
+V6_LOOPBACK.addAddress('::1', 'ipv6');
 
 export function isLoopbackHost(host: string): boolean {
   let h = host.trim().toLowerCase();
