@@ -25,7 +25,9 @@ export async function openAdmin(opts: Pick<BackendServerOptions, 'dataDir' | 'da
   if (!opts.database) {
     const holder = lockHolder(opts.dataDir);
     if (holder !== undefined) {
-      const socket = adminSocketPath(opts.dataDir);
+      const where = adminSocketPath(opts.dataDir);
+      if ('problem' in where) throw new OperationError('admin_socket_unsafe', `no private place for the admin socket: ${where.problem}`);
+      const socket = where.path;
       // A server that is still starting (opening its database) has the lock but no socket yet.
       for (let i = 0; i < 300 && !existsSync(socket) && lockHolder(opts.dataDir) !== undefined; i++) await new Promise((r) => setTimeout(r, 100));
       if (!existsSync(socket)) {

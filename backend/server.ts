@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { Server } from 'node:http';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { listenError } from '../engine/core/listen.js';
 import { OperationError } from '../engine/core/errors.js';
 import { createAdminServer, startApiServer } from './http.js';
@@ -40,17 +40,44 @@ export interface RunningBackend {
   close(): Promise<void>;
 }
 
-export function adminSocketPath(dataDir: string): string {
+/**
+ * Where the admin socket of a data directory lives: `<data-dir>/admin.sock`, the data directory being
+ * 0700 and ours (made so when it is ours and wider), so the socket is out of other users' reach from the
+ * moment it exists, before any chmod could run. A Unix socket path has at most 107 bytes: a deep data directory gets its
+ * socket in a per-user 0700 directory under /tmp, named by a hash of the data directory (the admin
+ * commands compute the same). When neither can be had safely, there is no socket: the caller refuses
+ * (the kernel would otherwise truncate a long path and bind a socket somewhere nobody checked).
+ */
+export function adminSocketPath(dataDir: string, tmp = existsSync('/tmp') ? '/tmp' : tmpdir()): { path: string } | { problem: string } {
   const inside = join(dataDir, 'admin.sock');
-  if (Buffer.byteLength(inside) <= MAX_SOCKET_PATH) return inside;
-  // A Unix socket path has at most 107 bytes: a deep data directory gets its socket in a per-user 0700
-  // directory under /tmp, named by a hash of the data directory (the admin commands compute the same).
+  if (Buffer.byteLength(inside) <= MAX_SOCKET_PATH) {
+    const why = privateDir(dirname(inside));
+    return why ? { problem: why } : { path: inside };
+  }
   const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
-  const dir = join(existsSync('/tmp') ? '/tmp' : tmpdir(), `assistant-backend-${uid}`);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const st = lstatSync(dir);
-  if (!st.isDirectory() || (typeof uid === 'number' && st.uid !== uid) || (st.mode & 0o077) !== 0) return inside;
-  return join(dir, `${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 24)}.sock`);
+  const dir = join(tmp, `assistant-backend-${uid}`);
+  const why = privateDir(dir);
+  if (why) return { problem: `the data directory's path is too long for a socket inside it (${Buffer.byteLength(inside)} bytes), and ${why}` };
+  return { path: join(dir, `${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 24)}.sock`) };
+}
+
+/** Makes `dir` a 0700 directory of this user (not a link); why not, when it cannot be one. */
+function privateDir(dir: string): string | undefined {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    let st = lstatSync(dir);
+    const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+    if (!st.isDirectory()) return `${dir} is not a directory`;
+    if (uid !== undefined && st.uid !== uid) return `${dir} belongs to another user (uid ${st.uid})`;
+    if ((st.mode & 0o077) !== 0) {
+      chmodSync(dir, 0o700);
+      st = lstatSync(dir);
+      if ((st.mode & 0o077) !== 0) return `${dir} cannot be made private (mode ${(st.mode & 0o777).toString(8)})`;
+    }
+    return undefined;
+  } catch (err) {
+    return `${dir} cannot be used (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+  }
 }
 
 const MAX_SOCKET_PATH = 100;
@@ -107,22 +134,31 @@ export async function startBackend(opts: BackendServerOptions): Promise<RunningB
   const storageKind = store.storage.kind;
   let api: Served | undefined;
   let admin: Server | undefined;
-  const socket = adminSocketPath(opts.dataDir);
+  let socket: string | undefined;
   try {
-    api = await startApiServer({ host: opts.host, port: opts.port, store, storage: storageKind, tls: opts.tls, log: opts.log });
     if (!opts.database) {
+      // The admin API mints keys: without a private socket the server does not start at all.
+      const where = adminSocketPath(opts.dataDir);
+      if ('problem' in where) {
+        throw new OperationError('admin_socket_unsafe', `no private place for the admin socket: ${where.problem}`, {
+          hint: 'use a shorter --data-dir, or make the directory named above yours and 0700',
+        });
+      }
+      socket = where.path;
       rmSync(socket, { force: true });
       admin = createAdminServer(store, opts.log);
       try {
         await listen(admin, 0, undefined, socket);
-        chmodSync(socket, 0o600);
       } catch (err) {
-        admin = undefined;
-        opts.log?.(`admin socket ${socket} unavailable (${(err as Error).message}): admin commands need this server stopped`);
+        throw new OperationError('admin_socket_unavailable', `cannot listen on the admin socket ${socket}: ${(err as Error).message}`, { hint: 'is another backend using this data directory?', cause: err });
       }
+      chmodSync(socket, 0o600);
     }
+    api = await startApiServer({ host: opts.host, port: opts.port, store, storage: storageKind, tls: opts.tls, log: opts.log });
   } catch (err) {
     await api?.stop(0);
+    if (admin?.listening) await new Promise<void>((resolve) => admin!.close(() => resolve()));
+    if (socket) rmSync(socket, { force: true });
     await store.close().catch(() => undefined);
     lock?.release();
     throw err;
@@ -144,7 +180,7 @@ export async function startBackend(opts: BackendServerOptions): Promise<RunningB
           const adminClosed = new Promise<void>((resolve) => admin!.close(() => resolve()));
           admin.closeAllConnections();
           await adminClosed;
-          rmSync(socket, { force: true });
+          if (socket) rmSync(socket, { force: true });
         }
         await store.close();
         lock?.release();

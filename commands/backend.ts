@@ -13,6 +13,7 @@ import { isLoopbackHost } from '../engine/core/loopback.js';
 import { rawFlagValues } from '../engine/core/cli-raw-flags.js';
 import { InvalidInputError, UsageError } from '../engine/core/errors.js';
 import { parseListen } from '../engine/core/listen.js';
+import { mustEndWithin, whenStopped } from '../engine/core/kits/serve/lifecycle.js';
 import { registerSecret } from '../engine/core/redact.js';
 import type { Column } from '../engine/providers/gpucloud/catalogue.js';
 import { BACKEND_ENVS, DEFAULT_BACKEND_PORT, TenantSchema } from '../schemas/backend-api.js';
@@ -148,28 +149,22 @@ async function serve(ctx: CommandContext, o: ServeFlags): Promise<number> {
   }
   const storage = storageOptions(ctx, o);
   const log = (line: string) => ctx.io.stderr.write(`backend: ${line}\n`);
-  // SIGTERM (systemd, docker stop) must stop it as gracefully as Ctrl-C. The command context carries only
-  // SIGINT, so a server listens for SIGTERM itself, from before it announces itself until it stops.
-  let onTerm: () => void = () => undefined;
-  const stop = new Promise<string>((resolve) => {
-    ctx.signal.addEventListener('abort', () => resolve('interrupt'), { once: true });
-    onTerm = () => resolve('SIGTERM');
-    // `on`, not `once` (removed below): signal-exit, loaded later by a lock, re-kills when it is the only listener left.
-    process.on('SIGTERM', onTerm);
-  });
-  const server = await startBackend({ ...storage, ...listen, tls, log }).catch((err: unknown) => {
-    process.off('SIGTERM', onTerm);
-    throw err;
-  });
-  if (server.keyCreated) {
-    warn(ctx, `created the master key file ${storage.keyFile} (mode 0600): back it up apart from the database; without it no stored credential can be read`);
+  // SIGTERM (systemd, docker stop) stops it as gracefully as Ctrl-C, and always ends it (the serve kit's lifecycle).
+  const stop = whenStopped(ctx.signal);
+  try {
+    const server = await startBackend({ ...storage, ...listen, tls, log });
+    if (server.keyCreated) {
+      warn(ctx, `created the master key file ${storage.keyFile} (mode 0600): back it up apart from the database; without it no stored credential can be read`);
+    }
+    const where = server.storage === 'pglite' ? `embedded PostgreSQL in ${server.where}` : `PostgreSQL ${server.where}`;
+    ctx.io.stderr.write(`assistant backend listening on ${server.url} (${where}; master key from ${server.keySource}); Ctrl-C stops it\n`);
+    const why = await stop.stopped;
+    ctx.io.stderr.write(`backend: stopping (${why}): finishing requests in flight\n`);
+    mustEndWithin(25_000, log);
+    await server.close();
+  } finally {
+    stop.dispose();
   }
-  const where = server.storage === 'pglite' ? `embedded PostgreSQL in ${server.where}` : `PostgreSQL ${server.where}`;
-  ctx.io.stderr.write(`assistant backend listening on ${server.url} (${where}; master key from ${server.keySource}); Ctrl-C stops it\n`);
-  const why = await stop;
-  process.off('SIGTERM', onTerm);
-  ctx.io.stderr.write(`backend: stopping (${why}): finishing requests in flight\n`);
-  await server.close();
   ctx.io.stderr.write('backend stopped\n');
   return 0;
 }
