@@ -58,7 +58,9 @@ export function adminSocketPath(dataDir: string, tmp = existsSync('/tmp') ? '/tm
   const dir = join(tmp, `assistant-backend-${uid}`);
   const why = privateDir(dir);
   if (why) return { problem: `the data directory's path is too long for a socket inside it (${Buffer.byteLength(inside)} bytes), and ${why}` };
-  return { path: join(dir, `${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 24)}.sock`) };
+  const path = join(dir, `${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 24)}.sock`);
+  if (Buffer.byteLength(path) > MAX_SOCKET_PATH) return { problem: `the data directory's path is too long for a socket inside it, and so is ${path}` };
+  return { path };
 }
 
 /** Makes `dir` a 0700 directory of this user (not a link); why not, when it cannot be one. */

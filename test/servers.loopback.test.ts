@@ -6,7 +6,7 @@
  * test runs as root, a second OS user tries the servers and the backend's admin socket.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -190,8 +190,16 @@ test('the admin socket never falls back to a path the kernel would cut, nor to a
   assert.ok('problem' in blocked, JSON.stringify(blocked));
   assert.match((blocked as { problem: string }).problem, /too long for a socket inside it/);
   // A usable fallback is made 0700; a data directory opened up to others is closed again.
-  const ok = adminSocketPath(deep, tempDir('assistant-sock-ok-'));
-  assert.ok('path' in ok && Buffer.byteLength(ok.path) < 104);
+  const shortTmp = mkdtempSync('/tmp/as-');
+  try {
+    const ok = adminSocketPath(deep, shortTmp);
+    assert.ok('path' in ok && Buffer.byteLength(ok.path) < 104, JSON.stringify(ok));
+    assert.is(statSync(join(shortTmp, `assistant-backend-${uid}`)).mode & 0o777, 0o700);
+    // A fallback that would itself be too long is no fallback either.
+    assert.ok('problem' in adminSocketPath(deep, tempDir('assistant-sock-long-'.padEnd(90, 'x'))));
+  } finally {
+    rmSync(shortTmp, { recursive: true, force: true });
+  }
   const wide = tempDir('assistant-wide-');
   chmodSync(wide, 0o755);
   const inside = adminSocketPath(wide);
