@@ -4,8 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -102,38 +101,6 @@ export function withServerToken(url: string, headers: Record<string, string> = {
   const token = generatedTokens.get(new URL(url).origin);
   if (!token || Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) return headers;
   return { ...headers, authorization: `Bearer ${token}` };
-}
-
-/**
- * A proxy on 127.0.0.1 that adds the server's bearer token to every request, for clients that cannot
- * send one (the conformance suite). Host and Origin naming the proxy are rewritten to name the server;
- * any other Host or Origin goes through as it is (so DNS-rebinding checks still meet the server).
- */
-export async function bearerProxy(url: string, token: string): Promise<{ url: string; close(): Promise<void> }> {
-  const target = new URL(url);
-  let port = 0;
-  const swap = (v: string) => v.replace(`127.0.0.1:${port}`, `127.0.0.1:${target.port}`).replace(`localhost:${port}`, `localhost:${target.port}`);
-  const server = createServer((req, res) => {
-    const headers = { ...req.headers, authorization: `Bearer ${token}` };
-    if (typeof headers.host === 'string') headers.host = swap(headers.host);
-    if (typeof headers.origin === 'string') headers.origin = swap(headers.origin);
-    const up = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
-    up.on('error', () => res.destroy());
-    res.on('close', () => up.destroy());
-    req.pipe(up);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}${target.pathname}`,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
 }
 
 export async function connectHttp(url: string, headers: Record<string, string> = {}): Promise<Client> {
