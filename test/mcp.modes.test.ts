@@ -9,7 +9,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { startEmulator, EMULATOR_DEMO_IDS, type Emulator } from '../emulator/index.js';
 import { startMcpHttpServer } from '../mcp/http.js';
 import { emulatorEnv, runCli } from './support/cli.js';
-import { callTool, connectHttp, connectStdio, rawInitialize, rawPost, startMcpServer, textOf } from './support/mcp.js';
+import { callTool, connectHttp, connectStdio, rawInitialize, rawPost, startMcpServer, textOf, withServerToken } from './support/mcp.js';
 
 const deletePlan = {
   version: 1,
@@ -129,7 +129,7 @@ stateless('a one-shot client can POST tools/call without initialize; no session 
       assert.is(message(both[1]!.body).result.tools.length, 13);
 
       // GET and DELETE have no session to act on.
-      const get = await fetch(server.url, { headers: { accept: 'text/event-stream' } });
+      const get = await fetch(server.url, { headers: withServerToken(server.url, { accept: 'text/event-stream' }) });
       assert.is(get.status, 405);
       await get.body?.cancel();
     } finally {
