@@ -105,7 +105,7 @@ export async function startApiServer(opts: ApiOptions): Promise<Served> {
   const throttle = new AuthThrottle();
   let inFlight = 0;
   const { store } = opts;
-  const policy: GuardPolicy = { host: opts.host, port: opts.port };
+  const policy: GuardPolicy = { host: opts.host, port: opts.port, hostCheck: 'loopback' };
   let served: Served | undefined;
 
   const authenticate = async (req: IncomingMessage, address: string): Promise<Principal> => {

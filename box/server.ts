@@ -108,7 +108,7 @@ export async function startBoxServer(opts: BoxServerOptions): Promise<BoxServer>
   let draining = false;
   const schema = messageSchema(limits.maxMessageChars);
   const messages: MessageContext = { agent: opts.agent, sessions, inFlight, limits, draining: () => draining, log };
-  const policy: GuardPolicy = { host: opts.host, port: opts.port, token: opts.token, allowedOrigins: new Set((opts.allowedOrigins ?? []).map((o) => normaliseOrigin(o) ?? o)) };
+  const policy: GuardPolicy = { host: opts.host, port: opts.port, token: opts.token, hostCheck: 'loopback', allowedOrigins: new Set((opts.allowedOrigins ?? []).map((o) => normaliseOrigin(o) ?? o)) };
   /** Whether a request that passed the guard proves its connection: one that showed the token (or the box has none). */
   const proves = (needsToken: boolean) => needsToken || !opts.token;
 

@@ -242,9 +242,6 @@ async function serve(ctx: CommandContext, opts: ServeFlags): Promise<number> {
       hint: `set ${TOKEN_ENV} to a long random value (e.g. $(openssl rand -hex 32)), or ${TOKEN_SHA256_ENV} to its SHA-256`,
     });
   }
-  // A box that applies plans is not left open to every local user: without a configured token it
-  // makes one (kept 0600, printed once, reused on later starts), as Jupyter does.
-  if (!token && opts.allowApply) token = generatedToken(ctx);
   // The flags arrive coerced (FLAGS); absent ones take the defaults.
   const requestTimeoutMs = opts.requestTimeout === undefined ? BOX_DEFAULTS.requestTimeoutMs : Math.round(opts.requestTimeout * 1000);
   const limits = {
@@ -261,6 +258,9 @@ async function serve(ctx: CommandContext, opts: ServeFlags): Promise<number> {
       const agent = resolveAgent(ctx, session, opts.agent, 'box serve');
       if (opts.allowApply && agent.name !== 'assistant') throw new UsageError(`--allow-apply is for the assistant agent (agent ${agent.name} makes no plans)`);
       if (agent.kind === 'acp' && agent.status !== 'ready') warn(ctx, `agent ${agent.name}: ${agent.status}${agent.missing_secrets.length ? ` (${agent.missing_secrets.join(', ')})` : ''}`);
+      // A box that applies plans is not left open to every local user: without a configured token it
+      // makes one (kept 0600, printed once, reused on later starts), as Jupyter does.
+      if (!token && opts.allowApply) token = generatedToken(ctx);
       const runner = runnerFor(ctx, session, agent, opts, requestTimeoutMs);
       const log = ctx.debug.callback;
       const stop = whenStopped(ctx.signal);

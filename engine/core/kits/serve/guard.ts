@@ -4,7 +4,8 @@
  *
  * 1. no token in the query string (400 `token_in_query`), whatever it carries;
  * 2. DNS rebinding: on a listen address that is not every interface, `Host` must name it (`localhost`,
- *    `127.0.0.1` or `[::1]` with the port, for loopback) (403 `bad_host`);
+ *    `127.0.0.1` or `[::1]` with the port, for loopback) (403 `bad_host`); servers that are reached by
+ *    a DNS name on a specific address (the backend, a box behind a proxy) check it on loopback only;
  * 3. browsers: an `Origin`, when sent, must be the server's own or one allowed by the operator
  *    (403 `origin_refused`), so a web page cannot use a server on this machine;
  * 4. the bearer token, when the server has one and the route needs it (401 `unauthorized`).
@@ -24,6 +25,8 @@ export interface GuardPolicy {
   allowedOrigins?: ReadonlySet<string>;
   /** The bearer token; without one, only the other checks run. */
   token?: ServerToken;
+  /** Where Host must name the listen address: on any specific address (default), or on loopback only. */
+  hostCheck?: 'always' | 'loopback';
 }
 
 export type Verdict = { ok: true } | { ok: false; status: 400 | 401 | 403; code: 'token_in_query' | 'bad_host' | 'origin_refused' | 'unauthorized'; message: string };
@@ -63,7 +66,7 @@ export function checkRequest(headers: IncomingHttpHeaders, url: string, policy: 
   if (queryHasToken(url)) {
     return { ok: false, status: 400, code: 'token_in_query', message: 'tokens are accepted only in the Authorization header (Bearer), never in the URL' };
   }
-  const hosts = allowedHosts(policy.host, policy.port);
+  const hosts = policy.hostCheck === 'loopback' && !isLoopbackHost(policy.host) ? undefined : allowedHosts(policy.host, policy.port);
   if (hosts) {
     const host = String(headers.host ?? '').toLowerCase();
     if (!hosts.has(host)) return { ok: false, status: 403, code: 'bad_host', message: `Host "${host}" does not name this server` };
