@@ -151,7 +151,7 @@ export async function startApiServer(opts: ApiOptions): Promise<Served> {
     const who = await authenticate(req, address);
     const actor = { ...who, address };
 
-    if (parts[1] === 'whoami' && parts.length === 2) return send(res, 200, { tenant: who.tenant, key_prefix: who.prefix, envs: who.envs });
+    if (parts[1] === 'whoami' && parts.length === 2) return send(res, 200, { tenant: who.tenant, key_prefix: who.prefix });
     if (parts[1] !== 'credentials') throw new HttpError(404, 'not_found', `no such route: ${url.pathname}`);
     if (parts.length === 2) {
       if (method !== 'GET') throw new HttpError(405, 'method_not_allowed', 'use GET');

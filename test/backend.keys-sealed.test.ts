@@ -35,8 +35,8 @@ test('a testing key cannot read, list or delete production; a key with no env is
     const viaCli = await runCli(['credentials', 'list', '-o', 'json'], { home: tempHome(), env: asClient(b, testing, { ASSISTANT_BACKEND_ENV: 'production' }) });
     assert.not.ok(viaCli.stdout.includes('edge-production-token'));
     assert.is((await api(b, prod, '/v1/credentials/production/edge/default')).status, 200, 'still there for a production key');
-    const whoami = (await (await api(b, testing, '/v1/whoami')).json()) as any;
-    assert.equal(whoami.envs, ['testing']);
+    const keys = JSON.parse((await runCli(['backend', 'keys', 'list', '-o', 'json'], { home: b.home })).stdout) as { prefix: string; envs: string[] }[];
+    assert.equal(keys.find((k) => k.prefix === prefixOf(testing))?.envs, ['testing']);
   } finally {
     await b.kill('SIGTERM');
   }
