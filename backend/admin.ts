@@ -13,7 +13,7 @@ import type { ApiKeyInfo, AuditEntry } from './store.js';
 export interface AdminOps {
   /** How the operations reach the data, for messages. */
   via: string;
-  createKey(tenant: string, label: string): Promise<{ key: string; prefix: string }>;
+  createKey(tenant: string, label: string, envs: readonly string[]): Promise<{ key: string; prefix: string; envs: string[] }>;
   listKeys(tenant?: string): Promise<ApiKeyInfo[]>;
   revokeKey(prefix: string): Promise<{ revoked: boolean; tenant?: string; already?: boolean }>;
   audit(filter: { tenant?: string; limit?: number }): Promise<AuditEntry[]>;
@@ -25,7 +25,9 @@ export async function openAdmin(opts: Pick<BackendServerOptions, 'dataDir' | 'da
   if (!opts.database) {
     const holder = lockHolder(opts.dataDir);
     if (holder !== undefined) {
-      const socket = adminSocketPath(opts.dataDir);
+      const where = adminSocketPath(opts.dataDir);
+      if ('problem' in where) throw new OperationError('admin_socket_unsafe', `no private place for the admin socket: ${where.problem}`);
+      const socket = where.path;
       // A server that is still starting (opening its database) has the lock but no socket yet.
       for (let i = 0; i < 300 && !existsSync(socket) && lockHolder(opts.dataDir) !== undefined; i++) await new Promise((r) => setTimeout(r, 100));
       if (!existsSync(socket)) {
@@ -39,7 +41,7 @@ export async function openAdmin(opts: Pick<BackendServerOptions, 'dataDir' | 'da
   const { store, lock } = await openBackendStore(opts);
   return {
     via: store.storage.where,
-    createKey: (tenant, label) => store.createKey(tenant, label),
+    createKey: (tenant, label, envs) => store.createKey(tenant, label, envs),
     listKeys: (tenant) => store.listKeys(tenant),
     revokeKey: (prefix) => store.revokeKey(prefix),
     audit: (filter) => store.audit(filter),
@@ -82,7 +84,7 @@ function socketAdmin(socketPath: string, pid: number): AdminOps {
     });
   return {
     via: `the running server (process ${pid})`,
-    createKey: (tenant, label) => call('POST', '/admin/keys', { tenant, label }),
+    createKey: (tenant, label, envs) => call('POST', '/admin/keys', { tenant, label, envs }),
     listKeys: async (tenant) => (await call<{ keys: ApiKeyInfo[] }>('GET', `/admin/keys${tenant ? `?tenant=${encodeURIComponent(tenant)}` : ''}`)).keys,
     revokeKey: (prefix) => call('POST', '/admin/keys/revoke', { prefix }),
     audit: async (f) => {

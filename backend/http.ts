@@ -2,14 +2,17 @@
  * The HTTP JSON API (`/v1/...`) over node:http or node:https, and the admin API on a Unix socket.
  *
  * Limits: bodies at most MAX_BODY_BYTES (413 before parsing), JSON only (415), MAX_IN_FLIGHT requests
- * at once (503 beyond), headers within 15 s and a whole request within 30 s (node's timeouts). Every
- * /v1 route but health needs `Authorization: Bearer <api key>`; an address that keeps failing is
- * slowed down (backend/throttle.ts). Errors are `{"error": {"code", "message"}}` and never echo a
- * key or a value.
+ * at once (503 beyond); from the serve kit (engine/core/kits/serve/): headers within 15 s, a whole
+ * request within 30 s, slow connections without a valid key evicted first, query-string tokens,
+ * foreign Host (on loopback) and foreign Origin refused, a graceful stop. Every /v1 route but health
+ * needs `Authorization: Bearer <api key>`; an address that keeps failing is slowed down
+ * (backend/throttle.ts). Errors are `{"error": {"code", "message"}}` and never echo a key or a value.
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
 import type { z } from 'zod';
+import { checkRequest, type GuardPolicy } from '../engine/core/kits/serve/guard.js';
+import { serve, type Served } from '../engine/core/kits/serve/http.js';
+import { bearerOf } from '../engine/core/kits/serve/token.js';
 import { AssistantError } from '../engine/core/errors.js';
 import { assistantVersion } from '../engine/core/version.js';
 import {
@@ -68,6 +71,12 @@ async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<u
   }
 }
 
+/** A key reads and writes its own envs only: a testing key cannot read production. */
+function inScope(who: Principal, env: string): string {
+  if (!who.envs.includes(env)) throw new HttpError(403, 'env_forbidden', `this API key may use ${who.envs.join(', ')}, not ${env}`);
+  return env;
+}
+
 function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
@@ -82,23 +91,22 @@ function drain(req: IncomingMessage): void {
   if (Number.isFinite(declared) && declared <= MAX_BODY_BYTES && !req.headers['transfer-encoding']) req.resume();
 }
 
-interface ServeOptions {
+interface ApiOptions {
+  host: string;
+  port: number;
   store: CredentialStore;
   storage: 'pglite' | 'postgres';
   tls?: { cert: Buffer; key: Buffer };
   log?: (line: string) => void;
 }
 
-export interface ApiServer {
-  server: Server;
-  /** Requests being served now. */
-  inFlight(): number;
-}
-
-export function createApiServer(opts: ServeOptions): ApiServer {
+/** Listens and serves the API; stop it with `stop()` (graceful, 10 s for requests in flight). */
+export async function startApiServer(opts: ApiOptions): Promise<Served> {
   const throttle = new AuthThrottle();
   let inFlight = 0;
   const { store } = opts;
+  const policy: GuardPolicy = { host: opts.host, port: opts.port, hostCheck: 'loopback' };
+  let served: Served | undefined;
 
   const authenticate = async (req: IncomingMessage, address: string): Promise<Principal> => {
     const wait = throttle.waitFor(address);
@@ -107,13 +115,15 @@ export function createApiServer(opts: ServeOptions): ApiServer {
         'retry-after': String(Math.ceil(wait / 1000)),
       });
     }
-    const header = String(req.headers.authorization ?? '');
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!m) {
+    const key = bearerOf(req.headers.authorization);
+    if (!key) {
       throw new HttpError(401, 'unauthorized', 'send the API key as "Authorization: Bearer <key>"', { 'www-authenticate': 'Bearer' });
     }
-    const result = await store.authenticate(m[1]!);
-    if (result.ok) return result.principal;
+    const result = await store.authenticate(key);
+    if (result.ok) {
+      served?.prove(req);
+      return result.principal;
+    }
     throttle.failed(address);
     await store.authFailed(address, result.reason, result.prefix);
     const message = result.reason === 'revoked' ? 'this API key was revoked' : 'unknown API key';
@@ -146,13 +156,14 @@ export function createApiServer(opts: ServeOptions): ApiServer {
     if (parts.length === 2) {
       if (method !== 'GET') throw new HttpError(405, 'method_not_allowed', 'use GET');
       const env = url.searchParams.get('env') ?? undefined;
-      if (env !== undefined) check(EnvSchema, env, 'env');
-      return send(res, 200, { credentials: await store.list(actor, env) });
+      if (env !== undefined) inScope(who, check(EnvSchema, env, 'env'));
+      const listed = await store.list(actor, env);
+      return send(res, 200, { credentials: listed.filter((c) => who.envs.includes(c.env)) });
     }
     if (parts.length !== 5) throw new HttpError(404, 'not_found', 'credentials live at /v1/credentials/<env>/<provider>/<name>');
     const id = {
       tenant: who.tenant,
-      env: check(EnvSchema, parts[2], 'env'),
+      env: inScope(who, check(EnvSchema, parts[2], 'env')),
       provider: check(ProviderNameSchema, parts[3], 'provider'),
       name: check(CredentialNameSchema, parts[4], 'name'),
     };
@@ -177,6 +188,11 @@ export function createApiServer(opts: ServeOptions): ApiServer {
   };
 
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    const verdict = checkRequest(req.headers, req.url ?? '/', policy);
+    if (!verdict.ok) {
+      drain(req);
+      return send(res, verdict.status, { error: { code: verdict.code, message: verdict.message } }, { connection: 'close' });
+    }
     if (inFlight >= MAX_IN_FLIGHT) {
       drain(req);
       return send(res, 503, { error: { code: 'busy', message: 'the server is at its limit of concurrent requests; retry shortly' } }, { 'retry-after': '1' });
@@ -195,13 +211,9 @@ export function createApiServer(opts: ServeOptions): ApiServer {
     });
   };
 
-  const server = opts.tls ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key }, handler) : createHttpServer(handler);
-  server.headersTimeout = 15_000;
-  server.requestTimeout = 30_000;
-  server.keepAliveTimeout = 5_000;
-  server.maxHeadersCount = 50;
-  server.maxConnections = 512;
-  return { server, inFlight: () => inFlight };
+  served = await serve({ host: opts.host, port: opts.port, tls: opts.tls, log: opts.log, handler, limits: { headersTimeoutMs: 15_000, requestTimeoutMs: 30_000, maxConnections: 512 } });
+  policy.port = served.port;
+  return served;
 }
 
 /**
@@ -218,7 +230,8 @@ export function createAdminServer(store: CredentialStore, log?: (line: string) =
     switch (`${method} ${url.pathname}`) {
       case 'POST /admin/keys': {
         const tenant = check(TenantSchema, body.tenant, 'tenant');
-        return send(res, 201, await store.createKey(tenant, typeof body.label === 'string' ? body.label.slice(0, 200) : '', 'admin socket'));
+        const envs = check(EnvSchema.array(), body.envs ?? [], 'envs');
+        return send(res, 201, await store.createKey(tenant, typeof body.label === 'string' ? body.label.slice(0, 200) : '', envs, 'admin socket'));
       }
       case 'GET /admin/keys':
         return send(res, 200, { keys: await store.listKeys(url.searchParams.get('tenant') ?? undefined) });

@@ -59,6 +59,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX audit_log_tenant_at ON audit_log (tenant, at);
     `,
   },
+  {
+    version: 2,
+    what: 'API keys scoped to envs, each row authenticated by a MAC under a key derived from the master key',
+    // envs: sorted, comma-separated (`production,testing`). Rows that exist when this runs get every env
+    // and their MAC in the same start (CredentialStore.open), since the server that made them was trusted.
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN envs text NOT NULL DEFAULT '';
+      ALTER TABLE api_keys ADD COLUMN mac bytea;
+      ALTER TABLE api_keys ADD COLUMN mac_key_id text
+    `,
+  },
 ];
 
 /** Arbitrary, fixed: the advisory lock every starter takes while migrating. */

@@ -7,11 +7,11 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { listenError } from '../engine/core/listen.js';
 import { OperationError } from '../engine/core/errors.js';
-import { createAdminServer, createApiServer } from './http.js';
+import { createAdminServer, startApiServer } from './http.js';
+import type { Served } from '../engine/core/kits/serve/http.js';
 import { acquireLock, type DataDirLock } from './lock.js';
 import { openPglite, openPostgres, type Storage } from './storage.js';
 import { CredentialStore } from './store.js';
@@ -40,17 +40,46 @@ export interface RunningBackend {
   close(): Promise<void>;
 }
 
-export function adminSocketPath(dataDir: string): string {
+/**
+ * Where the admin socket of a data directory lives: `<data-dir>/admin.sock`, the data directory being
+ * 0700 and ours (made so when it is ours and wider), so the socket is out of other users' reach from the
+ * moment it exists, before any chmod could run. A Unix socket path has at most 107 bytes: a deep data directory gets its
+ * socket in a per-user 0700 directory under /tmp, named by a hash of the data directory (the admin
+ * commands compute the same). When neither can be had safely, there is no socket: the caller refuses
+ * (the kernel would otherwise truncate a long path and bind a socket somewhere nobody checked).
+ */
+export function adminSocketPath(dataDir: string, tmp = existsSync('/tmp') ? '/tmp' : tmpdir()): { path: string } | { problem: string } {
   const inside = join(dataDir, 'admin.sock');
-  if (Buffer.byteLength(inside) <= MAX_SOCKET_PATH) return inside;
-  // A Unix socket path has at most 107 bytes: a deep data directory gets its socket in a per-user 0700
-  // directory under /tmp, named by a hash of the data directory (the admin commands compute the same).
+  if (Buffer.byteLength(inside) <= MAX_SOCKET_PATH) {
+    const why = privateDir(dirname(inside));
+    return why ? { problem: why } : { path: inside };
+  }
   const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
-  const dir = join(existsSync('/tmp') ? '/tmp' : tmpdir(), `assistant-backend-${uid}`);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const st = lstatSync(dir);
-  if (!st.isDirectory() || (typeof uid === 'number' && st.uid !== uid) || (st.mode & 0o077) !== 0) return inside;
-  return join(dir, `${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 24)}.sock`);
+  const dir = join(tmp, `assistant-backend-${uid}`);
+  const why = privateDir(dir);
+  if (why) return { problem: `the data directory's path is too long for a socket inside it (${Buffer.byteLength(inside)} bytes), and ${why}` };
+  const path = join(dir, `${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 24)}.sock`);
+  if (Buffer.byteLength(path) > MAX_SOCKET_PATH) return { problem: `the data directory's path is too long for a socket inside it, and so is ${path}` };
+  return { path };
+}
+
+/** Makes `dir` a 0700 directory of this user (not a link); why not, when it cannot be one. */
+function privateDir(dir: string): string | undefined {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    let st = lstatSync(dir);
+    const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+    if (!st.isDirectory()) return `${dir} is not a directory`;
+    if (uid !== undefined && st.uid !== uid) return `${dir} belongs to another user (uid ${st.uid})`;
+    if ((st.mode & 0o077) !== 0) {
+      chmodSync(dir, 0o700);
+      st = lstatSync(dir);
+      if ((st.mode & 0o077) !== 0) return `${dir} cannot be made private (mode ${(st.mode & 0o777).toString(8)})`;
+    }
+    return undefined;
+  } catch (err) {
+    return `${dir} cannot be used (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+  }
 }
 
 const MAX_SOCKET_PATH = 100;
@@ -105,35 +134,42 @@ function listen(server: Server, port: number, host: string | undefined, path?: s
 export async function startBackend(opts: BackendServerOptions): Promise<RunningBackend> {
   const { store, lock } = await openBackendStore(opts);
   const storageKind = store.storage.kind;
-  const api = createApiServer({ store, storage: storageKind, tls: opts.tls, log: opts.log });
+  let api: Served | undefined;
   let admin: Server | undefined;
-  const socket = adminSocketPath(opts.dataDir);
+  let socket: string | undefined;
   try {
-    await listen(api.server, opts.port, opts.host);
     if (!opts.database) {
+      // The admin API mints keys: without a private socket the server does not start at all.
+      const where = adminSocketPath(opts.dataDir);
+      if ('problem' in where) {
+        throw new OperationError('admin_socket_unsafe', `no private place for the admin socket: ${where.problem}`, {
+          hint: 'use a shorter --data-dir, or make the directory named above yours and 0700',
+        });
+      }
+      socket = where.path;
       rmSync(socket, { force: true });
       admin = createAdminServer(store, opts.log);
       try {
         await listen(admin, 0, undefined, socket);
-        chmodSync(socket, 0o600);
       } catch (err) {
-        admin = undefined;
-        opts.log?.(`admin socket ${socket} unavailable (${(err as Error).message}): admin commands need this server stopped`);
+        throw new OperationError('admin_socket_unavailable', `cannot listen on the admin socket ${socket}: ${(err as Error).message}`, { hint: 'is another backend using this data directory?', cause: err });
       }
+      chmodSync(socket, 0o600);
     }
+    api = await startApiServer({ host: opts.host, port: opts.port, store, storage: storageKind, tls: opts.tls, log: opts.log });
   } catch (err) {
-    api.server.close();
+    await api?.stop(0);
+    if (admin?.listening) await new Promise<void>((resolve) => admin!.close(() => resolve()));
+    if (socket) rmSync(socket, { force: true });
     await store.close().catch(() => undefined);
     lock?.release();
     throw err;
   }
-  const port = (api.server.address() as AddressInfo).port;
-  const scheme = opts.tls ? 'https' : 'http';
-  const hostInUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  const served = api;
   let closing: Promise<void> | undefined;
   return {
-    url: `${scheme}://${hostInUrl}:${port}`,
-    port,
+    url: served.url,
+    port: served.port,
     storage: storageKind,
     where: store.storage.where,
     keyCreated: store.keyCreated,
@@ -141,17 +177,12 @@ export async function startBackend(opts: BackendServerOptions): Promise<RunningB
     close: () =>
       (closing ??= (async () => {
         // Graceful: stop accepting, let requests in flight finish (10 s at most), then release everything.
-        const apiClosed = new Promise<void>((resolve) => api.server.close(() => resolve()));
-        api.server.closeIdleConnections();
-        const deadline = Date.now() + 10_000;
-        while (api.inFlight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-        api.server.closeAllConnections();
-        await apiClosed;
+        await served.stop(10_000);
         if (admin) {
           const adminClosed = new Promise<void>((resolve) => admin!.close(() => resolve()));
           admin.closeAllConnections();
           await adminClosed;
-          rmSync(socket, { force: true });
+          if (socket) rmSync(socket, { force: true });
         }
         await store.close();
         lock?.release();

@@ -4,7 +4,8 @@
  * the table (no cache), so a revoked key is refused on its very next request.
  */
 import { InvalidInputError, OperationError } from '../engine/core/errors.js';
-import { generateApiKey, hashApiKey, hashesMatch, isKeyPrefix, parseApiKey } from './api-keys.js';
+import { BACKEND_ENVS } from '../schemas/backend-api.js';
+import { canonicalEnvs, generateApiKey, hashApiKey, hashesMatch, isKeyPrefix, keyRowMac, parseApiKey } from './api-keys.js';
 import { open, rewrap, seal, UnsealError, type RecordIdentity, type Sealed } from './envelope.js';
 import { generateMasterKey, loadKeyring, writeKeyFile, type Keyring, type MasterKey } from './keyring.js';
 import { migrate } from './migrations.js';
@@ -13,6 +14,8 @@ import type { Queryable, Row, Storage } from './storage.js';
 export interface Principal {
   tenant: string;
   prefix: string;
+  /** The envs the key may read and write (`testing`, `staging`, `production`). */
+  envs: string[];
 }
 
 /** Who did something, for the audit log. */
@@ -35,6 +38,9 @@ export interface StoredSummary {
 export interface ApiKeyInfo {
   prefix: string;
   tenant: string;
+  envs: string[];
+  /** false: the row fails its MAC (written by someone without the master key); the server ignores it. */
+  valid: boolean;
   label: string;
   created_at: string;
   last_used_at: string | null;
@@ -86,7 +92,7 @@ export class CredentialStore {
 
   /** Migrates the schema, loads the master keys and checks they open what the database holds. */
   static async open(opts: OpenStoreOptions): Promise<CredentialStore & { keyCreated: boolean }> {
-    await migrate(opts.storage);
+    const applied = await migrate(opts.storage);
     const meta = await primaryKeyId(opts.storage);
     const holdsRecords = (await opts.storage.query('SELECT 1 FROM credentials LIMIT 1')).length > 0;
     const loaded = loadKeyring({ env: opts.env, file: opts.keyFile, createIfMissing: meta === undefined && !holdsRecords });
@@ -102,7 +108,43 @@ export class CredentialStore {
         { hint: 'start the backend with the master key it was first started with (its key file, or the same ASSISTANT_BACKEND_MASTER_KEY)' },
       );
     }
+    // The keys that existed before rows carried a MAC: made by this (trusted) server, so they are sealed
+    // now, once, with every env they could reach before (revoke and recreate them to narrow them).
+    if (applied.includes(2)) await store.sealLegacyKeys();
     return Object.assign(store, { keyCreated: created });
+  }
+
+  private async sealLegacyKeys(): Promise<void> {
+    const primary = this.masterKey((await primaryKeyId(this.storage))!);
+    await this.storage.transaction(async (tx) => {
+      const rows = await tx.query<Row>('SELECT prefix, tenant, key_hash, revoked_at FROM api_keys WHERE mac IS NULL FOR UPDATE');
+      for (const r of rows) {
+        const facts = { prefix: String(r.prefix), tenant: String(r.tenant), envs: canonicalEnvs(BACKEND_ENVS), hash: buf(r.key_hash), revoked: r.revoked_at !== null && r.revoked_at !== undefined };
+        await tx.query('UPDATE api_keys SET envs = $1, mac = $2, mac_key_id = $3 WHERE prefix = $4', [facts.envs.join(','), keyRowMac(primary, facts), primary.id, facts.prefix]);
+        await audit(tx, { tenant: facts.tenant, prefix: facts.prefix, address: 'migration' }, 'key_sealed', {}, 'ok');
+      }
+    });
+  }
+
+  /** The key rows' MACs under the new master key; a row that fails its MAC now stays as it is (ignored). */
+  private async resealKeys(next: MasterKey): Promise<void> {
+    await this.storage.transaction(async (tx) => {
+      const rows = await tx.query<Row>('SELECT prefix, tenant, key_hash, revoked_at, envs, mac, mac_key_id FROM api_keys WHERE mac_key_id IS DISTINCT FROM $1 FOR UPDATE', [next.id]);
+      for (const r of rows) {
+        if (!this.rowIsAuthentic(r)) continue;
+        const mac = keyRowMac(next, { prefix: String(r.prefix), tenant: String(r.tenant), envs: envsOf(r), hash: buf(r.key_hash), revoked: r.revoked_at !== null && r.revoked_at !== undefined });
+        await tx.query('UPDATE api_keys SET mac = $1, mac_key_id = $2 WHERE prefix = $3', [mac, next.id, String(r.prefix)]);
+      }
+    });
+  }
+
+  /** Whether a key row is one this backend wrote: its MAC verifies under the master key it names. */
+  private rowIsAuthentic(r: Row): boolean {
+    if (!Buffer.isBuffer(r.mac) && !(r.mac instanceof Uint8Array)) return false;
+    const key = this.keyring.keys.find((k) => k.id === r.mac_key_id);
+    if (!key) return false;
+    const expected = keyRowMac(key, { prefix: String(r.prefix), tenant: String(r.tenant), envs: envsOf(r), hash: buf(r.key_hash), revoked: r.revoked_at !== null && r.revoked_at !== undefined });
+    return hashesMatch(buf(r.mac), expected);
   }
 
   private async initPrimary(key: MasterKey): Promise<string> {
@@ -136,14 +178,16 @@ export class CredentialStore {
     const parsed = parseApiKey(presented);
     const hash = hashApiKey(presented);
     if (!parsed) return { ok: false, reason: 'malformed' };
-    const [row] = await this.storage.query<{ tenant: string; key_hash: unknown; revoked_at: unknown }>(
-      'SELECT tenant, key_hash, revoked_at FROM api_keys WHERE prefix = $1',
-      [parsed.prefix],
-    );
+    const [row] = await this.storage.query<Row>('SELECT prefix, tenant, key_hash, revoked_at, envs, mac, mac_key_id FROM api_keys WHERE prefix = $1', [parsed.prefix]);
     if (!row || !hashesMatch(buf(row.key_hash), hash)) return { ok: false, reason: 'unknown', prefix: parsed.prefix };
+    // A row the master key did not seal (inserted or altered in the database) is not a key.
+    if (!this.rowIsAuthentic(row)) {
+      await audit(this.storage, { tenant: String(row.tenant), prefix: parsed.prefix, address: 'database' }, 'key_row_ignored', {}, 'mac_mismatch');
+      return { ok: false, reason: 'unknown', prefix: parsed.prefix };
+    }
     if (row.revoked_at !== null && row.revoked_at !== undefined) return { ok: false, reason: 'revoked', prefix: parsed.prefix };
     await this.touch(parsed.prefix);
-    return { ok: true, principal: { tenant: row.tenant, prefix: parsed.prefix } };
+    return { ok: true, principal: { tenant: String(row.tenant), prefix: parsed.prefix, envs: envsOf(row) } };
   }
 
   /** last_used_at, written at most once a minute per key so reads stay reads. */
@@ -220,23 +264,33 @@ export class CredentialStore {
 
   // ---- administration -------------------------------------------------------------------------
 
-  async createKey(tenant: string, label: string, address = 'admin'): Promise<{ key: string; prefix: string }> {
+  /** A key for `tenant` that reads and writes `envs` only; a key with no env is refused. */
+  async createKey(tenant: string, label: string, envs: readonly string[], address = 'admin'): Promise<{ key: string; prefix: string; envs: string[] }> {
+    const scope = canonicalEnvs(envs);
+    if (scope.length === 0) throw new InvalidInputError('key_without_env', 'an API key needs at least one env (testing, staging, production)', { hint: 'e.g. --env testing, or --env staging --env production' });
+    const unknown = scope.filter((e) => !(BACKEND_ENVS as readonly string[]).includes(e));
+    if (unknown.length) throw new InvalidInputError('invalid_env', `unknown env ${unknown.join(', ')} (envs: ${BACKEND_ENVS.join(', ')})`);
     const k = generateApiKey();
     await this.storage.transaction(async (tx) => {
-      await tx.query('INSERT INTO api_keys (prefix, tenant, key_hash, label) VALUES ($1, $2, $3, $4)', [k.prefix, tenant, k.hash, label]);
+      const [meta] = await tx.query<{ value: string }>("SELECT value FROM backend_meta WHERE key = 'primary_master_key' FOR SHARE");
+      const master = this.masterKey(meta!.value);
+      const mac = keyRowMac(master, { prefix: k.prefix, tenant, envs: scope, hash: k.hash, revoked: false });
+      await tx.query('INSERT INTO api_keys (prefix, tenant, key_hash, label, envs, mac, mac_key_id) VALUES ($1, $2, $3, $4, $5, $6, $7)', [k.prefix, tenant, k.hash, label, scope.join(','), mac, master.id]);
       await audit(tx, { tenant, prefix: k.prefix, address }, 'key_created', {}, 'ok');
     });
-    return { key: k.key, prefix: k.prefix };
+    return { key: k.key, prefix: k.prefix, envs: scope };
   }
 
   async listKeys(tenant?: string): Promise<ApiKeyInfo[]> {
     const rows = await this.storage.query<Row>(
-      `SELECT prefix, tenant, label, created_at, last_used_at, revoked_at FROM api_keys ${tenant ? 'WHERE tenant = $1' : ''} ORDER BY tenant, created_at`,
+      `SELECT prefix, tenant, label, created_at, last_used_at, revoked_at, envs, key_hash, mac, mac_key_id FROM api_keys ${tenant ? 'WHERE tenant = $1' : ''} ORDER BY tenant, created_at`,
       tenant ? [tenant] : [],
     );
     return rows.map((r) => ({
       prefix: String(r.prefix),
       tenant: String(r.tenant),
+      envs: envsOf(r),
+      valid: this.rowIsAuthentic(r),
       label: String(r.label),
       created_at: iso(r.created_at),
       last_used_at: isoOrNull(r.last_used_at),
@@ -248,12 +302,16 @@ export class CredentialStore {
   async revokeKey(prefix: string, address = 'admin'): Promise<{ revoked: boolean; tenant?: string; already?: boolean }> {
     if (!isKeyPrefix(prefix)) return { revoked: false };
     return this.storage.transaction(async (tx) => {
-      const [row] = await tx.query<{ tenant: string; revoked_at: unknown }>('SELECT tenant, revoked_at FROM api_keys WHERE prefix = $1 FOR UPDATE', [prefix]);
+      const [row] = await tx.query<Row>('SELECT prefix, tenant, key_hash, envs, revoked_at FROM api_keys WHERE prefix = $1 FOR UPDATE', [prefix]);
       if (!row) return { revoked: false };
-      if (row.revoked_at) return { revoked: true, tenant: row.tenant, already: true };
-      await tx.query('UPDATE api_keys SET revoked_at = now() WHERE prefix = $1', [prefix]);
-      await audit(tx, { tenant: row.tenant, prefix, address }, 'key_revoked', {}, 'ok');
-      return { revoked: true, tenant: row.tenant };
+      if (row.revoked_at) return { revoked: true, tenant: String(row.tenant), already: true };
+      // Sealed as revoked: clearing revoked_at in the database breaks the MAC instead of reviving the key.
+      const [meta] = await tx.query<{ value: string }>("SELECT value FROM backend_meta WHERE key = 'primary_master_key' FOR SHARE");
+      const master = this.masterKey(meta!.value);
+      const mac = keyRowMac(master, { prefix, tenant: String(row.tenant), envs: envsOf(row), hash: buf(row.key_hash), revoked: true });
+      await tx.query('UPDATE api_keys SET revoked_at = now(), mac = $2, mac_key_id = $3 WHERE prefix = $1', [prefix, mac, master.id]);
+      await audit(tx, { tenant: String(row.tenant), prefix, address }, 'key_revoked', {}, 'ok');
+      return { revoked: true, tenant: String(row.tenant) };
     });
   }
 
@@ -335,6 +393,7 @@ export class CredentialStore {
       rewrapped += n;
       if (n === 0) break;
     }
+    await this.resealKeys(next);
     if (before.file) {
       writeKeyFile(before.file, [next]);
       this.keyring = { ...before, keys: [next] };
@@ -342,6 +401,10 @@ export class CredentialStore {
     await audit(this.storage, { address }, 'master_key_rotated', {}, 'ok');
     return { from, to: next.id, rewrapped };
   }
+}
+
+function envsOf(r: Row): string[] {
+  return String(r.envs ?? '').split(',').filter(Boolean);
 }
 
 async function primaryKeyId(q: Queryable): Promise<string | undefined> {

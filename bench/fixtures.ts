@@ -199,7 +199,7 @@ export async function startBackend(database?: string): Promise<BenchBackend> {
 
 /** `assistant backend keys create` against the backend's storage: an API key for `tenant`. */
 export function backendApiKey(b: Pick<BenchBackend, 'home' | 'database'>, tenant: string): string {
-  const r = spawnSync(process.execPath, [binOf(THIS_BUILD), 'backend', 'keys', 'create', '--tenant', tenant, ...(b.database ? ['--database', b.database] : [])], { env: childEnv({ HOME: b.home }), cwd: b.home, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [binOf(THIS_BUILD), 'backend', 'keys', 'create', '--tenant', tenant, '--env', 'testing', '--env', 'staging', '--env', 'production', ...(b.database ? ['--database', b.database] : [])], { env: childEnv({ HOME: b.home }), cwd: b.home, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`backend keys create exited ${r.status}: ${r.stderr}`);
   return r.stdout.trim();
 }

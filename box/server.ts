@@ -7,18 +7,20 @@
  *   GET  /v1/box/sessions/{id}     the session's history
  *   GET  /v1/box/ws                WebSocket: {type: "message", …} frames in, session/token/answer/error frames out
  *
- * There is no route that runs commands. Every request passes box/auth.ts first (query tokens, Host,
- * Origin, bearer). Bounds: body and frame size, message length, one deadline per message, live
- * sessions, one message at a time per session, header and upload time, connections. `close(drainMs)`
+ * There is no route that runs commands. Every request passes the serve kit's guard first
+ * (engine/core/kits/serve/guard.ts: query tokens, Host, Origin, bearer). Bounds: body and frame size,
+ * message length, one deadline per message, live sessions, one message at a time per session, and from
+ * the kit header and upload time, connections, and unproven (slow, tokenless) connections. `close(drainMs)`
  * stops taking work, lets in-flight answers finish for up to drainMs, then cancels the rest.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { listenError } from '../engine/core/listen.js';
+import { checkRequest, normaliseOrigin, type GuardPolicy } from '../engine/core/kits/serve/guard.js';
+import { serve, type ServeLimits } from '../engine/core/kits/serve/http.js';
+import type { ServerToken } from '../engine/core/kits/serve/token.js';
 import { redactText } from '../engine/core/redact.js';
 import type { AgentRunner } from './agent.js';
-import { checkRequest, normaliseOrigin, type BoxToken, type OriginPolicy } from './auth.js';
 import { RequestAborted, type ClientError } from './errors.js';
 import { answerMessage, InFlight, inputProblem, messageSchema, type MessageContext, type MessageOutcome } from './messages.js';
 import { SessionStore } from './sessions.js';
@@ -43,7 +45,7 @@ export interface BoxServerOptions {
   host: string;
   port: number;
   agent: AgentRunner;
-  token?: BoxToken;
+  token?: ServerToken;
   version: string;
   allowedOrigins?: string[];
   maxBodyBytes?: number;
@@ -52,6 +54,8 @@ export interface BoxServerOptions {
   maxSessions?: number;
   sessionIdleMs?: number;
   maxTurns?: number;
+  /** Connection bounds (the serve kit's defaults otherwise). */
+  connections?: ServeLimits;
   log?: (line: string) => void;
 }
 
@@ -104,7 +108,9 @@ export async function startBoxServer(opts: BoxServerOptions): Promise<BoxServer>
   let draining = false;
   const schema = messageSchema(limits.maxMessageChars);
   const messages: MessageContext = { agent: opts.agent, sessions, inFlight, limits, draining: () => draining, log };
-  const policy: OriginPolicy = { host: opts.host, port: opts.port, allowed: new Set((opts.allowedOrigins ?? []).map((o) => normaliseOrigin(o) ?? o)) };
+  const policy: GuardPolicy = { host: opts.host, port: opts.port, token: opts.token, hostCheck: 'loopback', allowedOrigins: new Set((opts.allowedOrigins ?? []).map((o) => normaliseOrigin(o) ?? o)) };
+  /** Whether a request that passed the guard proves its connection: one that showed the token (or the box has none). */
+  const proves = (needsToken: boolean) => needsToken || !opts.token;
 
   const info = () => ({
     box: 'assistant box',
@@ -196,11 +202,13 @@ export async function startBoxServer(opts: BoxServerOptions): Promise<BoxServer>
     const url = req.url ?? '/';
     const path = url.split('?', 1)[0]!;
     const route = ROUTES.find((r) => r.path.test(path));
-    const verdict = checkRequest(req.headers, url, policy, opts.token, { needsToken: path !== '/healthz' });
+    const needsToken = path !== '/healthz';
+    const verdict = checkRequest(req.headers, url, policy, { needsToken });
     if (!verdict.ok) {
       log?.(`refused ${req.method} ${path}: ${verdict.code}`);
-      return sendError(res, { status: verdict.status, code: verdict.code, message: verdict.message }, verdict.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
+      return sendError(res, { status: verdict.status, code: verdict.code, message: verdict.message }, { connection: 'close', ...(verdict.status === 401 ? { 'www-authenticate': 'Bearer' } : {}) });
     }
+    if (proves(needsToken)) served.prove(req);
     if (!route) return sendError(res, { status: 404, code: 'not_found', message: `no route ${path}`, hint: 'routes: GET /healthz, GET /v1/box/info, POST /v1/box/messages, GET /v1/box/sessions/{id}, GET /v1/box/ws' });
     if (!route.methods.includes(req.method ?? '')) return sendError(res, { status: 405, code: 'method_not_allowed', message: `${req.method} is not allowed on ${path}` }, { allow: route.methods.join(', ') });
     if (path === '/healthz') return sendJson(res, draining ? 503 : 200, { status: draining ? 'shutting_down' : 'ok', agent: opts.agent.name });
@@ -210,17 +218,22 @@ export async function startBoxServer(opts: BoxServerOptions): Promise<BoxServer>
     return getSession(res, path.slice('/v1/box/sessions/'.length));
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      log?.(`internal error: ${err instanceof Error ? err.message : String(err)}`);
-      sendError(res, { status: 500, code: 'internal', message: 'internal error' });
-    });
+  // Slow or stalled clients cannot hold the box: headers within 10 s, a whole upload within 30 s, and
+  // tokenless connections give way to a client with the token (engine/core/kits/serve/http.ts).
+  const served = await serve({
+    host: opts.host,
+    port: opts.port,
+    limits: { maxConnections: Math.max(64, 2 * sessions.max + 16), ...opts.connections },
+    log,
+    handler: (req, res) => {
+      handle(req, res).catch((err: unknown) => {
+        log?.(`internal error: ${err instanceof Error ? err.message : String(err)}`);
+        sendError(res, { status: 500, code: 'internal', message: 'internal error' });
+      });
+    },
   });
-  // Slow or stalled clients cannot hold the box: headers within 10 s, a whole upload within 30 s.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
-  server.keepAliveTimeout = 5_000;
-  server.maxConnections = Math.max(64, 2 * sessions.max + 16);
+  const server = served.server;
+  policy.port = served.port;
 
   // ---------------------------------------------------------------- WebSocket
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxBodyBytes, perMessageDeflate: false });
@@ -235,11 +248,12 @@ export async function startBoxServer(opts: BoxServerOptions): Promise<BoxServer>
     const url = req.url ?? '/';
     const path = url.split('?', 1)[0]!;
     if (path !== '/v1/box/ws') return refuseUpgrade(socket, 404, 'not_found', `no WebSocket at ${path}`);
-    const verdict = checkRequest(req.headers, url, policy, opts.token, { needsToken: true });
+    const verdict = checkRequest(req.headers, url, policy, { needsToken: true });
     if (!verdict.ok) {
       log?.(`refused WebSocket: ${verdict.code}`);
       return refuseUpgrade(socket, verdict.status, verdict.code, verdict.message);
     }
+    served.prove(req);
     if (draining) return refuseUpgrade(socket, 503, 'shutting_down', 'the box is shutting down');
     if (sockets.size >= sessions.max) return refuseUpgrade(socket, 503, 'too_many_connections', `the box holds ${sessions.max} WebSocket connections already`);
     wss.handleUpgrade(req, socket, head, (ws) => serveSocket(ws));
@@ -295,18 +309,10 @@ export async function startBoxServer(opts: BoxServerOptions): Promise<BoxServer>
     });
   };
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => reject(listenError(err, opts.host, opts.port)));
-    server.listen(opts.port, opts.host, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  policy.port = port;
-  const hostInUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
-
   let closing: Promise<{ finished: number; cancelled: number }> | undefined;
   const close = async (drainMs: number = BOX_DEFAULTS.drainMs) => {
     draining = true;
-    server.close();
+    served.stopAccepting();
     const pending = inFlight.size;
     const all = await inFlight.drained(drainMs);
     let cancelled = 0;
@@ -318,14 +324,14 @@ export async function startBoxServer(opts: BoxServerOptions): Promise<BoxServer>
     for (const ws of sockets) ws.close(1001, 'shutting down');
     sessions.close();
     await opts.agent.close().catch(() => undefined);
-    server.closeAllConnections();
     wss.close();
+    await served.stop(0);
     return { finished: pending - cancelled, cancelled };
   };
 
   return {
-    url: `http://${hostInUrl}:${port}`,
-    port,
+    url: served.url,
+    port: served.port,
     sessions: () => sessions.size,
     inFlight: () => inFlight.size,
     close: (drainMs) => (closing ??= close(drainMs)),

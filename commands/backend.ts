@@ -9,13 +9,14 @@ import { openAdmin, type AdminOps } from '../backend/admin.js';
 import { defaultKeyFile } from '../backend/keyring.js';
 import { redactDatabaseUrl } from '../backend/storage.js';
 import { startBackend } from '../backend/server.js';
-import { isLoopbackHost } from '../engine/core/config/backend-store.js';
+import { isLoopbackHost } from '../engine/core/loopback.js';
 import { rawFlagValues } from '../engine/core/cli-raw-flags.js';
 import { InvalidInputError, UsageError } from '../engine/core/errors.js';
 import { parseListen } from '../engine/core/listen.js';
+import { mustEndWithin, whenStopped } from '../engine/core/kits/serve/lifecycle.js';
 import { registerSecret } from '../engine/core/redact.js';
 import type { Column } from '../engine/providers/gpucloud/catalogue.js';
-import { DEFAULT_BACKEND_PORT, TenantSchema } from '../schemas/backend-api.js';
+import { BACKEND_ENVS, DEFAULT_BACKEND_PORT, TenantSchema } from '../schemas/backend-api.js';
 import { warn, type CommandContext } from './context.js';
 import { flag, type FlagSpec } from './flag-spec.js';
 import { runGroup } from './group.js';
@@ -72,14 +73,16 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .action((o: ServeFlags) => start(() => serve(ctx, o)));
       storage(
         cli
-          .command('keys <action> [prefix]', 'API keys: create --tenant T (prints the key once), list [--tenant T], revoke <prefix>')
+          .command('keys <action> [prefix]', 'API keys: create --tenant T --env E… (prints the key once), list [--tenant T], revoke <prefix>')
           .option('--tenant <tenant>', 'The team the key belongs to')
+          .option('--env <env>', 'An env the key may read and write: testing, staging or production; repeatable, at least one')
           .option('--label <label>', 'A note on the key (who or what uses it)'),
       )
-        .example('  assistant backend keys create --tenant ml-team --label "alice laptop"   # the key alone on stdout')
+        .example('  assistant backend keys create --tenant ml-team --env testing --label "alice laptop"   # the key alone on stdout')
+        .example('  assistant backend keys create --tenant ml-team --env staging --env production --label ci')
         .example('  assistant backend keys list')
         .example('  assistant backend keys revoke k3x9q0b2mz')
-        .action((action: string, prefix: string | undefined, o: StorageFlags & { tenant?: string; label?: string }) => start(() => keys(ctx, action, prefix === undefined ? undefined : String(prefix), typed(o))));
+        .action((action: string, prefix: string | undefined, o: StorageFlags & { tenant?: string; label?: string; env?: string | string[] }) => start(() => keys(ctx, action, prefix === undefined ? undefined : String(prefix), typed(o))));
       storage(
         cli
           .command('audit', 'Who read or wrote which credential when (key prefix, address, action; never values)')
@@ -146,28 +149,22 @@ async function serve(ctx: CommandContext, o: ServeFlags): Promise<number> {
   }
   const storage = storageOptions(ctx, o);
   const log = (line: string) => ctx.io.stderr.write(`backend: ${line}\n`);
-  // SIGTERM (systemd, docker stop) must stop it as gracefully as Ctrl-C. The command context carries only
-  // SIGINT, so a server listens for SIGTERM itself, from before it announces itself until it stops.
-  let onTerm: () => void = () => undefined;
-  const stop = new Promise<string>((resolve) => {
-    ctx.signal.addEventListener('abort', () => resolve('interrupt'), { once: true });
-    onTerm = () => resolve('SIGTERM');
-    // `on`, not `once` (removed below): signal-exit, loaded later by a lock, re-kills when it is the only listener left.
-    process.on('SIGTERM', onTerm);
-  });
-  const server = await startBackend({ ...storage, ...listen, tls, log }).catch((err: unknown) => {
-    process.off('SIGTERM', onTerm);
-    throw err;
-  });
-  if (server.keyCreated) {
-    warn(ctx, `created the master key file ${storage.keyFile} (mode 0600): back it up apart from the database; without it no stored credential can be read`);
+  // SIGTERM (systemd, docker stop) stops it as gracefully as Ctrl-C, and always ends it (the serve kit's lifecycle).
+  const stop = whenStopped(ctx.signal);
+  try {
+    const server = await startBackend({ ...storage, ...listen, tls, log });
+    if (server.keyCreated) {
+      warn(ctx, `created the master key file ${storage.keyFile} (mode 0600): back it up apart from the database; without it no stored credential can be read`);
+    }
+    const where = server.storage === 'pglite' ? `embedded PostgreSQL in ${server.where}` : `PostgreSQL ${server.where}`;
+    ctx.io.stderr.write(`assistant backend listening on ${server.url} (${where}; master key from ${server.keySource}); Ctrl-C stops it\n`);
+    const why = await stop.stopped;
+    ctx.io.stderr.write(`backend: stopping (${why}): finishing requests in flight\n`);
+    mustEndWithin(25_000, log);
+    await server.close();
+  } finally {
+    stop.dispose();
   }
-  const where = server.storage === 'pglite' ? `embedded PostgreSQL in ${server.where}` : `PostgreSQL ${server.where}`;
-  ctx.io.stderr.write(`assistant backend listening on ${server.url} (${where}; master key from ${server.keySource}); Ctrl-C stops it\n`);
-  const why = await stop;
-  process.off('SIGTERM', onTerm);
-  ctx.io.stderr.write(`backend: stopping (${why}): finishing requests in flight\n`);
-  await server.close();
   ctx.io.stderr.write('backend stopped\n');
   return 0;
 }
@@ -193,13 +190,15 @@ async function withAdmin<T>(ctx: CommandContext, o: StorageFlags, fn: (admin: Ad
 const KEY_COLUMNS: Column[] = [
   { header: 'PREFIX', path: 'prefix' },
   { header: 'TENANT', path: 'tenant' },
+  { header: 'ENVS', path: 'envs', priority: 5 },
+  { header: 'VALID', path: 'valid', priority: 5 },
   { header: 'LABEL', path: 'label', priority: 2 },
   { header: 'CREATED', path: 'created_at', priority: 3 },
   { header: 'LAST USED', path: 'last_used_at', priority: 1 },
   { header: 'REVOKED', path: 'revoked_at', priority: 4 },
 ];
 
-async function keys(ctx: CommandContext, action: string, prefix: string | undefined, o: StorageFlags & { tenant?: string; label?: string }): Promise<number> {
+async function keys(ctx: CommandContext, action: string, prefix: string | undefined, o: StorageFlags & { tenant?: string; label?: string; env?: string | string[] }): Promise<number> {
   single(o as Record<string, unknown>, ['tenant', 'label']);
   const tenant = o.tenant === undefined ? undefined : String(o.tenant);
   if (tenant !== undefined) {
@@ -208,11 +207,14 @@ async function keys(ctx: CommandContext, action: string, prefix: string | undefi
   }
   switch (action) {
     case 'create': {
-      if (!tenant) throw new UsageError('keys create needs --tenant <tenant>', { hint: 'e.g. assistant backend keys create --tenant ml-team' });
-      const made = await withAdmin(ctx, o, (a) => a.createKey(tenant, o.label === undefined ? '' : String(o.label)));
+      if (!tenant) throw new UsageError('keys create needs --tenant <tenant>', { hint: 'e.g. assistant backend keys create --tenant ml-team --env testing' });
+      const envs = (o.env === undefined ? [] : [o.env].flat()).map(String);
+      if (envs.length === 0) throw new UsageError('keys create needs --env <env> (testing, staging or production; repeatable): a key reads and writes only the envs it is given', { hint: 'e.g. assistant backend keys create --tenant ml-team --env testing' });
+      for (const e of envs) if (!(BACKEND_ENVS as readonly string[]).includes(e)) throw new UsageError(`--env must be one of ${BACKEND_ENVS.join(', ')} (got "${e}")`);
+      const made = await withAdmin(ctx, o, (a) => a.createKey(tenant, o.label === undefined ? '' : String(o.label), envs));
       // The key alone on stdout (pipe it into a secret store); it is shown this once and never again.
       ctx.out.text(`${made.key}\n`, { reveal: true });
-      ctx.io.stderr.write(`created API key ${made.prefix} for tenant ${tenant}; it is shown only now (the backend keeps its hash). Give it as ASSISTANT_BACKEND_API_KEY or backend.api_key\n`);
+      ctx.io.stderr.write(`created API key ${made.prefix} for tenant ${tenant}, envs ${made.envs.join(', ')}; it is shown only now (the backend keeps its hash). Give it as ASSISTANT_BACKEND_API_KEY or backend.api_key\n`);
       return 0;
     }
     case 'list': {

@@ -7,20 +7,20 @@ import { agentCatalog, findAgent, type CatalogAgent } from '../engine/producers/
 import { boxLiveFrom, boxReadPlan } from '../engine/producers/box/live.js';
 import { compileManifest, DEFAULT_BOX_PORT, defaultBoxImage, parseEnvFlag, parseSecretFlag, TOKEN_ENV, TOKEN_SHA256_ENV } from '../engine/producers/box/manifest.js';
 import { containerRegions, type Region } from '../engine/producers/box/regions.js';
-import { ensureBoxToken, tokenSha256 } from '../engine/producers/box/token.js';
+import { BOX_TOKEN_PREFIX, ensureBoxToken, tokenSha256 } from '../engine/producers/box/token.js';
 import { slugName } from '../engine/producers/deploy/plan.js';
 import { ExitCode, InvalidInputError, UsageError } from '../engine/core/errors.js';
 import { parseListen } from '../engine/core/listen.js';
 import { renderTable } from '../engine/core/render/records.js';
 import { assistantVersion } from '../engine/core/version.js';
 import { readPlan } from '../machines/apply/reads.js';
-import { isLoopback } from '../mcp/guard.js';
 import type { AgentRunner } from '../box/agent.js';
 import { acpAgent } from '../box/agents/acp.js';
 import { assistantAgent } from '../box/agents/assistant.js';
 import { emptyAgent } from '../box/agents/empty.js';
-import { tokenFromEnv } from '../box/auth.js';
-import { whenStopped } from '../box/lifecycle.js';
+import { isLoopbackHost } from '../engine/core/loopback.js';
+import { mustEndWithin, whenStopped } from '../engine/core/kits/serve/lifecycle.js';
+import { configuredToken, digestToken, generatedServerToken, type ServerToken } from '../engine/core/kits/serve/token.js';
 import { BOX_DEFAULTS, startBoxServer } from '../box/server.js';
 import { warn, type CommandContext } from './context.js';
 import { flag, type FlagSpec } from './flag-spec.js';
@@ -236,8 +236,8 @@ async function serve(ctx: CommandContext, opts: ServeFlags): Promise<number> {
   const envPort = ctx.env.PORT?.trim();
   const port = envPort ? intFlag('PORT', envPort, DEFAULT_BOX_PORT, 0, 65535) : DEFAULT_BOX_PORT;
   const listen = opts.listen === undefined ? { host: '127.0.0.1', port } : parseBoxListen(String(opts.listen), port);
-  const token = tokenFromEnv(ctx.env);
-  if (!isLoopback(listen.host) && !token) {
+  let token = await tokenFromEnv(ctx.env);
+  if (!isLoopbackHost(listen.host) && !token) {
     throw new UsageError(`listening on ${listen.host} (not loopback) needs a token; the box refuses to start without one`, {
       hint: `set ${TOKEN_ENV} to a long random value (e.g. $(openssl rand -hex 32)), or ${TOKEN_SHA256_ENV} to its SHA-256`,
     });
@@ -258,16 +258,20 @@ async function serve(ctx: CommandContext, opts: ServeFlags): Promise<number> {
       const agent = resolveAgent(ctx, session, opts.agent, 'box serve');
       if (opts.allowApply && agent.name !== 'assistant') throw new UsageError(`--allow-apply is for the assistant agent (agent ${agent.name} makes no plans)`);
       if (agent.kind === 'acp' && agent.status !== 'ready') warn(ctx, `agent ${agent.name}: ${agent.status}${agent.missing_secrets.length ? ` (${agent.missing_secrets.join(', ')})` : ''}`);
+      // A box that applies plans is not left open to every local user: without a configured token it
+      // makes one (kept 0600, printed once, reused on later starts), as Jupyter does.
+      if (!token && opts.allowApply) token = generatedToken(ctx);
       const runner = runnerFor(ctx, session, agent, opts, requestTimeoutMs);
       const log = ctx.debug.callback;
       const stop = whenStopped(ctx.signal);
       try {
         const server = await startBoxServer({ ...listen, ...limits, agent: runner, token, version: assistantVersion(), allowedOrigins: origins, requestTimeoutMs, log });
-        const auth = token ? 'bearer token required' : 'loopback only, no token';
+        const auth = token ? `bearer token required (${token.source})` : 'loopback only, no token';
         ctx.io.stderr.write(`assistant box (agent ${runner.name}) listening on ${server.url} (${auth}${opts.allowApply ? ', applies plans' : ''}); Ctrl-C or SIGTERM stops it\n`);
         const why = await stop.stopped;
         const pending = server.inFlight();
         ctx.io.stderr.write(`${why === 'SIGTERM' ? 'SIGTERM' : 'interrupted'}: stopping${pending ? `; ${pending} answer(s) in flight get up to ${drainMs / 1000} s to finish` : ''}\n`);
+        mustEndWithin(drainMs + 15_000, (line) => ctx.io.stderr.write(`box: ${line}\n`));
         const { finished, cancelled } = await server.close(drainMs);
         ctx.io.stderr.write(`box stopped: ${finished} in-flight answer(s) finished, ${cancelled} cancelled\n`);
         return ExitCode.ok;
@@ -278,6 +282,30 @@ async function serve(ctx: CommandContext, opts: ServeFlags): Promise<number> {
     },
     { overallDeadline: false },
   );
+}
+
+/**
+ * The box's token from its environment: ASSISTANT_BOX_TOKEN (refused below 128 bits of estimated
+ * entropy) or its SHA-256 (ASSISTANT_BOX_TOKEN_SHA256, what a deployed box gets from its gpucloud
+ * secret); undefined when neither is set.
+ */
+async function tokenFromEnv(env: Record<string, string | undefined>): Promise<ServerToken | undefined> {
+  const plain = env[TOKEN_ENV]?.trim();
+  const hashed = env[TOKEN_SHA256_ENV]?.trim();
+  if (plain && hashed) throw new InvalidInputError('two_tokens', `${TOKEN_ENV} and ${TOKEN_SHA256_ENV} are both set`, { hint: 'set one of them' });
+  if (plain) return configuredToken(plain, TOKEN_ENV);
+  if (hashed) return digestToken(hashed, TOKEN_SHA256_ENV);
+  return undefined;
+}
+
+/** The generated token of `box serve` on this machine; printed on stdout the one time it is made. */
+function generatedToken(ctx: CommandContext): ServerToken {
+  const made = generatedServerToken(ctx.home, 'box', BOX_TOKEN_PREFIX);
+  if (made.created) {
+    ctx.out.text(`${made.value}\n`, { reveal: true });
+    ctx.io.stderr.write(`token: generated for this box and kept in ${made.path} (0600); shown once, above. Clients send "Authorization: Bearer <token>"; set ${TOKEN_ENV} to use your own\n`);
+  }
+  return made.token;
 }
 
 /** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */

@@ -9,6 +9,7 @@ import { readPlan } from '../machines/apply/index.js';
 import type { CapableProvider } from '../engine/providers/index.js';
 import { providersWith } from '../engine/providers/index.js';
 import { describeStack, analyseRepo, type Stack } from '../engine/producers/deploy/analyse.js';
+import { codeHostGitOrigins } from '../engine/providers/repohost/provider.js';
 import { publicUrl, remoteKind, repoName, withClone } from '../engine/producers/deploy/clone.js';
 import { readEnvFile } from '../engine/producers/deploy/env-file.js';
 import { slugName, type CompiledDeploy, type EnvValue } from '../engine/producers/deploy/plan.js';
@@ -159,7 +160,8 @@ async function deploy(ctx: CommandContext, deployers: readonly Deployer[], rawUr
   const cleanUrl = publicUrl(url);
   if (cleanUrl !== url) throw new UsageError('the repository URL carries credentials; they would end up in the plan', { hint: 'remove them from the URL and set repohost.token in the config (or REPOHOST_TOKEN)' });
 
-  return withClone({ url, ref: opts.ref ? String(opts.ref) : undefined, token, signal: ctx.signal, tmpRoot: ctx.env.ASSISTANT_DEPLOY_TMPDIR }, async ({ dir, sha }) => {
+  const tokenOrigins = token ? codeHostGitOrigins(config, ctx.env) : [];
+  return withClone({ url, ref: opts.ref ? String(opts.ref) : undefined, token, tokenOrigins, signal: ctx.signal, tmpRoot: ctx.env.ASSISTANT_DEPLOY_TMPDIR }, async ({ dir, sha }) => {
     const stack = analyseRepo(dir);
     const image = opts.image ?? stack.image;
     // Each provider says its default (cloud_a: its container service, SPEC 4.2; gpucloud: an instance unless an image is named).

@@ -6,7 +6,10 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { resolveAiProvider } from '../engine/producers/ai/resolve.js';
 import { UsageError } from '../engine/core/errors.js';
 import { parseListen } from '../engine/core/listen.js';
-import { isLoopback } from '../mcp/guard.js';
+import { isLoopbackHost } from '../engine/core/loopback.js';
+import { mustEndWithin } from '../engine/core/kits/serve/lifecycle.js';
+import { configuredToken, generatedServerToken, type ServerToken } from '../engine/core/kits/serve/token.js';
+import { AssistantError } from '../engine/core/errors.js';
 import { DEFAULT_MAX_SESSIONS, startMcpHttpServer } from '../mcp/http.js';
 import { createMcpServer } from '../mcp/server.js';
 import { offeredTools, type McpBackend } from '../mcp/tools.js';
@@ -19,9 +22,8 @@ import { startAutostopTimer } from '../mcp/autostop-timer.js';
 const formatMs = (ms: number) => (ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms / 1000} s`);
 
 export const AUTH_TOKEN_ENV = 'ASSISTANT_MCP_AUTH_TOKEN';
-/** Off loopback the token is all that stands between the network and the account: 32 characters is
- * 128 bits as hex, beyond guessing even at the server's full request rate. */
-export const MIN_REMOTE_TOKEN_LENGTH = 32;
+/** What a generated MCP token starts with, so people (and secret scanners) can tell what it is. */
+const MCP_TOKEN_PREFIX = 'amc_';
 
 interface McpOptions {
   transport: string;
@@ -68,20 +70,21 @@ async function serve(ctx: CommandContext, opts: McpOptions): Promise<number> {
   if (opts.stdio) opts = { ...opts, transport: 'stdio' };
   const authToken = opts.authToken ?? (ctx.env[AUTH_TOKEN_ENV] || undefined);
   const listen = parseListen(opts.listen);
-  if (opts.transport === 'http' && !isLoopback(listen.host)) {
-    if (!authToken) {
-      throw new UsageError(`listening on ${listen.host} (not loopback) needs a bearer token`, {
-        hint: `set ${AUTH_TOKEN_ENV} (or --auth-token) to a long random value, e.g. $(openssl rand -hex 32)`,
-      });
-    }
-    if (authToken.trim().length < MIN_REMOTE_TOKEN_LENGTH) {
-      throw new UsageError(`the bearer token is too short for a non-loopback listener (at least ${MIN_REMOTE_TOKEN_LENGTH} characters)`, {
-        hint: `generate one with 'openssl rand -hex 32' and put it in ${AUTH_TOKEN_ENV} (or --auth-token)`,
-      });
-    }
+  const loopback = isLoopbackHost(listen.host);
+  if (opts.transport === 'http' && !loopback && !authToken) {
+    throw new UsageError(`listening on ${listen.host} (not loopback) needs a bearer token`, {
+      hint: `set ${AUTH_TOKEN_ENV} (or --auth-token) to a long random value, e.g. $(openssl rand -hex 32)`,
+    });
   }
   const maxSessions = opts.maxSessions;
   if (opts.destroyer && opts.readOnly) throw new UsageError('--destroyer and --read-only contradict each other', { hint: 'pass one of them' });
+  let token: ServerToken | undefined;
+  if (opts.transport === 'http') {
+    if (authToken) token = await checkedToken(authToken, opts.authToken ? '--auth-token' : AUTH_TOKEN_ENV, loopback);
+    // A server that can apply plans is not left open to every local user: without a configured token
+    // it makes one (kept 0600, printed once, reused on later starts), as Jupyter does. --read-only may stay open.
+    else if (!opts.readOnly) token = generatedToken(ctx);
+  }
   const destroyer = Boolean(opts.destroyer);
   const readOnly = Boolean(opts.readOnly);
   const aiProfile = opts.aiProfile === undefined ? undefined : String(opts.aiProfile).trim();
@@ -100,12 +103,36 @@ async function serve(ctx: CommandContext, opts: McpOptions): Promise<number> {
     if (autostop) ctx.io.stderr.write(`autostop: checking every ${formatMs(autostop.everyMs)} (autostop.check_every)${session.config.autostop?.allow_delete ? '; deletes allowed (autostop.allow_delete)' : ''}\n`);
     try {
       if (opts.transport === 'stdio') await serveStdio(ctx, backend, gate, stopped);
-      else await serveHttp(ctx, backend, { ...listen, authToken, maxSessions, stateless: Boolean(opts.stateless) }, gate, stopped);
+      else await serveHttp(ctx, backend, { ...listen, token, maxSessions, stateless: Boolean(opts.stateless) }, gate, stopped);
     } finally {
       await autostop?.stop();
     }
     return 0;
   }, { overallDeadline: false }); // a server lives for hours: --timeout bounds each request there, not its life
+}
+
+/**
+ * A token given with --auth-token or ASSISTANT_MCP_AUTH_TOKEN: refused below 128 bits of estimated
+ * entropy on any address (engine/core/kits/serve/strength.ts). A usage error, as before, so scripts see
+ * the same exit and code.
+ */
+async function checkedToken(value: string, source: string, loopback: boolean): Promise<ServerToken> {
+  try {
+    return await configuredToken(value, source, loopback ? '' : ' for a non-loopback listener');
+  } catch (err) {
+    if (!(err instanceof AssistantError) || (err.code !== 'token_too_short' && err.code !== 'weak_token')) throw err;
+    throw new UsageError(err.message.slice(`${source}: `.length), { hint: `generate one with 'openssl rand -hex 32' and put it in ${AUTH_TOKEN_ENV} (or --auth-token)` });
+  }
+}
+
+/** The generated token of `assistant mcp` on this machine; printed on stdout the one time it is made. */
+function generatedToken(ctx: CommandContext): ServerToken {
+  const made = generatedServerToken(ctx.home, 'mcp', MCP_TOKEN_PREFIX);
+  if (made.created) {
+    ctx.out.text(`${made.value}\n`, { reveal: true });
+    ctx.io.stderr.write(`token: generated for this MCP server and kept in ${made.path} (0600); shown once, above. Clients send "Authorization: Bearer <token>"; set ${AUTH_TOKEN_ENV} to use your own, or --read-only for a server that needs none on loopback\n`);
+  }
+  return made.token;
 }
 
 /** Until stdin ends (the client went away) or Ctrl-C; stdout carries only the protocol. */
@@ -124,15 +151,16 @@ async function serveStdio(ctx: CommandContext, backend: McpBackend, gate: string
 async function serveHttp(
   ctx: CommandContext,
   backend: McpBackend,
-  listen: { host: string; port: number; authToken?: string; maxSessions?: number; stateless: boolean },
+  listen: { host: string; port: number; token?: ServerToken; maxSessions?: number; stateless: boolean },
   gate: string,
   stopped: Promise<void>,
 ): Promise<void> {
   const server = await startMcpHttpServer({ ...listen, newServer: () => createMcpServer(backend), log: backend.log });
-  const token = listen.authToken ? ', bearer token required' : '';
+  const token = listen.token ? `, bearer token required (${listen.token.source})` : '';
   const sessions = listen.stateless ? ', stateless' : '';
   ctx.io.stderr.write(`assistant MCP server listening on ${server.url} (${offeredTools(backend).length} tools, ${gate}${sessions}${token}); Ctrl-C stops it\n`);
   await stopped;
+  mustEndWithin(15_000, (line) => ctx.io.stderr.write(`MCP server: ${line}\n`));
   await server.close();
   ctx.io.stderr.write('MCP server stopped\n');
 }

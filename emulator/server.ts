@@ -77,7 +77,9 @@ export class EmulatorServer {
 
   /** Without `listen`: answers through `fetch` only, at this made-up origin. */
   inProcess(): void {
-    this.url = 'http://gpucloud-emulator.invalid';
+    // Loopback (a credential may go there in clear: secret-origins.ts), on the discard port: were a
+    // request ever sent by socket instead of through `fetch` below, it would not leave this machine.
+    this.url = 'http://127.0.0.1:9';
     this.port = 0;
   }
 

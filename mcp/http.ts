@@ -2,7 +2,8 @@
  * The Streamable HTTP endpoint (POST/GET/DELETE /mcp) over node:http. Every session gets its own
  * McpServer and transport (the SDK binds one server to one transport), all built by `newServer` over
  * the same backend, so concurrent agents share one gpucloud client and its rate limits.
- * Requests pass the guard (Host/Origin, bearer) and a body-size limit before the SDK sees them.
+ * Requests pass the serve kit's guard (engine/core/kits/serve/: query tokens, Host/Origin, bearer) and a
+ * body-size limit before the SDK sees them; the kit bounds time and connections and stops the server.
  *
  * Sessions are capped (`maxSessions`): when the table is full, a new initialize evicts the least
  * recently used session that has no POST in flight. Eviction rather than refusal because the
@@ -16,13 +17,13 @@
  * down when the response ends; GET and DELETE have no session to act on and get 405.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { listenError } from '../engine/core/listen.js';
-import { checkRequest } from './guard.js';
+import { checkRequest, type GuardPolicy } from '../engine/core/kits/serve/guard.js';
+import { serve, type ServeLimits } from '../engine/core/kits/serve/http.js';
+import type { ServerToken } from '../engine/core/kits/serve/token.js';
 import { answerAsJsonWhenNoProgress, wantsProgress } from './json-answers.js';
 import { BodyTooLarge, readRequestBody } from '../engine/core/request-body.js';
 
@@ -35,7 +36,8 @@ export const DEFAULT_MAX_SESSIONS = 100;
 export interface McpHttpOptions {
   host: string;
   port: number;
-  authToken?: string;
+  /** The bearer token every request must carry (its digest; engine/core/kits/serve/token.ts). */
+  token?: ServerToken;
   maxBodyBytes?: number;
   newServer: () => McpServer;
   /** Sessions unused for this long are closed (clients need not send DELETE). Default 1 hour. */
@@ -47,6 +49,8 @@ export interface McpHttpOptions {
   log?: (line: string) => void;
   /** The clock idleness is measured by (tests step it); default Date.now. */
   now?: () => number;
+  /** Connection bounds (the serve kit's defaults otherwise). */
+  connections?: ServeLimits;
 }
 
 export interface McpHttpServer {
@@ -79,7 +83,7 @@ export async function startMcpHttpServer(opts: McpHttpOptions): Promise<McpHttpS
   let evicted = 0;
   // Initializes whose session id is not yet in `transports` still count against the cap.
   let pendingInits = 0;
-  let port = opts.port;
+  const policy: GuardPolicy = { host: opts.host, port: opts.port, token: opts.token };
   const now = opts.now ?? Date.now;
   const sweeper = setInterval(() => {
     const cutoff = now() - idleMs;
@@ -131,11 +135,12 @@ export async function startMcpHttpServer(opts: McpHttpOptions): Promise<McpHttpS
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?', 1)[0];
     if (path !== MCP_PATH) return jsonRpcError(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}`);
-    const verdict = checkRequest(req.headers, { host: opts.host, port, authToken: opts.authToken });
+    const verdict = checkRequest(req.headers, req.url ?? '/', policy);
     if (!verdict.ok) {
       opts.log?.(`refused ${req.method} ${path}: ${verdict.message}`);
-      return jsonRpcError(res, verdict.status, verdict.message, verdict.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
+      return jsonRpcError(res, verdict.status, verdict.message, { connection: 'close', ...(verdict.status === 401 ? { 'www-authenticate': 'Bearer' } : {}) });
     }
+    served.prove(req);
 
     if (opts.stateless && req.method !== 'POST') {
       return jsonRpcError(res, 405, 'Method not allowed: this server is stateless (no sessions, no GET stream)', { allow: 'POST' });
@@ -198,31 +203,29 @@ export async function startMcpHttpServer(opts: McpHttpOptions): Promise<McpHttpS
     await transport.handleRequest(req, res, body);
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      opts.log?.(`internal error: ${err instanceof Error ? err.message : String(err)}`);
-      jsonRpcError(res, 500, 'Internal server error');
-    });
+  const served = await serve({
+    host: opts.host,
+    port: opts.port,
+    limits: opts.connections,
+    log: opts.log,
+    handler: (req, res) => {
+      handle(req, res).catch((err: unknown) => {
+        opts.log?.(`internal error: ${err instanceof Error ? err.message : String(err)}`);
+        jsonRpcError(res, 500, 'Internal server error');
+      });
+    },
   });
-  // Agents keep sessions open; idle sockets must not hold the process at shutdown.
-  server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => reject(listenError(err, opts.host, opts.port)));
-    server.listen(opts.port, opts.host, () => resolve());
-  });
-  port = (server.address() as AddressInfo).port;
-  const hostInUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  policy.port = served.port;
 
   return {
-    url: `http://${hostInUrl}:${port}${MCP_PATH}`,
-    port,
+    url: `${served.url}${MCP_PATH}`,
+    port: served.port,
     sessions: () => transports.size,
     evicted: () => evicted,
     close: async () => {
       clearInterval(sweeper);
       await Promise.all([...transports.values()].map((t) => t.close().catch(() => undefined)));
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await served.stop(0);
     },
   };
 }

@@ -10,7 +10,8 @@ import * as assert from 'uvu/assert';
 import { runCli } from './support/cli.js';
 import { openWs, rawRequest, startBox, type BoxProcess } from './support/box.js';
 
-const TOKEN = 'box-test-token-0123456789abcdef0123456789abcdef';
+// Random (a configured token is refused below 128 bits of estimated entropy).
+const TOKEN = 'gWJNfQ0rFJUVMt6nBEyH9wjS2-MfKtNKtkyghkfBM3I';
 const auth = { authorization: `Bearer ${TOKEN}` };
 const homes: string[] = [];
 let box: BoxProcess;

@@ -25,7 +25,8 @@ test('a 503 from an API path still hints at capacity', async () => {
 
 test('a host name that does not resolve is tried once, and the hint names the base URL settings', async () => {
   // .invalid never resolves (RFC 2606); offline machines answer EAI_AGAIN instead of ENOTFOUND, both count.
-  const env = { GPUCLOUD_BASE_URL: 'http://gpucloud-api.invalid', GPUCLOUD_CLIENT_ID: 'id', GPUCLOUD_CLIENT_SECRET: 'secret-for-dns-test' };
+  // https: the client secret never goes over plain http to another host (secret-origins.ts).
+  const env = { GPUCLOUD_BASE_URL: 'https://gpucloud-api.invalid', GPUCLOUD_CLIENT_ID: 'id', GPUCLOUD_CLIENT_SECRET: 'secret-for-dns-test' };
   const r = await runCli(['--debug', 'gpucloud', 'list', 'instances'], { env, timeoutMs: 60_000 });
   assert.is(r.code, 1, r.stderr);
   assert.match(r.stderr, /error: network_error: .*(ENOTFOUND|EAI_AGAIN)/);

@@ -134,7 +134,8 @@ test('a private repository over http: the token goes to git by its environment o
       assert.is(denied.code, 1, 'without the token the server refuses');
       assert.match(denied.stderr, /error: clone_failed: .*\nhint: for a private https repository set repohost.token/);
       const home = tempHome();
-      const cfg = config(`repohost:\n  token: ${token}\n`);
+      // The token goes only to its code host: this server is it (repohost.base_url).
+      const cfg = config(`repohost:\n  token: ${token}\n  base_url: ${new URL(url).origin}\n`);
       const r = await runCli(['--config', cfg, '--debug', 'deploy', url, '--apply'], { ...T, env, home });
       assert.is(r.code, 0, r.stderr);
       assert.ok(server.seen.some((s) => s.authorization?.startsWith('Basic ')), 'the token reached the server as a header');
@@ -150,7 +151,7 @@ test('a private repository over http: the token goes to git by its environment o
       }
       // A wrong token: git's error is shown, the token is not.
       const wrong = 'ghp_wrongTokenAlsoSecret99887766554433';
-      const bad = await runCli(['--config', config(`repohost:\n  token: ${wrong}\n`), '--debug', 'deploy', url], { ...T, env });
+      const bad = await runCli(['--config', config(`repohost:\n  token: ${wrong}\n  base_url: ${new URL(url).origin}\n`), '--debug', 'deploy', url], { ...T, env });
       assert.is(bad.code, 1);
       assert.not.ok((bad.stdout + bad.stderr).includes(wrong));
     });
@@ -170,7 +171,7 @@ test('the token is never in git argv: a git wrapper on PATH records every argume
   writeFileSync(join(bin, 'git'), `#!/bin/sh\nprintf '%s\\n' "$@" >> ${log}\nexec ${realGit} "$@"\n`, { mode: 0o755 });
   try {
     await withEmulator(async ({ env }) => {
-      const r = await runCli(['--config', config(`repohost:\n  token: ${token}\n`), 'deploy', server.urlOf('private')], { ...T, env: { ...env, PATH: `${bin}:${process.env.PATH}` } });
+      const r = await runCli(['--config', config(`repohost:\n  token: ${token}\n  base_url: ${new URL(server.urlOf('private')).origin}\n`), 'deploy', server.urlOf('private')], { ...T, env: { ...env, PATH: `${bin}:${process.env.PATH}` } });
       assert.is(r.code, 0, r.stderr);
       const argv = readFileSync(log, 'utf8');
       assert.match(argv, /^clone$/m, 'the wrapper saw the clone');

@@ -30,7 +30,9 @@ function runSuite(url: string): Promise<{ code: number | null; out: string }> {
 
 test('the conformance suite passes against the baseline, including initialize, ping, tools, tool errors and DNS rebinding', async () => {
   const emu = await startEmulator({ seed: 'demo', rateLimit: false });
-  const server = await startMcpServer(['--listen', '127.0.0.1:0'], { env: emulatorEnv(emu) });
+  // --read-only: the suite cannot send a bearer token, and a loopback server that can apply plans needs
+  // one (docs/security-servers.md). No scenario calls assistant_plan_apply, the one tool it leaves out.
+  const server = await startMcpServer(['--listen', '127.0.0.1:0', '--read-only'], { env: emulatorEnv(emu) });
   try {
     const { code, out } = await runSuite(server.url);
     const summary = out.split('\n').filter((l) => /^[✓✗] /.test(l) || /^Total:|Baseline|Unexpected|Stale/.test(l));

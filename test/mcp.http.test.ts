@@ -366,7 +366,7 @@ gated('a server started with --destroyer applies a destructive plan', async () =
 
 gated('with --auth-token only requests carrying the bearer token are served', async () => {
   const emu = await startEmulator({ seed: 'demo', rateLimit: false });
-  const token = 'tok-' + 'a'.repeat(40);
+  const token = 'tok-py_zFLk83ruO1Sv_qhjwo1RnGDP3NPLEiIrd2wvA'; // random: weak tokens are refused
   const server = await startMcpServer(['--listen', '127.0.0.1:0'], { env: { ...emulatorEnv(emu), ASSISTANT_MCP_AUTH_TOKEN: token }, home: homeWithConfig() });
   try {
     assert.is((await rawInitialize(server.url)).status, 401);
@@ -385,7 +385,7 @@ gated('with --auth-token only requests carrying the bearer token are served', as
 
 gated('on every interface (0.0.0.0) any Host is served with the token and none without it', async () => {
   const emu = await startEmulator({ seed: 'demo', rateLimit: false });
-  const token = 'tok-' + 'b'.repeat(40);
+  const token = 'tok-e71b2a00572750df4c306a3a306279ac9e1efd9a4fc1b67d'; // random: weak tokens are refused
   const server = await startMcpServer(['--listen', '0.0.0.0:0'], { env: { ...emulatorEnv(emu), ASSISTANT_MCP_AUTH_TOKEN: token }, home: homeWithConfig() });
   const url = server.url.replace('0.0.0.0', '127.0.0.1');
   try {

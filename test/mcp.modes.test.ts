@@ -9,7 +9,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { startEmulator, EMULATOR_DEMO_IDS, type Emulator } from '../emulator/index.js';
 import { startMcpHttpServer } from '../mcp/http.js';
 import { emulatorEnv, runCli } from './support/cli.js';
-import { callTool, connectHttp, connectStdio, rawInitialize, rawPost, startMcpServer, textOf } from './support/mcp.js';
+import { callTool, connectHttp, connectStdio, rawInitialize, rawPost, startMcpServer, textOf, withServerToken } from './support/mcp.js';
 
 const deletePlan = {
   version: 1,
@@ -129,7 +129,7 @@ stateless('a one-shot client can POST tools/call without initialize; no session 
       assert.is(message(both[1]!.body).result.tools.length, 13);
 
       // GET and DELETE have no session to act on.
-      const get = await fetch(server.url, { headers: { accept: 'text/event-stream' } });
+      const get = await fetch(server.url, { headers: withServerToken(server.url, { accept: 'text/event-stream' }) });
       assert.is(get.status, 405);
       await get.body?.cancel();
     } finally {
@@ -276,9 +276,9 @@ token('a short token on a non-loopback listener is refused before binding (exit 
   }
 });
 
-token('a 32-character token is enough off loopback, and loopback keeps accepting any token', () =>
+token('a 32-character token is enough off loopback, and loopback accepts a configured token too', () =>
   withEmu(async (emu) => {
-    const long = 'c'.repeat(32);
+    const long = 'W4u-DwNcverRIAysQFOUm8B_tYz-QxIC'; // 32 random characters (a weak token is refused: secrets.serve-kit)
     const remote = await startMcpServer(['--listen', '0.0.0.0:0'], { env: { ...emulatorEnv(emu), ASSISTANT_MCP_AUTH_TOKEN: long } });
     try {
       const url = remote.url.replace('0.0.0.0', '127.0.0.1');
@@ -286,9 +286,10 @@ token('a 32-character token is enough off loopback, and loopback keeps accepting
     } finally {
       await remote.stop();
     }
-    const local = await startMcpServer(['--listen', '127.0.0.1:0', '--auth-token', 'x'], { env: emulatorEnv(emu) });
+    const x = 'e71b2a00572750df4c306a3a306279ac9e1efd9a4fc1b67d43f755daab285e4e';
+    const local = await startMcpServer(['--listen', '127.0.0.1:0', '--auth-token', x], { env: emulatorEnv(emu) });
     try {
-      assert.is((await rawInitialize(local.url, { authorization: 'Bearer x' })).status, 200);
+      assert.is((await rawInitialize(local.url, { authorization: `Bearer ${x}` })).status, 200);
       assert.is((await rawInitialize(local.url)).status, 401);
     } finally {
       await local.stop();

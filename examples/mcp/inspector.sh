@@ -1,6 +1,7 @@
 #!/usr/bin/env sh
 # MCP Inspector from the command line against a running `assistant mcp` (start it first:
-# `assistant --sandbox mcp` to try it against the local emulator).
+# `assistant --sandbox mcp --read-only` to try it against the local emulator; a server that can apply
+# plans wants its bearer token, which these calls do not send).
 URL=http://127.0.0.1:39393/mcp
 
 npx @modelcontextprotocol/inspector --cli "$URL" --transport http --method tools/list

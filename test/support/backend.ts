@@ -73,9 +73,12 @@ export async function startBackendProcess(opts: StartBackendOptions = {}): Promi
   };
 }
 
-/** `assistant backend keys create --tenant <tenant>` against the server's storage; returns the key. */
-export async function createApiKey(b: Pick<BackendProcess, 'home' | 'database'>, tenant: string, env: Record<string, string | undefined> = {}): Promise<string> {
-  const r = await runCli(['backend', 'keys', 'create', '--tenant', tenant, ...storageArgs(b)], { home: b.home, env });
+/**
+ * `assistant backend keys create --tenant <tenant> --env …` against the server's storage; returns the
+ * key. Keys are scoped to envs: by default this one may use all three (what the tests of one key use).
+ */
+export async function createApiKey(b: Pick<BackendProcess, 'home' | 'database'>, tenant: string, env: Record<string, string | undefined> = {}, envs = ['testing', 'staging', 'production']): Promise<string> {
+  const r = await runCli(['backend', 'keys', 'create', '--tenant', tenant, ...envs.flatMap((e) => ['--env', e]), ...storageArgs(b)], { home: b.home, env });
   if (r.code !== 0) throw new Error(`keys create failed (${r.code}): ${r.stderr}`);
   return r.stdout.trim();
 }

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import WebSocket from 'ws';
 import { BIN, CHILD_TIMEOUT_MS, childEnv, tempHome } from './cli.js';
+import { generatedToken, withServerToken } from './mcp.js';
 
 export interface BoxProcess {
   url: string;
@@ -52,9 +53,12 @@ export function startBox(args: string[], opts: { env?: Record<string, string | u
   return new Promise((resolve, reject) => {
     void exited.then((code) => reject(new Error(`assistant box serve exited with ${code}:\n${stderr}`)));
     waitForStderr(/listening on (http:\/\/\S+)/).then(
-      () =>
+      () => {
+        const url = /listening on (http:\/\/\S+)/.exec(stderr)![1]!;
+        // A box that applies plans made itself a token (loopback too): the helpers below send it.
+        generatedToken(home, 'box', url);
         resolve({
-          url: /listening on (http:\/\/\S+)/.exec(stderr)![1]!,
+          url,
           home,
           pid: child.pid!,
           stderr: () => stderr,
@@ -64,7 +68,8 @@ export function startBox(args: string[], opts: { env?: Record<string, string | u
             if (child.exitCode === null) child.kill(signal);
             return exited;
           },
-        }),
+        });
+      },
       (err) => {
         child.kill('SIGKILL');
         reject(err);
@@ -77,7 +82,7 @@ export const json = { 'content-type': 'application/json' };
 
 /** POST /v1/box/messages as JSON; the parsed body and status. */
 export async function postMessage(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${url}/v1/box/messages`, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}/v1/box/messages`, { method: 'POST', headers: withServerToken(url, { ...json, ...headers }), body: JSON.stringify(body) });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
@@ -98,7 +103,7 @@ export async function postSse(
   onEvent?: (e: SseEvent) => void,
   signal?: AbortSignal,
 ): Promise<{ status: number; events: SseEvent[]; text?: string }> {
-  const res = await fetch(`${url}/v1/box/messages`, { method: 'POST', headers: { ...json, accept: 'text/event-stream', ...headers }, body: JSON.stringify(body), signal });
+  const res = await fetch(`${url}/v1/box/messages`, { method: 'POST', headers: withServerToken(url, { ...json, accept: 'text/event-stream', ...headers }), body: JSON.stringify(body), signal });
   if (!String(res.headers.get('content-type')).startsWith('text/event-stream')) return { status: res.status, events: [], text: await res.text() };
   const events: SseEvent[] = [];
   const decoder = new TextDecoder();
@@ -123,7 +128,7 @@ export async function postSse(
 /** A raw request with any method, path and headers (node:http, so Host can be set freely). */
 export function rawRequest(url: string, opts: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}${opts.path}`, { method: opts.method ?? 'GET', headers: opts.headers }, (res) => {
+    const req = request(`${url}${opts.path}`, { method: opts.method ?? 'GET', headers: withServerToken(url, opts.headers) }, (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (d: string) => (text += d));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
@@ -136,7 +141,7 @@ export function rawRequest(url: string, opts: { method?: string; path: string; h
 /** Opens a WebSocket to the box; resolves when open, or rejects with the HTTP status of a refused upgrade. */
 export function openWs(url: string, headers: Record<string, string> = {}, path = '/v1/box/ws'): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}${path}`, { headers });
+    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}${path}`, { headers: withServerToken(url, headers) });
     ws.once('open', () => resolve(ws));
     ws.once('unexpected-response', (_req, res) => {
       let text = '';

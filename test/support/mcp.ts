@@ -3,7 +3,9 @@
  * Streamable HTTP or stdio.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -14,6 +16,8 @@ import { BIN, CHILD_TIMEOUT_MS, childEnv, tempHome } from './cli.js';
 export interface McpProcess {
   url: string;
   home: string;
+  /** The token the server generated for itself (a server that can apply, with none configured). */
+  token?: string;
   stderr(): string;
   /** Resolves with stderr once it matches `re` (checked on every chunk), rejects if the server exits first. */
   waitForStderr(re: RegExp): Promise<string>;
@@ -52,9 +56,11 @@ export function startMcpServer(args: string[], opts: { env?: Record<string, stri
       const m = /listening on (http:\/\/\S+\/mcp)/.exec(stderr);
       if (m) {
         clearTimeout(timer);
+        const token = generatedToken(home, 'mcp', m[1]!);
         resolve({
           url: m[1]!,
           home,
+          token,
           stderr: () => stderr,
           waitForStderr,
           stop: async () => {
@@ -71,9 +77,35 @@ export function startMcpServer(args: string[], opts: { env?: Record<string, stri
   });
 }
 
+/**
+ * Servers that can apply plans need a bearer token on loopback too; with none configured they make
+ * one and keep it in their home. The helpers below send it to that server when a test gives no
+ * Authorization header of its own (tests that configure a token handle it themselves).
+ */
+const generatedTokens = new Map<string, string>();
+
+/** The token `server` (mcp, box) generated in `home`, remembered for the origin of `url`. */
+export function generatedToken(home: string, server: string, url: string): string | undefined {
+  const path = join(home, '.assistant', 'serve', `${server}.token`);
+  if (!existsSync(path)) {
+    generatedTokens.delete(new URL(url).origin); // a port used again by a server without one
+    return undefined;
+  }
+  const token = readFileSync(path, 'utf8').trim();
+  generatedTokens.set(new URL(url).origin, token);
+  return token;
+}
+
+/** `headers` plus the generated token of the server at `url`, unless they carry an Authorization of their own. */
+export function withServerToken(url: string, headers: Record<string, string> = {}): Record<string, string> {
+  const token = generatedTokens.get(new URL(url).origin);
+  if (!token || Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) return headers;
+  return { ...headers, authorization: `Bearer ${token}` };
+}
+
 export async function connectHttp(url: string, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'assistant-tests', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: withServerToken(url, headers) } }));
   return client;
 }
 
@@ -114,7 +146,7 @@ export function errorOf(result: CallToolResult): { code: string; message: string
 /** A raw HTTP POST (node:http, so Host can be set like a browser under DNS rebinding would). */
 export function rawPost(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...withServerToken(url, headers) } }, (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (d: string) => (text += d));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }));

@@ -30,6 +30,8 @@ import {
 } from '../../../schemas/backend-api.js';
 import { AssistantError, InvalidInputError, OperationError, UsageError, isAbortError } from '../errors.js';
 import { registerSecret } from '../redact.js';
+import { isLoopbackHost } from '../loopback.js';
+import { secretFetch } from '../kits/http/secret-origins.js';
 import type { ResolveGpuCloudCredentialsOptions, SearchedPlace } from './credential-types.js';
 
 export const BACKEND_ENV_VARS = {
@@ -77,11 +79,6 @@ function checkBackendUrl(value: string, from: string): string {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new InvalidInputError('invalid_config', `${from}: expected an http(s) URL, got "${value}"`);
   return value.replace(/\/+$/, '');
-}
-
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
 }
 
 /** Refuses to send a key to `url` over plain HTTP unless it is this machine. */
@@ -165,10 +162,12 @@ export class BackendClient {
     const signal = this.opts.signal ? AbortSignal.any([this.opts.signal, timeout]) : timeout;
     for (let hop = 0; ; hop++) {
       if (o.auth !== false) assertSafeTransport(url);
+      // The key goes only to the backend's own origin (checked above to be TLS or this machine).
+      const send = o.auth !== false ? secretFetch({ what: 'the backend API key', origins: [origin] }) : fetch;
       const started = Date.now();
       let res: Response;
       try {
-        res = await fetch(url, {
+        res = await send(url, {
           method,
           redirect: 'manual',
           signal,

@@ -16,7 +16,7 @@ import { isProviderKind, PROVIDER_KINDS } from './kinds.js';
 import { DEFAULT_AI_CALL_POLICY, type AiCallPolicy, type AiProvider, type ChatResult } from './provider.js';
 import { AnthropicTransport } from './providers/anthropic.js';
 import { BedrockTransport } from './providers/bedrock.js';
-import { OpenAiCompatibleTransport, type OpenAiConnection } from './providers/openai-compatible.js';
+import { NO_KEY, OpenAiCompatibleTransport, type OpenAiConnection } from './providers/openai-compatible.js';
 import { connectVertex, vertexModelName } from './providers/vertex.js';
 
 export type Env = Record<string, string | undefined>;
@@ -206,7 +206,7 @@ export function resolveAiProvider(options: ResolveAiProviderOptions): AiProvider
       const isLocal = sel.kind === 'openai' && Boolean(sel.profile.local_model_inference_url) && !sel.profile.base_url;
       let apiKey: OpenAiConnection['apiKey'];
       if (resolved.key) apiKey = resolved.key;
-      else if (isLocal) apiKey = 'not-needed'; // local OpenAI-compatible servers usually take no key
+      else if (isLocal) apiKey = NO_KEY; // local OpenAI-compatible servers usually take no key
       else if (sel.kind === 'github-models') apiKey = ghTokenGetter(sel, options.runCommand ?? defaultRunCommand);
       else throw missingKey();
       const organization = sel.kind === 'openai' && !isLocal ? env.OPENAI_ORG_ID : undefined;

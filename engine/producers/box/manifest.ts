@@ -17,7 +17,7 @@ import { containerRegions, sizeKey, type ContainerSize, type Region, type Region
 export const defaultBoxImage = () => `ghcr.io/assistant-cli/assistant-box:${assistantVersion()}`;
 export const DEFAULT_BOX_PORT = 8080;
 export const BOX_HEALTH_PATH = '/healthz';
-/** The environment variable the box reads its token's SHA-256 from (box/auth.ts). */
+/** The environment variable the box reads its token's SHA-256 from (commands/box.ts, the serve kit's digest token). */
 export const TOKEN_SHA256_ENV = 'ASSISTANT_BOX_TOKEN_SHA256';
 export const TOKEN_ENV = 'ASSISTANT_BOX_TOKEN';
 /** Set by the manifest itself; `--env`/`--secret` may not set them. */

@@ -6,6 +6,10 @@
  * A token for a private https repository (config `repohost.token`) reaches git only through its
  * environment (GIT_CONFIG_COUNT/KEY/VALUE: an `http.extraHeader`), never through argv, the URL, a
  * plan, a log or an error: it is registered with the redactor and masked in git's own messages too.
+ * It goes only to the code host it belongs to (`tokenOrigins`, engine/core/kits/http/secret-origins.ts):
+ * git is then given the URL in the canonical form that was checked (so git cannot read another host
+ * out of it than the one judged) and follows no redirect; any other host is cloned anonymously, and
+ * a failure says so.
  */
 import { withoutSecrets } from '../../core/process/env.js';
 import { killGroup, OWN_GROUP } from '../../core/process/group.js';
@@ -16,14 +20,17 @@ import { join } from 'node:path';
 import { OperationError, UsageError } from '../../core/errors.js';
 import { abortReason } from '../../core/deadline.js';
 import { redactText, registerSecret } from '../../core/redact.js';
+import { mayCarry } from '../../core/kits/http/secret-origins.js';
 import { processAlive as alive } from '../../core/process/probe.js';
 
 export interface CloneOptions {
   url: string;
   /** Branch, tag or full commit sha. */
   ref?: string;
-  /** Sent as an Authorization header to https remotes only. */
+  /** Sent as an Authorization header to https remotes of `tokenOrigins` only (and http to this machine). */
   token?: string;
+  /** The code host's origins (`https://github.com`): where the token may go. */
+  tokenOrigins?: readonly string[];
   signal?: AbortSignal;
   /** Where temp dirs go (tests point it somewhere they can inspect). */
   tmpRoot?: string;
@@ -77,19 +84,19 @@ export async function withClone<T>(opts: CloneOptions, fn: (clone: Clone) => Pro
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
   process.once('exit', cleanup);
   try {
-    // A token travels only encrypted, or to this machine (plain http to 127.0.0.1/localhost).
-    const loopback = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\//i.test(opts.url);
-    const env = gitEnv(kind, kind === 'https' || loopback ? opts.token : undefined);
-    const git = (args: string[], cwd?: string) => runGit(args, { cwd, env, signal: opts.signal });
+    const auth = tokenFor(kind, opts);
+    const env = gitEnv(kind, auth.token);
+    const git = (args: string[], cwd?: string) => runGit(args, { cwd, env, signal: opts.signal, anonymous: auth.anonymous });
+    const remote = auth.url;
     if (opts.ref && FULL_SHA.test(opts.ref)) {
       // A sha is not a ref `clone --branch` accepts: fetch exactly that commit.
       await git(['init', '--quiet', work]);
-      await git(['remote', 'add', 'origin', '--', opts.url], work);
+      await git(['remote', 'add', 'origin', '--', remote], work);
       await git(['fetch', '--quiet', '--depth', '1', 'origin', opts.ref], work);
       await git(['checkout', '--quiet', '--detach', 'FETCH_HEAD'], work);
     } else {
       const branch = opts.ref ? ['--branch', opts.ref] : [];
-      await git(['clone', '--quiet', '--depth', '1', '--no-tags', ...branch, '--', opts.url, work]);
+      await git(['clone', '--quiet', '--depth', '1', '--no-tags', ...branch, '--', remote, work]);
     }
     const sha = (await git(['rev-parse', 'HEAD'], work)).trim();
     return await fn({ dir: work, sha });
@@ -97,6 +104,20 @@ export async function withClone<T>(opts: CloneOptions, fn: (clone: Clone) => Pro
     cleanup();
     process.removeListener('exit', cleanup);
   }
+}
+
+/**
+ * Whether the token goes with this clone: only over http(s) to one of the code host's origins (https,
+ * or http to this machine), decided on the URL's canonical form, which is then what git is given.
+ * Otherwise the clone is anonymous, and `anonymous` says why for the error of a failed clone.
+ */
+function tokenFor(kind: ReturnType<typeof remoteKind>, opts: CloneOptions): { url: string; token?: string; anonymous?: string } {
+  if (!opts.token || (kind !== 'https' && kind !== 'http')) return { url: opts.url };
+  const origins = opts.tokenOrigins ?? [];
+  const url = new URL(opts.url);
+  if (mayCarry({ what: 'the code host token', origins }, url)) return { url: url.href, token: opts.token };
+  const where = origins.length ? `the code host the token belongs to is ${origins.join(', ')}` : 'no code host is configured for the token';
+  return { url: opts.url, anonymous: `cloned without the code host token: ${url.origin} is not its host (${where})` };
 }
 
 /**
@@ -132,14 +153,17 @@ function gitEnv(kind: ReturnType<typeof remoteKind>, token: string | undefined):
   if (token && (kind === 'https' || kind === 'http')) {
     const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
     registerSecret(basic);
-    env.GIT_CONFIG_COUNT = '1';
+    // The header goes with every request git makes, so git must not follow a redirect to another host.
+    env.GIT_CONFIG_COUNT = '2';
     env.GIT_CONFIG_KEY_0 = 'http.extraHeader';
     env.GIT_CONFIG_VALUE_0 = `Authorization: Basic ${basic}`;
+    env.GIT_CONFIG_KEY_1 = 'http.followRedirects';
+    env.GIT_CONFIG_VALUE_1 = 'false';
   }
   return env;
 }
 
-function runGit(args: string[], opts: { cwd?: string; env: NodeJS.ProcessEnv; signal?: AbortSignal }): Promise<string> {
+function runGit(args: string[], opts: { cwd?: string; env: NodeJS.ProcessEnv; signal?: AbortSignal; anonymous?: string }): Promise<string> {
   return new Promise((resolve, reject) => {
     if (opts.signal?.aborted) return reject(abortReason(opts.signal, { while: 'cloning' }));
     // Its own process group: an interrupt kills git and its transport helpers (git-remote-http, ssh) together.
@@ -160,11 +184,14 @@ function runGit(args: string[], opts: { cwd?: string; env: NodeJS.ProcessEnv; si
       if (opts.signal?.aborted) return reject(abortReason(opts.signal, { while: 'cloning' }));
       if (code === 0) return resolve(out);
       const message = redactText(err.trim().split('\n').filter(Boolean).slice(-3).join('; ') || `git ${args[0]} exited with ${code}`);
+      const denied = /auth|403|401|permission denied|could not read username/i.test(err);
       reject(
-        new OperationError('clone_failed', `git ${args[0]} failed: ${message}`, {
-          hint: /auth|403|401|permission denied|could not read username/i.test(err)
-            ? 'for a private https repository set repohost.token in the config (or REPOHOST_TOKEN); for ssh, load a key the host accepts'
-            : 'check the URL and --ref (a branch, a tag or a full 40-character commit sha)',
+        new OperationError('clone_failed', `git ${args[0]} failed: ${message}${opts.anonymous ? ` (${opts.anonymous})` : ''}`, {
+          hint: opts.anonymous
+            ? 'a token goes only to its own code host: if this is your code host, set repohost.base_url to its API (e.g. https://host/api/v3)'
+            : denied
+              ? 'for a private https repository set repohost.token in the config (or REPOHOST_TOKEN); for ssh, load a key the host accepts'
+              : 'check the URL and --ref (a branch, a tag or a full 40-character commit sha)',
         }),
       );
     });

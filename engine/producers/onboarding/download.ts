@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { OperationError } from '../../core/errors.js';
-import { isLoopback } from './plan.js';
+import { isLoopbackHost as isLoopback } from '../../core/loopback.js';
 
 /** No artefact of the recipe table comes near this; a server sending more is refused. */
 const HARD_CAP_BYTES = 512 * 1024 * 1024;

@@ -5,6 +5,7 @@
  * runs. Local plans are not plan documents: they never come from makers or agents and never reach the
  * plan engine or MCP; only `onboarding install` builds and runs them.
  */
+import { isLoopbackHost } from '../../core/loopback.js';
 import { readFileSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { ONBOARDING_SCHEMA_VERSION, RecipeFileSchema, type InstallPlan, type InstallStep, type Recipe, type ToolPlan } from '../../../schemas/onboarding.js';
@@ -70,18 +71,13 @@ export function loadRecipeFile(path: string): Record<string, Recipe[]> {
       for (const [key, a] of Object.entries(r.artefacts)) {
         // A checksum makes the source irrelevant to integrity, but plain HTTP is still refused beyond this machine.
         const url = new URL(a.url);
-        if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+        if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
           throw new InvalidInputError('invalid_recipes', `--recipes ${path}: ${tool} ${key}: plain http is allowed only to this machine (${a.url})`, { hint: 'use https' });
         }
       }
     }
   }
   return parsed.data.recipes;
-}
-
-export function isLoopback(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
 }
 
 /** Why a recipe cannot be used here, or undefined when it can. */

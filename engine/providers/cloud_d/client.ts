@@ -7,6 +7,8 @@
  * `unauthorized`, RequestLimitExceeded is waited out (Retry-After when sent, else 1, 2, 4 s), anything
  * else is one line with its code and the request id.
  */
+import { isLoopbackHost } from '../../core/loopback.js';
+import { secretFetch, secretOrigins } from '../../core/kits/http/secret-origins.js';
 import { abortReason } from '../../core/deadline.js';
 import { OperationError, UsageError } from '../../core/errors.js';
 import { obj } from '../../core/kits/cli/reads.js';
@@ -34,7 +36,6 @@ export interface CloudDClientOptions {
   now?: () => number;
 }
 
-const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
 const MAX_RETRY_AFTER_S = 120;
 
 function endpoint(service: string, baseUrl: string | undefined): URL {
@@ -46,7 +47,7 @@ function endpoint(service: string, baseUrl: string | undefined): URL {
     throw new UsageError(`cloud_d: base_url "${raw}" is not a URL`, { hint: 'set cloud_d.base_url (or ASSISTANT_CLOUD_D_BASE_URL) to https://…' });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`cloud_d: base_url must be http(s) (got ${url.protocol})`);
-  if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname)) {
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     throw new UsageError(`cloud_d: base_url ${url.origin} is plain HTTP to another host, and API keys are configured: the signed requests would travel in clear; nothing was sent`, {
       hint: 'use https:// for cloud_d.base_url (plain http is allowed only to this machine)',
     });
@@ -85,7 +86,7 @@ export function cloudDClient(creds: CloudDCredentials, opts: CloudDClientOptions
       const perRequest = AbortSignal.any([signal, AbortSignal.timeout(opts.timeoutMs ?? 30_000)]);
       let res: Response;
       try {
-        res = await fetch(url, { method: 'POST', headers, body, signal: perRequest, redirect: 'manual' });
+        res = await secretFetch(secretOrigins('the cloud_d API keys', [url]))(url, { method: 'POST', headers, body, signal: perRequest });
       } catch (err) {
         if (signal.aborted) throw abortReason(signal);
         throw new OperationError('http_unreachable', `cloud_d: ${url.origin} did not answer (${(err as Error).message})`, { hint: 'check cloud_d.base_url and the network' });

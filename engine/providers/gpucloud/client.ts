@@ -14,6 +14,7 @@ import { normaliseBaseUrl } from '../../core/config/credentials.js';
 import { InvalidInputError, isAbortError, OperationError } from '../../core/errors.js';
 import { assistantVersion } from '../../core/version.js';
 import { redactText } from '../../core/redact.js';
+import { SecretOriginRefused, secretFetch, secretOrigins } from '../../core/kits/http/secret-origins.js';
 import { TokenManager, type Grant } from './auth.js';
 import { normalizeApiPath } from './catalogue.js';
 import { createDedupeFor, type CreateDedupe } from './dedupe.js';
@@ -36,7 +37,7 @@ import {
   type RetrySettings,
 } from './types.js';
 import { waitNotice } from './types.js';
-import type { WaitNotice } from '../../core/provider.js';
+import type { FetchLike, WaitNotice } from '../../core/provider.js';
 
 /** Requests in flight at once; bounds open sockets however generous the rate limits are. */
 const DEFAULT_MAX_CONCURRENT = 32;
@@ -116,6 +117,8 @@ class HttpGpuCloudClient implements GpuCloudClient {
   private readonly retry: RetrySettings;
   private readonly limiter: RequestLimiter;
   private readonly tokens: TokenManager;
+  /** The one way requests leave: only to the API's and the token endpoint's origins (secret-origins.ts). */
+  private readonly send: FetchLike;
   private readonly userAgent = `assistant/${assistantVersion()}`;
 
   constructor(private readonly opts: GpuCloudClientOptions) {
@@ -129,6 +132,11 @@ class HttpGpuCloudClient implements GpuCloudClient {
     } catch {
       throw new InvalidInputError('invalid_config', `gpucloud auth URL is not a URL: ${opts.authUrl}`);
     }
+    // The client secret and every token it buys go to these two origins only, over TLS (or to this machine).
+    this.send = secretFetch(
+      secretOrigins('the gpucloud credentials', [this.base, this.authUrl], { setting: 'gpucloud.base_url / gpucloud.auth_url (GPUCLOUD_BASE_URL / GPUCLOUD_AUTH_URL)' }),
+      opts.fetch ?? (fetch as unknown as FetchLike),
+    );
     this.retry = { ...DEFAULT_RETRY, ...definedOnly(opts.retry) };
     const limits: RateLimitSettings = { ...DEFAULT_RATE_LIMIT, ...definedOnly(opts.rateLimit) };
     const local = new SlidingWindowLimiter({ ...limits, maxConcurrent: DEFAULT_MAX_CONCURRENT });
@@ -335,7 +343,7 @@ class HttpGpuCloudClient implements GpuCloudClient {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {
-      const res = await (this.opts.fetch ?? fetch)(url, {
+      const res = await this.send(url, {
         method: state.method,
         headers,
         body,
@@ -351,6 +359,8 @@ class HttpGpuCloudClient implements GpuCloudClient {
       return { status: res.status, headers: headersToRecord(res.headers), text, attempts: state.attempts };
     } catch (err) {
       slot.release();
+      // Refused before sending (not the API's origin): nothing to retry.
+      if (err instanceof SecretOriginRefused) throw final(err);
       if (signal?.aborted) {
         this.debug(`✗ interrupted (${elapsed()} ms)`);
         throw abortError(signal, err);

@@ -21,6 +21,16 @@ import { answerRepoReads, repoReadsFor, type RepoRef } from './reads.js';
 export const REPOHOST_DEFAULT_BASE_URL = 'https://api.github.com';
 const TOKEN: TokenSpec = { provider: 'repohost', key: 'token', env: ['REPOHOST_TOKEN'] };
 
+/**
+ * Where git reaches the code host whose API is `repohost.base_url`: the API's own origin (GitHub
+ * Enterprise serves git and `/api/v3` on one host) and, for api.github.com, github.com. A repohost token
+ * goes to git only there (deploy's clone).
+ */
+export function codeHostGitOrigins(config: Config, env: Record<string, string | undefined>): string[] {
+  const api = new URL(baseUrlFor('repohost', config.repohost?.base_url, env, REPOHOST_DEFAULT_BASE_URL));
+  return api.hostname === 'api.github.com' ? [api.origin, `${api.protocol}//github.com`] : [api.origin];
+}
+
 /** `acme/widgets` named in the question (not a URL's path, not `and/or`-like words of one letter). */
 export function repoInQuestion(question: string): RepoRef | undefined {
   for (const m of question.matchAll(/(?<![\w./:-])([A-Za-z0-9][A-Za-z0-9-]{0,38})\/([A-Za-z0-9._-]{2,100})(?![\w/])/g)) {

@@ -17,7 +17,9 @@ import type { ArgProblem, ConnectOptions, Provider, StepClass, StepVerb } from '
 import type { ProviderCapabilities } from '../../capabilities.js';
 import { PLACEHOLDER_PATTERN } from '../../../../schemas/plan.js';
 import { substituteBody } from '../../plan/bindings.js';
+import { isLoopbackHost } from '../../loopback.js';
 import { readBounded } from './body.js';
+import { secretFetch, secretOrigins } from './secret-origins.js';
 import { sleep } from './sleep.js';
 
 /** Where the API is and how to reach it, resolved from config and environment when a step first needs it. */
@@ -72,7 +74,6 @@ export interface HttpClient {
 }
 
 const CREDENTIAL_HEADER = /auth|token|key|secret|cookie|session|password/i;
-const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
 const MAX_RETRY_AFTER_S = 120;
 
 /** The default pager: a JSON array body, the next page in `Link: <…>; rel="next"` (GitHub, DigitalOcean-style). */
@@ -99,7 +100,7 @@ function checkBase(spec: HttpProviderSpec, target: HttpTarget): URL {
   } catch {
     throw new UsageError(`${spec.name}: base_url "${target.baseUrl}" is not a URL`, { hint: `set ${spec.name}.base_url (or ASSISTANT_${spec.name.toUpperCase()}_BASE_URL) to https://…` });
   }
-  if (url.protocol === 'http:' && target.authenticated && !LOOPBACK.test(url.hostname)) {
+  if (url.protocol === 'http:' && target.authenticated && !isLoopbackHost(url.hostname)) {
     throw new UsageError(`${spec.name}: base_url ${url.origin} is plain HTTP to another host, and a token is configured: it would travel in clear; nothing was sent`, {
       hint: `use https:// for ${spec.name}.base_url (plain http is allowed only to this machine)`,
     });
@@ -152,7 +153,9 @@ export function httpClient(spec: HttpProviderSpec, target: HttpTarget, opts: { t
   const maxPages = spec.maxPages ?? 10;
   const maxBytes = spec.maxBytes ?? 5 * 1024 * 1024;
   const pager = spec.page ?? ((b: unknown, h: Headers) => linkHeaderPage(b, h));
-  const doFetch = opts.fetch ?? fetch;
+  // The token goes only to the API's own origin (engine/core/kits/http/secret-origins.ts); the checks
+  // below say more precisely why a next page or a redirect is not followed.
+  const doFetch = target.authenticated ? secretFetch(secretOrigins(`the ${spec.label} token`, [base], { setting: `${spec.name}.base_url` }), opts.fetch ?? fetch) : (opts.fetch ?? fetch);
 
   async function once(method: string, path: string, body: string | undefined, signal: AbortSignal, budget: { bytes: number }): Promise<{ status: number; headers: Headers; data: unknown; cut?: boolean }> {
     const url = resolveUrl(path, base);

@@ -6,6 +6,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AiProviderKind } from '../../../../schemas/config.js';
 import { AssistantError } from '../../../core/errors.js';
+import { secretFetch, secretOrigins } from '../../../core/kits/http/secret-origins.js';
 import { parseRetryAfter, type AttemptOptions, type Failure, type JsonMode, type Transport } from '../call-policy.js';
 import { AiNotConfiguredError } from '../errors.js';
 import type { ChatRequest } from '../provider.js';
@@ -59,12 +60,14 @@ export class AnthropicTransport implements Transport {
   private getClient(): Promise<Anthropic> {
     this.client ??= loadSdk().then((mod) => {
       this.mod = mod;
+      // The key goes to the configured endpoint's origin only, never after a redirect (secret-origins.ts).
+      const origins = secretOrigins('the anthropic API key', [this.opts.baseURL], { setting: `ai.providers.${this.profile}.base_url` });
       return new mod.default({
         apiKey: this.opts.apiKey,
         baseURL: this.opts.baseURL,
         maxRetries: 0,
         timeout: this.opts.sdkTimeoutMs,
-        fetch: this.opts.fetchImpl,
+        fetch: secretFetch(origins, this.opts.fetchImpl),
         logLevel: 'off',
       });
     });
@@ -143,7 +146,12 @@ export class AnthropicTransport implements Transport {
     if (!mod) return { kind: 'network', message: err instanceof Error ? err.message : String(err) };
     if (err instanceof mod.APIUserAbortError) return { kind: 'abort' };
     if (err instanceof mod.APIConnectionTimeoutError) return { kind: 'timeout', message: err.message };
-    if (err instanceof mod.APIConnectionError) return { kind: 'network', message: err.message };
+    if (err instanceof mod.APIConnectionError) {
+      // Refused by the key's origin check (secret-origins.ts) before anything was sent.
+      const cause = (err as { cause?: unknown }).cause;
+      if (cause instanceof AssistantError) return { kind: 'passthrough', error: cause };
+      return { kind: 'network', message: err.message };
+    }
     if (err instanceof mod.APIError) {
       const status = err.status ?? 0;
       const message = err.message;

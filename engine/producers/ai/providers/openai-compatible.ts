@@ -6,9 +6,13 @@
 import type OpenAI from 'openai';
 import type { AiProviderKind } from '../../../../schemas/config.js';
 import { AssistantError } from '../../../core/errors.js';
+import { secretFetch, secretOrigins } from '../../../core/kits/http/secret-origins.js';
 import { isReasoningModel, parseRetryAfter, type AttemptOptions, type Failure, type JsonMode, type Transport } from '../call-policy.js';
 import { AiNotConfiguredError } from '../errors.js';
 import type { ChatRequest } from '../provider.js';
+
+/** The key a local OpenAI-compatible server that takes none is given: a placeholder, not a secret. */
+export const NO_KEY = 'not-needed';
 
 export interface OpenAiConnection {
   baseURL: string;
@@ -71,6 +75,9 @@ export class OpenAiCompatibleTransport implements Transport {
   private getClient(): Promise<{ client: OpenAI; baseURL: string }> {
     this.client ??= this.opts.connect().then(async (conn) => {
       this.baseURL = conn.baseURL;
+      // A key goes to the endpoint's origin only, never after a redirect (secret-origins.ts); a local
+      // server that takes no key gets the placeholder, which is no secret.
+      const send = conn.apiKey === NO_KEY ? this.opts.fetchImpl : secretFetch(secretOrigins(`the ${this.name} API key`, [conn.baseURL], { setting: `ai.providers.${this.profile}.base_url` }), this.opts.fetchImpl);
       const OpenAI = await loadSdk();
       const client = new OpenAI({
         apiKey: conn.apiKey,
@@ -79,7 +86,7 @@ export class OpenAiCompatibleTransport implements Transport {
         project: conn.project ?? null,
         maxRetries: 0,
         timeout: this.opts.sdkTimeoutMs,
-        fetch: this.opts.fetchImpl,
+        fetch: send,
         defaultHeaders: conn.headers,
         logLevel: 'off',
       });
