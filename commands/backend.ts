@@ -3,11 +3,11 @@
  * `rotate-master-key`). The admin commands work on the data directory or database directly, or through
  * the running PGlite server's admin socket (backend/admin.ts).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openAdmin, type AdminOps } from '../backend/admin.js';
 import { defaultKeyFile } from '../backend/keyring.js';
-import { redactDatabaseUrl } from '../backend/storage.js';
+import { pgliteDir, redactDatabaseUrl } from '../backend/storage.js';
 import { startBackend } from '../backend/server.js';
 import { isLoopbackHost } from '../engine/core/loopback.js';
 import { rawFlagValues } from '../engine/core/cli-raw-flags.js';
@@ -151,6 +151,9 @@ async function serve(ctx: CommandContext, o: ServeFlags): Promise<number> {
   const log = (line: string) => ctx.io.stderr.write(`backend: ${line}\n`);
   // SIGTERM (systemd, docker stop) stops it as gracefully as Ctrl-C, and always ends it (the serve kit's lifecycle).
   const stop = whenStopped(ctx.signal);
+  // The embedded database's first start lays out a whole PostgreSQL cluster (about 10 s): say so, not silence.
+  if (storage.database) log(`connecting to PostgreSQL ${redactDatabaseUrl(storage.database)}…`);
+  else log(existsSync(pgliteDir(storage.dataDir)) ? `opening the embedded database in ${storage.dataDir}…` : `preparing the embedded database in ${storage.dataDir} (first start: this takes about 10 s)…`);
   try {
     const server = await startBackend({ ...storage, ...listen, tls, log });
     if (server.keyCreated) {

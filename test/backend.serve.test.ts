@@ -78,6 +78,15 @@ test('a second server on the same data directory is refused while the first runs
   assert.match(second.stderr, /^error: data_dir_in_use: the data directory .* is in use by process \d+/m);
 });
 
+test('the first start says it is preparing the embedded database before it listens; a later start says it opens it', async () => {
+  const lines = backend.stderr().split('\n');
+  const preparing = lines.findIndex((l) => /^backend: preparing the embedded database in .* \(first start: this takes about 10 s\)…$/.test(l));
+  const listening = lines.findIndex((l) => l.includes('listening on'));
+  assert.ok(preparing >= 0 && preparing < listening, backend.stderr());
+  const second = await runCli(['backend', 'serve', '--listen', '127.0.0.1:0'], { home: backend.home });
+  assert.match(second.stderr, /^backend: opening the embedded database in /m);
+});
+
 test('off loopback the server needs TLS or --insecure (with a warning); the flags go together', async () => {
   const home = temp('assistant-backend-flags-');
   const plain = await runCli(['backend', 'serve', '--listen', '0.0.0.0:0'], { home });

@@ -92,6 +92,27 @@ test('outside the grammar → exit 2 error whose hint shows how to configure an 
   }
 });
 
+test('a refusal gives the real reason: a verb the planner lacks ("rename") is named as such; a compound request is said to be several changes, with the first one to ask', () => {
+  const refusal = (q: string) => {
+    try {
+      planBuiltin(q, CONTEXT);
+    } catch (err) {
+      return err as AssistantError;
+    }
+    throw new Error(`expected a refusal of ${q}`);
+  };
+  const rename = refusal('rename train-1 to train-big');
+  assert.is(rename.code, 'not_understood');
+  assert.match(rename.message, /does not know how to "rename" \(it can create, start, shut down/);
+  assert.not.match(rename.message, /names no gpucloud resource/);
+  const compound = refusal('create a 1V100.6V instance called a1 in FIN-01 and a volume of 100GB called v1');
+  assert.is(compound.code, 'not_understood');
+  assert.match(compound.message, /makes one change per request, and .* reads as several \(it does not understand "volume", "100GB", "v1"\)/);
+  assert.match(compound.hint ?? '', /ask for each change in turn \(e\.g\. the first: "create a 1V100\.6V instance called a1 in FIN-01"\)/);
+  // Without a joining word it is the plain "does not understand".
+  assert.match(refusal('create a 1V100.6V instance called a1 with wings').message, /does not understand "wings"/);
+});
+
 test('a hostname without the current instances → builtin_needs_data; an unknown one lists the known ones', () => {
   const codeOf = (fn: () => unknown) => {
     try {

@@ -57,15 +57,25 @@ function unsupported(question: string, reason: string): InvalidInputError {
   return new InvalidInputError('not_understood', `the built-in planner cannot plan "${question}": ${reason}`, { hint: BUILTIN_PLANNER_HINT });
 }
 
+/** The request up to its first "and", comma or "then": the first change of a compound request. */
+function firstClause(question: string): string {
+  return question.split(/\s*(?:\band\b|\bthen\b|\balso\b|\bplus\b|[,;])\s*/i)[0]!.trim();
+}
+
 /** Refuses a request with words the plan would not carry out, rather than planning part of it. */
 function requireExplained(question: string, explained: Explained): void {
   const count = findCount(question)?.text;
   const left = unexplainedWords(question, { ...explained, values: [...explained.values, ...(count ? [count] : [])] });
   if (left.length) {
+    const words = left.map((w) => `"${w}"`).join(', ');
+    // "create an instance … and a volume …": several changes in one request, which the planner does not split.
+    const compound = /\b(and|then|also|plus)\b|[,;]/i.test(question);
     throw new InvalidInputError(
       'not_understood',
-      `the built-in planner does not understand ${left.map((w) => `"${w}"`).join(', ')} in "${question}" and plans nothing rather than part of the request`,
-      { hint: BUILTIN_PLANNER_HINT },
+      compound
+        ? `the built-in planner makes one change per request, and "${question}" reads as several (it does not understand ${words}); it plans nothing rather than part of it`
+        : `the built-in planner does not understand ${words} in "${question}" and plans nothing rather than part of the request`,
+      { hint: compound ? `ask for each change in turn (e.g. the first: "${firstClause(question)}"), or ${BUILTIN_PLANNER_HINT.replace(/^the built-in planner only understands common gpucloud requests; /, '')}` : BUILTIN_PLANNER_HINT },
     );
   }
 }

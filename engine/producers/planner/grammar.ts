@@ -83,6 +83,9 @@ const VERBS: { verb: Verb; words: string[] }[] = [
   { verb: 'list', words: ['list', 'show', 'display', 'what', "what's", 'which', 'how many', 'how much', 'are there', 'is there', 'do i have', 'tell me', 'get', 'see', 'view', 'check', 'print', 'fetch', 'find', 'describe', 'enumerate'] },
 ];
 
+/** What the built-in planner can do, for refusals: "create, start, shut down, …". */
+const PLANNER_VERBS = 'create, start, shut down, force-shut down, hibernate, delete, discontinue, attach, detach and list';
+
 const verbMatcher = new TermMatcher(VERBS.flatMap(({ verb, words }) => words.map((term) => ({ term, data: verb }))));
 
 export type ResourceObject = 'instance' | 'cluster' | 'volume' | 'other';
@@ -414,9 +417,16 @@ export function parseIntent(question: string): Intent {
     const names = unexplainedWords(text, { verbs: [], reading: true, values: location ? [location] : [] });
     return { type: 'list', kinds, location, names };
   }
+  // "rename demo-a100 to big": a request that starts with a verb the planner lacks is about that verb, not about a missing resource.
+  const leading = /^[a-z]+/i.exec(text)?.[0].toLowerCase();
+  const unknownVerb = !v && leading && !STOPWORDS.has(leading) && !matchKinds(leading).length && !/^(i|we|you|please|can|could|would|should)$/.test(leading);
   return {
     type: 'unsupported',
-    reason: v ? `the built-in planner does not know how to "${verb!.text}" that` : 'the request names no gpucloud resource the built-in planner knows',
+    reason: v
+      ? `the built-in planner does not know how to "${verb!.text}" that`
+      : unknownVerb
+        ? `the built-in planner does not know how to "${leading}" (it can ${PLANNER_VERBS})`
+        : 'the request names no gpucloud resource the built-in planner knows',
   };
 }
 
