@@ -26,6 +26,7 @@ import { addsCost, figuresFor, pricePlan, type BudgetLimit } from './price.js';
 
 export { readPlan, readResult } from './reads.js';
 export { dryRunPlan, previewPlan, type DryRunOutcome } from './dry-run.js';
+export { planConsent, type PlanConsent } from './consent.js';
 export type { BudgetLimit } from './price.js';
 export type { PlanBackend, RunOutcome } from '../run-plan.js';
 
