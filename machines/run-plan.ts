@@ -399,7 +399,8 @@ function refuseChangedMeaning(index: number, validated: StepClass, now: StepClas
     });
   if (canon && !canon.ok) throw refuse(`has no single reading (${canon.problem})`);
   const request = canon?.ok ? canon.request : undefined;
-  if (validatedRequest && request && (request.method !== validatedRequest.method || request.route !== validatedRequest.route)) {
+  // A read stays a read whatever its path becomes (its method cannot be bound): only changes are held to their route.
+  if (validatedRequest && request && validatedRequest.method !== 'GET' && (request.method !== validatedRequest.method || request.route !== validatedRequest.route)) {
     throw refuse(`became ${request.method} ${request.route}, not the ${validatedRequest.method} ${validatedRequest.route} it was checked and priced as`);
   }
   if (validated.effect !== 'destroy' && (now.effect !== validated.effect || now.kind !== validated.kind)) {

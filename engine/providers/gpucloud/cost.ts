@@ -6,7 +6,8 @@
  *
  * Billing rules (wire reference): an instance bills while `running` and while `offline` ("shutdown keeps
  * billing; only delete stops it"); one still ordered or provisioning is counted too, since it bills as
- * soon as it runs (with the OS volume it will get). A cluster bills while `running`. A volume bills by
+ * soon as it runs (with the OS volume it will get). A cluster bills while `running` (and is counted while
+still provisioning, with its shared file system). A volume bills by
  * size and type whether attached or not, until it is deleted. An Instant Cluster's shared file system is
  * a volume priced as `NVMe_Shared` (unless it is also in /v1/volumes). A serverless container or job
  * deployment that is not paused is counted at the most replicas it may run (compute price × units ×
@@ -23,6 +24,8 @@ export const BILLABLE_INSTANCE_STATUSES = ['running', 'offline'] as const;
 /** Instances on their way to running: not billed yet, but counted (they will be within minutes). */
 export const COMMITTED_INSTANCE_STATUSES = ['ordered', 'new', 'validating', 'provisioning'] as const;
 export const BILLABLE_CLUSTER_STATUSES = ['running'] as const;
+/** Clusters on their way to running: counted like provisioning instances (they bill as soon as they run). */
+export const COMMITTED_CLUSTER_STATUSES = ['ordered', 'new', 'validating', 'provisioning'] as const;
 const CLUSTER_SHARED_TYPE = 'NVMe_Shared';
 
 export const COST_BASIS =
@@ -104,7 +107,7 @@ export function billableResources(reads: CostReads, now: number): CostResource[]
   }
   for (const c of list(reads.clusters)) {
     const status = str(c.status);
-    if (!(BILLABLE_CLUSTER_STATUSES as readonly string[]).includes(status)) continue;
+    if (![...BILLABLE_CLUSTER_STATUSES, ...COMMITTED_CLUSTER_STATUSES].includes(status as never)) continue;
     const type = str(c.cluster_type);
     const name = str(c.hostname, str(c.id));
     const own = ownTags(c);

@@ -76,7 +76,8 @@ export async function requestFacts(step: PlannedStep, predefined: Record<string,
       const compute = record(body.compute);
       const parts = [
         compute ? `compute ${str(compute.name) ?? '?'} × ${str(compute.size) ?? '?'} unit(s) per replica` : '',
-        scaling && (scaling.min_replica_count !== undefined || scaling.max_replica_count !== undefined) ? `${str(scaling.min_replica_count) ?? '?'} to ${str(scaling.max_replica_count) ?? '?'} replicas` : '',
+        scaling && scaling.max_replica_count !== undefined ? `${scaling.min_replica_count === undefined ? 'up' : str(scaling.min_replica_count)} to ${str(scaling.max_replica_count)} replicas` : '',
+        scaling && scaling.max_replica_count === undefined && scaling.min_replica_count !== undefined ? `at least ${str(scaling.min_replica_count)} replicas` : '',
         body.is_spot === true ? 'spot' : body.is_spot === false ? 'not spot' : '',
       ].filter(Boolean);
       facts.lines.push(`${req.method === 'POST' ? '' : `${req.route.endsWith('/scaling') ? 'scaling of ' : 'change to '}`}${kind} deployment "${name ?? '?'}": ${parts.join(', ') || 'nothing that bills'}`);

@@ -133,6 +133,9 @@ function parseQuery(query: string): [string, string][] | { problem: string } {
 
 type Folded = { value: unknown } | { problem: string };
 
+/** How deep a body may nest (the API's bodies are a few levels deep; recursion must stay bounded). */
+const MAX_DEPTH = 32;
+
 /** Body keys that would make a server treat the request as another method (method-override middleware). */
 function overridesMethod(key: string): boolean {
   const word = goFoldName(key).replace(/[^A-Z0-9]/g, '');
@@ -144,19 +147,21 @@ function overridesMethod(key: string): boolean {
  * Go's case folding), or why it has no single reading. Keys that fill no known field stay as written;
  * two keys of one object that fold to one name are refused whether or not the field is known.
  */
-export function foldBody(value: unknown, shape: Shape, at = '$'): Folded {
+export function foldBody(value: unknown, shape: Shape, at = '$', depth = 0): Folded {
+  if (depth > MAX_DEPTH) return { problem: `${at} is nested deeper than ${MAX_DEPTH} levels` };
   if (Array.isArray(value)) {
     const item: Shape = typeof shape === 'object' && 'list' in shape ? (shape.list as Shape) : 'free';
     const out: unknown[] = [];
     for (const [i, v] of value.entries()) {
-      const r = foldBody(v, item, `${at}[${i}]`);
+      const r = foldBody(v, item, `${at}[${i}]`, depth + 1);
       if ('problem' in r) return r;
       out.push(r.value);
     }
     return { value: out };
   }
-  if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value)) {
-    return { problem: `${at} is ${value}, a number too large to be read exactly` };
+  // JSON.parse reads 1e400 as Infinity (sent as null) and 2^53 + 1 as 2^53: what would be sent is not what was written.
+  if (typeof value === 'number' && (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value)))) {
+    return { problem: `${at} is a number too large to be read exactly` };
   }
   if (!value || typeof value !== 'object') return { value };
   const fields = typeof shape === 'object' && !('list' in shape) ? (shape as ObjectShape) : undefined;
@@ -175,9 +180,11 @@ export function foldBody(value: unknown, shape: Shape, at = '$'): Folded {
       return { problem: `${at} has the keys ${show(earlier)} and ${show(key)}, which the API reads as one${field ? ` (${field})` : ''} (a Go decoder folds case; either may win)` };
     }
     filled.set(slot, key);
-    const r = foldBody(v, field ? fields![field]! : 'free', `${at}.${name}`);
+    const r = foldBody(v, field ? fields![field]! : 'free', `${at}.${name}`, depth + 1);
     if ('problem' in r) return r;
-    out[name] = r.value;
+    // An own property whatever its name: `out["__proto__"] = …` would set the prototype instead, and a
+    // reader would then see fields through it that the body sent does not hold.
+    Object.defineProperty(out, name, { value: r.value, enumerable: true, writable: true, configurable: true });
   }
   return { value: out };
 }
