@@ -394,7 +394,7 @@ function stepEffect(checked: CheckedPlan, opts: RunOptions, sent: SentSteps, bou
  */
 function refuseChangedMeaning(index: number, validated: StepClass, now: StepClass, validatedRequest: CanonicalRequest | undefined, canon: CanonicalForm | undefined): void {
   const refuse = (what: string) =>
-    new SafetyRefusal(`step ${index} ${what} after substituting bindings; it was not sent`, {
+    new SafetyRefusal(`step ${index}, once its bindings are substituted, ${what}; it was not sent`, {
       hint: 'a binding may fill in an ID or a name, not change what a step does: write the step as it is meant to run',
     });
   if (canon && !canon.ok) throw refuse(`has no single reading (${canon.problem})`);

@@ -137,6 +137,19 @@ test('CLI: a change no one can price is refused under a budget (budget_unpriced,
   assert.is(changes().filter((q) => q.method === 'PUT').length, 1, 'sent once allowed');
 });
 
+test('CLI: a bound value may fill in an ID, never make the step another route: refused before it is sent, even with --destroyer', async () => {
+  // Statically step 2 is a POST on one instance's ID; bound to "action" it would be the action route.
+  const p = plan(
+    { ...call('POST', '/v1/scripts', { name: 'action', script: '#!/bin/sh' }), produces: { SCRIPT_ID: '$.id' } },
+    { ...call('GET', '/v1/scripts/<SCRIPT_ID>'), produces: { NAME: '$[0].name' } },
+    call('POST', '/v1/instances/<NAME>', { action: 'start', id: EMULATOR_DEMO_IDS.offlineInstance }),
+  );
+  const r = await runCli(['ask', '--apply', '--destroyer', '--plan-file', planFile(p)], { env: env() });
+  assert.is(r.code, 1, r.stderr);
+  assert.match(r.stderr, /step 2, once its bindings are substituted, became POST \/v1\/instances\/action, not the POST \/v1\/instances\/\{id\} it was checked and priced as; it was not sent/);
+  assert.equal(changes().filter((q) => q.path.startsWith('/v1/instances')), []);
+});
+
 // ------------------------------------------------------------------------------------------ MCP
 
 test('MCP assistant_plan_apply with max_hourly_cost: the query create is invalid, the scale-up and the job are over budget; nothing is sent', async () => {
@@ -203,7 +216,8 @@ function writePlan(home: string, name: string, p: unknown): string {
 
 test('box serve --allow-apply following a hostile model: the scale-up it was told to make is refused by the budget, the query create never validates; nothing is sent', async () => {
   await existingWeb();
-  const config = configFile(`${boxAiConfig(srv.baseURL)}budget:\n  max_hourly: 5\ngpucloud:\n  default_location: FIN-01\n  default_ssh_key_id: ${EMULATOR_DEFAULT_SSH_KEY_ID}\n`);
+  // boxAiConfig ends in its gpucloud block: the defaults join it.
+  const config = configFile(`budget:\n  max_hourly: 5\n${boxAiConfig(srv.baseURL)}  default_location: FIN-01\n  default_ssh_key_id: ${EMULATOR_DEFAULT_SSH_KEY_ID}\n`);
   const box = await startBox(['--agent', 'assistant', '--allow-apply'], { env: { ...env(), TEST_AI_KEY: 'k' }, globalArgs: ['--config', config] });
   try {
     const before = changes().length;
