@@ -198,7 +198,7 @@ test('talk /apply: what is shown is the request and its price, the plan’s word
   writeFileSync(join(home, 'big.json'), JSON.stringify(plan(call('POST', '/v1/instances', BIG, 'create CPU.4V.16G instance cheap-1 (0.03/hour)'))));
   const lie = await runCli(['--config', talkConfig(), 'talk', '--ai-profile', 'builtin'], { home, env: env(), input: '/plan load big.json\n/apply\n' });
   assert.is(lie.code, 3, lie.stderr);
-  assert.match(lie.stderr, /^ {5}asks for: instance 8H100\.80S\.176V in FIN-03; hostname cheap-1; OS volume of the default size$/m);
+  assert.match(lie.stderr, /^ {5}asks for: instance 8H100\.80S\.176V in FIN-03; hostname cheap-1; OS volume 100 GB \(the default\)$/m);
   assert.match(lie.stderr, /^ {5}price: adds 17\.5\d+ USD\/hour/m);
   assert.match(lie.stderr, /! the plan's words do not match the request: it names CPU\.4V\.16G; the request asks for 8H100\.80S\.176V, NVMe; it says 0\.03\/hour; the request is priced at 17\.5\d+\/hour/);
   assert.match(lie.stderr, /^error: refused: applying needs your confirmation/m);

@@ -40,20 +40,20 @@ export function reasonMismatch(reason: string, facts: RequestFacts | undefined, 
     const other = facts.known_types.filter((t) => !asked.has(t.toLowerCase()) && names(reason, t));
     if (other.length) out.push(`it names ${other.join(', ')}; the request asks for ${facts.types.join(', ') || 'no type'}`);
     if (facts.sizes_gb.length) {
-      for (const m of reason.matchAll(/(\d+(?:\.\d+)?)\s*(GB|GiB|G|TB|TiB|T)\b/gi)) {
+      for (const m of reason.matchAll(/(?<![\w.])(\d+(?:\.\d+)?)\s*(GB|GiB|TB|TiB)\b/gi)) {
         const gb = Number(m[1]) * (/^t/i.test(m[2]!) ? 1000 : 1);
         if (!facts.sizes_gb.includes(gb)) out.push(`it says ${m[0]}; the request asks for ${facts.sizes_gb.map((s) => `${s} GB`).join(', ')}`);
       }
     }
     if (facts.counts.length) {
-      for (const m of reason.matchAll(/(\d+)\s*(replicas?|instances?|nodes?|machines?|gpus?)\b/gi)) {
+      for (const m of reason.matchAll(/(?<![\w.])(\d+)\s*(replicas?|instances?|nodes?|machines?|gpus?)\b/gi)) {
         if (/^gpu/i.test(m[2]!)) continue;
         if (!facts.counts.includes(Number(m[1]))) out.push(`it says ${m[0]}; the request asks for ${facts.counts.join(' to ')}`);
       }
     }
   }
   if (price?.price === 'priced') {
-    for (const m of reason.matchAll(/(?:\$\s*)?(\d+(?:\.\d+)?)\s*(?:USD|EUR|\$)?\s*(?:\/|per\s+|an?\s+)\s*(?:h|hr|hour)\b/gi)) {
+    for (const m of reason.matchAll(/(?:\$\s*)?(?<![\w.])(\d+(?:\.\d+)?)\s*(?:USD|EUR|\$)?\s*(?:\/|per\s+|an?\s+)\s*(?:h|hr|hour)\b/gi)) {
       const said = Number(m[1]);
       if (said < price.per_hour * 0.99 - 0.005) out.push(`it says ${m[0].trim()}; the request is priced at ${price.per_hour.toFixed(4)}/hour`);
     }

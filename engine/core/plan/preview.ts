@@ -4,6 +4,7 @@
  */
 import type { Plan } from '../../../schemas/plan.js';
 import type { CanonicalRequest, CostLine, PricePreview, ProviderSet, StepClass, StepPrice } from '../provider.js';
+import { substituteValue } from './bindings.js';
 import type { BudgetFigures } from './budget.js';
 
 export type { CostLine };
@@ -49,7 +50,10 @@ export function previewSteps(
     const cls = classes[index];
     const p = prices.get(index)?.price;
     const price = p === undefined ? undefined : p.price === 'priced' ? { price: p.price, per_hour: p.per_hour } : { price: p.price, why: p.why };
-    return { index, request: verb.describe(args, requests[index]), body: verb.detail?.(args), reason: c.reason, destructive: cls?.effect === 'destroy' ? cls.reasons : [], ...(price ? { price } : {}) };
+    // The body as it is sent (its canonical form, keys as the API names them), else the verb's own detail.
+    const request = requests[index];
+    const body = request ? (request.body === undefined ? undefined : substituteValue(request.body, predefined)) : verb.detail?.(args);
+    return { index, request: verb.describe(args, request), body, reason: c.reason, destructive: cls?.effect === 'destroy' ? cls.reasons : [], ...(price ? { price } : {}) };
   });
 }
 

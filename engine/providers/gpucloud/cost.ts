@@ -163,8 +163,8 @@ export function costSummary(reads: CostReads, now: number): CostSummary {
 
 /** The cost read plan's responses (COST_READ_KINDS order) as costSummary takes them. */
 function costReads(results: readonly unknown[]): CostReads {
-  const [instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes, containerTypes] = results;
-  return { instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes, containerTypes };
+  const [instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes] = results;
+  return { instances, volumes, clusters, balance, instanceTypes, volumeTypes, clusterTypes };
 }
 
 const costReadCommands = () => costReadPlan(COST_READ_KINDS.map((k) => findKind(k)!));
@@ -186,9 +186,10 @@ export interface CostReader {
  */
 export async function accountCost(reader: CostReader, now: number): Promise<CostSummary> {
   const reads = costReads(await reader.all(costReadCommands().commands.map((c) => c.args[2]!)));
+  const lists = await reader.all(DEPLOYMENT_LISTS.map((d) => d.path));
   const deployments: DeploymentState[] = [];
-  for (const { kind, path } of DEPLOYMENT_LISTS) {
-    for (const listed of list(await reader.all([path]).then((r) => r[0]))) {
+  for (const [i, { kind, path }] of DEPLOYMENT_LISTS.entries()) {
+    for (const listed of list(lists[i])) {
       const name = str(listed?.name);
       if (!name) continue;
       const at = `${path}/${encodeURIComponent(name)}`;
@@ -202,7 +203,9 @@ export async function accountCost(reader: CostReader, now: number): Promise<Cost
       deployments.push({ kind, record: { ...listed, ...record }, status });
     }
   }
-  return costSummary({ ...reads, deployments }, now);
+  // The serverless prices only when something serverless may bill.
+  const containerTypes = deployments.length ? (await reader.all(['/v1/container-types']))[0] : undefined;
+  return costSummary({ ...reads, containerTypes, deployments }, now);
 }
 
 /** gpucloud's live cost (its `cost` capability, engine/providers/gpucloud/cost-capability.ts), read through the executor (`read`). */

@@ -39,7 +39,7 @@ const DEPLOYMENT_BASES: Record<string, DeploymentKind> = { 'container-deployment
 type Step = PlannedStep;
 
 /** The price of one change step, from its canonical request. */
-async function priceStep(step: Step, reads: PriceReads, predefined: Record<string, string>, warnings: string[], creates: Map<number, CreateLines[]>): Promise<ChangePrice> {
+async function priceStep(step: Step, reads: PriceReads, predefined: Record<string, string>, warnings: string[]): Promise<ChangePrice> {
   const req = step.request;
   if (!req) return unpriced('the step has no canonical request');
   const route = `${req.method} ${req.route}`;
@@ -56,9 +56,7 @@ async function priceStep(step: Step, reads: PriceReads, predefined: Record<strin
     case 'POST /v1/instances': {
       // Every choice of a create with alternatives is priced; the most expensive one is counted.
       const choices = step.alternatives?.length ? [obj, ...step.alternatives.map((a) => choiceBody(obj, a))] : [obj];
-      const made = await Promise.all(choices.map((c) => instanceCreateLines(step.index, c, reads)));
-      creates.set(step.index, made);
-      return fromCreates(made, step.alternatives?.length ? warnings : undefined, step.index);
+      return fromCreates(await Promise.all(choices.map((c) => instanceCreateLines(step.index, c, reads))));
     }
     case 'POST /v1/clusters':
       return fromCreates([await clusterCreateLines(step.index, obj, reads)]);
@@ -74,6 +72,7 @@ async function priceStep(step: Step, reads: PriceReads, predefined: Record<strin
     case 'POST /v1/container-deployments':
     case 'POST /v1/job-deployments': {
       const price = await priceDeploymentCreate(step.index, kind!, obj, reads);
+      if (price.price === 'priced') await markComputeAvailable(price.lines[0]!, obj, reads, warnings);
       const scaling = record(obj.scaling);
       if (kind === 'container' && price.price === 'priced' && scaling?.min_replica_count === 0) {
         warnings.push(`step ${step.index}: the container deployment scales to zero: ${price.per_hour.toFixed(4)}/hour is with ${String(scaling.max_replica_count)} replica(s) running; nothing is billed while none runs`);
@@ -95,10 +94,10 @@ async function priceStep(step: Step, reads: PriceReads, predefined: Record<strin
 }
 
 /** The price of a create from its lines: every part priced, else unpriced with why. */
-function fromCreates(made: CreateLines[], warnings?: string[], step?: number): ChangePrice {
+function fromCreates(made: CreateLines[]): ChangePrice {
   const bad = made.flatMap((m) => m.unpriced);
   if (bad.length) return unpriced([...new Set(bad)].join('; '));
-  const lines = made.length > 1 ? countMostExpensiveChoice(made, warnings ?? [], step!) : made[0]!.lines;
+  const lines = made.length > 1 ? countMostExpensiveChoice(made) : made[0]!.lines;
   return combine([{ price: 'priced', per_hour: lines.reduce((s, l) => s + (l.per_hour ?? 0), 0), lines }], 'nothing that bills');
 }
 
@@ -106,14 +105,13 @@ function fromCreates(made: CreateLines[], warnings?: string[], step?: number): C
  * A create with alternatives makes one of its choices: the lines of the most expensive choice are
  * counted (totals, balance, budget guard), and its instance line lists every choice with its price.
  */
-function countMostExpensiveChoice(made: CreateLines[], warnings: string[], step: number): CostLine[] {
+function countMostExpensiveChoice(made: CreateLines[]): CostLine[] {
   const total = (c: CreateLines) => c.lines.reduce((s, l) => s + (l.per_hour ?? Number.POSITIVE_INFINITY), 0);
   let worst = 0;
   made.forEach((c, i) => {
     if (total(c) > total(made[worst]!)) worst = i;
   });
   const instances = made.map((c, choice) => ({ choice, line: c.lines.find((l) => l.kind === 'instance') })).filter((x) => x.line);
-  void warnings;
   return made[worst]!.lines.map((l) =>
     l.kind !== 'instance'
       ? l
@@ -128,20 +126,12 @@ function countMostExpensiveChoice(made: CreateLines[], warnings: string[], step:
   );
 }
 
-/** Availability of what the priced creates make (instances and clusters in their location, serverless compute), as warnings and `available`. */
-async function markAvailability(changes: StepPrice[], creates: Map<number, CreateLines[]>, reads: PriceReads, warnings: string[]): Promise<void> {
+/** Availability of the instances and clusters the priced creates make, in their location, as warnings and `available`. */
+async function markAvailability(changes: StepPrice[], reads: PriceReads, warnings: string[]): Promise<void> {
   for (const change of changes) {
     if (change.price.price !== 'priced') continue;
     for (const l of change.price.lines) {
-      if (l.kind === 'volume') continue;
-      if (l.kind === 'container' || l.kind === 'job') {
-        const units = l.part?.match(/(\d+) unit/)?.[1];
-        const rows = list(await reads.serverlessCompute());
-        const row = rows.find((r) => r?.name === l.type && Number(r?.size) === Number(units));
-        l.available = rows.length ? row?.is_available === true : undefined;
-        if (l.available === false) warnings.push(`step ${l.step}: serverless compute ${l.type} x${units} is not available right now; the create would fail with service_unavailable (pick another compute)`);
-        continue;
-      }
+      if (l.kind !== 'instance' && l.kind !== 'cluster') continue;
       const choices = l.choices ?? [];
       for (const ch of choices) ch.available = await available(l.kind, ch.type, ch.location, ch.spot === true, reads, warnings, l.step, ch.choice);
       if (choices.length) {
@@ -154,7 +144,15 @@ async function markAvailability(changes: StepPrice[], creates: Map<number, Creat
       if (l.available === false) warnings.push(`step ${l.step}: ${l.type}${l.spot ? ' (spot)' : ''} is not available in ${l.location} right now; the create would fail with service_unavailable (try another location)`);
     }
   }
-  void creates;
+}
+
+/** Whether the serverless compute a deployment create asks for is offered now (`/v1/serverless-compute-resources`). */
+async function markComputeAvailable(l: CostLine, body: Rec, reads: PriceReads, warnings: string[]): Promise<void> {
+  const compute = record(body.compute);
+  const rows = list(await reads.serverlessCompute());
+  const row = rows.find((r) => r?.name === compute?.name && Number(r?.size) === Number(compute?.size));
+  l.available = rows.length ? row?.is_available === true : undefined;
+  if (l.available === false) warnings.push(`step ${l.step}: serverless compute ${l.type} x${String(compute?.size)} is not available right now; the create would fail with service_unavailable (pick another compute)`);
 }
 
 /** Whether a type is available in a location now; a choice of alternatives outside the catalogue says why it can never be made. */
@@ -177,14 +175,13 @@ export async function previewGpuCloud(steps: readonly Step[], read: PreviewRead,
   const reads = new PriceReads(read);
   const warnings: string[] = [];
   const changes: StepPrice[] = [];
-  const creates = new Map<number, CreateLines[]>();
   for (const step of steps) {
     if (step.class.effect === 'read') continue;
-    const price = await priceStep(step, reads, predefined, warnings, creates);
+    const price = await priceStep(step, reads, predefined, warnings);
     const facts: RequestFacts | undefined = step.request ? await requestFacts(step, predefined, reads) : undefined;
     changes.push({ step: step.index, price, ...(facts ? { facts } : {}) });
   }
-  await markAvailability(changes, creates, reads, warnings);
+  await markAvailability(changes, reads, warnings);
   const totalPerHour = changes.reduce((s, c) => s + (c.price.price === 'priced' ? Math.max(0, c.price.per_hour) : 0), 0);
   const bal = record(await reads.balance());
   const amount = Number(bal?.amount);

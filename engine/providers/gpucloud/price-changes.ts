@@ -127,9 +127,10 @@ export function priceClusterAction(body: Rec): ChangePrice {
 export type DeploymentKind = 'container' | 'job';
 const BASE: Record<DeploymentKind, string> = { container: '/v1/container-deployments', job: '/v1/job-deployments' };
 
-/** A deployment's price line at its most replicas. */
-export function deploymentLine(step: number, kind: DeploymentKind, name: string, d: DeploymentSize, perHour: number | undefined, part?: string): CostLine {
-  return line({ step, kind, type: d.compute, ...(d.spot ? { spot: true } : {}), count: d.max, part: part ?? `${kind} deployment "${name}": ${d.size} unit(s) × ${d.max} replica(s)`, per_hour: perHour });
+/** A deployment's price line at its most replicas (`part` for a change to one that exists). */
+export function deploymentLine(step: number, kind: DeploymentKind, d: DeploymentSize, perHour: number | undefined, part?: string): CostLine {
+  const note = `${d.size} compute unit(s) per replica, ${d.min ?? 0} to ${d.max} replicas; priced with ${d.max} running`;
+  return line({ step, kind, type: d.compute, ...(d.spot ? { spot: true } : {}), count: d.max, ...(part ? { part } : {}), per_hour: perHour, note });
 }
 
 /** A deployment create: compute price × units × most replicas (jobs have no spot). */
@@ -139,7 +140,7 @@ export async function priceDeploymentCreate(step: number, kind: DeploymentKind, 
   if ('why' in size) return unpriced(`${kind} deployment "${name}": ${size.why}`);
   const perHour = deploymentPerHour(await reads.containerTypes(), size);
   if (perHour === undefined) return unpriced(`${kind} deployment "${name}": no ${size.spot ? 'spot ' : ''}price for compute ${size.compute}`);
-  return { price: 'priced', per_hour: perHour, lines: [deploymentLine(step, kind, name, size, perHour)] };
+  return { price: 'priced', per_hour: perHour, lines: [deploymentLine(step, kind, size, perHour)] };
 }
 
 /** The deployment as it is now (its record, and whether it runs), or why it cannot be read. */
@@ -183,8 +184,8 @@ export async function priceDeploymentChange(step: number, kind: DeploymentKind, 
   if (now.paused) return free(`${kind} deployment "${name}" is paused: the change bills from its resume`);
   const diff = will - was;
   const part = `${what} of ${kind} deployment "${name}": ${after.compute} ${after.size} unit(s) × ${after.max} replica(s)${after.spot ? ' (spot)' : ''}, now ${before.compute} ${before.size} × ${before.max}${before.spot ? ' (spot)' : ''}`;
-  if (diff === 0) return { price: 'priced', per_hour: 0, lines: [deploymentLine(step, kind, name, after, 0, part)] };
-  return { price: 'priced', per_hour: diff, lines: [deploymentLine(step, kind, name, after, diff, part)] };
+  if (diff === 0) return { price: 'priced', per_hour: 0, lines: [deploymentLine(step, kind, after, 0, part)] };
+  return { price: 'priced', per_hour: diff, lines: [deploymentLine(step, kind, after, diff, part)] };
 }
 
 /** `resume`: a paused deployment bills again, in full; one that runs changes nothing. */
@@ -196,7 +197,7 @@ export async function priceDeploymentResume(step: number, kind: DeploymentKind, 
   if ('why' in size) return unpriced(`resume of ${kind} deployment "${name}": ${size.why}`);
   const perHour = deploymentPerHour(await reads.containerTypes(), size);
   if (perHour === undefined) return unpriced(`resume of ${kind} deployment "${name}": no price for compute ${size.compute}`);
-  return { price: 'priced', per_hour: perHour, lines: [deploymentLine(step, kind, name, size, perHour, `resume of ${kind} deployment "${name}"`)] };
+  return { price: 'priced', per_hour: perHour, lines: [deploymentLine(step, kind, size, perHour, `resume of ${kind} deployment "${name}"`)] };
 }
 
 export { list };

@@ -8,7 +8,7 @@ import { substituteValue } from '../../core/plan/bindings.js';
 import type { PlannedStep, RequestFacts } from '../../core/provider.js';
 import { list, record, type PriceReads, type Rec } from './price-reads.js';
 import { choiceBody } from './failover.js';
-import { OS_VOLUME_TYPE } from './price-creates.js';
+import { CLUSTER_SHARED_VOLUME, OS_VOLUME_GB, OS_VOLUME_TYPE } from './price-creates.js';
 import { segmentsOf } from './request.js';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
@@ -35,9 +35,12 @@ export async function requestFacts(step: PlannedStep, predefined: Record<string,
       }
       if (str(body.hostname)) facts.lines.push(`hostname ${str(body.hostname)}`);
       const os = record(body.os_volume);
-      facts.lines.push(`OS volume ${gb(os?.size) === undefined ? 'of the default size' : `${gb(os?.size)} GB`}`);
+      const types = await reads.instanceTypes();
+      const gpus = Number(list(types).find((t) => t?.instance_type === body.instance_type)?.gpu?.number_of_gpus ?? 0);
+      const osGb = gb(os?.size) ?? (gpus > 0 ? OS_VOLUME_GB.gpu : OS_VOLUME_GB.cpu);
+      facts.lines.push(`OS volume ${osGb} GB${gb(os?.size) === undefined ? ' (the default)' : ''}`);
       facts.types.push(OS_VOLUME_TYPE);
-      if (gb(os?.size) !== undefined) facts.sizes_gb.push(gb(os?.size)!);
+      facts.sizes_gb.push(osGb);
       for (const v of list(body.volumes)) {
         facts.lines.push(`volume "${str(v?.name) ?? ''}" ${str(v?.type) ?? '(no type)'} ${gb(v?.size) ?? '?'} GB`);
         if (gb(v?.size) !== undefined) facts.sizes_gb.push(gb(v?.size)!);
@@ -52,8 +55,8 @@ export async function requestFacts(step: PlannedStep, predefined: Record<string,
       if (str(body.cluster_type)) facts.types.push(str(body.cluster_type)!);
       if (str(body.hostname)) facts.lines.push(`hostname ${str(body.hostname)}`);
       const shared = gb(record(body.shared_volume)?.size);
-      facts.lines.push(`shared volume ${shared === undefined ? 'of the default size' : `${shared} GB`}`);
-      if (shared !== undefined) facts.sizes_gb.push(shared);
+      facts.lines.push(`shared volume ${shared ?? CLUSTER_SHARED_VOLUME.sizeGb} GB${shared === undefined ? ' (the default)' : ''}`);
+      facts.sizes_gb.push(shared ?? CLUSTER_SHARED_VOLUME.sizeGb);
       facts.known_types.push(...names(await reads.clusterTypes(), 'cluster_type'));
       break;
     }

@@ -25,8 +25,8 @@ export function instanceActionPlan(action: string, id: string, hostname: string)
   ]);
 }
 
-/** The reads `cost` prices (engine/providers/gpucloud/cost.ts): the account's resources, its balance and the live price lists, in this order (the deployments are read after, one by one). */
-export const COST_READ_KINDS = ['instances', 'volumes', 'clusters', 'balance', 'instance-types', 'volume-types', 'cluster-types', 'container-types'] as const;
+/** The reads `cost` prices (engine/providers/gpucloud/cost.ts): the account's resources, its balance and the live price lists, in this order (the deployments and their prices are read after). */
+export const COST_READ_KINDS = ['instances', 'volumes', 'clusters', 'balance', 'instance-types', 'volume-types', 'cluster-types'] as const;
 
 export function costReadPlan(specs: readonly KindSpec[]): Plan {
   return plan(specs.map((spec) => listPlan(spec).commands[0]!).map((c) => ({ ...c, reason: `cost: ${c.reason}` })));
