@@ -23,6 +23,7 @@ import { boxAiConfig, postMessage, startBox } from './support/box.js';
 import { configFile, emulatorEnv, runCli, tempHome } from './support/cli.js';
 import { callTool, connectHttp, errorOf, startMcpServer } from './support/mcp.js';
 import { openAiServerFor } from './support/openai-server.js';
+import { until } from './support/wait.js';
 
 const srv = openAiServerFor(test);
 let emu: Emulator;
@@ -96,6 +97,26 @@ test('CLI: container deployments one after another each count in the burn the ne
   assert.is(second.code, 3, second.stderr);
   assert.match(second.stderr, /^error: budget_exceeded: the plan would raise the burn above the budget: current burn 3\.9085 USD\/hour \+ this plan 2\.4100 USD\/hour/m);
   assert.is(changes().filter((q) => q.path === '/v1/container-deployments').length, 1);
+});
+
+test('CLI: two applies at once under one budget cannot both pass on the same burn: the second counts what the first is adding', async () => {
+  // The first apply's create is held at the emulator: it has passed its budget check and holds what it adds.
+  let release!: () => void;
+  emu.addFault({ method: 'POST', path: '/v1/container-deployments', until: new Promise<void>((r) => (release = r)) });
+  const home = tempHome('assistant-attack-two-');
+  const first = runCli(['ask', '--apply', '--max-hourly-cost', '5', '--plan-file', planFile(plan(container('two-1')))], { env: env(), home });
+  await until(() => emu.requests().some((q) => q.method === 'POST' && q.path === '/v1/container-deployments'), 'the first create reaching the emulator');
+  const second = await runCli(['ask', '--apply', '--max-hourly-cost', '5', '--plan-file', planFile(plan(container('two-2')))], { env: env(), home });
+  release();
+  const a = await first;
+  assert.is(a.code, 0, a.stderr);
+  assert.is(second.code, 3, second.stderr);
+  assert.match(second.stderr, /^error: budget_exceeded: the plan would raise the burn above the budget: current burn 1\.4985 USD\/hour \+ runs in progress on this machine 2\.4100 USD\/hour \+ this plan 2\.4100 USD\/hour = 6\.3185 USD\/hour/m);
+  assert.is(changes().filter((q) => q.path === '/v1/container-deployments').length, 1, 'only the first was sent');
+  // Its run over, the first holds nothing: what it made is in the burn itself.
+  const third = await runCli(['ask', '--apply', '--max-hourly-cost', '5', '--plan-file', planFile(plan(container('two-3')))], { env: env(), home });
+  assert.is(third.code, 3);
+  assert.match(third.stderr, /current burn 3\.9085 USD\/hour \+ this plan 2\.4100 USD\/hour/);
 });
 
 test('CLI: a job deployment is priced at compute × units × its most replicas and refused over the budget', async () => {

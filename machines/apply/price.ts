@@ -74,8 +74,8 @@ export async function pricePlan(backend: PlanBackend, checked: PreviewablePlan, 
 }
 
 /** The burn before and after a priced plan, against a limit when one is set. */
-export function figuresFor(priced: PricedPlan, limit?: BudgetLimit): Promise<BudgetFigures> {
-  return budgetFigures(priced.parts, priced.providers, limit, priced.unpricedChanges);
+export function figuresFor(priced: PricedPlan, limit?: BudgetLimit, pending = 0): Promise<BudgetFigures> {
+  return budgetFigures(priced.parts, priced.providers, limit, priced.unpricedChanges, pending);
 }
 
 /** Whether the plan has anything the guard must weigh: a change that raises the burn, or one no one can price. */

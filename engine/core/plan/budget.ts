@@ -20,6 +20,8 @@ export interface BudgetFigures {
   currency: string;
   /** What the account burns now. */
   current_per_hour: number;
+  /** What other runs on this machine that passed their budget check are adding, not yet in the burn (engine/core/plan/budget-holds.ts). */
+  pending_per_hour?: number;
   /** What the plan's changes (still to run) add. */
   added_per_hour: number;
   after_per_hour: number;
@@ -73,6 +75,7 @@ export async function budgetFigures(
   planProviders: readonly string[],
   limit?: { max: number; from: string; allowUnpriced?: boolean },
   unpricedChanges: readonly Unpriced[] = [],
+  pending = 0,
 ): Promise<BudgetFigures> {
   let current = 0;
   let currency: string | undefined;
@@ -88,8 +91,9 @@ export async function budgetFigures(
   const figures: BudgetFigures = {
     currency: currency ?? 'usd',
     current_per_hour: current,
+    ...(pending > 0 ? { pending_per_hour: pending } : {}),
     added_per_hour: added,
-    after_per_hour: current + added,
+    after_per_hour: current + pending + added,
     unpriced: unpricedSteps(parts, unpricedChanges).map((u) => `step ${u.step}: ${u.why}`),
     not_counted: planProviders.filter((p) => !counted.has(p)),
   };
@@ -115,7 +119,7 @@ export function budgetRefusal(f: BudgetFigures): AssistantError | undefined {
   if (f.added_per_hour <= EPSILON || f.after_per_hour <= f.max_hourly + EPSILON) return undefined;
   return new AssistantError(
     'budget_exceeded',
-    `the plan would raise the burn above the budget: current burn ${rate(f.current_per_hour, f.currency)} + this plan ${rate(f.added_per_hour, f.currency)} = ${rate(f.after_per_hour, f.currency)}, above the limit of ${rate(f.max_hourly, f.currency)} (${f.limit_from ?? 'budget.max_hourly'}); nothing was sent`,
+    `the plan would raise the burn above the budget: current burn ${rate(f.current_per_hour, f.currency)}${f.pending_per_hour ? ` + runs in progress on this machine ${rate(f.pending_per_hour, f.currency)}` : ''} + this plan ${rate(f.added_per_hour, f.currency)} = ${rate(f.after_per_hour, f.currency)}, above the limit of ${rate(f.max_hourly, f.currency)} (${f.limit_from ?? 'budget.max_hourly'}); nothing was sent`,
     ExitCode.refused,
     { hint, details: f },
   );
