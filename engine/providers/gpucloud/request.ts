@@ -23,8 +23,11 @@ export function show(text: string): string {
   return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
 }
 
+/** One placeholder anywhere (not global: `test` keeps no state between calls). */
+const ANY_PLACEHOLDER = new RegExp(PLACEHOLDER_PATTERN.source);
+
 export function hasPlaceholder(text: string): boolean {
-  return new RegExp(PLACEHOLDER_PATTERN.source).test(text);
+  return ANY_PLACEHOLDER.test(text);
 }
 
 // ------------------------------------------------------------------------------------------- the path

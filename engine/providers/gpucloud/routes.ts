@@ -140,11 +140,13 @@ export const CHANGE_ROUTES: readonly RouteSpec[] = [
 /** Whether a template segment stands for one ID (`{name}`). */
 export const isParam = (word: string): boolean => /^\{\w+\}$/.test(word);
 
+const WORDS = new Map(CHANGE_ROUTES.map((r) => [r, r.template.split('/').slice(1)] as const));
+
 /** The change route a method and canonical segments are, if any (fixed words compared exactly). */
 export function changeRoute(method: string, segments: readonly string[]): RouteSpec | undefined {
   return CHANGE_ROUTES.find((r) => {
     if (r.method !== method) return false;
-    const want = r.template.split('/').slice(1);
+    const want = WORDS.get(r)!;
     return want.length === segments.length && want.every((w, i) => isParam(w) || w === segments[i]);
   });
 }

@@ -15,21 +15,15 @@
  * added by recent Unicode versions, none of which is in an API's field names.
  */
 
-const classOf = new Map<number, RegExp>();
-
-function escapeCodePoint(cp: number): string {
-  return `\\u{${cp.toString(16)}}`;
-}
+/**
+ * Two runes are one under simple case folding exactly when a case-insensitive backreference matches
+ * one against the other: in unicode mode both are compared by their Canonicalize (simple) folding.
+ */
+const SAME_FOLD = /^(.)\1$/isu;
 
 /** Whether two code points are one under Unicode simple case folding (Go's unicode.SimpleFold orbit). */
 export function sameSimpleFold(a: number, b: number): boolean {
-  if (a === b) return true;
-  let re = classOf.get(a);
-  if (!re) {
-    re = new RegExp(`^${escapeCodePoint(a)}$`, 'iu');
-    classOf.set(a, re);
-  }
-  return re.test(String.fromCodePoint(b));
+  return a === b || SAME_FOLD.test(String.fromCodePoint(a) + String.fromCodePoint(b));
 }
 
 /** The single code point a string is, or undefined (`ß`.toUpperCase() is `SS`: not a simple mapping). */
@@ -126,5 +120,13 @@ export function goFoldName(name: string): string {
 export function goFieldOf(key: string, fields: readonly string[]): string | undefined {
   if (fields.includes(key)) return key;
   const folded = goFoldName(key);
-  return fields.find((f) => goFoldName(f) === folded);
+  return fields.find((f) => foldedField(f) === folded);
+}
+
+/** Field names are few and asked for often: their folds are kept. */
+const fieldFolds = new Map<string, string>();
+function foldedField(field: string): string {
+  let f = fieldFolds.get(field);
+  if (f === undefined) fieldFolds.set(field, (f = goFoldName(field)));
+  return f;
 }
