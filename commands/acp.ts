@@ -9,7 +9,7 @@
 import type { ToolKind } from '@agentclientprotocol/sdk';
 import { serveAcpAgent, type AgentTurn, type ToolCallHandle } from '../engine/producers/acp/agent-side.js';
 import { AssistantError, ExitCode } from '../engine/core/errors.js';
-import { redactText } from '../engine/core/redact.js';
+import { redactText, redactValue } from '../engine/core/redact.js';
 import { PLAIN } from '../engine/core/render/color.js';
 import { SLASH_COMMANDS } from '../engine/producers/talk/input.js';
 import { ConversationStore } from '../engine/producers/talk/store.js';
@@ -140,13 +140,13 @@ function acpTurnIo(turn: AgentTurn): TurnIo {
     },
     confirmApply: async (c) => {
       endPhase();
-      const steps = c.steps.map((s) => `${s.index}. ${s.request} — ${s.reason}`).join('\n');
+      // The editor shows what the requests ask for and cost, and the plan's words only after them.
       const destroys = c.destroys.map((d) => d.name).join(', ');
       const answer = await turn.requestPermission({
-        title: `Apply the plan: ${c.steps.length} step(s)${destroys ? `; it DESTROYS ${destroys}` : ''}`,
+        title: `Apply the plan: ${c.consent.steps.length} step(s)${destroys ? `; it DESTROYS ${destroys}` : ''}`,
         kind: c.destroys.length ? 'delete' : 'execute',
-        rawInput: { steps: c.steps, destroys: c.destroys.map((d) => ({ step: d.index, kind: d.kind, name: d.name })) },
-        text: steps,
+        rawInput: redactValue({ steps: c.consent.steps, currency: c.consent.currency, destroys: c.destroys.map((d) => ({ step: d.index, kind: d.kind, name: d.name })) }),
+        text: redactText(c.consent.lines.join('\n')),
       });
       return answer === 'allow';
     },

@@ -21,7 +21,7 @@ import { assertContextFree } from '../engine/core/kubeconfig/kubeconfig-write.js
 import { expandHome } from '../engine/core/kubeconfig/kubeconfig.js';
 import { readPrivateKey, type SshSettings } from '../engine/providers/ssh/remote.js';
 import { requireKind, resolveRecord } from '../engine/providers/gpucloud/lookup.js';
-import { dryRunPlan, readResult } from '../machines/apply/index.js';
+import { planConsent, readResult } from '../machines/apply/index.js';
 import { applyInSession, dryRunInSession } from './apply.js';
 import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
@@ -228,13 +228,17 @@ interface Confirmation {
   priced?: boolean;
 }
 
-/** What the plan's creates cost, as the dry run prices them: "30.26 USD/hour (21787.20 per 30 days)". */
-async function hourlyPrice(session: Session, plan: Plan): Promise<string | undefined> {
-  const { preview } = await dryRunPlan(session, plan, { destroyer: false });
-  if (!preview.costs.length) return undefined;
-  const cur = (preview.balance?.currency ?? 'usd').toUpperCase();
-  const unpriced = preview.costs.some((c) => c.per_hour === undefined) ? ', plus what could not be priced' : '';
-  return `${preview.total_per_hour.toFixed(2)} ${cur}/hour (${preview.total_per_30_days.toFixed(2)} per 30 days${unpriced})`;
+/**
+ * What the plan asks for, step by step from its requests (machines/apply/consent.ts), and what its
+ * changes add per hour: "30.26 USD/hour (21787.20 per 30 days)" (undefined when they add nothing).
+ */
+async function consentOf(ctx: CommandContext, session: Session, plan: Plan): Promise<{ lines: string[]; price?: string }> {
+  const consent = await planConsent(session, plan, { signal: ctx.signal });
+  const total = consent.steps.reduce((s, c) => s + (c.price?.price === 'priced' ? Math.max(0, c.price.per_hour) : 0), 0);
+  const unknown = consent.steps.some((c) => c.price?.price === 'unpriced') ? ', plus what could not be priced' : '';
+  const cur = consent.currency.toUpperCase();
+  const lines = [`About to apply ${consent.steps.length} step(s):`, ...consent.lines];
+  return { lines, price: total > 0 ? `${total.toFixed(2)} ${cur}/hour (${(total * 720).toFixed(2)} per 30 days${unknown})` : undefined };
 }
 
 /** --plan prints; --dry-run previews; else confirm (unless --yes or resuming) and apply like `ask --apply`. */
@@ -245,7 +249,9 @@ async function applyCompiled(ctx: CommandContext, session: Session, key: string,
   }
   if (opts.dryRun) return dryRunInSession(ctx, session, plan, { destroyer });
   if (!opts.resume) {
-    const price = confirmation.priced ? await hourlyPrice(session, plan) : undefined;
+    const consent = await consentOf(ctx, session, plan);
+    ctx.io.stderr.write(consent.lines.join('\n') + '\n');
+    const price = confirmation.priced ? consent.price : undefined;
     const what = `${confirmation.what}${price ? ` at ${price}` : ''}${confirmation.after ? ` (${confirmation.after})` : ''}`;
     if (price && ctx.globals.yes) ctx.io.stderr.write(`${what}: billed until you delete it\n`);
     await confirmByTyping(ctx, what, confirmation.expected, destroyer ? 'This cannot be undone.' : 'It is billed until you delete it; review it first with --plan or --dry-run.');

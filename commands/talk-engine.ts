@@ -38,7 +38,7 @@ import type { ConversationStore, TalkTurn } from '../engine/producers/talk/store
 import { askQuestion, cloudReadContext } from '../machines/ask.js';
 import { recallFrom } from '../machines/ask-actors.js';
 import { derivedSignal } from '../engine/core/deadline.js';
-import { applyPlan, budgetLimit, dryRunPlan, type ApplyMode, type BudgetLimit } from '../machines/apply/index.js';
+import { applyPlan, budgetLimit, dryRunPlan, planConsent, type ApplyMode, type BudgetLimit, type PlanConsent } from '../machines/apply/index.js';
 import type { PlanBackend } from '../machines/run-plan.js';
 import { makePlanFromQuestion } from './ask-maker.js';
 import { ASK_PHASES } from './ask.js';
@@ -49,7 +49,8 @@ import type { Session } from './session.js';
 
 /** What /apply shows before asking, and what must be typed. */
 export interface ApplyConfirmation {
-  steps: { index: number; request: string; reason: string }[];
+  /** Per step, what its canonical request asks for and costs, then the plan's words (machines/apply/consent.ts). */
+  consent: PlanConsent;
   /** Resources the plan destroys (names to type); empty for a plan that only reads, creates or changes. */
   destroys: DestroyTarget[];
   signal: AbortSignal;
@@ -447,11 +448,11 @@ export class TalkEngine {
       });
     }
     const destroys = destructive ? await destroyTargets(plan, classes, providers, listerFor((p) => backend.runContext().client(p), signal)) : [];
-    const steps = plan.commands.map((c, index) => {
-      const { verb } = providers.verb(c.args[0]!)!;
-      return { index, request: verb.describe(verb.substitute(c.args, backend.predefined)), reason: c.reason };
-    });
-    if (!(await io.confirmApply({ steps, destroys, signal }))) {
+    // What is shown is computed from the requests, never taken from the plan's (a model's) words.
+    io.phase('pricing the plan');
+    const consent = await planConsent(backend, plan, { signal });
+    io.phaseDone();
+    if (!(await io.confirmApply({ consent, destroys, signal }))) {
       if (signal.aborted) throw new InterruptedError();
       io.note('not applied: nothing was sent');
       this.store.addTurn('apply', '/apply', 'Not applied (declined); nothing was sent.');

@@ -260,12 +260,15 @@ function terminalIo(ctx: CommandContext, term: TalkTerminal): TurnIo {
  * terminal and without --yes it is refused, nothing sent.
  */
 async function confirmApply(ctx: CommandContext, term: TalkTerminal, c: ApplyConfirmation): Promise<boolean> {
+  // What is applied is said whether or not anyone is asked (--yes): computed from the requests.
+  const consent = [`About to apply ${c.consent.steps.length} step(s):`, ...c.consent.lines.map((l) => printable(redactText(l)))];
+  if (ctx.globals.yes || !term.interactive) ctx.io.stderr.write(consent.join('\n') + '\n');
   if (ctx.globals.yes) return true;
   if (!term.interactive) {
     throw new SafetyRefusal('applying needs your confirmation and there is no terminal to ask on; nothing was sent', { hint: 'run talk with --yes to confirm non-interactively' });
   }
   const col = palette(ctx.io.color);
-  const lines = [`About to apply ${c.steps.length} step(s):`, ...c.steps.map((s) => `  ${s.index}. ${s.request} — ${s.reason}`)];
+  const lines = [...consent];
   if (c.destroys.length) {
     lines.push(col.red(`It DESTROYS: ${c.destroys.map((d) => `${d.name} (${d.kind ?? 'resource'}, step ${d.index})`).join(', ')}. This cannot be undone.`));
     ctx.io.stderr.write(lines.join('\n') + '\n');

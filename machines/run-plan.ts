@@ -19,7 +19,7 @@ import type { Plan } from '../schemas/plan.js';
 import type { RunReport, StepReport } from '../schemas/run-report.js';
 import { AssistantError, ExitCode, InterruptedError, isAbortError, OperationError, SafetyRefusal } from '../engine/core/errors.js';
 import { abortReason } from '../engine/core/deadline.js';
-import type { ProviderSet, ProviderSource, RunObserver, StepClass, StepContext, StepResult } from '../engine/core/provider.js';
+import type { CanonicalForm, CanonicalRequest, ProviderSet, ProviderSource, RunObserver, StepClass, StepContext, StepResult } from '../engine/core/provider.js';
 import type { CheckedPlan } from '../engine/core/plan/check.js';
 import { evaluateProduces } from '../engine/core/plan/produces.js';
 import type { JournalState, RunJournal } from '../engine/core/plan/journal.js';
@@ -228,7 +228,9 @@ export async function runPlan(checked: CheckedPlan, opts: RunOptions): Promise<R
   const revealed: NonNullable<RunOutcome['revealed']> = [];
   const observe = opts.observer ?? opts.context.observer ?? (() => undefined);
   const sent = new SentSteps();
-  const step = stepEffect(checked, { ...opts, observer: observe }, sent);
+  // The canonical requests of steps that bindings changed, made once when the step ran (the report reads them).
+  const bound = new Map<number, CanonicalRequest | undefined>();
+  const step = stepEffect(checked, { ...opts, observer: observe }, sent, bound);
 
   const record = (done: CompletedStep) => {
     opts.journal?.stepDone(done.index, done.produced, done.result.status, done.result.alternative);
@@ -261,7 +263,10 @@ export async function runPlan(checked: CheckedPlan, opts: RunOptions): Promise<R
   const steps: StepReport[] = plan.commands.map((command, index) => {
     const done = byIndex.get(index);
     const verb = opts.providers.verb(command.args[0]!)!.verb;
-    const base = { index, reason: command.reason, request: redactText(verb.describe(verb.substitute(command.args, finalBindings))) };
+    const args = verb.substitute(command.args, finalBindings);
+    // A step bindings changed is described from the request it ran with; one that never ran, as substituted.
+    const request = bound.has(index) ? bound.get(index) : args.some((a, i) => a !== command.args[i]) ? undefined : checked.requests[index];
+    const base = { index, reason: command.reason, request: redactText(verb.describe(args, request)) };
     if (done) {
       return {
         ...base,
@@ -327,27 +332,32 @@ class SentSteps {
  * create (journal), send through the verb, evaluate `produces`. A polling verb's `pending` answer goes
  * back to the machine, which waits before asking again.
  */
-function stepEffect(checked: CheckedPlan, opts: RunOptions, sent: SentSteps): (input: StepInput) => Promise<StepOutput> {
-  const { plan, classes, destroyer } = checked;
+function stepEffect(checked: CheckedPlan, opts: RunOptions, sent: SentSteps, bound: Map<number, CanonicalRequest | undefined>): (input: StepInput) => Promise<StepOutput> {
+  const { plan, classes, requests, destroyer } = checked;
   const total = plan.commands.length;
   const observe = opts.observer ?? (() => undefined);
   return async ({ index, bindings, pollingSince }) => {
     const command = plan.commands[index]!;
     const { provider, verb } = opts.providers.verb(command.args[0]!)!;
     const args = verb.substitute(command.args, bindings);
-    // Validation classified the plan as written; only a substituted value can change the verdict.
+    // Validation made the step's canonical request and class from the plan as written; only a
+    // substituted value can change them, and then they are made again from the substituted step.
     const changed = args.some((a, i) => a !== command.args[i]);
-    const cls = changed ? verb.classify(args) : classes[index]!;
+    const canon = changed ? verb.canonical?.(args) : undefined;
+    const request = changed ? (canon?.ok ? canon.request : undefined) : requests[index];
+    if (changed) bound.set(index, request);
+    const cls = changed ? verb.classify(args, request) : classes[index]!;
     if (changed && cls.refused?.length) throw new SafetyRefusal(`step ${index} may never run from a plan after substituting bindings (${cls.refused.join('; ')}); it was not sent`);
     if (changed && !destroyer && cls.effect === 'destroy') {
       throw new SafetyRefusal(`step ${index} became destructive after substituting bindings (${cls.reasons.join('; ')}); it was not sent`, {
         hint: 'review the plan; if the destruction is intended, run again with --destroyer',
       });
     }
+    if (changed) refuseChangedMeaning(index, classes[index]!, cls, requests[index], canon);
     const started = performance.now();
     let pre: CreateStepPlan | undefined;
     if (pollingSince === undefined) {
-      observe({ type: 'step-started', index, total, description: verb.describe(args), reason: command.reason });
+      observe({ type: 'step-started', index, total, description: verb.describe(args, request), reason: command.reason });
       pre = await opts.creates?.before(index, args, cls);
     }
     let result = pre?.adopted;
@@ -359,6 +369,7 @@ function stepEffect(checked: CheckedPlan, opts: RunOptions, sent: SentSteps): (i
         existingIds: pre?.existingIds,
         pollingSince,
         alternatives: command.alternatives,
+        request,
       };
       if (cls.effect !== 'read' && pollingSince === undefined) sent.dispatched(index, `${cls.effect}${cls.kind ? ` of ${cls.kind}` : ''}${cls.name ? ` "${cls.name}"` : ''}`);
       result = await verb.run(args, ctx);
@@ -373,6 +384,28 @@ function stepEffect(checked: CheckedPlan, opts: RunOptions, sent: SentSteps): (i
     }
     return { kind: 'done', step: { index, result, produced, durationMs: performance.now() - started } };
   };
+}
+
+/**
+ * What was checked before the run (the gate, the price, the names) was the step as validated: a bound
+ * value may fill in an ID or a name, never make the step another kind of change. A step whose request
+ * has no canonical form once bound, whose method or route differs from the validated one, or whose
+ * effect or kind differs, is refused before it is sent.
+ */
+function refuseChangedMeaning(index: number, validated: StepClass, now: StepClass, validatedRequest: CanonicalRequest | undefined, canon: CanonicalForm | undefined): void {
+  const refuse = (what: string) =>
+    new SafetyRefusal(`step ${index}, once its bindings are substituted, ${what}; it was not sent`, {
+      hint: 'a binding may fill in an ID or a name, not change what a step does: write the step as it is meant to run',
+    });
+  if (canon && !canon.ok) throw refuse(`has no single reading (${canon.problem})`);
+  const request = canon?.ok ? canon.request : undefined;
+  // A read stays a read whatever its path becomes (its method cannot be bound): only changes are held to their route.
+  if (validatedRequest && request && validatedRequest.method !== 'GET' && (request.method !== validatedRequest.method || request.route !== validatedRequest.route)) {
+    throw refuse(`became ${request.method} ${request.route}, not the ${validatedRequest.method} ${validatedRequest.route} it was checked and priced as`);
+  }
+  if (validated.effect !== 'destroy' && (now.effect !== validated.effect || now.kind !== validated.kind)) {
+    throw refuse(`became a ${now.effect}${now.kind ? ` of ${now.kind}` : ''}, not the ${validated.effect}${validated.kind ? ` of ${validated.kind}` : ''} it was checked and priced as`);
+  }
 }
 
 /**

@@ -4,7 +4,7 @@
  * client's user allows the permission request (refused: nothing sent; allowed: applied once).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { test } from 'uvu';
@@ -155,6 +155,40 @@ test('a destructive plan is refused unless the server was started with --destroy
       }
     }
     assert.is(changes(), 0);
+  });
+});
+
+test('the permission request shows what the request asks for and costs, the plan’s own words after them, flagged when they disagree (issue 35 §5)', async () => {
+  await withEmulator(async ({ emu, env }) => {
+    const e = await editor(env);
+    const dir = tempHome('assistant-acp-plan-');
+    cleanup.push(dir);
+    const file = join(dir, 'lying.json');
+    const body = { instance_type: '8H100.80S.176V', image: 'ubuntu-24.04-cuda-12.8-open-docker', hostname: 'cheap-1', description: '', location_code: 'FIN-03', ssh_key_ids: [EMULATOR_DEFAULT_SSH_KEY_ID] };
+    writeFileSync(file, JSON.stringify({ version: 1, provider: 'gpucloud', commands: [{ args: ['gpucloud-api', 'POST', '/v1/instances', JSON.stringify(body)], reason: 'create CPU.4V.16G instance cheap-1 (0.03/hour)' }] }));
+    try {
+      await e.conn.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+      const { sessionId } = await e.conn.agent.request(acp.methods.agent.session.new, { cwd: '/tmp', mcpServers: [] });
+      await e.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: `/plan load ${file}` }] });
+      e.answer = 'reject';
+      await e.conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: '/apply' }] });
+      assert.is(e.permissions.length, 1);
+      const call = e.permissions[0]!.toolCall;
+      const content = call.content?.[0];
+      const text = content?.type === 'content' && content.content.type === 'text' ? content.content.text : '';
+      assert.match(text, /^ {2}0\. POST \/v1\/instances \(create of instance\)$/m);
+      assert.match(text, /^ {5}asks for: instance 8H100\.80S\.176V in FIN-03; hostname cheap-1/m);
+      assert.match(text, /^ {5}price: adds 17\.5\d+ USD\/hour/m);
+      assert.ok(text.indexOf('asks for:') < text.indexOf('the plan says: create CPU.4V.16G instance cheap-1 (0.03/hour)'), text);
+      assert.match(text, /! the plan's words do not match the request: it names CPU\.4V\.16G/);
+      const raw = call.rawInput as { steps: { request: string; price: { price: string; per_hour: number }; mismatch: string[] }[] };
+      assert.is(raw.steps[0]!.request, 'POST /v1/instances');
+      assert.is(raw.steps[0]!.price.price, 'priced');
+      assert.ok(raw.steps[0]!.mismatch.length > 0);
+      assert.is(emu.requests().filter((q) => q.method !== 'GET' && q.path !== '/v1/oauth2/token').length, 0);
+    } finally {
+      await e.close();
+    }
   });
 });
 

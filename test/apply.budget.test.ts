@@ -77,7 +77,7 @@ test('a container deployment is priced at its most replicas; an unpriced create 
     assert.ok((JSON.parse(dry.stdout).budget.unpriced as string[]).some((u) => u.startsWith('step 0: cloud_b create')), dry.stdout);
     const refused = await runCli(['ask', '--apply', '--max-hourly-cost', '100'], { env, input: unpriced });
     assert.is(refused.code, 3, refused.stderr);
-    assert.match(refused.stderr, /^error: budget_exceeded: cannot check the plan against the budget .* no price is known for step 0: cloud_b create/m);
+    assert.match(refused.stderr, /^error: budget_unpriced: cannot check the plan against the budget .* no price is known for step 0: cloud_b create/m);
     assert.match(refused.stderr, /^hint: .*--allow-unpriced/m);
     assert.equal(changes(emu), []);
   });

@@ -127,7 +127,7 @@ test('a create the guard cannot price is refused under a budget: it cannot tell'
     const input = plan(post('/v1/volumes', { type: 'TAPE', name: 'budget-tape', size: 10, location_code: 'FIN-01' }));
     const r = await runCli(['ask', '--apply', '--max-hourly-cost', '100'], { env, input });
     assert.is(r.code, 3, r.stderr);
-    assert.match(r.stderr, /error: budget_exceeded: cannot check the plan against the budget of 100\.0000 USD\/hour: no price is known for step 0: volume TAPE/);
+    assert.match(r.stderr, /error: budget_unpriced: cannot check the plan against the budget of 100\.0000 USD\/hour: no price is known for step 0: volume TAPE/);
     assert.equal(changes(emu), []);
   });
 });

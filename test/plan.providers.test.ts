@@ -58,7 +58,9 @@ const toy: Provider<Shelf> = {
     throw new Error('the test hands the client in');
   },
   async preview(steps) {
-    return { costs: steps.filter((s) => s.class.effect === 'destroy').map((s) => ({ step: s.index, kind: 'jar', type: 'glass', per_hour: -0.5 })), warnings: ['toy: smashing is forever'] };
+    // One price per change step (a smashed jar no longer needs cooling: a saving).
+    const changes = steps.filter((s) => s.class.effect !== 'read').map((s) => ({ step: s.index, price: { price: 'priced' as const, per_hour: -0.5, lines: [{ step: s.index, kind: 'jar', type: 'glass', per_hour: -0.5 }] } }));
+    return { changes, warnings: ['toy: smashing is forever'] };
   },
 };
 

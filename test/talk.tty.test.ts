@@ -117,7 +117,11 @@ if (!HAVE_TMUX) {
       await pane.line('/maker create a 1V100.6V instance called tty-1 in FIN-01');
       await pane.waitFor(/^Cost: [\d.]+\/hour/m, 'the plan and its price');
       await pane.line('/apply');
-      await pane.waitFor(/About to apply 1 step\(s\):\n {2}0\. POST \/v1\/instances — create 1V100\.6V instance tty-1\nApply it\? Type yes to apply: $/m, 'the question');
+      // The question shows what the request asks for and costs; the plan's words come after (issue 35 §5).
+      await pane.waitFor(
+        /About to apply 1 step\(s\):\n {2}0\. POST \/v1\/instances \(create of instance\)\n {5}asks for: instance 1V100\.6V in FIN-01; hostname tty-1; OS volume 100 GB \(the default\)\n {5}price: adds 0\.4178 USD\/hour \(300\.80 per 30 days\)\n {5}the plan says: create 1V100\.6V instance tty-1\n {2}in all: adds 0\.4178 USD\/hour \(300\.80 per 30 days\)\nApply it\? Type yes to apply: $/m,
+        'the question',
+      );
       await pane.line('no');
       await pane.waitFor(/not applied: nothing was sent\ntalk> /, 'the refusal');
       assert.is(posts(), 0);

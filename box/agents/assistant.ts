@@ -15,7 +15,9 @@ import { SafetyRefusal } from '../../engine/core/errors.js';
 import { renderReport } from '../../engine/core/render/report.js';
 import { askQuestion } from '../../machines/ask.js';
 import { recallFrom } from '../../machines/ask-actors.js';
-import type { BudgetLimit } from '../../machines/apply/index.js';
+import { planConsent, type BudgetLimit, type PlanBackend } from '../../machines/apply/index.js';
+import { redactText } from '../../engine/core/redact.js';
+import { printable } from '../../engine/producers/acp/printable.js';
 import type { Plan } from '../../schemas/plan.js';
 import { BoxError, type AgentReply, type AgentRequest, type AgentRunner, type Turn } from '../agent.js';
 import { applyBoxPlan } from '../apply.js';
@@ -38,9 +40,10 @@ function sessionFor(session: Session, signal: AbortSignal): Session {
   return { ...session, runContext: () => ({ ...session.runContext(), signal }) };
 }
 
-function describePlan(plan: Plan): string {
-  const steps = plan.commands.map((c, i) => `  ${i}. ${c.reason ?? c.args.slice(0, 3).join(' ')}`);
-  return [`Plan: ${plan.summary ?? `${plan.commands.length} step(s)`}`, ...steps].join('\n');
+/** The plan as its requests ask for it and their prices, the plan's own (a model's) words after them (engine/core/plan/consent.ts). */
+async function describePlan(plan: Plan, backend: PlanBackend, signal: AbortSignal): Promise<string> {
+  const consent = await planConsent(backend, plan, { signal });
+  return [`Plan: ${printable(redactText(plan.summary ?? `${plan.commands.length} step(s)`))}`, ...consent.lines.map((l) => printable(redactText(l)))].join('\n');
 }
 
 export function assistantAgent(opts: AssistantAgentOptions): AgentRunner {
@@ -93,13 +96,16 @@ export function assistantAgent(opts: AssistantAgentOptions): AgentRunner {
         throw new BoxError(403, 'apply_not_allowed', 'this box does not apply plans (it was started without --allow-apply)', 'ask for the plan with mode "plan" and apply it yourself: assistant ask --apply --plan-file plan.json');
       }
       const plan = await makePlan(req);
+      const backend = sessionFor(session, req.signal);
       if (req.mode === 'plan') {
-        const text = `${describePlan(plan)}\n`;
+        const text = `${await describePlan(plan, backend, req.signal)}\n`;
         req.onToken?.(text);
         return { answer: text, plan };
       }
-      const outcome = await applyBoxPlan(plan, { backend: sessionFor(session, req.signal), home: ctx.home, signal: req.signal, budget: budget() });
-      const text = `${describePlan(plan)}\n${renderReport(outcome.report)}`;
+      // Priced before it runs (a scale-up's difference is gone once it is made); the apply path checks again.
+      const described = await describePlan(plan, backend, req.signal);
+      const outcome = await applyBoxPlan(plan, { backend, home: ctx.home, signal: req.signal, budget: budget() });
+      const text = `${described}\n${renderReport(outcome.report)}`;
       req.onToken?.(text);
       return { answer: text, plan, report: outcome.report };
     },

@@ -218,6 +218,8 @@ export interface CostResource {
   /** Instances: GPUs of the type (0 for CPU instances). */
   gpus?: number;
   size_gb?: number;
+  /** Deployments: the most replicas it may run (what it is priced at). */
+  replicas?: number;
   /** null when the provider has no price for its type (listed under `unpriced`). */
   hourly_cost: number | null;
   created_at?: string;

@@ -22,6 +22,32 @@ export interface ArgProblem {
   message: string;
 }
 
+/**
+ * A step's request in its one canonical form (DESIGN §8): made once per step by its verb
+ * (`StepVerb.canonical`) when the plan is validated, carried on the checked plan beside the step's class,
+ * and read by everything that judges the step (the destroyer gate, the pricer, the name check and
+ * reservation, drift, failover, the report and what a person is asked to consent to) instead of its
+ * args. The verb sends exactly this request, so what was judged is what the server gets.
+ */
+export interface CanonicalRequest {
+  /** The method as the server gets it (HTTP: upper case). */
+  method: string;
+  /** The decoded path (placeholders kept until they are bound). */
+  path: string;
+  /**
+   * The route the path is (`/v1/container-deployments/{name}/scaling`): a binding that would make the
+   * step another route (or method) at run time is refused before it is sent.
+   */
+  route: string;
+  /** Query keys and their decoded values, in order. */
+  query: readonly (readonly [string, string])[];
+  /** The body with its keys folded the way the API's decoder folds them; absent when there is none. */
+  body?: unknown;
+}
+
+/** A step's canonical request, or why it has none (the plan is invalid: exit 2, naming the step and the field). */
+export type CanonicalForm = { ok: true; request: CanonicalRequest } | { ok: false; field: string; problem: string };
+
 /** What a step does to the world, decided from its parsed arguments only (never from reasons or labels). */
 export type StepEffect = 'read' | 'create' | 'update' | 'destroy';
 
@@ -138,6 +164,8 @@ export interface StepContext<Client = unknown> {
   pollingSince?: number;
   /** The command's `alternatives` (a verb that has checkAlternatives): other choices for a create without capacity. */
   alternatives?: readonly PlanAlternative[];
+  /** The step's canonical request (verbs with `canonical`), bindings substituted: what the verb sends. */
+  request?: CanonicalRequest;
 }
 
 /** A plan step verb: its own argument checks, its classification, and how it runs. */
@@ -145,15 +173,22 @@ export interface StepVerb<Client = unknown> {
   verb: string;
   checkArgs(args: readonly string[]): ArgProblem[];
   /**
-   * What the step does. Must be decidable from the args as written: a placeholder in a position that
-   * decides the effect makes the step a `destroy` (the gate refuses before the first request).
+   * The step's canonical request, or why it has none (then the plan is invalid, exit 2). Called once per
+   * step when the plan is validated, and again only for a step whose bindings changed it at run time. A
+   * verb without it has no request form; its classification reads the args.
    */
-  classify(args: readonly string[]): StepClass;
+  canonical?(args: readonly string[]): CanonicalForm;
+  /**
+   * What the step does, from its canonical request when the verb has one (given by validation), else
+   * from the args as written: a placeholder in a position that decides the effect makes the step a
+   * `destroy` (the gate refuses before the first request).
+   */
+  classify(args: readonly string[], request?: CanonicalRequest): StepClass;
   /** Which args may hold placeholders and how each is substituted. */
   substitute(args: readonly string[], bindings: Record<string, string>): string[];
   run(args: readonly string[], ctx: StepContext<Client>): Promise<StepResult>;
-  /** One-line human description of the step (progress, dry runs, reports). */
-  describe(args: readonly string[]): string;
+  /** One-line human description of the step (progress, dry runs, reports), from its canonical request when it has one. */
+  describe(args: readonly string[], request?: CanonicalRequest): string;
   /** What a dry run shows under the description (e.g. the parsed request body). */
   detail?(args: readonly string[]): unknown;
   /**
@@ -165,7 +200,7 @@ export interface StepVerb<Client = unknown> {
    * The static checks of a command's `alternatives`; a verb without it takes none (the plan is invalid).
    * Checks against the live catalogue belong to the provider's preview (dry runs) and its makers.
    */
-  checkAlternatives?(args: readonly string[], alternatives: readonly PlanAlternative[]): ArgProblem[];
+  checkAlternatives?(args: readonly string[], alternatives: readonly PlanAlternative[], request?: CanonicalRequest): ArgProblem[];
 }
 
 /** A record as the duplicate-name check and exactly-once see it. */
@@ -199,6 +234,8 @@ export interface CostLine {
   size_gb?: number;
   /** What a line belongs to, when it is part of a bigger create (`OS volume`, `shared volume`). */
   part?: string;
+  /** How many of it the line counts (replicas a deployment may run, instances a create starts). */
+  count?: number;
   per_hour?: number;
   per_30_days?: number;
   available?: boolean;
@@ -210,11 +247,54 @@ export interface CostLine {
   choices?: (Omit<CostLine, 'choices' | 'step'> & { choice: number })[];
 }
 
-/** A provider's share of a dry run: what its steps cost, and what to warn about (balance, availability). */
+/** What one change step costs, from its canonical request (DESIGN §8: priced or refused). */
+export type ChangePrice =
+  | { price: 'priced'; per_hour: number; lines: CostLine[] } // per_hour: the hourly difference the step makes (a scale-up: new − old)
+  | { price: 'free'; why: string }                           // proven free: a read, a delete, a stop, a rename…
+  | { price: 'unpriced'; why: string };                      // a change the provider cannot price: refused under a budget
+
+/**
+ * What a change step asks for, read from its canonical request (never from the plan's words): what a
+ * person is shown before consenting, and what the plan's `reason` is checked against.
+ */
+export interface RequestFacts {
+  /** One line per thing it asks for: `instance 8H100.80S.176V in FIN-03`, `OS volume NVMe 100 GB`. */
+  lines: string[];
+  /** The type names it asks for (instance, cluster, volume or compute types). */
+  types: string[];
+  /** Every type name the catalogue knows for those kinds: a reason naming one the request does not ask for is flagged. */
+  known_types: string[];
+  /** The sizes (GB) it asks for. */
+  sizes_gb: number[];
+  /** The counts it asks for (replicas, instances). */
+  counts: number[];
+}
+
+/** A provider's answer for one change step: its price and, where the provider reads them, its facts. */
+export interface StepPrice {
+  step: number;
+  price: ChangePrice;
+  facts?: RequestFacts;
+}
+
+/**
+ * A provider's share of a dry run: one price per change step it was given (every step that is not a
+ * read; a change step it leaves out counts as unpriced), and what to warn about (balance, availability).
+ * The dry run's cost table is the lines of the priced ones.
+ */
 export interface PricePreview {
-  costs: CostLine[];
+  changes: StepPrice[];
   balance?: { amount: number; currency: string; hours_covered?: number };
   warnings: string[];
+}
+
+/** A step as the pricer, drift and consent see it: its args, class and canonical request. */
+export interface PlannedStep {
+  index: number;
+  args: string[];
+  class: StepClass;
+  request?: CanonicalRequest;
+  alternatives?: readonly PlanAlternative[];
 }
 
 /** A read the preview needs, run through the executor like any plan step. */
@@ -278,8 +358,12 @@ export interface Provider<Client = unknown> {
   connect(opts: ConnectOptions): Promise<ProviderClient<Client>>;
   /** Duplicate-name lookup and exactly-once creates; without it creates are not checked for names. */
   names?: NameLookup<Client>;
-  /** Prices what the plan's steps of this provider create, with the reads it needs (dry run). */
-  preview?(steps: readonly { index: number; args: string[]; class: StepClass; alternatives?: readonly PlanAlternative[] }[], read: PreviewRead, predefined: Record<string, string>): Promise<PricePreview>;
+  /**
+   * Prices every change step of the plan's steps of this provider from its canonical request (priced,
+   * free or unpriced), with the reads it needs (dry run, budget guard, consent). A provider without it
+   * cannot price: under a budget its change steps are refused unless unpriced changes are allowed.
+   */
+  preview?(steps: readonly PlannedStep[], read: PreviewRead, predefined: Record<string, string>): Promise<PricePreview>;
   /**
    * The account's current hourly burn, with the reads it needs. With `preview` it lets the budget guard
    * (engine/core/plan/budget.ts) refuse a plan whose creates would push the burn above `budget.max_hourly`;
@@ -291,7 +375,7 @@ export interface Provider<Client = unknown> {
    * now, per resource, read through the executor; with `all`, also the resources no step owns.
    */
   drift?(
-    steps: readonly { index: number; args: string[]; class: StepClass; alternatives?: readonly PlanAlternative[]; produces?: Record<string, string> }[],
+    steps: readonly (PlannedStep & { produces?: Record<string, string> })[],
     read: PreviewRead,
     predefined: Record<string, string>,
     opts: { all: boolean },

@@ -43,11 +43,11 @@ export async function dryRunPlan(backend: PlanBackend, input: unknown, opts: Dry
 
 /** The preview of a plan already validated (with the step classes of its validation). */
 export async function previewPlan(backend: PlanBackend, previewable: PreviewablePlan, opts: DryRunOptions): Promise<DryRunOutcome> {
-  const { plan, classes } = previewable;
+  const { plan, classes, requests } = previewable;
   const signal = derivedSignal(backend.runContext().signal, opts.signal);
   const providers = await backend.providers.forPlan(plan);
   const priced = await pricePlan(backend, previewable, { signal });
-  const preview = buildPreview(previewSteps(plan, classes, providers, backend.predefined), priced.parts.map((p) => p.preview));
+  const preview = buildPreview(previewSteps(plan, classes, providers, backend.predefined, requests, priced.prices), priced.parts.map((p) => p.preview), priced.unpricedChanges);
   // The burn before and after, when a budget limit is set (reading the burn lists every billable kind:
   // a dry run without a budget keeps to the reads it needs).
   if (opts.budget) {
@@ -56,7 +56,7 @@ export async function previewPlan(backend: PlanBackend, previewable: Previewable
     const refusal = budgetRefusal(budget);
     if (refusal) preview.warnings.push(`applying it would be refused: ${refusal.message.replace(/; nothing was sent$/, '')}`);
   }
-  for (const u of priced.unpricedCreates) preview.warnings.push(`${u}: no price is known${opts.budget ? '' : ' (a budget would refuse it without --allow-unpriced)'}`);
+  for (const u of priced.unpricedChanges) preview.warnings.push(`step ${u.step}: ${u.why}: no price is known${opts.budget ? '' : ' (a budget would refuse it without --allow-unpriced)'}`);
   const context = backend.runContext();
   const duplicateNames = await findNameConflicts(plan, classes, providers, new NameSnapshots(listerFor((p) => context.client(p), signal)));
   for (const c of duplicateNames) preview.warnings.push(`${describeConflict(c)}; applying it would be refused without --allow-duplicate-names`);

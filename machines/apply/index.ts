@@ -16,6 +16,7 @@ import { derivedSignal } from '../../engine/core/deadline.js';
 import { ExitCode, InvalidInputError, SafetyRefusal, type ExitCodeValue } from '../../engine/core/errors.js';
 import type { RunObserver, StepClass } from '../../engine/core/provider.js';
 import { budgetRefusal } from '../../engine/core/plan/budget.js';
+import { BudgetHolds, type BudgetHold } from '../../engine/core/plan/budget-holds.js';
 import { checkPlan } from '../../engine/core/plan/check.js';
 import { RunJournal } from '../../engine/core/plan/journal.js';
 import { findNameConflicts, listerFor, nameConflictRefusal, NameSnapshots, RunCreates, staticCreates, type NamedCreate } from '../../engine/core/plan/names.js';
@@ -26,6 +27,7 @@ import { addsCost, figuresFor, pricePlan, type BudgetLimit } from './price.js';
 
 export { readPlan, readResult } from './reads.js';
 export { dryRunPlan, previewPlan, type DryRunOutcome } from './dry-run.js';
+export { planConsent, type PlanConsent } from './consent.js';
 export type { BudgetLimit } from './price.js';
 export type { PlanBackend, RunOutcome } from '../run-plan.js';
 
@@ -80,6 +82,7 @@ export async function applyPlan(input: unknown, req: ApplyRequest): Promise<Appl
   // The journal is read and written only under its lock, so two runs of one plan cannot both act on it.
   const lock = await lockRun(journal.path, { onWait: (message, waitMs) => observe({ type: 'waiting', wait: { reason: 'lock', waitMs, message } }) });
   const names = new NameReservations(backend, plan, (message, waitMs) => observe({ type: 'waiting', wait: { reason: 'lock', waitMs, message } }));
+  let budgetHold: BudgetHold | undefined;
   try {
     const resume = runToResume(journal, req.mode, classes);
     // Steps a resumed run completed or had in flight are ours (the journal knows them), not conflicts.
@@ -88,12 +91,23 @@ export async function applyPlan(input: unknown, req: ApplyRequest): Promise<Appl
     // Reserve first: whatever this process lists after this, no other process is creating these names.
     await names.reserveAll(staticCreates(plan, classes, providers, ours));
     if (req.budget) {
-      // A resumed run is judged on what is still to be created: its completed steps are already in the
-      // burn. The step that was in flight counts as still to create (it may not have been made).
-      const priced = await pricePlan(backend, checked, { signal: context.signal, skip: done });
-      // A plan that creates nothing adds nothing: no need to read what the account burns.
-      const refusal = addsCost(priced) ? budgetRefusal(await figuresFor(priced, req.budget)) : undefined;
-      if (refusal) throw refusal;
+      const limit = req.budget;
+      // Alone among this project's budget checks on this machine, counting what runs that passed theirs
+      // are adding; what this plan adds is held until it has run (engine/core/plan/budget-holds.ts).
+      budgetHold = await BudgetHolds.of(req.home, backend.scope ?? 'default').judge(
+        async (pending) => {
+          // A resumed run is judged on what is still to be created: its completed steps are already in the
+          // burn. The step that was in flight counts as still to create (it may not have been made).
+          const priced = await pricePlan(backend, checked, { signal: context.signal, skip: done });
+          // A plan that adds nothing: no need to read what the account burns.
+          if (!addsCost(priced)) return 0;
+          const figures = await figuresFor(priced, limit, pending);
+          const refusal = budgetRefusal(figures);
+          if (refusal) throw refusal;
+          return figures.added_per_hour;
+        },
+        { signal: context.signal, label: names.label, onWait: (message, waitMs) => observe({ type: 'waiting', wait: { reason: 'lock', waitMs, message } }) },
+      );
     }
     const list = listerFor((p) => context.client(p), context.signal);
     const snapshots = new NameSnapshots(list);
@@ -117,6 +131,8 @@ export async function applyPlan(input: unknown, req: ApplyRequest): Promise<Appl
     return honest(outcome, classes, req.secretBindings);
   } finally {
     journal.close();
+    // Let go of the budget hold only now: what the run made is in the burn from here on.
+    await budgetHold?.release();
     await names.releaseAll();
     await lock.release();
   }
@@ -183,7 +199,7 @@ function honest(outcome: RunOutcome, classes: readonly StepClass[], secretBindin
 /** The names one apply holds reserved, by reservation id (case-blind), released when their outcome is known. */
 class NameReservations {
   private readonly held = new Map<string, Reservation>();
-  private readonly label: string;
+  readonly label: string;
 
   constructor(
     private readonly backend: PlanBackend,

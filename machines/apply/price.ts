@@ -1,10 +1,11 @@
 /**
- * What a plan costs, the same for a dry run and for the budget guard of an apply: each provider prices
- * its own steps with reads through the executor; creates of providers that cannot price are listed as
- * unpriced.
+ * What a plan costs, the same for a dry run, the budget guard of an apply and what a person is asked to
+ * consent to: each provider prices its own change steps from their canonical requests, with reads
+ * through the executor (DESIGN §8: priced, free or unpriced). A change step of a provider that cannot
+ * price, or that its provider's preview leaves out, is unpriced.
  */
-import type { StepClass } from '../../engine/core/provider.js';
-import { budgetFigures, type BudgetFigures, type PricedPart } from '../../engine/core/plan/budget.js';
+import type { StepPrice } from '../../engine/core/provider.js';
+import { addedPerHour, budgetFigures, type BudgetFigures, type PricedPart, type Unpriced } from '../../engine/core/plan/budget.js';
 import type { PreviewablePlan } from '../../engine/core/plan/check.js';
 import type { PlanBackend } from '../run-plan.js';
 import { readResult } from './reads.js';
@@ -13,7 +14,7 @@ import { readResult } from './reads.js';
 export interface BudgetLimit {
   max: number;
   from: string;
-  /** Unpriced creates do not make the guard refuse (`--allow-unpriced`). */
+  /** Unpriced changes do not make the guard refuse (`--allow-unpriced`). */
   allowUnpriced?: boolean;
 }
 
@@ -21,28 +22,39 @@ export interface PricedPlan {
   parts: PricedPart[];
   /** Providers with steps in the plan. */
   providers: string[];
-  /** Creates whose provider cannot price anything (`step 2: cloud_b create`). */
-  unpricedCreates: string[];
+  /** Change steps no provider priced (step 2, `cloud_b create of instance: cloud_b cannot price its changes`). */
+  unpricedChanges: Unpriced[];
+  /** Every change step's price, by step (the unpriced ones above included). */
+  prices: Map<number, StepPrice>;
+  /** The currency of the priced parts (the first provider's balance), for consent. */
+  currency: string;
 }
 
 /**
- * Each provider prices its own steps (all of them, or all but `skip`: what a resumed run has done),
- * reading through the executor like any plan. A read repeated by the preview and the burn is sent once.
+ * Each provider prices its own change steps (all of them, or all but `skip`: what a resumed run has
+ * done), reading through the executor like any plan. A read repeated by the preview and the burn is sent once.
  */
 export async function pricePlan(backend: PlanBackend, checked: PreviewablePlan, opts: { signal?: AbortSignal; skip?: ReadonlySet<number> } = {}): Promise<PricedPlan> {
-  const { plan, classes } = checked;
+  const { plan, classes, requests } = checked;
   const parts: PricedPart[] = [];
   const providers = new Set<string>();
-  const unpricedCreates: string[] = [];
+  const unpricedChanges: Unpriced[] = [];
+  const prices = new Map<number, StepPrice>();
   const loaded = await backend.providers.forPlan(plan);
   for (const provider of loaded.list) {
     const steps = plan.commands
-      .map((c, index) => ({ index, args: c.args, class: classes[index] as StepClass, alternatives: c.alternatives }))
+      .map((c, index) => ({ index, args: c.args, class: classes[index]!, request: requests[index], alternatives: c.alternatives }))
       .filter((s) => !opts.skip?.has(s.index) && loaded.verb(s.args[0]!)?.provider === provider);
     if (!steps.length) continue;
     providers.add(provider.name);
+    const changes = steps.filter((s) => s.class.effect !== 'read');
+    const unpricedStep = (s: (typeof steps)[number], why: string) => {
+      const text = `${provider.name} ${s.class.effect}${s.class.kind ? ` of ${s.class.kind}` : ''}: ${why}`;
+      unpricedChanges.push({ step: s.index, why: text });
+      prices.set(s.index, { step: s.index, price: { price: 'unpriced', why: text } });
+    };
     if (!provider.preview) {
-      for (const s of steps) if (s.class.effect === 'create') unpricedCreates.push(`step ${s.index}: ${provider.name} create${s.class.kind ? ` of ${s.class.kind}` : ''}`);
+      for (const s of changes) unpricedStep(s, `${provider.name} cannot price its changes`);
       continue;
     }
     const seen = new Map<string, Promise<unknown>>();
@@ -51,17 +63,22 @@ export async function pricePlan(backend: PlanBackend, checked: PreviewablePlan, 
       if (!seen.has(key)) seen.set(key, readResult(backend, { version: 1, provider: provider.name, commands: [{ args, reason: 'price the plan' }] }, { signal: opts.signal }));
       return seen.get(key)!;
     };
-    parts.push({ provider, preview: await provider.preview(steps, read, backend.predefined), read });
+    const preview = await provider.preview(steps, read, backend.predefined);
+    parts.push({ provider, preview, read });
+    for (const c of preview.changes) prices.set(c.step, c);
+    // Default deny: a change step the provider said nothing about is not free.
+    for (const s of changes) if (!prices.has(s.index)) unpricedStep(s, `${provider.name} gave it no price`);
   }
-  return { parts, providers: [...providers], unpricedCreates };
+  const currency = parts.find((p) => p.preview.balance)?.preview.balance?.currency ?? 'usd';
+  return { parts, providers: [...providers], unpricedChanges, prices, currency };
 }
 
 /** The burn before and after a priced plan, against a limit when one is set. */
-export function figuresFor(priced: PricedPlan, limit?: BudgetLimit): Promise<BudgetFigures> {
-  return budgetFigures(priced.parts, priced.providers, limit, priced.unpricedCreates);
+export function figuresFor(priced: PricedPlan, limit?: BudgetLimit, pending = 0): Promise<BudgetFigures> {
+  return budgetFigures(priced.parts, priced.providers, limit, priced.unpricedChanges, pending);
 }
 
-/** Whether the plan adds anything the guard must weigh (a priced or an unpriced create). */
+/** Whether the plan has anything the guard must weigh: a change that raises the burn, or one no one can price. */
 export function addsCost(priced: PricedPlan): boolean {
-  return priced.unpricedCreates.length > 0 || priced.parts.some((p) => p.preview.costs.length > 0);
+  return priced.unpricedChanges.length > 0 || priced.parts.some((p) => p.preview.changes.some((c) => c.price.price === 'unpriced')) || addedPerHour(priced.parts) > 0;
 }

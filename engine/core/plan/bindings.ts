@@ -21,3 +21,14 @@ export function substituteBody(body: string, bindings: Record<string, string>): 
     name in bindings ? JSON.stringify(bindings[name]!).slice(1, -1) : whole,
   );
 }
+
+/**
+ * Replaces placeholders in the strings of a parsed value (a canonical request's body), as
+ * `substituteBody` does in its text: what a reader of the request sees once the values are known.
+ */
+export function substituteValue(value: unknown, bindings: Record<string, string>): unknown {
+  if (typeof value === 'string') return value.replace(PLACEHOLDER_PATTERN, (whole, name: string) => (name in bindings ? bindings[name]! : whole));
+  if (Array.isArray(value)) return value.map((v) => substituteValue(v, bindings));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substituteValue(v, bindings)]));
+  return value;
+}

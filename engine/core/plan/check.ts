@@ -1,6 +1,6 @@
 import type { Plan } from '../../../schemas/plan.js';
 import { InvalidInputError, SafetyRefusal } from '../errors.js';
-import type { ProviderSet, StepClass } from '../provider.js';
+import type { CanonicalRequest, ProviderSet, StepClass } from '../provider.js';
 import { formatProblems, validatePlan, type ValidationResult } from './validate.js';
 
 declare const checked: unique symbol;
@@ -13,6 +13,8 @@ declare const checked: unique symbol;
 export interface CheckedPlan {
   readonly plan: Plan;
   readonly classes: readonly StepClass[];
+  /** Every step's canonical request, made once at validation (undefined for verbs without one). */
+  readonly requests: readonly (CanonicalRequest | undefined)[];
   /** Whether destructive steps were allowed when it was checked (the run re-checks substituted values against it). */
   readonly destroyer: boolean;
   readonly [checked]: true;
@@ -24,7 +26,7 @@ export interface CheckedPlan {
  */
 export function checkPlan(input: unknown, opts: { providers: ProviderSet; destroyer: boolean; predefined: Record<string, string> }): CheckedPlan {
   const v = validatePlan(input, { providers: opts.providers, destroyer: opts.destroyer, predefined: Object.keys(opts.predefined) });
-  if (v.ok) return { plan: v.plan!, classes: v.classes, destroyer: opts.destroyer } as unknown as CheckedPlan;
+  if (v.ok) return { plan: v.plan!, classes: v.classes, requests: v.requests, destroyer: opts.destroyer } as unknown as CheckedPlan;
   const invalid = v.problems.filter((p) => p.kind !== 'destructive');
   if (invalid.length) {
     throw new InvalidInputError('invalid_plan', `the plan is invalid; nothing was sent:\n${formatProblems(invalid)}`, {
@@ -48,6 +50,7 @@ export function checkPlan(input: unknown, opts: { providers: ProviderSet; destro
 export interface PreviewablePlan {
   readonly plan: Plan;
   readonly classes: readonly StepClass[];
+  readonly requests: readonly (CanonicalRequest | undefined)[];
 }
 
 /**
@@ -57,5 +60,5 @@ export interface PreviewablePlan {
  */
 export function checkForPreview(input: unknown, opts: { providers: ProviderSet; predefined: Record<string, string> }): { validation: ValidationResult; previewable?: PreviewablePlan } {
   const validation = validatePlan(input, { providers: opts.providers, destroyer: true, predefined: Object.keys(opts.predefined) });
-  return { validation, previewable: validation.ok ? { plan: validation.plan!, classes: validation.classes } : undefined };
+  return { validation, previewable: validation.ok ? { plan: validation.plan!, classes: validation.classes, requests: validation.requests } : undefined };
 }

@@ -3,7 +3,8 @@
  * plan creates (cost per hour and per 30 days, availability, the balance it would draw on).
  */
 import type { Plan } from '../../../schemas/plan.js';
-import type { CostLine, PricePreview, ProviderSet, StepClass } from '../provider.js';
+import type { CanonicalRequest, CostLine, PricePreview, ProviderSet, StepClass, StepPrice } from '../provider.js';
+import { substituteValue } from './bindings.js';
 import type { BudgetFigures } from './budget.js';
 
 export type { CostLine };
@@ -14,13 +15,18 @@ export interface PreviewStep {
   body?: unknown;
   reason: string;
   destructive: string[];
+  /** A change step's price, from its canonical request: priced (its hourly difference), free or unpriced, with why. */
+  price?: { price: 'priced'; per_hour: number } | { price: 'free' | 'unpriced'; why: string };
 }
 
 export interface Preview {
   steps: PreviewStep[];
+  /** The lines of the priced changes (the dry run's cost table). */
   costs: CostLine[];
   total_per_hour: number;
   total_per_30_days: number;
+  /** Change steps no price is known for, with why: a budget refuses them without --allow-unpriced. */
+  unpriced: { step: number; why: string }[];
   balance?: { amount: number; currency: string; hours_covered?: number };
   /** The account's burn before and after the plan (and the limit, when one is set). */
   budget?: BudgetFigures;
@@ -30,24 +36,38 @@ export interface Preview {
 const HOURS_PER_30_DAYS = 720;
 
 /** The steps of a plan as a dry run lists them (placeholders from config substituted). */
-export function previewSteps(plan: Plan, classes: readonly StepClass[], providers: ProviderSet, predefined: Record<string, string>): PreviewStep[] {
+export function previewSteps(
+  plan: Plan,
+  classes: readonly StepClass[],
+  providers: ProviderSet,
+  predefined: Record<string, string>,
+  requests: readonly (CanonicalRequest | undefined)[] = [],
+  prices: ReadonlyMap<number, StepPrice> = new Map(),
+): PreviewStep[] {
   return plan.commands.map((c, index) => {
     const { verb } = providers.verb(c.args[0]!)!;
     const args = verb.substitute(c.args, predefined);
     const cls = classes[index];
-    return { index, request: verb.describe(args), body: verb.detail?.(args), reason: c.reason, destructive: cls?.effect === 'destroy' ? cls.reasons : [] };
+    const p = prices.get(index)?.price;
+    const price = p === undefined ? undefined : p.price === 'priced' ? { price: p.price, per_hour: p.per_hour } : { price: p.price, why: p.why };
+    // The body as it is sent (its canonical form, keys as the API names them), else the verb's own detail.
+    const request = requests[index];
+    const body = request ? (request.body === undefined ? undefined : substituteValue(request.body, predefined)) : verb.detail?.(args);
+    return { index, request: verb.describe(args, request), body, reason: c.reason, destructive: cls?.effect === 'destroy' ? cls.reasons : [], ...(price ? { price } : {}) };
   });
 }
 
-/** Puts the steps and every provider's price preview together. */
-export function buildPreview(steps: PreviewStep[], parts: readonly PricePreview[]): Preview {
-  const costs = parts.flatMap((p) => p.costs);
+/** Puts the steps and every provider's price preview together (`unpriced`: change steps no provider priced). */
+export function buildPreview(steps: PreviewStep[], parts: readonly PricePreview[], unpriced: readonly { step: number; why: string }[] = []): Preview {
+  const costs = parts.flatMap((p) => p.changes.flatMap((c) => (c.price.price === 'priced' ? c.price.lines : []))).sort((a, b) => a.step - b.step);
   const totalPerHour = costs.reduce((s, c) => s + (c.per_hour ?? 0), 0);
+  const fromParts = parts.flatMap((p) => p.changes.flatMap((c) => (c.price.price === 'unpriced' ? [{ step: c.step, why: c.price.why }] : [])));
   return {
     steps,
     costs,
     total_per_hour: totalPerHour,
     total_per_30_days: totalPerHour * HOURS_PER_30_DAYS,
+    unpriced: [...fromParts, ...unpriced].sort((a, b) => a.step - b.step),
     balance: parts.find((p) => p.balance)?.balance,
     warnings: parts.flatMap((p) => p.warnings),
   };
@@ -63,10 +83,10 @@ export function renderPreview(p: Preview): string {
     if (s.body !== undefined) lines.push(...JSON.stringify(s.body, null, 2).split('\n').map((l) => `       ${l}`));
   }
   if (p.costs.length) {
-    lines.push('', 'Creates:');
+    lines.push('', 'Costs:');
     for (const c of p.costs) {
       const avail = c.available === undefined ? '' : c.available ? '   available now' : '   NOT AVAILABLE now';
-      const what = c.kind === 'volume' || c.size_gb !== undefined ? `${c.part ?? c.kind} ${c.type} ${c.size_gb ?? '?'} GB` : `${c.kind} ${c.type}${c.spot ? ' (spot)' : ''}`;
+      const what = c.kind === 'volume' || c.size_gb !== undefined ? `${c.part ?? c.kind} ${c.type} ${c.size_gb ?? '?'} GB` : c.part ? `${c.part}${c.spot ? ' (spot)' : ''}` : `${c.kind} ${c.type}${c.spot ? ' (spot)' : ''}`;
       lines.push(`  step ${c.step}: ${what}${c.location ? ` in ${c.location}` : ''}   ${money(c.per_hour)}/hour   ${money(c.per_30_days)}/30 days${avail}`);
       if (c.choices) {
         // A create with alternatives: the line above is its most expensive choice; each choice below.
@@ -78,6 +98,10 @@ export function renderPreview(p: Preview): string {
       }
     }
     lines.push(`  total: ${money(p.total_per_hour)}/hour, ${money(p.total_per_30_days)}/30 days`);
+  }
+  if (p.unpriced.length) {
+    lines.push('', 'Unpriced (no price is known; a budget refuses these without --allow-unpriced):');
+    for (const u of p.unpriced) lines.push(`  step ${u.step}: ${u.why}`);
   }
   if (p.balance) {
     const covered = p.balance.hours_covered === undefined ? '' : ` (covers ${p.balance.hours_covered.toFixed(1)} hours of the new resources)`;

@@ -1,7 +1,7 @@
 import type { Plan, PlanCommand } from '../../../schemas/plan.js';
 import { PREDEFINED_BINDINGS } from '../../../schemas/plan-bindings.js';
 import { planSchema, planShape } from './shape.js';
-import type { ProviderSet, StepClass } from '../provider.js';
+import type { CanonicalRequest, ProviderSet, StepClass } from '../provider.js';
 import { placeholdersIn } from './bindings.js';
 import { namedCreate } from './names.js';
 import { jsonPathProblem } from './produces.js';
@@ -20,8 +20,10 @@ export interface ValidationResult {
   ok: boolean;
   plan?: Plan;
   problems: PlanProblem[];
-  /** Per command: what it does (read, create, update, destroy), computed once from its parsed args. */
+  /** Per command: what it does (read, create, update, destroy), computed once from its canonical request (or args). */
   classes: StepClass[];
+  /** Per command: its canonical request, made once (undefined for verbs without one, and for invalid steps). */
+  requests: (CanonicalRequest | undefined)[];
   /** Per command: why it is destructive ([] when it is not); the `destroy` reasons of `classes`. */
   destructive: string[][];
 }
@@ -45,6 +47,7 @@ export function validatePlan(input: unknown, opts: ValidateOptions): ValidationR
   const parsed = shaped ? ({ success: true, data: shaped } as const) : planSchema().safeParse(input);
   const problems: PlanProblem[] = parsed.success ? [] : parsed.error.issues.map(schemaProblem);
   const classes: StepClass[] = [];
+  const requests: (CanonicalRequest | undefined)[] = [];
   const bound = new Set<string>(opts.predefined ?? []);
   // Commands are checked even when the plan as a whole failed its schema, so one run reports every problem.
   const commands = parsed.success ? parsed.data.commands : usableCommands(input);
@@ -62,6 +65,7 @@ export function validatePlan(input: unknown, opts: ValidateOptions): ValidationR
         problems.push({ kind: 'schema', index, field: 'args[0]', message: `unknown step verb "${command.args[0]}" (known: ${opts.providers.verbs().join(', ')})` });
       }
       classes.push(UNKNOWN);
+      requests.push(undefined);
       return;
     }
     const { provider, verb } = known;
@@ -73,14 +77,20 @@ export function validatePlan(input: unknown, opts: ValidateOptions): ValidationR
         message: `"${verb.verb}" belongs to provider "${provider.name}", which the plan does not name (provider: ${planProviders.map((p) => JSON.stringify(p)).join(', ') || 'none'}); add it to "provider"`,
       });
     }
-    for (const p of verb.checkArgs(command.args)) problems.push({ kind: 'schema', index, ...p });
+    const argProblems = verb.checkArgs(command.args);
+    for (const p of argProblems) problems.push({ kind: 'schema', index, ...p });
+    // The one canonical form of the step's request (DESIGN §8): a form with more than one reading is invalid.
+    const canon = argProblems.length ? undefined : verb.canonical?.(command.args);
+    if (canon && !canon.ok) problems.push({ kind: 'schema', index, field: canon.field, message: canon.problem });
+    const request = canon?.ok ? canon.request : undefined;
+    requests.push(request);
     if (command.autostop) {
       const earlier = commands.slice(0, index).filter((c): c is PlanCommand => c !== undefined);
       const autostopProblems = verb.checkAutostop?.(command.args, command.autostop, earlier) ?? [{ field: 'autostop', message: `"${verb.verb}" steps take no autostop (only instance creates do)` }];
       for (const p of autostopProblems) problems.push({ kind: 'schema', index, ...p });
     }
     if (command.alternatives) {
-      const altProblems = verb.checkAlternatives?.(command.args, command.alternatives) ?? [{ field: 'alternatives', message: `"${verb.verb}" steps take no alternatives` }];
+      const altProblems = verb.checkAlternatives?.(command.args, command.alternatives, request) ?? [{ field: 'alternatives', message: `"${verb.verb}" steps take no alternatives` }];
       for (const p of altProblems) problems.push({ kind: 'schema', index, ...p });
     }
     command.args.forEach((arg, argIndex) => {
@@ -106,7 +116,7 @@ export function validatePlan(input: unknown, opts: ValidateOptions): ValidationR
       if (problem) problems.push({ kind: 'schema', index, field: `produces.${name}`, message: problem });
       bound.add(name);
     }
-    const cls = verb.classify(command.args);
+    const cls = verb.classify(command.args, request);
     classes.push(cls);
     if (cls.refused?.length) {
       // Never run from a plan (the user's files, a CLI's own configuration): --destroyer does not unlock it.
@@ -119,7 +129,7 @@ export function validatePlan(input: unknown, opts: ValidateOptions): ValidationR
   problems.push(...duplicateNameProblems(commands, classes, opts.providers));
   problems.sort((a, b) => (a.index ?? -1) - (b.index ?? -1));
   const destructive = classes.map((c) => (c.effect === 'destroy' ? c.reasons : []));
-  return { ok: problems.length === 0, plan: parsed.success ? parsed.data : undefined, problems, classes, destructive };
+  return { ok: problems.length === 0, plan: parsed.success ? parsed.data : undefined, problems, classes, requests, destructive };
 }
 
 /** A command that could not be read: nothing is known of it (the plan is invalid anyway). */

@@ -15,7 +15,7 @@ export async function planDrift(backend: PlanBackend, input: unknown, opts: { al
   // Compared, never run: destructive steps are allowed here (they say what should be gone).
   // --all looks at every provider with a drift hook, not only the plan's.
   const providers = opts.all ? await backend.providers.all() : await backend.providers.forPlan(input);
-  const { plan, classes } = checkPlan(input, { providers, destroyer: true, predefined: backend.predefined });
+  const { plan, classes, requests } = checkPlan(input, { providers, destroyer: true, predefined: backend.predefined });
   const resources: DriftEntry[] = [];
   const notChecked: string[] = [];
   const planProviders = new Set(plan.commands.map((c) => providers.verb(c.args[0]!)!.provider));
@@ -26,7 +26,7 @@ export async function planDrift(backend: PlanBackend, input: unknown, opts: { al
       continue;
     }
     const steps = plan.commands
-      .map((c, index) => ({ index, args: c.args, class: classes[index]!, alternatives: c.alternatives, produces: c.produces }))
+      .map((c, index) => ({ index, args: c.args, class: classes[index]!, request: requests[index], alternatives: c.alternatives, produces: c.produces }))
       .filter((s) => providers.verb(s.args[0]!)?.provider === provider);
     if (!steps.length && !opts.all) continue;
     // Each list is one read-only plan through the executor, read once however often it is asked for.

@@ -5,7 +5,7 @@
  * as unpriced, and a budget refuses it unless --allow-unpriced; creates that bill nothing by themselves
  * (a bucket, a security group, a key pair, tags, IAM entities) are free.
  */
-import type { Burn, CostLine, PricePreview, PreviewRead, StepClass } from '../../core/provider.js';
+import type { Burn, ChangePrice, CostLine, PricePreview, PreviewRead, StepClass, StepPrice } from '../../core/provider.js';
 import { option, parseCommand } from '../../core/kits/cli/argv.js';
 import { AWS_SYNTAX } from './destroyer.js';
 
@@ -52,24 +52,43 @@ function countOf(value: string | undefined): number {
   return Number.isInteger(most) && most > 0 ? most : 1;
 }
 
+/**
+ * One price per change step (DESIGN §8): instance creates from the table (a type it lacks is unpriced),
+ * creates of kinds that bill nothing by themselves free, deletes free, anything else unpriced (the
+ * price tables of scaling and other creates are not here yet).
+ */
 export async function previewCloudA(steps: readonly PreviewedStep[]): Promise<PricePreview> {
-  const costs: CostLine[] = [];
+  const changes: StepPrice[] = [];
   const warnings: string[] = [];
   for (const { index, args, class: cls } of steps) {
-    if (cls.effect !== 'create' || FREE_KINDS.has(cls.kind ?? '')) continue;
-    if (cls.kind === 'instance') {
+    if (cls.effect === 'read') continue;
+    const answer = (price: ChangePrice) => changes.push({ step: index, price });
+    if (cls.effect === 'destroy') {
+      answer({ price: 'free', why: 'a delete ends what bills' });
+      continue;
+    }
+    if (cls.effect === 'create' && FREE_KINDS.has(cls.kind ?? '')) {
+      answer({ price: 'free', why: `a ${cls.kind} bills nothing by itself` });
+      continue;
+    }
+    if (cls.effect === 'create' && cls.kind === 'instance') {
       const cmd = parseCommand(args.slice(1), AWS_SYNTAX);
       const type = option(cmd, '--instance-type')?.[0] ?? 'm1.small';
       const count = countOf(option(cmd, '--count')?.[0]);
       const each = EC2_HOURLY[type];
-      const perHour = each === undefined ? undefined : each * count;
-      if (perHour === undefined) warnings.push(`step ${index}: no local price for EC2 type ${type}`);
-      costs.push({ step: index, kind: 'instance', type, ...(count > 1 ? { part: `${count} instances` } : {}), per_hour: perHour, per_30_days: perHour === undefined ? undefined : perHour * 720, note: perHour === undefined ? `not in the ${EC2_PRICE_BASIS}` : undefined });
+      if (each === undefined) {
+        warnings.push(`step ${index}: no local price for EC2 type ${type}`);
+        answer({ price: 'unpriced', why: `instance ${type}: not in the ${EC2_PRICE_BASIS}` });
+        continue;
+      }
+      const perHour = each * count;
+      const line: CostLine = { step: index, kind: 'instance', type, ...(count > 1 ? { part: `${count} instances`, count } : {}), per_hour: perHour, per_30_days: perHour * 720 };
+      answer({ price: 'priced', per_hour: perHour, lines: [line] });
       continue;
     }
-    costs.push({ step: index, kind: cls.kind ?? 'resource', type: args.slice(1, 3).join(' '), note: 'cloud_a cannot price this create' });
+    answer({ price: 'unpriced', why: `${cls.kind ?? 'resource'} ${args.slice(1, 3).join(' ')}: cloud_a cannot price this ${cls.effect}` });
   }
-  return { costs, warnings };
+  return { changes, warnings };
 }
 
 const RUNNING = 'Name=instance-state-name,Values=pending,running';

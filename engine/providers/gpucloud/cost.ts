@@ -1,31 +1,45 @@
 /**
  * What the gpucloud account costs now: every billable resource with its hourly price, the burn, the
- * balance and the runway. Pure: it prices the responses of `costReadPlan` (engine/providers/gpucloud/static-plans.ts),
- * so the reads go through the one executor like every other command.
+ * balance and the runway. `accountCost` is the one function behind `cost summary` (the `cost`
+ * capability) and the budget guard's current burn (the provider's `burn` hook): the same reads through
+ * the executor, the same pricing, one number (issue 35 §3).
  *
  * Billing rules (wire reference): an instance bills while `running` and while `offline` ("shutdown keeps
- * billing; only delete stops it"); ordered/provisioning instances do not bill yet. A cluster bills while
- * `running`. A volume bills by size and type whether attached or not, until it is deleted. An Instant
- * Cluster's shared file system is a volume priced as `NVMe_Shared` (unless it is also in /v1/volumes).
+ * billing; only delete stops it"); one still ordered or provisioning is counted too, since it bills as
+ * soon as it runs (with the OS volume it will get). A cluster bills while `running` (and is counted while
+still provisioning, with its shared file system). A volume bills by
+ * size and type whether attached or not, until it is deleted. An Instant Cluster's shared file system is
+ * a volume priced as `NVMe_Shared` (unless it is also in /v1/volumes). A serverless container or job
+ * deployment that is not paused is counted at the most replicas it may run (compute price × units ×
+ * `max_replica_count`): that is what it can bill, and what the budget must allow for.
  */
 import type { CapabilityRead, CostResource as GenericCostResource, CostSummary as GenericCostSummary } from '../../core/capabilities.js';
 import type { Burn, PreviewRead } from '../../core/provider.js';
 import { findKind } from './catalogue.js';
 import { COST_READ_KINDS, costReadPlan } from './static-plans.js';
 import { ownTags, type Tags, type TagSource } from './tags.js';
-import { clusterTypePerHour, findRow, HOURS_PER_30_DAYS, instanceTypePerHour, num, volumePerHour } from './prices.js';
+import { clusterTypePerHour, deploymentPerHour, deploymentSize, findRow, HOURS_PER_30_DAYS, instanceTypePerHour, num, volumePerHour } from './prices.js';
 
 export const BILLABLE_INSTANCE_STATUSES = ['running', 'offline'] as const;
-/** Instances on their way to running: not billed yet, but the budget counts them (they will be within minutes). */
+/** Instances on their way to running: not billed yet, but counted (they will be within minutes). */
 export const COMMITTED_INSTANCE_STATUSES = ['ordered', 'new', 'validating', 'provisioning'] as const;
 export const BILLABLE_CLUSTER_STATUSES = ['running'] as const;
+/** Clusters on their way to running: counted like provisioning instances (they bill as soon as they run). */
+export const COMMITTED_CLUSTER_STATUSES = ['ordered', 'new', 'validating', 'provisioning'] as const;
 const CLUSTER_SHARED_TYPE = 'NVMe_Shared';
 
 export const COST_BASIS =
-  'live prices from the gpucloud catalogue (instances at their contract price, spot instances at the current spot price, volumes at the per-GB monthly price / 720 h, clusters at their hourly price); offline (shut-down) instances still bill; cost so far assumes the current price since creation';
+  'live prices from the gpucloud catalogue (instances at their contract price, spot instances at the current spot price, volumes at the per-GB monthly price / 720 h, clusters at their hourly price, serverless deployments at their compute price × units × most replicas unless paused); offline (shut-down) instances still bill, provisioning ones are counted; cost so far assumes the current price since creation';
 
 /** A gpucloud resource priced: the contract's CostResource (engine/core/capabilities.ts) with gpucloud's kinds. */
-export type CostResource = GenericCostResource & { kind: 'instance' | 'volume' | 'cluster'; tags?: Tags; tag_from?: TagSource };
+export type CostResource = GenericCostResource & { kind: 'instance' | 'volume' | 'cluster' | 'container' | 'job'; tags?: Tags; tag_from?: TagSource };
+
+/** A serverless deployment as the burn sees it: its record (with its scaling) and its status, where read. */
+export interface DeploymentState {
+  kind: 'container' | 'job';
+  record: Record<string, any>;
+  status?: string;
+}
 
 export interface CostReads {
   instances: unknown;
@@ -35,6 +49,9 @@ export interface CostReads {
   instanceTypes: unknown;
   volumeTypes: unknown;
   clusterTypes: unknown;
+  containerTypes?: unknown;
+  /** Container and job deployments, with what was read of each (absent: not read, e.g. a question's context). */
+  deployments?: DeploymentState[];
 }
 
 /** What the account costs now (engine/core/capabilities.ts CostSummary) with gpucloud's resources. */
@@ -52,13 +69,10 @@ function withAge(r: CostResource, now: number): CostResource {
 
 const tagged = (t: { tags: Tags; source?: TagSource }) => (t.source ? { tags: t.tags, tag_from: t.source } : {});
 
-/**
- * Every billable resource of the account, priced. With `committed`, instances still provisioning count
- * too: what the account will burn once they run (the budget guard's view).
- */
-export function billableResources(reads: CostReads, now: number, opts: { committed?: boolean } = {}): CostResource[] {
+/** Every billable resource of the account, priced (instances still provisioning included: they bill as soon as they run). */
+export function billableResources(reads: CostReads, now: number): CostResource[] {
   const committedOsVolumes: CostResource[] = [];
-  const statuses: readonly string[] = opts.committed ? [...BILLABLE_INSTANCE_STATUSES, ...COMMITTED_INSTANCE_STATUSES] : BILLABLE_INSTANCE_STATUSES;
+  const statuses: readonly string[] = [...BILLABLE_INSTANCE_STATUSES, ...COMMITTED_INSTANCE_STATUSES];
   const out: CostResource[] = [];
   // Volumes without tags of their own inherit their instance's (engine/producers/cost/tags.ts).
   const instanceTags = new Map(list(reads.instances).map((i) => [str(i.id), ownTags(i)] as const));
@@ -74,15 +88,13 @@ export function billableResources(reads: CostReads, now: number, opts: { committ
   }
   const volumeIds = new Set<string>();
   const listedVolumes = new Set(list(reads.volumes).map((v) => str(v.id)));
-  if (opts.committed) {
-    // An instance still provisioning has no OS volume listed yet (os_volume_id is null until then): it
-    // will, at the API's default size (100 GB with GPUs, 50 GB without).
-    for (const r of out) {
-      const rec = list(reads.instances).find((i) => str(i.id) === r.id);
-      if (!rec || !(COMMITTED_INSTANCE_STATUSES as readonly string[]).includes(r.status) || (rec.os_volume_id && listedVolumes.has(str(rec.os_volume_id)))) continue;
-      const size = (r.gpus ?? 0) > 0 ? 100 : 50;
-      committedOsVolumes.push({ kind: 'volume', id: `${r.id}/os`, name: `OS volume of ${r.name} (provisioning)`, type: 'NVMe', status: r.status, size_gb: size, hourly_cost: volumePerHour(reads.volumeTypes, 'NVMe', size) ?? null });
-    }
+  // An instance still provisioning has no OS volume listed yet (os_volume_id is null until then): it
+  // will, at the API's default size (100 GB with GPUs, 50 GB without).
+  for (const r of out) {
+    const rec = list(reads.instances).find((i) => str(i.id) === r.id);
+    if (!rec || !(COMMITTED_INSTANCE_STATUSES as readonly string[]).includes(r.status) || (rec.os_volume_id && listedVolumes.has(str(rec.os_volume_id)))) continue;
+    const size = (r.gpus ?? 0) > 0 ? 100 : 50;
+    committedOsVolumes.push({ kind: 'volume', id: `${r.id}/os`, name: `OS volume of ${r.name} (provisioning)`, type: 'NVMe', status: r.status, size_gb: size, hourly_cost: volumePerHour(reads.volumeTypes, 'NVMe', size) ?? null });
   }
   for (const v of list(reads.volumes)) {
     if (v.deleted_at || v.status === 'deleted') continue;
@@ -95,7 +107,7 @@ export function billableResources(reads: CostReads, now: number, opts: { committ
   }
   for (const c of list(reads.clusters)) {
     const status = str(c.status);
-    if (!(BILLABLE_CLUSTER_STATUSES as readonly string[]).includes(status)) continue;
+    if (![...BILLABLE_CLUSTER_STATUSES, ...COMMITTED_CLUSTER_STATUSES].includes(status as never)) continue;
     const type = str(c.cluster_type);
     const name = str(c.hostname, str(c.id));
     const own = ownTags(c);
@@ -106,12 +118,29 @@ export function billableResources(reads: CostReads, now: number, opts: { committ
       out.push({ kind: 'volume', id: str(s.id), name: `${str(s.name, 'shared')} (of cluster ${name})`, type: CLUSTER_SHARED_TYPE, status, size_gb: size, hourly_cost: volumePerHour(reads.volumeTypes, CLUSTER_SHARED_TYPE, size) ?? null, created_at: str(c.created_at) || undefined, ...tagged(own.source ? { tags: own.tags, source: 'cluster' } : own) });
     }
   }
-  return [...out, ...committedOsVolumes].map((r) => withAge(r, now));
+  return [...out, ...committedOsVolumes, ...deploymentResources(reads)].map((r) => withAge(r, now));
+}
+
+/** Serverless deployments that are not paused, at the most replicas they may run. */
+function deploymentResources(reads: CostReads): CostResource[] {
+  const out: CostResource[] = [];
+  for (const d of reads.deployments ?? []) {
+    if (d.status === 'paused') continue;
+    const name = str(d.record.name);
+    const size = deploymentSize(d.kind === 'job' ? { ...d.record, is_spot: undefined } : d.record);
+    const base = { kind: d.kind, id: name, name, status: d.status ?? 'unknown', created_at: str(d.record.created_at) || undefined };
+    if ('why' in size) {
+      out.push({ ...base, type: str(d.record.compute?.name, '?'), hourly_cost: null });
+      continue;
+    }
+    out.push({ ...base, type: `${size.compute} x${size.size}`, ...(size.spot ? { spot: true } : {}), replicas: size.max, hourly_cost: deploymentPerHour(reads.containerTypes, size) ?? null });
+  }
+  return out;
 }
 
 /** The totals: burn, 30-day forecast, balance and runway. */
-export function costSummary(reads: CostReads, now: number, opts: { committed?: boolean } = {}): CostSummary {
-  const resources = billableResources(reads, now, opts);
+export function costSummary(reads: CostReads, now: number): CostSummary {
+  const resources = billableResources(reads, now);
   const hourly = resources.reduce((s, r) => s + (r.hourly_cost ?? 0), 0);
   const bal = reads.balance as { amount?: unknown; currency?: unknown } | undefined;
   const balance = num(bal?.amount) ?? null;
@@ -139,23 +168,58 @@ function costReads(results: readonly unknown[]): CostReads {
 }
 
 const costReadCommands = () => costReadPlan(COST_READ_KINDS.map((k) => findKind(k)!));
+const DEPLOYMENT_LISTS = [
+  { kind: 'container' as const, path: '/v1/container-deployments' },
+  { kind: 'job' as const, path: '/v1/job-deployments' },
+];
 
-/**
- * gpucloud's live cost (its `cost` capability, engine/providers/gpucloud/cost-capability.ts): the cost read plan
- * through the executor (`read`), priced at `now`.
- */
-export async function priceGpuCloud(read: CapabilityRead, now: number): Promise<CostSummary> {
-  return costSummary(costReads(await read(costReadCommands())), now);
+/** Reads paths through the executor: all at once (one read plan), and one at a time (a failure is that path's). */
+export interface CostReader {
+  all(paths: string[]): Promise<unknown[]>;
+  one(path: string): Promise<unknown>;
 }
 
 /**
- * The provider hook `burn` (engine/core/provider.ts): the same reads as `cost summary` (one GET per
- * COST_READ_KINDS kind, through the preview's read function, i.e. the executor) priced the same way,
- * with instances still provisioning counted (they bill as soon as they run).
+ * What the account costs now, read through `reader` and priced at `now`: the one function behind
+ * `cost summary` and the budget's burn. Besides the lists, each deployment's status is read (a paused
+ * one bills nothing), and each job deployment's record (the list has no scaling).
+ */
+export async function accountCost(reader: CostReader, now: number): Promise<CostSummary> {
+  const reads = costReads(await reader.all(costReadCommands().commands.map((c) => c.args[2]!)));
+  const lists = await reader.all(DEPLOYMENT_LISTS.map((d) => d.path));
+  const deployments: DeploymentState[] = [];
+  for (const [i, { kind, path }] of DEPLOYMENT_LISTS.entries()) {
+    for (const listed of list(lists[i])) {
+      const name = str(listed?.name);
+      if (!name) continue;
+      const at = `${path}/${encodeURIComponent(name)}`;
+      // A deployment deleted between the list and these reads is gone; any other failure leaves it counted.
+      const gone = (err: unknown) => (err as { status?: number })?.status === 404;
+      let record: Record<string, any> | undefined = listed;
+      if (kind === 'job' || !listed.scaling) record = await reader.one(at).then((r) => r as Record<string, any>, (err) => (gone(err) ? undefined : listed));
+      if (!record) continue;
+      const status = await reader.one(`${at}/status`).then((r) => str((r as { status?: unknown })?.status) || undefined, (err) => (gone(err) ? 'gone' : undefined));
+      if (status === 'gone') continue;
+      deployments.push({ kind, record: { ...listed, ...record }, status });
+    }
+  }
+  // The serverless prices only when something serverless may bill.
+  const containerTypes = deployments.length ? (await reader.all(['/v1/container-types']))[0] : undefined;
+  return costSummary({ ...reads, containerTypes, deployments }, now);
+}
+
+/** gpucloud's live cost (its `cost` capability, engine/providers/gpucloud/cost-capability.ts), read through the executor (`read`). */
+export async function priceGpuCloud(read: CapabilityRead, now: number): Promise<CostSummary> {
+  const plan = (paths: string[]) => ({ version: 1 as const, provider: 'gpucloud', commands: paths.map((p) => ({ args: ['gpucloud-api', 'GET', p], reason: `cost: read ${p}` })) });
+  return accountCost({ all: (paths) => read(plan(paths)), one: async (path) => (await read(plan([path])))[0] }, now);
+}
+
+/**
+ * The provider hook `burn` (engine/core/provider.ts): `accountCost`, read through the preview's read
+ * function (the executor), so the budget starts from the figure `cost summary` shows.
  */
 export async function burnGpuCloud(read: PreviewRead): Promise<Burn> {
-  const results: unknown[] = [];
-  for (const c of costReadCommands().commands) results.push(await read(c.args));
-  const s = costSummary(costReads(results), Date.now(), { committed: true });
+  const one = (path: string) => read(['gpucloud-api', 'GET', path]);
+  const s = await accountCost({ all: async (paths) => { const out: unknown[] = []; for (const p of paths) out.push(await one(p)); return out; }, one }, Date.now());
   return { per_hour: s.hourly_cost, currency: s.currency, unpriced: s.unpriced };
 }

@@ -6,7 +6,9 @@
  * name that was not there before. For kinds whose names are not unique, "before" is a snapshot of the
  * matching IDs taken with one GET before the first attempt; for `uniqueNames` kinds any match is ours.
  */
+import type { CanonicalRequest } from '../../core/provider.js';
 import { kindCreatedAt, listPathOf, type KindSpec } from './catalogue.js';
+import { canonicalRequest } from './request.js';
 
 /**
  * Kinds whose create answers `{"id": …}` rather than the bare-text ID (wire reference, POST /v1/clusters).
@@ -101,21 +103,21 @@ function newest(records: Record<string, unknown>[]): Record<string, unknown> {
   return best;
 }
 
-/** A de-duplication guard when `method path body` creates a named catalogue kind; otherwise undefined. */
-export function createDedupeFor(method: string, path: string, body: unknown): CreateDedupe | undefined {
-  if (method.toUpperCase() !== 'POST') return undefined;
-  const kind = kindCreatedAt(path);
+/** A de-duplication guard when a canonical request creates a named catalogue kind (its name from the folded body); otherwise undefined. */
+export function createDedupeOf(request: CanonicalRequest): CreateDedupe | undefined {
+  if (request.method !== 'POST' || request.query.length) return undefined;
+  const kind = kindCreatedAt(request.path);
   if (!kind?.nameField) return undefined;
-  let obj: unknown = body;
-  if (typeof body === 'string') {
-    try {
-      obj = JSON.parse(body);
-    } catch {
-      return undefined;
-    }
-  }
+  const obj = request.body;
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return undefined;
   const name = (obj as Record<string, unknown>)[kind.nameField];
   if (typeof name !== 'string' || name === '') return undefined;
   return new CreateDedupe(kind, name);
+}
+
+/** The same for a raw request (the client's own guard): through its canonical form; none when it has none. */
+export function createDedupeFor(method: string, path: string, body: unknown): CreateDedupe | undefined {
+  const text = body === undefined || typeof body === 'string' ? body : JSON.stringify(body);
+  const canon = canonicalRequest(['gpucloud-api', method, path, ...(text === undefined ? [] : [text])]);
+  return canon.ok ? createDedupeOf(canon.request) : undefined;
 }

@@ -10,14 +10,13 @@
  * name (creates) or ID, then compared field by field. A resource still settling (ordered, provisioning)
  * counts as in sync with a note; an instance that ended in no_capacity never ran and is left out.
  */
-import type { PlanAlternative } from '../../../schemas/plan.js';
-import { substituteBody } from '../../core/plan/bindings.js';
+import { substituteValue } from '../../core/plan/bindings.js';
 import type { DriftDifference, DriftEntry } from '../../core/drift-types.js';
-import type { PreviewRead, StepClass } from '../../core/provider.js';
-import { findKind, kindAtPath, listPathOf, normalizeApiPath, type KindSpec } from './catalogue.js';
+import type { CanonicalRequest, PlannedStep, PreviewRead } from '../../core/provider.js';
+import { findKind, kindAtPath, listPathOf, type KindSpec } from './catalogue.js';
 import { choiceBody } from './failover.js';
 
-type Step = { index: number; args: string[]; class: StepClass; alternatives?: readonly PlanAlternative[]; produces?: Record<string, string> };
+type Step = PlannedStep & { produces?: Record<string, string> };
 type Rec = Record<string, unknown>;
 
 /** What the plan expects of one resource when it has run. */
@@ -54,14 +53,10 @@ const PLACEHOLDER = /^<([A-Z][A-Z0-9_]*)>$/;
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function parse(body: string | undefined, predefined: Record<string, string>): Rec | undefined {
-  if (body === undefined) return undefined;
-  try {
-    const v: unknown = JSON.parse(substituteBody(body, predefined));
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined;
-  } catch {
-    return undefined;
-  }
+/** The canonical body with the predefined values filled in, when it is an object. */
+function bodyOf(request: CanonicalRequest | undefined, predefined: Record<string, string>): Rec | undefined {
+  const v = substituteValue(request?.body, predefined);
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined;
 }
 
 /** The fields compared per kind: plan body field → live record field. */
@@ -127,19 +122,19 @@ export function desiredResources(steps: readonly Step[], predefined: Record<stri
     return d;
   };
   for (const step of steps) {
-    const [verb, rawMethod, path, bodyText] = step.args;
+    const [verb] = step.args;
     if (verb === 'gpucloud-wait') {
       const spec = findKind(step.args[1] ?? '');
       const d = spec && resolve(spec, step.args[2], step.index);
       if (d && step.args[3]) Object.assign(d, { status: step.args[3], step: step.index });
       continue;
     }
-    if (verb !== 'gpucloud-api' || !path) continue;
-    const method = (rawMethod ?? '').trim().toUpperCase();
-    const spec = kindAtPath(path);
+    const request = step.request;
+    if (verb !== 'gpucloud-api' || !request) continue;
+    const { method, path: clean } = request;
+    const spec = kindAtPath(clean);
     if (!spec) continue;
-    const body = parse(bodyText, predefined);
-    const clean = normalizeApiPath(path);
+    const body = bodyOf(request, predefined);
     if (step.class.effect === 'create' && spec.nameField && body) {
       // A name bound only at run time (<NAME>) cannot be looked up before the plan runs: not compared.
       if (typeof body[spec.nameField] !== 'string' || (body[spec.nameField] as string).includes('<')) continue;
@@ -149,7 +144,7 @@ export function desiredResources(steps: readonly Step[], predefined: Record<stri
       continue;
     }
     if (method === 'DELETE' && clean.startsWith(`${spec.path}/`)) {
-      const d = resolve(spec, decodeURIComponent(clean.slice(spec.path.length + 1).split('/')[0]!), step.index);
+      const d = resolve(spec, clean.slice(spec.path.length + 1).split('/')[0]!, step.index);
       if (d) Object.assign(d, { gone: true, step: step.index });
       continue;
     }

@@ -15,9 +15,10 @@
  * Any other failure (402, 400, a network error after the guard's own look-ups) ends the step as usual.
  */
 import { InvalidInputError, OperationError } from '../../core/errors.js';
-import type { AlternativeUsed, ArgProblem, StepContext, StepResult } from '../../core/provider.js';
+import type { AlternativeUsed, ArgProblem, CanonicalRequest, StepContext, StepResult } from '../../core/provider.js';
 import type { PlanAlternative } from '../../../schemas/plan.js';
-import { createDedupeFor, type CreateDedupe } from './dedupe.js';
+import { createDedupeOf, type CreateDedupe } from './dedupe.js';
+import { canonicalRequest, requestTarget } from './request.js';
 import { GpuCloudError } from './errors.js';
 import { sleep } from './retry.js';
 import type { GpuCloudClient } from './types.js';
@@ -36,14 +37,10 @@ const GONE = '(gone)';
 type Body = Record<string, unknown>;
 export type ChoiceValues = Record<string, string | boolean>;
 
-function parseBody(text: string | undefined): Body | undefined {
-  if (text === undefined) return undefined;
-  try {
-    const v: unknown = JSON.parse(text);
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Body) : undefined;
-  } catch {
-    return undefined;
-  }
+/** The canonical request's body, when it is a JSON object. */
+function bodyOf(request: CanonicalRequest | undefined): Body | undefined {
+  const v = request?.body;
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Body) : undefined;
 }
 
 /** The body a choice sends: the step's body with the alternative's fields (a spot switch adjusts a SPOT/PAY_AS_YOU_GO contract). */
@@ -79,22 +76,27 @@ export function choiceName(index: number): string {
   return index === 0 ? 'the step as written' : `alternative ${index}`;
 }
 
-/** Every choice of a create step: the body as written, then each alternative applied to it. */
-export function choicesOf(bodyText: string | undefined, alternatives: readonly PlanAlternative[]): Body[] | undefined {
-  const body = parseBody(bodyText);
+/** Every choice of a create step: the canonical body, then each alternative applied to it. */
+export function choicesOf(request: CanonicalRequest, alternatives: readonly PlanAlternative[]): Body[] | undefined {
+  const body = bodyOf(request);
   if (!body) return undefined;
   return [body, ...alternatives.map((a) => choiceBody(body, a))];
 }
 
 const PLACEHOLDER = /<[A-Z][A-Z0-9_]*>/;
 
-/** The static checks of `alternatives` on a gpucloud-api step (nothing is read). */
-export function checkAlternatives(args: readonly string[], alternatives: readonly PlanAlternative[]): ArgProblem[] {
-  const [, method, path, bodyText] = args;
-  if ((method ?? '').trim().toUpperCase() !== 'POST' || (path ?? '').split('?')[0]!.replace(/\/+$/, '') !== FAILOVER_PATH) {
+/** The static checks of `alternatives` on a gpucloud-api step, from its canonical request (nothing is read). */
+export function checkAlternatives(args: readonly string[], alternatives: readonly PlanAlternative[], request?: CanonicalRequest): ArgProblem[] {
+  const canon = request ?? (() => {
+    const c = canonicalRequest(args);
+    return c.ok ? c.request : undefined;
+  })();
+  // A step without a canonical form is invalid already (its own problem says why).
+  if (!canon) return [];
+  if (canon.method !== 'POST' || canon.route !== FAILOVER_PATH) {
     return [{ field: 'alternatives', message: `alternatives apply to instance creates (POST ${FAILOVER_PATH}) only` }];
   }
-  const body = parseBody(bodyText);
+  const body = bodyOf(canon);
   if (!body) return [{ field: 'alternatives', message: 'alternatives need the create body as a JSON object' }];
   const problems: ArgProblem[] = [];
   // Every choice creates the same name: it is how a create that may have happened is found again.
@@ -133,14 +135,14 @@ function createdIdOf(data: unknown): string | undefined {
  */
 export async function createWithFailover(
   client: GpuCloudClient,
-  path: string,
-  bodyText: string,
+  request: CanonicalRequest,
   alternatives: readonly PlanAlternative[],
   ctx: Pick<StepContext, 'signal' | 'waiting' | 'existingIds'>,
 ): Promise<StepResult> {
-  const choices = choicesOf(bodyText, alternatives);
+  const choices = choicesOf(request, alternatives);
+  const path = requestTarget(request);
   const { signal } = ctx;
-  const found = createDedupeFor('POST', path, bodyText);
+  const found = createDedupeOf(request);
   // Validation requires a hostname; a bound value can still make it empty: never send without a guard.
   if (!choices || !found) throw new InvalidInputError('invalid_plan', `the create with alternatives has no hostname to find it by once its placeholders are substituted; it was not sent`);
   const guard: CreateDedupe = found;

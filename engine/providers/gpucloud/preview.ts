@@ -1,248 +1,189 @@
 /**
- * Dry-run pricing for gpucloud: what each create really costs, read from the live catalogue.
+ * gpucloud's prices (DESIGN §8: priced or refused): one `ChangePrice` per change step, from its canonical
+ * request and the live catalogue, read through the executor — the dry run's cost table, the budget
+ * guard's "added" and what a person is asked to consent to all come from here. Each route a change can
+ * take is priced (./price-creates.ts, ./price-changes.ts), proven free (deletes, stops, tags, secrets,
+ * keys, scripts, renames) or unpriced with why (any route or action this provider does not know).
  */
-import { substituteBody } from '../../core/plan/bindings.js';
-import type { PlanAlternative } from '../../../schemas/plan.js';
-import type { CostLine, PricePreview, PreviewRead, StepClass } from '../../core/provider.js';
+import { substituteValue } from '../../core/plan/bindings.js';
+import type { ChangePrice, CostLine, PlannedStep, PreviewRead, PricePreview, RequestFacts, StepPrice } from '../../core/provider.js';
 import { choiceBody, choiceName } from './failover.js';
-import { clusterTypePerHour, findRow as find, HOURS_PER_30_DAYS, instanceTypePerHour, num, volumePerHour } from './prices.js';
+import { clusterCreateLines, instanceCreateLines, volumeCreateLines, type CreateLines } from './price-creates.js';
+import { combine, free, priceClusterAction, priceDeploymentChange, priceDeploymentCreate, priceDeploymentResume, priceInstanceAction, priceVolumeAction, unpriced, type DeploymentKind } from './price-changes.js';
+import { list, PriceReads, record, type Rec } from './price-reads.js';
+import { segmentsOf } from './request.js';
+import { requestFacts } from './request-facts.js';
 
-/**
- * A resize or clone priced from the volume it acts on: a resize adds the GB it grows by (a shrink or an
- * unknown volume adds nothing priced), a clone a new volume of the same size (of the type asked for).
- */
-function fromExisting(m: Creation, volumes: unknown): Creation {
-  const { id, action, newSizeGb, newType } = m.fromVolume!;
-  const v = find(volumes, 'id', id);
-  const current = num(v?.size);
-  const type = action === 'clone' ? (newType ?? (typeof v?.type === 'string' ? v.type : '?')) : typeof v?.type === 'string' ? v.type : '?';
-  const location = typeof v?.location === 'string' ? v.location : m.location;
-  if (action === 'clone') return { ...m, type, location, sizeGb: current };
-  const grows = current === undefined || newSizeGb === undefined ? undefined : Math.max(0, newSizeGb - current);
-  return { ...m, type, location, sizeGb: grows, part: `${m.part} to ${newSizeGb ?? '?'} GB (+${grows ?? '?'} GB)` };
-}
+/** Routes whose changes bill nothing: names, keys, scripts, secrets, tags, environment variables, lifecycle calls that stop. */
+const FREE_ROUTES: Record<string, string> = {
+  'POST /v1/sshkeys': 'an SSH key bills nothing',
+  'POST /v1/ssh-keys': 'an SSH key bills nothing',
+  'POST /v1/scripts': 'a startup script bills nothing',
+  'POST /v1/secrets': 'a secret bills nothing',
+  'POST /v1/file-secrets': 'a file secret bills nothing',
+  'POST /v1/container-registry-credentials': 'registry credentials bill nothing',
+  'POST /v1/instances/{id}/tags': 'a tag bills nothing',
+  'POST /v1/volumes/{id}/tags': 'a tag bills nothing',
+  'POST /v1/clusters/{id}/tags': 'a tag bills nothing',
+  'POST /v1/container-deployments/{name}/environment-variables': 'environment variables bill nothing',
+  'PATCH /v1/container-deployments/{name}/environment-variables': 'environment variables bill nothing',
+  'POST /v1/container-deployments/{name}/pause': 'a paused deployment bills nothing',
+  'POST /v1/job-deployments/{name}/pause': 'a paused deployment bills nothing',
+  'POST /v1/container-deployments/{name}/restart': 'a restart runs what ran',
+  'POST /v1/container-deployments/{name}/purge-queue': 'purging a queue adds nothing that bills',
+  'POST /v1/job-deployments/{name}/purge-queue': 'purging a queue adds nothing that bills',
+};
 
-type PreviewedStep = { index: number; args: string[]; class: StepClass; alternatives?: readonly PlanAlternative[] };
+const DEPLOYMENT_BASES: Record<string, DeploymentKind> = { 'container-deployments': 'container', 'job-deployments': 'job' };
 
-/**
- * What the API creates besides the resource itself, as the emulator and the wire reference describe it:
- * every new instance gets an NVMe OS volume (100 GB with GPUs, 50 GB without, unless `os_volume.size`
- * says otherwise), and every Instant Cluster a shared file system (NVMe_Shared, 30000 GB by default).
- */
-const OS_VOLUME_TYPE = 'NVMe';
-const OS_VOLUME_GB = { gpu: 100, cpu: 50 };
-const CLUSTER_SHARED_VOLUME = { type: 'NVMe_Shared', sizeGb: 30000 };
+type Step = PlannedStep;
 
-interface Creation {
-  step: number;
-  kind: 'instance' | 'cluster' | 'volume' | 'container';
-  type: string;
-  location?: string;
-  spot?: boolean;
-  sizeGb?: number;
-  part?: string;
-  /** An OS volume without an explicit size: its default depends on this instance type's GPUs. */
-  osVolumeOf?: string;
-  /** An OS volume of an instance whose image is a UUID: an image ID makes a new OS volume, an existing volume's ID does not. */
-  bootRef?: string;
-  /** A create with alternatives: which choice this belongs to (0: as written). */
-  choice?: number;
-  /** A resize or clone of an existing volume: priced from its current size and type (read at preview time). */
-  fromVolume?: { id: string; action: 'resize' | 'clone'; newSizeGb?: number; newType?: string };
-  /** A container deployment: compute units per replica, and its replica bounds. */
-  container?: { size: number; min: number; max: number };
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-const record = (v: unknown): Record<string, unknown> | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
-const sizeOf = (v: unknown): number | undefined => (typeof v === 'number' || (typeof v === 'string' && v.trim() !== '') ? Number(v) : undefined);
-
-/** Finds what each POST creates, from the parsed body (placeholders already substituted where known). */
-function creations(steps: readonly PreviewedStep[], predefined: Record<string, string>): Creation[] {
-  const out: Creation[] = [];
-  steps.forEach(({ index: step, args, alternatives }) => {
-    const [verb, method, path, body] = args;
-    if (verb !== 'gpucloud-api' || method?.toUpperCase() !== 'POST' || !body) return;
-    let written: Record<string, unknown>;
-    try {
-      written = JSON.parse(substituteBody(body, predefined));
-    } catch {
-      return;
+/** The price of one change step, from its canonical request. */
+async function priceStep(step: Step, reads: PriceReads, predefined: Record<string, string>, warnings: string[]): Promise<ChangePrice> {
+  const req = step.request;
+  if (!req) return unpriced('the step has no canonical request');
+  const route = `${req.method} ${req.route}`;
+  if (req.method === 'DELETE') return free('a delete ends what bills');
+  if (FREE_ROUTES[route]) return free(FREE_ROUTES[route]!);
+  const body = (substituteValue(req.body, predefined) ?? {}) as unknown;
+  const b = record(body);
+  if (req.body !== undefined && !b) return unpriced(`the body of ${route} is not a JSON object`);
+  const obj = b ?? {};
+  const segments = segmentsOf(req);
+  const kind = DEPLOYMENT_BASES[segments[1] ?? ''];
+  const name = segments[2] ?? '';
+  switch (route) {
+    case 'POST /v1/instances': {
+      // Every choice of a create with alternatives is priced; the most expensive one is counted.
+      const choices = step.alternatives?.length ? [obj, ...step.alternatives.map((a) => choiceBody(obj, a))] : [obj];
+      return fromCreates(await Promise.all(choices.map((c) => instanceCreateLines(step.index, c, reads))));
     }
-    // Every choice of a create with alternatives is priced; the most expensive one is counted (below).
-    const choices = alternatives?.length ? [undefined, ...alternatives] : [undefined];
-    choices.forEach((alt, choice) => {
-      const b = choiceBody(written, alt);
-      const mark = alternatives?.length ? { choice } : {};
-      const push = (c: Creation) => out.push({ ...c, ...mark });
-      const p = (path ?? '').replace(/\/+$/, '');
-      const location = typeof b.location_code === 'string' ? b.location_code : undefined;
-      if (p === '/v1/instances' && typeof b.instance_type === 'string') {
-        const spot = b.is_spot === true || b.contract === 'SPOT';
-        push({ step, kind: 'instance', type: b.instance_type, location, spot });
-        const size = sizeOf(record(b.os_volume)?.size);
-        const bootRef = typeof b.image === 'string' && UUID.test(b.image) ? b.image : undefined;
-        push({ step, kind: 'volume', type: OS_VOLUME_TYPE, location, sizeGb: size, part: 'OS volume', osVolumeOf: size === undefined ? b.instance_type : undefined, bootRef });
-        for (const v of Array.isArray(b.volumes) ? b.volumes : []) {
-          const vol = record(v);
-          if (vol && typeof vol.type === 'string') push({ step, kind: 'volume', type: vol.type, location, sizeGb: sizeOf(vol.size), part: `volume "${String(vol.name ?? '')}"` });
-        }
+    case 'POST /v1/clusters':
+      return fromCreates([await clusterCreateLines(step.index, obj, reads)]);
+    case 'POST /v1/volumes':
+      return fromCreates([await volumeCreateLines(step.index, obj, reads)]);
+    case 'PUT /v1/instances':
+    case 'POST /v1/instances/action':
+      return priceInstanceAction(step.index, obj, reads);
+    case 'PUT /v1/volumes':
+      return priceVolumeAction(step.index, obj, reads);
+    case 'PUT /v1/clusters':
+      return priceClusterAction(obj);
+    case 'POST /v1/container-deployments':
+    case 'POST /v1/job-deployments': {
+      const price = await priceDeploymentCreate(step.index, kind!, obj, reads);
+      if (price.price === 'priced') await markComputeAvailable(price.lines[0]!, obj, reads, warnings);
+      const scaling = record(obj.scaling);
+      if (kind === 'container' && price.price === 'priced' && scaling?.min_replica_count === 0) {
+        warnings.push(`step ${step.index}: the container deployment scales to zero: ${price.per_hour.toFixed(4)}/hour is with ${String(scaling.max_replica_count)} replica(s) running; nothing is billed while none runs`);
       }
-      if (p === '/v1/clusters' && typeof b.cluster_type === 'string') {
-        push({ step, kind: 'cluster', type: b.cluster_type, location });
-        const shared = record(b.shared_volume);
-        push({ step, kind: 'volume', type: CLUSTER_SHARED_VOLUME.type, location, sizeGb: sizeOf(shared?.size) ?? CLUSTER_SHARED_VOLUME.sizeGb, part: 'shared volume' });
-      }
-      if (p === '/v1/volumes' && typeof b.type === 'string' && method?.toUpperCase() === 'POST') push({ step, kind: 'volume', type: b.type, location, sizeGb: sizeOf(b.size) });
-      const compute = record(b.compute);
-      if (p === '/v1/container-deployments' && typeof compute?.name === 'string') {
-        const scaling = record(b.scaling);
-        const container = { size: sizeOf(compute.size) ?? 1, min: sizeOf(scaling?.min_replica_count) ?? 0, max: sizeOf(scaling?.max_replica_count) ?? 1 };
-        push({ step, kind: 'container', type: compute.name, spot: b.is_spot === true, container });
-      }
-    });
-  });
-  // Volume resizes and clones (PUT /v1/volumes) bill at their new size: a resize adds the difference, a clone a whole new volume.
-  steps.forEach(({ index: step, args }) => {
-    const [verb, method, path, body] = args;
-    if (verb !== 'gpucloud-api' || method?.toUpperCase() !== 'PUT' || (path ?? '').replace(/\/+$/, '') !== '/v1/volumes' || !body) return;
-    let b: Record<string, unknown>;
-    try {
-      b = JSON.parse(substituteBody(body, predefined));
-    } catch {
-      return;
+      return price;
     }
-    const action = String(b.action ?? '').toLowerCase();
-    if (action !== 'resize' && action !== 'clone') return;
-    for (const id of [b.id].flat()) {
-      if (typeof id !== 'string') continue;
-      out.push({ step, kind: 'volume', type: '?', part: action === 'resize' ? `resize of volume ${id}` : `clone of volume ${id}`, fromVolume: { id, action, newSizeGb: sizeOf(b.size), newType: typeof b.type === 'string' ? b.type : undefined } });
-    }
-  });
-  return out;
-}
-
-const availKey = (m: Creation) => `avail:${m.step}${m.choice === undefined ? '' : `:${m.choice}`}`;
-
-/** Whether serverless compute `name` with `size` units is offered now (`/v1/serverless-compute-resources`); undefined when unknown. */
-function computeAvailable(resources: unknown, name: string, size: number): boolean | undefined {
-  if (!Array.isArray(resources)) return undefined;
-  const row = (resources as Record<string, unknown>[]).find((r) => r?.name === name && Number(r?.size) === size);
-  return row ? row.is_available === true : false;
-}
-
-/** Why a choice of a create with alternatives cannot be made: its type or location is not in the catalogue. */
-function notInCatalogue(m: Creation, reads: Record<string, unknown>): string | undefined {
-  if (m.choice === undefined || m.kind !== 'instance') return undefined;
-  const codes = (list: unknown, field: string) => (Array.isArray(list) ? list.map((r) => (r as Record<string, unknown>)?.[field]).filter((c): c is string => typeof c === 'string') : []);
-  const types = codes(reads['instance-types'], 'instance_type');
-  const locations = codes(reads.locations, 'code');
-  if (types.length && !types.includes(m.type)) return `instance type "${m.type}" is not in the gpucloud catalogue`;
-  if (m.location && !m.location.includes('<') && locations.length && !locations.includes(m.location)) return `location "${m.location}" is not in the gpucloud catalogue (valid: ${locations.join(', ')})`;
-  return undefined;
-}
-
-/** The reads a dry run needs for these creations (prices, availability, balance). */
-function readsFor(made: readonly Creation[]): { key: string; path: string }[] {
-  const reads: { key: string; path: string }[] = [{ key: 'balance', path: '/v1/balance' }];
-  // Alternatives are checked against the catalogue's locations and types before their availability is read.
-  if (made.some((m) => m.choice !== undefined)) reads.push({ key: 'locations', path: '/v1/locations' });
-  if (made.some((m) => m.kind === 'instance')) reads.push({ key: 'instance-types', path: '/v1/instance-types' });
-  if (made.some((m) => m.kind === 'cluster')) reads.push({ key: 'cluster-types', path: '/v1/cluster-types' });
-  if (made.some((m) => m.kind === 'volume')) reads.push({ key: 'volume-types', path: '/v1/volume-types' });
-  if (made.some((m) => m.fromVolume)) reads.push({ key: 'volumes', path: '/v1/volumes' });
-  if (made.some((m) => m.kind === 'container')) reads.push({ key: 'container-types', path: '/v1/container-types' }, { key: 'serverless-compute', path: '/v1/serverless-compute-resources' });
-  if (made.some((m) => m.bootRef)) reads.push({ key: 'images', path: '/v1/images' });
-  for (const m of made) {
-    if (m.kind === 'volume' || m.kind === 'container' || !m.location || m.location.includes('<')) continue;
-    const base = m.kind === 'instance' ? '/v1/instance-availability/' : '/v1/cluster-availability/';
-    const spot = m.spot ? '&is_spot=true' : '';
-    reads.push({ key: availKey(m), path: `${base}${encodeURIComponent(m.type)}?location_code=${encodeURIComponent(m.location)}${spot}` });
+    case 'PATCH /v1/container-deployments/{name}':
+    case 'PATCH /v1/job-deployments/{name}':
+      if (obj.compute === undefined && obj.scaling === undefined && obj.is_spot === undefined) return free(`the change leaves compute, scaling and spot as they are`);
+      return priceDeploymentChange(step.index, kind!, name, obj, reads, 'update');
+    case 'PATCH /v1/container-deployments/{name}/scaling':
+    case 'PATCH /v1/job-deployments/{name}/scaling':
+      return priceDeploymentChange(step.index, kind!, name, { scaling: obj }, reads, 'scaling');
+    case 'POST /v1/container-deployments/{name}/resume':
+    case 'POST /v1/job-deployments/{name}/resume':
+      return priceDeploymentResume(step.index, kind!, name, reads);
   }
-  return reads;
+  return unpriced(`gpucloud does not know what ${route} costs`);
+}
+
+/** The price of a create from its lines: every part priced, else unpriced with why. */
+function fromCreates(made: CreateLines[]): ChangePrice {
+  const bad = made.flatMap((m) => m.unpriced);
+  if (bad.length) return unpriced([...new Set(bad)].join('; '));
+  const lines = made.length > 1 ? countMostExpensiveChoice(made) : made[0]!.lines;
+  return combine([{ price: 'priced', per_hour: lines.reduce((s, l) => s + (l.per_hour ?? 0), 0), lines }], 'nothing that bills');
 }
 
 /**
- * gpucloud's share of a dry run: what the plan's creates cost (instances at their on-demand or spot
- * price, their OS and data volumes, clusters with their shared volume), availability, and the balance.
+ * A create with alternatives makes one of its choices: the lines of the most expensive choice are
+ * counted (totals, balance, budget guard), and its instance line lists every choice with its price.
  */
-export async function previewGpuCloud(steps: readonly PreviewedStep[], read: PreviewRead, predefined: Record<string, string>): Promise<PricePreview> {
-  const all = creations(steps, predefined);
-  const readResults: Record<string, unknown> = {};
-  const warnings: string[] = [];
-  const invalid = new Map<Creation, string>();
-  for (const r of readsFor(all)) {
-    if (r.key.startsWith('avail:')) {
-      const m = all.find((c) => c.kind !== 'volume' && availKey(c) === r.key)!;
-      const why = notInCatalogue(m, readResults);
-      if (why) {
-        invalid.set(m, why);
-        warnings.push(`step ${m.step}: ${choiceName(m.choice!)}: ${why}; that choice can never be made`);
+function countMostExpensiveChoice(made: CreateLines[]): CostLine[] {
+  const total = (c: CreateLines) => c.lines.reduce((s, l) => s + (l.per_hour ?? Number.POSITIVE_INFINITY), 0);
+  let worst = 0;
+  made.forEach((c, i) => {
+    if (total(c) > total(made[worst]!)) worst = i;
+  });
+  const instances = made.map((c, choice) => ({ choice, line: c.lines.find((l) => l.kind === 'instance') })).filter((x) => x.line);
+  return made[worst]!.lines.map((l) =>
+    l.kind !== 'instance'
+      ? l
+      : {
+          ...l,
+          note: [`the most expensive of ${made.length} choices (${choiceName(worst)}); the create makes the first one with capacity`, l.note].filter(Boolean).join('; '),
+          choices: instances.map(({ choice, line }) => {
+            const { step: _s, choices: _c, ...rest } = line!;
+            return { choice, ...rest };
+          }),
+        },
+  );
+}
+
+/** Availability of the instances and clusters the priced creates make, in their location, as warnings and `available`. */
+async function markAvailability(changes: StepPrice[], reads: PriceReads, warnings: string[]): Promise<void> {
+  for (const change of changes) {
+    if (change.price.price !== 'priced') continue;
+    for (const l of change.price.lines) {
+      if (l.kind !== 'instance' && l.kind !== 'cluster') continue;
+      const choices = l.choices ?? [];
+      for (const ch of choices) ch.available = await available(l.kind, ch.type, ch.location, ch.spot === true, reads, warnings, l.step, ch.choice);
+      if (choices.length) {
+        l.available = choices.find((c) => c.type === l.type && c.location === l.location && Boolean(c.spot) === Boolean(l.spot))?.available;
+        if (!choices.some((c) => c.available !== false)) warnings.push(`step ${l.step}: none of its ${choices.length} choices is available right now; the create would fail with no_capacity`);
         continue;
       }
+      if (l.part) continue;
+      l.available = await available(l.kind, l.type, l.location, l.spot === true, reads, warnings, l.step);
+      if (l.available === false) warnings.push(`step ${l.step}: ${l.type}${l.spot ? ' (spot)' : ''} is not available in ${l.location} right now; the create would fail with service_unavailable (try another location)`);
     }
-    readResults[r.key] = await read(['gpucloud-api', 'GET', r.path]);
   }
-  // Booting from an existing OS volume (its ID in `image`, not an image's) creates no new OS volume.
-  const isImageId = (ref: string) => find(readResults.images, 'id', ref) !== undefined;
-  const made = all.filter((m) => !m.bootRef || isImageId(m.bootRef));
-  const lines: (CostLine & { choice?: number })[] = made.map((original) => {
-    const m = original.fromVolume ? fromExisting(original, readResults.volumes) : original;
-    let perHour: number | undefined;
-    let note: string | undefined;
-    let sizeGb = m.sizeGb;
-    if (m.kind === 'instance') perHour = instanceTypePerHour(readResults['instance-types'], m.type, m.spot === true);
-    if (m.kind === 'cluster') perHour = clusterTypePerHour(readResults['cluster-types'], m.type);
-    if (m.kind === 'volume') {
-      if (m.osVolumeOf !== undefined) {
-        const gpus = num(find(readResults['instance-types'], 'instance_type', m.osVolumeOf)?.gpu?.number_of_gpus) ?? 0;
-        sizeGb = gpus > 0 ? OS_VOLUME_GB.gpu : OS_VOLUME_GB.cpu;
-      }
-      perHour = volumePerHour(readResults['volume-types'], m.type, sizeGb);
+}
+
+/** Whether the serverless compute a deployment create asks for is offered now (`/v1/serverless-compute-resources`). */
+async function markComputeAvailable(l: CostLine, body: Rec, reads: PriceReads, warnings: string[]): Promise<void> {
+  const compute = record(body.compute);
+  const rows = list(await reads.serverlessCompute());
+  const row = rows.find((r) => r?.name === compute?.name && Number(r?.size) === Number(compute?.size));
+  l.available = rows.length ? row?.is_available === true : undefined;
+  if (l.available === false) warnings.push(`step ${l.step}: serverless compute ${l.type} x${String(compute?.size)} is not available right now; the create would fail with service_unavailable (pick another compute)`);
+}
+
+/** Whether a type is available in a location now; a choice of alternatives outside the catalogue says why it can never be made. */
+async function available(kind: string, type: string, location: string | undefined, spot: boolean, reads: PriceReads, warnings: string[], step: number, choice?: number): Promise<boolean | undefined> {
+  if (!location) return undefined;
+  if (choice !== undefined && kind === 'instance') {
+    const codes = list(await reads.locations()).map((r) => r?.code).filter((c): c is string => typeof c === 'string');
+    if (codes.length && !codes.includes(location)) {
+      warnings.push(`step ${step}: ${choiceName(choice)}: location "${location}" is not in the gpucloud catalogue (valid: ${codes.join(', ')}); that choice can never be made`);
+      return false;
     }
-    if (m.container) {
-      // Serverless containers bill per running replica: priced at the most replicas the scaling allows.
-      const row = find(readResults['container-types'], 'name', m.type);
-      const unit = num(m.spot ? row?.serverless_spot_price : row?.serverless_price);
-      perHour = unit === undefined ? undefined : unit * m.container.size * m.container.max;
-      if (perHour !== undefined && m.container.min === 0) {
-        warnings.push(`step ${m.step}: the container deployment scales to zero: ${perHour.toFixed(4)}/hour is with ${m.container.max} replica(s) running; nothing is billed while none runs`);
-      }
-    }
-    if (perHour === undefined) {
-      note = `no price known for ${m.part ?? m.kind} type ${m.type}`;
-      warnings.push(`step ${m.step}: ${note}`);
-    }
-    if (m.container && perHour !== undefined) note = `${m.container.size} compute unit(s) per replica, ${m.container.min} to ${m.container.max} replicas; priced with ${m.container.max} running`;
-    const avail = m.container ? computeAvailable(readResults['serverless-compute'], m.type, m.container.size) : readResults[availKey(m)];
-    const available = m.kind === 'volume' ? undefined : invalid.has(m) ? false : typeof avail === 'boolean' ? avail : avail === 'true' ? true : avail === 'false' ? false : undefined;
-    if (invalid.has(m)) note = invalid.get(m);
-    if (available === false && m.choice === undefined) {
-      warnings.push(
-        m.container
-          ? `step ${m.step}: serverless compute ${m.type} x${m.container.size} is not available right now; the create would fail with service_unavailable (pick another compute)`
-          : `step ${m.step}: ${m.type}${m.spot ? ' (spot)' : ''} is not available in ${m.location} right now; the create would fail with service_unavailable (try another location)`,
-      );
-    }
-    return {
-      step: m.step,
-      kind: m.kind,
-      type: m.type,
-      location: m.location,
-      ...(m.spot ? { spot: true } : {}),
-      ...(m.kind === 'volume' ? { size_gb: sizeGb } : {}),
-      ...(m.part ? { part: m.part } : {}),
-      per_hour: perHour,
-      per_30_days: perHour === undefined ? undefined : perHour * HOURS_PER_30_DAYS,
-      available,
-      note,
-      ...(m.choice === undefined ? {} : { choice: m.choice }),
-    };
-  });
-  const costs = countMostExpensiveChoice(lines, warnings);
-  const totalPerHour = costs.reduce((s, c) => s + (c.per_hour ?? 0), 0);
-  const bal = readResults.balance as { amount?: unknown; currency?: string } | undefined;
+  }
+  const base = kind === 'instance' ? '/v1/instance-availability/' : '/v1/cluster-availability/';
+  const v = await reads.get(`${base}${encodeURIComponent(type)}?location_code=${encodeURIComponent(location)}${spot ? '&is_spot=true' : ''}`);
+  return typeof v === 'boolean' ? v : v === 'true' ? true : v === 'false' ? false : undefined;
+}
+
+/** gpucloud's share of a dry run: one price per change step, availability, facts for consent, and the balance. */
+export async function previewGpuCloud(steps: readonly Step[], read: PreviewRead, predefined: Record<string, string>): Promise<PricePreview> {
+  const reads = new PriceReads(read);
+  const warnings: string[] = [];
+  const changes: StepPrice[] = [];
+  for (const step of steps) {
+    if (step.class.effect === 'read') continue;
+    const price = await priceStep(step, reads, predefined, warnings);
+    const facts: RequestFacts | undefined = step.request ? await requestFacts(step, predefined, reads) : undefined;
+    changes.push({ step: step.index, price, ...(facts ? { facts } : {}) });
+  }
+  await markAvailability(changes, reads, warnings);
+  const totalPerHour = changes.reduce((s, c) => s + (c.price.price === 'priced' ? Math.max(0, c.price.per_hour) : 0), 0);
+  const bal = record(await reads.balance());
   const amount = Number(bal?.amount);
   let balance: PricePreview['balance'];
   if (Number.isFinite(amount)) {
@@ -252,38 +193,8 @@ export async function previewGpuCloud(steps: readonly PreviewedStep[], read: Pre
       warnings.push(`the balance (${amount.toFixed(2)} ${balance.currency.toUpperCase()}) covers only ${hours.toFixed(1)} hours of the new resources; add credit or they may be stopped`);
     }
   }
-  return { costs, balance, warnings };
+  for (const c of changes) if (c.price.price === 'unpriced') warnings.push(`step ${c.step}: no price is known: ${c.price.why}`);
+  return { changes, balance, warnings };
 }
 
-/**
- * A create with alternatives makes one of its choices: the lines of the most expensive choice are
- * counted (totals, balance, budget guard), and its instance line lists every choice with its price
- * and availability. A choice that cannot be priced makes the counted figure unknown (the guard refuses).
- */
-function countMostExpensiveChoice(lines: (CostLine & { choice?: number })[], warnings: string[]): CostLine[] {
-  const out: CostLine[] = [];
-  const byStep = new Map<number, (CostLine & { choice: number })[]>();
-  for (const l of lines) {
-    if (l.choice === undefined) out.push(l);
-    else byStep.set(l.step, [...(byStep.get(l.step) ?? []), l as CostLine & { choice: number }]);
-  }
-  for (const [step, stepLines] of byStep) {
-    const choices = [...new Set(stepLines.map((l) => l.choice))];
-    const total = (c: number) => stepLines.filter((l) => l.choice === c).reduce((s, l) => s + (l.per_hour ?? Number.POSITIVE_INFINITY), 0);
-    const worst = choices.reduce((a, b) => (total(b) > total(a) ? b : a), choices[0]!);
-    const instances = stepLines.filter((l) => l.kind === 'instance');
-    if (!instances.some((l) => l.available !== false)) warnings.push(`step ${step}: none of its ${choices.length} choices is available right now; the create would fail with no_capacity`);
-    for (const { choice, ...line } of stepLines.filter((l) => l.choice === worst)) {
-      if (line.kind !== 'instance') {
-        out.push(line);
-        continue;
-      }
-      out.push({
-        ...line,
-        note: [`the most expensive of ${choices.length} choices (${choiceName(worst)}); the create makes the first one with capacity`, line.note].filter(Boolean).join('; '),
-        choices: instances.map(({ step: _s, choice: c, ...rest }) => ({ choice: c, ...rest })),
-      });
-    }
-  }
-  return out.sort((a, b) => a.step - b.step);
-}
+export type { Rec };

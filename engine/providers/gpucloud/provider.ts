@@ -10,7 +10,6 @@ import { createGpuCloudClient } from './client.js';
 import { gpucloudCapabilities } from './capabilities.js';
 import { createResponseFor } from './dedupe.js';
 import { driftGpuCloud } from './drift.js';
-import { previewGpuCloud } from './preview.js';
 import type { GpuCloudClient } from './types.js';
 import { gpucloudApi } from './verbs/api.js';
 import { gpucloudWait } from './verbs/wait.js';
@@ -52,8 +51,8 @@ export const gpucloudProvider: Provider<GpuCloudClient> = {
   name: 'gpucloud',
   verbs: [gpucloudApi, gpucloudWait],
   names,
-  preview: previewGpuCloud,
-  // The pricing code loads when a budget asks for the burn, not with every gpucloud command.
+  // The pricing code loads when a dry run, a budget or a consent prices, not with every gpucloud command.
+  preview: async (steps, read, predefined) => (await import('./preview.js')).previewGpuCloud(steps, read, predefined),
   burn: async (read) => (await import('./cost.js')).burnGpuCloud(read),
   capabilities: gpucloudCapabilities,
   drift: driftGpuCloud,

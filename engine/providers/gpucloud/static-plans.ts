@@ -25,7 +25,7 @@ export function instanceActionPlan(action: string, id: string, hostname: string)
   ]);
 }
 
-/** The reads `cost` prices (engine/providers/gpucloud/cost.ts): the account's resources, its balance and the live price lists, in this order. */
+/** The reads `cost` prices (engine/providers/gpucloud/cost.ts): the account's resources, its balance and the live price lists, in this order (the deployments and their prices are read after). */
 export const COST_READ_KINDS = ['instances', 'volumes', 'clusters', 'balance', 'instance-types', 'volume-types', 'cluster-types'] as const;
 
 export function costReadPlan(specs: readonly KindSpec[]): Plan {

@@ -3,7 +3,7 @@
  * cluster's kubeconfig into the local one, `ssh-exec` runs one command. Its "client" is the resolved
  * settings (key, port, known_hosts, kubeconfig path); each step opens and closes its own connection.
  */
-import type { Provider } from '../../core/provider.js';
+import type { Provider, StepPrice } from '../../core/provider.js';
 import { kubeconfigPathFor } from '../../core/kubeconfig/kubeconfig-write.js';
 import { expandHome } from '../../core/kubeconfig/kubeconfig.js';
 import { knownHostsPath } from './known-hosts.js';
@@ -28,6 +28,17 @@ export const sshProvider: Provider<SshSettings> = {
   name: 'ssh',
   // ssh-exec, plus the auto-stop watcher's read as a read-only template (engine/producers/autostop/template.ts).
   verbs: [sshKubeconfig, { ...sshExec, classify: (args) => autostopReadClass(args[2] ?? '') ?? sshExec.classify(args) }],
+  // Priced or refused (DESIGN §8): a command of the allowlist runs on a host that exists and makes
+  // nothing the cloud bills; a free-form command (destructive, --destroyer) could do anything.
+  async preview(steps) {
+    const changes: StepPrice[] = steps
+      .filter((s) => s.class.effect !== 'read')
+      .map((s) => ({
+        step: s.index,
+        price: s.class.effect === 'destroy' ? { price: 'unpriced', why: 'a free-form command over SSH may do anything, bill included' } : { price: 'free', why: `a known command on a host that exists (${s.class.kind ?? 'host'}): nothing new bills` },
+      }));
+    return { changes, warnings: [] };
+  },
   async connect(opts) {
     const settings = sshSettingsFor(opts, (m) => opts.warn?.(m));
     settings.debug = opts.debug;

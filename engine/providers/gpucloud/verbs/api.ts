@@ -1,14 +1,12 @@
 import { substituteBody, substitutePath } from '../../../core/plan/bindings.js';
-import { parseStrictJson } from '../../../core/plan/strict-json.js';
-import type { ArgProblem, StepClass, StepVerb } from '../../../core/provider.js';
+import type { ArgProblem, CanonicalRequest, StepClass, StepVerb } from '../../../core/provider.js';
 import { kindAtPath } from '../catalogue.js';
-import { createDedupeFor } from '../dedupe.js';
-import { canonicalPath, destructiveReasons, show } from '../destroyer.js';
+import { createDedupeOf } from '../dedupe.js';
+import { destructiveReasonsOf } from '../destroyer.js';
 import { checkAlternatives, createWithFailover } from '../failover.js';
+import { canonicalRequest, requestBody, requestTarget } from '../request.js';
 import type { GpuCloudClient } from '../types.js';
 import { checkAutostop } from '../../../producers/autostop/plan-check.js';
-
-const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** `["gpucloud-api", METHOD, "/v1/...", "<json body>"?]` (SPEC 2.4). */
 export const gpucloudApi: StepVerb<GpuCloudClient> = {
@@ -20,24 +18,21 @@ export const gpucloudApi: StepVerb<GpuCloudClient> = {
       problems.push({ field: 'args', message: `gpucloud-api takes a method, a path and an optional JSON body (got ${args.length - 1} arguments)` });
       return problems;
     }
-    const [, method, path, body] = args as [string, string, string, string | undefined];
-    if (!METHODS.has(method.trim().toUpperCase())) problems.push({ field: 'args[1]', message: `unknown HTTP method "${method}" (use GET, POST, PUT, PATCH or DELETE)` });
+    const path = args[2]!;
     if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('//')) problems.push({ field: 'args[2]', message: 'the path must be relative to the API origin, e.g. /v1/instances' });
-    else {
-      // The gate classifies the canonical form; a path without one is refused here (exit 2), not guessed at.
-      const canon = canonicalPath(path);
-      if (!canon.ok) problems.push({ field: 'args[2]', message: `invalid path ${show(path)}: ${canon.problem}` });
-    }
-    if (body !== undefined) {
-      if (method.trim().toUpperCase() === 'GET') problems.push({ field: 'args[3]', message: 'a GET request cannot carry a body' });
-      const parsed = parseStrictJson(body);
-      if ('problem' in parsed) problems.push({ field: 'args[3]', message: `the body is ${parsed.problem.startsWith('not valid JSON') ? parsed.problem : `ambiguous: ${parsed.problem}`}` });
-    }
+    // Everything else about the request's form is its canonical form's business (../request.ts).
     return problems;
   },
 
-  classify(args) {
-    return classifyRequest(args[1] ?? '', args[2] ?? '', args[3]);
+  canonical: canonicalRequest,
+
+  classify(args, request) {
+    if (request) return classifyCanonical(request);
+    const canon = canonicalRequest(args);
+    if (!canon.ok) {
+      return { effect: 'destroy', kind: kindAtPath(args[2] ?? '')?.singular, reasons: [`${canon.field === 'args[3]' ? 'the body' : 'the request'} cannot be classified (${canon.problem}); treated as destructive`] };
+    }
+    return classifyCanonical(canon.request);
   },
 
   substitute(args, bindings) {
@@ -48,19 +43,24 @@ export const gpucloudApi: StepVerb<GpuCloudClient> = {
   },
 
   async run(args, ctx) {
-    const [, rawMethod, path, body] = args as [string, string, string, string | undefined];
-    const method = rawMethod.trim().toUpperCase();
+    // What was checked and priced is what is sent: the canonical request, spelled one way.
+    const request = ctx.request ?? canonicalOrThrow(args);
+    const { method } = request;
+    const path = requestTarget(request);
+    const body = requestBody(request);
     const client = await ctx.client();
     // A create with alternatives fails over to the next choice when one has no capacity (failover.ts).
-    if (ctx.alternatives?.length && method === 'POST' && body !== undefined) return createWithFailover(client, path, body, ctx.alternatives, ctx);
-    // A journaled run already listed the kind: hand its snapshot to the client, which then needs no list of its own.
-    const createGuard = ctx.existingIds ? createDedupeFor(method, path, body) : undefined;
-    if (createGuard?.needsSnapshot) createGuard.restoreSnapshot([...ctx.existingIds!]);
+    if (ctx.alternatives?.length && method === 'POST' && body !== undefined) return createWithFailover(client, request, ctx.alternatives, ctx);
+    // The create's guard, from the canonical request; a journaled run already listed the kind: hand its
+    // snapshot to the guard, which then needs no list of its own (else the client takes one).
+    const createGuard = createDedupeOf(request);
+    if (ctx.existingIds && createGuard?.needsSnapshot) createGuard.restoreSnapshot([...ctx.existingIds]);
     const res = await client.request({ method, path, body, signal: ctx.signal, createGuard, onWait: ctx.waiting });
     return { status: res.status, data: res.data, attempts: res.attempts, deduplicated: res.deduplicated };
   },
 
-  describe(args) {
+  describe(args, request) {
+    if (request) return `${request.method} ${request.path}${request.query.length ? `?${request.query.map(([k, v]) => `${k}=${v}`).join('&')}` : ''}`;
     return `${(args[1] ?? '').toUpperCase()} ${args[2] ?? ''}`;
   },
 
@@ -78,17 +78,28 @@ export const gpucloudApi: StepVerb<GpuCloudClient> = {
   },
 };
 
+/** A step the run was handed without its canonical request (a caller outside the apply path): made here, or refused. */
+function canonicalOrThrow(args: readonly string[]): CanonicalRequest {
+  const canon = canonicalRequest(args);
+  if (!canon.ok) throw new Error(`internal: a gpucloud-api step without a canonical form reached the run (${canon.problem})`);
+  return canon.request;
+}
+
 /**
- * What a request does, from its parsed parts only: the destroyer rule first (engine/providers/gpucloud/destroyer.ts),
- * then reads, creates of a catalogue kind (with the name from the body), and any other write as an update.
+ * What a canonical request does: the destroyer rule first (engine/providers/gpucloud/destroyer.ts), then
+ * reads, creates of a catalogue kind (with the name from the folded body), and any other write as an update.
  */
-export function classifyRequest(method: string, path: string, body: string | undefined): StepClass {
-  const kind = kindAtPath(path)?.singular;
-  const reasons = destructiveReasons(method, path, body);
+export function classifyCanonical(request: CanonicalRequest): StepClass {
+  const kind = kindAtPath(request.path)?.singular;
+  const reasons = destructiveReasonsOf(request);
   if (reasons.length) return { effect: 'destroy', kind, reasons };
-  const verb = method.trim().toUpperCase();
-  if (verb === 'GET' || verb === 'HEAD') return { effect: 'read', kind, reasons: [] };
-  const create = createDedupeFor(verb, path, body);
+  if (request.method === 'GET') return { effect: 'read', kind, reasons: [] };
+  const create = createDedupeOf(request);
   if (create) return { effect: 'create', kind: create.kind.singular, name: create.name, nameAt: `args[3].${create.kind.nameField}`, reasons: [] };
   return { effect: 'update', kind, reasons: [] };
+}
+
+/** What a raw request does (commands that build one step themselves): its canonical form's class, or destructive when it has none. */
+export function classifyRequest(method: string, path: string, body: string | undefined): StepClass {
+  return gpucloudApi.classify(['gpucloud-api', method, path, ...(body === undefined ? [] : [body])]);
 }

@@ -1,0 +1,158 @@
+/**
+ * What a gpucloud create costs, from its canonical body: an instance (at its on-demand, spot or highest
+ * dynamic price) with the OS volume and data volumes the API makes with it, a cluster with its shared
+ * file system, a volume. A value the price depends on that is missing, of the wrong type or only known
+ * at run time makes the create unpriced, with why — never priced as if it were cheaper.
+ *
+ * What the API creates besides the resource itself, as the emulator and the wire reference describe it:
+ * every new instance gets an NVMe OS volume (100 GB with GPUs, 50 GB without, unless `os_volume.size`
+ * says otherwise), and every Instant Cluster a shared file system (NVMe_Shared, 30000 GB by default).
+ */
+import type { CostLine } from '../../core/provider.js';
+import { findRow, HOURS_PER_30_DAYS, instanceTypePerHour, num, volumePerHour, clusterTypePerHour } from './prices.js';
+import { list, record, type PriceReads, type Rec } from './price-reads.js';
+import { hasPlaceholder } from './request.js';
+
+export const OS_VOLUME_TYPE = 'NVMe';
+export const OS_VOLUME_GB = { gpu: 100, cpu: 50 };
+export const CLUSTER_SHARED_VOLUME = { type: 'NVMe_Shared', sizeGb: 30000 };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The lines of one create (or one choice of it), and why any part of it cannot be priced. */
+export interface CreateLines {
+  lines: CostLine[];
+  unpriced: string[];
+}
+
+export const line = (l: Omit<CostLine, 'per_30_days'>): CostLine => ({ ...l, per_30_days: l.per_hour === undefined ? undefined : l.per_hour * HOURS_PER_30_DAYS });
+
+/** A string the price depends on, known now (not a placeholder). */
+function known(v: unknown): v is string {
+  return typeof v === 'string' && v !== '' && !hasPlaceholder(v);
+}
+
+/** A size in GB the price depends on: absent (the API's default), a whole number, or why not. */
+function sizeGb(v: unknown, what: string): { gb?: number } | { why: string } {
+  if (v === undefined || v === null) return {};
+  if (typeof v === 'number' && Number.isInteger(v) && v > 0) return { gb: v };
+  return { why: `${what} is ${JSON.stringify(v)}, not a whole number of GB` };
+}
+
+/** An instance type's hourly price as the request asks for it: spot, highest dynamic, or on-demand. */
+function instanceHourly(types: unknown, type: string, b: Rec): { perHour?: number; spot: boolean; note?: string; why?: string } {
+  if (b.is_spot !== undefined && b.is_spot !== null && typeof b.is_spot !== 'boolean') return { spot: false, why: `is_spot is ${JSON.stringify(b.is_spot)}, not true or false` };
+  const contract = typeof b.contract === 'string' ? b.contract.toUpperCase() : undefined;
+  if (b.contract !== undefined && b.contract !== null && contract === undefined) return { spot: false, why: `contract is ${JSON.stringify(b.contract)}, not a contract name` };
+  const spot = b.is_spot === true || contract === 'SPOT';
+  // A request that says spot one way and on-demand the other may be read either way: the dearer counts.
+  const disagree = (b.is_spot === true && contract !== undefined && contract !== 'SPOT') || (b.is_spot === false && contract === 'SPOT');
+  const pricing = typeof b.pricing === 'string' ? b.pricing.toUpperCase() : undefined;
+  const row = findRow(types, 'instance_type', type);
+  if (!row) return { spot, why: `instance type ${type} is not in the gpucloud catalogue` };
+  if (pricing === 'DYNAMIC_PRICE') {
+    const most = num(row.max_dynamic_price);
+    return most === undefined ? { spot, why: `no highest dynamic price is known for ${type}` } : { perHour: most, spot, note: 'dynamic pricing: counted at its highest price' };
+  }
+  const onDemand = instanceTypePerHour(types, type, false);
+  const spotPrice = instanceTypePerHour(types, type, true);
+  if (disagree) {
+    if (onDemand === undefined || spotPrice === undefined) return { spot, why: `is_spot and contract disagree and ${type} has no spot and on-demand price` };
+    return { perHour: Math.max(onDemand, spotPrice), spot, note: 'is_spot and contract disagree: counted at the dearer price' };
+  }
+  const perHour = spot ? spotPrice : onDemand;
+  if (perHour === undefined) return { spot, why: `no ${spot ? 'spot ' : ''}price for instance type ${type}` };
+  return { perHour, spot, ...(contract === 'LONG_TERM' ? { note: 'a long-term contract: counted at the list price (its discount is not)' } : {}) };
+}
+
+/** An instance create (one choice of it): the instance, its OS volume and its new data volumes. */
+export async function instanceCreateLines(step: number, b: Rec, reads: PriceReads): Promise<CreateLines> {
+  const out: CreateLines = { lines: [], unpriced: [] };
+  const location = known(b.location_code) ? b.location_code : undefined;
+  if (!known(b.instance_type)) {
+    out.unpriced.push(`instance_type ${b.instance_type === undefined ? 'is missing' : `is ${JSON.stringify(b.instance_type)}, not a type known before the run`}`);
+    return out;
+  }
+  const type = b.instance_type;
+  const types = await reads.instanceTypes();
+  const hourly = instanceHourly(types, type, b);
+  if (hourly.why) out.unpriced.push(`instance ${type}: ${hourly.why}`);
+  out.lines.push(line({ step, kind: 'instance', type, location, ...(hourly.spot ? { spot: true } : {}), per_hour: hourly.perHour, ...(hourly.note ? { note: hourly.note } : {}) }));
+  const volumeTypes = await reads.volumeTypes();
+  // Booting from an existing OS volume (its ID in `image`, not an image's) makes no new OS volume.
+  const image = b.image;
+  const bootsExisting = known(image) && UUID.test(image) && !list(await reads.images()).some((i) => i?.id === image);
+  if (!bootsExisting) {
+    const os = record(b.os_volume);
+    if (b.os_volume !== undefined && b.os_volume !== null && !os) out.unpriced.push(`os_volume is ${JSON.stringify(b.os_volume)}, not an object`);
+    const size = sizeGb(os?.size, 'os_volume.size');
+    if ('why' in size) out.unpriced.push(size.why);
+    else {
+      const gpus = num(findRow(types, 'instance_type', type)?.gpu?.number_of_gpus) ?? 0;
+      const gb = size.gb ?? (gpus > 0 ? OS_VOLUME_GB.gpu : OS_VOLUME_GB.cpu);
+      const perHour = volumePerHour(volumeTypes, OS_VOLUME_TYPE, gb);
+      if (perHour === undefined) out.unpriced.push(`no price for volume type ${OS_VOLUME_TYPE}`);
+      out.lines.push(line({ step, kind: 'volume', type: OS_VOLUME_TYPE, location, size_gb: gb, part: 'OS volume', per_hour: perHour }));
+    }
+  }
+  if (b.volumes !== undefined && b.volumes !== null && !Array.isArray(b.volumes)) out.unpriced.push(`volumes is ${JSON.stringify(b.volumes)}, not a list`);
+  for (const [i, v] of list(b.volumes).entries()) {
+    const vol = record(v);
+    const name = String(vol?.name ?? i);
+    if (!vol) {
+      out.unpriced.push(`volumes[${i}] is not an object`);
+      continue;
+    }
+    const size = sizeGb(vol.size, `volumes[${i}].size`);
+    if (!known(vol.type)) out.unpriced.push(`volume "${name}" has ${vol.type === undefined ? 'no type (the API\'s default type is not known)' : `type ${JSON.stringify(vol.type)}`}`);
+    else if ('why' in size || size.gb === undefined) out.unpriced.push('why' in size ? size.why : `volume "${name}" has no size`);
+    else {
+      const perHour = volumePerHour(volumeTypes, vol.type, size.gb);
+      if (perHour === undefined) out.unpriced.push(`volume ${vol.type}: no price for this volume type`);
+      out.lines.push(line({ step, kind: 'volume', type: vol.type, location, size_gb: size.gb, part: `volume "${name}"`, per_hour: perHour }));
+    }
+  }
+  return out;
+}
+
+/** A cluster create: the cluster and its shared file system (existing volumes bill already). */
+export async function clusterCreateLines(step: number, b: Rec, reads: PriceReads): Promise<CreateLines> {
+  const out: CreateLines = { lines: [], unpriced: [] };
+  const location = known(b.location_code) ? b.location_code : undefined;
+  if (!known(b.cluster_type)) {
+    out.unpriced.push(`cluster_type ${b.cluster_type === undefined ? 'is missing' : `is ${JSON.stringify(b.cluster_type)}, not a type known before the run`}`);
+    return out;
+  }
+  const perHour = clusterTypePerHour(await reads.clusterTypes(), b.cluster_type);
+  if (perHour === undefined) out.unpriced.push(`cluster ${b.cluster_type}: no price for this cluster type`);
+  out.lines.push(line({ step, kind: 'cluster', type: b.cluster_type, location, per_hour: perHour }));
+  const shared = record(b.shared_volume);
+  const size = sizeGb(shared?.size, 'shared_volume.size');
+  if ('why' in size) out.unpriced.push(size.why);
+  else {
+    const gb = size.gb ?? CLUSTER_SHARED_VOLUME.sizeGb;
+    const sharedPerHour = volumePerHour(await reads.volumeTypes(), CLUSTER_SHARED_VOLUME.type, gb);
+    if (sharedPerHour === undefined) out.unpriced.push(`no price for volume type ${CLUSTER_SHARED_VOLUME.type}`);
+    out.lines.push(line({ step, kind: 'volume', type: CLUSTER_SHARED_VOLUME.type, location, size_gb: gb, part: 'shared volume', per_hour: sharedPerHour }));
+  }
+  return out;
+}
+
+/** A volume create. */
+export async function volumeCreateLines(step: number, b: Rec, reads: PriceReads): Promise<CreateLines> {
+  const out: CreateLines = { lines: [], unpriced: [] };
+  const location = known(b.location_code) ? b.location_code : undefined;
+  if (!known(b.type)) {
+    out.unpriced.push(`volume type ${b.type === undefined ? 'is missing (the API\'s default is not known)' : `is ${JSON.stringify(b.type)}, not a type known before the run`}`);
+    return out;
+  }
+  const size = sizeGb(b.size, 'size');
+  if ('why' in size || size.gb === undefined) {
+    out.unpriced.push('why' in size ? size.why : `volume ${b.type} has no size`);
+    return out;
+  }
+  const perHour = volumePerHour(await reads.volumeTypes(), b.type, size.gb);
+  if (perHour === undefined) out.unpriced.push(`volume ${b.type}: no price for this volume type`);
+  out.lines.push(line({ step, kind: 'volume', type: b.type, location, size_gb: size.gb, per_hour: perHour }));
+  return out;
+}
