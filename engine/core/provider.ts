@@ -217,6 +217,12 @@ export interface PricePreview {
   warnings: string[];
 }
 
+/** What one change step costs, from its canonical request (DESIGN §8: priced or refused). */
+export type ChangePrice =
+  | { price: 'priced'; per_hour: number; lines: CostLine[] } // per_hour: the hourly difference the step makes (a scale-up: new − old)
+  | { price: 'free'; why: string }                           // proven free: a read, a delete, a stop, a rename…
+  | { price: 'unpriced'; why: string };                      // a change the provider cannot price: refused under a budget
+
 /** A read the preview needs, run through the executor like any plan step. */
 export type PreviewRead = (args: string[]) => Promise<unknown>;
 
