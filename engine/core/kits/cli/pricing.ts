@@ -106,16 +106,22 @@ export function oneLine(err: unknown): string {
   return text.split('\n')[0]!.slice(0, 300);
 }
 
-/** The price per hour of `type` in `region`, or undefined (exact name first, then lower case: a price is never guessed). */
+/**
+ * The price per hour of `type` in `region`, or undefined. Names match in any case (Azure reads
+ * `standard_d2s_v3` as `Standard_D2s_v3`; a cloud that refuses the other case runs nothing): a
+ * price is found, never guessed.
+ */
 export function hourlyPrice(table: PriceTable, region: string, type: string): number | undefined {
-  const prices = table.regions[region];
+  const prices = table.regions[region] ?? Object.entries(table.regions).find(([r]) => r.toLowerCase() === region.toLowerCase())?.[1];
   if (!prices) return undefined;
-  return prices[type] ?? prices[type.toLowerCase()];
+  if (Object.hasOwn(prices, type)) return prices[type];
+  const key = Object.keys(prices).find((k) => k.toLowerCase() === type.toLowerCase());
+  return key === undefined ? undefined : prices[key];
 }
 
 /** Why a type or region has no price, in the words the dry run shows (the type first, so the line reads "instance x9.enormous: …"). */
 export function notInTable(table: PriceTable, region: string, type: string): string {
-  if (!table.regions[region]) return `${type}: the price table has no prices for region ${region} (it has ${Object.keys(table.regions).join(', ')}; refresh it: node scripts/refresh-prices.mjs)`;
+  if (!Object.keys(table.regions).some((r) => r.toLowerCase() === region.toLowerCase())) return `${type}: the price table has no prices for region ${region} (it has ${Object.keys(table.regions).join(', ')}; refresh it: node scripts/refresh-prices.mjs)`;
   return `${type}: not in the price table (${table.basis}, ${region}, ${table.date})`;
 }
 
