@@ -42,6 +42,12 @@ function last(cmd: ParsedCommand, name: string): Found<string | undefined> {
   return { value: v };
 }
 
+/** A read in the step's own project (the provider adds its default only when a step names none). */
+function readFor(ctx: PriceContext, args: string[]): Promise<unknown> {
+  const project = option(ctx.cmd, '--project')?.at(-1);
+  return readOnce(ctx, [...args, ...(project !== undefined ? ['--project', project] : [])]);
+}
+
 /** `us-central1-a` → `us-central1`; a region stays itself. */
 export function regionOfLocation(location: string): string {
   const l = location.trim().toLowerCase();
@@ -102,7 +108,7 @@ async function templateMachine(ctx: PriceContext, template: string): Promise<Fou
     return { value: { type: type.value ?? 'n1-standard-1', gpus: gpus.value } };
   }
   const region = /\/regions\/([^/]+)\//.exec(template)?.[1];
-  const data = (await readOnce(ctx, ['gcloud', 'compute', 'instance-templates', 'describe', name, ...(region ? ['--region', region] : [])])) as {
+  const data = (await readFor(ctx, ['gcloud', 'compute', 'instance-templates', 'describe', name, ...(region ? ['--region', region] : [])])) as {
     properties?: { machineType?: string; guestAccelerators?: { acceleratorType?: string; acceleratorCount?: number }[] };
   } | null;
   const machineType = data?.properties?.machineType;
@@ -177,7 +183,7 @@ async function managedGroup(ctx: PriceContext): Promise<ChangePrice> {
     if (!t.value) return unpriced('no --template');
     templates = [t.value];
   } else {
-    const data = (await readOnce(ctx, ['gcloud', 'compute', 'instance-groups', 'managed', 'describe', name, where.value.flag, where.value.value])) as {
+    const data = (await readFor(ctx, ['gcloud', 'compute', 'instance-groups', 'managed', 'describe', name, where.value.flag, where.value.value])) as {
       targetSize?: number;
       instanceTemplate?: string;
       versions?: { instanceTemplate?: string }[];

@@ -45,6 +45,12 @@ function last(cmd: ParsedCommand, ...names: string[]): Found<string | undefined>
   return { value: undefined };
 }
 
+/** A read in the step's own subscription (the provider adds its default only when a step names none). */
+function readFor(ctx: PriceContext, args: string[]): Promise<unknown> {
+  const subscription = option(ctx.cmd, '--subscription')?.at(-1);
+  return readOnce(ctx, [...args, ...(subscription !== undefined ? ['--subscription', subscription] : [])]);
+}
+
 /** `East US` and `eastus` are one location to az. */
 const normalLocation = (l: string) => l.replace(/\s+/g, '').toLowerCase();
 
@@ -59,7 +65,7 @@ async function locationOf(ctx: PriceContext): Promise<Found<string>> {
   const created = ctx.earlier.find((e) => e.cmd.words[0] === 'group' && e.cmd.words[1] === 'create' && (option(e.cmd, '--name') ?? option(e.cmd, '-n') ?? []).includes(group.value!));
   const fromPlan = created ? (option(created.cmd, '--location') ?? option(created.cmd, '-l'))?.at(-1) : undefined;
   if (fromPlan && !dynamic(fromPlan)) return { value: normalLocation(fromPlan) };
-  const data = (await readOnce(ctx, ['az', 'group', 'show', '--name', group.value])) as { location?: string } | null;
+  const data = (await readFor(ctx, ['az', 'group', 'show', '--name', group.value])) as { location?: string } | null;
   return data?.location ? { value: normalLocation(data.location) } : { unpriced: `resource group ${group.value} not found` };
 }
 
@@ -135,6 +141,14 @@ export function vmssUpdateCapacity(cmd: ParsedCommand): Found<number | undefined
   return { value: capacity };
 }
 
+/** One scale set however a step names it (`-g rg -n name`, `--ids /subscriptions/…/virtualMachineScaleSets/name`), any case. */
+function vmssKey(cmd: ParsedCommand): string {
+  const id = option(cmd, '--ids')?.at(-1);
+  const m = id ? /\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)/i.exec(id) : null;
+  const [group, name] = m ? [m[1], m[2]] : [(option(cmd, '--resource-group') ?? option(cmd, '-g'))?.at(-1), (option(cmd, '--name') ?? option(cmd, '-n'))?.at(-1)];
+  return `${group ?? '?'}/${name ?? '?'}`.toLowerCase();
+}
+
 /** `vmss scale --new-capacity N` or `vmss update --set sku.capacity=N`: new − current (read). */
 async function vmssCapacity(ctx: PriceContext): Promise<ChangePrice> {
   let after: number | undefined;
@@ -154,14 +168,14 @@ async function vmssCapacity(ctx: PriceContext): Promise<ChangePrice> {
   const name = last(ctx.cmd, '--name', '-n');
   for (const f of [ids, group, name]) if ('unpriced' in f) return unpriced(f.unpriced);
   const which = (ids as { value?: string }).value ? ['--ids', (ids as { value: string }).value] : ['--resource-group', String((group as { value?: string }).value), '--name', String((name as { value?: string }).value)];
-  const data = (await readOnce(ctx, ['az', 'vmss', 'show', ...which])) as { location?: string; sku?: { name?: string; capacity?: number } } | null;
+  const data = (await readFor(ctx, ['az', 'vmss', 'show', ...which])) as { location?: string; sku?: { name?: string; capacity?: number } } | null;
   if (!data?.sku?.name || !data.location) return unpriced(`scale set ${which.at(-1)} not found`);
   const each = sizePrice(normalLocation(data.location), data.sku.name);
   if ('unpriced' in each) return unpriced(each.unpriced);
-  const target = which.at(-1)!;
-  const again = ctx.earlier.some((e) => e.cmd.words[0] === 'vmss' && ['create', 'scale', 'update'].includes(e.cmd.words[1] ?? '') && [...(option(e.cmd, '--name') ?? []), ...(option(e.cmd, '-n') ?? []), ...(option(e.cmd, '--ids') ?? [])].includes(target));
+  const target = vmssKey(ctx.cmd);
+  const again = ctx.earlier.some((e) => e.cmd.words[0] === 'vmss' && ['create', 'scale', 'update'].includes(e.cmd.words[1] ?? '') && vmssKey(e.cmd) === target);
   const before = again ? 0 : Number(data.sku.capacity ?? 0);
-  return scalePrice({ step: ctx.step.index, kind: 'scale set', type: data.sku.name, each: each.value, before, after, location: normalLocation(data.location), what: `scale set ${target}` });
+  return scalePrice({ step: ctx.step.index, kind: 'scale set', type: data.sku.name, each: each.value, before, after, location: normalLocation(data.location), what: `scale set ${which.at(-1)}` });
 }
 
 /** AKS nodes: `--node-count` (default 3), an autoscaler `--max-count` counting. */
@@ -186,7 +200,7 @@ async function aks(ctx: PriceContext): Promise<ChangePrice> {
     const cluster = last(ctx.cmd, '--cluster-name');
     const group = last(ctx.cmd, '--resource-group', '-g');
     if ('unpriced' in cluster || 'unpriced' in group || !cluster.value || !group.value) return unpriced('the cluster is only known at run time');
-    const data = (await readOnce(ctx, ['az', 'aks', 'show', '--resource-group', group.value, '--name', cluster.value])) as { location?: string } | null;
+    const data = (await readFor(ctx, ['az', 'aks', 'show', '--resource-group', group.value, '--name', cluster.value])) as { location?: string } | null;
     location = data?.location ? { value: normalLocation(data.location) } : { unpriced: `cluster ${cluster.value} not found` };
   }
   if ('unpriced' in location) return unpriced(location.unpriced);
