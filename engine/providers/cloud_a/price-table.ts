@@ -1,12 +1,12 @@
-// The EC2 price table the budget reads (engine/providers/cloud_a/prices.ts). Rewritten as a whole by
-// `node scripts/refresh-prices.mjs cloud_a [--region R]…` from the AWS Price List API; edit by hand only
-// to add a type, and keep the date and source honest.
+// The EC2 price table the budget reads (engine/providers/cloud_a/prices.ts).
+// Rewritten as a whole by `node scripts/refresh-prices.mjs cloud_a [--region R]…`; edit by hand only to add a type,
+// and keep the date and source honest.
 import type { PriceTable } from '../../core/kits/cli/pricing.js';
 
 export const EC2_PRICES: PriceTable = {
-  basis: 'EC2 on-demand, Linux, shared tenancy, instance hours only (EBS volumes and public IPv4 addresses are billed on top)',
+  basis: "EC2 on-demand, Linux, shared tenancy, instance hours only (EBS volumes and public IPv4 addresses are billed on top)",
   currency: 'usd',
-  date: '2025-01-01',
+  date: "2025-01-01",
   source: "hand-entered from AWS's public on-demand price list",
   regions: {
     'us-east-1': {
@@ -85,6 +85,3 @@ export const EC2_PRICES: PriceTable = {
     },
   },
 };
-
-/** The EKS control plane, per cluster and hour (standard support; extended support bills more). */
-export const EKS_CLUSTER_HOURLY = 0.1;

@@ -35,7 +35,10 @@ import {
 import type { Burn, ChangePrice, PricePreview, PreviewRead } from '../../core/provider.js';
 import { AWS_SYNTAX } from './destroyer.js';
 import { param } from './params.js';
-import { EC2_PRICES, EKS_CLUSTER_HOURLY } from './price-table.js';
+import { EC2_PRICES } from './price-table.js';
+
+/** The EKS control plane, per cluster and hour (standard support; extended support bills more). */
+export const EKS_CLUSTER_HOURLY = 0.1;
 
 type Found<T> = { value: T } | { unpriced: string };
 

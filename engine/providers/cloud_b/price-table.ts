@@ -1,12 +1,12 @@
-// The Compute Engine price table the budget reads (engine/providers/cloud_b/prices.ts). Rewritten as a
-// whole by `node scripts/refresh-prices.mjs cloud_b [--region R]…` from the Cloud Billing Catalog API;
-// edit by hand only to add a type, and keep the date and source honest.
+// The Compute Engine price table the budget reads (engine/providers/cloud_b/prices.ts).
+// Rewritten as a whole by `node scripts/refresh-prices.mjs cloud_b [--region R]…`; edit by hand only to add a type,
+// and keep the date and source honest.
 import type { PriceTable } from '../../core/kits/cli/pricing.js';
 
 export const GCE_PRICES: PriceTable = {
-  basis: 'Compute Engine on-demand, Linux, machine types with their bundled GPUs; `accelerator/…` per attached GPU (disks and external IPs are billed on top)',
+  basis: "Compute Engine on-demand, Linux, machine types with their bundled GPUs; `accelerator/…` per attached GPU (disks and external IPs are billed on top)",
   currency: 'usd',
-  date: '2025-01-01',
+  date: "2025-01-01",
   source: "hand-entered from Google Cloud's public on-demand price list",
   regions: {
     'us-central1': {
@@ -50,6 +50,3 @@ export const GCE_PRICES: PriceTable = {
     },
   },
 };
-
-/** The GKE cluster management fee, per cluster and hour (Standard edition). */
-export const GKE_CLUSTER_HOURLY = 0.1;

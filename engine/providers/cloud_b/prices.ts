@@ -28,7 +28,10 @@ import {
 } from '../../core/kits/cli/pricing.js';
 import type { Burn, ChangePrice, CostLine, PricePreview, PreviewRead } from '../../core/provider.js';
 import { GCLOUD_SYNTAX } from './destroyer.js';
-import { GCE_PRICES, GKE_CLUSTER_HOURLY } from './price-table.js';
+import { GCE_PRICES } from './price-table.js';
+
+/** The GKE cluster management fee, per cluster and hour (Standard edition). */
+export const GKE_CLUSTER_HOURLY = 0.1;
 
 type Found<T> = { value: T } | { unpriced: string };
 

@@ -1,12 +1,12 @@
-// The Azure VM price table the budget reads (engine/providers/cloud_c/prices.ts). Rewritten as a whole
-// by `node scripts/refresh-prices.mjs cloud_c [--region R]…` from the Azure Retail Prices API; edit by
-// hand only to add a size, and keep the date and source honest.
+// The Azure VM price table the budget reads (engine/providers/cloud_c/prices.ts).
+// Rewritten as a whole by `node scripts/refresh-prices.mjs cloud_c [--region R]…`; edit by hand only to add a type,
+// and keep the date and source honest.
 import type { PriceTable } from '../../core/kits/cli/pricing.js';
 
 export const AZURE_VM_PRICES: PriceTable = {
-  basis: 'Azure virtual machines, pay-as-you-go, Linux (managed disks and public IPs are billed on top)',
+  basis: "Azure virtual machines, pay-as-you-go, Linux (managed disks and public IPs are billed on top)",
   currency: 'usd',
-  date: '2025-01-01',
+  date: "2025-01-01",
   source: "hand-entered from Azure's public pay-as-you-go price list",
   regions: {
     eastus: {
@@ -47,6 +47,3 @@ export const AZURE_VM_PRICES: PriceTable = {
     },
   },
 };
-
-/** The AKS control plane per cluster and hour, by tier (`--tier`; free is the default). */
-export const AKS_TIER_HOURLY: Readonly<Record<string, number>> = { free: 0, standard: 0.1, premium: 0.6 };

@@ -28,7 +28,10 @@ import {
 } from '../../core/kits/cli/pricing.js';
 import type { Burn, ChangePrice, CostLine, PricePreview, PreviewRead } from '../../core/provider.js';
 import { AZ_SYNTAX } from './destroyer.js';
-import { AKS_TIER_HOURLY, AZURE_VM_PRICES } from './price-table.js';
+import { AZURE_VM_PRICES } from './price-table.js';
+
+/** The AKS control plane per cluster and hour, by tier (`--tier`; free is the default). */
+export const AKS_TIER_HOURLY: Readonly<Record<string, number>> = { free: 0, standard: 0.1, premium: 0.6 };
 
 type Found<T> = { value: T } | { unpriced: string };
 
