@@ -1,7 +1,7 @@
 /**
  * The allowlist of `aws` steps (DESIGN §7, default deny): one table, first matching row wins, and an
- * operation no row names needs `--destroyer` ("not known to be safe"). The README's table ("The
- * destroyer gate") is generated from these rows (test/cloud_a.rules.test.ts checks it).
+ * operation no row names needs `--destroyer` ("not known to be safe"). The table of docs/safety.md
+ * ("The destroyer gate") is generated from these rows (test/docs.safety.test.ts checks it).
  *
  * - Refused outright: the CLI's own configuration and sign-in (`configure`, `sso login`, `codeartifact
  *   login`, …), commands that run locally (`emr ssh`, `ssm start-session`, `deploy install`), and every
@@ -10,8 +10,9 @@
  *   updates and deploys that may remove resources; database statements and transactions; invocations
  *   of user code and automation; retention or lifecycle rules that expire data; scaling to zero.
  * - Runs freely: reads by AWS's own naming convention (`describe-*`, `list-*`, `get-*`, …, minus the
- *   named exceptions that mint credentials or write files), creates (`create-*`, `run-instances`,
- *   `s3 mb`), and the named changes that remove nothing.
+ *   named exceptions that mint credentials or write files), the creates each service lists as harmless
+ *   (issue 35: no `create-*` wildcard; creates that run code, grant access or delete data later need
+ *   --destroyer), and the named changes that remove nothing.
  *
  * Operation names are matched lower case (the CLI itself is case sensitive, but a rule must never be
  * dodged by case), options in any spelling the CLI accepts (`--opt value`, `--opt=value`, a prefix).

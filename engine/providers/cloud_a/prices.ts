@@ -127,12 +127,20 @@ function touchedEarlier(ctx: PriceContext, same: (cmd: ParsedCommand) => boolean
 
 const GROUP_STEPS = new Set(['create-auto-scaling-group', 'set-desired-capacity', 'update-auto-scaling-group']);
 
-function groupName(cmd: ParsedCommand): Found<string> {
-  const names = param(cmd, '--auto-scaling-group-name', 'AutoScalingGroupName');
-  const name = names.at(-1);
-  if (names.some((n) => typeof n !== 'string' || /<[A-Z]/.test(n))) return { unpriced: 'the group is only known at run time' };
-  return name === undefined ? { unpriced: 'no group named' } : { value: String(name) };
+/**
+ * The one resource a step names (`--auto-scaling-group-name`, also in --cli-input-json). Named twice
+ * differently, argv would win over the input JSON in the CLI while a price could be read for the other:
+ * unpriced.
+ */
+function theName(cmd: ParsedCommand, opt: string, key: string, what: string): Found<string> {
+  const names = param(cmd, opt, key);
+  if (names.some((n) => typeof n !== 'string' || /<[A-Z]/.test(n))) return { unpriced: `the ${what} is only known at run time` };
+  const distinct = [...new Set(names.map((n) => String(n).trim()))];
+  if (distinct.length > 1) return { unpriced: `two ${what}s named (${distinct.join(', ')}): which one changes is not certain` };
+  return distinct.length ? { value: distinct[0]! } : { unpriced: `no ${what} named` };
 }
+
+const groupName = (cmd: ParsedCommand) => theName(cmd, '--auto-scaling-group-name', 'AutoScalingGroupName', 'group');
 
 /** A scale of an Auto Scaling group: create, set-desired-capacity, update-auto-scaling-group. */
 async function autoScalingGroup(ctx: PriceContext): Promise<ChangePrice> {
@@ -184,10 +192,11 @@ function scaling(cmd: ParsedCommand): Found<{ desired?: number; min?: number; ma
 }
 
 function nodegroupName(cmd: ParsedCommand): Found<{ cluster: string; nodegroup: string }> {
-  const cluster = param(cmd, '--cluster-name', 'clusterName').at(-1);
-  const nodegroup = param(cmd, '--nodegroup-name', 'nodegroupName').at(-1);
-  if (typeof cluster !== 'string' || typeof nodegroup !== 'string' || /<[A-Z]/.test(cluster + nodegroup)) return { unpriced: 'the node group is only known at run time' };
-  return { value: { cluster, nodegroup } };
+  const cluster = theName(cmd, '--cluster-name', 'clusterName', 'cluster');
+  const nodegroup = theName(cmd, '--nodegroup-name', 'nodegroupName', 'node group');
+  if ('unpriced' in cluster) return cluster;
+  if ('unpriced' in nodegroup) return nodegroup;
+  return { value: { cluster: cluster.value, nodegroup: nodegroup.value } };
 }
 
 /** An EKS node group: create (its most nodes) or a change of its scaling configuration (the difference). */

@@ -38,11 +38,13 @@ type Found<T> = { value: T } | { unpriced: string };
 const unpriced = (why: string): ChangePrice => ({ price: 'unpriced', why });
 const dynamic = (v: string) => /<[A-Z][A-Z0-9_]*>/.test(v);
 
-/** The last value of an option, or undefined; a placeholder is reported. */
+/** The value of an option; given twice differently, or a placeholder: why not. */
 function last(cmd: ParsedCommand, name: string): Found<string | undefined> {
-  const v = option(cmd, name)?.at(-1);
-  if (v !== undefined && dynamic(v)) return { unpriced: `${name} is only known at run time` };
-  return { value: v };
+  const values = option(cmd, name) ?? [];
+  if (values.some(dynamic)) return { unpriced: `${name} is only known at run time` };
+  const distinct = [...new Set(values.map((v) => v.trim()))];
+  if (distinct.length > 1) return { unpriced: `${name} given twice (${distinct.join(', ')}): which one counts is not certain` };
+  return { value: values.at(-1) };
 }
 
 /** A read in the step's own project (the provider adds its default only when a step names none). */

@@ -38,14 +38,13 @@ type Found<T> = { value: T } | { unpriced: string };
 const unpriced = (why: string): ChangePrice => ({ price: 'unpriced', why });
 const dynamic = (v: string) => /<[A-Z][A-Z0-9_]*>/.test(v);
 
-/** The last value of the first option given among `names` (`--name`, `-n`); a placeholder is reported. */
+/** The value of the option given among `names` (`--name`, `-n`: one option to az); given twice differently, or a placeholder: why not. */
 function last(cmd: ParsedCommand, ...names: string[]): Found<string | undefined> {
-  for (const name of names) {
-    const v = option(cmd, name)?.at(-1);
-    if (v === undefined) continue;
-    return dynamic(v) ? { unpriced: `${name} is only known at run time` } : { value: v };
-  }
-  return { value: undefined };
+  const values = names.flatMap((name) => option(cmd, name) ?? []);
+  if (values.some(dynamic)) return { unpriced: `${names[0]} is only known at run time` };
+  const distinct = [...new Set(values.map((v) => v.trim()))];
+  if (distinct.length > 1) return { unpriced: `${names[0]} given twice (${distinct.join(', ')}): which one counts is not certain` };
+  return { value: values.at(-1) };
 }
 
 /** A read in the step's own subscription (the provider adds its default only when a step names none). */
@@ -183,7 +182,7 @@ async function vmssCapacity(ctx: PriceContext): Promise<ChangePrice> {
 
 /** AKS nodes: `--node-count` (default 3), an autoscaler `--max-count` counting. */
 function aksNodes(cmd: ParsedCommand): Found<number> {
-  const count = countOf(option(cmd, '--node-count') ?? option(cmd, '-c') ?? []);
+  const count = countOf([...(option(cmd, '--node-count') ?? []), ...(option(cmd, '-c') ?? [])]);
   const max = countOf(option(cmd, '--max-count') ?? []);
   for (const c of [count, max]) if (c.unknown) return { unpriced: c.unknown };
   return { value: Math.max(count.count ?? 3, max.count ?? 0) };
