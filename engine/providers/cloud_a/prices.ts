@@ -284,17 +284,19 @@ export function previewCloudA(steps: readonly PricedStep[], read: PreviewRead): 
 
 const RUNNING = 'Name=instance-state-name,Values=pending,running';
 
-/** What the account's EC2 instances burn now (pending and running), priced from the same table in the region they run in. */
+/** What the account's EC2 instances burn now (pending and running), priced from the same table in the region each runs in (its zone's). */
 export async function burnCloudA(read: PreviewRead): Promise<Burn> {
-  const zones = (await read(['aws', 'ec2', 'describe-availability-zones'])) as { AvailabilityZones?: { RegionName?: string }[] } | null;
-  const region = zones?.AvailabilityZones?.[0]?.RegionName ?? '';
-  const data = (await read(['aws', 'ec2', 'describe-instances', '--filters', RUNNING])) as { Reservations?: { Instances?: { InstanceId?: string; InstanceType?: string }[] }[] } | null;
+  const data = (await read(['aws', 'ec2', 'describe-instances', '--filters', RUNNING])) as {
+    Reservations?: { Instances?: { InstanceId?: string; InstanceType?: string; Placement?: { AvailabilityZone?: string } }[] }[];
+  } | null;
   let perHour = 0;
   const unpricedNow: string[] = [];
   for (const r of data?.Reservations ?? []) {
     for (const i of r.Instances ?? []) {
+      // `us-east-1a` → `us-east-1`; a Local or Wavelength zone names no region of the table (unpriced).
+      const region = (i.Placement?.AvailabilityZone ?? '').replace(/[a-z]$/, '');
       const price = hourlyPrice(EC2_PRICES, region, i.InstanceType ?? '');
-      if (price === undefined) unpricedNow.push(`instance ${i.InstanceId}: ${notInTable(EC2_PRICES, region, i.InstanceType ?? '?')}`);
+      if (price === undefined) unpricedNow.push(`instance ${i.InstanceId}: ${notInTable(EC2_PRICES, region || '(unknown)', i.InstanceType ?? '?')}`);
       else perHour += price;
     }
   }
