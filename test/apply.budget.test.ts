@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, EMULATOR_DEMO_IDS, type Emulator } from '../emulator/index.js';
 import { runCli, tempHome, withEmulator } from './support/cli.js';
 import { makeRepo, NODE_DOCKER } from './support/git-repos.js';
+import { standIn } from './support/standin.js';
 
 const GB_HOUR = (gb: number) => (0.2 * gb) / 720;
 const close = (actual: number, expected: number, what: string) => assert.ok(Math.abs(actual - expected) < 1e-9, `${what}: ${actual} != ${expected}`);
@@ -66,18 +67,22 @@ test('a container deployment is priced at its most replicas; an unpriced create 
       containers: [{ image: 'ghcr.io/me/web:1.0', exposed_port: 8080 }],
     });
     close((await figures(env, plan(container))).budget.added_per_hour, 2.41 * 2 * 3, 'H100 × 2 × 3 replicas');
-    // An ssh key costs nothing and is known to; a cloud_b create cannot be priced at all.
+    // A cloud_b create in a region its price table has no prices for cannot be priced (issue 35: cloud_b
+    // prices its creates now, and says what it burns: a stand-in gcloud lists no VMs).
+    const gcloud = standIn('gcloud', [{ match: 'compute instances list', stdout: [] }]);
+    const withGcloud = { ...env, PATH: gcloud.path };
     const unpriced = JSON.stringify({
       version: 1,
       provider: ['gpucloud', 'cloud_b'],
       commands: [{ args: ['gcloud', 'compute', 'instances', 'create', 'vm-1', '--zone', 'europe-west4-a'], reason: 'a VM of another cloud' }],
     });
-    const dry = await runCli(['ask', '--apply', '--dry-run', '--max-hourly-cost', '1000', '-o', 'json'], { env, input: unpriced });
+    const dry = await runCli(['ask', '--apply', '--dry-run', '--max-hourly-cost', '1000', '-o', 'json'], { env: withGcloud, input: unpriced });
     assert.is(dry.code, 3, 'a dry run says the apply would be refused');
-    assert.ok((JSON.parse(dry.stdout).budget.unpriced as string[]).some((u) => u.startsWith('step 0: cloud_b create')), dry.stdout);
-    const refused = await runCli(['ask', '--apply', '--max-hourly-cost', '100'], { env, input: unpriced });
+    assert.ok((JSON.parse(dry.stdout).budget.unpriced as string[]).some((u) => /^step 0: .*n1-standard-1.*the price table has no prices for region europe-west4/.test(u)), dry.stdout);
+    const refused = await runCli(['ask', '--apply', '--max-hourly-cost', '100'], { env: withGcloud, input: unpriced });
     assert.is(refused.code, 3, refused.stderr);
-    assert.match(refused.stderr, /^error: budget_unpriced: cannot check the plan against the budget .* no price is known for step 0: cloud_b create/m);
+    assert.match(refused.stderr, /^error: budget_unpriced: cannot check the plan against the budget .* no price is known for step 0: .*n1-standard-1.*the price table has no prices for region europe-west4/m);
+    assert.ok(gcloud.calls().every((c) => c.join(' ').startsWith('compute instances list')), 'only the burn was read: nothing was created');
     assert.match(refused.stderr, /^hint: .*--allow-unpriced/m);
     assert.equal(changes(emu), []);
   });

@@ -71,6 +71,19 @@ const GCLOUD_DESTRUCTIVE: Record<string, string[][]> = {
   'scheduler jobs run': [['scheduler', 'jobs', 'run', 'j', '--location', 'l']],
   'workflows run': [['workflows', 'run', 'w']],
   'dataflow jobs|flex-template run': [['dataflow', 'flex-template', 'run', 'p', '--template-file-gcs-location', 'gs://b/t.json']],
+  // Creates that run code, grant access or delete data later (issue 35), in the spellings gcloud accepts.
+  'deployment-manager deployments create': [
+    ['deployment-manager', 'deployments', 'create', 'd', '--config', '<FILES>/d.yaml'],
+    ['--project=other', 'beta', 'deployment-manager', 'deployments', 'create', 'd', '--template', 'gs://b/t.jinja'],
+    ['Deployment-Manager', 'Deployments', 'Create', 'd', '--config', '<FILES>/d.yaml'],
+  ],
+  'scheduler jobs create': [['scheduler', 'jobs', 'create', 'http', 'j', '--schedule', '* * * * *', '--uri', 'https://example.com/hook']],
+  'run jobs create': [['run', 'jobs', 'create', 'j', '--image', 'gcr.io/p/i', '--execute-now']],
+  'builds triggers create': [['builds', 'triggers', 'create', 'github', '--repo-name', 'r', '--repo-owner', 'o', '--branch-pattern', '.*', '--build-config', 'cloudbuild.yaml']],
+  'eventarc triggers create': [['eventarc', 'triggers', 'create', 't', '--destination-run-service', 's', '--event-filters', 'type=google.cloud.pubsub.topic.v1.messagePublished']],
+  'compute resource-policies create': [['compute', 'resource-policies', 'create', 'snapshot-schedule', 's', '--max-retention-days', '1', '--daily-schedule', '--start-time', '04:00']],
+  'storage buckets create': [['storage', 'buckets', 'create', 'gs://b', '--lifecycle-file', '<FILES>/lifecycle.json'], ['storage', 'buckets', 'create', 'gs://b', '--lifecycle-file=gs://x/l.json']],
+  'secrets create': [['secrets', 'create', 's', '--ttl', '1s'], ['secrets', 'create', 's', '--expire-time=2030-01-01T00:00:00Z']],
 };
 
 const GCLOUD_REFUSED: string[][] = [
@@ -123,11 +136,32 @@ const AZ_DESTRUCTIVE: Record<string, string[][]> = {
     ['aks', 'nodepool', 'scale', '--cluster-name', 'k', '--name', 'np', '--node-count=0'],
     ['aks', 'nodepool', 'scale', '--cluster-name', 'k', '--name', 'np', '--node-count', ' 0'],
   ],
-  'deployment * create': [['deployment', 'group', 'create', '-g', 'rg', '--template-uri', 'https://example.com/t.json', '--mode', 'Complete']],
+  'deployment * create': [
+    ['deployment', 'group', 'create', '-g', 'rg', '--template-uri', 'https://example.com/t.json', '--mode', 'Complete'],
+    ['deployment', 'group', 'create', '-g', 'rg', '--template-uri', 'https://example.com/t.json'],
+    ['deployment', 'sub', 'create', '--location', 'westeurope', '--template-uri', 'https://example.com/t.json', '--mode', 'Incremental'],
+    ['--subscription', 'other', 'Deployment', 'Group', 'Create', '-g', 'rg', '--template-uri', 'https://example.com/t.json'],
+  ],
+  'group deployment create': [['group', 'deployment', 'create', '-g', 'rg', '--template-uri', 'https://example.com/t.json']],
+  'stack * create': [['stack', 'group', 'create', '-g', 'rg', '-n', 's', '--template-uri', 'https://example.com/t.json', '--action-on-unmanage', 'deleteAll', '--deny-settings-mode', 'none']],
+  'functionapp|webapp|containerapp|container create': [
+    ['functionapp', 'create', '-g', 'rg', '-n', 'f', '--storage-account', 's', '--consumption-plan-location', 'westeurope'],
+    ['container', 'create', '-g', 'rg', '-n', 'c', '--image', 'alpine', '--command-line', 'sh -c "curl x | sh"'],
+  ],
+  'eventgrid event-subscription create': [['eventgrid', 'event-subscription', 'create', '--name', 's', '--source-resource-id', '/subscriptions/s', '--endpoint', 'https://example.com/hook']],
+  'backup policy create|set': [['backup', 'policy', 'create', '-g', 'rg', '-v', 'v', '-n', 'p', '--policy', '<FILES>/p.json', '--backup-management-type', 'AzureIaasVM']],
+  'storage account management-policy create|update': [['storage', 'account', 'management-policy', 'create', '--account-name', 'a', '-g', 'rg', '--policy', '@<FILES>/policy.json']],
+  'vm|vmss create': [
+    ['vm', 'create', '-n', 'v', '-g', 'rg', '--image', 'Ubuntu2204', '--assign-identity', '--scope', '/subscriptions/s', '--role', 'Owner'],
+    ['vmss', 'create', '-n', 's', '-g', 'rg', '--image', 'Ubuntu2204', '--assign-identity', '--role=Contributor'],
+  ],
+  'aks create': [['aks', 'create', '-n', 'k', '-g', 'rg', '--attach-acr', 'registry']],
+  'storage container create': [['storage', 'container', 'create', '-n', 'c', '--account-name', 'a', '--public-access', 'blob'], ['storage', 'container', 'create', '-n', 'c', '--public-access=container']],
   'vm|vmss run-command': [['vm', 'run-command', 'invoke', '-g', 'rg', '-n', 'vm-1', '--command-id', 'RunShellScript', '--scripts', 'rm -rf /']],
   '** invoke|deploy': [['webapp', 'deploy', '-g', 'rg', '-n', 'w', '--src-url', 'https://example.com/app.zip']],
-  'role|ad|identity': [
+  'role|ad|identity|policy': [
     ['role', 'assignment', 'create', '--assignee', 'attacker@example.com', '--role', 'Owner'],
+    ['policy', 'assignment', 'create', '--policy', 'p', '--mi-system-assigned', '--location', 'westeurope'],
     ['ad', 'sp', 'create-for-rbac', '--name', 'sp'],
     ['identity', 'create', '-n', 'i', '-g', 'rg'],
   ],
@@ -220,7 +254,8 @@ test('gcloud and az: reads, creates with their names, updates, and what cannot b
   assert.is(z('vm', 'stop', '-n', 'x', '-g', 'rg').effect, 'update');
   assert.is(z('storage', 'blob', 'sync', '--container', 'c', '--source', '<FILES>/dir', '--delete-destination', 'false').effect, 'update');
   assert.is(z('vmss', 'scale', '--name', 's', '--new-capacity', '2').effect, 'update');
-  assert.is(z('deployment', 'group', 'create', '-g', 'rg', '--template-file', '<FILES>/t.json').effect, 'create', 'incremental mode only adds');
+  // Issue 35: an incremental template deployment still makes whatever its template says (role assignments, deployment scripts).
+  assert.is(z('deployment', 'group', 'create', '-g', 'rg', '--template-file', '<FILES>/t.json').effect, 'destroy', 'a template deployment needs --destroyer');
   assert.equal(z('group', 'create', '--name', 'rg1', '--location', 'westeurope'), { effect: 'create', kind: 'group', name: 'rg1', nameAt: '--name', reasons: [] });
   assert.match(gcloudVerb.checkArgs(['gcloud', 'compute', 'instances', 'list', '--format', 'table']).map((p) => p.message).join(), /gcloud steps always print JSON/);
   assert.equal(gcloudVerb.checkArgs(['gcloud', 'compute', 'instances', 'list', '--format=json(name,zone)']), []);
@@ -231,14 +266,14 @@ test('gcloud and az: reads, creates with their names, updates, and what cannot b
   assert.equal(gcloudVerb.checkArgs(['gcloud', '--verbosity=error', 'compute', 'instances', 'list']), []);
 });
 
-test("the README's destroyer tables for gcloud and az steps are the rules tables", () => {
-  const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+test("docs/safety.md's destroyer tables for gcloud and az steps are the rules tables", () => {
+  const readme = readFileSync(fileURLToPath(new URL('../../docs/safety.md', import.meta.url)), 'utf8');
   for (const [name, set] of [
     ['cloud_b', GCLOUD_RULE_SET],
     ['cloud_c', AZ_RULE_SET],
   ] as const) {
     const m = new RegExp(`<!-- ${name} rules: generated by rulesMarkdown\\(\\w+\\) -->\\n([\\s\\S]*?)\\n<!-- /${name} rules -->`).exec(readme);
-    assert.ok(m, `README has the generated ${name} rules table`);
+    assert.ok(m, `docs/safety.md has the generated ${name} rules table`);
     assert.fixture(m![1]!, rulesMarkdown(set));
   }
 });

@@ -116,6 +116,80 @@ export const DESTRUCTIVE_SAMPLES: Record<string, string[][]> = {
   'batch submit-job': [['batch', 'submit-job', '--job-name', 'j', '--job-queue', 'q', '--job-definition', 'd']],
   'codebuild start-build|start-build-batch|retry-build': [['codebuild', 'start-build', '--project-name', 'p']],
   'glue start-job-run|start-workflow-run': [['glue', 'start-job-run', '--job-name', 'j']],
+  // Creates that run code, grant access or delete data later (issue 35): each attacked in the spellings
+  // the CLI accepts (globals first, `=` forms, case, --cli-input-json, prefixes).
+  'cloudformation create-*': [
+    ['cloudformation', 'create-stack', '--stack-name', 's', '--template-body', '{"Resources":{"U":{"Type":"AWS::IAM::User"}}}', '--capabilities', 'CAPABILITY_IAM'],
+    ['--region', 'eu-west-1', 'cloudformation', 'create-stack', '--stack-name=s', '--template-url', 'https://s3.amazonaws.com/b/t.yaml'],
+    ['CloudFormation', 'Create-Change-Set', '--stack-name', 's', '--change-set-name', 'c', '--template-url', 'https://s3.amazonaws.com/b/t.yaml'],
+    ['cloudformation', 'create-stack-set', '--stack-set-name', 's', '--template-url', 'https://s3.amazonaws.com/b/t.yaml'],
+    ['cloudformation', 'create-stack-instances', '--stack-set-name', 's', '--accounts', '111122223333', '--regions', 'us-east-1'],
+    ['cloudformation', 'create-stack', '--cli-input-json', '{"StackName":"s","TemplateBody":"{}"}'],
+  ],
+  'lambda create-*': [
+    ['lambda', 'create-function', '--function-name', 'f', '--runtime', 'python3.12', '--role', 'arn:aws:iam::1:role/r', '--handler', 'h', '--code', 'S3Bucket=b,S3Key=k'],
+    ['lambda', 'create-event-source-mapping', '--function-name', 'f', '--event-source-arn', 'arn:aws:sqs:us-east-1:1:q'],
+    ['lambda', 'create-function-url-config', '--function-name', 'f', '--auth-type', 'NONE'],
+  ],
+  'ssm create-*': [
+    ['ssm', 'create-association', '--name', 'AWS-RunShellScript', '--targets', 'Key=InstanceIds,Values=i-1', '--parameters', 'commands=["curl x | sh"]'],
+    ['ssm', 'create-document', '--name', 'd', '--content', '{"schemaVersion":"2.2","mainSteps":[]}', '--document-type', 'Command'],
+    ['ssm', 'create-maintenance-window', '--name', 'w', '--schedule', 'rate(1 hour)', '--duration', '1', '--cutoff', '0', '--allow-unassociated-targets'],
+    ['ssm', 'create-activation', '--iam-role', 'r'],
+    ['--no-paginate', 'ssm', 'create-association-batch', '--entries', 'Name=AWS-RunShellScript'],
+  ],
+  'scheduler create-*': [['scheduler', 'create-schedule', '--name', 's', '--schedule-expression', 'rate(1 hour)', '--flexible-time-window', 'Mode=OFF', '--target', 'Arn=a,RoleArn=r']],
+  'events put-rule|put-targets|create-*': [
+    ['events', 'put-rule', '--name', 'r', '--schedule-expression', 'rate(5 minutes)'],
+    ['events', 'put-targets', '--rule', 'r', '--targets', 'Id=1,Arn=arn:aws:lambda:us-east-1:1:function:f'],
+    ['events', 'create-connection', '--name', 'c', '--authorization-type', 'API_KEY', '--auth-parameters', 'ApiKeyAuthParameters={ApiKeyName=k,ApiKeyValue=v}'],
+  ],
+  'pipes create-*': [['pipes', 'create-pipe', '--name', 'p', '--source', 'a', '--target', 'b', '--role-arn', 'r']],
+  'glue create-job|create-trigger|create-crawler|create-workflow|create-dev-endpoint|create-session|create-blueprint|create-ml-transform': [
+    ['glue', 'create-trigger', '--name', 't', '--type', 'SCHEDULED', '--schedule', 'cron(0 * * * ? *)', '--actions', 'JobName=j', '--start-on-creation'],
+    ['glue', 'create-job', '--name', 'j', '--role', 'r', '--command', 'Name=glueetl,ScriptLocation=s3://b/s.py'],
+    ['glue', 'create-crawler', '--name', 'c', '--role', 'r', '--targets', 'S3Targets=[{Path=s3://b}]'],
+  ],
+  'batch create-*': [['batch', 'create-compute-environment', '--compute-environment-name', 'c', '--type', 'MANAGED'], ['batch', 'create-job-queue', '--job-queue-name', 'q', '--priority', '1']],
+  'codebuild create-*': [['codebuild', 'create-project', '--name', 'p', '--source', 'type=NO_SOURCE,buildspec=x', '--artifacts', 'type=NO_ARTIFACTS', '--environment', 'type=LINUX_CONTAINER,image=i,computeType=BUILD_GENERAL1_SMALL', '--service-role', 'r'], ['codebuild', 'create-webhook', '--project-name', 'p']],
+  's3control create-*': [
+    ['s3control', 'create-job', '--account-id', '1', '--operation', '{"S3DeleteObjectTagging":{}}', '--report', 'Enabled=false', '--manifest', '{}', '--priority', '1', '--role-arn', 'r', '--no-confirmation-required'],
+    ['s3control', 'create-access-point', '--account-id', '1', '--name', 'ap', '--bucket', 'b'],
+  ],
+  'backup create-backup-plan|create-backup-selection|create-restore-testing-plan|create-restore-testing-selection': [['backup', 'create-backup-plan', '--backup-plan', '{"BackupPlanName":"p","Rules":[{"RuleName":"r","TargetBackupVaultName":"v","Lifecycle":{"DeleteAfterDays":1}}]}']],
+  'dlm create-lifecycle-policy': [['dlm', 'create-lifecycle-policy', '--execution-role-arn', 'r', '--description', 'd', '--state', 'ENABLED', '--policy-details', '{}']],
+  'eks create-access-entry|create-pod-identity-association|associate-access-policy': [
+    ['eks', 'create-access-entry', '--cluster-name', 'c', '--principal-arn', 'arn:aws:iam::111122223333:root'],
+    ['eks', 'associate-access-policy', '--cluster-name', 'c', '--principal-arn', 'p', '--policy-arn', 'arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy', '--access-scope', 'type=cluster'],
+    ['eks', 'create-pod-identity-association', '--cluster-name', 'c', '--namespace', 'n', '--service-account', 's', '--role-arn', 'r'],
+  ],
+  'kms create-key': [
+    ['kms', 'create-key', '--policy', '{"Statement":[{"Effect":"Allow","Principal":"*","Action":"kms:*"}]}'],
+    ['kms', 'create-key', '--pol', '{}'],
+    ['kms', 'create-key', '--cli-input-json', '{"Policy":"{}"}'],
+    ['kms', 'create-key', '--cli-input-json', '{"\\u0050olicy":"{}"}'],
+  ],
+  's3api create-bucket': [
+    ['s3api', 'create-bucket', '--bucket', 'b', '--acl', 'public-read'],
+    ['s3api', 'create-bucket', '--bucket', 'b', '--acl=public-read-write'],
+    ['s3api', 'create-bucket', '--bucket', 'b', '--ac', 'public-read'],
+    ['s3api', 'create-bucket', '--bucket', 'b', '--acl', '<COUNT>'],
+    ['s3api', 'create-bucket', '--bucket', 'b', '--grant-full-control', 'id=111122223333'],
+    ['s3api', 'create-bucket', '--bucket', 'b', '--grant-r', 'uri=http://acs.amazonaws.com/groups/global/AllUsers'],
+    ['s3api', 'create-bucket', '--cli-input-json', '{"Bucket":"b","GrantRead":"uri=http://acs.amazonaws.com/groups/global/AllUsers"}'],
+    ['s3api', 'create-bucket', '--cli-input-json', '{"Bucket":"b","ACL":"public-read"}'],
+  ],
+  'sqs create-queue': [
+    ['sqs', 'create-queue', '--queue-name', 'q', '--attributes', '{"Policy":"{\\"Statement\\":[]}"}'],
+    ['sqs', 'create-queue', '--queue-name', 'q', '--attributes', 'Policy=x'],
+    ['sqs', 'create-queue', '--queue-name', 'q', '--attributes', '{"\\u0050olicy":"{}"}'],
+    ['sqs', 'create-queue', '--queue-name', 'q', '--attributes', '<LIFECYCLE>'],
+    ['sqs', 'create-queue', '--cli-input-json', '{"QueueName":"q","Attributes":{"RedriveAllowPolicy":"{}"}}'],
+  ],
+  'sns create-topic': [['sns', 'create-topic', '--name', 't', '--attributes', '{"Policy":"{}"}']],
+  'dynamodb create-table': [['dynamodb', 'create-table', '--table-name', 't', '--key-schema', 'AttributeName=pk,KeyType=HASH', '--attribute-definitions', 'AttributeName=pk,AttributeType=S', '--billing-mode', 'PAY_PER_REQUEST', '--resource-policy', '{"Statement":[]}']],
+  'ec2 create-vpc-endpoint': [['ec2', 'create-vpc-endpoint', '--vpc-id', 'v', '--service-name', 'com.amazonaws.us-east-1.s3', '--policy-document', '{"Statement":[]}']],
+  'secretsmanager create-secret': [['secretsmanager', 'create-secret', '--name', 's', '--secret-string', 'x', '--add-replica-regions', 'Region=eu-west-1', '--force-overwrite-replica-secret']],
 };
 
 /** Samples of every refused row: the CLI's own configuration and sign-in, commands that run on this machine. */

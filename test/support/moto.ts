@@ -153,13 +153,15 @@ export function planFile(commands: { args: string[]; reason: string; produces?: 
  * moto routes a request to a service by the credential scope of its Authorization header and does not
  * check signatures.
  */
-async function motoCall(m: Pick<Moto, 'url'>, service: 's3' | 'ec2', path: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<string> {
+const QUERY_VERSIONS = { s3: '2006-03-01', ec2: '2016-11-15', autoscaling: '2011-01-01' } as const;
+
+async function motoCall(m: Pick<Moto, 'url'>, service: keyof typeof QUERY_VERSIONS, path: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<string> {
   const headers: Record<string, string> = { authorization: `AWS4-HMAC-SHA256 Credential=testing/20260101/us-east-1/${service}/aws4_request, SignedHeaders=host, Signature=0` };
   if (init.form) headers['content-type'] = 'application/x-www-form-urlencoded';
   const res = await fetch(`${m.url}${path}`, {
     method: init.method ?? (init.form ? 'POST' : 'GET'),
     headers,
-    body: init.form ? new URLSearchParams({ Version: '2016-11-15', ...init.form }).toString() : undefined,
+    body: init.form ? new URLSearchParams({ Version: QUERY_VERSIONS[service], ...init.form }).toString() : undefined,
   });
   const text = await res.text();
   if (!res.ok) throw new Error(`moto ${service} ${path} ${JSON.stringify(init.form ?? {})}: HTTP ${res.status} ${text.slice(0, 300)}`);
@@ -194,4 +196,56 @@ export async function instanceIds(m: Pick<Moto, 'url'>, name?: string): Promise<
   const filter: Record<string, string> = name ? { 'Filter.1.Name': 'tag:Name', 'Filter.1.Value.1': name } : {};
   const xml = await motoCall(m, 'ec2', '/', { form: { Action: 'DescribeInstances', ...filter } });
   return [...new Set([...xml.matchAll(/<instanceId>(i-[0-9a-f]+)<\/instanceId>/g)].map((x) => x[1]!))].sort();
+}
+
+/** A launch template that launches `type` (its default version). */
+export async function createLaunchTemplate(m: Pick<Moto, 'url'>, name: string, type: string): Promise<void> {
+  await motoCall(m, 'ec2', '/', { form: { Action: 'CreateLaunchTemplate', LaunchTemplateName: name, 'LaunchTemplateData.ImageId': 'ami-12c6146b', 'LaunchTemplateData.InstanceType': type } });
+}
+
+/** An Auto Scaling group of a launch template, with `desired` instances (moto starts them) and room for `max`. */
+export async function createGroup(m: Pick<Moto, 'url'>, name: string, template: string, desired: number, max: number): Promise<void> {
+  await motoCall(m, 'autoscaling', '/', {
+    form: {
+      Action: 'CreateAutoScalingGroup',
+      AutoScalingGroupName: name,
+      'LaunchTemplate.LaunchTemplateName': template,
+      MinSize: '0',
+      MaxSize: String(max),
+      DesiredCapacity: String(desired),
+      'AvailabilityZones.member.1': 'us-east-1a',
+    },
+  });
+}
+
+/** A group's desired capacity as moto has it. */
+export async function groupDesired(m: Pick<Moto, 'url'>, name: string): Promise<number> {
+  const xml = await motoCall(m, 'autoscaling', '/', { form: { Action: 'DescribeAutoScalingGroups', 'AutoScalingGroupNames.member.1': name } });
+  return Number(/<DesiredCapacity>(\d+)<\/DesiredCapacity>/.exec(xml)![1]);
+}
+
+/**
+ * The AWS operations moto received while `fn` ran, from its request recorder (query APIs' `Action=`,
+ * JSON APIs' `X-Amz-Target`, REST APIs as `METHOD /path`): what a test proves was, or was not, sent.
+ */
+export async function operationsDuring(m: Pick<Moto, 'url'>, fn: () => Promise<void>): Promise<string[]> {
+  const api = (path: string, method = 'POST') => fetch(`${m.url}/moto-api/recorder/${path}`, { method }).then(async (r) => {
+    if (!r.ok) throw new Error(`moto recorder ${path}: HTTP ${r.status}`);
+    return r.text();
+  });
+  await api('reset-recording');
+  await api('start-recording');
+  try {
+    await fn();
+  } finally {
+    await api('stop-recording');
+  }
+  const lines = (await api('download-recording', 'GET')).split('\n').filter((l) => l.trim());
+  return lines.map((line) => {
+    const r = JSON.parse(line) as { headers?: Record<string, string>; method?: string; url?: string; body?: string; body_encoded?: boolean };
+    const body = r.body_encoded ? Buffer.from(r.body ?? '', 'base64').toString('utf8') : (r.body ?? '');
+    const target = Object.entries(r.headers ?? {}).find(([k]) => k.toLowerCase() === 'x-amz-target')?.[1];
+    const action = /(?:^|&)Action=([A-Za-z]+)/.exec(body)?.[1];
+    return action ?? target?.split('.').at(-1) ?? `${r.method} ${new URL(r.url ?? '/', 'http://x').pathname}`;
+  });
 }

@@ -1,7 +1,7 @@
 /**
  * The allowlist of `aws` steps (DESIGN §7, default deny): one table, first matching row wins, and an
- * operation no row names needs `--destroyer` ("not known to be safe"). The README's table ("The
- * destroyer gate") is generated from these rows (test/cloud_a.rules.test.ts checks it).
+ * operation no row names needs `--destroyer` ("not known to be safe"). The table of docs/safety.md
+ * ("The destroyer gate") is generated from these rows (test/docs.safety.test.ts checks it).
  *
  * - Refused outright: the CLI's own configuration and sign-in (`configure`, `sso login`, `codeartifact
  *   login`, …), commands that run locally (`emr ssh`, `ssm start-session`, `deploy install`), and every
@@ -10,8 +10,9 @@
  *   updates and deploys that may remove resources; database statements and transactions; invocations
  *   of user code and automation; retention or lifecycle rules that expire data; scaling to zero.
  * - Runs freely: reads by AWS's own naming convention (`describe-*`, `list-*`, `get-*`, …, minus the
- *   named exceptions that mint credentials or write files), creates (`create-*`, `run-instances`,
- *   `s3 mb`), and the named changes that remove nothing.
+ *   named exceptions that mint credentials or write files), the creates each service lists as harmless
+ *   (issue 35: no `create-*` wildcard; creates that run code, grant access or delete data later need
+ *   --destroyer), and the named changes that remove nothing.
  *
  * Operation names are matched lower case (the CLI itself is case sensitive, but a rule must never be
  * dodged by case), options in any spelling the CLI accepts (`--opt value`, `--opt=value`, a prefix).
@@ -79,7 +80,58 @@ function onlyCreates(cmd: ParsedCommand): boolean {
   return actions.length > 0 && actions.every((a) => typeof a === 'string' && a.trim().toUpperCase() === 'CREATE');
 }
 
-const flag = (name: string) => (cmd: ParsedCommand) => option(cmd, name) !== undefined || param(cmd, name, name.slice(2)).length > 0;
+/** An option given in argv, or its parameter in `--cli-input-json` (`--set-as-default` is `SetAsDefault` there; keys match in any case). */
+const flag = (name: string) => (cmd: ParsedCommand) => option(cmd, name) !== undefined || param(cmd, name, name.slice(2).replace(/-/g, '')).length > 0;
+
+/** `s3api create-bucket` with an ACL other than `private`, or any grant (`--grant-…`, `Grant…` in --cli-input-json); unknown at plan time counts. */
+function grantsOnCreate(cmd: ParsedCommand): boolean {
+  if ([...cmd.options.keys()].some((name) => name.startsWith('--gr'))) return true;
+  const grants = ['--grant-full-control', '--grant-read', '--grant-read-acp', '--grant-write', '--grant-write-acp'];
+  if (grants.some((opt) => param(cmd, opt, opt.slice(2).replace(/-/g, '')).length > 0)) return true;
+  return param(cmd, '--acl', 'ACL').some((v) => typeof v !== 'string' || v.trim().toLowerCase() !== 'private');
+}
+
+/** An `Attributes` map (sqs, sns) with a key naming a policy (`Policy`, `RedriveAllowPolicy`), or one only known at run time or not decodable. */
+function policyAttribute(cmd: ParsedCommand): boolean {
+  return param(cmd, '--attributes', 'Attributes').some((v) => v === undefined || typeof v !== 'object' || v === null || Object.keys(v).some((k) => /policy/i.test(k)));
+}
+
+/**
+ * Creates known to be harmless, per service (issue 35): each makes a new resource and neither runs code
+ * on the account, grants or changes access, nor deletes data later. A create no list names needs
+ * --destroyer ("not known to be safe"); the rows above name the ones known to need it, and the
+ * conditions under which a listed one does (a policy given with it).
+ */
+const HARMLESS_CREATES: Readonly<Record<string, readonly string[]>> = {
+  ec2: [
+    'create-vpc', 'create-default-vpc', 'create-subnet', 'create-default-subnet', 'create-security-group', 'create-key-pair', 'create-volume', 'create-snapshot',
+    'create-snapshots', 'create-image', 'create-internet-gateway', 'create-egress-only-internet-gateway', 'create-route-table', 'create-route', 'create-nat-gateway',
+    'create-launch-template', 'create-launch-template-version', 'create-placement-group', 'create-network-interface', 'create-network-acl',
+    'create-network-acl-entry', 'create-dhcp-options', 'create-vpc-endpoint', 'create-fleet', 'create-capacity-reservation',
+  ],
+  autoscaling: ['create-auto-scaling-group', 'create-launch-configuration'],
+  eks: ['create-cluster', 'create-nodegroup', 'create-addon', 'create-fargate-profile'],
+  ecs: ['create-cluster', 'create-service'],
+  ecr: ['create-repository'],
+  rds: ['create-db-instance', 'create-db-cluster', 'create-db-instance-read-replica', 'create-db-snapshot', 'create-db-cluster-snapshot', 'create-db-subnet-group', 'create-db-parameter-group', 'create-db-cluster-parameter-group'],
+  dynamodb: ['create-table', 'create-backup'],
+  elasticache: ['create-cache-cluster', 'create-replication-group', 'create-cache-subnet-group'],
+  efs: ['create-file-system', 'create-mount-target'],
+  elbv2: ['create-load-balancer', 'create-target-group', 'create-listener', 'create-rule'],
+  elb: ['create-load-balancer'],
+  route53: ['create-hosted-zone', 'create-health-check'],
+  logs: ['create-log-group'],
+  kinesis: ['create-stream'],
+  sqs: ['create-queue'],
+  sns: ['create-topic'],
+  secretsmanager: ['create-secret'],
+  kms: ['create-key', 'create-alias'],
+  glue: ['create-database', 'create-table'],
+  backup: ['create-backup-vault'],
+};
+
+/** The kind a listed create makes: the operation without `create-` (`security-group`). */
+const createdKind = (cmd: ParsedCommand) => cmd.words[1]!.replace(/^create-/, '');
 
 /** `s3://bucket[/…]` → bucket. */
 function bucketOfUrl(url: string | undefined): string | undefined {
@@ -200,6 +252,28 @@ export const AWS_RULES: readonly CliRule[] = [
     'runs a function\'s code; what it does cannot be decided',
   ),
   destroy('ssm send-command|start-automation-execution|start-change-request-execution', 'runs commands or automation on instances; what they do cannot be decided'),
+  // Creates that run code, grant access or delete data later (issue 35): named here for a clear reason;
+  // any other create no list below names needs --destroyer too ("not known to be safe").
+  destroy('cloudformation create-*', 'a stack, change set or stack set makes whatever its template says (IAM users and keys, code that runs, deletion policies); what it does cannot be decided'),
+  destroy('lambda create-*', 'a function runs its code with its role; an event source mapping or function URL invokes it'),
+  destroy('ssm create-*', 'an association, document, maintenance window or activation runs commands on instances (now or on a schedule) or registers machines'),
+  destroy('scheduler create-*', 'a schedule runs its target (code, automation, API calls) at the times it names'),
+  destroy('events put-rule|put-targets|create-*', 'a rule sends events to targets that run code or change resources'),
+  destroy('pipes create-*', 'a pipe sends events to targets that run code or change resources'),
+  destroy('glue create-job|create-trigger|create-crawler|create-workflow|create-dev-endpoint|create-session|create-blueprint|create-ml-transform', 'a job, trigger or crawler runs code with its role (now or on a schedule)'),
+  destroy('batch create-*', 'a compute environment or job queue runs jobs\' code with their roles'),
+  destroy('codebuild create-*', 'a project or webhook runs build commands with its role'),
+  destroy('s3control create-*', 'a batch job acts on every object it lists (copies, deletes, replaces tags or ACLs); an access point or grant gives access'),
+  destroy('backup create-backup-plan|create-backup-selection|create-restore-testing-plan|create-restore-testing-selection', 'a backup plan deletes recovery points when its lifecycle says, and acts with its role'),
+  destroy('dlm create-lifecycle-policy', 'a lifecycle policy deletes snapshots and images beyond its retention'),
+  destroy('eks create-access-entry|create-pod-identity-association|associate-access-policy', 'gives a principal access to the cluster, or pods a role'),
+  destroy('kms create-key', 'the key policy decides who may use the key', { text: '`--policy`', test: flag('--policy') }),
+  destroy('s3api create-bucket', 'grants access to the bucket (an ACL other than private, or a grant)', { text: '`--acl` other than `private`, or a `--grant-…`', test: grantsOnCreate }),
+  destroy('sqs create-queue', 'a queue policy decides who may send to or read the queue', { text: 'a `…Policy` attribute (or attributes only known at run time)', test: policyAttribute }),
+  destroy('sns create-topic', 'a topic policy decides who may publish or subscribe', { text: 'a `…Policy` attribute (or attributes only known at run time)', test: policyAttribute }),
+  destroy('dynamodb create-table', 'a resource policy decides who may read or write the table', { text: '`--resource-policy`', test: flag('--resource-policy') }),
+  destroy('ec2 create-vpc-endpoint', 'an endpoint policy decides who may reach the service through it', { text: '`--policy-document`', test: flag('--policy-document') }),
+  destroy('secretsmanager create-secret', 'overwrites a secret of the same name in the replica regions', { text: '`--force-overwrite-replica-secret`', test: flag('--force-overwrite-replica-secret') }),
   destroy('ecs run-task|start-task|stop-task', 'runs (or stops) a container\'s code; what it does cannot be decided'),
   destroy('stepfunctions start-execution|start-sync-execution|redrive-execution', 'runs a state machine; what it does cannot be decided'),
   destroy('batch submit-job', 'runs a job\'s code; what it does cannot be decided'),
@@ -229,7 +303,7 @@ export const AWS_RULES: readonly CliRule[] = [
   { command: 's3 mb', effect: 'create', why: 'creates a bucket', kind: 'bucket', name: s3Url },
   { command: 's3api create-bucket', effect: 'create', why: 'creates a bucket', kind: 'bucket', name: optionName('--bucket') },
   { command: 'ec2 run-instances', effect: 'create', why: 'creates instances', kind: 'instance', name: nameTag },
-  { command: '* create-*', effect: 'create', why: 'creates', kind: (cmd) => cmd.words[1]!.slice('create-'.length) },
+  ...Object.entries(HARMLESS_CREATES).map(([service, ops]): CliRule => ({ command: `${service} ${ops.join('|')}`, effect: 'create', why: 'creates', kind: createdKind })),
   { command: 'ec2 allocate-address|import-key-pair|copy-image|copy-snapshot|request-spot-instances', effect: 'create', why: 'creates' },
   { command: 'ecs register-task-definition', effect: 'create', why: 'registers a new task definition revision' },
   { command: 'lambda publish-version|publish-layer-version', effect: 'create', why: 'publishes a new version' },
@@ -237,7 +311,7 @@ export const AWS_RULES: readonly CliRule[] = [
   update('s3 cp|sync', 'copies into a bucket (an object of the same key is replaced); from a local file only an artefact of --files'),
   update('s3api put-object', 'uploads an object (an object of the same key is replaced); the body only from an artefact of --files'),
   update('ec2 start-instances|stop-instances|reboot-instances|monitor-instances|unmonitor-instances', 'starts, stops or reboots instances (their disks are kept)'),
-  update('ec2 authorize-security-group-ingress|authorize-security-group-egress|attach-volume|attach-internet-gateway|associate-iam-instance-profile', 'adds a firewall rule (the port is open to what it names) or attaches something'),
+  update('ec2 authorize-security-group-ingress|authorize-security-group-egress|attach-volume|attach-internet-gateway', 'adds a firewall rule (the port is open to what it names) or attaches a volume or gateway'),
   update('ecs update-service', 'changes a service (at least one task keeps running)'),
   update('eks update-nodegroup-config', 'scales a node group (to at least one node)'),
   { command: 'eks update-kubeconfig', effect: 'update', kind: 'kubeconfig', why: 'adds a context to your kubeconfig: the CLI writes a scratch copy, which is sanitised and merged' },

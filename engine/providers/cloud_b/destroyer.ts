@@ -29,6 +29,8 @@ export const GCLOUD_SYNTAX: CliSyntax = {
   ]),
   globalFlags: new Set(['--quiet', '-q', '--log-http', '--no-log-http', '--user-output-enabled', '--no-user-output-enabled', '--help']),
   tracks: new Set(['alpha', 'beta', 'preview']),
+  // gcloud refuses abbreviated flags (calliope's parser_extensions: "Cloud SDK no longer supports flag abbreviations").
+  abbreviations: false,
 };
 
 /** A count option at 0 (as gcloud's int parsing reads it), or one only known at run time. */
@@ -49,6 +51,26 @@ function created(cmd: ParsedCommand): { name: string; at: string } | undefined {
   const named = option(cmd, '--name')?.[0];
   return named ? { name: named, at: '--name' } : undefined;
 }
+
+/**
+ * Creates known to be harmless (issue 35): each makes a new resource and neither runs code on the
+ * project, grants or changes access, nor deletes data later. A create no row names needs --destroyer.
+ */
+const HARMLESS_CREATES: readonly string[] = [
+  'compute instances|disks|snapshots|images|machine-images|networks|addresses|instance-templates|routers|health-checks|backend-services|url-maps|target-http-proxies|target-https-proxies|target-pools|forwarding-rules|ssl-certificates|ssl-policies|firewall-rules|reservations create',
+  'compute networks subnets create',
+  'compute instance-groups managed|unmanaged create',
+  'container clusters|node-pools create',
+  'storage buckets create',
+  'pubsub topics create',
+  'secrets create',
+  'kms keyrings|keys create',
+  'dns managed-zones|record-sets create',
+  'artifacts repositories create',
+  'sql instances|databases create',
+  'redis instances create',
+  'filestore instances create',
+];
 
 const refused = (command: string, why: string): CliRule => ({ command, effect: 'refused', why });
 const destroy = (command: string, why: string, when?: CliRule['when']): CliRule => ({ command, effect: 'destroy', why, when });
@@ -72,12 +94,22 @@ export const GCLOUD_RULES: readonly CliRule[] = [
   destroy('iam', 'changes identities, keys or roles', { text: 'anything but a read', test: (cmd) => !/^(list|describe|get-|list-)/.test(cmd.words[wordsUpToVerb(VERBS)(cmd) - 1] ?? '') }),
   destroy('** deploy|submit|execute|call', 'deploys or runs code (a deploy replaces what runs); what it does cannot be decided'),
   destroy('scheduler jobs run', 'runs a job now; what it does cannot be decided'),
+  // Creates that run code, grant access or delete data later (issue 35): named for a clear reason; any
+  // create no list below names needs --destroyer too ("not known to be safe").
+  destroy('deployment-manager deployments create', 'a deployment makes whatever its configuration says (service accounts, IAM bindings, code that runs); what it does cannot be decided'),
+  destroy('scheduler jobs create', 'a job calls its target (HTTP, Pub/Sub, App Engine) on a schedule'),
+  destroy('run jobs create', 'a job runs its container\'s code with its service account (now with --execute-now, or when executed)'),
+  destroy('builds triggers create', 'a trigger runs build steps with the build service account on every push or event'),
+  destroy('eventarc triggers create', 'a trigger sends events to a service or workflow that runs code'),
+  destroy('compute resource-policies create', 'a snapshot schedule deletes snapshots beyond its retention'),
+  destroy('storage buckets create', 'a lifecycle configuration deletes objects when its rules say', { text: '`--lifecycle-file`', test: (cmd) => option(cmd, '--lifecycle-file') !== undefined }),
+  destroy('secrets create', 'the secret is deleted when its time to live ends', { text: '`--ttl` or `--expire-time`', test: (cmd) => option(cmd, '--ttl') !== undefined || option(cmd, '--expire-time') !== undefined }),
   destroy('workflows run', 'runs a workflow; what it does cannot be decided'),
   destroy('dataflow jobs|flex-template run', 'runs a pipeline; what it does cannot be decided'),
   update('container clusters get-credentials', 'adds a context to your kubeconfig: the CLI writes a scratch copy, which is sanitised and merged'),
   read('secrets versions access', 'reads a secret version (its payload is masked)', ['data']),
   read('** list|list-*|describe|get-*|ls|cat|get-value|read|tail|get-serial-port-output|search-*', 'reads'),
-  { command: '** create', effect: 'create', why: 'creates', kind: (cmd) => cmd.words[cmd.words.indexOf('create') - 1], name: created },
+  ...HARMLESS_CREATES.map((command): CliRule => ({ command, effect: 'create', why: 'creates', kind: (cmd) => cmd.words[cmd.words.indexOf('create') - 1], name: created })),
   update('compute instances start|stop|suspend|resume|add-labels|add-tags|add-metadata', 'starts, stops or labels a VM (its disks are kept)'),
   update('** resize', 'scales (to at least one)'),
   update('storage cp|rsync', 'copies into a bucket (an object of the same name is replaced); from a local file only an artefact of --files'),

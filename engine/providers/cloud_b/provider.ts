@@ -10,6 +10,7 @@ import type { CliTool } from '../../core/kits/cli/runner.js';
 import type { ArgProblem } from '../../core/provider.js';
 import { cloudBCapabilities } from './capabilities.js';
 import { GCLOUD_RULE_SET, GCLOUD_SYNTAX } from './destroyer.js';
+import { burnCloudB, previewCloudB } from './prices.js';
 
 export const GCLOUD_TOOL: CliTool = {
   command: 'gcloud',
@@ -75,6 +76,8 @@ export const cloudBProvider = cliProvider({
     return problems;
   },
   capabilities: cloudBCapabilities,
+  preview: previewCloudB,
+  burn: burnCloudB,
   isolation: GCLOUD_ISOLATION,
   target(opts) {
     const project = opts.config.infra?.cloud_b?.project_id;

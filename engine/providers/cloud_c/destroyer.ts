@@ -24,6 +24,33 @@ const VERBS = new Set([
   'generalize', 'redeploy', 'reimage', 'resize', 'login', 'logout', 'reset', 'renew', 'regenerate', 'restore', 'swap', 'import', 'run-command', 'deploy', 'up',
 ]);
 
+/**
+ * Creates known to be harmless (issue 35): each makes a new resource and neither runs code on the
+ * subscription, grants or changes access, nor deletes data later. A create no row names needs --destroyer.
+ */
+const HARMLESS_CREATES: readonly string[] = [
+  'group create',
+  'vm|vmss|disk|snapshot|image create',
+  'network vnet|nsg|public-ip|nic|lb|route-table create',
+  'network vnet subnet create',
+  'network nsg rule create',
+  'network lb rule|probe|address-pool create',
+  'network dns|private-dns zone create',
+  'network nat gateway create',
+  'storage account create',
+  'storage container|share|queue|table|share-rm create',
+  'aks create',
+  'aks nodepool add',
+  'acr create',
+  'keyvault create',
+  'sql server create',
+  'sql db create',
+  'postgres|mysql flexible-server create',
+  'cosmosdb create',
+  'redis create',
+  'appservice plan create',
+];
+
 const refused = (command: string, why: string): CliRule => ({ command, effect: 'refused', why });
 const destroy = (command: string, why: string, when?: CliRule['when']): CliRule => ({ command, effect: 'destroy', why, when });
 const read = (command: string, why: string, secrets?: CliRule['secrets']): CliRule => ({ command, effect: 'read', why, secrets });
@@ -44,13 +71,24 @@ export const AZ_RULES: readonly CliRule[] = [
     test: (cmd) => !(option(cmd, '--delete-destination') ?? []).some((v) => v.toLowerCase() === 'false'),
   }),
   destroy('** scale', 'scales to 0', { text: '`--new-capacity 0` or `--node-count 0`', test: zeroIn('--new-capacity', '--node-count') }),
-  destroy('deployment * create', 'complete mode deletes resources the template does not list', {
-    text: '`--mode Complete`',
-    test: (cmd) => (option(cmd, '--mode') ?? []).some((v) => v.trim().toLowerCase() === 'complete' || /<[A-Z]/.test(v)),
+  // Creates that run code, grant access or delete data later (issue 35): named for a clear reason; any
+  // create no list below names needs --destroyer too ("not known to be safe").
+  ...['deployment * create', 'group deployment create', 'stack * create'].map((command) =>
+    destroy(command, 'a template deployment makes whatever its template says (role assignments, deployment scripts that run code); complete mode and deployment stacks also delete what the template does not list'),
+  ),
+  destroy('functionapp|webapp|containerapp|container create', 'runs code (a function, web app or container) with its identity'),
+  destroy('eventgrid event-subscription create', 'sends events to a handler that runs code'),
+  destroy('backup policy create|set', 'a backup policy deletes recovery points beyond its retention'),
+  destroy('storage account management-policy create|update', 'a lifecycle policy deletes blobs when its rules say'),
+  destroy('vm|vmss create', 'gives the machine\'s identity a role (a role assignment)', { text: '`--role` or `--scope`', test: (cmd) => option(cmd, '--role') !== undefined || option(cmd, '--scope') !== undefined }),
+  destroy('aks create', 'gives the cluster pull access to a registry (a role assignment)', { text: '`--attach-acr`', test: (cmd) => option(cmd, '--attach-acr') !== undefined }),
+  destroy('storage container create', 'makes the container readable by anyone', {
+    text: '`--public-access` other than `off`',
+    test: (cmd) => (option(cmd, '--public-access') ?? []).some((v) => v.trim().toLowerCase() !== 'off'),
   }),
   destroy('vm|vmss run-command', 'runs commands on VMs; what they do cannot be decided'),
   destroy('** invoke|deploy', 'runs or deploys code; what it does cannot be decided'),
-  destroy('role|ad|identity', 'changes identities, credentials or who may do what', {
+  destroy('role|ad|identity|policy', 'changes identities, credentials or who may do what (a policy assignment may also deploy resources)', {
     text: 'anything but a read',
     test: (cmd) => !/^(list|show|exists|get-|list-|show-)/.test(cmd.words[wordsUpToVerb(VERBS)(cmd) - 1] ?? ''),
   }),
@@ -59,16 +97,18 @@ export const AZ_RULES: readonly CliRule[] = [
   read('storage account keys list', 'reads the account keys (masked)', ['value']),
   read('account get-access-token', 'makes an access token (masked)'),
   read('** list|list-*|show|show-*|exists|wait|query|get-*', 'reads'),
-  {
-    command: '** create',
-    effect: 'create',
-    why: 'creates',
-    kind: (cmd) => cmd.words.slice(0, cmd.words.indexOf('create')).join(' ') || undefined,
-    name: (cmd) => {
-      const name = (option(cmd, '--name') ?? option(cmd, '-n'))?.[0];
-      return name ? { name, at: '--name' } : undefined;
-    },
-  },
+  ...HARMLESS_CREATES.map(
+    (command): CliRule => ({
+      command,
+      effect: 'create',
+      why: command === 'aks nodepool add' ? 'adds a node pool' : 'creates',
+      kind: (cmd) => cmd.words.slice(0, cmd.words.findIndex((w) => w === 'create' || w === 'add')).join(' ') || undefined,
+      name: (cmd) => {
+        const name = (option(cmd, '--name') ?? option(cmd, '-n'))?.[0];
+        return name ? { name, at: '--name' } : undefined;
+      },
+    }),
+  ),
   update('vm start|stop|restart', 'starts, stops (still allocated) or restarts a VM (its disks are kept)'),
   update('** scale|resize', 'scales (to at least one)'),
   update('storage blob upload|upload-batch|sync', 'uploads blobs (a blob of the same name is replaced); from a local file only an artefact of --files'),

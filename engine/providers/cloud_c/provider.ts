@@ -10,6 +10,7 @@ import type { CliTool } from '../../core/kits/cli/runner.js';
 import type { ArgProblem } from '../../core/provider.js';
 import { cloudCCapabilities } from './capabilities.js';
 import { AZ_RULE_SET, AZ_SYNTAX } from './destroyer.js';
+import { burnCloudC, previewCloudC } from './prices.js';
 
 export const AZ_TOOL: CliTool = {
   command: 'az',
@@ -60,6 +61,8 @@ export const cloudCProvider = cliProvider({
     return problems;
   },
   capabilities: cloudCCapabilities,
+  preview: previewCloudC,
+  burn: burnCloudC,
   isolation: AZ_ISOLATION,
   target(opts) {
     const subscription = opts.config.infra?.cloud_c?.subscription_id;

@@ -3,7 +3,7 @@
  * provider's classifier. A destroyer rule must not be hidden by how a command is written, so the
  * parse brings every spelling to one form: global options may stand before the command words
  * (`aws --region x ec2 terminate-instances`), options may be written `--opt=value`, words and option
- * names are matched lower case, and an option written as an unambiguous prefix (`--desired-c`, which
+ * names are matched lower case, and an option written as a prefix (`--desired-c`, `--e`, which
  * argparse-based CLIs accept) is found by `option()`. What cannot be parsed with certainty is listed in
  * `undecidable`, and the classifier treats such a step as destructive.
  */
@@ -19,6 +19,11 @@ export interface CliSyntax {
   globalFlags: ReadonlySet<string>;
   /** A first command word that only selects a variant of the same command (gcloud's `alpha`, `beta`): left out of `words`. */
   tracks?: ReadonlySet<string>;
+  /**
+   * Whether the CLI expands an option written as a prefix (argparse's default: aws-cli takes `--e URL`
+   * as `--endpoint-url`). Left out: it does (the cautious reading). gcloud turns abbreviations off.
+   */
+  abbreviations?: boolean;
 }
 
 export interface ParsedCommand {
@@ -32,6 +37,8 @@ export interface ParsedCommand {
   options: Map<string, string[]>;
   /** Why the command's meaning cannot be decided from the argv (placeholders in deciding places, unknown globals). */
   undecidable: string[];
+  /** The CLI expands prefixes of option names (CliSyntax.abbreviations). */
+  abbreviates: boolean;
 }
 
 export function hasPlaceholder(text: string): boolean {
@@ -48,7 +55,7 @@ function isOption(token: string): boolean {
  * (argparse expands `--endpoint` to `--endpoint-url`); other spellings stay as written.
  */
 function globalName(name: string, syntax: CliSyntax): string {
-  if (syntax.globalValueOptions.has(name) || syntax.globalFlags.has(name) || !name.startsWith('--') || name.length < 5) return name;
+  if (syntax.globalValueOptions.has(name) || syntax.globalFlags.has(name) || !name.startsWith('--') || name.length < 3 || syntax.abbreviations === false) return name;
   const all = [...syntax.globalValueOptions, ...syntax.globalFlags].filter((o) => o.startsWith(name));
   return all.length === 1 ? all[0]! : name;
 }
@@ -110,18 +117,20 @@ export function parseCommand(args: readonly string[], syntax: CliSyntax): Parsed
   }
   // `gcloud beta compute instances delete` is `compute instances delete` to every rule.
   if (syntax.tracks?.has(rawWords[0]?.toLowerCase() ?? '')) rawWords.shift();
-  return { args, rawWords, words: rawWords.map((w) => w.toLowerCase()), options, undecidable };
+  return { args, rawWords, words: rawWords.map((w) => w.toLowerCase()), options, undecidable, abbreviates: syntax.abbreviations !== false };
 }
 
 /**
- * The values of option `name` (`--desired-count`), also when written as a prefix of it that the CLI
- * would expand (`--desired-c`): undefined when absent. Prefixes shorter than 3 characters after `--`
- * are ignored (the CLI would refuse them as ambiguous).
+ * The values of option `name` (`--desired-count`), also when written as any prefix of it that the CLI
+ * may expand (`--desired-c`; aws-cli's argparse takes `--e URL` as `--endpoint-url` and `--ac` as
+ * `--acl`): undefined when absent. A prefix that another option shares is ambiguous to the CLI (it
+ * refuses the step), so counting it here only ever over-matches. For a CLI without abbreviations
+ * (gcloud), only the name itself.
  */
 export function option(cmd: ParsedCommand, name: string): string[] | undefined {
   let found: string[] | undefined;
   for (const [given, values] of cmd.options) {
-    if (given === name || (given.startsWith('--') && given.length >= 5 && name.startsWith(given))) found = [...(found ?? []), ...values];
+    if (given === name || (cmd.abbreviates && given.startsWith('--') && given.length >= 3 && name.startsWith(given))) found = [...(found ?? []), ...values];
   }
   return found;
 }

@@ -4,7 +4,7 @@
  * read, what is known to create or change without removing anything, what is known to destroy, and
  * what may never run from a plan at all (the CLI's own configuration and credentials, local files).
  * An operation no row names is `destroy` with the reason "not known to be safe": it needs
- * `--destroyer`, and the dry run says so. The README's tables are generated from the same rows
+ * `--destroyer`, and the dry run says so. docs/safety.md's tables are generated from the same rows
  * (`rulesMarkdown`) and a test checks they agree.
  *
  * Before the rows, the cloud's own checks run on the parsed command: parameters the gate cannot decode
@@ -47,7 +47,7 @@ export interface CliRuleSet {
   decodeProblems?(cmd: ParsedCommand): string[];
   /** Local side effects (a path on this machine, a `file://` reference): the step is refused whatever its row says. */
   refusals?(cmd: ParsedCommand): string[];
-  /** What `refusals` checks, one line each, for the README's table. */
+  /** What `refusals` checks, one line each, for the docs table (docs/safety.md). */
   refusalText?: readonly string[];
 }
 
@@ -95,7 +95,7 @@ const EFFECT_TEXT: Record<RuleEffect, string> = {
 };
 
 /**
- * The table as Markdown (README "The destroyer gate"): one row per rule, first match wins, then the
+ * The table as Markdown (docs/safety.md, "The destroyer gate"): one row per rule, first match wins, then the
  * local side effects every step is checked for, then the default for anything else.
  */
 export function rulesMarkdown(set: CliRuleSet): string {
