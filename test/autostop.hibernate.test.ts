@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert';
 import type { Emulator } from '../emulator/index.js';
 import { emulatorClient } from '../emulator/test-client.js';
 import { actions, closeAutostopFixtures, rowsOf, withInstances, type AutostopWorld } from './support/autostop.js';
-import { BIN, childEnv, runCli, type CliResult } from './support/cli.js';
+import { BIN, childEnv, runCli, tempHome, type CliResult } from './support/cli.js';
 
 test.after(closeAutostopFixtures);
 
@@ -154,6 +154,21 @@ test('two resumes at once: both end 0, one restore is sent, one instance with th
     for (const r of both) assert.is(r.code, 0, r.stderr);
     assert.equal(both.map((r) => resumeJson(r).sent).sort(), ['restore', null].sort());
     assert.is(restores(w.emu).length, 1, JSON.stringify(restores(w.emu)));
+    const now = await instancesNamed(w.emu, 'idle-1');
+    assert.equal([now.length, now[0]!.status], [1, 'running']);
+    assert.equal(volumesOf(now[0]!), volumesOf(before));
+  }, ALLOW));
+
+test('two resumes at once from two homes (no shared lock): the API\'s own state change lets one restore through; both end 0', () =>
+  withInstances(ONE, HIBERNATE, async (w) => {
+    const before = await hibernated(w);
+    const other = tempHome();
+    const both = await Promise.all([runCli(['autostop', 'resume', 'idle-1', '-o', 'json'], { env: w.env, home: w.home }), runCli(['autostop', 'resume', 'idle-1', '-o', 'json'], { env: w.env, home: other })]);
+    for (const r of both) assert.is(r.code, 0, r.stderr);
+    assert.is(restores(w.emu).filter((q) => q.status === 202).length, 1, JSON.stringify(restores(w.emu)));
+    // The other one sent nothing, or had its restore refused and says it was brought back by another run.
+    const quiet = both.map(resumeJson).find((x) => x.sent !== 'restore')!;
+    assert.ok(quiet.sent === null, JSON.stringify(quiet));
     const now = await instancesNamed(w.emu, 'idle-1');
     assert.equal([now.length, now[0]!.status], [1, 'running']);
     assert.equal(volumesOf(now[0]!), volumesOf(before));
