@@ -76,79 +76,83 @@ const volumesOf = (i: Rec): string[] => [...(str(i.os_volume_id) ? [String(i.os_
 
 export async function resumeInstance(backend: ResumeBackend, opts: ResumeOptions): Promise<ResumeResult> {
   const signal = backend.runContext().signal;
-  const now = opts.now ?? Date.now;
-  const waitS = opts.waitTimeoutS ?? DEFAULT_WAIT_S;
-  const pollS = opts.pollIntervalS ?? DEFAULT_POLL_S;
   const target = await resolve(backend, opts.home, opts.instance, signal);
   const lock = await lockResume(opts.home, target.id, signal, opts.onProgress);
   try {
-    if (target.period) return await recreate(backend, opts, target.period, signal);
-    const read = async (): Promise<Rec> => {
-      try {
-        return (await readResult(backend, getByIdPlan(findKind('instances')!, target.id), { signal })) as Rec;
-      } catch (err) {
-        if (err instanceof AssistantError && err.code === 'not_found') {
-          throw new OperationError('not_found', `instance ${target.hostname} (${target.id}) no longer exists; there is nothing to resume`, { hint: 'its data volumes, if it had any, are detached and kept: assistant gpucloud list volumes' });
-        }
-        throw err;
-      }
-    };
-    const waitFor = async (status: string): Promise<Rec> => {
-      opts.onProgress?.(`waiting for ${target.hostname} to be ${status}`);
-      const plan: Plan = { version: 1, provider: 'gpucloud', commands: [{ args: ['gpucloud-wait', 'instances', target.id, status, String(waitS), String(pollS)], reason: `wait until ${target.hostname} is ${status}` }] };
-      return (await readResult(backend, plan, { signal })) as Rec;
-    };
-
-    let current = await read();
-    const before = String(current.status ?? 'unknown');
-    const volumesBefore = volumesOf(current);
-    let sent: ResumeResult['sent'] = null;
-    let detail = '';
-    if (before === HIBERNATION_STATUSES.entering) current = await waitFor(HIBERNATION_STATUSES.hibernated);
-    const status = String(current.status ?? 'unknown');
-    const missing = status === 'running' ? [] : await missingVolumes(backend, volumesOf(current), signal);
-
-    if (status === HIBERNATION_STATUSES.hibernated || status === 'offline') {
-      const action = status === 'offline' ? 'start' : 'restore';
-      if (missing.includes(String(current.os_volume_id))) {
-        throw new OperationError('os_volume_gone', `the OS volume of ${target.hostname} (${String(current.os_volume_id)}) no longer exists; ${action === 'restore' ? 'restoring' : 'starting'} it cannot bring its disk back; nothing was sent`, {
-          hint: 'look in the volume trash (assistant gpucloud list volumes-trash) to restore the volume first',
-        });
-      }
-      opts.onProgress?.(`${action === 'restore' ? 'restoring' : 'starting'} ${target.hostname}`);
-      const outcome = await sendAction(backend, opts.home, target, action);
-      if (outcome.ok) {
-        sent = action;
-        if (action === 'restore') recordRestored(opts.home, 'gpucloud', target.id, now());
-      } else {
-        // Refused by the API: if another run (another home, the console) brought it back meanwhile, that
-        // is the outcome wanted; anything else is this run's failure (nothing changed: it was refused).
-        const again = String((await read()).status ?? 'unknown');
-        if (again !== 'running' && !COMING_BACK.has(again)) throw outcome.error!;
-        // When the other run restored it is not known here: the ledger keeps counting only until a check last saw it hibernated.
-        detail = `${action} was refused (${outcome.error!.message}) because another run had already brought it back (status ${again}); nothing more sent`;
-      }
-    } else if (status !== 'running' && !COMING_BACK.has(status)) {
-      throw new OperationError('cannot_resume', `${target.hostname} is ${status}: only a hibernated (hibernating) or shut-down (offline) instance can be resumed`, {
-        hint: `see it with: assistant gpucloud get instances ${target.id}`,
-      });
-    }
-    const after = String(current.status) === 'running' && !sent ? current : await waitFor('running');
-    const volumesAfter = volumesOf(after);
-    const same = volumesAfter.join() === volumesBefore.join();
-    if (!detail) {
-      detail =
-        sent === 'restore' ? 'restored from hibernation'
-        : sent === 'start' ? 'started'
-        : before === 'running' ? 'already running; nothing sent'
-        : `already coming back (status ${before}); nothing sent, waited until it runs`;
-    }
-    if (missing.length) detail += `; ${missing.length} of its volumes no longer exist (${missing.join(', ')})`;
-    if (!same) detail += '; its volumes differ from before the resume';
-    return { id: target.id, hostname: target.hostname, status_before: before, status_after: String(after.status ?? 'unknown'), sent, detail, volumes: { before: volumesBefore, after: volumesAfter, same }, missing_volumes: missing };
+    return target.period ? await recreate(backend, opts, target.period, signal) : await resumeListed(backend, opts, target, signal);
   } finally {
     await lock.release();
   }
+}
+
+/** A listed instance brought back (under its lock): restore, start, or only wait, from its live status. */
+async function resumeListed(backend: ResumeBackend, opts: ResumeOptions, target: { id: string; hostname: string }, signal: AbortSignal): Promise<ResumeResult> {
+  const now = opts.now ?? Date.now;
+  const waitS = opts.waitTimeoutS ?? DEFAULT_WAIT_S;
+  const pollS = opts.pollIntervalS ?? DEFAULT_POLL_S;
+  const read = async (): Promise<Rec> => {
+    try {
+      return (await readResult(backend, getByIdPlan(findKind('instances')!, target.id), { signal })) as Rec;
+    } catch (err) {
+      if (err instanceof AssistantError && err.code === 'not_found') {
+        throw new OperationError('not_found', `instance ${target.hostname} (${target.id}) no longer exists; there is nothing to resume`, { hint: 'its data volumes, if it had any, are detached and kept: assistant gpucloud list volumes' });
+      }
+      throw err;
+    }
+  };
+  const waitFor = async (status: string): Promise<Rec> => {
+    opts.onProgress?.(`waiting for ${target.hostname} to be ${status}`);
+    const plan: Plan = { version: 1, provider: 'gpucloud', commands: [{ args: ['gpucloud-wait', 'instances', target.id, status, String(waitS), String(pollS)], reason: `wait until ${target.hostname} is ${status}` }] };
+    return (await readResult(backend, plan, { signal })) as Rec;
+  };
+
+  let current = await read();
+  const before = String(current.status ?? 'unknown');
+  const volumesBefore = volumesOf(current);
+  let sent: ResumeResult['sent'] = null;
+  let detail = '';
+  if (before === HIBERNATION_STATUSES.entering) current = await waitFor(HIBERNATION_STATUSES.hibernated);
+  const status = String(current.status ?? 'unknown');
+  const missing = status === 'running' ? [] : await missingVolumes(backend, volumesOf(current), signal);
+
+  if (status === HIBERNATION_STATUSES.hibernated || status === 'offline') {
+    const action = status === 'offline' ? 'start' : 'restore';
+    if (missing.includes(String(current.os_volume_id))) {
+      throw new OperationError('os_volume_gone', `the OS volume of ${target.hostname} (${String(current.os_volume_id)}) no longer exists; ${action === 'restore' ? 'restoring' : 'starting'} it cannot bring its disk back; nothing was sent`, {
+        hint: 'a deleted volume stays in the trash for 96 hours (GET /v1/volumes/trash) and comes back with the volume action restore (a plan step PUT /v1/volumes {"action":"restore","id":"…"}); restore it first',
+      });
+    }
+    opts.onProgress?.(`${action === 'restore' ? 'restoring' : 'starting'} ${target.hostname}`);
+    const outcome = await sendAction(backend, opts.home, target, action);
+    if (outcome.ok) {
+      sent = action;
+      if (action === 'restore') recordRestored(opts.home, 'gpucloud', target.id, now());
+    } else {
+      // Refused by the API: if another run (another home, the console) brought it back meanwhile, that
+      // is the outcome wanted; anything else is this run's failure (nothing changed: it was refused).
+      const again = String((await read()).status ?? 'unknown');
+      if (again !== 'running' && !COMING_BACK.has(again)) throw outcome.error!;
+      // When the other run restored it is not known here: the ledger keeps counting only until a check last saw it hibernated.
+      detail = `${action} was refused (${outcome.error!.message}) because another run had already brought it back (status ${again}); nothing more sent`;
+    }
+  } else if (status !== 'running' && !COMING_BACK.has(status)) {
+    throw new OperationError('cannot_resume', `${target.hostname} is ${status}: only a hibernated (hibernating) or shut-down (offline) instance can be resumed`, {
+      hint: `see it with: assistant gpucloud get instances ${target.id}`,
+    });
+  }
+  const after = String(current.status) === 'running' && !sent ? current : await waitFor('running');
+  const volumesAfter = volumesOf(after);
+  const same = volumesAfter.join() === volumesBefore.join();
+  if (!detail) {
+    detail =
+      sent === 'restore' ? 'restored from hibernation'
+      : sent === 'start' ? 'started'
+      : before === 'running' ? 'already running; nothing sent'
+      : `already coming back (status ${before}); nothing sent, waited until it runs`;
+  }
+  if (missing.length) detail += `; ${missing.length} of its volumes no longer exist (${missing.join(', ')})`;
+  if (!same) detail += '; its volumes differ from before the resume';
+  return { id: target.id, hostname: target.hostname, status_before: before, status_after: String(after.status ?? 'unknown'), sent, detail, volumes: { before: volumesBefore, after: volumesAfter, same }, missing_volumes: missing };
 }
 
 /** The instance by ID, or by hostname when exactly one has it (two: usage error, name the IDs). */
@@ -224,7 +228,7 @@ async function recreate(backend: ResumeBackend, opts: ResumeOptions, period: Led
   const detached = new Set((Array.isArray(volumes) ? volumes : []).filter((v) => v && !v.deleted_at && v.status === 'detached').map((v) => String(v.id)));
   if (!detached.has(recipe.os_volume_id)) {
     throw new OperationError('os_volume_gone', `${recipe.hostname} was deleted when it was hibernated, and its OS volume ${recipe.os_volume_id} is no longer there detached; nothing was sent`, {
-      hint: 'look for it with: assistant gpucloud list volumes (and the volume trash)',
+      hint: 'see assistant gpucloud list volumes; a deleted volume stays in the trash for 96 hours (GET /v1/volumes/trash) and comes back with the volume action restore (a plan step PUT /v1/volumes {"action":"restore","id":"…"})',
     });
   }
   const data = recipe.volume_ids.filter((id) => id !== recipe.os_volume_id && detached.has(id));
