@@ -16,6 +16,7 @@ import type { AutostopPolicy } from '../engine/producers/autostop/policy.js';
 import { PROVIDERS, providerRoutings, providersWith } from '../engine/providers/index.js';
 import { ProviderNotIntegratedError } from '../machines/ask.js';
 import { validatePlan } from '../engine/core/plan/validate.js';
+import { withNotes } from '../engine/core/plan/notes.js';
 import type { Plan } from '../schemas/plan.js';
 import type { CommandContext } from './context.js';
 import { readPlan } from '../machines/apply/reads.js';
@@ -38,8 +39,16 @@ export async function makePlanFromQuestion(
   question: string,
   opts: { destroyer: boolean; onPhase?: (text: string) => void; providerFlags?: string[]; autostop?: AutostopPolicy } & AiFlags,
 ): Promise<Plan> {
-  const plan = await makeOnePlan(ctx, session, question, opts);
+  const made = await makeOnePlan(ctx, session, question, opts);
+  const plan = await withStatedDefaults(made);
   return opts.autostop ? withAutostop(session, plan, opts.autostop, opts.destroyer) : plan;
+}
+
+/** The plan with its maker's notes on sizes it leaves to the API that cost money (MakerCapability.statedDefaults). */
+async function withStatedDefaults(plan: Plan): Promise<Plan> {
+  const names = new Set(Array.isArray(plan.provider) ? plan.provider : [plan.provider]);
+  const notes = (await providersWith('maker')).filter((p) => names.has(p.name)).flatMap((p) => p.capabilities.maker.statedDefaults?.(plan) ?? []);
+  return withNotes(plan, notes);
 }
 
 /**

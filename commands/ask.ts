@@ -112,7 +112,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--allow-unpriced', 'Under a budget, apply creates whose price is not known (counted as free) instead of refusing them')
       .option('--maker', 'Write a plan for the request (JSON on stdout) instead of executing anything')
       .option('--autostop <idle-time>', 'With --maker: instances the plan creates stop after this long idle (GPUs and logins), e.g. 30m; see `assistant autostop --help`')
-      .option('--autostop-action <action>', 'With --autostop: shutdown (default) or delete (the check then needs autostop.allow_delete)')
+      .option('--autostop-action <action>', 'With --autostop: shutdown (default; a shut-down gpucloud instance still bills), hibernate (releases the machine, keeps the volumes; the check needs autostop.allow_hibernate) or delete (the check needs autostop.allow_delete)')
       .option('--ai-profile <name>', 'AI provider profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline')
       .option('--model <name>', 'Model of the AI profile used (beats its `model`)')
       .option('--api-key-env <NAME>', 'Read the AI profile\'s API key from this environment variable (beats its api_key_env)');

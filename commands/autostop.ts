@@ -1,12 +1,15 @@
 /**
- * `assistant autostop check|script`: idle auto-stop of gpucloud instances (README "Idle auto-stop").
- * Thin wiring: the check itself is machines/autostop.ts; the watcher and policies are engine/producers/autostop/.
+ * `assistant autostop check|resume|script`: idle auto-stop of gpucloud instances (docs/autostop.md).
+ * Thin wiring: the check is machines/autostop.ts, the resume machines/autostop-resume.ts; the watcher and
+ * policies are engine/producers/autostop/.
  */
 import { ExitCode } from '../engine/core/errors.js';
-import { parseIdleDuration } from '../engine/producers/autostop/policy.js';
+import { AUTOSTOP_ACTIONS, parseIdleDuration, type AutostopAction } from '../engine/producers/autostop/policy.js';
 import { renderCheckTable, summaryLine } from '../engine/producers/autostop/render.js';
 import { watcherScript } from '../engine/producers/autostop/watcher.js';
 import { runAutostopCheck } from '../machines/autostop.js';
+import { resumeInstance, type ResumeResult } from '../machines/autostop-resume.js';
+import { renderTable } from '../engine/core/render/records.js';
 import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { createPhaseSpinner } from './progress.js';
@@ -27,25 +30,32 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .example('  */5 * * * * assistant autostop check --timeout 240 >>~/autostop.log 2>&1   # crontab')
         .action((o: { dryRun?: boolean }) => start(() => check(ctx, Boolean(o.dryRun))));
       cli
+        .command('resume <instance>', 'Bring back an instance auto-stop stopped (restore a hibernated one, start a shut-down one), exactly once, and wait until it runs')
+        .example('  assistant autostop resume train-1')
+        .example('  assistant autostop resume 5cca3591-cdf1-4765-ad9a-d9fe2c86a7f2 -o json')
+        .action((instance: string) => start(() => resume(ctx, instance)));
+      cli
         .command('script <idle-time>', 'Print the startup script that installs the watcher (for plans written by hand)')
-        .option('--action <action>', 'shutdown or delete (what the policy marker records)', { default: 'shutdown' })
+        .option('--action <action>', 'shutdown, hibernate or delete (what the policy marker records)', { default: 'shutdown' })
         .example('  assistant autostop script 30m > watcher.sh')
-        .action((idle: string, o: { action: 'shutdown' | 'delete' }) => start(async () => script(ctx, idle, o.action)));
+        .example('  assistant autostop script 1h --action hibernate > watcher.sh')
+        .action((idle: string, o: { action: AutostopAction }) => start(async () => script(ctx, idle, o.action)));
     },
     [
       'Instances get auto-stop when they are created with it: `ask --maker --autostop 30m …`, `deploy … --autostop 30m`, or a plan',
       'create step with "autostop": {"idle_minutes": 30, "action": "shutdown"}. Their startup script installs a watcher that records',
       'idleness (GPU utilisation, logins); `autostop check` reads it over SSH (gpucloud.ssh_key_path) and acts through the account.',
       'Unreachable or unreadable instances are reported and never changed. Exit 0: all decided; 1: an instance could not be read',
-      'or an action failed; 3: a delete was refused (set autostop.allow_delete: true in the config that runs the check).',
-      'Note: on gpucloud a shut-down instance still bills (only delete stops billing).',
+      'or an action failed; 3: a hibernate or delete was refused (set autostop.allow_hibernate / allow_delete: true in the config',
+      'that runs the check). On gpucloud a shut-down instance still bills: --autostop-action hibernate releases the machine and',
+      'keeps its volumes (the volumes still bill), and `autostop resume <instance>` brings it back.',
     ].join('\n'),
     FLAGS,
   );
 }
 
 /** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
-const FLAGS: Record<string, FlagSpec> = { script: { action: flag.oneOf(['shutdown', 'delete']) } };
+const FLAGS: Record<string, FlagSpec> = { script: { action: flag.oneOf([...AUTOSTOP_ACTIONS]) } };
 
 async function check(ctx: CommandContext, dryRun: boolean): Promise<number> {
   return withSession(ctx, async (session) => {
@@ -61,14 +71,46 @@ async function check(ctx: CommandContext, dryRun: boolean): Promise<number> {
       withTable: () => {
         ctx.io.stderr.write(summaryLine(result.instances, dryRun) + '\n');
         if (result.timed_out) warn(ctx, 'the check ran out of time before every instance was done (see the rows marked "not finished"); give it longer with --timeout');
-        if (result.exit_code === ExitCode.refused) ctx.io.stderr.write('hint: to let the check delete, set autostop.allow_delete: true in this config (README "Idle auto-stop")\n');
+        if (result.exit_code === ExitCode.refused) {
+          for (const action of ['delete', 'hibernate'] as const) {
+            if (result.instances.some((r) => r.decision === 'refused' && r.policy?.action === action)) ctx.io.stderr.write(`hint: to let the check ${action}, set autostop.allow_${action}: true in this config (docs/autostop.md)\n`);
+          }
+        }
       },
     });
     return result.exit_code;
   });
 }
 
-function script(ctx: CommandContext, idle: string, action: 'shutdown' | 'delete'): number {
+const RESUME_COLUMNS = [
+  { header: 'ID', path: 'id', priority: 10 },
+  { header: 'HOSTNAME', path: 'hostname', priority: 9 },
+  { header: 'BEFORE', path: 'status_before', priority: 7 },
+  { header: 'AFTER', path: 'status_after', priority: 8 },
+  { header: 'SENT', path: 'sent_text', priority: 8 },
+  { header: 'DETAIL', path: 'detail', priority: 2 },
+];
+
+async function resume(ctx: CommandContext, instance: string): Promise<number> {
+  return withSession(ctx, async (session) => {
+    const spinner = createPhaseSpinner(ctx.io);
+    const result: ResumeResult = await resumeInstance(session, {
+      home: ctx.home,
+      instance,
+      onProgress: (text) => (spinner ? spinner.phase(text) : ctx.debug(`autostop resume: ${text}`)),
+    }).finally(() => spinner?.stop());
+    ctx.out.value(result, {
+      // As the check's table: a terminal gets its width, a log file or pipe every column.
+      table: (colors) => renderTable([{ ...result, sent_text: result.sent ?? '-' }], RESUME_COLUMNS, ctx.io.stdoutIsTTY ? ctx.out.columns : Math.max(ctx.out.columns, 240), { keep: 'id', colors }),
+      withTable: () => {
+        if (result.missing_volumes.length || !result.volumes.same) warn(ctx, result.detail);
+      },
+    });
+    return ExitCode.ok;
+  });
+}
+
+function script(ctx: CommandContext, idle: string, action: AutostopAction): number {
   ctx.out.text(watcherScript({ idle_minutes: parseIdleDuration(idle, 'assistant autostop script'), action }));
   return ExitCode.ok;
 }

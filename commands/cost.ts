@@ -22,6 +22,7 @@ import type { Column } from '../engine/providers/gpucloud/catalogue.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { withSession, type Session } from './session.js';
+import { autostopSaved, type AutostopSaved } from '../machines/autostop-saved.js';
 import { flag, type FlagSpec } from './flag-spec.js';
 
 interface ProviderOpt {
@@ -39,7 +40,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .option('--provider <name>', providerHelp())
         .example('  assistant cost summary')
         .example('  assistant cost summary -o json | jq .runway_hours')
-        .action((o: ProviderOpt) => start(() => liveOrBilled(ctx, 'summary', o, (s) => summary(ctx, s))));
+        .action((o: ProviderOpt) => start(() => liveOrBilled(ctx, 'summary', o, (s, session) => summary(ctx, s, session))));
       cli
         .command('detail', 'Every billable resource: hourly cost, how long it has run and what it cost so far')
         .option('--provider <name>', providerHelp(true))
@@ -106,10 +107,10 @@ async function withCost(ctx: CommandContext, command: CostCommand, o: ProviderOp
 }
 
 /** summary and forecast: live figures where the provider has them, else its bill for the month to date. */
-async function liveOrBilled(ctx: CommandContext, command: 'summary' | 'forecast', o: ProviderOpt, show: (s: CostSummary) => number): Promise<number> {
+async function liveOrBilled(ctx: CommandContext, command: 'summary' | 'forecast', o: ProviderOpt, show: (s: CostSummary, session: Session) => number | Promise<number>): Promise<number> {
   const provider = await costProvider(command, providerName(o));
   if (!provider.cost.live) return billedCost(ctx, provider, command);
-  return withSession(ctx, async (session) => show((await readCost(ctx, session, provider)).summary));
+  return withSession(ctx, async (session) => show((await readCost(ctx, session, provider)).summary, session));
 }
 
 async function readCost(ctx: CommandContext, session: Session, provider: CostProvider): Promise<{ summary: CostSummary; account: string }> {
@@ -303,9 +304,23 @@ function table(ctx: CommandContext, rows: Record<string, string>[], columns: Col
   return renderTable(rows, columns, ctx.out.columns, { keep: 'id', essential: ['name'], colors: ctx.out.colors });
 }
 
-function summary(ctx: CommandContext, s: CostSummary): number {
-  ctx.out.value(s, { table: () => table(ctx, resourceRows(s.resources, false), COLUMNS) + '\n' + totals(s) });
+async function summary(ctx: CommandContext, s: CostSummary, session: Session): Promise<number> {
+  const saved = await autostopSaved(session, ctx.home, s.provider, Date.parse(s.as_of), ctx.signal);
+  const doc = saved ? { ...s, autostop_saved: saved } : s;
+  ctx.out.value(doc, { table: () => table(ctx, resourceRows(s.resources, false), COLUMNS) + '\n' + totals(s) + (saved ? savedLines(s, saved) : '') });
   return 0;
+}
+
+/** "Auto-stop saved": the total, what it saves now, and one line per hibernation. */
+function savedLines(s: CostSummary, saved: AutostopSaved): string {
+  const cur = s.currency.toUpperCase();
+  const now = saved.periods.filter((p) => p.still_hibernated).length;
+  const lines = [
+    '',
+    `Auto-stop saved: ${money(saved.total)} ${cur} by hibernating idle instances${now ? `; saving ${money(saved.per_hour_now, 4)} ${cur}/hour now (${now} hibernated)` : ''}`,
+    ...saved.periods.map((p) => `  ${p.name} (${p.type}): ${hoursText(p.hours)} hibernated from ${p.hibernated_at.slice(0, 16).replace('T', ' ')}Z${p.still_hibernated ? ', still' : ` to ${p.until.slice(0, 16).replace('T', ' ')}Z`}, at ${money(p.price_per_hour, 4)}/hour: ${money(p.saved)} ${cur}`),
+  ];
+  return lines.join('\n') + '\n';
 }
 
 function detail(ctx: CommandContext, s: CostSummary, sortBy: string): number {

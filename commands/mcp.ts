@@ -100,7 +100,7 @@ async function serve(ctx: CommandContext, opts: McpOptions): Promise<number> {
     // Idle auto-stop on a timer when autostop.check_every is set (mcp/autostop-timer.ts); off by default.
     const autostop = readOnly ? undefined : startAutostopTimer(backend, { home: ctx.home, interrupt: ctx.interrupt, timeoutS: requestTimeoutS, log: (line) => ctx.io.stderr.write(`${line}\n`) });
     if (readOnly && session.config.autostop?.check_every !== undefined) ctx.io.stderr.write('autostop: not checking on a timer (--read-only: this server changes nothing)\n');
-    if (autostop) ctx.io.stderr.write(`autostop: checking every ${formatMs(autostop.everyMs)} (autostop.check_every)${session.config.autostop?.allow_delete ? '; deletes allowed (autostop.allow_delete)' : ''}\n`);
+    if (autostop) ctx.io.stderr.write(`autostop: checking every ${formatMs(autostop.everyMs)} (autostop.check_every)${session.config.autostop?.allow_hibernate ? '; hibernation allowed (autostop.allow_hibernate)' : ''}${session.config.autostop?.allow_delete ? '; deletes allowed (autostop.allow_delete)' : ''}\n`);
     try {
       if (opts.transport === 'stdio') await serveStdio(ctx, backend, gate, stopped);
       else await serveHttp(ctx, backend, { ...listen, token, maxSessions, stateless: Boolean(opts.stateless) }, gate, stopped);

@@ -8,12 +8,15 @@ const REFRESH_FACTOR = 24;
 const digest = (token: string): string => createHash('sha256').update(token).digest('hex');
 const newToken = (): string => randomBytes(32).toString('base64url');
 
+/** The one scope the API issues to client credentials since 2026-03-20 (wire reference §2). */
+export const TOKEN_SCOPE = 'cloud-api-v1';
+
 export interface TokenResponse {
   access_token: string;
   token_type: 'Bearer';
   expires_in: number;
   refresh_token: string;
-  scope: 'cloud-api-v1';
+  scope: typeof TOKEN_SCOPE;
 }
 
 export function issueTokens(store: Store, ttlSec: number, now: number): TokenResponse {
@@ -22,7 +25,7 @@ export function issueTokens(store: Store, ttlSec: number, now: number): TokenRes
   const refresh = newToken();
   store.data.tokens.access[digest(access)] = now + ttlSec * 1000;
   store.data.tokens.refresh[digest(refresh)] = now + Math.max(ttlSec * REFRESH_FACTOR, 86_400) * 1000;
-  return { access_token: access, token_type: 'Bearer', expires_in: ttlSec, refresh_token: refresh, scope: 'cloud-api-v1' };
+  return { access_token: access, token_type: 'Bearer', expires_in: ttlSec, refresh_token: refresh, scope: TOKEN_SCOPE };
 }
 
 export function accessTokenValid(store: Store, token: string, now: number): boolean {

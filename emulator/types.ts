@@ -26,6 +26,7 @@ export interface EmulatorOptions {
   clusterIp?: string; // the public `ip` every cluster gets when running (tests point it at an in-test SSH server); default from the address pool
   listen?: boolean; // false: no HTTP server; clients in this process use `fetch` (the sandbox); default true
   instanceIps?: Record<string, string>; // hostname → the public `ip` that instance gets when running (tests point instances at in-test SSH servers); others from the pool
+  hibernation?: 'keeps-instance' | 'deletes-instance'; // what `hibernate` does: status hibernating until `restore` (PY SDK, the 2023 spec; default), or, as the Go SDK describes it, detach every volume and delete the instance (no restore)
 }
 
 export interface FaultSpec {
@@ -99,6 +100,7 @@ export interface ResolvedOptions {
   clock: () => number;
   clusterIp?: string;
   instanceIps?: Record<string, string>;
+  hibernation: 'keeps-instance' | 'deletes-instance';
 }
 
 export function resolveOptions(opts: EmulatorOptions = {}): ResolvedOptions {
@@ -118,5 +120,6 @@ export function resolveOptions(opts: EmulatorOptions = {}): ResolvedOptions {
     clock: opts.clock ?? Date.now,
     clusterIp: opts.clusterIp,
     instanceIps: opts.instanceIps,
+    hibernation: opts.hibernation ?? 'keeps-instance',
   };
 }

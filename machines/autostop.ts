@@ -1,8 +1,9 @@
 /**
  * `assistant autostop check` (and the MCP server's timer): find the instances whose startup script
  * records an auto-stop policy, read each one's idle record over SSH with the read-only template, decide
- * (engine/producers/autostop/decide.ts), and send the shutdown or delete through the one apply module. Reads go
- * through `readPlan`; the only change it can make is in `applyAutostopAction`.
+ * (engine/producers/autostop/decide.ts), and send the shutdown, hibernate or delete through the one apply
+ * module. Reads go through `readPlan`; the only change it can make is in `applyAutostopAction`. What it
+ * hibernates is written to the ledger (engine/producers/autostop/ledger.ts) for `cost summary`.
  *
  * Safe to run from cron or CI: one check at a time per home (a second is refused), idempotent (an
  * instance that is not running is left alone, an action sent recently is not sent again), and bounded
@@ -13,8 +14,9 @@ import type { Plan } from '../schemas/plan.js';
 import { AssistantError, InvalidInputError } from '../engine/core/errors.js';
 import { findKind } from '../engine/providers/gpucloud/catalogue.js';
 import { getByIdPlan, listPlan } from '../engine/providers/gpucloud/static-plans.js';
-import { checkExitCode, decide, type AutostopRow, type ReadOutcome } from '../engine/producers/autostop/decide.js';
-import { policyOfScript, type AutostopPolicy } from '../engine/producers/autostop/policy.js';
+import { checkExitCode, decide, isActionDecision, type AutostopRow, type ReadOutcome } from '../engine/producers/autostop/decide.js';
+import { recipeOf, recordHibernateUnsent, recordHibernating, recordStillHibernated } from '../engine/producers/autostop/ledger.js';
+import { policyOfScript, type AutostopAction, type AutostopPolicy } from '../engine/producers/autostop/policy.js';
 import { parseRecord } from '../engine/producers/autostop/record.js';
 import { lockCheck, SentActions } from '../engine/producers/autostop/sent.js';
 import { AUTOSTOP_READ_COMMAND } from '../engine/producers/autostop/template.js';
@@ -41,10 +43,11 @@ export interface CheckResult {
   checked_at: string;
   dry_run: boolean;
   allow_delete: boolean;
+  allow_hibernate: boolean;
   instances: AutostopRow[];
   /** The command's deadline ended the check before every instance was done (those rows say so). */
   timed_out: boolean;
-  /** 0 all decided; 1 an instance could not be read or an action failed; 3 a delete was refused. */
+  /** 0 all decided; 1 an instance could not be read or an action failed; 3 a hibernate or delete was refused. */
   exit_code: 0 | 1 | 3;
 }
 
@@ -69,6 +72,7 @@ export async function runAutostopCheck(backend: AutostopBackend, opts: CheckOpti
   const now = opts.now ?? Date.now;
   const signal = derivedSignal(backend.runContext().signal, opts.signal);
   const allowDelete = backend.config.autostop?.allow_delete === true;
+  const allowHibernate = backend.config.autostop?.allow_hibernate === true;
   const dryRun = Boolean(opts.dryRun);
   const lock = dryRun ? undefined : await lockCheck(opts.home);
   try {
@@ -87,14 +91,14 @@ export async function runAutostopCheck(backend: AutostopBackend, opts: CheckOpti
       opts.onProgress?.(`reading the idle record of ${inst.hostname} (${inst.ip})`);
       let row: AutostopRow | undefined;
       try {
-        row = decide({ base, policy: inst.policy, read: await readIdleRecord(backend, inst.ip, sshTimeoutS, signal), now: now(), allowDelete, dryRun, sent: sent.get(inst.id) });
-        if (row.decision === 'shutdown' || row.decision === 'delete') {
+        row = decide({ base, policy: inst.policy, read: await readIdleRecord(backend, inst.ip, sshTimeoutS, signal), now: now(), allowDelete, allowHibernate, dryRun, sent: sent.get(inst.id) });
+        if (isActionDecision(row.decision)) {
           lock?.assertHeld();
           await act(backend, opts, row, sent, now, signal);
         }
       } catch (err) {
         if (!timedOut(signal)) throw err; // Ctrl-C (exit 130) or a real failure ends the check
-        if (row && (row.decision === 'shutdown' || row.decision === 'delete')) {
+        if (row && isActionDecision(row.decision)) {
           // Ended while acting: the request may have reached the cloud. The next check reads the status.
           return { ...row, decision: 'unknown', detail: `${row.detail}: not finished (${deadlineText(signal)}); the ${row.decision} may or may not have been sent` };
         }
@@ -102,7 +106,9 @@ export async function runAutostopCheck(backend: AutostopBackend, opts: CheckOpti
       }
       return row;
     });
-    return { checked_at: new Date(now()).toISOString(), dry_run: dryRun, allow_delete: allowDelete, instances: rows, timed_out: timedOut(signal), exit_code: checkExitCode(rows) };
+    // A hibernated instance the ledger has an open period for: known to be hibernated until now.
+    if (!dryRun) recordStillHibernated(opts.home, 'gpucloud', rows.filter((r) => r.status === 'hibernating').map((r) => r.id), now());
+    return { checked_at: new Date(now()).toISOString(), dry_run: dryRun, allow_delete: allowDelete, allow_hibernate: allowHibernate, instances: rows, timed_out: timedOut(signal), exit_code: checkExitCode(rows) };
   } finally {
     await lock?.release();
   }
@@ -174,9 +180,10 @@ async function readIdleRecord(backend: AutostopBackend, ip: string, timeoutS: nu
 
 /** Sends the row's action unless the instance stopped meanwhile; the row says what happened. */
 async function act(backend: AutostopBackend, opts: CheckOptions, row: AutostopRow, sent: SentActions, now: () => number, signal: AbortSignal): Promise<void> {
-  const action = row.decision as 'shutdown' | 'delete';
+  const action = row.decision as AutostopAction;
+  let current: Record<string, unknown> | undefined;
   try {
-    const current = (await readResult(backend, getByIdPlan(findKind('instances')!, row.id), { signal })) as Record<string, unknown> | undefined;
+    current = (await readResult(backend, getByIdPlan(findKind('instances')!, row.id), { signal })) as Record<string, unknown> | undefined;
     const status = String(current?.status ?? 'unknown');
     if (status !== 'running') {
       Object.assign(row, { status, decision: 'stopped', detail: `status ${status} by the time of acting; nothing sent` });
@@ -188,22 +195,37 @@ async function act(backend: AutostopBackend, opts: CheckOptions, row: AutostopRo
     else Object.assign(row, { decision: 'failed', detail: `${row.detail}: could not read the instance again before acting (${err.code}: ${err.message}); nothing sent` });
     return;
   }
-  opts.onProgress?.(`${action === 'delete' ? 'deleting' : 'shutting down'} ${row.hostname}: ${row.detail}`);
+  opts.onProgress?.(`${ACTING[action]} ${row.hostname}: ${row.detail}`);
+  if (action === 'hibernate') {
+    // Before the send: a check killed once the request reached the API still leaves the period.
+    const price = Number(current?.price_per_hour);
+    const recipe = current ? recipeOf(current) : undefined;
+    recordHibernating(opts.home, 'gpucloud', { id: row.id, hostname: row.hostname, type: String(current?.instance_type ?? ''), price_per_hour: Number.isFinite(price) ? price : null, ...(recipe ? { recipe } : {}) }, now());
+  }
   const outcome = await applyAutostopAction(backend, opts.home, row, action, signal);
   if (outcome.ok) {
     sent.record(row.id, { action, at: now(), last_activity: Date.parse(row.last_activity ?? '') / 1000 }, now());
     row.detail = `${row.detail}: ${action} sent`;
   } else {
+    // Taken back only when the API's answer says nothing changed; a lost answer may have hibernated it.
+    if (action === 'hibernate' && !outcome.maybeSent) recordHibernateUnsent(opts.home, row.id, now());
     Object.assign(row, { decision: 'failed', detail: `${row.detail}: ${action} failed: ${outcome.error}` });
   }
 }
 
+const ACTING: Record<AutostopAction, string> = { shutdown: 'shutting down', hibernate: 'hibernating', delete: 'deleting' };
+
 /**
  * THE place auto-stop changes anything: a one-step instance action plan through the apply module
- * (validation, the destroyer gate, the journal). `delete` is destructive, so it is allowed only here and
- * only because the config opted in (autostop.allow_delete), which the caller checked.
+ * (validation, the destroyer gate, the journal). `hibernate` and `delete` are destroyer actions (DESIGN
+ * §3), so they are allowed only here and only because the config that runs the check opted in
+ * (autostop.allow_hibernate, autostop.allow_delete), which the caller checked.
+ *
+ * The run is `fresh`: the decision to send was made just now from the instance's live status (running)
+ * under the check's lock, so the journal of an earlier run of the same action (one a kill -9 cut short,
+ * days ago, before a resume and a new idle period) must not refuse it.
  */
-export async function applyAutostopAction(backend: AutostopBackend, home: string, row: Pick<AutostopRow, 'id' | 'hostname' | 'detail'>, action: 'shutdown' | 'delete', signal: AbortSignal): Promise<{ ok: boolean; error?: string }> {
+export async function applyAutostopAction(backend: AutostopBackend, home: string, row: Pick<AutostopRow, 'id' | 'hostname' | 'detail'>, action: AutostopAction, signal: AbortSignal): Promise<{ ok: boolean; error?: string; maybeSent?: boolean }> {
   const plan: Plan = {
     version: 1,
     provider: 'gpucloud',
@@ -212,14 +234,15 @@ export async function applyAutostopAction(backend: AutostopBackend, home: string
   };
   let outcome;
   try {
-    outcome = await applyPlan(plan, { backend, home, destroyer: action === 'delete', mode: 'new', signal });
+    outcome = await applyPlan(plan, { backend, home, destroyer: action !== 'shutdown', mode: 'fresh', signal });
   } catch (err) {
     // Refused before anything was sent (another run of the same action holds its journal): reported, not fatal.
     if (signal.aborted || !(err instanceof AssistantError)) throw err;
     return { ok: false, error: `${err.code}: ${err.message}` };
   }
   if (outcome.report.status === 'cancelled') throw outcome.error;
-  return outcome.exitCode === 0 ? { ok: true } : { ok: false, error: outcome.report.error?.message ?? `exit ${outcome.exitCode}` };
+  if (outcome.exitCode === 0) return { ok: true };
+  return { ok: false, error: outcome.report.error?.message ?? `exit ${outcome.exitCode}`, maybeSent: outcome.report.steps.some((s) => s.status === 'failed' && s.changed !== undefined) };
 }
 
 /** Maps with at most `limit` calls in flight, results in input order. */

@@ -288,14 +288,14 @@ export const TOOLS = [
     name: 'assistant_autostop_status',
     title: 'Which instances are idle (auto-stop)',
     description:
-      "For every gpucloud instance created with auto-stop: how long its GPUs and logins have been idle (read over SSH from its watcher's record), its policy, and what `assistant autostop check` would do (keep, shutdown, delete, or nothing because it could not be read). A dry run: sends no action. The server itself runs the check when configured (autostop.check_every).",
+      "For every gpucloud instance created with auto-stop: how long its GPUs and logins have been idle (read over SSH from its watcher's record), its policy, and what `assistant autostop check` would do (keep, shutdown, hibernate, delete, or nothing because it could not be read). A dry run: sends no action. The server itself runs the check when configured (autostop.check_every).",
     input: S.AutostopStatusInput,
     output: S.AutostopStatusOutput,
     annotations: { ...READ_ONLY, idempotentHint: false },
     async run(_args, { backend, signal }) {
       const result = await runAutostopCheck(backend, { home: backend.home, dryRun: true, signal });
       const text = renderCheckTable(result.instances, TEXT_WIDTH) + summaryLine(result.instances, true) + '\n';
-      return { text, structured: { checked_at: result.checked_at, allow_delete: result.allow_delete, instances: result.instances } };
+      return { text, structured: { checked_at: result.checked_at, allow_delete: result.allow_delete, allow_hibernate: result.allow_hibernate, instances: result.instances } };
     },
   }),
   // ---- credentials (issue 26): a check, never a value -------------------------------------------

@@ -245,6 +245,11 @@ export const ConfigSchema = z.strictObject({
         .optional(),
       /** Let the check delete instances whose policy says delete (their creates' `autostop.action`); otherwise it refuses. */
       allow_delete: z.boolean({ error: 'expected true or false' }).optional(),
+      /**
+       * Let the check hibernate instances whose policy says hibernate (a destroyer action: the machine is
+       * released); otherwise it refuses. The consent lives here, with whoever runs the check, as for delete.
+       */
+      allow_hibernate: z.boolean({ error: 'expected true or false' }).optional(),
       /** How long the check tries to reach each instance over SSH, in seconds (default 20). */
       ssh_timeout_seconds: positiveInt().max(600, 'at most 600 seconds').optional(),
     })

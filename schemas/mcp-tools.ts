@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RunReportSchema } from './run-report.js';
+import { AUTOSTOP_ACTIONS } from './plan-bindings.js';
 
 /**
  * The MCP tools' boundaries: what an agent may send (inputs) and the shape of `structuredContent` it
@@ -123,13 +124,14 @@ export const AutostopStatusInput = {};
 export const AutostopStatusOutput = {
   checked_at: z.string(),
   allow_delete: z.boolean(),
+  allow_hibernate: z.boolean(),
   instances: z.array(
     z.object({
       id: z.string(),
       hostname: z.string(),
       status: z.string(),
       ip: z.string().nullable(),
-      policy: z.object({ idle_minutes: z.number(), action: z.enum(['shutdown', 'delete']) }).nullable(),
+      policy: z.object({ idle_minutes: z.number(), action: z.enum(AUTOSTOP_ACTIONS) }).nullable(),
       idle_minutes: z.number().nullable(),
       last_activity: z.string().nullable(),
       activity: z.string().nullable(),

@@ -18,3 +18,11 @@ export const PREDEFINED_BINDINGS = ['DEFAULT_SSH_KEY_ID', 'DEFAULT_LOCATION', 'P
 /** The bounds of a step's `autostop.idle_minutes` (the watcher records once a minute; at most 30 days). */
 export const AUTOSTOP_MIN_MINUTES = 5;
 export const AUTOSTOP_MAX_MINUTES = 43_200;
+/**
+ * What an auto-stop policy does to an idle instance: `shutdown` (stops the work; on gpucloud the machine
+ * still bills), `hibernate` (releases the machine and keeps the volumes; `autostop resume` restores it),
+ * `delete` (removes it; its data volumes are detached and kept).
+ */
+export const AUTOSTOP_ACTIONS = ['shutdown', 'hibernate', 'delete'] as const;
+export type AutostopAction = (typeof AUTOSTOP_ACTIONS)[number];
+export const AUTOSTOP_ACTIONS_TEXT = 'shutdown, hibernate or delete';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AUTOSTOP_MAX_MINUTES, AUTOSTOP_MIN_MINUTES, BINDING_NAME } from './plan-bindings.js';
+import { AUTOSTOP_ACTIONS, AUTOSTOP_ACTIONS_TEXT, AUTOSTOP_MAX_MINUTES, AUTOSTOP_MIN_MINUTES, BINDING_NAME } from './plan-bindings.js';
 
 // Defined without zod (the plan engine's hot path uses them); engine/core/plan/shape.ts mirrors the schema below.
 export { AUTOSTOP_MAX_MINUTES, AUTOSTOP_MIN_MINUTES, BINDING_NAME, PLACEHOLDER_PATTERN, PREDEFINED_BINDINGS } from './plan-bindings.js';
@@ -27,7 +27,7 @@ export const AutostopSchema = z.strictObject({
     .int({ error: 'idle_minutes is a whole number of minutes' })
     .min(AUTOSTOP_MIN_MINUTES, `idle_minutes is at least ${AUTOSTOP_MIN_MINUTES} (the watcher records once a minute)`)
     .max(AUTOSTOP_MAX_MINUTES, `idle_minutes is at most ${AUTOSTOP_MAX_MINUTES} (30 days)`),
-  action: z.enum(['shutdown', 'delete'], { error: 'action is shutdown or delete' }),
+  action: z.enum(AUTOSTOP_ACTIONS, { error: `action is ${AUTOSTOP_ACTIONS_TEXT}` }),
 });
 
 export const PlanCommandSchema = z.strictObject({

@@ -48,7 +48,9 @@ test('--autostop takes minutes, hours or days within 5 minutes and 30 days; the 
   assert.equal(policyFromFlags('1h', 'delete'), { idle_minutes: 60, action: 'delete' });
   assert.is(policyFromFlags(undefined, undefined), undefined);
   assert.throws(() => policyFromFlags(undefined, 'delete'), /--autostop-action goes with --autostop/);
-  assert.throws(() => policyFromFlags('30m', 'hibernate'), /shutdown or delete/);
+  // hibernate became a policy action (issue 35 item 6): an action outside the list is still refused.
+  assert.equal(policyFromFlags('30m', 'hibernate'), { idle_minutes: 30, action: 'hibernate' });
+  assert.throws(() => policyFromFlags('30m', 'reboot'), /shutdown, hibernate or delete/);
 });
 
 test('the policy is recorded in the script and read back; a broken or contradicting marker is a problem, no marker is none', () => {
@@ -79,8 +81,9 @@ test('a create with autostop and the watcher script made before it is a valid pl
   assert.match(messages(typo).join('\n'), /unknown key "idle"/);
   const short = plan(scriptStep, { ...create('a', { startup_script_id: '<S>' }), autostop: { idle_minutes: 2, action: 'shutdown' } });
   assert.match(messages(short).join('\n'), /idle_minutes is at least 5/);
-  const hibernate = plan(scriptStep, { ...create('a', { startup_script_id: '<S>' }), autostop: { idle_minutes: 30, action: 'hibernate' } as never });
-  assert.match(messages(hibernate).join('\n'), /action is shutdown or delete/);
+  // hibernate became a policy action (issue 35 item 6): an action outside the list is still refused.
+  const reboot = plan(scriptStep, { ...create('a', { startup_script_id: '<S>' }), autostop: { idle_minutes: 30, action: 'reboot' } as never });
+  assert.match(messages(reboot).join('\n'), /action is shutdown, hibernate or delete/);
 });
 
 test('autostop is refused where the watcher cannot be: not a create, no script, another policy, an edited watcher, a script not made by a script create', () => {

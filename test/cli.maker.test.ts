@@ -173,7 +173,14 @@ test('ask --maker --timeout ends a model that never answers: exit 1 with the tim
       const config = `gpucloud:\n  default_ssh_key_id: ${EMULATOR_DEFAULT_SSH_KEY_ID}\nai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${srv.baseURL}\n`;
       writeFileSync(join(dir, 'c.yaml'), config, { mode: 0o600 });
       const cancelled = srv.nextCancelled();
-      const r = await runCli(['--config', join(dir, 'c.yaml'), '--timeout', '3', 'ask', '--maker', 'a V100 box called ai-1 in FIN-01'], { env: { ...env, TEST_AI_KEY: 'sk-test-key-123456' } });
+      // A longer --timeout each time until a run reached the model: on a busy machine 3 s can pass before
+      // the catalogue is read, and then no model request exists to be cancelled (the wait below never ended).
+      let r = await runCli(['--config', join(dir, 'c.yaml'), '--timeout', '3', 'ask', '--maker', 'a V100 box called ai-1 in FIN-01'], { env: { ...env, TEST_AI_KEY: 'sk-test-key-123456' } });
+      for (const seconds of ['15', '60']) {
+        if (srv.chatRequests().length) break;
+        r = await runCli(['--config', join(dir, 'c.yaml'), '--timeout', seconds, 'ask', '--maker', 'a V100 box called ai-1 in FIN-01'], { env: { ...env, TEST_AI_KEY: 'sk-test-key-123456' } });
+      }
+      assert.ok(srv.chatRequests().length, `no run reached the model:\n${r.stderr}`);
       assert.is(r.code, 1, r.stderr);
       assert.match(r.stderr, /error: timeout/);
       assert.is(r.stdout, '');

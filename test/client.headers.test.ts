@@ -31,7 +31,8 @@ test('Authorization, Accept, User-Agent on every call; Content-Type and JSON bod
 
     const [token, get, put] = seen;
     assert.is(token!.url, '/v1/oauth2/token');
-    assert.equal(JSON.parse(token!.body), { grant_type: 'client_credentials', client_id: 'cid', client_secret: 'csecret-xyz' });
+    // The scope is named explicitly (issue 39 item 7): the token works only for cloud-api-v1.
+    assert.equal(JSON.parse(token!.body), { grant_type: 'client_credentials', client_id: 'cid', client_secret: 'csecret-xyz', scope: 'cloud-api-v1' });
     assert.match(String(token!.headers['content-type']), /^application\/json/);
 
     assert.is(get!.method, 'GET');

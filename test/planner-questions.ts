@@ -79,11 +79,12 @@ const createInstance = (instance_type: string, hostname: string, location_code: 
   body: { instance_type, image, hostname, description: '', location_code, ssh_key_ids: KEY, ...extra },
   produces: { INSTANCE_ID: '$.id' },
 });
+// The shared volume is the smallest the API makes when the request names none, as k8s create gpucloud chooses (issue 39 item 8).
 const createCluster = (cluster_type: string, hostname: string, image: string, location_code: string): ExpectedCommand[] => [
   {
     m: 'POST',
     p: '/v1/clusters',
-    body: { cluster_type, image, hostname, description: '', location_code, ssh_key_ids: KEY, shared_volume: { name: `${hostname}-shared-volume`, size: 30000 } },
+    body: { cluster_type, image, hostname, description: '', location_code, ssh_key_ids: KEY, shared_volume: { name: `${hostname}-shared-volume`, size: 40 } },
     produces: { CLUSTER_ID: '$.id' },
   },
   { args: ['gpucloud-wait', 'clusters', '<CLUSTER_ID>', 'running'] },

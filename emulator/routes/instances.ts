@@ -246,7 +246,13 @@ function removeInstance(store: Store, inst: InstanceRec, volumeIds: string[], pe
   store.data.instances = store.data.instances.filter((i) => i.id !== inst.id);
 }
 
-function applyAction(store: Store, id: string, action: InstanceAction, volumeIds: string[], permanent: boolean, now: number): void {
+/** Hibernation as the Go SDK describes it: every volume detached (the OS volume too, so an instance can boot from it again), the instance deleted. */
+function hibernateByDeleting(store: Store, inst: InstanceRec): void {
+  for (const v of store.data.volumes.filter((x) => x.instance_id === inst.id && x.deleted_at === null)) detachVolume(store, v);
+  store.data.instances = store.data.instances.filter((i) => i.id !== inst.id);
+}
+
+function applyAction(store: Store, id: string, action: InstanceAction, volumeIds: string[], permanent: boolean, now: number, hibernation: 'keeps-instance' | 'deletes-instance'): void {
   const inst = store.instance(id);
   if (!inst) throw notFound('Invalid instance id');
   const s = inst.status;
@@ -264,13 +270,24 @@ function applyAction(store: Store, id: string, action: InstanceAction, volumeIds
       inst.status = 'offline';
       return;
     case 'hibernate':
+      // The machine is released and the volumes kept (wire reference §5): the address goes with the
+      // machine, and a hibernated instance does not bill (state.ts). Spot instances are refused: nothing
+      // documents hibernating one (docs/autostop.md).
       if (s !== 'running' && s !== 'offline') throw deny();
+      if (inst.is_spot) throw forbidden("Can't hibernate a spot instance");
+      if (hibernation === 'deletes-instance') return hibernateByDeleting(store, inst);
       inst.status = 'hibernating';
+      inst.ip = null;
       return;
-    case 'restore':
+    case 'restore': {
       if (s !== 'hibernating') throw deny();
+      // Restoring needs a machine again: the capacity switch can say there is none (503, still hibernated).
+      if (!store.capacity.createPlaced(inst.instance_type, inst.location, inst.is_spot, true))
+        throw unavailable(`Not enough resources available to restore ${inst.instance_type} in ${inst.location}; try again later`);
       inst.status = 'running';
+      inst.ip = store.instanceIp(inst.hostname);
       return;
+    }
     case 'delete':
     case 'discontinue':
       if (s === 'ordered' || s === 'provisioning' || s === 'new' || s === 'validating')
@@ -298,12 +315,12 @@ function act(ctx: Ctx) {
   const volumeIds = stringList(b.volume_ids, 'volume_ids');
   const permanent = optBool(b, 'delete_permanently') ?? false;
   if (typeof b.id === 'string') {
-    applyAction(ctx.store, b.id, a, volumeIds, permanent, ctx.now);
+    applyAction(ctx.store, b.id, a, volumeIds, permanent, ctx.now, ctx.opts.hibernation);
     return empty(202);
   }
   const results = ids.map((id) => {
     try {
-      applyAction(ctx.store, id, a, volumeIds, permanent, ctx.now);
+      applyAction(ctx.store, id, a, volumeIds, permanent, ctx.now, ctx.opts.hibernation);
       return { action: a, instanceId: id, status: 'success', statusCode: 202 };
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;

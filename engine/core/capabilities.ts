@@ -108,6 +108,12 @@ export interface AnswerContext {
  */
 export interface MakerCapability {
   prepare(request: string, ctx: MakerContext): Promise<MakerInput>;
+  /**
+   * Notes on what a plan leaves to the provider's API that costs money (a size the request does not
+   * name): added to every plan this maker writes, by a model or a built-in planner, so that a default
+   * no one chose on purpose is said in the plan and its dry run (issue 39 item 8).
+   */
+  statedDefaults?(plan: Plan): string[];
 }
 
 export interface MakerContext {

@@ -9,6 +9,8 @@ import { checkForPreview, type PreviewablePlan } from '../../engine/core/plan/ch
 import { describeConflict, findNameConflicts, listerFor, NameSnapshots, type NameConflict } from '../../engine/core/plan/names.js';
 import { buildPreview, previewSteps, type Preview } from '../../engine/core/plan/preview.js';
 import { formatProblems } from '../../engine/core/plan/validate.js';
+import { planNotes } from '../../engine/core/plan/notes.js';
+import { idleSavings } from '../../engine/producers/autostop/saving.js';
 import { derivedSignal } from '../../engine/core/deadline.js';
 import type { PlanBackend } from '../run-plan.js';
 import { figuresFor, pricePlan, type BudgetLimit } from './price.js';
@@ -48,6 +50,10 @@ export async function previewPlan(backend: PlanBackend, previewable: Previewable
   const providers = await backend.providers.forPlan(plan);
   const priced = await pricePlan(backend, previewable, { signal });
   const preview = buildPreview(previewSteps(plan, classes, providers, backend.predefined, requests, priced.prices), priced.parts.map((p) => p.preview), priced.unpricedChanges);
+  const idle = idleSavings(plan, preview.costs);
+  if (idle.length) preview.idle_savings = idle;
+  const notes = planNotes(plan);
+  if (notes.length) preview.notes = notes;
   // The burn before and after, when a budget limit is set (reading the burn lists every billable kind:
   // a dry run without a budget keeps to the reads it needs).
   if (opts.budget) {

@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
-import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../../emulator/index.js';
+import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator, type EmulatorOptions } from '../../emulator/index.js';
 import { emulatorClient } from '../../emulator/test-client.js';
 import { STATE_FILE } from '../../engine/producers/autostop/watcher.js';
 import { runCli, tempHome, withEmulator, type CliResult } from './cli.js';
@@ -76,8 +76,14 @@ export interface AutostopWorld {
   srv: SshTestServer;
 }
 
+/** What a fixture's HOME config adds under `autostop:`, and options of its emulator. */
+export interface AutostopFixtureOptions {
+  autostop?: string;
+  emulator?: EmulatorOptions;
+}
+
 /** An emulator answering on the hosts of IPS, the SSH hosts, and a HOME whose config points at them. */
-export function withAutostopHosts(fn: (w: AutostopWorld) => Promise<void>, opts: { autostop?: string } = {}): Promise<void> {
+export function withAutostopHosts(fn: (w: AutostopWorld) => Promise<void>, opts: AutostopFixtureOptions = {}): Promise<void> {
   return withEmulator(
     async ({ emu, env }) => {
       const srv = await sshHosts();
@@ -85,12 +91,12 @@ export function withAutostopHosts(fn: (w: AutostopWorld) => Promise<void>, opts:
       writeConfig(home, srv, opts.autostop);
       await fn({ emu, env, home, srv });
     },
-    { instanceIps: IPS },
+    { ...opts.emulator, instanceIps: IPS },
   );
 }
 
 /** withAutostopHosts with the instances of `request` made (`ask --maker <flags> <request>`, then applied). */
-export function withInstances(request: string, flags: string[], fn: (w: AutostopWorld) => Promise<void>, opts: { autostop?: string } = {}): Promise<void> {
+export function withInstances(request: string, flags: string[], fn: (w: AutostopWorld) => Promise<void>, opts: AutostopFixtureOptions = {}): Promise<void> {
   return withAutostopHosts(async (w) => {
     await makeInstances(w.env, w.home, request, flags);
     await fn(w);

@@ -30,7 +30,22 @@ export interface Preview {
   balance?: { amount: number; currency: string; hours_covered?: number };
   /** The account's burn before and after the plan (and the limit, when one is set). */
   budget?: BudgetFigures;
+  /** What each create's idle auto-stop saves per idle hour once it acts (engine/producers/autostop/saving.ts). */
+  idle_savings?: IdleSaving[];
+  /** The plan's notes: what its maker chose that the request did not say (defaults that cost money, auto-stop). */
+  notes?: string[];
   warnings: string[];
+}
+
+/** One create's auto-stop policy priced: what stops billing while the instance is stopped for idleness, and what still bills. */
+export interface IdleSaving {
+  step: number;
+  name: string;
+  policy: string;
+  /** null: the price of what stops billing is not known. */
+  saves_per_hour: number | null;
+  still_bills_per_hour: number | null;
+  note: string;
 }
 
 const HOURS_PER_30_DAYS = 720;
@@ -114,5 +129,10 @@ export function renderPreview(p: Preview): string {
     lines.push(`Burn: ${b.current_per_hour.toFixed(4)} ${cur}/hour now, ${b.after_per_hour.toFixed(4)} ${cur}/hour after this plan (+${b.added_per_hour.toFixed(4)})${limit}`);
     if (b.not_counted.length) lines.push(`  not counted (cannot be priced): ${b.not_counted.join(', ')}`);
   }
+  if (p.idle_savings?.length) {
+    lines.push('Auto-stop (per hour an instance is stopped for idleness):');
+    for (const a of p.idle_savings) lines.push(`  step ${a.step}: ${a.name}: ${a.policy}: saves ${money(a.saves_per_hour ?? undefined)}/hour, still bills ${money(a.still_bills_per_hour ?? undefined)}/hour (${a.note})`);
+  }
+  if (p.notes?.length) lines.push('Notes:', ...p.notes.map((n) => `  - ${n}`));
   return lines.join('\n') + '\n';
 }

@@ -7,6 +7,8 @@
  */
 import type { Plan, PlanCommand } from '../../../schemas/plan.js';
 import { UsageError } from '../../core/errors.js';
+import { withNotes } from '../../core/plan/notes.js';
+import { hibernationBlocker } from '../../providers/gpucloud/hibernation.js';
 import { isPostTo } from './plan-check.js';
 import { describePolicy, policyOfScript, type AutostopPolicy } from './policy.js';
 import { watcherScript, watcherScriptName, withWatcher } from './watcher.js';
@@ -35,6 +37,13 @@ function unusedBinding(plan: Plan, base: string): string {
   return name;
 }
 
+/** What the plan's note adds per action: the opt-in a destroyer action needs where the check runs, and what it saves. */
+const ACTION_NOTES: Record<AutostopPolicy['action'], string> = {
+  shutdown: '; a shut-down gpucloud instance still bills, so this saves nothing: --autostop-action hibernate releases the machine and keeps its volumes',
+  hibernate: '; hibernating needs autostop.allow_hibernate: true in the config of whatever runs the check, and `assistant autostop resume <hostname>` brings an instance back with the same volumes',
+  delete: '; deleting needs autostop.allow_delete: true in the config of whatever runs the check',
+};
+
 export function addAutostop(plan: Plan, policy: AutostopPolicy, scripts: readonly ExistingScript[]): Plan {
   const commands = [...plan.commands];
   const creates = commands.flatMap((c, i) => (isPostTo(c.args, '/v1/instances') ? [i] : []));
@@ -52,6 +61,8 @@ export function addAutostop(plan: Plan, policy: AutostopPolicy, scripts: readonl
     const create = commands[i]!;
     const body = parseBody(create);
     const hostname = typeof body.hostname === 'string' ? body.hostname : 'the instance';
+    const blocker = policy.action === 'hibernate' ? hibernationBlocker(body) : undefined;
+    if (blocker) throw new UsageError(`${hostname} cannot use auto-stop by hibernation: ${blocker}`, { hint: 'use --autostop-action shutdown, or delete (which keeps its data volumes)' });
     const scriptId = body.startup_script_id;
     if (scriptId === undefined || scriptId === null || scriptId === '') {
       if (!sharedRef) {
@@ -69,7 +80,7 @@ export function addAutostop(plan: Plan, policy: AutostopPolicy, scripts: readonl
       const producer = ref ? commands.findIndex((c, j) => j < i && c.produces && ref[1]! in c.produces && isPostTo(c.args, '/v1/scripts')) : -1;
       if (producer === -1) {
         throw new UsageError(`${hostname} starts with an existing startup script (${String(scriptId)}), which cannot be changed to install the auto-stop watcher`, {
-          hint: 'leave the startup script out of the request, or add the watcher to a new script of your own (README "Idle auto-stop")',
+          hint: 'leave the startup script out of the request, or add the watcher to a new script of your own (docs/autostop.md)',
         });
       }
       if (!changedScripts.has(producer)) {
@@ -86,7 +97,6 @@ export function addAutostop(plan: Plan, policy: AutostopPolicy, scripts: readonl
     commands[i] = { ...withBody(create, body), autostop: policy, reason: `${create.reason} (auto-stop: ${describePolicy(policy)})` };
   }
   if (sharedStep) commands.splice(creates[0]!, 0, sharedStep);
-  const note = `auto-stop: ${describePolicy(policy)}, once \`assistant autostop check\` runs (cron, CI or \`assistant mcp\` with autostop.check_every)${policy.action === 'delete' ? '; deleting needs autostop.allow_delete: true in the config of whatever runs the check' : ''}`;
-  const notes = plan.notes === undefined ? [note] : [...(Array.isArray(plan.notes) ? plan.notes : [plan.notes]), note];
-  return { ...plan, commands, notes };
+  const note = `auto-stop: ${describePolicy(policy)}, once \`assistant autostop check\` runs (cron, CI or \`assistant mcp\` with autostop.check_every)${ACTION_NOTES[policy.action]}`;
+  return withNotes({ ...plan, commands }, [note]);
 }

@@ -5,16 +5,29 @@
  * to be running and known to be idle long enough is ever acted on: unreachable, unreadable or stale
  * never changes anything.
  */
-import type { AutostopPolicy } from './policy.js';
+import type { AutostopAction, AutostopPolicy } from './policy.js';
 import { activityNow, idleMinutes, type WatcherRecord } from './record.js';
 
 /**
- * keep: in use, or idle for less than the limit; shutdown/delete: the action was sent (or, with
- * --dry-run, would-…); refused: delete without autostop.allow_delete; pending: an action was sent
- * recently and has not taken effect yet; stopped: not running; unreachable / unknown: could not be
- * read (nothing done); failed: the action was sent and failed.
+ * keep: in use, or idle for less than the limit; shutdown/hibernate/delete: the action was sent (or,
+ * with --dry-run, would-…); refused: hibernate or delete without the config's opt-in
+ * (autostop.allow_hibernate, autostop.allow_delete); pending: an action was sent recently and has not
+ * taken effect yet; stopped: not running; unreachable / unknown: could not be read (nothing done);
+ * failed: the action was sent and failed.
  */
-export type Decision = 'keep' | 'shutdown' | 'delete' | 'would-shutdown' | 'would-delete' | 'refused' | 'pending' | 'stopped' | 'unreachable' | 'unknown' | 'failed';
+export type Decision =
+  | 'keep'
+  | AutostopAction
+  | `would-${AutostopAction}`
+  | 'refused'
+  | 'pending'
+  | 'stopped'
+  | 'unreachable'
+  | 'unknown'
+  | 'failed';
+
+/** Whether a decision is one of the actions the check sends. */
+export const isActionDecision = (d: Decision): d is AutostopAction => d === 'shutdown' || d === 'hibernate' || d === 'delete';
 
 export interface AutostopRow {
   id: string;
@@ -39,7 +52,7 @@ export const STALE_AFTER_MS = 10 * 60_000;
 export const RESEND_AFTER_MS = 15 * 60_000;
 
 export interface SentAction {
-  action: 'shutdown' | 'delete';
+  action: AutostopAction;
   /** When it was sent (ms, this machine's clock). */
   at: number;
   /** The record's last_activity when it was sent: activity since then starts a new idle period. */
@@ -54,6 +67,8 @@ export interface DecideInput {
   read: ReadOutcome;
   now: number;
   allowDelete: boolean;
+  /** autostop.allow_hibernate: the config that runs the check lets it hibernate (a destroyer action). */
+  allowHibernate?: boolean;
   dryRun: boolean;
   sent?: SentAction;
 }
@@ -84,15 +99,18 @@ export function decide(input: DecideInput): AutostopRow {
   if (policy.action === 'delete' && !input.allowDelete) {
     return row('refused', `${why}: deleting needs autostop.allow_delete: true in this config; nothing sent`, record);
   }
+  if (policy.action === 'hibernate' && !input.allowHibernate) {
+    return row('refused', `${why}: hibernating needs autostop.allow_hibernate: true in this config; nothing sent`, record);
+  }
   const sent = input.sent;
   if (sent && sent.last_activity === record.last_activity && now - sent.at < RESEND_AFTER_MS) {
     return row('pending', `${sent.action} sent ${Math.max(0, Math.round((now - sent.at) / 60_000))} min ago; not sent again`, record);
   }
-  if (input.dryRun) return row(policy.action === 'delete' ? 'would-delete' : 'would-shutdown', `${why}: would ${policy.action} (dry run)`, record);
+  if (input.dryRun) return row(`would-${policy.action}`, `${why}: would ${policy.action} (dry run)`, record);
   return row(policy.action, why, record);
 }
 
-/** The exit code of a check: 1 when an instance could not be read or an action failed, 3 when a delete was refused, else 0. */
+/** The exit code of a check: 1 when an instance could not be read or an action failed, 3 when a hibernate or delete was refused, else 0. */
 export function checkExitCode(rows: readonly AutostopRow[]): 0 | 1 | 3 {
   if (rows.some((r) => r.decision === 'unreachable' || r.decision === 'unknown' || r.decision === 'failed')) return 1;
   if (rows.some((r) => r.decision === 'refused')) return 3;

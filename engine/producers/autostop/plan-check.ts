@@ -2,12 +2,14 @@
  * The static checks of a create step's `autostop` (schemas/plan.ts), for the gpucloud-api verb: the
  * step must create an instance, and the instance's startup script must install the watcher with the
  * same policy, so that what the plan says is what the instance will do. A script created earlier in the
- * plan is checked here; an existing script (a literal ID) is the producer's to have checked.
+ * plan is checked here; an existing script (a literal ID) is the producer's to have checked. A policy of
+ * hibernate on an instance that cannot hibernate (spot, long-term) is refused here, at plan time.
  */
 import type { AutostopPolicy } from '../../../schemas/plan.js';
 import { parseStrictJson } from '../../core/plan/strict-json.js';
 import type { ArgProblem } from '../../core/provider.js';
 import { canonicalPath } from '../../providers/gpucloud/destroyer.js';
+import { hibernationBlocker } from '../../providers/gpucloud/hibernation.js';
 import { describePolicy, policyOfScript } from './policy.js';
 import { watcherSection } from './watcher.js';
 
@@ -30,8 +32,12 @@ export function checkAutostop(args: readonly string[], policy: AutostopPolicy, e
   if (!isPostTo(args, '/v1/instances')) return [{ field: 'autostop', message: 'autostop goes only on an instance create (gpucloud-api POST /v1/instances)' }];
   const body = bodyOf(args);
   if (!body) return []; // the body's own problems are checkArgs'
+  const blocker = policy.action === 'hibernate' ? hibernationBlocker(body) : undefined;
+  if (blocker) {
+    return [{ field: 'autostop', message: `${String(body.hostname ?? 'this instance')} cannot use auto-stop by hibernation: ${blocker}; use action shutdown, or delete (which keeps its data volumes)` }];
+  }
   const scriptId = body.startup_script_id;
-  const hint = 'add the watcher with `assistant ask --maker --autostop 30m …` or `assistant deploy … --autostop 30m` (README "Idle auto-stop")';
+  const hint = 'add the watcher with `assistant ask --maker --autostop 30m …` or `assistant deploy … --autostop 30m` (docs/autostop.md)';
   if (typeof scriptId !== 'string' || scriptId === '') {
     return [{ field: 'autostop', message: `autostop needs the watcher in the instance's startup script, and this create has no startup_script_id; ${hint}` }];
   }

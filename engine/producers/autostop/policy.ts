@@ -3,11 +3,14 @@
  * and as it is recorded in an instance's startup script: one marker line that `autostop check` reads
  * back from the script stored in the account (never from the instance, which is untrusted).
  */
-import { AUTOSTOP_MAX_MINUTES, AUTOSTOP_MIN_MINUTES } from '../../../schemas/plan-bindings.js';
+import { AUTOSTOP_ACTIONS, AUTOSTOP_ACTIONS_TEXT, AUTOSTOP_MAX_MINUTES, AUTOSTOP_MIN_MINUTES, type AutostopAction } from '../../../schemas/plan-bindings.js';
 import type { AutostopPolicy } from '../../../schemas/plan.js';
 import { UsageError } from '../../core/errors.js';
 
-export type { AutostopPolicy };
+export type { AutostopPolicy, AutostopAction };
+export { AUTOSTOP_ACTIONS };
+
+export const isAutostopAction = (v: unknown): v is AutostopAction => (AUTOSTOP_ACTIONS as readonly unknown[]).includes(v);
 
 /** `30m`, `2h`, `1d`, `45` (minutes): whole minutes within the policy's bounds. */
 export function parseIdleDuration(text: string, flag = '--autostop'): number {
@@ -20,15 +23,15 @@ export function parseIdleDuration(text: string, flag = '--autostop'): number {
   return minutes;
 }
 
-/** The policy of `--autostop <time>` and `--autostop-action <shutdown|delete>`, or undefined without them. */
+/** The policy of `--autostop <time>` and `--autostop-action <shutdown|hibernate|delete>`, or undefined without them. */
 export function policyFromFlags(time: unknown, action: unknown): AutostopPolicy | undefined {
   if (time === undefined || time === false) {
-    if (action !== undefined) throw new UsageError('--autostop-action goes with --autostop <idle time>', { hint: 'e.g. --autostop 30m --autostop-action delete' });
+    if (action !== undefined) throw new UsageError('--autostop-action goes with --autostop <idle time>', { hint: 'e.g. --autostop 30m --autostop-action hibernate' });
     return undefined;
   }
   if (time === true || time === '') throw new UsageError('--autostop needs an idle time', { hint: 'e.g. --autostop 30m' });
   const act = action === undefined ? 'shutdown' : String(action);
-  if (act !== 'shutdown' && act !== 'delete') throw new UsageError(`--autostop-action is shutdown or delete (got "${act}")`);
+  if (!isAutostopAction(act)) throw new UsageError(`--autostop-action is ${AUTOSTOP_ACTIONS_TEXT} (got "${act}")`);
   return { idle_minutes: parseIdleDuration(String(time)), action: act };
 }
 
@@ -79,6 +82,6 @@ function markerProblem(p: Record<string, unknown>): string | undefined {
   if (typeof m !== 'number' || !Number.isInteger(m)) return 'idle_minutes is a whole number of minutes';
   if (m < AUTOSTOP_MIN_MINUTES) return `idle_minutes is at least ${AUTOSTOP_MIN_MINUTES} (the watcher records once a minute)`;
   if (m > AUTOSTOP_MAX_MINUTES) return `idle_minutes is at most ${AUTOSTOP_MAX_MINUTES} (30 days)`;
-  if (p.action !== 'shutdown' && p.action !== 'delete') return 'action is shutdown or delete';
+  if (!isAutostopAction(p.action)) return `action is ${AUTOSTOP_ACTIONS_TEXT}`;
   return undefined;
 }

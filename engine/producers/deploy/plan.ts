@@ -10,6 +10,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Plan, PlanCommand } from '../../../schemas/plan.js';
+import { apiDefaultNotes } from '../../providers/gpucloud/priced-defaults.js';
+import { withNotes } from '../../core/plan/notes.js';
 import { describePolicy, policyOfScript } from '../autostop/policy.js';
 import { withWatcher } from '../autostop/watcher.js';
 import { InvalidInputError } from '../../core/errors.js';
@@ -221,15 +223,17 @@ function compileInstance(req: DeployRequest, live: LiveState): CompiledDeploy {
     ...(req.autostop ? { autostop: req.autostop } : {}),
   };
   if (req.autostop) notes.push(`auto-stop: ${describePolicy(req.autostop)}, once \`assistant autostop check\` runs (cron, CI, or \`assistant mcp\` with autostop.check_every)`);
+  if (!req.instanceType) notes.push(`default chosen: instance type ${type}, the cheapest available in ${req.location} that fits (${req.stack.gpu.needed ? 'GPU' : 'CPU only'}), because --instance-type was not given`);
   const wait: PlanCommand = { args: ['gpucloud-wait', 'instances', '<INSTANCE_ID>', 'running'], reason: `wait until ${req.name} is running`, produces: { INSTANCE_IP: '$.ip' } };
+  const plan: Plan = {
+    version: 1,
+    provider,
+    summary: `deploy ${req.url} at ${SHORT(req.sha)} as ${req.name} on a ${type} instance; then http://<INSTANCE_IP>:${req.port}`,
+    commands: [...scriptCreate, instanceCreate, wait],
+    notes: notes.length ? notes : undefined,
+  };
   return {
-    plan: {
-      version: 1,
-      provider,
-      summary: `deploy ${req.url} at ${SHORT(req.sha)} as ${req.name} on a ${type} instance; then http://<INSTANCE_IP>:${req.port}`,
-      commands: [...scriptCreate, instanceCreate, wait],
-      notes: notes.length ? notes : undefined,
-    },
+    plan: withNotes(plan, apiDefaultNotes(plan)),
     secretBindings: {},
     url: `http://<INSTANCE_IP>:${req.port}`,
     mode: 'create',
@@ -308,6 +312,7 @@ function compileContainer(req: DeployRequest, live: LiveState): CompiledDeploy {
     return { type: 'secret', name: e.name, value_or_reference_to_secret: secret };
   });
   const compute = chooseCompute(req.stack, live);
+  notes.push(`default chosen: compute ${compute.name} (size ${compute.size}), the cheapest container type that fits (${req.stack.gpu.needed ? 'GPU' : 'CPU only'}); up to ${req.maxReplicas} replica${req.maxReplicas === 1 ? '' : 's'} bill while they run`);
   const container = containerSpec({ image: req.image, port: req.port, healthPath: req.healthPath, env });
   const scaling = containerScaling({ min: req.minReplicas, max: req.maxReplicas, gpu: req.stack.gpu.needed });
   let mode: CompiledDeploy['mode'] = 'create';

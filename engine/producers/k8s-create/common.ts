@@ -23,6 +23,7 @@ export function positiveCount(value: unknown, flag: string, fallback: number, ma
   return n;
 }
 
-export function planOf(provider: string[], summary: string, commands: Plan['commands']): Plan {
-  return { version: 1, provider: provider.length === 1 ? provider[0]! : provider, summary, commands };
+/** `notes`: the defaults the command chose that cost money (issue 39 item 8), said in the plan and its dry run. */
+export function planOf(provider: string[], summary: string, commands: Plan['commands'], notes: string[] = []): Plan {
+  return { version: 1, provider: provider.length === 1 ? provider[0]! : provider, summary, commands, ...(notes.length ? { notes } : {}) };
 }

@@ -6,6 +6,7 @@
  */
 import { InvalidInputError, UsageError } from '../../core/errors.js';
 import { isKubernetesImage } from '../planner/builtin.js';
+import { API_CLUSTER_SHARED_VOLUME_GB, SMALLEST_VOLUME_GB } from '../../providers/gpucloud/priced-defaults.js';
 import type { Plan } from '../../../schemas/plan.js';
 import { planOf, positiveCount, requireClusterName, type CatalogueRead } from './common.js';
 
@@ -15,7 +16,7 @@ import { planOf, positiveCount, requireClusterName, type CatalogueRead } from '.
  * not need it, so the default is the smallest volume the API takes (40 GB, the minimum volume size);
  * --shared-volume <GB> asks for more.
  */
-export const DEFAULT_SHARED_VOLUME_GB = 40;
+export const DEFAULT_SHARED_VOLUME_GB = SMALLEST_VOLUME_GB;
 const MAX_SHARED_VOLUME_GB = 1_000_000;
 
 export interface GpuCloudCreateOptions {
@@ -57,6 +58,12 @@ export async function compileGpuCloudCreate(opts: GpuCloudCreateOptions, read: C
     shared_volume: { name: `${name}-shared-volume`, size: sharedGb },
   };
   const wait = ['gpucloud-wait', 'clusters', '<CLUSTER_ID>', 'running', String(opts.waitTimeoutS ?? 1800), String(opts.pollIntervalS ?? 10)];
+  const chosen = [
+    ...(opts.clusterType ? [] : [`default chosen: cluster type ${clusterType}, the cheapest available in ${location}, because --cluster-type was not given`]),
+    ...(opts.sharedVolumeGb === undefined
+      ? [`default chosen: the shared volume (NVMe_Shared) is ${sharedGb} GB, the smallest the API makes, because --shared-volume was not given (without a size the API would make ${API_CLUSTER_SHARED_VOLUME_GB} GB)`]
+      : []),
+  ];
   return planOf(['gpucloud', 'ssh'], `Kubernetes on Instant Cluster ${name}: ${clusterType} in ${location}, image ${image}, shared volume ${sharedGb} GB; kubeconfig context ${name}`, [
     {
       args: ['gpucloud-api', 'POST', '/v1/clusters', JSON.stringify(body)],
@@ -68,7 +75,7 @@ export async function compileGpuCloudCreate(opts: GpuCloudCreateOptions, read: C
       args: ['ssh-kubeconfig', '<CLUSTER_IP>', name, ...(opts.useContext ? ['--use-context'] : [])],
       reason: `fetch /root/.kube/config from the head node (host key pinned) and merge it as kubeconfig context ${name}${opts.useContext ? ', made current' : ''}`,
     },
-  ]);
+  ], chosen);
 }
 
 /** `--image` when it is a cluster image; else the one labelled for Kubernetes (the default among several). */

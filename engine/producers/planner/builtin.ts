@@ -6,6 +6,7 @@
  * Anything outside the grammar fails with a hint on configuring an AI provider.
  */
 import { KINDS, findKind, looksLikeId } from '../../providers/gpucloud/catalogue.js';
+import { API_CLUSTER_SHARED_VOLUME_GB, SMALLEST_VOLUME_GB } from '../../providers/gpucloud/priced-defaults.js';
 import { InvalidInputError } from '../../core/errors.js';
 import { BUILTIN_PLANNER_HINT } from './hint.js';
 import type { Plan, PlanCommand } from '../../../schemas/plan.js';
@@ -24,7 +25,12 @@ const MAX_QUESTION_CHARS = 1000;
 /** Waiting for a new volume before attaching it: timeout and poll interval in seconds. */
 const VOLUME_READY_TIMEOUT_S = '600';
 const VOLUME_READY_INTERVAL_S = '2';
-export const CLUSTER_SHARED_VOLUME_GB = 30000;
+/**
+ * The cluster's shared file system when the request names no size: the smallest volume the API takes,
+ * as `k8s create gpucloud` chooses (the API alone would make API_CLUSTER_SHARED_VOLUME_GB, which costs
+ * more per hour than a small cluster). The plan's notes say so.
+ */
+export const CLUSTER_SHARED_VOLUME_GB = SMALLEST_VOLUME_GB;
 const DEFAULT_SSH_KEYS = ['<DEFAULT_SSH_KEY_ID>'];
 const DEFAULT_LOCATION = '<DEFAULT_LOCATION>';
 
@@ -217,8 +223,9 @@ function instanceTypeFromGpu(intent: Extract<Intent, { type: 'create-instance' }
   return codes.find((c) => re.test(c));
 }
 
-function plan(question: string, summary: string, commands: PlanCommand[]): Plan {
-  return { version: 1, provider: 'gpucloud', question, summary, commands };
+/** `notes`: the defaults the planner chose that cost money (issue 39 item 8), said in the plan and its dry run. */
+function plan(question: string, summary: string, commands: PlanCommand[], notes: string[] = []): Plan {
+  return { version: 1, provider: 'gpucloud', question, summary, commands, ...(notes.length ? { notes } : {}) };
 }
 
 /** Builds the plan for a request, or throws InvalidInputError (exit 2) with a hint. */
@@ -393,10 +400,17 @@ export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
         shared_volume: { name: `${hostname}-shared-volume`, size: CLUSTER_SHARED_VOLUME_GB },
       };
       return requireInCatalogue(
-        plan(question, `create ${intent.kubernetes ? 'Kubernetes ' : ''}Instant Cluster ${hostname} (${intent.clusterType}) and wait until it runs`, [
-          { args: api('POST', '/v1/clusters', body), reason: `create Instant Cluster ${hostname}`, produces: { CLUSTER_ID: '$.id' } },
-          { args: ['gpucloud-wait', 'clusters', '<CLUSTER_ID>', 'running'], reason: `wait until ${hostname} is running` },
-        ]),
+        plan(
+          question,
+          `create ${intent.kubernetes ? 'Kubernetes ' : ''}Instant Cluster ${hostname} (${intent.clusterType}) and wait until it runs`,
+          [
+            { args: api('POST', '/v1/clusters', body), reason: `create Instant Cluster ${hostname} (with a ${CLUSTER_SHARED_VOLUME_GB} GB shared volume)`, produces: { CLUSTER_ID: '$.id' } },
+            { args: ['gpucloud-wait', 'clusters', '<CLUSTER_ID>', 'running'], reason: `wait until ${hostname} is running` },
+          ],
+          [
+            `default chosen: ${hostname}'s shared volume (NVMe_Shared) is ${CLUSTER_SHARED_VOLUME_GB} GB, the smallest the API makes, because the request named no size (without one the API would make ${API_CLUSTER_SHARED_VOLUME_GB} GB); for more, set shared_volume.size in the plan or use \`assistant k8s create gpucloud --shared-volume <GB>\``,
+          ],
+        ),
         ctx,
       );
     }
@@ -460,7 +474,11 @@ export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
         );
       }
       const summary = `${stopping ? `shut down ${instance!.hostname ?? instance!.id}, ` : ''}create volume ${name}${instance ? ` and attach it to ${instance.hostname ?? instance.id}` : ''}`;
-      return requireInCatalogue(plan(question, summary, commands), ctx);
+      const chosen = [
+        ...(intent.size ? [] : [`default chosen: volume ${name} is ${size} GB because the request named no size; say the size (e.g. "500 GB") to choose`]),
+        ...(/\b(nvme|hdd|shared|sfs|nfs)\b/i.test(question) ? [] : [`default chosen: volume ${name} is NVMe (HDD costs less per GB) because the request named no type; say "hdd" for HDD`]),
+      ];
+      return requireInCatalogue(plan(question, summary, commands, chosen), ctx);
     }
 
     case 'volume-action': {

@@ -21,6 +21,12 @@ import type { ClientEvent, GpuCloudCredentials } from './types.js';
 export const TOKEN_EXPIRY_MARGIN_MS = 30_000;
 /** Used when the token response omits expires_in (the documented value). */
 const DEFAULT_EXPIRES_IN_SEC = 3600;
+/**
+ * The scope every client-credentials token request names (SPEC 5; the API issues this scope since
+ * 2026-03-20, wire reference §2). Asked for explicitly, so the token keeps working if the server's
+ * default ever changes, and a server that would issue another scope says so (invalid_scope) instead.
+ */
+export const GPUCLOUD_SCOPE = 'cloud-api-v1';
 
 export type Grant = 'client_credentials' | 'refresh_token';
 
@@ -37,7 +43,7 @@ export interface TokenManagerOptions {
   tokenPath: string;
   /** The disk cache; the manager keys it by the client secret and scope it authenticates with. */
   cache?: UnkeyedTokenCache;
-  /** OAuth scope requested and part of the cache key ('' = the server's default). */
+  /** OAuth scope requested and part of the cache key (default GPUCLOUD_SCOPE; '' = none, the server's default). */
   scope?: string;
   onEvent?: (event: ClientEvent) => void;
   /** Clock in epoch ms (tests). */
@@ -76,11 +82,13 @@ export class TokenManager {
   private inflight: Promise<CachedToken> | undefined;
   private readonly now: () => number;
   private readonly cache: TokenFileCache | undefined;
+  private readonly scope: string;
 
   constructor(private readonly opts: TokenManagerOptions) {
     this.now = opts.now ?? Date.now;
+    this.scope = opts.scope ?? GPUCLOUD_SCOPE;
     registerSecret(opts.credentials.clientSecret);
-    this.cache = opts.cache?.keyed(opts.credentials.clientSecret, opts.scope ?? '');
+    this.cache = opts.cache?.keyed(opts.credentials.clientSecret, this.scope);
   }
 
   /** A valid access token; shares one fetch among concurrent callers. The signal only stops this caller's wait. */
@@ -131,6 +139,8 @@ export class TokenManager {
       grant_type: 'client_credentials',
       client_id: this.opts.credentials.clientId,
       client_secret: this.opts.credentials.clientSecret,
+      // A refresh keeps the scope of the token it renews (RFC 6749 §6), so only this grant names it.
+      ...(this.scope ? { scope: this.scope } : {}),
     });
     this.current = token;
     // The disk cache is an optimisation: failing to write it must not fail the request.

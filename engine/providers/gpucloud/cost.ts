@@ -223,3 +223,68 @@ export async function burnGpuCloud(read: PreviewRead): Promise<Burn> {
   const s = await accountCost({ all: async (paths) => { const out: unknown[] = []; for (const p of paths) out.push(await one(p)); return out; }, one }, Date.now());
   return { per_hour: s.hourly_cost, currency: s.currency, unpriced: s.unpriced };
 }
+
+/**
+ * A time an instance spent hibernated by auto-stop (engine/producers/autostop/ledger.ts): from the
+ * hibernate until the restore was sent, or, while none was, until now if the account still lists it
+ * hibernated, else until the last time it was seen so (`seen_until`).
+ */
+export interface HibernationPeriod {
+  id: string;
+  name: string;
+  type: string;
+  /** The machine's price when it was hibernated (the instance record's price_per_hour). */
+  price_per_hour: number | null;
+  from: number;
+  restored_at?: number;
+  seen_until: number;
+  /** Its OS volume: where the API deletes a hibernated instance, the volume kept detached is what is left of it. */
+  os_volume_id?: string;
+}
+
+export interface HibernationSaving {
+  id: string;
+  name: string;
+  type: string;
+  hibernated_at: string;
+  until: string;
+  still_hibernated: boolean;
+  hours: number;
+  price_per_hour: number | null;
+  saved: number | null;
+}
+
+/**
+ * What auto-stop's hibernations saved: each period's hours at the machine's price (a hibernated machine
+ * does not bill; its volumes still do and are in the burn), and what the ones still hibernated save per
+ * hour now. `instances` and `volumes` are the account's lists, read now. An instance is still hibernated
+ * while it is listed so, or, where the API deleted it to hibernate it, while it is not listed and its OS
+ * volume is, detached.
+ */
+export function hibernationSavings(periods: readonly HibernationPeriod[], instances: unknown, volumes: unknown, now: number): { periods: HibernationSaving[]; total: number; per_hour_now: number } {
+  const statusOf = new Map(list(instances).map((i) => [str(i.id), str(i.status)] as const));
+  const detached = new Set(list(volumes).filter((v) => str(v.status) === 'detached' && !v.deleted_at).map((v) => str(v.id)));
+  const hibernated = new Set(['starting_hibernation', 'hibernating']);
+  const out = periods.map((p): HibernationSaving => {
+    const status = statusOf.get(p.id);
+    const still = p.restored_at === undefined && (status === undefined ? p.os_volume_id !== undefined && detached.has(p.os_volume_id) : hibernated.has(status));
+    const end = p.restored_at ?? (still ? now : p.seen_until);
+    const hours = Math.max(0, end - p.from) / 3_600_000;
+    return {
+      id: p.id,
+      name: p.name,
+      type: p.type,
+      hibernated_at: new Date(p.from).toISOString(),
+      until: new Date(end).toISOString(),
+      still_hibernated: still,
+      hours,
+      price_per_hour: p.price_per_hour,
+      saved: p.price_per_hour === null ? null : p.price_per_hour * hours,
+    };
+  });
+  return {
+    periods: out,
+    total: out.reduce((s, p) => s + (p.saved ?? 0), 0),
+    per_hour_now: out.filter((p) => p.still_hibernated).reduce((s, p) => s + (p.price_per_hour ?? 0), 0),
+  };
+}

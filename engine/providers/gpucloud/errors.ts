@@ -25,6 +25,8 @@ const TOKEN_ENDPOINT_HINTS: Record<string, string> = {
   server_error: 'the gpucloud authentication service had an internal error; retry later',
   service_unavailable: 'the gpucloud authentication service is unavailable right now (not a capacity problem); retry in a few minutes',
   rate_limit_exceeded: 'too many token requests; wait a minute and retry',
+  invalid_scope:
+    'these credentials cannot get a cloud-api-v1 token (older credentials were issued another scope); create new Cloud API credentials in the console and run `assistant credentials test gpucloud`',
 };
 
 /** DNS failures cannot be fixed by retrying; the host name is usually mistyped. */

@@ -7,6 +7,7 @@ import type { MakerCapability } from '../../core/capabilities.js';
 import type { Plan } from '../../../schemas/plan.js';
 import { findKind } from './catalogue.js';
 import { listPlan } from './static-plans.js';
+import { apiDefaultNotes } from './priced-defaults.js';
 
 /** Catalogue name passed to the maker → catalogue kind read for it. */
 const CONTEXT_KINDS: Record<string, string> = {
@@ -35,4 +36,5 @@ export const gpucloudMaker: MakerCapability = {
       defaults: predefined,
     };
   },
+  statedDefaults: apiDefaultNotes,
 };
