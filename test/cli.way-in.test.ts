@@ -80,7 +80,7 @@ test('linked onto the PATH as `assistant` (npm link, or ln -s as the README show
 test('the README puts `assistant` on the PATH as written on a fresh machine (no ~/.local/bin yet); the package name is not the registry\'s unrelated "assistant"', () => {
   const root = dirname(dirname(BIN));
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const quickstart = /## Quickstart\n\n```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+  const quickstart = /## Install\n\n[^`]*```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
   const step = quickstart.split('\n').find((l) => /put `assistant` on the PATH/.test(l));
   assert.ok(step, quickstart);
   const home = tempHome('assistant-path-');
@@ -94,7 +94,7 @@ test('the README puts `assistant` on the PATH as written on a fresh machine (no 
   // `assistant` on the registry is someone else's package; ours must not share its name (the command keeps it).
   assert.is.not(pkg.name, 'assistant');
   assert.equal(Object.keys(pkg.bin), ['assistant']);
-  assert.match(readme, /NPM_CONFIG_PREFIX=~\/\.local npm link/);
+  assert.match(readFileSync(join(root, 'docs', 'getting-started.md'), 'utf8'), /NPM_CONFIG_PREFIX=~\/\.local npm link/);
 });
 
 test.run();

@@ -25,13 +25,17 @@ export interface ServeLimits {
   requestTimeoutMs?: number;
   /** A connection that no request has proven yet is closed after this (default 10 s). */
   unprovenMs?: number;
-  /** Unproven connections per client address at most (default 32). */
+  /**
+   * Unproven connections per client address at most (default 128). A connection is unproven from its
+   * accept until its first request is parsed, so an agent opening 50 connections at once has 50 unproven
+   * ones for a moment: the bound must stay above what one legitimate client opens in one go.
+   */
   maxUnprovenPerAddress?: number;
   /** Connections at most (default 512). */
   maxConnections?: number;
 }
 
-export const SERVE_DEFAULTS = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, unprovenMs: 10_000, maxUnprovenPerAddress: 32, maxConnections: 512 } as const;
+export const SERVE_DEFAULTS = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, unprovenMs: 10_000, maxUnprovenPerAddress: 128, maxConnections: 512 } as const;
 
 export interface ServeOptions {
   host: string;
