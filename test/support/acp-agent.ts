@@ -11,14 +11,23 @@
  * - `env`: answers with what its environment holds (names only, and the agent settings' values);
  * - `escape`: a tool title and a message carrying terminal escape sequences.
  *
- * Every prompt, cancel and start is appended to the --log file as a JSON line, with the process ID.
+ * Every prompt, cancel and start is appended to the --log file as a JSON line, with the process ID. In
+ * a sandbox every agent is PID 2 of a PID namespace of its own, so the ID names the namespace too.
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readlinkSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 
 const logFile = process.argv[process.argv.indexOf('--log') + 1];
-const log = (entry: Record<string, unknown>) => logFile && appendFileSync(logFile, JSON.stringify({ pid: process.pid, ...entry }) + '\n');
+const pidNamespace = (() => {
+  try {
+    return readlinkSync('/proc/self/ns/pid');
+  } catch {
+    return 'host';
+  }
+})();
+const pid = `${process.pid} in ${pidNamespace}`;
+const log = (entry: Record<string, unknown>) => logFile && appendFileSync(logFile, JSON.stringify({ pid, ...entry }) + '\n');
 log({ event: 'start' });
 
 const cancelled = new Set<string>();

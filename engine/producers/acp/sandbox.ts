@@ -1,0 +1,58 @@
+/**
+ * Where an external agent runs (box and talk alike): in the sandbox of engine/core/process/contain.ts,
+ * with the network (it talks to its model), a scratch folder as its HOME and working directory, exactly
+ * the environment its launch computed (an allowlist plus its own key), and only the paths the user
+ * granted in the config (`agent.read_only`, `agent.read_write`). The assistant's config file and data
+ * folder are hidden even inside a granted folder. Without a sandbox it refuses unless `--unsandboxed`.
+ */
+import { isAbsolute, join, resolve } from 'node:path';
+import type { AgentConfig } from '../../../schemas/config.js';
+import { resolveConfigPath } from '../../core/config/load.js';
+import { contain, type Contained } from '../../core/process/contain.js';
+
+export interface AgentSandbox {
+  readOnly: string[];
+  readWrite: string[];
+  /** The assistant's config file and data folder. */
+  hidden: string[];
+  /** `--unsandboxed`: a plain process where no sandbox can be made. */
+  unsandboxed: boolean;
+}
+
+export interface AgentSandboxOptions {
+  config?: AgentConfig;
+  home: string;
+  /** `--config` (else ~/.assistant.yaml). */
+  configPath?: string;
+  unsandboxed?: boolean;
+}
+
+const expand = (path: string, home: string) => {
+  const p = path.replace(/^~(?=$|\/)/, home);
+  return isAbsolute(p) ? p : resolve(home, p);
+};
+
+/** The sandbox of the agents of this config and home. */
+export function agentSandbox(o: AgentSandboxOptions): AgentSandbox {
+  return {
+    readOnly: (o.config?.read_only ?? []).map((p) => expand(p, o.home)),
+    readWrite: (o.config?.read_write ?? []).map((p) => expand(p, o.home)),
+    hidden: [resolveConfigPath(o.configPath, o.home), join(o.home, '.assistant')],
+    unsandboxed: Boolean(o.unsandboxed),
+  };
+}
+
+/** One agent process's launch, contained (throws SandboxUnavailable where none can be made without --unsandboxed). */
+export function containAgent(launch: { name: string; command: string; args: readonly string[]; env: Record<string, string> }, sandbox: AgentSandbox): Contained {
+  return contain({
+    what: `the agent ${launch.name}`,
+    command: launch.command,
+    args: launch.args,
+    env: launch.env,
+    network: true,
+    readOnly: sandbox.readOnly,
+    readWrite: sandbox.readWrite,
+    hidden: sandbox.hidden,
+    unsandboxed: sandbox.unsandboxed,
+  });
+}
