@@ -30,6 +30,8 @@ export interface SessionOptions {
   backendOnly?: boolean;
   /** `--files DIR`: binds <FILES>, the only place plan steps read local files from. */
   filesDir?: string;
+  /** `--terraform-plan`, `--unsandboxed`: the user's opt-ins to running their workspaces' code (ConnectOptions.workspaceCode). */
+  workspaceCode?: { plan?: boolean; unsandboxed?: boolean };
 }
 
 /**
@@ -75,6 +77,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     warn: (message) => warn(ctx, message),
     signal,
     backendOnly: opts.backendOnly,
+    workspaceCode: opts.workspaceCode,
   };
   // The providers the sandbox stands in for (gpucloud, and ssh to its clusters' head nodes) connect to
   // its stand-ins; every other provider reaches its real endpoint (engine/producers/sandbox/sandbox.ts).

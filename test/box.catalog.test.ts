@@ -103,7 +103,7 @@ test('a box with an ACP agent answers through the project\'s ACP client (a stand
   // The box runs its agent contained: the stand-in's sandbox is granted this repository and its log folder.
   const config = configFile(`agent:\n${standinGrants(dir)}`);
   dirs.push(join(config, '..'));
-  const box = await startBox(['--agent', 'goose'], { env: { PATH: `${join(dir, 'bin')}:${process.env.PATH}` }, globalArgs: ['--sandbox', '--config', config] });
+  const box = await startBox(['--agent', 'goose', '--unsandboxed'], { env: { PATH: `${join(dir, 'bin')}:${process.env.PATH}` }, globalArgs: ['--sandbox', '--config', config] });
   dirs.push(box.home);
   try {
     const info = (await (await fetch(`${box.url}/v1/box/info`)).json()) as any;

@@ -28,6 +28,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, lstatSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
+import { resolveConfigPath } from '../config/load.js';
 import { AssistantError, ExitCode } from '../errors.js';
 import { OWN_GROUP } from './group.js';
 import { isExecutable } from './probe.js';
@@ -53,6 +54,12 @@ export interface ContainOptions {
   hidden?: readonly string[];
   /** The working directory: the scratch folder unless given (then it must be one of the granted paths). */
   cwd?: string;
+  /**
+   * HOME as the child sees it: its scratch folder unless given. A tool that finds its credentials under
+   * `~` (terraform's backends: ~/.aws, ~/.terraform.d) keeps the user's HOME path, in which only the
+   * granted folders exist.
+   */
+  home?: string;
   /** The user said `--unsandboxed`: run as a plain process where no sandbox is available. */
   unsandboxed?: boolean;
   /** Where the scratch folder is made (default: the system temp folder). */
@@ -69,6 +76,8 @@ export interface Contained {
   scratch: string;
   /** false when it runs unsandboxed (`--unsandboxed` where no sandbox is available). */
   contained: boolean;
+  /** The program's absolute path, or undefined when it is not on PATH (the caller says so). */
+  program?: string;
   /**
    * Starts it, leading its own process group (killGroup), with these stdio pipes. Descriptors this
    * process inherited without close-on-exec (a shell's, a CI runner's) reach the child as /dev/null.
@@ -76,6 +85,20 @@ export interface Contained {
   spawn(stdio: readonly ('pipe' | 'ignore')[]): ChildProcess;
   /** Removes the scratch folder (idempotent). Symlinks the child left there are removed, never followed. */
   dispose(): void;
+}
+
+/**
+ * What every contained child of one command shares: the user's HOME, the assistant's own config file and
+ * data folder (hidden even inside a folder the user grants), and the user's `--unsandboxed`.
+ */
+export interface SandboxSettings {
+  home: string;
+  hidden: string[];
+  unsandboxed: boolean;
+}
+
+export function sandboxSettings(o: { home: string; configPath?: string; unsandboxed?: boolean }): SandboxSettings {
+  return { home: o.home, hidden: [resolveConfigPath(o.configPath, o.home), join(o.home, '.assistant')], unsandboxed: Boolean(o.unsandboxed) };
 }
 
 /** No sandbox here, and the user did not opt out: nothing was started (exit 3). */
@@ -231,7 +254,7 @@ export function contain(opts: ContainOptions): Contained {
     disposed = true;
     rmSync(scratch, { recursive: true, force: true });
   };
-  const env: Record<string, string> = { ...opts.env, HOME: scratch };
+  const env: Record<string, string> = { ...opts.env, HOME: opts.home ?? scratch };
   delete env.TMPDIR; // the sandbox's own /tmp
   const cwd = opts.cwd ?? scratch;
   const program = resolveProgram(opts.command, opts.env);
@@ -242,6 +265,7 @@ export function contain(opts: ContainOptions): Contained {
     cwd,
     scratch,
     contained,
+    program: isAbsolute(program) ? program : undefined,
     spawn: (stdio) => spawnWithoutLeaks(command, args, { env, cwd, stdio }),
     dispose,
   });

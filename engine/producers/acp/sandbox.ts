@@ -5,18 +5,14 @@
  * granted in the config (`agent.read_only`, `agent.read_write`). The assistant's config file and data
  * folder are hidden even inside a granted folder. Without a sandbox it refuses unless `--unsandboxed`.
  */
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import type { AgentConfig } from '../../../schemas/config.js';
-import { resolveConfigPath } from '../../core/config/load.js';
-import { contain, type Contained } from '../../core/process/contain.js';
+import { contain, sandboxSettings, type Contained, type SandboxSettings } from '../../core/process/contain.js';
 
-export interface AgentSandbox {
+/** The command's sandbox settings, and what the user granted the agent (`agent.read_only`, `agent.read_write`). */
+export interface AgentSandbox extends SandboxSettings {
   readOnly: string[];
   readWrite: string[];
-  /** The assistant's config file and data folder. */
-  hidden: string[];
-  /** `--unsandboxed`: a plain process where no sandbox can be made. */
-  unsandboxed: boolean;
 }
 
 export interface AgentSandboxOptions {
@@ -35,10 +31,9 @@ const expand = (path: string, home: string) => {
 /** The sandbox of the agents of this config and home. */
 export function agentSandbox(o: AgentSandboxOptions): AgentSandbox {
   return {
+    ...sandboxSettings(o),
     readOnly: (o.config?.read_only ?? []).map((p) => expand(p, o.home)),
     readWrite: (o.config?.read_write ?? []).map((p) => expand(p, o.home)),
-    hidden: [resolveConfigPath(o.configPath, o.home), join(o.home, '.assistant')],
-    unsandboxed: Boolean(o.unsandboxed),
   };
 }
 
