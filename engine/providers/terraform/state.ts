@@ -19,7 +19,7 @@
  * The state is JSON (format version 4, terraform 0.12 and later) and parsed here: resources with their
  * instances, outputs with their `sensitive` flag.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { OperationError } from '../../core/errors.js';
 import { contain, type SandboxSettings } from '../../core/process/contain.js';
@@ -154,10 +154,41 @@ const TERRAFORM_HOME = ['.terraformrc', '.terraform.d'];
 /** Variables naming credential or configuration files: granted read-only where set. */
 const CREDENTIAL_FILE_VARS = ['TF_CLI_CONFIG_FILE', 'TF_PLUGIN_CACHE_DIR', 'AWS_SHARED_CREDENTIALS_FILE', 'AWS_CONFIG_FILE', 'GOOGLE_APPLICATION_CREDENTIALS', 'GOOGLE_CREDENTIALS', 'KUBECONFIG', 'ARM_CLIENT_CERTIFICATE_PATH'];
 
-/** What a contained terraform may read: the workspace, and credentials (all clouds' for a plan; one backend's for a pull). */
+/**
+ * Where the workspace's installed providers really are: `terraform init` links `.terraform/providers/…`
+ * to a filesystem mirror or the plugin cache. terraform checks they are there even for `state pull`
+ * (it never starts them for it); a plan starts them.
+ */
+function providerTargets(wsPath: string, env: Record<string, string | undefined>): string[] {
+  const dataDir = env.TF_DATA_DIR ? resolve(wsPath, env.TF_DATA_DIR) : join(wsPath, '.terraform');
+  const out: string[] = [];
+  // registry host / namespace / type / version / platform: five levels below providers/.
+  const walk = (dir: string, depth: number) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const path = join(dir, e.name);
+      if (e.isSymbolicLink()) {
+        try {
+          out.push(realpathSync(path));
+        } catch {
+          // a dangling link: terraform will say the provider is missing
+        }
+      } else if (e.isDirectory() && depth < 5) walk(path, depth + 1);
+    }
+  };
+  walk(join(dataDir, 'providers'), 0);
+  return out;
+}
+
+/** What a contained terraform may read: the workspace and its providers, and credentials (all clouds' for a plan; one backend's for a pull). */
 export function terraformGrants(wsPath: string, env: Record<string, string | undefined>, home: string, clouds: readonly string[]): string[] {
   const fromVars = CREDENTIAL_FILE_VARS.map((v) => env[v]).filter((p): p is string => Boolean(p && isAbsolute(p)));
-  return [wsPath, ...[...TERRAFORM_HOME, ...clouds].map((p) => join(home, p)), ...fromVars];
+  return [wsPath, ...providerTargets(wsPath, env), ...[...TERRAFORM_HOME, ...clouds].map((p) => join(home, p)), ...fromVars];
 }
 
 /** Every cloud's credential folders (a plan's providers may need any of them). */
@@ -215,7 +246,10 @@ function idIsSensitive(instance: Obj): boolean {
 export function parseState(state: unknown): TfState {
   const s = obj(state);
   const instances: StateInstance[] = [];
-  for (const raw of arr(s.resources)) {
+  // In address order, as terraform prints them (instances keep their index order).
+  const base = (r: Obj) => `${str(r.module) ?? ''}\u0000${r.mode === 'data' ? 1 : 0}\u0000${str(r.type) ?? ''}\u0000${str(r.name) ?? ''}`;
+  const resources = arr(s.resources).map(obj).sort((a, b) => (base(a) < base(b) ? -1 : base(a) > base(b) ? 1 : 0));
+  for (const raw of resources) {
     const r = obj(raw);
     const type = str(r.type);
     const name = str(r.name);
@@ -227,7 +261,10 @@ export function parseState(state: unknown): TfState {
       instances.push({ address: `${base}${indexSuffix(instance.index_key)}`, mode, type, name, values: obj(instance.attributes), sensitiveId: idIsSensitive(instance) });
     }
   }
-  const outputs = Object.entries(obj(s.outputs)).map(([name, o]) => {
+  // By name, as terraform prints them.
+  const outputs = Object.entries(obj(s.outputs))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, o]) => {
     const sensitive = obj(o).sensitive === true;
     return sensitive ? { name, sensitive } : { name, sensitive, value: obj(o).value };
   });

@@ -174,7 +174,8 @@ function exitError(tool: CliTool, shown: string, code: number | null, sig: NodeJ
 function lastLines(text: string, count = 4): string {
   const lines = text
     .split(/\r?\n/)
-    .map((l) => l.replace(/[\u0000-\u001f\u007f]/g, '').trim())
+    // Colour and cursor sequences (terraform colours its errors) go whole, not just their ESC.
+    .map((l) => l.replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, '').replace(/[\u0000-\u001f\u007f]/g, '').trim())
     .filter(Boolean);
   const tail = lines.slice(-count).join(' / ');
   return tail.length > 1000 ? `…${tail.slice(-1000)}` : tail;
