@@ -24,7 +24,6 @@ import { askQuestion, contextPlanFor, makePlanFromQuestion, REPORT_QUESTIONS, re
 import { cliAskContext, cliAskObserver } from './ask-observer.js';
 import { policyFromFlags, type AutostopPolicy } from '../engine/producers/autostop/policy.js';
 import { runGroup } from './group.js';
-import { sandboxSettings } from '../engine/core/process/contain.js';
 
 type AskFlags = Record<string, unknown> & {
   apply?: boolean;
@@ -223,15 +222,7 @@ async function ask(
     // a question nothing else claims goes to terraform.
     const session = workspace ? { ...opened, config: { ...opened.config, terraform: { ...opened.config.terraform, default_workspace: workspace } } } : opened;
     if (workspace && !report && !providerFlags.length && routeQuestion(question, { config: session.config, routings: await providerRoutings() }).defaulted) providerFlags = ['terraform'];
-    const reportOptions = {
-      backend: session,
-      env: ctx.env,
-      signal: ctx.signal,
-      profile,
-      roleArn,
-      workspace,
-      workspaceSandbox: sandboxSettings({ home: ctx.home, configPath: ctx.globals.config, unsandboxed: workspaceCode.unsandboxed }),
-    };
+    const reportOptions = { backend: session, env: ctx.env, signal: ctx.signal, profile, roleArn, workspace };
     let structuredReport: unknown;
     // --agent-trace prints the same phases as lines; the spinner would only fight with them.
     const spinner = agentTrace ? undefined : createPhaseSpinner(ctx.io);

@@ -9,7 +9,8 @@ import { readPlan } from '../machines/apply/index.js';
 import type { CapableProvider } from '../engine/providers/index.js';
 import { providersWith } from '../engine/providers/index.js';
 import { describeStack, analyseRepo, type Stack } from '../engine/producers/deploy/analyse.js';
-import { publicUrl, remoteKind, repoName, withClone } from '../engine/producers/deploy/clone.js';
+import { publicUrl, remoteHost, remoteKind, repoName, withClone } from '../engine/producers/deploy/clone.js';
+import { isLoopbackHost, NotInSandbox } from '../engine/core/hermetic.js';
 import { readEnvFile } from '../engine/producers/deploy/env-file.js';
 import { slugName, type CompiledDeploy, type EnvValue } from '../engine/producers/deploy/plan.js';
 import { ExitCode, InvalidInputError, OperationError, UsageError } from '../engine/core/errors.js';
@@ -157,6 +158,11 @@ async function deploy(ctx: CommandContext, deployers: readonly Deployer[], rawUr
   const token = config.repohost?.token ?? ctx.env.REPOHOST_TOKEN ?? undefined;
   if (token) registerSecret(token);
   const cleanUrl = publicUrl(url);
+  // --sandbox is hermetic: a repository on another host is not fetched (one on this machine is).
+  const host = remoteHost(url);
+  if (ctx.globals.sandbox && host !== undefined && !isLoopbackHost(host)) {
+    throw new NotInSandbox(`cloning ${cleanUrl} would reach ${host}`, 'deploy a repository on this machine (a path or file://…) in the sandbox, or run without --sandbox');
+  }
   if (cleanUrl !== url) throw new UsageError('the repository URL carries credentials; they would end up in the plan', { hint: 'remove them from the URL and set repohost.token in the config (or REPOHOST_TOKEN)' });
 
   return withClone({ url, ref: opts.ref ? String(opts.ref) : undefined, token, signal: ctx.signal, tmpRoot: ctx.env.ASSISTANT_DEPLOY_TMPDIR }, async ({ dir, sha }) => {

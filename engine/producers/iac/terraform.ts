@@ -9,9 +9,8 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Config } from '../../../schemas/config.js';
 import { UsageError } from '../../core/errors.js';
-import { TERRAFORM_CLI, terraformChildEnv } from '../../providers/terraform/provider.js';
+import { TERRAFORM_CLI, type TerraformClient } from '../../providers/terraform/provider.js';
 import { parseState, workspaceState } from '../../providers/terraform/state.js';
-import type { SandboxSettings } from '../../core/process/contain.js';
 
 export interface TfResource {
   address: string;
@@ -47,8 +46,12 @@ export function selectedWorkspace(config: Config, flag?: string): { name: string
   return { name, path };
 }
 
-export async function readWorkspace(ws: { name: string; path: string }, env: Record<string, string | undefined>, sandbox: SandboxSettings, signal: AbortSignal): Promise<TfWorkspace> {
-  const state = parseState(await workspaceState(TERRAFORM_CLI, ws, { env: terraformChildEnv(env), sandbox, signal }));
+/**
+ * The workspace's state through the terraform provider's client (the session's: under --sandbox it is
+ * refused like any provider without a stand-in), read as data.
+ */
+export async function readWorkspace(ws: { name: string; path: string }, client: TerraformClient, signal: AbortSignal): Promise<TfWorkspace> {
+  const state = parseState(await workspaceState(TERRAFORM_CLI, ws, { env: client.env, sandbox: client.sandbox, signal }));
   const resources: TfResource[] = state.instances.filter((r) => r.mode === 'managed').map((r) => ({ address: r.address, type: r.type, name: r.name, values: r.values }));
   const by_type: Record<string, number> = {};
   for (const r of resources) by_type[r.type] = (by_type[r.type] ?? 0) + 1;
