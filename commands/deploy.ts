@@ -179,7 +179,8 @@ async function deploy(ctx: CommandContext, deployers: readonly Deployer[], rawUr
     }
     // With -o json|yaml the analysis is part of the document on stdout.
     if (!ctx.out.structured) ctx.io.stderr.write(`analysis of ${cleanUrl}:\n${describeStack(stack, sha)}\n`);
-    if (opts.apply && spec.runsSource) refuseUnshippable(url, target);
+    // In the sandbox the instance is the emulator's: a repository on this machine is all it may use.
+    if (opts.apply && spec.runsSource && !ctx.globals.sandbox) refuseUnshippable(url, target);
     // An instance runs the code itself: it needs a start command unless docker or compose starts it.
     const needsStart = spec.runsSource && !opts.start && (!stack.runtime || ((stack.runtime === 'python' || stack.runtime === 'node') && !stack.start));
     const resolvedStart = opts.start ?? (needsStart ? await settle(ctx, stack, 'start') : stack.start);
