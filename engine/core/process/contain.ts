@@ -256,6 +256,8 @@ export function contain(opts: ContainOptions): Contained {
   };
   const env: Record<string, string> = { ...opts.env, HOME: opts.home ?? scratch };
   delete env.TMPDIR; // the sandbox's own /tmp
+  // Folders of the user's session the sandbox does not show: the child falls back to its HOME.
+  for (const name of ['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_STATE_HOME', 'XDG_RUNTIME_DIR']) delete env[name];
   const cwd = opts.cwd ?? scratch;
   const program = resolveProgram(opts.command, opts.env);
   const launch = (command: string, args: string[], contained: boolean): Contained => ({
