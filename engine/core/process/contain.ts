@@ -21,8 +21,8 @@
  *
  * Where bubblewrap is missing or cannot make namespaces (macOS, a container without user namespaces),
  * `contain` refuses (`sandbox_unavailable`, exit 3) unless the caller passes `unsandboxed` (the user's
- * explicit `--unsandboxed`): then the child runs as a plain process with the same environment and
- * scratch folder, and can read whatever the user can.
+ * explicit `--unsandboxed`): then the child runs as a plain process of the user's session (its HOME
+ * kept, the scratch folder as working directory) and can read whatever the user can.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, lstatSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from 'node:fs';
@@ -254,10 +254,16 @@ export function contain(opts: ContainOptions): Contained {
     disposed = true;
     rmSync(scratch, { recursive: true, force: true });
   };
-  const env: Record<string, string> = { ...opts.env, HOME: opts.home ?? scratch };
-  delete env.TMPDIR; // the sandbox's own /tmp
-  // Folders of the user's session the sandbox does not show: the child falls back to its HOME.
-  for (const name of ['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_STATE_HOME', 'XDG_RUNTIME_DIR']) delete env[name];
+  const env: Record<string, string> = { ...opts.env };
+  if (availability.ok) {
+    env.HOME = opts.home ?? scratch;
+    delete env.TMPDIR; // the sandbox's own /tmp
+    // Folders of the user's session the sandbox does not show: the child falls back to its HOME.
+    for (const name of ['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_STATE_HOME', 'XDG_RUNTIME_DIR']) delete env[name];
+  } else {
+    // Unsandboxed (the user's --unsandboxed): a plain process of the user's session, as before.
+    env.HOME = opts.home ?? opts.env.HOME ?? scratch;
+  }
   const cwd = opts.cwd ?? scratch;
   const program = resolveProgram(opts.command, opts.env);
   const launch = (command: string, args: string[], contained: boolean): Contained => ({
