@@ -30,6 +30,8 @@ export interface ApplyFlags {
   region?: string;
   /** `--files DIR`: the only directory plan steps may read local files from (`<FILES>/name`). */
   filesDir?: string;
+  /** `--terraform-plan`, `--unsandboxed`: a plan's terraform plan reads may run the workspace's code, contained. */
+  workspaceCode?: { plan?: boolean; unsandboxed?: boolean };
   /** Values the plan may use for this run only (a deploy's secrets): never in its report. */
   secretBindings?: Record<string, string>;
   /** What the command adds to the report (a deploy's URL), given the report of a succeeded run. */
@@ -52,7 +54,7 @@ function limitOf(session: Session, flags: ApplyFlags) {
 
 /** Applies a plan document in a session of its own. */
 export async function applyInput(ctx: CommandContext, input: unknown, flags: ApplyFlags): Promise<number> {
-  return withSession(ctx, (session) => applyInSession(ctx, session, input, flags), { profile: flags.profile, region: flags.region, filesDir: flags.filesDir });
+  return withSession(ctx, (session) => applyInSession(ctx, session, input, flags), { profile: flags.profile, region: flags.region, filesDir: flags.filesDir, workspaceCode: flags.workspaceCode });
 }
 
 /** Runs the apply module with the session's deadline, journal and budget; no output of its own. */
@@ -83,7 +85,7 @@ export async function applyInSession(ctx: CommandContext, session: Session, inpu
 
 /** A dry run of a plan document in a session of its own. */
 export async function dryRunInput(ctx: CommandContext, input: unknown, flags: ApplyFlags): Promise<number> {
-  return withSession(ctx, (session) => dryRunInSession(ctx, session, input, flags), { profile: flags.profile, region: flags.region, filesDir: flags.filesDir });
+  return withSession(ctx, (session) => dryRunInSession(ctx, session, input, flags), { profile: flags.profile, region: flags.region, filesDir: flags.filesDir, workspaceCode: flags.workspaceCode });
 }
 
 /** The dry run: only reads; the same prices and budget figures the apply would use. Exit 3 when applying would be refused. */

@@ -50,6 +50,8 @@ type AskFlags = Record<string, unknown> & {
   roleArn?: string;
   compliance?: boolean;
   discovery?: boolean;
+  terraformPlan?: boolean;
+  unsandboxed?: boolean;
 };
 
 /** A switch as cac hands it over: `true`, or `"true"` for a hyphenated one written `--cloud-a=true` (commands/group.ts). */
@@ -127,6 +129,8 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
     command
       .option('--profile <name>', 'cloud_a environment (infra.cloud_a.environments.<name>) or aws profile to read with')
       .option('--workspace <name>', 'Terraform workspace (terraform.workspaces.<name>) the terraform reads use; its state, and drift against cloud_a, joins a cloud_a question')
+      .option('--terraform-plan', "Let a terraform question compute what an apply would change: terraform plan runs the workspace's providers and data sources, in a sandbox without the assistant's secrets (reads alone never run workspace code)")
+      .option('--unsandboxed', 'Where no sandbox can be made (no bubblewrap, no user namespaces), run workspace code (--terraform-plan, a non-local backend\'s state pull) as a plain process')
       .option('--iam', 'IAM security report of cloud_a: administrator and wildcard policies, users without MFA, old or unused access keys')
       .option('--role-arn <arn>', 'With --iam: only this role')
       .option('--compliance', 'Compliance controls of cloud_a (control, pass/fail/unknown, evidence)')
@@ -145,7 +149,8 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant ask --iam --ai-profile builtin')
       .example('  assistant ask --compliance -o json')
       .example('  assistant ask --discovery --workspace prod')
-      .example('  assistant ask --terraform --workspace prod "what would an apply change?"')
+      .example('  assistant ask --terraform --workspace prod "what is deployed?"')
+      .example('  assistant ask --terraform --terraform-plan --workspace prod "what would an apply change?"')
       .example('  assistant ask --postgres "which queries are blocked?"')
       .example('  assistant ask --apply --plan-file plan.json')
       .example('  cat plan.json | assistant ask --apply --destroyer')
@@ -157,6 +162,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           const maxHourly = maxHourlyFlag(opts.maxHourlyCost);
           if (maxHourly !== undefined && !opts.apply) throw new UsageError('--max-hourly-cost goes with --apply', { hint: 'assistant ask --apply --max-hourly-cost 5 --plan-file plan.json' });
           const filesDir = filesFlag(opts.files, Boolean(opts.apply));
+          const workspaceCode = { plan: Boolean(opts.terraformPlan), unsandboxed: Boolean(opts.unsandboxed) };
           if (opts.apply) {
             const flags: ApplyFlags = {
               destroyer: Boolean(opts.destroyer),
@@ -167,6 +173,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
               filesDir,
               maxHourly,
               profile,
+              workspaceCode,
             };
             return readPlanInput(ctx, applyPlanFile(question, opts.planFile), { strict: Boolean(opts.strict) }).then((input) => (opts.dryRun ? dryRunInput(ctx, input, flags) : applyInput(ctx, input, flags)));
           }
@@ -189,6 +196,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
             profile,
             workspace: opts.workspace === undefined ? undefined : String(opts.workspace),
             roleArn: opts.roleArn === undefined ? undefined : String(opts.roleArn),
+            workspaceCode,
           });
         }),
       );
@@ -224,6 +232,7 @@ interface AskRunFlags {
   profile?: string;
   workspace?: string;
   roleArn?: string;
+  workspaceCode: { plan: boolean; unsandboxed: boolean };
 }
 
 async function ask(
@@ -231,7 +240,7 @@ async function ask(
   question: string,
   providerFlags: string[],
   ai: AiFlags,
-  { agentTrace, history, newConversation, report, profile, workspace, roleArn }: AskRunFlags,
+  { agentTrace, history, newConversation, report, profile, workspace, roleArn, workspaceCode }: AskRunFlags,
 ): Promise<number> {
   return withSession(ctx, async (opened) => {
     // --workspace names the terraform workspace the terraform reads use (as if it were the default), and
@@ -274,7 +283,7 @@ async function ask(
     // People got the answer as it streamed; a provider that answered without streaming still gets it printed.
     ctx.out.value(doc, { table: '', withTable: () => out.finish(result.answer) });
     return ExitCode.ok;
-  }, { profile });
+  }, { profile, workspaceCode });
 }
 
 /** `ask --route-only`: the routing decision with the matched terms; nothing is read and no AI is asked. */

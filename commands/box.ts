@@ -16,6 +16,8 @@ import { assistantVersion } from '../engine/core/version.js';
 import { readPlan } from '../machines/apply/reads.js';
 import type { AgentRunner } from '../box/agent.js';
 import { acpAgent } from '../box/agents/acp.js';
+import { agentSandbox } from '../engine/producers/acp/sandbox.js';
+import { sandboxAvailability, SandboxUnavailable } from '../engine/core/process/contain.js';
 import { assistantAgent } from '../box/agents/assistant.js';
 import { emptyAgent } from '../box/agents/empty.js';
 import { isLoopbackHost } from '../engine/core/loopback.js';
@@ -52,6 +54,7 @@ interface ServeFlags {
   historyTurns?: number;
   maxBodyKb?: number;
   drainTimeout?: number;
+  unsandboxed?: boolean;
 }
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
@@ -92,6 +95,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--session-idle <s>', `Seconds (or a duration: 30m, 2h) after which an unused session expires (default ${BOX_DEFAULTS.sessionIdleMs / 1000})`)
       .option('--history-turns <n>', `Exchanges kept per session (default ${BOX_DEFAULTS.maxTurns})`)
       .option('--max-body-kb <n>', `Largest request body or WebSocket frame in KiB (default ${BOX_DEFAULTS.maxBodyBytes / 1024})`)
+      .option('--unsandboxed', 'Where no sandbox can be made (no bubblewrap, no user namespaces), run an ACP agent as a plain process that can read everything the box can')
       .option('--drain-timeout <s>', `On SIGTERM or Ctrl-C, seconds in-flight answers get to finish before they are cancelled (default ${BOX_DEFAULTS.drainMs / 1000})`)
       .example('  assistant --sandbox box serve --agent assistant')
       .example('  PORT=9000 assistant box serve --agent assistant --allow-apply')
@@ -228,7 +232,16 @@ function parseBoxListen(value: string, port: number): { host: string; port: numb
 /** The agent's runner. The AI call's own bound is a little longer than the request's, so the request's deadline is what ends it. */
 function runnerFor(ctx: CommandContext, session: Session, agent: CatalogAgent, opts: ServeFlags, requestTimeoutMs: number): AgentRunner {
   if (agent.name === 'empty') return emptyAgent();
-  if (agent.kind === 'acp') return acpAgent(agent, { env: ctx.env, signal: ctx.signal });
+  if (agent.kind === 'acp') {
+    const sandbox = agentSandbox({ config: session.config.agent, home: ctx.home, configPath: ctx.globals.config, unsandboxed: Boolean(opts.unsandboxed) });
+    // Said at start, not at every message: a box that cannot contain its agent does not serve it.
+    const available = sandboxAvailability(ctx.env);
+    if (!available.ok) {
+      if (!sandbox.unsandboxed) throw new SandboxUnavailable(`the agent ${agent.name}`, available.why);
+      warn(ctx, `agent ${agent.name} runs unsandboxed (--unsandboxed): it can read everything this box can, its environment and config included`);
+    }
+    return acpAgent(agent, { env: ctx.env, signal: ctx.signal, sandbox });
+  }
   return assistantAgent({ ctx, session, allowApply: Boolean(opts.allowApply), aiProfile: opts.aiProfile === undefined ? undefined : String(opts.aiProfile), aiTimeoutMs: requestTimeoutMs + 5_000 });
 }
 

@@ -10,7 +10,8 @@ import type { CapableProvider } from '../engine/providers/index.js';
 import { providersWith } from '../engine/providers/index.js';
 import { describeStack, analyseRepo, type Stack } from '../engine/producers/deploy/analyse.js';
 import { codeHostGitOrigins } from '../engine/providers/repohost/provider.js';
-import { publicUrl, remoteKind, repoName, withClone } from '../engine/producers/deploy/clone.js';
+import { publicUrl, remoteHost, remoteKind, repoName, withClone } from '../engine/producers/deploy/clone.js';
+import { isLoopbackHost, NotInSandbox } from '../engine/core/hermetic.js';
 import { readEnvFile } from '../engine/producers/deploy/env-file.js';
 import { slugName, type CompiledDeploy, type EnvValue } from '../engine/producers/deploy/plan.js';
 import { ExitCode, InvalidInputError, OperationError, UsageError } from '../engine/core/errors.js';
@@ -158,6 +159,11 @@ async function deploy(ctx: CommandContext, deployers: readonly Deployer[], rawUr
   const token = config.repohost?.token ?? ctx.env.REPOHOST_TOKEN ?? undefined;
   if (token) registerSecret(token);
   const cleanUrl = publicUrl(url);
+  // --sandbox is hermetic: a repository on another host is not fetched (one on this machine is).
+  const host = remoteHost(url);
+  if (ctx.globals.sandbox && host !== undefined && !isLoopbackHost(host)) {
+    throw new NotInSandbox(`cloning ${cleanUrl} would reach ${host}`, 'deploy a repository on this machine (a path or file://…) in the sandbox, or run without --sandbox');
+  }
   if (cleanUrl !== url) throw new UsageError('the repository URL carries credentials; they would end up in the plan', { hint: 'remove them from the URL and set repohost.token in the config (or REPOHOST_TOKEN)' });
 
   const tokenOrigins = token ? codeHostGitOrigins(config, ctx.env) : [];
@@ -175,7 +181,8 @@ async function deploy(ctx: CommandContext, deployers: readonly Deployer[], rawUr
     }
     // With -o json|yaml the analysis is part of the document on stdout.
     if (!ctx.out.structured) ctx.io.stderr.write(`analysis of ${cleanUrl}:\n${describeStack(stack, sha)}\n`);
-    if (opts.apply && spec.runsSource) refuseUnshippable(url, target);
+    // In the sandbox the instance is the emulator's: a repository on this machine is all it may use.
+    if (opts.apply && spec.runsSource && !ctx.globals.sandbox) refuseUnshippable(url, target);
     // An instance runs the code itself: it needs a start command unless docker or compose starts it.
     const needsStart = spec.runsSource && !opts.start && (!stack.runtime || ((stack.runtime === 'python' || stack.runtime === 'node') && !stack.start));
     const resolvedStart = opts.start ?? (needsStart ? await settle(ctx, stack, 'start') : stack.start);

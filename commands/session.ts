@@ -32,6 +32,8 @@ export interface SessionOptions {
   backendOnly?: boolean;
   /** `--files DIR`: binds <FILES>, the only place plan steps read local files from. */
   filesDir?: string;
+  /** `--terraform-plan`, `--unsandboxed`: the user's opt-ins to running their workspaces' code (ConnectOptions.workspaceCode). */
+  workspaceCode?: { plan?: boolean; unsandboxed?: boolean };
 }
 
 /**
@@ -78,9 +80,10 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     warn: (message) => warn(ctx, message),
     signal,
     backendOnly: opts.backendOnly,
+    workspaceCode: opts.workspaceCode,
   };
-  // The providers the sandbox stands in for (gpucloud, and ssh to its clusters' head nodes) connect to
-  // its stand-ins; every other provider reaches its real endpoint (engine/producers/sandbox/sandbox.ts).
+  // Under --sandbox every provider connects through the sandbox: to its stand-in (gpucloud's emulator, the
+  // head node for ssh, the integrations' fakes), or not at all (not_in_sandbox; engine/producers/sandbox/sandbox.ts).
   // Loaded only for --sandbox: a command against the real cloud never needs it.
   const sandbox = ctx.globals.sandbox ? (await import('../engine/producers/sandbox/sandbox.js')).openSandbox(ctx.home) : undefined;
   const clients = new Map<string, Promise<ProviderClient<unknown>>>();
@@ -91,7 +94,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
       client = (async () => {
         // The provider's module loads on its first connection (engine/providers/index.ts).
         const provider = (await PROVIDERS.load([name])).provider(name)!;
-        return sandbox?.standsInFor(name, provider) ? sandbox.connect(name, provider, connectOptions) : provider.connect(connectOptions);
+        return sandbox ? sandbox.connect(name, provider, connectOptions) : provider.connect(connectOptions);
       })();
       clients.set(name, client);
     }
@@ -99,7 +102,8 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
   };
   const runContext = (): RunContext => ({ client: async (name) => (await connect(name)).client, signal, observer });
   // Names being created are reserved where the shared rate limits live: Redis when configured, else this machine.
-  const redisUrl = resolveRateLimit(config, ctx.env).redisUrl;
+  // Under --sandbox they stay on this machine: the shared Redis may be another host (and holds real names).
+  const redisUrl = ctx.globals.sandbox ? undefined : resolveRateLimit(config, ctx.env).redisUrl;
   const reservations: ReservationStore = redisUrl
     ? redisReservations(redisUrl, { warn: (message) => warn(ctx, message), fallback: fileReservations(ctx.home) })
     : fileReservations(ctx.home);

@@ -18,6 +18,7 @@ import type { ChatMessage } from '../engine/producers/ai/provider.js';
 import { profileForCommand, selectAiProfile } from '../engine/producers/ai/resolve.js';
 import { AgentConversation } from '../engine/producers/acp/conversation.js';
 import { startAcpAgent } from '../engine/producers/acp/client.js';
+import { agentSandbox, containAgent, type AgentSandbox } from '../engine/producers/acp/sandbox.js';
 import { printable } from '../engine/producers/acp/printable.js';
 import type { AgentLaunch } from '../engine/producers/acp/launch.js';
 import { AssistantError, ExitCode, InterruptedError, isAbortError, OperationError, SafetyRefusal, UsageError } from '../engine/core/errors.js';
@@ -105,6 +106,8 @@ export interface TalkOptions {
   readsFreshMs: number;
   /** An external agent answers the prompts (ACP). */
   agent?: AgentLaunch;
+  /** Where the agent runs (engine/producers/acp/sandbox.ts); required with `agent`. */
+  agentSandbox?: AgentSandbox;
   /** Where relative paths of /plan save|load and /save are resolved, and the agent's working directory. */
   cwd: string;
 }
@@ -137,7 +140,8 @@ export class TalkEngine {
             command: launch.command,
             args: launch.args,
             env: launch.env,
-            cwd: options.cwd,
+            // Its own sandbox and scratch folder on every start (a restart after a crash too).
+            contained: containAgent(launch, options.agentSandbox ?? agentSandbox({ home: ctx.home, configPath: ctx.globals.config })),
             signal: ctx.signal,
             model: this.model ?? launch.model,
             clientInfo: { name: 'assistant', version: '0.1.0' },

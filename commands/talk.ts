@@ -9,6 +9,8 @@ import { resolve } from 'node:path';
 import { ExitCode, InterruptedError, SafetyRefusal, UsageError } from '../engine/core/errors.js';
 import type * as acp from '@agentclientprotocol/sdk';
 import { resolveAgentLaunch } from '../engine/producers/acp/launch.js';
+import { agentSandbox } from '../engine/producers/acp/sandbox.js';
+import { sandboxAvailability } from '../engine/core/process/contain.js';
 import { printable } from '../engine/producers/acp/printable.js';
 import { redactText } from '../engine/core/redact.js';
 import { palette } from '../engine/core/render/color.js';
@@ -37,6 +39,7 @@ interface TalkFlags {
   provider?: string;
   /** A name or path, `auto`, or `none`. */
   agent?: string;
+  unsandboxed?: boolean;
   /** Coerced by FLAGS. */
   contextTokens?: number;
   reuseReadsFor?: number;
@@ -59,6 +62,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .option('--model <name>', "Model of the AI profile (or of the agent, when it offers a choice)")
       .option('--provider <list>', `Where questions go: ${routableProviders().map((r) => r.provider).join(', ')} (comma-separated; default: inferred from each question)`)
       .option('--agent <name>', 'Talk to an external agent over ACP: a path, a name on PATH, "auto", or "none" to answer by itself (default: agent.path in the config)')
+      .option('--unsandboxed', 'Where no sandbox can be made (no bubblewrap, no user namespaces), run the agent as a plain process that can read everything you can')
       .option('--context-tokens <n>', "The model's context window in tokens, when its name does not tell (earlier turns get a quarter of it)")
       .option('--reuse-reads-for <seconds>', `How long a read of the cloud is reused within the session (default ${DEFAULT_REUSE_S}; 0: always read afresh)`)
       .example('  assistant talk')
@@ -110,6 +114,7 @@ async function talk(ctx: CommandContext, opts: TalkFlags): Promise<number> {
     ctx,
     async (session) => {
       const agent = opts.agent === 'none' ? undefined : resolveAgentLaunch({ flag: opts.agent === undefined ? undefined : String(opts.agent), config: session.config.agent, env: ctx.env, cwd });
+      if (agent && opts.unsandboxed && !sandboxAvailability(ctx.env).ok) warn(ctx, `the agent ${agent.name} runs unsandboxed (--unsandboxed): it can read everything you can, the assistant's config and environment included`);
       const store =
         opts.resume !== undefined && opts.resume !== false
           ? ConversationStore.open(ctx.home, typeof opts.resume === 'string' ? opts.resume : undefined)
@@ -123,6 +128,7 @@ async function talk(ctx: CommandContext, opts: TalkFlags): Promise<number> {
         contextTokens,
         readsFreshMs: reuseS * 1000,
         agent,
+        agentSandbox: agentSandbox({ config: session.config.agent, home: ctx.home, configPath: ctx.globals.config, unsandboxed: Boolean(opts.unsandboxed) }),
         cwd,
       });
       const interactive = ctx.io.stdinIsTTY;

@@ -38,6 +38,7 @@ export const chooseModelActor: AskActors['chooseModel'] = fromPromise<AiProvider
     env: context.env,
     policy: context.ai?.policy,
     debug: (line) => input.notify({ type: 'ask.debug', line }),
+    sandbox: context.sandbox,
   });
 });
 

@@ -15,6 +15,7 @@ import { discoveryReport, type IacContext } from '../engine/producers/reports/di
 import { renderCompliance, renderDiscovery, renderIam } from '../engine/producers/reports/render.js';
 import type { PlanReader } from '../engine/providers/cloud_a/read.js';
 import { readWorkspace, selectedWorkspace } from '../engine/producers/iac/terraform.js';
+import type { TerraformClient } from '../engine/providers/terraform/provider.js';
 import { driftAgainstCloudA } from '../engine/producers/iac/drift.js';
 import { fromPromise } from 'xstate';
 import { readPlan } from './apply/reads.js';
@@ -52,7 +53,9 @@ const reader = (o: ReportOptions): PlanReader => {
 export async function workspaceContext(config: Config, o: ReportOptions): Promise<IacContext | undefined> {
   const ws = selectedWorkspace(config, o.workspace);
   if (!ws) return undefined;
-  const state = await readWorkspace(ws, o.env, o.signal ?? new AbortController().signal);
+  // The session's terraform client: its environment allowlist and sandbox, and --sandbox's refusal.
+  const client = (await o.backend.runContext().client('terraform')) as TerraformClient;
+  const state = await readWorkspace(ws, client, o.signal ?? new AbortController().signal);
   const drift = await driftAgainstCloudA(state.resources, reader(o));
   return { workspace: ws.name, path: ws.path, resources: state.resources.length, by_type: state.by_type, drift: drift.items, drift_checked: drift.checked };
 }
@@ -115,7 +118,7 @@ export function workspaceActors(o: ReportOptions): Partial<AskActors> | undefine
       extra: async (route) => {
         if (!o.workspace && !route.providers.includes('cloud_a')) return [];
         const iac = await tolerantIac(config, o);
-        return iac ? [{ kind: 'terraform', args: ['terraform', 'show', '-json'], data: iac }] : [];
+        return iac ? [{ kind: 'terraform', args: ['terraform', 'state'], data: iac }] : [];
       },
     }),
   };

@@ -149,6 +149,13 @@ export const AgentConfigSchema = z.strictObject({
   model: str().optional(),
   base_url: httpUrl().optional(),
   router_api_key: str().optional(),
+  /**
+   * What an agent's sandbox may read besides the system folders and its own program (its install
+   * folder under your home, such as ~/.nvm; a folder it should see). `~` is your home.
+   */
+  read_only: z.array(str()).optional(),
+  /** What it may also write (its own state folder, such as ~/.config/goose). */
+  read_write: z.array(str()).optional(),
 });
 
 export const BackendConfigSchema = z.strictObject({

@@ -12,6 +12,7 @@ import { childEnvironment } from '../box/child-env.js';
 import { emulatorClient } from '../emulator/test-client.js';
 import { configFile, runCli, tempHome, withEmulator } from './support/cli.js';
 import { postMessage, startBox } from './support/box.js';
+import { standinGrants } from './support/agent-sandbox.js';
 
 const AGENT_JS = fileURLToPath(new URL('./support/acp-agent.js', import.meta.url));
 
@@ -99,7 +100,10 @@ test('a box with an ACP agent answers through the project\'s ACP client (a stand
   // `goose acp` is how the catalogue starts goose; here it is the stand-in agent.
   writeFileSync(join(dir, 'bin', 'goose'), `#!/bin/sh\nexec "${process.execPath}" "${AGENT_JS}" --log "${join(dir, 'agent.log')}"\n`);
   chmodSync(join(dir, 'bin', 'goose'), 0o755);
-  const box = await startBox(['--agent', 'goose'], { env: { PATH: `${join(dir, 'bin')}:${process.env.PATH}` }, globalArgs: ['--sandbox'] });
+  // The box runs its agent contained: the stand-in's sandbox is granted this repository and its log folder.
+  const config = configFile(`agent:\n${standinGrants(dir)}`);
+  dirs.push(join(config, '..'));
+  const box = await startBox(['--agent', 'goose', '--unsandboxed'], { env: { PATH: `${join(dir, 'bin')}:${process.env.PATH}` }, globalArgs: ['--sandbox', '--config', config] });
   dirs.push(box.home);
   try {
     const info = (await (await fetch(`${box.url}/v1/box/info`)).json()) as any;

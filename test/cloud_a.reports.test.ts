@@ -3,7 +3,7 @@
  * `moto_server` with the real `aws` CLI: the controls table, the inventory, and the terraform
  * workspace context with its drift against the buckets moto holds. (IAM: cloud_a.iam.test.ts.)
  */
-import { copyFileSync, existsSync } from 'node:fs';
+import { copyFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -96,9 +96,12 @@ motoTest(
     const unknown = await runCli(['--config', cfg, 'ask', '--ai-profile', 'builtin', '--workspace', 'prod', 'which s3 buckets?'], { env: m.env });
     assert.is(unknown.code, 2);
     assert.match(unknown.stderr, /^error: usage: the terraform workspace "prod" is not in the config\nhint: configured workspaces: staging/m);
-    // A state in a folder never initialised: terraform cannot load the provider schema to print it.
+    // A folder whose configuration names a backend terraform init never set up: where its state is, is
+    // unknown, and the stray terraform.tfstate beside it is not read (the state is read as data, so a
+    // missing provider plugin alone no longer stops a read).
     const raw = tempDir('tf-raw-');
     copyFileSync(join(dir, 'terraform.tfstate'), join(raw, 'terraform.tfstate'));
+    writeFileSync(join(raw, 'main.tf'), 'terraform {\n  backend "s3" {}\n}\n');
     const rawCfg = configFile(`terraform:\n  workspaces:\n    raw:\n      path: ${JSON.stringify(raw)}\n`);
     const notInit = await runCli(['--config', rawCfg, 'ask', '--ai-profile', 'builtin', '--workspace', 'raw', 'which s3 buckets?'], { env: { ...m.env, TF_CLI_CONFIG_FILE: join(raw, 'none.rc') } });
     assert.is(notInit.code, 1, notInit.stderr);

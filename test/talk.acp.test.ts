@@ -14,6 +14,7 @@ import { startAcpAgent, type AcpAgent } from '../engine/producers/acp/client.js'
 import { agentEnvironment } from '../engine/producers/acp/env.js';
 import { configFile, runCli, tempHome } from './support/cli.js';
 import { HAVE_TMUX, startInTmux, type TmuxPane } from './support/tmux.js';
+import { standinGrants } from './support/agent-sandbox.js';
 
 const AGENT_JS = fileURLToPath(new URL('./support/acp-agent.js', import.meta.url));
 const cleanup: string[] = [];
@@ -27,8 +28,13 @@ test.after(() => cleanup.forEach((d) => rmSync(d, { recursive: true, force: true
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** The stand-in as a binary (agent.path names one), logging to its own file. */
-function standin(): { path: string; log: string; entries: () => Record<string, any>[] } {
+/**
+ * The stand-in as a binary (agent.path names one), logging to its own file; `config` grants its sandbox
+ * this repository and the log's folder (talk runs agents contained). The talk runs below also say
+ * --unsandboxed, which matters only where no sandbox can be made (test/agents.contained.test.ts proves
+ * the containment and the refusal).
+ */
+function standin(): { path: string; log: string; config: string; entries: () => Record<string, any>[] } {
   const dir = mkdtempSync(join(tmpdir(), 'assistant-acp-'));
   cleanup.push(dir);
   const log = join(dir, 'agent.log');
@@ -41,7 +47,9 @@ function standin(): { path: string; log: string; entries: () => Record<string, a
       return [];
     }
   };
-  return { path, log, entries };
+  const config = configFile(`agent:\n${standinGrants(dir)}`);
+  cleanup.push(join(config, '..'));
+  return { path, log, config, entries };
 }
 
 async function start(path: string, opts: { model?: string; signal?: AbortSignal } = {}): Promise<AcpAgent> {
@@ -154,10 +162,10 @@ const home = () => {
 
 test('talk relays prompts and shows the tool calls; the agent gets an allowlisted environment with its settings', async () => {
   const s = standin();
-  const cfg = configFile(`agent:\n  path: ${s.path}\n  model: standin-large\n  base_url: http://127.0.0.1:9/v1\n  router_api_key: router-key-abcdef123\n`);
+  const cfg = configFile(`agent:\n  path: ${s.path}\n  model: standin-large\n  base_url: http://127.0.0.1:9/v1\n  router_api_key: router-key-abcdef123\n${standinGrants(join(s.log, '..'))}`);
   cleanup.push(join(cfg, '..'));
   const env = { GPUCLOUD_CLIENT_SECRET: 'gpucloud-secret-1', GITHUB_TOKEN: 'ghp_notsent', ANTHROPIC_API_KEY: 'sk-ant-notsent', TEST_AI_KEY: 'x', AWS_SECRET_ACCESS_KEY: 'aws' };
-  const r = await runCli(['--config', cfg, 'talk'], { home: home(), env, input: 'hello there\nenv\n' });
+  const r = await runCli(['--config', cfg, 'talk', '--unsandboxed'], { home: home(), env, input: 'hello there\nenv\n' });
   assert.is(r.code, 0, r.stderr);
   assert.match(r.stdout, /^echo: hello there$/m);
   assert.match(r.stderr, /^ {2}⚙ look around \(read\)$/m);
@@ -175,7 +183,7 @@ test('talk relays prompts and shows the tool calls; the agent gets an allowliste
 
 test('talk survives the agent crashing: the next message starts it again with the conversation so far', async () => {
   const s = standin();
-  const r = await runCli(['talk', '--agent', s.path], { home: home(), input: 'first\ncrash\nafter\n' });
+  const r = await runCli(['--config', s.config, 'talk', '--unsandboxed', '--agent', s.path], { home: home(), input: 'first\ncrash\nafter\n' });
   assert.is(r.code, 1, 'the crashed turn failed');
   assert.match(r.stderr, /^error: agent_exited: the agent \(standin-agent\) exited with code 3 in the middle of the answer$/m);
   assert.match(r.stderr, /it is started again, with the conversation so far, at your next message/);
@@ -191,7 +199,7 @@ test('talk survives the agent crashing: the next message starts it again with th
 
 test("an agent's terminal escape sequences never reach the terminal", async () => {
   const s = standin();
-  const r = await runCli(['talk', '--agent', s.path], { home: home(), input: 'escape\n' });
+  const r = await runCli(['--config', s.config, 'talk', '--unsandboxed', '--agent', s.path], { home: home(), input: 'escape\n' });
   assert.is(r.code, 0, r.stderr);
   assert.not.ok(/[\u001b\u0007]/.test(r.stdout + r.stderr), JSON.stringify(r.stdout + r.stderr));
   assert.match(r.stdout, /^plain \[2J\[31mred\[0m text$/m);
@@ -200,7 +208,7 @@ test("an agent's terminal escape sequences never reach the terminal", async () =
 
 test('without a terminal a permission request is refused, never approved on the user’s behalf (not even with --yes)', async () => {
   const s = standin();
-  const r = await runCli(['--yes', 'talk', '--agent', s.path], { home: home(), input: 'permission\n' });
+  const r = await runCli(['--config', s.config, '--yes', 'talk', '--unsandboxed', '--agent', s.path], { home: home(), input: 'permission\n' });
   assert.is(r.code, 0, r.stderr);
   assert.match(r.stderr, /the agent asks permission: delete the file notes\.txt \(delete\)\n {2}input: \{"path":"notes\.txt"\}\n {2}refused: there is no terminal to ask on/);
   assert.match(r.stdout, /^permission: no-once$/m);
@@ -209,7 +217,7 @@ test('without a terminal a permission request is refused, never approved on the 
 if (HAVE_TMUX) {
   test('on a terminal the permission request is put to the user, and Ctrl-C cancels the agent’s answer', async () => {
     const s = standin();
-    const pane = await startInTmux(['talk', '--agent', s.path], { home: home() });
+    const pane = await startInTmux(['--config', s.config, 'talk', '--unsandboxed', '--agent', s.path], { home: home() });
     panes.push(pane);
     await pane.waitFor(/^talk> $/m, 'the prompt');
     await pane.line('permission');

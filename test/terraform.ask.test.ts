@@ -92,9 +92,9 @@ skip('a question about the terraform state is routed by its words and answered f
   assert.match(r.stderr, /step 0 started: terraform prod: the resources in the state/, '--debug shows the read plan');
 });
 
-skip('--terraform selects terraform; a plan question runs terraform plan -json and applies nothing', async () => {
+skip('--terraform selects terraform; with --terraform-plan a plan question runs terraform plan -json (contained) and applies nothing', async () => {
   const before = readFileSync(join(staging, 'terraform.tfstate'), 'utf8');
-  const r = await runCli(['--config', config(), 'ask', '--ai-profile', 'builtin', '--terraform', 'in staging, what would an apply change?'], { env: tfEnv });
+  const r = await runCli(['--config', config(), 'ask', '--ai-profile', 'builtin', '--terraform', '--terraform-plan', 'in staging, what would an apply change?'], { env: tfEnv });
   assert.is(r.code, 0, r.stderr);
   assert.match(r.stdout, /^Terraform plan of workspace staging: 1 to add, 1 to change, 0 to destroy \(nothing was applied\):\n- terraform_data\.cache: create\n- terraform_data\.web: update/m);
   assert.is(readFileSync(join(staging, 'terraform.tfstate'), 'utf8'), before, 'the state is untouched');
@@ -115,14 +115,14 @@ skip('terraform and cloud_b in one combined view', async () => {
 });
 
 skip('an uninitialised workspace, a broken configuration and an unknown workspace are said clearly', async () => {
-  const notInit = await runCli(['--config', config(), 'ask', '--ai-profile', 'builtin', '--terraform', 'raw pending changes'], { env: tfEnv });
+  const notInit = await runCli(['--config', config(), 'ask', '--ai-profile', 'builtin', '--terraform', '--terraform-plan', 'raw pending changes'], { env: tfEnv });
   assert.is(notInit.code, 1, notInit.stdout);
   assert.match(notInit.stderr, /^error: terraform_not_initialised: the terraform workspace "raw" .* is not initialised/m);
   assert.match(notInit.stderr, /^hint: run `terraform init` in /m);
 
   const broken = terraformDataWorkspace('resource "terraform_data" "x" { input = 1 }\n', { parent: root });
   writeFileSync(join(broken, 'main.tf'), 'resource "terraform_data" "x" { input = var.missing }\n');
-  const bad = await runCli(['--config', config(`    broken: { path: ${JSON.stringify(broken)} }\n`), 'ask', '--ai-profile', 'builtin', '--terraform', 'broken plan'], { env: tfEnv });
+  const bad = await runCli(['--config', config(`    broken: { path: ${JSON.stringify(broken)} }\n`), 'ask', '--ai-profile', 'builtin', '--terraform', '--terraform-plan', 'broken plan'], { env: tfEnv });
   assert.is(bad.code, 1, bad.stdout);
   assert.match(bad.stderr, /^error: terraform_failed: terraform plan of workspace "broken" failed: Reference to undeclared input variable/m);
 
@@ -132,22 +132,29 @@ skip('an uninitialised workspace, a broken configuration and an unknown workspac
 });
 
 skip('a terraform that hangs cannot hold ask past --timeout', async () => {
-  const slow = standIn('terraform', [{ match: 'show', sleepMs: 600_000, stdout: {} }], { dir: mkdtempSync(join(root, 'standin-')) });
-  const r = await runCli(['--config', config(), '--timeout', '2', 'ask', '--ai-profile', 'builtin', 'terraform state'], { env: { ...tfEnv, PATH: slow.path } });
+  // Reads no longer run terraform (the state is read as data); the plan does, in its sandbox.
+  const bin = mkdtempSync(join(root, 'slow-'));
+  writeFileSync(join(bin, 'terraform'), '#!/bin/sh\nexec sleep 600\n', { mode: 0o755 });
+  const r = await runCli(['--config', config(), '--timeout', '2', 'ask', '--ai-profile', 'builtin', '--terraform-plan', 'terraform plan'], { env: { ...tfEnv, PATH: `${bin}:${process.env.PATH}` } });
   assert.is(r.code, 1, r.stdout);
   assert.match(r.stderr, /error: timeout: /);
 });
 
 skip('the terraform child gets the allowlist: its TF_ settings and cloud credentials, never our AI keys or the gpucloud secret', async () => {
+  // The plan is the read that runs terraform (contained, nothing it writes survives): the stand-in
+  // reports the variables the assertions are about in a diagnostic, base64 so no masking hides one.
   const bin = mkdtempSync(join(root, 'envdump-'));
-  const dump = join(bin, 'env.txt');
-  writeFileSync(join(bin, 'terraform'), `#!/bin/sh\nenv > ${JSON.stringify(dump)}\necho '{"format_version":"1.0","values":{"root_module":{}}}'\n`);
+  const names = 'TF_VAR_region|AWS_PROFILE|TF_IN_AUTOMATION|OPENAI_API_KEY|GPUCLOUD_CLIENT_SECRET|ANTHROPIC_API_KEY|TF_LOG';
+  writeFileSync(
+    join(bin, 'terraform'),
+    `#!/bin/sh\nprintf '{"type":"diagnostic","diagnostic":{"severity":"warning","summary":"env","detail":"%s"}}\\n' "$(env | grep -E '^(${names})=' | base64 -w0)"\necho '{"type":"change_summary","changes":{"add":0,"change":0,"remove":0,"import":0}}'\n`,
+  );
   chmodSync(join(bin, 'terraform'), 0o755);
-  const r = await runCli(['--config', config(), 'ask', '--ai-profile', 'builtin', 'terraform state'], {
+  const r = await runCli(['--config', config(), 'ask', '--ai-profile', 'builtin', '--terraform-plan', 'terraform plan'], {
     env: { ...tfEnv, PATH: `${bin}:${process.env.PATH}`, TF_VAR_region: 'eu', AWS_PROFILE: 'infra', TF_LOG: 'trace', ANTHROPIC_API_KEY: 'sk-ant-never-1234567890' },
   });
   assert.is(r.code, 0, r.stderr);
-  const seen = readFileSync(dump, 'utf8');
+  const seen = Buffer.from(/^warning: env: (\S+)$/m.exec(r.stdout)?.[1] ?? '', 'base64').toString('utf8');
   assert.match(seen, /^TF_VAR_region=eu$/m);
   assert.match(seen, /^AWS_PROFILE=infra$/m);
   assert.match(seen, /^TF_IN_AUTOMATION=1$/m);

@@ -1,7 +1,10 @@
 /**
  * External coding agents over ACP (agents from `box catalog` of kind `acp`). One agent process per box
- * session, started on the session's first message with the child environment allowlist
- * (box/child-env.ts), kept for the session's later messages and stopped when the session ends.
+ * session, started on the session's first message in a sandbox of its own (engine/producers/acp/sandbox.ts:
+ * its own PID namespace and /proc, so the box's environment is out of its reach; a scratch folder of its
+ * own, so no other session's agent sees its files; no home, config or data of the box) with the child
+ * environment allowlist (box/child-env.ts), kept for the session's later messages and stopped when the
+ * session ends.
  *
  * The ACP client is the project's one (engine/producers/acp/client.ts). Nobody sits at a box to answer an
  * agent's permission requests, so every one is refused (default deny): an agent in a box can talk, and
@@ -11,6 +14,8 @@ import type { CatalogAgent } from '../../engine/producers/box/agents.js';
 import { BoxError, type AgentReply, type AgentRequest, type AgentRunner } from '../agent.js';
 import { childEnvironment } from '../child-env.js';
 import { startAcpAgent } from '../../engine/producers/acp/client.js';
+import { containAgent, type AgentSandbox } from '../../engine/producers/acp/sandbox.js';
+import type { Contained } from '../../engine/core/process/contain.js';
 
 /** One ACP agent process with one ACP session: the shape the box needs from the project's ACP client. */
 export interface AcpConnection {
@@ -19,11 +24,11 @@ export interface AcpConnection {
   close(): Promise<void>;
 }
 
-export type AcpStarter = (opts: { command: string; args: string[]; env: Record<string, string>; signal: AbortSignal }) => Promise<AcpConnection>;
+export type AcpStarter = (opts: { command: string; args: string[]; env: Record<string, string>; contained: Contained; signal: AbortSignal }) => Promise<AcpConnection>;
 
 /** The project's ACP client in the shape the box needs: text in, text out, permission always refused. */
 export const PROJECT_ACP_STARTER: AcpStarter = async (o) => {
-  const agent = await startAcpAgent({ command: o.command, args: o.args, env: o.env, signal: o.signal });
+  const agent = await startAcpAgent({ command: o.command, args: o.args, env: o.env, contained: o.contained, signal: o.signal });
   return {
     async prompt(text, { signal, onText }) {
       const { text: answer } = await agent.prompt(text, {
@@ -43,6 +48,8 @@ export interface AcpAgentOptions {
   env: Record<string, string | undefined>;
   /** The box's life: agent processes end with it. */
   signal: AbortSignal;
+  /** Where its processes run (the user's grants, the box's config and data hidden, --unsandboxed). */
+  sandbox: AgentSandbox;
   /** Defaults to PROJECT_ACP_STARTER. */
   starter?: AcpStarter;
 }
@@ -66,9 +73,16 @@ export function acpAgent(spec: CatalogAgent, opts: AcpAgentOptions): AgentRunner
       if (!spec.path && !spec.command) throw new BoxError(503, 'binary_missing', `agent ${spec.name} has no binary`);
       let conn = connections.get(req.sessionId);
       if (!conn) {
-        conn = starter({ command: spec.path ?? spec.command!, args: spec.args ?? [], env, signal: opts.signal });
+        const command = spec.path ?? spec.command!;
+        const args = spec.args ?? [];
+        // A scratch folder per session: an agent never sees another session's files.
+        const contained = containAgent({ name: spec.name, command, args, env }, opts.sandbox);
+        conn = starter({ command, args, env, contained, signal: opts.signal });
         connections.set(req.sessionId, conn);
-        conn.catch(() => connections.delete(req.sessionId));
+        conn.catch(() => {
+          connections.delete(req.sessionId);
+          contained.dispose();
+        });
       }
       const answer = await (await conn).prompt(req.message, { signal: req.signal, onText: req.onToken });
       return { answer, meta: { agent: spec.name } };

@@ -332,6 +332,13 @@ export interface ConnectOptions {
   backendOnly?: boolean;
   /** `--files DIR`: the only place a plan step may read a local file from (`<FILES>/name` in its args). */
   filesDir?: string;
+  /**
+   * The user's opt-ins to code from their own workspaces (a terraform plan runs the workspace's providers
+   * and data sources): `plan` (`ask --terraform-plan`) lets a read compute what an apply would change,
+   * contained (engine/core/process/contain.ts); `unsandboxed` (`--unsandboxed`) lets such code run as a
+   * plain process where no sandbox can be made. Read-only surfaces (MCP) never set them.
+   */
+  workspaceCode?: { plan?: boolean; unsandboxed?: boolean };
 }
 
 export interface ProviderClient<Client> {

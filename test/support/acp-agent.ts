@@ -9,16 +9,28 @@
  * - `crash`: says a word, then the process exits with code 3 mid-answer;
  * - `slow`: streams a chunk every 50 ms until cancelled (stop reason `cancelled`);
  * - `env`: answers with what its environment holds (names only, and the agent settings' values);
- * - `escape`: a tool title and a message carrying terminal escape sequences.
+ * - `escape`: a tool title and a message carrying terminal escape sequences;
+ * - `$ <command>`: a hostile agent: runs the command with sh and answers with what it printed (stdout
+ *   and stderr), so a test can try to read what the agent must not see.
  *
- * Every prompt, cancel and start is appended to the --log file as a JSON line, with the process ID.
+ * Every prompt, cancel and start is appended to the --log file as a JSON line, with the process ID. In
+ * a sandbox every agent is PID 2 of a PID namespace of its own, so the ID names the namespace too.
  */
-import { appendFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, readlinkSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 
 const logFile = process.argv[process.argv.indexOf('--log') + 1];
-const log = (entry: Record<string, unknown>) => logFile && appendFileSync(logFile, JSON.stringify({ pid: process.pid, ...entry }) + '\n');
+const pidNamespace = (() => {
+  try {
+    return readlinkSync('/proc/self/ns/pid');
+  } catch {
+    return 'host';
+  }
+})();
+const pid = `${process.pid} in ${pidNamespace}`;
+const log = (entry: Record<string, unknown>) => logFile && appendFileSync(logFile, JSON.stringify({ pid, ...entry }) + '\n');
 log({ event: 'start' });
 
 const cancelled = new Set<string>();
@@ -92,6 +104,11 @@ const app = acp
     if (last === 'escape') {
       await client.notify(acp.methods.client.session.update, { sessionId: params.sessionId, update: { sessionUpdate: 'tool_call', toolCallId: 'esc-1', title: 'title \u001b]0;pwned\u0007here', kind: 'other' } });
       await say('plain \u001b[2J\u001b[31mred\u001b[0m text\r\n');
+      return { stopReason: 'end_turn' };
+    }
+    if (last.startsWith('$ ')) {
+      const r = spawnSync('sh', ['-c', last.slice(2)], { encoding: 'utf8', timeout: 20_000 });
+      await say(`${r.stdout ?? ''}${r.stderr ?? ''}[exit ${r.status}]`);
       return { stopReason: 'end_turn' };
     }
     if (last === 'env') {

@@ -20,6 +20,7 @@ import { basename } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import { InterruptedError, OperationError, UsageError } from '../../core/errors.js';
+import type { Contained } from '../../core/process/contain.js';
 import { killGroup, OWN_GROUP } from '../../core/process/group.js';
 import { redactText } from '../../core/redact.js';
 
@@ -31,6 +32,11 @@ export interface StartAcpAgentOptions {
   /** The whole environment of the child (see agentEnvironment: an allowlist, never ours as is). */
   env: Record<string, string>;
   cwd?: string;
+  /**
+   * The agent in its sandbox (engine/producers/acp/sandbox.ts): started through it instead of `command`,
+   * with its scratch folder as the session's working directory, removed when the process ends.
+   */
+  contained?: Contained;
   /** Aborting it stops the agent (the command's signal). */
   signal?: AbortSignal;
   /** Each line the agent writes to stderr (its logs). The last lines are kept for crash reports anyway. */
@@ -104,7 +110,10 @@ interface ActivePrompt {
 export async function startAcpAgent(opts: StartAcpAgentOptions): Promise<AcpAgent> {
   const binary = basename(opts.command);
   if (opts.signal?.aborted) throw new InterruptedError('stopped before the agent started');
-  const child: ChildProcess = spawn(opts.command, opts.args ?? [], { env: opts.env, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'], ...OWN_GROUP });
+  const child: ChildProcess = opts.contained
+    ? opts.contained.spawn(['pipe', 'pipe', 'pipe'])
+    : spawn(opts.command, opts.args ?? [], { env: opts.env, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'], ...OWN_GROUP });
+  const cwd = opts.contained?.cwd ?? opts.cwd ?? process.cwd();
   const stderrTail: string[] = [];
   let stderrRest = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
@@ -124,10 +133,12 @@ export async function startAcpAgent(opts: StartAcpAgentOptions): Promise<AcpAgen
     child.once('error', (err: NodeJS.ErrnoException) => {
       spawnError = err;
       running = false;
+      opts.contained?.dispose();
       resolve({ code: null, signal: null, stderrTail });
     });
     child.once('exit', (code, signal) => {
       running = false;
+      opts.contained?.dispose();
       if (stderrRest) stderrTail.push(redactText(stderrRest));
       resolve({ code, signal, stderrTail });
     });
@@ -218,7 +229,7 @@ export async function startAcpAgent(opts: StartAcpAgentOptions): Promise<AcpAgen
     return true;
   };
   const openSession = async (): Promise<string> => {
-    const created = await untilExit(agent.request(acp.methods.agent.session.new, { cwd: opts.cwd ?? process.cwd(), mcpServers: [] }), 'while starting a session');
+    const created = await untilExit(agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] }), 'while starting a session');
     modelOption = modelOptionOf(created.configOptions);
     if (opts.model) modelChosen = await chooseModel(created.sessionId, opts.model);
     return created.sessionId;

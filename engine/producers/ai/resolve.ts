@@ -8,6 +8,7 @@
 import { execFile } from 'node:child_process';
 import type { AiConfig, AiProviderKind, AiProviderProfile } from '../../../schemas/config.js';
 import { InvalidInputError } from '../../core/errors.js';
+import { isLoopbackUrl, NotInSandbox } from '../../core/hermetic.js';
 import { registerSecret } from '../../core/redact.js';
 import { PolicyProvider, type Transport } from './call-policy.js';
 import { AiNotConfiguredError } from './errors.js';
@@ -40,6 +41,8 @@ export interface ResolveAiProviderOptions {
   /** Replaces running `gh auth token` (tests). */
   runCommand?: RunCommand;
   debug?: (line: string) => void;
+  /** `--sandbox`: the endpoint must be on this machine (engine/core/hermetic.ts). */
+  sandbox?: boolean;
 }
 
 export interface SelectedProfile {
@@ -158,6 +161,22 @@ export function resolveAiProvider(options: ResolveAiProviderOptions): AiProvider
       { hint: configHint(sel.kind, sel.name) },
     );
 
+  // Under --sandbox the model must run on this machine (a local OpenAI-compatible server); a cloud model
+  // (or an endpoint that is not a loopback URL) is refused before anything is sent.
+  const endpoint =
+    info.protocol === 'openai'
+      ? (sel.profile.base_url ??
+        sel.profile.local_model_inference_url ??
+        (sel.kind === 'openai' ? env.OPENAI_BASE_URL : sel.kind === 'assistant-cloud' ? env.ASSISTANT_CLOUD_BASE_URL : undefined) ??
+        info.baseUrl)
+      : (sel.profile.base_url ?? info.baseUrl);
+  if (options.sandbox && !(endpoint && isLoopbackUrl(endpoint))) {
+    throw new NotInSandbox(
+      `the AI provider ${sel.kind}${sel.name !== sel.kind ? ` (profile ${sel.name})` : ''} is not on this machine (${endpoint ?? 'its cloud endpoint'})`,
+      'use --ai-profile builtin (answers and plans offline), a model served on this machine (ai.providers.<name>.local_model_inference_url: http://127.0.0.1:…), or run without --sandbox',
+    );
+  }
+
   let transport: Transport;
   switch (info.protocol) {
     case 'anthropic': {
@@ -166,7 +185,7 @@ export function resolveAiProvider(options: ResolveAiProviderOptions): AiProvider
         profile: sel.name,
         model,
         apiKey: resolved.key,
-        baseURL: sel.profile.base_url ?? info.baseUrl!,
+        baseURL: endpoint!,
         fetchImpl: options.fetchImpl,
         sdkTimeoutMs,
       });
@@ -195,11 +214,7 @@ export function resolveAiProvider(options: ResolveAiProviderOptions): AiProvider
       break;
     }
     case 'openai': {
-      const baseURL =
-        sel.profile.base_url ??
-        sel.profile.local_model_inference_url ??
-        (sel.kind === 'openai' ? env.OPENAI_BASE_URL : sel.kind === 'assistant-cloud' ? env.ASSISTANT_CLOUD_BASE_URL : undefined) ??
-        info.baseUrl;
+      const baseURL = endpoint;
       if (!baseURL) {
         throw new AiNotConfiguredError(`the AI provider ${sel.kind} needs base_url`, { hint: configHint(sel.kind, sel.name) });
       }

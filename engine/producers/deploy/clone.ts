@@ -58,6 +58,19 @@ export function remoteKind(url: string): 'https' | 'http' | 'ssh' | 'git' | 'fil
   return 'local';
 }
 
+/** The host a remote URL reaches (undefined for a path or file:// on this machine). */
+export function remoteHost(url: string): string | undefined {
+  const kind = remoteKind(url);
+  if (kind === 'local' || kind === 'file') return undefined;
+  const scp = /^[\w.-]+@([\w.-]+):/.exec(url);
+  if (kind === 'ssh' && scp && !url.includes('://')) return scp[1];
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return url; // not parsable: treated as remote
+  }
+}
+
 /** The URL without user info (a token pasted into it), for plans, scripts and messages. */
 export function publicUrl(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');

@@ -4,7 +4,7 @@
  * plan can be previewed for another machine and tests choose the architecture.
  */
 import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { delimiter, isAbsolute, join } from 'node:path';
 import { UsageError } from '../../core/errors.js';
 
 export const OS_NAMES = ['linux', 'darwin', 'windows'] as const;
@@ -93,7 +93,9 @@ export function findOnPath(command: string, env: Record<string, string | undefin
   const windows = process.platform === 'win32';
   const exts = windows ? (env.PATHEXT ?? '.EXE;.CMD;.BAT;.COM').split(';').filter(Boolean) : [''];
   for (const dir of path.split(delimiter)) {
-    if (!dir) continue;
+    // A relative entry (`.`, `node_modules/.bin`) would run whatever the current folder holds: a probe
+    // run in a repository must not run the repository's own `terraform` or `aws`.
+    if (!dir || !isAbsolute(dir)) continue;
     for (const ext of exts) {
       const candidate = join(dir, command + ext);
       try {

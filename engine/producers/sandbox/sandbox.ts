@@ -5,10 +5,15 @@
  * in the sandbox's own known_hosts and merges kubeconfig contexts into the sandbox's own kubeconfig.
  * So `k8s create gpucloud` completes in the sandbox, and nothing of the user's real SSH or kubectl
  * set-up is read or written. A provider with a `sandbox` capability (the integrations' fakes) is
- * stood in for by the local server it starts; other providers reach their real endpoints.
+ * stood in for by the local server it starts.
+ *
+ * The sandbox is hermetic (DESIGN §8, engine/core/hermetic.ts): every provider connects here, and one
+ * without a stand-in (the clouds reached through their CLIs, Kubernetes, PostgreSQL, terraform) is
+ * refused with `not_in_sandbox` before its client exists, so no real CLI runs and nothing is sent.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { NotInSandbox } from '../../core/hermetic.js';
 import type { ConnectOptions, Provider, ProviderClient } from '../../core/provider.js';
 import type { SshSettings } from '../../providers/ssh/remote.js';
 // ssh2's server: loaded when a sandbox step first reaches a head node, never for a gpucloud read.
@@ -22,6 +27,7 @@ export const sandboxKubeconfig = (home: string) => join(sandboxDir(home), 'kube'
 export interface Sandbox {
   /** Whether the sandbox stands in for the provider of this name (given the provider, also by its `sandbox` capability). */
   standsInFor(name: string, provider?: Provider): boolean;
+  /** The provider's stand-in; NotInSandbox (exit 3, nothing run or sent) for a provider without one. */
   connect(name: string, provider: Provider, options: ConnectOptions): Promise<ProviderClient<unknown>>;
   close(): Promise<void>;
 }
@@ -66,9 +72,15 @@ export function openSandbox(home: string): Sandbox {
     return provider.connect({ ...options, override: { baseUrl: fake.baseUrl, credentials: fake.credentials } });
   };
 
+  const standsInFor = (name: string, provider?: Provider) => name in standIns || Boolean(provider?.capabilities?.sandbox);
   return {
-    standsInFor: (name, provider?: Provider) => name in standIns || Boolean(provider?.capabilities?.sandbox),
-    connect: (name, provider, options) => (standIns[name] ?? byCapability)(provider, options),
+    standsInFor,
+    connect: async (name, provider, options) => {
+      if (!standsInFor(name, provider)) {
+        throw new NotInSandbox(`the provider ${name} has no local stand-in`, `run the command without --sandbox to use ${name} for real (with your own credentials and endpoints)`);
+      }
+      return (standIns[name] ?? byCapability)(provider, options);
+    },
     close: async () => {
       await Promise.all(closers.splice(0).map((close) => close()));
     },

@@ -25,9 +25,10 @@ export async function readEach(read: PlanReader, steps: readonly (readonly strin
       try {
         out[i] = { ok: true, data: (await read(plan))[0] };
       } catch (err) {
-        // Interrupts and timeouts end the report; a failed read is a fact of the report.
+        // Interrupts, timeouts and refusals (exit 3: nothing was run, e.g. not_in_sandbox) end the report;
+        // a failed read is a fact of the report.
         const e = err as { code?: string; message?: string; exitCode?: number };
-        if (e.code === 'interrupted' || e.code === 'timeout' || e.code === 'cli_not_found' || e.code === 'cli_not_authenticated') throw err;
+        if (e.code === 'interrupted' || e.code === 'timeout' || e.code === 'cli_not_found' || e.code === 'cli_not_authenticated' || e.exitCode === 3) throw err;
         out[i] = { ok: false, code: e.code ?? 'error', message: e.message ?? String(err) };
       }
     }

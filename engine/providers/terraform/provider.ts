@@ -1,8 +1,14 @@
 /**
  * terraform as a provider (SPEC 2.5 `terraform.workspaces.<name>.path`, `default_workspace`): questions
  * about a workspace compile to read plans of `["terraform-read", WORKSPACE, "show" | "state-list" |
- * "plan"]`, run by the one executor with the real terraform CLI (an argument vector, `-chdir`, no shell).
- * A plan is computed, never applied, and without taking the state lock.
+ * "plan"]`, run by the one executor.
+ *
+ * Reads run no code from the workspace (DESIGN §8): `show` and `state-list` read the state itself
+ * (state.ts: the local backend's file parsed here; another backend through `terraform state pull`,
+ * contained). `plan` runs the workspace's providers and data sources, so it is computed only when the
+ * user opted in (`ask --terraform-plan`, ConnectOptions.workspaceCode), inside the sandbox of
+ * engine/core/process/contain.ts with the workspace read-only and no secret of the assistant; otherwise
+ * the read says it was not computed and how to get it. It is never applied and takes no state lock.
  *
  * Default deny: `["terraform-apply", WORKSPACE]` changes real infrastructure and may destroy it, so it
  * is destructive whatever the configuration says (--destroyer, through `ask --apply`). The child gets
@@ -17,12 +23,15 @@ import type { ContextResult, ProviderCapabilities } from '../../core/capabilitie
 import { PLACEHOLDER_PATTERN } from '../../../schemas/plan.js';
 import { OperationError, UsageError } from '../../core/errors.js';
 import { runCli, type CliTool } from '../../core/kits/cli/runner.js';
+import { contain, sandboxSettings, type Contained, type SandboxSettings } from '../../core/process/contain.js';
 import { childEnvironment } from '../../core/process/env.js';
+import { ALL_CLOUD_CREDENTIALS, parseState, terraformGrants, workspaceState } from './state.js';
 import {
   answerPlan,
   answerShow,
   answerStateList,
   planData,
+  planNotComputed,
   showData,
   stateListData,
   terraformRead,
@@ -60,6 +69,10 @@ export function terraformChildEnv(env: Record<string, string | undefined>): Reco
 export interface TerraformClient {
   workspace(name: string): { name: string; path: string };
   env: Record<string, string>;
+  /** Where workspace code runs when it must (a non-local backend's pull, an opted-in plan). */
+  sandbox: SandboxSettings;
+  /** The user opted in to computing plans (`ask --terraform-plan`). */
+  plans: boolean;
 }
 
 /** A configured workspace's folder; an unknown name or a missing folder is a usage error naming what is configured. */
@@ -86,8 +99,8 @@ function notInitialised(ws: { name: string; path: string }, why: string): Operat
   });
 }
 
-async function terraform(client: TerraformClient, ws: { name: string; path: string }, args: string[], signal: AbortSignal, okExitCodes?: number[]) {
-  return runCli({ tool: TERRAFORM_CLI, args: [`-chdir=${ws.path}`, ...args], env: client.env, signal, okExitCodes }).catch((err: unknown) => {
+async function terraform(client: TerraformClient, ws: { name: string; path: string }, args: string[], signal: AbortSignal, okExitCodes?: number[], contained?: Contained) {
+  return runCli({ tool: TERRAFORM_CLI, args: [`-chdir=${ws.path}`, ...args], env: client.env, signal, okExitCodes, contained }).catch((err: unknown) => {
     if (err instanceof OperationError && err.code === 'cli_failed' && NOT_INITIALISED.test(err.message)) throw notInitialised(ws, err.message);
     throw err;
   });
@@ -129,17 +142,27 @@ export const terraformReadVerb: StepVerb<TerraformClient> = {
     const client = await ctx.client();
     const ws = client.workspace(args[1]!);
     switch (args[2]) {
-      case 'show': {
-        const out = await terraform(client, ws, ['show', '-json', '-no-color'], ctx.signal);
-        return { data: showData(ws, out.data) };
-      }
+      case 'show':
       case 'state-list': {
-        const out = await terraform(client, ws, ['state', 'list', '-no-color'], ctx.signal);
-        return { data: stateListData(ws, out.data) };
+        const state = parseState(await workspaceState(TERRAFORM_CLI, ws, { env: client.env, sandbox: client.sandbox, signal: ctx.signal }));
+        return { data: args[2] === 'show' ? showData(ws, state) : stateListData(ws, state) };
       }
       case 'plan': {
+        if (!client.plans) return { data: planNotComputed(ws) };
         // -lock=false: a question never takes the state lock from someone applying; the plan is not saved.
-        const out = await terraform(client, ws, ['plan', '-json', '-input=false', '-lock=false', '-no-color'], ctx.signal, [1]);
+        const planArgs = ['plan', '-json', '-input=false', '-lock=false', '-no-color'];
+        const contained = contain({
+          what: `terraform plan of workspace "${ws.name}" (it runs the workspace's providers and data sources)`,
+          command: TERRAFORM_CLI.command,
+          args: [`-chdir=${ws.path}`, ...planArgs],
+          env: client.env,
+          network: true,
+          readOnly: terraformGrants(ws.path, client.env, client.sandbox.home, ALL_CLOUD_CREDENTIALS),
+          hidden: client.sandbox.hidden,
+          home: client.sandbox.home,
+          unsandboxed: client.sandbox.unsandboxed,
+        });
+        const out = await terraform(client, ws, planArgs, ctx.signal, [1], contained);
         const data = planData(ws, out.data);
         if (out.code !== 0) throw failedRun(ws, 'plan', data);
         return { data };
@@ -218,9 +241,9 @@ export const terraformCapabilities: ProviderCapabilities = {
   },
   classify: {
     table: () => [
-      { operation: `${READ_VERB} <workspace> show`, verdict: 'read', why: 'terraform show -json: the state, read offline' },
-      { operation: `${READ_VERB} <workspace> state-list`, verdict: 'read', why: 'terraform state list' },
-      { operation: `${READ_VERB} <workspace> plan`, verdict: 'read', why: 'terraform plan -json -lock=false: computed, not saved, never applied' },
+      { operation: `${READ_VERB} <workspace> show`, verdict: 'read', why: 'the state, read as data (a local backend: its file; another: terraform state pull, contained); no workspace code runs' },
+      { operation: `${READ_VERB} <workspace> state-list`, verdict: 'read', why: 'the addresses in the state, read as data' },
+      { operation: `${READ_VERB} <workspace> plan`, verdict: 'read', why: 'terraform plan -json -lock=false, contained, only with ask --terraform-plan: computed, not saved, never applied' },
       { operation: `${APPLY_VERB} <workspace>`, verdict: 'destructive', why: 'terraform apply changes real infrastructure and may destroy resources' },
     ],
   },
@@ -231,7 +254,8 @@ export const terraformProvider: Provider<TerraformClient> = {
   verbs: [terraformReadVerb, terraformApplyVerb],
   capabilities: terraformCapabilities,
   async connect(opts: ConnectOptions) {
-    const client: TerraformClient = { workspace: (name) => workspacePath(opts.config, opts.home, name), env: terraformChildEnv(opts.env) };
+    const sandbox = sandboxSettings({ home: opts.home, configPath: opts.configPath, unsandboxed: opts.workspaceCode?.unsandboxed });
+    const client: TerraformClient = { workspace: (name) => workspacePath(opts.config, opts.home, name), env: terraformChildEnv(opts.env), sandbox, plans: Boolean(opts.workspaceCode?.plan) };
     const names = workspacesOf(opts.config);
     return { client, source: names.length ? `terraform.workspaces (${names.join(', ')})` : 'no terraform.workspaces configured' };
   },

@@ -1,10 +1,11 @@
 /**
- * The terraform reads of a workspace: what `terraform show -json`, `terraform state list` and
- * `terraform plan -json` print, made into small records for the prompt and the answers. The state holds
- * secrets (database passwords, private keys, sensitive outputs): only addresses, types, names, IDs and
- * the values of outputs not marked sensitive are kept.
+ * The terraform reads of a workspace: its state (read without running its code: state.ts) and, only
+ * with the user's opt-in, what `terraform plan -json` prints, made into small records for the prompt
+ * and the answers. The state holds secrets (database passwords, private keys, sensitive outputs): only
+ * addresses, types, names, IDs and the values of outputs not marked sensitive are kept.
  */
 import { readsChooser, targetsFor } from '../../core/kits/cli/reads.js';
+import type { TfState } from './state.js';
 
 export type TerraformReadName = 'show' | 'state-list' | 'plan';
 
@@ -18,14 +19,14 @@ export interface TerraformRead {
 export const TERRAFORM_READS: readonly TerraformRead[] = [
   {
     name: 'show',
-    label: 'the resources in the state, by type, and its outputs (terraform show -json)',
+    label: 'the resources in the state, by type, and its outputs (the state read as data; no terraform code runs)',
     words: ['state', 'resources', 'resource', 'managed', 'outputs', 'output', 'what is deployed', 'deployed', 'show'],
     byDefault: true,
   },
-  { name: 'state-list', label: 'the addresses in the state (terraform state list)', words: ['state list', 'addresses', 'address'], byDefault: false },
+  { name: 'state-list', label: 'the addresses in the state', words: ['state list', 'addresses', 'address'], byDefault: false },
   {
     name: 'plan',
-    label: 'what an apply would change now (terraform plan -json; nothing is applied)',
+    label: 'what an apply would change now (terraform plan -json in a sandbox, with --terraform-plan only; nothing is applied)',
     words: ['plan', 'pending', 'pending changes', 'changes', 'change', 'drift', 'drifted', 'out of sync', 'would change', 'apply', 'diff', 'destroy', 'destroyed'],
     byDefault: false,
   },
@@ -61,37 +62,28 @@ export interface ShowData {
 const MAX_RESOURCES = 500;
 const MAX_OUTPUT_CHARS = 300;
 
-/** `terraform show -json` made safe to show: no attribute values but the ID, no sensitive output values. */
-export function showData(ws: { name: string; path: string }, show: unknown): ShowData {
-  const root = obj(obj(show).values);
+/** The state made safe to show: managed resources with no attribute value but the ID, no sensitive output values. */
+export function showData(ws: { name: string; path: string }, state: TfState): ShowData {
   const resources: ShowData['resources'] = [];
   let total = 0;
-  const walk = (module: unknown) => {
-    for (const r of arr(obj(module).resources)) {
-      const res = obj(r);
-      if (res.mode !== 'managed' || typeof res.type !== 'string' || typeof res.address !== 'string') continue;
-      total++;
-      if (resources.length >= MAX_RESOURCES) continue;
-      const sensitiveId = obj(res.sensitive_values).id === true;
-      const id = sensitiveId ? undefined : str(obj(res.values).id);
-      resources.push({ address: res.address, type: res.type, name: String(res.name ?? ''), ...(id ? { id } : {}) });
-    }
-    for (const child of arr(obj(module).child_modules)) walk(child);
-  };
-  walk(root.root_module);
+  for (const r of state.instances) {
+    if (r.mode !== 'managed') continue;
+    total++;
+    if (resources.length >= MAX_RESOURCES) continue;
+    const id = r.sensitiveId ? undefined : str(r.values.id);
+    resources.push({ address: r.address, type: r.type, name: r.name, ...(id ? { id } : {}) });
+  }
   const by_type: Record<string, number> = {};
   for (const r of resources) by_type[r.type] = (by_type[r.type] ?? 0) + 1;
-  const outputs = Object.entries(obj(root.outputs)).map(([name, o]) => {
-    const sensitive = obj(o).sensitive === true;
-    if (sensitive) return { name, sensitive };
-    const v = obj(o).value;
-    const text = typeof v === 'string' ? v : JSON.stringify(v);
-    return { name, sensitive, value: text !== undefined && text.length > MAX_OUTPUT_CHARS ? `${text.slice(0, MAX_OUTPUT_CHARS)}…` : v };
+  const outputs = state.outputs.map((o) => {
+    if (o.sensitive) return { name: o.name, sensitive: true };
+    const text = typeof o.value === 'string' ? o.value : JSON.stringify(o.value);
+    return { name: o.name, sensitive: false, value: text !== undefined && text.length > MAX_OUTPUT_CHARS ? `${text.slice(0, MAX_OUTPUT_CHARS)}…` : o.value };
   });
   return {
     workspace: ws.name,
     path: ws.path,
-    terraform_version: str(obj(show).terraform_version),
+    terraform_version: state.terraform_version,
     resources,
     by_type,
     outputs,
@@ -106,20 +98,34 @@ export interface StateListData {
   truncated?: string;
 }
 
-export function stateListData(ws: { name: string; path: string }, output: unknown): StateListData {
-  const text = typeof output === 'string' ? output : str(obj(output).output) ?? '';
-  const all = text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+/** Every instance address in the state (managed resources and data sources), as `terraform state list` prints them. */
+export function stateListData(ws: { name: string; path: string }, state: TfState): StateListData {
+  const all = state.instances.map((r) => r.address).sort();
   return { workspace: ws.name, path: ws.path, addresses: all.slice(0, MAX_RESOURCES), ...(all.length > MAX_RESOURCES ? { truncated: `only the first ${MAX_RESOURCES} of ${all.length} addresses are listed` } : {}) };
 }
 
 export interface PlanData {
   workspace: string;
   path: string;
+  /** Why no plan was computed (the user did not opt in to running the workspace's code). */
+  not_computed?: string;
   summary?: { add: number; change: number; remove: number; import: number };
   changes: { address: string; action: string; reason?: string }[];
   drift: { address: string; action: string }[];
   diagnostics: { severity: string; summary: string; detail?: string; address?: string }[];
   truncated?: string;
+}
+
+/** A plan read without the user's opt-in: nothing ran, and the answer says how to get one. */
+export function planNotComputed(ws: { name: string; path: string }): PlanData {
+  return {
+    workspace: ws.name,
+    path: ws.path,
+    not_computed: 'a plan runs the workspace\'s own code (its providers and data sources), so a read does not compute one; ask with --terraform-plan to compute it in a sandbox (never applied)',
+    changes: [],
+    drift: [],
+    diagnostics: [],
+  };
 }
 
 /** The JSON lines of `terraform plan -json` (the machine-readable UI): the planned changes, drift, summary and diagnostics. */
@@ -176,6 +182,7 @@ export function answerStateList(d: StateListData): string {
 }
 
 export function answerPlan(d: PlanData): string {
+  if (d.not_computed) return `Terraform plan of workspace ${printable(d.workspace)}: not computed — ${d.not_computed}.`;
   const s = d.summary;
   const head = s
     ? `Terraform plan of workspace ${printable(d.workspace)}: ${s.add} to add, ${s.change} to change, ${s.remove} to destroy${s.import ? `, ${s.import} to import` : ''} (nothing was applied)`

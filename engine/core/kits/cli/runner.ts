@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { AssistantError, InterruptedError, OperationError } from '../../errors.js';
 import { redactText } from '../../redact.js';
+import type { Contained } from '../../process/contain.js';
 import { killGroup, OWN_GROUP } from '../../process/group.js';
 
 /** What a provider tells the runner about its CLI. */
@@ -37,6 +38,11 @@ export interface CliRunOptions {
   maxStderrBytes?: number;
   /** Exit codes besides 0 whose output the caller reads itself (`terraform plan -json` prints its errors on stdout). */
   okExitCodes?: readonly number[];
+  /**
+   * The command contained (engine/core/process/contain.ts: code we did not write, such as a workspace's
+   * terraform providers): started through it instead of `tool.command`, its scratch folder removed at the end.
+   */
+  contained?: Contained;
 }
 
 export interface CliOutput {
@@ -76,10 +82,20 @@ export function runCli(opts: CliRunOptions): Promise<CliOutput> {
   const maxErr = opts.maxStderrBytes ?? DEFAULT_MAX_STDERR;
   const shown = showCommand(tool.command, args);
   return new Promise<CliOutput>((resolve, reject) => {
-    if (signal.aborted) return reject(abortError(signal));
+    const contained = opts.contained;
+    if (signal.aborted) {
+      contained?.dispose();
+      return reject(abortError(signal));
+    }
+    if (contained && !contained.program) {
+      contained.dispose();
+      return reject(new OperationError('cli_not_found', `the ${tool.command} CLI is not installed (not found on PATH)`, { hint: tool.installHint }));
+    }
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(opts.env)) if (v !== undefined) env[k] = v;
-    const child = spawn(tool.command, [...args], { env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'], shell: false, windowsHide: true, ...OWN_GROUP });
+    const child = contained
+      ? contained.spawn(['ignore', 'pipe', 'pipe'])
+      : spawn(tool.command, [...args], { env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'], shell: false, windowsHide: true, ...OWN_GROUP });
     const out: Buffer[] = [];
     let outBytes = 0;
     let err = Buffer.alloc(0);
@@ -94,7 +110,7 @@ export function runCli(opts: CliRunOptions): Promise<CliOutput> {
     const onAbort = () => kill(abortError(signal));
     signal.addEventListener('abort', onAbort, { once: true });
 
-    child.stdout.on('data', (chunk: Buffer) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
       outBytes += chunk.length;
       if (outBytes > maxOut) {
         kill(new OperationError('cli_output_too_large', `${shown} printed more than ${maxOut} bytes; it was stopped`, { hint: 'narrow the command (filters, --max-items, --query)' }));
@@ -102,7 +118,7 @@ export function runCli(opts: CliRunOptions): Promise<CliOutput> {
       }
       out.push(chunk);
     });
-    child.stderr.on('data', (chunk: Buffer) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
       // Keep the end: a CLI's error is its last lines.
       err = Buffer.concat([err, chunk]);
       if (err.length > maxErr) err = err.subarray(err.length - maxErr);
@@ -114,6 +130,7 @@ export function runCli(opts: CliRunOptions): Promise<CliOutput> {
     });
     child.on('close', (code, sig) => {
       signal.removeEventListener('abort', onAbort);
+      contained?.dispose();
       if (killTimer) clearTimeout(killTimer);
       const stderr = err.toString('utf8');
       if (failure) return reject(failure);
@@ -157,7 +174,8 @@ function exitError(tool: CliTool, shown: string, code: number | null, sig: NodeJ
 function lastLines(text: string, count = 4): string {
   const lines = text
     .split(/\r?\n/)
-    .map((l) => l.replace(/[\u0000-\u001f\u007f]/g, '').trim())
+    // Colour and cursor sequences (terraform colours its errors) go whole, not just their ESC.
+    .map((l) => l.replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, '').replace(/[\u0000-\u001f\u007f]/g, '').trim())
     .filter(Boolean);
   const tail = lines.slice(-count).join(' / ');
   return tail.length > 1000 ? `…${tail.slice(-1000)}` : tail;
