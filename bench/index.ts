@@ -15,7 +15,11 @@ console.log(`bench on ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU
 await runStartupBench();
 await (await import('./plan-engine.js')).runPlanEngineBench();
 await (await import('./creates.js')).runCreatesBench();
-(await import('./redact.js')).runRedactBench();
+{
+  const redact = await import('./redact.js');
+  redact.runRedactBench();
+  await redact.runMaskerBench();
+}
 await (await import('./mcp.js')).runMcpBench();
 await (await import('./timing.js')).runTimingBench();
 await (await import('./shared-limits.js')).runSharedLimitsBench();

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Plan } from '../../../schemas/plan.js';
+import { openPrivateAppend, writePrivateFile } from '../private-file.js';
 import { redactValue } from '../redact.js';
 
 /**
@@ -85,7 +86,7 @@ export class RunJournal {
 
   begin(): void {
     mkdirSync(join(this.path, '..'), { recursive: true, mode: 0o700 });
-    writeFileSync(this.path, JSON.stringify({ type: 'begin', plan_hash: this.hash, steps: this.steps, at: new Date().toISOString() }) + '\n', { mode: 0o600 });
+    writePrivateFile(this.path, JSON.stringify({ type: 'begin', plan_hash: this.hash, steps: this.steps, at: new Date().toISOString() }) + '\n');
   }
 
   /**
@@ -93,7 +94,7 @@ export class RunJournal {
    * nothing (the kernel has the bytes), and a run of N steps does not open and close the file 3N times.
    */
   private append(entry: Entry): void {
-    this.fd ??= openSync(this.path, 'a', 0o600);
+    this.fd ??= openPrivateAppend(this.path);
     writeSync(this.fd, JSON.stringify(redactValue(entry)) + '\n');
   }
 
