@@ -85,6 +85,12 @@ export interface Output {
   /** Text that is the result whatever -o says (a plan document, a script, a diagram); `reveal` for a secret asked for (a new API key). */
   text(text: string, opts?: { reveal?: boolean }): void;
   /**
+   * A document that is the result whatever -o says, written as data (JSON for table and json, YAML for
+   * yaml): exact but for the registered secrets, never with secret-looking text masked — a plan piped
+   * into a file must be the plan. For producers that keep secrets out of what they make (box manifest).
+   */
+  document(value: unknown): void;
+  /**
    * A stream of text, redacted as it arrives: an answer a few words behind (so a secret split over two
    * tokens is still masked); with `lines` (a followed log) each line as soon as it is complete.
    */
@@ -132,6 +138,9 @@ export function createOutput(target: OutputTarget, format: OutputFormat, explici
     },
     text(text, opts = {}) {
       write(text, opts.reveal);
+    },
+    document(value) {
+      writeData(format === 'yaml' ? yamlForTerminal(value) : jsonForTerminal(JSON.stringify(value, null, 2)) + '\n');
     },
     stream: (opts = {}) => sanitisedStream((opts.lines ? completeLines : lineStream)((text) => stdout.write(restoreOwn(text)))),
   };

@@ -2,7 +2,9 @@
  * The streams a command is given (issue 36 §6): `ctx.io.stdout` and `ctx.io.stderr` are guards over
  * the real streams, so everything a command writes — a warning quoting a cloud's name, a progress line,
  * a consent text, an error from a server — is sanitised (engine/core/render/sanitise.ts) and masked
- * (engine/core/redact.ts) on its way out, and a new command cannot forget to. Only our own colours get
+ * (engine/core/redact.ts `redactText`: registered secrets, secret fields, URL passwords, as every
+ * message always was; not the secret-looking-text masker, which would take `token: generated` in our
+ * own notes for a secret) on its way out, and a new command cannot forget to. Only our own colours get
  * through (`colorsFor`: picocolors with marked escapes); any other escape sequence is dropped.
  *
  * Each write is sanitised on its own: a sequence that data leaves open ends with the write, so it can
@@ -15,7 +17,7 @@
  * stdout, and the output sink itself.
  */
 import { Writable } from 'node:stream';
-import { maskSecretsInText } from '../engine/core/redact.js';
+import { redactText } from '../engine/core/redact.js';
 import { palette, type Colors } from '../engine/core/render/color.js';
 import { ownColors, terminalText } from '../engine/core/render/sanitise.js';
 
@@ -33,7 +35,7 @@ export function guardStream(raw: NodeJS.WritableStream): NodeJS.WritableStream {
   const guard = new Writable({
     decodeStrings: false,
     write(chunk: string | Buffer, _encoding, done) {
-      const text = terminalText(typeof chunk === 'string' ? chunk : chunk.toString('utf8'), maskSecretsInText);
+      const text = terminalText(typeof chunk === 'string' ? chunk : chunk.toString('utf8'), redactText);
       if (text) raw.write(text);
       done();
     },

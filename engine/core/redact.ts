@@ -108,8 +108,8 @@ const looksLikeAwsSecret = (s: string) => /[A-Z]/.test(s) && /[a-z]/.test(s) && 
  * server) runs to the end, so its rest is masked rather than shown.
  */
 const sqlLiteral = (tag: string) =>
-  String.raw`(?:[Ee]'(?:[^'\\]|\\[\s\S]|'')*(?:'|$)|(?:[Uu]&)?'(?:[^']|'')*(?:'|$)|\$(?<${tag}>[A-Za-z_][A-Za-z0-9_]*)?\$[\s\S]*?(?:\$\k<${tag}>\$|$))`;
-const SQL_PASSWORD = new RegExp(String.raw`(\bpassword\s*(?:=\s*)?)` + sqlLiteral('p'), 'gi');
+  String.raw`(?:[Ee]'(?:[^'\\]|\\[\s\S]|'')*(?:'|$)|(?:[Uu]&)?'(?:[^']|'')*(?:'|$)|"(?:[^"]|"")*(?:"|$)|\$(?<${tag}>[A-Za-z_][A-Za-z0-9_]*)?\$[\s\S]*?(?:\$\k<${tag}>\$|$))`;
+const SQL_PASSWORD = new RegExp(String.raw`(\bpassword(?:\s*=\s*|\s+))` + sqlLiteral('p'), 'gi');
 const SQL_SET_CONFIG = new RegExp(String.raw`(\bset_config\s*\(\s*` + sqlLiteral('n') + String.raw`\s*,\s*)` + sqlLiteral('v'), 'gi');
 
 const WELL_KNOWN_PREFIX = /^(?:sk-|sk_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|AKIA|ASIA|xox[abprs]-|hf_|glpat-|eyJ)/;
