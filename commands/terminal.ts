@@ -16,6 +16,7 @@
  * cursor movements are escape sequences), the spinner's line clearing, the MCP and ACP protocols on
  * stdout, and the output sink itself.
  */
+import { StringDecoder } from 'node:string_decoder';
 import { Writable } from 'node:stream';
 import { redactText } from '../engine/core/redact.js';
 import { palette, type Colors } from '../engine/core/render/color.js';
@@ -32,10 +33,12 @@ function isGuarded(stream: NodeJS.WritableStream): stream is Guarded {
 /** A stream whose every write is sanitised and masked before it reaches `raw`; a guard is returned as it is. */
 export function guardStream(raw: NodeJS.WritableStream): NodeJS.WritableStream {
   if (isGuarded(raw)) return raw;
+  // Bytes written in pieces may cut a character in two: the decoder keeps the start for the next piece.
+  const bytes = new StringDecoder('utf8');
   const guard = new Writable({
     decodeStrings: false,
     write(chunk: string | Buffer, _encoding, done) {
-      const text = terminalText(typeof chunk === 'string' ? chunk : chunk.toString('utf8'), redactText);
+      const text = terminalText(typeof chunk === 'string' ? chunk : bytes.write(chunk), redactText);
       if (text) raw.write(text);
       done();
     },
