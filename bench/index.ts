@@ -20,7 +20,11 @@ await runStartupBench();
 await (await import('./plan-engine.js')).runPlanEngineBench();
 await (await import('./creates.js')).runCreatesBench();
 await (await import('./apply-path.js')).runApplyPathBench();
-(await import('./redact.js')).runRedactBench();
+{
+  const redact = await import('./redact.js');
+  redact.runRedactBench();
+  await redact.runMaskerBench();
+}
 await (await import('./mcp.js')).runMcpBench();
 await (await import('./mcp-floor.js')).runMcpFloorBench();
 await (await import('./timing.js')).runTimingBench();

@@ -3,8 +3,14 @@
  * for every list result, versus the previous deep-copy walk (kept here verbatim for comparison). A few
  * secrets are registered, as in a real process (client secret, access and refresh token, an AI key).
  * Median of interleaved repeats; also the retained heap of one result.
+ *
+ * Then the masker and the sanitiser (issue 36 §6): maskSecretLooking over the same records (what the
+ * CLI's tables and MCP's results pay), and maskSecretsInText, redactText and stripControls over single
+ * 200 KB lines without a blank, shaped to make a backtracking pattern go quadratic. BENCH_REDACT_FROM=
+ * <a dist/ directory> times that build's masker beside this one (the sanitiser is new: this build's only).
  */
-import { redactText, redactValue, registerSecret } from '../engine/core/redact.js';
+import { maskSecretLooking, maskSecretsInText, redactText, redactValue, registerSecret } from '../engine/core/redact.js';
+import { stripControls } from '../engine/core/render/sanitise.js';
 
 const SECRET_KEY = /(client_secret|clientSecret|access_token|refresh_token|api_key|apiKey|auth_token|authToken|router_api_key|secret_key|password|token)/i;
 
@@ -84,4 +90,54 @@ export function runRedactBench(): void {
   );
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) runRedactBench();
+type Masker = { maskSecretLooking: typeof maskSecretLooking; maskSecretsInText: typeof maskSecretsInText; redactText: typeof redactText; registerSecret: typeof registerSecret };
+
+/** Lines of 200 KB without a blank: the shapes that make a pattern with nested stars backtrack. */
+export function hostileLines(): [string, string][] {
+  const n = 200_000;
+  return [
+    ['letters', 'a'.repeat(n)],
+    ['KEY repeated', 'KEY'.repeat(n / 3)],
+    ['key_ repeated, then =', 'key_'.repeat(n / 4) + '=x'],
+    ['dotted words with :// and @', 'a.'.repeat(n / 2) + '://x@y'],
+    ['base64 blob', Buffer.from('x'.repeat((n * 3) / 4)).toString('base64')],
+    ['password and quotes', "password '".repeat(n / 10)],
+    ['dollar quotes', 'PASSWORD $a$'.repeat(n / 12)],
+    ['set_config cut short', "set_config('".repeat(n / 12)],
+    ['E-strings cut short', "password E'\\".repeat(n / 12)],
+    ['upper-case words with =', 'A_KEY_'.repeat(n / 6) + '='],
+    ['escape sequences', 'ab\u001b[1mcd'.repeat(n / 8)],
+  ];
+}
+
+export async function runMaskerBench(): Promise<void> {
+  const time = (fn: () => unknown) => {
+    const t = performance.now();
+    fn();
+    return performance.now() - t;
+  };
+  const builds: [string, Masker][] = [['this build', { maskSecretLooking, maskSecretsInText, redactText, registerSecret }]];
+  const from = process.env.BENCH_REDACT_FROM;
+  if (from) builds.unshift([`${from}`, (await import(`${from.replace(/\/$/, '')}/engine/core/redact.js`)) as Masker]);
+  const records = Array.from({ length: 3000 }, (_, i) => ({ ...instance(i), startup_script: i % 50 ? null : `#!/bin/sh\nexport HF_TOKEN=hf_${'x'.repeat(30)}\necho ${i}` }));
+  for (const [label, m] of builds) {
+    m.registerSecret('bench-client-secret-0123456789');
+    for (let i = 0; i < 3; i++) m.maskSecretLooking(records);
+    const table = median(Array.from({ length: 11 }, () => time(() => m.maskSecretLooking(records))));
+    console.log(`masker (${label}): maskSecretLooking over 3,000 instance records ${table.toFixed(1)} ms (median of 11)`);
+    for (const [name, line] of hostileLines()) {
+      const mask = median(Array.from({ length: 3 }, () => time(() => m.maskSecretsInText(line))));
+      const redact = median(Array.from({ length: 3 }, () => time(() => m.redactText(line))));
+      console.log(`  200 KB line, ${name}: maskSecretsInText ${mask.toFixed(1)} ms, redactText ${redact.toFixed(1)} ms`);
+    }
+  }
+  for (const [name, line] of hostileLines()) {
+    const strip = median(Array.from({ length: 3 }, () => time(() => stripControls(line))));
+    console.log(`  200 KB line, ${name}: stripControls ${strip.toFixed(1)} ms`);
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  runRedactBench();
+  await runMaskerBench();
+}

@@ -5,7 +5,7 @@
  * session's history when it succeeds.
  */
 import { z } from 'zod';
-import { maskSecretsInText, redactValue } from '../engine/core/redact.js';
+import { createRedactingStream, maskSecretLooking, maskSecretsInText } from '../engine/core/redact.js';
 import { MESSAGE_MODES, type AgentReply, type AgentRunner, type MessageMode } from './agent.js';
 import { clientError, RequestAborted, type ClientError } from './errors.js';
 import type { SessionStore } from './sessions.js';
@@ -112,14 +112,21 @@ export async function answerMessage(ctx: MessageContext, input: MessageInput, ho
   ctx.inFlight.add(controller);
   const started = performance.now();
   const at = new Date().toISOString();
+  // Streamed tokens are masked as `ask` masks its answer: a few words held back, so a secret split over
+  // two tokens is still caught (engine/core/redact.ts); what is held back goes out before the reply.
+  const tokens = hooks.onToken ? createRedactingStream(hooks.onToken) : undefined;
   try {
-    const reply = await ctx.agent.answer({ sessionId: session.id, message: input.message, mode, history: session.turns, signal: controller.signal, onToken: hooks.onToken });
+    const reply = await ctx.agent.answer({ sessionId: session.id, message: input.message, mode, history: session.turns, signal: controller.signal, onToken: tokens && ((t) => tokens.write(t)) });
+    tokens?.end();
     // The agent may finish just as the deadline passes; a late answer is still an answer.
-    // Kept (and later sent to the AI as the conversation) with secret-looking text masked, as `ask` keeps its history.
-    ctx.sessions.record(session, { role: 'user', text: maskSecretsInText(input.message), at, mode }, { role: 'assistant', text: reply.answer, at: new Date().toISOString() });
+    // The reply, and the turn kept (later sent to the AI as the conversation), with secret-looking text
+    // masked by the one masker, as `ask` shows and keeps its answers.
+    const masked = maskSecretLooking(reply);
+    ctx.sessions.record(session, { role: 'user', text: maskSecretsInText(input.message), at, mode }, { role: 'assistant', text: masked.answer, at: new Date().toISOString() });
     ctx.log?.(`message ${mode} answered in ${Math.round(performance.now() - started)} ms`);
-    return { ok: true, sessionId: session.id, mode, reply: redactValue(reply) };
+    return { ok: true, sessionId: session.id, mode, reply: masked };
   } catch (err) {
+    tokens?.end();
     const error = clientError(err, controller.signal);
     // A new session whose first message failed holds nothing: it does not take a place under the cap.
     if (input.session_id === undefined && session.turns.length === 0) {

@@ -17,6 +17,7 @@ import { assistantVersion } from '../engine/core/version.js';
 import { warn, type CommandContext } from './context.js';
 import { flag, type FlagSpec } from './flag-spec.js';
 import { runGroup } from './group.js';
+import { rawStream } from './terminal.js';
 import { withSession } from './session.js';
 import { TalkEngine, type TurnIo } from './talk-engine.js';
 import { resolve } from 'node:path';
@@ -58,7 +59,8 @@ async function serve(ctx: CommandContext, opts: AcpFlags): Promise<number> {
     async (session) => {
       const server = serveAcpAgent({
         input: ctx.io.stdin,
-        output: ctx.io.stdout,
+        // The protocol, not text for a person: it goes to the real stdout, not through the terminal guard.
+        output: rawStream(ctx.io.stdout),
         info: { name: 'assistant', version: assistantVersion() },
         signal: ctx.signal,
         commands: SLASH_COMMANDS.filter((c) => ADVERTISED.includes(c.name)).map((c) => ({ name: c.name, description: c.summary, hint: c.usage.replace(/^\/\S+\s*/, '') || undefined })),

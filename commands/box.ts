@@ -208,13 +208,14 @@ async function manifest(ctx: CommandContext, opts: ManifestFlags): Promise<numbe
     ctx.io.stderr.write(`token: ${token.created ? 'generated and kept' : 'kept'} in ${token.path} (0600); the plan holds only its SHA-256\n`);
     if (format === 'container-spec') {
       ctx.io.stderr.write(`note: set ${TOKEN_SHA256_ENV} in the container from a secret holding ${tokenSha256(token.token)} (the token's SHA-256; gpucloud secret ${compiled.tokenSecret} in the plan)\n`);
-      ctx.out.value(compiled.container, { table: JSON.stringify(compiled.container, null, 2) + '\n' });
+      ctx.out.document(compiled.container);
       return ExitCode.ok;
     }
     ctx.io.stderr.write(`plan: ${compiled.plan.summary}\n`);
     for (const note of [compiled.plan.notes ?? []].flat()) ctx.io.stderr.write(`note: ${note}\n`);
     if (compiled.missingSecrets.length) warn(ctx, `gpucloud secret(s) ${compiled.missingSecrets.join(', ')} do not exist yet; applying fails until they do`);
-    ctx.out.value(compiled.plan, { table: JSON.stringify(compiled.plan, null, 2) + '\n' });
+    // The plan as it is, never masked (`> box.json` deploys what it says): --env refused every secret-looking value.
+    ctx.out.document(compiled.plan);
     return ExitCode.ok;
   });
 }

@@ -1,11 +1,13 @@
 /**
  * What every command receives (gh-style injection): streams, environment, home and global flags.
- * Commands never touch process.* directly, so tests can drive them with in-memory streams.
+ * Commands never touch process.* directly, so tests can drive them with in-memory streams. The streams
+ * a command gets are guards (commands/terminal.ts): whatever it writes is sanitised and masked.
  */
-import { palette } from '../engine/core/render/color.js';
+import type { Colors } from '../engine/core/render/color.js';
 import type { OutputFormat } from '../engine/core/render/records.js';
 import { createDeadline, type Deadline } from '../engine/core/deadline.js';
 import { createDebug, createOutput, type DebugSink, type Output } from './output.js';
+import { colorsFor, guardStream } from './terminal.js';
 
 export type { OutputFormat };
 
@@ -61,8 +63,14 @@ export interface CommandContext {
 /** What the sinks are made of: a context without them (tests and cli.ts build one). */
 export type CommandContextBase = Omit<CommandContext, 'signal' | 'deadline' | 'interrupt' | 'out' | 'debug'>;
 
-function sinks(io: Io, globals: GlobalOptions): Pick<CommandContext, 'out' | 'debug'> {
-  return { out: createOutput(io, globals.output, globals.outputExplicit), debug: createDebug(io.stderr, globals.debug) };
+/** The streams guarded (a guard is kept as it is), so nothing a command writes reaches them unsanitised. */
+function guarded(io: Io): Io {
+  return { ...io, stdout: guardStream(io.stdout), stderr: guardStream(io.stderr) };
+}
+
+function sinks(io: Io, globals: GlobalOptions): Pick<CommandContext, 'io' | 'out' | 'debug'> {
+  const safe = guarded(io);
+  return { io: safe, out: createOutput(safe, globals.output, globals.outputExplicit), debug: createDebug(safe.stderr, globals.debug) };
 }
 
 /** The context with other streams or flags, its sinks remade so they write where the new context does. */
@@ -78,12 +86,17 @@ export function commandContext(base: CommandContextBase, interrupt: AbortSignal 
   return { ...base, signal: deadline.signal, deadline, interrupt, ...sinks(base.io, base.globals) };
 }
 
+/** Colours for stderr: ones that survive its guard, and none without colour. */
+export function stderrColors(ctx: { io: Io }): Colors {
+  return colorsFor(ctx.io.stderr, ctx.io.color);
+}
+
 /** A command group module (`commands/<group>.ts`) exports `run`; it returns the exit code. */
 export type CommandGroupRunner = (argv: string[], ctx: CommandContext) => Promise<number>;
 
 /** `warning: <text>` on stderr, the prefix in yellow when stderr has colour. */
 export function warn(ctx: { io: Io }, text: string): void {
-  ctx.io.stderr.write(`${palette(ctx.io.color).yellow('warning:')} ${text}\n`);
+  ctx.io.stderr.write(`${stderrColors(ctx).yellow('warning:')} ${text}\n`);
 }
 
 export function writeLine(stream: NodeJS.WritableStream, line = ''): void {

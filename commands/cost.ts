@@ -153,7 +153,7 @@ async function trend(ctx: CommandContext, o: ProviderOpt & { start?: unknown; en
     for (const n of t.notes) ctx.io.stderr.write(`note: ${n}\n`);
     // On a terminal, unless a table is asked for (-o table), the figures as charts (issue 31 §4).
     const chart = ctx.io.stdoutIsTTY ? (await import('../engine/producers/charts/cost-trend.js')).renderTrendChart : undefined;
-    ctx.out.value(t, { table: () => trendTable(ctx, t), unasked: chart && (() => chart(t, { columns: ctx.out.columns, color: Boolean(ctx.io.stdoutColor), now: s })) });
+    ctx.out.value(t, { table: () => trendTable(ctx, t), unasked: chart && (() => chart(t, { columns: ctx.out.columns, color: ctx.out.colors, now: s })) });
     return 0;
   });
 }

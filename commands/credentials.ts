@@ -23,6 +23,7 @@ import { renderTable } from '../engine/core/render/records.js';
 import { CredentialNameSchema } from '../schemas/backend-api.js';
 import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
+import { rawStream } from './terminal.js';
 import { confirmByTyping } from './prompt.js';
 import { readPlan } from '../machines/apply/reads.js';
 import { withSession } from './session.js';
@@ -195,7 +196,8 @@ async function readStdin(ctx: CommandContext, f: CredentialField): Promise<strin
 async function prompt(ctx: CommandContext, question: string, hidden: boolean): Promise<string> {
   ctx.io.stderr.write(question);
   const muted = new Writable({ write: (_chunk, _enc, done) => done() });
-  const rl = createInterface({ input: ctx.io.stdin, output: hidden ? muted : ctx.io.stderr, terminal: true });
+  // readline's line editing writes escape sequences of its own: to the terminal under the guard (it echoes only what is typed).
+  const rl = createInterface({ input: ctx.io.stdin, output: hidden ? muted : rawStream(ctx.io.stderr), terminal: true });
   try {
     return await rl.question('', { signal: ctx.signal });
   } finally {

@@ -8,10 +8,9 @@ import { INSTANCE_ACTIONS, instanceActionPlan, listPlan } from '../engine/provid
 import { classifyRequest } from '../engine/providers/gpucloud/verbs/api.js';
 import { UsageError } from '../engine/core/errors.js';
 import { listenError, parseListen } from '../engine/core/listen.js';
-import { palette } from '../engine/core/render/color.js';
 import { maskSecretLooking } from '../engine/core/redact.js';
 import { renderKindTable, renderRecord } from '../engine/core/render/records.js';
-import type { CommandContext } from './context.js';
+import { stderrColors, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { confirmByTyping } from './prompt.js';
 // Reads only: a list or get loads none of the apply machinery (start-up is benchmarked).
@@ -94,7 +93,7 @@ async function resolveRecord(ctx: CommandContext, session: Session, spec: KindSp
   try {
     return await resolveRecordBy((plan) => readResult(session, plan), spec, idOrName);
   } catch (err) {
-    if (err instanceof AmbiguousNameError) ctx.io.stderr.write(renderKindTable(err.matches, spec, ctx.io.columns, palette(ctx.io.color)));
+    if (err instanceof AmbiguousNameError) ctx.io.stderr.write(renderKindTable(err.matches, spec, ctx.io.columns, stderrColors(ctx)));
     throw err;
   }
 }

@@ -3,6 +3,7 @@ import { closest } from '../engine/core/did-you-mean.js';
 import { UsageError } from '../engine/core/errors.js';
 import type { CommandContext } from './context.js';
 import { coerceFlags, type FlagSpec } from './flag-spec.js';
+import { rawStream } from './terminal.js';
 
 class HelpShown extends Error {}
 
@@ -59,7 +60,8 @@ export async function runGroup(
   });
   cli.help((sections) => {
     const text = readableHelp(sections.map((s) => (s.title ? `${s.title}:\n${s.body}` : s.body)).join('\n\n'));
-    ctx.io.stdout.write(text + '\n' + (footer ? `\n${footer}\n` : ''));
+    // Our own text, examples included (`--secret OPENAI_API_KEY=my-key` is not a secret to mask): past the guard.
+    rawStream(ctx.io.stdout).write(text + '\n' + (footer ? `\n${footer}\n` : ''));
     throw new HelpShown();
   });
   if (completing.words) return printCompletions(cli, ctx);

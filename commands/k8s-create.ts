@@ -5,7 +5,8 @@
  * The compiled plan is kept in ~/.assistant/k8s/ so `--resume` continues exactly the plan that started,
  * even if the catalogue (availability) changed since.
  */
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { ensurePrivateDir, writePrivateFile } from '../engine/core/private-file.js';
 import { join } from 'node:path';
 import { PlanSchema, type Plan } from '../schemas/plan.js';
 import { ExitCode, InvalidInputError, SafetyRefusal } from '../engine/core/errors.js';
@@ -211,10 +212,9 @@ function refuseIfAnotherUnfinished(ctx: CommandContext, key: string, plan: Plan)
 }
 
 function keepPlan(ctx: CommandContext, key: string, plan: Plan): string {
-  mkdirSync(planDir(ctx), { recursive: true, mode: 0o700 });
+  ensurePrivateDir(planDir(ctx));
   const file = join(planDir(ctx), `${key}.plan.json`);
-  writeFileSync(file, JSON.stringify(plan, null, 2) + '\n', { mode: 0o600 });
-  chmodSync(file, 0o600);
+  writePrivateFile(file, JSON.stringify(plan, null, 2) + '\n');
   return file;
 }
 

@@ -16,6 +16,7 @@ import { offeredTools, type McpBackend } from '../mcp/tools.js';
 import type { CommandContext } from './context.js';
 import { flag, type FlagSpec } from './flag-spec.js';
 import { runGroup } from './group.js';
+import { rawStream } from './terminal.js';
 import { withSession } from './session.js';
 import { startAutostopTimer } from '../mcp/autostop-timer.js';
 
@@ -137,7 +138,8 @@ function generatedToken(ctx: CommandContext): ServerToken {
 
 /** Until stdin ends (the client went away) or Ctrl-C; stdout carries only the protocol. */
 async function serveStdio(ctx: CommandContext, backend: McpBackend, gate: string, stopped: Promise<void>): Promise<void> {
-  const transport = new StdioServerTransport(ctx.io.stdin as never, ctx.io.stdout as never);
+  // The protocol, not text for a person: JSON-RPC goes to the real stdout, not through the terminal guard.
+  const transport = new StdioServerTransport(ctx.io.stdin as never, rawStream(ctx.io.stdout) as never);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;
     ctx.io.stdin.once('end', resolve);

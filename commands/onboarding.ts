@@ -10,7 +10,6 @@ import { ONBOARDING_SCHEMA_VERSION } from '../schemas/onboarding.js';
 import { loadConfig, resolveConfigPath } from '../engine/core/config/load.js';
 import { AssistantError, ExitCode, SafetyRefusal, UsageError } from '../engine/core/errors.js';
 import { redactText } from '../engine/core/redact.js';
-import { palette } from '../engine/core/render/color.js';
 import type { PlanReader } from '../engine/producers/onboarding/credentials.js';
 import { executePlan } from '../engine/producers/onboarding/install.js';
 import { compilePlan, loadRecipeFile, type PlanRequest } from '../engine/producers/onboarding/plan.js';
@@ -20,7 +19,7 @@ import { parseProviderList, runScan } from '../engine/producers/onboarding/scan.
 import { toolNames, toolsOf, toolSpec } from '../engine/producers/onboarding/tools.js';
 import { probeTools } from '../engine/producers/onboarding/versions.js';
 import { readPlan } from '../machines/apply/reads.js';
-import { warn, withChanges, type CommandContext } from './context.js';
+import { stderrColors, warn, withChanges, type CommandContext } from './context.js';
 import { createOutput, type Output } from './output.js';
 import { flag, type FlagSpec } from './flag-spec.js';
 import { runGroup } from './group.js';
@@ -175,7 +174,7 @@ async function scan(ctx: CommandContext, flags: ScanFlags): Promise<number> {
     const notReady = report.providers.filter((r) => required.includes(r.provider) && !r.ready);
     if (notReady.length) {
       const why = notReady.map((r) => `${r.provider} (${!r.configured ? 'not configured' : !r.tools_ok ? 'tools missing' : r.authenticated === false ? 'not authenticated' : r.detail ?? 'not verified'})`);
-      ctx.io.stderr.write(`${palette(ctx.io.color).red('error:')} not_ready: ${why.join('; ')}\nhint: follow the next steps above, then run the scan again\n`);
+      ctx.io.stderr.write(`${stderrColors(ctx).red('error:')} not_ready: ${why.join('; ')}\nhint: follow the next steps above, then run the scan again\n`);
       return ExitCode.failed;
     }
   }
@@ -228,7 +227,7 @@ async function install(ctx: CommandContext, interrupt: AbortSignal, named: strin
     return report.results.some((r) => r.status === 'not-installed') ? ExitCode.failed : ExitCode.ok;
   }
 
-  ctx.io.stderr.write(renderPlan(plan, palette(ctx.io.color)));
+  ctx.io.stderr.write(renderPlan(plan, stderrColors(ctx)));
   if (platform.injected && (platform.os !== hostOs() || platform.arch !== hostArch())) {
     warn(ctx, `this plan is for ${platform.os}/${platform.arch} (--platform) and this machine is ${hostOs()}/${hostArch()}: what it downloads will not run here`);
   }

@@ -6,14 +6,21 @@
  * fields, URL passwords) like every other writer, JSON/YAML data with the registered secrets masked
  * (the rest is the data as asked for); `reveal` is the one way out, for a secret the user asked to see.
  *
- * The one debug sink is here too: `debug: ` lines on stderr, redacted and without control characters,
- * written only with --debug.
+ * Everything it writes is sanitised first (issue 36 §6, engine/core/render/sanitise.ts): text loses
+ * every control sequence, and then is masked (in that order, so a secret cut in two by an escape
+ * sequence is whole again when the masker looks); its own colours (`colors`) survive because they are
+ * marked; JSON and YAML keep the data exact and write DEL and C1 characters as escapes. A stream keeps
+ * the parser's state from one piece to the next, so a sequence split across tokens is removed too.
+ *
+ * The one debug sink is here too: `debug: ` lines on stderr, sanitised and masked, written only with --debug.
  */
 import type { Column, KindSpec } from '../engine/providers/gpucloud/catalogue.js';
-import { palette, type Colors } from '../engine/core/render/color.js';
-import { printable, renderKindTable, renderRecord, renderTable, type OutputFormat, type TableOptions } from '../engine/core/render/records.js';
-import { createRedactingStream, maskSecretLooking, redactRegistered, redactText, redactValue, secretSpans } from '../engine/core/redact.js';
+import type { Colors } from '../engine/core/render/color.js';
+import { renderKindTable, renderRecord, renderTable, type OutputFormat, type TableOptions } from '../engine/core/render/records.js';
+import { createRedactingStream, maskSecretLooking, maskSecretsInText, redactRegistered, redactText, redactValue, secretSpans } from '../engine/core/redact.js';
+import { createControlStripper, jsonForTerminal, ownColors, restoreOwn, terminalText } from '../engine/core/render/sanitise.js';
 import { toYaml } from '../engine/core/yaml.js';
+import { rawStream } from './terminal.js';
 
 /** Where the sink writes and how wide and colourful a table may be (a subset of the command's Io). */
 export interface OutputTarget {
@@ -78,6 +85,12 @@ export interface Output {
   /** Text that is the result whatever -o says (a plan document, a script, a diagram); `reveal` for a secret asked for (a new API key). */
   text(text: string, opts?: { reveal?: boolean }): void;
   /**
+   * A document that is the result whatever -o says, written as data (JSON for table and json, YAML for
+   * yaml): exact but for the registered secrets, never with secret-looking text masked — a plan piped
+   * into a file must be the plan. For producers that keep secrets out of what they make (box manifest).
+   */
+  document(value: unknown): void;
+  /**
    * A stream of text, redacted as it arrives: an answer a few words behind (so a secret split over two
    * tokens is still masked); with `lines` (a followed log) each line as soon as it is complete.
    */
@@ -85,15 +98,17 @@ export interface Output {
 }
 
 export function createOutput(target: OutputTarget, format: OutputFormat, explicit: boolean): Output {
-  const colors = palette(Boolean(target.stdoutColor));
+  // The sink sanitises and masks itself, so it writes to the stream under a guard (a second pass would drop its colours).
+  const stdout = rawStream(target.stdout);
+  const colors = ownColors(Boolean(target.stdoutColor));
   const write = (text: string, reveal = false) => {
-    if (text) target.stdout.write(reveal ? text : redactText(text));
+    if (text) stdout.write(terminalText(text, reveal ? undefined : redactText));
   };
   // JSON and YAML are the data as asked for (a startup script's `password=` is the user's to see), so only
   // the secrets this process registered (credentials, tokens, keys) are masked in them.
-  const writeData = (text: string) => target.stdout.write(redactRegistered(text));
+  const writeData = (text: string) => stdout.write(redactRegistered(text));
   const human = (h: Human) => (typeof h === 'string' ? h : h(colors));
-  const structuredText = (value: unknown) => (format === 'json' ? JSON.stringify(value, null, 2) + '\n' : toYaml(value));
+  const structuredText = (value: unknown) => (format === 'json' ? jsonForTerminal(JSON.stringify(value, null, 2)) + '\n' : yamlForTerminal(value));
   return {
     format,
     explicit,
@@ -124,7 +139,32 @@ export function createOutput(target: OutputTarget, format: OutputFormat, explici
     text(text, opts = {}) {
       write(text, opts.reveal);
     },
-    stream: (opts = {}) => (opts.lines ? completeLines : lineStream)((text) => target.stdout.write(text)),
+    document(value) {
+      writeData(format === 'yaml' ? yamlForTerminal(value) : jsonForTerminal(JSON.stringify(value, null, 2)) + '\n');
+    },
+    stream: (opts = {}) => sanitisedStream((opts.lines ? completeLines : lineStream)((text) => stdout.write(restoreOwn(text)))),
+  };
+}
+
+/**
+ * YAML for a terminal: the yaml package escapes C0 but writes DEL and C1 as they are. When the text has
+ * any, it is written again with every scalar double-quoted, where `\u009b` is the same value.
+ */
+function yamlForTerminal(value: unknown): string {
+  const text = toYaml(value);
+  if (!/[\u007f-\u009f]/.test(text)) return text;
+  return jsonForTerminal(toYaml(value, { defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'QUOTE_DOUBLE' }));
+}
+
+/** A stream sanitised before it is masked: the parser's state carried across pieces, so a sequence split over tokens goes too. */
+function sanitisedStream(inner: OutputStream): OutputStream {
+  const stripper = createControlStripper();
+  return {
+    write: (text) => inner.write(stripper.push(text)),
+    end() {
+      inner.write(stripper.end());
+      inner.end();
+    },
   };
 }
 
@@ -181,15 +221,19 @@ export interface DebugSink {
   readonly callback: ((line: string) => void) | undefined;
 }
 
-/** Every line redacted and shown without control characters (remote text could hold escape sequences). */
+/**
+ * Every line sanitised, then masked (secret-looking text too: debug shows request bodies and startup
+ * scripts), then written; remote text could hold escape sequences or a secret cut in two by one.
+ */
 export function createDebug(stderr: NodeJS.WritableStream, on: boolean): DebugSink {
+  const raw = rawStream(stderr);
   const sink = (line: string) => {
     if (!on) return;
-    const text = redactText(String(line)).replace(/\n+$/, '');
-    stderr.write(
+    const text = terminalText(String(line), maskSecretsInText).replace(/\n+$/, '');
+    raw.write(
       text
         .split('\n')
-        .map((l) => `debug: ${printable(l)}\n`)
+        .map((l) => `debug: ${l}\n`)
         .join(''),
     );
   };

@@ -116,7 +116,7 @@ async function show(ctx: CommandContext, file: string | undefined, opts: PlanRea
   const graph = planGraph(v.plan!, v.classes, providers, PREDEFINED_BINDINGS);
   if (format === 'mermaid') ctx.out.value(graph, { table: toMermaid(graph) });
   else if (format === 'dot') ctx.out.value(graph, { table: toDot(graph) });
-  else if (format === 'text') ctx.out.value(graph, { table: () => toText(graph, { ascii: Boolean(opts.ascii), color: Boolean(ctx.io.stdoutColor) }) });
+  else if (format === 'text') ctx.out.value(graph, { table: () => toText(graph, { ascii: Boolean(opts.ascii), color: ctx.out.colors }) });
   else {
     const rows = graph.nodes.map((n) => ({
       index: String(n.index),

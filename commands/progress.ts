@@ -1,7 +1,9 @@
 import type { RunEvent, RunObserver, WaitNotice } from '../engine/core/provider.js';
 import { redactText } from '../engine/core/redact.js';
+import { terminalText } from '../engine/core/render/sanitise.js';
 import type { Io } from './context.js';
 import type { Output } from './output.js';
+import { rawStream } from './terminal.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const CLEAR_LINE = '\r\x1b[2K';
@@ -16,13 +18,16 @@ export interface PhaseSpinner {
 /**
  * One live status line for a wait (`ask` before its first token, a running plan step). Only on a
  * terminal; elsewhere there is none (undefined) and callers print plain lines where they matter.
+ * Its line clearing is an escape sequence of ours, so it writes to the terminal under stderr's guard,
+ * the text it shows sanitised and masked here (a step's description carries values from the plan).
  */
 export function createPhaseSpinner(io: Io): PhaseSpinner | undefined {
   if (!io.stderrIsTTY) return undefined;
+  const terminal = rawStream(io.stderr);
   let timer: NodeJS.Timeout | undefined;
   let text: () => string = () => '';
   let frame = 0;
-  const paint = () => io.stderr.write(`${CLEAR_LINE}${FRAMES[frame++ % FRAMES.length]} ${text()}`);
+  const paint = () => terminal.write(`${CLEAR_LINE}${FRAMES[frame++ % FRAMES.length]} ${terminalText(text(), redactText).replace(/\n/g, ' ')}`);
   return {
     phase(next) {
       text = typeof next === 'function' ? next : () => next;
@@ -36,7 +41,7 @@ export function createPhaseSpinner(io: Io): PhaseSpinner | undefined {
       if (!timer) return;
       clearInterval(timer);
       timer = undefined;
-      io.stderr.write(CLEAR_LINE);
+      terminal.write(CLEAR_LINE);
     },
   };
 }
@@ -97,17 +102,22 @@ const NOTICE_EVERY_MS = 10_000;
  */
 export function createWaitNotices(io: Io, now: () => number = () => performance.now()): (wait: WaitNotice) => void {
   const lastAt = new Map<string, number>();
+  const say = (message: string) => {
+    // The spinner's line is cleared with our own escape sequence, under the guard; the message goes through it.
+    if (io.stderrIsTTY) rawStream(io.stderr).write(CLEAR_LINE);
+    io.stderr.write(`${message}\n`);
+  };
   return (wait) => {
     if (wait.reason !== 'poll' && wait.reason !== 'lock' && wait.reason !== 'failover' && wait.waitMs < NOTICE_MIN_WAIT_MS) return;
     // One key per kind of wait and what it is about: the message without its figures and current status.
     // Each failover is said: they are few, and each says which choice was passed over and why.
-    if (wait.reason === 'failover') return void io.stderr.write(`${io.stderrIsTTY ? CLEAR_LINE : ''}${wait.message}\n`);
+    if (wait.reason === 'failover') return say(wait.message);
     const key = `${wait.reason}:${wait.message.replace(/\(status [^)]*\)/, '').replace(/\d+(\.\d+)?/g, '#')}`;
     const t = now();
     const last = lastAt.get(key);
     if (last !== undefined && t - last < NOTICE_EVERY_MS) return;
     lastAt.set(key, t);
-    io.stderr.write(`${io.stderrIsTTY ? CLEAR_LINE : ''}${wait.message}\n`);
+    say(wait.message);
   };
 }
 

@@ -1,7 +1,6 @@
 import { AssistantError, ExitCode, isAbortError } from '../engine/core/errors.js';
 import { redactText } from '../engine/core/redact.js';
-import { palette } from '../engine/core/render/color.js';
-import type { CommandContext } from './context.js';
+import { stderrColors, type CommandContext } from './context.js';
 
 /**
  * Prints an error as DESIGN.md §2 wants it: `error: <code>: <message>` plus a hint line; returns the
@@ -9,7 +8,7 @@ import type { CommandContext } from './context.js';
  */
 export function reportError(err: unknown, ctx: CommandContext): number {
   const out = ctx.io.stderr;
-  const c = palette(ctx.io.color);
+  const c = stderrColors(ctx);
   if (err instanceof AssistantError) {
     out.write(`${c.red('error:')} ${err.code}: ${redactText(err.message)}\n`);
     if (err.hint) out.write(`hint: ${redactText(err.hint)}\n`);

@@ -9,7 +9,6 @@
  * Each turn has its own signal (Ctrl-C, --timeout per turn, an editor's cancel) that every read,
  * AI call and run of the turn obeys.
  */
-import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
 import type { Plan } from '../schemas/plan.js';
@@ -20,6 +19,8 @@ import { AgentConversation } from '../engine/producers/acp/conversation.js';
 import { startAcpAgent } from '../engine/producers/acp/client.js';
 import { agentSandbox, containAgent, type AgentSandbox } from '../engine/producers/acp/sandbox.js';
 import { printable } from '../engine/producers/acp/printable.js';
+import { createControlStripper, stripControls } from '../engine/core/render/sanitise.js';
+import { writePrivateFile } from '../engine/core/private-file.js';
 import type { AgentLaunch } from '../engine/producers/acp/launch.js';
 import { AssistantError, ExitCode, InterruptedError, isAbortError, OperationError, SafetyRefusal, UsageError } from '../engine/core/errors.js';
 import { checkPlan } from '../engine/core/plan/check.js';
@@ -319,6 +320,8 @@ export class TalkEngine {
     if (!prompt) throw new UsageError('/ask needs a question');
     const text = this.masked(prompt, io);
     const out = createRedactingStream((t) => io.token(t));
+    // The agent's text is sanitised as it streams (a sequence split over chunks included), before it is masked.
+    const strip = createControlStripper();
     let shown = '';
     io.phase('waiting for the agent');
     try {
@@ -328,7 +331,7 @@ export class TalkEngine {
           io.phaseDone();
           if (update.sessionUpdate === 'agent_message_chunk') {
             if (update.content.type === 'text') {
-              const text = printable(update.content.text);
+              const text = strip.push(update.content.text);
               shown += text;
               out.write(text);
             }
@@ -346,9 +349,9 @@ export class TalkEngine {
       });
       out.end();
       io.phaseDone();
-      io.answerDone(maskSecretsInText(printable(result.text)));
+      io.answerDone(maskSecretsInText(stripControls(result.text)));
       const cancelled = result.stopReason === 'cancelled';
-      this.store.addTurn('agent', text, printable(result.text), { interrupted: cancelled });
+      this.store.addTurn('agent', text, stripControls(result.text), { interrupted: cancelled });
       if (cancelled) {
         io.note('interrupted: the agent was told to stop (session/cancel)');
         return ExitCode.interrupted;
@@ -497,7 +500,8 @@ export class TalkEngine {
         return ExitCode.ok;
       case 'save': {
         if (!file) throw new UsageError('/plan save needs a file name', { hint: '/plan save plan.json' });
-        writeFileSync(this.path(file), JSON.stringify(this.requirePlan(), null, 2) + '\n');
+        // The plan as it is (it is what applies), so possibly with a secret in it: 0600, like every file that can hold one.
+        writePrivateFile(this.path(file), JSON.stringify(this.requirePlan(), null, 2) + '\n');
         io.note(`plan saved to ${file}; apply it later with assistant ask --apply --plan-file ${file}`);
         return ExitCode.ok;
       }
@@ -599,7 +603,7 @@ export class TalkEngine {
     if (arg) {
       const lines = [`# talk session ${this.store.id}`, ''];
       for (const t of this.store.turns()) lines.push(`**you** (${t.kind}): ${t.user}`, '', t.assistant, '');
-      writeFileSync(this.path(arg), lines.join('\n'), { mode: 0o600 });
+      writePrivateFile(this.path(arg), lines.join('\n'));
       io.note(`transcript written to ${arg}`);
     }
     io.note(`this session is saved as it goes in ${this.store.path}; continue it with: assistant talk --resume ${this.store.id}`);

@@ -13,7 +13,6 @@ import { agentSandbox } from '../engine/producers/acp/sandbox.js';
 import { sandboxAvailability } from '../engine/core/process/contain.js';
 import { printable } from '../engine/producers/acp/printable.js';
 import { redactText } from '../engine/core/redact.js';
-import { palette } from '../engine/core/render/color.js';
 import { renderTable } from '../engine/core/render/records.js';
 import { namesMatch } from '../engine/producers/talk/destroy-targets.js';
 import { MultiLine } from '../engine/producers/talk/input.js';
@@ -21,9 +20,10 @@ import { historyEntry, lineHistoryPath, loadLineHistory, saveLineHistory } from 
 import { ConversationStore, listSessions } from '../engine/producers/talk/store.js';
 import { createTalkTerminal, type TalkTerminal } from '../engine/producers/talk/terminal.js';
 import { routableProviders } from '../engine/providers/index.js';
-import { warn, type CommandContext } from './context.js';
+import { stderrColors, warn, type CommandContext } from './context.js';
 import { flag, type FlagSpec } from './flag-spec.js';
 import { runGroup } from './group.js';
+import { rawStream } from './terminal.js';
 import { createAnswerPrinter, createPhaseSpinner, createRunObserver } from './progress.js';
 import { reportError } from './report-error.js';
 import { withSession } from './session.js';
@@ -135,7 +135,9 @@ async function talk(ctx: CommandContext, opts: TalkFlags): Promise<number> {
       const historyPath = lineHistoryPath(ctx.home);
       const term = createTalkTerminal({
         input: ctx.io.stdin,
-        output: ctx.io.stderr,
+        // readline edits the line with escape sequences of its own: it writes to the terminal under the
+        // guard, and the terminal sanitises what it shows that is not ours (engine/producers/talk/terminal.ts).
+        output: rawStream(ctx.io.stderr),
         interactive,
         history: interactive ? loadLineHistory(historyPath) : [],
         historyEntry,
@@ -155,7 +157,7 @@ async function talk(ctx: CommandContext, opts: TalkFlags): Promise<number> {
 }
 
 function banner(ctx: CommandContext, store: ConversationStore, agentName: string | undefined, resumed: boolean): void {
-  const c = palette(ctx.io.color);
+  const c = stderrColors(ctx);
   const lines = [`${c.bold('assistant talk')} — session ${store.id}. Ask anything; /help lists the commands; Ctrl-D leaves.`];
   if (agentName) lines.push(`Answers come from the agent ${agentName} (ACP); /maker, /dry-run and /apply are the assistant's own.`);
   if (resumed) lines.push(`Resumed: ${store.turns().length} earlier turn(s)${store.plan() !== undefined ? ', and a plan in hand (/plan shows it)' : ''}.`);
@@ -232,7 +234,7 @@ function terminalIo(ctx: CommandContext, term: TalkTerminal): TurnIo {
     },
     phase: (text) => spinner?.phase(text),
     phaseDone: () => spinner?.stop(),
-    colors: palette(Boolean(ctx.io.stdoutColor)),
+    colors: ctx.out.colors,
     columns: ctx.io.columns,
     runObserver: () => {
       spinner?.stop();
@@ -273,7 +275,7 @@ async function confirmApply(ctx: CommandContext, term: TalkTerminal, c: ApplyCon
   if (!term.interactive) {
     throw new SafetyRefusal('applying needs your confirmation and there is no terminal to ask on; nothing was sent', { hint: 'run talk with --yes to confirm non-interactively' });
   }
-  const col = palette(ctx.io.color);
+  const col = stderrColors(ctx);
   const lines = [...consent];
   if (c.destroys.length) {
     lines.push(col.red(`It DESTROYS: ${c.destroys.map((d) => `${d.name} (${d.kind ?? 'resource'}, step ${d.index})`).join(', ')}. This cannot be undone.`));
@@ -298,12 +300,12 @@ async function confirmApply(ctx: CommandContext, term: TalkTerminal, c: ApplyCon
  */
 async function askPermission(ctx: CommandContext, term: TalkTerminal, request: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionOutcome> {
   const call = request.toolCall;
-  const title = printable(redactText(call.title ?? 'a tool call'));
+  const title = redactText(printable(call.title ?? 'a tool call'));
   const reject = request.options.find((o) => o.kind === 'reject_once') ?? request.options.find((o) => o.kind === 'reject_always');
   const refused: acp.RequestPermissionOutcome = reject ? { outcome: 'selected', optionId: reject.optionId } : { outcome: 'cancelled' };
   const lines = [`the agent asks permission: ${title}${call.kind ? ` (${call.kind})` : ''}`];
   if (call.rawInput !== undefined) {
-    const input = printable(redactText(JSON.stringify(call.rawInput) ?? ''));
+    const input = redactText(printable(JSON.stringify(call.rawInput) ?? ''));
     lines.push(`  input: ${input.length > 400 ? `${input.slice(0, 400)}…` : input}`);
   }
   if (!term.interactive) {
@@ -327,19 +329,19 @@ async function askPermission(ctx: CommandContext, term: TalkTerminal, request: a
 function describeAgentUpdate(update: acp.SessionUpdate, tools: Map<string, string>): string | undefined {
   switch (update.sessionUpdate) {
     case 'tool_call': {
-      const title = printable(redactText(update.title));
+      const title = redactText(printable(update.title));
       tools.set(update.toolCallId, title);
       return `  ⚙ ${title}${update.kind ? ` (${update.kind})` : ''}`;
     }
     case 'tool_call_update': {
-      if (update.title) tools.set(update.toolCallId, printable(redactText(update.title)));
+      if (update.title) tools.set(update.toolCallId, redactText(printable(update.title)));
       const title = tools.get(update.toolCallId) ?? printable(update.toolCallId);
       if (update.status === 'completed') return `  ✓ ${title}`;
       if (update.status === 'failed') return `  ✗ ${title}`;
       return undefined;
     }
     case 'plan':
-      return ['  plan:', ...update.entries.map((e) => `    [${e.status === 'completed' ? 'x' : e.status === 'in_progress' ? '>' : ' '}] ${printable(redactText(e.content))}`)].join('\n');
+      return ['  plan:', ...update.entries.map((e) => `    [${e.status === 'completed' ? 'x' : e.status === 'in_progress' ? '>' : ' '}] ${redactText(printable(e.content))}`)].join('\n');
     default:
       return undefined;
   }

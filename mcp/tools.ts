@@ -25,7 +25,7 @@ import { describeConflict } from '../engine/core/plan/names.js';
 import { renderPreview } from '../engine/core/plan/preview.js';
 import type { PlanBackend } from '../machines/run-plan.js';
 import { formatProblems } from '../engine/core/plan/validate.js';
-import { redactText, redactValue } from '../engine/core/redact.js';
+import { maskSecretLooking, maskSecretsInText, redactText } from '../engine/core/redact.js';
 import { renderRecords, renderRecord } from '../engine/core/render/records.js';
 import { renderReport, renderReportError } from '../engine/core/render/report.js';
 import { routeQuestion } from '../engine/core/routing/route.js';
@@ -358,12 +358,14 @@ export function registerTools(server: McpServer, backend: McpBackend): void {
         try {
           const out = await def.run(args as never, { backend, signal: requestSignal(backend, extra.signal), progress: progress.report });
           if (out.isError) outcome = 'failed';
+          // An agent reads what a person reads over a shoulder: the one masker, as the CLI's tables use it
+          // (secret-named fields, and secret-looking text such as `export HF_TOKEN=hf_…` in a startup script).
           // A failed run's report carries the CLI's hint: reworded for the agent, in the text and the document.
-          const structured = redactValue(out.structured) as Record<string, unknown>;
+          const structured = maskSecretLooking(out.structured) as Record<string, unknown>;
           const error = structured.error as { hint?: unknown } | undefined;
           if (error && typeof error.hint === 'string') error.hint = forAgents(error.hint);
           return {
-            content: [{ type: 'text', text: hintLinesForAgents(redactText(out.text)) }],
+            content: [{ type: 'text', text: hintLinesForAgents(maskSecretsInText(out.text)) }],
             structuredContent: structured,
             isError: out.isError || undefined,
           };

@@ -164,4 +164,32 @@ test('secret values never go in plain: a secret-looking --env, an unpinned image
   }
 });
 
+test('a secret-looking plain --env value is refused with a hint naming --secret; the plan on stdout is never masked', async () => {
+  const h = home();
+  const values = [
+    ['DATABASE_URL', 'postgres://app:hunter2-pw@db:5432/shop'],
+    ['GH', 'ghp_abcdefghijklmnopqrstuvwxyz0123'],
+    ['MODEL_HUB', 'hf_abcdefghijklmnopqrstuvwxyz'],
+    ['OPENAI', 'sk-proj-abcdefghijklmnopqrstu'],
+    ['AWS_ID', 'AKIAIOSFODNN7EXAMPLE'],
+  ];
+  for (const [name, value] of values) {
+    const r = await runCli(['--sandbox', 'box', 'manifest', '--agent', 'assistant', '--env', `${name}=${value}`], { home: h });
+    assert.is(r.code, 2, `${name}: ${r.stderr}`);
+    assert.match(r.stderr, new RegExp(`^error: secret_in_plain_env: --env ${name}=…: the value looks like a secret`, 'm'));
+    assert.match(r.stderr, new RegExp(`^hint: .*--secret ${name}=<secret-name>`, 'm'));
+    assert.not.ok(r.stderr.includes(value), 'the value is not repeated');
+    assert.is(r.stdout, '');
+  }
+  // What is accepted goes into the plan as it is: the default output is the same document as -o json,
+  // and nothing in it was masked (the note telling how to call the box keeps its `Bearer $(cat …)`).
+  const manifest = (...more: string[]) => runCli(['--sandbox', 'box', 'manifest', '--agent', 'assistant', '--name', 'box-plain', '--env', 'LOG_LEVEL=debug', ...more], { home: h });
+  const table = await manifest();
+  const json = await manifest('-o', 'json');
+  assert.is(table!.code, 0, table!.stderr);
+  assert.equal(JSON.parse(table!.stdout), JSON.parse(json!.stdout));
+  assert.not.ok(table!.stdout.includes('***'), table!.stdout);
+  assert.match(table!.stdout, /Authorization: Bearer \$\(cat ~\/\.assistant\/box\/box-plain\.token\)/);
+});
+
 test.run();

@@ -190,6 +190,41 @@ skip('password literals in query texts are masked and control characters in name
   }
 });
 
+skip('every PostgreSQL quoting of a password, a set_config value and a literal cut by the server are masked, shown and sent to the model', async () => {
+  // Each session stays idle in a transaction, so its last statement stays in pg_stat_activity.
+  const secrets = ["e-Str\\'ing-Pw-1", 'dollar-Pw-2', 'tagged-Pw-3', 'set-config-Val-4', 'cut-Secret-0123456789abcdef'];
+  const sessions = [
+    "BEGIN; CREATE ROLE r_estring PASSWORD E'e-Str\\'ing-Pw-1';",
+    'BEGIN; CREATE ROLE r_dollar PASSWORD $$dollar-Pw-2$$;',
+    'BEGIN; CREATE ROLE r_tagged PASSWORD $pw$tagged-Pw-3$pw$;',
+    "BEGIN; SELECT set_config('app.api_token', 'set-config-Val-4', false);",
+    // pg_stat_activity keeps the first 1023 bytes of a query: the literal is cut after "cut-Secr".
+    `BEGIN; /* ${'x'.repeat(980)} */ CREATE ROLE r_cut PASSWORD 'cut-Secret-0123456789abcdef';`,
+  ].map((sql) => pg!.background(sql, 'shop'));
+  const ai = await startOpenAiServer();
+  try {
+    await until("SELECT count(*) FROM pg_stat_activity WHERE state = 'idle in transaction' HAVING count(*) >= 5");
+    const r = await runCli(['--config', config(), 'ask', '--ai-profile', 'builtin', 'postgres active queries'], { env: env() });
+    assert.is(r.code, 0, r.stderr);
+    assert.match(r.stdout, /CREATE ROLE r_estring PASSWORD '\*\*\*';/);
+    assert.match(r.stdout, /CREATE ROLE r_tagged PASSWORD '\*\*\*';/);
+    assert.match(r.stdout, /set_config\('app\.api_token', '\*\*\*', false\)/);
+    const cfg = config(`ai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${ai.baseURL}\n`);
+    ai.reply({ text: 'Five sessions are idle in a transaction.' });
+    const m = await runCli(['--config', cfg, 'ask', 'postgres active queries'], { env: env({ TEST_AI_KEY: 'sk-test-key-123456' }) });
+    assert.is(m.code, 0, m.stderr);
+    const prompt = JSON.stringify(ai.chatRequests().at(-1));
+    assert.match(prompt, /CREATE ROLE r_cut PASSWORD/, 'the cut query reached the model');
+    for (const shown of [r.stdout + r.stderr, m.stdout + m.stderr, prompt]) {
+      // The first characters of each secret are enough to tell (the cut one shows only 8 of them).
+      for (const secret of secrets) assert.not.ok(shown.includes(secret.slice(0, 8)), `${secret.slice(0, 8)}… shows in:\n${shown.slice(0, 2000)}`);
+    }
+  } finally {
+    for (const s of sessions) s.stop();
+    await ai.close();
+  }
+});
+
 skip('a wrong password from ~/.pgpass is refused with a clear error naming its source, never printing it', async () => {
   const h = home();
   writeFileSync(join(h, '.pgpass'), `# comment\n127.0.0.1:${pg!.port}:shop:app:wrong-Pa55word\n`, { mode: 0o600 });

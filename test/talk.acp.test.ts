@@ -202,8 +202,10 @@ test("an agent's terminal escape sequences never reach the terminal", async () =
   const r = await runCli(['--config', s.config, 'talk', '--unsandboxed', '--agent', s.path], { home: home(), input: 'escape\n' });
   assert.is(r.code, 0, r.stderr);
   assert.not.ok(/[\u001b\u0007]/.test(r.stdout + r.stderr), JSON.stringify(r.stdout + r.stderr));
-  assert.match(r.stdout, /^plain \[2J\[31mred\[0m text$/m);
-  assert.match(r.stderr, /⚙ title \]0;pwnedhere \(other\)/);
+  // Whole sequences go, their parameters and payload with them (issue 36: not just the ESC, which left
+  // `[2J[31mred[0m` and `]0;pwned` on the screen).
+  assert.match(r.stdout, /^plain red text$/m);
+  assert.match(r.stderr, /⚙ title here \(other\)/);
 });
 
 test('without a terminal a permission request is refused, never approved on the user’s behalf (not even with --yes)', async () => {

@@ -8,7 +8,11 @@ const MASK = '***';
 
 /** Remembers a secret value so it is masked wherever it would appear. Short values are ignored to avoid masking noise. */
 export function registerSecret(value: string | undefined | null): void {
-  if (typeof value === 'string' && value.length >= 6) secrets.add(value);
+  if (typeof value === 'string' && value.length >= 6 && !secrets.has(value)) {
+    secrets.add(value);
+    // A key shown unmasked until now may be this secret.
+    for (const cache of KEY_CACHES) cache.clear();
+  }
 }
 
 const SECRET_KEY = /(client_secret|clientSecret|access_token|refresh_token|api_key|apiKey|auth_token|authToken|router_api_key|secret_key|password|token)/i;
@@ -52,39 +56,96 @@ function maskUserinfo(info: string): string {
 }
 
 /**
- * Secret-looking text no one registered, as found in startup scripts, env values and AI answers:
- * assignments to secret-named variables (`API_KEY=…`, `export GH_TOKEN=…`, `password: …`), well-known
- * key formats (sk-, ghp_/gho_/github_pat_, AKIA…, xox?-, hf_, JWTs) and private key blocks.
+ * Secret-looking text no one registered, as found in startup scripts, env values, SQL and AI answers:
+ * assignments to secret-named variables and keys (`API_KEY=…`, `export GH_TOKEN=…`, `password: …`,
+ * `aws_secret_access_key = …`, `"SecretAccessKey": "…"`), well-known key formats (sk-, ghp_/gho_/
+ * github_pat_, AKIA…, xox?-, hf_, glpat-, JWTs), AWS secret access keys (40 characters of base64 with
+ * upper case, lower case and digits), private key blocks, and SQL: a `PASSWORD` literal (`'…'`, `E'…'`,
+ * `U&'…'`, `$$…$$`, `$tag$…$tag$`) and the value of `set_config('…', '…')`.
+ *
+ * Every pattern is linear on any input (a 200 KB line without a blank, bench/redact.ts): a name is read
+ * once as a word and judged by `isSecretName` in code, not by nested stars a long word makes backtrack.
  */
-const SECRET_ASSIGNMENT = new RegExp(
-  // Upper-case variable names (env style) containing a secret word, or the common lower-case config keys.
-  String.raw`(\b[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD|CREDENTIALS?|AUTH)[A-Z0-9_]*["']?[ \t]*[:=][ \t]*["']?` +
-    String.raw`|\b(?:[Pp]assword|[Pp]asswd|[Ss]ecret|[Tt]oken|[Aa]pi[_-]?[Kk]ey|[Aa]ccess[_-]?[Kk]ey|[Pp]rivate[_-]?[Kk]ey|[Aa]uth[_-]?[Tt]oken)["']?[ \t]*[:=][ \t]*["']?)` +
-    String.raw`(?!<[\w .-]*>)([^\s"',;&]+)`,
-  'g',
-);
+const ASSIGNMENT = /\b([A-Za-z0-9_]+)(["']?[ \t]*[:=][ \t]*["']?)(?!<[\w .-]*>)([^\s"',;&]+)/g;
+/** `aws configure set aws_secret_access_key VALUE`: the one assignment written with a blank. */
+const AWS_CONFIGURE_SET = /\b((?:aws_)?secret_access_key|aws_session_token)([ \t]+)(?![:=<])([^\s"',;&]+)/gi;
+/** Env-style (upper-case) names holding one of these anywhere are secret, as they always were here. */
+const UPPER_SECRET = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD|CREDENTIALS?|AUTH/;
+/** Words that make a lower- or camel-case name secret (`db_password`, `clientSecret`, `token`). */
+const SECRET_WORDS = new Set(['password', 'passwd', 'pwd', 'passphrase', 'secret', 'token', 'credential', 'credentials', 'apikey']);
+/** `<word>_key` names that hold a key (`api_key`, `accessKey`, `private_key`), unlike `key` alone (a tag's key). */
+const KEY_KINDS = new Set(['api', 'access', 'private', 'secret', 'account', 'signing', 'encryption', 'master', 'session', 'client']);
+/** A last word that says the value is about a secret, not the secret (`token_type`, `password_source`, `api_key_env`). */
+const NOT_A_VALUE = new Set([
+  'id', 'ids', 'name', 'names', 'count', 'type', 'kind', 'source', 'path', 'file', 'env', 'url', 'uri', 'endpoint', 'host',
+  'expires', 'expiry', 'ttl', 'length', 'len', 'size', 'hash', 'sha256', 'digest', 'prefix', 'hint', 'ref', 'reference',
+  'at', 'in', 'mode', 'format', 'header', 'limit', 'usage', 'required', 'set', 'enabled', 'present', 'missing', 'version',
+  'scope', 'scopes', 'method', 'policy', 'field', 'fields', 'label', 'description', 'secrets',
+]);
+
+/** Whether a variable or key name says its value is a secret. */
+export function isSecretName(name: string): boolean {
+  if (/[A-Z]/.test(name) && name === name.toUpperCase()) return UPPER_SECRET.test(name);
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .split(/[_-]+/)
+    .filter(Boolean);
+  if (!words.length || NOT_A_VALUE.has(words[words.length - 1]!)) return false;
+  return words.some((w, i) => SECRET_WORDS.has(w) || (w === 'key' && i > 0 && KEY_KINDS.has(words[i - 1]!)));
+}
+
+/**
+ * An AWS secret access key: exactly 40 characters of [A-Za-z0-9/+] standing alone, with an upper-case
+ * letter, a lower-case letter and a digit (a git SHA is 40 lower-case hex digits and is not one).
+ */
+const AWS_SECRET_SHAPE = /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
+const looksLikeAwsSecret = (s: string) => /[A-Z]/.test(s) && /[a-z]/.test(s) && /[0-9]/.test(s);
+
+/**
+ * SQL string literals as PostgreSQL reads them: `'…'` ('' escapes a quote), `E'…'` (backslash escapes
+ * too), `U&'…'`, and dollar quotes `$$…$$`, `$tag$…$tag$`. One cut short (a query text truncated by the
+ * server) runs to the end, so its rest is masked rather than shown.
+ */
+const sqlLiteral = (tag: string) =>
+  String.raw`(?:[Ee]'(?:[^'\\]|\\[\s\S]|'')*(?:'|$)|(?:[Uu]&)?'(?:[^']|'')*(?:'|$)|"(?:[^"]|"")*(?:"|$)|\$(?<${tag}>[A-Za-z_][A-Za-z0-9_]*)?\$[\s\S]*?(?:\$\k<${tag}>\$|$))`;
+const SQL_PASSWORD = new RegExp(String.raw`(\bpassword(?:\s*=\s*|\s+))` + sqlLiteral('p'), 'gi');
+const SQL_SET_CONFIG = new RegExp(String.raw`(\bset_config\s*\(\s*` + sqlLiteral('n') + String.raw`\s*,\s*)` + sqlLiteral('v'), 'gi');
+
 const WELL_KNOWN_PREFIX = /^(?:sk-|sk_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|AKIA|ASIA|xox[abprs]-|hf_|glpat-|eyJ)/;
 const WELL_KNOWN_SECRETS = /\b(?:sk-[A-Za-z0-9_-]{16,}|sk_(?:live|test)_[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9-]{10,}|hf_[A-Za-z0-9]{20,}|glpat-[A-Za-z0-9_-]{20,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})/g;
-const MAY_LOOK_SECRET = /key|token|secret|passw|pwd|credential|auth|sk[-_]|gh[pousr]_|github_pat_|akia|asia|xox|hf_|glpat-|eyJ/i;
+const MAY_LOOK_SECRET = /key|token|secret|passw|pwd|passphrase|credential|auth|set_config|sk[-_]|gh[pousr]_|github_pat_|akia|asia|xox|hf_|glpat-|eyJ/i;
+const MAY_HOLD_AWS_SECRET = /[A-Za-z0-9/+]{40}/;
 const PRIVATE_KEY_BLOCK = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g;
+
+/** The SQL forms: what follows `PASSWORD`, and set_config's value, masked whole whatever the quoting. */
+function maskSql(text: string): string {
+  if (/password/i.test(text)) text = text.replace(SQL_PASSWORD, (_m, prefix: string) => `${prefix}'${MASK}'`);
+  if (/set_config/i.test(text)) text = text.replace(SQL_SET_CONFIG, (_m, prefix: string) => `${prefix}'${MASK}'`);
+  return text;
+}
 
 /** redactText plus secret-looking text: for free text shown to people (tables, AI answers and their history). */
 export function maskSecretsInText(text: string): string {
   let out = redactText(text);
+  if (out.length >= 40 && MAY_HOLD_AWS_SECRET.test(out)) out = out.replace(AWS_SECRET_SHAPE, (m) => (looksLikeAwsSecret(m) ? MASK : m));
   // Every pattern below needs one of these words; most strings (IDs, names, dates) have none and skip them.
   if (!MAY_LOOK_SECRET.test(out)) return out;
   if (out.includes('PRIVATE KEY-----')) out = out.replace(PRIVATE_KEY_BLOCK, MASK);
+  out = maskSql(out);
   out = out.replace(WELL_KNOWN_SECRETS, MASK);
-  return out.replace(SECRET_ASSIGNMENT, (_m, prefix: string) => `${prefix}${MASK}`);
+  out = out.replace(AWS_CONFIGURE_SET, (m, name: string, gap: string) => (m.includes(MASK) ? m : `${name}${gap}${MASK}`));
+  return out.replace(ASSIGNMENT, (m, name: string, sep: string, value: string) => (isSecretName(name) && value !== MASK && value !== `'${MASK}'` ? `${name}${sep}${MASK}` : m));
 }
 
 /** Spans of `text` that maskSecretsInText would change (a private key block without its end runs to the end). */
 export function secretSpans(text: string): [number, number][] {
   const spans: [number, number][] = [];
   for (const s of secrets) for (let i = text.indexOf(s); i >= 0; i = text.indexOf(s, i + 1)) spans.push([i, i + s.length]);
-  for (const re of [URL_USERINFO, ...FIELD_PATTERNS, PRIVATE_KEY_BLOCK, WELL_KNOWN_SECRETS, SECRET_ASSIGNMENT]) {
+  for (const re of [URL_USERINFO, ...FIELD_PATTERNS, PRIVATE_KEY_BLOCK, WELL_KNOWN_SECRETS, AWS_SECRET_SHAPE, SQL_PASSWORD, SQL_SET_CONFIG, AWS_CONFIGURE_SET]) {
     for (const m of text.matchAll(new RegExp(re.source, re.flags))) spans.push([m.index, m.index + m[0].length]);
   }
+  for (const m of text.matchAll(ASSIGNMENT)) if (isSecretName(m[1]!)) spans.push([m.index, m.index + m[0].length]);
   return spans;
 }
 
@@ -138,7 +199,7 @@ export function createRedactingStream(write: (text: string) => void): { write(ch
  * a deep copy (MCP results, run reports, ask context). Callers must not mutate the result.
  */
 export function redactValue<T>(value: T): T {
-  return redactWalk(value, undefined, (v, key) => (key && SECRET_KEY.test(key) && v ? MASK : redactText(v))) as T;
+  return redactWalk(value, undefined, (v, key) => (key && SECRET_KEY.test(key) && v ? MASK : redactText(v)), undefined, REDACTED_KEYS) as T;
 }
 
 /**
@@ -152,8 +213,18 @@ export function maskSecretLooking<T>(value: T): T {
     // gpucloud env entries: {type: plain, name: HF_TOKEN, value_or_reference_to_secret: "hf_…"}; a secret-type value is a secret's name.
     if (parent && (key === 'value_or_reference_to_secret' || key === 'value') && parent.type !== 'secret' && typeof parent.name === 'string' && SECRET_NAME.test(parent.name) && v) return MASK;
     return maskSecretsInText(v);
-  }) as T;
+  }, undefined, MASKED_KEYS) as T;
 }
+
+/**
+ * Keys as each walk shows them: API records repeat a few dozen keys thousands of times, so each is
+ * masked once, not once per record. Emptied when a secret is registered, and when they grow large
+ * (keys that are data, such as IDs in a map).
+ */
+const REDACTED_KEYS = new Map<string, string>();
+const MASKED_KEYS = new Map<string, string>();
+const KEY_CACHES = [REDACTED_KEYS, MASKED_KEYS];
+const KEY_CACHE_MAX = 10_000;
 
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD|CREDENTIAL|AUTH/i;
 
@@ -165,13 +236,17 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
 
 type StringMask = (value: string, key: string | undefined, parent: Record<string, unknown> | undefined) => string;
 
-function redactWalk(v: unknown, key: string | undefined, mask: StringMask, parent?: Record<string, unknown>): unknown {
+/**
+ * The walk under redactValue and maskSecretLooking. Keys are masked as text too (a token used as a map's
+ * key is still a token); a key seen before in the same walk is looked up, not masked again.
+ */
+function redactWalk(v: unknown, key: string | undefined, mask: StringMask, parent: Record<string, unknown> | undefined, keys: Map<string, string>): unknown {
   if (typeof v === 'string') return mask(v, key, parent);
   if (Array.isArray(v)) {
     let out: unknown[] | undefined;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      const y = redactWalk(x, undefined, mask);
+      const y = redactWalk(x, undefined, mask, undefined, keys);
       if (out) out.push(y);
       else if (y !== x) {
         out = v.slice(0, i);
@@ -183,16 +258,22 @@ function redactWalk(v: unknown, key: string | undefined, mask: StringMask, paren
   if (v && typeof v === 'object') {
     const obj = v as Record<string, unknown>;
     let out: Record<string, unknown> | undefined;
-    const keys = Object.keys(obj);
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i]!;
+    const names = Object.keys(obj);
+    for (let i = 0; i < names.length; i++) {
+      const k = names[i]!;
+      let shown = keys.get(k);
+      if (shown === undefined) {
+        if (keys.size >= KEY_CACHE_MAX) keys.clear();
+        keys.set(k, (shown = mask(k, undefined, undefined)));
+      }
       const x = obj[k];
-      const y = redactWalk(x, k, mask, obj);
-      if (out) setOwn(out, k, y);
-      else if (y !== x) {
+      const y = redactWalk(x, k, mask, obj, keys);
+      if (out) setOwn(out, shown, y);
+      else if (y !== x || shown !== k) {
         out = {};
-        for (let j = 0; j < i; j++) setOwn(out, keys[j]!, obj[keys[j]!]);
-        setOwn(out, k, y);
+        // Keys before this one were shown as they are (the cache may have been emptied meanwhile).
+        for (let j = 0; j < i; j++) setOwn(out, names[j]!, obj[names[j]!]);
+        setOwn(out, shown, y);
       }
     }
     return out ?? v;

@@ -27,6 +27,12 @@ export interface TmuxPane {
   /** Types a line and presses Enter. */
   line(text: string): Promise<void>;
   screen(): Promise<string>;
+  /** Only what the pane shows now (no scrollback): what a clear-screen sequence would have wiped. */
+  visible(): Promise<string>;
+  /** The pane's title (what OSC 0/2 sequences set). */
+  title(): Promise<string>;
+  /** tmux's paste buffers, one line each (with `clipboard`, an OSC 52 sequence makes one). */
+  buffers(): Promise<string>;
   /** Polls the screen until `pattern` shows (generous bound: a loaded CI machine is slow). */
   waitFor(pattern: RegExp, what?: string, timeoutMs?: number): Promise<string>;
   /** The exit code once the command has ended (waits for it). */
@@ -44,8 +50,11 @@ function tmux(socket: string, args: string[]): Promise<string> {
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** Starts `assistant <args>` in a 200×50 pane with HOME=`home` and `env` over the scrubbed environment. */
-export async function startInTmux(args: string[], opts: { home: string; env?: Record<string, string | undefined>; cwd?: string }): Promise<TmuxPane> {
+/**
+ * Starts `assistant <args>` in a 200×50 pane with HOME=`home` and `env` over the scrubbed environment.
+ * `clipboard`: tmux's set-clipboard on, so an application's OSC 52 clipboard write becomes a paste buffer.
+ */
+export async function startInTmux(args: string[], opts: { home: string; env?: Record<string, string | undefined>; cwd?: string; clipboard?: boolean }): Promise<TmuxPane> {
   const socket = `assistant-test-${process.pid}-${counter++}`;
   const dir = mkdtempSync(join(tmpdir(), 'assistant-tmux-'));
   const env = { ...childEnv(opts.home, opts.env), TERM: 'screen' };
@@ -59,7 +68,8 @@ export async function startInTmux(args: string[], opts: { home: string; env?: Re
       'sleep 3600',
     ].join('\n') + '\n',
   );
-  await tmux(socket, ['new-session', '-d', '-s', 'main', '-x', '200', '-y', '50', `sh ${quote(script)}`]);
+  const options = opts.clipboard ? ['start-server', ';', 'set-option', '-g', 'set-clipboard', 'on', ';'] : [];
+  await tmux(socket, [...options, 'new-session', '-d', '-s', 'main', '-x', '200', '-y', '50', `sh ${quote(script)}`]);
   // Without the empty rows below the cursor, so `…talk> $` means "the prompt is the last thing shown".
   const screen = async () => (await tmux(socket, ['capture-pane', '-p', '-J', '-S', '-500', '-t', 'main'])).replace(/\n+$/, '');
   const pane: TmuxPane = {
@@ -70,6 +80,9 @@ export async function startInTmux(args: string[], opts: { home: string; env?: Re
       await pane.keys('Enter');
     },
     screen,
+    visible: async () => (await tmux(socket, ['capture-pane', '-p', '-J', '-t', 'main'])).replace(/\n+$/, ''),
+    title: async () => (await tmux(socket, ['display-message', '-p', '-t', 'main', '#{pane_title}'])).trim(),
+    buffers: async () => tmux(socket, ['list-buffers']),
     waitFor: async (pattern, what, timeoutMs = 60_000) => {
       const until = Date.now() + timeoutMs;
       let last = '';

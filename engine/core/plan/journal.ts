@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Plan } from '../../../schemas/plan.js';
+import { PRIVATE_FILE_MODE } from '../private-file.js';
 import { redactValue } from '../redact.js';
 import { SANDBOX_SCOPE } from './backend.js';
 
@@ -141,6 +142,8 @@ export class RunJournal {
         mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
         this.fd = openSync(this.path, flags, 0o600);
       }
+      // 0600 also when the file existed with a looser mode (a journal keeps what a step sent).
+      fchmodSync(this.fd, PRIVATE_FILE_MODE);
       this.truncate = false;
     }
     writeSync(this.fd, this.pending);

@@ -17,11 +17,12 @@ function valueAt(record: unknown, path: string): unknown {
 
 /**
  * Control characters from API data (an escape sequence in a volume name, a newline in a description)
- * would move the cursor, recolour the terminal or break the table: show them as `\u001b`-style escapes.
+ * would move the cursor, recolour the terminal or break the table: a cell shows them as `\u001b`-style
+ * escapes (quote.ts), so the table says what the name holds; the output sink then has nothing to strip.
  */
-export function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
+import { printable } from './quote.js';
+
+export { printable };
 
 function formatCell(value: unknown, format: Column['format']): string {
   return printable(rawCell(value, format));

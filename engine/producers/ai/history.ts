@@ -5,9 +5,10 @@
  * redaction first, so no key or token ever lands in the file. A corrupt file is treated as empty.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { ensurePrivateDir, writePrivateFile } from '../../core/private-file.js';
 import { maskSecretsInText, redactText } from '../../core/redact.js';
 import type { ChatMessage } from './provider.js';
 
@@ -79,12 +80,8 @@ export class ConversationHistory {
     const turns = [...this.turns(), { question: maskSecretsInText(question), answer: maskSecretsInText(answer), at: at.toISOString() }].slice(-this.maxTurns);
     const file: HistoryFile = { version: 1, provider: this.provider, project: redactText(this.project), turns };
     const dir = join(this.home, '.assistant', 'history');
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    chmodSync(dir, 0o700);
-    // Written whole to a private temp file and renamed, so a crash never leaves half a file.
-    const tmp = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(file, null, 2) + '\n', { mode: 0o600 });
-    chmodSync(tmp, 0o600);
-    renameSync(tmp, this.path);
+    ensurePrivateDir(dir);
+    // Written whole and renamed (a crash never leaves half a file), 0600.
+    writePrivateFile(this.path, JSON.stringify(file, null, 2) + '\n');
   }
 }

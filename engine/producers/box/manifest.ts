@@ -8,6 +8,7 @@
  */
 import type { Plan, PlanCommand } from '../../../schemas/plan.js';
 import { InvalidInputError } from '../../core/errors.js';
+import { maskSecretsInText } from '../../core/redact.js';
 import { assistantVersion } from '../../core/version.js';
 import { containerDeploymentBody, containerScaling, containerSpec, pinnedTag, slugName, type ContainerEnv } from '../deploy/plan.js';
 import type { AgentSpec } from './agents.js';
@@ -84,17 +85,26 @@ export function parseSecretFlag(value: string): { env: string; secret: string } 
   return { env, secret };
 }
 
-/** Parses `NAME=value` (`--env`); a secret-looking name is refused: it belongs in a gpucloud secret. */
+/**
+ * Parses `NAME=value` (`--env`). A secret is refused — by its name, or by its value as the one masker
+ * sees it (a key or token format such as ghp_…, hf_…, sk-…, AKIA…; a URL with a password; a registered
+ * credential): a plain value is written into the plan, and a plan is printed, piped into files and
+ * kept. It belongs in a gpucloud secret the plan references by name (`--secret`). Deciding by the
+ * masker also means the plan never holds anything an output would mask: `> box.json` is the plan.
+ */
 export function parseEnvFlag(value: string): { name: string; value: string } {
   const eq = value.indexOf('=');
   const env = eq < 0 ? '' : value.slice(0, eq).trim();
-  if (!ENV_NAME.test(env)) throw new InvalidInputError('invalid_env', `--env needs NAME=value (got ${JSON.stringify(value.slice(0, 40))})`, { hint: 'e.g. --env LOG_LEVEL=debug' });
+  if (!ENV_NAME.test(env)) throw new InvalidInputError('invalid_env', `--env needs NAME=value (got ${JSON.stringify(maskSecretsInText(value.slice(0, 40)))})`, { hint: 'e.g. --env LOG_LEVEL=debug' });
+  const hint = `store it as a gpucloud secret and reference it: --secret ${env}=<secret-name> (the plan then holds only the secret's name)`;
   if (SECRET_LOOKING.test(env)) {
-    throw new InvalidInputError('secret_in_plain_env', `--env ${env}=…: the name says it is a secret, and a plain value would be written into the plan`, {
-      hint: `store it as a gpucloud secret and reference it: --secret ${env}=<secret-name>`,
-    });
+    throw new InvalidInputError('secret_in_plain_env', `--env ${env}=…: the name says it is a secret, and a plain value would be written into the plan`, { hint });
   }
-  return { name: env, value: value.slice(eq + 1) };
+  const plain = value.slice(eq + 1);
+  if (maskSecretsInText(plain) !== plain) {
+    throw new InvalidInputError('secret_in_plain_env', `--env ${env}=…: the value looks like a secret (a key or token, or a password in a URL), and a plain value would be written into the plan`, { hint });
+  }
+  return { name: env, value: plain };
 }
 
 /** The region asked for (or the default one), checked against the regions that offer containers. */

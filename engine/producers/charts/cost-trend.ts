@@ -3,7 +3,7 @@
  * totals. The runway of a day is the balance at its end over that day's burn (balance ÷ (cost per hour
  * × 24)), so it is known for days with a snapshot; today's comes from the command's own reading.
  */
-import asciichart from 'asciichart';
+import type { Colors } from '../../core/render/color.js';
 import type { CostTrend } from '../cost/trend.js';
 import { lineChart } from './line.js';
 
@@ -18,17 +18,18 @@ export function runwayDays(t: CostTrend): (number | null)[] {
   return t.days.map((d) => (d.balance_end !== null && d.average_hourly ? d.balance_end / (d.average_hourly * 24) : null));
 }
 
-export function renderTrendChart(t: CostTrend, opts: { columns: number; color: boolean; now?: RunwayNow }): string {
+/** `color`: the palette of the output the chart goes to (its own codes survive the sink), or false for none. */
+export function renderTrendChart(t: CostTrend, opts: { columns: number; color: Colors | false; now?: RunwayNow }): string {
   const cur = t.currency.toUpperCase();
   const width = Math.max(20, Math.min(opts.columns - 14, 100));
   const day = (date: string) => date.slice(5); // MM-DD
   const spend = lineChart(
     t.days.map((d) => ({ label: day(d.date), value: d.cost })),
-    { title: `Daily spend (${cur}), ${t.start} to ${t.end}`, width, color: opts.color ? asciichart.green : undefined },
+    { title: `Daily spend (${cur}), ${t.start} to ${t.end}`, width, color: opts.color ? opts.color.green : undefined },
   );
   const runway = lineChart(
     runwayDays(t).map((v, i) => ({ label: day(t.days[i]!.date), value: v })),
-    { title: 'Runway (days): the balance at the end of each day over that day\'s burn', width, digits: 1, color: opts.color ? asciichart.yellow : undefined },
+    { title: 'Runway (days): the balance at the end of each day over that day\'s burn', width, digits: 1, color: opts.color ? opts.color.yellow : undefined },
   );
   const lines = [spend, runway, `Total:    ${t.total.toFixed(2)} ${cur} (${t.start} to ${t.end})`];
   const now = opts.now;

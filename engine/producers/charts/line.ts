@@ -5,6 +5,7 @@
  * never reaches before the first or after the last known value.
  */
 import asciichart from 'asciichart';
+import { colorCodes } from '../../core/render/sanitise.js';
 
 export interface ChartPoint {
   label: string;
@@ -19,8 +20,8 @@ export interface LineChartOptions {
   height?: number;
   /** Digits of the y-axis labels. */
   digits?: number;
-  /** An ANSI colour for the line (asciichart.green …); undefined: no escape codes. */
-  color?: string;
+  /** A colour of the caller's palette for the line (`colors.green`); undefined: no escape codes. */
+  color?: (text: string) => string;
 }
 
 const LABEL_WIDTH = 10;
@@ -48,11 +49,15 @@ export function lineChart(points: readonly ChartPoint[], opts: LineChartOptions)
     series.push(right.i === left.i ? left.v : left.v + ((right.v - left.v) * (at - left.i)) / (right.i - left.i));
   }
   const digits = opts.digits ?? 2;
-  const plot = asciichart.plot(series, {
+  // asciichart takes a colour as its opening code and closes it with its own reset: both made the palette's
+  // (an output sink keeps only its own palette's codes).
+  const codes = opts.color ? colorCodes(opts.color) : undefined;
+  const drawn = asciichart.plot(series, {
     height: opts.height ?? 8,
     format: (v: number) => v.toFixed(digits).padStart(LABEL_WIDTH),
-    colors: opts.color ? [opts.color] : undefined,
+    colors: codes?.open ? [codes.open] : undefined,
   });
+  const plot = codes?.open ? drawn.split(asciichart.reset).join(codes.close) : drawn;
   // x axis: the first and last labels under the ends of the line.
   const from = points[first.i]!.label;
   const to = points[last.i]!.label;

@@ -5,6 +5,7 @@
  * Mermaid or Graphviz DOT (for documentation), or text rows with a lane per binding (a terminal).
  */
 import type { Plan } from '../../../schemas/plan.js';
+import type { Colors } from '../../core/render/color.js';
 import { placeholdersIn } from '../../core/plan/bindings.js';
 import type { ProviderSet, StepClass } from '../../core/provider.js';
 
@@ -106,11 +107,12 @@ export function toDot(g: PlanGraph): string {
  * from the step that produces it (┬) past the steps that use it (├, ┼) to its last use (└, ┴), so the
  * width grows with the bindings alive at once, never with the plan's length.
  */
-export function toText(g: PlanGraph, opts: { ascii?: boolean; color?: boolean } = {}): string {
+/** `color`: the palette of the output it goes to (its own codes survive the sink), or false/absent for none. */
+export function toText(g: PlanGraph, opts: { ascii?: boolean; color?: Colors | false } = {}): string {
   const sym = opts.ascii
     ? { start: '+', mid: '+', cross: '+', last: '\\', lastCross: '+', pass: '|', line: '-', produces: '=>', uses: '<=' }
     : { start: '┬', mid: '├', cross: '┼', last: '└', lastCross: '┴', pass: '│', line: '─', produces: '⇒', uses: '⇐' };
-  const red = (s: string) => (opts.color ? `\x1b[31m${s}\x1b[39m` : s);
+  const red = (s: string) => (opts.color ? opts.color.red(s) : s);
   // Lanes: a binding from its producer to its last consumer; a freed column is reused.
   const users = new Map<string, number[]>();
   for (const e of g.edges) users.set(`${e.from}:${e.binding}`, [...(users.get(`${e.from}:${e.binding}`) ?? []), e.to]);

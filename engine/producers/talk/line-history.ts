@@ -3,8 +3,9 @@
  * line per entry, oldest first, mode 0600. Each line is masked before it is kept (in memory too, so
  * what Up brings back is what the file holds): a key typed by mistake is never written down.
  */
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { writePrivateFile } from '../../core/private-file.js';
 import { maskSecretsInText } from '../../core/redact.js';
 
 export const LINE_HISTORY_SIZE = 500;
@@ -33,12 +34,9 @@ export function historyEntry(line: string): string {
   return maskSecretsInText(line).replace(/\r?\n/g, ' ');
 }
 
-/** Writes the history (newest first, as readline holds it) whole, via a private temp file. */
+/** Writes the history (newest first, as readline holds it) whole, 0600 (engine/core/private-file.ts). */
 export function saveLineHistory(path: string, newestFirst: readonly string[], size = LINE_HISTORY_SIZE): void {
   const lines = newestFirst.slice(0, size).map(historyEntry).reverse();
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, lines.length ? lines.join('\n') + '\n' : '', { mode: 0o600 });
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, path);
+  writePrivateFile(path, lines.length ? lines.join('\n') + '\n' : '');
 }

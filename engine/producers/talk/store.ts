@@ -7,11 +7,13 @@
  * processes on one session never interleave inside a line; a torn or foreign line is skipped.
  */
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { InvalidInputError } from '../../core/errors.js';
+import { appendPrivateFile, ensurePrivateDir } from '../../core/private-file.js';
 import { maskSecretsInText } from '../../core/redact.js';
+import { stripControls } from '../../core/render/sanitise.js';
 
 /** What a turn was: a question, a plan request, a run, or a prompt relayed to an external agent. */
 export const TURN_KINDS = ['ask', 'maker', 'dry-run', 'apply', 'agent'] as const;
@@ -101,7 +103,7 @@ export class ConversationStore {
   private load(): void {
     const text = readFileSync(this.path, 'utf8');
     // A line torn by a crash is closed, so the next line appended is not glued onto it.
-    if (text && !text.endsWith('\n')) appendFileSync(this.path, '\n');
+    if (text && !text.endsWith('\n')) appendPrivateFile(this.path, '\n');
     for (const line of text.split('\n')) {
       if (!line.trim()) continue;
       let raw: unknown;
@@ -119,20 +121,18 @@ export class ConversationStore {
 
   private write(event: TalkEvent): void {
     this.events.push(event);
-    // One appendFileSync per line: O_APPEND keeps concurrent writers' lines whole. The mode applies
-    // when the file is created; chmod covers a file someone loosened.
-    appendFileSync(this.path, JSON.stringify(event) + '\n', { mode: 0o600 });
-    chmodSync(this.path, 0o600);
+    // One write per line: O_APPEND keeps concurrent writers' lines whole; the file is 0600 even if someone loosened it.
+    appendPrivateFile(this.path, JSON.stringify(event) + '\n');
   }
 
-  /** Records a finished (or interrupted) turn, both sides masked. */
+  /** Records a finished (or interrupted) turn, both sides sanitised (no control sequences) and masked. */
   addTurn(kind: TurnKind, user: string, assistant: string, opts: { interrupted?: boolean; at?: Date } = {}): TalkTurn {
     const turn: TalkTurn = {
       t: 'turn',
       at: (opts.at ?? new Date()).toISOString(),
       kind,
-      user: maskSecretsInText(user),
-      assistant: maskSecretsInText(assistant),
+      user: maskSecretsInText(stripControls(user)),
+      assistant: maskSecretsInText(stripControls(assistant)),
       ...(opts.interrupted ? { interrupted: true } : {}),
     };
     this.write(turn);
@@ -191,11 +191,6 @@ export class ConversationStore {
     const start = this.events.find((e) => e.t === 'start');
     return start?.t === 'start' ? start.at : undefined;
   }
-}
-
-function ensurePrivateDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
 }
 
 /** Session IDs, oldest first (the IDs sort by start time). */

@@ -10,9 +10,14 @@
  *
  * Without a terminal (a pipe, a file), lines are handed out in order with no prompt and no echo; the
  * end of input ends the session; a SIGINT stops the process as for any command.
+ *
+ * readline draws the line with escape sequences of its own, so `output` is the terminal itself, not a
+ * guarded stream: what this writer shows that is not ours (a question naming what a plan destroys, an
+ * agent's option, a pasted line echoed) is sanitised here first (engine/core/render/sanitise.ts).
  */
 import { createInterface, type Interface } from 'node:readline';
 import type { ReadStream } from 'node:tty';
+import { stripControls } from '../../core/render/sanitise.js';
 
 /** readline's Interface with the fields it has but @types/node does not declare. */
 type LineInterface = Interface & { history?: string[]; line: string };
@@ -41,7 +46,7 @@ export interface TalkTerminal {
 
 export interface TerminalOptions {
   input: NodeJS.ReadableStream;
-  /** Where prompts and echo go (stderr: stdout carries only answers and results). */
+  /** Where prompts and echo go (the terminal on stderr: stdout carries only answers and results); written to as it is. */
   output: NodeJS.WritableStream;
   interactive: boolean;
   /** Earlier lines, newest first. */
@@ -137,7 +142,7 @@ class TtyTerminal implements TalkTerminal {
     if (this.closed) return Promise.resolve({ type: 'eof' });
     const queued = this.queued.shift();
     if (queued !== undefined) {
-      this.opts.output.write(`${prompt}${queued}\n`);
+      this.opts.output.write(`${prompt}${stripControls(queued)}\n`);
       return Promise.resolve({ type: 'line', text: queued });
     }
     return new Promise((resolve) => {
@@ -246,7 +251,7 @@ class TtyTerminal implements TalkTerminal {
         this.opts.output.write('\n');
         finish(undefined);
       });
-      rl.question(text, (answer) => finish(answer));
+      rl.question(stripControls(text), (answer) => finish(answer));
     });
   }
 

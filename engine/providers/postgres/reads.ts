@@ -8,6 +8,7 @@
  * transaction with a statement_timeout and a lock_timeout.
  */
 import { readsChooser, targetsFor } from '../../core/kits/cli/reads.js';
+import { maskSecretsInText } from '../../core/redact.js';
 
 export type Row = Record<string, unknown>;
 
@@ -70,8 +71,12 @@ export function safeQueryText(q: unknown): string {
   return s.length > QUERY_CHARS ? `${s.slice(0, QUERY_CHARS)}…` : s;
 }
 
-/** Password literals masked in a query text kept whole for the prompt (`ALTER ROLE … PASSWORD '…'`). */
-export const maskQueryPasswords = (q: string) => q.replace(/(password\s*(?:=\s*)?)('(?:[^']|'')*'|"[^"]*"|\$\$[\s\S]*?\$\$)/gi, "$1'***'");
+/**
+ * Secrets masked in a query text kept whole for the prompt, by the one masker (engine/core/redact.ts):
+ * `ALTER ROLE … PASSWORD '…'` in every quoting (E'…', U&'…', $$…$$, $tag$…$tag$, cut short by the
+ * server's truncation), `set_config('…', '…')` values, `token = '…'`, well-known key formats.
+ */
+export const maskQueryPasswords = (q: string) => maskSecretsInText(q);
 
 /** The rows as they leave the client: every query text (also of blockers) with its password literals masked. */
 export function maskRows(rows: Row[]): Row[] {
