@@ -9,7 +9,7 @@ import {
   predefinedBindings,
   resolveGpuCloudCredentials,
   resolveRateLimit,
-} from '../engine/core/config/credentials.js';
+} from '../engine/providers/gpucloud/credentials.js';
 import { parseConfigText } from '../engine/core/config/load.js';
 import { redactText } from '../engine/core/redact.js';
 import { tempDir } from './support/temp.js';
