@@ -38,12 +38,12 @@ export interface ProviderManifestEntry {
 
 /** In the order the providers are consulted (routing, dry-run pricing and flags go in this order). */
 export const PROVIDER_MANIFEST: readonly ProviderManifestEntry[] = [
-  { name: 'gpucloud', verbs: ['gpucloud-api', 'gpucloud-wait'], has: ['routing', 'maker', 'reads', 'answer', 'credentials', 'cost', 'deploy'], load: async () => (await import('./gpucloud/provider.js')).gpucloudProvider, capabilities: async () => (await import('./gpucloud/capabilities.js')).gpucloudCapabilities },
-  { name: 'cloud_a', verbs: ['aws'], has: ['routing', 'reads', 'answer', 'maker', 'cost', 'deploy'], load: async () => (await import('./cloud_a/provider.js')).cloudAProvider, capabilities: async () => (await import('./cloud_a/capabilities.js')).cloudACapabilities },
-  { name: 'cloud_b', verbs: ['gcloud'], has: ['routing', 'reads', 'answer'], load: async () => (await import('./cloud_b/provider.js')).cloudBProvider, capabilities: async () => (await import('./cloud_b/capabilities.js')).cloudBCapabilities },
-  { name: 'cloud_c', verbs: ['az'], has: ['routing', 'reads', 'answer'], load: async () => (await import('./cloud_c/provider.js')).cloudCProvider, capabilities: async () => (await import('./cloud_c/capabilities.js')).cloudCCapabilities },
-  { name: 'k8s', verbs: ['k8s-api', 'k8s-wait'], load: async () => (await import('./k8s/provider.js')).k8sProvider },
-  { name: 'ssh', verbs: ['ssh-kubeconfig', 'ssh-exec'], load: async () => (await import('./ssh/provider.js')).sshProvider },
+  { name: 'gpucloud', verbs: ['gpucloud-api', 'gpucloud-wait'], has: ['routing', 'maker', 'reads', 'answer', 'credentials', 'bindings', 'limits', 'sandbox', 'cost', 'deploy'], load: async () => (await import('./gpucloud/provider.js')).gpucloudProvider, capabilities: async () => (await import('./gpucloud/capabilities.js')).gpucloudCapabilities },
+  { name: 'cloud_a', verbs: ['aws'], has: ['routing', 'reads', 'answer', 'maker', 'cost', 'deploy', 'credentials'], load: async () => (await import('./cloud_a/provider.js')).cloudAProvider, capabilities: async () => (await import('./cloud_a/capabilities.js')).cloudACapabilities },
+  { name: 'cloud_b', verbs: ['gcloud'], has: ['routing', 'reads', 'answer', 'credentials'], load: async () => (await import('./cloud_b/provider.js')).cloudBProvider, capabilities: async () => (await import('./cloud_b/capabilities.js')).cloudBCapabilities },
+  { name: 'cloud_c', verbs: ['az'], has: ['routing', 'reads', 'answer', 'credentials'], load: async () => (await import('./cloud_c/provider.js')).cloudCProvider, capabilities: async () => (await import('./cloud_c/capabilities.js')).cloudCCapabilities },
+  { name: 'k8s', verbs: ['k8s-api', 'k8s-wait'], has: ['credentials'], load: async () => (await import('./k8s/provider.js')).k8sProvider, capabilities: async () => (await import('./k8s/capabilities.js')).k8sCapabilities },
+  { name: 'ssh', verbs: ['ssh-kubeconfig', 'ssh-exec'], has: ['credentials'], load: async () => (await import('./ssh/provider.js')).sshProvider, capabilities: async () => (await import('./ssh/capabilities.js')).sshCapabilities },
   { name: 'repohost', verbs: ['repohost-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./repohost/provider.js')).repohostProvider },
   { name: 'errtracker', verbs: ['errtracker-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./errtracker/provider.js')).errtrackerProvider },
   { name: 'issuetracker', verbs: ['issuetracker-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./issuetracker/provider.js')).issuetrackerProvider },

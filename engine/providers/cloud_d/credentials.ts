@@ -6,7 +6,6 @@
  * is found. The region: `cloud_d.region` (default ap-singapore), else CLOUD_D_REGION, else the stored one.
  */
 import { CLOUD_D_DEFAULT_REGION, type Config } from '../../../schemas/config.js';
-import type { CredentialSource } from '../../core/capabilities.js';
 import { UsageError } from '../../core/errors.js';
 import type { ConnectOptions } from '../../core/provider.js';
 import { registerSecret } from '../../core/redact.js';
@@ -55,12 +54,4 @@ function finish(c: CloudDCredentials): CloudDCredentials {
   registerSecret(c.secretKey);
   registerSecret(c.secretId);
   return c;
-}
-
-/** The sources in the order they are tried (names only, never values). */
-export function cloudDSources(opts: { config: Config; env: Record<string, string | undefined> }): CredentialSource[] {
-  return [
-    ...localPairs(opts.config, opts.env).map((p): CredentialSource => ({ kind: p.kind, where: p.where, present: Boolean(p.id && p.key) })),
-    { kind: 'backend', where: 'credentials store cloud_d (asked only when the others are empty)', present: false },
-  ];
 }
