@@ -6,7 +6,8 @@
 import { existsSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { isSecretKey } from '../schemas/config.js';
-import { loadConfig, resolveConfigPath } from '../engine/core/config/load.js';
+import { resolveConfigPath } from '../engine/core/config/load.js';
+import { loadConfig } from '../engine/providers/config.js';
 import { maskSecret, redactText } from '../engine/core/redact.js';
 import { providersWith } from '../engine/providers/index.js';
 import { warn, writeLine, type CommandContext } from './context.js';

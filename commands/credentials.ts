@@ -10,7 +10,7 @@
 import { createInterface } from 'node:readline/promises';
 import { Writable } from 'node:stream';
 import type { CredentialField, CredentialsCapability } from '../engine/core/capabilities.js';
-import { loadConfig } from '../engine/core/config/load.js';
+import { loadConfig } from '../engine/providers/config.js';
 import { backendClient, DEFAULT_CREDENTIAL_NAME, type BackendClient } from '../engine/core/config/backend-store.js';
 import { providersWith, type CapableProvider } from '../engine/providers/index.js';
 import { rawFlagValues } from '../engine/core/cli-raw-flags.js';

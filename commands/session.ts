@@ -1,5 +1,5 @@
 import type { Config } from '../schemas/config.js';
-import { loadConfig } from '../engine/core/config/load.js';
+import { loadConfig } from '../engine/providers/config.js';
 import { fileReservations, redisReservations, type ReservationStore } from '../engine/core/plan/reservations.js';
 import type { ConnectOptions, ProviderClient, RunObserver } from '../engine/core/provider.js';
 import { PROVIDERS, providersWith } from '../engine/providers/index.js';

@@ -10,7 +10,7 @@ import {
   resolveGpuCloudCredentials,
   resolveRateLimit,
 } from '../engine/providers/gpucloud/credentials.js';
-import { parseConfigText } from '../engine/core/config/load.js';
+import { parseConfigText } from '../engine/providers/config.js';
 import { redactText } from '../engine/core/redact.js';
 import { tempDir } from './support/temp.js';
 

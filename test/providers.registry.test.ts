@@ -28,6 +28,24 @@ test('each manifest entry lists exactly its module\'s capabilities, and a light 
   }
 });
 
+test('each manifest entry with a config part gives its own sections as strict objects, and no two entries claim one key', () => {
+  const claimed = new Map<string, string>();
+  for (const entry of PROVIDER_MANIFEST) {
+    if (!entry.config) continue;
+    const part = entry.config();
+    const keys = Object.keys(part.sections ?? {});
+    assert.ok(keys.length > 0 || part.infra, `${entry.name}: its config part adds a section or an infra block`);
+    for (const key of keys) {
+      assert.not.ok(claimed.has(key), `${key}: ${entry.name} and ${claimed.get(key)} both claim it`);
+      claimed.set(key, entry.name);
+      const def = (part.sections![key] as unknown as { _zod: { def: { type: string; catchall?: { _zod: { def: { type: string } } } } } })._zod.def;
+      assert.is(def.type, 'object', `${entry.name}.${key} is an object`);
+      assert.is(def.catchall?._zod.def.type, 'never', `${entry.name}.${key} is strict (unknown keys are refused)`);
+    }
+  }
+  assert.ok(claimed.has('gpucloud') && claimed.get('gpucloud') === 'gpucloud');
+});
+
 test('the ask flags from the manifest are the flags the routing capabilities give', async () => {
   const routings = await providerRoutings();
   assert.equal(routableProviders(), routings.map((r) => ({ provider: r.provider, flag: routingFlag(r) })));

@@ -5,7 +5,8 @@
  * from one place only: half a pair (an id without its key) is passed over, and said when nothing else
  * is found. The region: `cloud_d.region` (default ap-singapore), else CLOUD_D_REGION, else the stored one.
  */
-import { CLOUD_D_DEFAULT_REGION, type Config } from '../../../schemas/config.js';
+import type { Config } from '../../../schemas/config.js';
+import { CLOUD_D_DEFAULT_REGION } from '../../../schemas/config-defaults.js';
 import { UsageError } from '../../core/errors.js';
 import type { ConnectOptions } from '../../core/provider.js';
 import { registerSecret } from '../../core/redact.js';
