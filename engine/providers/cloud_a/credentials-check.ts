@@ -3,7 +3,7 @@ import type { CheckInput, CheckResult } from '../../core/capabilities.js';
 import { notInstalled, parseJson, shortError } from '../../core/credential-sources.js';
 import { childEnvironment } from '../../core/process/child-env.js';
 import { failureLine, runChild } from '../../core/process/run-child.js';
-import { awsArgs } from './provider.js';
+import { awsArgs } from './args.js';
 import { resolveAwsTarget } from './target.js';
 
 export async function checkCloudA(input: CheckInput): Promise<CheckResult> {

@@ -6,7 +6,7 @@
  */
 import { option, parseCommand } from '../../core/kits/cli/argv.js';
 import { isolateAws } from '../../core/kits/cli/isolation.js';
-import { cliProvider, withOption, type CliIsolation, type CliTarget } from '../../core/kits/cli/provider.js';
+import { cliProvider, type CliIsolation, type CliTarget } from '../../core/kits/cli/provider.js';
 import type { CliTool } from '../../core/kits/cli/runner.js';
 import type { CliClient } from '../../core/kits/cli/verb.js';
 import type { ArgProblem, NamedRecord, NameLookup } from '../../core/provider.js';
@@ -31,18 +31,8 @@ export const AWS_TOOL: CliTool = {
 export { resolveAwsTarget, type AwsTarget } from './target.js';
 import { resolveAwsTarget, type AwsTarget } from './target.js';
 
-/**
- * The args of a step with what the provider adds: JSON output, and the profile and region unless the
- * step names them; `s3 cp|sync` never follow a symbolic link (out of an artefact directory).
- */
-export function awsArgs(args: readonly string[], target: AwsTarget): string[] {
-  let out = withOption(args, { syntax: AWS_SYNTAX }, ['--output'], ['--output', 'json']);
-  const words = parseCommand(args, AWS_SYNTAX).words;
-  if (words[0] === 's3' && (words[1] === 'cp' || words[1] === 'sync')) out = withOption(out, { syntax: AWS_SYNTAX }, ['--no-follow-symlinks'], ['--no-follow-symlinks']);
-  if (target.profile) out = withOption(out, { syntax: AWS_SYNTAX }, ['--profile'], ['--profile', target.profile]);
-  if (target.region) out = withOption(out, { syntax: AWS_SYNTAX }, ['--region'], ['--region', target.region]);
-  return out;
-}
+export { awsArgs } from './args.js';
+import { awsArgs } from './args.js';
 
 /** How cloud_a's steps run: the aws CLI with the target's additions, no pager and no interactive prompt. */
 export function awsCliTarget(target: AwsTarget): CliTarget {

@@ -6,12 +6,12 @@
  */
 import type { Config } from '../../../schemas/config.js';
 import { emptyConfigValue } from '../../../schemas/config-defaults.js';
+import type { Plan } from '../../../schemas/plan.js';
 import type { CheckInput, CheckResult, CredentialSource, CredentialsCapability, SourceInput, SourceKind } from '../../core/capabilities.js';
 import { configKey, envSet, halfNote, isSet, plainField, secretField, shortError, tidyPath } from '../../core/credential-sources.js';
 import { AssistantError } from '../../core/errors.js';
 import { maskSecret, registerSecret } from '../../core/redact.js';
 import { findKind } from './catalogue.js';
-import { testGpuCloudCredentials } from './credentials-test.js';
 import { gpucloudCredentialsFilePath, GPUCLOUD_ENV, NoCredentialsError, resolveGpuCloudCredentials, resolveGpuCloudUrls } from './credentials.js';
 import { listPlan } from './static-plans.js';
 
@@ -78,6 +78,17 @@ function gpucloudSources(input: SourceInput): CredentialSource[] {
   return sources;
 }
 
+interface GpuCloudBalance {
+  amount?: unknown;
+  currency?: string;
+}
+
+/** What `credentials test` reads: the balance, through the plan executor (a fresh token is fetched for it, so a wrong secret fails here). */
+async function readBalance(read: (plan: Plan) => Promise<unknown[]>): Promise<GpuCloudBalance> {
+  const [balance] = (await read(listPlan(findKind('balance')!))) as [GpuCloudBalance];
+  return balance ?? {};
+}
+
 /** A fresh token and the balance, read through the plan executor like `credentials test`. */
 async function checkGpucloud(input: CheckInput): Promise<CheckResult> {
   if (!input.sources.some((s) => s.used)) return { authenticated: false, detail: 'no credentials found' };
@@ -117,7 +128,7 @@ export const gpucloudCredentials: CredentialsCapability = {
     login: () => [{ why: 'gpucloud: the credentials were refused; create new ones in the console (Keys → Cloud API Credentials) and check them', command: 'assistant credentials test gpucloud' }],
   },
   async test(read) {
-    const balance = await testGpuCloudCredentials(read);
+    const balance = await readBalance(read);
     return { detail: `balance ${String(balance.amount)} ${String(balance.currency ?? '').toUpperCase()}`, data: { balance } };
   },
   show({ config, env, home, configPath, warn }) {
