@@ -31,6 +31,10 @@ export {
 export const str = () => z.string();
 export const httpUrl = () => z.url({ protocol: /^https?$/, error: 'expected an http(s) URL such as https://example.com' });
 export const positiveInt = () => z.int({ error: 'expected a whole number' }).positive('expected a number greater than 0');
+/** A strict section whose keys are all optional strings (a token, an account, an address). */
+export function optionalStrings<K extends string>(...keys: K[]): z.ZodObject<Record<K, z.ZodOptional<z.ZodString>>, z.core.$strict> {
+  return z.strictObject(Object.fromEntries(keys.map((k) => [k, str().optional()])) as Record<K, z.ZodOptional<z.ZodString>>);
+}
 
 /** What a provider's config module (engine/providers/<name>/config.ts) adds to the file. */
 export interface ProviderConfigPart {

@@ -1,17 +1,11 @@
 /**
- * appplatform's section of the config file (`appplatform:`): its API token and workspace.
- * Light on purpose (zod and the shared field helpers only): every command that reads a config file
- * loads it, through engine/providers/config.ts, which composes the root from the manifest's rows.
+ * appplatform's section of the config file (`appplatform:`): its API token, workspace and another API
+ * address (`base_url`, or ASSISTANT_APPPLATFORM_BASE_URL).
  */
-import { z } from 'zod';
-import { str, type ProviderConfigPart } from '../../../schemas/config.js';
+import type { z } from 'zod';
+import { optionalStrings, type ProviderConfigPart } from '../../../schemas/config.js';
 
-export const AppPlatformConfigSchema = z.strictObject({
-  api_token: str().optional(),
-  workspace_id: str().optional(),
-  /** Another API address (a proxy, the local fake); ASSISTANT_APPPLATFORM_BASE_URL. */
-  base_url: str().optional(),
-});
+export const AppPlatformConfigSchema = optionalStrings('api_token', 'workspace_id', 'base_url');
 
 declare module '../../../schemas/config.js' {
   interface ProviderConfigSections {

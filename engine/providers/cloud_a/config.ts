@@ -1,8 +1,6 @@
 /**
  * cloud_a's parts of the config file: its environments under `infra.cloud_a` (an aws profile and region
  * each) and its routing keywords under the top-level `cloud_a` (`service_keywords`).
- * Light on purpose (zod and the shared field helpers only): every command that reads a config file
- * loads it, through engine/providers/config.ts, which composes the root from the manifest's rows.
  */
 import { z } from 'zod';
 import { str, type ProviderConfigPart } from '../../../schemas/config.js';

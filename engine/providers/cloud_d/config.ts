@@ -1,7 +1,5 @@
 /**
  * cloud_d's section of the config file (`cloud_d:`): its API keys, region and endpoint.
- * Light on purpose (zod and the shared field helpers only): every command that reads a config file
- * loads it, through engine/providers/config.ts, which composes the root from the manifest's rows.
  */
 import { z } from 'zod';
 import { CLOUD_D_DEFAULT_REGION, str, type ProviderConfigPart } from '../../../schemas/config.js';

@@ -1,18 +1,11 @@
 /**
- * edge's section of the config file (`edge:`): its API token, account and default zone.
- * Light on purpose (zod and the shared field helpers only): every command that reads a config file
- * loads it, through engine/providers/config.ts, which composes the root from the manifest's rows.
+ * edge's section of the config file (`edge:`): its API token, account, default zone and another API
+ * address (`base_url`, or ASSISTANT_EDGE_BASE_URL).
  */
-import { z } from 'zod';
-import { str, type ProviderConfigPart } from '../../../schemas/config.js';
+import type { z } from 'zod';
+import { optionalStrings, type ProviderConfigPart } from '../../../schemas/config.js';
 
-export const EdgeConfigSchema = z.strictObject({
-  api_token: str().optional(),
-  account_id: str().optional(),
-  default_zone: str().optional(),
-  /** Another API address (a proxy, the local fake); ASSISTANT_EDGE_BASE_URL. */
-  base_url: str().optional(),
-});
+export const EdgeConfigSchema = optionalStrings('api_token', 'account_id', 'default_zone', 'base_url');
 
 declare module '../../../schemas/config.js' {
   interface ProviderConfigSections {

@@ -1,8 +1,6 @@
 /**
  * gpucloud's section of the config file (`gpucloud:`): its OAuth client and API origin (SPEC §5,
  * DESIGN §2), the predefined bindings' values, the key and port of cluster head nodes, its rate limits.
- * Light on purpose (zod and the shared field helpers only): every command that reads a config file
- * loads it, through engine/providers/config.ts, which composes the root from the manifest's rows.
  */
 import { z } from 'zod';
 import { httpUrl, positiveInt, str, type ProviderConfigPart } from '../../../schemas/config.js';

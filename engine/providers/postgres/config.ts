@@ -1,8 +1,6 @@
 /**
  * postgres's section of the config file (`postgres:`): its connections (no passwords: those come from
  * PGPASSWORD, ~/.pgpass or the backend store) and the default one.
- * Light on purpose (zod and the shared field helpers only): every command that reads a config file
- * loads it, through engine/providers/config.ts, which composes the root from the manifest's rows.
  */
 import { z } from 'zod';
 import { str, type ProviderConfigPart } from '../../../schemas/config.js';

@@ -1,7 +1,5 @@
 /**
  * terraform's section of the config file (`terraform:`): its workspaces (a path each) and the default one.
- * Light on purpose (zod and the shared field helpers only): every command that reads a config file
- * loads it, through engine/providers/config.ts, which composes the root from the manifest's rows.
  */
 import { z } from 'zod';
 import { str, type ProviderConfigPart } from '../../../schemas/config.js';
