@@ -6,7 +6,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PROVIDER_MANIFEST, PROVIDERS, ProviderRegistry, providerRoutings, providersWith, routableProviders } from '../engine/providers/index.js';
+import { z } from 'zod';
 import { validatePlan } from '../engine/core/plan/validate.js';
+import { composeConfigSchema } from '../schemas/config.js';
 import { routingFlag } from '../engine/core/routing/terms.js';
 
 test('each manifest entry names its module\'s provider and exactly its verbs', async () => {
@@ -44,6 +46,16 @@ test('each manifest entry with a config part gives its own sections as strict ob
     }
   }
   assert.ok(claimed.has('gpucloud') && claimed.get('gpucloud') === 'gpucloud');
+});
+
+test('composing the config file refuses a section two providers claim, or one the neutral sections hold', () => {
+  const section = { x: z.strictObject({ a: z.string().optional() }) };
+  assert.throws(() => composeConfigSchema([{ provider: 'one', part: { sections: section } }, { provider: 'two', part: { sections: section } }]), /config section x of two is one's already/);
+  assert.throws(() => composeConfigSchema([{ provider: 'one', part: { sections: { ai: z.strictObject({}) } } }]), /config section ai of one is the neutral sections'/);
+  const root = composeConfigSchema([{ provider: 'one', part: { sections: section, infra: z.strictObject({ id: z.string().optional() }) } }]);
+  assert.equal(root.parse({ x: { a: 'b' }, infra: { default_provider: 'one', one: { id: 'i' } } }), { x: { a: 'b' }, ai: root.parse({}).ai, infra: { default_provider: 'one', one: { id: 'i' } } });
+  assert.not.ok(root.safeParse({ x: { c: 1 } }).success, 'a provider section stays strict');
+  assert.not.ok(root.safeParse({ infra: { default_provider: 'two' } }).success, 'infra.default_provider names a provider with an infra block');
 });
 
 test('the ask flags from the manifest are the flags the routing capabilities give', async () => {
