@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CheckInput, CheckResult, CredentialSource, CredentialsCapability, SourceInput } from '../../core/capabilities.js';
 import { defaultConfigDir, fileExists, iniSections, isSet, markUsed, notInstalled, parseJson, tidyPath } from '../../core/credential-sources.js';
-import { expandHome } from '../../core/kubeconfig/kubeconfig.js';
+import { expandHome } from '../../core/home-path.js';
 import { childEnvironment } from '../../core/process/child-env.js';
 import { failureLine, runChild } from '../../core/process/run-child.js';
 

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import type { CredentialsCapability } from '../../core/capabilities.js';
 import { configKey, fileExists, markUsed, tidyPath } from '../../core/credential-sources.js';
-import { expandHome } from '../../core/kubeconfig/kubeconfig.js';
+import { expandHome } from '../../core/home-path.js';
 
 export const sshCredentials: CredentialsCapability = {
   sources: (input) => {
