@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { ExitCode, UsageError } from '../engine/core/errors.js';
 import type { ReportKind } from '../machines/ask-report.js';
 import type { AskPhase } from '../machines/ask-flow.js';
-import { loadConfig } from '../engine/core/config/load.js';
+import { loadConfig } from '../engine/providers/config.js';
 import { renderTable } from '../engine/core/render/records.js';
 import { formerAskFlags, providerRoutings, routableProviders } from '../engine/providers/index.js';
 import { PROVIDER_KINDS } from '../engine/producers/ai/kinds.js';

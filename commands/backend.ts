@@ -15,7 +15,7 @@ import { InvalidInputError, UsageError } from '../engine/core/errors.js';
 import { parseListen } from '../engine/core/listen.js';
 import { mustEndWithin, whenStopped } from '../engine/core/kits/serve/lifecycle.js';
 import { registerSecret } from '../engine/core/redact.js';
-import type { Column } from '../engine/providers/gpucloud/catalogue.js';
+import type { Column } from '../engine/core/render/columns.js';
 import { BACKEND_ENVS, DEFAULT_BACKEND_PORT, TenantSchema } from '../schemas/backend-api.js';
 import { warn, type CommandContext } from './context.js';
 import { flag, type FlagSpec } from './flag-spec.js';

@@ -1,13 +1,15 @@
 /**
- * `assistant config show|path`: the effective configuration (secrets masked) and where gpucloud
- * credentials come from. Thin: loading is engine/core/config/load.ts, resolution engine/core/config/credentials.ts.
+ * `assistant config show|path`: the effective configuration (secrets masked) and where each provider's
+ * credentials come from, as its `credentials` capability shows them (gpucloud's). Thin: loading is
+ * engine/core/config/load.ts, resolution the providers' own.
  */
 import { existsSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { isSecretKey } from '../schemas/config.js';
-import { NoCredentialsError, resolveGpuCloudCredentials, resolveGpuCloudUrls } from '../engine/core/config/credentials.js';
-import { loadConfig, resolveConfigPath } from '../engine/core/config/load.js';
+import { resolveConfigPath } from '../engine/core/config/load.js';
+import { loadConfig } from '../engine/providers/config.js';
 import { maskSecret, redactText } from '../engine/core/redact.js';
+import { providersWith } from '../engine/providers/index.js';
 import { warn, writeLine, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
 
@@ -48,36 +50,17 @@ async function show(ctx: CommandContext): Promise<number> {
   const loaded = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   for (const w of loaded.warnings) warn(ctx, redactText(w));
 
-  let gpucloud: Record<string, unknown>;
-  try {
-    const creds = resolveGpuCloudCredentials({ config: loaded.config, env: ctx.env, home: ctx.home, configPath: loaded.path });
-    for (const w of creds.warnings) warn(ctx, redactText(w));
-    gpucloud = {
-      source: creds.source,
-      detail: creds.sourceDetail,
-      client_id: creds.clientId,
-      client_secret: maskSecret(creds.clientSecret),
-      ...(creds.projectId ? { project_id: creds.projectId } : {}),
-      base_url: creds.baseUrl,
-      auth_url: creds.authUrl,
-    };
-  } catch (err) {
-    if (!(err instanceof NoCredentialsError)) throw err;
-    const urls = resolveGpuCloudUrls(loaded.config, ctx.env);
-    gpucloud = {
-      source: 'none',
-      detail: `not found: ${err.message}`,
-      hint: err.hint,
-      base_url: urls.baseUrl,
-      auth_url: urls.authUrl,
-    };
+  const credentials: Record<string, Record<string, unknown>> = {};
+  for (const p of await providersWith('credentials')) {
+    const shown = p.capabilities.credentials.show?.({ config: loaded.config, env: ctx.env, home: ctx.home, configPath: loaded.path, warn: (line) => warn(ctx, redactText(line)) });
+    if (shown) credentials[p.name] = redactStrings(shown);
   }
 
   const document = {
     file: loaded.path,
     exists: loaded.exists,
     config: maskConfig(loaded.config),
-    credentials: { gpucloud: redactStrings(gpucloud) },
+    credentials,
   };
   // YAML by default (also for -o table): the document nests too deep for a table.
   ctx.out.value(document, { table: () => stringify(document, { lineWidth: 0 }) });

@@ -18,7 +18,7 @@ import { PROVIDERS } from '../engine/providers/index.js';
 import { OperationError, UsageError } from '../engine/core/errors.js';
 import type { Colors } from '../engine/core/render/color.js';
 import { renderTable } from '../engine/core/render/records.js';
-import type { Column } from '../engine/providers/gpucloud/catalogue.js';
+import type { Column } from '../engine/core/render/columns.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { withSession, type Session } from './session.js';

@@ -2,22 +2,20 @@
  * `assistant credentials store|list|delete|test`: provider credentials in the team's credential
  * backend (backend/, `assistant backend serve`), and a check that they work.
  *
- * Which fields a provider stores comes from one table (engine/core/config/credential-fields.ts). Secrets are
+ * Which fields a provider stores comes from its `credentials` capability (engine/core/credentials-capability.ts),
+ * asked of the registry: no provider is named here. Secrets are
  * taken from standard input (`--client-secret -`) or a hidden prompt; one given on the command line
  * works but is warned about (shell history). Nothing read from the backend is written anywhere.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { Writable } from 'node:stream';
-import ini from 'ini';
-import { loadConfig } from '../engine/core/config/load.js';
+import type { CredentialField, CredentialsCapability } from '../engine/core/capabilities.js';
+import { loadConfig } from '../engine/providers/config.js';
 import { backendClient, DEFAULT_CREDENTIAL_NAME, type BackendClient } from '../engine/core/config/backend-store.js';
-import { allCredentialFlags, credentialProviders, credentialsOf, type CredentialField, type ProviderCredentials } from '../engine/core/config/credential-fields.js';
-import { providersWith } from '../engine/providers/index.js';
+import { providersWith, type CapableProvider } from '../engine/providers/index.js';
 import { rawFlagValues } from '../engine/core/cli-raw-flags.js';
 import { AssistantError, InvalidInputError, SafetyRefusal, UsageError } from '../engine/core/errors.js';
-import type { Column } from '../engine/providers/gpucloud/catalogue.js';
+import type { Column } from '../engine/core/render/columns.js';
 import { registerSecret } from '../engine/core/redact.js';
 import { renderTable } from '../engine/core/render/records.js';
 import { CredentialNameSchema } from '../schemas/backend-api.js';
@@ -33,16 +31,38 @@ const MAX_STDIN_BYTES = 64 * 1024;
 
 type Flags = Record<string, unknown> & { name?: string; profile?: string; allowSession?: boolean; env?: string; all?: boolean };
 
+/** The providers with credentials, and among them those whose fields the backend stores, in registry order. */
+interface Stores {
+  all: CapableProvider<'credentials'>[];
+  storable: CapableProvider<'credentials'>[];
+  /** Every flag any provider's fields use (the store command declares them all, then checks per provider). */
+  flags: CredentialField[];
+}
+
+async function stores(): Promise<Stores> {
+  const all = await providersWith('credentials');
+  const storable = all.filter((p) => p.capabilities.credentials.fields?.length);
+  const seen = new Map<string, CredentialField>();
+  for (const p of storable) for (const f of p.capabilities.credentials.fields!) if (!seen.has(f.flag)) seen.set(f.flag, f);
+  return { all, storable, flags: [...seen.values()] };
+}
+
+/** `cloud_a: …` for a flag only some providers take. */
+const forProviders = (ps: CapableProvider<'credentials'>[], text: string) => `${ps.map((p) => p.name).join(', ')}: ${text}`;
+
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  const providers = credentialProviders().join(', ');
+  const known = await stores();
+  const providers = known.storable.map((p) => p.name).join(', ');
+  const profiled = known.storable.filter((p) => p.capabilities.credentials.profile);
+  const expiring = profiled.filter((p) => p.capabilities.credentials.profile!.expiring);
   // `--client-secret -` (read it from stdin): cac would take a lone "-" for a missing value.
-  const flags = new Set(allCredentialFlags().map((f) => f.flag));
+  const flags = new Set(known.flags.map((f) => f.flag));
   argv = argv.map((arg, i) => (arg === '-' && flags.has(argv[i - 1] ?? '') ? '\0stdin' : arg)).reduce<string[]>((out, arg) => {
     if (arg === '\0stdin') out[out.length - 1] = `${out[out.length - 1]}=-`;
     else out.push(arg);
     return out;
   }, []);
-  const raw = rawFlagValues(argv, [...allCredentialFlags().map((f) => f.flag), '--name', '--profile']);
+  const raw = rawFlagValues(argv, [...known.flags.map((f) => f.flag), '--name', '--profile']);
   return runGroup(
     'credentials',
     argv,
@@ -50,10 +70,10 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
     (cli, start) => {
       const store = cli
         .command('store <provider>', `Store a provider's credentials in the backend (providers: ${providers})`)
-        .option('--name <name>', `Name of the credential (default "${DEFAULT_CREDENTIAL_NAME}"; cloud_a: the profile)`)
-        .option('--profile <profile>', "cloud_a: read the keys of this profile from the aws CLI's files")
-        .option('--allow-session', 'cloud_a: store expiring session keys too');
-      for (const f of allCredentialFlags()) {
+        .option('--name <name>', `Name of the credential (default "${DEFAULT_CREDENTIAL_NAME}"${profiled.length ? `; ${forProviders(profiled, 'the profile')}` : ''})`)
+        .option('--profile <profile>', profiled.map((p) => `${p.name}: ${p.capabilities.credentials.profile!.about}`).join('; ') || 'no provider reads a profile')
+        .option('--allow-session', expiring.length ? forProviders(expiring, 'store expiring session keys too') : 'no provider has expiring keys');
+      for (const f of known.flags) {
         store.option(`${f.flag} <value>`, f.secret ? `${f.description} ("-" reads it from stdin; left out on a terminal: asked without echo)` : f.description);
       }
       store
@@ -61,7 +81,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .example('  assistant credentials store gpucloud --client-id <CLIENT_ID>      # asks for the secret without echo')
         .example('  assistant credentials store cloud_a --profile prod')
         .example('  assistant credentials store repohost --token -  < token.txt')
-        .action((provider: string, o: Flags) => start(() => storeCommand(ctx, provider, asTyped(o, raw))));
+        .action((provider: string, o: Flags) => start(() => storeCommand(ctx, known, provider, asTyped(o, raw))));
       cli
         .command('list', 'What the backend holds for this env: provider, name, env, updated (never values)')
         .option('--all', 'Every env (testing, staging, production), not only the configured one')
@@ -73,12 +93,12 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .option('--name <name>', `Name of the credential (default "${DEFAULT_CREDENTIAL_NAME}")`)
         .example('  assistant credentials delete gpucloud')
         .example('  assistant credentials delete cloud_a --name prod --yes')
-        .action((provider: string, o: Flags) => start(() => deleteCommand(ctx, provider, asTyped(o, raw))));
+        .action((provider: string, o: Flags) => start(() => deleteCommand(ctx, known, provider, asTyped(o, raw))));
       cli
         .command('test [provider]', 'Check that credentials work (gpucloud: a fresh token and the balance); without a provider, every stored one')
         .example('  assistant credentials test gpucloud            # whichever source resolves first; says which')
         .example('  assistant credentials test                     # each credential stored in the backend')
-        .action((provider: string | undefined) => start(() => testCommand(ctx, provider)));
+        .action((provider: string | undefined) => start(() => testCommand(ctx, known, provider)));
     },
     'The backend is chosen by backend.url / backend.urls.<env> / ASSISTANT_BACKEND_URL, its key by ASSISTANT_BACKEND_API_KEY or backend.api_key,\n' +
       'the env (namespace) by ASSISTANT_BACKEND_ENV or backend.env (default production). k8s kubeconfigs: not yet.',
@@ -98,13 +118,14 @@ function client(ctx: CommandContext): BackendClient {
   return backendClient(config, ctx.env, { signal: ctx.signal, timeoutMs: (ctx.globals.timeout ?? config.timeout ?? 30) * 1000, debug: ctx.debug.callback });
 }
 
-function providerSpec(provider: string): ProviderCredentials {
-  const spec = credentialsOf(provider);
+/** The credentials of a provider the backend stores fields for. */
+function providerSpec(known: Stores, provider: string): CredentialsCapability & { fields: readonly CredentialField[] } {
+  const spec = known.storable.find((p) => p.name === provider)?.capabilities.credentials;
   if (!spec) {
-    const k8s = provider === 'k8s' ? ' (k8s kubeconfigs come later)' : '';
-    throw new UsageError(`"${provider}" has no credentials to store${k8s}`, { hint: `providers: ${credentialProviders().join(', ')}` });
+    const why = known.all.find((p) => p.name === provider)?.capabilities.credentials.notStored;
+    throw new UsageError(`"${provider}" has no credentials to store${why ? ` (${why})` : ''}`, { hint: `providers: ${known.storable.map((p) => p.name).join(', ')}` });
   }
-  return spec;
+  return spec as CredentialsCapability & { fields: readonly CredentialField[] };
 }
 
 function credentialName(value: unknown): string {
@@ -116,21 +137,21 @@ function credentialName(value: unknown): string {
 
 // ---- store ----------------------------------------------------------------------------------------
 
-async function storeCommand(ctx: CommandContext, provider: string, o: Flags): Promise<number> {
-  const spec = providerSpec(provider);
+async function storeCommand(ctx: CommandContext, known: Stores, provider: string, o: Flags): Promise<number> {
+  const spec = providerSpec(known, provider);
   const mine = new Set(spec.fields.map((f) => f.flag));
-  const stray = allCredentialFlags().filter((f) => !mine.has(f.flag) && o[camel(f.flag)] !== undefined);
+  const stray = known.flags.filter((f) => !mine.has(f.flag) && o[camel(f.flag)] !== undefined);
   if (stray.length) {
     throw new UsageError(`${stray.map((f) => f.flag).join(', ')} ${stray.length > 1 ? 'are not fields' : 'is not a field'} of ${provider}`, {
       hint: `${provider} takes ${spec.fields.map((f) => f.flag).join(', ')}`,
     });
   }
-  if ((o.profile !== undefined || o.allowSession) && spec.from !== 'aws-profile') throw new UsageError(`--profile and --allow-session are for cloud_a, not ${provider}`);
+  if ((o.profile !== undefined || o.allowSession) && !spec.profile) throw new UsageError(`--profile and --allow-session are for ${profiledNames(known)}, not ${provider}`);
 
   const values: Record<string, string> = {};
   let name = o.name;
   if (o.profile !== undefined) {
-    Object.assign(values, readAwsProfile(ctx, String(o.profile)));
+    Object.assign(values, spec.profile!.read(String(o.profile), { env: ctx.env, home: ctx.home }));
     name ??= String(o.profile);
   }
   const stdinUsers = spec.fields.filter((f) => o[camel(f.flag)] === '-');
@@ -161,7 +182,7 @@ async function storeCommand(ctx: CommandContext, provider: string, o: Flags): Pr
     values[f.name] = v;
     if (f.secret) registerSecret(v);
   }
-  if (spec.from === 'aws-profile') refuseSessionKeys(values, Boolean(o.allowSession));
+  if (spec.profile?.expiring?.(values) && !o.allowSession) refuseSessionKeys();
 
   const backend = client(ctx);
   const stored = await backend.put(provider, credentialName(name), values);
@@ -206,43 +227,14 @@ async function prompt(ctx: CommandContext, question: string, hidden: boolean): P
   }
 }
 
-/** cloud_a: the keys of a profile from the aws CLI's credentials file (and its region from the config file). */
-function readAwsProfile(ctx: CommandContext, profile: string): Record<string, string> {
-  const credFile = ctx.env.AWS_SHARED_CREDENTIALS_FILE || join(ctx.home, '.aws', 'credentials');
-  const confFile = ctx.env.AWS_CONFIG_FILE || join(ctx.home, '.aws', 'config');
-  const read = (file: string, section: string): Record<string, unknown> | undefined => {
-    if (!existsSync(file)) return undefined;
-    const parsed = ini.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, unknown>>;
-    return parsed[section];
-  };
-  const creds = read(credFile, profile) ?? read(confFile, profile === 'default' ? 'default' : `profile ${profile}`);
-  const conf = read(confFile, profile === 'default' ? 'default' : `profile ${profile}`) ?? {};
-  const id = typeof creds?.aws_access_key_id === 'string' ? creds.aws_access_key_id : undefined;
-  const secret = typeof creds?.aws_secret_access_key === 'string' ? creds.aws_secret_access_key : undefined;
-  if (!id || !secret) {
-    const sso = conf.sso_start_url || conf.sso_session || conf.credential_process || conf.role_arn;
-    throw new InvalidInputError('no_profile_keys', `profile "${profile}" has no access keys in ${credFile}${sso ? ' (it gets them from SSO, a role or a process: those are session keys)' : ''}`, {
-      hint: sso ? 'store long-term keys with --access-key-id/--secret-access-key, or session keys with --allow-session' : 'check the profile name (aws configure list-profiles)',
-    });
-  }
-  registerSecret(secret);
-  const out: Record<string, string> = { access_key_id: id, secret_access_key: secret };
-  if (typeof creds?.aws_session_token === 'string') {
-    out.session_token = creds.aws_session_token;
-    registerSecret(out.session_token);
-  }
-  if (typeof conf.region === 'string') out.region = conf.region;
-  return out;
-}
+/** The providers that read a profile (`--profile`), for messages. */
+const profiledNames = (known: Stores) => known.storable.filter((p) => p.capabilities.credentials.profile).map((p) => p.name).join(', ') || 'no provider';
 
 /** Expiring keys stop working within hours: storing them for a team is a mistake unless asked for. */
-function refuseSessionKeys(values: Record<string, string>, allow: boolean): void {
-  const session = values.session_token !== undefined || /^ASIA/.test(values.access_key_id ?? '');
-  if (session && !allow) {
-    throw new SafetyRefusal('these are expiring session keys (a session token, or an ASIA… key id); teammates would get keys that stop working; nothing was stored', {
-      hint: 'store long-term keys, or add --allow-session to store these anyway',
-    });
-  }
+function refuseSessionKeys(): never {
+  throw new SafetyRefusal('these are expiring session keys (a session token, or an ASIA… key id); teammates would get keys that stop working; nothing was stored', {
+    hint: 'store long-term keys, or add --allow-session to store these anyway',
+  });
 }
 
 // ---- list / delete --------------------------------------------------------------------------------
@@ -262,8 +254,8 @@ async function listCommand(ctx: CommandContext, o: Flags): Promise<number> {
   return 0;
 }
 
-async function deleteCommand(ctx: CommandContext, provider: string, o: Flags): Promise<number> {
-  providerSpec(provider);
+async function deleteCommand(ctx: CommandContext, known: Stores, provider: string, o: Flags): Promise<number> {
+  providerSpec(known, provider);
   const name = credentialName(o.name);
   const backend = client(ctx);
   const present = (await backend.list()).some((c) => c.provider === provider && c.name === name);
@@ -288,16 +280,14 @@ interface TestResult {
 }
 
 /** The providers `credentials test` can check: those whose credentials capability has a test. */
-async function testable() {
-  return (await providersWith('credentials')).filter((p) => p.capabilities.credentials.test);
-}
+const testable = (known: Stores) => known.all.filter((p) => p.capabilities.credentials.test);
 
 /**
  * Tests one provider's credentials through its own capability (a fresh token and the balance for
  * gpucloud): a read through the executor, with a session that uses no cached token.
  */
-async function testProvider(ctx: CommandContext, provider: string, backendOnly: boolean, name?: string): Promise<{ source: string; detail: string; data?: unknown }> {
-  const checkable = await testable();
+async function testProvider(ctx: CommandContext, known: Stores, provider: string, backendOnly: boolean, name?: string): Promise<{ source: string; detail: string; data?: unknown }> {
+  const checkable = testable(known);
   const p = checkable.find((t) => t.name === provider);
   if (!p) {
     throw new UsageError(`credentials test can check ${checkable.map((t) => t.name).join(', ')}; ${provider} has no check here`, { hint: "'assistant credentials list' shows whether it is stored" });
@@ -314,9 +304,9 @@ async function testProvider(ctx: CommandContext, provider: string, backendOnly: 
   );
 }
 
-async function testCommand(ctx: CommandContext, provider: string | undefined): Promise<number> {
-  if (provider === undefined) return testStored(ctx);
-  const { source, detail, data } = await testProvider(ctx, provider, false);
+async function testCommand(ctx: CommandContext, known: Stores, provider: string | undefined): Promise<number> {
+  if (provider === undefined) return testStored(ctx, known);
+  const { source, detail, data } = await testProvider(ctx, known, provider, false);
   ctx.out.value({ provider, ok: true, source, ...(data as object | undefined) }, { table: `${provider} credentials work (source: ${source}); ${detail}\n` });
   return 0;
 }
@@ -329,12 +319,12 @@ const TEST_COLUMNS: Column[] = [
 ];
 
 /** Every credential stored in the backend (this env): gpucloud's through a fresh token and the balance. */
-async function testStored(ctx: CommandContext): Promise<number> {
+async function testStored(ctx: CommandContext, known: Stores): Promise<number> {
   const backend = client(ctx);
   const stored = await backend.list();
   const results: TestResult[] = [];
   for (const c of stored) {
-    const checkable = await testable();
+    const checkable = testable(known);
     const canTest = checkable.some((t) => t.name === c.provider);
     // A provider whose stored names are its own (postgres connections) tests each; the others use `default`.
     const named = checkable.find((t) => t.name === c.provider)?.capabilities.credentials.namedBy !== undefined;
@@ -343,7 +333,7 @@ async function testStored(ctx: CommandContext): Promise<number> {
       continue;
     }
     try {
-      const { source, detail, data } = await testProvider(ctx, c.provider, true, named ? c.name : undefined);
+      const { source, detail, data } = await testProvider(ctx, known, c.provider, true, named ? c.name : undefined);
       results.push({ provider: c.provider, name: c.name, ok: true, tested: true, source, detail, balance: (data as { balance?: unknown } | undefined)?.balance });
     } catch (err) {
       if (ctx.signal.aborted) throw err;

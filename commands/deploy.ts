@@ -15,7 +15,7 @@ import { isLoopbackHost, NotInSandbox } from '../engine/core/hermetic.js';
 import { readEnvFile } from '../engine/producers/deploy/env-file.js';
 import { slugName, type CompiledDeploy, type EnvValue } from '../engine/producers/deploy/plan.js';
 import { ExitCode, InvalidInputError, OperationError, UsageError } from '../engine/core/errors.js';
-import { loadConfig } from '../engine/core/config/load.js';
+import { loadConfig } from '../engine/providers/config.js';
 import { registerSecret } from '../engine/core/redact.js';
 import { warn, type CommandContext } from './context.js';
 import { applyInSession, dryRunInSession } from './apply.js';

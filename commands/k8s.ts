@@ -4,7 +4,7 @@
  * `ask --apply`) → renderers. `create` belongs to commands/k8s-create.ts.
  */
 import { q } from '../engine/core/render/quote.js';
-import { loadConfig } from '../engine/core/config/load.js';
+import { loadConfig } from '../engine/providers/config.js';
 import { ExitCode, InvalidInputError, OperationError, UsageError } from '../engine/core/errors.js';
 import { KubeApiError, type KubeClient } from '../engine/providers/k8s/client.js';
 import { findK8sKind, type K8sKind } from '../engine/providers/k8s/kinds.js';

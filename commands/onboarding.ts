@@ -7,15 +7,17 @@ import { createInterface } from 'node:readline/promises';
 import { emptyConfig, type Config } from '../schemas/config.js';
 import type { InstallPlan, InstallReport } from '../schemas/onboarding.js';
 import { ONBOARDING_SCHEMA_VERSION } from '../schemas/onboarding.js';
-import { loadConfig, resolveConfigPath } from '../engine/core/config/load.js';
+import { resolveConfigPath } from '../engine/core/config/load.js';
+import { loadConfig } from '../engine/providers/config.js';
 import { AssistantError, ExitCode, SafetyRefusal, UsageError } from '../engine/core/errors.js';
 import { redactText } from '../engine/core/redact.js';
-import type { PlanReader } from '../engine/producers/onboarding/credentials.js';
+import type { PlanReader } from '../engine/core/capabilities.js';
 import { executePlan } from '../engine/producers/onboarding/install.js';
 import { compilePlan, loadRecipeFile, type PlanRequest } from '../engine/producers/onboarding/plan.js';
 import { detectPlatform, hostArch, hostOs } from '../engine/producers/onboarding/platform.js';
 import { renderInstallReport, renderPlan, renderScan } from '../engine/producers/onboarding/render.js';
 import { parseProviderList, runScan } from '../engine/producers/onboarding/scan.js';
+import { scanEntries } from '../engine/producers/onboarding/scan-entries.js';
 import { toolNames, toolsOf, toolSpec } from '../engine/producers/onboarding/tools.js';
 import { probeTools } from '../engine/producers/onboarding/versions.js';
 import { readPlan } from '../machines/apply/reads.js';
@@ -113,7 +115,7 @@ function readConfig(ctx: CommandContext): { config: Config; path: string; exists
   }
 }
 
-/** gpucloud's check: a fresh token and the balance through the plan executor, like `credentials test`. */
+/** The providers' checks that read through the plan executor (gpucloud's: a fresh token and the balance, like `credentials test`). */
 function planReader(ctx: CommandContext, checkTimeoutS: number): PlanReader {
   return {
     async read(plan, provider, signal) {
@@ -144,8 +146,9 @@ function planReader(ctx: CommandContext, checkTimeoutS: number): PlanReader {
 
 async function scan(ctx: CommandContext, flags: ScanFlags): Promise<number> {
   const out = outputFor(ctx, flags);
-  const providers = parseProviderList(flags.provider, '--provider');
-  const required = parseProviderList(flags.require, '--require');
+  const entries = await scanEntries();
+  const providers = parseProviderList(flags.provider, '--provider', entries);
+  const required = parseProviderList(flags.require, '--require', entries);
   const checkTimeoutS = flags.checkTimeout ?? DEFAULT_CHECK_TIMEOUT_S;
   const platform = detectPlatform(ctx.env, flags.platform);
   const cfg = readConfig(ctx);
@@ -167,6 +170,7 @@ async function scan(ctx: CommandContext, flags: ScanFlags): Promise<number> {
     plans: planReader(ctx, checkTimeoutS),
     debug: ctx.debug.callback,
     progress,
+    entries,
   });
   if (ctx.signal.aborted) throw ctx.signal.reason;
   out.value(report, { table: (colors) => renderScan(report, out.columns, colors) });
@@ -189,7 +193,7 @@ async function install(ctx: CommandContext, interrupt: AbortSignal, named: strin
   if (unknown.length) {
     throw new UsageError(`unknown tool${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `"${u}"`).join(', ')}`, { hint: `tools: ${toolNames().join(', ')}` });
   }
-  const providers = parseProviderList(flags.provider, '--provider');
+  const providers = parseProviderList(flags.provider, '--provider', await scanEntries());
   const extra = flags.recipes ? loadRecipeFile(resolveConfigPath(flags.recipes, ctx.home)) : undefined;
   const platform = detectPlatform(ctx.env, flags.platform);
   const debug = ctx.debug.callback;

@@ -14,7 +14,7 @@
  *
  * The one debug sink is here too: `debug: ` lines on stderr, sanitised and masked, written only with --debug.
  */
-import type { Column, KindSpec } from '../engine/providers/gpucloud/catalogue.js';
+import type { Column, TableSpec } from '../engine/core/render/columns.js';
 import type { Colors } from '../engine/core/render/color.js';
 import { renderKindTable, renderRecord, renderTable, type OutputFormat, type TableOptions } from '../engine/core/render/records.js';
 import { createRedactingStream, maskSecretLooking, maskSecretsInText, redactRegistered, redactText, redactValue, secretSpans } from '../engine/core/redact.js';
@@ -78,8 +78,8 @@ export interface Output {
   readonly colors: Colors;
   /** Width for tables. */
   readonly columns: number;
-  /** Rows: a table of `columns` (or a gpucloud kind's columns, secret-looking values masked), else the list as JSON/YAML. */
-  records(rows: unknown, columns: Column[] | KindSpec, opts?: RecordsOptions): void;
+  /** Rows: a table of `columns` (or a kind's table, secret-looking values masked), else the list as JSON/YAML. */
+  records(rows: unknown, columns: Column[] | TableSpec, opts?: RecordsOptions): void;
   /** One value: JSON/YAML as it is, or its human rendering. */
   value(value: unknown, opts?: ValueOptions): void;
   /** Text that is the result whatever -o says (a plan document, a script, a diagram); `reveal` for a secret asked for (a new API key). */

@@ -1,10 +1,9 @@
 import type { Config } from '../schemas/config.js';
-import { loadConfig } from '../engine/core/config/load.js';
-import { predefinedBindings, resolveRateLimit } from '../engine/core/config/credentials.js';
+import { loadConfig } from '../engine/providers/config.js';
 import { fileReservations, redisReservations, type ReservationStore } from '../engine/core/plan/reservations.js';
 import type { ConnectOptions, ProviderClient, RunObserver } from '../engine/core/provider.js';
 import { SANDBOX_SCOPE } from '../engine/core/plan/backend.js';
-import { PROVIDERS } from '../engine/providers/index.js';
+import { PROVIDERS, providersWith } from '../engine/providers/index.js';
 import { OperationError, UsageError } from '../engine/core/errors.js';
 import type { PlanBackend, RunContext } from '../machines/run-plan.js';
 import { warn, type CommandContext } from './context.js';
@@ -56,13 +55,14 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
   const signal = opts.overallDeadline === false ? ctx.interrupt : ctx.signal;
   const observer = createRunObserver(ctx.io, { debug });
 
-  const predefined = predefinedBindings(config, ctx.env);
+  // Every provider's predefined bindings (DEFAULT_LOCATION, …); under --sandbox its stand-in's values fill the gaps.
+  const binders = await providersWith('bindings');
+  const predefined: Record<string, string> = {};
+  for (const p of binders) Object.assign(predefined, p.capabilities.bindings.predefined(config, ctx.env));
   if (opts.filesDir) predefined.FILES = opts.filesDir;
 
   if (ctx.globals.sandbox) {
-    const { EMULATOR_DEFAULT_SSH_KEY_ID } = await import('../emulator/fixtures.js');
-    predefined.DEFAULT_SSH_KEY_ID ??= EMULATOR_DEFAULT_SSH_KEY_ID;
-    predefined.DEFAULT_LOCATION ??= 'FIN-01';
+    for (const p of binders) for (const [name, value] of Object.entries((await p.capabilities.sandbox?.defaults?.()) ?? {})) predefined[name] ??= value;
     ctx.io.stderr.write(`sandbox: using the local gpucloud emulator (state in ~/.assistant/sandbox/), not the real cloud\n`);
   }
 
@@ -82,9 +82,9 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     backendOnly: opts.backendOnly,
     workspaceCode: opts.workspaceCode,
   };
-  // Under --sandbox every provider connects through the sandbox: to its stand-in (gpucloud's emulator, the
-  // head node for ssh, the integrations' fakes), or not at all (not_in_sandbox; engine/producers/sandbox/sandbox.ts).
-  // Loaded only for --sandbox: a command against the real cloud never needs it.
+  // Under --sandbox every provider connects through the sandbox: to its stand-in (those with a `sandbox`
+  // capability, ssh to the sandbox clusters' head nodes, the integrations' fakes), or not at all
+  // (not_in_sandbox; engine/producers/sandbox/sandbox.ts). Loaded only for --sandbox.
   const sandbox = ctx.globals.sandbox ? (await import('../engine/producers/sandbox/sandbox.js')).openSandbox(ctx.home) : undefined;
   const clients = new Map<string, Promise<ProviderClient<unknown>>>();
   const connect = (name: string): Promise<ProviderClient<unknown>> => {
@@ -101,9 +101,10 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     return client;
   };
   const runContext = (): RunContext => ({ client: async (name) => (await connect(name)).client, signal, observer });
-  // Names being created are reserved where the shared rate limits live: Redis when configured, else this machine.
-  // Under --sandbox they stay on this machine: the shared Redis may be another host (and holds real names).
-  const redisUrl = ctx.globals.sandbox ? undefined : resolveRateLimit(config, ctx.env).redisUrl;
+  // Names being created are reserved where the shared rate limits live: Redis when a provider's limits are
+  // shared there, else this machine. Under --sandbox they stay on this machine: the shared Redis may be
+  // another host (and holds real names).
+  const redisUrl = ctx.globals.sandbox ? undefined : (await providersWith('limits')).map((p) => p.capabilities.limits.redisUrl(config, ctx.env)).find(Boolean);
   const reservations: ReservationStore = redisUrl
     ? redisReservations(redisUrl, { warn: (message) => warn(ctx, message), fallback: fileReservations(ctx.home) })
     : fileReservations(ctx.home);

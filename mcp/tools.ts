@@ -29,8 +29,7 @@ import { maskSecretLooking, maskSecretsInText, redactText } from '../engine/core
 import { renderRecords, renderRecord } from '../engine/core/render/records.js';
 import { renderReport, renderReportError } from '../engine/core/render/report.js';
 import { routeQuestion } from '../engine/core/routing/route.js';
-import { PROVIDERS, providerRoutings } from '../engine/providers/index.js';
-import { testGpuCloudCredentials } from '../engine/providers/gpucloud/credentials-test.js';
+import { PROVIDERS, providerRoutings, providerWith } from '../engine/providers/index.js';
 import { askForTool } from './ask.js';
 import { runAutostopCheck } from '../machines/autostop.js';
 import { renderCheckTable, summaryLine } from '../engine/producers/autostop/render.js';
@@ -308,9 +307,11 @@ export const TOOLS = [
     output: S.CredentialsTestOutput,
     annotations: READ_ONLY,
     async run({ provider }, { backend, signal }) {
-      const balance = await testGpuCloudCredentials((plan) => readPlan(backend, plan, { signal }));
+      // The provider's own check (its `credentials.test`): gpucloud reads the balance with a fresh token.
+      const { detail, data } = await (await providerWith('credentials', provider))!.capabilities.credentials.test!((plan) => readPlan(backend, plan, { signal }));
+      const balance = (data as { balance?: unknown } | undefined)?.balance;
       const source = (await backend.credentialSource?.(provider)) ?? 'unknown';
-      const text = `${provider} credentials work (source: ${source}); balance ${String(balance.amount)} ${String(balance.currency ?? '').toUpperCase()}\n`;
+      const text = `${provider} credentials work (source: ${source}); ${detail}\n`;
       return { text, structured: { provider, ok: true, source, balance } };
     },
   }),

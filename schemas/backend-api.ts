@@ -3,8 +3,8 @@ import { z } from 'zod';
 /**
  * The credential backend's HTTP API, version 1 (`/v1/...`): names, request bodies and responses, shared
  * by the server (backend/) and the client (engine/core/config/backend-store.ts). The server is generic: it
- * stores any provider's fields; which fields a provider has is the client's table
- * (engine/core/config/credential-fields.ts).
+ * stores any provider's fields; which fields a provider has is the provider's own `credentials`
+ * capability (its `fields`).
  */
 
 export const BACKEND_ENVS = ['testing', 'staging', 'production'] as const;

@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertSafeTransport, resolveBackendSettings } from '../engine/core/config/backend-store.js';
-import { parseConfigText } from '../engine/core/config/load.js';
+import { parseConfigText } from '../engine/providers/config.js';
 
 const config = (text: string) => parseConfigText(text, 'test.yaml').config;
 

@@ -13,8 +13,10 @@ import { AWS_RULE_SET, AWS_RULES, AWS_SYNTAX } from '../engine/providers/cloud_a
 import { awsArgs, awsVerb, resolveAwsTarget } from '../engine/providers/cloud_a/provider.js';
 import { allProviders } from '../engine/providers/index.js';
 import { validatePlan } from '../engine/core/plan/validate.js';
-import { ConfigSchema } from '../schemas/config.js';
+import { configSchema } from '../engine/providers/config.js';
 import { DESTRUCTIVE_SAMPLES, LOCAL_EFFECT_SAMPLES, REFUSED_ROW_SAMPLES, UNDECODABLE_SAMPLES } from './support/aws-samples.js';
+
+const ConfigSchema = configSchema();
 
 // Every provider, loaded: these tests validate plans of any provider synchronously.
 const PROVIDERS = await allProviders();

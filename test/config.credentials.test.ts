@@ -9,8 +9,8 @@ import {
   predefinedBindings,
   resolveGpuCloudCredentials,
   resolveRateLimit,
-} from '../engine/core/config/credentials.js';
-import { parseConfigText } from '../engine/core/config/load.js';
+} from '../engine/providers/gpucloud/credentials.js';
+import { parseConfigText } from '../engine/providers/config.js';
 import { redactText } from '../engine/core/redact.js';
 import { tempDir } from './support/temp.js';
 

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadConfig } from '../engine/core/config/load.js';
+import { loadConfig } from '../engine/providers/config.js';
 import { InvalidInputError } from '../engine/core/errors.js';
 import { redactText } from '../engine/core/redact.js';
 import { tempDir } from './support/temp.js';

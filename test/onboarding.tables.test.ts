@@ -1,15 +1,15 @@
 /**
  * The onboarding tables hold what they promise: versions parsed from real `--version` outputs, every
  * pinned download well-formed (https, a SHA-256, an artefact per platform it claims), every tool
- * installable somewhere or with a manual link, one credential-source table whose sources carry names
+ * installable somewhere or with a manual link, one credential-source table (the providers' capabilities) whose sources carry names
  * only, and a child environment that never carries our secrets.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { onboardingJsonSchemas, RecipeSchema } from '../schemas/onboarding.js';
-import { childEnvironment } from '../engine/producers/onboarding/child-env.js';
-import { PROVIDER_CREDENTIALS } from '../engine/producers/onboarding/credentials.js';
+import { childEnvironment } from '../engine/core/process/child-env.js';
+import { scanEntries } from '../engine/producers/onboarding/scan-entries.js';
 import { BUILTIN_RECIPES } from '../engine/producers/onboarding/recipes.js';
 import { TOOLS } from '../engine/producers/onboarding/tools.js';
 import { compareVersions, parseVersion } from '../engine/producers/onboarding/versions.js';
@@ -69,7 +69,9 @@ test('every built-in recipe is well-formed; downloads are https with a SHA-256 f
   }
 });
 
-test('one credential-source table: unique providers, known kinds, names and paths only', () => {
+test('one credential-source table: unique providers, known kinds, names and paths only', async () => {
+  // The table is the providers' `credentials` capabilities, asked of the registry, and the assistant's own keys.
+  const PROVIDER_CREDENTIALS = await scanEntries();
   const names = PROVIDER_CREDENTIALS.map((p) => p.provider);
   assert.is(new Set(names).size, names.length);
   for (const p of ['gpucloud', 'cloud_a', 'cloud_b', 'cloud_c', 'k8s', 'repohost', 'edge', 'vps_a', 'vps_b', 'cloud_d', 'appplatform', 'errtracker', 'postgres', 'terraform', 'ssh']) {

@@ -6,7 +6,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PROVIDER_MANIFEST, PROVIDERS, ProviderRegistry, providerRoutings, providersWith, routableProviders } from '../engine/providers/index.js';
+import { z } from 'zod';
 import { validatePlan } from '../engine/core/plan/validate.js';
+import { composeConfigSchema } from '../schemas/config.js';
 import { routingFlag } from '../engine/core/routing/terms.js';
 
 test('each manifest entry names its module\'s provider and exactly its verbs', async () => {
@@ -26,6 +28,34 @@ test('each manifest entry lists exactly its module\'s capabilities, and a light 
     assert.equal([...(entry.has ?? [])].sort(), offered, `${entry.name}: the manifest's \`has\``);
     if (entry.capabilities) assert.is(await entry.capabilities(), provider.capabilities, `${entry.name}: its capabilities module is the provider's own`);
   }
+});
+
+test('each manifest entry with a config part gives its own sections as strict objects, and no two entries claim one key', () => {
+  const claimed = new Map<string, string>();
+  for (const entry of PROVIDER_MANIFEST) {
+    if (!entry.config) continue;
+    const part = entry.config();
+    const keys = Object.keys(part.sections ?? {});
+    assert.ok(keys.length > 0 || part.infra, `${entry.name}: its config part adds a section or an infra block`);
+    for (const key of keys) {
+      assert.not.ok(claimed.has(key), `${key}: ${entry.name} and ${claimed.get(key)} both claim it`);
+      claimed.set(key, entry.name);
+      const def = (part.sections![key] as unknown as { _zod: { def: { type: string; catchall?: { _zod: { def: { type: string } } } } } })._zod.def;
+      assert.is(def.type, 'object', `${entry.name}.${key} is an object`);
+      assert.is(def.catchall?._zod.def.type, 'never', `${entry.name}.${key} is strict (unknown keys are refused)`);
+    }
+  }
+  assert.ok(claimed.has('gpucloud') && claimed.get('gpucloud') === 'gpucloud');
+});
+
+test('composing the config file refuses a section two providers claim, or one the neutral sections hold', () => {
+  const section = { x: z.strictObject({ a: z.string().optional() }) };
+  assert.throws(() => composeConfigSchema([{ provider: 'one', part: { sections: section } }, { provider: 'two', part: { sections: section } }]), /config section x of two is one's already/);
+  assert.throws(() => composeConfigSchema([{ provider: 'one', part: { sections: { ai: z.strictObject({}) } } }]), /config section ai of one is the neutral sections'/);
+  const root = composeConfigSchema([{ provider: 'one', part: { sections: section, infra: z.strictObject({ id: z.string().optional() }) } }]);
+  assert.equal(root.parse({ x: { a: 'b' }, infra: { default_provider: 'one', one: { id: 'i' } } }), { x: { a: 'b' }, ai: root.parse({}).ai, infra: { default_provider: 'one', one: { id: 'i' } } });
+  assert.not.ok(root.safeParse({ x: { c: 1 } }).success, 'a provider section stays strict');
+  assert.not.ok(root.safeParse({ infra: { default_provider: 'two' } }).success, 'infra.default_provider names a provider with an infra block');
 });
 
 test('the ask flags from the manifest are the flags the routing capabilities give', async () => {

@@ -7,7 +7,10 @@
  */
 import type { Config } from '../../schemas/config.js';
 import type { Plan, PlanCommand } from '../../schemas/plan.js';
-import type { ProviderCredentials } from './config/credential-fields.js';
+import type { CredentialsCapability } from './credentials-capability.js';
+import type { FetchLike } from './fetch-like.js';
+
+export type * from './credentials-capability.js';
 
 /** One fetched result of a context read: the step's args, what it read (a kind), its parsed response. */
 export interface ContextResult {
@@ -45,6 +48,11 @@ export interface RoutingCapability {
   fromConfig?(config: Config): readonly RouteWord[];
   /** The `ask` flag that selects it (`cloud-a` for `--cloud-a`); default: the name with `_` as `-`. */
   flag?: string;
+  /**
+   * It answers a question that names or implies no provider, when `infra.default_provider` is not set
+   * (the first provider in registry order that says so; else the first routable one).
+   */
+  default?: boolean;
 }
 
 /**
@@ -130,78 +138,58 @@ export interface MakerContext {
 /** What a maker plans against: the catalogue and current resources, the defaults, and (for a provider with its own planner) the model's instructions and the built-in planner. */
 export interface MakerInput {
   catalogue: MakerCatalogue;
-  /** Values of predefined bindings known in this run (DEFAULT_SSH_KEY_ID, DEFAULT_LOCATION, PROJECT_ID). */
+  /** Values of predefined bindings known in this run (the session's, from every provider's `bindings`). */
   defaults: Record<string, string>;
-  /** Current instances/clusters/volumes; used by the builtin planner to resolve hostnames. */
-  lookup?: BuiltinLookup;
+  /**
+   * Current records by kind, as the provider's API lists them, for a built-in planner that resolves
+   * names to ids (each provider knows its own records' shapes: gpucloud/maker.ts).
+   */
+  lookup?: MakerLookup;
   /** A provider's own maker: the model's system prompt and its built-in planner. */
   target?: { system: string; builtin: () => Plan };
 }
 
-/** Catalogue data passed to the maker (plain API records). Extra keys (e.g. instances) are shown too. */
-export interface MakerCatalogue {
-  instanceTypes?: unknown[];
-  locations?: unknown[];
-  images?: unknown[];
-  sshKeys?: unknown[];
-  availability?: unknown[];
-  clusterImages?: unknown[];
-  clusterTypes?: unknown[];
-  [key: string]: unknown[] | undefined;
+/** Catalogue data passed to the maker: plain API records by a name the provider chooses (`instanceTypes`), shown to the model. */
+export type MakerCatalogue = Record<string, unknown[] | undefined>;
+
+/** Current records by kind (`instances`), as the provider's API lists them. */
+export type MakerLookup = Readonly<Record<string, readonly unknown[] | undefined>>;
+
+/**
+ * Plan bindings this provider predefines from config and environment (DESIGN §3: `<DEFAULT_LOCATION>`),
+ * only those set: the session collects every provider's before a plan is validated.
+ */
+export interface BindingsCapability {
+  predefined(config: Config, env: Record<string, string | undefined>): Record<string, string>;
 }
 
-export interface LookupInstance {
-  id: string;
-  hostname: string;
-  status?: string;
-  location?: string;
-  instance_type?: string;
-}
-export interface LookupCluster {
-  id: string;
-  hostname: string;
-  status?: string;
-}
-export interface LookupVolume {
-  id: string;
-  name: string;
-  location?: string;
-  status?: string;
-  instance_id?: string | null;
+/**
+ * Where this provider's processes share their rate limits across machines (a Redis URL), when one is
+ * configured: the session reserves the names being created there too, so two machines never create one twice.
+ */
+export interface LimitsCapability {
+  redisUrl(config: Config, env: Record<string, string | undefined>): string | undefined;
 }
 
-/** Current records, as the API lists them, used to resolve names to ids. */
-export interface BuiltinLookup {
-  instances?: LookupInstance[];
-  clusters?: LookupCluster[];
-  volumes?: LookupVolume[];
-}
-
-
-/** One place credentials can come from, in the order the provider looks (names and paths only, never values). */
-export interface CredentialSource {
-  kind: 'config' | 'env' | 'file' | 'backend' | 'cli-profile';
-  /** `gpucloud.client_id`, `GPUCLOUD_CLIENT_ID`, `~/.gpucloud/credentials`. */
-  where: string;
-  present: boolean;
-}
-
-export interface CredentialsCapability {
-  sources(opts: { config: Config; env: Record<string, string | undefined>; home: string }): CredentialSource[];
-  /** A cheap read-only check that the credentials work, run through the executor. */
-  test?(read: (plan: Plan) => Promise<unknown[]>, ctx?: { config: Config; name?: string }): Promise<{ detail: string; data?: unknown }>;
-  /**
-   * What a stored credential's name stands for when it is not one account's `default` (postgres: the
-   * connection, `postgres/<connection>`): `credentials test` then tests each stored name with `test`'s `name`.
-   */
-  namedBy?: string;
-  /** What the backend store keeps for this provider (`credentials store <provider>`). */
-  store?: ProviderCredentials;
-}
-
-/** An in-process stand-in for the provider's endpoint (`--sandbox`). */
+/** An in-process stand-in for the provider's endpoint (`--sandbox`): nothing leaves the machine. */
 export interface SandboxCapability {
-  start(home: string): Promise<{ baseUrl: string; credentials: Record<string, string>; close(): Promise<void> }>;
+  /** Starts the stand-in on the first step that needs it, keeping its state in `dir` (the sandbox's own directory); closed with the sandbox. */
+  start(dir: string): Promise<SandboxStandIn>;
+  /**
+   * Values of this provider's predefined bindings (its `bindings`) in the sandbox where the config sets
+   * none: the stand-in's own SSH key, its location. Asked when the session opens, before anything starts.
+   */
+  defaults?(): Record<string, string> | Promise<Record<string, string>>;
+}
+
+export interface SandboxStandIn {
+  baseUrl: string;
+  credentials: Record<string, string>;
+  /** The stand-in's own fetch (an in-process server without a socket). */
+  fetch?: FetchLike;
+  /** Where tokens of the stand-in are cached between runs (never the real cloud's cache). */
+  tokenCacheDir?: string;
+  close(): Promise<void>;
 }
 
 /** The default-deny table, for the README and `--help`: what runs freely, what needs --destroyer, what is refused. */
@@ -359,6 +347,8 @@ export interface ProviderCapabilities {
   answer?: AnswerCapability;
   maker?: MakerCapability;
   credentials?: CredentialsCapability;
+  bindings?: BindingsCapability;
+  limits?: LimitsCapability;
   sandbox?: SandboxCapability;
   classify?: ClassifyCapability;
   cost?: CostCapability;

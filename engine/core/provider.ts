@@ -10,11 +10,8 @@
 
 import type { PlanAlternative } from '../../schemas/plan.js';
 
-/** The part of `fetch` a client uses: Node's own, or the sandbox emulator's in-process one (no socket, no HTTP stack). */
-export type FetchLike = (
-  url: string,
-  init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal; redirect: 'manual' },
-) => Promise<{ status: number; headers: { forEach(fn: (value: string, key: string) => void): void }; text(): Promise<string> }>;
+export type { FetchLike } from './fetch-like.js';
+import type { FetchLike } from './fetch-like.js';
 
 /** One problem found in a command's args before anything is sent. */
 export interface ArgProblem {

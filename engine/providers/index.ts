@@ -1,8 +1,10 @@
 /**
  * The providers this build knows. A new provider is one folder and ONE ENTRY in PROVIDER_MANIFEST below:
- *   { name: 'x', verbs: ['x-api'], has: ['routing', 'reads'], load: async () => (await import('../x/provider.js')).xProvider },
- * (`has`: the keys of its `capabilities`; add `capabilities: async () => (await import('../x/capabilities.js')).xCapabilities`
- * when they live in a light module of their own). test/providers.registry.test.ts checks every entry against its module.
+ *   { name: 'x', verbs: ['x-api'], has: ['routing', 'reads'], load: async () => (await import('./x/provider.js')).xProvider },
+ * (`has`: the keys of its `capabilities`; add `capabilities: async () => (await import('./x/capabilities.js')).xCapabilities`
+ * when they live in a light module of their own, and `config: () => require('./x/config.js').xConfig` when it has a section
+ * of the config file: engine/providers/config.ts composes the file's schema from them). docs/architecture.md says how;
+ * test/providers.registry.test.ts checks every entry against its module.
  *
  * Nothing of a provider loads until something needs it: a plan that names it (`forPlan`), or a command
  * that asks who has a capability (`providersWith`). The manifest knows every verb and capability name
@@ -13,6 +15,8 @@
  * Surfaces (commands/, the MCP server) hand the registry to the plan engine as a ProviderSource; the
  * engine awaits `forPlan(plan)` and validates with the ProviderSet it gets, synchronously.
  */
+import { createRequire } from 'node:module';
+import type { ProviderConfigPart } from '../../schemas/config.js';
 import type { ProviderCapabilities } from '../core/capabilities.js';
 import { ProviderSet, type KnownProviders, type Provider, type ProviderSource } from '../core/provider.js';
 import type { FormerNames } from '../core/plan/document.js';
@@ -41,27 +45,35 @@ export interface ProviderManifestEntry {
    * names are read with a warning naming the new one (issue 39).
    */
   readonly formerly?: { readonly name: string; readonly verbs?: Readonly<Record<string, string>> };
+  /**
+   * Its part of the config file (its section, its `infra` block), from its light config module. Read
+   * synchronously, and only when a config file is parsed: a command without one never loads zod.
+   */
+  readonly config?: () => ProviderConfigPart;
 }
+
+// The config modules are read synchronously (the config loader is); they are ES modules, required as such.
+const require = createRequire(import.meta.url);
 
 /** In the order the providers are consulted (routing, dry-run pricing and flags go in this order). */
 export const PROVIDER_MANIFEST: readonly ProviderManifestEntry[] = [
-  { name: 'gpucloud', verbs: ['gpucloud-api', 'gpucloud-wait'], has: ['routing', 'maker', 'reads', 'answer', 'credentials', 'cost', 'deploy'], formerly: { name: 'verda', verbs: { 'verda-api': 'gpucloud-api' } }, load: async () => (await import('./gpucloud/provider.js')).gpucloudProvider, capabilities: async () => (await import('./gpucloud/capabilities.js')).gpucloudCapabilities },
-  { name: 'cloud_a', verbs: ['aws'], has: ['routing', 'reads', 'answer', 'maker', 'cost', 'deploy'], formerly: { name: 'aws' }, load: async () => (await import('./cloud_a/provider.js')).cloudAProvider, capabilities: async () => (await import('./cloud_a/capabilities.js')).cloudACapabilities },
-  { name: 'cloud_b', verbs: ['gcloud'], has: ['routing', 'reads', 'answer'], formerly: { name: 'gcp' }, load: async () => (await import('./cloud_b/provider.js')).cloudBProvider, capabilities: async () => (await import('./cloud_b/capabilities.js')).cloudBCapabilities },
-  { name: 'cloud_c', verbs: ['az'], has: ['routing', 'reads', 'answer'], formerly: { name: 'azure' }, load: async () => (await import('./cloud_c/provider.js')).cloudCProvider, capabilities: async () => (await import('./cloud_c/capabilities.js')).cloudCCapabilities },
-  { name: 'k8s', verbs: ['k8s-api', 'k8s-wait'], load: async () => (await import('./k8s/provider.js')).k8sProvider },
-  { name: 'ssh', verbs: ['ssh-kubeconfig', 'ssh-exec'], load: async () => (await import('./ssh/provider.js')).sshProvider },
-  { name: 'repohost', verbs: ['repohost-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'github' }, load: async () => (await import('./repohost/provider.js')).repohostProvider },
-  { name: 'errtracker', verbs: ['errtracker-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./errtracker/provider.js')).errtrackerProvider },
-  { name: 'issuetracker', verbs: ['issuetracker-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./issuetracker/provider.js')).issuetrackerProvider },
-  { name: 'postgres', verbs: ['postgres-read', 'postgres-sql'], has: ['routing', 'reads', 'answer', 'credentials', 'classify'], load: async () => (await import('./postgres/provider.js')).postgresProvider },
-  { name: 'terraform', verbs: ['terraform-read', 'terraform-apply'], has: ['routing', 'reads', 'answer', 'credentials', 'classify'], load: async () => (await import('./terraform/provider.js')).terraformProvider },
-  { name: 'vps_a', verbs: ['vps-a-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'digitalocean' }, load: async () => (await import('./vps_a/provider.js')).vpsAProvider },
-  { name: 'vps_b', verbs: ['vps-b-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'hetzner' }, load: async () => (await import('./vps_b/provider.js')).vpsBProvider },
-  { name: 'cloud_d', verbs: ['cloud-d-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'tencent' }, load: async () => (await import('./cloud_d/provider.js')).cloudDProvider },
-  { name: 'notes', verbs: ['notes-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./notes/provider.js')).notesProvider },
-  { name: 'appplatform', verbs: ['appplatform-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'vercel' }, load: async () => (await import('./appplatform/provider.js')).appPlatformProvider },
-  { name: 'edge', verbs: ['edge-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'cloudflare' }, load: async () => (await import('./edge/provider.js')).edgeProvider },
+  { name: 'gpucloud', verbs: ['gpucloud-api', 'gpucloud-wait'], has: ['routing', 'maker', 'reads', 'answer', 'credentials', 'bindings', 'limits', 'sandbox', 'cost', 'deploy'], formerly: { name: 'verda', verbs: { 'verda-api': 'gpucloud-api' } }, load: async () => (await import('./gpucloud/provider.js')).gpucloudProvider, capabilities: async () => (await import('./gpucloud/capabilities.js')).gpucloudCapabilities, config: () => require('./gpucloud/config.js').gpucloudConfig },
+  { name: 'cloud_a', verbs: ['aws'], has: ['routing', 'reads', 'answer', 'maker', 'cost', 'deploy', 'credentials'], formerly: { name: 'aws' }, load: async () => (await import('./cloud_a/provider.js')).cloudAProvider, capabilities: async () => (await import('./cloud_a/capabilities.js')).cloudACapabilities, config: () => require('./cloud_a/config.js').cloudAConfig },
+  { name: 'cloud_b', verbs: ['gcloud'], has: ['routing', 'reads', 'answer', 'credentials'], formerly: { name: 'gcp' }, load: async () => (await import('./cloud_b/provider.js')).cloudBProvider, capabilities: async () => (await import('./cloud_b/capabilities.js')).cloudBCapabilities, config: () => require('./cloud_b/config.js').cloudBConfig },
+  { name: 'cloud_c', verbs: ['az'], has: ['routing', 'reads', 'answer', 'credentials'], formerly: { name: 'azure' }, load: async () => (await import('./cloud_c/provider.js')).cloudCProvider, capabilities: async () => (await import('./cloud_c/capabilities.js')).cloudCCapabilities, config: () => require('./cloud_c/config.js').cloudCConfig },
+  { name: 'k8s', verbs: ['k8s-api', 'k8s-wait'], has: ['credentials'], load: async () => (await import('./k8s/provider.js')).k8sProvider, capabilities: async () => (await import('./k8s/capabilities.js')).k8sCapabilities },
+  { name: 'ssh', verbs: ['ssh-kubeconfig', 'ssh-exec'], has: ['credentials'], load: async () => (await import('./ssh/provider.js')).sshProvider, capabilities: async () => (await import('./ssh/capabilities.js')).sshCapabilities },
+  { name: 'repohost', verbs: ['repohost-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'github' }, load: async () => (await import('./repohost/provider.js')).repohostProvider, config: () => require('./repohost/config.js').repohostConfig },
+  { name: 'errtracker', verbs: ['errtracker-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./errtracker/provider.js')).errtrackerProvider, config: () => require('./errtracker/config.js').errtrackerConfig },
+  { name: 'issuetracker', verbs: ['issuetracker-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./issuetracker/provider.js')).issuetrackerProvider, config: () => require('./issuetracker/config.js').issuetrackerConfig },
+  { name: 'postgres', verbs: ['postgres-read', 'postgres-sql'], has: ['routing', 'reads', 'answer', 'credentials', 'classify'], load: async () => (await import('./postgres/provider.js')).postgresProvider, config: () => require('./postgres/config.js').postgresConfig },
+  { name: 'terraform', verbs: ['terraform-read', 'terraform-apply'], has: ['routing', 'reads', 'answer', 'credentials', 'classify'], load: async () => (await import('./terraform/provider.js')).terraformProvider, config: () => require('./terraform/config.js').terraformConfig },
+  { name: 'vps_a', verbs: ['vps-a-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'digitalocean' }, load: async () => (await import('./vps_a/provider.js')).vpsAProvider, config: () => require('./vps_a/config.js').vpsAConfig },
+  { name: 'vps_b', verbs: ['vps-b-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'hetzner' }, load: async () => (await import('./vps_b/provider.js')).vpsBProvider, config: () => require('./vps_b/config.js').vpsBConfig },
+  { name: 'cloud_d', verbs: ['cloud-d-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'tencent' }, load: async () => (await import('./cloud_d/provider.js')).cloudDProvider, config: () => require('./cloud_d/config.js').cloudDConfig },
+  { name: 'notes', verbs: ['notes-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./notes/provider.js')).notesProvider, config: () => require('./notes/config.js').notesConfig },
+  { name: 'appplatform', verbs: ['appplatform-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'vercel' }, load: async () => (await import('./appplatform/provider.js')).appPlatformProvider, config: () => require('./appplatform/config.js').appPlatformConfig },
+  { name: 'edge', verbs: ['edge-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'cloudflare' }, load: async () => (await import('./edge/provider.js')).edgeProvider, config: () => require('./edge/config.js').edgeConfig },
 ];
 
 /** A provider as a capability lookup answers it: its name and the capability asked for (no step code loaded). */
@@ -96,7 +108,16 @@ export class ProviderRegistry implements ProviderSource {
    */
   register(provider: Provider<any>): void {
     const has = Object.keys(provider.capabilities ?? {}).filter((k) => provider.capabilities?.[k as CapabilityName] !== undefined) as CapabilityName[];
-    this.addEntry({ name: provider.name, verbs: provider.verbs.map((v) => v.verb), has, load: async () => provider });
+    this.add({ name: provider.name, verbs: provider.verbs.map((v) => v.verb), has, load: async () => provider });
+  }
+
+  /**
+   * Adds a manifest row at run time (a provider folder found by a plugin, a test's own folder): the same
+   * row PROVIDER_MANIFEST holds, loaded as lazily. Its name and verbs must be new; its config section
+   * counts from the next config file read (engine/providers/config.ts).
+   */
+  add(entry: ProviderManifestEntry): void {
+    this.addEntry(entry);
     this.sets.clear();
   }
 

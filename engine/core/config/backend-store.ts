@@ -1,7 +1,7 @@
 /**
  * The client of the credential backend (`assistant backend serve`, backend/): which backend and key to
- * use (SPEC 2.5 `backend.*`), its HTTP API, and the lookup that makes it step 4 of gpucloud credential
- * resolution (SPEC 5).
+ * use (SPEC 2.5 `backend.*`) and its HTTP API. Each provider looks its own credentials up through it
+ * (engine/core/kits/http/stored-credentials.ts, or its own look-up such as gpucloud's backend-lookup.ts).
  *
  * Settings, first set wins: the API key from ASSISTANT_BACKEND_API_KEY, then `backend.api_key`; the env
  * (namespace) from ASSISTANT_BACKEND_ENV, then `backend.env`, else production; the URL from
@@ -32,7 +32,6 @@ import { AssistantError, InvalidInputError, OperationError, UsageError, isAbortE
 import { registerSecret } from '../redact.js';
 import { isLoopbackHost } from '../loopback.js';
 import { secretFetch } from '../kits/http/secret-origins.js';
-import type { ResolveGpuCloudCredentialsOptions, SearchedPlace } from './credential-types.js';
 
 export const BACKEND_ENV_VARS = {
   apiKey: 'ASSISTANT_BACKEND_API_KEY',
@@ -245,33 +244,5 @@ export function backendClient(config: Config, env: Record<string, string | undef
   return new BackendClient({ ...settings, apiKey: settings.apiKey }, opts);
 }
 
-/** The name under which step 4 of gpucloud resolution looks (`credentials store gpucloud` without --name). */
+/** The name a provider's credentials are stored under when `credentials store <provider>` is given no --name. */
 export const DEFAULT_CREDENTIAL_NAME = 'default';
-
-/**
- * SPEC 5 step 4: the gpucloud credentials stored in the backend, when a backend API key is configured.
- * Returns what it found, or the place it searched and why nothing came of it (listed in `no_credentials`).
- */
-export async function lookupGpuCloudInBackend(
-  options: ResolveGpuCloudCredentialsOptions & { signal?: AbortSignal; debug?: (line: string) => void },
-): Promise<{ clientId: string; clientSecret: string; projectId?: string; sourceDetail: string } | SearchedPlace> {
-  const settings = resolveBackendSettings(options.config, options.env);
-  const where = `backend credential store ${settings.url} (env ${settings.env}, gpucloud/${DEFAULT_CREDENTIAL_NAME})`;
-  if (!settings.apiKey) return { source: 'backend', where: 'backend credential store', outcome: `no backend API key configured (${BACKEND_ENV_VARS.apiKey}, backend.api_key)` };
-  const client = new BackendClient({ ...settings, apiKey: settings.apiKey }, { signal: options.signal, debug: options.debug });
-  let record: CredentialRecord | undefined;
-  try {
-    record = await client.get('gpucloud', DEFAULT_CREDENTIAL_NAME);
-  } catch (err) {
-    // The command's deadline or Ctrl-C ends the command (exit 1 / 130); so do a refused transport and an
-    // unreadable record. Anything else (unreachable, refused key) is one more place that had nothing.
-    if (options.signal?.aborted) throw options.signal.reason ?? err;
-    if (err instanceof AssistantError && err.code !== 'insecure_backend_url' && err.code !== 'decrypt_failed') return { source: 'backend', where, outcome: err.message };
-    throw err;
-  }
-  if (!record) return { source: 'backend', where, outcome: 'nothing stored' };
-  const id = nonEmpty(record.fields.client_id);
-  const secret = nonEmpty(record.fields.client_secret);
-  if (!id || !secret) return { source: 'backend', where, outcome: 'the stored record lacks client_id or client_secret' };
-  return { clientId: id, clientSecret: secret, projectId: nonEmpty(record.fields.project_id), sourceDetail: `${settings.url}, env ${settings.env}, gpucloud/${DEFAULT_CREDENTIAL_NAME}` };
-}

@@ -1,17 +1,18 @@
 /**
- * Loads `~/.assistant.yaml` (or `--config <path>`): YAML with positions, then the zod schema.
+ * Loads `~/.assistant.yaml` (or `--config <path>`): YAML with positions, then the zod schema it is given
+ * (the build's, composed from the providers' sections by engine/providers/config.ts: the core knows no
+ * provider's section).
  *
  * Every problem is reported at once as `<file>:<line>:<col>: <key.path>: <problem>` so a user fixes the
  * file in one pass. A misspelt key (one or two edits from a known one: `budgte`) is an error with
  * "did you mean"; any other unknown key is a warning, since a newer config must not break an older binary.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Document, LineCounter, Node as YamlNode } from 'yaml';
 import { lazyYaml, yaml } from '../yaml.js';
 import type { core } from 'zod';
-import type { Config } from '../../../schemas/config.js';
+import type { Config, ConfigSchemaType } from '../../../schemas/config.js';
 import { emptyConfigValue, isSecretKey } from '../../../schemas/config-defaults.js';
 import { InvalidInputError } from '../errors.js';
 import { registerSecret } from '../redact.js';
@@ -57,7 +58,10 @@ export function resolveConfigPath(path: string | undefined, home: string): strin
   return isAbsolute(path) ? path : resolve(path);
 }
 
-export function loadConfig(options: LoadConfigOptions): LoadedConfig {
+/** The schema of the whole file, asked for only when there is a file to parse (it loads zod). */
+export type ConfigSchemaSource = () => ConfigSchemaType;
+
+export function loadConfigWith(schema: ConfigSchemaSource, options: LoadConfigOptions): LoadedConfig {
   const explicit = options.path !== undefined;
   const path = resolveConfigPath(options.path, options.home);
 
@@ -76,7 +80,7 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
     throw new InvalidInputError('invalid_config', `${path}: cannot read: ${(err as Error).message}`, { cause: err });
   }
 
-  const { config, warnings, holdsSecrets } = parseConfigText(text, path);
+  const { config, warnings, holdsSecrets } = parseConfigTextWith(schema, text, path);
   if (holdsSecrets) {
     const permissionWarning = permissionProblem(path);
     if (permissionWarning) warnings.push(permissionWarning);
@@ -89,11 +93,10 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
  * `invalid_config` listing every problem; returns unknown-key and YAML warnings otherwise.
  */
 // yaml and the schema (zod with it) load only when there is a file to parse (engine/core/yaml.ts).
-const require = createRequire(import.meta.url);
-const schemas = () => require('../../../schemas/config.js') as typeof import('../../../schemas/config.js');
 const [isMap, isScalar, isSeq, parseDocument] = [lazyYaml('isMap'), lazyYaml('isScalar'), lazyYaml('isSeq'), lazyYaml('parseDocument')];
 
-export function parseConfigText(text: string, file: string): { config: Config; warnings: string[]; holdsSecrets: boolean } {
+export function parseConfigTextWith(schemaOf: ConfigSchemaSource, text: string, file: string): { config: Config; warnings: string[]; holdsSecrets: boolean } {
+  const schema = schemaOf();
   const lineCounter = new (yaml().LineCounter)();
   const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   const warnings = doc.warnings.map((w) => `${file}:${yamlLinePos(w, lineCounter)}: ${firstLine(w.message)}`);
@@ -114,7 +117,7 @@ export function parseConfigText(text: string, file: string): { config: Config; w
   const data = normaliseNulls(raw);
   const holdsSecrets = collectSecrets(data);
 
-  const first = schemas().ConfigSchema.safeParse(data, { reportInput: true });
+  const first = schema.safeParse(data, { reportInput: true });
   if (first.success) return { config: first.data, warnings, holdsSecrets };
 
   const problems: ConfigProblem[] = [];
@@ -135,7 +138,7 @@ export function parseConfigText(text: string, file: string): { config: Config; w
   const unknownWarnings = unknown
     .map(({ path, key }) => {
       const line = keyLine(doc, lineCounter, path, key);
-      const suggestion = closest(key, schemas().knownKeysAt(path));
+      const suggestion = closest(key, knownKeysAt(schema, path));
       // A misspelt secret key (`client_secert`) still holds a secret: keep it out of every output.
       if ((suggestion && isSecretKey(suggestion)) || SECRET_LOOKING_KEY.test(key)) {
         const value = (getAt(data, path) as Record<string, unknown> | undefined)?.[key];
@@ -166,7 +169,7 @@ export function parseConfigText(text: string, file: string): { config: Config; w
     const parent = getAt(data, path);
     if (parent && typeof parent === 'object') delete (parent as Record<string, unknown>)[key];
   }
-  const second = schemas().ConfigSchema.safeParse(data, { reportInput: true });
+  const second = schema.safeParse(data, { reportInput: true });
   if (!second.success) {
     // Not expected (removing keys cannot create type errors), but never return an unvalidated config.
     const again = second.error.issues.map((i) => problemFor(doc, lineCounter, i));
@@ -336,4 +339,28 @@ function getAt(value: unknown, path: PropertyKey[]): unknown {
     cur = (cur as Record<PropertyKey, unknown>)[segment as string];
   }
   return cur;
+}
+
+/** Keys that may appear at `path` of `schema` (object keys along the way; record entries as any name), for "did you mean" hints. */
+export function knownKeysAt(schema: unknown, path: ReadonlyArray<PropertyKey>): string[] {
+  const unwrap = (s: unknown): { type: string; def: Record<string, unknown> } | undefined => {
+    let cur = s as { _zod?: { def: Record<string, unknown> & { type: string } } } | undefined;
+    for (let i = 0; i < 10 && cur?._zod; i++) {
+      const def = cur._zod.def;
+      if (['optional', 'default', 'prefault', 'nullable', 'readonly', 'catch'].includes(def.type)) cur = def.innerType as typeof cur;
+      else if (def.type === 'pipe') cur = def.in as typeof cur;
+      else return { type: def.type, def };
+    }
+    return undefined;
+  };
+  let node: unknown = schema;
+  for (const segment of path) {
+    const n = unwrap(node);
+    if (!n) return [];
+    if (n.type === 'object') node = (n.def.shape as Record<string, unknown>)[String(segment)];
+    else if (n.type === 'record') node = n.def.valueType;
+    else return [];
+  }
+  const n = unwrap(node);
+  return n?.type === 'object' ? Object.keys(n.def.shape as Record<string, unknown>) : [];
 }

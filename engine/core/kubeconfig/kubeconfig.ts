@@ -7,13 +7,16 @@
 import { printable, q } from '../render/quote.js';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { createSecureContext } from 'node:tls';
 import type { Config } from '../../../schemas/config.js';
 import { AssistantError, InvalidInputError, OperationError } from '../errors.js';
 import { registerSecret } from '../redact.js';
 import { withoutSecrets } from '../process/env.js';
+import { expandHome } from '../home-path.js';
+
+export { expandHome };
 
 type Obj = Record<string, unknown>;
 
@@ -73,11 +76,6 @@ export function kubeconfigPaths(config: Config, env: Record<string, string | und
   const fromEnv = (env.KUBECONFIG ?? '').split(delimiter).map((p) => p.trim()).filter(Boolean);
   if (fromEnv.length) return [...new Set(fromEnv.map((p) => expandHome(p, home)))];
   return [join(home, '.kube', 'config')];
-}
-
-/** `~` and `~/…` in a configured path, relative paths against the working directory. */
-export function expandHome(p: string, home: string): string {
-  return p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : resolve(p);
 }
 
 /** Loads and merges the kubeconfig files; a missing file in KUBECONFIG is skipped like kubectl does. */

@@ -1,14 +1,18 @@
 /**
  * Question routing (SPEC 1, 4.2): which providers a question is about, and which things of theirs it
  * asks about (the kinds for its context). Explicit provider flags win over inference; several flags give
- * a combined view; nothing matched → `infra.default_provider`, or the first routable provider (gpucloud)
- * when that is unset. The vocabulary comes from the providers' `routing` capabilities.
+ * a combined view; nothing matched → `infra.default_provider`, or else the provider whose routing says it is
+ * the default (else the first routable one). The vocabulary comes from the providers' `routing` capabilities.
  */
+import type { Config } from '../../../schemas/config.js';
 import { UsageError } from '../errors.js';
 import { TermMatcher, type TermMatch } from './match.js';
 import { routeTerms, routingFlag, type ProviderRouting, type RouteTerm } from './terms.js';
 
 export type { ProviderRouting };
+
+/** The config routing reads: `infra.default_provider`, and what each provider's routing takes from it (a part is enough). */
+export type RoutingConfig = Partial<Config>;
 
 export interface RouteReason {
   provider: string;
@@ -27,12 +31,6 @@ export interface RouteDecision {
   defaulted: boolean;
 }
 
-/** The parts of the config routing reads (a full Config fits). */
-export interface RoutingConfig {
-  infra?: { default_provider?: string };
-  cloud_a?: { service_keywords?: Record<string, string[]> };
-}
-
 export interface RouteOptions {
   /** Provider flags given on the command line, as provider names, e.g. ['gpucloud', 'cloud_a']. */
   flags?: string[];
@@ -49,7 +47,7 @@ function matcherFor(routings: readonly ProviderRouting[], config?: RoutingConfig
   if (!byConfig) matchers.set(routings, (byConfig = new WeakMap()));
   const key = config ?? NO_CONFIG;
   let m = byConfig.get(key);
-  if (!m) byConfig.set(key, (m = new TermMatcher(routeTerms(routings, config as never))));
+  if (!m) byConfig.set(key, (m = new TermMatcher(routeTerms(routings, config))));
   return m;
 }
 
@@ -96,7 +94,9 @@ export function routeQuestion(question: string, options: RouteOptions): RouteDec
   }
 
   const configured = options.config?.infra?.default_provider;
-  const fallback = configured && known.includes(configured) ? configured : known[0] ?? 'gpucloud';
+  const declared = routings.find((r) => r.routing.default)?.provider ?? known[0];
+  if (!declared) throw new UsageError('no provider can answer questions in this build');
+  const fallback = configured && known.includes(configured) ? configured : declared;
   return {
     providers: [fallback],
     reasons: [

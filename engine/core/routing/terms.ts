@@ -31,8 +31,8 @@ export function routingFlag(r: ProviderRouting): string {
 
 const wordOf = (w: RouteWord) => (typeof w === 'string' ? { term: w } : w);
 
-/** All routing terms of these providers; `config` adds what a provider takes from it (cloud_a `service_keywords`). */
-export function routeTerms(routings: readonly ProviderRouting[], config?: Pick<Config, 'cloud_a'> & Record<string, unknown>): TermSpec<RouteTerm>[] {
+/** All routing terms of these providers; `config` adds what a provider takes from it (its `fromConfig` words). */
+export function routeTerms(routings: readonly ProviderRouting[], config?: Partial<Config>): TermSpec<RouteTerm>[] {
   const specs: TermSpec<RouteTerm>[] = [];
   const seen = new Set<string>();
   const add = (term: string, data: RouteTerm, pattern?: RegExp) => {

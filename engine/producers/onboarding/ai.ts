@@ -11,9 +11,10 @@ import type { AiProviderKind } from '../../../schemas/config.js';
 import { PROVIDER_KINDS } from '../ai/kinds.js';
 import { resolveApiKey, selectAiProfile, type SelectedProfile } from '../ai/resolve.js';
 import { maskSecretsInText, redactText, registerSecret } from '../../core/redact.js';
-import { childEnvironment } from './child-env.js';
-import { tidyPath, type SourceInput, type SourceKind } from './credentials.js';
-import { clean, failureLine, runChild } from './run.js';
+import { childEnvironment } from '../../core/process/child-env.js';
+import type { SourceInput, SourceKind } from '../../core/capabilities.js';
+import { tidyPath } from '../../core/credential-sources.js';
+import { clean, failureLine, runChild } from '../../core/process/run-child.js';
 
 export interface AiEntry {
   profile: string;

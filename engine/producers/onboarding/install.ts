@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import type { InstallPlan, InstallResult, InstallStep, ToolPlan } from '../../../schemas/onboarding.js';
 import { AssistantError } from '../../core/errors.js';
 import { maskSecretsInText, redactText } from '../../core/redact.js';
-import { childEnvironment } from './child-env.js';
+import { childEnvironment } from '../../core/process/child-env.js';
 import { downloadVerified } from './download.js';
 import { stepText } from './render.js';
-import { failureLine, lastLines, runChild } from './run.js';
+import { failureLine, lastLines, runChild } from '../../core/process/run-child.js';
 import { extractBinary, placeExecutable } from './unpack.js';
 
 export interface ExecuteOptions {

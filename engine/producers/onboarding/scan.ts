@@ -2,14 +2,18 @@
  * `onboarding scan`: which tools are installed (and in which version), where each provider's
  * credentials would come from, with `--check` whether they are accepted, which AI providers are
  * configured and answer, and the next steps as exact commands. The scan itself changes nothing.
+ * What a provider's credentials are, and how they are checked, is its own `credentials` capability,
+ * asked of the registry; the assistant's own keys (the backend's, the talk agent's) follow them.
  */
 import type { Config } from '../../../schemas/config.js';
 import { ONBOARDING_SCHEMA_VERSION, type NextStepReport, type ProviderReport, type ScanReport, type ToolReport } from '../../../schemas/onboarding.js';
 import { UsageError } from '../../core/errors.js';
 import { maskSecretsInText, redactText } from '../../core/redact.js';
-import { clean } from './run.js';
+import type { CheckResult, CredentialSource, PlanReader, SourceInput } from '../../core/capabilities.js';
+import { tidyPath } from '../../core/credential-sources.js';
+import { clean } from '../../core/process/run-child.js';
 import { checkAi, scanAi } from './ai.js';
-import { PROVIDER_CREDENTIALS, providerNames, tidyPath, type CheckResult, type CredentialSource, type PlanReader, type ProviderCredentials, type SourceInput } from './credentials.js';
+import { scanEntries, type ScanEntry } from './scan-entries.js';
 import type { Platform } from './platform.js';
 import { TOOLS, toolsOf, type ToolSpec } from './tools.js';
 import { probeTools, type ToolProbe } from './versions.js';
@@ -37,13 +41,15 @@ export interface ScanOptions {
   /** Progress for people (stderr), e.g. "checking cloud_a…". */
   progress?: (line: string) => void;
   fetchImpl?: typeof fetch;
+  /** The rows to scan (from scanEntries(); the command has them already to check its flags). */
+  entries?: readonly ScanEntry[];
 }
 
 /** Validates a --provider / --require list against the providers the scan knows. */
-export function parseProviderList(value: string | string[] | undefined, flag: string): string[] | undefined {
+export function parseProviderList(value: string | string[] | undefined, flag: string, entries: readonly ScanEntry[]): string[] | undefined {
   if (value === undefined) return undefined;
   const names = (Array.isArray(value) ? value : [value]).flatMap((v) => String(v).split(',')).map((v) => v.trim()).filter(Boolean);
-  const known = providerNames();
+  const known = entries.map((e) => e.provider);
   const unknown = names.filter((n) => !known.includes(n));
   if (unknown.length) {
     throw new UsageError(`${flag}: unknown provider${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `"${u}"`).join(', ')}`, { hint: `providers: ${known.join(', ')}` });
@@ -54,7 +60,8 @@ export function parseProviderList(value: string | string[] | undefined, flag: st
 
 export async function runScan(opts: ScanOptions): Promise<ScanReport> {
   const input: SourceInput = { config: opts.config, configPath: opts.configPath, env: opts.env, home: opts.home, os: opts.platform.os };
-  const selected = opts.providers ? PROVIDER_CREDENTIALS.filter((p) => opts.providers!.includes(p.provider)) : PROVIDER_CREDENTIALS;
+  const entries = opts.entries ?? (await scanEntries());
+  const selected = opts.providers ? entries.filter((p) => opts.providers!.includes(p.provider)) : entries;
 
   // Tools: all of them for a full scan, else those of the selected providers.
   const tools: readonly ToolSpec[] = opts.providers ? TOOLS.filter((t) => opts.providers!.some((p) => t.providers[p])) : TOOLS;
@@ -66,7 +73,7 @@ export async function runScan(opts: ScanOptions): Promise<ScanReport> {
   const reports = selected.map((p) => providerReport(p, input, probeOf));
 
   // Checks, in parallel, each bounded in time.
-  const toCheck = selected.filter((p, i) => p.check && reports[i]!.configured && (opts.check || opts.alsoCheck?.includes(p.provider)));
+  const toCheck = selected.filter((p, i) => p.scan.check && reports[i]!.configured && (opts.check || opts.alsoCheck?.includes(p.provider)));
   if (toCheck.length) opts.progress?.(`checking ${toCheck.map((p) => p.provider).join(', ')}…`);
   const ai = scanAi(input);
   await Promise.all([
@@ -74,7 +81,7 @@ export async function runScan(opts: ScanOptions): Promise<ScanReport> {
       const report = reports[selected.indexOf(p)]!;
       const started = Date.now();
       const result = await bounded(opts, (signal) =>
-        p.check!({ ...input, sources: report.sources.map((s) => ({ ...s })), signal, timeoutMs: opts.checkTimeoutMs, plans: opts.plans, toolPath, debug: opts.debug }),
+        p.scan.check!({ ...input, sources: report.sources.map((s) => ({ ...s })), signal, timeoutMs: opts.checkTimeoutMs, plans: opts.plans, toolPath, debug: opts.debug }),
       );
       report.checked = true;
       report.authenticated = result.authenticated;
@@ -126,7 +133,7 @@ async function bounded(opts: ScanOptions, fn: (signal: AbortSignal) => Promise<C
   }
 }
 
-function providerReport(p: ProviderCredentials, input: SourceInput, probes: Map<string, ToolProbe>): ProviderReport {
+function providerReport(p: ScanEntry, input: SourceInput, probes: Map<string, ToolProbe>): ProviderReport {
   let sources: CredentialSource[] = [];
   let problem: string | undefined;
   try {
@@ -144,13 +151,13 @@ function providerReport(p: ProviderCredentials, input: SourceInput, probes: Map<
   const toolsOk = tools.filter((t) => t.need === 'required').every(usable) && (oneOf.length === 0 || oneOf.some(usable));
   return {
     provider: p.provider,
-    title: p.title,
+    title: p.scan.title,
     configured: sources.some((s) => s.present),
     ...(used ? { source: { kind: used.kind, where: used.where } } : {}),
     sources,
     tools,
     tools_ok: toolsOk,
-    checkable: Boolean(p.check),
+    checkable: Boolean(p.scan.check),
     checked: false,
     authenticated: null,
     ...(problem ? { detail: problem } : {}),
@@ -173,7 +180,7 @@ function toolReport(p: ToolProbe, spec: ToolSpec): ToolReport {
 }
 
 /** The next steps, most useful first: missing tools, credentials to set up, logins to renew, then a check. */
-function nextSteps(report: ScanReport, input: SourceInput, selected: readonly ProviderCredentials[], narrowed: boolean): NextStepReport[] {
+function nextSteps(report: ScanReport, input: SourceInput, selected: readonly ScanEntry[], narrowed: boolean): NextStepReport[] {
   const steps: NextStepReport[] = [];
   const byName = new Map(selected.map((p) => [p.provider, p]));
   const interesting = report.providers.filter((r) => r.configured || narrowed || r.provider === 'gpucloud');
@@ -202,9 +209,9 @@ function nextSteps(report: ScanReport, input: SourceInput, selected: readonly Pr
   for (const r of interesting) {
     const p = byName.get(r.provider)!;
     if (!r.configured) {
-      for (const s of p.setup(input)) steps.push({ provider: r.provider, ...s });
+      for (const s of p.scan.setup(input)) steps.push({ provider: r.provider, ...s });
     } else if (r.checked && r.authenticated === false) {
-      for (const s of p.login?.(input, r.sources) ?? []) steps.push({ provider: r.provider, ...s });
+      for (const s of p.scan.login?.(input, r.sources) ?? []) steps.push({ provider: r.provider, ...s });
     }
   }
   const unchecked = report.providers.filter((r) => r.configured && r.checkable && !r.checked);

@@ -12,7 +12,7 @@ export type ToolNeed = 'required' | 'optional' | 'one-of';
 export interface ToolSpec {
   name: string;
   title: string;
-  /** Providers (engine/producers/onboarding/credentials.ts names) that use this tool, and how. */
+  /** Providers (by name, as the scan lists them: scan-entries.ts) that use this tool, and how. */
   providers: Record<string, ToolNeed>;
   /** Arguments that print the version (stdout or stderr). */
   versionArgs: string[];

@@ -2,9 +2,9 @@
  * Is a tool on PATH, where, and which version: each probe runs the tool's version command with an
  * allowlisted environment, bounded in time; a few at once (gcloud and az start a Python each).
  */
-import { childEnvironment } from './child-env.js';
+import { childEnvironment } from '../../core/process/child-env.js';
 import { findOnPath } from './platform.js';
-import { runChild } from './run.js';
+import { runChild } from '../../core/process/run-child.js';
 import type { ToolSpec } from './tools.js';
 
 export interface ToolProbe {

@@ -13,7 +13,8 @@ import type { Plan, PlanCommand } from '../../../schemas/plan.js';
 import { containsTerm } from '../../core/routing/match.js';
 import { findCount, findGpuModel, findLocation, findSizeText, hasVerb, parseIntent, unexplainedWords, type Explained, type Intent } from './grammar.js';
 import { catalogueProblems, chooseImage, compatibleImages } from './catalogue-check.js';
-import type { BuiltinLookup, LookupCluster, LookupInstance, LookupVolume } from '../../core/capabilities.js';
+import type { MakerLookup } from '../../core/capabilities.js';
+import type { GpuCloudLookup as BuiltinLookup, LookupCluster, LookupInstance, LookupVolume } from '../../providers/gpucloud/maker.js';
 
 export { parseIntent, type Intent };
 
@@ -44,7 +45,8 @@ export interface BuiltinCatalogue {
 }
 
 export interface BuiltinContext {
-  lookup?: BuiltinLookup;
+  /** gpucloud's current records (its maker's `lookup`: GpuCloudLookup). */
+  lookup?: BuiltinLookup | MakerLookup;
   catalogue?: BuiltinCatalogue;
   /** Predefined binding values (not inlined: plans keep the placeholders). */
   defaults?: Record<string, string>;
@@ -234,7 +236,8 @@ export function planBuiltin(question: string, ctx: BuiltinContext = {}): Plan {
     throw new InvalidInputError('not_understood', `the built-in planner reads requests of at most ${MAX_QUESTION_CHARS} characters (this one has ${question.length})`, { hint: BUILTIN_PLANNER_HINT });
   }
   const intent = parseIntent(question);
-  const lookup = ctx.lookup ?? {};
+  // The records are gpucloud's, as its maker read them (engine/providers/gpucloud/maker.ts).
+  const lookup = (ctx.lookup ?? {}) as BuiltinLookup;
   switch (intent.type) {
     case 'unsupported':
       throw unsupported(question, intent.reason);

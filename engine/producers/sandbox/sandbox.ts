@@ -1,11 +1,11 @@
 /**
- * `--sandbox`: the providers it stands in for, by name, and what stands in. gpucloud is the emulator
- * (state in ~/.assistant/sandbox/state.json); its clusters get 127.0.0.1 as their public IP, where
- * `ssh` reaches the stand-in head node (head-node.ts) with the sandbox's own key, pins its host key
- * in the sandbox's own known_hosts and merges kubeconfig contexts into the sandbox's own kubeconfig.
- * So `k8s create gpucloud` completes in the sandbox, and nothing of the user's real SSH or kubectl
- * set-up is read or written. A provider with a `sandbox` capability (the integrations' fakes) is
- * stood in for by the local server it starts.
+ * `--sandbox`: what stands in for which provider. A provider with a `sandbox` capability (gpucloud's
+ * emulator, the integrations' fakes) is stood in for by the local server it starts, its state in the
+ * sandbox's directory (~/.assistant/sandbox/). The emulator's clusters get 127.0.0.1 as their public
+ * IP, where `ssh` reaches the stand-in head node (head-node.ts) with the sandbox's own key, pins its
+ * host key in the sandbox's own known_hosts and merges kubeconfig contexts into the sandbox's own
+ * kubeconfig. So `k8s create gpucloud` completes in the sandbox, and nothing of the user's real SSH or
+ * kubectl set-up is read or written.
  *
  * The sandbox is hermetic (DESIGN §8, engine/core/hermetic.ts): every provider connects here, and one
  * without a stand-in (the clouds reached through their CLIs, Kubernetes, PostgreSQL, terraform) is
@@ -40,16 +40,6 @@ export function openSandbox(home: string): Sandbox {
   let headNode: Promise<HeadNode> | undefined;
 
   const standIns: Record<string, StandIn> = {
-    gpucloud: async (provider, options) => {
-      // start.js, not the package index (which also loads the foreground runner of `gpucloud emulate`).
-      const { startEmulator } = await import('../../../emulator/start.js');
-      // In process, without a socket: the sandbox starts with nothing a read does not need (issue 25);
-      // the client reaches it through its own fetch and keeps the sandbox token between runs.
-      const emulator = await startEmulator({ stateFile: join(dir, 'state.json'), seed: 'demo', clusterIp: '127.0.0.1', listen: false });
-      closers.push(() => emulator.close());
-      const credentials = { clientId: emulator.clientId, clientSecret: emulator.clientSecret };
-      return provider.connect({ ...options, override: { baseUrl: emulator.url, credentials, fetch: emulator.fetch, tokenCacheDir: join(dir, 'tokens') } });
-    },
     ssh: async (provider, options) => {
       const real = (await provider.connect(options)) as ProviderClient<SshSettings>;
       headNode ??= import('./head-node.js').then(({ startHeadNode }) => startHeadNode(join(dir, 'ssh'))).then((node) => {
@@ -65,11 +55,11 @@ export function openSandbox(home: string): Sandbox {
     },
   };
 
-  // An integration's own fake (its `sandbox` capability), started on first use and closed with the sandbox.
+  // The provider's own stand-in (its `sandbox` capability), started on first use and closed with the sandbox.
   const byCapability: StandIn = async (provider, options) => {
-    const fake = await provider.capabilities!.sandbox!.start(home);
+    const fake = await provider.capabilities!.sandbox!.start(dir);
     closers.push(() => fake.close());
-    return provider.connect({ ...options, override: { baseUrl: fake.baseUrl, credentials: fake.credentials } });
+    return provider.connect({ ...options, override: { baseUrl: fake.baseUrl, credentials: fake.credentials, fetch: fake.fetch, tokenCacheDir: fake.tokenCacheDir } });
   };
 
   const standsInFor = (name: string, provider?: Provider) => name in standIns || Boolean(provider?.capabilities?.sandbox);

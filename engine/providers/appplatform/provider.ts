@@ -54,7 +54,7 @@ export const appPlatformProvider = tokenHttpProvider({
       },
       reads: APPPLATFORM_READS,
     }),
-    credentials: tokenCredentials(spec, async (read) => {
+    credentials: tokenCredentials(spec, { title: 'appplatform', what: 'app platform API token' }, async (read) => {
       const [me] = await read(oneRead('appplatform', ['appplatform-api', 'GET', '/v2/user'], 'the token\'s user (a cheap read)'));
       const user = obj(obj(me).user);
       return { detail: `user ${str(user.username) ?? str(user.email) ?? '?'}`, data: { user: str(user.username) } };

@@ -1,12 +1,13 @@
 /**
  * What AWS (cloud_a) can do above running steps: routing words, context reads and answers from its read
- * catalogue, and plans for requests (its maker). A module of its own so that choosing providers for a
- * question loads none of the step code (engine/providers/index.ts loads this, the provider module holds the same object).
+ * catalogue, plans for requests (its maker), its bill, its deploy targets and its credentials. A module
+ * of its own so that choosing providers for a question loads none of the step code (engine/providers/index.ts loads this, the provider module holds the same object).
  */
 import type { ProviderCapabilities } from '../../core/capabilities.js';
 import { cliCapabilities } from '../../core/kits/cli/capabilities.js';
 import { PLANNER_ANSWER_ON_USE } from '../../producers/planner/answer-capability.js';
 import { cloudABilled } from './cost.js';
+import { cloudACredentials } from './credentials.js';
 import { cloudADeploy } from './deploy-capability.js';
 import { cloudAMaker } from './maker.js';
 import { AWS_CATALOGUE } from './reads.js';
@@ -28,4 +29,5 @@ export const cloudACapabilities: ProviderCapabilities = {
   // Its bill from Cost Explorer (AWS bills afterwards: no balance, no runway).
   cost: { billed: cloudABilled },
   deploy: cloudADeploy,
+  credentials: cloudACredentials,
 };

@@ -4,13 +4,11 @@
  * profile and region of the selected environment. Its name lookup lists buckets and instances so a
  * create of a name that exists is refused before anything runs, and an interrupted create is adopted.
  */
-import type { Config } from '../../../schemas/config.js';
 import { option, parseCommand } from '../../core/kits/cli/argv.js';
 import { isolateAws } from '../../core/kits/cli/isolation.js';
-import { cliProvider, withOption, type CliIsolation, type CliTarget } from '../../core/kits/cli/provider.js';
+import { cliProvider, type CliIsolation, type CliTarget } from '../../core/kits/cli/provider.js';
 import type { CliTool } from '../../core/kits/cli/runner.js';
 import type { CliClient } from '../../core/kits/cli/verb.js';
-import { UsageError } from '../../core/errors.js';
 import type { ArgProblem, NamedRecord, NameLookup } from '../../core/provider.js';
 import { AWS_RULE_SET, AWS_SYNTAX } from './destroyer.js';
 import { burnCloudA, previewCloudA } from './prices.js';
@@ -30,54 +28,11 @@ export const AWS_TOOL: CliTool = {
   authHint: 'log in with `aws configure` (access keys) or `aws sso login --profile <profile>` (SSO), check with `aws sts get-caller-identity`',
 };
 
-/** The profile and region the steps run with, and where they came from. */
-export interface AwsTarget {
-  profile?: string;
-  region?: string;
-  source: string;
-}
+export { resolveAwsTarget, type AwsTarget } from './target.js';
+import { resolveAwsTarget, type AwsTarget } from './target.js';
 
-/**
- * `--profile <name>` (an environment of infra.cloud_a.environments, or else an aws profile), then the
- * aws CLI's own AWS_PROFILE / AWS_REGION when set, then infra.default_environment; none of them: the CLI's defaults.
- */
-export function resolveAwsTarget(config: Config, env: Record<string, string | undefined>, selected?: string): AwsTarget {
-  const environments = config.infra?.cloud_a?.environments ?? {};
-  const fromEnvironment = (name: string, how: string): AwsTarget => {
-    const e = environments[name]!;
-    return { profile: e.profile, region: e.region, source: `${how} environment "${name}" (infra.cloud_a.environments)` };
-  };
-  if (selected) {
-    if (Object.hasOwn(environments, selected)) return fromEnvironment(selected, '--profile');
-    return { profile: selected, source: `--profile ${selected} (an aws profile)` };
-  }
-  if (env.AWS_PROFILE || env.AWS_REGION || env.AWS_DEFAULT_REGION) {
-    return { source: `the environment (${['AWS_PROFILE', 'AWS_REGION', 'AWS_DEFAULT_REGION'].filter((k) => env[k]).join(', ')})` };
-  }
-  const name = config.infra?.default_environment;
-  if (name) {
-    if (!Object.hasOwn(environments, name)) {
-      throw new UsageError(`infra.default_environment is "${name}", which infra.cloud_a.environments does not define`, {
-        hint: `add infra.cloud_a.environments.${name} (profile, region) to the config, or pick another with --profile`,
-      });
-    }
-    return fromEnvironment(name, 'default');
-  }
-  return { source: 'the aws CLI defaults (~/.aws/config)' };
-}
-
-/**
- * The args of a step with what the provider adds: JSON output, and the profile and region unless the
- * step names them; `s3 cp|sync` never follow a symbolic link (out of an artefact directory).
- */
-export function awsArgs(args: readonly string[], target: AwsTarget): string[] {
-  let out = withOption(args, { syntax: AWS_SYNTAX }, ['--output'], ['--output', 'json']);
-  const words = parseCommand(args, AWS_SYNTAX).words;
-  if (words[0] === 's3' && (words[1] === 'cp' || words[1] === 'sync')) out = withOption(out, { syntax: AWS_SYNTAX }, ['--no-follow-symlinks'], ['--no-follow-symlinks']);
-  if (target.profile) out = withOption(out, { syntax: AWS_SYNTAX }, ['--profile'], ['--profile', target.profile]);
-  if (target.region) out = withOption(out, { syntax: AWS_SYNTAX }, ['--region'], ['--region', target.region]);
-  return out;
-}
+export { awsArgs } from './args.js';
+import { awsArgs } from './args.js';
 
 /** How cloud_a's steps run: the aws CLI with the target's additions, no pager and no interactive prompt. */
 export function awsCliTarget(target: AwsTarget): CliTarget {

@@ -5,8 +5,8 @@
  * from one place only: half a pair (an id without its key) is passed over, and said when nothing else
  * is found. The region: `cloud_d.region` (default ap-singapore), else CLOUD_D_REGION, else the stored one.
  */
-import { CLOUD_D_DEFAULT_REGION, type Config } from '../../../schemas/config.js';
-import type { CredentialSource } from '../../core/capabilities.js';
+import type { Config } from '../../../schemas/config.js';
+import { CLOUD_D_DEFAULT_REGION } from '../../../schemas/config-defaults.js';
 import { UsageError } from '../../core/errors.js';
 import type { ConnectOptions } from '../../core/provider.js';
 import { registerSecret } from '../../core/redact.js';
@@ -55,12 +55,4 @@ function finish(c: CloudDCredentials): CloudDCredentials {
   registerSecret(c.secretKey);
   registerSecret(c.secretId);
   return c;
-}
-
-/** The sources in the order they are tried (names only, never values). */
-export function cloudDSources(opts: { config: Config; env: Record<string, string | undefined> }): CredentialSource[] {
-  return [
-    ...localPairs(opts.config, opts.env).map((p): CredentialSource => ({ kind: p.kind, where: p.where, present: Boolean(p.id && p.key) })),
-    { kind: 'backend', where: 'credentials store cloud_d (asked only when the others are empty)', present: false },
-  ];
 }

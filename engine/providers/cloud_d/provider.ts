@@ -7,14 +7,14 @@
  * action written as a placeholder.
  */
 import { PLACEHOLDER_PATTERN } from '../../../schemas/plan.js';
-import { CREDENTIAL_FIELDS } from '../../core/config/credential-fields.js';
+import { plainField, secretField, sectionCredentials } from '../../core/credential-sources.js';
 import { apiCapabilities } from '../../core/kits/http/api-reads.js';
 import { baseUrlFor } from '../../core/kits/http/provider.js';
 import { substituteBody } from '../../core/plan/bindings.js';
 import type { ArgProblem, Provider, StepClass, StepVerb } from '../../core/provider.js';
 import { obj } from '../../core/kits/cli/reads.js';
 import { CLOUD_D_SERVICES, cloudDClient, type CloudDClient } from './client.js';
-import { cloudDSources, resolveCloudDCredentials } from './credentials.js';
+import { resolveCloudDCredentials } from './credentials.js';
 import { CLOUD_D_READS, CLOUD_D_VERB, expandByRegion, instancesByRegion } from './reads.js';
 import { oneRead } from '../../core/kits/http/token-integration.js';
 
@@ -100,8 +100,19 @@ export const cloudDProvider: Provider<CloudDClient> = {
       summary: instancesByRegion,
     }),
     credentials: {
-      sources: (opts) => cloudDSources(opts),
-      store: CREDENTIAL_FIELDS.cloud_d,
+      // SPEC §2.5: config, then a first family of environment variables, then a second family.
+      ...sectionCredentials({
+        provider: 'cloud_d',
+        title: 'cloud_d',
+        section: 'cloud_d',
+        keys: ['secret_id', 'secret_key'],
+        envFamilies: [
+          ['CLOUD_D_SECRET_ID', 'CLOUD_D_SECRET_KEY'],
+          ['CLOUD_D_API_SECRET_ID', 'CLOUD_D_API_SECRET_KEY'],
+        ],
+      }),
+      what: 'cloud_d API keys',
+      fields: [plainField('secret_id', '--secret-id', 'SecretId'), secretField('secret_key', '--secret-key', 'SecretKey'), plainField('region', '--region', 'region (optional; ap-singapore when omitted)', false)],
       async test(read) {
         const [data] = await read(oneRead('cloud_d', [CLOUD_D_VERB, 'cvm', 'DescribeRegions', '{}'], 'a cheap read: the regions'));
         const n = Array.isArray(data) ? data.length : Number(obj(data).TotalCount ?? 0);

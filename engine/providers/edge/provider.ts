@@ -52,7 +52,7 @@ export const edgeProvider = tokenHttpProvider({
       },
       reads: EDGE_READS,
     }),
-    credentials: tokenCredentials(spec, async (read) => {
+    credentials: tokenCredentials(spec, { title: 'edge (CDN / DNS)', what: 'CDN/DNS API token' }, async (read) => {
       const [verified] = await read(oneRead('edge', ['edge-api', 'GET', `${EDGE_API}/user/tokens/verify`], 'verify the token (a cheap read)'));
       return { detail: `token status ${str(obj(verified).status) ?? '?'}`, data: { status: str(obj(verified).status) } };
     }),

@@ -11,10 +11,10 @@
  */
 import type { Config } from '../../../schemas/config.js';
 import type { ProviderCapabilities } from '../../core/capabilities.js';
-import { CREDENTIAL_FIELDS } from '../../core/config/credential-fields.js';
+import { sectionCredentials, tokenField } from '../../core/credential-sources.js';
 import { UsageError } from '../../core/errors.js';
 import { fakeSandbox, oneRead } from '../../core/kits/http/token-integration.js';
-import { resolveToken, tokenSources, type TokenSpec } from '../../core/kits/http/credentials.js';
+import { resolveToken, type TokenSpec } from '../../core/kits/http/credentials.js';
 import { baseUrlFor, httpProvider, type Page } from '../../core/kits/http/provider.js';
 import { arr, obj, str } from '../../core/kits/cli/reads.js';
 import { answerErrReads, errReadsFor, projectIn, type ErrScope } from './reads.js';
@@ -95,13 +95,14 @@ const capabilities: ProviderCapabilities = {
     },
   },
   credentials: {
-    sources: ({ config, env }) => tokenSources(TOKEN, { config, env }),
+    ...sectionCredentials({ provider: 'errtracker', title: 'errtracker (error tracker)', section: 'errtracker', keys: ['auth_token'], envFamilies: [['ERRTRACKER_AUTH_TOKEN']] }),
+    what: 'error tracker auth token',
+    fields: [tokenField('auth_token', 'error tracker auth token')],
     async test(read) {
       const [orgs] = await read(oneRead('errtracker', ['errtracker-api', 'GET', '/api/0/organizations/'], 'the organizations the token sees (a cheap read)'));
       const slugs = arr(Array.isArray(orgs) ? orgs : obj(orgs).items).map((o) => str(obj(o).slug)).filter(Boolean);
       return { detail: `the token sees ${slugs.length} organization${slugs.length === 1 ? '' : 's'}${slugs.length ? `: ${slugs.join(', ')}` : ''}`, data: { organizations: slugs } };
     },
-    store: CREDENTIAL_FIELDS.errtracker,
   },
   sandbox: fakeSandbox(async () => (await import('../../../emulator/fakes/errtracker.js')).startErrtrackerFake(), 'auth_token'),
 };

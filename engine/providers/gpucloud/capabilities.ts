@@ -1,11 +1,14 @@
 /**
  * What gpucloud can do above running steps (engine/core/capabilities.ts): the words that route a question
- * to it, the context reads of a question, answers without a model, its credentials' check, its cost and its deploy targets.
+ * to it (and it answers a question that names no provider), the context reads of a question, answers
+ * without a model, its credentials, its predefined bindings, where its limits are shared, its sandbox
+ * stand-in, its cost and its deploy targets.
  */
 import type { ProviderCapabilities } from '../../core/capabilities.js';
 import type { Plan } from '../../../schemas/plan.js';
-import { testGpuCloudCredentials } from './credentials-test.js';
-import { CREDENTIAL_FIELDS } from '../../core/config/credential-fields.js';
+import { gpucloudCredentials } from './credentials-capability.js';
+import { predefinedBindings, resolveRateLimit } from './credentials.js';
+import { gpucloudSandbox } from './sandbox.js';
 import { PLANNER_ANSWER_ON_USE } from '../../producers/planner/answer-capability.js';
 import { findKind, type KindSpec } from './catalogue.js';
 import { COST_KIND, GPUCLOUD_ROUTING } from './routing.js';
@@ -41,19 +44,11 @@ export const gpucloudCapabilities: ProviderCapabilities = {
   },
   // One question parser for gpucloud and cloud_a (engine/producers/planner/answer.ts): exact answers or a reasoned decline.
   answer: PLANNER_ANSWER_ON_USE,
-  credentials: {
-    sources: ({ config, env, home }) => [
-      { kind: 'config', where: 'gpucloud.client_id + gpucloud.client_secret', present: Boolean(config.gpucloud?.client_id && config.gpucloud?.client_secret) },
-      { kind: 'env', where: 'GPUCLOUD_CLIENT_ID + GPUCLOUD_CLIENT_SECRET', present: Boolean(env.GPUCLOUD_CLIENT_ID && env.GPUCLOUD_CLIENT_SECRET) },
-      { kind: 'file', where: `${home}/.gpucloud/credentials`, present: false },
-      { kind: 'backend', where: 'the credential backend (backend.api_key)', present: Boolean(config.backend?.api_key || env.ASSISTANT_BACKEND_API_KEY) },
-    ],
-    async test(read) {
-      const balance = await testGpuCloudCredentials(read);
-      return { detail: `balance ${String(balance.amount)} ${String(balance.currency ?? '').toUpperCase()}`, data: { balance } };
-    },
-    store: CREDENTIAL_FIELDS.gpucloud,
-  },
+  credentials: gpucloudCredentials,
+  // DEFAULT_SSH_KEY_ID, DEFAULT_LOCATION and PROJECT_ID from the gpucloud section (and GPUCLOUD_PROJECT_ID).
+  bindings: { predefined: predefinedBindings },
+  limits: { redisUrl: (config, env) => resolveRateLimit(config, env).redisUrl },
+  sandbox: gpucloudSandbox,
   cost: gpucloudCost,
   deploy: gpucloudDeploy,
 };

@@ -10,7 +10,7 @@
  * timeout, redirect policy and status handling, so ofetch added nothing but 6 modules (~28 ms) to start-up.
  * Debug lines and events never carry the client secret or a token (redact.ts).
  */
-import { normaliseBaseUrl } from '../../core/config/credentials.js';
+import { normaliseBaseUrl } from './credentials.js';
 import { InvalidInputError, isAbortError, OperationError } from '../../core/errors.js';
 import { assistantVersion } from '../../core/version.js';
 import { redactText } from '../../core/redact.js';

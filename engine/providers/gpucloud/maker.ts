@@ -23,6 +23,45 @@ const CONTEXT_KINDS: Record<string, string> = {
   availability: 'availability',
 };
 
+/** The catalogue gpucloud's maker reads (plain API records), by the names the model sees. */
+export interface GpuCloudMakerCatalogue {
+  instanceTypes?: unknown[];
+  locations?: unknown[];
+  images?: unknown[];
+  sshKeys?: unknown[];
+  availability?: unknown[];
+  clusterImages?: unknown[];
+  clusterTypes?: unknown[];
+  [key: string]: unknown[] | undefined;
+}
+
+export interface LookupInstance {
+  id: string;
+  hostname: string;
+  status?: string;
+  location?: string;
+  instance_type?: string;
+}
+export interface LookupCluster {
+  id: string;
+  hostname: string;
+  status?: string;
+}
+export interface LookupVolume {
+  id: string;
+  name: string;
+  location?: string;
+  status?: string;
+  instance_id?: string | null;
+}
+
+/** gpucloud's current records as its API lists them (MakerInput.lookup), which the built-in planner resolves names with. */
+export interface GpuCloudLookup {
+  instances?: LookupInstance[];
+  clusters?: LookupCluster[];
+  volumes?: LookupVolume[];
+}
+
 export const gpucloudMaker: MakerCapability = {
   async prepare(_request, { read, predefined, onPhase }) {
     onPhase?.('reading the gpucloud catalogue');
@@ -32,7 +71,7 @@ export const gpucloudMaker: MakerCapability = {
     const data = Object.fromEntries(names.map((n, i) => [n, Array.isArray(reads[i]) ? (reads[i] as unknown[]) : []]));
     return {
       catalogue: data,
-      lookup: { instances: data.instances as never, clusters: data.clusters as never, volumes: data.volumes as never },
+      lookup: { instances: data.instances, clusters: data.clusters, volumes: data.volumes },
       defaults: predefined,
     };
   },

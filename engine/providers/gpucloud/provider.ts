@@ -3,7 +3,7 @@
  * for duplicate-name checks and exactly-once creates, its price preview, and how its client is built.
  */
 import { join } from 'node:path';
-import { resolveGpuCloudCredentialsWithBackend, resolveRateLimit } from '../../core/config/credentials.js';
+import { resolveGpuCloudCredentialsWithBackend, resolveRateLimit } from './credentials.js';
 import type { NamedRecord, NameLookup, Provider } from '../../core/provider.js';
 import { findKind, listPathOf } from './catalogue.js';
 import { createGpuCloudClient } from './client.js';

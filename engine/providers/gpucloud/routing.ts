@@ -57,4 +57,6 @@ export const GPUCLOUD_ROUTING: RoutingCapability = {
     { label: 'instance type code', pattern: INSTANCE_TYPE_CODE, kind: 'instance-types' },
     { label: 'cluster type code', pattern: CLUSTER_TYPE_CODE, kind: 'cluster-types' },
   ],
+  // The assistant's own cloud: a question that names no provider is about it (unless infra.default_provider says otherwise).
+  default: true,
 };

@@ -1,7 +1,7 @@
 /** The contract between the plan engine and the gpucloud HTTP client. */
 import type { FetchLike, WaitNotice } from '../../core/provider.js';
 import type { CreateDedupe } from './dedupe.js';
-import type { GpuCloudCredentials, RateLimitSettings } from '../../core/config/credentials.js';
+import type { GpuCloudCredentials, RateLimitSettings } from './credentials.js';
 
 export interface GpuCloudRequest {
   method: string;

@@ -12,10 +12,10 @@
  * team key "my team" means), `base_url` / ASSISTANT_ISSUETRACKER_BASE_URL (default api.linear.app).
  */
 import type { ProviderCapabilities } from '../../core/capabilities.js';
-import { CREDENTIAL_FIELDS } from '../../core/config/credential-fields.js';
+import { sectionCredentials, tokenField } from '../../core/credential-sources.js';
 import { OperationError, UsageError } from '../../core/errors.js';
 import { fakeSandbox, oneRead } from '../../core/kits/http/token-integration.js';
-import { resolveToken, tokenSources, type TokenSpec } from '../../core/kits/http/credentials.js';
+import { resolveToken, type TokenSpec } from '../../core/kits/http/credentials.js';
 import { isGraphqlRead } from '../../core/kits/http/graphql.js';
 import { baseUrlFor, httpProvider, type Page } from '../../core/kits/http/provider.js';
 import { obj, str } from '../../core/kits/cli/reads.js';
@@ -79,7 +79,9 @@ const capabilities: ProviderCapabilities = {
     },
   },
   credentials: {
-    sources: ({ config, env }) => tokenSources(TOKEN, { config, env }),
+    ...sectionCredentials({ provider: 'issuetracker', title: 'issuetracker', section: 'issuetracker', keys: ['api_key'], envFamilies: [['ISSUETRACKER_API_KEY']] }),
+    what: 'issue tracker API key',
+    fields: [tokenField('api_key', 'issue tracker API key')],
     async test(read) {
       const [me] = await read(oneRead('issuetracker', ['issuetracker-api', 'POST', GRAPHQL_PATH, JSON.stringify({ query: VIEWER_QUERY })], 'who the key belongs to (a cheap read)'));
       const data = obj(obj(me).data);
@@ -87,7 +89,6 @@ const capabilities: ProviderCapabilities = {
       const org = str(obj(data.organization).name);
       return { detail: `key of ${who}${org ? ` in ${org}` : ''}`, data: { viewer: who, organization: org } };
     },
-    store: CREDENTIAL_FIELDS.issuetracker,
   },
   sandbox: fakeSandbox(async () => (await import('../../../emulator/fakes/issuetracker.js')).startIssuetrackerFake(), 'api_key'),
 };

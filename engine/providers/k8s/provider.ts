@@ -4,6 +4,7 @@
  * (listing the collection a POST targets), and the client, built from the kubeconfig on first use.
  */
 import type { NamedRecord, NameLookup, Provider } from '../../core/provider.js';
+import { k8sCapabilities } from './capabilities.js';
 import { KubeClient } from './client.js';
 import { kubeconfigPaths, loadKubeconfig } from '../../core/kubeconfig/kubeconfig.js';
 import { k8sApi, splitCollectionKind } from './verbs/api.js';
@@ -38,6 +39,7 @@ export const k8sProvider: Provider<KubeClient> = {
   name: 'k8s',
   verbs: [k8sApi, k8sWait],
   names,
+  capabilities: k8sCapabilities,
 
   async connect(opts) {
     const paths = kubeconfigPaths(opts.config, opts.env, opts.home);

@@ -65,7 +65,7 @@ export const notesProvider = tokenHttpProvider({
       },
       reads: NOTES_READS,
     }),
-    credentials: tokenCredentials(spec, async (read) => {
+    credentials: tokenCredentials(spec, { title: 'notes (workspace notes)', what: 'workspace notes integration token' }, async (read) => {
       const [me] = await read(oneRead('notes', ['notes-api', 'GET', '/v1/users/me'], 'the integration bot user (a cheap read)'));
       const bot = obj(me);
       const workspace = str(obj(bot.bot).workspace_name);

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import type { Config } from '../../../schemas/config.js';
 import { AssistantError, UsageError } from '../../core/errors.js';
 import { registerSecret } from '../../core/redact.js';
-import type { CredentialSource } from '../../core/capabilities.js';
+import type { CredentialSource, SourceInput } from '../../core/capabilities.js';
+import { configKey, envSet, fileExists, markUsed, tidyPath } from '../../core/credential-sources.js';
 
 export interface ConnectionSettings {
   /** The connection's name in the config (`main`). */
@@ -142,19 +143,16 @@ export function backendPasswordLookup(config: Config, env: Env, signal?: AbortSi
 }
 
 /** The sources `credentials` and onboarding list, in order (names and paths, never values). */
-export function postgresSources(config: Config, env: Env, home: string): CredentialSource[] {
-  const conns = Object.keys(config.postgres?.connections ?? {});
-  const file = passFilePath(env, home);
-  let fileThere = false;
-  try {
-    fileThere = statSync(file).isFile();
-  } catch {
-    /* absent */
-  }
-  return [
-    { kind: 'config', where: `postgres.connections${conns.length ? ` (${conns.join(', ')})` : ''}`, present: conns.length > 0 },
-    { kind: 'env', where: 'PGPASSWORD', present: Boolean(env.PGPASSWORD) },
-    { kind: 'file', where: env.PGPASSFILE ? file : '~/.pgpass', present: fileThere },
-    { kind: 'backend', where: 'backend credential store (postgres/<connection>)', present: Boolean(config.backend?.api_key || env.ASSISTANT_BACKEND_API_KEY) },
-  ];
+export function postgresSources(input: SourceInput): CredentialSource[] {
+  const { env, home } = input;
+  const conns = Object.keys(input.config.postgres?.connections ?? {});
+  const passFile = env.PGPASSFILE || (input.os === 'windows' ? join(env.APPDATA ?? home, 'postgresql', 'pgpass.conf') : join(home, '.pgpass'));
+  return markUsed(
+    [
+      { kind: 'config', where: configKey(input, ['postgres.connections']), present: conns.length > 0, ...(conns.length ? { note: `connections: ${conns.join(', ')} (no password in the config)` } : {}) },
+      { kind: 'env', where: 'PGPASSWORD', present: envSet(env, 'PGPASSWORD') },
+      { kind: 'file', where: `${tidyPath(passFile, home)}${env.PGPASSFILE ? ' (PGPASSFILE)' : ''}`, present: fileExists(passFile) },
+    ],
+    (s) => s.kind !== 'config',
+  );
 }

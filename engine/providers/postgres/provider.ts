@@ -10,7 +10,7 @@
 import type { ArgProblem, Provider, StepClass, StepVerb } from '../../core/provider.js';
 import type { ContextResult, ProviderCapabilities } from '../../core/capabilities.js';
 import { PLACEHOLDER_PATTERN } from '../../../schemas/plan.js';
-import { CREDENTIAL_FIELDS } from '../../core/config/credential-fields.js';
+import { secretField, tidyPath } from '../../core/credential-sources.js';
 import { postgresClient, type PostgresClient, type ReadResult } from './client.js';
 import { postgresSources } from './credentials.js';
 import { connectionsFor, POSTGRES_READS, readNamed, readsFor } from './reads.js';
@@ -121,7 +121,13 @@ export const postgresCapabilities: ProviderCapabilities = {
   },
   answer: { answer: (question, results) => answerPostgres(question, results) },
   credentials: {
-    sources: ({ config, env, home }) => postgresSources(config, env, home),
+    sources: postgresSources,
+    what: 'the password of a postgres connection (--name: the connection, postgres.connections.<name>)',
+    fields: [secretField('password', '--password', 'database password')],
+    scan: {
+      title: 'postgres',
+      setup: (input) => [{ why: `postgres: add a connection (postgres.connections.<name>: host, port, database, username) in ${tidyPath(input.configPath, input.home)}; passwords go in ~/.pgpass` }],
+    },
     async test(read, ctx) {
       const config = ctx?.config;
       const connections = ctx?.name ? [ctx.name] : config ? connectionsFor('', Object.keys(config.postgres?.connections ?? {}), config.postgres?.default_connection) : ['default'];
@@ -129,7 +135,6 @@ export const postgresCapabilities: ProviderCapabilities = {
       const detail = data.map((d) => `${d.connection}: PostgreSQL ${String(d.rows[0]?.server_version ?? '?')} at ${d.server}`).join('; ');
       return { detail, data: { connections: data.map((d) => ({ connection: d.connection, server: d.server, server_version: d.rows[0]?.server_version })) } };
     },
-    store: CREDENTIAL_FIELDS.postgres,
     namedBy: 'connection',
   },
   classify: {

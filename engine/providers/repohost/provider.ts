@@ -9,10 +9,11 @@
  */
 import type { Config } from '../../../schemas/config.js';
 import type { ProviderCapabilities } from '../../core/capabilities.js';
-import { CREDENTIAL_FIELDS } from '../../core/config/credential-fields.js';
+import { tokenField } from '../../core/credential-sources.js';
+import { repohostScan, repohostSources } from './credentials.js';
 import { UsageError } from '../../core/errors.js';
 import { fakeSandbox, oneRead } from '../../core/kits/http/token-integration.js';
-import { resolveToken, tokenSources, type TokenSpec } from '../../core/kits/http/credentials.js';
+import { resolveToken, type TokenSpec } from '../../core/kits/http/credentials.js';
 import { isGraphqlRead } from '../../core/kits/http/graphql.js';
 import { baseUrlFor, httpProvider, linkHeaderPage, type Page } from '../../core/kits/http/provider.js';
 import { obj, str } from '../../core/kits/cli/reads.js';
@@ -115,12 +116,14 @@ const capabilities: ProviderCapabilities = {
     },
   },
   credentials: {
-    sources: ({ config, env }) => tokenSources(TOKEN, { config, env }),
+    sources: repohostSources,
+    what: 'code host token',
+    fields: [tokenField('token', 'code host token')],
+    scan: repohostScan,
     async test(read) {
       const [user] = await read(oneRead('repohost', ['repohost-api', 'GET', '/user'], 'who the token belongs to (a cheap read)'));
       return { detail: `token of @${str(obj(user).login) ?? '?'}`, data: { login: str(obj(user).login) } };
     },
-    store: CREDENTIAL_FIELDS.repohost,
   },
   sandbox: fakeSandbox(async () => (await import('../../../emulator/fakes/repohost.js')).startRepohostFake()),
 };

@@ -6,6 +6,7 @@
 import type { Provider, StepPrice } from '../../core/provider.js';
 import { kubeconfigPathFor } from '../../core/kubeconfig/kubeconfig-write.js';
 import { expandHome } from '../../core/kubeconfig/kubeconfig.js';
+import { sshCapabilities } from './capabilities.js';
 import { knownHostsPath } from './known-hosts.js';
 import type { SshSettings } from './remote.js';
 import { sshExec } from './verbs/exec.js';
@@ -28,6 +29,7 @@ export const sshProvider: Provider<SshSettings> = {
   name: 'ssh',
   // ssh-exec, plus the auto-stop watcher's read as a read-only template (engine/producers/autostop/template.ts).
   verbs: [sshKubeconfig, { ...sshExec, classify: (args) => autostopReadClass(args[2] ?? '') ?? sshExec.classify(args) }],
+  capabilities: sshCapabilities,
   // Priced or refused (DESIGN §8): a command of the allowlist runs on a host that exists and makes
   // nothing the cloud bills; a free-form command (destructive, --destroyer) could do anything.
   async preview(steps) {

@@ -24,6 +24,7 @@ import { PLACEHOLDER_PATTERN } from '../../../schemas/plan.js';
 import { OperationError, UsageError } from '../../core/errors.js';
 import { runCli, type CliTool } from '../../core/kits/cli/runner.js';
 import { contain, sandboxSettings, type Contained, type SandboxSettings } from '../../core/process/contain.js';
+import { configKey, markUsed, tidyPath } from '../../core/credential-sources.js';
 import { childEnvironment } from '../../core/process/env.js';
 import { ALL_CLOUD_CREDENTIALS, parseState, terraformGrants, workspaceState } from './state.js';
 import {
@@ -228,7 +229,14 @@ export const terraformCapabilities: ProviderCapabilities = {
   },
   answer: { answer: (question, results) => answerTerraform(question, results) },
   credentials: {
-    sources: ({ config }) => [{ kind: 'config', where: `terraform.workspaces${workspacesOf(config).length ? ` (${workspacesOf(config).join(', ')})` : ''}`, present: workspacesOf(config).length > 0 }],
+    sources: (input) => {
+      const ws = workspacesOf(input.config);
+      return markUsed([{ kind: 'config', where: configKey(input, ['terraform.workspaces']), present: ws.length > 0, ...(ws.length ? { note: `workspaces: ${ws.join(', ')}` } : {}) }]);
+    },
+    scan: {
+      title: 'terraform (infrastructure-as-code workspaces)',
+      setup: (input) => [{ why: `terraform: name a workspace (terraform.workspaces.<name>.path) in ${tidyPath(input.configPath, input.home)} to use --workspace` }],
+    },
     async test(read, ctx) {
       const config = ctx?.config;
       const workspaces = config ? workspacesFor('', workspacesOf(config), config.terraform?.default_workspace) : ['default'];

@@ -5,11 +5,11 @@
  * bounded in pages and bytes. Questions about droplets and their cost are answered from its reads.
  */
 import type { Config } from '../../../schemas/config.js';
-import { CREDENTIAL_FIELDS } from '../../core/config/credential-fields.js';
+import { sectionCredentials, tokenField } from '../../core/credential-sources.js';
 import { fakeSandbox, oneRead } from '../../core/kits/http/token-integration.js';
 import { apiCapabilities } from '../../core/kits/http/api-reads.js';
 import { httpProvider, type HttpProviderSpec, type Page } from '../../core/kits/http/provider.js';
-import { tokenSources, tokenTarget, type TokenTargetSpec } from '../../core/kits/http/token-target.js';
+import { tokenTarget, type TokenTargetSpec } from '../../core/kits/http/token-target.js';
 import { obj, str } from '../../core/kits/cli/reads.js';
 import { VPS_A_READS, VPS_A_VERB } from './reads.js';
 
@@ -47,8 +47,9 @@ const spec: HttpProviderSpec = {
       reads: VPS_A_READS,
     }),
     credentials: {
-      sources: (opts) => tokenSources(VPS_A_TOKEN, opts),
-      store: CREDENTIAL_FIELDS.vps_a,
+      ...sectionCredentials({ provider: 'vps_a', title: 'vps_a', section: 'vps_a', keys: ['api_token'], envFamilies: [['VPS_A_API_TOKEN']] }),
+      what: 'vps_a API token',
+      fields: [tokenField('api_token', 'vps_a API token')],
       async test(read) {
         const [data] = await read(oneRead('vps_a', [VPS_A_VERB, 'GET', '/v2/account'], 'a cheap read: the account'));
         const a = obj(obj(data).account);

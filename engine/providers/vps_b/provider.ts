@@ -5,11 +5,11 @@
  * path, bounded in pages and bytes. Questions about servers and their cost are answered from its reads.
  */
 import type { Config } from '../../../schemas/config.js';
-import { CREDENTIAL_FIELDS } from '../../core/config/credential-fields.js';
+import { sectionCredentials, tokenField } from '../../core/credential-sources.js';
 import { fakeSandbox, oneRead } from '../../core/kits/http/token-integration.js';
 import { apiCapabilities } from '../../core/kits/http/api-reads.js';
 import { httpProvider, type HttpProviderSpec, type Page } from '../../core/kits/http/provider.js';
-import { tokenSources, tokenTarget, type TokenTargetSpec } from '../../core/kits/http/token-target.js';
+import { tokenTarget, type TokenTargetSpec } from '../../core/kits/http/token-target.js';
 import { obj, str } from '../../core/kits/cli/reads.js';
 import { VPS_B_READS, VPS_B_VERB } from './reads.js';
 
@@ -51,8 +51,9 @@ const spec: HttpProviderSpec = {
       reads: VPS_B_READS,
     }),
     credentials: {
-      sources: (opts) => tokenSources(VPS_B_TOKEN, opts),
-      store: CREDENTIAL_FIELDS.vps_b,
+      ...sectionCredentials({ provider: 'vps_b', title: 'vps_b', section: 'vps_b', keys: ['api_token'], envFamilies: [['VPS_B_API_TOKEN']] }),
+      what: 'vps_b API token',
+      fields: [tokenField('api_token', 'vps_b API token')],
       async test(read) {
         const [data] = await read(oneRead('vps_b', [VPS_B_VERB, 'GET', '/v1/pricing'], 'a cheap read: the price list'));
         const p = obj(obj(data).pricing);

@@ -6,7 +6,6 @@
  * sources. Values are registered as secrets as soon as they are read.
  */
 import type { Config } from '../../../../schemas/config.js';
-import type { CredentialSource } from '../../capabilities.js';
 import type { ConnectOptions } from '../../provider.js';
 import { registerSecret } from '../../redact.js';
 import { fromConfigOrEnv } from './provider.js';
@@ -48,14 +47,4 @@ async function fromBackend(spec: TokenSpec, opts: ConnectOptions): Promise<Resol
   const stored = await lookupStored(spec.provider, opts, opts.backendOnly);
   const value = 'none' in stored ? undefined : stored.fields[spec.key];
   return value && !('none' in stored) ? { token: secret(value), source: `the credential backend (${stored.url}, env ${stored.env}, ${stored.record})` } : undefined;
-}
-
-/** The sources `credentials` lists for this token, in the order `resolveToken` looks (names only). */
-export function tokenSources(spec: TokenSpec, opts: { config: Config; env: Record<string, string | undefined> }): CredentialSource[] {
-  const configured = section(opts.config, spec.provider)[spec.key];
-  return [
-    { kind: 'config', where: `${spec.provider}.${spec.key}`, present: typeof configured === 'string' && configured.trim() !== '' },
-    ...spec.env.map((name): CredentialSource => ({ kind: 'env', where: name, present: Boolean(opts.env[name]?.trim()) })),
-    { kind: 'backend', where: `the credential backend (${spec.provider}/default; backend.api_key)`, present: Boolean(opts.config.backend?.api_key || opts.env.ASSISTANT_BACKEND_API_KEY) },
-  ];
 }

@@ -5,8 +5,8 @@
  * The HTTP itself is the shared toolkit's (engine/core/kits/http/provider.ts); this only resolves the target.
  */
 import type { Config } from '../../../../schemas/config.js';
-import type { CredentialSource, CredentialsCapability, SandboxCapability } from '../../capabilities.js';
-import { CREDENTIAL_FIELDS } from '../../config/credential-fields.js';
+import type { CredentialsCapability, SandboxCapability } from '../../capabilities.js';
+import { sectionCredentials, tokenField } from '../../credential-sources.js';
 import { UsageError } from '../../errors.js';
 import type { ConnectOptions, Provider } from '../../provider.js';
 import { registerSecret } from '../../redact.js';
@@ -15,7 +15,7 @@ import { lookupStored } from './stored-credentials.js';
 import { baseUrlFor, fromConfigOrEnv, httpClient, httpProvider, type HttpClient, type HttpProviderSpec, type HttpTarget } from './provider.js';
 
 export interface TokenIntegrationSpec extends Omit<HttpProviderSpec, 'target' | 'name'> {
-  name: 'notes' | 'appplatform' | 'edge';
+  name: string;
   /** The section's token key (`integration_token`). */
   tokenKey: string;
   /** The token and base URL as configured; by default `<name>.<tokenKey>` and `<name>.base_url`. */
@@ -107,18 +107,20 @@ export function tokenHttpProvider(spec: TokenIntegrationSpec): Provider<HttpClie
   };
 }
 
-/** Where the token is looked for, in order (names only), and a cheap read that proves it works. */
-export function tokenCredentials(spec: Pick<TokenIntegrationSpec, 'name' | 'tokenKey' | 'section' | 'envNames'>, test: CredentialsCapability['test']): CredentialsCapability {
+/**
+ * Where the token is looked for (the section's key, then its environment variables; names only), what the
+ * backend stores (the token, `credentials store <name> --<token-key>`), and a cheap read that proves it works.
+ */
+export function tokenCredentials(
+  spec: Pick<TokenIntegrationSpec, 'name' | 'tokenKey' | 'envNames'>,
+  about: { title: string; what: string },
+  test: CredentialsCapability['test'],
+): CredentialsCapability {
   return {
-    sources({ config, env }): CredentialSource[] {
-      return [
-        { kind: 'config', where: `${spec.name}.${spec.tokenKey}`, present: Boolean(sectionOf(spec, config)?.token?.trim()) },
-        ...spec.envNames.map((n): CredentialSource => ({ kind: 'env', where: n, present: Boolean(env[n]?.trim()) })),
-        { kind: 'backend', where: `backend credential store (${spec.name}/default)`, present: false },
-      ];
-    },
+    ...sectionCredentials({ provider: spec.name, title: about.title, section: spec.name, keys: [spec.tokenKey], envFamilies: spec.envNames.map((n) => [n]) }),
+    what: about.what,
+    fields: [tokenField(spec.tokenKey, about.what)],
     test,
-    store: CREDENTIAL_FIELDS[spec.name],
   };
 }
 

@@ -5,7 +5,6 @@
  * overrides both. The same order is what the `credentials` capability lists.
  */
 import type { Config } from '../../../../schemas/config.js';
-import type { CredentialSource } from '../../capabilities.js';
 import { UsageError } from '../../errors.js';
 import type { ConnectOptions } from '../../provider.js';
 import { baseUrlFor, fromConfigOrEnv, type HttpTarget } from './provider.js';
@@ -43,13 +42,4 @@ export async function tokenTarget(spec: TokenTargetSpec, opts: ConnectOptions): 
     });
   }
   return { baseUrl, headers: { authorization: `Bearer ${token}` }, source: source ?? 'unknown', authenticated: true };
-}
-
-/** The sources in the order tokenTarget looks (names only, never values). */
-export function tokenSources(spec: TokenTargetSpec, opts: { config: Config; env: Record<string, string | undefined> }): CredentialSource[] {
-  return [
-    { kind: 'config', where: `${spec.name}.api_token`, present: Boolean(spec.configToken(opts.config)?.trim()) },
-    ...spec.envNames.map((n): CredentialSource => ({ kind: 'env', where: n, present: Boolean(opts.env[n]?.trim()) })),
-    { kind: 'backend', where: `credentials store ${spec.name} (asked only when the others are empty)`, present: false },
-  ];
 }

@@ -1,11 +1,11 @@
 /**
- * The environment a child of `onboarding` gets: the shared allowlist of engine/core/process/env.ts for a
- * program of the user's session. A version probe, a login check (`aws sts get-caller-identity`, `gh
+ * The environment a tool's child gets (onboarding's probes and installs, a provider's login check): the
+ * shared allowlist of env.ts for a program of the user's session. A version probe, a login check (`aws sts get-caller-identity`, `gh
  * auth status`) or a package manager must not see the gpucloud secret, AI provider keys, the backend
  * key or a GitHub token it was not meant to use (DESIGN §7, default deny). Each caller names the extra
  * variables its tool needs (its own credentials and settings), by exact name or by prefix (`AWS_`).
  */
-import { childEnvironment as allowlisted } from '../../core/process/env.js';
+import { childEnvironment as allowlisted } from './env.js';
 
 export interface ChildEnvAllow {
   /** Exact variable names the tool needs (its own credentials, e.g. `GH_TOKEN` for `gh`). */

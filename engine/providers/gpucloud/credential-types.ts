@@ -1,4 +1,4 @@
-/** The shapes of a gpucloud credential look-up, shared by the resolver (credentials.ts) and the backend store it asks last (backend-store.ts). */
+/** The shapes of a gpucloud credential look-up, shared by the resolver (credentials.ts) and the backend store it asks last (backend-lookup.ts). */
 import type { Config } from '../../../schemas/config.js';
 
 export type GpuCloudCredentialSource = 'config' | 'env' | 'credentials-file' | 'backend';

@@ -1,12 +1,13 @@
 /**
- * Runs one child for onboarding (a version probe, a login check, an install step): an argument vector
+ * Runs one short child of a tool the user installed (onboarding's version probes and installs, a
+ * provider's login check such as `aws sts get-caller-identity`): an argument vector
  * without a shell, an allowlisted environment (child-env.ts), bounded in time (its own limit and the
  * command's signal: the whole process group is stopped, helpers included) and in output (the last
  * `keepBytes` of stdout and stderr are kept, so a failure can show its last lines).
  */
 import { spawn } from 'node:child_process';
-import { killGroup, OWN_GROUP } from '../../core/process/group.js';
-import { redactText, maskSecretsInText } from '../../core/redact.js';
+import { killGroup, OWN_GROUP } from './group.js';
+import { redactText, maskSecretsInText } from '../redact.js';
 
 export interface ChildRun {
   /** Exit code; null when the child was killed or could not start. */

@@ -7,7 +7,7 @@
  *   1. the `gpucloud` block of the config file (client_id AND client_secret),
  *   2. GPUCLOUD_CLIENT_ID + GPUCLOUD_CLIENT_SECRET (+ GPUCLOUD_PROJECT_ID),
  *   3. `~/.gpucloud/credentials` (INI, profile from GPUCLOUD_PROFILE, else gpucloud.profile, else `default`),
- *   4. the backend credential store (engine/core/config/backend-store.ts), only when a backend API key is
+ *   4. the backend credential store (backend-lookup.ts, through engine/core/config/backend-store.ts), only when a backend API key is
  *      configured, and only when none of the above holds a complete pair: it never overrides a local
  *      source. Asynchronous (an HTTP call): `resolveGpuCloudCredentialsWithBackend`.
  * A half-set source (an id without a secret, or the reverse) never matches; it is named in the
@@ -18,9 +18,9 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../../../schemas/config.js';
 import { RATE_LIMIT_DEFAULTS } from '../../../schemas/config-defaults.js';
-import { AssistantError, ExitCode, InvalidInputError } from '../errors.js';
-import { registerSecret } from '../redact.js';
-import { defaultConfigPath } from './load.js';
+import { AssistantError, ExitCode, InvalidInputError } from '../../core/errors.js';
+import { registerSecret } from '../../core/redact.js';
+import { defaultConfigPath } from '../../core/config/load.js';
 import type { GpuCloudCredentialSource, ResolveGpuCloudCredentialsOptions, SearchedPlace } from './credential-types.js';
 
 const require = createRequire(import.meta.url);
@@ -85,7 +85,7 @@ export class NoCredentialsError extends AssistantError {
   }
 }
 
-/** SPEC.md §5 item 4: asks the backend credential store (engine/core/config/backend-store.ts). */
+/** SPEC.md §5 item 4: asks the backend credential store (backend-lookup.ts). */
 export type BackendCredentialStoreLookup = (
   options: ResolveGpuCloudCredentialsOptions & { signal?: AbortSignal; debug?: (line: string) => void },
 ) => Promise<{ clientId: string; clientSecret: string; projectId?: string; sourceDetail: string } | SearchedPlace>;
@@ -115,7 +115,7 @@ export async function resolveGpuCloudCredentialsWithBackend(
       searched = err.searched;
     }
   }
-  const ask = lookup ?? (await import('./backend-store.js')).lookupGpuCloudInBackend;
+  const ask = lookup ?? (await import('./backend-lookup.js')).lookupGpuCloudInBackend;
   const found = await ask(options);
   const configPath = options.configPath ?? defaultConfigPath(options.home);
   if ('where' in found) throw new NoCredentialsError([...searched, found], configPath);
