@@ -58,12 +58,14 @@ export class SessionTransport implements Transport {
   private readonly session: StreamableHTTPServerTransport;
   /** Requests in flight that came with a JSON-answering POST, and the one-POST transport that answers each. */
   private readonly answeredAsJson = new Map<RequestId, StreamableHTTPServerTransport>();
+  private closed = false;
 
   constructor(opts: SessionTransportOptions) {
     this.session = new StreamableHTTPServerTransport({ sessionIdGenerator: opts.sessionIdGenerator, onsessioninitialized: opts.onsessioninitialized });
     this.session.onmessage = (message, extra) => this.onmessage?.(message, extra);
     this.session.onerror = (error) => this.onerror?.(error);
     this.session.onclose = () => {
+      this.closed = true;
       this.answeredAsJson.clear();
       this.onclose?.();
     };
@@ -79,13 +81,22 @@ export class SessionTransport implements Transport {
 
   /** Serves one request of this session (the body parsed already for a POST). */
   async handleRequest(req: IncomingMessage, res: ServerResponse, body?: unknown): Promise<void> {
-    if (req.method !== 'POST' || needsSessionTransport(body)) return this.session.handleRequest(req, res, body);
+    // A closed session answers 404 from its own transport; a one-POST transport would still pass the call on.
+    if (this.closed || req.method !== 'POST' || needsSessionTransport(body)) return this.session.handleRequest(req, res, body);
     const post = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const ids: RequestId[] = [];
     post.onmessage = (message, extra) => {
-      if (isRequest(message)) this.answeredAsJson.set(message.id, post);
+      if (isRequest(message)) {
+        this.answeredAsJson.set(message.id, post);
+        ids.push(message.id);
+      }
       this.onmessage?.(message, extra);
     };
     post.onerror = (error) => this.onerror?.(error);
+    // A request that is never answered (cancelled by the client, which then hangs up) leaves no entry behind.
+    res.once('close', () => {
+      for (const id of ids) if (this.answeredAsJson.get(id) === post) this.answeredAsJson.delete(id);
+    });
     // The one-POST transport has no session; the answer still names it, as the session's own would.
     if (this.sessionId) res.setHeader('mcp-session-id', this.sessionId);
     await post.handleRequest(req, res, body);
