@@ -57,6 +57,7 @@ test('in a session, a call without a progress token is answered as one JSON body
   const res = await rawPost(ctx.server.url, listCall(2), headers);
   assert.is(res.status, 200);
   assert.match(String(res.headers['content-type']), /^application\/json/);
+  assert.is(res.headers['mcp-session-id'], headers['mcp-session-id'], 'a JSON answer names its session, as a streamed one does');
   const answer = JSON.parse(res.body) as { id: number; result: { structuredContent: { resource: string; count: number } } };
   assert.is(answer.id, 2);
   assert.is(answer.result.structuredContent.resource, 'instances');
