@@ -16,8 +16,8 @@ import { loadLine, measureMcp, serverOf, type Measure } from './mcp.js';
 
 const REPS = Number(process.env.BENCH_REPS) || 3;
 
-/** The floor: the MCP SDK alone answering the list tool with a plain fetch. */
-async function floorServer(emu: EmulatorProcess): Promise<{ url: string; close(): Promise<void> }> {
+/** The floor: the MCP SDK alone answering the list tool with a plain fetch (exported for profiling it on its own). */
+export async function floorServer(emu: EmulatorProcess): Promise<{ url: string; close(): Promise<void> }> {
   const tok = (await (
     await fetch(`${emu.url}/v1/oauth2/token`, {
       method: 'POST',

@@ -247,7 +247,19 @@ async function directClientRows(emu: EmulatorProcess, calls: number): Promise<vo
   rows.push({ measure: 'MCP list at 32 agents vs the client directly', values, target: '≤ +5 ms, ≥ 1,500 calls/s', met });
 }
 
+/** Only the rows with API latency (the scaling target of issue 40 item 3), for a quicker look: BENCH_MCP=latency. */
+export async function runMcpLatencyBench(calls = 250, apiLatencyMs = 20): Promise<void> {
+  const emu = await startEmulatorProcess({ seed: 'demo', rateLimit: false, lifecycleMs: 1 });
+  try {
+    await emu.addFault({ method: 'GET', path: '/v1/instances', delayMs: apiLatencyMs, times: -1 });
+    await fileLimiterRows(emu, calls, apiLatencyMs);
+  } finally {
+    await emu.close();
+  }
+}
+
 export async function runMcpBench(calls = 1000, apiLatencyMs = 20): Promise<void> {
+  if (process.env.BENCH_MCP === 'latency') return runMcpLatencyBench(Math.max(80, calls / 4), apiLatencyMs);
   console.log(`\nMCP: the emulator, the agents and the server are three processes on this machine's ${cpus().length} cores (shared with anything else running); ${loadLine()}`);
   const emu = await startEmulatorProcess({ seed: 'demo', rateLimit: false, lifecycleMs: 1 });
   try {

@@ -24,7 +24,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { checkRequest, type GuardPolicy } from '../engine/core/kits/serve/guard.js';
 import { serve, type ServeLimits } from '../engine/core/kits/serve/http.js';
 import type { ServerToken } from '../engine/core/kits/serve/token.js';
-import { answerAsJsonWhenNoProgress, wantsProgress } from './json-answers.js';
+import { SessionTransport, wantsProgress } from './session-transport.js';
 import { BodyTooLarge, readRequestBody } from '../engine/core/request-body.js';
 
 export const MCP_PATH = '/mcp';
@@ -72,7 +72,7 @@ const readJson = async (req: IncomingMessage, limit: number): Promise<unknown> =
 
 export async function startMcpHttpServer(opts: McpHttpOptions): Promise<McpHttpServer> {
   const limit = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const transports = new Map<string, SessionTransport>();
   // Insertion order is recency order: a session is re-inserted on every request, so the first
   // entry is the least recently used one (O(1) to find, no sort).
   const lastSeen = new Map<string, number>();
@@ -121,7 +121,7 @@ export async function startMcpHttpServer(opts: McpHttpOptions): Promise<McpHttpS
   };
 
   const serveStateless = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
-    // One POST, one answer: JSON unless the request asked for progress (mcp/json-answers.ts).
+    // One POST, one answer: JSON unless the request asked for progress (as in a session: mcp/session-transport.ts).
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(body) });
     const server = opts.newServer();
     res.once('close', () => {
@@ -182,7 +182,8 @@ export async function startMcpHttpServer(opts: McpHttpOptions): Promise<McpHttpS
       if (counted) pendingInits--;
       counted = false;
     };
-    const transport = new StreamableHTTPServerTransport({
+    // Answers as one JSON body unless a request asks for progress (mcp/session-transport.ts).
+    const transport = new SessionTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         settle();
@@ -191,8 +192,6 @@ export async function startMcpHttpServer(opts: McpHttpOptions): Promise<McpHttpS
         track(id, res);
       },
     });
-    // Answers as one JSON body unless a request asks for progress (mcp/json-answers.ts).
-    answerAsJsonWhenNoProgress(transport);
     transport.onclose = () => {
       if (!transport.sessionId) return;
       transports.delete(transport.sessionId);

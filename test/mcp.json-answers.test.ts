@@ -1,12 +1,12 @@
 /**
  * The HTTP server answers a POST with one JSON body unless a request in it asks for progress, which
- * then streams (mcp/json-answers.ts, issue 25): checked on the wire, in sessions and stateless, with
+ * then streams (mcp/session-transport.ts, issue 25): checked on the wire, in sessions and stateless, with
  * two POSTs of one session in flight at once, each keeping its own mode.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startEmulator, type Emulator } from '../emulator/index.js';
-import { wantsProgress } from '../mcp/json-answers.js';
+import { wantsProgress } from '../mcp/session-transport.js';
 import { emulatorEnv, tempHome } from './support/cli.js';
 import { connectHttp, rawInitialize, rawPost, startMcpServer, type McpProcess } from './support/mcp.js';
 
@@ -57,6 +57,7 @@ test('in a session, a call without a progress token is answered as one JSON body
   const res = await rawPost(ctx.server.url, listCall(2), headers);
   assert.is(res.status, 200);
   assert.match(String(res.headers['content-type']), /^application\/json/);
+  assert.is(res.headers['mcp-session-id'], headers['mcp-session-id'], 'a JSON answer names its session, as a streamed one does');
   const answer = JSON.parse(res.body) as { id: number; result: { structuredContent: { resource: string; count: number } } };
   assert.is(answer.id, 2);
   assert.is(answer.result.structuredContent.resource, 'instances');

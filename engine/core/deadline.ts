@@ -43,6 +43,29 @@ export function createDeadline(interrupt: AbortSignal): Deadline {
   };
 }
 
+/**
+ * A signal for one short unit of work under a long-lived parent (an MCP list under the server's life),
+ * aborted with whichever aborts first, and `unlink` to call when the work is done. AbortSignal.any
+ * would do the same but stays registered on the parent until garbage collection, and costs a signal
+ * object per call on the path of every MCP read (issue 40).
+ */
+export function linkedSignal(parent: AbortSignal, other: AbortSignal | undefined): { signal: AbortSignal; unlink: () => void } {
+  if (other === undefined || other === parent) return { signal: parent, unlink: () => undefined };
+  if (parent.aborted || other.aborted) return { signal: parent.aborted ? parent : other, unlink: () => undefined };
+  const controller = new AbortController();
+  const fromParent = () => controller.abort(parent.reason);
+  const fromOther = () => controller.abort(other.reason);
+  parent.addEventListener('abort', fromParent, { once: true });
+  other.addEventListener('abort', fromOther, { once: true });
+  return {
+    signal: controller.signal,
+    unlink: () => {
+      parent.removeEventListener('abort', fromParent);
+      other.removeEventListener('abort', fromOther);
+    },
+  };
+}
+
 /** A signal for a long-lived surface's unit of work (an MCP request, a talk turn): its own cancel, under the parent's. */
 export function derivedSignal(parent: AbortSignal, ...more: (AbortSignal | undefined)[]): AbortSignal {
   const extra = more.filter((s): s is AbortSignal => s !== undefined && s !== parent);

@@ -5,7 +5,7 @@
  * through `applyPlan` (machines/apply/index.ts), with its budget, reservations and journal.
  */
 import type { Plan } from '../../schemas/plan.js';
-import { derivedSignal } from '../../engine/core/deadline.js';
+import { linkedSignal } from '../../engine/core/deadline.js';
 import { OperationError } from '../../engine/core/errors.js';
 import type { RunObserver } from '../../engine/core/provider.js';
 import { checkPlan } from '../../engine/core/plan/check.js';
@@ -27,15 +27,15 @@ export async function readPlan(backend: PlanBackend, plan: Plan, opts: ReadOptio
     throw new OperationError('internal', `step ${changing} of a read plan would ${checked.classes[changing]!.effect} something; reads never change anything (apply it instead)`);
   }
   const context = backend.runContext();
-  const outcome = await runPlan(checked, {
-    providers,
-    predefined: backend.predefined,
-    context: { ...context, signal: derivedSignal(context.signal, opts.signal) },
-    observer: opts.observer,
-    keepResults: true,
-  });
-  if (outcome.report.status !== 'succeeded') throw outcome.error;
-  return outcome.results;
+  // Reads are short and many (every MCP list): a signal linked for the run and unlinked after it.
+  const { signal, unlink } = linkedSignal(context.signal, opts.signal);
+  try {
+    const outcome = await runPlan(checked, { providers, predefined: backend.predefined, context: { ...context, signal }, observer: opts.observer, keepResults: true });
+    if (outcome.report.status !== 'succeeded') throw outcome.error;
+    return outcome.results;
+  } finally {
+    unlink();
+  }
 }
 
 /** A read plan's last response (a one-step read, or read-then-use). */
