@@ -6,6 +6,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { tmpdir } from 'node:os';
 import type { Test } from 'uvu';
 import { tempDir } from './temp.js';
 import { reportSkip } from './skip.js';
@@ -49,7 +50,9 @@ export async function startMoto(): Promise<RunningMoto> {
   // Through a shell that holds moto while its stdin is open: if this test process dies (even kill -9 on a
   // timeout) the pipe closes and moto is stopped too, instead of outliving the run.
   const child = spawn('sh', ['-c', 'moto_server -H 127.0.0.1 -p "$1" & m=$!; trap \'kill $m; exit 0\' TERM; cat >/dev/null; kill $m; wait $m', 'sh', String(port)], {
-    env: { ...process.env, MOTO_IAM_LOAD_MANAGED_POLICIES: 'true' },
+    // The recorder's file per server (moto writes `moto_recording` in its working directory otherwise:
+    // shared by the test files that run at once, and left in the checkout).
+    env: { ...process.env, MOTO_IAM_LOAD_MANAGED_POLICIES: 'true', MOTO_RECORDER_FILEPATH: join(tmpdir(), `moto-recording-${process.pid}-${port}`) },
     stdio: ['pipe', 'ignore', 'pipe'],
   });
   let log = '';
