@@ -436,7 +436,7 @@ export const KINDS: readonly KindSpec[] = [
       { header: 'AMOUNT', path: 'amount', format: money, priority: 9 },
       { header: 'CURRENCY', path: 'currency', priority: 8 },
     ],
-    terms: ['balance', 'credit', 'credits', 'funds', 'spend', 'spent'],
+    terms: ['balance', 'credit', 'credits', 'funds'],
   },
 ];
 
