@@ -37,6 +37,10 @@ export function cliAskObserver(ctx: Pick<CommandContext, 'io'>, o: CliAskObserve
         if (o.spinner) o.spinner.phase(event.text);
         else ctx.io.stderr.write(`${event.text}\n`);
         return;
+      case 'ask.notice':
+        o.spinner?.stop();
+        ctx.io.stderr.write(`${event.text}\n`);
+        return;
       case 'ask.token':
         o.out?.token(event.text);
         return;

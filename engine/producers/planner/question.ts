@@ -400,6 +400,12 @@ export function understand(text: string, input: UnderstandInput): Question {
       else pendingRank = { highest: superlative.highest, words: raw };
       continue;
     }
+    // "When will my money run out": about the account, the one time they know is when the balance runs
+    // out; about a resource ("when was big created") it is its creation time.
+    if (w === 'when' && q.costAsked && !q.named.length) {
+      q.duration = true;
+      continue;
+    }
     if (w === 'how' && words[i + 1]?.[0].toLowerCase() === 'long') {
       q.duration = true; // "how long will my balance last"
       i++;
