@@ -235,5 +235,8 @@ export const MONEY_CASES: MoneyCase[] = [
   { q: 'which of them are in FIN-01?', after: ['how many GPUs are running?'], answer: 'You have 2 instances in FIN-01: big, data.' },
   { q: 'how much does it cost per day?', after: ['what costs the most?'], answer: `Your 1 instance that bills now costs ${perDay(rate('big'))}: big ${perDay(rate('big'))}.` },
   { q: 'which of them are in FIN-03?', after: ['which volumes are detached?'], answer: 'You have 1 volume in FIN-03: scratch.' },
+  { q: 'which of them are running?', after: ['which instances have more than 1 GPU?', 'how much do they cost per day?'], answer: `1 instance is running: ${RUNNING.filter((r) => GPUS([r]) > 1).map((r) => String(r.hostname)).join(', ')}.` },
+  { q: 'are any of them running?', after: ['which volumes are detached?'], answer: `No: none of your ${VOLUMES.filter((v) => v.status === 'detached').length} volumes is running.` },
   { q: 'which of them are in FIN-03?', declined: /names nothing they know/ },
+  { q: 'which of them are running?', declined: /names nothing they know/ },
 ];

@@ -12,7 +12,8 @@ import { contextPlanFor } from '../machines/ask.js';
 import { builtinAnswer, BuiltinCannotAnswer } from '../engine/producers/planner/answer.js';
 import { routeQuestion } from '../engine/core/routing/route.js';
 import { providerRoutings } from '../engine/providers/index.js';
-import { MONEY_ACCOUNT, MONEY_CASES, NOW } from './answer-money-questions.js';
+import { costSummary } from '../engine/providers/gpucloud/cost.js';
+import { BALANCE, billsPerHour, BURN, INSTANCES, MONEY_ACCOUNT, MONEY_CASES, NOW, VOLUMES } from './answer-money-questions.js';
 import { ANSWER_CASES } from './answer-questions.js';
 
 const routings = await providerRoutings();
@@ -51,6 +52,16 @@ for (const c of MONEY_CASES) {
     else assert.match(r.text ?? '', c.answer!);
   });
 }
+
+test("the table's true figures are the cost capability's: its billing rules give the burn, each rate and the balance `cost summary` gives for the account", () => {
+  const a = MONEY_ACCOUNT;
+  const s = costSummary({ instances: a['/v1/instances'], volumes: a['/v1/volumes'], clusters: a['/v1/clusters'], balance: a['/v1/balance'], instanceTypes: a['/v1/instance-types'], volumeTypes: a['/v1/volume-types'], clusterTypes: a['/v1/cluster-types'] }, NOW);
+  assert.ok(Math.abs(s.hourly_cost - BURN) < 1e-9, `${s.hourly_cost} vs ${BURN}`);
+  assert.is(s.balance, BALANCE);
+  const billed = [...INSTANCES, ...VOLUMES].filter((r) => billsPerHour(r) !== undefined);
+  assert.equal(s.resources.map((r) => r.id).sort(), billed.map((r) => String(r.id)).sort());
+  for (const r of billed) assert.ok(Math.abs(s.resources.find((x) => x.id === r.id)!.hourly_cost! - billsPerHour(r)!) < 1e-12, String(r.id));
+});
 
 test('the table has at least 60 questions of every class, new ones (none of them in the first table), declines and follow-ups among them', () => {
   const earlier = new Set(ANSWER_CASES.map((c) => c.q.toLowerCase()));

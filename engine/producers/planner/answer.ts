@@ -113,7 +113,7 @@ function answerList(ctx: Ctx, spec: KindSpec, records: Rec[], own: boolean): str
   const one = describe(ctx, used, w.one).noun;
   const names = (rs: Rec[]) => listNames(rs.map((r) => `${nameOf(spec, r)}${compared?.shown ? ` (${compared.shown(r)})` : ''}`));
   const yes = (ok: boolean) => (q.yesNo ? (ok ? 'Yes: ' : 'No: ') : '');
-  const lead = (ok: boolean, sentence: string) => (q.yesNo ? `${yes(ok)}${sentence.replace(/^You /, 'you ')}` : sentence);
+  const lead = (ok: boolean, sentence: string) => (q.yesNo ? `${yes(ok)}${sentence.replace(/^(You|None) /, (m) => m.toLowerCase())}` : sentence);
   const left = compared?.left.length ? ` Not counted: ${listNames(compared.left)}.` : '';
   const that = used.has('status') ? ` that ${rows.length === 1 ? 'is' : 'are'} ${statusText(q)}` : '';
 
@@ -453,7 +453,8 @@ function answerGpuCloud(q: Question, typed: Typed[], use: Use, subjects: Subject
   }
   if (!parts.length && !kinds.length) {
     // "what am I paying for" with --gpucloud: what was read is the answer; about another provider's words: theirs is.
-    if (opts.overview) kinds = typed.map((x) => x.spec.kind);
+    // Not for "which of them…" with no last answer to point at: "them" names nothing read.
+    if (opts.overview && !q.pronoun) kinds = typed.map((x) => x.spec.kind);
     else if (opts.answeredElsewhere) return [];
     else throw new BuiltinCannotAnswer('it names nothing they know (instances, volumes, clusters, types, availability, locations, the balance, what you spend…)', hintFor(q));
   }

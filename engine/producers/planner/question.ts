@@ -481,7 +481,9 @@ export function understand(text: string, input: UnderstandInput): Question {
   q.attributes = [...new Set(q.attributes)];
   if (!q.named.length) kindsAt.push(...attributeKinds);
   if (!q.gpuCount) kindsAt.push(...modelKinds);
-  const named = kindsAt.length ? [...kindsAt, ...typesAt] : typesAt.length ? typesAt : statusKinds;
+  // "Which of them are running": the status word names no kind when a pronoun stands for the subject
+  // (the last answer's, in talk); without one the question names nothing and is declined.
+  const named = kindsAt.length ? [...kindsAt, ...typesAt] : typesAt.length ? typesAt : q.pronoun ? [] : statusKinds;
   q.kinds = [...new Set(named.sort((a, b) => a.at - b.at).map((k) => k.kind))];
   q.named.sort((a, b) => (a.at ?? 0) - (b.at ?? 0));
   return q;
