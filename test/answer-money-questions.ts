@@ -227,6 +227,9 @@ export const MONEY_CASES: MoneyCase[] = [
   { q: 'what is the cost of big per day?', answer: `big costs ${hourly(rate('big'))} (${perDay(rate('big'))}).` },
   { q: 'how much do big and small cost per hour?', answer: `big costs ${hourly(rate('big'))}.\nsmall costs ${hourly(rate('small'))}.` },
   { q: 'what is the IP of "big"?', answer: "big's IP address is 203.0.113.20." },
+  { q: 'how much does the big instance cost per month?', answer: `big costs ${hourly(rate('big'))} (${per30(rate('big'))}).` },
+  { q: 'how much is the data volume per month?', declined: /"data volume": data is an instance, and there is no volume called data/ },
+  { q: 'what does the datasets volume cost per month?', answer: `datasets costs ${hourly(rate('datasets'))} (${per30(rate('datasets'))}).` },
   { q: 'how big is volume datasets?', declined: /"big" is both a word they know and the name of a resource.*write the kind before the name \("instance big"\) or quote it/ },
   // --- talk's follow-ups: "them" is the last answer's subjects
   { q: 'which of them are in FIN-03?', after: ['which instances are running?'], answer: 'You have 2 instances in FIN-03: small, train-h100.' },

@@ -188,6 +188,9 @@ type Rec = Record<string, unknown>;
 const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** Kinds of the account's own resources: a kind word after one's name ("the data volume") says which it is. */
+const OWN_KINDS = ['instances', 'volumes', 'clusters'];
+
 /** Kinds whose records are named in questions; availability and locations are answered through location codes. */
 const NAMED_KINDS = new Set(KINDS.filter((k) => !['balance', 'availability', 'cluster-availability', 'locations'].includes(k.kind)).map((k) => k.kind));
 
@@ -272,6 +275,13 @@ export function understand(text: string, input: UnderstandInput): Question {
     const before = /([\p{L}][\p{L}\s-]*?)\s+$/u.exec(text.slice(Math.max(0, start - 40), start))?.[1]?.toLowerCase().replace(/-/g, ' ');
     return before !== undefined && kindWords(c.named.kind).some((w) => before === w || before.endsWith(` ${w}`));
   };
+  // "The data volume": a kind word right after a name says which kind the name is of. A resource of
+  // another kind with that name ("data" is an instance) is not the one asked about.
+  const kindAfter = (end: number) => {
+    const next = /^\s+([\p{L}]+)(?![\p{L}\p{N}_-])/u.exec(text.slice(end))?.[1]?.toLowerCase();
+    return next ? OWN_KINDS.find((k) => kindWords(k).includes(next)) : undefined;
+  };
+  const wrongKind: { at: number; end: number; word: string; why: string }[] = [];
   candidates.sort((a, b) => b.name.length - a.name.length);
   for (const c of candidates) {
     const lower = c.name.toLowerCase();
@@ -279,7 +289,14 @@ export function understand(text: string, input: UnderstandInput): Question {
     const re = new RegExp(`(?<![\\p{L}\\p{N}_.-])${escape(c.name)}(?![\\p{L}\\p{N}_-]|\\.[\\p{L}\\p{N}])`, 'giu');
     for (let m = re.exec(text); m; m = re.exec(text)) {
       if (!free(m.index, m.index + m[0].length)) continue;
-      if (asWord && !writtenAsName(c, m.index, m.index + m[0].length) && input.nameAt !== m.index) {
+      // Function words ("my instances") are never names unless quoted, whatever follows them.
+      const after = OWN_KINDS.includes(c.named.kind) && asWord !== 'function' ? kindAfter(m.index + m[0].length) : undefined;
+      if (after && after !== c.named.kind) {
+        const other = KINDS.find((k) => k.kind === after)!.singular;
+        wrongKind.push({ at: m.index, end: m.index + m[0].length, word: `${m[0]} ${other}`, why: `${m[0]} is ${/^[aeiou]/.test(c.named.spec.singular) ? 'an' : 'a'} ${c.named.spec.singular}, and there is no ${other} called ${m[0]}` });
+        continue;
+      }
+      if (asWord && !writtenAsName(c, m.index, m.index + m[0].length) && !(after && after === c.named.kind) && input.nameAt !== m.index) {
         if (asWord === 'content' && !q.wordNames.some((w) => w.at === m!.index)) q.wordNames.push({ at: m.index, name: m[0] });
         continue;
       }
@@ -287,6 +304,13 @@ export function understand(text: string, input: UnderstandInput): Question {
       if (!q.named.some((n) => n.record === c.named.record)) q.named.push({ ...c.named, text: m[0], at: m.index });
       kindsAt.push({ at: m.index, kind: c.named.kind });
     }
+  }
+
+  // A name followed by another kind's word that no resource of that kind has: said, not read as either.
+  for (const w of wrongKind) {
+    if (!free(w.at, w.end)) continue;
+    taken.push([w.at, w.end]);
+    q.unanswerable.push({ word: w.word, why: w.why });
   }
 
   // 2. Location codes.
