@@ -144,6 +144,16 @@ const sumOf = (names: string[]) => names.reduce((s, n) => s + rate(n), 0);
 const VOLUME_NAMES = VOLUMES.map((v) => String(v.name));
 const RUNNING = INSTANCES.filter((r) => r.status === 'running');
 
+
+/** "12 GPUs are running, on 4 instances: big 8, data 1, …": the GPU count of `rs` as the answers word it, from the records. */
+const gpuLine = (rs: Rec[]) => {
+  const withGpus = rs.filter((r) => GPUS([r]) > 0).sort((a, b) => GPUS([b]) - GPUS([a]) || String(a.hostname).localeCompare(String(b.hostname)));
+  return `on ${withGpus.length} instance${withGpus.length === 1 ? '' : 's'}: ${withGpus.map((r) => `${String(r.hostname)} ${GPUS([r])}`).join(', ')}`;
+};
+const where = (rs: Rec[], f: (r: Rec) => boolean) => rs.filter(f);
+const named = (rs: Rec[]) => rs.map((r) => String(r.hostname));
+const isH100 = (r: Rec) => /H100/.test(String(r.instance_type));
+
 export const MONEY_CASES: MoneyCase[] = [
   // --- spend and burn: the burn now, never the balance
   { q: 'how much am I spending?', answer: startsWith(burnLine()) },
@@ -193,7 +203,7 @@ export const MONEY_CASES: MoneyCase[] = [
   { q: 'which instance types cost less than 1 USD per hour?', answer: '2 instance types cost less than 1 USD per hour: 1V100.6V (0.39 USD/hour), CPU.4V.16G (0.0279 USD/hour).' },
   { q: 'which instance types cost at least 10 USD/hour?', answer: '2 instance types cost at least 10 USD per hour: 8A100.176V (10.32 USD/hour), 8H100.80S.176V (17.52 USD/hour).' },
   { q: 'which volumes cost more than 100 USD per month?', answer: `1 volume costs more than 100 USD per 30 days: datasets ${per30(rate('datasets'))}.` },
-  { q: 'which instances have more than 1 GPU?', answer: '2 instances have more than 1 GPU: big, sleeper.' },
+  { q: 'which instances have more than 1 GPU?', answer: `2 instances have more than 1 GPU: ${named(where(INSTANCES, (r) => GPUS([r]) > 1)).join(', ')}.` },
   { q: 'which instance types have at least 8 GPUs?', answer: '2 instance types have at least 8 GPUs: 8A100.176V, 8H100.80S.176V.' },
   { q: 'which instances cost more than 2?', declined: /"more than 2" does not say per what \(per hour, per day or per month\?\)/, hint: COST_HINT },
   { q: 'which instances have more than 2?', declined: /"more than 2" has no unit/ },
@@ -210,14 +220,14 @@ export const MONEY_CASES: MoneyCase[] = [
   { q: 'what is my most expensive volume?', answer: `Your most expensive volume is datasets (${hourly(rate('datasets'))}).` },
   { q: 'which running instance is the cheapest?', answer: `Your cheapest instance that is running is small (${hourly(rate('small'))}).` },
   // --- GPUs counted, not the instances that have them
-  { q: 'how many GPUs are running?', answer: `${GPUS(RUNNING)} GPUs are running, on 4 instances: big 8, data 1, small 1, train-h100 1.` },
-  { q: 'how many GPUs do I have?', answer: `You have ${GPUS(INSTANCES)} GPUs, on 6 instances: big 8, sleeper 8, data 1, new-one 1, small 1, train-h100 1.` },
-  { q: 'how many GPUs are running in FIN-03?', answer: '2 GPUs are running in FIN-03, on 2 instances: small 1, train-h100 1.' },
-  { q: 'how many H100 GPUs are running?', answer: '1 H100 GPU is running, on 1 instance: train-h100 1.' },
-  { q: 'how many spot GPUs are running?', answer: '1 spot GPU is running, on 1 instance: train-h100 1.' },
-  { q: 'what is the total number of GPUs?', answer: `You have ${GPUS(INSTANCES)} GPUs, on 6 instances: big 8, sleeper 8, data 1, new-one 1, small 1, train-h100 1.` },
-  { q: 'are any GPUs running?', answer: 'Yes: 4 GPU instances are running: big, small, data, train-h100.' },
-  { q: 'how many GPU instances are running?', answer: '4 GPU instances are running.' },
+  { q: 'how many GPUs are running?', answer: `${GPUS(RUNNING)} GPUs are running, ${gpuLine(RUNNING)}.` },
+  { q: 'how many GPUs do I have?', answer: `You have ${GPUS(INSTANCES)} GPUs, ${gpuLine(INSTANCES)}.` },
+  { q: 'how many GPUs are running in FIN-03?', answer: `${GPUS(where(RUNNING, (r) => r.location === 'FIN-03'))} GPUs are running in FIN-03, ${gpuLine(where(RUNNING, (r) => r.location === 'FIN-03'))}.` },
+  { q: 'how many H100 GPUs are running?', answer: `${GPUS(where(RUNNING, isH100))} H100 GPU is running, ${gpuLine(where(RUNNING, isH100))}.` },
+  { q: 'how many spot GPUs are running?', answer: `${GPUS(where(RUNNING, (r) => r.is_spot === true))} spot GPU is running, ${gpuLine(where(RUNNING, (r) => r.is_spot === true))}.` },
+  { q: 'what is the total number of GPUs?', answer: `You have ${GPUS(INSTANCES)} GPUs, ${gpuLine(INSTANCES)}.` },
+  { q: 'are any GPUs running?', answer: `Yes: ${where(RUNNING, (r) => GPUS([r]) > 0).length} GPU instances are running: ${named(where(RUNNING, (r) => GPUS([r]) > 0)).join(', ')}.` },
+  { q: 'how many GPU instances are running?', answer: `${where(RUNNING, (r) => GPUS([r]) > 0).length} GPU instances are running.` },
   { q: 'how many GPUs are available in FIN-01?', declined: /they count the GPUs of instances and clusters, not of availability/ },
   // --- names that are also words
   { q: 'what is the IP of big?', answer: "big's IP address is 203.0.113.20." },
@@ -226,6 +236,10 @@ export const MONEY_CASES: MoneyCase[] = [
   { q: "what is data's status?", answer: 'data is running.' },
   { q: 'what is the cost of big per day?', answer: `big costs ${hourly(rate('big'))} (${perDay(rate('big'))}).` },
   { q: 'how much do big and small cost per hour?', answer: `big costs ${hourly(rate('big'))}.\nsmall costs ${hourly(rate('small'))}.` },
+  { q: 'how much do big and data cost together?', answer: `big and data cost ${hourly(sumOf(['big', 'data']))} together now: big ${hourly(rate('big'))}, data ${hourly(rate('data'))}.` },
+  { q: 'what is the total cost of big and small per day?', answer: `big and small cost ${perDay(sumOf(['big', 'small']))} together now: big ${perDay(rate('big'))}, small ${perDay(rate('small'))}.` },
+  { q: 'how much do big and sleeper cost together?', answer: `big and sleeper cost ${hourly(rate('big'))} together now: big ${hourly(rate('big'))}. Not counted: sleeper (hibernated, not billing now).` },
+  { q: 'sum of GPUs', answer: `You have ${GPUS(INSTANCES)} GPUs, ${gpuLine(INSTANCES)}.` },
   { q: 'what is the IP of "big"?', answer: "big's IP address is 203.0.113.20." },
   { q: 'how much does the big instance cost per month?', answer: `big costs ${hourly(rate('big'))} (${per30(rate('big'))}).` },
   { q: 'how much is the data volume per month?', declined: /"data volume": data is an instance, and there is no volume called data/ },
@@ -235,7 +249,7 @@ export const MONEY_CASES: MoneyCase[] = [
   { q: 'which of them are in FIN-03?', after: ['which instances are running?'], answer: 'You have 2 instances in FIN-03: small, train-h100.' },
   { q: 'and how much do they cost?', after: ['which instances are running?', 'which of them are in FIN-03?'], answer: `Your 2 instances that bill now cost ${sumOf(['small', 'train-h100']).toFixed(4)} USD/hour in total: ${billedList(['small', 'train-h100'])}.` },
   { q: 'which of them cost more than 1 USD per month?', after: ['which volumes are detached?'], answer: `2 volumes cost more than 1 USD per 30 days: ${billedList(['datasets', 'scratch'], per30)}.` },
-  { q: 'which of them are in FIN-01?', after: ['how many GPUs are running?'], answer: 'You have 2 instances in FIN-01: big, data.' },
+  { q: 'which of them are in FIN-01?', after: ['how many GPUs are running?'], answer: `You have 2 instances in FIN-01: ${named(where(RUNNING, (r) => GPUS([r]) > 0 && r.location === 'FIN-01')).join(', ')}.` },
   { q: 'how much does it cost per day?', after: ['what costs the most?'], answer: `Your 1 instance that bills now costs ${perDay(rate('big'))}: big ${perDay(rate('big'))}.` },
   { q: 'which of them are in FIN-03?', after: ['which volumes are detached?'], answer: 'You have 1 volume in FIN-03: scratch.' },
   { q: 'which of them are running?', after: ['which instances have more than 1 GPU?', 'how much do they cost per day?'], answer: `1 instance is running: ${RUNNING.filter((r) => GPUS([r]) > 1).map((r) => String(r.hostname)).join(', ')}.` },

@@ -51,7 +51,7 @@ import {
   type Rec,
 } from './answer-base.js';
 import { ATTRIBUTES, attributeSentence, attributeValue, rank, rankedSubject, rankedValue } from './answer-attributes.js';
-import { answerBilledList, answerBurn, answerGpuCount, answerMostCostly, applyComparisons, billedPriceSentence } from './money.js';
+import { answerBilledList, answerBurn, answerGpuCount, answerMostCostly, answerNamedTotal, applyComparisons, billedPriceSentence } from './money.js';
 import { BILLED_KINDS, moneyView } from './money-view.js';
 import type { Attribute } from './question.js';
 
@@ -450,6 +450,11 @@ function answerGpuCloud(q: Question, typed: Typed[], use: Use, subjects: Subject
     if (q.attributes.every((a) => a === 'price')) use.add('attributes');
   } else if (q.costAsked && !kinds.every((k) => BILLED_KINDS.includes(k))) {
     parts.push(answerBurn(ctx));
+  }
+  // "How much do big and data cost together": the named resources' rates added up.
+  if (q.total && q.named.length > 1 && q.attributes.length && q.attributes.every((a) => a === 'price') && q.named.every((n) => BILLED_KINDS.includes(n.kind)) && !q.comparisons.length && !q.superlative && !q.statuses.length) {
+    parts.push(answerNamedTotal(ctx, q.named));
+    kinds = kinds.filter((k) => !q.named.some((n) => n.kind === k));
   }
   if (!parts.length && !kinds.length) {
     // "what am I paying for" with --gpucloud: what was read is the answer; about another provider's words: theirs is.

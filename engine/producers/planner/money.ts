@@ -345,3 +345,30 @@ export function answerGpuCount(ctx: Ctx, data: (kind: string) => unknown): strin
   if (used.has('status')) return `${yes}${total} ${gpuWord} ${total === 1 ? 'is' : 'are'} ${statusText(q)}${where}${list}.`;
   return `${yes}${q.yesNo ? 'you' : 'You'} have ${total} ${gpuWord}${where}${list}.`;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Named resources added up: "how much do big and data cost together?".
+
+/** What several named billed resources cost together now, each and in all, in the period asked. */
+export function answerNamedTotal(ctx: Ctx, named: { spec: KindSpec; record: Rec }[]): string {
+  const view = needMoney(ctx);
+  const { q } = ctx;
+  checkCurrencies(ctx, view.currency);
+  ctx.use.add('attributes', 'total');
+  if (q.period) ctx.use.add('period');
+  const p = periodOf(q);
+  const priced: { name: string; perHour: number }[] = [];
+  const notes: string[] = [];
+  for (const { spec, record } of named) {
+    const name = nameOf(spec, record);
+    const rate = view.rate(spec.kind, idOf(spec, record), record.status);
+    ctx.subjects.add(spec.kind, [idOf(spec, record)]);
+    if (rate.bills && rate.per_hour !== null) priced.push({ name, perHour: rate.per_hour });
+    else notes.push(`${name} (${rate.bills ? rate.why : `${rate.status}, not billing now`})`);
+  }
+  const tail = notes.length ? ` Not counted: ${listNames(notes)}.` : '';
+  if (!priced.length) return `None of them bills right now.${tail}`;
+  const total = priced.reduce((s, x) => s + x.perHour, 0);
+  const each = priced.map((x) => `${x.name} ${rateText(x.perHour, p, view.currency)}`).join(', ');
+  return `${both(named.map((n) => nameOf(n.spec, n.record)))} cost ${rateText(total, p, view.currency)} together now: ${each}.${tail}`;
+}

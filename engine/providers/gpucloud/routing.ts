@@ -52,7 +52,7 @@ export const COST_TERMS = [
  */
 const MONEY_WORDS =
   /(?<![\p{L}\p{N}_])(?:costs?|costing|costly|costlier|price[sd]?|pricing|pricier|priciest|spend|spending|spent|pay|paying|paid|burn|burning|bill|billed|billing|expensive|cheap|cheaper|cheapest|dearest|money|runway|usd|eur|gbp|dollars?|euros?|how much|hourly|daily|weekly|monthly|per (?:hour|day|week|month|year))(?![\p{L}\p{N}_])|[$€£]/iu;
-const GPU_COUNT = /(?<![\p{L}\p{N}_])(?:how many|number of|total|count)(?![\p{L}\p{N}_])[\s\S]*(?<![\p{L}\p{N}_])gpus?(?![\p{L}\p{N}_])|(?<![\p{L}\p{N}_])gpus?(?![\p{L}\p{N}_])[\s\S]*(?<![\p{L}\p{N}_])(?:in total|altogether|combined)(?![\p{L}\p{N}_])/iu;
+const GPU_COUNT = /(?<![\p{L}\p{N}_])(?:how many|number of|total|sum|count)(?![\p{L}\p{N}_])[\s\S]*(?<![\p{L}\p{N}_])gpus?(?![\p{L}\p{N}_])|(?<![\p{L}\p{N}_])gpus?(?![\p{L}\p{N}_])[\s\S]*(?<![\p{L}\p{N}_])(?:in total|altogether|combined)(?![\p{L}\p{N}_])/iu;
 
 /** "How long will it last", "how many days of credit": the runway, which needs the burn. */
 const DURATION = /(?<![\p{L}\p{N}_])how (?:long|many (?:hours|days|weeks|months))(?![\p{L}\p{N}_])/iu;
