@@ -48,7 +48,7 @@ export const chooseModelActor: AskActors['chooseModel'] = fromPromise<AiProvider
   } catch (err) {
     // A model or key asked for by flag (--model, --openai-api-key-env) is a model wanted: its error stands.
     const modelAsked = Object.values(context.ai?.modelOverrides ?? {}).some(Boolean) || Object.values(context.ai?.keyFlags ?? {}).some(Boolean);
-    if (!(err instanceof AiNotConfiguredError) || modelAsked || !builtinInstead(input.route.providers, profileName, config.ai)) throw err;
+    if (!(err instanceof AiNotConfiguredError) || !context.ai?.builtinWhenUnconfigured || modelAsked || !builtinInstead(input.route.providers, profileName, config.ai)) throw err;
     // Nothing configured and every provider asked about has built-in answers: they answer (exact or a
     // decline), and the person is told once where a model would come from.
     input.notify({ type: 'ask.notice', text: BUILTIN_NOTICE });

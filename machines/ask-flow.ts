@@ -44,6 +44,11 @@ export interface AskAiChoice {
   keyFlags?: Record<string, string | undefined>;
   /** Overrides of the AI call policy (timeouts, 429 budget). */
   policy?: Partial<AiCallPolicy>;
+  /**
+   * With nothing configured, the built-in answers reply (with an `ask.notice`) instead of `ai_not_configured`:
+   * set by the CLI (`ask`, `talk`), where a person reads the notice; not by MCP, whose caller asked for a model.
+   */
+  builtinWhenUnconfigured?: boolean;
 }
 
 /** Everything around a question that is not the question: where to read, who answers, when to stop. */

@@ -88,8 +88,8 @@ export async function contextPlanFor(decision: Pick<RouteDecision, 'kinds'> & { 
   const kinds: string[] = [];
   const used: string[] = [];
   for (const provider of readers.filter((p) => providers.includes(p.name))) {
-    const kinds = [...new Set([...decision.kinds, ...followUpKinds(provider.name, opts)])];
-    const reads = provider.capabilities.reads.contextReads(opts.question ?? '', { kinds, config: opts.config ?? ({} as Config) });
+    const asked = [...new Set([...decision.kinds, ...followUpKinds(provider.name, opts)])];
+    const reads = provider.capabilities.reads.contextReads(opts.question ?? '', { kinds: asked, config: opts.config ?? ({} as Config) });
     commands.push(...reads.commands);
     kinds.push(...reads.kinds);
     used.push(provider.name);

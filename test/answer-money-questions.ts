@@ -114,6 +114,8 @@ export interface MoneyCase {
   q: string;
   /** Asked in talk right after these questions (same session): "them" is their answer's subjects. */
   after?: string[];
+  /** Those of `after` that are declined (a decline in the thread leaves no subjects). */
+  afterDeclined?: string[];
   /** The answer, whole (a string) or in part (a RegExp). */
   answer?: string | RegExp;
   /** Declined: the reason must match. */
@@ -254,6 +256,7 @@ export const MONEY_CASES: MoneyCase[] = [
   { q: 'which of them are in FIN-03?', after: ['which volumes are detached?'], answer: 'You have 1 volume in FIN-03: scratch.' },
   { q: 'which of them are running?', after: ['which instances have more than 1 GPU?', 'how much do they cost per day?'], answer: `1 instance is running: ${RUNNING.filter((r) => GPUS([r]) > 1).map((r) => String(r.hostname)).join(', ')}.` },
   { q: 'are any of them running?', after: ['which volumes are detached?'], answer: `No: none of your ${VOLUMES.filter((v) => v.status === 'detached').length} volumes is running.` },
+  { q: 'which of them are in FIN-03?', after: ['which instances are running?', 'how much did I pay last month?'], afterDeclined: ['how much did I pay last month?'], declined: /names nothing they know/ },
   { q: 'which of them are in FIN-03?', declined: /names nothing they know/ },
   { q: 'which of them are running?', declined: /names nothing they know/ },
 ];

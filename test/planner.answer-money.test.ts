@@ -35,7 +35,8 @@ for (const c of MONEY_CASES) {
     const thread: AnswerThread | undefined = c.after ? {} : undefined;
     for (const earlier of c.after ?? []) {
       const r = await answer(earlier, thread);
-      assert.not.ok(r.error, `${earlier}: ${r.error?.message}`);
+      if (c.afterDeclined?.includes(earlier)) assert.ok(r.error, `${earlier}: expected a decline, got: ${r.text}`);
+      else assert.not.ok(r.error, `${earlier}: ${r.error?.message}`);
     }
     const r = await answer(c.q, thread);
     if (c.declined) {

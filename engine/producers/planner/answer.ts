@@ -547,6 +547,17 @@ type Answerer = (q: Question, typed: Typed[], use: Use, subjects: Subjects) => s
  * big), naming how to write the name so it reads one way. A talk thread gets the answer's subjects.
  */
 function answerReadings(question: string, typed: Typed[], opts: AnswerOptions, answer: Answerer): string {
+  try {
+    return answerAllReadings(question, typed, opts, answer);
+  } catch (err) {
+    // A declined question leaves no subjects: "which of them…" next would otherwise mean the answer
+    // before it, not the question the person just asked.
+    if (opts.thread && err instanceof BuiltinCannotAnswer) opts.thread.subjects = [];
+    throw err;
+  }
+}
+
+function answerAllReadings(question: string, typed: Typed[], opts: AnswerOptions, answer: Answerer): string {
   if (question.length > MAX_QUESTION_CHARS) throw new BuiltinCannotAnswer(`the question is longer than ${MAX_QUESTION_CHARS} characters`);
   const words = parse(question, typed, opts);
   const readings = [words, ...words.wordNames.map((w) => parse(question, typed, opts, w.at))];

@@ -48,10 +48,12 @@ export const COST_TERMS = [
  * 2 USD per hour", "how many GPUs are running"): its context is also what `cost summary` reads, so the
  * built-in answers price resources exactly as the cost capability does (volumes by type and size, spot
  * instances at the current spot price) and count the GPUs of clusters too. Words, not meaning: reading
- * more than needed costs a few GETs; reading less would leave a figure unpriced.
+ * more than needed costs a few GETs; reading less would leave a figure unpriced (then the answer declines).
+ * Not "pay": "what am I paying for" asks what there is (the overview), not a figure; "how much do I pay"
+ * has "how much".
  */
 const MONEY_WORDS =
-  /(?<![\p{L}\p{N}_])(?:costs?|costing|costly|costlier|price[sd]?|pricing|pricier|priciest|spend|spending|spent|pay|paying|paid|burn|burning|bill|billed|billing|expensive|cheap|cheaper|cheapest|dearest|money|runway|usd|eur|gbp|dollars?|euros?|how much|hourly|daily|weekly|monthly|per (?:hour|day|week|month|year))(?![\p{L}\p{N}_])|[$€£]/iu;
+  /(?<![\p{L}\p{N}_])(?:costs?|costing|costly|costlier|price[sd]?|pricing|pricier|priciest|spend|spending|spent|burn|burning|bill|billed|billing|expensive|cheap|cheaper|cheapest|dearest|money|runway|usd|eur|gbp|dollars?|euros?|how much|hourly|daily|weekly|monthly|per (?:hour|day|week|month|year))(?![\p{L}\p{N}_])|[$€£]/iu;
 const GPU_COUNT = /(?<![\p{L}\p{N}_])(?:how many|number of|total|sum|count)(?![\p{L}\p{N}_])[\s\S]*(?<![\p{L}\p{N}_])gpus?(?![\p{L}\p{N}_])|(?<![\p{L}\p{N}_])gpus?(?![\p{L}\p{N}_])[\s\S]*(?<![\p{L}\p{N}_])(?:in total|altogether|combined)(?![\p{L}\p{N}_])/iu;
 
 /** "How long will it last", "how many days of credit": the runway, which needs the burn. */
