@@ -37,6 +37,10 @@ export function cliAskObserver(ctx: Pick<CommandContext, 'io'>, o: CliAskObserve
         if (o.spinner) o.spinner.phase(event.text);
         else ctx.io.stderr.write(`${event.text}\n`);
         return;
+      case 'ask.notice':
+        o.spinner?.stop();
+        ctx.io.stderr.write(`${event.text}\n`);
+        return;
       case 'ask.token':
         o.out?.token(event.text);
         return;
@@ -52,7 +56,7 @@ export function cliAskObserver(ctx: Pick<CommandContext, 'io'>, o: CliAskObserve
 }
 
 /** The flow's context for a command: its backend, env, home, signal (a talk turn's own), sandbox, and `--timeout` bounding each AI call. */
-export function cliAskContext(ctx: Pick<CommandContext, 'env' | 'home' | 'signal' | 'globals'>, backend: AskBackend, ai: Omit<AskAiChoice, 'policy'> = {}, signal: AbortSignal = ctx.signal): AskContext {
+export function cliAskContext(ctx: Pick<CommandContext, 'env' | 'home' | 'signal' | 'globals'>, backend: AskBackend, ai: Omit<AskAiChoice, 'policy' | 'builtinWhenUnconfigured'> = {}, signal: AbortSignal = ctx.signal): AskContext {
   const policy = ctx.globals.timeout ? { timeoutMs: ctx.globals.timeout * 1000 } : undefined;
-  return { backend, home: ctx.home, env: ctx.env, signal, sandbox: ctx.globals.sandbox, ai: { ...ai, policy } };
+  return { backend, home: ctx.home, env: ctx.env, signal, sandbox: ctx.globals.sandbox, ai: { ...ai, policy, builtinWhenUnconfigured: true } };
 }

@@ -25,7 +25,7 @@ import type { AgentLaunch } from '../engine/producers/acp/launch.js';
 import { AssistantError, ExitCode, InterruptedError, isAbortError, OperationError, SafetyRefusal, UsageError } from '../engine/core/errors.js';
 import { checkPlan } from '../engine/core/plan/check.js';
 import { listerFor } from '../engine/core/plan/names.js';
-import { renderPreview, type Preview } from '../engine/core/plan/preview.js';
+import { renderPreview, runwayText, type Preview } from '../engine/core/plan/preview.js';
 import type { RunObserver } from '../engine/core/provider.js';
 import { createRedactingStream, maskSecretsInText } from '../engine/core/redact.js';
 import { renderTable } from '../engine/core/render/records.js';
@@ -37,8 +37,9 @@ import { destroyTargets, type DestroyTarget } from '../engine/producers/talk/des
 import { helpText, parseInput, suggestCommand } from '../engine/producers/talk/input.js';
 import { ReadCache } from '../engine/producers/talk/read-cache.js';
 import type { ConversationStore, TalkTurn } from '../engine/producers/talk/store.js';
-import { askQuestion, cloudReadContext } from '../machines/ask.js';
-import { recallFrom } from '../machines/ask-actors.js';
+import { answerWithoutModel, askQuestion, cloudReadContext } from '../machines/ask.js';
+import { answerActor, recallFrom } from '../machines/ask-actors.js';
+import type { AnswerThread } from '../engine/core/capabilities.js';
 import { derivedSignal } from '../engine/core/deadline.js';
 import { applyPlan, budgetLimit, dryRunPlan, planConsent, type ApplyMode, type BudgetLimit, type PlanConsent } from '../machines/apply/index.js';
 import type { PlanBackend } from '../machines/run-plan.js';
@@ -116,6 +117,10 @@ export interface TalkOptions {
 export class TalkEngine {
   private plan: unknown;
   private readonly cache: ReadCache;
+  /** What the last built-in answer was about: "which of them…" in the next question means these (offline, no model). */
+  private readonly thread: AnswerThread = {};
+  /** Notices already said this session (the built-in answers standing in for a model). */
+  private readonly noticed = new Set<string>();
   private readonly conversation?: AgentConversation;
   private aiProfile?: string;
   private model?: string;
@@ -291,6 +296,11 @@ export class TalkEngine {
               }
               case 'ask.progress':
                 return io.phase(event.text);
+              case 'ask.notice':
+                // Said once a session: every turn would stand in for the same missing model.
+                if (this.noticed.has(event.text)) return undefined;
+                this.noticed.add(event.text);
+                return io.note(event.text);
               case 'ask.debug':
                 return debug?.(event.line);
               default:
@@ -299,7 +309,8 @@ export class TalkEngine {
           },
           actors: {
             recall: recallFrom((provider) => this.contextMessages(provider.model)),
-            readContext: cloudReadContext({ runPlan: (plan, read) => this.cache.read(plan, read) }),
+            readContext: cloudReadContext({ runPlan: (plan, read) => this.cache.read(plan, read), thread: this.thread }),
+            answer: answerActor((input) => answerWithoutModel(input.question, input.route, input.results, this.thread)),
           },
         },
       );
@@ -637,6 +648,7 @@ function renderPlanSummary(plan: Plan, preview: Preview, io: TurnIo): string {
   if (preview.costs.length) lines.push(`Cost: ${preview.total_per_hour.toFixed(2)}/hour, ${preview.total_per_30_days.toFixed(2)}/30 days`);
   else lines.push('Cost: nothing new is billed by this plan');
   if (preview.balance) lines.push(`Balance: ${preview.balance.amount.toFixed(2)} ${preview.balance.currency.toUpperCase()}${preview.balance.hours_covered === undefined ? '' : ` (covers ${preview.balance.hours_covered.toFixed(1)} hours of it)`}`);
+  if (preview.runway) lines.push(`Runway: ${runwayText(preview.runway)}`);
   return lines.join('\n');
 }
 

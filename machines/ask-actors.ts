@@ -8,6 +8,8 @@ import { fromPromise } from 'xstate';
 import { ConversationHistory } from '../engine/producers/ai/history.js';
 import type { AiProvider, ChatMessage } from '../engine/producers/ai/provider.js';
 import { profileForCommand, resolveAiProvider } from '../engine/producers/ai/resolve.js';
+import { AiNotConfiguredError } from '../engine/producers/ai/errors.js';
+import { PROVIDERS } from '../engine/providers/index.js';
 import { summariseContext, type SummariseResult } from '../engine/producers/ai/summarise.js';
 import {
   answerUserMessage,
@@ -30,17 +32,43 @@ export function actorSignal(context: AskContext, own: AbortSignal): AbortSignal 
 export const chooseModelActor: AskActors['chooseModel'] = fromPromise<AiProvider, ChooseModelInput>(async ({ input }) => {
   const { context } = input;
   const { config } = context.backend;
-  return resolveAiProvider({
-    aiConfig: config.ai,
-    profileName: profileForCommand(context.ai?.profile, context.sandbox, config.ai),
-    modelOverrides: context.ai?.modelOverrides,
-    keyFlags: context.ai?.keyFlags,
-    env: context.env,
-    policy: context.ai?.policy,
-    debug: (line) => input.notify({ type: 'ask.debug', line }),
-    sandbox: context.sandbox,
-  });
+  const profileName = profileForCommand(context.ai?.profile, context.sandbox, config.ai);
+  const resolve = (name: string | undefined) =>
+    resolveAiProvider({
+      aiConfig: config.ai,
+      profileName: name,
+      modelOverrides: context.ai?.modelOverrides,
+      keyFlags: context.ai?.keyFlags,
+      env: context.env,
+      policy: context.ai?.policy,
+      debug: (line) => input.notify({ type: 'ask.debug', line }),
+      sandbox: context.sandbox,
+    });
+  try {
+    return resolve(profileName);
+  } catch (err) {
+    // A model or key asked for by flag (--model, --openai-api-key-env) is a model wanted: its error stands.
+    const modelAsked = Object.values(context.ai?.modelOverrides ?? {}).some(Boolean) || Object.values(context.ai?.keyFlags ?? {}).some(Boolean);
+    if (!(err instanceof AiNotConfiguredError) || !context.ai?.builtinWhenUnconfigured || modelAsked || !builtinInstead(input.route.providers, profileName, config.ai)) throw err;
+    // Nothing configured and every provider asked about has built-in answers: they answer (exact or a
+    // decline), and the person is told once where a model would come from.
+    input.notify({ type: 'ask.notice', text: BUILTIN_NOTICE });
+    return resolve('builtin');
+  }
 });
+
+/** The one line said when the built-in answers stand in for a model nobody configured. */
+export const BUILTIN_NOTICE = 'notice: no AI provider is configured, so the built-in answers reply (exact figures or a decline); configure one for free-form questions (docs/ask.md)';
+
+/**
+ * Whether the built-in answers stand in for a missing model: no profile chosen, no `ai:` configured,
+ * and every routed provider has built-in answers (the manifest says so without loading it).
+ */
+function builtinInstead(providers: readonly string[], profileName: string | undefined, ai: { default_provider?: string; providers?: Record<string, unknown> } | undefined): boolean {
+  if (profileName || ai?.default_provider || Object.keys(ai?.providers ?? {}).length) return false;
+  const answerers = PROVIDERS.namesWith('answer');
+  return providers.length > 0 && providers.every((p) => answerers.includes(p));
+}
 
 /** Where a conversation is kept: `~/.assistant/history/<profile>-<project hash>.json`. */
 export function conversationOf(context: AskContext, profile: string, project: string): ConversationHistory {

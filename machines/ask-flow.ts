@@ -44,6 +44,11 @@ export interface AskAiChoice {
   keyFlags?: Record<string, string | undefined>;
   /** Overrides of the AI call policy (timeouts, 429 budget). */
   policy?: Partial<AiCallPolicy>;
+  /**
+   * With nothing configured, the built-in answers reply (with an `ask.notice`) instead of `ai_not_configured`:
+   * set by the CLI (`ask`, `talk`), where a person reads the notice; not by MCP, whose caller asked for a model.
+   */
+  builtinWhenUnconfigured?: boolean;
 }
 
 /** Everything around a question that is not the question: where to read, who answers, when to stop. */
@@ -77,6 +82,8 @@ export type AskEvent =
   | { type: 'ask.phase'; from: AskPhase | 'start'; to: AskPhase }
   /** "summarising part 2 of 6 (chunk 3 of 40)". */
   | { type: 'ask.progress'; text: string }
+  /** One line the person should see once (on stderr), not a passing phase: "no AI provider is configured, …". */
+  | { type: 'ask.notice'; text: string }
   /** A piece of the answer as it streams (redacted; a few words are held back so a split secret is still caught). */
   | { type: 'ask.token'; text: string }
   /** A diagnostic line (prompt sizes, provider); never prompt contents; redacted. */
@@ -88,7 +95,7 @@ export type AskEvent =
 export type AskObserver = (event: AskEvent) => void;
 
 /** What an actor may tell the flow while it works; the machine re-emits it to the observer. */
-export type AskNotice = Extract<AskEvent, { type: 'ask.progress' | 'ask.token' | 'ask.debug' }>;
+export type AskNotice = Extract<AskEvent, { type: 'ask.progress' | 'ask.notice' | 'ask.token' | 'ask.debug' }>;
 export type AskNotify = (notice: AskNotice) => void;
 
 /** How the data is introduced to a model: the system prompt and the label of `Data from <label> (fetched …)`. */
@@ -297,6 +304,7 @@ export const askFlowMachine = setup({
   }),
   on: {
     'ask.progress': { actions: 'forward' },
+    'ask.notice': { actions: 'forward' },
     'ask.token': { actions: 'forward' },
     'ask.debug': { actions: 'forward' },
     // The context signal aborted (Ctrl-C, --timeout): the flow stops where it is; its actors are stopped.

@@ -6,7 +6,7 @@
  * AI provider profile and gpucloud project (engine/producers/ai/history.ts).
  */
 import { fromPromise } from 'xstate';
-import type { AnswerCapability, RoutingCapability } from '../engine/core/capabilities.js';
+import type { AnswerCapability, AnswerThread, RoutingCapability } from '../engine/core/capabilities.js';
 import type { Config } from '../schemas/config.js';
 import type { Plan } from '../schemas/plan.js';
 import type { CapableProvider } from '../engine/providers/index.js';
@@ -63,6 +63,17 @@ export { ALWAYS_CONTEXT_KINDS } from '../engine/providers/gpucloud/capabilities.
 export interface ContextOptions {
   question?: string;
   config?: Config;
+  /** talk's thread: a follow-up ("which of them are in FIN-03?") also reads the kinds of the last answer's subjects. */
+  thread?: AnswerThread;
+}
+
+/** A word that may point back at the last answer ("them", "it"): the question may be a follow-up. */
+const POINTS_BACK = /(?<![\p{L}\p{N}_])(?:them|they|those|these|their|theirs|it|its|ones)(?![\p{L}\p{N}_])/iu;
+
+/** The kinds a follow-up reads besides its own: those of the last answer's subjects of `provider`. */
+function followUpKinds(provider: string, opts: ContextOptions): string[] {
+  if (!opts.thread?.subjects?.length || !POINTS_BACK.test(opts.question ?? '')) return [];
+  return opts.thread.subjects.filter((s) => s.provider === provider).map((s) => s.kind);
 }
 
 /**
@@ -77,7 +88,8 @@ export async function contextPlanFor(decision: Pick<RouteDecision, 'kinds'> & { 
   const kinds: string[] = [];
   const used: string[] = [];
   for (const provider of readers.filter((p) => providers.includes(p.name))) {
-    const reads = provider.capabilities.reads.contextReads(opts.question ?? '', { kinds: decision.kinds, config: opts.config ?? ({} as Config) });
+    const asked = [...new Set([...decision.kinds, ...followUpKinds(provider.name, opts)])];
+    const reads = provider.capabilities.reads.contextReads(opts.question ?? '', { kinds: asked, config: opts.config ?? ({} as Config) });
     commands.push(...reads.commands);
     kinds.push(...reads.kinds);
     used.push(provider.name);
@@ -109,7 +121,7 @@ export async function routeAnswerable(question: string, flags: string[] | undefi
  * Without a model: each provider's `answer` capability from its own results. A provider that cannot
  * answer exactly declines — the answer says so and how to get one — rather than showing another list.
  */
-export async function answerWithoutModel(question: string, route: RouteDecision, results: readonly ContextResult[]): Promise<string> {
+export async function answerWithoutModel(question: string, route: RouteDecision, results: readonly ContextResult[], thread?: AnswerThread): Promise<string> {
   const iac = results.filter((r) => r.kind === 'terraform');
   // Providers sharing a joint answerer (gpucloud and cloud_a) are answered once, with all their results.
   const groups = new Map<string, { answer: AnswerCapability; providers: string[]; results: ContextResult[] }>();
@@ -134,7 +146,7 @@ export async function answerWithoutModel(question: string, route: RouteDecision,
   for (const [, group] of groups) {
     const others = route.providers.filter((p) => !group.providers.includes(p));
     const knownWords = others.flatMap((p) => [...routingWords(routingOf.get(p)), ...(answerers.get(p)?.understood ?? [])]);
-    const text = group.answer.answer(question, group.results, { kinds: route.kinds, defaulted: route.defaulted, route, knownWords, answeredElsewhere: others.length > 0 || iac.length > 0 });
+    const text = group.answer.answer(question, group.results, { kinds: route.kinds, defaulted: route.defaulted, route, knownWords, answeredElsewhere: others.length > 0 || iac.length > 0, ...(thread ? { thread } : {}) });
     parts.push(
       text ??
         `${group.providers.join(' and ')}: the built-in answerer cannot answer this exactly from what it read (${group.results.length} read(s)); configure an AI provider (ai: in ~/.assistant.yaml, see the README) or ask with --ai-profile <name>`,
@@ -184,6 +196,8 @@ export interface CloudReadOptions {
   runPlan?: PlanRunner;
   /** Context besides the plan's (the `--workspace` state and its drift), read after the plan. */
   extra?: (route: RouteDecision, planResults: ContextResult[]) => Promise<ContextResult[]>;
+  /** talk's thread: a follow-up reads the kinds of the last answer's subjects too. */
+  thread?: AnswerThread;
 }
 
 /**
@@ -194,7 +208,7 @@ export interface CloudReadOptions {
 export function cloudReadContext(options: CloudReadOptions = {}): AskActors['readContext'] {
   return fromPromise<ContextRead, ReadContextInput>(async ({ input, signal }) => {
     const { backend } = input.context;
-    const { plan, kinds } = await contextPlanFor(input.route, { question: input.question, config: backend.config });
+    const { plan, kinds } = await contextPlanFor(input.route, { question: input.question, config: backend.config, ...(options.thread ? { thread: options.thread } : {}) });
     const readAll = (p: Plan) => readPlan(backend, p, { signal: actorSignal(input.context, signal) });
     const data = maskSecretLooking(await (options.runPlan ? options.runPlan(plan, readAll) : readAll(plan)));
     const results = plan.commands.map((c, i): ContextResult => ({ kind: kinds[i]!, args: c.args, data: data[i] }));

@@ -41,16 +41,21 @@ test('a question that merely mentions a flag-like word is still asked (the flag 
   assert.is(r.code, 0, r.stderr);
 });
 
-test('a first ask with no AI provider exits 2 before sending anything, pointing to --ai-profile builtin and the config snippet', async () => {
+test('a first ask with no AI provider is answered by the built-in answers with one notice line; asking for a model by flag still exits 2 before sending anything, with the config snippet', async () => {
   await withEmulator(async ({ emu, env }) => {
     const noKeys = { OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined };
-    const r = await runCli(['ask', 'what is my balance?'], { env: { ...env, ...noKeys } });
+    const first = await runCli(['ask', 'what is my balance?'], { env: { ...env, ...noKeys } });
+    assert.is(first.code, 0, first.stderr);
+    assert.match(first.stdout, /balance/i);
+    assert.is(first.stderr, 'notice: no AI provider is configured, so the built-in answers reply (exact figures or a decline); configure one for free-form questions (docs/ask.md)\n');
+    const sent = emu.requests().length;
+    const r = await runCli(['ask', '--model', 'gpt-4o', 'what is my balance?'], { env: { ...env, ...noKeys } });
     assert.is(r.code, 2, r.stderr);
     assert.match(r.stderr, /^error: ai_not_configured: no AI provider is configured/m);
     assert.match(r.stderr, /^hint: .*--ai-profile builtin/m);
     assert.match(r.stderr, /^ai:\n  default_provider: openai\n  providers:\n    openai:\n      api_key_env: OPENAI_API_KEY$/m);
     assert.is(r.stdout, '');
-    assert.is(emu.requests().filter((q) => q.path !== '/v1/oauth2/token').length, 0, 'nothing was sent to gpucloud');
+    assert.is(emu.requests().slice(sent).filter((q) => q.path !== '/v1/oauth2/token').length, 0, 'nothing was sent to gpucloud');
     // Following the hint works at once.
     const b = await runCli(['ask', '--ai-profile', 'builtin', 'what is my balance?'], { env: { ...env, ...noKeys } });
     assert.is(b.code, 0, b.stderr);

@@ -107,6 +107,16 @@ export interface AnswerContext {
   knownWords?: readonly string[];
   /** Other providers answer too: this one needs no part of the question of its own. */
   answeredElsewhere?: boolean;
+  /** The conversation the question is part of (talk): what its last answer was about, replaced by this answer's. */
+  thread?: AnswerThread;
+}
+
+/**
+ * What a conversation remembers between built-in answers (talk keeps one per session): the resources the
+ * last answer was about, by provider, kind and ID, so "which of them are in FIN-03?" can be answered.
+ */
+export interface AnswerThread {
+  subjects?: { provider: string; kind: string; ids: string[] }[];
 }
 
 /**

@@ -7,13 +7,13 @@ import { InvalidInputError } from '../../engine/core/errors.js';
 import { budgetRefusal } from '../../engine/core/plan/budget.js';
 import { checkForPreview, type PreviewablePlan } from '../../engine/core/plan/check.js';
 import { describeConflict, findNameConflicts, listerFor, NameSnapshots, type NameConflict } from '../../engine/core/plan/names.js';
-import { buildPreview, previewSteps, type Preview } from '../../engine/core/plan/preview.js';
+import { buildPreview, previewSteps, runwayOf, type Preview } from '../../engine/core/plan/preview.js';
 import { formatProblems } from '../../engine/core/plan/validate.js';
 import { planNotes } from '../../engine/core/plan/notes.js';
 import { idleSavings } from '../../engine/producers/autostop/saving.js';
 import { derivedSignal } from '../../engine/core/deadline.js';
 import type { PlanBackend } from '../run-plan.js';
-import { figuresFor, pricePlan, type BudgetLimit } from './price.js';
+import { addsCost, figuresFor, pricePlan, type BudgetLimit } from './price.js';
 
 export interface DryRunOutcome {
   preview: Preview;
@@ -61,6 +61,12 @@ export async function previewPlan(backend: PlanBackend, previewable: Previewable
     preview.budget = budget;
     const refusal = budgetRefusal(budget);
     if (refusal) preview.warnings.push(`applying it would be refused: ${refusal.message.replace(/; nothing was sent$/, '')}`);
+  }
+  // A plan that adds cost to an account with a balance: the runway at today's burn and with the plan
+  // added (the balance over the new resources alone would say weeks where the account has days).
+  if (preview.balance && addsCost(priced)) {
+    const burn = preview.budget ?? (await figuresFor(priced));
+    if (!burn.not_counted.length) preview.runway = runwayOf(preview.balance, burn);
   }
   for (const u of priced.unpricedChanges) preview.warnings.push(`step ${u.step}: ${u.why}: no price is known${opts.budget ? '' : ' (a budget would refuse it without --allow-unpriced)'}`);
   const context = backend.runContext();

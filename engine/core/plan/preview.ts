@@ -34,6 +34,8 @@ export interface Preview {
   idle_savings?: IdleSaving[];
   /** The plan's notes: what its maker chose that the request did not say (defaults that cost money, auto-stop). */
   notes?: string[];
+  /** How long the balance lasts at the account's burn now, and with the plan's creates added. */
+  runway?: Runway;
   warnings: string[];
 }
 
@@ -46,6 +48,36 @@ export interface IdleSaving {
   saves_per_hour: number | null;
   still_bills_per_hour: number | null;
   note: string;
+}
+
+export interface Runway {
+  balance: number;
+  currency: string;
+  current_per_hour: number;
+  after_per_hour: number;
+  /** null: nothing bills, the balance is not drawn down. */
+  hours_now: number | null;
+  hours_after: number | null;
+}
+
+/** The runway of a balance at the burn before and after a plan (the figures of `cost summary`, plus the plan). */
+export function runwayOf(balance: { amount: number; currency: string }, burn: Pick<BudgetFigures, 'current_per_hour' | 'after_per_hour'>): Runway {
+  const hours = (perHour: number) => (perHour > 0 ? Math.max(0, balance.amount) / perHour : null);
+  return {
+    balance: balance.amount,
+    currency: balance.currency,
+    current_per_hour: burn.current_per_hour,
+    after_per_hour: burn.after_per_hour,
+    hours_now: hours(burn.current_per_hour),
+    hours_after: hours(burn.after_per_hour),
+  };
+}
+
+/** "lasts 57.1 hours (2.4 days) at the current burn (13.1379 USD/hour), 31.8 hours (1.3 days) with this plan added (23.5779 USD/hour)". */
+export function runwayText(r: Runway): string {
+  const cur = r.currency.toUpperCase();
+  const span = (h: number | null) => (h === null ? 'without end (nothing bills)' : `${h.toFixed(1)} hours (${(h / 24).toFixed(1)} days)`);
+  return `${r.balance.toFixed(2)} ${cur} lasts ${span(r.hours_now)} at the current burn (${r.current_per_hour.toFixed(4)} ${cur}/hour), ${span(r.hours_after)} with this plan added (${r.after_per_hour.toFixed(4)} ${cur}/hour)`;
 }
 
 const HOURS_PER_30_DAYS = 720;
@@ -122,6 +154,7 @@ export function renderPreview(p: Preview): string {
     const covered = p.balance.hours_covered === undefined ? '' : ` (covers ${p.balance.hours_covered.toFixed(1)} hours of the new resources)`;
     lines.push(`Balance: ${p.balance.amount.toFixed(2)} ${p.balance.currency.toUpperCase()}${covered}`);
   }
+  if (p.runway) lines.push(`Runway: ${runwayText(p.runway)}`);
   if (p.budget) {
     const b = p.budget;
     const cur = b.currency.toUpperCase();

@@ -1,28 +1,61 @@
 /**
- * Answers without a model (the `builtin` AI profile, the sandbox's default): from the results of the
- * read-only context plan, for the questions engine/producers/planner/question.ts understands: lists and counts of
- * any catalogue kind, filtered by status (also "not …"), location, GPU or CPU, GPU model, spot; yes/no
- * questions ("is 8H100.80S.176V available in FIN-01?", "is demo-a100 running?"); superlatives ("the
- * cheapest GPU available in FIN-01"); an attribute of a named resource ("the IP of demo-a100"); the
- * balance and what the account burns.
+ * Answers without a model (the `builtin` AI profile, the sandbox's default, and `ask` when no AI provider
+ * is configured): from the results of the read-only context plan, for the questions
+ * engine/producers/planner/question.ts understands: lists and counts of any catalogue kind, filtered by
+ * status (also "not …"), location, GPU or CPU, GPU model, spot, or an amount ("more than 2 USD per
+ * hour", "at least 8 GPUs"); yes/no questions ("is 8H100.80S.176V available in FIN-01?", "is demo-a100
+ * running?"); superlatives ("the cheapest GPU available in FIN-01", "what costs the most"); an attribute
+ * of a named resource ("the IP of demo-a100"); the balance; and money (money.ts): what the account
+ * spends, per period, how long the balance lasts, what resources cost, how many GPUs run.
  *
  * It answers exactly or not at all: a question with a word it does not understand, or a part it cannot
  * apply to what it read ("volumes in FIN-01" where volumes have no location), is declined with the
- * reason and a hint to configure an AI provider (BuiltinCannotAnswer, exit 2), never answered with a
- * list that merely looks related.
+ * reason and the command that answers it (BuiltinCannotAnswer, exit 2), never answered with a list
+ * that merely looks related. A resource named like a word ("big", "cost") is read both ways
+ * (readings below): the question is answered when the readings that answer agree, else declined.
  */
 import { KINDS, normalizeApiPath, type KindSpec } from '../../providers/gpucloud/catalogue.js';
-import { costSummary } from '../../providers/gpucloud/cost.js';
-import { sortResources } from '../cost/live.js';
-import { InvalidInputError } from '../../core/errors.js';
 import { AWS_READS, awsReadOf } from '../../providers/cloud_a/reads.js';
 import { answerAwsResults } from '../../providers/cloud_a/answer.js';
 import { TermMatcher } from '../../core/routing/match.js';
 import { routeTerms, type RouteTerm } from '../../core/routing/terms.js';
-import type { AnswerCapability, RouteSummary } from '../../core/capabilities.js';
+import type { AnswerCapability, AnswerThread, RouteSummary } from '../../core/capabilities.js';
 import { GPUCLOUD_ROUTING } from '../../providers/gpucloud/routing.js';
-import { BUILTIN_ANSWER_HINT } from './hint.js';
-import { understand, type Attribute, type NamedRecord, type Question } from './question.js';
+import { BUILTIN_ANSWER_HINT, COST_ANSWER_HINT, listAnswerHint } from './hint.js';
+import { understand, type NamedRecord, type Question } from './question.js';
+import { PERIOD_HOURS, PERIOD_WORDS } from './amounts.js';
+import {
+  both,
+  BuiltinCannotAnswer,
+  describe,
+  field,
+  filterRows,
+  hourly,
+  idOf,
+  isRec,
+  listNames,
+  MAX_NAMES,
+  money,
+  nameOf,
+  plural,
+  present,
+  statusText,
+  Subjects,
+  TYPE_FIELD,
+  typeMatches,
+  Use,
+  words,
+  finish,
+  type Ctx,
+  type Feature,
+  type Rec,
+} from './answer-base.js';
+import { ATTRIBUTES, attributeSentence, attributeValue, rank, rankedSubject, rankedValue } from './answer-attributes.js';
+import { answerBilledList, answerBurn, answerGpuCount, answerMostCostly, answerNamedTotal, applyComparisons, billedPriceSentence } from './money.js';
+import { BILLED_KINDS, moneyView } from './money-view.js';
+import type { Attribute } from './question.js';
+
+export { BuiltinCannotAnswer };
 
 export interface StepResult {
   /** The plan step's args (`["gpucloud-api", METHOD, PATH, BODY?]`); or method/path given directly. */
@@ -34,57 +67,6 @@ export interface StepResult {
   /** Parsed response body. */
   data: unknown;
 }
-
-/** The built-in answers cannot answer this question exactly; nothing was guessed (exit 2). */
-export class BuiltinCannotAnswer extends InvalidInputError {
-  constructor(why: string) {
-    super('builtin_cannot_answer', `the built-in answers (no AI model) cannot answer this exactly: ${why}; nothing was guessed`, { hint: BUILTIN_ANSWER_HINT });
-  }
-}
-
-type Rec = Record<string, unknown>;
-type Feature = 'status' | 'location' | 'processor' | 'models' | 'spot' | 'superlative' | 'attributes';
-
-const MAX_NAMES = 20;
-const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function field(record: unknown, path: string): unknown {
-  let v: unknown = record;
-  for (const part of path.split('.')) v = v && typeof v === 'object' ? (v as Rec)[part] : undefined;
-  return v;
-}
-
-function nameOf(spec: KindSpec, record: unknown): string {
-  const n = spec.nameField ? field(record, spec.nameField) : undefined;
-  const id = field(record, spec.idField) ?? field(record, 'id');
-  return String(n ?? id ?? '?');
-}
-
-function plural(n: number, singular: string, pluralWord: string): string {
-  return `${n} ${n === 1 ? singular : pluralWord}`;
-}
-
-function listNames(names: string[]): string {
-  return names.length > MAX_NAMES ? `${names.slice(0, MAX_NAMES).join(', ')} and ${names.length - MAX_NAMES} more` : names.join(', ');
-}
-
-function both(names: string[]): string {
-  return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
-}
-
-function money(value: unknown, currency: unknown): string {
-  const n = typeof value === 'number' ? value : Number(value);
-  const c = typeof currency === 'string' ? currency.toUpperCase() : '';
-  return `${Number.isFinite(n) ? n.toFixed(2) : String(value)}${c ? ` ${c}` : ''}`;
-}
-
-/** Hourly prices: cents, or four decimals below 0.10 so a 0.0279 CPU node does not read as 0.03. */
-function hourly(value: unknown, currency: unknown): string {
-  const n = Number(value);
-  return Number.isFinite(n) && n > 0 && n < 0.1 ? `${n.toFixed(4)}${typeof currency === 'string' ? ` ${currency.toUpperCase()}` : ''}` : money(value, currency);
-}
-
-const when = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 
 function kindOfPath(path: string): { spec: KindSpec; single: boolean } | undefined {
   const clean = normalizeApiPath(path);
@@ -103,197 +85,75 @@ function specOf(result: StepResult): KindSpec | undefined {
   return (path ? kindOfPath(path)?.spec : undefined) ?? (result.kind ? KINDS.find((k) => k.kind === result.kind) : undefined);
 }
 
-/** Words for a kind: "instance types", "instance type". */
-const words = (spec: KindSpec) => ({ many: spec.kind.replace(/-/g, ' '), one: spec.singular.replace(/-/g, ' ') });
-
-// ---------------------------------------------------------------------------------------------
-// Attributes: where each lives in each kind's records, and how it reads.
-
-interface AttributeSpec {
-  label: string;
-  /** The field of a record of this kind, or undefined when the kind has none. */
-  path(kind: string): string | undefined;
-  show(value: unknown, record: Rec): string;
-}
-
-const TYPE_FIELD: Record<string, string> = { instances: 'instance_type', clusters: 'cluster_type', volumes: 'type', 'instance-types': 'instance_type', 'cluster-types': 'cluster_type' };
-const PRICE_FIELD: Record<string, string> = { instances: 'price_per_hour', clusters: 'price_per_hour', volumes: 'base_hourly_cost', 'instance-types': 'price_per_hour', 'cluster-types': 'price_per_hour', 'container-types': 'serverless_price' };
-
-const ATTRIBUTES: Record<Attribute, AttributeSpec> = {
-  ip: { label: 'IP address', path: (k) => (k === 'instances' || k === 'clusters' ? 'ip' : undefined), show: String },
-  status: { label: 'status', path: (k) => (['instances', 'clusters', 'volumes', 'containers', 'jobs'].includes(k) ? 'status' : undefined), show: String },
-  type: { label: 'type', path: (k) => TYPE_FIELD[k], show: String },
-  location: { label: 'location', path: (k) => (['instances', 'clusters', 'volumes'].includes(k) ? 'location' : undefined), show: String },
-  price: { label: 'price', path: (k) => PRICE_FIELD[k], show: (v, r) => `${hourly(v, r.currency ?? 'usd')}/hour` },
-  spot_price: { label: 'spot price', path: (k) => (k === 'instance-types' ? 'spot_price' : undefined), show: (v, r) => `${hourly(v, r.currency ?? 'usd')}/hour` },
-  size: { label: 'size', path: (k) => (k === 'volumes' ? 'size' : undefined), show: (v) => `${String(v)} GB` },
-  created: { label: 'creation time', path: (k) => (['instances', 'clusters', 'volumes', 'ssh-keys', 'scripts'].includes(k) ? 'created_at' : undefined), show: (v) => when(String(v)) },
-  id: { label: 'ID', path: (k) => KINDS.find((s) => s.kind === k)?.idField, show: String },
-  image: { label: 'image', path: (k) => (k === 'instances' || k === 'clusters' ? 'image' : undefined), show: (v) => (isRec(v) ? String(v.image_type ?? v.name ?? v.id) : String(v)) },
-  gpus: { label: 'GPUs', path: (k) => (['instances', 'instance-types', 'clusters', 'cluster-types'].includes(k) ? 'gpu.number_of_gpus' : undefined), show: (v, r) => `${String(v)}${typeof field(r, 'gpu.description') === 'string' ? ` (${String(field(r, 'gpu.description'))})` : ''}` },
-  memory: { label: 'memory', path: (k) => (['instances', 'instance-types', 'clusters', 'cluster-types'].includes(k) ? 'memory.size_in_gigabytes' : undefined), show: (v) => `${String(v)} GB` },
-  name: { label: 'name', path: (k) => KINDS.find((s) => s.kind === k)?.nameField, show: String },
-};
-
-/** "demo-a100 costs 1.29 USD/hour.", "8A100.176V has 8 GPUs (8x A100 SXM4 80GB).", "demo-a100's IP address is …". */
-function attributeSentence(name: string, attribute: Attribute, value: unknown, record: Rec): string {
-  const spec = ATTRIBUTES[attribute];
-  if (!present(value)) return `${name} has no ${spec.label}.`;
-  switch (attribute) {
-    case 'price': {
-      const spot = record.spot_price;
-      return `${name} costs ${spec.show(value, record)}${present(spot) ? ` (spot ${hourly(spot, record.currency ?? 'usd')}/hour)` : ''}.`;
-    }
-    case 'gpus':
-      return `${name} has ${String(value)} GPU${Number(value) === 1 ? '' : 's'}${typeof field(record, 'gpu.description') === 'string' ? ` (${String(field(record, 'gpu.description'))})` : ''}.`;
-    case 'memory':
-      return `${name} has ${String(value)} GB of memory.`;
-    case 'status':
-      return `${name} is ${String(value)}.`;
-    case 'location':
-      return `${name} is in ${String(value)}.`;
-    case 'created':
-      return `${name} was created ${spec.show(value, record)}.`;
-    case 'size':
-      return `${name} is ${spec.show(value, record)}.`;
-    default:
-      return `${name}'s ${spec.label} is ${spec.show(value, record)}.`;
+/** What a record's attribute is worth when ranked: a billed resource's price is what it bills now (money-view.ts). */
+function valueOf(ctx: Ctx, spec: KindSpec, record: Rec, attribute: Attribute): unknown {
+  if (attribute === 'price' && ctx.money && BILLED_KINDS.includes(spec.kind)) {
+    const rate = ctx.money.rate(spec.kind, idOf(spec, record), record.status);
+    return rate.bills ? rate.per_hour : undefined;
   }
+  const path = ATTRIBUTES[attribute].path(spec.kind);
+  return path ? field(record, path) : undefined;
 }
 
-/** A value as a superlative shows it: "8 GPUs", "500 GB", "0.39 USD/hour", "created 2026-11-23 19:20 UTC". */
-function rankedValue(attribute: Attribute, value: unknown, record: Rec): string {
-  if (attribute === 'gpus') return `${String(value)} GPU${Number(value) === 1 ? '' : 's'}`;
-  if (attribute === 'created') return `created ${when(String(value))}`;
-  return ATTRIBUTES[attribute].show(value, record);
-}
-
-/** "The cheapest GPU instance type" or, for "most GPUs", "The GPU instance type with the most GPUs". */
-function rankedSubject(words: string, noun: string, own: boolean): string {
-  const lead = own ? 'Your' : 'The';
-  return /^(most|least|fewest|highest|lowest) (?!expensive|recent)/i.test(words) ? `${lead} ${noun} with the ${words.toLowerCase().replace(/\bgpus?\b/, 'GPUs')}` : `${lead} ${words.toLowerCase()} ${noun}`;
-}
-
-function attributeValue(kind: string, attribute: Attribute, record: Rec): { has: boolean; value?: unknown } {
-  const path = ATTRIBUTES[attribute].path(kind);
-  if (!path) return { has: false };
-  return { has: true, value: field(record, path) };
-}
-
-const present = (v: unknown) => v !== undefined && v !== null && v !== '';
-
-function rank(value: unknown): number {
-  if (typeof value === 'number') return value;
-  if (typeof value === 'string') {
-    const n = Number(value);
-    if (value.trim() !== '' && Number.isFinite(n)) return n;
-    const t = Date.parse(value);
-    if (Number.isFinite(t)) return t;
-  }
-  return Number.NaN;
-}
-
-// ---------------------------------------------------------------------------------------------
-
-/** What one answer part used of the question, so a part of the question nothing used is caught. */
-class Use {
-  readonly features = new Set<Feature>();
-  add(...f: Feature[]): void {
-    for (const x of f) this.features.add(x);
-  }
-}
-
-interface Ctx {
-  q: Question;
-  use: Use;
-  /** Instance and cluster types read alongside (for GPU or CPU, models, prices). */
-  types: Map<string, Rec>;
-}
-
-/** GPU or CPU, and the GPU model, of a type code (the type's record when it was read, else its code). */
-function typeMatches(ctx: Ctx, code: unknown): boolean {
-  if (typeof code !== 'string') return false;
-  const t = ctx.types.get(code);
-  const gpus = Number(field(t, 'gpu.number_of_gpus'));
-  const cpuOnly = /^CPU\./i.test(code) || (t !== undefined && Number.isFinite(gpus) && gpus === 0);
-  if (ctx.q.processor === 'gpu' && cpuOnly) return false;
-  if (ctx.q.processor === 'cpu' && !cpuOnly) return false;
-  const description = `${code} ${String(field(t, 'gpu.description') ?? '')} ${String(field(t, 'model') ?? '')}`.toLowerCase();
-  return ctx.q.models.every((m) => description.includes(m));
-}
-
-/** The adjectives and place the filters add to a noun: "spot GPU instances", "in FIN-01". */
-function describe(ctx: Ctx, used: Set<Feature>, noun: string): { noun: string; where: string } {
-  const adjectives = [
-    used.has('spot') ? 'spot' : '',
-    used.has('models') ? ctx.q.models.map((m) => m.toUpperCase()).join('/') : '',
-    used.has('processor') ? (ctx.q.processor === 'gpu' ? 'GPU' : 'CPU') : '',
-  ].filter(Boolean);
-  const where = used.has('location') ? ` in ${both(ctx.q.locations)}` : '';
-  return { noun: [...adjectives, noun].join(' '), where };
-}
-
-const statusText = (q: Question) => both(q.statuses.map((s) => `${s.not ? 'not ' : ''}${s.status}`));
+/** The currency of prices in a list: the account's, else the records' own. */
+const currencyOf = (ctx: Ctx, rows: Rec[]) => ctx.money?.currency ?? String(rows.find((r) => typeof r.currency === 'string')?.currency ?? 'usd');
 
 /** A list of records of one kind, filtered and ranked as asked. */
 function answerList(ctx: Ctx, spec: KindSpec, records: Rec[], own: boolean): string {
   const { q } = ctx;
-  const used = new Set<Feature>();
-  let rows = records;
-  if (q.locations.length && ATTRIBUTES.location.path(spec.kind)) {
-    rows = rows.filter((r) => q.locations.includes(String(r.location ?? '').toUpperCase()));
-    used.add('location');
-  }
-  const typeField = TYPE_FIELD[spec.kind];
-  if ((q.processor || q.models.length) && (typeField || spec.kind === 'clusters')) {
-    rows = rows.filter((r) => typeMatches(ctx, r[typeField ?? 'cluster_type']));
-    if (q.processor) used.add('processor');
-    if (q.models.length) used.add('models');
-  }
-  if (q.spot && spec.kind === 'instances') {
-    rows = rows.filter((r) => r.is_spot === true || r.contract === 'SPOT');
-    used.add('spot');
-  }
-  // The status last, so "none of your 2 GPU instances is running" counts the ones it looked at.
-  const before = rows;
-  if (q.statuses.length && spec.columns.some((c) => c.path === 'status')) {
-    rows = rows.filter((r) => q.statuses.every((s) => (r.status === s.status) !== s.not));
-    used.add('status');
-  }
+  // What resources that bill cost: money.ts, from the cost view.
+  if (BILLED_KINDS.includes(spec.kind) && !q.superlative && (q.attributes.includes('price') || q.comparisons.some((c) => c.of === 'price'))) return answerBilledList(ctx, spec, records, own);
+  const filtered = filterRows(ctx, spec, records);
+  const { before, used } = filtered;
+  const compared = applyComparisons(ctx, spec, filtered.rows, currencyOf(ctx, filtered.rows));
+  const rows = compared?.rows ?? filtered.rows;
+  if (compared) used.add('compare');
   const w = words(spec);
   const { noun, where } = describe(ctx, used, w.many);
   const one = describe(ctx, used, w.one).noun;
-  const names = (rs: Rec[]) => listNames(rs.map((r) => nameOf(spec, r)));
+  const names = (rs: Rec[]) => listNames(rs.map((r) => `${nameOf(spec, r)}${compared?.shown ? ` (${compared.shown(r)})` : ''}`));
   const yes = (ok: boolean) => (q.yesNo ? (ok ? 'Yes: ' : 'No: ') : '');
-  const lead = (ok: boolean, sentence: string) => (q.yesNo ? `${yes(ok)}${sentence.replace(/^You /, 'you ')}` : sentence);
+  const lead = (ok: boolean, sentence: string) => (q.yesNo ? `${yes(ok)}${sentence.replace(/^(You|None) /, (m) => m.toLowerCase())}` : sentence);
+  const left = compared?.left.length ? ` Not counted: ${listNames(compared.left)}.` : '';
+  const that = used.has('status') ? ` that ${rows.length === 1 ? 'is' : 'are'} ${statusText(q)}` : '';
 
   if (q.superlative) {
     const s = q.superlative;
-    const path = ATTRIBUTES[s.attribute].path(spec.kind);
-    if (!path) return finish(ctx, used, undefined);
+    if (!ATTRIBUTES[s.attribute].path(spec.kind)) return finish(ctx, used, undefined);
     used.add('superlative');
-    const valued = rows.filter((r) => Number.isFinite(rank(field(r, path))));
+    // "How much does the most expensive instance cost": the attribute asked is the one ranked by.
+    if (q.attributes.length && q.attributes.every((a) => a === s.attribute)) used.add('attributes');
+    if (s.attribute === 'price' && q.period) used.add('period');
+    const valued = rows.filter((r) => Number.isFinite(rank(valueOf(ctx, spec, r, s.attribute))));
+    // A resource that does not bill now is not ranked by what it costs: said, not left out silently.
+    const unranked = s.attribute === 'price' && ctx.money && BILLED_KINDS.includes(spec.kind) ? rows.filter((r) => !valued.includes(r)).map((r) => `${nameOf(spec, r)} (${String(r.status)}, not billing now)`) : [];
+    const notRanked = unranked.length ? ` Not counted: ${listNames(unranked)}.` : '';
     if (!valued.length) return finish(ctx, used, lead(false, `${own ? 'You have no' : 'There are no'} ${noun}${where}${rows.length ? ` with a known ${ATTRIBUTES[s.attribute].label}` : ''}.`));
-    const best = valued.reduce((b, r) => (s.highest ? Math.max(b, rank(field(r, path))) : Math.min(b, rank(field(r, path)))), s.highest ? -Infinity : Infinity);
-    const top = valued.filter((r) => rank(field(r, path)) === best);
-    const shown = rankedValue(s.attribute, field(top[0], path), top[0]!);
-    const that = used.has('status') ? ` that ${top.length === 1 ? 'is' : 'are'} ${statusText(q)}` : '';
-    const subject = `${rankedSubject(s.words, top.length === 1 ? one : noun, own)}${that}${where}`;
-    return finish(ctx, used, `${subject} ${top.length === 1 ? 'is' : 'are'} ${both(top.map((r) => nameOf(spec, r)))} (${shown}${top.length > 1 ? ' each' : ''}).`);
+    const best = valued.reduce((b, r) => (s.highest ? Math.max(b, rank(valueOf(ctx, spec, r, s.attribute))) : Math.min(b, rank(valueOf(ctx, spec, r, s.attribute)))), s.highest ? -Infinity : Infinity);
+    const top = valued.filter((r) => rank(valueOf(ctx, spec, r, s.attribute)) === best);
+    ctx.subjects.add(spec.kind, top.map((r) => idOf(spec, r)));
+    const shown = s.attribute === 'price' && q.period && q.period !== 'hour' ? `${rankedValue(s.attribute, best, top[0]!)}, ${money(best * PERIOD_HOURS[q.period], currencyOf(ctx, top))} ${PERIOD_WORDS[q.period]}` : rankedValue(s.attribute, valueOf(ctx, spec, top[0]!, s.attribute), top[0]!);
+    const thatTop = used.has('status') ? ` that ${top.length === 1 ? 'is' : 'are'} ${statusText(q)}` : '';
+    const subject = `${rankedSubject(s.words, top.length === 1 ? one : noun, own)}${thatTop}${where}`;
+    return finish(ctx, used, `${subject} ${top.length === 1 ? 'is' : 'are'} ${both(top.map((r) => nameOf(spec, r)))} (${shown}${top.length > 1 ? ' each' : ''}).${left}${notRanked}`);
   }
 
+  ctx.subjects.add(spec.kind, rows.map((r) => idOf(spec, r)));
   // "the IPs of my instances": each record with the attributes asked.
   const attrs = q.attributes.filter((a) => ATTRIBUTES[a].path(spec.kind));
   if (q.attributes.length && attrs.length === q.attributes.length) used.add('attributes');
+  if (attrs.includes('price') && q.period === 'hour') used.add('period');
 
   if (!rows.length) {
     if (!before.length) return finish(ctx, used, lead(false, `${own ? 'You have no' : 'There are no'} ${noun}${where}.`));
+    if (compared) return finish(ctx, used, lead(false, `None of ${own ? 'your' : 'the'} ${plural(filtered.rows.length, one, noun)}${used.has('status') ? ` that ${filtered.rows.length === 1 ? 'is' : 'are'} ${statusText(q)}` : ''}${where} ${compared.phrase(1)}.${left}`));
     if (used.has('status')) return finish(ctx, used, lead(false, `None of ${own ? 'your' : 'the'} ${plural(before.length, one, noun)}${where} is ${statusText(q)}.`));
     return finish(ctx, used, lead(false, `${own ? 'You have no' : 'There are no'} ${noun}${where}.`));
   }
   const count = plural(rows.length, one, noun);
   let head: string;
-  if (used.has('status')) head = `${count} ${rows.length === 1 ? 'is' : 'are'} ${statusText(q)}${where}`;
+  if (compared) head = `${count}${that}${where} ${compared.phrase(rows.length)}`.replace(/^./, (c) => c.toUpperCase());
+  else if (used.has('status')) head = `${count} ${rows.length === 1 ? 'is' : 'are'} ${statusText(q)}${where}`;
   else if (used.size) head = own ? `You have ${count}${where}` : `${count}${where}`.replace(/^./, (c) => c.toUpperCase());
   else {
     // No filter: the whole kind, with its statuses counted as before.
@@ -305,16 +165,17 @@ function answerList(ctx: Ctx, spec: KindSpec, records: Rec[], own: boolean): str
       head = `You have ${plural(rows.length, w.one, w.many)}: ${parts.join(', ')}`;
     } else head = `${plural(rows.length, w.one, w.many)}`.replace(/^./, (c) => c.toUpperCase());
   }
-  if (q.count) return finish(ctx, used, lead(true, `${head}.`));
-  if (attrs.length && used.has('attributes')) {
+  if (q.count) return finish(ctx, used, lead(true, `${head}.${left}`));
+  // Compared by price: the names with their prices say it; other attributes get a line each.
+  if (attrs.length && used.has('attributes') && !(compared?.shown && attrs.every((a) => a === 'price'))) {
     const lines = rows.slice(0, MAX_NAMES).map((r) => `- ${nameOf(spec, r)}: ${attrs.map((a) => {
       const v = attributeValue(spec.kind, a, r).value;
-      return `${ATTRIBUTES[a].label} ${present(v) ? ATTRIBUTES[a].show(v, r) : 'none'}`;
+      return `${ATTRIBUTES[a].label} ${v !== undefined && v !== null && v !== '' ? ATTRIBUTES[a].show(v, r) : 'none'}`;
     }).join(', ')}`);
     if (rows.length > MAX_NAMES) lines.push(`- … and ${rows.length - MAX_NAMES} more`);
-    return finish(ctx, used, [lead(true, `${head}:`), ...lines].join('\n'));
+    return finish(ctx, used, [lead(true, `${head}:`), ...lines].join('\n') + left);
   }
-  if (used.size) return finish(ctx, used, lead(true, `${head}: ${names(rows)}.`));
+  if (used.size) return finish(ctx, used, lead(true, `${head}: ${names(rows)}.${left}`));
   const lines = [lead(true, `${head}.`)];
   if (spec.kind === 'instances' || spec.kind === 'clusters') {
     for (const r of rows.slice(0, MAX_NAMES)) {
@@ -324,11 +185,6 @@ function answerList(ctx: Ctx, spec: KindSpec, records: Rec[], own: boolean): str
     if (rows.length > MAX_NAMES) lines.push(`- … and ${rows.length - MAX_NAMES} more`);
   } else lines.push(names(rows));
   return finish(ctx, used, lines.join('\n'));
-}
-
-function finish(ctx: Ctx, used: Set<Feature>, text: string | undefined): string {
-  ctx.use.add(...used);
-  return text ?? '';
 }
 
 /** One named resource: the attributes asked, a yes/no about its status, or its summary line. */
@@ -341,17 +197,27 @@ function answerNamed(ctx: Ctx, named: NamedRecord[]): string[] {
       const values = q.attributes.map((a) => ({ a, ...attributeValue(n.kind, a, n.record) }));
       if (values.some((v) => !v.has)) continue; // "the IP of a volume": left to the check below
       ctx.use.add('attributes');
-      for (const v of values) out.push(attributeSentence(name, v.a, v.value, n.record));
+      ctx.subjects.add(n.kind, [idOf(n.spec, n.record)]);
+      for (const v of values) {
+        // What a billed resource costs is what it bills now, as `cost summary` prices it.
+        if (v.a === 'price' && BILLED_KINDS.includes(n.kind) && ctx.money) out.push(billedPriceSentence(ctx, n.spec, n.record));
+        else {
+          if (v.a === 'price' && q.period) ctx.use.add('period');
+          out.push(attributeSentence(name, v.a, v.value, n.record, q.period));
+        }
+      }
       continue;
     }
     if (q.statuses.length && typeof n.record.status === 'string') {
       ctx.use.add('status');
+      ctx.subjects.add(n.kind, [idOf(n.spec, n.record)]);
       const holds = q.statuses.every((s) => (n.record.status === s.status) !== s.not);
       const prefix = q.yesNo ? (holds ? 'Yes: ' : 'No: ') : '';
       out.push(`${prefix}${name} is ${String(n.record.status)}${holds && q.statuses.some((s) => s.not) ? ` (not ${q.statuses.filter((s) => s.not).map((s) => s.status).join(' or ')})` : ''}.`);
       continue;
     }
     if (q.yesNo) continue; // a yes/no about something else: declined below
+    ctx.subjects.add(n.kind, [idOf(n.spec, n.record)]);
     out.push(summary(n.spec, n.record));
   }
   return out;
@@ -472,7 +338,20 @@ function unusedPart(q: Question, use: Use): string | undefined {
   if (q.spot && missing('spot')) return 'it cannot tell spot resources there';
   if (q.superlative && missing('superlative')) return `it cannot rank ${q.kinds.join(', ') || 'them'} as "${q.superlative.words}"`;
   if (q.attributes.length && missing('attributes')) return `it cannot read the ${both([...new Set(q.attributes)].map((a) => ATTRIBUTES[a].label))} of ${q.named.length ? both(q.named.map((n) => n.text)) : q.kinds.join(', ') || 'that'}`;
+  if (q.comparisons.length && missing('compare')) return `it cannot compare ${q.kinds.join(', ') || 'that'} with "${q.comparisons.map((c) => c.text).join('", "')}"`;
+  if (q.duration && missing('duration')) return 'it asks how long, and the one duration they know is how long the balance lasts at the current burn';
+  if (q.period && missing('period')) return `it asks for a figure ${PERIOD_WORDS[q.period]} that none of their answers gives`;
+  if (q.total && missing('total')) return 'it asks for a total of something they do not add up';
+  if (q.currencies.length && missing('currency')) return `it names a currency (${q.currencies.join(', ').toUpperCase()}) but asks for no amount`;
   return undefined;
+}
+
+/** The command that answers what a declined question asks (at most one line; hint.ts). */
+function hintFor(q: Question): string {
+  const money = q.costAsked || q.period || q.comparisons.length || q.total || q.duration || q.currencies.length || q.attributes.includes('price') || q.superlative?.attribute === 'price';
+  if (money) return COST_ANSWER_HINT;
+  const kinds = [...new Set([...q.kinds, ...q.named.map((n) => n.kind)])];
+  return kinds.length === 1 ? listAnswerHint(kinds[0]!) : BUILTIN_ANSWER_HINT;
 }
 
 export interface AnswerOptions {
@@ -484,6 +363,10 @@ export interface AnswerOptions {
   overview?: boolean;
   /** Other parts (cloud_a, a terraform workspace) answer too, so gpucloud needs no kind of its own. */
   answeredElsewhere?: boolean;
+  /** The conversation (talk): "them" in a question without a subject of its own is the last answer's subjects, which the answer replaces. */
+  thread?: AnswerThread;
+  /** The time figures are for (the runway's end); now by default. */
+  now?: number;
 }
 
 /** Apply results (a POST or PUT of a plan): said plainly, no question to understand. */
@@ -513,29 +396,73 @@ function typedResults(results: StepResult[]): Typed[] {
     .filter((x): x is Typed => Boolean(x.spec));
 }
 
+/** The kinds whose records are read "as of" the cost view: the billed ones and what prices them. */
+const COST_VIEW_KINDS = ['instances', 'volumes', 'clusters', 'balance', 'instance-types', 'volume-types', 'cluster-types'];
+
+/**
+ * "Which of them are in FIN-03?" in talk: a question that names no resource or kind of its own and says
+ * "them" is about the last answer's subjects: the results of their kinds keep only those records.
+ */
+function followUp(q: Question, typed: Typed[], thread: AnswerThread | undefined): { q: Question; typed: Typed[] } {
+  const subjects = thread?.subjects?.filter((s) => s.provider === 'gpucloud') ?? [];
+  if (!q.pronoun || q.kinds.length || q.named.length || !subjects.length) return { q, typed };
+  const ids = new Map(subjects.map((s) => [s.kind, new Set(s.ids)]));
+  const kinds = subjects.map((s) => s.kind).filter((k) => typed.some((x) => x.spec.kind === k));
+  if (!kinds.length) throw new BuiltinCannotAnswer(`"them" means the last answer's ${both(subjects.map((s) => s.kind))}, which were not read for this question`);
+  const restricted = typed.map((x) => {
+    const keep = ids.get(x.spec.kind);
+    if (!keep || !Array.isArray(x.r.data)) return x;
+    return { ...x, r: { ...x.r, data: (x.r.data as unknown[]).filter((d) => isRec(d) && keep.has(idOf(x.spec, d))) } };
+  });
+  return { q: { ...q, kinds }, typed: restricted };
+}
+
 /** gpucloud's answer parts for an understood question; what they used goes into `use`. */
-function answerGpuCloud(q: Question, typed: Typed[], use: Use, opts: AnswerOptions): string[] {
+function answerGpuCloud(q: Question, typed: Typed[], use: Use, subjects: Subjects, opts: AnswerOptions): string[] {
   const types = new Map<string, Rec>();
   for (const x of typed) {
     if ((x.spec.kind === 'instance-types' || x.spec.kind === 'cluster-types') && Array.isArray(x.r.data)) {
       for (const t of x.r.data) if (isRec(t)) types.set(String(t[x.spec.idField]), t);
     }
   }
-  const ctx: Ctx = { q, use, types };
   const dataOf = (kind: string) => typed.find((x) => x.spec.kind === kind)?.r.data;
+  const read = (kind: string) => typed.some((x) => x.spec.kind === kind);
+  const view = COST_VIEW_KINDS.every(read) ? moneyView(dataOf, opts.now ?? Date.now(), read) : undefined;
+  const ctx: Ctx = { q, use, types, subjects, ...(view ? { money: view } : {}) };
   const parts: string[] = [];
 
   // The kinds to answer: the ones the question names; availability folds in the types read with it.
   let kinds = q.kinds.filter((k) => typed.some((x) => x.spec.kind === k));
   const folded = new Set(kinds.flatMap((k) => KINDS.find((s) => s.kind === k)?.readWith ?? []));
   kinds = kinds.filter((k) => !folded.has(k));
-  if (!kinds.length && !q.costAsked) {
-    // "what am I paying for" with --gpucloud: what was read is the answer; about another provider's words: theirs is.
-    if (opts.overview) kinds = typed.map((x) => x.spec.kind);
-    else if (opts.answeredElsewhere) return [];
-    else throw new BuiltinCannotAnswer('it names nothing they know (instances, volumes, clusters, types, availability, locations, the balance, what you spend…)');
+  // "What are my instances costing me": the cost phrase asks what those kinds cost.
+  if (q.costAsked && kinds.length && kinds.every((k) => BILLED_KINDS.includes(k)) && !q.named.length && !q.attributes.includes('price')) q.attributes.push('price');
+  const subjectless = !kinds.length && !q.named.length;
+  if (q.gpuCount) {
+    // "How many GPUs are running": the GPUs of instances and clusters (the status word alone names no kind).
+    parts.push(answerGpuCount(ctx, dataOf));
+    kinds = kinds.filter((k) => k !== 'instances' && k !== 'clusters');
+  } else if (subjectless && q.superlative?.attribute === 'price' && (q.costAsked || q.attributes.every((a) => a === 'price'))) {
+    parts.push(answerMostCostly(ctx)); // "what costs the most?"
+  } else if ((subjectless || (q.duration && kinds.every((k) => k === 'balance'))) && (q.costAsked || q.duration || (q.attributes.includes('price') && !q.pronoun))) {
+    // The account: "how much am I spending", "what is my total cost", "how long will my balance last".
+    parts.push(answerBurn(ctx));
+    if (q.attributes.every((a) => a === 'price')) use.add('attributes');
+  } else if (q.costAsked && !kinds.every((k) => BILLED_KINDS.includes(k))) {
+    parts.push(answerBurn(ctx));
   }
-  if (q.costAsked) parts.push(answerCost(typed.map((x) => ({ kind: x.spec.kind, data: x.r.data }))));
+  // "How much do big and data cost together": the named resources' rates added up.
+  if (q.total && q.named.length > 1 && q.attributes.length && q.attributes.every((a) => a === 'price') && q.named.every((n) => BILLED_KINDS.includes(n.kind)) && !q.comparisons.length && !q.superlative && !q.statuses.length) {
+    parts.push(answerNamedTotal(ctx, q.named));
+    kinds = kinds.filter((k) => !q.named.some((n) => n.kind === k));
+  }
+  if (!parts.length && !kinds.length) {
+    // "what am I paying for" with --gpucloud: what was read is the answer; about another provider's words: theirs is.
+    // Not for "which of them…" with no last answer to point at: "them" names nothing read.
+    if (opts.overview && !q.pronoun) kinds = typed.map((x) => x.spec.kind);
+    else if (opts.answeredElsewhere) return [];
+    else throw new BuiltinCannotAnswer('it names nothing they know (instances, volumes, clusters, types, availability, locations, the balance, what you spend…)', hintFor(q));
+  }
   for (const kind of kinds) {
     const spec = KINDS.find((s) => s.kind === kind)!;
     const data = dataOf(kind);
@@ -557,7 +484,10 @@ function answerGpuCloud(q: Question, typed: Typed[], use: Use, opts: AnswerOptio
     }
     const own = !['instance-types', 'cluster-types', 'container-types', 'volume-types', 'images', 'cluster-images', 'locations', 'long-term-periods'].includes(kind);
     if (Array.isArray(data)) parts.push(answerList(ctx, spec, data.filter(isRec), own));
-    else if (isRec(data)) parts.push(...(q.attributes.length || q.statuses.length || q.yesNo ? answerNamed(ctx, [{ kind, spec, record: data, text: nameOf(spec, data) }]) : [summary(spec, data)]));
+    else if (isRec(data)) {
+      ctx.subjects.add(kind, [idOf(spec, data)]);
+      parts.push(...(q.attributes.length || q.statuses.length || q.yesNo ? answerNamed(ctx, [{ kind, spec, record: data, text: nameOf(spec, data) }]) : [summary(spec, data)]));
+    }
   }
   return parts.filter(Boolean);
 }
@@ -565,7 +495,7 @@ function answerGpuCloud(q: Question, typed: Typed[], use: Use, opts: AnswerOptio
 /** Declines when some part of the question went unused, or a yes/no question got no yes or no. */
 function checkAnswered(q: Question, use: Use, parts: string[]): void {
   const why = unusedPart(q, use) ?? (q.yesNo && !parts.some((p) => /^(Yes|No):/m.test(p)) ? 'it asks yes or no about something they cannot check' : undefined);
-  if (why) throw new BuiltinCannotAnswer(why);
+  if (why) throw new BuiltinCannotAnswer(why, hintFor(q));
 }
 
 /**
@@ -576,11 +506,7 @@ export function answerFromResults(question: string, results: StepResult[], opts:
   const changes = results.filter((r) => r.args?.[0] !== 'gpucloud-wait' && (r.method ?? r.args?.[1] ?? 'GET').toUpperCase() !== 'GET');
   if (changes.length) return changes.map(answerChange).join('\n');
   const typed = typedResults(results);
-  const q = understandQuestion(question, typed, opts);
-  const use = new Use();
-  const parts = answerGpuCloud(q, typed, use, opts);
-  checkAnswered(q, use, parts);
-  return printable(parts.join('\n')) || 'Nothing to report.';
+  return answerReadings(question, typed, opts, (q, t, use, subjects) => answerGpuCloud(q, t, use, subjects, opts));
 }
 
 let matcher: TermMatcher<RouteTerm> | undefined;
@@ -593,20 +519,80 @@ const MAX_QUESTION_CHARS = 2000;
 /** Names and values come from the API: control characters (a terminal escape in a hostname) never reach the terminal. */
 const printable = (text: string) => text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '?');
 
-function understandQuestion(question: string, typed: Typed[], opts: AnswerOptions): Question {
-  if (question.length > MAX_QUESTION_CHARS) throw new BuiltinCannotAnswer(`the question is longer than ${MAX_QUESTION_CHARS} characters`);
+/** The question read, with a resource named like a word at `nameAt` read as its name. */
+function parse(question: string, typed: Typed[], opts: AnswerOptions, nameAt?: number): Question {
   const routeWords = (opts.route?.reasons ?? []).flatMap((r) => r.terms.flatMap((t) => t.toLowerCase().split(/[\s_-]+/)));
-  const q = understand(question, { results: typed.map((x) => ({ kind: x.spec.kind, data: x.r.data })), terms: gpucloudTerms().match(question), knownWords: [...routeWords, ...(opts.knownWords ?? [])] });
-  if (q.unanswerable.length) throw new BuiltinCannotAnswer(q.unanswerable.map((u) => `"${u.word}": ${u.why}`).join('; '));
+  return understand(question, { results: typed.map((x) => ({ kind: x.spec.kind, data: x.r.data })), terms: gpucloudTerms().match(question), knownWords: [...routeWords, ...(opts.knownWords ?? [])], nameAt });
+}
+
+/** Declines a question with a word nobody understands, or one the answers cannot work out. */
+function checkUnderstood(q: Question): void {
+  if (q.unanswerable.length) throw new BuiltinCannotAnswer(q.unanswerable.map((u) => `"${u.word}": ${u.why}`).join('; '), hintFor(q));
   if (q.unknown.length) {
     const unknown = [...new Set(q.unknown)];
     // A name they did not find among what was read: the kind it is of may not have been read at all.
     const names = unknown.filter((w) => /[-._\d]/.test(w));
     const nameHint = names.length ? ` (if ${both(names.map((n) => `"${n}"`))} ${names.length === 1 ? 'is a resource' : 'are resources'}, name the kind too, e.g. "volume ${names[0]}")` : '';
-    throw new BuiltinCannotAnswer(`they do not know ${unknown.length === 1 ? 'the word' : 'the words'} ${both(unknown.map((w) => `"${w}"`))}${nameHint}`);
+    throw new BuiltinCannotAnswer(`they do not know ${unknown.length === 1 ? 'the word' : 'the words'} ${both(unknown.map((w) => `"${w}"`))}${nameHint}`, hintFor(q));
   }
-  if (q.strayNegation) throw new BuiltinCannotAnswer('it has a "not" they cannot place (they understand "not" before a status: "not attached", "aren\'t running")');
-  return q;
+  if (q.strayNegation) throw new BuiltinCannotAnswer('it has a "not" they cannot place (they understand "not" before a status: "not attached", "aren\'t running")', hintFor(q));
+}
+
+type Answerer = (q: Question, typed: Typed[], use: Use, subjects: Subjects) => string[];
+
+/**
+ * Every reading of the question answered: the words as words, then each resource named like a word
+ * ("what is the IP of big?") read as its name. The answer is the one the answering readings agree on;
+ * readings that answer differently decline ("big" in "how big is volume data" when an instance is named
+ * big), naming how to write the name so it reads one way. A talk thread gets the answer's subjects.
+ */
+function answerReadings(question: string, typed: Typed[], opts: AnswerOptions, answer: Answerer): string {
+  try {
+    return answerAllReadings(question, typed, opts, answer);
+  } catch (err) {
+    // A declined question leaves no subjects: "which of them…" next would otherwise mean the answer
+    // before it, not the question the person just asked.
+    if (opts.thread && err instanceof BuiltinCannotAnswer) opts.thread.subjects = [];
+    throw err;
+  }
+}
+
+function answerAllReadings(question: string, typed: Typed[], opts: AnswerOptions, answer: Answerer): string {
+  if (question.length > MAX_QUESTION_CHARS) throw new BuiltinCannotAnswer(`the question is longer than ${MAX_QUESTION_CHARS} characters`);
+  const words = parse(question, typed, opts);
+  const readings = [words, ...words.wordNames.map((w) => parse(question, typed, opts, w.at))];
+  const outcomes = readings.map((read) => {
+    try {
+      checkUnderstood(read);
+      const { q, typed: own } = followUp(read, typed, opts.thread);
+      const use = new Use();
+      const subjects = new Subjects();
+      const parts = answer(q, own, use, subjects);
+      checkAnswered(q, use, parts);
+      return { text: printable(parts.join('\n')) || 'Nothing to report.', subjects };
+    } catch (err) {
+      if (err instanceof BuiltinCannotAnswer) return { error: err };
+      throw err;
+    }
+  });
+  const answered = outcomes.filter((o): o is { text: string; subjects: Subjects } => 'text' in o);
+  if (!answered.length) {
+    const [first, ...others] = outcomes as { error: BuiltinCannotAnswer }[];
+    if (!others.length) throw first!.error;
+    // Read with a name too: both reasons, so the one that applies is there.
+    const why = (e: BuiltinCannotAnswer) => e.message.replace(/^the built-in answers \(no AI model\) cannot answer this exactly: /, '').replace(/; nothing was guessed$/, '');
+    const asNames = others.map((o, i) => `read with "${words.wordNames[i]!.name}" as a name, ${why(o.error)}`);
+    throw new BuiltinCannotAnswer(`${why(first!.error)} (${[...new Set(asNames)].join('; ')})`, first!.error.hint);
+  }
+  if (new Set(answered.map((a) => a.text)).size > 1) {
+    const names = both(words.wordNames.map((w) => `"${w.name}"`));
+    throw new BuiltinCannotAnswer(
+      `${names} ${words.wordNames.length === 1 ? 'is' : 'are'} both a word they know and the name of a resource, and the question reads both ways with different answers; write the kind before the name ("instance ${words.wordNames[0]!.name}") or quote it`,
+      hintFor(words),
+    );
+  }
+  if (opts.thread) opts.thread.subjects = answered[0]!.subjects.list().map((s) => ({ provider: 'gpucloud', ...s }));
+  return answered[0]!.text;
 }
 
 /** The words of every cloud_a read: understood by the answers (their own answer lists them). */
@@ -623,7 +609,7 @@ export function builtinAnswer(
   route: RouteSummary,
   results: readonly { kind: string; args: readonly string[]; data: unknown }[],
   render: { iac?: (data: unknown) => string } = {},
-  more: { knownWords?: readonly string[]; answeredElsewhere?: boolean } = {},
+  more: { knownWords?: readonly string[]; answeredElsewhere?: boolean; thread?: AnswerThread; now?: number } = {},
 ): string {
   const aws = results.filter((r) => r.args[0] === 'aws' && awsReadOf(r.args));
   const iac = results.filter((r) => r.kind === 'terraform');
@@ -634,55 +620,26 @@ export function builtinAnswer(
     knownWords: [...(aws.length ? AWS_WORDS : []), ...(more.knownWords ?? [])],
     overview: !route.defaulted,
     answeredElsewhere: aws.length > 0 || iac.length > 0 || Boolean(more.answeredElsewhere),
+    ...(more.thread ? { thread: more.thread } : {}),
+    ...(more.now !== undefined ? { now: more.now } : {}),
   };
-  const q = understandQuestion(question, typed, opts);
-  const use = new Use();
-  const parts = typed.length ? answerGpuCloud(q, typed, use, opts) : [];
-  if (aws.length) {
-    // cloud_a's lists pick records by a state the question names; "not" a state they would get wrong.
-    if (q.statuses.some((s) => s.not)) throw new BuiltinCannotAnswer('their cloud_a answers understand a state, not "not" a state');
-    if (q.superlative || q.locations.length || q.processor || q.models.length || q.spot || q.attributes.length) {
-      const aside = new Use();
-      aside.add('status');
-      const why = unusedPart({ ...q, statuses: [] }, aside);
-      if (why) throw new BuiltinCannotAnswer(`${why} in cloud_a's answers`);
+  return answerReadings(question, typed, opts, (q, own, use, subjects) => {
+    const parts = own.length ? answerGpuCloud(q, own, use, subjects, opts) : [];
+    if (aws.length) {
+      // cloud_a's lists pick records by a state the question names; "not" a state they would get wrong.
+      if (q.statuses.some((s) => s.not)) throw new BuiltinCannotAnswer('their cloud_a answers understand a state, not "not" a state');
+      if (q.superlative || q.locations.length || q.processor || q.models.length || q.spot || q.attributes.length || q.comparisons.length || q.gpuCount || q.period || q.total) {
+        const aside = new Use();
+        aside.add('status');
+        const why = unusedPart({ ...q, statuses: [] }, aside);
+        if (why) throw new BuiltinCannotAnswer(`${why} in cloud_a's answers`);
+      }
+      use.add('status');
+      parts.push(...answerAwsResults(question, aws));
     }
-    use.add('status');
-    parts.push(...answerAwsResults(question, aws));
-  }
-  for (const r of iac) if (render.iac) parts.push(render.iac(r.data));
-  checkAnswered(q, use, parts);
-  return printable(parts.join('\n')) || 'Nothing to report.';
-}
-
-const TOP_SPENDERS = 3;
-
-/**
- * "What am I spending per hour", "how long will my balance last": the burn, what it goes on, the
- * balance and the runway, from the same reads and the same pricing as `cost summary`
- * (engine/providers/gpucloud/cost.ts). `results` are the context reads, each with its catalogue kind.
- */
-export function answerCost(results: readonly { kind?: string; data: unknown }[], now = Date.now()): string {
-  const of = (kind: string) => results.find((r) => r.kind === kind)?.data;
-  const s = costSummary(
-    { instances: of('instances'), volumes: of('volumes'), clusters: of('clusters'), balance: of('balance'), instanceTypes: of('instance-types'), volumeTypes: of('volume-types'), clusterTypes: of('cluster-types') },
-    now,
-  );
-  const cur = s.currency.toUpperCase();
-  const balance = s.balance === null ? undefined : `${s.balance.toFixed(2)} ${cur}`;
-  if (s.hourly_cost <= 0) return `Nothing bills right now (0 ${cur} per hour)${balance ? `; your balance of ${balance} is not being drawn down` : ''}.`;
-  const lines = [
-    `You are spending ${s.hourly_cost.toFixed(4)} ${cur} per hour (${s.daily_cost.toFixed(2)} per day, ${s.monthly_forecast.toFixed(2)} per 30 days) on ${plural(s.resources.length, 'billable resource', 'billable resources')}.`,
-  ];
-  const top = sortResources(s.resources, 'cost').slice(0, TOP_SPENDERS);
-  lines.push(`Most of it: ${top.map((r) => `${r.kind} ${r.name} ${hourly(r.hourly_cost ?? 0, s.currency)}/hour`).join(', ')}.`);
-  const offline = s.resources.filter((r) => r.kind === 'instance' && r.status === 'offline');
-  if (offline.length) lines.push(`${plural(offline.length, 'offline instance still bills', 'offline instances still bill')} (shutdown keeps billing, only delete stops it): ${listNames(offline.map((r) => r.name))}.`);
-  if (balance && s.runway_hours !== null && s.runway_until) {
-    lines.push(`Your balance of ${balance} lasts ${s.runway_hours.toFixed(1)} hours (${(s.runway_hours / 24).toFixed(1)} days) at this rate, until ${when(s.runway_until)}.`);
-  }
-  if (s.unpriced.length) lines.push(`Not counted (no price known): ${s.unpriced.join('; ')}.`);
-  return lines.join('\n');
+    for (const r of iac) if (render.iac) parts.push(render.iac(r.data));
+    return parts;
+  });
 }
 
 /**
@@ -692,5 +649,5 @@ export function answerCost(results: readonly { kind?: string; data: unknown }[],
 export const PLANNER_ANSWER: AnswerCapability = {
   joint: 'planner',
   answer: (question, results, ctx) =>
-    builtinAnswer(question, ctx.route ?? { reasons: [], defaulted: ctx.defaulted ?? false }, results, {}, { knownWords: ctx.knownWords, answeredElsewhere: ctx.answeredElsewhere }),
+    builtinAnswer(question, ctx.route ?? { reasons: [], defaulted: ctx.defaulted ?? false }, results, {}, { knownWords: ctx.knownWords, answeredElsewhere: ctx.answeredElsewhere, ...(ctx.thread ? { thread: ctx.thread } : {}) }),
 };

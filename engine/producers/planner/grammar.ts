@@ -98,10 +98,20 @@ function objectOfKind(kind: string): ResourceObject {
   return 'other';
 }
 
+/**
+ * Words the planner reads as a kind though the routing does not: "how much have I spent" plans a read
+ * of the balance (the one account figure a read plan shows), while the answers read "spend" as the burn
+ * (engine/providers/gpucloud/routing.ts COST_TERMS) and never answer it with the balance.
+ */
+const PLAN_ONLY_TERMS: Record<string, readonly string[]> = { balance: ['spend', 'spent'] };
+
+/** Every word of a kind for the planner: its name, singular, aliases, routing terms and plan-only terms. */
+const planWords = (k: (typeof KINDS)[number]) => [k.kind, k.singular, ...k.aliases, ...k.terms, ...(PLAN_ONLY_TERMS[k.kind] ?? [])];
+
 /** Kind words: every kind's name, singular, aliases and routing terms (hyphens read as spaces). */
 const kindMatcher = new TermMatcher(
   KINDS.flatMap((k) => {
-    const words = new Set([k.kind, k.singular, ...k.aliases, ...k.terms].map((w) => w.toLowerCase().replace(/-/g, ' ')));
+    const words = new Set(planWords(k).map((w) => w.toLowerCase().replace(/-/g, ' ')));
     return [...words].map((term) => ({ term, data: k.kind }));
   }),
 );
@@ -435,7 +445,7 @@ let kindPatterns: { kind: string; re: RegExp }[] | undefined;
 /** Built on first use: every CLI command loads this module, few plan. */
 function kindPatternList(): { kind: string; re: RegExp }[] {
   kindPatterns ??= KINDS.flatMap((k) =>
-    [...new Set([k.kind, k.singular, ...k.aliases, ...k.terms].map((w) => w.toLowerCase().replace(/-/g, ' ')))].map((w) => ({ kind: k.kind, re: termPattern(w) })),
+    [...new Set(planWords(k).map((w) => w.toLowerCase().replace(/-/g, ' ')))].map((w) => ({ kind: k.kind, re: termPattern(w) })),
   );
   return kindPatterns;
 }

@@ -11,7 +11,7 @@ import { predefinedBindings, resolveRateLimit } from './credentials.js';
 import { gpucloudSandbox } from './sandbox.js';
 import { PLANNER_ANSWER_ON_USE } from '../../producers/planner/answer-capability.js';
 import { findKind, type KindSpec } from './catalogue.js';
-import { COST_KIND, GPUCLOUD_ROUTING } from './routing.js';
+import { COST_KIND, GPUCLOUD_ROUTING, readsCost } from './routing.js';
 import { gpucloudCost } from './cost-capability.js';
 import { gpucloudDeploy } from './deploy-capability.js';
 import { gpucloudMaker } from './maker.js';
@@ -40,7 +40,8 @@ export const gpucloudCapabilities: ProviderCapabilities = {
   maker: gpucloudMaker,
   reads: {
     label: 'the gpucloud account',
-    contextReads: (_question, { kinds }) => gpucloudContextReads(kinds),
+    // A question about money or GPU counts reads what `cost summary` reads too (routing.ts readsCost).
+    contextReads: (question, { kinds }) => gpucloudContextReads(readsCost(question) && !kinds.includes(COST_KIND) ? [...kinds, COST_KIND] : kinds),
   },
   // One question parser for gpucloud and cloud_a (engine/producers/planner/answer.ts): exact answers or a reasoned decline.
   answer: PLANNER_ANSWER_ON_USE,

@@ -299,7 +299,7 @@ const KIND_ROWS: readonly KindRow[] = [
     shape: 'object',
     idField: 'currency',
     columns: [['AMOUNT', 'amount', 9, 'price'], ['CURRENCY', 'currency', 8]],
-    terms: ['balance', 'credit', 'credits', 'funds', 'spend', 'spent'],
+    terms: ['balance', 'credit', 'credits', 'funds'],
   },
 ];
 

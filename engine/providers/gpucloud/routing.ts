@@ -39,9 +39,27 @@ export const GPUCLOUD_PHRASES = [
  */
 export const COST_KIND = 'cost';
 export const COST_TERMS = [
-  'spending', 'burn', 'burning', 'burn rate', 'runway', 'run out', 'runs out', 'running out', 'my cost', 'my costs', 'my bill', 'billing',
+  'spend', 'spent', 'spending', 'burn', 'burning', 'burn rate', 'runway', 'run out', 'runs out', 'running out', 'my cost', 'my costs', 'my bill', 'billing',
   'billed', 'budget', 'cost me', 'costs me', 'costing me', 'costing', 'balance last', 'money last', 'credit last', 'credits last', 'afford',
 ];
+
+/**
+ * A question about money or GPU counts ("how much does big cost per day", "which instances cost more than
+ * 2 USD per hour", "how many GPUs are running"): its context is also what `cost summary` reads, so the
+ * built-in answers price resources exactly as the cost capability does (volumes by type and size, spot
+ * instances at the current spot price) and count the GPUs of clusters too. Words, not meaning: reading
+ * more than needed costs a few GETs; reading less would leave a figure unpriced (then the answer declines).
+ * Not "pay": "what am I paying for" asks what there is (the overview), not a figure; "how much do I pay"
+ * has "how much".
+ */
+const MONEY_WORDS =
+  /(?<![\p{L}\p{N}_])(?:costs?|costing|costly|costlier|price[sd]?|pricing|pricier|priciest|spend|spending|spent|burn|burning|bill|billed|billing|expensive|cheap|cheaper|cheapest|dearest|money|runway|usd|eur|gbp|dollars?|euros?|how much|hourly|daily|weekly|monthly|per (?:hour|day|week|month|year))(?![\p{L}\p{N}_])|[$€£]/iu;
+const GPU_COUNT = /(?<![\p{L}\p{N}_])(?:how many|number of|total|sum|count)(?![\p{L}\p{N}_])[\s\S]*(?<![\p{L}\p{N}_])gpus?(?![\p{L}\p{N}_])|(?<![\p{L}\p{N}_])gpus?(?![\p{L}\p{N}_])[\s\S]*(?<![\p{L}\p{N}_])(?:in total|altogether|combined)(?![\p{L}\p{N}_])/iu;
+
+/** "How long will it last", "how many days of credit": the runway, which needs the burn. */
+const DURATION = /(?<![\p{L}\p{N}_])how (?:long|many (?:hours|days|weeks|months))(?![\p{L}\p{N}_])/iu;
+
+export const readsCost = (question: string): boolean => MONEY_WORDS.test(question) || GPU_COUNT.test(question) || DURATION.test(question);
 
 const kindOfTerm = (term: string) => KINDS.find((k) => k.terms.some((t) => t.toLowerCase() === term))?.kind;
 
