@@ -5,11 +5,11 @@
  * per kind per run (NameSnapshots), is the "before" snapshot of exactly-once. Which steps create what
  * comes from each step's classification; how names are listed comes from its provider (provider.names).
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Plan } from '../../../schemas/plan.js';
 import { SafetyRefusal } from '../errors.js';
 import type { NamedRecord, Provider, ProviderSet, StepClass, StepResult } from '../provider.js';
 import { placeholdersIn } from './bindings.js';
-import { sleep } from '../kits/http/sleep.js';
 import type { InFlightStep, JournalState, RunJournal } from './journal.js';
 import { foldName } from './reservations.js';
 
@@ -235,7 +235,7 @@ export class RunCreates {
         told = true;
         this.opts.onWait?.(`the interrupted run's create of "${create.name}" is not listed yet; looking for it up to ${Math.ceil(left / 1000)} s more before sending it again`, left);
       }
-      await sleep(Math.min(IN_FLIGHT_LOOK_MS, left), this.opts.signal ?? new AbortController().signal);
+      await delay(Math.min(IN_FLIGHT_LOOK_MS, left), undefined, { signal: this.opts.signal });
     }
   }
 
