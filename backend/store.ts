@@ -138,11 +138,21 @@ export class CredentialStore {
     });
   }
 
-  /** Whether a key row is one this backend wrote: its MAC verifies under the master key it names. */
+  /**
+   * Whether a key row is one this backend wrote: its MAC verifies under the master key it names. A key
+   * not loaded is looked for in the key file once (`masterKey`): a rotation run by another process (the
+   * CLI against PostgreSQL) re-seals every row with the new key while this server keeps serving.
+   */
   private rowIsAuthentic(r: Row): boolean {
     if (!Buffer.isBuffer(r.mac) && !(r.mac instanceof Uint8Array)) return false;
-    const key = this.keyring.keys.find((k) => k.id === r.mac_key_id);
-    if (!key) return false;
+    if (typeof r.mac_key_id !== 'string') return false;
+    let key: MasterKey;
+    try {
+      key = this.masterKey(r.mac_key_id);
+    } catch (err) {
+      if (err instanceof OperationError) return false; // no such key here: not a row this backend sealed
+      throw err;
+    }
     const expected = keyRowMac(key, { prefix: String(r.prefix), tenant: String(r.tenant), envs: envsOf(r), hash: buf(r.key_hash), revoked: r.revoked_at !== null && r.revoked_at !== undefined });
     return hashesMatch(buf(r.mac), expected);
   }

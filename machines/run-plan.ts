@@ -268,6 +268,8 @@ export async function runPlan(checked: CheckedPlan, opts: RunOptions): Promise<R
   const { error, bindings: finalBindings } = snapshot.context;
   const status = snapshot.value as 'succeeded' | 'failed' | 'cancelled';
   if (status !== 'succeeded') observe({ type: 'step-failed', index: completed.length, total, error });
+  // A failure whose outcome is known (nothing was made) is recorded, so a resume does not wait for it to appear.
+  if (status === 'failed' && !sent.outcomeUnknown(completed.length, error)) opts.journal?.settled(completed.length);
 
   const byIndex = new Map(completed.map((c) => [c.index, c]));
   const steps: StepReport[] = plan.commands.map((command, index) => {

@@ -7,6 +7,7 @@ import { runCli as runCliDefault, tempHome, withEmulator, type RunCliOptions } f
 import { startOpenAiServer } from './support/openai-server.js';
 import { tempDir } from './support/temp.js';
 import { createInstanceStep, gpucloudPlan } from './support/plans.js';
+import { within } from './support/wait.js';
 
 /** Children get a generous timeout: CI is a busy 2-core box and these start the CLI many times. */
 const runCli = (args: string[], opts: RunCliOptions = {}) => runCliDefault(args, { timeoutMs: 120_000, ...opts });
@@ -173,18 +174,19 @@ test('ask --maker --timeout ends a model that never answers: exit 1 with the tim
       const config = `gpucloud:\n  default_ssh_key_id: ${EMULATOR_DEFAULT_SSH_KEY_ID}\nai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${srv.baseURL}\n`;
       writeFileSync(join(dir, 'c.yaml'), config, { mode: 0o600 });
       const cancelled = srv.nextCancelled();
-      // A longer --timeout each time until a run reached the model: on a busy machine 3 s can pass before
-      // the catalogue is read, and then no model request exists to be cancelled (the wait below never ended).
-      let r = await runCli(['--config', join(dir, 'c.yaml'), '--timeout', '3', 'ask', '--maker', 'a V100 box called ai-1 in FIN-01'], { env: { ...env, TEST_AI_KEY: 'sk-test-key-123456' } });
-      for (const seconds of ['15', '60']) {
+      // The deadline must fall while the model is being asked. A loaded machine may spend the first one
+      // before the CLI reaches the model (it then times out without asking it, and nothing is ever
+      // cancelled): that run is repeated with a longer deadline, a bounded number of times.
+      let r: Awaited<ReturnType<typeof runCli>> | undefined;
+      for (const seconds of [3, 10, 30]) {
+        r = await runCli(['--config', join(dir, 'c.yaml'), '--timeout', String(seconds), 'ask', '--maker', 'a V100 box called ai-1 in FIN-01'], { env: { ...env, TEST_AI_KEY: 'sk-test-key-123456' } });
         if (srv.chatRequests().length) break;
-        r = await runCli(['--config', join(dir, 'c.yaml'), '--timeout', seconds, 'ask', '--maker', 'a V100 box called ai-1 in FIN-01'], { env: { ...env, TEST_AI_KEY: 'sk-test-key-123456' } });
       }
-      assert.ok(srv.chatRequests().length, `no run reached the model:\n${r.stderr}`);
-      assert.is(r.code, 1, r.stderr);
-      assert.match(r.stderr, /error: timeout/);
-      assert.is(r.stdout, '');
-      assert.is((await cancelled).path, '/v1/chat/completions');
+      assert.ok(srv.chatRequests().length > 0, `no run reached the model before its deadline:\n${r!.stderr}`);
+      assert.is(r!.code, 1, r!.stderr);
+      assert.match(r!.stderr, /error: timeout/);
+      assert.is(r!.stdout, '');
+      assert.is((await within(cancelled, 'the model request was cancelled')).path, '/v1/chat/completions');
     });
   } finally {
     await srv.close();

@@ -126,6 +126,8 @@ export async function applyPlan(input: unknown, req: ApplyRequest): Promise<Appl
       assertLocked: () => lock.assertHeld(),
       reserve: (create) => names.ensure(create),
       release: (create) => names.release(create),
+      onWait: (message, waitMs) => observe({ type: 'waiting', wait: { reason: 'create-lookup', waitMs, message } }),
+      signal: context.signal,
     });
     const outcome = await runPlan(checked, { providers: providers, journal, resume, creates, predefined: backend.predefined, context, observer: req.observer });
     return honest(outcome, classes, req.secretBindings);

@@ -11,6 +11,12 @@ import { runCli } from './cli.js';
 import { postgresMissing, startPostgres, type RunningPostgres } from './postgres.js';
 
 const STORES = 100;
+/**
+ * No request of these tests waits forever: fetch (undici) can be left with a request on a connection the
+ * server reset and never settle it, which hung a whole CI run. Far longer than any answer takes; a
+ * request cut by it is simply not acknowledged.
+ */
+const REQUEST_BOUND_MS = 60_000;
 const valueOf = (i: number) => `durable-secret-${i}-${'x'.repeat(i % 37)}-end`;
 
 export function backendDurabilitySuite(label: 'pglite' | 'postgres') {
@@ -27,8 +33,10 @@ export function backendDurabilitySuite(label: 'pglite' | 'postgres') {
       method: 'PUT',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ fields: { token: value } }),
+      signal: AbortSignal.timeout(REQUEST_BOUND_MS),
     });
-  const get = (b: BackendProcess, name: string) => fetch(`${b.url}/v1/credentials/production/repohost/${name}`, { headers: { authorization: `Bearer ${key}` } });
+  const get = (b: BackendProcess, name: string) =>
+    fetch(`${b.url}/v1/credentials/production/repohost/${name}`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(REQUEST_BOUND_MS) });
 
   s.before(async () => {
     if (skip) return;

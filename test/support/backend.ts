@@ -33,6 +33,8 @@ export function storageArgs(b: Pick<BackendProcess, 'database'>): string[] {
   return b.database ? ['--database', b.database] : [];
 }
 
+const START_BOUND_MS = 240_000;
+
 export async function startBackendProcess(opts: StartBackendOptions = {}): Promise<BackendProcess> {
   const home = opts.home ?? tempHome('assistant-backend-');
   const listen = opts.args?.includes('--listen') ? [] : ['--listen', '127.0.0.1:0'];
@@ -43,7 +45,13 @@ export async function startBackendProcess(opts: StartBackendOptions = {}): Promi
   child.stdout!.resume();
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`backend did not start within 120 s:\n${err}`)), 120_000);
+    // A bound against a hang, not a speed limit (the first pglite start lays out a cluster; a loaded
+    // machine is slow at it). A server that did not start is killed: left running, it kept the test
+    // process alive after uvu had given up on the file (a 900 s timeout instead of this error).
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`backend did not start within ${START_BOUND_MS / 1000} s:\n${err}`));
+    }, START_BOUND_MS);
     const onData = () => {
       const m = /listening on (https?:\/\/\S+)/.exec(err);
       if (m) {

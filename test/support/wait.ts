@@ -10,3 +10,13 @@ export async function until(pred: () => boolean | Promise<boolean>, what: string
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/**
+ * `p`, or a failure saying what never happened when it has not settled within a generous `boundMs`: a
+ * guard that turns a hang (an event that will never come) into a failure, not a timing assertion.
+ */
+export function within<T>(p: Promise<T>, what: string, boundMs = 90_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${boundMs / 1000} s`)), boundMs)));
+  return Promise.race([p, bound]).finally(() => clearTimeout(timer));
+}

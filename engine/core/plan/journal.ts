@@ -30,6 +30,7 @@ type Entry =
   | { type: 'begin'; plan_hash: string; steps: number; at: string }
   | { type: 'started'; index: number; snapshot?: string[]; at: string }
   | { type: 'created'; index: number; data: unknown; at: string }
+  | { type: 'settled'; index: number; at: string }
   | { type: 'done'; index: number; produced: Record<string, string>; http_status?: number; alternative?: unknown; at: string }
   | { type: 'finished'; at: string };
 
@@ -39,6 +40,10 @@ export interface InFlightStep {
   snapshot?: string[];
   /** The create's response, when it arrived before the step failed or the process died. */
   created?: unknown;
+  /** When its request was about to be sent (the `started` entry): a killed run's create may still be made after it. */
+  startedAt?: string;
+  /** The run saw the step end with a known outcome (an answer that made nothing): nothing it sent can appear later. */
+  settled?: boolean;
 }
 
 export interface JournalState {
@@ -101,7 +106,8 @@ export class RunJournal {
         continue; // a torn last line from a kill mid-write carries nothing we rely on
       }
       if (e.type === 'begin' && e.plan_hash !== this.hash) return undefined;
-      if (e.type === 'started') state.inFlight = { index: e.index, snapshot: e.snapshot };
+      if (e.type === 'started') state.inFlight = { index: e.index, snapshot: e.snapshot, startedAt: e.at };
+      if (e.type === 'settled' && state.inFlight?.index === e.index) state.inFlight.settled = true;
       if (e.type === 'created' && state.inFlight?.index === e.index) state.inFlight.created = e.data;
       if (e.type === 'done') {
         state.completed.set(e.index, { produced: e.produced, http_status: e.http_status });
@@ -178,6 +184,17 @@ export class RunJournal {
     this.add({ type: 'done', index, produced, http_status: httpStatus, alternative, at: new Date().toISOString() });
     // A change's completion is written at once (resume must not send it again); a read's waits.
     if (this.changing.delete(index) || this.pending.length > MAX_PENDING) this.flush();
+  }
+
+  /**
+   * A change step failed and this run saw how (a 4xx answer, a refusal before sending): what it sent
+   * made nothing, so a resume need not wait for it to appear. A step that failed without an answer
+   * (timeout, reset, 5xx) or whose run was killed or interrupted gets no such entry.
+   */
+  settled(index: number): void {
+    if (!this.changing.delete(index)) return;
+    this.add({ type: 'settled', index, at: new Date().toISOString() });
+    this.flush();
   }
 
   finish(): void {

@@ -5,12 +5,21 @@
  * per kind per run (NameSnapshots), is the "before" snapshot of exactly-once. Which steps create what
  * comes from each step's classification; how names are listed comes from its provider (provider.names).
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Plan } from '../../../schemas/plan.js';
 import { SafetyRefusal } from '../errors.js';
 import type { NamedRecord, Provider, ProviderSet, StepClass, StepResult } from '../provider.js';
 import { placeholdersIn } from './bindings.js';
-import type { JournalState, RunJournal } from './journal.js';
+import type { InFlightStep, JournalState, RunJournal } from './journal.js';
 import { foldName } from './reservations.js';
+
+/**
+ * How long after a create was sent it may still appear in listings: a run killed with its create on the
+ * wire leaves the server working on it. The same patience the gpucloud client has for a create that got
+ * no answer (its createLookupMs). A resume looks again every IN_FLIGHT_LOOK_MS within it.
+ */
+export const IN_FLIGHT_SETTLE_MS = 30_000;
+const IN_FLIGHT_LOOK_MS = 1_000;
 
 /** A planned create whose name is already taken. */
 export interface NameConflict {
@@ -158,6 +167,12 @@ export class RunCreates {
       reserve?: (create: NamedCreate) => Promise<boolean>;
       /** The create's outcome is known: its reservation may go. */
       release?: (create: NamedCreate) => Promise<void>;
+      /** How long after an interrupted create was sent it may still appear (default IN_FLIGHT_SETTLE_MS). */
+      settleMs?: number;
+      /** Told once when a resume waits for an interrupted create to appear. */
+      onWait?: (message: string, waitMs: number) => void;
+      /** The run's cancel: ends that wait. */
+      signal?: AbortSignal;
     },
   ) {}
 
@@ -173,7 +188,7 @@ export class RunCreates {
     const inFlight = resume?.inFlight?.index === index ? resume.inFlight : undefined;
     if (inFlight) {
       if (inFlight.created !== undefined) return { adopted: { status: 200, data: inFlight.created, deduplicated: true } };
-      const found = inFlight.snapshot ? await this.madeByUs(create, inFlight.snapshot) : undefined;
+      const found = inFlight.snapshot ? await this.madeByUsOnceSettled(create, inFlight) : undefined;
       if (found) {
         await this.snapshots.add(create, found.id);
         return { adopted: { status: 200, data: create.provider.names!.responseFor(create.kind, found), deduplicated: true } };
@@ -198,6 +213,30 @@ export class RunCreates {
     const id = create.provider.names!.createdId(create.kind, result.data);
     if (id) await this.snapshots.add(create, id);
     await this.opts.release?.(create);
+  }
+
+  /**
+   * The create an interrupted run had in flight, once the server has had time to make it. A run killed
+   * while its create was on the wire leaves a request the server may still be working on: it appears in
+   * listings only when the server is done (the emulator's slow create; a cloud queueing it). Until
+   * IN_FLIGHT_SETTLE_MS after it was sent, a listing without it proves nothing, so it is looked for again
+   * (the same patience the client has for a create that got no answer); after that, or when the run saw
+   * the step end with an answer that made nothing (`settled`), one look decides.
+   */
+  private async madeByUsOnceSettled(create: NamedCreate, inFlight: InFlightStep): Promise<NamedRecord | undefined> {
+    const sentAt = Date.parse(inFlight.startedAt ?? '');
+    const deadline = inFlight.settled || Number.isNaN(sentAt) ? 0 : sentAt + (this.opts.settleMs ?? IN_FLIGHT_SETTLE_MS);
+    let told = false;
+    for (;;) {
+      const found = await this.madeByUs(create, inFlight.snapshot ?? []);
+      const left = deadline - Date.now();
+      if (found || left <= 0) return found;
+      if (!told) {
+        told = true;
+        this.opts.onWait?.(`the interrupted run's create of "${create.name}" is not listed yet; looking for it up to ${Math.ceil(left / 1000)} s more before sending it again`, left);
+      }
+      await delay(Math.min(IN_FLIGHT_LOOK_MS, left), undefined, { signal: this.opts.signal });
+    }
   }
 
   /** The newest record with the create's name that was not there before it was sent. */

@@ -111,10 +111,14 @@ export function tryLockFile(path: string, opts: LockFileOptions): TakeResult {
 
 /**
  * Removes an abandoned lock, only if it is still the one judged (its inode): a lock released and taken
- * again by a live process meanwhile stays. (A taker that loses the race after this check removes a
- * fresh lock: the same narrow window proper-lockfile has; the holder learns it at its next refresh.)
+ * again by a live process meanwhile stays. The check and the removal are made under a second, short
+ * lock (`<lock>.takeover`): without it, two processes taking over the same dead lock could both pass
+ * the check, one remove the lock and take it, and the other then remove that fresh lock and take it
+ * too — two holders, a run of one plan twice (kill -9, then two resumes at once).
  */
 function removeIfSame(path: string, ino: number): void {
+  const guard = takeoverGuard(path);
+  if (!guard) return; // another process is taking it over right now: the caller's next attempt sees the result
   try {
     const now = statSync(path);
     if (now.ino !== ino) return;
@@ -123,7 +127,54 @@ function removeIfSame(path: string, ino: number): void {
     else unlinkSync(path);
   } catch {
     // gone already
+  } finally {
+    guard();
   }
+}
+
+/** The takeover lock is held for two system calls; one older than this was left by a process killed in between. */
+const TAKEOVER_STALE_MS = 2_000;
+const TAKEOVER_TRIES = 50;
+
+/**
+ * Takes `<lock>.takeover` (O_EXCL, our pid in it), waiting a few ms while another process holds it;
+ * returns its release, or undefined when it stays busy. One left by a dead process (same host) or older
+ * than TAKEOVER_STALE_MS is removed by inode, like the lock itself.
+ */
+function takeoverGuard(path: string): (() => void) | undefined {
+  const guardPath = `${path}.takeover`;
+  for (let attempt = 0; attempt < TAKEOVER_TRIES; attempt++) {
+    try {
+      const fd = openSync(guardPath, 'wx', 0o600);
+      try {
+        writeSync(fd, JSON.stringify({ pid: process.pid, host: HOST, started_at: new Date().toISOString() }) + '\n');
+      } finally {
+        closeSync(fd);
+      }
+      return () => {
+        try {
+          unlinkSync(guardPath);
+        } catch {
+          // already gone
+        }
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    try {
+      const seen = statSync(guardPath);
+      const holder = readLockOwner(guardPath);
+      // An empty guard is one being written (open, then write): only its age can call it abandoned.
+      if ((holder !== undefined && ownerDead(holder)) || Date.now() - seen.mtimeMs > TAKEOVER_STALE_MS) {
+        if (statSync(guardPath).ino === seen.ino) unlinkSync(guardPath);
+        continue;
+      }
+    } catch {
+      continue; // released meanwhile
+    }
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2); // 2 ms: the holder is between two system calls
+  }
+  return undefined;
 }
 
 /** Held long locks, refreshed together by one timer. */
