@@ -152,7 +152,7 @@ motoTest('cloud_a creates are priced from the local EC2 table under a budget; an
   const unknown = planFile([step('x9.enormous', '1')]);
   const refused = await runCli(['ask', '--apply', '--max-hourly-cost', '5', '--plan-file', unknown], { env: m.env });
   assert.is(refused.code, 3, refused.stderr);
-  assert.match(refused.stderr, /^error: budget_unpriced: cannot check the plan against the budget .*no price is known for step 0: instance x9\.enormous/m);
+  assert.match(refused.stderr, /^error: budget_unpriced: cannot check the plan against the budget .*no price is known for step 0: .*x9\.enormous/m);
   assert.equal(await instanceIds(m), [], 'nothing ran');
   const allowed = await runCli(['ask', '--apply', '--max-hourly-cost', '5', '--allow-unpriced', '--plan-file', unknown], { env: m.env });
   assert.is(allowed.code, 0, allowed.stderr);

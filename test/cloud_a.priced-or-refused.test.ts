@@ -31,9 +31,11 @@ interface Cost {
 async function dryRun(m: { env: Record<string, string | undefined> }, commands: ReturnType<typeof step>[]): Promise<Map<number, Cost[]>> {
   const r = await runCli(['ask', '--apply', '--dry-run', '-o', 'json', '--plan-file', planFile(commands)], { env: m.env });
   assert.ok(r.code === 0 || r.code === 3, r.stderr);
-  const costs = (JSON.parse(r.stdout) as { costs: Cost[] }).costs;
+  const doc = JSON.parse(r.stdout) as { costs: Cost[]; unpriced?: { step: number; why: string }[] };
   const out = new Map<number, Cost[]>();
-  for (const c of costs) out.set(c.step, [...(out.get(c.step) ?? []), c]);
+  for (const c of doc.costs) out.set(c.step, [...(out.get(c.step) ?? []), c]);
+  // An unpriced step has no cost line: it is listed apart, with why (as the line's type, without a price).
+  for (const u of doc.unpriced ?? []) out.set(u.step, [...(out.get(u.step) ?? []), { step: u.step, type: u.why } as Cost]);
   return out;
 }
 

@@ -213,6 +213,12 @@ export interface NamedRecord {
 export interface NameLookup<Client = unknown> {
   /** Every record of `kind` that has a name (one call per kind per run; the engine caches it). */
   list(kind: string, client: Client, signal: AbortSignal): Promise<NamedRecord[]>;
+  /**
+   * The read step that lists `kind` and the named records in its response: a dry run then lists a kind
+   * once for the name check and the burn (the same read, sent once through the executor).
+   */
+  listStep?(kind: string): string[] | undefined;
+  fromList?(kind: string, data: unknown): NamedRecord[];
   /** The ID in a create step's response (bare text, `{"id": …}`, or a record). */
   createdId(kind: string, data: unknown): string | undefined;
   /** What the create would have answered, for a record found after an interrupted create. */

@@ -6,14 +6,14 @@
 import { InvalidInputError } from '../../engine/core/errors.js';
 import { budgetRefusal } from '../../engine/core/plan/budget.js';
 import { checkForPreview, type PreviewablePlan } from '../../engine/core/plan/check.js';
-import { describeConflict, findNameConflicts, listerFor, NameSnapshots, type NameConflict } from '../../engine/core/plan/names.js';
+import { describeConflict, findNameConflicts, listerFor, NameSnapshots, type Lister, type NameConflict } from '../../engine/core/plan/names.js';
 import { buildPreview, previewSteps, runwayOf, type Preview } from '../../engine/core/plan/preview.js';
 import { formatProblems } from '../../engine/core/plan/validate.js';
 import { planNotes } from '../../engine/core/plan/notes.js';
 import { idleSavings } from '../../engine/producers/autostop/saving.js';
 import { derivedSignal } from '../../engine/core/deadline.js';
 import type { PlanBackend } from '../run-plan.js';
-import { addsCost, figuresFor, pricePlan, type BudgetLimit } from './price.js';
+import { addsCost, figuresFor, pricePlan, type BudgetLimit, type PricedPlan } from './price.js';
 
 export interface DryRunOutcome {
   preview: Preview;
@@ -70,7 +70,21 @@ export async function previewPlan(backend: PlanBackend, previewable: Previewable
   }
   for (const u of priced.unpricedChanges) preview.warnings.push(`step ${u.step}: ${u.why}: no price is known${opts.budget ? '' : ' (a budget would refuse it without --allow-unpriced)'}`);
   const context = backend.runContext();
-  const duplicateNames = await findNameConflicts(plan, classes, providers, new NameSnapshots(listerFor((p) => context.client(p), signal)));
+  const duplicateNames = await findNameConflicts(plan, classes, providers, new NameSnapshots(sharedLister(priced, listerFor((p) => context.client(p), signal))));
   for (const c of duplicateNames) preview.warnings.push(`${describeConflict(c)}; applying it would be refused without --allow-duplicate-names`);
   return { preview, gated: !opts.destroyer && classes.some((c) => c.effect === 'destroy'), duplicateNames, overBudget: preview.budget?.within === false };
+}
+
+/**
+ * The name check's lister for a dry run: a kind the pricing already read (the burn lists every billable
+ * kind) is taken from the same read, so the dry run lists it once; others through the client.
+ */
+function sharedLister(priced: PricedPlan, fallback: Lister): Lister {
+  const reads = new Map(priced.parts.map((p) => [p.provider.name, p.read]));
+  return async (provider, kind) => {
+    const read = reads.get(provider.name);
+    const step = provider.names?.listStep?.(kind);
+    if (read && step && provider.names?.fromList) return provider.names.fromList(kind, await read(step));
+    return fallback(provider, kind);
+  };
 }

@@ -58,7 +58,7 @@ export function staticCreates(plan: Plan, classes: readonly StepClass[], provide
   return out;
 }
 
-type Lister = (provider: Provider<any>, kind: string) => Promise<NamedRecord[]>;
+export type Lister = (provider: Provider<any>, kind: string) => Promise<NamedRecord[]>;
 
 /**
  * One listing per provider and kind per run (issue 9 §4): the duplicate-name pre-flight and

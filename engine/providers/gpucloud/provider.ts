@@ -18,7 +18,17 @@ const names: NameLookup<GpuCloudClient> = {
   async list(kind, client, signal) {
     const spec = findKind(kind);
     if (!spec?.nameField) return [];
-    const data = (await client.request({ method: 'GET', path: listPathOf(spec), signal })).data;
+    return names.fromList!(kind, (await client.request({ method: 'GET', path: listPathOf(spec), signal })).data);
+  },
+
+  listStep(kind) {
+    const spec = findKind(kind);
+    return spec?.nameField ? ['gpucloud-api', 'GET', listPathOf(spec)] : undefined;
+  },
+
+  fromList(kind, data) {
+    const spec = findKind(kind);
+    if (!spec?.nameField) return [];
     const out: NamedRecord[] = [];
     for (const r of Array.isArray(data) ? data : []) {
       const record = r as Record<string, unknown>;
