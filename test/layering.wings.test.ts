@@ -105,6 +105,14 @@ const KNOWN: Record<RuleName, { from: string; to: string; until: string }[]> = {
     { from: 'machines/k8s-ask.ts', to: 'engine/providers/k8s/answer.js', until: "item 4: the k8s ask use case reads k8s's reads and answer capabilities" },
     { from: 'machines/k8s-ask.ts', to: 'engine/providers/k8s/plans.js', until: "item 4: the k8s ask use case reads k8s's reads and answer capabilities" },
     { from: 'machines/autostop.ts', to: 'engine/providers/gpucloud/catalogue.js', until: 'item 3: the autostop check moves into the gpucloud folder' },
+    { from: 'machines/autostop-resume.ts', to: 'engine/providers/gpucloud/catalogue.js', until: 'item 3: the autostop check (resume included) moves into the gpucloud folder' },
+    { from: 'machines/autostop-resume.ts', to: 'engine/providers/gpucloud/hibernation.js', until: 'item 3: the autostop check (resume included) moves into the gpucloud folder' },
+    { from: 'machines/autostop-resume.ts', to: 'engine/providers/gpucloud/static-plans.js', until: 'item 3: the autostop check (resume included) moves into the gpucloud folder' },
+    { from: 'machines/autostop-saved.ts', to: 'engine/providers/gpucloud/catalogue.js', until: 'item 3: what auto-stop saved is read through gpucloud's cost capability' },
+    { from: 'machines/autostop-saved.ts', to: 'engine/providers/gpucloud/cost.js', until: 'item 3: what auto-stop saved is read through gpucloud's cost capability' },
+    { from: 'machines/autostop-saved.ts', to: 'engine/providers/gpucloud/static-plans.js', until: 'item 3: what auto-stop saved is read through gpucloud's cost capability' },
+    { from: 'machines/ask-report.ts', to: 'engine/providers/terraform/provider.js', until: 'item 4: the terraform answer's plan flag goes through its reads capability' },
+    { from: 'commands/deploy.ts', to: 'engine/providers/repohost/provider.js', until: 'item 3: the code host's token origins come from its credentials capability' },
     { from: 'machines/autostop.ts', to: 'engine/providers/gpucloud/static-plans.js', until: 'item 3: the autostop check moves into the gpucloud folder' },
     { from: 'mcp/tools.ts', to: 'engine/providers/gpucloud/catalogue.js', until: "item 4: the MCP list tool calls the list use case" },
     { from: 'mcp/tools.ts', to: 'engine/providers/gpucloud/lookup.js', until: "item 4: the MCP list tool calls the list use case" },
@@ -162,6 +170,9 @@ function manifestWords(): string[] {
 /** Uses of the core's own vocabulary that happen to spell a provider's word; each names where and why. */
 const NOT_A_PROVIDER: { file?: string; text: RegExp; why: string }[] = [
   { file: 'engine/core/plan/shape.ts', text: /\bnotes\b/, why: "the plan document's own `notes` key (SPEC 2.4), not the notes integration" },
+  { file: 'engine/core/plan/notes.ts', text: /\bnotes\b/, why: "the plan document's own `notes` key (what a maker chose), not the notes integration" },
+  { file: 'engine/core/plan/preview.ts', text: /\bnotes\b/, why: "the dry run's copy of the plan's `notes`, not the notes integration" },
+  { file: 'engine/core/process/contain.ts', text: /\/etc\/ssh/, why: "the system's /etc/ssh folder (host keys hidden from a sandbox), not the ssh provider" },
   { text: /client\.authentication\.k8s\.io/, why: 'the API group of a kubeconfig exec credential (Kubernetes itself)' },
   { file: 'engine/core/kubeconfig/kubeconfig.ts', text: /assistant k8s create/, why: 'the command that writes a kubeconfig, named in advice when there is none' },
 ];
