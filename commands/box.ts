@@ -11,7 +11,6 @@ import { BOX_TOKEN_PREFIX, ensureBoxToken, tokenSha256 } from '../engine/produce
 import { slugName } from '../engine/producers/deploy/plan.js';
 import { ExitCode, InvalidInputError, UsageError } from '../engine/core/errors.js';
 import { parseListen } from '../engine/core/listen.js';
-import { renderTable } from '../engine/core/render/records.js';
 import { assistantVersion } from '../engine/core/version.js';
 import { readPlan } from '../machines/apply/reads.js';
 import type { AgentRunner } from '../box/agent.js';
@@ -166,9 +165,9 @@ async function catalog(ctx: CommandContext): Promise<number> {
     // A document without its regions is no answer for a program; people still get the agents.
     if (failure && ctx.out.structured) throw failure;
     const agentRows = agents.map((a) => ({ ...a, secrets: a.secrets.map((s) => (a.missing_secrets.includes(s) ? `${s} (not set)` : s)) }));
-    const agentsTable = `AGENTS\n${renderTable(agentRows, AGENT_COLUMNS, ctx.out.columns)}`;
+    const agentsTable = `AGENTS\n${ctx.out.table(agentRows, AGENT_COLUMNS)}`;
     // The agents are listed; the regions need the gpucloud catalogue, which could not be read.
-    const regionsTable = () => `\nREGIONS (gpucloud locations offering serverless containers; price of the smallest size per running replica)\n${renderTable(regionRows(regions!), REGION_COLUMNS, ctx.out.columns)}`;
+    const regionsTable = () => `\nREGIONS (gpucloud locations offering serverless containers; price of the smallest size per running replica)\n${ctx.out.table(regionRows(regions!), REGION_COLUMNS)}`;
     ctx.out.value({ agents, regions }, { table: () => agentsTable + (failure ? '\n' : regionsTable()) });
     if (failure) throw failure;
     return ExitCode.ok;

@@ -17,7 +17,6 @@ import { billedForecast, billedSummary, billedTrendDays, monthToDate } from '../
 import { PROVIDERS } from '../engine/providers/index.js';
 import { OperationError, UsageError } from '../engine/core/errors.js';
 import type { Colors } from '../engine/core/render/color.js';
-import { renderTable } from '../engine/core/render/records.js';
 import type { Column } from '../engine/core/render/columns.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
@@ -187,8 +186,8 @@ async function tags(ctx: CommandContext, o: ProviderOpt & { key?: unknown }): Pr
       { header: 'PER 30 DAYS', path: 'monthly', priority: 8 },
       { header: 'NAMES', path: 'names', priority: 3 },
     ];
-    const body = (colors: Colors) => (rows.length ? renderTable(rows, columns, ctx.out.columns, { keep: 'value', colors }) : 'No billable resources.\n');
-    ctx.out.value(t, { table: (colors) => `${body(colors)}\nTotal:    ${money(t.hourly_cost, 4)} ${t.currency.toUpperCase()}/hour\nBased on: ${t.based_on}\n` });
+    const body = () => (rows.length ? ctx.out.table(rows, columns, { keep: 'value' }) : 'No billable resources.\n');
+    ctx.out.value(t, { table: () => `${body()}\nTotal:    ${money(t.hourly_cost, 4)} ${t.currency.toUpperCase()}/hour\nBased on: ${t.based_on}\n` });
     return 0;
   });
 }
@@ -222,10 +221,10 @@ async function billedCost(ctx: CommandContext, provider: CostProvider, what: 'su
       { header: 'MONTH TO DATE', path: 'mtd', priority: 9 },
       { header: 'PER HOUR (AVG)', path: 'hourly', priority: 8 },
     ];
-    const body = (colors: Colors) => (rows.length ? renderTable(rows, columns, ctx.out.columns, { keep: 'service', colors }) : 'No cost recorded this month.\n');
+    const body = () => (rows.length ? ctx.out.table(rows, columns, { keep: 'service' }) : 'No cost recorded this month.\n');
     ctx.out.value(sm, {
-      table: (colors) =>
-        `${body(colors)}\nMonth to date: ${money(sm.month_to_date)} ${cur} (${sm.period.start} to ${sm.period.end}, ${sm.period.days} day(s))\nBurn:     ${money(sm.hourly_cost, 4)} ${cur}/hour on average (${money(sm.daily_cost)} per day, ${money(sm.monthly_forecast)} per 30 days)\nBased on: ${sm.based_on}\n`,
+      table: () =>
+        `${body()}\nMonth to date: ${money(sm.month_to_date)} ${cur} (${sm.period.start} to ${sm.period.end}, ${sm.period.days} day(s))\nBurn:     ${money(sm.hourly_cost, 4)} ${cur}/hour on average (${money(sm.daily_cost)} per day, ${money(sm.monthly_forecast)} per 30 days)\nBased on: ${sm.based_on}\n`,
     });
     return 0;
   });
@@ -257,7 +256,7 @@ function trendTable(ctx: CommandContext, t: CostTrend): string {
     { header: 'SNAPSHOTS', path: 'snapshots', priority: 3 },
     { header: 'BALANCE', path: 'balance', priority: 5 },
   ];
-  const body = rows.length ? renderTable(rows, columns, ctx.out.columns, { keep: 'date', colors: ctx.out.colors }) : 'No days in the range.\n';
+  const body = rows.length ? ctx.out.table(rows, columns, { keep: 'date' }) : 'No days in the range.\n';
   return `${body}\nTotal:    ${money(t.total)} ${t.currency.toUpperCase()} (${t.start} to ${t.end})\nBased on: ${t.based_on}\n`;
 }
 
@@ -301,7 +300,7 @@ function totals(s: CostSummary): string {
 
 function table(ctx: CommandContext, rows: Record<string, string>[], columns: Column[]): string {
   if (rows.length === 0) return 'No billable resources.\n';
-  return renderTable(rows, columns, ctx.out.columns, { keep: 'id', essential: ['name'], colors: ctx.out.colors });
+  return ctx.out.table(rows, columns, { keep: 'id', essential: ['name'] });
 }
 
 async function summary(ctx: CommandContext, s: CostSummary, session: Session): Promise<number> {
