@@ -111,10 +111,11 @@ async function get(ctx: CommandContext, session: Session, kind: string, idOrName
 async function balance(ctx: CommandContext, session: Session): Promise<number> {
   const spec = requireKind('balance');
   const data = (await readResult(session, listPlan(spec))) as { amount?: number | string; currency?: string };
-  // SPEC 4.2: by default a human line on stderr and the raw JSON on stdout; an explicit -o prints
-  // only that format on stdout (a table with -o table).
+  // On a terminal the balance is a table like every other command's output (issue 38 §2). Into a pipe
+  // or a file, SPEC 4.2's contract holds for the scripts that rely on it: a human line on stderr and
+  // the raw JSON on stdout. An explicit -o prints only that format on stdout (a table with -o table).
   ctx.out.records(data, spec, {
-    unasked: () => {
+    unasked: ctx.io.stdoutIsTTY ? undefined : () => {
       const amount = Number(data?.amount);
       ctx.io.stderr.write(`Balance: ${Number.isFinite(amount) ? amount.toFixed(2) : String(data?.amount)} ${String(data?.currency ?? '').toUpperCase()}\n`);
       return JSON.stringify(data) + '\n';
