@@ -27,6 +27,7 @@ import { warn, type CommandContext } from './context.js';
 import { flag, type FlagSpec } from './flag-spec.js';
 import { runGroup } from './group.js';
 import { withSession, type Session } from './session.js';
+import { formatRate } from '../engine/core/render/money.js';
 
 interface ManifestFlags {
   agent?: string;
@@ -148,7 +149,7 @@ const REGION_COLUMNS = [
 export function regionRows(regions: readonly Region[]) {
   return regions.map((r) => {
     const s = r.sizes[0]!;
-    return { code: r.code, name: r.name, smallest: s.name, per_hour: `${s.per_hour.toFixed(4)} ${s.currency.toUpperCase()}`, sizes: r.sizes.map((x) => x.name) };
+    return { code: r.code, name: r.name, smallest: s.name, per_hour: `${formatRate(s.per_hour)} ${s.currency.toUpperCase()}`, sizes: r.sizes.map((x) => x.name) };
   });
 }
 

@@ -19,6 +19,7 @@ import { withSession, type Session } from './session.js';
 // Constants only: types.ts loads nothing of the emulator itself.
 import { EMULATOR_DEFAULT_CLIENT_ID, EMULATOR_DEFAULT_CLIENT_SECRET, EMULATOR_SECRET_ENV } from '../emulator/types.js';
 import { flag, type FlagSpec } from './flag-spec.js';
+import { formatAmount } from '../engine/core/render/money.js';
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   const kindList = KINDS.map((k) => k.kind).join(', ');
@@ -117,7 +118,7 @@ async function balance(ctx: CommandContext, session: Session): Promise<number> {
   ctx.out.records(data, spec, {
     unasked: ctx.io.stdoutIsTTY ? undefined : () => {
       const amount = Number(data?.amount);
-      ctx.io.stderr.write(`Balance: ${Number.isFinite(amount) ? amount.toFixed(2) : String(data?.amount)} ${String(data?.currency ?? '').toUpperCase()}\n`);
+      ctx.io.stderr.write(`Balance: ${Number.isFinite(amount) ? formatAmount(amount) : String(data?.amount)} ${String(data?.currency ?? '').toUpperCase()}\n`);
       return JSON.stringify(data) + '\n';
     },
   });

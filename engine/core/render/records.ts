@@ -4,6 +4,7 @@ import type { Column, TableSpec } from './columns.js';
 export type OutputFormat = 'table' | 'json' | 'yaml';
 import { colorStatus, PLAIN, type Colors } from './color.js';
 import { maskSecretLooking } from '../redact.js';
+import { formatAmount, formatRate } from './money.js';
 
 /** Reads a dotted path (`gpu.number_of_gpus`, `worker_nodes.length`) from a record. */
 function valueAt(record: unknown, path: string): unknown {
@@ -30,9 +31,11 @@ function formatCell(value: unknown, format: Column['format']): string {
 
 function rawCell(value: unknown, format: Column['format']): string {
   if (value === null || value === undefined || value === '') return '-';
-  if (format === 'price') {
-    const n = Number(value);
-    return Number.isFinite(n) ? n.toFixed(2) : String(value);
+  if (format === 'price' || format === 'money') {
+    // A price from the API may be a number or a numeric string; anything else is shown as it is.
+    const n = typeof value === 'number' || typeof value === 'string' ? Number(value) : NaN;
+    if (Number.isFinite(n)) return format === 'price' ? formatRate(n) : formatAmount(n);
+    return String(value);
   }
   if (format === 'gb') return `${value} GB`;
   if (format === 'bool') return value ? 'yes' : 'no';
