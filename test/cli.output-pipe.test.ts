@@ -5,8 +5,11 @@
  * shows them all. `gpucloud balance` is a table by default on a terminal like every other command
  * (into a pipe it keeps SPEC 4.2's raw JSON line: test/cli.output.test.ts pins that).
  */
+import { PassThrough } from 'node:stream';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { commandContext } from '../commands/context.js';
+import { run as runGpucloud } from '../commands/gpucloud.js';
 import { runCli, tempHome, withEmulator } from './support/cli.js';
 import { HAVE_TMUX, startInTmux, type TmuxPane } from './support/tmux.js';
 
@@ -41,6 +44,28 @@ test('-o wide in a pipe is the same full table, and -o wide is offered in the us
   const bad = await runCli(['gpucloud', 'list', 'instances', '-o', 'tabel'], { home: tempHome() });
   assert.is(bad.code, 2);
   assert.match(bad.stderr, /--output must be table, wide, json or yaml/);
+});
+
+test('the hidden-columns line goes to stderr: stdout of a narrow terminal carries only the table', async () => {
+  await withEmulator(async ({ env }) => {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let out = '';
+    let err = '';
+    stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    const home = tempHome();
+    const ctx = commandContext({
+      io: { stdout, stderr, stdin: new PassThrough(), stdoutIsTTY: true, stderrIsTTY: true, stdinIsTTY: false, columns: 60, color: false, stdoutColor: false },
+      env: { ...env, HOME: home },
+      home,
+      globals: { output: 'table', outputExplicit: false, debug: false, yes: false, sandbox: false },
+    });
+    assert.is(await runGpucloud(['list', 'instances'], ctx), 0, err);
+    assert.match(err, NOTICE);
+    assert.not.match(out, /hidden/);
+    assert.ok(out.split('\n').every((l) => l.length <= 60), out);
+  });
 });
 
 async function inTerminal(args: string[], env: Record<string, string | undefined>, width: number, check: (pane: TmuxPane) => Promise<void>): Promise<void> {
