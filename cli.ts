@@ -44,7 +44,7 @@ ${groups}
 ${laterGroups().length ? `\nComing later (not available yet): ${laterGroups().join(', ')}\n` : ''}
 Global flags:
   --config <path>        Configuration file (default ~/.assistant.yaml)
-  -o, --output <format>  table | json | yaml
+  -o, --output <format>  table | wide | json | yaml (wide: every column on a terminal too)
   --sandbox              Run against a local gpucloud emulator (state in ~/.assistant/sandbox/)
   --yes                  Answer yes to confirmations
   --timeout <duration>   Global operation timeout: seconds or a duration (30, 30s, 5m)
@@ -114,8 +114,10 @@ export function parseGlobals(argv: string[]): { globals: GlobalOptions; rest: st
           break;
         }
         const v = value();
-        if (!['table', 'json', 'yaml'].includes(v)) throw new GlobalUsageError(`--output must be table, json or yaml (got "${v}")`);
-        globals.output = v as OutputFormat;
+        if (!['table', 'wide', 'json', 'yaml'].includes(v)) throw new GlobalUsageError(`--output must be table, wide, json or yaml (got "${v}")`);
+        // `wide` is a table with every column (kubectl's -o wide), so every command that prints a table prints it.
+        globals.output = v === 'wide' ? 'table' : (v as OutputFormat);
+        globals.wide = v === 'wide';
         globals.outputExplicit = true;
         break;
       }
@@ -259,7 +261,8 @@ async function main(argv: string[]): Promise<number> {
         stdoutIsTTY: Boolean(process.stdout.isTTY),
         stderrIsTTY: Boolean(process.stderr.isTTY),
         stdinIsTTY: Boolean(process.stdin.isTTY),
-        columns: process.stdout.columns || Number(process.env.COLUMNS) || 80,
+        // A pipe or a file is not an 80-column terminal: its tables get every column (as gh and kubectl do).
+        columns: process.stdout.isTTY ? process.stdout.columns || Number(process.env.COLUMNS) || 80 : Infinity,
         color: colorEnabled(Boolean(process.stderr.isTTY), !parsed.color, process.env),
         stdoutColor: colorEnabled(Boolean(process.stdout.isTTY), !parsed.color, process.env),
       },

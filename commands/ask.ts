@@ -9,7 +9,6 @@ import { ExitCode, UsageError } from '../engine/core/errors.js';
 import type { ReportKind } from '../machines/ask-report.js';
 import type { AskPhase } from '../machines/ask-flow.js';
 import { loadConfig } from '../engine/providers/config.js';
-import { renderTable } from '../engine/core/render/records.js';
 import { formerAskFlags, providerRoutings, routableProviders } from '../engine/providers/index.js';
 import { PROVIDER_KINDS } from '../engine/producers/ai/kinds.js';
 import { AI_PROVIDER_KINDS } from '../schemas/config-defaults.js';
@@ -306,7 +305,7 @@ async function routeOnly(ctx: CommandContext, question: string, providerFlags: s
     { header: 'MATCHED TERMS', path: 'terms', priority: 8 },
     { header: 'NOTE', path: 'note', priority: 3 },
   ];
-  const lines = [renderTable(route.reasons, columns, ctx.out.columns).trimEnd()];
+  const lines = [ctx.out.table(route.reasons, columns).trimEnd()];
   if (contextKinds.length) lines.push(`context read: ${contextKinds.join(', ')}`);
   if (contextError) lines.push(`context read: none yet (${contextError})`);
   ctx.out.value(doc, { table: lines.join('\n') + '\n' });

@@ -9,7 +9,6 @@ import { renderCheckTable, summaryLine } from '../engine/producers/autostop/rend
 import { watcherScript } from '../engine/producers/autostop/watcher.js';
 import { runAutostopCheck } from '../machines/autostop.js';
 import { resumeInstance, type ResumeResult } from '../machines/autostop-resume.js';
-import { renderTable } from '../engine/core/render/records.js';
 import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { createPhaseSpinner } from './progress.js';
@@ -67,7 +66,7 @@ async function check(ctx: CommandContext, dryRun: boolean): Promise<number> {
     }).finally(() => spinner?.stop());
     ctx.out.value(result, {
       // A terminal gets its width (DETAIL goes first); a log file or pipe gets every column.
-      table: (colors) => renderCheckTable(result.instances, ctx.io.stdoutIsTTY ? ctx.out.columns : Math.max(ctx.out.columns, 240), colors),
+      table: (colors) => renderCheckTable(result.instances, ctx.out.columns, colors),
       withTable: () => {
         ctx.io.stderr.write(summaryLine(result.instances, dryRun) + '\n');
         if (result.timed_out) warn(ctx, 'the check ran out of time before every instance was done (see the rows marked "not finished"); give it longer with --timeout');
@@ -101,7 +100,7 @@ async function resume(ctx: CommandContext, instance: string): Promise<number> {
     }).finally(() => spinner?.stop());
     ctx.out.value(result, {
       // As the check's table: a terminal gets its width, a log file or pipe every column.
-      table: (colors) => renderTable([{ ...result, sent_text: result.sent ?? '-' }], RESUME_COLUMNS, ctx.io.stdoutIsTTY ? ctx.out.columns : Math.max(ctx.out.columns, 240), { keep: 'id', colors }),
+      table: () => ctx.out.table([{ ...result, sent_text: result.sent ?? '-' }], RESUME_COLUMNS, { keep: 'id' }),
       withTable: () => {
         if (result.missing_volumes.length || !result.volumes.same) warn(ctx, result.detail);
       },

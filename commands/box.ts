@@ -11,7 +11,6 @@ import { BOX_TOKEN_PREFIX, ensureBoxToken, tokenSha256 } from '../engine/produce
 import { slugName } from '../engine/producers/deploy/plan.js';
 import { ExitCode, InvalidInputError, UsageError } from '../engine/core/errors.js';
 import { parseListen } from '../engine/core/listen.js';
-import { renderTable } from '../engine/core/render/records.js';
 import { assistantVersion } from '../engine/core/version.js';
 import { readPlan } from '../machines/apply/reads.js';
 import type { AgentRunner } from '../box/agent.js';
@@ -28,6 +27,7 @@ import { warn, type CommandContext } from './context.js';
 import { flag, type FlagSpec } from './flag-spec.js';
 import { runGroup } from './group.js';
 import { withSession, type Session } from './session.js';
+import { formatRate } from '../engine/core/render/money.js';
 
 interface ManifestFlags {
   agent?: string;
@@ -149,7 +149,7 @@ const REGION_COLUMNS = [
 export function regionRows(regions: readonly Region[]) {
   return regions.map((r) => {
     const s = r.sizes[0]!;
-    return { code: r.code, name: r.name, smallest: s.name, per_hour: `${s.per_hour.toFixed(4)} ${s.currency.toUpperCase()}`, sizes: r.sizes.map((x) => x.name) };
+    return { code: r.code, name: r.name, smallest: s.name, per_hour: `${formatRate(s.per_hour)} ${s.currency.toUpperCase()}`, sizes: r.sizes.map((x) => x.name) };
   });
 }
 
@@ -166,9 +166,9 @@ async function catalog(ctx: CommandContext): Promise<number> {
     // A document without its regions is no answer for a program; people still get the agents.
     if (failure && ctx.out.structured) throw failure;
     const agentRows = agents.map((a) => ({ ...a, secrets: a.secrets.map((s) => (a.missing_secrets.includes(s) ? `${s} (not set)` : s)) }));
-    const agentsTable = `AGENTS\n${renderTable(agentRows, AGENT_COLUMNS, ctx.out.columns)}`;
+    const agentsTable = `AGENTS\n${ctx.out.table(agentRows, AGENT_COLUMNS)}`;
     // The agents are listed; the regions need the gpucloud catalogue, which could not be read.
-    const regionsTable = () => `\nREGIONS (gpucloud locations offering serverless containers; price of the smallest size per running replica)\n${renderTable(regionRows(regions!), REGION_COLUMNS, ctx.out.columns)}`;
+    const regionsTable = () => `\nREGIONS (gpucloud locations offering serverless containers; price of the smallest size per running replica)\n${ctx.out.table(regionRows(regions!), REGION_COLUMNS)}`;
     ctx.out.value({ agents, regions }, { table: () => agentsTable + (failure ? '\n' : regionsTable()) });
     if (failure) throw failure;
     return ExitCode.ok;

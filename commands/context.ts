@@ -18,7 +18,7 @@ export interface Io {
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
   stdinIsTTY: boolean;
-  /** Terminal width for tables (80 when unknown). */
+  /** Terminal width for tables (80 when unknown); Infinity when stdout is not a terminal, so a pipe or a file gets every column. */
   columns: number;
   /** Colour on stderr (errors, warnings, progress): a TTY without --no-color, NO_COLOR or TERM=dumb. */
   color: boolean;
@@ -32,6 +32,8 @@ export interface GlobalOptions {
   output: OutputFormat;
   /** Whether -o was given explicitly (commands may pick a different default). */
   outputExplicit: boolean;
+  /** `-o wide`: a table (output 'table') with every column, however narrow the terminal. */
+  wide?: boolean;
   debug: boolean;
   yes: boolean;
   /** --timeout in seconds; overrides config `timeout`. */
@@ -70,7 +72,7 @@ function guarded(io: Io): Io {
 
 function sinks(io: Io, globals: GlobalOptions): Pick<CommandContext, 'io' | 'out' | 'debug'> {
   const safe = guarded(io);
-  return { io: safe, out: createOutput(safe, globals.output, globals.outputExplicit), debug: createDebug(safe.stderr, globals.debug) };
+  return { io: safe, out: createOutput(safe, globals.output, globals.outputExplicit, globals.wide), debug: createDebug(safe.stderr, globals.debug) };
 }
 
 /** The context with other streams or flags, its sinks remade so they write where the new context does. */

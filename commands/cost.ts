@@ -17,13 +17,13 @@ import { billedForecast, billedSummary, billedTrendDays, monthToDate } from '../
 import { PROVIDERS } from '../engine/providers/index.js';
 import { OperationError, UsageError } from '../engine/core/errors.js';
 import type { Colors } from '../engine/core/render/color.js';
-import { renderTable } from '../engine/core/render/records.js';
 import type { Column } from '../engine/core/render/columns.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { withSession, type Session } from './session.js';
 import { autostopSaved, type AutostopSaved } from '../machines/autostop-saved.js';
 import { flag, type FlagSpec } from './flag-spec.js';
+import { formatAmount, formatRate } from '../engine/core/render/money.js';
 
 interface ProviderOpt {
   provider?: string;
@@ -179,7 +179,7 @@ async function tags(ctx: CommandContext, o: ProviderOpt & { key?: unknown }): Pr
   return withSession(ctx, async (session) => {
     const s = (await readCost(ctx, session, provider)).summary;
     const t = costByTag(s.resources, key, { provider: s.provider, currency: s.currency, as_of: s.as_of });
-    const rows = t.groups.map((g) => ({ value: g.value ?? '(untagged)', count: String(g.resources.length), hourly: money(g.hourly_cost, 4), monthly: money(g.monthly_forecast), names: g.resources.map((r) => r.name).join(', ') }));
+    const rows = t.groups.map((g) => ({ value: g.value ?? '(untagged)', count: String(g.resources.length), hourly: rate(g.hourly_cost), monthly: money(g.monthly_forecast), names: g.resources.map((r) => r.name).join(', ') }));
     const columns: Column[] = [
       { header: key.toUpperCase(), path: 'value', priority: 10 },
       { header: 'RESOURCES', path: 'count', priority: 7 },
@@ -187,8 +187,8 @@ async function tags(ctx: CommandContext, o: ProviderOpt & { key?: unknown }): Pr
       { header: 'PER 30 DAYS', path: 'monthly', priority: 8 },
       { header: 'NAMES', path: 'names', priority: 3 },
     ];
-    const body = (colors: Colors) => (rows.length ? renderTable(rows, columns, ctx.out.columns, { keep: 'value', colors }) : 'No billable resources.\n');
-    ctx.out.value(t, { table: (colors) => `${body(colors)}\nTotal:    ${money(t.hourly_cost, 4)} ${t.currency.toUpperCase()}/hour\nBased on: ${t.based_on}\n` });
+    const body = () => (rows.length ? ctx.out.table(rows, columns, { keep: 'value' }) : 'No billable resources.\n');
+    ctx.out.value(t, { table: () => `${body()}\nTotal:    ${rate(t.hourly_cost)} ${t.currency.toUpperCase()}/hour\nBased on: ${t.based_on}\n` });
     return 0;
   });
 }
@@ -216,16 +216,16 @@ async function billedCost(ctx: CommandContext, provider: CostProvider, what: 'su
       return 0;
     }
     const sm = doc as ReturnType<typeof billedSummary>;
-    const rows = sm.resources.map((r) => ({ service: r.name, mtd: money(r.cost_so_far), hourly: money(r.hourly_cost, 4) }));
+    const rows = sm.resources.map((r) => ({ service: r.name, mtd: money(r.cost_so_far), hourly: rate(r.hourly_cost) }));
     const columns: Column[] = [
       { header: 'SERVICE', path: 'service', priority: 10 },
       { header: 'MONTH TO DATE', path: 'mtd', priority: 9 },
       { header: 'PER HOUR (AVG)', path: 'hourly', priority: 8 },
     ];
-    const body = (colors: Colors) => (rows.length ? renderTable(rows, columns, ctx.out.columns, { keep: 'service', colors }) : 'No cost recorded this month.\n');
+    const body = () => (rows.length ? ctx.out.table(rows, columns, { keep: 'service' }) : 'No cost recorded this month.\n');
     ctx.out.value(sm, {
-      table: (colors) =>
-        `${body(colors)}\nMonth to date: ${money(sm.month_to_date)} ${cur} (${sm.period.start} to ${sm.period.end}, ${sm.period.days} day(s))\nBurn:     ${money(sm.hourly_cost, 4)} ${cur}/hour on average (${money(sm.daily_cost)} per day, ${money(sm.monthly_forecast)} per 30 days)\nBased on: ${sm.based_on}\n`,
+      table: () =>
+        `${body()}\nMonth to date: ${money(sm.month_to_date)} ${cur} (${sm.period.start} to ${sm.period.end}, ${sm.period.days} day(s))\nBurn:     ${rate(sm.hourly_cost)} ${cur}/hour on average (${money(sm.daily_cost)} per day, ${money(sm.monthly_forecast)} per 30 days)\nBased on: ${sm.based_on}\n`,
     });
     return 0;
   });
@@ -247,7 +247,7 @@ async function billedTrend(ctx: CommandContext, provider: CostProvider, range: {
 }
 
 function trendTable(ctx: CommandContext, t: CostTrend): string {
-  const rows = t.days.map((d) => ({ date: d.date, cost: money(d.cost), hours: d.hours.toFixed(1), hourly: d.average_hourly === null ? '-' : money(d.average_hourly, 4), basis: d.basis, snapshots: String(d.snapshots), balance: money(d.balance_end) }));
+  const rows = t.days.map((d) => ({ date: d.date, cost: money(d.cost), hours: d.hours.toFixed(1), hourly: d.average_hourly === null ? '-' : rate(d.average_hourly), basis: d.basis, snapshots: String(d.snapshots), balance: money(d.balance_end) }));
   const columns: Column[] = [
     { header: 'DAY (UTC)', path: 'date', priority: 10 },
     { header: 'COST', path: 'cost', priority: 9 },
@@ -257,11 +257,14 @@ function trendTable(ctx: CommandContext, t: CostTrend): string {
     { header: 'SNAPSHOTS', path: 'snapshots', priority: 3 },
     { header: 'BALANCE', path: 'balance', priority: 5 },
   ];
-  const body = rows.length ? renderTable(rows, columns, ctx.out.columns, { keep: 'date', colors: ctx.out.colors }) : 'No days in the range.\n';
+  const body = rows.length ? ctx.out.table(rows, columns, { keep: 'date' }) : 'No days in the range.\n';
   return `${body}\nTotal:    ${money(t.total)} ${t.currency.toUpperCase()} (${t.start} to ${t.end})\nBased on: ${t.based_on}\n`;
 }
 
-const money = (v: number | null | undefined, digits = 2): string => (v === null || v === undefined ? '-' : v.toFixed(digits));
+// Prices through the one formatter (engine/core/render/money.ts): amounts in cents, rates to 4 decimals.
+const money = (v: number | null | undefined): string => (v === null || v === undefined ? '-' : formatAmount(v));
+const rate = (v: number | null | undefined): string => (v === null || v === undefined ? '-' : formatRate(v));
+const hoursFigure = (h: number): string => h.toFixed(1);
 const hoursText = (h: number | null | undefined): string => (h === null || h === undefined ? '-' : h >= 48 ? `${(h / 24).toFixed(1)} d` : `${h.toFixed(1)} h`);
 const day = (iso: string | null): string => (iso ? iso.slice(0, 16).replace('T', ' ') + ' UTC' : '-');
 
@@ -271,7 +274,7 @@ function resourceRows(resources: readonly CostResource[], withAge: boolean): Rec
     name: r.name,
     type: r.type + (r.spot ? ' (spot)' : '') + (r.size_gb !== undefined ? ` ${r.size_gb} GB` : ''),
     status: r.status,
-    hourly: money(r.hourly_cost, 4),
+    hourly: rate(r.hourly_cost),
     ...(withAge ? { age: hoursText(r.hours_running), so_far: money(r.cost_so_far) } : {}),
     id: r.id,
   }));
@@ -292,16 +295,16 @@ const AGE_COLUMNS: Column[] = [...COLUMNS, { header: 'RUNNING FOR', path: 'age',
 function totals(s: CostSummary): string {
   const cur = s.currency.toUpperCase();
   return [
-    `Burn:     ${money(s.hourly_cost, 4)} ${cur}/hour (${money(s.daily_cost)} per day, ${money(s.monthly_forecast)} per 30 days)`,
+    `Burn:     ${rate(s.hourly_cost)} ${cur}/hour (${money(s.daily_cost)} per day, ${money(s.monthly_forecast)} per 30 days)`,
     `Balance:  ${money(s.balance)} ${cur}`,
-    `Runway:   ${s.runway_hours === null ? 'unlimited (nothing bills)' : `${hoursText(s.runway_hours)} (${money(s.runway_hours, 1)} h), until ${day(s.runway_until)}`}`,
+    `Runway:   ${s.runway_hours === null ? 'unlimited (nothing bills)' : `${hoursText(s.runway_hours)} (${hoursFigure(s.runway_hours)} h), until ${day(s.runway_until)}`}`,
     `Based on: ${s.based_on}`,
   ].join('\n') + '\n';
 }
 
 function table(ctx: CommandContext, rows: Record<string, string>[], columns: Column[]): string {
   if (rows.length === 0) return 'No billable resources.\n';
-  return renderTable(rows, columns, ctx.out.columns, { keep: 'id', essential: ['name'], colors: ctx.out.colors });
+  return ctx.out.table(rows, columns, { keep: 'id', essential: ['name'] });
 }
 
 async function summary(ctx: CommandContext, s: CostSummary, session: Session): Promise<number> {
@@ -317,8 +320,8 @@ function savedLines(s: CostSummary, saved: AutostopSaved): string {
   const now = saved.periods.filter((p) => p.still_hibernated).length;
   const lines = [
     '',
-    `Auto-stop saved: ${money(saved.total)} ${cur} by hibernating idle instances${now ? `; saving ${money(saved.per_hour_now, 4)} ${cur}/hour now (${now} hibernated)` : ''}`,
-    ...saved.periods.map((p) => `  ${p.name} (${p.type}): ${hoursText(p.hours)} hibernated from ${p.hibernated_at.slice(0, 16).replace('T', ' ')}Z${p.still_hibernated ? ', still' : ` to ${p.until.slice(0, 16).replace('T', ' ')}Z`}, at ${money(p.price_per_hour, 4)}/hour: ${money(p.saved)} ${cur}`),
+    `Auto-stop saved: ${money(saved.total)} ${cur} by hibernating idle instances${now ? `; saving ${rate(saved.per_hour_now)} ${cur}/hour now (${now} hibernated)` : ''}`,
+    ...saved.periods.map((p) => `  ${p.name} (${p.type}): ${hoursText(p.hours)} hibernated from ${p.hibernated_at.slice(0, 16).replace('T', ' ')}Z${p.still_hibernated ? ', still' : ` to ${p.until.slice(0, 16).replace('T', ' ')}Z`}, at ${rate(p.price_per_hour)}/hour: ${money(p.saved)} ${cur}`),
   ];
   return lines.join('\n') + '\n';
 }
@@ -334,7 +337,7 @@ function forecast(ctx: CommandContext, s: CostSummary): number {
   const cur = f.currency.toUpperCase();
   ctx.out.value(f, {
     table: [
-      `Burn:                 ${money(f.hourly_cost, 4)} ${cur}/hour`,
+      `Burn:                 ${rate(f.hourly_cost)} ${cur}/hour`,
       `To month end:         ${money(f.cost_to_month_end)} ${cur} over ${f.hours_to_month_end.toFixed(1)} h (until ${day(f.month_end)})`,
       `Balance now:          ${money(f.balance)} ${cur}`,
       `Balance at month end: ${money(f.balance_at_month_end)} ${cur}${f.runs_out_before_month_end ? ' (runs out before)' : ''}`,
@@ -376,7 +379,7 @@ async function exportCost(ctx: CommandContext, o: ProviderOpt & { output?: strin
     await writeFile(file, ext === '.csv' ? costCsv(s) : JSON.stringify(s, null, 2) + '\n').catch((err: NodeJS.ErrnoException) => {
       throw new OperationError('write_failed', `cannot write "${file}": ${err.code ?? err.message}`, { hint: 'check the path and its permissions', cause: err });
     });
-    ctx.io.stderr.write(`wrote ${s.resources.length} resources (${money(s.hourly_cost, 4)} ${s.currency.toUpperCase()}/hour) to ${file}\n`);
+    ctx.io.stderr.write(`wrote ${s.resources.length} resources (${rate(s.hourly_cost)} ${s.currency.toUpperCase()}/hour) to ${file}\n`);
     return 0;
   });
 }

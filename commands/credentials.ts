@@ -17,7 +17,6 @@ import { rawFlagValues } from '../engine/core/cli-raw-flags.js';
 import { AssistantError, InvalidInputError, SafetyRefusal, UsageError } from '../engine/core/errors.js';
 import type { Column } from '../engine/core/render/columns.js';
 import { registerSecret } from '../engine/core/redact.js';
-import { renderTable } from '../engine/core/render/records.js';
 import { CredentialNameSchema } from '../schemas/backend-api.js';
 import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
@@ -350,7 +349,7 @@ async function testStored(ctx: CommandContext, known: Stores): Promise<number> {
       result: !r.tested ? 'not tested' : r.ok ? 'ok' : 'FAILED',
       detail: r.tested && r.ok ? r.detail : r.error,
     }));
-      return renderTable(rows, TEST_COLUMNS, ctx.out.columns, { keep: 'provider', colors });
+      return ctx.out.table(rows, TEST_COLUMNS, { keep: 'provider' });
     },
   });
   return failed ? 1 : 0;

@@ -19,6 +19,7 @@ import { withSession, type Session } from './session.js';
 // Constants only: types.ts loads nothing of the emulator itself.
 import { EMULATOR_DEFAULT_CLIENT_ID, EMULATOR_DEFAULT_CLIENT_SECRET, EMULATOR_SECRET_ENV } from '../emulator/types.js';
 import { flag, type FlagSpec } from './flag-spec.js';
+import { formatAmount } from '../engine/core/render/money.js';
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   const kindList = KINDS.map((k) => k.kind).join(', ');
@@ -111,12 +112,13 @@ async function get(ctx: CommandContext, session: Session, kind: string, idOrName
 async function balance(ctx: CommandContext, session: Session): Promise<number> {
   const spec = requireKind('balance');
   const data = (await readResult(session, listPlan(spec))) as { amount?: number | string; currency?: string };
-  // SPEC 4.2: by default a human line on stderr and the raw JSON on stdout; an explicit -o prints
-  // only that format on stdout (a table with -o table).
+  // On a terminal the balance is a table like every other command's output (issue 38 §2). Into a pipe
+  // or a file, SPEC 4.2's contract holds for the scripts that rely on it: a human line on stderr and
+  // the raw JSON on stdout. An explicit -o prints only that format on stdout (a table with -o table).
   ctx.out.records(data, spec, {
-    unasked: () => {
+    unasked: ctx.io.stdoutIsTTY ? undefined : () => {
       const amount = Number(data?.amount);
-      ctx.io.stderr.write(`Balance: ${Number.isFinite(amount) ? amount.toFixed(2) : String(data?.amount)} ${String(data?.currency ?? '').toUpperCase()}\n`);
+      ctx.io.stderr.write(`Balance: ${Number.isFinite(amount) ? formatAmount(amount) : String(data?.amount)} ${String(data?.currency ?? '').toUpperCase()}\n`);
       return JSON.stringify(data) + '\n';
     },
   });

@@ -29,6 +29,7 @@ import { runGroup } from './group.js';
 import { confirmByTyping } from './prompt.js';
 import { withSession, type Session } from './session.js';
 import { flag, type FlagSpec } from './flag-spec.js';
+import { formatAmount } from '../engine/core/render/money.js';
 
 type Flags = Record<string, unknown> & {
   plan?: boolean;
@@ -238,7 +239,7 @@ async function consentOf(ctx: CommandContext, session: Session, plan: Plan): Pro
   const unknown = consent.steps.some((c) => c.price?.price === 'unpriced') ? ', plus what could not be priced' : '';
   const cur = consent.currency.toUpperCase();
   const lines = [`About to apply ${consent.steps.length} step(s):`, ...consent.lines];
-  return { lines, price: total > 0 ? `${total.toFixed(2)} ${cur}/hour (${(total * 720).toFixed(2)} per 30 days${unknown})` : undefined };
+  return { lines, price: total > 0 ? `${formatAmount(total)} ${cur}/hour (${formatAmount(total * 720)} per 30 days${unknown})` : undefined };
 }
 
 /** --plan prints; --dry-run previews; else confirm (unless --yes or resuming) and apply like `ask --apply`. */

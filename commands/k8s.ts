@@ -13,7 +13,6 @@ import { deletePlan, deployPlan, listPlan, logPath, logsPlan, statsPlan } from '
 import { formatBytes, formatCores } from '../engine/providers/k8s/quantity.js';
 import { flag, type FlagSpec } from './flag-spec.js';
 import { clusterRow, nodeRows, podRows, sortRows, statsColumns, type StatsRow } from '../engine/providers/k8s/stats.js';
-import { renderTable } from '../engine/core/render/records.js';
 import type { Plan } from '../schemas/plan.js';
 import type { Config } from '../schemas/config.js';
 import { askCluster } from '../machines/k8s-ask.js';
@@ -240,7 +239,7 @@ async function get(ctx: CommandContext, kindName: string, o: Where): Promise<num
   const items = ((data as { items?: Record<string, any>[] })?.items ?? []).map(kind.row);
   const columns = readNs && kind.namespaced ? kind.columns.filter((c) => c.path !== 'namespace') : kind.columns;
   // JSON and YAML are the API's list as returned; the table shows the kind's rows.
-  ctx.out.value(data, { table: (colors) => renderTable(items, columns, ctx.out.columns, { keep: 'name', colors }) });
+  ctx.out.value(data, { table: () => ctx.out.table(items, columns, { keep: 'name' }) });
   return ExitCode.ok;
 }
 
@@ -283,7 +282,7 @@ async function stats(ctx: CommandContext, what: string, o: StatsFlags): Promise<
   const sorted = sortRows(rows, o.sortBy);
   const percent = (n: number | undefined) => (n === undefined ? '-' : `${Math.round(n)}%`);
   const shown = sorted.map((r) => ({ ...r, cpu: formatCores(r.cpu_cores), memory: formatBytes(r.memory_bytes), cpu_pct: percent(r.cpu_percent), memory_pct: percent(r.memory_percent) }));
-  ctx.out.value(what === 'cluster' ? sorted[0] : sorted, { table: (colors) => renderTable(shown, statsColumns(what), ctx.out.columns, { keep: 'name', colors }) });
+  ctx.out.value(what === 'cluster' ? sorted[0] : sorted, { table: () => ctx.out.table(shown, statsColumns(what), { keep: 'name' }) });
   return ExitCode.ok;
 }
 

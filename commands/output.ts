@@ -12,6 +12,11 @@
  * marked; JSON and YAML keep the data exact and write DEL and C1 characters as escapes. A stream keeps
  * the parser's state from one piece to the next, so a sequence split across tokens is removed too.
  *
+ * Tables fit a terminal and nothing else (issue 38 §2): when stdout is a pipe or a file (`columns` is
+ * Infinity, decided in cli.ts) or `-o wide` was given, every column is printed, as wide as its content,
+ * like gh and kubectl; on a terminal, the columns dropped to fit are named in one dim line on stderr
+ * (`hiddenNotice`), so a reader knows they exist and how to see them.
+ *
  * The one debug sink is here too: `debug: ` lines on stderr, sanitised and masked, written only with --debug.
  */
 import type { Column, TableSpec } from '../engine/core/render/columns.js';
@@ -20,15 +25,24 @@ import { renderKindTable, renderRecord, renderTable, type OutputFormat, type Tab
 import { createRedactingStream, maskSecretLooking, maskSecretsInText, redactRegistered, redactText, redactValue, secretSpans } from '../engine/core/redact.js';
 import { createControlStripper, jsonForTerminal, ownColors, restoreOwn, terminalText } from '../engine/core/render/sanitise.js';
 import { toYaml } from '../engine/core/yaml.js';
-import { rawStream } from './terminal.js';
+import { colorsFor, rawStream } from './terminal.js';
 
 /** Where the sink writes and how wide and colourful a table may be (a subset of the command's Io). */
 export interface OutputTarget {
   stdout: NodeJS.WritableStream;
-  /** Terminal width for tables. */
+  /** Terminal width for tables (Infinity when stdout is not a terminal: every column is printed). */
   columns: number;
   /** Colour on stdout (a TTY without --no-color / NO_COLOR). */
   stdoutColor?: boolean;
+  /** Where the "columns hidden" line goes (nowhere without it). */
+  stderr?: NodeJS.WritableStream;
+  /** Colour on stderr (the hidden-columns line is dim with it). */
+  color?: boolean;
+}
+
+/** The one line that says which columns a terminal-wide table left out, and how to see them. */
+export function hiddenNotice(headers: readonly string[]): string {
+  return `${headers.length} column${headers.length === 1 ? '' : 's'} hidden to fit the terminal: ${headers.join(', ')} (-o wide shows every column)`;
 }
 
 /** A human rendering: text, or a function of the stdout palette (called only when a table is wanted). */
@@ -76,8 +90,13 @@ export interface Output {
   readonly structured: boolean;
   /** The palette for stdout (plain for pipes, files and NO_COLOR). */
   readonly colors: Colors;
-  /** Width for tables. */
+  /** Width for tables: the terminal's, or Infinity (a pipe, a file, -o wide), where every column is printed. */
   readonly columns: number;
+  /**
+   * A table at the sink's width and colours, as text for a human rendering (`value`'s `table`); the
+   * columns it drops to fit the terminal are named on stderr when the sink next writes.
+   */
+  table(rows: unknown[], columns: Column[], opts?: Omit<TableOptions, 'colors' | 'onHidden'>): string;
   /** Rows: a table of `columns` (or a kind's table, secret-looking values masked), else the list as JSON/YAML. */
   records(rows: unknown, columns: Column[] | TableSpec, opts?: RecordsOptions): void;
   /** One value: JSON/YAML as it is, or its human rendering. */
@@ -97,16 +116,31 @@ export interface Output {
   stream(opts?: { lines?: boolean }): OutputStream;
 }
 
-export function createOutput(target: OutputTarget, format: OutputFormat, explicit: boolean): Output {
+/** `wide`: -o wide, a table with every column however narrow the terminal. */
+export function createOutput(target: OutputTarget, format: OutputFormat, explicit: boolean, wide = false): Output {
   // The sink sanitises and masks itself, so it writes to the stream under a guard (a second pass would drop its colours).
   const stdout = rawStream(target.stdout);
   const colors = ownColors(Boolean(target.stdoutColor));
+  const columns = wide ? Infinity : target.columns;
+  // Headers of columns left out of the tables rendered since the last write, in order, each once.
+  const hidden = new Set<string>();
+  const onHidden = (headers: string[]) => headers.forEach((h) => hidden.add(h));
+  const sayHidden = () => {
+    if (!hidden.size) return;
+    const notice = hiddenNotice([...hidden]);
+    hidden.clear();
+    if (target.stderr) target.stderr.write(`${colorsFor(target.stderr, Boolean(target.color)).dim(notice)}\n`);
+  };
   const write = (text: string, reveal = false) => {
     if (text) stdout.write(terminalText(text, reveal ? undefined : redactText));
+    sayHidden();
   };
   // JSON and YAML are the data as asked for (a startup script's `password=` is the user's to see), so only
   // the secrets this process registered (credentials, tokens, keys) are masked in them.
-  const writeData = (text: string) => stdout.write(redactRegistered(text));
+  const writeData = (text: string) => {
+    hidden.clear(); // a table rendered for people but not printed hides nothing
+    stdout.write(redactRegistered(text));
+  };
   const human = (h: Human) => (typeof h === 'string' ? h : h(colors));
   const structuredText = (value: unknown) => (format === 'json' ? jsonForTerminal(JSON.stringify(value, null, 2)) + '\n' : yamlForTerminal(value));
   return {
@@ -114,16 +148,17 @@ export function createOutput(target: OutputTarget, format: OutputFormat, explici
     explicit,
     structured: format !== 'table',
     colors,
-    columns: target.columns,
-    records(rows, columns, opts = {}) {
+    columns,
+    table: (rows, cols, opts = {}) => renderTable(rows, cols, columns, { ...opts, colors, onHidden }),
+    records(rows, kind, opts = {}) {
       if (!explicit && opts.unasked !== undefined) return write(human(opts.unasked));
       if (format !== 'table') return writeData(structuredText(rows));
       const list = Array.isArray(rows) ? rows : [rows];
       if (list.length === 0 && opts.empty !== undefined) return write(opts.empty);
-      const width = opts.width ?? target.columns;
-      if (Array.isArray(columns)) return write(renderTable(list, columns, width, { ...opts, colors }));
+      const width = opts.width ?? columns;
+      if (Array.isArray(kind)) return write(renderTable(list, kind, width, { ...opts, colors, onHidden }));
       // A table is read over someone's shoulder: secret-looking values (API_KEY=… in a startup script) are masked.
-      write(renderKindTable(maskSecretLooking(list), columns, width, colors));
+      write(renderKindTable(maskSecretLooking(list), kind, width, colors, onHidden));
     },
     value(value, opts = {}) {
       const { revealed } = opts;

@@ -11,7 +11,6 @@ import { DRIFT_EXIT_CODE } from '../engine/core/drift-types.js';
 import { formatProblems, validatePlan } from '../engine/core/plan/validate.js';
 import { ExitCode, InvalidInputError, UsageError } from '../engine/core/errors.js';
 import { planForWriting, type BodyForm } from '../engine/core/plan/document.js';
-import { renderTable } from '../engine/core/render/records.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { readPlanInput, type PlanReadOptions } from './plan-input.js';
@@ -134,7 +133,7 @@ async function show(ctx: CommandContext, file: string | undefined, opts: PlanRea
       { header: 'PRODUCES', path: 'produces', priority: 6 },
       { header: 'USES', path: 'uses', priority: 7 },
     ];
-    ctx.out.value(graph, { table: (colors) => renderTable(rows, columns, ctx.out.columns, { keep: 'index', colors }) });
+    ctx.out.value(graph, { table: () => ctx.out.table(rows, columns, { keep: 'index' }) });
   }
   return ExitCode.ok;
 }

@@ -49,6 +49,7 @@ import { cliAskContext } from './ask-observer.js';
 import type { CommandContext } from './context.js';
 import { readPlanInput } from './plan-input.js';
 import type { Session } from './session.js';
+import { formatAmount } from '../engine/core/render/money.js';
 
 /** What /apply shows before asking, and what must be typed. */
 export interface ApplyConfirmation {
@@ -446,7 +447,7 @@ export class TalkEngine {
     io.result(renderPreview(preview).trimEnd());
     for (const w of preview.warnings) io.warn(w);
     if (gated) io.note('note: this plan has destructive steps; applying it needs the session started with --destroyer');
-    this.store.addTurn('dry-run', '/dry-run', `Dry run of the plan in hand: ${preview.steps.length} step(s), ${preview.total_per_hour.toFixed(2)}/hour${gated ? '; destructive' : ''}`);
+    this.store.addTurn('dry-run', '/dry-run', `Dry run of the plan in hand: ${preview.steps.length} step(s), ${formatAmount(preview.total_per_hour)}/hour${gated ? '; destructive' : ''}`);
     return gated || overBudget || duplicateNames.length ? ExitCode.refused : ExitCode.ok;
   }
 
@@ -645,9 +646,9 @@ function renderPlanSummary(plan: Plan, preview: Preview, io: TurnIo): string {
     ...(rows.some((r) => r.destroys) ? [{ header: 'DESTRUCTIVE', path: 'destroys', priority: 9 }] : []),
   ];
   const lines = [`Plan: ${plan.summary ?? plan.question ?? `${plan.commands.length} step(s)`}`, renderTable(rows, columns, io.columns, { colors: io.colors }).trimEnd()];
-  if (preview.costs.length) lines.push(`Cost: ${preview.total_per_hour.toFixed(2)}/hour, ${preview.total_per_30_days.toFixed(2)}/30 days`);
+  if (preview.costs.length) lines.push(`Cost: ${formatAmount(preview.total_per_hour)}/hour, ${formatAmount(preview.total_per_30_days)}/30 days`);
   else lines.push('Cost: nothing new is billed by this plan');
-  if (preview.balance) lines.push(`Balance: ${preview.balance.amount.toFixed(2)} ${preview.balance.currency.toUpperCase()}${preview.balance.hours_covered === undefined ? '' : ` (covers ${preview.balance.hours_covered.toFixed(1)} hours of it)`}`);
+  if (preview.balance) lines.push(`Balance: ${formatAmount(preview.balance.amount)} ${preview.balance.currency.toUpperCase()}${preview.balance.hours_covered === undefined ? '' : ` (covers ${preview.balance.hours_covered.toFixed(1)} hours of it)`}`);
   if (preview.runway) lines.push(`Runway: ${runwayText(preview.runway)}`);
   return lines.join('\n');
 }
@@ -655,5 +656,5 @@ function renderPlanSummary(plan: Plan, preview: Preview, io: TurnIo): string {
 /** What the conversation remembers of a plan (so "what does it cost?" can be asked next). */
 function planDigest(plan: Plan, preview: Preview): string {
   const steps = preview.steps.map((s) => `${s.index}. ${s.request} (${s.reason})`).join('; ');
-  return `Made a plan: ${plan.summary ?? plan.question ?? ''}. Steps: ${steps}. Cost: ${preview.total_per_hour.toFixed(2)}/hour, ${preview.total_per_30_days.toFixed(2)}/30 days. Not applied yet.`;
+  return `Made a plan: ${plan.summary ?? plan.question ?? ''}. Steps: ${steps}. Cost: ${formatAmount(preview.total_per_hour)}/hour, ${formatAmount(preview.total_per_30_days)}/30 days. Not applied yet.`;
 }

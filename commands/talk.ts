@@ -13,7 +13,6 @@ import { agentSandbox } from '../engine/producers/acp/sandbox.js';
 import { sandboxAvailability } from '../engine/core/process/contain.js';
 import { printable } from '../engine/producers/acp/printable.js';
 import { redactText } from '../engine/core/redact.js';
-import { renderTable } from '../engine/core/render/records.js';
 import { namesMatch } from '../engine/producers/talk/destroy-targets.js';
 import { MultiLine } from '../engine/producers/talk/input.js';
 import { historyEntry, lineHistoryPath, loadLineHistory, saveLineHistory } from '../engine/producers/talk/line-history.js';
@@ -94,7 +93,7 @@ async function list(ctx: CommandContext): Promise<number> {
   ];
   const rows = sessions.map((s) => ({ ...s, started: s.started.slice(0, 16).replace('T', ' ') }));
   ctx.out.value(sessions, {
-    table: (colors) => (rows.length ? renderTable(rows, columns, ctx.out.columns, { keep: 'id', colors }) : ''),
+    table: () => (rows.length ? ctx.out.table(rows, columns, { keep: 'id' }) : ''),
     withTable: () => rows.length || ctx.io.stderr.write('no saved talk sessions yet (assistant talk starts one)\n'),
   });
   return ExitCode.ok;

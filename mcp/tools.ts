@@ -36,6 +36,7 @@ import { renderCheckTable, summaryLine } from '../engine/producers/autostop/rend
 import { driftTool, graphTool, matrixTool, trendTool } from './insight.js';
 import type { McpBackend } from './backend.js';
 import { progressObserver, progressReporter, type ProgressFn, type ToolExtra } from './progress.js';
+import { formatAmount, formatRate } from '../engine/core/render/money.js';
 
 export type { McpBackend };
 
@@ -112,7 +113,10 @@ function mcpBudget(config: Config, asked: number | undefined): BudgetLimit | und
   return budgetLimit(asked !== undefined && (own === undefined || asked < own) ? { max: asked, from: 'max_hourly_cost' } : undefined, own);
 }
 
-const money = (v: number | null, digits = 2) => (v === null ? '-' : v.toFixed(digits));
+// Prices through the one formatter (engine/core/render/money.ts): amounts in cents, rates to 4 decimals.
+const money = (v: number | null) => (v === null ? '-' : formatAmount(v));
+const rate = (v: number | null) => (v === null ? '-' : formatRate(v));
+const hoursFigure = (h: number) => h.toFixed(1);
 
 export const TOOLS = [
   tool({
@@ -180,12 +184,12 @@ export const TOOLS = [
       const s = await readAccountCost(backend, { home: backend.home, env: backend.env, sandbox: backend.sandbox, signal });
       const cur = s.currency.toUpperCase();
       const lines = [
-        `Burn: ${money(s.hourly_cost, 4)} ${cur}/hour (${money(s.daily_cost)} per day, ${money(s.monthly_forecast)} per 30 days)`,
+        `Burn: ${rate(s.hourly_cost)} ${cur}/hour (${money(s.daily_cost)} per day, ${money(s.monthly_forecast)} per 30 days)`,
         `Balance: ${money(s.balance)} ${cur}`,
-        `Runway: ${s.runway_hours === null ? 'unlimited (nothing bills)' : `${money(s.runway_hours, 1)} h, until ${s.runway_until}`}`,
+        `Runway: ${s.runway_hours === null ? 'unlimited (nothing bills)' : `${hoursFigure(s.runway_hours)} h, until ${s.runway_until}`}`,
       ];
       const resources = sortResources(s.resources, 'cost');
-      if (detail) for (const r of resources) lines.push(`- ${r.kind} ${r.name} (id ${r.id}, ${r.type}, ${r.status}): ${money(r.hourly_cost, 4)} ${cur}/hour, ${money(r.cost_so_far ?? null)} so far`);
+      if (detail) for (const r of resources) lines.push(`- ${r.kind} ${r.name} (id ${r.id}, ${r.type}, ${r.status}): ${rate(r.hourly_cost)} ${cur}/hour, ${money(r.cost_so_far ?? null)} so far`);
       for (const u of s.unpriced) lines.push(`warning: ${u}; left out of the totals`);
       const { resources: _all, ...totals } = s;
       return { text: lines.join('\n') + '\n', structured: { ...totals, resource_count: s.resources.length, ...(detail ? { resources } : {}) } };

@@ -27,6 +27,8 @@ export interface TmuxPane {
   /** Types a line and presses Enter. */
   line(text: string): Promise<void>;
   screen(): Promise<string>;
+  /** The screen with its colours (capture-pane -e): SGR sequences as the terminal received them. */
+  colored(): Promise<string>;
   /** Only what the pane shows now (no scrollback): what a clear-screen sequence would have wiped. */
   visible(): Promise<string>;
   /** The pane's title (what OSC 0/2 sequences set). */
@@ -51,10 +53,10 @@ function tmux(socket: string, args: string[]): Promise<string> {
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
- * Starts `assistant <args>` in a 200×50 pane with HOME=`home` and `env` over the scrubbed environment.
+ * Starts `assistant <args>` in a 200×50 pane (`width` columns if given) with HOME=`home` and `env` over the scrubbed environment.
  * `clipboard`: tmux's set-clipboard on, so an application's OSC 52 clipboard write becomes a paste buffer.
  */
-export async function startInTmux(args: string[], opts: { home: string; env?: Record<string, string | undefined>; cwd?: string; clipboard?: boolean }): Promise<TmuxPane> {
+export async function startInTmux(args: string[], opts: { home: string; env?: Record<string, string | undefined>; cwd?: string; clipboard?: boolean; width?: number }): Promise<TmuxPane> {
   const socket = `assistant-test-${process.pid}-${counter++}`;
   const dir = mkdtempSync(join(tmpdir(), 'assistant-tmux-'));
   const env = { ...childEnv(opts.home, opts.env), TERM: 'screen' };
@@ -69,7 +71,7 @@ export async function startInTmux(args: string[], opts: { home: string; env?: Re
     ].join('\n') + '\n',
   );
   const options = opts.clipboard ? ['start-server', ';', 'set-option', '-g', 'set-clipboard', 'on', ';'] : [];
-  await tmux(socket, [...options, 'new-session', '-d', '-s', 'main', '-x', '200', '-y', '50', `sh ${quote(script)}`]);
+  await tmux(socket, [...options, 'new-session', '-d', '-s', 'main', '-x', String(opts.width ?? 200), '-y', '50', `sh ${quote(script)}`]);
   // Without the empty rows below the cursor, so `…talk> $` means "the prompt is the last thing shown".
   const screen = async () => (await tmux(socket, ['capture-pane', '-p', '-J', '-S', '-500', '-t', 'main'])).replace(/\n+$/, '');
   const pane: TmuxPane = {
@@ -80,6 +82,7 @@ export async function startInTmux(args: string[], opts: { home: string; env?: Re
       await pane.keys('Enter');
     },
     screen,
+    colored: async () => tmux(socket, ['capture-pane', '-p', '-e', '-J', '-S', '-500', '-t', 'main']),
     visible: async () => (await tmux(socket, ['capture-pane', '-p', '-J', '-t', 'main'])).replace(/\n+$/, ''),
     title: async () => (await tmux(socket, ['display-message', '-p', '-t', 'main', '#{pane_title}'])).trim(),
     buffers: async () => tmux(socket, ['list-buffers']),

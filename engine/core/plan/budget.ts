@@ -15,6 +15,7 @@
  */
 import { AssistantError, ExitCode } from '../errors.js';
 import type { PricePreview, Provider, PreviewRead } from '../provider.js';
+import { formatRate } from '../render/money.js';
 
 export interface BudgetFigures {
   currency: string;
@@ -104,7 +105,7 @@ export async function budgetFigures(
   return figures;
 }
 
-const rate = (n: number, cur: string) => `${n.toFixed(4)} ${cur.toUpperCase()}/hour`;
+const rate = (n: number, cur: string) => `${formatRate(n)} ${cur.toUpperCase()}/hour`;
 
 /** The refusal for figures that break their limit (exit 3, nothing sent), or undefined. */
 export function budgetRefusal(f: BudgetFigures): AssistantError | undefined {

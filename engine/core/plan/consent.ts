@@ -7,6 +7,7 @@
  * request, a box's answer and the MCP tools.
  */
 import type { ChangePrice, RequestFacts, StepClass, StepPrice } from '../provider.js';
+import { formatAmount, formatRate } from '../render/money.js';
 
 export interface StepConsent {
   step: number;
@@ -55,7 +56,7 @@ export function reasonMismatch(reason: string, facts: RequestFacts | undefined, 
   if (price?.price === 'priced') {
     for (const m of reason.matchAll(/(?:\$\s*)?(?<![\w.])(\d+(?:\.\d+)?)\s*(?:USD|EUR|\$)?\s*(?:\/|per\s+|an?\s+)\s*(?:h|hr|hour)\b/gi)) {
       const said = Number(m[1]);
-      if (said < price.per_hour * 0.99 - 0.005) out.push(`it says ${m[0].trim()}; the request is priced at ${price.per_hour.toFixed(4)}/hour`);
+      if (said < price.per_hour * 0.99 - 0.005) out.push(`it says ${m[0].trim()}; the request is priced at ${formatRate(price.per_hour)}/hour`);
     }
   }
   if (price?.price === 'free' || price?.price === 'unpriced') {
@@ -87,7 +88,7 @@ export function stepConsents(
   });
 }
 
-const money = (n: number, currency: string) => `${n.toFixed(4)} ${currency.toUpperCase()}/hour (${(n * 720).toFixed(2)} per 30 days)`;
+const money = (n: number, currency: string) => `${formatRate(n)} ${currency.toUpperCase()}/hour (${formatAmount(n * 720)} per 30 days)`;
 
 /** One line for a price: what it costs, that it is free and why, or that it is not known and why. */
 export function describePrice(price: ChangePrice, currency: string): string {

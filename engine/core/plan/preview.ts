@@ -6,6 +6,7 @@ import type { Plan } from '../../../schemas/plan.js';
 import type { CanonicalRequest, CostLine, PricePreview, ProviderSet, StepClass, StepPrice } from '../provider.js';
 import { substituteValue } from './bindings.js';
 import type { BudgetFigures } from './budget.js';
+import { formatAmount, formatRate } from '../render/money.js';
 
 export type { CostLine };
 
@@ -77,7 +78,7 @@ export function runwayOf(balance: { amount: number; currency: string }, burn: Pi
 export function runwayText(r: Runway): string {
   const cur = r.currency.toUpperCase();
   const span = (h: number | null) => (h === null ? 'without end (nothing bills)' : `${h.toFixed(1)} hours (${(h / 24).toFixed(1)} days)`);
-  return `${r.balance.toFixed(2)} ${cur} lasts ${span(r.hours_now)} at the current burn (${r.current_per_hour.toFixed(4)} ${cur}/hour), ${span(r.hours_after)} with this plan added (${r.after_per_hour.toFixed(4)} ${cur}/hour)`;
+  return `${formatAmount(r.balance)} ${cur} lasts ${span(r.hours_now)} at the current burn (${formatRate(r.current_per_hour)} ${cur}/hour), ${span(r.hours_after)} with this plan added (${formatRate(r.after_per_hour)} ${cur}/hour)`;
 }
 
 const HOURS_PER_30_DAYS = 720;
@@ -122,7 +123,7 @@ export function buildPreview(steps: PreviewStep[], parts: readonly PricePreview[
 
 /** A human rendering of the preview (stdout in table mode). */
 export function renderPreview(p: Preview): string {
-  const money = (n: number | undefined) => (n === undefined ? '?' : n.toFixed(2));
+  const money = (n: number | undefined) => (n === undefined ? '?' : formatAmount(n));
   const lines: string[] = ['Plan (dry run: only GET requests were sent)'];
   for (const s of p.steps) {
     lines.push(`  ${s.index}. ${s.request}${s.destructive.length ? '   [DESTRUCTIVE: ' + s.destructive.join('; ') + ']' : ''}`);
@@ -152,14 +153,14 @@ export function renderPreview(p: Preview): string {
   }
   if (p.balance) {
     const covered = p.balance.hours_covered === undefined ? '' : ` (covers ${p.balance.hours_covered.toFixed(1)} hours of the new resources)`;
-    lines.push(`Balance: ${p.balance.amount.toFixed(2)} ${p.balance.currency.toUpperCase()}${covered}`);
+    lines.push(`Balance: ${formatAmount(p.balance.amount)} ${p.balance.currency.toUpperCase()}${covered}`);
   }
   if (p.runway) lines.push(`Runway: ${runwayText(p.runway)}`);
   if (p.budget) {
     const b = p.budget;
     const cur = b.currency.toUpperCase();
-    const limit = b.max_hourly === undefined ? '' : `; limit ${b.max_hourly.toFixed(4)} ${cur}/hour (${b.limit_from}): ${b.within ? 'within' : 'EXCEEDED'}`;
-    lines.push(`Burn: ${b.current_per_hour.toFixed(4)} ${cur}/hour now, ${b.after_per_hour.toFixed(4)} ${cur}/hour after this plan (+${b.added_per_hour.toFixed(4)})${limit}`);
+    const limit = b.max_hourly === undefined ? '' : `; limit ${formatRate(b.max_hourly)} ${cur}/hour (${b.limit_from}): ${b.within ? 'within' : 'EXCEEDED'}`;
+    lines.push(`Burn: ${formatRate(b.current_per_hour)} ${cur}/hour now, ${formatRate(b.after_per_hour)} ${cur}/hour after this plan (+${formatRate(b.added_per_hour)})${limit}`);
     if (b.not_counted.length) lines.push(`  not counted (cannot be priced): ${b.not_counted.join(', ')}`);
   }
   if (p.idle_savings?.length) {

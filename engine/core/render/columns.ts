@@ -7,7 +7,7 @@
 export interface Column {
   header: string;
   path: string;
-  /** How to show the value; default is plain text. */
+  /** How to show the value; default is plain text. `price` is a rate (4 decimals), `money` an amount (2): render/money.ts. */
   format?: 'price' | 'money' | 'gb' | 'list' | 'bool' | 'status';
   /** Columns with a low priority are dropped first when the terminal is narrow. */
   priority?: number;

@@ -4,6 +4,7 @@ import type { Column, TableSpec } from './columns.js';
 export type OutputFormat = 'table' | 'json' | 'yaml';
 import { colorStatus, PLAIN, type Colors } from './color.js';
 import { maskSecretLooking } from '../redact.js';
+import { formatAmount, formatRate } from './money.js';
 
 /** Reads a dotted path (`gpu.number_of_gpus`, `worker_nodes.length`) from a record. */
 function valueAt(record: unknown, path: string): unknown {
@@ -30,9 +31,11 @@ function formatCell(value: unknown, format: Column['format']): string {
 
 function rawCell(value: unknown, format: Column['format']): string {
   if (value === null || value === undefined || value === '') return '-';
-  if (format === 'price') {
-    const n = Number(value);
-    return Number.isFinite(n) ? n.toFixed(2) : String(value);
+  if (format === 'price' || format === 'money') {
+    // A price from the API may be a number or a numeric string; anything else is shown as it is.
+    const n = typeof value === 'number' || typeof value === 'string' ? Number(value) : NaN;
+    if (Number.isFinite(n)) return format === 'price' ? formatRate(n) : formatAmount(n);
+    return String(value);
   }
   if (format === 'gb') return `${value} GB`;
   if (format === 'bool') return value ? 'yes' : 'no';
@@ -48,6 +51,8 @@ export interface TableOptions {
   essential?: string[];
   /** Colour for the header and status values (plain by default). */
   colors?: Colors;
+  /** Told the headers of the columns dropped to fit `width` (the output sink says them in one line on stderr). */
+  onHidden?: (headers: string[]) => void;
 }
 
 /** A shortened cell keeps at least this many characters (and its header). */
@@ -68,7 +73,8 @@ const cut = (text: string, width: number) => (text.length > width ? `${text.slic
  * always shown whole, since errors and later commands need them; when the rest does not fit `width`,
  * the lowest-priority other column is shortened to the room left if that keeps at least a few
  * characters of it, else dropped, and so on. When even the kept columns are wider than the terminal
- * the lines are longer than `width` (the terminal wraps them) rather than losing the ID.
+ * the lines are longer than `width` (the terminal wraps them) rather than losing the ID. A `width` of
+ * Infinity (stdout is a pipe or a file, or `-o wide`) keeps every column, as wide as its content.
  */
 export function renderTable(records: unknown[], columns: Column[], width: number, opts: TableOptions = {}): string {
   if (records.length === 0) return 'No resources found.\n';
@@ -91,6 +97,8 @@ export function renderTable(records: unknown[], columns: Column[], width: number
     if (cols.length === 1) break; // a table keeps at least one column, however wide
     cols = cols.filter((c) => c !== lowest);
   }
+  const hidden = columns.filter((c) => !cols.includes(c)).map((c) => c.header);
+  if (hidden.length) opts.onHidden?.(hidden);
   const line = (texts: string[], paintCell: (cell: string, i: number) => string) =>
     texts
       .map((text, i) => {
@@ -121,8 +129,8 @@ function tableRows(records: unknown[], spec: TableSpec): unknown[] {
 }
 
 /** A kind's records as its table: the ID, name and status columns kept whole, nested lists one row each. */
-export function renderKindTable(records: unknown[], spec: TableSpec, width: number, colors?: Colors): string {
-  return renderTable(tableRows(records, spec), spec.columns, width, { keep: spec.idField, essential: spec.nameField ? [spec.nameField] : [], colors });
+export function renderKindTable(records: unknown[], spec: TableSpec, width: number, colors?: Colors, onHidden?: TableOptions['onHidden']): string {
+  return renderTable(tableRows(records, spec), spec.columns, width, { keep: spec.idField, essential: spec.nameField ? [spec.nameField] : [], colors, onHidden });
 }
 
 /**

@@ -9,6 +9,7 @@ import type { Column } from '../../providers/gpucloud/catalogue.js';
 import { num } from '../../providers/gpucloud/prices.js';
 import { PLAIN, type Colors } from '../../core/render/color.js';
 import { renderTable } from '../../core/render/records.js';
+import { formatShortRate } from '../../core/render/money.js';
 
 export type MatrixKind = 'availability' | 'cluster-availability';
 
@@ -85,7 +86,7 @@ export function buildMatrix(kind: MatrixKind, results: unknown[]): AvailabilityM
   return { kind, currency, locations, rows };
 }
 
-const price = (v: number | null) => (v === null ? '?' : v.toFixed(v < 0.1 ? 4 : 2));
+const price = (v: number | null) => (v === null ? '?' : formatShortRate(v));
 
 export function cellText(row: MatrixRow, cell: MatrixCell | undefined): string {
   if (!cell || (!cell.on_demand && !cell.spot)) return '-';

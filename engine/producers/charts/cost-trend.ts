@@ -6,6 +6,7 @@
 import type { Colors } from '../../core/render/color.js';
 import type { CostTrend } from '../cost/trend.js';
 import { lineChart } from './line.js';
+import { formatAmount } from '../../core/render/money.js';
 
 export interface RunwayNow {
   balance: number | null;
@@ -31,9 +32,9 @@ export function renderTrendChart(t: CostTrend, opts: { columns: number; color: C
     runwayDays(t).map((v, i) => ({ label: day(t.days[i]!.date), value: v })),
     { title: 'Runway (days): the balance at the end of each day over that day\'s burn', width, digits: 1, color: opts.color ? opts.color.yellow : undefined },
   );
-  const lines = [spend, runway, `Total:    ${t.total.toFixed(2)} ${cur} (${t.start} to ${t.end})`];
+  const lines = [spend, runway, `Total:    ${formatAmount(t.total)} ${cur} (${t.start} to ${t.end})`];
   const now = opts.now;
-  if (now && now.runway_hours !== null) lines.push(`Runway:   ${(now.runway_hours / 24).toFixed(1)} d now, until ${now.runway_until?.slice(0, 16).replace('T', ' ')} UTC (balance ${now.balance?.toFixed(2) ?? '-'} ${cur})`);
+  if (now && now.runway_hours !== null) lines.push(`Runway:   ${(now.runway_hours / 24).toFixed(1)} d now, until ${now.runway_until?.slice(0, 16).replace('T', ' ')} UTC (balance ${now.balance === null || now.balance === undefined ? '-' : formatAmount(now.balance)} ${cur})`);
   lines.push('Table:    -o table; figures: -o json');
   return lines.join('\n') + '\n';
 }

@@ -12,6 +12,7 @@
  */
 import type { CostResource } from '../../core/capabilities.js';
 import type { TrendDay } from './trend.js';
+import { formatAmount, formatRate } from '../../core/render/money.js';
 
 export const LONG_RUNNING_HOURS = 24;
 export const BURN_JUMP_FACTOR = 2;
@@ -30,7 +31,8 @@ export interface Anomaly {
   figures: Record<string, number | string | null>;
 }
 
-const money = (n: number, digits = 2) => n.toFixed(digits);
+const money = (n: number) => formatAmount(n);
+const rate = (n: number) => formatRate(n);
 const days = (h: number) => (h / 24).toFixed(1);
 
 function median(xs: readonly number[]): number {
@@ -49,7 +51,7 @@ export function findAnomalies(resources: readonly CostResource[], trendDays: rea
       out.push({
         kind: 'long_running_gpu',
         subject: `instance ${r.name}`,
-        reason: `GPU instance running for ${days(hours)} days since it was created (over ${LONG_RUNNING_HOURS} h), ${money(r.hourly_cost, 4)} ${cur}/hour, about ${money(r.cost_so_far ?? 0)} ${cur} so far; the API does not show whether it is in use: delete it if it is idle`,
+        reason: `GPU instance running for ${days(hours)} days since it was created (over ${LONG_RUNNING_HOURS} h), ${rate(r.hourly_cost)} ${cur}/hour, about ${money(r.cost_so_far ?? 0)} ${cur} so far; the API does not show whether it is in use: delete it if it is idle`,
         figures: { id: r.id, type: r.type, hours_running: hours, hourly_cost: r.hourly_cost, cost_so_far: r.cost_so_far ?? null, threshold_hours: LONG_RUNNING_HOURS },
       });
     }
@@ -57,7 +59,7 @@ export function findAnomalies(resources: readonly CostResource[], trendDays: rea
       out.push({
         kind: 'offline_billing',
         subject: `instance ${r.name}`,
-        reason: `shut down but still billed at ${money(r.hourly_cost, 4)} ${cur}/hour (${money(r.hourly_cost * 24)} ${cur}/day): shutdown keeps billing, only delete stops it`,
+        reason: `shut down but still billed at ${rate(r.hourly_cost)} ${cur}/hour (${money(r.hourly_cost * 24)} ${cur}/day): shutdown keeps billing, only delete stops it`,
         figures: { id: r.id, type: r.type, hourly_cost: r.hourly_cost, daily_cost: r.hourly_cost * 24 },
       });
     }
@@ -72,7 +74,7 @@ export function findAnomalies(resources: readonly CostResource[], trendDays: rea
     out.push({
       kind: 'burn_jump',
       subject: `day ${d.date}`,
-      reason: `the average burn rose ${factor.toFixed(1)}× from ${money(prev.average_hourly, 4)} ${cur}/hour on ${prev.date} to ${money(d.average_hourly, 4)} ${cur}/hour (more than ${BURN_JUMP_FACTOR}×)`,
+      reason: `the average burn rose ${factor.toFixed(1)}× from ${rate(prev.average_hourly)} ${cur}/hour on ${prev.date} to ${rate(d.average_hourly)} ${cur}/hour (more than ${BURN_JUMP_FACTOR}×)`,
       figures: { date: d.date, previous_date: prev.date, previous_hourly: prev.average_hourly, hourly: d.average_hourly, factor, threshold_factor: BURN_JUMP_FACTOR },
     });
   }
@@ -87,7 +89,7 @@ export function findAnomalies(resources: readonly CostResource[], trendDays: rea
       out.push({
         kind: 'cost_outlier',
         subject: `${kind} ${r.name}`,
-        reason: `costs ${money(r.hourly_cost, 4)} ${cur}/hour, ${factor.toFixed(1)}× the median of the other ${priced.length - 1} ${kind}s (${money(others, 4)} ${cur}/hour; more than ${OUTLIER_FACTOR}×)`,
+        reason: `costs ${rate(r.hourly_cost)} ${cur}/hour, ${factor.toFixed(1)}× the median of the other ${priced.length - 1} ${kind}s (${rate(others)} ${cur}/hour; more than ${OUTLIER_FACTOR}×)`,
         figures: { id: r.id, type: r.type, hourly_cost: r.hourly_cost, median_of_others: others, factor, threshold_factor: OUTLIER_FACTOR },
       });
     }

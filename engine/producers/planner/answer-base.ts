@@ -9,6 +9,7 @@ import { BUILTIN_ANSWER_HINT } from './hint.js';
 import { PERIOD_HOURS, PERIOD_WORDS, type Period } from './amounts.js';
 import type { Question } from './question.js';
 import type { MoneyView } from './money-view.js';
+import { formatAmount, formatShortRate } from '../../core/render/money.js';
 
 /** The built-in answers cannot answer this question exactly; nothing was guessed (exit 2). */
 export class BuiltinCannotAnswer extends InvalidInputError {
@@ -53,13 +54,13 @@ export function both(names: string[]): string {
 export function money(value: unknown, currency: unknown): string {
   const n = typeof value === 'number' ? value : Number(value);
   const c = typeof currency === 'string' ? currency.toUpperCase() : '';
-  return `${Number.isFinite(n) ? n.toFixed(2) : String(value)}${c ? ` ${c}` : ''}`;
+  return `${Number.isFinite(n) ? formatAmount(n) : String(value)}${c ? ` ${c}` : ''}`;
 }
 
-/** Hourly prices: cents, or four decimals below 0.10 so a 0.0279 CPU node does not read as 0.03. */
+/** Hourly prices in a sentence: the short rate (cents, or four decimals below 0.10 so a 0.0279 CPU node does not read as 0.03). */
 export function hourly(value: unknown, currency: unknown): string {
   const n = Number(value);
-  return Number.isFinite(n) && n > 0 && n < 0.1 ? `${n.toFixed(4)}${typeof currency === 'string' ? ` ${currency.toUpperCase()}` : ''}` : money(value, currency);
+  return Number.isFinite(n) ? `${formatShortRate(n)}${typeof currency === 'string' ? ` ${currency.toUpperCase()}` : ''}` : money(value, currency);
 }
 
 /** A rate in the period asked: "10.32 USD/hour", "247.68 USD per day". */

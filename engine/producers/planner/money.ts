@@ -35,6 +35,7 @@ import {
 import { BILLED_KINDS, catalogueKind, type MoneyView } from './money-view.js';
 import { COST_ANSWER_HINT } from './hint.js';
 import type { Question } from './question.js';
+import { formatAmount, formatRate } from '../../core/render/money.js';
 
 const TOP_SPENDERS = 3;
 
@@ -215,7 +216,7 @@ export function answerBilledList(ctx: Ctx, spec: KindSpec, records: Rec[], own: 
   if (compared) {
     return finishMoney(ctx, used, `${count}${that}${where} ${compared.phrase(priced.length)}: ${each.join(', ')}${more}.${tail}`.replace(/^./, (c) => c.toUpperCase()));
   }
-  const totalText = p === 'hour' ? `${total.toFixed(4)} ${view.currency.toUpperCase()}/hour` : `${money(total * PERIOD_HOURS[p], view.currency)} ${PERIOD_WORDS[p]}`;
+  const totalText = p === 'hour' ? `${formatRate(total)} ${view.currency.toUpperCase()}/hour` : `${money(total * PERIOD_HOURS[p], view.currency)} ${PERIOD_WORDS[p]}`;
   if (priced.length === 1) return finishMoney(ctx, used, `${lead}${count}${that}${where} that bills now costs ${totalText}: ${each[0]}.${tail}`.replace(/^./, (c) => c.toUpperCase()));
   return finishMoney(ctx, used, `${lead}${count}${that}${where} that bill now cost ${totalText} in total: ${each.join(', ')}${more}.${tail}`.replace(/^./, (c) => c.toUpperCase()));
 }
@@ -242,7 +243,7 @@ export function answerBurn(ctx: Ctx): string {
   ctx.use.add('total');
   // The burn is said per hour, per day and per 30 days; a week or a year is added when asked.
   if (q.period) ctx.use.add('period');
-  const balance = s.balance === null ? undefined : `${s.balance.toFixed(2)} ${cur}`;
+  const balance = s.balance === null ? undefined : `${formatAmount(s.balance)} ${cur}`;
   // "Am I spending more than 10 USD per day?" says yes or no first; "am I spending anything?" too.
   const compared = burnComparison(ctx, s.hourly_cost, cur) ?? (q.yesNo ? (s.hourly_cost > 0 ? 'Yes: ' : 'No: ') : undefined);
   if (s.hourly_cost <= 0) {
@@ -251,7 +252,7 @@ export function answerBurn(ctx: Ctx): string {
   }
   const extra = q.period === 'week' || q.period === 'year' ? `, ${money(s.hourly_cost * PERIOD_HOURS[q.period], undefined)} ${PERIOD_WORDS[q.period]}` : '';
   const lines = [
-    `${compared ?? ''}You are spending ${s.hourly_cost.toFixed(4)} ${cur} per hour (${s.daily_cost.toFixed(2)} per day, ${s.monthly_forecast.toFixed(2)} per 30 days${extra}) on ${plural(s.resources.length, 'billable resource', 'billable resources')}.`,
+    `${compared ?? ''}You are spending ${formatRate(s.hourly_cost)} ${cur} per hour (${formatAmount(s.daily_cost)} per day, ${formatAmount(s.monthly_forecast)} per 30 days${extra}) on ${plural(s.resources.length, 'billable resource', 'billable resources')}.`,
   ];
   const top = sortResources(s.resources, 'cost').slice(0, TOP_SPENDERS);
   lines.push(`Most of it: ${top.map((r) => `${r.kind} ${r.name} ${hourly(r.hourly_cost ?? 0, s.currency)}/hour`).join(', ')}.`);

@@ -298,7 +298,7 @@ const KIND_ROWS: readonly KindRow[] = [
     path: '/v1/balance',
     shape: 'object',
     idField: 'currency',
-    columns: [['AMOUNT', 'amount', 9, 'price'], ['CURRENCY', 'currency', 8]],
+    columns: [['AMOUNT', 'amount', 9, 'money'], ['CURRENCY', 'currency', 8]],
     terms: ['balance', 'credit', 'credits', 'funds'],
   },
 ];

@@ -13,6 +13,7 @@ import { combine, free, priceClusterAction, priceDeploymentChange, priceDeployme
 import { list, PriceReads, record, type Rec } from './price-reads.js';
 import { segmentsOf } from './request.js';
 import { requestFacts } from './request-facts.js';
+import { formatAmount, formatRate } from '../../core/render/money.js';
 
 /** Routes whose changes bill nothing: names, keys, scripts, secrets, tags, environment variables, lifecycle calls that stop. */
 const FREE_ROUTES: Record<string, string> = {
@@ -75,7 +76,7 @@ async function priceStep(step: Step, reads: PriceReads, predefined: Record<strin
       if (price.price === 'priced') await markComputeAvailable(price.lines[0]!, obj, reads, warnings);
       const scaling = record(obj.scaling);
       if (kind === 'container' && price.price === 'priced' && scaling?.min_replica_count === 0) {
-        warnings.push(`step ${step.index}: the container deployment scales to zero: ${price.per_hour.toFixed(4)}/hour is with ${String(scaling.max_replica_count)} replica(s) running; nothing is billed while none runs`);
+        warnings.push(`step ${step.index}: the container deployment scales to zero: ${formatRate(price.per_hour)}/hour is with ${String(scaling.max_replica_count)} replica(s) running; nothing is billed while none runs`);
       }
       return price;
     }
@@ -190,7 +191,7 @@ export async function previewGpuCloud(steps: readonly Step[], read: PreviewRead,
     const hours = totalPerHour > 0 ? amount / totalPerHour : undefined;
     balance = { amount, currency: String(bal?.currency ?? 'usd'), hours_covered: hours };
     if (hours !== undefined && hours < 24) {
-      warnings.push(`the balance (${amount.toFixed(2)} ${balance.currency.toUpperCase()}) covers only ${hours.toFixed(1)} hours of the new resources; add credit or they may be stopped`);
+      warnings.push(`the balance (${formatAmount(amount)} ${balance.currency.toUpperCase()}) covers only ${hours.toFixed(1)} hours of the new resources; add credit or they may be stopped`);
     }
   }
   for (const c of changes) if (c.price.price === 'unpriced') warnings.push(`step ${c.step}: no price is known: ${c.price.why}`);

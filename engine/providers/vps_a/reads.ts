@@ -4,6 +4,7 @@
  */
 import type { ApiReadSpec, PricedRecord } from '../../core/kits/http/api-reads.js';
 import { arr, cliRead, num, obj, str } from '../../core/kits/cli/reads.js';
+import { formatAmount } from '../../core/render/money.js';
 
 export const VPS_A_VERB = 'vps-a-api';
 
@@ -13,7 +14,7 @@ function dropletRecord(d: unknown): PricedRecord {
   const ip = arr(obj(o.networks).v4).map(obj).find((n) => n.type === 'public')?.ip_address;
   const monthly = num(size.price_monthly);
   const hourly = num(size.price_hourly);
-  const detail = [str(o.size_slug) ?? str(size.slug), str(obj(o.region).slug), str(ip), monthly !== undefined ? `$${monthly.toFixed(2)}/month` : undefined].filter(Boolean).join(', ');
+  const detail = [str(o.size_slug) ?? str(size.slug), str(obj(o.region).slug), str(ip), monthly !== undefined ? `$${formatAmount(monthly)}/month` : undefined].filter(Boolean).join(', ');
   return { name: str(o.name) ?? String(o.id ?? '?'), state: str(o.status), detail, monthly, hourly, currency: 'USD' };
 }
 

@@ -5,6 +5,7 @@
  */
 import type { ApiReadSpec, PricedRecord } from '../../core/kits/http/api-reads.js';
 import { arr, cliRead, num, obj, str } from '../../core/kits/cli/reads.js';
+import { formatAmount } from '../../core/render/money.js';
 
 export const VPS_B_VERB = 'vps-b-api';
 
@@ -21,7 +22,7 @@ function serverRecord(s: unknown): PricedRecord {
   const location = str(obj(obj(o.datacenter).location).name);
   const { hourly, monthly } = priceIn(type, location);
   const ip = str(obj(obj(o.public_net).ipv4).ip);
-  const detail = [str(type.name), location, ip, monthly !== undefined ? `€${monthly.toFixed(2)}/month` : undefined].filter(Boolean).join(', ');
+  const detail = [str(type.name), location, ip, monthly !== undefined ? `€${formatAmount(monthly)}/month` : undefined].filter(Boolean).join(', ');
   return { name: str(o.name) ?? String(o.id ?? '?'), state: str(o.status), detail, hourly, monthly, currency: 'EUR' };
 }
 
@@ -32,7 +33,7 @@ function serverTypeRecord(t: unknown): PricedRecord {
   const cheapest = monthly.sort((a, b) => a.m! - b.m!)[0];
   const detail = [
     `${String(o.cores ?? '?')} vCPU, ${String(o.memory ?? '?')} GB RAM, ${String(o.disk ?? '?')} GB disk`,
-    cheapest ? `from €${cheapest.m!.toFixed(2)}/month (${monthly.map((p) => p.location).join(', ')})` : undefined,
+    cheapest ? `from €${formatAmount(cheapest.m!)}/month (${monthly.map((p) => p.location).join(', ')})` : undefined,
     o.deprecated === true ? 'deprecated' : undefined,
   ]
     .filter(Boolean)

@@ -7,6 +7,7 @@
  */
 import type { ContextResult, ProviderCapabilities, RouteWord } from '../../capabilities.js';
 import { cliReadCatalogue, type CliReadSpec, type CliRecord } from '../cli/reads.js';
+import { formatAmount } from '../../render/money.js';
 
 /** A record with what it costs, when the service says (price per hour and per month, in `currency`). */
 export interface PricedRecord extends CliRecord {
@@ -34,7 +35,7 @@ export function unwrapPaged(data: unknown): { items: unknown; truncated?: string
 const COST_WORDS = /\b(cost|costs|costing|price|prices|priced|pricing|spend|spending|bill|billing|expensive|cheap|cheapest|per month|monthly|hourly|burn)\b/i;
 
 const SYMBOL: Record<string, string> = { USD: '$', EUR: '€' };
-const money = (n: number, currency: string) => (SYMBOL[currency] ? `${SYMBOL[currency]}${n.toFixed(2)}` : `${n.toFixed(2)} ${currency}`);
+const money = (n: number, currency: string) => (SYMBOL[currency] ? `${SYMBOL[currency]}${formatAmount(n)}` : `${formatAmount(n)} ${currency}`);
 
 export interface ApiCapabilitySpec {
   provider: string;
