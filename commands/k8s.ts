@@ -9,6 +9,7 @@ import { ExitCode, InvalidInputError, OperationError, UsageError } from '../engi
 import { KubeApiError, type KubeClient } from '../engine/providers/k8s/client.js';
 import { findK8sKind, type K8sKind } from '../engine/providers/k8s/kinds.js';
 import { contextFor } from '../engine/core/kubeconfig/kubeconfig.js';
+import { sandboxedConfig } from '../engine/producers/sandbox/sandbox.js';
 import { deletePlan, deployPlan, listPlan, logPath, logsPlan, statsPlan } from '../engine/providers/k8s/plans.js';
 import { formatBytes, formatCores } from '../engine/providers/k8s/quantity.js';
 import { flag, type FlagSpec } from './flag-spec.js';
@@ -96,7 +97,9 @@ interface ClusterAuth {
 }
 
 function target(ctx: CommandContext, where: Where): { config: Config; context: string; readNs: string | undefined; writeNs: string; auth: ClusterAuth } {
-  const { config } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
+  const loaded = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env }).config;
+  // In the sandbox the clusters are the sandbox kubeconfig's (the ones `--sandbox k8s create` made).
+  const config = ctx.globals.sandbox ? sandboxedConfig(loaded, ctx.home) : loaded;
   const { context, kubeconfig } = contextFor(config, ctx.env, ctx.home, where.cluster);
   const fromContext = kubeconfig.contexts.get(context)?.value.namespace;
   const contextNs = typeof fromContext === 'string' && fromContext ? fromContext : 'default';

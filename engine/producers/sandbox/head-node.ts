@@ -10,6 +10,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
+import { sandboxKubeToken } from './kube-api.js';
 
 const { Server, utils } = ssh2;
 
@@ -57,7 +58,7 @@ function keptKey(dir: string, name: string): ssh2.ParsedKey & { pem: string } {
 }
 
 /** What /root/.kube/config holds on a kubeadm head node: the API server on the private network. */
-function headNodeKubeconfig(): string {
+function headNodeKubeconfig(token: string): string {
   const fake = (text: string) => Buffer.from(`sandbox stand-in: ${text}`).toString('base64');
   return [
     'apiVersion: v1',
@@ -77,17 +78,18 @@ function headNodeKubeconfig(): string {
     'users:',
     '- name: kubernetes-admin',
     '  user:',
-    `    client-certificate-data: ${fake('no real client certificate')}`,
-    `    client-key-data: ${fake('no real client key')}`,
+    // The Kubernetes API stand-in (kube-api.ts) accepts this token.
+    `    token: ${token}`,
     '',
   ].join('\n');
 }
 
-export async function startHeadNode(sshDir: string): Promise<HeadNode> {
+/** `kubeApiDir`: where the Kubernetes API stand-in keeps the token its clusters accept. */
+export async function startHeadNode(sshDir: string, kubeApiDir: string): Promise<HeadNode> {
   mkdirSync(sshDir, { recursive: true, mode: 0o700 });
   const allowed = keptKey(sshDir, 'id_ed25519');
   const host = keptKey(sshDir, 'host_ed25519');
-  const kubeconfig = headNodeKubeconfig();
+  const kubeconfig = headNodeKubeconfig(sandboxKubeToken(kubeApiDir));
   const server = new Server({ hostKeys: [host.pem] }, (conn) => {
     conn.on('error', () => undefined);
     conn.on('authentication', (auth) => {
