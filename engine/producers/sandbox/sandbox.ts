@@ -75,7 +75,8 @@ export function openSandbox(home: string): Sandbox {
       const knownHostsFile = join(dir, 'ssh', 'known_hosts');
       // Its port is new every run: pins of earlier runs would only pile up.
       rmSync(knownHostsFile, { force: true });
-      const settings: SshSettings = { ...real.client, keyPath: node.clientKeyPath, port: node.port, knownHostsFile, kubeconfigPath: sandboxKubeconfig(home) };
+      // Every host is reached at the stand-in (the emulator's instances have documentation addresses, 203.0.113.x).
+      const settings: SshSettings = { ...real.client, keyPath: node.clientKeyPath, port: node.port, reachAt: '127.0.0.1', knownHostsFile, kubeconfigPath: sandboxKubeconfig(home) };
       return { client: settings, source: `the sandbox's stand-in head node (127.0.0.1:${node.port}, key ${node.clientKeyPath})` };
     },
     // The sandbox kubeconfig's clusters, each served by the Kubernetes API stand-in (kube-api.ts): the
