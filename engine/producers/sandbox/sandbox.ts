@@ -17,8 +17,6 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { NotInSandbox } from '../../core/hermetic.js';
-import { loadKubeconfig } from '../../core/kubeconfig/kubeconfig.js';
-import { removeContext } from '../../core/kubeconfig/kubeconfig-write.js';
 import type { ConnectOptions, Provider, ProviderClient } from '../../core/provider.js';
 import type { Config } from '../../../schemas/config.js';
 import type { SshSettings } from '../../providers/ssh/remote.js';
@@ -53,7 +51,8 @@ type StandIn = (provider: Provider, options: ConnectOptions) => Promise<Provider
 
 /** After `k8s delete gpucloud <name>` in the sandbox: its context leaves the sandbox kubeconfig and its objects the stand-in. */
 export async function forgetSandboxCluster(home: string, name: string): Promise<boolean> {
-  const { forgetCluster } = await import('./kube-api.js');
+  // Loaded here: a sandbox read takes no lock library (test/startup.modules.test.ts).
+  const [{ forgetCluster }, { removeContext }] = await Promise.all([import('./kube-api.js'), import('../../core/kubeconfig/kubeconfig-write.js')]);
   forgetCluster(sandboxKubeApiDir(home), name);
   return removeContext(sandboxKubeconfig(home), name);
 }
@@ -89,6 +88,7 @@ export function openSandbox(home: string): Sandbox {
       });
       const api = await kubeApi;
       const path = sandboxKubeconfig(home);
+      const { loadKubeconfig } = await import('../../core/kubeconfig/kubeconfig.js');
       const kubeconfig = loadKubeconfig([path]);
       for (const [name, entry] of kubeconfig.clusters) entry.value = { server: `${api.url}/clusters/${encodeURIComponent(name)}` };
       const { KubeClient } = await import('../../providers/k8s/client.js');
