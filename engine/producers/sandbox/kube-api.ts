@@ -10,7 +10,7 @@
  * cluster. A rollout is available at once: the sandbox runs no containers.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
@@ -127,15 +127,17 @@ class ClusterStore {
   }
 
   read(): Tables {
+    this.ensure();
     try {
       return JSON.parse(readFileSync(this.file, 'utf8')) as Tables;
     } catch {
+      // Unreadable (a hand edit): answered as a new cluster until the next change writes it again.
       return freshCluster(this.cluster);
     }
   }
 
   async change<T>(fn: (t: Tables) => T): Promise<T> {
-    if (!existsSync(this.file)) this.write(this.read());
+    this.ensure();
     const release = await lockfile.lock(this.file, { realpath: false, stale: 10_000, retries: { retries: 40, minTimeout: 20, maxTimeout: 300 } });
     try {
       const t = this.read();
@@ -147,10 +149,31 @@ class ClusterStore {
     }
   }
 
-  private write(t: Tables): void {
+  /**
+   * The cluster's file, made on first use with a head node, a worker and the system namespaces. Linked
+   * into place, which fails when it exists: of two commands starting at once one makes it, and neither
+   * overwrites what the other has changed since.
+   */
+  private ensure(): void {
+    if (existsSync(this.file)) return;
+    const tmp = this.temp(freshCluster(this.cluster));
+    try {
+      linkSync(tmp, this.file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+  }
+
+  private temp(t: Tables): string {
     const tmp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     writeFileSync(tmp, JSON.stringify(t), { mode: 0o600 });
-    renameSync(tmp, this.file);
+    return tmp;
+  }
+
+  private write(t: Tables): void {
+    renameSync(this.temp(t), this.file);
   }
 }
 
