@@ -291,7 +291,8 @@ export async function runK8sDelete(ctx: CommandContext, argv: string[]): Promise
                 ctx.io.stderr.write(`sandbox: ${removed ? `context ${name} was removed from ${sandboxKubeconfig(ctx.home)}` : `no context ${name} in ${sandboxKubeconfig(ctx.home)}`}; the stand-in's objects of ${name} are gone\n`);
               } else {
                 const path = kubeconfigPathFor(session.config, ctx.env, ctx.home);
-                ctx.io.stderr.write(`its kubeconfig context is kept in ${path}; remove it with: kubectl --kubeconfig ${path} config delete-context ${name}; kubectl --kubeconfig ${path} config delete-cluster ${name}; kubectl --kubeconfig ${path} config delete-user ${name}\n`);
+                const kubectl = `KUBECONFIG=${path} kubectl config`;
+                ctx.io.stderr.write(`its kubeconfig context is kept in ${path}; remove it with: ${kubectl} delete-context ${name}; ${kubectl} delete-cluster ${name}; ${kubectl} delete-user ${name}\n`);
               }
             }
             return code;
