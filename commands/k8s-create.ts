@@ -17,8 +17,8 @@ import { compileEksCreate } from '../engine/producers/k8s-create/eks.js';
 import { compileGkeCreate } from '../engine/producers/k8s-create/gke.js';
 import { compileKubeadmCreate } from '../engine/producers/k8s-create/kubeadm.js';
 import { requireClusterName, type CatalogueRead } from '../engine/producers/k8s-create/common.js';
-import { sandboxKubeconfig } from '../engine/producers/sandbox/sandbox.js';
-import { assertContextFree } from '../engine/core/kubeconfig/kubeconfig-write.js';
+import { forgetSandboxCluster, sandboxKubeconfig } from '../engine/producers/sandbox/sandbox.js';
+import { assertContextFree, kubeconfigPathFor } from '../engine/core/kubeconfig/kubeconfig-write.js';
 import { expandHome } from '../engine/core/kubeconfig/kubeconfig.js';
 import { readPrivateKey, type SshSettings } from '../engine/providers/ssh/remote.js';
 import { requireKind, resolveRecord } from '../engine/providers/gpucloud/lookup.js';
@@ -149,7 +149,8 @@ async function createGpuCloud(ctx: CommandContext, name: string, opts: Flags): P
           location: str(opts.location),
           image: str(opts.image),
           sharedVolumeGb: opts.sharedVolume,
-          useContext: Boolean(opts.useContext),
+          // The sandbox kubeconfig is the sandbox's own: the cluster just made is the one to use next.
+          useContext: Boolean(opts.useContext) || ctx.globals.sandbox,
           defaultLocation: session.predefined.DEFAULT_LOCATION,
           waitTimeoutS: opts.waitTimeout as number | undefined,
           pollIntervalS: opts.pollInterval as number | undefined,
@@ -166,7 +167,7 @@ async function createGpuCloud(ctx: CommandContext, name: string, opts: Flags): P
     }
     const code = await applyCompiled(ctx, session, `gpucloud-${name}`, plan, opts, { what: `Create Instant Cluster ${name}`, after: `delete it with 'assistant k8s delete gpucloud ${name}'`, expected: name, priced: true });
     if (code === ExitCode.ok && ctx.globals.sandbox && !opts.plan && !opts.dryRun) {
-      ctx.io.stderr.write(`sandbox: context ${name} was merged into ${sandboxKubeconfig(ctx.home)}, not your kubeconfig; its API server is a stand-in address with no Kubernetes behind it\n`);
+      ctx.io.stderr.write(`sandbox: context ${name} was merged into ${sandboxKubeconfig(ctx.home)} (not your kubeconfig) and is its current context; the sandbox's Kubernetes API stand-in answers for it: try 'assistant --sandbox k8s get nodes'\n`);
     }
     return code;
   });
@@ -285,7 +286,15 @@ export async function runK8sDelete(ctx: CommandContext, argv: string[]): Promise
             };
             const code = await applyCompiled(ctx, session, `delete-gpucloud-${name}`, plan, { ...opts, fresh: true }, { what: `Discontinue (delete) Instant Cluster ${name} (${id}) and everything on it`, expected: name }, true);
             if (code === ExitCode.ok && !opts.plan && !opts.dryRun) {
-              ctx.io.stderr.write(`its kubeconfig context is kept; remove it with: kubectl config delete-context ${name}; kubectl config delete-cluster ${name}; kubectl config delete-user ${name}\n`);
+              if (ctx.globals.sandbox) {
+                // The sandbox's kubeconfig and API stand-in are its own: the cluster's context and objects go with it.
+                const removed = await forgetSandboxCluster(ctx.home, name);
+                ctx.io.stderr.write(`sandbox: ${removed ? `context ${name} was removed from ${sandboxKubeconfig(ctx.home)}` : `no context ${name} in ${sandboxKubeconfig(ctx.home)}`}; the stand-in's objects of ${name} are gone\n`);
+              } else {
+                const path = kubeconfigPathFor(session.config, ctx.env, ctx.home);
+                const kubectl = `KUBECONFIG=${path} kubectl config`;
+                ctx.io.stderr.write(`its kubeconfig context is kept in ${path}; remove it with: ${kubectl} delete-context ${name}; ${kubectl} delete-cluster ${name}; ${kubectl} delete-user ${name}\n`);
+              }
             }
             return code;
           }),

@@ -9,6 +9,7 @@ import { ExitCode, InvalidInputError, OperationError, UsageError } from '../engi
 import { KubeApiError, type KubeClient } from '../engine/providers/k8s/client.js';
 import { findK8sKind, type K8sKind } from '../engine/providers/k8s/kinds.js';
 import { contextFor } from '../engine/core/kubeconfig/kubeconfig.js';
+import { sandboxedConfig } from '../engine/producers/sandbox/sandbox.js';
 import { deletePlan, deployPlan, listPlan, logPath, logsPlan, statsPlan } from '../engine/providers/k8s/plans.js';
 import { formatBytes, formatCores } from '../engine/providers/k8s/quantity.js';
 import { flag, type FlagSpec } from './flag-spec.js';
@@ -95,8 +96,10 @@ interface ClusterAuth {
 }
 
 function target(ctx: CommandContext, where: Where): { config: Config; context: string; readNs: string | undefined; writeNs: string; auth: ClusterAuth } {
-  const { config } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
-  const { context, kubeconfig } = contextFor(config, ctx.env, ctx.home, where.cluster);
+  const loaded = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env }).config;
+  // In the sandbox the clusters are the sandbox kubeconfig's (the ones `--sandbox k8s create` made).
+  const config = ctx.globals.sandbox ? sandboxedConfig(loaded, ctx.home) : loaded;
+  const { context, kubeconfig } = ctx.globals.sandbox ? sandboxContext(config, ctx, where.cluster) : contextFor(config, ctx.env, ctx.home, where.cluster);
   const fromContext = kubeconfig.contexts.get(context)?.value.namespace;
   const contextNs = typeof fromContext === 'string' && fromContext ? fromContext : 'default';
   const flagNs = typeof where.namespace === 'string' && where.namespace ? checkLabel(where.namespace, 'namespace') : undefined;
@@ -108,6 +111,18 @@ function target(ctx: CommandContext, where: Where): { config: Config; context: s
   const entryAuth = entry && entry.type !== 'existing' ? { profile: entry.profile, region: entry.region } : {};
   const auth = { profile: where.profile ?? entryAuth.profile, region: where.region ?? entryAuth.region };
   return { config, context, readNs, writeNs, auth };
+}
+
+/** The sandbox kubeconfig's context; with none yet, the hint says how the sandbox makes one. */
+function sandboxContext(config: Config, ctx: CommandContext, cluster: string | undefined): ReturnType<typeof contextFor> {
+  try {
+    return contextFor(config, ctx.env, ctx.home, cluster);
+  } catch (err) {
+    if (!(err instanceof InvalidInputError) || err.code !== 'no_kubeconfig') throw err;
+    throw new InvalidInputError('no_kubeconfig', `the sandbox has no cluster yet (its kubeconfig: ${config.kubernetes?.kubeconfig})`, {
+      hint: 'create one: assistant --sandbox k8s create gpucloud demo --yes',
+    });
+  }
 }
 
 /** Whether a producer's plan runs as new, resumed or again: a finished run of the same command runs again (it was asked for now). */

@@ -42,8 +42,11 @@ export interface SessionOptions {
  * ~/.assistant/sandbox/.
  */
 export async function openSession(ctx: CommandContext, opts: SessionOptions = {}): Promise<Session> {
-  const { config, warnings } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
-  for (const w of warnings) warn(ctx, w);
+  const loaded = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
+  for (const w of loaded.warnings) warn(ctx, w);
+  // Loaded only for --sandbox: the stand-ins, and the configuration as the sandbox sees it (its own kubeconfig).
+  const sandboxModule = ctx.globals.sandbox ? await import('../engine/producers/sandbox/sandbox.js') : undefined;
+  const config = sandboxModule ? sandboxModule.sandboxedConfig(loaded.config, ctx.home) : loaded.config;
   const debug = ctx.debug.callback;
   // --timeout (or config `timeout`) bounds the whole command, waits included (one deadline: ctx.signal,
   // engine/core/deadline.ts); a request alone is bounded by it too, or by 30 s when neither is given (then
@@ -84,8 +87,8 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
   };
   // Under --sandbox every provider connects through the sandbox: to its stand-in (those with a `sandbox`
   // capability, ssh to the sandbox clusters' head nodes, the integrations' fakes), or not at all
-  // (not_in_sandbox; engine/producers/sandbox/sandbox.ts). Loaded only for --sandbox.
-  const sandbox = ctx.globals.sandbox ? (await import('../engine/producers/sandbox/sandbox.js')).openSandbox(ctx.home) : undefined;
+  // (not_in_sandbox; engine/producers/sandbox/sandbox.ts).
+  const sandbox = sandboxModule?.openSandbox(ctx.home);
   const clients = new Map<string, Promise<ProviderClient<unknown>>>();
   const connect = (name: string): Promise<ProviderClient<unknown>> => {
     let client = clients.get(name);

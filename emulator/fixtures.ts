@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { findInstanceType } from './seed.js';
 import { iso, randomHex, type InstanceRec, type StateData, type VolumeRec } from './state.js';
 import type { ResolvedOptions } from './types.js';
+import { poolIp } from './addresses.js';
 
 /** The SSH key present in every seed. */
 export const EMULATOR_DEFAULT_SSH_KEY_ID = '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b';
@@ -74,7 +75,7 @@ export function seedState(opts: ResolvedOptions, now: number): StateData {
   if (opts.seed === 'empty') return data;
 
   const ids = EMULATOR_DEMO_IDS;
-  data.counters.ip = 2; // 203.0.113.10 and .11 are taken below
+  data.counters.ip = 2; // the pool's first two (203.0.113.10 and .11) are taken below
   const instance = (
     id: string,
     hostname: string,
@@ -127,8 +128,8 @@ export function seedState(opts: ResolvedOptions, now: number): StateData {
   });
 
   data.instances.push(
-    instance(ids.runningInstance, 'demo-a100', '1A100.22V', 'ubuntu-24.04-cuda-12.8-open-docker', 'running', '203.0.113.10', ids.runningInstanceOsVolume, 2),
-    instance(ids.offlineInstance, 'demo-cpu', 'CPU.4V.16G', 'ubuntu-24.04', 'offline', '203.0.113.11', ids.offlineInstanceOsVolume, 9),
+    instance(ids.runningInstance, 'demo-a100', '1A100.22V', 'ubuntu-24.04-cuda-12.8-open-docker', 'running', poolIp(opts, 0), ids.runningInstanceOsVolume, 2),
+    instance(ids.offlineInstance, 'demo-cpu', 'CPU.4V.16G', 'ubuntu-24.04', 'offline', poolIp(opts, 1), ids.offlineInstanceOsVolume, 9),
   );
   data.volumes.push(
     volume(ids.runningInstanceOsVolume, 'OS-demo-a100', 100, ids.runningInstance, true, 'ubuntu-24.04-cuda-12.8-open-docker', 2),

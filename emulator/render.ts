@@ -120,15 +120,18 @@ export function renderCluster(c: ClusterRec): Record<string, unknown> {
 }
 
 export const ENDPOINT_BASE = 'https://containers.datacrunch.io';
+/** With `localAddresses` (the sandbox): a loopback address where nothing answers (port 9, discard), never a vendor's host. */
+export const LOCAL_ENDPOINT_BASE = 'http://127.0.0.1:9/containers';
+
 
 /** A container or job deployment: the request echoed, images as `{image, last_updated_at}`. */
-export function renderDeployment(d: DeploymentRec): Record<string, unknown> {
+export function renderDeployment(d: DeploymentRec, opts: { localAddresses: boolean }): Record<string, unknown> {
   const spec = clone(d.spec);
   const containers = d.containers.map((c) => {
     const { image, image_updated_at, ...rest } = c;
     return { ...clone(rest), image: { image, last_updated_at: image_updated_at } };
   });
-  const out: Record<string, unknown> = { name: d.name, ...spec, containers, endpoint_base_url: `${ENDPOINT_BASE}/${d.name}`, created_at: d.created_at };
+  const out: Record<string, unknown> = { name: d.name, ...spec, containers, endpoint_base_url: `${opts.localAddresses ? LOCAL_ENDPOINT_BASE : ENDPOINT_BASE}/${d.name}`, created_at: d.created_at };
   if (d.kind === 'job') out.created_by_user_id = EMULATOR_USER_ID;
   return out;
 }

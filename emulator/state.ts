@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { dirname } from 'node:path';
 import { CapacityTable } from './capacity.js';
 import type { ResolvedOptions } from './types.js';
+import { poolIp } from './addresses.js';
 
 /** A future status change: at `at` (epoch ms) the status becomes `status`. */
 export interface Step {
@@ -214,9 +215,7 @@ export class Store {
   }
 
   nextPublicIp(): string {
-    const n = this.data.counters.ip++;
-    const pools = ['203.0.113', '198.51.100'];
-    return `${pools[Math.floor(n / 240) % 2]}.${10 + (n % 240)}`;
+    return poolIp(this.opts, this.data.counters.ip++);
   }
 
   instance(id: string): InstanceRec | undefined {

@@ -24,6 +24,7 @@ export interface EmulatorOptions {
   debit?: boolean; // false: running resources cost nothing, so the balance only moves when set (tests that read it exactly); default true
   clock?: () => number; // ms since the epoch for lifecycles, billing, tokens and rate windows; default Date.now (tests freeze or step it)
   clusterIp?: string; // the public `ip` every cluster gets when running (tests point it at an in-test SSH server); default from the address pool
+  localAddresses?: boolean; // --sandbox: instances get loopback addresses (127.0.1.x) and containers a loopback endpoint, never a real or public one; default false
   listen?: boolean; // false: no HTTP server; clients in this process use `fetch` (the sandbox); default true
   instanceIps?: Record<string, string>; // hostname → the public `ip` that instance gets when running (tests point instances at in-test SSH servers); others from the pool
   hibernation?: 'keeps-instance' | 'deletes-instance'; // what `hibernate` does: status hibernating until `restore` (PY SDK, the 2023 spec; default), or, as the Go SDK describes it, detach every volume and delete the instance (no restore)
@@ -99,6 +100,7 @@ export interface ResolvedOptions {
   debit: boolean;
   clock: () => number;
   clusterIp?: string;
+  localAddresses: boolean;
   instanceIps?: Record<string, string>;
   hibernation: 'keeps-instance' | 'deletes-instance';
 }
@@ -119,6 +121,7 @@ export function resolveOptions(opts: EmulatorOptions = {}): ResolvedOptions {
     debit: opts.debit ?? true,
     clock: opts.clock ?? Date.now,
     clusterIp: opts.clusterIp,
+    localAddresses: opts.localAddresses ?? false,
     instanceIps: opts.instanceIps,
     hibernation: opts.hibernation ?? 'keeps-instance',
   };

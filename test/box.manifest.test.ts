@@ -72,7 +72,8 @@ test('manifest → plan validate → dry run with its price → ask --apply --sa
   assert.is(applied.code, 0, applied.stderr);
   const report = JSON.parse(applied.stdout);
   assert.is(report.status, 'succeeded');
-  assert.is(report.bindings.ENDPOINT, 'https://containers.datacrunch.io/box-one');
+  // The sandbox's endpoints are on this machine, never a vendor's host (issue 38 item 3).
+  assert.is(report.bindings.ENDPOINT, 'http://127.0.0.1:9/containers/box-one');
 
   const list = await runCli(['--sandbox', 'gpucloud', 'list', 'containers', '-o', 'json'], { home: h });
   const deployed = JSON.parse(list.stdout).find((d: any) => d.name === 'box-one');

@@ -174,7 +174,7 @@ function findDeployment(store: Store, kind: Kind, name: string): DeploymentRec {
 function listOf(kind: Kind) {
   return (ctx: Ctx) => {
     const ds = ctx.store.data.deployments.filter((d) => d.kind === kind);
-    if (kind === 'container') return json(200, ds.map(renderDeployment));
+    if (kind === 'container') return json(200, ds.map((d) => renderDeployment(d, ctx.opts)));
     return json(200, ds.map((d) => ({ name: d.name, created_at: d.created_at, compute: clone(d.spec.compute), created_by_user_id: EMULATOR_USER_ID })));
   };
 }
@@ -204,12 +204,12 @@ function createOf(kind: Kind) {
       schedule: kind === 'container' ? [{ status: 'healthy', at: now + ctx.opts.lifecycleMs }] : [],
     };
     store.data.deployments.push(d);
-    return json(200, renderDeployment(d));
+    return json(200, renderDeployment(d, ctx.opts));
   };
 }
 
 function getOf(kind: Kind) {
-  return (ctx: Ctx) => json(200, renderDeployment(findDeployment(ctx.store, kind, ctx.params.name)));
+  return (ctx: Ctx) => json(200, renderDeployment(findDeployment(ctx.store, kind, ctx.params.name), ctx.opts));
 }
 
 function patchOf(kind: Kind) {
@@ -230,7 +230,7 @@ function patchOf(kind: Kind) {
       d.status = 'version_updating';
       d.schedule = [{ status: 'healthy', at: now + ctx.opts.lifecycleMs }];
     }
-    return json(200, renderDeployment(d));
+    return json(200, renderDeployment(d, ctx.opts));
   };
 }
 

@@ -84,11 +84,7 @@ export function assertContextFree(path: string, name: string, cluster?: Obj): vo
 }
 
 export async function mergeContext(path: string, name: string, pub: PublicCluster, opts: { useContext: boolean }): Promise<MergeResult> {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const target = existsSync(path) ? realpathSync(path) : path;
-  const release = await lockfile.lock(target, { realpath: false, stale: 10_000, retries: { retries: 40, minTimeout: 50, maxTimeout: 500 } });
-  try {
-    const doc = readKubeconfig(target);
+  return changeLocked(path, (doc, target) => {
     const taken = takenBy(doc, name);
     if (taken && !sameCluster(taken, pub.cluster)) assertContextFree(target, name, pub.cluster);
     const replace = (list: unknown, entry: Named): Named[] => [...namedList(list).filter((e) => e.name !== name), entry];
@@ -98,11 +94,37 @@ export async function mergeContext(path: string, name: string, pub: PublicCluste
     doc.users = replace(doc.users, { name, user: pub.user });
     doc.contexts = replace(doc.contexts, { name, context: { cluster: name, user: name } });
     if (opts.useContext) doc['current-context'] = name;
+    return { path: target, replaced: Boolean(taken), currentContext: doc['current-context'] === name };
+  });
+}
+
+/**
+ * Removes the context `name` and the cluster and user entries of that name (what mergeContext wrote),
+ * and the current-context when it was this one. Whether there was such a context.
+ */
+export async function removeContext(path: string, name: string): Promise<boolean> {
+  if (!existsSync(path)) return false;
+  return changeLocked(path, (doc) => {
+    const had = namedList(doc.contexts).some((c) => c.name === name);
+    for (const list of ['contexts', 'clusters', 'users'] as const) if (Array.isArray(doc[list])) doc[list] = namedList(doc[list]).filter((e) => e.name !== name);
+    if (doc['current-context'] === name) delete doc['current-context'];
+    return had;
+  });
+}
+
+/** Reads, changes and writes the kubeconfig at `path` under its lock, atomically with mode 0600. */
+async function changeLocked<T>(path: string, change: (doc: Obj, target: string) => T): Promise<T> {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const target = existsSync(path) ? realpathSync(path) : path;
+  const release = await lockfile.lock(target, { realpath: false, stale: 10_000, retries: { retries: 40, minTimeout: 50, maxTimeout: 500 } });
+  try {
+    const doc = readKubeconfig(target);
+    const out = change(doc, target);
     const tmp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     writeFileSync(tmp, stringify(doc), { mode: 0o600 });
     chmodSync(tmp, 0o600);
     renameSync(tmp, target);
-    return { path: target, replaced: Boolean(taken), currentContext: doc['current-context'] === name };
+    return out;
   } finally {
     await release();
   }

@@ -1,8 +1,10 @@
 /**
- * The sandbox's stand-in for an Instant Cluster's head node: an SSH server (ssh2's Server, in this
- * process, on a loopback port) that lets in root with the sandbox's own key and answers the one
- * command `k8s create gpucloud` sends, `cat /root/.kube/config`, with a kubeconfig as kubeadm writes
- * it. Nothing else runs: any other command exits 127. Keys live under ~/.assistant/sandbox/ssh/ so
+ * The sandbox's stand-in for an Instant Cluster's head node and for every instance: an SSH server
+ * (ssh2's Server, in this process, on a loopback port; sandbox.ts reaches every host there) that lets
+ * in root with the sandbox's own key and answers two fixed commands: `cat /root/.kube/config`, sent by
+ * `k8s create gpucloud`, with a kubeconfig as kubeadm writes it (its token is the one the Kubernetes
+ * API stand-in, kube-api.ts, accepts), and the auto-stop watcher's record, read by `autostop check`.
+ * Nothing else runs: any other command exits 127. Keys live under ~/.assistant/sandbox/ssh/ so
  * the host key stays the same from one run to the next.
  */
 import { randomBytes } from 'node:crypto';
@@ -10,6 +12,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
+import { AUTOSTOP_READ_COMMAND } from '../autostop/template.js';
+import { sandboxKubeToken } from './kube-api.js';
 
 const { Server, utils } = ssh2;
 
@@ -57,7 +61,7 @@ function keptKey(dir: string, name: string): ssh2.ParsedKey & { pem: string } {
 }
 
 /** What /root/.kube/config holds on a kubeadm head node: the API server on the private network. */
-function headNodeKubeconfig(): string {
+function headNodeKubeconfig(token: string): string {
   const fake = (text: string) => Buffer.from(`sandbox stand-in: ${text}`).toString('base64');
   return [
     'apiVersion: v1',
@@ -77,17 +81,27 @@ function headNodeKubeconfig(): string {
     'users:',
     '- name: kubernetes-admin',
     '  user:',
-    `    client-certificate-data: ${fake('no real client certificate')}`,
-    `    client-key-data: ${fake('no real client key')}`,
+    // The Kubernetes API stand-in (kube-api.ts) accepts this token.
+    `    token: ${token}`,
     '',
   ].join('\n');
 }
 
-export async function startHeadNode(sshDir: string): Promise<HeadNode> {
+/** `kubeApiDir`: where the Kubernetes API stand-in keeps the token its clusters accept. */
+/**
+ * What the auto-stop watcher (engine/producers/autostop/watcher.ts) would have written on a machine that
+ * just booted and is not in use: idle for 0 minutes, so `autostop check` reads it and keeps the instance.
+ */
+function watcherRecord(): string {
+  const now = Math.floor(Date.now() / 1000);
+  return `${JSON.stringify({ version: 1, updated: now, last_activity: now, boot: now, busy: false, gpu_util_max: 0, logins: 0 })}\n`;
+}
+
+export async function startHeadNode(sshDir: string, kubeApiDir: string): Promise<HeadNode> {
   mkdirSync(sshDir, { recursive: true, mode: 0o700 });
   const allowed = keptKey(sshDir, 'id_ed25519');
   const host = keptKey(sshDir, 'host_ed25519');
-  const kubeconfig = headNodeKubeconfig();
+  const kubeconfig = headNodeKubeconfig(sandboxKubeToken(kubeApiDir));
   const server = new Server({ hostKeys: [host.pem] }, (conn) => {
     conn.on('error', () => undefined);
     conn.on('authentication', (auth) => {
@@ -102,11 +116,12 @@ export async function startHeadNode(sshDir: string): Promise<HeadNode> {
         const session = accept();
         session.on('exec', (acceptExec, _reject, info) => {
           const stream = acceptExec();
-          if (info.command === `cat ${HEAD_NODE_KUBECONFIG_PATH}`) {
-            stream.write(kubeconfig);
+          const answer = info.command === `cat ${HEAD_NODE_KUBECONFIG_PATH}` ? kubeconfig : info.command === AUTOSTOP_READ_COMMAND ? watcherRecord() : undefined;
+          if (answer !== undefined) {
+            stream.write(answer);
             stream.exit(0);
           } else {
-            stream.stderr.write(`sandbox stand-in head node: only "cat ${HEAD_NODE_KUBECONFIG_PATH}" is served\n`);
+            stream.stderr.write(`sandbox stand-in head node: only "cat ${HEAD_NODE_KUBECONFIG_PATH}" and "${AUTOSTOP_READ_COMMAND}" are served\n`);
             stream.exit(127);
           }
           stream.end();

@@ -15,7 +15,7 @@ export const gpucloudSandbox: SandboxCapability = {
     // start.js, not the package index (which also loads the foreground runner of `gpucloud emulate`).
     const { startEmulator } = await import('../../../emulator/start.js');
     // In process, without a socket: the sandbox starts with nothing a read does not need (issue 25).
-    const emulator = await startEmulator({ stateFile: join(dir, 'state.json'), seed: 'demo', clusterIp: '127.0.0.1', listen: false });
+    const emulator = await startEmulator({ stateFile: join(dir, 'state.json'), seed: 'demo', clusterIp: '127.0.0.1', localAddresses: true, listen: false });
     return {
       baseUrl: emulator.url,
       credentials: { clientId: emulator.clientId, clientSecret: emulator.clientSecret },

@@ -15,6 +15,12 @@ export interface SshSettings {
   /** The private key file (gpucloud.ssh_key_path), `~` expanded; undefined when not configured. */
   keyPath?: string;
   port: number;
+  /**
+   * The address every host is reached at instead of its own (the sandbox's stand-in head node on
+   * 127.0.0.1, so no step connects off this machine whatever host it names); the host keeps its name in
+   * messages and known_hosts. Undefined: the host itself.
+   */
+  reachAt?: string;
   knownHostsFile: string;
   /** Where ssh-kubeconfig merges contexts (kubernetes.kubeconfig, KUBECONFIG's first path, ~/.kube/config). */
   kubeconfigPath: string;
@@ -107,7 +113,7 @@ export async function runRemote(settings: SshSettings, written: string, command:
 
     try {
       conn.connect({
-        host,
+        host: settings.reachAt ?? host,
         port: settings.port,
         username: 'root',
         privateKey,
