@@ -21,6 +21,7 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: Comma
   mcp: { summary: 'Serve the tools to AI agents (MCP over HTTP or stdio)', load: () => import('./commands/mcp.js') },
   talk: { summary: 'An interactive session: questions with memory; plans made, dry-run and applied by slash command', load: () => import('./commands/talk.js') },
   acp: { summary: 'Serve the assistant to editors as an ACP agent on stdio (reads and plans; apply only when allowed)', load: () => import('./commands/acp.js') },
+  migrate: { summary: "Move from the original tool: rename its config sections (migrate config)", load: () => import('./commands/migrate.js') },
   sandbox: { summary: 'The local sandbox (--sandbox): reset it, or show where its state lives', load: () => import('./commands/sandbox.js') },
   box: { summary: 'Run an agent in a box: catalog, a manifest that deploys it to gpucloud containers, and the box server', load: () => import('./commands/box.js') },
 };
