@@ -17,6 +17,7 @@ import { emptyConfigValue, isSecretKey } from '../../../schemas/config-defaults.
 import { InvalidInputError } from '../errors.js';
 import { registerSecret } from '../redact.js';
 import { closest } from '../did-you-mean.js';
+import { schemaNodeAt } from './keys.js';
 import { formerNamesIn, type ConfigRenames } from './migrate.js';
 
 export interface LoadConfigOptions {
@@ -360,24 +361,6 @@ function getAt(value: unknown, path: PropertyKey[]): unknown {
 
 /** Keys that may appear at `path` of `schema` (object keys along the way; record entries as any name), for "did you mean" hints. */
 export function knownKeysAt(schema: unknown, path: ReadonlyArray<PropertyKey>): string[] {
-  const unwrap = (s: unknown): { type: string; def: Record<string, unknown> } | undefined => {
-    let cur = s as { _zod?: { def: Record<string, unknown> & { type: string } } } | undefined;
-    for (let i = 0; i < 10 && cur?._zod; i++) {
-      const def = cur._zod.def;
-      if (['optional', 'default', 'prefault', 'nullable', 'readonly', 'catch'].includes(def.type)) cur = def.innerType as typeof cur;
-      else if (def.type === 'pipe') cur = def.in as typeof cur;
-      else return { type: def.type, def };
-    }
-    return undefined;
-  };
-  let node: unknown = schema;
-  for (const segment of path) {
-    const n = unwrap(node);
-    if (!n) return [];
-    if (n.type === 'object') node = (n.def.shape as Record<string, unknown>)[String(segment)];
-    else if (n.type === 'record') node = n.def.valueType;
-    else return [];
-  }
-  const n = unwrap(node);
-  return n?.type === 'object' ? Object.keys(n.def.shape as Record<string, unknown>) : [];
+  const node = schemaNodeAt(schema, path);
+  return node?.type === 'object' ? Object.keys(node.def.shape as Record<string, unknown>) : [];
 }
