@@ -172,9 +172,13 @@ test('contexts: config use moves every later command between the sandbox and a n
 
 test('--profile on ask and k8s keeps its meaning (a cloud_a profile): --context is the config context', async () => {
   const home = tempHome('assistant-cfg-');
-  const help = await runCli(['k8s', 'ask', '--help'], { home });
-  assert.is(help.code, 0);
-  assert.ok(/--context <name>/.test((await runCli(['--help'], { home })).stdout));
+  const ask = await runCli(['ask', '--help'], { home });
+  assert.is(ask.code, 0);
+  assert.match(ask.stdout, /--profile <name>\s+cloud_a environment/);
+  assert.match((await runCli(['--help'], { home })).stdout, /--context <name>/);
+  // A context named like a cloud_a profile does not turn --profile into a context: ask --profile is still parsed by ask.
+  const k8s = await runCli(['k8s', 'get', 'nodes', '--profile', 'prod', '--help'], { home });
+  assert.is(k8s.code, 0, k8s.stderr);
 });
 
 test('config init asks on a terminal: the provider, then its fields, the secret not echoed', async () => {
