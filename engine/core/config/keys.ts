@@ -50,7 +50,7 @@ export interface ConfigKey {
  */
 export function resolveConfigKey(schema: unknown, dotted: string): ConfigKey {
   const path = dotted.split('.');
-  if (!dotted || path.some((p) => p === '')) throw new UsageError(`"${dotted}" is not a config key`, { hint: 'keys are dotted paths such as gpucloud.default_location' });
+  if (!dotted || path.some((p) => p === '')) throw new UsageError(`"${dotted}" is not a config key`, { hint: 'keys are dotted paths: <section>.<key>, as in examples/assistant.example.yaml' });
   let node = unwrap(schema);
   for (let i = 0; i < path.length; i++) {
     const segment = path[i]!;
