@@ -21,6 +21,7 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: Comma
   mcp: { summary: 'Serve the tools to AI agents (MCP over HTTP or stdio)', load: () => import('./commands/mcp.js') },
   talk: { summary: 'An interactive session: questions with memory; plans made, dry-run and applied by slash command', load: () => import('./commands/talk.js') },
   acp: { summary: 'Serve the assistant to editors as an ACP agent on stdio (reads and plans; apply only when allowed)', load: () => import('./commands/acp.js') },
+  migrate: { summary: "Move from the original tool: rename its config sections (migrate config)", load: () => import('./commands/migrate.js') },
   sandbox: { summary: 'The local sandbox (--sandbox): reset it, or show where its state lives', load: () => import('./commands/sandbox.js') },
   box: { summary: 'Run an agent in a box: catalog, a manifest that deploys it to gpucloud containers, and the box server', load: () => import('./commands/box.js') },
 };
@@ -44,6 +45,7 @@ ${groups}
 ${laterGroups().length ? `\nComing later (not available yet): ${laterGroups().join(', ')}\n` : ''}
 Global flags:
   --config <path>        Configuration file (default ~/.assistant.yaml)
+  --context <name>       Named context for this command (config use, config contexts; ASSISTANT_CONTEXT)
   -o, --output <format>  table | wide | json | yaml (wide: every column on a terminal too)
   --sandbox              Run against a local gpucloud emulator (state in ~/.assistant/sandbox/)
   --yes                  Answer yes to confirmations
@@ -105,6 +107,9 @@ export function parseGlobals(argv: string[]): { globals: GlobalOptions; rest: st
       case '--config':
         globals.config = value();
         break;
+      case '--context':
+        globals.context = value();
+        break;
       case '-o':
       case '--output': {
         // `cost export --output <file>` (SPEC 4.2) names a file there; `-o` stays the format.
@@ -156,7 +161,7 @@ class GlobalUsageError extends Error {}
 /** What `assistant __complete` answers for the first word: the groups, these, and the global flags. */
 const COMPLETE = '__complete';
 const BUILTIN_WORDS = ['help', 'version', 'completion'];
-const GLOBAL_FLAG_WORDS = ['--config', '--output', '--sandbox', '--yes', '--timeout', '--debug', '--no-color', '--version', '--help'];
+const GLOBAL_FLAG_WORDS = ['--config', '--context', '--output', '--sandbox', '--yes', '--timeout', '--debug', '--no-color', '--version', '--help'];
 
 /**
  * A reader that stops early (`assistant … | head`) closes the pipe. Stop quietly, as other command-line
@@ -233,6 +238,23 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const group = GROUPS[groupName];
+  const home = process.env.HOME || (await import('node:os')).homedir();
+  if (group) {
+    // The named context (config use, --context, ASSISTANT_CONTEXT) becomes the config file and --sandbox.
+    const { chooseContext } = await import('./engine/core/config/contexts.js');
+    try {
+      const chosen = chooseContext({ flag: globals.context, config: globals.config, env: process.env, home, creating: groupName === 'config' && groupArgv[0] === 'init' });
+      globals.config = chosen.config;
+      globals.sandbox ||= chosen.sandbox;
+      globals.context = chosen.name;
+      globals.contextFrom = chosen.from;
+      if (chosen.warning) process.stderr.write(`warning: ${chosen.warning}\n`);
+    } catch (err) {
+      const e = err as Error & { hint?: string };
+      process.stderr.write(`error: usage: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
+      return 2;
+    }
+  }
   if (!group) {
     const { closest } = await import('./engine/core/did-you-mean.js');
     const meant = closest(groupName, Object.keys(GROUPS));
@@ -267,7 +289,7 @@ async function main(argv: string[]): Promise<number> {
         stdoutColor: colorEnabled(Boolean(process.stdout.isTTY), !parsed.color, process.env),
       },
       env: process.env,
-      home: process.env.HOME || (await import('node:os')).homedir(),
+      home,
       globals,
     },
     interrupt.signal,

@@ -39,6 +39,9 @@ export interface GlobalOptions {
   /** --timeout in seconds; overrides config `timeout`. */
   timeout?: number;
   sandbox: boolean;
+  /** --context NAME as given; after start-up, the context in use and why (engine/core/config/contexts.ts). */
+  context?: string;
+  contextFrom?: string;
 }
 
 export interface CommandContext {

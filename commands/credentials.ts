@@ -7,8 +7,6 @@
  * taken from standard input (`--client-secret -`) or a hidden prompt; one given on the command line
  * works but is warned about (shell history). Nothing read from the backend is written anywhere.
  */
-import { createInterface } from 'node:readline/promises';
-import { Writable } from 'node:stream';
 import type { CredentialField, CredentialsCapability } from '../engine/core/capabilities.js';
 import { loadConfig } from '../engine/providers/config.js';
 import { backendClient, DEFAULT_CREDENTIAL_NAME, type BackendClient } from '../engine/core/config/backend-store.js';
@@ -20,8 +18,7 @@ import { registerSecret } from '../engine/core/redact.js';
 import { CredentialNameSchema } from '../schemas/backend-api.js';
 import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
-import { rawStream } from './terminal.js';
-import { confirmByTyping } from './prompt.js';
+import { confirmByTyping, prompt } from './prompt.js';
 import { readPlan } from '../machines/apply/reads.js';
 import { withSession } from './session.js';
 
@@ -210,20 +207,6 @@ async function readStdin(ctx: CommandContext, f: CredentialField): Promise<strin
   const value = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
   if (!value) throw new UsageError(`${f.flag} -: stdin was empty`, { hint: `pipe the value in: printf %s "$VALUE" | assistant credentials store … ${f.flag} -` });
   return value;
-}
-
-/** One line from the terminal; `hidden` echoes nothing (a secret). */
-async function prompt(ctx: CommandContext, question: string, hidden: boolean): Promise<string> {
-  ctx.io.stderr.write(question);
-  const muted = new Writable({ write: (_chunk, _enc, done) => done() });
-  // readline's line editing writes escape sequences of its own: to the terminal under the guard (it echoes only what is typed).
-  const rl = createInterface({ input: ctx.io.stdin, output: hidden ? muted : rawStream(ctx.io.stderr), terminal: true });
-  try {
-    return await rl.question('', { signal: ctx.signal });
-  } finally {
-    rl.close();
-    if (hidden) ctx.io.stderr.write('\n');
-  }
 }
 
 /** The providers that read a profile (`--profile`), for messages. */

@@ -1,6 +1,10 @@
+import { Writable } from 'node:stream';
 import { createInterface } from 'node:readline/promises';
 import { SafetyRefusal } from '../engine/core/errors.js';
 import type { CommandContext } from './context.js';
+import { rawStream } from './terminal.js';
+import { terminalText } from '../engine/core/render/sanitise.js';
+import { redactText } from '../engine/core/redact.js';
 
 /**
  * Confirmation before an irreversible action: the user types `expected` (like GitHub's repo delete).
@@ -37,5 +41,23 @@ export async function askLine(ctx: CommandContext, question: string, valid: (ans
     }
   } finally {
     rl.close();
+  }
+}
+
+/**
+ * One line from the terminal; `hidden` echoes nothing (a secret). Callers check for a terminal first.
+ * A visible question is readline's own prompt: in terminal mode readline redraws its line, and a
+ * question written before it would be wiped by that redraw.
+ */
+export async function prompt(ctx: CommandContext, question: string, hidden: boolean): Promise<string> {
+  if (hidden) ctx.io.stderr.write(question);
+  const muted = new Writable({ write: (_chunk, _enc, done) => done() });
+  // readline's line editing writes escape sequences of its own: to the terminal under the guard (it echoes only what is typed).
+  const rl = createInterface({ input: ctx.io.stdin, output: hidden ? muted : rawStream(ctx.io.stderr), terminal: true });
+  try {
+    return await rl.question(hidden ? '' : terminalText(question, redactText), { signal: ctx.signal });
+  } finally {
+    rl.close();
+    if (hidden) ctx.io.stderr.write('\n');
   }
 }

@@ -114,8 +114,8 @@ function words(line: string): string[] {
   return out;
 }
 
-const GLOBAL_WITH_VALUE = new Set(['--config', '-o', '--output', '--timeout']);
-const GLOBAL = new Set(['--config', '-o', '--output', '--debug', '--yes', '-y', '--timeout', '--sandbox', '--no-color', '--help', '-h', '--version', '-v']);
+const GLOBAL_WITH_VALUE = new Set(['--config', '--context', '-o', '--output', '--timeout']);
+const GLOBAL = new Set(['--config', '--context', '-o', '--output', '--debug', '--yes', '-y', '--timeout', '--sandbox', '--no-color', '--help', '-h', '--version', '-v']);
 
 /** The flags a command's own `--help` names. */
 function helpFlags(args: string[]): Promise<Set<string>> {

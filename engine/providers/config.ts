@@ -10,6 +10,7 @@
 import { createRequire } from 'node:module';
 import type { ConfigSchemaType } from '../../schemas/config.js';
 import { loadConfigWith, parseConfigTextWith, type LoadConfigOptions, type LoadedConfig } from '../core/config/load.js';
+import type { ConfigRenames } from '../core/config/migrate.js';
 import type { Config } from '../../schemas/config.js';
 import { PROVIDERS } from './index.js';
 
@@ -27,13 +28,33 @@ export function configSchema(): ConfigSchemaType {
   return composed.schema;
 }
 
+/**
+ * The original tool's names of the config's sections (issue 39 §2), from the manifest's `formerly` rows:
+ * a row's former name renames its own section (`verda:` → `gpucloud:`, `aws:` → `cloud_a:`) and its
+ * `infra` block (`infra.aws` → `infra.cloud_a`), whichever of the two its config part has; its
+ * `formerly.keys` rename keys inside its section.
+ */
+export function configRenames(): ConfigRenames {
+  const sections = new Map<string, string>();
+  const infra = new Map<string, string>();
+  const keys = new Map<string, ReadonlyMap<string, string>>();
+  for (const row of PROVIDERS.manifest) {
+    if (!row.formerly || !row.config) continue;
+    const part = row.config();
+    if (part.sections && row.name in part.sections) sections.set(row.formerly.name, row.name);
+    if (part.infra) infra.set(row.formerly.name, row.name);
+    if (row.formerly.keys) keys.set(row.name, new Map(Object.entries(row.formerly.keys)));
+  }
+  return { sections, infra, keys };
+}
+
 /** Loads `~/.assistant.yaml` (or `--config <path>`) against this build's schema. */
 export function loadConfig(options: LoadConfigOptions): LoadedConfig {
-  return loadConfigWith(configSchema, options);
+  return loadConfigWith(configSchema, options, configRenames);
 }
 
 /** Parses config text against this build's schema (`file` is only used in messages). */
 export function parseConfigText(text: string, file: string): { config: Config; warnings: string[]; holdsSecrets: boolean } {
-  return parseConfigTextWith(configSchema, text, file);
+  return parseConfigTextWith(configSchema, text, file, configRenames);
 }
 

@@ -44,7 +44,12 @@ export interface ProviderManifestEntry {
    * verbs where they differ (`verda-api` → `gpucloud-api`). Plans, flags and config sections under those
    * names are read with a warning naming the new one (issue 39).
    */
-  readonly formerly?: { readonly name: string; readonly verbs?: Readonly<Record<string, string>> };
+  readonly formerly?: {
+    readonly name: string;
+    readonly verbs?: Readonly<Record<string, string>>;
+    /** Keys of its config section the original tool named otherwise (`team_id` → `workspace_id`); `assistant migrate config` renames them. */
+    readonly keys?: Readonly<Record<string, string>>;
+  };
   /**
    * Its part of the config file (its section, its `infra` block), from its light config module. Read
    * synchronously, and only when a config file is parsed: a command without one never loads zod.
@@ -64,15 +69,15 @@ export const PROVIDER_MANIFEST: readonly ProviderManifestEntry[] = [
   { name: 'k8s', verbs: ['k8s-api', 'k8s-wait'], has: ['credentials'], load: async () => (await import('./k8s/provider.js')).k8sProvider, capabilities: async () => (await import('./k8s/capabilities.js')).k8sCapabilities },
   { name: 'ssh', verbs: ['ssh-kubeconfig', 'ssh-exec'], has: ['credentials'], load: async () => (await import('./ssh/provider.js')).sshProvider, capabilities: async () => (await import('./ssh/capabilities.js')).sshCapabilities },
   { name: 'repohost', verbs: ['repohost-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'github' }, load: async () => (await import('./repohost/provider.js')).repohostProvider, config: () => require('./repohost/config.js').repohostConfig },
-  { name: 'errtracker', verbs: ['errtracker-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./errtracker/provider.js')).errtrackerProvider, config: () => require('./errtracker/config.js').errtrackerConfig },
-  { name: 'issuetracker', verbs: ['issuetracker-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./issuetracker/provider.js')).issuetrackerProvider, config: () => require('./issuetracker/config.js').issuetrackerConfig },
-  { name: 'postgres', verbs: ['postgres-read', 'postgres-sql'], has: ['routing', 'reads', 'answer', 'credentials', 'classify'], load: async () => (await import('./postgres/provider.js')).postgresProvider, config: () => require('./postgres/config.js').postgresConfig },
+  { name: 'errtracker', verbs: ['errtracker-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'sentry' }, load: async () => (await import('./errtracker/provider.js')).errtrackerProvider, config: () => require('./errtracker/config.js').errtrackerConfig },
+  { name: 'issuetracker', verbs: ['issuetracker-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'linear' }, load: async () => (await import('./issuetracker/provider.js')).issuetrackerProvider, config: () => require('./issuetracker/config.js').issuetrackerConfig },
+  { name: 'postgres', verbs: ['postgres-read', 'postgres-sql'], has: ['routing', 'reads', 'answer', 'credentials', 'classify'], formerly: { name: 'databases' }, load: async () => (await import('./postgres/provider.js')).postgresProvider, config: () => require('./postgres/config.js').postgresConfig },
   { name: 'terraform', verbs: ['terraform-read', 'terraform-apply'], has: ['routing', 'reads', 'answer', 'credentials', 'classify'], load: async () => (await import('./terraform/provider.js')).terraformProvider, config: () => require('./terraform/config.js').terraformConfig },
   { name: 'vps_a', verbs: ['vps-a-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'digitalocean' }, load: async () => (await import('./vps_a/provider.js')).vpsAProvider, config: () => require('./vps_a/config.js').vpsAConfig },
   { name: 'vps_b', verbs: ['vps-b-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'hetzner' }, load: async () => (await import('./vps_b/provider.js')).vpsBProvider, config: () => require('./vps_b/config.js').vpsBConfig },
   { name: 'cloud_d', verbs: ['cloud-d-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'tencent' }, load: async () => (await import('./cloud_d/provider.js')).cloudDProvider, config: () => require('./cloud_d/config.js').cloudDConfig },
-  { name: 'notes', verbs: ['notes-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], load: async () => (await import('./notes/provider.js')).notesProvider, config: () => require('./notes/config.js').notesConfig },
-  { name: 'appplatform', verbs: ['appplatform-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'vercel' }, load: async () => (await import('./appplatform/provider.js')).appPlatformProvider, config: () => require('./appplatform/config.js').appPlatformConfig },
+  { name: 'notes', verbs: ['notes-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'notion' }, load: async () => (await import('./notes/provider.js')).notesProvider, config: () => require('./notes/config.js').notesConfig },
+  { name: 'appplatform', verbs: ['appplatform-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'vercel', keys: { team_id: 'workspace_id' } }, load: async () => (await import('./appplatform/provider.js')).appPlatformProvider, config: () => require('./appplatform/config.js').appPlatformConfig },
   { name: 'edge', verbs: ['edge-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'cloudflare' }, load: async () => (await import('./edge/provider.js')).edgeProvider, config: () => require('./edge/config.js').edgeConfig },
 ];
 

@@ -17,6 +17,8 @@ import { emptyConfigValue, isSecretKey } from '../../../schemas/config-defaults.
 import { InvalidInputError } from '../errors.js';
 import { registerSecret } from '../redact.js';
 import { closest } from '../did-you-mean.js';
+import { schemaNodeAt } from './keys.js';
+import { formerNamesIn, type ConfigRenames } from './migrate.js';
 
 export interface LoadConfigOptions {
   /** `--config <path>`; when given, the file must exist. */
@@ -61,7 +63,10 @@ export function resolveConfigPath(path: string | undefined, home: string): strin
 /** The schema of the whole file, asked for only when there is a file to parse (it loads zod). */
 export type ConfigSchemaSource = () => ConfigSchemaType;
 
-export function loadConfigWith(schema: ConfigSchemaSource, options: LoadConfigOptions): LoadedConfig {
+/** The original tool's names this build renames (engine/providers/config.ts, from the manifest), asked for only when a file is parsed. */
+export type ConfigRenamesSource = () => ConfigRenames;
+
+export function loadConfigWith(schema: ConfigSchemaSource, options: LoadConfigOptions, renames?: ConfigRenamesSource): LoadedConfig {
   const explicit = options.path !== undefined;
   const path = resolveConfigPath(options.path, options.home);
 
@@ -80,7 +85,7 @@ export function loadConfigWith(schema: ConfigSchemaSource, options: LoadConfigOp
     throw new InvalidInputError('invalid_config', `${path}: cannot read: ${(err as Error).message}`, { cause: err });
   }
 
-  const { config, warnings, holdsSecrets } = parseConfigTextWith(schema, text, path);
+  const { config, warnings, holdsSecrets } = parseConfigTextWith(schema, text, path, renames);
   if (holdsSecrets) {
     const permissionWarning = permissionProblem(path);
     if (permissionWarning) warnings.push(permissionWarning);
@@ -95,7 +100,7 @@ export function loadConfigWith(schema: ConfigSchemaSource, options: LoadConfigOp
 // yaml and the schema (zod with it) load only when there is a file to parse (engine/core/yaml.ts).
 const [isMap, isScalar, isSeq, parseDocument] = [lazyYaml('isMap'), lazyYaml('isScalar'), lazyYaml('isSeq'), lazyYaml('parseDocument')];
 
-export function parseConfigTextWith(schemaOf: ConfigSchemaSource, text: string, file: string): { config: Config; warnings: string[]; holdsSecrets: boolean } {
+export function parseConfigTextWith(schemaOf: ConfigSchemaSource, text: string, file: string, renamesOf?: ConfigRenamesSource): { config: Config; warnings: string[]; holdsSecrets: boolean } {
   const schema = schemaOf();
   const lineCounter = new (yaml().LineCounter)();
   const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
@@ -116,6 +121,15 @@ export function parseConfigTextWith(schemaOf: ConfigSchemaSource, text: string, 
   if (raw === null || raw === undefined) raw = {};
   const data = normaliseNulls(raw);
   const holdsSecrets = collectSecrets(data);
+  // Sections under the original tool's names (`verda:`, `infra.aws`) are not typos: one warning names
+  // them all and the command that renames them, and they are otherwise ignored like any unknown key.
+  const former = renamesOf ? formerNamesIn(data, renamesOf()) : [];
+  const isFormer = (path: PropertyKey[], key: string) => former.some((f) => f.from === formatKeyPath([...path, key]));
+  const migrateHint = former.length > 0 ? ` (sections under the original tool's names: run 'assistant migrate config')` : '';
+  if (former.length > 0 && !warnedFormer.has(file)) {
+    warnedFormer.add(file);
+    warnings.push(`${file}: ${former.map((f) => `${f.from} is ${f.to} here`).join(', ')}; those sections are ignored until renamed: run 'assistant migrate config' to see the change, --write to make it`);
+  }
 
   const first = schema.safeParse(data, { reportInput: true });
   if (first.success) return { config: first.data, warnings, holdsSecrets };
@@ -138,6 +152,7 @@ export function parseConfigTextWith(schemaOf: ConfigSchemaSource, text: string, 
   const unknownWarnings = unknown
     .map(({ path, key }) => {
       const line = keyLine(doc, lineCounter, path, key);
+      if (isFormer(path, key)) return { line, text: '' };
       const suggestion = closest(key, knownKeysAt(schema, path));
       // A misspelt secret key (`client_secert`) still holds a secret: keep it out of every output.
       if ((suggestion && isSecretKey(suggestion)) || SECRET_LOOKING_KEY.test(key)) {
@@ -159,7 +174,7 @@ export function parseConfigTextWith(schemaOf: ConfigSchemaSource, text: string, 
     const lines = [...problems.map((p) => ({ line: p.line, col: p.col, text: `${file}:${p.line}:${p.col}: ${p.keyPath}: ${p.problem}` })), ...misspelt.map((m) => ({ ...m, col: 0 }))]
       .sort((a, b) => a.line - b.line || a.col - b.col)
       .map((l) => l.text);
-    throw invalidConfig(file, [...lines, ...unknownWarnings], problems);
+    throw invalidConfig(file, [...lines, ...unknownWarnings], problems, migrateHint);
   }
 
   // Only unknown keys: warn about each, drop them, and validate what is left.
@@ -180,9 +195,12 @@ export function parseConfigTextWith(schemaOf: ConfigSchemaSource, text: string, 
 
 const SECRET_LOOKING_KEY = /secret|secert|token|passw|api_?key$|private_?key/i;
 
-function invalidConfig(file: string, lines: string[], details: unknown): InvalidInputError {
+/** Files whose former names were warned about in this process: a command that reads its config twice says it once. */
+const warnedFormer = new Set<string>();
+
+function invalidConfig(file: string, lines: string[], details: unknown, more = ''): InvalidInputError {
   return new InvalidInputError('invalid_config', lines.join('\n'), {
-    hint: `fix ${file} (see examples/assistant.example.yaml for every key), or pass --config <path> to use another file`,
+    hint: `fix ${file} (see examples/assistant.example.yaml for every key), or pass --config <path> to use another file${more}`,
     details,
   });
 }
@@ -343,24 +361,6 @@ function getAt(value: unknown, path: PropertyKey[]): unknown {
 
 /** Keys that may appear at `path` of `schema` (object keys along the way; record entries as any name), for "did you mean" hints. */
 export function knownKeysAt(schema: unknown, path: ReadonlyArray<PropertyKey>): string[] {
-  const unwrap = (s: unknown): { type: string; def: Record<string, unknown> } | undefined => {
-    let cur = s as { _zod?: { def: Record<string, unknown> & { type: string } } } | undefined;
-    for (let i = 0; i < 10 && cur?._zod; i++) {
-      const def = cur._zod.def;
-      if (['optional', 'default', 'prefault', 'nullable', 'readonly', 'catch'].includes(def.type)) cur = def.innerType as typeof cur;
-      else if (def.type === 'pipe') cur = def.in as typeof cur;
-      else return { type: def.type, def };
-    }
-    return undefined;
-  };
-  let node: unknown = schema;
-  for (const segment of path) {
-    const n = unwrap(node);
-    if (!n) return [];
-    if (n.type === 'object') node = (n.def.shape as Record<string, unknown>)[String(segment)];
-    else if (n.type === 'record') node = n.def.valueType;
-    else return [];
-  }
-  const n = unwrap(node);
-  return n?.type === 'object' ? Object.keys(n.def.shape as Record<string, unknown>) : [];
+  const node = schemaNodeAt(schema, path);
+  return node?.type === 'object' ? Object.keys(node.def.shape as Record<string, unknown>) : [];
 }
