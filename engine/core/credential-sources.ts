@@ -9,8 +9,8 @@
  * with the redactor on the way, as the resolvers do).
  */
 import { readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import ini from 'ini';
 import type { CheckResult, CredentialField, CredentialScan, CredentialSource, SourceInput } from './credentials-capability.js';
 import { maskSecretsInText, redactText, registerSecret } from './redact.js';
 
@@ -57,6 +57,8 @@ export function iniSections(path: string): Map<string, Record<string, unknown>> 
   }
   const out = new Map<string, Record<string, unknown>>();
   try {
+    // Loaded here, when a file is read: a command that reads no other tool's INI files never loads it.
+    const ini = createRequire(import.meta.url)('ini') as typeof import('ini');
     const parsed = ini.parse(text) as Record<string, unknown>;
     const walk = (obj: Record<string, unknown>, prefix: string) => {
       for (const [k, v] of Object.entries(obj)) {
