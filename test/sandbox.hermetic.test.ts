@@ -103,7 +103,9 @@ test('under --sandbox an AI endpoint off loopback and a repository on another ho
 
     if (address) {
       assert.equal(seen, [], 'nothing reached the address off loopback');
-      // Control: without --sandbox the same config does send the question there (gpucloud is the emulator).
+      // Control: without --sandbox the endpoint is asked (gpucloud is the emulator). A model server that
+      // takes no key, since a key is never sent over plain http to another host (secret-origins.ts).
+      writeFileSync(join(home, '.assistant.yaml'), `ai:\n  default_provider: openai\n  providers:\n    openai:\n      model: m\n      local_model_inference_url: ${base}\n`, { mode: 0o600 });
       const emu = await startEmulator({ seed: 'demo', rateLimit: false });
       try {
         const real = await runCli(['ask', '--no-history', 'what is my balance?'], { home, env: { ...emulatorEnv(emu), PATH: clis.path } });
