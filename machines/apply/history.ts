@@ -25,6 +25,10 @@ export interface ApplyTrace {
   checked?: PreviewablePlan;
   /** The priced change of the hourly burn (the budget's figure, or priced for the record). */
   hourly?: { change: number; currency: string };
+  /** The ID each create step made or adopted (engine/core/plan/names.ts RunCreates). */
+  createdIds?: ReadonlyMap<number, string>;
+  /** Each step's provider (from its verb). */
+  providerOf?: readonly string[];
 }
 
 type Change = Exclude<StepClass['effect'], 'read'>;
@@ -80,17 +84,17 @@ function stepsOf(checked: PreviewablePlan | undefined, report: RunReport | undef
 }
 
 /** What the run created or changed, with the IDs it learned (a create's response, or the ID the step acted on). */
-function resourcesOf(checked: PreviewablePlan | undefined, report: RunReport | undefined): RunRecord['resources'] {
+function resourcesOf(checked: PreviewablePlan | undefined, report: RunReport | undefined, trace: ApplyTrace): RunRecord['resources'] {
   if (!checked || !report) return [];
   const out: RunRecord['resources'] = [];
   for (const s of report.steps) {
     const cls = checked.classes[s.index];
     if (!cls || cls.effect === 'read') continue;
     if (!(s.status === 'succeeded' || (s.status === 'failed' && s.changed === true))) continue;
-    const provider = checked.plan.commands[s.index]?.args[0] ?? '';
+    const provider = trace.providerOf?.[s.index] ?? checked.plan.commands[s.index]?.args[0] ?? '';
     const body = checked.requests[s.index]?.body as Record<string, unknown> | undefined;
     const acted = typeof body?.id === 'string' ? body.id : Array.isArray(body?.id) ? (body!.id as unknown[]).join(',') : undefined;
-    const id = s.created ?? Object.values(s.produced ?? {})[0] ?? acted;
+    const id = trace.createdIds?.get(s.index) ?? s.created ?? (cls.effect === 'create' ? Object.values(s.produced ?? {})[0] : undefined) ?? acted;
     out.push({ provider, effect: cls.effect as Change, ...(cls.kind ? { kind: cls.kind } : {}), ...(cls.name ? { name: cls.name } : {}), ...(id ? { id } : {}) });
   }
   return out;
@@ -131,7 +135,7 @@ export function applyRecord(r: ApplyRecordInput): RunRecord {
       ...(r.trace.hourly ? { hourly_change: r.trace.hourly.change, currency: r.trace.hourly.currency } : {}),
       ...(error ? { error } : {}),
       steps: stepsOf(r.trace.checked, report),
-      resources: resourcesOf(r.trace.checked, report),
+      resources: resourcesOf(r.trace.checked, report, r.trace),
       ...(plan ? { plan } : {}),
     },
     r.secretBindings,

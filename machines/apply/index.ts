@@ -107,6 +107,7 @@ async function applyOnce(input: unknown, req: ApplyRequest, trace: ApplyTrace): 
   const checked = checkPlan(input, { providers, destroyer: req.destroyer, predefined: backend.predefined });
   const { plan, classes } = checked;
   trace.checked = checked;
+  trace.providerOf = plan.commands.map((c) => providers.verb(c.args[0]!)?.provider.name ?? c.args[0]!);
   const journal = RunJournal.forPlan(req.home, plan, backend.scope);
   const observe = req.observer ?? (() => undefined);
   const baseContext = backend.runContext();
@@ -160,6 +161,7 @@ async function applyOnce(input: unknown, req: ApplyRequest, trace: ApplyTrace): 
       reserve: (create) => names.ensure(create),
       release: (create) => names.release(create),
     });
+    trace.createdIds = creates.createdIds;
     const outcome = await runPlan(checked, { providers: providers, journal, resume, creates, predefined: backend.predefined, context, observer: req.observer });
     return honest(outcome, classes, req.secretBindings);
   } finally {
