@@ -28,6 +28,7 @@ import {
 } from '../schemas/backend-api.js';
 import { AuthThrottle } from './throttle.js';
 import { RunHistory, type RunRetention } from './runs.js';
+import { createConsole } from './console/index.js';
 import type { CredentialStore, Principal } from './store.js';
 import { BodyTooLarge, readRequestBody } from '../engine/core/request-body.js';
 
@@ -104,6 +105,8 @@ interface ApiOptions {
   log?: (line: string) => void;
   /** How many runs (and days of them) each tenant's history keeps. */
   runRetention: RunRetention;
+  /** How long a console session lasts. */
+  uiSessionSeconds: number;
 }
 
 /** Listens and serves the API; stop it with `stop()` (graceful, 10 s for requests in flight). */
@@ -112,6 +115,7 @@ export async function startApiServer(opts: ApiOptions): Promise<Served> {
   let inFlight = 0;
   const { store } = opts;
   const runs = new RunHistory(store.storage, opts.runRetention);
+  const ui = createConsole({ store, runs, throttle, secure: Boolean(opts.tls), sessionSeconds: opts.uiSessionSeconds });
   const policy: GuardPolicy = { host: opts.host, port: opts.port, hostCheck: 'loopback' };
   let served: Served | undefined;
 
@@ -148,7 +152,8 @@ export async function startApiServer(opts: ApiOptions): Promise<Served> {
     const method = req.method ?? 'GET';
     const address = clientAddress(req);
 
-    if (parts[0] !== 'v1') throw new HttpError(404, 'not_found', 'no such route; the API lives under /v1');
+    if (parts[0] === 'ui') return ui(req, res, url, parts, address);
+    if (parts[0] !== 'v1') throw new HttpError(404, 'not_found', 'no such route; the API lives under /v1 and the console under /ui');
     if (parts[1] === 'health' && parts.length === 2) {
       if (method !== 'GET') throw new HttpError(405, 'method_not_allowed', 'use GET');
       await store.storage.query('SELECT 1');

@@ -134,6 +134,28 @@ export class RunHistory {
     return { ...summary, tenant: String(row.tenant), record };
   }
 
+  /** The hourly change the applied runs made, per day (UTC), over the last `days` days: the cost trend. */
+  async trend(tenant: string, env: string, days: number): Promise<Array<{ day: string; change: number }>> {
+    const rows = await this.storage.query<Row>(
+      `SELECT to_char(date_trunc('day', started_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day, sum(hourly_change) AS change FROM runs
+       WHERE tenant = $1 AND env = $2 AND kind = 'apply' AND status = 'succeeded' AND hourly_change IS NOT NULL AND started_at >= now() - make_interval(days => $3::int)
+       GROUP BY 1 ORDER BY 1`,
+      [tenant, env, days],
+    );
+    return rows.map((r) => ({ day: String(r.day), change: Number(r.change) }));
+  }
+
+  /** The hourly change the applied runs made, per provider (a run's change counted to its first provider). */
+  async burnByProvider(tenant: string, env: string): Promise<Array<{ provider: string; change: number; runs: number }>> {
+    const rows = await this.storage.query<Row>(
+      `SELECT coalesce(record->'providers'->>0, 'unknown') AS provider, sum(hourly_change) AS change, count(*) AS runs FROM runs
+       WHERE tenant = $1 AND env = $2 AND kind = 'apply' AND status = 'succeeded' AND hourly_change IS NOT NULL
+       GROUP BY 1 ORDER BY 1`,
+      [tenant, env],
+    );
+    return rows.map((r) => ({ provider: String(r.provider), change: Number(r.change), runs: Number(r.runs) }));
+  }
+
   /** The run of the same plan in the same env before this one (what the console diffs against). */
   async previous(tenant: string, run: RunDetail): Promise<RunDetail | undefined> {
     const [row] = await this.storage.query<Row>(

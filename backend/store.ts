@@ -260,6 +260,12 @@ export class CredentialStore {
   }
 
   /** A failed authentication (never the key presented, at most its public prefix). */
+  /** Whether a key (by prefix) still exists unrevoked: a console session ends with its key. */
+  async keyIsLive(prefix: string): Promise<boolean> {
+    const [row] = await this.storage.query<Row>('SELECT revoked_at FROM api_keys WHERE prefix = $1', [prefix]);
+    return Boolean(row) && (row!.revoked_at === null || row!.revoked_at === undefined);
+  }
+
   async authFailed(address: string, reason: string, prefix?: string): Promise<void> {
     await audit(this.storage, { address, prefix }, 'auth_failed', {}, reason);
   }
