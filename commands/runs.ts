@@ -55,9 +55,11 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
 async function client(ctx: CommandContext): Promise<BackendClient> {
   const { config, warnings } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   for (const w of warnings) warn(ctx, w);
-  const backend = backendClient(config, ctx.env, { signal: ctx.signal, timeoutMs: (ctx.globals.timeout ?? config.timeout ?? 30) * 1000, debug: ctx.debug.callback });
+  const timeoutMs = (ctx.globals.timeout ?? config.timeout ?? 30) * 1000;
+  const backend = backendClient(config, ctx.env, { signal: ctx.signal, timeoutMs, debug: ctx.debug.callback });
   const settings = resolveBackendSettings(config, ctx.env);
-  await new RunOutbox({ home: ctx.home, settings: { ...settings, apiKey: settings.apiKey! }, signal: ctx.signal, warn: (m) => warn(ctx, m), debug: ctx.debug.callback }).flush();
+  // Here the queue is what the user asked about: it gets the command's whole timeout, not the apply's few seconds.
+  await new RunOutbox({ home: ctx.home, settings: { ...settings, apiKey: settings.apiKey! }, signal: ctx.signal, budgetMs: timeoutMs, warn: (m) => warn(ctx, m), debug: ctx.debug.callback }).flush();
   return backend;
 }
 
