@@ -16,6 +16,7 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: Comma
   config: { summary: 'Show the effective configuration', load: () => import('./commands/config.js') },
   credentials: { summary: 'Store, list, delete and test provider credentials (the backend store: credentials store)', load: () => import('./commands/credentials.js') },
   backend: { summary: 'Run the credential backend a team shares (backend serve) and administer its keys and audit log', load: () => import('./commands/backend.js') },
+  runs: { summary: "The team's run history in the backend: who applied which plan, when, what it made and costs", load: () => import('./commands/runs.js') },
   autostop: { summary: 'Idle auto-stop: stop instances whose GPUs and logins have been idle too long (check, from cron, CI or mcp)', load: () => import('./commands/autostop.js') },
   onboarding: { summary: 'Scan for provider tools and credentials (names, never values) and install missing tools safely', load: () => import('./commands/onboarding.js') },
   mcp: { summary: 'Serve the tools to AI agents (MCP over HTTP or stdio)', load: () => import('./commands/mcp.js') },

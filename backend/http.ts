@@ -19,11 +19,16 @@ import {
   CredentialNameSchema,
   EnvSchema,
   MAX_BODY_BYTES,
+  MAX_RUN_BODY_BYTES,
   ProviderNameSchema,
+  RunIdSchema,
+  RunRecordSchema,
   StoreRequestSchema,
   TenantSchema,
 } from '../schemas/backend-api.js';
 import { AuthThrottle } from './throttle.js';
+import { RunHistory, type RunRetention } from './runs.js';
+import { createConsole } from './console/index.js';
 import type { CredentialStore, Principal } from './store.js';
 import { BodyTooLarge, readRequestBody } from '../engine/core/request-body.js';
 
@@ -98,6 +103,10 @@ interface ApiOptions {
   storage: 'pglite' | 'postgres';
   tls?: { cert: Buffer; key: Buffer };
   log?: (line: string) => void;
+  /** How many runs (and days of them) each tenant's history keeps. */
+  runRetention: RunRetention;
+  /** How long a console session lasts. */
+  uiSessionSeconds: number;
 }
 
 /** Listens and serves the API; stop it with `stop()` (graceful, 10 s for requests in flight). */
@@ -105,6 +114,8 @@ export async function startApiServer(opts: ApiOptions): Promise<Served> {
   const throttle = new AuthThrottle();
   let inFlight = 0;
   const { store } = opts;
+  const runs = new RunHistory(store.storage, opts.runRetention);
+  const ui = createConsole({ store, runs, throttle, secure: Boolean(opts.tls), sessionSeconds: opts.uiSessionSeconds });
   const policy: GuardPolicy = { host: opts.host, port: opts.port, hostCheck: 'loopback' };
   let served: Served | undefined;
 
@@ -141,7 +152,8 @@ export async function startApiServer(opts: ApiOptions): Promise<Served> {
     const method = req.method ?? 'GET';
     const address = clientAddress(req);
 
-    if (parts[0] !== 'v1') throw new HttpError(404, 'not_found', 'no such route; the API lives under /v1');
+    if (parts[0] === 'ui') return ui(req, res, url, parts, address);
+    if (parts[0] !== 'v1') throw new HttpError(404, 'not_found', 'no such route; the API lives under /v1 and the console under /ui');
     if (parts[1] === 'health' && parts.length === 2) {
       if (method !== 'GET') throw new HttpError(405, 'method_not_allowed', 'use GET');
       await store.storage.query('SELECT 1');
@@ -152,6 +164,7 @@ export async function startApiServer(opts: ApiOptions): Promise<Served> {
     const actor = { ...who, address };
 
     if (parts[1] === 'whoami' && parts.length === 2) return send(res, 200, { tenant: who.tenant, key_prefix: who.prefix });
+    if (parts[1] === 'runs') return routeRuns(req, res, url, parts, who);
     if (parts[1] !== 'credentials') throw new HttpError(404, 'not_found', `no such route: ${url.pathname}`);
     if (parts.length === 2) {
       if (method !== 'GET') throw new HttpError(405, 'method_not_allowed', 'use GET');
@@ -185,6 +198,34 @@ export async function startApiServer(opts: ApiOptions): Promise<Served> {
       default:
         throw new HttpError(405, 'method_not_allowed', 'use GET, PUT or DELETE');
     }
+  };
+
+  /** The run history: PUT /v1/runs/<env>/<id> (idempotent), GET /v1/runs[?env&limit&before&plan], GET /v1/runs/<id>. */
+  const routeRuns = async (req: IncomingMessage, res: ServerResponse, url: URL, parts: string[], who: Principal): Promise<void> => {
+    const method = req.method ?? 'GET';
+    if (parts.length === 2) {
+      if (method !== 'GET') throw new HttpError(405, 'method_not_allowed', 'use GET');
+      const env = url.searchParams.get('env') ?? undefined;
+      if (env !== undefined) inScope(who, check(EnvSchema, env, 'env'));
+      const limit = Number(url.searchParams.get('limit') ?? 50);
+      const before = url.searchParams.get('before') ?? undefined;
+      if (before !== undefined && Number.isNaN(Date.parse(before))) throw new HttpError(400, 'invalid_request', 'before: expected an ISO 8601 time');
+      const listed = await runs.list(who.tenant, who.envs, { env, limit: Number.isFinite(limit) ? limit : 50, before, planHash: url.searchParams.get('plan') ?? undefined });
+      return send(res, 200, { runs: listed });
+    }
+    if (parts.length === 3) {
+      if (method !== 'GET') throw new HttpError(405, 'method_not_allowed', 'use GET');
+      const found = await runs.get(who.tenant, who.envs, check(RunIdSchema, parts[2], 'run id'));
+      if (!found) throw new HttpError(404, 'run_not_found', `no run ${parts[2]} in this tenant's history (envs ${who.envs.join(', ')})`);
+      return send(res, 200, found);
+    }
+    if (parts.length !== 4) throw new HttpError(404, 'not_found', 'runs live at /v1/runs/<env>/<id>');
+    if (method !== 'PUT') throw new HttpError(405, 'method_not_allowed', 'use PUT');
+    const env = inScope(who, check(EnvSchema, parts[2], 'env'));
+    const id = check(RunIdSchema, parts[3], 'run id');
+    const record = check(RunRecordSchema, await readBody(req, MAX_RUN_BODY_BYTES), 'run');
+    const stored = await runs.put(who, env, id, record);
+    return send(res, stored.created ? 201 : 200, stored);
   };
 
   const handler = (req: IncomingMessage, res: ServerResponse): void => {

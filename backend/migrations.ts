@@ -70,6 +70,36 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE api_keys ADD COLUMN mac_key_id text
     `,
   },
+  {
+    version: 3,
+    what: 'run history: each apply, dry run and refusal a client reported, keyed by its idempotency key',
+    // The record is the masked JSON the client sent (schemas/backend-api.ts RunRecordSchema); the
+    // columns beside it are what lists sort and filter on, so a list never parses 10,000 records.
+    sql: `
+      CREATE TABLE runs (
+        tenant text NOT NULL,
+        id text NOT NULL,
+        env text NOT NULL CHECK (env IN ('testing', 'staging', 'production')),
+        who text NOT NULL,
+        key_prefix text NOT NULL,
+        received_at timestamptz NOT NULL DEFAULT now(),
+        kind text NOT NULL,
+        status text NOT NULL,
+        exit_code integer NOT NULL,
+        started_at timestamptz NOT NULL,
+        finished_at timestamptz NOT NULL,
+        plan_hash text NOT NULL,
+        summary text,
+        hourly_change double precision,
+        currency text,
+        resources integer NOT NULL,
+        record jsonb NOT NULL,
+        PRIMARY KEY (tenant, id)
+      );
+      CREATE INDEX runs_tenant_env_started ON runs (tenant, env, started_at DESC);
+      CREATE INDEX runs_tenant_plan ON runs (tenant, env, plan_hash, started_at DESC)
+    `,
+  },
 ];
 
 /** Arbitrary, fixed: the advisory lock every starter takes while migrating. */

@@ -10,6 +10,8 @@ import type { Server } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { listenError } from '../engine/core/listen.js';
 import { OperationError } from '../engine/core/errors.js';
+import { runRetentionFrom } from './runs.js';
+import { sessionSecondsFrom } from './console/sessions.js';
 import { createAdminServer, startApiServer } from './http.js';
 import type { Served } from '../engine/core/kits/serve/http.js';
 import { acquireLock, type DataDirLock } from './lock.js';
@@ -156,7 +158,7 @@ export async function startBackend(opts: BackendServerOptions): Promise<RunningB
       }
       chmodSync(socket, 0o600);
     }
-    api = await startApiServer({ host: opts.host, port: opts.port, store, storage: storageKind, tls: opts.tls, log: opts.log });
+    api = await startApiServer({ host: opts.host, port: opts.port, store, storage: storageKind, tls: opts.tls, log: opts.log, runRetention: runRetentionFrom(opts.env), uiSessionSeconds: sessionSecondsFrom(opts.env) });
   } catch (err) {
     await api?.stop(0);
     if (admin?.listening) await new Promise<void>((resolve) => admin!.close(() => resolve()));

@@ -16,6 +16,8 @@ export interface Principal {
   prefix: string;
   /** The envs the key may read and write (`testing`, `staging`, `production`). */
   envs: string[];
+  /** The key's label (its name in run history: who applied); may be empty. */
+  label?: string;
 }
 
 /** Who did something, for the audit log. */
@@ -188,7 +190,7 @@ export class CredentialStore {
     const parsed = parseApiKey(presented);
     const hash = hashApiKey(presented);
     if (!parsed) return { ok: false, reason: 'malformed' };
-    const [row] = await this.storage.query<Row>('SELECT prefix, tenant, key_hash, revoked_at, envs, mac, mac_key_id FROM api_keys WHERE prefix = $1', [parsed.prefix]);
+    const [row] = await this.storage.query<Row>('SELECT prefix, tenant, label, key_hash, revoked_at, envs, mac, mac_key_id FROM api_keys WHERE prefix = $1', [parsed.prefix]);
     if (!row || !hashesMatch(buf(row.key_hash), hash)) return { ok: false, reason: 'unknown', prefix: parsed.prefix };
     // A row the master key did not seal (inserted or altered in the database) is not a key.
     if (!this.rowIsAuthentic(row)) {
@@ -197,7 +199,7 @@ export class CredentialStore {
     }
     if (row.revoked_at !== null && row.revoked_at !== undefined) return { ok: false, reason: 'revoked', prefix: parsed.prefix };
     await this.touch(parsed.prefix);
-    return { ok: true, principal: { tenant: String(row.tenant), prefix: parsed.prefix, envs: envsOf(row) } };
+    return { ok: true, principal: { tenant: String(row.tenant), prefix: parsed.prefix, envs: envsOf(row), label: String(row.label ?? '') } };
   }
 
   /** last_used_at, written at most once a minute per key so reads stay reads. */
@@ -268,6 +270,12 @@ export class CredentialStore {
   }
 
   /** A failed authentication (never the key presented, at most its public prefix). */
+  /** Whether a key (by prefix) still exists unrevoked: a console session ends with its key. */
+  async keyIsLive(prefix: string): Promise<boolean> {
+    const [row] = await this.storage.query<Row>('SELECT revoked_at FROM api_keys WHERE prefix = $1', [prefix]);
+    return Boolean(row) && (row!.revoked_at === null || row!.revoked_at === undefined);
+  }
+
   async authFailed(address: string, reason: string, prefix?: string): Promise<void> {
     await audit(this.storage, { address, prefix }, 'auth_failed', {}, reason);
   }

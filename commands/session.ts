@@ -8,6 +8,8 @@ import { OperationError, UsageError } from '../engine/core/errors.js';
 import type { PlanBackend, RunContext } from '../machines/run-plan.js';
 import { warn, type CommandContext } from './context.js';
 import { createRunObserver } from './progress.js';
+import { resolveBackendSettings, type BackendSettings } from '../engine/core/config/backend-store.js';
+import { RunOutbox, type RunReporter } from '../engine/core/config/run-outbox.js';
 
 export interface Session extends PlanBackend {
   config: Config;
@@ -118,6 +120,7 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
     providers: PROVIDERS,
     observer,
     reservations,
+    runHistory: ctx.globals.sandbox ? undefined : runReporter(ctx, config),
     scope: ctx.globals.sandbox ? SANDBOX_SCOPE : (predefined.PROJECT_ID ?? 'default'),
     credentialSource: async (name) => (await connect(name)).source,
     runContext,
@@ -128,6 +131,22 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
       await sandbox?.close();
     },
   };
+}
+
+/**
+ * The team's run history (issue 41): with a backend API key configured, every apply and dry run is
+ * queued and sent to the backend (engine/core/config/run-outbox.ts). Not under --sandbox (nothing leaves
+ * the machine), and not when the backend settings are unusable (the apply itself goes on).
+ */
+function runReporter(ctx: CommandContext, config: Config): RunReporter | undefined {
+  let settings: BackendSettings;
+  try {
+    settings = resolveBackendSettings(config, ctx.env);
+  } catch {
+    return undefined;
+  }
+  if (!settings.apiKey) return undefined;
+  return new RunOutbox({ home: ctx.home, settings: { ...settings, apiKey: settings.apiKey }, signal: ctx.interrupt, warn: (m) => warn(ctx, m), debug: ctx.debug.callback });
 }
 
 /** Arms the command's deadline from config `timeout` when no --timeout was given (the flag was armed at start). */

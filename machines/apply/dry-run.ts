@@ -14,6 +14,7 @@ import { idleSavings } from '../../engine/producers/autostop/saving.js';
 import { derivedSignal } from '../../engine/core/deadline.js';
 import type { PlanBackend } from '../run-plan.js';
 import { addsCost, figuresFor, pricePlan, type BudgetLimit, type PricedPlan } from './price.js';
+import { dryRunRecord, reportRun } from './history.js';
 
 export interface DryRunOutcome {
   preview: Preview;
@@ -45,6 +46,7 @@ export async function dryRunPlan(backend: PlanBackend, input: unknown, opts: Dry
 
 /** The preview of a plan already validated (with the step classes of its validation). */
 export async function previewPlan(backend: PlanBackend, previewable: PreviewablePlan, opts: DryRunOptions): Promise<DryRunOutcome> {
+  const startedAt = new Date();
   const { plan, classes, requests } = previewable;
   const signal = derivedSignal(backend.runContext().signal, opts.signal);
   const providers = await backend.providers.forPlan(plan);
@@ -72,7 +74,9 @@ export async function previewPlan(backend: PlanBackend, previewable: Previewable
   const context = backend.runContext();
   const duplicateNames = await findNameConflicts(plan, classes, providers, new NameSnapshots(sharedLister(priced, listerFor((p) => context.client(p), signal))));
   for (const c of duplicateNames) preview.warnings.push(`${describeConflict(c)}; applying it would be refused without --allow-duplicate-names`);
-  return { preview, gated: !opts.destroyer && classes.some((c) => c.effect === 'destroy'), duplicateNames, overBudget: preview.budget?.within === false };
+  const outcome = { preview, gated: !opts.destroyer && classes.some((c) => c.effect === 'destroy'), duplicateNames, overBudget: preview.budget?.within === false };
+  await reportRun(backend, () => dryRunRecord(previewable, preview, startedAt, outcome.gated || outcome.overBudget || duplicateNames.length > 0));
+  return outcome;
 }
 
 /**

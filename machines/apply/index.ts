@@ -24,6 +24,9 @@ import { reservationId, type Reservation } from '../../engine/core/plan/reservat
 import { lockRun } from '../../engine/core/plan/run-lock.js';
 import { runPlan, type PlanBackend, type RunOutcome } from '../run-plan.js';
 import { addsCost, figuresFor, pricePlan, type BudgetLimit } from './price.js';
+import { applyRecord, hourlyChangeOf, reportRun, type ApplyTrace } from './history.js';
+import type { PreviewablePlan } from '../../engine/core/plan/check.js';
+import { REPORT_BUDGET_MS } from '../../engine/core/config/run-outbox.js';
 
 export { readPlan, readResult } from './reads.js';
 export { dryRunPlan, previewPlan, type DryRunOutcome } from './dry-run.js';
@@ -70,11 +73,41 @@ export interface ApplyOutcome extends RunOutcome {
   exitCode: ExitCodeValue;
 }
 
+/**
+ * Applies a plan and reports the run — done, failed, refused or invalid — to the team's history when
+ * the session has a reporter (./history.ts); the report never changes the outcome or the error.
+ */
 export async function applyPlan(input: unknown, req: ApplyRequest): Promise<ApplyOutcome> {
+  const startedAt = new Date();
+  const trace: ApplyTrace = {};
+  let outcome: ApplyOutcome;
+  try {
+    outcome = await applyOnce(input, req, trace);
+  } catch (error) {
+    await reportRun(req.backend, () => applyRecord({ input, startedAt, trace, error, secretBindings: req.secretBindings }));
+    throw error;
+  }
+  if (req.backend.runHistory && !trace.hourly && trace.checked && outcome.report.changes_sent) trace.hourly = await pricedForHistory(req.backend, trace.checked);
+  await reportRun(req.backend, () => applyRecord({ input, startedAt, trace, outcome, secretBindings: req.secretBindings }));
+  return outcome;
+}
+
+/** The hourly change of a run that was not priced by a budget, priced now for the history within the report's budget; undefined when it cannot be. */
+async function pricedForHistory(backend: PlanBackend, checked: PreviewablePlan): Promise<ApplyTrace['hourly']> {
+  try {
+    return hourlyChangeOf(await pricePlan(backend, checked, { signal: derivedSignal(backend.runContext().signal, AbortSignal.timeout(REPORT_BUDGET_MS)) }));
+  } catch {
+    return undefined;
+  }
+}
+
+async function applyOnce(input: unknown, req: ApplyRequest, trace: ApplyTrace): Promise<ApplyOutcome> {
   const backend: PlanBackend = req.secretBindings ? { ...req.backend, predefined: { ...req.backend.predefined, ...req.secretBindings } } : req.backend;
   const providers = await backend.providers.forPlan(input);
   const checked = checkPlan(input, { providers, destroyer: req.destroyer, predefined: backend.predefined });
   const { plan, classes } = checked;
+  trace.checked = checked;
+  trace.providerOf = plan.commands.map((c) => providers.verb(c.args[0]!)?.provider.name ?? c.args[0]!);
   const journal = RunJournal.forPlan(req.home, plan, backend.scope);
   const observe = req.observer ?? (() => undefined);
   const baseContext = backend.runContext();
@@ -99,6 +132,7 @@ export async function applyPlan(input: unknown, req: ApplyRequest): Promise<Appl
           // A resumed run is judged on what is still to be created: its completed steps are already in the
           // burn. The step that was in flight counts as still to create (it may not have been made).
           const priced = await pricePlan(backend, checked, { signal: context.signal, skip: done });
+          trace.hourly = hourlyChangeOf(priced);
           // A plan that adds nothing: no need to read what the account burns.
           if (!addsCost(priced)) return 0;
           const figures = await figuresFor(priced, limit, pending);
@@ -129,6 +163,7 @@ export async function applyPlan(input: unknown, req: ApplyRequest): Promise<Appl
       onWait: (message, waitMs) => observe({ type: 'waiting', wait: { reason: 'create-lookup', waitMs, message } }),
       signal: context.signal,
     });
+    trace.createdIds = creates.createdIds;
     const outcome = await runPlan(checked, { providers: providers, journal, resume, creates, predefined: backend.predefined, context, observer: req.observer });
     return honest(outcome, classes, req.secretBindings);
   } finally {

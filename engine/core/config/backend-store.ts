@@ -22,11 +22,17 @@ import {
   ErrorResponseSchema,
   HealthResponseSchema,
   ListResponseSchema,
+  RunDetailSchema,
+  RunListResponseSchema,
+  RunPutResponseSchema,
   StoreResponseSchema,
   WhoamiResponseSchema,
   type BackendEnv,
   type CredentialRecord,
   type CredentialSummary,
+  type RunDetail,
+  type RunRecord,
+  type RunSummary,
 } from '../../../schemas/backend-api.js';
 import { AssistantError, InvalidInputError, OperationError, UsageError, isAbortError } from '../errors.js';
 import { registerSecret } from '../redact.js';
@@ -148,12 +154,33 @@ export class BackendClient {
     return (await this.call('DELETE', this.path(provider, name), undefined, undefined, { notFound: true })) !== undefined;
   }
 
+  /** Stores a run in the history under its idempotency key (`created` false: it was already there). */
+  async putRun(id: string, record: RunRecord, env: BackendEnv = this.env): Promise<{ id: string; created: boolean }> {
+    return (await this.call('PUT', `/v1/runs/${encodeURIComponent(env)}/${encodeURIComponent(id)}`, record, RunPutResponseSchema))!;
+  }
+
+  /** The newest runs first; `env` 'all' for every env the key may use. */
+  async listRuns(o: { env?: BackendEnv | 'all'; limit?: number; before?: string; plan?: string } = {}): Promise<RunSummary[]> {
+    const q = new URLSearchParams();
+    const env = o.env ?? this.env;
+    if (env !== 'all') q.set('env', env);
+    if (o.limit !== undefined) q.set('limit', String(o.limit));
+    if (o.before) q.set('before', o.before);
+    if (o.plan) q.set('plan', o.plan);
+    return (await this.call('GET', `/v1/runs?${q}`, undefined, RunListResponseSchema))!.runs;
+  }
+
+  /** One run, or undefined when the history has none with that id. */
+  async getRun(id: string): Promise<RunDetail | undefined> {
+    return this.call('GET', `/v1/runs/${encodeURIComponent(id)}`, undefined, RunDetailSchema, { notFound: 'run_not_found' });
+  }
+
   private async call<T>(
     method: string,
     path: string,
     body: unknown,
     schema: z.ZodType<T> | undefined,
-    o: { auth?: boolean; notFound?: boolean } = {},
+    o: { auth?: boolean; notFound?: boolean | string } = {},
   ): Promise<T | undefined> {
     let url = new URL(this.url + path);
     const origin = url.origin;
@@ -214,7 +241,7 @@ export class BackendClient {
         if (!parsed.success) throw new OperationError('backend_bad_response', `the credential backend at ${this.url} answered ${method} ${url.pathname} with an unexpected body`);
         return parsed.data;
       }
-      if (res.status === 404 && o.notFound && ErrorResponseSchema.safeParse(json).data?.error.code === 'credential_not_found') return undefined;
+      if (res.status === 404 && o.notFound && ErrorResponseSchema.safeParse(json).data?.error.code === (o.notFound === true ? 'credential_not_found' : o.notFound)) return undefined;
       throw this.errorFor(res.status, json, res.headers.get('retry-after'));
     }
   }

@@ -1,6 +1,7 @@
 /** What a plan run needs from its surroundings: a producer hands a PlanBackend to the one apply path (machines/apply/). */
 import type { ProviderSource, RunObserver } from '../provider.js';
 import type { ReservationStore } from './reservations.js';
+import type { RunReporter } from '../config/run-outbox.js';
 
 /** Where a run's steps get their providers' clients, and the signal that cancels the run. */
 export interface RunContext {
@@ -21,6 +22,8 @@ export interface PlanBackend {
   reservations?: ReservationStore;
   /** The project or account names are unique in (reservation keys); SANDBOX_SCOPE under `--sandbox`. */
   scope?: string;
+  /** Where the one apply path reports each run for the team's history (issue 41); none: not reported. */
+  runHistory?: RunReporter;
 }
 
 /**

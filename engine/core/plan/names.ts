@@ -176,6 +176,9 @@ export class RunCreates {
     },
   ) {}
 
+  /** The ID each create step of this run made or adopted, by step (the run's history names them). */
+  readonly createdIds = new Map<number, string>();
+
   async before(index: number, args: readonly string[], cls: StepClass): Promise<CreateStepPlan | undefined> {
     const { journal, resume } = this.opts;
     this.opts.assertLocked?.();
@@ -187,10 +190,15 @@ export class RunCreates {
     }
     const inFlight = resume?.inFlight?.index === index ? resume.inFlight : undefined;
     if (inFlight) {
-      if (inFlight.created !== undefined) return { adopted: { status: 200, data: inFlight.created, deduplicated: true } };
+      if (inFlight.created !== undefined) {
+        const id = create.provider.names!.createdId(create.kind, inFlight.created);
+        if (id) this.createdIds.set(index, id);
+        return { adopted: { status: 200, data: inFlight.created, deduplicated: true } };
+      }
       const found = inFlight.snapshot ? await this.madeByUsOnceSettled(create, inFlight) : undefined;
       if (found) {
         await this.snapshots.add(create, found.id);
+        this.createdIds.set(index, found.id);
         return { adopted: { status: 200, data: create.provider.names!.responseFor(create.kind, found), deduplicated: true } };
       }
     }
@@ -211,7 +219,10 @@ export class RunCreates {
     this.sending.delete(index);
     this.opts.journal?.created(index, result.data);
     const id = create.provider.names!.createdId(create.kind, result.data);
-    if (id) await this.snapshots.add(create, id);
+    if (id) {
+      this.createdIds.set(index, id);
+      await this.snapshots.add(create, id);
+    }
     await this.opts.release?.(create);
   }
 

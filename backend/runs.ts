@@ -1,0 +1,167 @@
+/**
+ * The run history a team's clients report (issue 41): one row per run, keyed by (tenant, the client's
+ * idempotency key), so a run sent twice — a retry after a lost answer, two processes flushing one
+ * queue — is stored once. Bounded per tenant: after each insert the tenant's runs beyond the newest
+ * `keep` and older than `keepDays` are deleted in the same transaction.
+ *
+ * The record arrives masked by the client's one masker; the server masks it again (a client of another
+ * version, or one that registered no secret) before storing it, since the console shows it to the team.
+ */
+import { maskSecretLooking } from '../engine/core/redact.js';
+import type { RunDetail, RunRecord, RunSummary } from '../schemas/backend-api.js';
+import type { Principal } from './store.js';
+import type { Row, Storage } from './storage.js';
+
+export const DEFAULT_RUN_RETENTION = 10_000;
+export const DEFAULT_RUN_RETENTION_DAYS = 365;
+
+export interface RunRetention {
+  /** The newest runs kept per tenant. */
+  keep: number;
+  /** Runs older than this many days are deleted. */
+  keepDays: number;
+}
+
+/** From ASSISTANT_BACKEND_RUN_RETENTION (count per tenant) and ASSISTANT_BACKEND_RUN_RETENTION_DAYS. */
+export function runRetentionFrom(env: Record<string, string | undefined>): RunRetention {
+  const int = (v: string | undefined, fallback: number) => {
+    const n = Number(v);
+    return v !== undefined && v.trim() !== '' && Number.isInteger(n) && n > 0 ? n : fallback;
+  };
+  return { keep: int(env.ASSISTANT_BACKEND_RUN_RETENTION, DEFAULT_RUN_RETENTION), keepDays: int(env.ASSISTANT_BACKEND_RUN_RETENTION_DAYS, DEFAULT_RUN_RETENTION_DAYS) };
+}
+
+const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+const SUMMARY_COLUMNS = 'id, env, who, key_prefix, received_at, kind, status, exit_code, started_at, finished_at, plan_hash, summary, hourly_change, currency, resources';
+
+function summaryOf(r: Row): RunSummary {
+  return {
+    id: String(r.id),
+    env: String(r.env) as RunSummary['env'],
+    who: String(r.who),
+    key_prefix: String(r.key_prefix),
+    received_at: iso(r.received_at),
+    kind: String(r.kind) as RunSummary['kind'],
+    status: String(r.status),
+    exit_code: Number(r.exit_code),
+    started_at: iso(r.started_at),
+    finished_at: iso(r.finished_at),
+    plan_hash: String(r.plan_hash),
+    summary: r.summary === null || r.summary === undefined ? null : String(r.summary),
+    hourly_change: numOrNull(r.hourly_change),
+    currency: r.currency === null || r.currency === undefined ? null : String(r.currency),
+    resources: Number(r.resources),
+  };
+}
+
+export interface RunQuery {
+  env?: string;
+  limit?: number;
+  /** Runs started before this instant (the next page). */
+  before?: string;
+  planHash?: string;
+}
+
+export class RunHistory {
+  constructor(
+    private readonly storage: Storage,
+    private readonly retention: RunRetention,
+  ) {}
+
+  /** Stores a run once; `created` false when this tenant already has a run with this id. */
+  async put(who: Principal & { label?: string }, env: string, id: string, record: RunRecord): Promise<{ id: string; created: boolean }> {
+    const masked = maskSecretLooking(record);
+    return this.storage.transaction(async (tx) => {
+      const inserted = await tx.query(
+        `INSERT INTO runs (tenant, id, env, who, key_prefix, kind, status, exit_code, started_at, finished_at, plan_hash, summary, hourly_change, currency, resources, record)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+         ON CONFLICT (tenant, id) DO NOTHING RETURNING id`,
+        [
+          who.tenant,
+          id,
+          env,
+          who.label || who.prefix,
+          who.prefix,
+          masked.kind,
+          masked.status,
+          masked.exit_code,
+          masked.started_at,
+          masked.finished_at,
+          masked.plan_hash,
+          masked.summary ?? null,
+          masked.hourly_change ?? null,
+          masked.currency ?? null,
+          masked.resources.length,
+          JSON.stringify(masked),
+        ],
+      );
+      if (!inserted.length) return { id, created: false };
+      // Retention, per tenant: the oldest beyond `keep`, and anything older than `keepDays`.
+      await tx.query(
+        `DELETE FROM runs WHERE tenant = $1 AND (started_at < now() - make_interval(days => $2::int)
+           OR id IN (SELECT id FROM runs WHERE tenant = $1 ORDER BY started_at DESC, id DESC OFFSET $3))`,
+        [who.tenant, this.retention.keepDays, this.retention.keep],
+      );
+      return { id, created: true };
+    });
+  }
+
+  /** The newest runs first, of the envs given (a key's own). */
+  async list(tenant: string, envs: readonly string[], q: RunQuery = {}): Promise<RunSummary[]> {
+    const params: unknown[] = [tenant, q.env ? [q.env].filter((e) => envs.includes(e)) : [...envs]];
+    let where = 'tenant = $1 AND env = ANY($2::text[])';
+    if (q.before) {
+      params.push(q.before);
+      where += ` AND started_at < $${params.length}`;
+    }
+    if (q.planHash) {
+      params.push(q.planHash);
+      where += ` AND plan_hash = $${params.length}`;
+    }
+    params.push(Math.min(Math.max(q.limit ?? 50, 1), 500));
+    const rows = await this.storage.query<Row>(`SELECT ${SUMMARY_COLUMNS} FROM runs WHERE ${where} ORDER BY started_at DESC, id DESC LIMIT $${params.length}`, params);
+    return rows.map(summaryOf);
+  }
+
+  /** One run of this tenant in one of `envs`, or undefined. */
+  async get(tenant: string, envs: readonly string[], id: string): Promise<RunDetail | undefined> {
+    const [row] = await this.storage.query<Row>(`SELECT ${SUMMARY_COLUMNS}, tenant, record FROM runs WHERE tenant = $1 AND id = $2 AND env = ANY($3::text[])`, [tenant, id, [...envs]]);
+    if (!row) return undefined;
+    const { resources: _count, ...summary } = summaryOf(row);
+    const record = (typeof row.record === 'string' ? JSON.parse(row.record) : row.record) as RunRecord;
+    return { ...summary, tenant: String(row.tenant), record };
+  }
+
+  /** The hourly change the applied runs made, per day (UTC), over the last `days` days: the cost trend. */
+  async trend(tenant: string, env: string, days: number): Promise<Array<{ day: string; change: number }>> {
+    const rows = await this.storage.query<Row>(
+      `SELECT to_char(date_trunc('day', started_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day, sum(hourly_change) AS change FROM runs
+       WHERE tenant = $1 AND env = $2 AND kind = 'apply' AND status = 'succeeded' AND hourly_change IS NOT NULL AND started_at >= now() - make_interval(days => $3::int)
+       GROUP BY 1 ORDER BY 1`,
+      [tenant, env, days],
+    );
+    return rows.map((r) => ({ day: String(r.day), change: Number(r.change) }));
+  }
+
+  /** The hourly change the applied runs made, per provider (a run's change counted to its first provider). */
+  async burnByProvider(tenant: string, env: string): Promise<Array<{ provider: string; change: number; runs: number }>> {
+    const rows = await this.storage.query<Row>(
+      `SELECT coalesce(record->'providers'->>0, 'unknown') AS provider, sum(hourly_change) AS change, count(*) AS runs FROM runs
+       WHERE tenant = $1 AND env = $2 AND kind = 'apply' AND status = 'succeeded' AND hourly_change IS NOT NULL
+       GROUP BY 1 ORDER BY 1`,
+      [tenant, env],
+    );
+    return rows.map((r) => ({ provider: String(r.provider), change: Number(r.change), runs: Number(r.runs) }));
+  }
+
+  /** The run of the same plan in the same env before this one (what the console diffs against). */
+  async previous(tenant: string, run: RunDetail): Promise<RunDetail | undefined> {
+    const [row] = await this.storage.query<Row>(
+      `SELECT id FROM runs WHERE tenant = $1 AND env = $2 AND plan_hash = $3 AND (started_at, id) < ($4::timestamptz, $5) ORDER BY started_at DESC, id DESC LIMIT 1`,
+      [tenant, run.env, run.plan_hash, run.started_at, run.id],
+    );
+    return row ? this.get(tenant, [run.env], String(row.id)) : undefined;
+  }
+}
