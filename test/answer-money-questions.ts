@@ -3,9 +3,11 @@
  * words: spend and burn, runway, what resources cost (each, per period, in total), price and GPU filters,
  * superlatives, GPU counts, names that are also words ("big", "data"), and talk's follow-ups. The account
  * below is what the context plan reads; every figure a case expects is computed from it here, by the
- * billing rules of the wire reference (running and offline instances bill, a spot instance at the
- * current spot price, a volume at its type's price per GB and 30-day month whatever its status), not by
- * the code under test.
+ * billing rules of the wire reference as the cost capability counts them (running and offline instances
+ * bill; one ordered or provisioning is counted at its price, as it bills once it runs, with the OS volume
+ * it will get, 100 GB NVMe with GPUs, 50 GB without, while the account lists none for it; a spot instance
+ * at the current spot price; a volume at its type's price per GB and 30-day month whatever its status),
+ * not by the code under test.
  */
 export type Rec = Record<string, unknown>;
 
@@ -87,10 +89,14 @@ const list = (path: string) => MONEY_ACCOUNT[path] as Rec[];
 const typeOf = (code: unknown) => list('/v1/instance-types').find((t) => t.instance_type === code)!;
 const volumePrice = (type: unknown) => Number((list('/v1/volume-types').find((t) => t.type === type)!.price as Rec).price_per_month_per_gb);
 
-/** What one resource bills per hour now, or undefined when it does not bill. */
+/** Instances on their way to running: counted at their price, as they bill once they run. */
+const COMMITTED_STATUSES = ['ordered', 'new', 'validating', 'provisioning'];
+export const isCommitted = (r: Rec): boolean => COMMITTED_STATUSES.includes(String(r.status));
+
+/** What one resource is counted in the burn per hour (what it bills now, or once it runs), or undefined when it is not. */
 export function billsPerHour(r: Rec): number | undefined {
   if ('hostname' in r) {
-    if (r.status !== 'running' && r.status !== 'offline') return undefined;
+    if (r.status !== 'running' && r.status !== 'offline' && !isCommitted(r)) return undefined;
     return r.is_spot ? Number(typeOf(r.instance_type).spot_price) : Number(r.price_per_hour);
   }
   return (volumePrice(r.type) * Number(r.size)) / 720;
@@ -98,9 +104,17 @@ export function billsPerHour(r: Rec): number | undefined {
 
 export const INSTANCES = list('/v1/instances');
 export const VOLUMES = list('/v1/volumes');
+/** The OS volumes instances still provisioning will get, while the account lists none for them: counted too. */
+export const VOLUMES_TO_COME: Rec[] = INSTANCES.filter((i) => isCommitted(i) && !VOLUMES.some((v) => v.id === i.os_volume_id)).map((i) => ({
+  id: `${String(i.id)}/os`,
+  name: `OS volume of ${String(i.hostname)} (provisioning)`,
+  size: Number((i.gpu as Rec).number_of_gpus) > 0 ? 100 : 50,
+  type: 'NVMe',
+  status: i.status,
+}));
 export const byName = (name: string): Rec => [...INSTANCES, ...VOLUMES].find((r) => r.hostname === name || r.name === name)!;
 export const rate = (name: string): number => billsPerHour(byName(name))!;
-export const BILLING = [...INSTANCES, ...VOLUMES].filter((r) => billsPerHour(r) !== undefined);
+export const BILLING = [...INSTANCES, ...VOLUMES, ...VOLUMES_TO_COME].filter((r) => billsPerHour(r) !== undefined);
 export const BURN = BILLING.reduce((s, r) => s + billsPerHour(r)!, 0);
 export const BALANCE = 750;
 export const RUNWAY_HOURS = BALANCE / BURN;
@@ -127,19 +141,28 @@ export interface MoneyCase {
 const burnLine = (extra = '') =>
   `You are spending ${BURN.toFixed(4)} USD per hour (${(BURN * 24).toFixed(2)} per day, ${(BURN * 720).toFixed(2)} per 30 days${extra}) on ${BILLING.length} billable resources.`;
 const runwayLine = `Your balance of 750.00 USD lasts ${RUNWAY_HOURS.toFixed(1)} hours (${(RUNWAY_HOURS / 24).toFixed(1)} days) at this rate, until ${new Date(NOW + RUNWAY_HOURS * 3_600_000).toISOString().slice(0, 16).replace('T', ' ')} UTC.`;
+/** The burn's line naming what it counts before it runs, from the rules: "instance new-one (provisioning), volume OS volume of new-one (provisioning)". */
+const earlyCounted = BILLING.filter(isCommitted).map((r) => ('hostname' in r ? `instance ${String(r.hostname)} (${String(r.status)})` : `volume ${String(r.name)}`));
+const earlyLine = `Not running yet but counted, as ${earlyCounted.length === 1 ? 'it bills once it runs' : 'they bill once they run'}: ${earlyCounted.join(', ')}.`;
 const startsWith = (line: string) => new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
 const hasLine = (line: string) => new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm');
 const COST_HINT = /`assistant cost summary`/;
 
-/** Instances that bill, most expensive first, as a list answer names them ("big 10.32 USD/hour, …"). */
+/** How an answer says one is counted before it runs: "provisioning, counted as it bills once it runs". */
+const early = (name: string) => `${String(byName(name).status)}, counted as it bills once it runs`;
+/** Instances that bill, most expensive first, as a list answer names them ("big 10.32 USD/hour, …", "new-one 0.39 USD/hour (provisioning, counted …)"). */
 const billedList = (names: string[], per: (n: number) => string = hourly) =>
   names
     .map((n) => ({ n, r: rate(n) }))
     .sort((a, b) => b.r - a.r || a.n.localeCompare(b.n))
-    .map((x) => `${x.n} ${per(x.r)}`)
+    .map((x) => `${x.n} ${per(x.r)}${isCommitted(byName(x.n)) ? ` (${early(x.n)})` : ''}`)
     .join(', ');
 const INSTANCE_NAMES_BILLING = INSTANCES.filter((r) => billsPerHour(r) !== undefined).map((r) => String(r.hostname));
-const NOT_BILLING = 'Not counted: new-one (provisioning, not billing now), sleeper (hibernated, not billing now).';
+/** Instances counted below a price, as the rules count them. */
+const costingLess = (perHour: number) => INSTANCE_NAMES_BILLING.filter((n) => rate(n) < perHour);
+const NOT_BILLING = `Not counted: ${INSTANCES.filter((r) => billsPerHour(r) === undefined).map((r) => `${String(r.hostname)} (${String(r.status)}, not billing now)`).join(', ')}.`;
+/** "that bill now", or, where one of them is counted before it runs, "counted in the burn". */
+const billingOf = (names: string[]) => (names.some((n) => isCommitted(byName(n))) ? 'counted in the burn' : names.length === 1 ? 'that bills now' : 'that bill now');
 const per30 = (n: number) => `${usd(n * 720)} per 30 days`;
 const perDay = (n: number) => `${usd(n * 24)} per day`;
 const sumOf = (names: string[]) => names.reduce((s, n) => s + rate(n), 0);
@@ -154,6 +177,8 @@ const gpuLine = (rs: Rec[]) => {
 };
 const where = (rs: Rec[], f: (r: Rec) => boolean) => rs.filter(f);
 const named = (rs: Rec[]) => rs.map((r) => String(r.hostname));
+/** The GPU instances counted at the lowest rate, in the account's order (two here: small and new-one, 0.39 each). */
+const cheapestGpu = INSTANCE_NAMES_BILLING.filter((n) => GPUS([byName(n)]) > 0).filter((n, _i, all) => rate(n) === Math.min(...all.map(rate)));
 const isH100 = (r: Rec) => /H100/.test(String(r.instance_type));
 
 export const MONEY_CASES: MoneyCase[] = [
@@ -167,6 +192,8 @@ export const MONEY_CASES: MoneyCase[] = [
   { q: 'how much am I spending per week?', answer: startsWith(burnLine(`, ${(BURN * 168).toFixed(2)} per week`)) },
   { q: 'how much will I spend in a year?', answer: startsWith(burnLine(`, ${(BURN * 8760).toFixed(2)} per 365 days`)) },
   { q: 'how much am I spending in USD?', answer: startsWith(burnLine()) },
+  // Counted before it runs, as `cost summary` and the budget count it, and said so.
+  { q: 'how much am I spending per hour?', answer: hasLine(earlyLine) },
   { q: 'am I spending more than 10 USD per hour?', answer: startsWith(`Yes: ${hourly(BURN)} is more than 10 USD per hour. ${burnLine()}`) },
   { q: 'am I spending more than 500 dollars per day?', answer: startsWith(`No: ${perDay(BURN)} is not more than 500 USD per day. ${burnLine()}`) },
   { q: 'am I spending anything?', answer: startsWith(`Yes: y${burnLine().slice(1)}`) },
@@ -186,21 +213,22 @@ export const MONEY_CASES: MoneyCase[] = [
   { q: 'how much is train-h100 per hour?', answer: `train-h100 costs ${hourly(rate('train-h100'))} at the current spot price.` },
   { q: 'what does volume datasets cost per month?', answer: `datasets costs ${hourly(rate('datasets'))} (${per30(rate('datasets'))}).` },
   { q: 'how much does cpu-box cost?', answer: `cpu-box costs ${hourly(rate('cpu-box'))}.` },
-  { q: 'how much does new-one cost?', answer: 'new-one does not bill right now (it is provisioning); it will bill 0.39 USD/hour once it runs.' },
+  { q: 'how much does new-one cost?', answer: `new-one costs ${hourly(rate('new-one'))} (${early('new-one')}).` },
+  { q: 'how much does new-one cost per day?', answer: `new-one costs ${hourly(rate('new-one'))} (${perDay(rate('new-one'))}; ${early('new-one')}).` },
   { q: 'how much does sleeper cost per day?', answer: 'sleeper does not bill right now (it is hibernated).' },
   { q: 'what does 8A100.176V cost per day?', answer: `8A100.176V costs 10.32 USD/hour (${usd(10.32 * 24)} per day; spot 4.80 USD/hour).` },
   { q: 'what is the price of data per week?', answer: `data costs ${hourly(rate('data'))} (${usd(rate('data') * 168)} per week).` },
   // --- what resources cost in total
   {
     q: 'what is the total hourly cost of my instances?',
-    answer: `Your 5 instances that bill now cost ${sumOf(INSTANCE_NAMES_BILLING).toFixed(4)} USD/hour in total: ${billedList(INSTANCE_NAMES_BILLING)}. ${NOT_BILLING}`,
+    answer: `Your ${INSTANCE_NAMES_BILLING.length} instances ${billingOf(INSTANCE_NAMES_BILLING)} cost ${sumOf(INSTANCE_NAMES_BILLING).toFixed(4)} USD/hour in total: ${billedList(INSTANCE_NAMES_BILLING)}. ${NOT_BILLING}`,
   },
   { q: 'how much do my volumes cost per month?', answer: `Your 5 volumes that bill now cost ${per30(sumOf(VOLUME_NAMES))} in total: ${billedList(VOLUME_NAMES, per30)}.` },
   { q: 'how much do my running instances cost per day?', answer: `Your 4 instances that are running that bill now cost ${perDay(sumOf(RUNNING.map((r) => String(r.hostname))))} in total: ${billedList(RUNNING.map((r) => String(r.hostname)), perDay)}.` },
   { q: 'what are my instances in FIN-03 costing me?', answer: `Your 2 instances in FIN-03 that bill now cost ${sumOf(['small', 'train-h100']).toFixed(4)} USD/hour in total: ${billedList(['small', 'train-h100'])}. Not counted: sleeper (hibernated, not billing now).` },
   // --- more or less than an amount
   { q: 'which instances cost more than 2 USD per hour?', answer: `1 instance costs more than 2 USD per hour: big ${hourly(rate('big'))}. ${NOT_BILLING}` },
-  { q: 'which instances cost less than 1 dollar an hour?', answer: `2 instances cost less than 1 USD per hour: ${billedList(['small', 'cpu-box'])}. ${NOT_BILLING}` },
+  { q: 'which instances cost less than 1 dollar an hour?', answer: `${costingLess(1).length} instances cost less than 1 USD per hour: ${billedList(costingLess(1))}. ${NOT_BILLING}` },
   { q: 'which instances cost at least $1.10/hour?', answer: `3 instances cost at least 1.1 USD per hour: ${billedList(['big', 'data', 'train-h100'])}. ${NOT_BILLING}` },
   { q: 'which instance types cost less than 1 USD per hour?', answer: '2 instance types cost less than 1 USD per hour: 1V100.6V (0.39 USD/hour), CPU.4V.16G (0.0279 USD/hour).' },
   { q: 'which instance types cost at least 10 USD/hour?', answer: '2 instance types cost at least 10 USD per hour: 8A100.176V (10.32 USD/hour), 8H100.80S.176V (17.52 USD/hour).' },
@@ -220,6 +248,10 @@ export const MONEY_CASES: MoneyCase[] = [
   { q: 'what costs the most per day?', answer: `Instance big costs the most of what bills now: ${perDay(rate('big'))}, of your ${perDay(BURN)} in all.` },
   { q: 'which instance costs the most?', answer: `Your most expensive instance is big (${hourly(rate('big'))}). ${NOT_BILLING}` },
   { q: 'what is my most expensive volume?', answer: `Your most expensive volume is datasets (${hourly(rate('datasets'))}).` },
+  {
+    q: 'which GPU instance costs the least?',
+    answer: `Your cheapest GPU instances are ${cheapestGpu.join(' and ')} (${hourly(rate(cheapestGpu[0]!))} each${cheapestGpu.filter((n) => isCommitted(byName(n))).map((n) => `; ${n} ${early(n)}`).join('')}). ${NOT_BILLING}`,
+  },
   { q: 'which running instance is the cheapest?', answer: `Your cheapest instance that is running is small (${hourly(rate('small'))}).` },
   // --- GPUs counted, not the instances that have them
   { q: 'how many GPUs are running?', answer: `${GPUS(RUNNING)} GPUs are running, ${gpuLine(RUNNING)}.` },

@@ -13,7 +13,7 @@ import { builtinAnswer, BuiltinCannotAnswer } from '../engine/producers/planner/
 import { routeQuestion } from '../engine/core/routing/route.js';
 import { providerRoutings } from '../engine/providers/index.js';
 import { costSummary } from '../engine/providers/gpucloud/cost.js';
-import { BALANCE, billsPerHour, BURN, INSTANCES, MONEY_ACCOUNT, MONEY_CASES, NOW, VOLUMES } from './answer-money-questions.js';
+import { BALANCE, billsPerHour, BURN, INSTANCES, MONEY_ACCOUNT, MONEY_CASES, NOW, VOLUMES, VOLUMES_TO_COME } from './answer-money-questions.js';
 import { ANSWER_CASES } from './answer-questions.js';
 
 const routings = await providerRoutings();
@@ -59,7 +59,7 @@ test("the table's true figures are the cost capability's: its billing rules give
   const s = costSummary({ instances: a['/v1/instances'], volumes: a['/v1/volumes'], clusters: a['/v1/clusters'], balance: a['/v1/balance'], instanceTypes: a['/v1/instance-types'], volumeTypes: a['/v1/volume-types'], clusterTypes: a['/v1/cluster-types'] }, NOW);
   assert.ok(Math.abs(s.hourly_cost - BURN) < 1e-9, `${s.hourly_cost} vs ${BURN}`);
   assert.is(s.balance, BALANCE);
-  const billed = [...INSTANCES, ...VOLUMES].filter((r) => billsPerHour(r) !== undefined);
+  const billed = [...INSTANCES, ...VOLUMES, ...VOLUMES_TO_COME].filter((r) => billsPerHour(r) !== undefined);
   assert.equal(s.resources.map((r) => r.id).sort(), billed.map((r) => String(r.id)).sort());
   for (const r of billed) assert.ok(Math.abs(s.resources.find((x) => x.id === r.id)!.hourly_cost! - billsPerHour(r)!) < 1e-12, String(r.id));
 });

@@ -52,7 +52,7 @@ import {
 } from './answer-base.js';
 import { ATTRIBUTES, attributeSentence, attributeValue, rank, rankedSubject, rankedValue } from './answer-attributes.js';
 import { answerBilledList, answerBurn, answerGpuCount, answerMostCostly, answerNamedTotal, applyComparisons, billedPriceSentence } from './money.js';
-import { BILLED_KINDS, moneyView } from './money-view.js';
+import { BILLED_KINDS, committedNote, moneyView } from './money-view.js';
 import type { Attribute } from './question.js';
 
 export { BuiltinCannotAnswer };
@@ -135,7 +135,10 @@ function answerList(ctx: Ctx, spec: KindSpec, records: Rec[], own: boolean): str
     const shown = s.attribute === 'price' && q.period && q.period !== 'hour' ? `${rankedValue(s.attribute, best, top[0]!)}, ${money(best * PERIOD_HOURS[q.period], currencyOf(ctx, top))} ${PERIOD_WORDS[q.period]}` : rankedValue(s.attribute, valueOf(ctx, spec, top[0]!, s.attribute), top[0]!);
     const thatTop = used.has('status') ? ` that ${top.length === 1 ? 'is' : 'are'} ${statusText(q)}` : '';
     const subject = `${rankedSubject(s.words, top.length === 1 ? one : noun, own)}${thatTop}${where}`;
-    return finish(ctx, used, `${subject} ${top.length === 1 ? 'is' : 'are'} ${both(top.map((r) => nameOf(spec, r)))} (${shown}${top.length > 1 ? ' each' : ''}).${left}${notRanked}`);
+    // One ranked by the price the burn counts before it runs says so (money-view.ts).
+    const early = (r: Rec) => { const rate = s.attribute === 'price' && ctx.money && BILLED_KINDS.includes(spec.kind) ? ctx.money.rate(spec.kind, idOf(spec, r), r.status) : undefined; return rate?.bills && rate.committed ? committedNote(rate.resource.status) : undefined; };
+    const note = top.filter((r) => early(r)).map((r) => `; ${top.length === 1 ? '' : `${nameOf(spec, r)} `}${early(r)}`).join('');
+    return finish(ctx, used, `${subject} ${top.length === 1 ? 'is' : 'are'} ${both(top.map((r) => nameOf(spec, r)))} (${shown}${top.length > 1 ? ' each' : ''}${note}).${left}${notRanked}`);
   }
 
   ctx.subjects.add(spec.kind, rows.map((r) => idOf(spec, r)));

@@ -2,8 +2,9 @@
  * The built-in answers about money and GPU counts: what the account spends (the burn, per period), how
  * long the balance lasts, what resources cost (each, in total, above or below an amount), what costs the
  * most, and how many GPUs there are. Every figure is the cost capability's (money-view.ts, the figures of
- * `cost summary`): a resource's cost is what it bills now; one that does not bill now is said to, never
- * priced by another rule. A part of the question no figure here answers is left for the check in
+ * `cost summary`): a resource's cost is what the burn counts for it, what it bills now, or, still
+ * ordered or provisioning, what it bills once it runs (said so); one the burn does not count is said not
+ * to bill, never priced by another rule. A part of the question no figure here answers is left for the check in
  * answer.ts, which declines.
  */
 import { sortResources } from '../cost/live.js';
@@ -32,7 +33,7 @@ import {
   type Feature,
   type Rec,
 } from './answer-base.js';
-import { BILLED_KINDS, catalogueKind, type MoneyView } from './money-view.js';
+import { BILLED_KINDS, catalogueKind, committedNote, isCommitted, type MoneyView, type Rate } from './money-view.js';
 import { COST_ANSWER_HINT } from './hint.js';
 import type { Question } from './question.js';
 import { formatAmount, formatRate } from '../../core/render/money.js';
@@ -105,6 +106,7 @@ export function applyComparisons(ctx: Ctx, spec: KindSpec, rows: Rec[], currency
   const left: string[] = [];
   const texts = q.comparisons.map((c) => ({ as: comparedAs(q, c), text: comparisonText(q, c, currency) }));
   const prices = new Map<Rec, number>();
+  const committed = new Map<Rec, string>();
   const kept = rows.filter((r) => q.comparisons.every((c) => {
     if (comparedAs(q, c) === 'gpus') {
       const n = gpusOf(ctx, spec, r);
@@ -114,7 +116,7 @@ export function applyComparisons(ctx: Ctx, spec: KindSpec, rows: Rec[], currency
       }
       return compare(n, c);
     }
-    const perHour = billed ? billedRate(ctx, spec, r, left) : typePrice(r);
+    const perHour = billed ? billedRate(ctx, spec, r, left, committed) : typePrice(r);
     if (perHour === undefined) {
       if (!billed) left.push(`${nameOf(spec, r)} (no price)`);
       return false;
@@ -130,7 +132,7 @@ export function applyComparisons(ctx: Ctx, spec: KindSpec, rows: Rec[], currency
     const gpus = texts.filter((t) => t.as === 'gpus').map((t) => t.text);
     return [price.length ? `${n === 1 ? 'costs' : 'cost'} ${both(price)}` : '', gpus.length ? `${n === 1 ? 'has' : 'have'} ${both(gpus)}` : ''].filter(Boolean).join(' and ');
   };
-  const shown = prices.size ? (r: Rec) => (prices.has(r) ? rateText(prices.get(r)!, q.period!, currency) : '') : undefined;
+  const shown = prices.size ? (r: Rec) => (prices.has(r) ? `${rateText(prices.get(r)!, q.period!, currency)}${committed.has(r) ? `; ${committedNote(committed.get(r)!)}` : ''}` : '') : undefined;
   return { rows: kept, phrase, ...(shown ? { shown } : {}), left: [...new Set(left)] };
 }
 
@@ -139,8 +141,8 @@ const typePrice = (r: Rec): number | undefined => {
   return r.price_per_hour !== undefined && r.price_per_hour !== null && Number.isFinite(n) ? n : undefined;
 };
 
-/** A billed record's rate now; one that does not bill now is named in `left`. */
-function billedRate(ctx: Ctx, spec: KindSpec, r: Rec, left: string[]): number | undefined {
+/** A billed record's rate as the burn counts it; one the burn does not count is named in `left`, one counted before it runs in `committed` (with its status). */
+function billedRate(ctx: Ctx, spec: KindSpec, r: Rec, left: string[], committed: Map<Rec, string>): number | undefined {
   const rate = needMoney(ctx).rate(spec.kind, idOf(spec, r), r.status);
   if (!rate.bills) {
     left.push(`${nameOf(spec, r)} (${rate.status}, not billing now)`);
@@ -150,13 +152,17 @@ function billedRate(ctx: Ctx, spec: KindSpec, r: Rec, left: string[]): number | 
     left.push(`${nameOf(spec, r)} (${rate.why})`);
     return undefined;
   }
+  if (rate.committed) committed.set(r, rate.resource.status);
   return rate.per_hour;
 }
 
 // ---------------------------------------------------------------------------------------------
 // One resource, a list and a total.
 
-/** "big costs 10.32 USD/hour (247.68 USD per day)." — what a billed resource bills now. */
+/**
+ * "big costs 10.32 USD/hour (247.68 USD per day)." — what a billed resource bills now; one still
+ * provisioning: "new-one costs 0.39 USD/hour (provisioning, counted as it bills once it runs)."
+ */
 export function billedPriceSentence(ctx: Ctx, spec: KindSpec, record: Rec): string {
   const view = needMoney(ctx);
   const name = nameOf(spec, record);
@@ -164,14 +170,11 @@ export function billedPriceSentence(ctx: Ctx, spec: KindSpec, record: Rec): stri
   checkCurrencies(ctx, view.currency);
   if (ctx.q.period) ctx.use.add('period');
   ctx.subjects.add(spec.kind, [idOf(spec, record)]);
-  if (!rate.bills) {
-    const later = rate.committed === undefined ? '' : `; it will bill ${rateText(rate.committed, periodOf(ctx.q), view.currency)} once it runs`;
-    return `${name} does not bill right now (it is ${rate.status})${later}.`;
-  }
-  if (rate.per_hour === null) return `${name} bills, but ${rate.why}.`;
+  if (!rate.bills) return `${name} does not bill right now (it is ${rate.status}).`;
+  if (rate.per_hour === null) return `${name} ${rate.committed ? `is ${rate.resource.status} and counted as it bills once it runs` : 'bills'}, but ${rate.why}.`;
   const p = periodOf(ctx.q);
-  const shown = p === 'hour' ? rateText(rate.per_hour, 'hour', view.currency) : `${rateText(rate.per_hour, 'hour', view.currency)} (${rateText(rate.per_hour, p, view.currency)})`;
-  return `${name} costs ${shown}${rate.resource.spot ? ' at the current spot price' : ''}.`;
+  const notes = [...(p === 'hour' ? [] : [rateText(rate.per_hour, p, view.currency)]), ...(rate.committed ? [committedNote(rate.resource.status)] : [])];
+  return `${name} costs ${rateText(rate.per_hour, 'hour', view.currency)}${notes.length ? ` (${notes.join('; ')})` : ''}${rate.resource.spot ? ' at the current spot price' : ''}.`;
 }
 
 /**
@@ -193,11 +196,11 @@ export function answerBilledList(ctx: Ctx, spec: KindSpec, records: Rec[], own: 
   const one = describe(ctx, used, w.one).noun;
   const that = used.has('status') ? ` that ${rows.length === 1 ? 'is' : 'are'} ${statusText(q)}` : '';
   const p = periodOf(q);
-  const priced: { r: Rec; perHour: number }[] = [];
+  const priced: { r: Rec; perHour: number; rate: Rate }[] = [];
   const notBilling: string[] = [];
   for (const r of rows) {
     const rate = view.rate(spec.kind, idOf(spec, r), r.status);
-    if (rate.bills && rate.per_hour !== null) priced.push({ r, perHour: rate.per_hour });
+    if (rate.bills && rate.per_hour !== null) priced.push({ r, perHour: rate.per_hour, rate });
     else notBilling.push(`${nameOf(spec, r)} (${rate.bills ? rate.why : `${rate.status}, not billing now`})`);
   }
   ctx.subjects.add(spec.kind, rows.map((r) => idOf(spec, r)));
@@ -210,16 +213,21 @@ export function answerBilledList(ctx: Ctx, spec: KindSpec, records: Rec[], own: 
   }
   const total = priced.reduce((s, x) => s + x.perHour, 0);
   const sorted = [...priced].sort((a, b) => b.perHour - a.perHour || nameOf(spec, a.r).localeCompare(nameOf(spec, b.r)));
-  const each = sorted.slice(0, MAX_NAMES).map((x) => `${nameOf(spec, x.r)} ${rateText(x.perHour, p, view.currency)}`);
+  const each = sorted.slice(0, MAX_NAMES).map((x) => `${nameOf(spec, x.r)} ${rateText(x.perHour, p, view.currency)}${pending(x.rate)}`);
   const more = sorted.length > MAX_NAMES ? ` and ${sorted.length - MAX_NAMES} more` : '';
   const count = plural(priced.length, one, noun);
   if (compared) {
     return finishMoney(ctx, used, `${count}${that}${where} ${compared.phrase(priced.length)}: ${each.join(', ')}${more}.${tail}`.replace(/^./, (c) => c.toUpperCase()));
   }
   const totalText = p === 'hour' ? `${formatRate(total)} ${view.currency.toUpperCase()}/hour` : `${money(total * PERIOD_HOURS[p], view.currency)} ${PERIOD_WORDS[p]}`;
-  if (priced.length === 1) return finishMoney(ctx, used, `${lead}${count}${that}${where} that bills now costs ${totalText}: ${each[0]}.${tail}`.replace(/^./, (c) => c.toUpperCase()));
-  return finishMoney(ctx, used, `${lead}${count}${that}${where} that bill now cost ${totalText} in total: ${each.join(', ')}${more}.${tail}`.replace(/^./, (c) => c.toUpperCase()));
+  // "that bill now" is not true of one still provisioning: then they are the ones the burn counts.
+  const billing = priced.some((x) => x.rate.bills && x.rate.committed) ? ' counted in the burn' : priced.length === 1 ? ' that bills now' : ' that bill now';
+  if (priced.length === 1) return finishMoney(ctx, used, `${lead}${count}${that}${where}${billing} costs ${totalText}: ${each[0]}.${tail}`.replace(/^./, (c) => c.toUpperCase()));
+  return finishMoney(ctx, used, `${lead}${count}${that}${where}${billing} cost ${totalText} in total: ${each.join(', ')}${more}.${tail}`.replace(/^./, (c) => c.toUpperCase()));
 }
+
+/** After a rate in a list: " (provisioning, counted as it bills once it runs)" for one not running yet. */
+const pending = (rate: Rate): string => (rate.bills && rate.committed ? ` (${committedNote(rate.resource.status)})` : '');
 
 function finishMoney(ctx: Ctx, used: Set<Feature>, text: string): string {
   ctx.use.add(...used);
@@ -258,6 +266,9 @@ export function answerBurn(ctx: Ctx): string {
   lines.push(`Most of it: ${top.map((r) => `${r.kind} ${r.name} ${hourly(r.hourly_cost ?? 0, s.currency)}/hour`).join(', ')}.`);
   const offline = s.resources.filter((r) => r.kind === 'instance' && r.status === 'offline');
   if (offline.length) lines.push(`${plural(offline.length, 'offline instance still bills', 'offline instances still bill')} (shutdown keeps billing, only delete stops it): ${listNames(offline.map((r) => r.name))}.`);
+  // Counted before they run, as `cost summary` and the budget count them (a synthetic OS volume's name says its status).
+  const early = s.resources.filter(isCommitted);
+  if (early.length) lines.push(`Not running yet but counted, as ${early.length === 1 ? 'it bills once it runs' : 'they bill once they run'}: ${listNames(early.map((r) => `${r.kind} ${r.name}${r.name.endsWith(`(${r.status})`) ? '' : ` (${r.status})`}`))}.`);
   if (balance && s.runway_hours !== null && s.runway_until) {
     lines.push(`Your balance of ${balance} lasts ${s.runway_hours.toFixed(1)} hours (${(s.runway_hours / 24).toFixed(1)} days) at this rate, until ${when(s.runway_until)}.`);
     if (q.duration) ctx.use.add('duration');
@@ -292,9 +303,10 @@ export function answerMostCostly(ctx: Ctx): string {
   const top = priced.filter((r) => r.hourly_cost === best).sort((a, b) => a.name.localeCompare(b.name));
   for (const r of top) ctx.subjects.add(catalogueKind(r), [r.id]);
   const p = periodOf(q);
-  const who = both(top.map((r) => `${r.kind} ${r.name}`)).replace(/^./, (c) => c.toUpperCase());
+  const who = both(top.map((r) => `${r.kind} ${r.name}${isCommitted(r) && !r.name.endsWith(`(${r.status})`) ? ` (${committedNote(r.status)})` : ''}`)).replace(/^./, (c) => c.toUpperCase());
   const unpriced = s.unpriced.length ? ` Not counted (no price known): ${s.unpriced.join('; ')}.` : '';
-  return `${who} ${top.length === 1 ? 'costs' : 'cost'} the ${highest ? 'most' : 'least'} of what bills now: ${rateText(best, p, s.currency)}${top.length > 1 ? ' each' : ''}, of your ${rateText(s.hourly_cost, p, s.currency)} in all.${unpriced}`;
+  const of = top.some(isCommitted) ? 'what the burn counts' : 'what bills now';
+  return `${who} ${top.length === 1 ? 'costs' : 'cost'} the ${highest ? 'most' : 'least'} of ${of}: ${rateText(best, p, s.currency)}${top.length > 1 ? ' each' : ''}, of your ${rateText(s.hourly_cost, p, s.currency)} in all.${unpriced}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -358,18 +370,18 @@ export function answerNamedTotal(ctx: Ctx, named: { spec: KindSpec; record: Rec 
   ctx.use.add('attributes', 'total');
   if (q.period) ctx.use.add('period');
   const p = periodOf(q);
-  const priced: { name: string; perHour: number }[] = [];
+  const priced: { name: string; perHour: number; rate: Rate }[] = [];
   const notes: string[] = [];
   for (const { spec, record } of named) {
     const name = nameOf(spec, record);
     const rate = view.rate(spec.kind, idOf(spec, record), record.status);
     ctx.subjects.add(spec.kind, [idOf(spec, record)]);
-    if (rate.bills && rate.per_hour !== null) priced.push({ name, perHour: rate.per_hour });
+    if (rate.bills && rate.per_hour !== null) priced.push({ name, perHour: rate.per_hour, rate });
     else notes.push(`${name} (${rate.bills ? rate.why : `${rate.status}, not billing now`})`);
   }
   const tail = notes.length ? ` Not counted: ${listNames(notes)}.` : '';
   if (!priced.length) return `None of them bills right now.${tail}`;
   const total = priced.reduce((s, x) => s + x.perHour, 0);
-  const each = priced.map((x) => `${x.name} ${rateText(x.perHour, p, view.currency)}`).join(', ');
+  const each = priced.map((x) => `${x.name} ${rateText(x.perHour, p, view.currency)}${pending(x.rate)}`).join(', ');
   return `${both(named.map((n) => nameOf(n.spec, n.record)))} cost ${rateText(total, p, view.currency)} together now: ${each}.${tail}`;
 }
