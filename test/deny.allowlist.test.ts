@@ -99,7 +99,7 @@ test('the cloud_a reads (ask context, IAM and compliance reports, cost) are all 
   };
   await iamReport(recorder).catch(() => undefined);
   await complianceReport(recorder).catch(() => undefined);
-  const plans = [ceUsagePlan('2026-01-01', '2026-01-31', true), ceUsagePlan('2026-01-01', '2026-01-31', false)];
+  const plans = [ceUsagePlan('2026-01-01', '2026-01-31', { by: 'service' }), ceUsagePlan('2026-01-01', '2026-01-31'), ceUsagePlan('2026-01-01', '2026-01-31', { by: 'usage' }), ceUsagePlan('2026-01-01', '2026-01-31', { by: 'tag', key: 'team' })];
   for (const spec of AWS_READS) seen.push([...spec.args]);
   for (const p of plans) for (const c of p.commands) seen.push(c.args);
   assert.ok(seen.length > 15, 'the recorder saw the reports\' reads');
