@@ -9,13 +9,14 @@ import { readFileSync } from 'node:fs';
 import { ensurePrivateDir, writePrivateFile } from '../engine/core/private-file.js';
 import { join } from 'node:path';
 import { PlanSchema, type Plan } from '../schemas/plan.js';
-import { ExitCode, InvalidInputError, SafetyRefusal } from '../engine/core/errors.js';
+import { ExitCode, InvalidInputError, SafetyRefusal, UsageError } from '../engine/core/errors.js';
 import { planHash, RunJournal } from '../engine/core/plan/journal.js';
 import { SANDBOX_SCOPE } from '../engine/core/plan/backend.js';
 import { compileGpuCloudCreate, DEFAULT_SHARED_VOLUME_GB } from '../engine/producers/k8s-create/gpucloud.js';
 import { compileEksCreate } from '../engine/producers/k8s-create/eks.js';
 import { compileGkeCreate } from '../engine/producers/k8s-create/gke.js';
 import { compileKubeadmCreate } from '../engine/producers/k8s-create/kubeadm.js';
+import { compileKubeadmMachines, isWorkerCount } from '../engine/producers/k8s-create/kubeadm-machines.js';
 import { requireClusterName, type CatalogueRead } from '../engine/producers/k8s-create/common.js';
 import { sandboxKubeconfig } from '../engine/producers/sandbox/sandbox.js';
 import { assertContextFree } from '../engine/core/kubeconfig/kubeconfig-write.js';
@@ -117,19 +118,16 @@ export async function runK8sCreate(ctx: CommandContext, argv: string[]): Promise
     );
     common(
       cli
-        .command('kubeadm <name>', 'Kubernetes with kubeadm on hosts you reach as root over SSH (gpucloud.ssh_key_path)')
-        .option('--host <ip>', 'The control-plane host (required)')
-        .option('--workers <ips>', 'Comma-separated worker hosts to join')
+        .command('kubeadm <name>', 'Kubernetes with kubeadm: on new gpucloud instances (--workers <n>), or on hosts you reach as root over SSH (--host)')
+        .option('--workers <n|ips>', 'A count: create the control plane and <n> worker instances; or comma-separated worker hosts to join (with --host)')
+        .option('--host <ip>', 'The control-plane host you already have (with --workers <ip,…>)')
+        .option('--instance-type <type>', 'Instance type of the machines it creates (default: the cheapest CPU type with 2 cores and 2 GB)')
+        .option('--location <code>', 'Location of the machines it creates (default: gpucloud.default_location, else where the type is available)')
         .option('--use-context', 'Make <name> the current kubeconfig context'),
-    ).action((name: string, opts: Flags) =>
-      start(() =>
-        withSession(ctx, async (session) => {
-          const plan = savedFor(ctx, `kubeadm-${name}`, opts) ?? compileKubeadmCreate({ name, host: str(opts.host), workers: str(opts.workers), useContext: Boolean(opts.useContext) });
-          if (!opts.plan && !opts.dryRun) await checkSshReady(ctx, session, name, opts);
-          return applyCompiled(ctx, session, `kubeadm-${name}`, plan, opts, { what: `Install Kubernetes (kubeadm) as cluster ${name} on the given hosts`, expected: name });
-        }),
-      ),
-    );
+    )
+      .example('  assistant k8s create kubeadm lab --workers 2 --dry-run            # the 3 machines it creates and what they cost')
+      .example('  assistant k8s create kubeadm lab --host 10.0.0.5 --workers 10.0.0.6,10.0.0.7')
+      .action((name: string, opts: Flags) => start(() => createKubeadm(ctx, name, opts)));
   }, '', FLAGS);
 }
 
@@ -168,6 +166,38 @@ async function createGpuCloud(ctx: CommandContext, name: string, opts: Flags): P
       ctx.io.stderr.write(`sandbox: context ${name} was merged into ${sandboxKubeconfig(ctx.home)}, not your kubeconfig; its API server is a stand-in address with no Kubernetes behind it\n`);
     }
     return code;
+  });
+}
+
+/** kubeadm on machines the plan creates (`--workers <n>` without --host), or on hosts you have (`--host`). */
+async function createKubeadm(ctx: CommandContext, name: string, opts: Flags): Promise<number> {
+  const makes = opts.host === undefined && isWorkerCount(opts.workers);
+  if (!makes && opts.host !== undefined && isWorkerCount(opts.workers)) {
+    throw new UsageError('--workers is a count only when the plan creates the machines; with --host it takes worker addresses', { hint: 'assistant k8s create kubeadm lab --workers 2 (new machines), or --host 10.0.0.5 --workers 10.0.0.6,10.0.0.7' });
+  }
+  if (!makes && (opts.instanceType !== undefined || opts.location !== undefined)) {
+    throw new UsageError('--instance-type and --location are for the machines --workers <n> creates, not for --host', { hint: 'assistant k8s create kubeadm lab --workers 2 --instance-type CPU.4V.16G' });
+  }
+  return withSession(ctx, async (session) => {
+    const plan =
+      savedFor(ctx, `kubeadm-${name}`, opts) ??
+      (makes
+        ? await compileKubeadmMachines(
+            { name, workers: opts.workers, instanceType: str(opts.instanceType), location: str(opts.location), defaultLocation: session.predefined.DEFAULT_LOCATION, useContext: Boolean(opts.useContext) },
+            catalogueRead(session),
+          )
+        : compileKubeadmCreate({ name, host: str(opts.host), workers: str(opts.workers), useContext: Boolean(opts.useContext) }));
+    if (!opts.plan && !opts.dryRun) {
+      if (makes && !session.predefined.DEFAULT_SSH_KEY_ID) {
+        throw new InvalidInputError('no_default_ssh_key', 'the machines need an SSH key and gpucloud.default_ssh_key_id is not set; nothing was sent', {
+          hint: "list your keys with 'assistant gpucloud list ssh-keys' and set gpucloud.default_ssh_key_id",
+        });
+      }
+      await checkSshReady(ctx, session, name, opts);
+    }
+    return makes
+      ? applyCompiled(ctx, session, `kubeadm-${name}`, plan, opts, { what: `Create ${Number(opts.workers) + 1} instances and install Kubernetes (kubeadm) as cluster ${name}`, after: 'delete the instances to stop the bill', expected: name, priced: true })
+      : applyCompiled(ctx, session, `kubeadm-${name}`, plan, opts, { what: `Install Kubernetes (kubeadm) as cluster ${name} on the given hosts`, expected: name });
   });
 }
 
