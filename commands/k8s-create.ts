@@ -76,16 +76,21 @@ export async function runK8sCreate(ctx: CommandContext, argv: string[]): Promise
         .option('--nodes <n>', 'Worker nodes (default 2)')
         .option('--workers <n>', 'Same as --nodes')
         .option('--node-type <type>', 'Instance type of the nodes (default t3.medium)')
-        .option('--role-arn <arn>', 'IAM role of the control plane (required)')
+        .option('--role-arn <arn>', 'IAM role of the control plane (default: the plan makes it and the node role, as eksctl does; needs --destroyer)')
         .option('--node-role-arn <arn>', 'IAM role of the nodes (default: --role-arn)')
-        .option('--subnets <ids>', 'Comma-separated subnet IDs, two zones at least (required)')
+        .option('--subnets <ids>', 'Comma-separated subnet IDs, two zones at least (default: the plan makes a VPC with public and private subnets in two zones)')
         .option('--region <region>', 'Region (default: kubernetes.clusters.<name>.region, else the profile\'s)')
-        .option('--profile <name>', 'cloud_a profile (default: kubernetes.clusters.<name>.profile)'),
-    ).action((name: string, opts: Flags) =>
+        .option('--profile <name>', 'cloud_a profile (default: kubernetes.clusters.<name>.profile)')
+        .option('--destroyer', 'Permit the steps that change permissions or routing: the IAM roles and route tables the plan makes without --role-arn/--subnets'),
+    )
+      .example('  assistant k8s create eks e1 --nodes 3 --node-type m5.large --dry-run     # the VPC, roles and cluster it makes, priced')
+      .example('  assistant k8s create eks e1 --nodes 3 --node-type m5.large --destroyer')
+      .example('  assistant k8s create eks e1 --role-arn arn:aws:iam::123456789012:role/eks --subnets subnet-0a1,subnet-0b2')
+      .action((name: string, opts: Flags) =>
       start(() =>
         withSession(ctx, async (session) => {
           const configured = session.config.kubernetes?.clusters?.[name];
-          const plan = savedFor(ctx, `eks-${name}`, opts) ?? compileEksCreate({
+          const plan = savedFor(ctx, `eks-${name}`, opts) ?? await compileEksCreate({
             name,
             nodes: opts.nodes ?? opts.workers,
             nodeType: str(opts.nodeType),
@@ -95,8 +100,9 @@ export async function runK8sCreate(ctx: CommandContext, argv: string[]): Promise
             region: str(opts.region) ?? configured?.region,
             profile: str(opts.profile) ?? configured?.profile,
             kubeconfig: session.config.kubernetes?.kubeconfig ? expandHome(session.config.kubernetes.kubeconfig, ctx.home) : undefined,
-          });
-          return applyCompiled(ctx, session, `eks-${name}`, plan, opts, { what: `Create EKS cluster ${name}`, expected: name });
+          }, (args) => readResult(session, { version: 1, provider: 'cloud_a', commands: [{ args, reason: 'read the zones to compile the plan' }] }));
+          // Roles and routing the plan makes change who may do what and where traffic goes: --destroyer (the dry run says which steps).
+          return applyCompiled(ctx, session, `eks-${name}`, plan, opts, { what: `Create EKS cluster ${name}`, expected: name, priced: true, irreversible: false }, Boolean(opts.destroyer));
         }),
       ),
     );
@@ -256,6 +262,8 @@ interface Confirmation {
   after?: string;
   /** Show what it costs per hour (from the same prices as --dry-run) in the question, or on stderr with --yes. */
   priced?: boolean;
+  /** Says "This cannot be undone" (default: when --destroyer is given, a deletion's case). */
+  irreversible?: boolean;
 }
 
 /**
@@ -284,7 +292,7 @@ async function applyCompiled(ctx: CommandContext, session: Session, key: string,
     const price = confirmation.priced ? consent.price : undefined;
     const what = `${confirmation.what}${price ? ` at ${price}` : ''}${confirmation.after ? ` (${confirmation.after})` : ''}`;
     if (price && ctx.globals.yes) ctx.io.stderr.write(`${what}: billed until you delete it\n`);
-    await confirmByTyping(ctx, what, confirmation.expected, destroyer ? 'This cannot be undone.' : 'It is billed until you delete it; review it first with --plan or --dry-run.');
+    await confirmByTyping(ctx, what, confirmation.expected, confirmation.irreversible ?? destroyer ? 'This cannot be undone.' : 'It is billed until you delete it; review it first with --plan or --dry-run.');
   }
   if (!opts.resume && !opts.fresh) refuseIfAnotherUnfinished(ctx, key, plan);
   const file = keepPlan(ctx, key, plan);
