@@ -59,7 +59,8 @@ motoTest('k8s create eks as the SPEC writes it: without --destroyer nothing is s
   assert.equal((m.aws(['ec2', 'describe-vpcs', '--filters', 'Name=cidr,Values=192.168.0.0/16']) as Json).Vpcs, [], 'no VPC was made');
   assert.equal(m.aws(['eks', 'list-clusters']), { clusters: [] });
 
-  const r = await runCli([...spec, '--yes', '--destroyer'], { home, env: m.env });
+  // 31 aws CLI runs against moto: a ceiling for a busy machine, not a measure.
+  const r = await runCli([...spec, '--yes', '--destroyer'], { home, env: m.env, timeoutMs: 600_000 });
   assert.is(r.code, 0, r.stderr);
   const attached = (role: string) => ((m.aws(['iam', 'list-attached-role-policies', '--role-name', role]) as Json).AttachedPolicies as Json[]).map((p) => p.PolicyName).sort();
   assert.equal(attached('e2-cluster-role'), ['AmazonEKSClusterPolicy']);
