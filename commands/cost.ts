@@ -10,10 +10,10 @@ import type { CostResource, CostSummary } from '../engine/core/capabilities.js';
 import { costForecast, sortResources, type CostSort } from '../engine/producers/cost/live.js';
 import { readSnapshots } from '../engine/producers/cost/snapshots.js';
 import { costTrend, dayOf, MAX_TREND_DAYS, parseDay, type CostTrend } from '../engine/producers/cost/trend.js';
-import { ANOMALY_DAYS, findAnomalies } from '../engine/producers/cost/anomalies.js';
+import { ANOMALY_DAYS, findAnomalies, type Anomaly } from '../engine/producers/cost/anomalies.js';
 import { costByTag } from '../engine/producers/cost/tags.js';
 import { costProvider, readBilledDays, readLiveCost, type CostCommand, type CostProvider } from '../machines/cost.js';
-import { billedForecast, billedSummary, billedTrendDays, monthToDate } from '../engine/producers/cost/billed.js';
+import { billedAnomalies, billedDetail, billedForecast, billedSummary, billedTags, billedTrendDays, monthToDate, type BilledDetailRow } from '../engine/producers/cost/billed.js';
 import { PROVIDERS } from '../engine/providers/index.js';
 import { OperationError, UsageError } from '../engine/core/errors.js';
 import type { Colors } from '../engine/core/render/color.js';
@@ -46,7 +46,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .option('--provider <name>', providerHelp(true))
         .option('--sort-by <key>', 'cost | age | name', { default: 'cost' })
         .example('  assistant cost detail --sort-by age')
-        .action((o: ProviderOpt & { sortBy: string }) => start(() => withCost(ctx, 'detail', o, (s) => detail(ctx, s, o.sortBy))));
+        .action((o: ProviderOpt & { sortBy: string }) => start(() => detailCost(ctx, o)));
       cli
         .command('trend', 'Daily cost between two dates (UTC): measured from recorded snapshots, else reconstructed')
         .option('--provider <name>', providerHelp())
@@ -58,7 +58,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .command('anomalies', 'Resources and days whose cost departs from the usual, each with its reason')
         .option('--provider <name>', providerHelp(true))
         .example('  assistant cost anomalies -o json')
-        .action((o: ProviderOpt) => start(() => withCost(ctx, 'anomalies', o, (s, session, account) => anomalies(ctx, s, session, account))));
+        .action((o: ProviderOpt) => start(() => anomaliesCost(ctx, o)));
       cli
         .command('tags', 'Cost grouped by the value of one tag (untagged as its own group)')
         .option('--provider <name>', providerHelp(true))
@@ -76,7 +76,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .example('  assistant cost export --output cost.csv')
         .action((o: ProviderOpt & { output?: string }) => start(() => exportCost(ctx, o)));
     },
-    "A provider's figures are live (what bills now at its prices, with the balance and runway: gpucloud's catalogue prices, where offline instances still bill) or its own bill per day (summary, trend, forecast: cloud_a's AWS Cost Explorer). Global flags: -o table|json|yaml, --sandbox, --config <path>.",
+    "A provider's figures are live (what bills now at its prices, with the balance and runway: gpucloud's catalogue prices, where offline instances still bill) or its own bill per day (cloud_a's AWS Cost Explorer: summary, trend and forecast by service, detail and export by usage type, anomalies day to day, tags by the tag's value). Global flags: -o table|json|yaml, --sandbox, --config <path>.",
     FLAGS,
   );
 }
@@ -96,6 +96,47 @@ function providerHelp(live = false): string {
 
 /** `--provider` as typed (cac makes a number of a number-like value). */
 const providerName = (o: ProviderOpt): string | undefined => (o.provider === undefined ? undefined : String(o.provider));
+
+/** detail: every billable resource priced now, or a bill's month to date by service and usage type. */
+async function detailCost(ctx: CommandContext, o: ProviderOpt & { sortBy: string }): Promise<number> {
+  const provider = await costProvider('detail', providerName(o));
+  if (provider.cost.live) return withCost(ctx, 'detail', o, (s) => detail(ctx, s, o.sortBy));
+  if (o.sortBy === 'age') throw new UsageError(`--sort-by age needs live figures: ${provider.name}'s bill has services, not resources with an age`, { hint: `assistant cost detail --provider ${provider.name} --sort-by cost|name` });
+  return withSession(ctx, async (session) => {
+    const d = await billedDetailOf(ctx, session, provider, o.sortBy as 'cost' | 'name');
+    const cur = d.currency.toUpperCase();
+    const rows = d.rows.map((r) => ({ service: r.service, usage: r.usage_type, mtd: money(r.cost_so_far), hourly: rate(r.hourly_cost) }));
+    const columns: Column[] = [
+      { header: 'SERVICE', path: 'service', priority: 10 },
+      { header: 'USAGE TYPE', path: 'usage', priority: 9 },
+      { header: 'MONTH TO DATE', path: 'mtd', priority: 10 },
+      { header: 'PER HOUR (AVG)', path: 'hourly', priority: 7 },
+    ];
+    const body = () => (rows.length ? ctx.out.table(rows, columns, { keep: 'service' }) : 'No cost recorded this month.\n');
+    ctx.out.value(d, { table: () => `${body()}\nMonth to date: ${money(d.month_to_date)} ${cur} (${d.period.start} to ${d.period.end}, ${d.period.days} day(s))\nBased on: ${d.based_on}\n` });
+    return 0;
+  });
+}
+
+/** A bill's month to date by service and usage type (detail and export). */
+async function billedDetailOf(ctx: CommandContext, session: Session, provider: CostProvider, sortBy: 'cost' | 'name') {
+  const now = Date.now();
+  const m = monthToDate(now);
+  const { days, currency } = await readBilledDays(session, provider, { start: m.start, endExclusive: m.endExclusive, group: { by: 'usage' } }, ctx.signal);
+  return billedDetail(provider.name, provider.cost.billed!.basis, days, currency, now, sortBy);
+}
+
+/** anomalies: from live figures and the recorded snapshots, or from a bill by service over the last ANOMALY_DAYS days. */
+async function anomaliesCost(ctx: CommandContext, o: ProviderOpt): Promise<number> {
+  const provider = await costProvider('anomalies', providerName(o));
+  if (provider.cost.live) return withCost(ctx, 'anomalies', o, (s, session, account) => anomalies(ctx, s, session, account));
+  return withSession(ctx, async (session) => {
+    const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+    const { days, currency } = await readBilledDays(session, provider, { start: dayOf(today - (ANOMALY_DAYS - 1) * DAY_MS), endExclusive: dayOf(today + DAY_MS), group: { by: 'service' } }, ctx.signal);
+    showAnomalies(ctx, billedAnomalies(days, currency));
+    return 0;
+  });
+}
 
 /** Reads and prices the account of the chosen provider, records a snapshot, then hands the summary to `show`. */
 async function withCost(ctx: CommandContext, command: CostCommand, o: ProviderOpt, show: (s: CostSummary, session: Session, account: string) => number | Promise<number>): Promise<number> {
@@ -162,12 +203,15 @@ async function anomalies(ctx: CommandContext, s: CostSummary, _session: Session,
   const now = Date.parse(s.as_of);
   const end = Math.floor(now / DAY_MS) * DAY_MS;
   const t = costTrend({ provider: s.provider, currency: s.currency, snapshots: await history(ctx, s, account), resources: s.resources, start: end - (ANOMALY_DAYS - 1) * DAY_MS, end, now });
-  const found = findAnomalies(s.resources, t.days, s.currency);
+  showAnomalies(ctx, findAnomalies(s.resources, t.days, s.currency));
+  return 0;
+}
+
+function showAnomalies(ctx: CommandContext, found: Anomaly[]): void {
   // One block per finding: the reasons are sentences, which a table would cut on a narrow terminal.
   // The resource's ID goes with its name: it is what a later command (gpucloud action delete <id>) takes.
   const blocks = found.map((a) => `${a.kind}: ${a.subject}${typeof a.figures.id === 'string' ? ` (${a.figures.id})` : ''}\n  ${a.reason}\n`).join('');
   ctx.out.value(found, { table: found.length ? blocks : 'No anomalies.\n' });
-  return 0;
 }
 
 async function tags(ctx: CommandContext, o: ProviderOpt & { key?: unknown }): Promise<number> {
@@ -176,6 +220,7 @@ async function tags(ctx: CommandContext, o: ProviderOpt & { key?: unknown }): Pr
   if (!key || key.length > 63 || /[\s=]/.test(key)) {
     throw new UsageError(o.key === undefined || o.key === true ? 'cost tags needs --key <tag>' : `--key must be a tag key of 1 to 63 characters without blanks or "=" (got "${String(o.key)}")`, { hint: 'assistant cost tags --key team' });
   }
+  if (!provider.cost.live) return billedTagsCost(ctx, provider, key);
   return withSession(ctx, async (session) => {
     const s = (await readCost(ctx, session, provider)).summary;
     const t = costByTag(s.resources, key, { provider: s.provider, currency: s.currency, as_of: s.as_of });
@@ -193,13 +238,33 @@ async function tags(ctx: CommandContext, o: ProviderOpt & { key?: unknown }): Pr
   });
 }
 
+/** tags of a provider's bill: the month to date by the tag's value, as the provider groups it. */
+async function billedTagsCost(ctx: CommandContext, provider: CostProvider, key: string): Promise<number> {
+  return withSession(ctx, async (session) => {
+    const now = Date.now();
+    const m = monthToDate(now);
+    const { days, currency } = await readBilledDays(session, provider, { start: m.start, endExclusive: m.endExclusive, group: { by: 'tag', key } }, ctx.signal);
+    const t = billedTags(provider.name, provider.cost.billed!.basis, key, days, currency, now);
+    const rows = t.groups.map((g) => ({ value: g.value ?? '(untagged)', mtd: money(g.month_to_date), hourly: rate(g.hourly_cost), monthly: money(g.monthly_forecast) }));
+    const columns: Column[] = [
+      { header: key.toUpperCase(), path: 'value', priority: 10 },
+      { header: 'MONTH TO DATE', path: 'mtd', priority: 9 },
+      { header: 'PER HOUR (AVG)', path: 'hourly', priority: 7 },
+      { header: 'PER 30 DAYS', path: 'monthly', priority: 8 },
+    ];
+    const body = () => (rows.length ? ctx.out.table(rows, columns, { keep: 'value' }) : 'No cost recorded this month.\n');
+    ctx.out.value(t, { table: () => `${body()}\nMonth to date: ${money(t.month_to_date)} ${t.currency.toUpperCase()} (${t.period.start} to ${t.period.end}, ${t.period.days} day(s))\nBased on: ${t.based_on}\n` });
+    return 0;
+  });
+}
+
 /** summary or forecast of a provider's bill: the month to date, by service. */
 async function billedCost(ctx: CommandContext, provider: CostProvider, what: 'summary' | 'forecast'): Promise<number> {
   const basis = provider.cost.billed!.basis;
   return withSession(ctx, async (session) => {
     const now = Date.now();
     const m = monthToDate(now);
-    const { days, currency } = await readBilledDays(session, provider, { start: m.start, endExclusive: m.endExclusive, byService: true }, ctx.signal);
+    const { days, currency } = await readBilledDays(session, provider, { start: m.start, endExclusive: m.endExclusive, group: { by: 'service' } }, ctx.signal);
     const doc = what === 'summary' ? billedSummary(provider.name, basis, days, currency, now) : billedForecast(provider.name, basis, days, currency, now, provider.cost.billed!.forecastNote);
     const cur = currency.toUpperCase();
     if (what === 'forecast') {
@@ -237,7 +302,7 @@ async function billedTrend(ctx: CommandContext, provider: CostProvider, range: {
     const today = Math.floor(now / DAY_MS) * DAY_MS;
     const end = Math.min(range.end, today);
     const notes = end < range.end ? [`days after today (${dayOf(now)}) are left out: they have not happened yet`] : [];
-    const { days, currency } = end < range.start ? { days: [], currency: 'usd' } : await readBilledDays(session, provider, { start: dayOf(range.start), endExclusive: dayOf(end + DAY_MS), byService: false }, ctx.signal);
+    const { days, currency } = end < range.start ? { days: [], currency: 'usd' } : await readBilledDays(session, provider, { start: dayOf(range.start), endExclusive: dayOf(end + DAY_MS) }, ctx.signal);
     const inRange = billedTrendDays(days.filter((d) => d.date >= dayOf(range.start) && d.date <= dayOf(end)));
     const t: CostTrend = { provider: provider.name, currency, start: dayOf(range.start), end: dayOf(range.end), as_of: new Date(now).toISOString(), based_on: `${provider.cost.billed!.basis}; billed: a closed day, estimated: ${provider.name} has not closed it yet`, total: inRange.reduce((s, d) => s + d.cost, 0), days: inRange, notes };
     for (const n of notes) ctx.io.stderr.write(`note: ${n}\n`);
@@ -358,6 +423,21 @@ function csvCell(v: unknown): string {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
+const BILLED_CSV_FIELDS = ['service', 'usage_type', 'cost_so_far', 'hourly_cost'] as const;
+
+/** A bill's month to date by service and usage type as CSV (same quoting as the live export). */
+export function billedCsv(rows: readonly BilledDetailRow[]): string {
+  const lines = [BILLED_CSV_FIELDS.join(',')];
+  for (const r of rows) lines.push(BILLED_CSV_FIELDS.map((f) => csvCell(r[f])).join(','));
+  return lines.join('\r\n') + '\r\n';
+}
+
+async function write(file: string, text: string): Promise<void> {
+  await writeFile(file, text).catch((err: NodeJS.ErrnoException) => {
+    throw new OperationError('write_failed', `cannot write "${file}": ${err.code ?? err.message}`, { hint: 'check the path and its permissions', cause: err });
+  });
+}
+
 export function costCsv(s: CostSummary): string {
   const lines = [CSV_FIELDS.join(',')];
   for (const r of s.resources) lines.push(CSV_FIELDS.map((f) => csvCell((r as unknown as Record<string, unknown>)[f])).join(','));
@@ -374,11 +454,17 @@ async function exportCost(ctx: CommandContext, o: ProviderOpt & { output?: strin
   const dir = dirname(resolve(file));
   const isDir = await stat(dir).then((st) => st.isDirectory(), () => false);
   if (!isDir) throw new UsageError(`cannot export to "${file}": the folder ${dir} does not exist`, { hint: 'create the folder or choose another --output path' });
+  if (!provider.cost.live) {
+    return withSession(ctx, async (session) => {
+      const d = await billedDetailOf(ctx, session, provider, 'cost');
+      await write(file, ext === '.csv' ? billedCsv(d.rows) : JSON.stringify(d, null, 2) + '\n');
+      ctx.io.stderr.write(`wrote ${d.rows.length} service and usage type rows (${money(d.month_to_date)} ${d.currency.toUpperCase()} month to date) to ${file}\n`);
+      return 0;
+    });
+  }
   return withSession(ctx, async (session) => {
     const s = (await readCost(ctx, session, provider)).summary;
-    await writeFile(file, ext === '.csv' ? costCsv(s) : JSON.stringify(s, null, 2) + '\n').catch((err: NodeJS.ErrnoException) => {
-      throw new OperationError('write_failed', `cannot write "${file}": ${err.code ?? err.message}`, { hint: 'check the path and its permissions', cause: err });
-    });
+    await write(file, ext === '.csv' ? costCsv(s) : JSON.stringify(s, null, 2) + '\n');
     ctx.io.stderr.write(`wrote ${s.resources.length} resources (${rate(s.hourly_cost)} ${s.currency.toUpperCase()}/hour) to ${file}\n`);
     return 0;
   });

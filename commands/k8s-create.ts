@@ -9,13 +9,14 @@ import { readFileSync } from 'node:fs';
 import { ensurePrivateDir, writePrivateFile } from '../engine/core/private-file.js';
 import { join } from 'node:path';
 import { PlanSchema, type Plan } from '../schemas/plan.js';
-import { ExitCode, InvalidInputError, SafetyRefusal } from '../engine/core/errors.js';
+import { ExitCode, InvalidInputError, SafetyRefusal, UsageError } from '../engine/core/errors.js';
 import { planHash, RunJournal } from '../engine/core/plan/journal.js';
 import { SANDBOX_SCOPE } from '../engine/core/plan/backend.js';
 import { compileGpuCloudCreate, DEFAULT_SHARED_VOLUME_GB } from '../engine/producers/k8s-create/gpucloud.js';
 import { compileEksCreate } from '../engine/producers/k8s-create/eks.js';
 import { compileGkeCreate } from '../engine/producers/k8s-create/gke.js';
 import { compileKubeadmCreate } from '../engine/producers/k8s-create/kubeadm.js';
+import { compileKubeadmMachines, isWorkerCount } from '../engine/producers/k8s-create/kubeadm-machines.js';
 import { requireClusterName, type CatalogueRead } from '../engine/producers/k8s-create/common.js';
 import { forgetSandboxCluster, sandboxKubeconfig } from '../engine/producers/sandbox/sandbox.js';
 import { assertContextFree, kubeconfigPathFor } from '../engine/core/kubeconfig/kubeconfig-write.js';
@@ -76,16 +77,21 @@ export async function runK8sCreate(ctx: CommandContext, argv: string[]): Promise
         .option('--nodes <n>', 'Worker nodes (default 2)')
         .option('--workers <n>', 'Same as --nodes')
         .option('--node-type <type>', 'Instance type of the nodes (default t3.medium)')
-        .option('--role-arn <arn>', 'IAM role of the control plane (required)')
+        .option('--role-arn <arn>', 'IAM role of the control plane (default: the plan makes it and the node role, as eksctl does; needs --destroyer)')
         .option('--node-role-arn <arn>', 'IAM role of the nodes (default: --role-arn)')
-        .option('--subnets <ids>', 'Comma-separated subnet IDs, two zones at least (required)')
+        .option('--subnets <ids>', 'Comma-separated subnet IDs, two zones at least (default: the plan makes a VPC with public and private subnets in two zones)')
         .option('--region <region>', 'Region (default: kubernetes.clusters.<name>.region, else the profile\'s)')
-        .option('--profile <name>', 'cloud_a profile (default: kubernetes.clusters.<name>.profile)'),
-    ).action((name: string, opts: Flags) =>
+        .option('--profile <name>', 'cloud_a profile (default: kubernetes.clusters.<name>.profile)')
+        .option('--destroyer', 'Permit the steps that change permissions or routing: the IAM roles and route tables the plan makes without --role-arn/--subnets'),
+    )
+      .example('  assistant k8s create eks e1 --nodes 3 --node-type m5.large --dry-run     # the VPC, roles and cluster it makes, priced')
+      .example('  assistant k8s create eks e1 --nodes 3 --node-type m5.large --destroyer')
+      .example('  assistant k8s create eks e1 --role-arn arn:aws:iam::123456789012:role/eks --subnets subnet-0a1,subnet-0b2')
+      .action((name: string, opts: Flags) =>
       start(() =>
         withSession(ctx, async (session) => {
           const configured = session.config.kubernetes?.clusters?.[name];
-          const plan = savedFor(ctx, `eks-${name}`, opts) ?? compileEksCreate({
+          const plan = savedFor(ctx, `eks-${name}`, opts) ?? await compileEksCreate({
             name,
             nodes: opts.nodes ?? opts.workers,
             nodeType: str(opts.nodeType),
@@ -95,8 +101,9 @@ export async function runK8sCreate(ctx: CommandContext, argv: string[]): Promise
             region: str(opts.region) ?? configured?.region,
             profile: str(opts.profile) ?? configured?.profile,
             kubeconfig: session.config.kubernetes?.kubeconfig ? expandHome(session.config.kubernetes.kubeconfig, ctx.home) : undefined,
-          });
-          return applyCompiled(ctx, session, `eks-${name}`, plan, opts, { what: `Create EKS cluster ${name}`, expected: name });
+          }, (args) => readResult(session, { version: 1, provider: 'cloud_a', commands: [{ args, reason: 'read the zones to compile the plan' }] }));
+          // Roles and routing the plan makes change who may do what and where traffic goes: --destroyer (the dry run says which steps).
+          return applyCompiled(ctx, session, `eks-${name}`, plan, opts, { what: `Create EKS cluster ${name}`, expected: name, priced: true, irreversible: false }, Boolean(opts.destroyer));
         }),
       ),
     );
@@ -118,19 +125,16 @@ export async function runK8sCreate(ctx: CommandContext, argv: string[]): Promise
     );
     common(
       cli
-        .command('kubeadm <name>', 'Kubernetes with kubeadm on hosts you reach as root over SSH (gpucloud.ssh_key_path)')
-        .option('--host <ip>', 'The control-plane host (required)')
-        .option('--workers <ips>', 'Comma-separated worker hosts to join')
+        .command('kubeadm <name>', 'Kubernetes with kubeadm: on new gpucloud instances (--workers <n>), or on hosts you reach as root over SSH (--host)')
+        .option('--workers <n|ips>', 'A count: create the control plane and <n> worker instances; or comma-separated worker hosts to join (with --host)')
+        .option('--host <ip>', 'The control-plane host you already have (with --workers <ip,…>)')
+        .option('--instance-type <type>', 'Instance type of the machines it creates (default: the cheapest CPU type with 2 cores and 2 GB)')
+        .option('--location <code>', 'Location of the machines it creates (default: gpucloud.default_location, else where the type is available)')
         .option('--use-context', 'Make <name> the current kubeconfig context'),
-    ).action((name: string, opts: Flags) =>
-      start(() =>
-        withSession(ctx, async (session) => {
-          const plan = savedFor(ctx, `kubeadm-${name}`, opts) ?? compileKubeadmCreate({ name, host: str(opts.host), workers: str(opts.workers), useContext: Boolean(opts.useContext) });
-          if (!opts.plan && !opts.dryRun) await checkSshReady(ctx, session, name, opts);
-          return applyCompiled(ctx, session, `kubeadm-${name}`, plan, opts, { what: `Install Kubernetes (kubeadm) as cluster ${name} on the given hosts`, expected: name });
-        }),
-      ),
-    );
+    )
+      .example('  assistant k8s create kubeadm lab --workers 2 --dry-run            # the 3 machines it creates and what they cost')
+      .example('  assistant k8s create kubeadm lab --host 10.0.0.5 --workers 10.0.0.6,10.0.0.7')
+      .action((name: string, opts: Flags) => start(() => createKubeadm(ctx, name, opts)));
   }, '', FLAGS);
 }
 
@@ -170,6 +174,38 @@ async function createGpuCloud(ctx: CommandContext, name: string, opts: Flags): P
       ctx.io.stderr.write(`sandbox: context ${name} was merged into ${sandboxKubeconfig(ctx.home)} (not your kubeconfig) and is its current context; the sandbox's Kubernetes API stand-in answers for it: try 'assistant --sandbox k8s get nodes'\n`);
     }
     return code;
+  });
+}
+
+/** kubeadm on machines the plan creates (`--workers <n>` without --host), or on hosts you have (`--host`). */
+async function createKubeadm(ctx: CommandContext, name: string, opts: Flags): Promise<number> {
+  const makes = opts.host === undefined && isWorkerCount(opts.workers);
+  if (!makes && opts.host !== undefined && isWorkerCount(opts.workers)) {
+    throw new UsageError('--workers is a count only when the plan creates the machines; with --host it takes worker addresses', { hint: 'assistant k8s create kubeadm lab --workers 2 (new machines), or --host 10.0.0.5 --workers 10.0.0.6,10.0.0.7' });
+  }
+  if (!makes && (opts.instanceType !== undefined || opts.location !== undefined)) {
+    throw new UsageError('--instance-type and --location are for the machines --workers <n> creates, not for --host', { hint: 'assistant k8s create kubeadm lab --workers 2 --instance-type CPU.4V.16G' });
+  }
+  return withSession(ctx, async (session) => {
+    const plan =
+      savedFor(ctx, `kubeadm-${name}`, opts) ??
+      (makes
+        ? await compileKubeadmMachines(
+            { name, workers: opts.workers, instanceType: str(opts.instanceType), location: str(opts.location), defaultLocation: session.predefined.DEFAULT_LOCATION, useContext: Boolean(opts.useContext) },
+            catalogueRead(session),
+          )
+        : compileKubeadmCreate({ name, host: str(opts.host), workers: str(opts.workers), useContext: Boolean(opts.useContext) }));
+    if (!opts.plan && !opts.dryRun) {
+      if (makes && !session.predefined.DEFAULT_SSH_KEY_ID) {
+        throw new InvalidInputError('no_default_ssh_key', 'the machines need an SSH key and gpucloud.default_ssh_key_id is not set; nothing was sent', {
+          hint: "list your keys with 'assistant gpucloud list ssh-keys' and set gpucloud.default_ssh_key_id",
+        });
+      }
+      await checkSshReady(ctx, session, name, opts);
+    }
+    return makes
+      ? applyCompiled(ctx, session, `kubeadm-${name}`, plan, opts, { what: `Create ${Number(opts.workers) + 1} instances and install Kubernetes (kubeadm) as cluster ${name}`, after: 'delete the instances to stop the bill', expected: name, priced: true })
+      : applyCompiled(ctx, session, `kubeadm-${name}`, plan, opts, { what: `Install Kubernetes (kubeadm) as cluster ${name} on the given hosts`, expected: name });
   });
 }
 
@@ -228,6 +264,8 @@ interface Confirmation {
   after?: string;
   /** Show what it costs per hour (from the same prices as --dry-run) in the question, or on stderr with --yes. */
   priced?: boolean;
+  /** Says "This cannot be undone" (default: when --destroyer is given, a deletion's case). */
+  irreversible?: boolean;
 }
 
 /**
@@ -256,7 +294,7 @@ async function applyCompiled(ctx: CommandContext, session: Session, key: string,
     const price = confirmation.priced ? consent.price : undefined;
     const what = `${confirmation.what}${price ? ` at ${price}` : ''}${confirmation.after ? ` (${confirmation.after})` : ''}`;
     if (price && ctx.globals.yes) ctx.io.stderr.write(`${what}: billed until you delete it\n`);
-    await confirmByTyping(ctx, what, confirmation.expected, destroyer ? 'This cannot be undone.' : 'It is billed until you delete it; review it first with --plan or --dry-run.');
+    await confirmByTyping(ctx, what, confirmation.expected, confirmation.irreversible ?? destroyer ? 'This cannot be undone.' : 'It is billed until you delete it; review it first with --plan or --dry-run.');
   }
   if (!opts.resume && !opts.fresh) refuseIfAnotherUnfinished(ctx, key, plan);
   const file = keepPlan(ctx, key, plan);

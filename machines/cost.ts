@@ -6,7 +6,7 @@
  * `cost trend`; a provider with a bill reads it per day. No provider is named here.
  */
 import type { Config } from '../schemas/config.js';
-import type { BilledDay, CapabilityRead, CostCapability, CostSummary } from '../engine/core/capabilities.js';
+import type { BilledCost, BilledDay, BilledGroup, CapabilityRead, CostCapability, CostSummary } from '../engine/core/capabilities.js';
 import { PROVIDERS, providersWith, providerWith } from '../engine/providers/index.js';
 import { UsageError } from '../engine/core/errors.js';
 import { recordSnapshot } from '../engine/producers/cost/snapshots.js';
@@ -23,17 +23,17 @@ export interface CostReadOptions {
 /** The `cost` commands. */
 export type CostCommand = 'summary' | 'detail' | 'trend' | 'anomalies' | 'tags' | 'forecast' | 'export';
 
-/** Live figures answer every command; a bill only what it says: the month so far, its forecast, the days. */
-const COMMANDS_OF: Record<keyof CostCapability, readonly CostCommand[]> = {
-  live: ['summary', 'detail', 'trend', 'anomalies', 'tags', 'forecast', 'export'],
-  billed: ['summary', 'trend', 'forecast'],
-};
+/** Live figures answer every command; a bill what its groupings allow: the month so far, its forecast and days, detail and export by usage type, anomalies by service, tags by tag. */
+const LIVE: readonly CostCommand[] = ['summary', 'detail', 'trend', 'anomalies', 'tags', 'forecast', 'export'];
+const BILLED: readonly CostCommand[] = ['summary', 'trend', 'forecast', 'anomalies'];
+const BILLED_BY_GROUP: Record<NonNullable<BilledCost['groups']>[number], readonly CostCommand[]> = { usage: ['detail', 'export'], tag: ['tags'] };
 
 /** The commands a provider's cost capability answers. */
 export function costCommandsOf(cost: CostCapability): CostCommand[] {
   const out = new Set<CostCommand>();
-  for (const key of Object.keys(COMMANDS_OF) as (keyof CostCapability)[]) if (cost[key]) for (const c of COMMANDS_OF[key]) out.add(c);
-  return [...out];
+  if (cost.live) for (const c of LIVE) out.add(c);
+  if (cost.billed) for (const c of [...BILLED, ...(cost.billed.groups ?? []).flatMap((g) => BILLED_BY_GROUP[g])]) out.add(c);
+  return LIVE.filter((c) => out.has(c));
 }
 
 export interface CostProvider {
@@ -101,12 +101,24 @@ export async function readLiveCost(
  * cost tools, the budget guard), and records the snapshot.
  */
 export async function readAccountCost(backend: PlanBackend & { config: Config }, o: CostReadOptions & { warn?: (message: string) => void; provider?: string }): Promise<CostSummary> {
-  // `detail` is answered from live figures only: the first provider that answers it has them.
-  return (await readLiveCost(backend, await costProvider('detail', o.provider), o)).summary;
+  return (await readLiveCost(backend, await liveCostProvider(o.provider), o)).summary;
+}
+
+/**
+ * The provider named, else the first (in registry order) with live figures: what bills now, priced
+ * (a bill per day has no resources to price). One without them is a usage error, before anything is read.
+ */
+export async function liveCostProvider(name?: string): Promise<CostProvider> {
+  for (const candidate of name === undefined ? PROVIDERS.namesWith('cost') : [name]) {
+    const p = await providerWith('cost', candidate);
+    if (p?.capabilities.cost.live) return { name: p.name, cost: p.capabilities.cost };
+  }
+  const all = (await providersWith('cost')).filter((p) => p.capabilities.cost.live).map((p) => p.name);
+  throw new UsageError(name === undefined ? 'no provider of this build has live cost figures' : `provider "${name}" has no live cost figures (what bills now, priced)`, { hint: `providers with live figures: ${list(all)}` });
 }
 
 /** A provider's bill per day over [start, endExclusive), read through the executor. */
-export async function readBilledDays(backend: PlanBackend, provider: CostProvider, period: { start: string; endExclusive: string; byService: boolean }, signal?: AbortSignal): Promise<{ days: BilledDay[]; currency: string }> {
+export async function readBilledDays(backend: PlanBackend, provider: CostProvider, period: { start: string; endExclusive: string; group?: BilledGroup }, signal?: AbortSignal): Promise<{ days: BilledDay[]; currency: string }> {
   const billed = provider.cost.billed;
   if (!billed) throw new UsageError(`${provider.name} has no billed cost figures`, { hint: `its cost commands: ${costCommandsOf(provider.cost).join(', ')}` });
   return billed.days(reader(backend, signal), period);

@@ -12,7 +12,7 @@ import { planDrift } from '../engine/producers/drift/plan-diff.js';
 import { renderDrift } from '../engine/producers/drift/render.js';
 import { InvalidInputError } from '../engine/core/errors.js';
 import { formatProblems, validatePlan } from '../engine/core/plan/validate.js';
-import { costProvider, readLiveCost } from '../machines/cost.js';
+import { liveCostProvider, readLiveCost } from '../machines/cost.js';
 import { readPlan, readResult } from '../machines/apply/reads.js';
 import { PREDEFINED_BINDINGS } from '../schemas/plan.js';
 import type { McpBackend } from './backend.js';
@@ -50,7 +50,7 @@ export async function trendTool(backend: McpBackend, range: { start?: string; en
   const start = day('start', range.start) ?? end - 6 * DAY;
   if (start > end || (end - start) / DAY + 1 > 366) throw new InvalidInputError('invalid_date', 'start must not be after end, and the range covers at most 366 days');
   // The account the snapshots are kept under comes from the provider's own cost capability.
-  const { summary: s, account } = await readLiveCost(backend, await costProvider('detail'), { home: backend.home, env: backend.env, sandbox: backend.sandbox, signal });
+  const { summary: s, account } = await readLiveCost(backend, await liveCostProvider(), { home: backend.home, env: backend.env, sandbox: backend.sandbox, signal });
   const { snapshots } = await readSnapshots(backend.home, s.provider, account);
   const t = costTrend({ provider: s.provider, currency: s.currency, snapshots, resources: s.resources, start, end, now: Date.parse(s.as_of) });
   return { text: renderTrendChart(t, { columns: WIDTH, color: false, now: s }), structured: { ...t, runway_hours: s.runway_hours, runway_until: s.runway_until, balance: s.balance } };

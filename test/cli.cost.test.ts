@@ -246,10 +246,11 @@ test('cost with an unknown provider is a usage error listing the providers that 
     assert.is(r.code, 2);
     assert.match(r.stderr, /error: usage: cost for provider "cloud_z" is not available yet: providers with cost figures are gpucloud or cloud_a\n/);
     assert.match(r.stderr, /hint: cost summary works for --provider gpucloud or cloud_a/);
-    const d = await runCli(['cost', 'detail', '--provider', 'cloud_a'], { env });
+    // cloud_a's bill has services, not resources with an age (issue 39 item 6: its detail is by usage type).
+    const d = await runCli(['cost', 'detail', '--provider', 'cloud_a', '--sort-by', 'age'], { env });
     assert.is(d.code, 2);
-    assert.match(d.stderr, /error: usage: cost for provider "cloud_a" is not available for this command yet: cost detail works for gpucloud\n/);
-    assert.match(d.stderr, /hint: cloud_a answers cost summary, trend or forecast/);
+    assert.match(d.stderr, /error: usage: --sort-by age needs live figures: cloud_a's bill has services, not resources with an age\n/);
+    assert.match(d.stderr, /hint: assistant cost detail --provider cloud_a --sort-by cost\|name/);
     assert.is(emu.requests().length, 0);
   });
 });

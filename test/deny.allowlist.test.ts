@@ -61,8 +61,8 @@ test('the cloud_a planner: every list, create, start/stop/reboot runs freely; de
   }
 });
 
-test('k8s create eks, gke and kubeadm compile to steps that run freely (the kubeconfig is merged by the provider, sanitised)', () => {
-  harmless(compileEksCreate({ name: 'e1', roleArn: 'arn:aws:iam::123456789012:role/eks', subnets: 'subnet-a,subnet-b', region: 'eu-west-1', profile: 'p' }), 'k8s create eks');
+test('k8s create eks, gke and kubeadm compile to steps that run freely (the kubeconfig is merged by the provider, sanitised)', async () => {
+  harmless(await compileEksCreate({ name: 'e1', roleArn: 'arn:aws:iam::123456789012:role/eks', subnets: 'subnet-a,subnet-b', region: 'eu-west-1', profile: 'p' }), 'k8s create eks');
   harmless(compileGkeCreate({ name: 'g1', gcpProject: 'proj-1', location: 'europe-west4-a' }), 'k8s create gke');
   harmless(compileKubeadmCreate({ name: 'k1', host: '10.0.0.5', workers: '10.0.0.6,10.0.0.7', useContext: true }), 'k8s create kubeadm');
 });
@@ -99,7 +99,7 @@ test('the cloud_a reads (ask context, IAM and compliance reports, cost) are all 
   };
   await iamReport(recorder).catch(() => undefined);
   await complianceReport(recorder).catch(() => undefined);
-  const plans = [ceUsagePlan('2026-01-01', '2026-01-31', true), ceUsagePlan('2026-01-01', '2026-01-31', false)];
+  const plans = [ceUsagePlan('2026-01-01', '2026-01-31', { by: 'service' }), ceUsagePlan('2026-01-01', '2026-01-31'), ceUsagePlan('2026-01-01', '2026-01-31', { by: 'usage' }), ceUsagePlan('2026-01-01', '2026-01-31', { by: 'tag', key: 'team' })];
   for (const spec of AWS_READS) seen.push([...spec.args]);
   for (const p of plans) for (const c of p.commands) seen.push(c.args);
   assert.ok(seen.length > 15, 'the recorder saw the reports\' reads');

@@ -126,7 +126,7 @@ const cellar: Provider<unknown> = {
         basis: 'the cellar ledger',
         async days(read, period) {
           const [rows] = await read({ version: 1, provider: 'cellar', commands: [{ args: ['cellar-bill', period.start, period.endExclusive], reason: 'cost: the bill per day' }] });
-          return { days: (rows as { date: string; cost: number; services: Record<string, number> }[]).map((r) => ({ ...r, estimated: false, services: period.byService ? r.services : {} })), currency: 'eur' };
+          return { days: (rows as { date: string; cost: number; services: Record<string, number> }[]).map((r) => ({ ...r, estimated: false, services: period.group?.by === 'service' ? r.services : {} })), currency: 'eur' };
         },
       },
     },
@@ -267,8 +267,8 @@ test('cost for a provider without the figures a command needs is refused before 
   assert.match(none.stderr, /^error: usage: cost for provider "attic" is not available yet: providers with cost figures are gpucloud, cloud_a, pantry or cellar$/m);
   const billedOnly = await assistant(['cost', 'detail', '--provider', 'cellar']);
   assert.is(billedOnly.code, 2);
-  assert.match(billedOnly.stderr, /^error: usage: cost for provider "cellar" is not available for this command yet: cost detail works for gpucloud or pantry$/m);
-  assert.match(billedOnly.stderr, /^hint: cellar answers cost summary, trend or forecast$/m);
+  assert.match(billedOnly.stderr, /^error: usage: cost for provider "cellar" is not available for this command yet: cost detail works for gpucloud, cloud_a or pantry$/m);
+  assert.match(billedOnly.stderr, /^hint: cellar answers cost summary, trend, anomalies or forecast$/m);
   assert.equal([pantry.calls, cellarCalls], [[], []]);
 });
 

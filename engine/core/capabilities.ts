@@ -253,6 +253,12 @@ export interface CostSummary {
   unpriced: string[];
 }
 
+/** How a bill is grouped: by service, by service and usage type (`cost detail|export`), by a tag's value (`cost tags`). */
+export type BilledGroup = { by: 'service' } | { by: 'usage' } | { by: 'tag'; key: string };
+
+/** The key of a `usage` group: service and usage type, joined so a row can be split back. */
+export const USAGE_KEY_SEPARATOR = ' / ';
+
 /** One day of a provider's own bill. */
 export interface BilledDay {
   /** YYYY-MM-DD (UTC). */
@@ -281,8 +287,14 @@ export interface LiveCost {
  * summary` (the month to date by service), `cost forecast` (linear to month end) and `cost trend`.
  */
 export interface BilledCost {
-  /** The bill per day over [start, endExclusive) (YYYY-MM-DD), by service when asked, read through the executor. */
-  days(read: CapabilityRead, period: { start: string; endExclusive: string; byService: boolean }): Promise<{ days: BilledDay[]; currency: string }>;
+  /**
+   * The bill per day over [start, endExclusive) (YYYY-MM-DD), read through the executor: the total, or
+   * grouped as asked (each day's `services` keyed by the group: the service, `service / usage type`, or
+   * the tag's value with '' for untagged).
+   */
+  days(read: CapabilityRead, period: { start: string; endExclusive: string; group?: BilledGroup }): Promise<{ days: BilledDay[]; currency: string }>;
+  /** The groupings `days` answers besides `service` (each opens `cost` commands: detail and export, tags). */
+  groups?: readonly Exclude<BilledGroup['by'], 'service'>[];
   /** What the figures are (for `based_on`). */
   basis: string;
   /** Said after the forecast's method (which forecast of its own the provider's bill does not use). */

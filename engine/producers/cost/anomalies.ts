@@ -21,7 +21,8 @@ export const OUTLIER_MIN_OTHERS = 2;
 /** Days of history the burn-jump rule looks at (today included). */
 export const ANOMALY_DAYS = 14;
 
-export type AnomalyKind = 'long_running_gpu' | 'offline_billing' | 'burn_jump' | 'cost_outlier';
+/** service_jump: a billed provider's service (engine/producers/cost/billed.ts billedAnomalies). */
+export type AnomalyKind = 'long_running_gpu' | 'offline_billing' | 'burn_jump' | 'cost_outlier' | 'service_jump';
 
 export interface Anomaly {
   kind: AnomalyKind;

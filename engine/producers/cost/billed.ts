@@ -3,7 +3,8 @@
  * engine/core/capabilities.ts): the month to date by service, a linear month-end forecast, the trend as billed.
  * No balance, so no runway.
  */
-import type { BilledDay } from '../../core/capabilities.js';
+import { USAGE_KEY_SEPARATOR, type BilledDay } from '../../core/capabilities.js';
+import { ANOMALY_DAYS, BURN_JUMP_FACTOR, type Anomaly } from './anomalies.js';
 import { dayOf, type TrendDay } from './trend.js';
 
 const DAY = 86_400_000;
@@ -85,4 +86,93 @@ export function billedTrendDays(days: readonly BilledDay[]): TrendDay[] {
     snapshots: 0,
     balance_end: null,
   }));
+}
+
+/** What a group cost over the days read: the sum, and per hour on average (days × 24 h). */
+function groupTotals(days: readonly BilledDay[]): Map<string, number> {
+  const by = new Map<string, number>();
+  for (const d of days) for (const [k, v] of Object.entries(d.services)) by.set(k, (by.get(k) ?? 0) + v);
+  return by;
+}
+
+export interface BilledDetailRow {
+  service: string;
+  usage_type: string;
+  cost_so_far: number;
+  /** The month's average per hour (cost so far / days read / 24). */
+  hourly_cost: number;
+}
+
+/** The month to date by service and usage type (`cost detail|export` for a billed provider), sorted by cost or name. */
+export function billedDetail(provider: string, basis: string, days: readonly BilledDay[], currency: string, now: number, sortBy: 'cost' | 'name') {
+  const s = billedSummary(provider, basis, [], currency, now);
+  const rows: BilledDetailRow[] = [...groupTotals(days).entries()].map(([key, cost]) => {
+    const at = key.lastIndexOf(USAGE_KEY_SEPARATOR);
+    return { service: at < 0 ? key : key.slice(0, at), usage_type: at < 0 ? '' : key.slice(at + USAGE_KEY_SEPARATOR.length), cost_so_far: cost, hourly_cost: days.length ? cost / days.length / 24 : 0 };
+  });
+  rows.sort(sortBy === 'name' ? (a, b) => a.service.localeCompare(b.service) || a.usage_type.localeCompare(b.usage_type) : (a, b) => b.cost_so_far - a.cost_so_far || a.service.localeCompare(b.service) || a.usage_type.localeCompare(b.usage_type));
+  const mtd = days.reduce((t, d) => t + d.cost, 0);
+  return {
+    provider,
+    currency,
+    as_of: s.as_of,
+    based_on: basis,
+    sort_by: sortBy,
+    period: { start: s.period.start, end: days.length ? days[days.length - 1]!.date : s.period.start, days: days.length },
+    month_to_date: mtd,
+    hourly_cost: days.length ? mtd / days.length / 24 : 0,
+    rows,
+  };
+}
+
+/** The month to date by the value of one tag ('' from the provider: untagged, shown last as null). */
+export function billedTags(provider: string, basis: string, key: string, days: readonly BilledDay[], currency: string, now: number) {
+  const perHour = (cost: number) => (days.length ? cost / days.length / 24 : 0);
+  const groups = [...groupTotals(days).entries()]
+    .map(([value, cost]) => ({ value: value === '' ? null : value, month_to_date: cost, hourly_cost: perHour(cost), monthly_forecast: perHour(cost) * 720 }))
+    .sort((a, b) => (a.value === null ? 1 : 0) - (b.value === null ? 1 : 0) || b.month_to_date - a.month_to_date || String(a.value).localeCompare(String(b.value)));
+  const mtd = days.reduce((t, d) => t + d.cost, 0);
+  const { start } = monthToDate(now);
+  return {
+    provider,
+    currency,
+    key,
+    as_of: new Date(now).toISOString(),
+    based_on: `${basis}; grouped by the tag's value as the provider records it (untagged: cost without the tag); monthly = the average per hour × 720`,
+    period: { start, end: days.length ? days[days.length - 1]!.date : start, days: days.length },
+    month_to_date: mtd,
+    hourly_cost: perHour(mtd),
+    groups,
+  };
+}
+
+/** A billed jump smaller than this (in the bill's currency) is noise, not an anomaly. */
+export const BILLED_MIN_JUMP = 1;
+
+/**
+ * `cost anomalies` from a bill by service per day: a day whose total, or a service whose cost, is more
+ * than BURN_JUMP_FACTOR × the day before and higher by at least BILLED_MIN_JUMP. A day the provider
+ * has not closed yet is said to be estimated.
+ */
+export function billedAnomalies(days: readonly BilledDay[], currency: string): Anomaly[] {
+  const cur = currency.toUpperCase();
+  const out: Anomaly[] = [];
+  const recent = days.slice(-ANOMALY_DAYS);
+  const jump = (kind: 'burn_jump' | 'service_jump', subject: string, what: string, prev: BilledDay, d: BilledDay, before: number, now: number) => {
+    if (before <= 0 || now <= BURN_JUMP_FACTOR * before || now - before < BILLED_MIN_JUMP) return;
+    const factor = now / before;
+    out.push({
+      kind,
+      subject,
+      reason: `${what} rose ${factor.toFixed(1)}× from ${before.toFixed(2)} ${cur} on ${prev.date} to ${now.toFixed(2)} ${cur} on ${d.date}${d.estimated ? ' (estimated: the day is not closed yet)' : ''} (more than ${BURN_JUMP_FACTOR}× and at least ${BILLED_MIN_JUMP} ${cur} more)`,
+      figures: { date: d.date, previous_date: prev.date, previous_cost: before, cost: now, factor, threshold_factor: BURN_JUMP_FACTOR, estimated: d.estimated ? 'yes' : 'no' },
+    });
+  };
+  for (let i = 1; i < recent.length; i++) {
+    const prev = recent[i - 1]!;
+    const d = recent[i]!;
+    jump('burn_jump', `day ${d.date}`, "the day's bill", prev, d, prev.cost, d.cost);
+    for (const [service, cost] of Object.entries(d.services).sort((a, b) => a[0].localeCompare(b[0]))) jump('service_jump', `service ${service}`, `${service}'s daily cost`, prev, d, prev.services[service] ?? 0, cost);
+  }
+  return out;
 }

@@ -42,6 +42,28 @@ export const EKS_CLUSTER_HOURLY = 0.1;
 
 const unpriced = (why: string): ChangePrice => ({ price: 'unpriced', why });
 
+/**
+ * A NAT gateway per hour (data processed is billed by use on top), in the regions whose rate is known
+ * here (aws.amazon.com/vpc/pricing, 2026); another region is unpriced, never priced at these rates.
+ */
+export const NAT_GATEWAY_HOURLY: Readonly<Record<string, number>> = { 'us-east-1': 0.045, 'us-east-2': 0.045, 'us-west-2': 0.045, 'eu-west-1': 0.048, 'eu-central-1': 0.052 };
+/** A public IPv4 address (an Elastic IP), per hour, in every region. */
+export const PUBLIC_IPV4_HOURLY = 0.005;
+
+async function natGateway(ctx: PriceContext): Promise<ChangePrice> {
+  const region = await regionOf(ctx);
+  if ('unpriced' in region) return unpriced(region.unpriced);
+  const each = NAT_GATEWAY_HOURLY[region.value];
+  if (each === undefined) return unpriced(`no NAT gateway rate for ${region.value} (known: ${Object.keys(NAT_GATEWAY_HOURLY).join(', ')})`);
+  const line = machineLine(ctx.step.index, 'nat gateway', 'NAT gateway', 1, each, undefined, region.value);
+  return { price: 'priced', per_hour: line.per_hour!, lines: [line] };
+}
+
+async function publicAddress(ctx: PriceContext): Promise<ChangePrice> {
+  const line = machineLine(ctx.step.index, 'public ipv4', 'Elastic IP', 1, PUBLIC_IPV4_HOURLY);
+  return { price: 'priced', per_hour: line.per_hour!, lines: [line] };
+}
+
 /** The region the step runs in: its `--region`, else the one the provider's target uses (one read per plan). */
 async function regionOf(ctx: PriceContext): Promise<Found<string>> {
   const given = option(ctx.cmd, '--region')?.at(-1);
@@ -248,6 +270,8 @@ export const AWS_PRICE_RULES: readonly PriceRule[] = [
   priced('autoscaling create-auto-scaling-group|set-desired-capacity|update-auto-scaling-group', 'new − current size (read) × the most expensive type the group launches; a maximum the step sets counts as the new size', autoScalingGroup),
   priced('eks create-nodegroup|update-nodegroup-config', 'new − current nodes (read) × the most expensive instance type; a maximum the step sets counts', eksNodegroup),
   priced('eks create-cluster', `the control plane (${EKS_CLUSTER_HOURLY} USD/hour)`, eksCluster),
+  priced('ec2 create-nat-gateway', 'a NAT gateway per hour in the region (data processed is billed by use)', natGateway),
+  priced('ec2 allocate-address', `a public IPv4 address (${PUBLIC_IPV4_HOURLY} USD/hour)`, publicAddress),
   free('* delete-*|batch-delete-*|terminate-*|deregister-*|purge-*|release-*|cancel-*|disable-*|detach-*|disassociate-*|remove-*|revoke-*|untag-*|close-*|schedule-*-deletion|reject-*|leave-*', 'removes something'),
   free('ec2 stop-instances|reboot-instances', 'stops or reboots (nothing more runs)'),
   free('s3 rm|rb|mb|cp|sync|mv', 'buckets and objects: storage and requests are billed by use, not by the hour'),
@@ -257,6 +281,7 @@ export const AWS_PRICE_RULES: readonly PriceRule[] = [
     'ec2 create-security-group|authorize-security-group-ingress|authorize-security-group-egress|create-key-pair|import-key-pair|create-vpc|create-default-vpc|create-subnet|create-default-subnet|create-route-table|create-route|create-internet-gateway|create-egress-only-internet-gateway|create-network-acl|create-network-acl-entry|create-dhcp-options|create-placement-group|create-launch-template|create-launch-template-version|attach-volume|attach-internet-gateway',
     'network, firewall, key and template settings bill nothing by themselves',
   ),
+  free('ec2 associate-route-table|modify-subnet-attribute|modify-vpc-attribute', 'routing and subnet settings bill nothing by themselves'),
   free('autoscaling create-launch-configuration', 'a launch configuration bills nothing by itself'),
   free('iam *', 'IAM bills nothing'),
   free('sts *', 'STS bills nothing'),
