@@ -45,8 +45,11 @@ interface Cost {
 async function dryRun(path: string, commands: { args: string[]; reason: string }[], provider: string): Promise<Map<number, Cost[]>> {
   const r = await runCli(['--config', config(), 'ask', '--apply', '--dry-run', '--destroyer', '-o', 'json', '--plan-file', planFile(commands, provider)], { env: { PATH: path } });
   assert.ok(r.code === 0 || r.code === 3, r.stderr);
+  const doc = JSON.parse(r.stdout) as { costs: Cost[]; unpriced?: { step: number; why: string }[] };
   const out = new Map<number, Cost[]>();
-  for (const c of (JSON.parse(r.stdout) as { costs: Cost[] }).costs) out.set(c.step, [...(out.get(c.step) ?? []), c]);
+  for (const c of doc.costs) out.set(c.step, [...(out.get(c.step) ?? []), c]);
+  // An unpriced step has no cost line: it is listed apart, with why (as the line's type, without a price).
+  for (const u of doc.unpriced ?? []) out.set(u.step, [...(out.get(u.step) ?? []), { step: u.step, type: u.why } as Cost]);
   return out;
 }
 

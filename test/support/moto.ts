@@ -6,7 +6,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { tmpdir } from 'node:os';
 import type { Test } from 'uvu';
 import { tempDir } from './temp.js';
 import { reportSkip } from './skip.js';
@@ -52,7 +51,7 @@ export async function startMoto(): Promise<RunningMoto> {
   const child = spawn('sh', ['-c', 'moto_server -H 127.0.0.1 -p "$1" & m=$!; trap \'kill $m; exit 0\' TERM; cat >/dev/null; kill $m; wait $m', 'sh', String(port)], {
     // The recorder's file per server (moto writes `moto_recording` in its working directory otherwise:
     // shared by the test files that run at once, and left in the checkout).
-    env: { ...process.env, MOTO_IAM_LOAD_MANAGED_POLICIES: 'true', MOTO_RECORDER_FILEPATH: join(tmpdir(), `moto-recording-${process.pid}-${port}`) },
+    env: { ...process.env, MOTO_IAM_LOAD_MANAGED_POLICIES: 'true', MOTO_RECORDER_FILEPATH: join(tempDir('moto-recording-'), 'recording') },
     stdio: ['pipe', 'ignore', 'pipe'],
   });
   let log = '';
