@@ -170,20 +170,21 @@ test('plan show marks destructive steps, and --format mermaid|dot write the grap
   assert.match(bad.stderr, /^error: invalid_input: --format: expected text, mermaid or dot/m);
 });
 
-const MATRIX = `INSTANCE TYPE     FIN-01            FIN-02        FIN-03            ICE-01
-1V100.6V          0.39 s 0.14       -             0.39 s 0.14       -
-8V100.48V         -                 -             -                 -
-1A100.22V         1.29 s 0.60       1.29 s 0.60   1.29 s 0.60       -
-8A100.176V        10.32             -             10.32             -
-1H100.80S.22V     -                 -             2.19 s 1.10       2.19
-8H100.80S.176V    -                 -             17.52 s 8.80      -
-1H200.141S.44V    -                 -             3.59              3.59 s 1.49
-8H200.141S.176V   -                 -             28.72             28.72
-1RTX6000ADA.10V   1.19              1.19          -                 -
-1A6000.10V        0.49 s 0.21       -             -                 -
-1L40S.20V         -                 0.91 s 0.35   0.91              -
-CPU.4V.16G        0.0279 s 0.0112   0.0279        0.0279 s 0.0112   0.0279
-CPU.8V.32G        0.0558            0.0558        0.0558            -
+// A pipe gets every column (issue 38 item 2), the GPU one included.
+const MATRIX = `INSTANCE TYPE     GPU                    FIN-01            FIN-02        FIN-03            ICE-01
+1V100.6V          1x Tesla V100 16GB     0.39 s 0.14       -             0.39 s 0.14       -
+8V100.48V         8x Tesla V100 16GB     -                 -             -                 -
+1A100.22V         1x A100 SXM4 80GB      1.29 s 0.60       1.29 s 0.60   1.29 s 0.60       -
+8A100.176V        8x A100 SXM4 80GB      10.32             -             10.32             -
+1H100.80S.22V     1x H100 SXM5 80GB      -                 -             2.19 s 1.10       2.19
+8H100.80S.176V    8x H100 SXM5 80GB      -                 -             17.52 s 8.80      -
+1H200.141S.44V    1x H200 SXM5 141GB     -                 -             3.59              3.59 s 1.49
+8H200.141S.176V   8x H200 SXM5 141GB     -                 -             28.72             28.72
+1RTX6000ADA.10V   1x RTX 6000 Ada 48GB   1.19              1.19          -                 -
+1A6000.10V        1x RTX A6000 48GB      0.49 s 0.21       -             -                 -
+1L40S.20V         1x L40S 48GB           -                 0.91 s 0.35   0.91              -
+CPU.4V.16G        -                      0.0279 s 0.0112   0.0279        0.0279 s 0.0112   0.0279
+CPU.8V.32G        -                      0.0558            0.0558        0.0558            -
 Prices in USD/hour where the type can be had now: on demand, "s" spot; "-" not available.
 `;
 
