@@ -26,7 +26,8 @@ const TABLE: Row[] = [
   // gpucloud by name, brand name and former name
   { q: 'what is running on gpucloud right now', providers: ['gpucloud'], kinds: ['instances'] },
   { q: 'show my verda volumes', providers: ['gpucloud'], kinds: ['volumes'] },
-  { q: 'How much did I spend on DataCrunch this month?', providers: ['gpucloud'], kinds: ['balance'] },
+  // Spend is the cost capability's (issue 38 item 4: money questions answered from it), not the balance.
+  { q: 'How much did I spend on DataCrunch this month?', providers: ['gpucloud'], kinds: ['cost'] },
   { q: "what's new at Verda?", providers: ['gpucloud'], kinds: [] },
   { q: 'use the gpucloud-api to list things', providers: ['gpucloud'] },
   // gpucloud product phrases and codes

@@ -13,7 +13,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mayCarry, secretOrigins } from '../engine/core/kits/http/secret-origins.js';
 import { isLoopbackHost } from '../engine/core/loopback.js';
-import { runCli } from './support/cli.js';
+import { emulatorEnv, runCli } from './support/cli.js';
+import { startEmulator } from '../emulator/index.js';
 import { tempDir } from './support/temp.js';
 
 interface Seen {
@@ -145,7 +146,10 @@ test('an AI key goes to its endpoint only: a redirect is not followed, and plain
     assert.not.equal(r.code, 0, r.stderr);
     assert.ok(endpoint.seen.some((s) => s.headers.authorization === `Bearer ${key}`), `the endpoint got the key:\n${r.stderr}`);
     assert.equal(elsewhere.seen, [], 'the redirect target got nothing');
-    const clear = await runCli(['--sandbox', '--config', ai('http://models.example.com/v1'), 'ask', 'what is the capital of France?'], { timeoutMs: 120_000 });
+    // Against the real cloud's path (the emulator stands in for gpucloud): --sandbox would refuse the
+    // endpoint before this rule is reached (not_in_sandbox).
+    const emu = await startEmulator({ seed: 'demo', rateLimit: false });
+    const clear = await runCli(['--config', ai('http://models.example.com/v1'), 'ask', '--no-history', 'what is the capital of France?'], { timeoutMs: 120_000, env: emulatorEnv(emu) }).finally(() => emu.close());
     assert.is(clear.code, 2, clear.stderr);
     assert.match(clear.stderr, /error: insecure_url: the openai API key would travel in clear to http:\/\/models\.example\.com/);
     assert.not.ok((r.stdout + r.stderr + clear.stdout + clear.stderr).includes(key));
