@@ -88,8 +88,8 @@ async function list(ctx: CommandContext): Promise<number> {
     { header: 'ID', path: 'id', priority: 9 },
     { header: 'STARTED (UTC)', path: 'started', priority: 8 },
     { header: 'TURNS', path: 'turns', priority: 7 },
-    { header: 'AGENT', path: 'agent', priority: 3 },
     { header: 'FIRST', path: 'first', priority: 5 },
+    { header: 'AGENT', path: 'agent', priority: 3 },
   ];
   const rows = sessions.map((s) => ({ ...s, started: s.started.slice(0, 16).replace('T', ' ') }));
   ctx.out.value(sessions, {
