@@ -8,8 +8,7 @@ import { OperationError, UsageError } from '../engine/core/errors.js';
 import type { PlanBackend, RunContext } from '../machines/run-plan.js';
 import { warn, type CommandContext } from './context.js';
 import { createRunObserver } from './progress.js';
-import { resolveBackendSettings, type BackendSettings } from '../engine/core/config/backend-store.js';
-import { RunOutbox, type RunReporter } from '../engine/core/config/run-outbox.js';
+import type { RunReporter } from '../engine/core/config/run-outbox.js';
 
 export interface Session extends PlanBackend {
   config: Config;
@@ -139,14 +138,22 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
  * the machine), and not when the backend settings are unusable (the apply itself goes on).
  */
 function runReporter(ctx: CommandContext, config: Config): RunReporter | undefined {
-  let settings: BackendSettings;
-  try {
-    settings = resolveBackendSettings(config, ctx.env);
-  } catch {
-    return undefined;
-  }
-  if (!settings.apiKey) return undefined;
-  return new RunOutbox({ home: ctx.home, settings: { ...settings, apiKey: settings.apiKey }, signal: ctx.interrupt, warn: (m) => warn(ctx, m), debug: ctx.debug.callback });
+  // Without a backend key nothing is reported: decided here, so that a command without one loads none of
+  // the backend client (its schemas bring zod). The variable is backend-store's BACKEND_ENV_VARS.apiKey.
+  if (!ctx.env.ASSISTANT_BACKEND_API_KEY?.trim() && !config.backend?.api_key?.trim()) return undefined;
+  let outbox: Promise<RunReporter | undefined> | undefined;
+  const open = async (): Promise<RunReporter | undefined> => {
+    const [{ resolveBackendSettings }, { RunOutbox }] = await Promise.all([import('../engine/core/config/backend-store.js'), import('../engine/core/config/run-outbox.js')]);
+    let settings;
+    try {
+      settings = resolveBackendSettings(config, ctx.env);
+    } catch {
+      return undefined;
+    }
+    if (!settings.apiKey) return undefined;
+    return new RunOutbox({ home: ctx.home, settings: { ...settings, apiKey: settings.apiKey }, signal: ctx.interrupt, warn: (m) => warn(ctx, m), debug: ctx.debug.callback });
+  };
+  return { report: async (record) => (await (outbox ??= open()))?.report(record) };
 }
 
 /** Arms the command's deadline from config `timeout` when no --timeout was given (the flag was armed at start). */

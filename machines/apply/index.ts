@@ -26,7 +26,7 @@ import { runPlan, type PlanBackend, type RunOutcome } from '../run-plan.js';
 import { addsCost, figuresFor, pricePlan, type BudgetLimit } from './price.js';
 import { applyRecord, hourlyChangeOf, reportRun, type ApplyTrace } from './history.js';
 import type { PreviewablePlan } from '../../engine/core/plan/check.js';
-import { REPORT_BUDGET_MS } from '../../engine/core/config/run-outbox.js';
+import { REPORT_BUDGET_MS } from '../../engine/core/plan/backend.js';
 
 export { readPlan, readResult } from './reads.js';
 export { dryRunPlan, previewPlan, type DryRunOutcome } from './dry-run.js';

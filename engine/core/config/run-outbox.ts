@@ -27,8 +27,9 @@ export interface RunReporter {
   report(record: RunRecord): Promise<void>;
 }
 
-/** How long one report may spend sending the queue (the apply is over; this only delays the exit). */
-export const REPORT_BUDGET_MS = 3_000;
+import { REPORT_BUDGET_MS } from '../plan/backend.js';
+
+export { REPORT_BUDGET_MS };
 /** Queued runs kept at most; the oldest are dropped beyond (with a warning). */
 export const MAX_QUEUED_RUNS = 1_000;
 

@@ -31,3 +31,6 @@ export interface PlanBackend {
  * in the sandbox must not count as applied (or be resumed) in the real cloud, and `sandbox reset` clears them.
  */
 export const SANDBOX_SCOPE = 'sandbox';
+
+/** How long one run report may spend sending the queue (the apply is over; this only delays the exit). */
+export const REPORT_BUDGET_MS = 3_000;
