@@ -8,7 +8,7 @@ import { OperationError, UsageError } from '../engine/core/errors.js';
 import type { PlanBackend, RunContext } from '../machines/run-plan.js';
 import { warn, type CommandContext } from './context.js';
 import { createRunObserver } from './progress.js';
-import type { RunReporter } from '../engine/core/config/run-outbox.js';
+import type { RunReporter } from '../engine/core/plan/backend.js';
 
 export interface Session extends PlanBackend {
   config: Config;

@@ -23,13 +23,10 @@ import { maskSecretLooking } from '../redact.js';
 import { BackendClient, type BackendSettings } from './backend-store.js';
 
 /** Where a command hands the record of a run; never throws, never waits longer than its budget. */
-export interface RunReporter {
-  report(record: RunRecord): Promise<void>;
-}
 
-import { REPORT_BUDGET_MS } from '../plan/backend.js';
+import { REPORT_BUDGET_MS, type RunReporter } from '../plan/backend.js';
 
-export { REPORT_BUDGET_MS };
+export { REPORT_BUDGET_MS, type RunReporter };
 /** Queued runs kept at most; the oldest are dropped beyond (with a warning). */
 export const MAX_QUEUED_RUNS = 1_000;
 

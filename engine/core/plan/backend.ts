@@ -1,7 +1,7 @@
 /** What a plan run needs from its surroundings: a producer hands a PlanBackend to the one apply path (machines/apply/). */
 import type { ProviderSource, RunObserver } from '../provider.js';
 import type { ReservationStore } from './reservations.js';
-import type { RunReporter } from '../config/run-outbox.js';
+import type { RunRecord } from '../../../schemas/backend-api.js';
 
 /** Where a run's steps get their providers' clients, and the signal that cancels the run. */
 export interface RunContext {
@@ -34,3 +34,8 @@ export const SANDBOX_SCOPE = 'sandbox';
 
 /** How long one run report may spend sending the queue (the apply is over; this only delays the exit). */
 export const REPORT_BUDGET_MS = 3_000;
+
+/** Where a run is reported (the team's run history, engine/core/config/run-outbox.ts). */
+export interface RunReporter {
+  report(record: RunRecord): Promise<void>;
+}
