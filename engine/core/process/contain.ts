@@ -28,9 +28,10 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, lstatSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { resolveConfigPath } from '../config/load.js';
 import { AssistantError, ExitCode } from '../errors.js';
-import { OWN_GROUP } from './group.js';
+import { OWN_GROUP, signalGroup, stopsWith } from './group.js';
 import { isExecutable } from './probe.js';
 
 export interface ContainOptions {
@@ -274,7 +275,7 @@ export function contain(opts: ContainOptions): Contained {
     scratch,
     contained,
     program: isAbsolute(program) ? program : undefined,
-    spawn: (stdio) => spawnWithoutLeaks(command, args, { env, cwd, stdio }),
+    spawn: (stdio) => (contained ? spawnSandbox(command, args, { env, cwd, stdio }) : spawnWithoutLeaks(command, args, { env, cwd, stdio }).child),
     dispose,
   });
   if (!availability.ok) return launch(program, [...(opts.args ?? [])], false);
@@ -304,7 +305,60 @@ function inheritableFds(): number[] {
   });
 }
 
-function spawnWithoutLeaks(command: string, args: string[], o: { env: Record<string, string>; cwd: string; stdio: readonly ('pipe' | 'ignore')[] }): ChildProcess {
+interface SpawnOptions {
+  env: Record<string, string>;
+  cwd: string;
+  stdio: readonly ('pipe' | 'ignore')[];
+}
+
+/**
+ * Starts bwrap told to report its sandbox's first process (`--json-status-fd`), and stops the sandbox
+ * by killing that process, which takes the whole PID namespace with it. Signalling bwrap's group is not
+ * enough: the sandbox's first process leads a session of its own and, as a namespace's init, ignores
+ * SIGTERM from outside; and until bwrap has set the sandbox up its child is not yet bound to die with
+ * it, so a bwrap killed then leaves the program running and holding our pipes (a `--timeout` that
+ * fired during the setup then never returned).
+ */
+function spawnSandbox(bwrap: string, args: string[], o: SpawnOptions): ChildProcess {
+  const { child, extra } = spawnWithoutLeaks(bwrap, args, o, (fd) => ['--json-status-fd', String(fd)]);
+  let init: number | undefined;
+  let stopAsked = false;
+  const killInit = () => {
+    if (init === undefined || child.exitCode !== null || child.signalCode !== null) return; // bwrap gone: so is its sandbox
+    try {
+      process.kill(init, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+  // Only the first report counts: bwrap writes it right after making the sandbox, before the program starts.
+  let text = '';
+  extra!.setEncoding('utf8');
+  extra!.on('data', (chunk: string) => {
+    if (init !== undefined) return;
+    text += chunk;
+    const pid = /"child-pid"\s*:\s*(\d+)/.exec(text)?.[1];
+    if (pid === undefined) return;
+    init = Number(pid);
+    if (stopAsked) killInit();
+  });
+  extra!.on('error', () => {});
+  stopsWith(child, (signal) => {
+    stopAsked = true;
+    killInit();
+    // Before the report, bwrap is left to make the sandbox (killed then, it would orphan it); a SIGKILL
+    // (the last resort after the grace period) takes bwrap's group whatever it reported.
+    if (init !== undefined || signal === 'SIGKILL') signalGroup(child, signal);
+  });
+  return child;
+}
+
+/**
+ * Spawns the program leading its own process group. Our descriptors that it would inherit are replaced
+ * by /dev/null; `extraPipe` asks for one more pipe after them, whose number goes into the arguments it
+ * returns (prepended).
+ */
+function spawnWithoutLeaks(command: string, args: string[], o: SpawnOptions, extraPipe?: (fd: number) => string[]): { child: ChildProcess; extra?: Readable } {
   const leaked = inheritableFds();
   const stdio: (string | number)[] = [...o.stdio];
   let devNull: number | undefined;
@@ -316,8 +370,15 @@ function spawnWithoutLeaks(command: string, args: string[], o: { env: Record<str
       stdio[fd] = devNull;
     }
   }
+  let extraFd: number | undefined;
+  if (extraPipe) {
+    extraFd = stdio.length;
+    stdio.push('pipe');
+    args = [...extraPipe(extraFd), ...args];
+  }
   try {
-    return spawn(command, args, { env: o.env, cwd: o.cwd, stdio: stdio as ('pipe' | 'ignore' | number)[], ...OWN_GROUP });
+    const child = spawn(command, args, { env: o.env, cwd: o.cwd, stdio: stdio as ('pipe' | 'ignore' | number)[], ...OWN_GROUP });
+    return { child, extra: extraFd === undefined ? undefined : (child.stdio[extraFd] as Readable) };
   } finally {
     if (devNull !== undefined) closeSync(devNull);
   }

@@ -9,8 +9,26 @@ import type { ChildProcess } from 'node:child_process';
 /** Spawn options that make the child lead its own process group (see killGroup). */
 export const OWN_GROUP = { detached: true } as const;
 
+/**
+ * Children whose processes a signal to their group does not reach, and how to stop them instead: a
+ * sandbox (engine/core/process/contain.ts) runs its program in a PID namespace and a session of its own.
+ */
+const stoppers = new WeakMap<ChildProcess, (signal: NodeJS.Signals) => void>();
+
+/** Says how this child is stopped: killGroup calls `stop` instead of signalling the group. */
+export function stopsWith(child: ChildProcess, stop: (signal: NodeJS.Signals) => void): void {
+  stoppers.set(child, stop);
+}
+
 /** Signals the child's process group (falling back to the child alone if the group is gone). */
 export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  const stop = stoppers.get(child);
+  if (stop) return stop(signal);
+  signalGroup(child, signal);
+}
+
+/** The signal to the group itself, whatever stopper the child has. */
+export function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   try {
     process.kill(-child.pid!, signal);
   } catch {
