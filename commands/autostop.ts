@@ -66,7 +66,7 @@ async function check(ctx: CommandContext, dryRun: boolean): Promise<number> {
     }).finally(() => spinner?.stop());
     ctx.out.value(result, {
       // A terminal gets its width (DETAIL goes first); a log file or pipe gets every column.
-      table: (colors) => renderCheckTable(result.instances, ctx.out.columns, colors),
+      table: () => renderCheckTable(result.instances, ctx.out.table),
       withTable: () => {
         ctx.io.stderr.write(summaryLine(result.instances, dryRun) + '\n');
         if (result.timed_out) warn(ctx, 'the check ran out of time before every instance was done (see the rows marked "not finished"); give it longer with --timeout');
