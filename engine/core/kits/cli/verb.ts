@@ -31,8 +31,8 @@ export interface CliVerbSpec {
   rules: CliRuleSet;
   /** What the args must hold besides the command words, e.g. no `--output text` (the step's data must be JSON). */
   check?(cmd: ParsedCommand, args: readonly string[]): ArgProblem[];
-  /** How many command words a step needs at least (aws: a service and an operation). */
-  minWords: number;
+  /** How many command words a step needs at least (aws: a service and an operation; az: one for `az rest`). */
+  minWords: number | ((cmd: ParsedCommand) => number);
   /** Options a step may not use, with why (debug output that prints request headers and tokens). */
   refuse?: Record<string, string>;
   usage: string;
@@ -55,7 +55,7 @@ export function cliVerb(spec: CliVerbSpec): StepVerb<CliClient> {
         if (arg.includes('\u0000')) problems.push({ field: `args[${i}]`, message: 'a NUL byte cannot be passed to a program' });
       });
       const cmd = parse(args);
-      if (cmd.words.length < spec.minWords) problems.push({ field: 'args', message: `${tool} steps are ${spec.usage}` });
+      if (cmd.words.length < (typeof spec.minWords === 'number' ? spec.minWords : spec.minWords(cmd))) problems.push({ field: 'args', message: `${tool} steps are ${spec.usage}` });
       for (const [name, why] of Object.entries(spec.refuse ?? {})) {
         if (option(cmd, name) !== undefined) problems.push({ field: 'args', message: `${name} is not allowed in a ${tool} step: ${why}` });
       }
