@@ -13,6 +13,8 @@ export interface BillingDenial {
   message: (match: RegExpMatchArray) => string;
   /** Which role grants it, and where. */
   hint: string;
+  /** The error code (default `billing_access_denied`). */
+  code?: string;
 }
 
 /**
@@ -27,7 +29,7 @@ export async function readBill<T>(read: () => Promise<T>, denials: readonly Bill
     if (err instanceof AssistantError && err.code === 'cli_failed') {
       for (const d of denials) {
         const m = err.message.match(d.test);
-        if (m) throw new OperationError('billing_access_denied', d.message(m), { hint: d.hint, cause: err });
+        if (m) throw new OperationError(d.code ?? 'billing_access_denied', d.message(m), { hint: d.hint, cause: err });
       }
     }
     throw err;

@@ -21,7 +21,8 @@ import { registerStepSecrets } from './secrets.js';
 
 /** What a CLI provider's client does: run the args after the tool name, with the provider's additions. */
 export interface CliClient {
-  run(args: readonly string[], signal: AbortSignal): Promise<CliOutput>;
+  /** `command`: which of the provider's executables (its main tool when left out, else a companion such as cloud_b's `bq`). */
+  run(args: readonly string[], signal: AbortSignal, command?: string): Promise<CliOutput>;
   /** `--files DIR` of the session: where `<FILES>/…` artefacts are read from. */
   filesDir?: string;
 }
@@ -97,7 +98,7 @@ export function cliVerb(spec: CliVerbSpec): StepVerb<CliClient> {
         throw new SafetyRefusal(`${cls.refused.join('; ')}; it was not run`, { hint: 'a plan step may not read or write your files or change the CLI\'s own configuration' });
       }
       const client = await ctx.client();
-      const out = await client.run(resolveArtefacts(args.slice(1), client.filesDir), ctx.signal);
+      const out = await client.run(resolveArtefacts(args.slice(1), client.filesDir), ctx.signal, tool);
       const secrets = registerStepSecrets(out.data, matchRule(spec.rules, cmd)?.secrets);
       return { data: out.data, ...(secrets.length ? { secrets } : {}) };
     },
