@@ -118,8 +118,8 @@ export async function liveCostProvider(name?: string): Promise<CostProvider> {
 }
 
 /** A provider's bill per day over [start, endExclusive), read through the executor. */
-export async function readBilledDays(backend: PlanBackend, provider: CostProvider, period: { start: string; endExclusive: string; group?: BilledGroup }, signal?: AbortSignal): Promise<{ days: BilledDay[]; currency: string }> {
+export async function readBilledDays(backend: PlanBackend & { config: Config }, provider: CostProvider, period: { start: string; endExclusive: string; group?: BilledGroup }, signal?: AbortSignal): Promise<{ days: BilledDay[]; currency: string }> {
   const billed = provider.cost.billed;
   if (!billed) throw new UsageError(`${provider.name} has no billed cost figures`, { hint: `its cost commands: ${costCommandsOf(provider.cost).join(', ')}` });
-  return billed.days(reader(backend, signal), period);
+  return billed.days(reader(backend, signal), period, { config: backend.config });
 }

@@ -290,9 +290,10 @@ export interface BilledCost {
   /**
    * The bill per day over [start, endExclusive) (YYYY-MM-DD), read through the executor: the total, or
    * grouped as asked (each day's `services` keyed by the group: the service, `service / usage type`, or
-   * the tag's value with '' for untagged).
+   * the tag's value with '' for untagged). `ctx.config` names what the bill is read from where the
+   * provider needs it (cloud_b's export table, cloud_c's subscription).
    */
-  days(read: CapabilityRead, period: { start: string; endExclusive: string; group?: BilledGroup }): Promise<{ days: BilledDay[]; currency: string }>;
+  days(read: CapabilityRead, period: { start: string; endExclusive: string; group?: BilledGroup }, ctx: { config: Config }): Promise<{ days: BilledDay[]; currency: string }>;
   /** The groupings `days` answers besides `service` (each opens `cost` commands: detail and export, tags). */
   groups?: readonly Exclude<BilledGroup['by'], 'service'>[];
   /** What the figures are (for `based_on`). */
