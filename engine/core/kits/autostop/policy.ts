@@ -3,9 +3,9 @@
  * and as it is recorded in an instance's startup script: one marker line that `autostop check` reads
  * back from the script stored in the account (never from the instance, which is untrusted).
  */
-import { AUTOSTOP_ACTIONS, AUTOSTOP_ACTIONS_TEXT, AUTOSTOP_MAX_MINUTES, AUTOSTOP_MIN_MINUTES, type AutostopAction } from '../../../schemas/plan-bindings.js';
-import type { AutostopPolicy } from '../../../schemas/plan.js';
-import { UsageError } from '../../core/errors.js';
+import { AUTOSTOP_ACTIONS, AUTOSTOP_ACTIONS_TEXT, AUTOSTOP_MAX_MINUTES, AUTOSTOP_MIN_MINUTES, type AutostopAction } from '../../../../schemas/plan-bindings.js';
+import type { AutostopPolicy } from '../../../../schemas/plan.js';
+import { UsageError } from '../../errors.js';
 
 export type { AutostopPolicy, AutostopAction };
 export { AUTOSTOP_ACTIONS };
