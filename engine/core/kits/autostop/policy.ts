@@ -64,7 +64,7 @@ export function policyOfScript(script: string): ScriptPolicy {
     }
     const { version, ...rest } = (raw ?? {}) as Record<string, unknown>;
     if (version !== 1) return { problem: `its auto-stop marker has version ${JSON.stringify(version)} (this assistant reads version 1)` };
-    // Checked by hand, as AutostopSchema would: the gpucloud verb runs this, and a list must not load zod.
+    // Checked by hand, as AutostopSchema would: a provider's verb runs this, and a list must not load zod.
     const problem = markerProblem(rest);
     if (problem) return { problem: `its auto-stop marker is invalid: ${problem}` };
     found.push(rest as AutostopPolicy);
