@@ -11,20 +11,32 @@ import type { AnswerCapability } from './capabilities.js';
 type Load = () => Promise<AnswerCapability>;
 
 const loaders = new Map<string, Load>();
+/** One load per answerer, shared by lookups running at once; a failed one is forgotten (the next lookup tries again). */
+const loading = new Map<string, Promise<AnswerCapability>>();
 const loaded = new Map<string, AnswerCapability>();
 
 /** Registers the joint answerer `name` (its module loads on the first lookup of an `answer` capability naming it). */
 export function registerJointAnswerer(name: string, load: Load): void {
   loaders.set(name, load);
+  loading.delete(name);
   loaded.delete(name);
 }
 
 /** Loads the registered joint answerers among `names` (those not registered are left: `answer` says so when called). */
 export async function loadJointAnswerers(names: Iterable<string>): Promise<void> {
-  for (const name of new Set(names)) {
-    const load = loaders.get(name);
-    if (load && !loaded.has(name)) loaded.set(name, await load());
-  }
+  await Promise.all(
+    [...new Set(names)].map(async (name) => {
+      const load = loaders.get(name);
+      if (!load || loaded.has(name)) return;
+      let pending = loading.get(name);
+      if (!pending) {
+        pending = load();
+        loading.set(name, pending);
+        pending.catch(() => loading.delete(name));
+      }
+      loaded.set(name, await pending);
+    }),
+  );
 }
 
 /** The answer capability of a provider whose answers are the joint answerer `name`'s. */
