@@ -21,7 +21,7 @@ import type { AiFlags } from './ask-maker.js';
 // The question flow, reports, routing and maker load only when used: `ask --apply` runs none of them.
 import { askQuestion, contextPlanFor, makePlanFromQuestion, REPORT_QUESTIONS, reportActors, routeQuestion, workspaceActors } from './ask-parts.js';
 import { cliAskContext, cliAskObserver } from './ask-observer.js';
-import { policyFromFlags, type AutostopPolicy } from '../engine/producers/autostop/policy.js';
+import { policyFromFlags, type AutostopPolicy } from '../engine/core/kits/autostop/policy.js';
 import { HIDDEN_FLAG, runGroup } from './group.js';
 
 type AskFlags = Record<string, unknown> & {

@@ -11,6 +11,8 @@ import { profileForCommand, resolveAiProvider } from '../engine/producers/ai/res
 import { AiNotConfiguredError } from '../engine/producers/ai/errors.js';
 import { PROVIDERS } from '../engine/providers/index.js';
 import { summariseContext, type SummariseResult } from '../engine/producers/ai/summarise.js';
+// The built-in answers of gpucloud and cloud_a: their joint answerer registers itself (it loads when an answer is looked up).
+import '../engine/producers/planner/answer-capability.js';
 import {
   answerUserMessage,
   type AnswerInput,

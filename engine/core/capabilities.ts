@@ -9,6 +9,7 @@ import type { Config } from '../../schemas/config.js';
 import type { Plan, PlanCommand } from '../../schemas/plan.js';
 import type { CredentialsCapability } from './credentials-capability.js';
 import type { FetchLike } from './fetch-like.js';
+import type { HibernationPeriod, HibernationSavings } from './kits/autostop/hibernation-periods.js';
 
 export type * from './credentials-capability.js';
 
@@ -364,6 +365,26 @@ export interface DeployCompiled {
   chosen: string;
 }
 
+/**
+ * Idle auto-stop's provider side (`autostop check`, `autostop resume`, `cost summary`'s saved lines;
+ * machines/autostop*.ts): the read-only plans that read its instances, an instance's startup script and
+ * its volumes, the statuses of a hibernation, and what the hibernations auto-stop recorded saved.
+ */
+export interface AutostopCapability {
+  reads: {
+    /** Every instance (records with id, hostname, status, ip, startup_script_id, instance_type). */
+    instances(): Plan;
+    instance(id: string): Plan;
+    /** A startup script by ID (its text holds the auto-stop policy marker). */
+    script(id: string): Plan;
+    volumes(): Plan;
+  };
+  /** The statuses of an instance on its way into hibernation, hibernated, and on its way back. */
+  statuses: { readonly entering: string; readonly hibernated: string; readonly leaving: string };
+  /** The periods priced against the account's instance and volume lists read now (a light module: the pricing loads here). */
+  savings(periods: readonly HibernationPeriod[], instances: unknown, volumes: unknown, now: number): Promise<HibernationSavings>;
+}
+
 export interface ProviderCapabilities {
   routing?: RoutingCapability;
   reads?: ReadsCapability;
@@ -376,4 +397,5 @@ export interface ProviderCapabilities {
   classify?: ClassifyCapability;
   cost?: CostCapability;
   deploy?: DeployCapability;
+  autostop?: AutostopCapability;
 }

@@ -189,7 +189,7 @@ export interface StepVerb<Client = unknown> {
   /** What a dry run shows under the description (e.g. the parsed request body). */
   detail?(args: readonly string[]): unknown;
   /**
-   * The static checks of a command's `autostop` (idle auto-stop, engine/producers/autostop/), given the commands
+   * The static checks of a command's `autostop` (idle auto-stop, engine/core/kits/autostop/), given the commands
    * before it; a verb without it takes none (the plan is invalid).
    */
   checkAutostop?(args: readonly string[], autostop: import('../../schemas/plan.js').AutostopPolicy, earlier: readonly { args: string[]; produces?: Record<string, string> }[]): ArgProblem[];

@@ -9,7 +9,7 @@
  */
 import { InvalidInputError, SafetyRefusal } from '../../core/errors.js';
 import { PlanSchema, type Plan } from '../../../schemas/plan.js';
-import { catalogueProblems } from '../planner/catalogue-check.js';
+import { catalogueProblems } from '../../providers/gpucloud/catalogue-check.js';
 import { extractJson } from './json.js';
 import { makerSystemPrompt, type MakerCatalogue } from './maker-prompt.js';
 import type { AiProvider, ChatMessage } from './provider.js';
