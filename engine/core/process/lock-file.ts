@@ -27,6 +27,11 @@ export interface LockOwner {
   started_at: string;
   /** What the holder is doing (a reservation names its plan). */
   label?: string;
+  /**
+   * The run journal of the holder, when it is a plan's run: a process that takes over the lock of a
+   * holder that died reads there what it had in flight (a reservation's create may still be made).
+   */
+  journal?: string;
 }
 
 export interface LockFileOptions {
@@ -35,14 +40,24 @@ export interface LockFileOptions {
   /** Refresh the lock's mtime this often while it is held (long locks); none for a lock held for a moment. */
   refreshMs?: number;
   label?: string;
+  journal?: string;
+  /**
+   * A lock this process holds whose file this one shares (a hard link to the same inode, holding the
+   * same owner): the locks of one run cost one link each, and one refresh keeps them all fresh.
+   */
+  sharing?: HeldLockFile;
 }
 
 export interface HeldLockFile {
   readonly path: string;
+  /** The lock file's inode: how a holder knows a lock is still its own. */
+  readonly ino: number;
   /** Lets go (a lock another process took over is left alone). */
   release(): void;
   /** Why the lock is no longer this process's (taken over after a stall, removed), or undefined while held. */
   lost(): string | undefined;
+  /** Not let go and not lost. */
+  held(): boolean;
 }
 
 /** The lock (and the holder it was taken over from, when that one had died), or who holds it. */
@@ -68,7 +83,22 @@ export function ownerDead(owner: LockOwner): boolean {
 
 /** One attempt: the lock, or who holds it (a stale lock is taken over on the way). */
 export function tryLockFile(path: string, opts: LockFileOptions): TakeResult {
-  const owner: LockOwner = { pid: process.pid, host: HOST, started_at: new Date().toISOString(), ...(opts.label ? { label: opts.label } : {}) };
+  const shared = opts.sharing?.held() ? opts.sharing : undefined;
+  if (shared) {
+    try {
+      return linkLock(shared.path, shared.ino, path, opts);
+    } catch (err) {
+      // The shared lock was let go or taken over meanwhile: a file of its own, as for a first lock.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
+  const owner: LockOwner = {
+    pid: process.pid,
+    host: HOST,
+    started_at: new Date().toISOString(),
+    ...(opts.label ? { label: opts.label } : {}),
+    ...(opts.journal ? { journal: opts.journal } : {}),
+  };
   const tmp = `${path}.${process.pid}.${++seq}.tmp`;
   const fd = openSync(tmp, 'wx', 0o600);
   let ino: number;
@@ -79,10 +109,26 @@ export function tryLockFile(path: string, opts: LockFileOptions): TakeResult {
     closeSync(fd);
   }
   try {
+    return linkLock(tmp, ino, path, opts);
+  } finally {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/**
+ * Links the owner file `from` (inode `ino`) to the lock's name: the lock, or who holds it (a stale
+ * lock is taken over on the way). Throws ENOENT when `from` is gone.
+ */
+function linkLock(from: string, ino: number, path: string, opts: LockFileOptions): TakeResult {
+  {
     let stale: LockOwner | undefined;
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        linkSync(tmp, path);
+        linkSync(from, path);
         return { held: hold(path, ino, opts), ...(stale ? { tookOverFrom: stale } : {}) };
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
@@ -100,12 +146,6 @@ export function tryLockFile(path: string, opts: LockFileOptions): TakeResult {
       stale = holder;
     }
     return { busy: readLockOwner(path) };
-  } finally {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // already gone
-    }
   }
 }
 
@@ -188,7 +228,7 @@ class Held implements HeldLockFile {
 
   constructor(
     readonly path: string,
-    private readonly ino: number,
+    readonly ino: number,
   ) {}
 
   refresh(): void {
@@ -207,6 +247,10 @@ class Held implements HeldLockFile {
 
   lost(): string | undefined {
     return this.why;
+  }
+
+  held(): boolean {
+    return !this.released && !this.why;
   }
 
   release(): void {
