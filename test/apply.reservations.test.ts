@@ -93,11 +93,26 @@ test('a different plan creating the same name right after a kill -9 looks for th
     await dead.closed;
     const next = await runCli(['ask', '--apply'], { env, home, input: createPlan('INFLIGHT-9', 'another plan, same name'), timeoutMs: 90_000 });
     assert.is(next.code, 3, next.stderr);
-    assert.match(next.stderr, /may have had a create of instances "INFLIGHT-9" in flight/);
+    assert.match(next.stderr, /may have had a create of instances? "INFLIGHT-9" in flight/);
     assert.match(next.stderr, /inflight-9/i);
     assert.is(postsOf(emu, 'inflight-9').length, 1, 'only the dead run\'s create reached the server');
     const list = await runCli(['gpucloud', 'list', 'instances', '-o', 'json'], { env, home });
     assert.is((JSON.parse(list.stdout) as { hostname: string }[]).filter((i) => i.hostname.toLowerCase() === 'inflight-9').length, 1);
+  });
+});
+
+test('the wait for a dead run\'s create obeys the command\'s deadline: --timeout ends it with exit 1 (timeout), and nothing is sent', async () => {
+  await withEmulator(async ({ emu, env }) => {
+    const home = tempHome();
+    emu.addFault({ method: 'POST', path: '/v1/instances', delayMs: 60_000 });
+    const dead = await applyUntil(emu, env, home, createPlan('deadline-9', 'the plan that dies'), 'POST', '/v1/instances');
+    dead.child.kill('SIGKILL');
+    await dead.closed;
+    const next = await runCli(['ask', '--apply', '--timeout', '3'], { env, home, input: createPlan('deadline-9', 'another plan, same name') });
+    assert.is(next.code, 1, next.stderr);
+    assert.match(next.stderr, /may have had a create of instances? "deadline-9" in flight/);
+    assert.match(next.stderr, /error: timeout: /);
+    assert.is(postsOf(emu, 'deadline-9').length, 1, 'only the dead run\'s create reached the server');
   });
 });
 
@@ -113,7 +128,7 @@ test('a reservation taken over from a run killed before it sent its create is fr
     release();
     const next = await runCli(['ask', '--apply', '-o', 'json'], { env, home, input: createPlan('never-sent-9', 'another plan, same name') });
     assert.is(next.code, 0, next.stderr);
-    assert.match(next.stderr, /took over the reservation of instances "never-sent-9"/);
+    assert.match(next.stderr, /took over the reservation of instances? "never-sent-9" by a run that died/);
     assert.not.match(next.stderr, /may have had a create/);
     assert.is(postsOf(emu, 'never-sent-9').length, 1);
   });

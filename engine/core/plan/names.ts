@@ -5,12 +5,13 @@
  * per kind per run (NameSnapshots), is the "before" snapshot of exactly-once. Which steps create what
  * comes from each step's classification; how names are listed comes from its provider (provider.names).
  */
+import { dirname, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Plan } from '../../../schemas/plan.js';
-import { SafetyRefusal } from '../errors.js';
+import { abortReason } from '../deadline.js';
+import { isAbortError, SafetyRefusal } from '../errors.js';
 import type { NamedRecord, Provider, ProviderSet, StepClass, StepResult } from '../provider.js';
 import { placeholdersIn } from './bindings.js';
-import { dirname, resolve } from 'node:path';
 import { RunJournal, type InFlightStep, type JournalState } from './journal.js';
 import { foldName, type Reservation } from './reservations.js';
 
@@ -297,15 +298,21 @@ export async function awaitDeadRunsCreate(
 ): Promise<void> {
   const name = foldName(create.name);
   let told = false;
-  for (;;) {
-    const listed = (await opts.listNow(create.provider, create.kind)).some((r) => foldName(r.name) === name);
-    const left = until - Date.now();
-    if (listed || left <= 0) return;
-    if (!told) {
-      told = true;
-      opts.onWait?.(`a run that died (kill -9) may have had a create of ${create.kind} "${create.name}" in flight; looking for it up to ${Math.ceil(left / 1000)} s before creating it here`, left);
+  try {
+    for (;;) {
+      const listed = (await opts.listNow(create.provider, create.kind)).some((r) => foldName(r.name) === name);
+      const left = until - Date.now();
+      if (listed || left <= 0) return;
+      if (!told) {
+        told = true;
+        opts.onWait?.(`a run that died (kill -9) may have had a create of ${create.kind} "${create.name}" in flight; looking for it up to ${Math.ceil(left / 1000)} s before creating it here`, left);
+      }
+      await delay(Math.min(IN_FLIGHT_LOOK_MS, left), undefined, { signal: opts.signal });
     }
-    await delay(Math.min(IN_FLIGHT_LOOK_MS, left), undefined, { signal: opts.signal });
+  } catch (err) {
+    // The command's deadline or Ctrl-C ended the wait: its own error (timeout exit 1, interrupt 130).
+    if (opts.signal?.aborted && isAbortError(err)) throw abortReason(opts.signal, { while: `looking for a dead run's create of "${create.name}"`, cause: err });
+    throw err;
   }
 }
 
