@@ -14,7 +14,9 @@
  * A lock is stale, and taken over, when its holder's process is gone (same host: asked at once, so a
  * run killed with -9 blocks nobody) or when it was not refreshed for `staleMs` (another host sharing the
  * home, or a holder stalled that long). Holders of long locks refresh them (`refreshMs`: one timer for
- * every lock of the process touches their mtime) and notice when they lost one. A lock left by an older
+ * every lock of the process touches their mtime) and notice when they lost one. The locks of one run
+ * may share one file (`sharing`: a hard link per name to the first one's inode, holding the same owner),
+ * so a run's further names cost one link(2) each and one touch refreshes them all. A lock left by an older
  * `assistant` (proper-lockfile's directory) is taken over by the same mtime rule.
  */
 import { closeSync, fstatSync, linkSync, openSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeSync, type Stats } from 'node:fs';
@@ -231,13 +233,16 @@ class Held implements HeldLockFile {
     readonly ino: number,
   ) {}
 
-  refresh(): void {
+  /** `touched`: the inodes refreshed in this round already (a run's names share one: one touch for all). */
+  refresh(touched: Set<number>): void {
     if (this.released || this.why) return;
     try {
       if (statSync(this.path).ino !== this.ino) {
         this.why = 'another process took it over (this one was stalled longer than the lock is kept)';
         return;
       }
+      if (touched.has(this.ino)) return;
+      touched.add(this.ino);
       const now = new Date();
       utimesSync(this.path, now, now);
     } catch (err) {
@@ -276,7 +281,8 @@ function hold(path: string, ino: number, opts: LockFileOptions): Held {
       timerMs = opts.refreshMs;
       // Never keeps the process alive on its own.
       timer = setInterval(() => {
-        for (const x of refreshed) x.refresh();
+        const touched = new Set<number>();
+        for (const x of refreshed) x.refresh(touched);
       }, timerMs).unref();
     }
   }
