@@ -83,18 +83,41 @@ async function applyUntil(emu: Emulator, env: Record<string, string>, home: stri
 
 const postsOf = (emu: Emulator, name: string) => emu.requests().filter((q) => q.method === 'POST' && q.path === '/v1/instances' && JSON.parse(q.body ?? '{}').hostname?.toLowerCase() === name);
 
+/** `ask --apply` of `plan` in the background, with its stderr as it comes and its exit. */
+function applyInBackground(env: Record<string, string>, home: string, plan: string, args: string[] = []) {
+  const child = spawn(process.execPath, [BIN, 'ask', '--apply', ...args], { env: { ...process.env, ...env, HOME: home }, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin.end(plan);
+  child.stdout.resume();
+  let stderr = '';
+  const seen: { re: RegExp; resolve: () => void }[] = [];
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+    for (const s of seen) if (s.re.test(stderr)) s.resolve();
+  });
+  const code = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return {
+    code,
+    stderr: () => stderr,
+    /** Resolves once stderr matches `re` (or the process ended without it). */
+    saw: (re: RegExp) => Promise.race([new Promise<void>((resolve) => (re.test(stderr) ? resolve() : seen.push({ re, resolve }))), code.then(() => undefined)]),
+  };
+}
+
 test('a different plan creating the same name right after a kill -9 looks for the dead run\'s create until its window passed: it appears, the second plan is refused (exit 3), one instance', async () => {
   await withEmulator(async ({ emu, env }) => {
     const home = tempHome();
-    // The dead run's create is made by the server 8 s after it arrived, long after its process died.
-    emu.addFault({ method: 'POST', path: '/v1/instances', delayMs: 8_000 });
+    // The server holds the dead run's create until the second plan is looking for it, then makes it.
+    let make!: () => void;
+    emu.addFault({ method: 'POST', path: '/v1/instances', until: new Promise<void>((resolve) => (make = resolve)) });
     const dead = await applyUntil(emu, env, home, createPlan('inflight-9', 'the plan that dies'), 'POST', '/v1/instances');
     dead.child.kill('SIGKILL');
     await dead.closed;
-    const next = await runCli(['ask', '--apply'], { env, home, input: createPlan('INFLIGHT-9', 'another plan, same name'), timeoutMs: 90_000 });
-    assert.is(next.code, 3, next.stderr);
-    assert.match(next.stderr, /may have had a create of instances? "INFLIGHT-9" in flight/);
-    assert.match(next.stderr, /inflight-9/i);
+    const next = applyInBackground(env, home, createPlan('INFLIGHT-9', 'another plan, same name'));
+    await next.saw(/may have had a create of instances? "INFLIGHT-9" in flight/);
+    make();
+    assert.is(await next.code, 3, next.stderr());
+    assert.match(next.stderr(), /may have had a create of instances? "INFLIGHT-9" in flight/);
+    assert.match(next.stderr(), /inflight-9/i);
     assert.is(postsOf(emu, 'inflight-9').length, 1, 'only the dead run\'s create reached the server');
     const list = await runCli(['gpucloud', 'list', 'instances', '-o', 'json'], { env, home });
     assert.is((JSON.parse(list.stdout) as { hostname: string }[]).filter((i) => i.hostname.toLowerCase() === 'inflight-9').length, 1);
@@ -104,11 +127,14 @@ test('a different plan creating the same name right after a kill -9 looks for th
 test('the wait for a dead run\'s create obeys the command\'s deadline: --timeout ends it with exit 1 (timeout), and nothing is sent', async () => {
   await withEmulator(async ({ emu, env }) => {
     const home = tempHome();
-    emu.addFault({ method: 'POST', path: '/v1/instances', delayMs: 60_000 });
+    // The dead run's create is held for the whole test: its window (30 s from when it was sent) outlasts the deadline below.
+    let never!: () => void;
+    emu.addFault({ method: 'POST', path: '/v1/instances', until: new Promise<void>((resolve) => (never = resolve)) });
     const dead = await applyUntil(emu, env, home, createPlan('deadline-9', 'the plan that dies'), 'POST', '/v1/instances');
     dead.child.kill('SIGKILL');
     await dead.closed;
-    const next = await runCli(['ask', '--apply', '--timeout', '3'], { env, home, input: createPlan('deadline-9', 'another plan, same name') });
+    const next = await runCli(['ask', '--apply', '--timeout', '20'], { env, home, input: createPlan('deadline-9', 'another plan, same name') });
+    never();
     assert.is(next.code, 1, next.stderr);
     assert.match(next.stderr, /may have had a create of instances? "deadline-9" in flight/);
     assert.match(next.stderr, /error: timeout: /);
