@@ -1,13 +1,13 @@
 /**
- * `assistant ask`: answers a question (the ask flow, machines/ask.ts), shows its routing
+ * `assistant ask`: answers a question (the ask flow, machines/ask/ask.ts), shows its routing
  * (`--route-only`), writes a plan (`--maker`) or runs one (`--apply`, with `--dry-run`, `--resume`,
  * `--fresh`). Flag parsing and output only; the work is in engine/ and machines/.
  */
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ExitCode, UsageError } from '../engine/core/errors.js';
-import type { ReportKind } from '../machines/ask-report.js';
-import type { AskPhase } from '../machines/ask-flow.js';
+import type { ReportKind } from '../machines/ask/ask-report.js';
+import type { AskPhase } from '../machines/ask/ask-flow.js';
 import { loadConfig } from '../engine/providers/config.js';
 import { formerAskFlags, providerRoutings, routableProviders } from '../engine/providers/index.js';
 import { PROVIDER_KINDS } from '../engine/producers/ai/kinds.js';
@@ -17,7 +17,7 @@ import { readPlanInput } from './plan-input.js';
 import { withSession } from './session.js';
 import { applyInput, dryRunInput, maxHourlyFlag, type ApplyFlags } from './apply.js';
 import { createAnswerPrinter, createPhaseSpinner } from './progress.js';
-import type { AiFlags } from './ask-maker.js';
+import type { AiFlags } from '../machines/make/make-plan.js';
 // The question flow, reports, routing and maker load only when used: `ask --apply` runs none of them.
 import { askQuestion, contextPlanFor, makePlanFromQuestion, REPORT_QUESTIONS, reportActors, routeQuestion, workspaceActors } from './ask-parts.js';
 import { cliAskContext, cliAskObserver } from './ask-observer.js';

@@ -37,13 +37,13 @@ import { destroyTargets, type DestroyTarget } from '../engine/producers/talk/des
 import { helpText, parseInput, suggestCommand } from '../engine/producers/talk/input.js';
 import { ReadCache } from '../engine/producers/talk/read-cache.js';
 import type { ConversationStore, TalkTurn } from '../engine/producers/talk/store.js';
-import { answerWithoutModel, askQuestion, cloudReadContext } from '../machines/ask.js';
-import { answerActor, recallFrom } from '../machines/ask-actors.js';
+import { answerWithoutModel, askQuestion, cloudReadContext } from '../machines/ask/ask.js';
+import { answerActor, recallFrom } from '../machines/ask/ask-actors.js';
 import type { AnswerThread } from '../engine/core/capabilities.js';
 import { derivedSignal } from '../engine/core/deadline.js';
 import { applyPlan, budgetLimit, dryRunPlan, planConsent, type ApplyMode, type BudgetLimit, type PlanConsent } from '../machines/apply/index.js';
-import type { PlanBackend } from '../machines/run-plan.js';
-import { makePlanFromQuestion } from './ask-maker.js';
+import type { PlanBackend } from '../machines/run/run-plan.js';
+import { makePlanFromQuestion } from '../machines/make/make-plan.js';
 import { ASK_PHASES } from './ask.js';
 import { cliAskContext } from './ask-observer.js';
 import type { CommandContext } from './context.js';

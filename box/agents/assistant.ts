@@ -1,6 +1,6 @@
 /**
- * The built-in `assistant` agent: the same ask flow as `assistant ask` (machines/ask.ts) for answers,
- * the same makers as `ask --maker` (commands/ask-maker.ts) for plans, and, only in a box started with
+ * The built-in `assistant` agent: the same ask flow as `assistant ask` (machines/ask/ask.ts) for answers,
+ * the same makers as `ask --maker` (machines/make/make-plan.ts) for plans, and, only in a box started with
  * --allow-apply, the plan applied through the one apply path (box/apply.ts), never destructive.
  *
  * The server's backend (config, one gpucloud client and its rate limits) is shared by every request;
@@ -8,13 +8,13 @@
  * catalogue read and the apply.
  */
 import type { CommandContext } from '../../commands/context.js';
-import { makePlanFromQuestion } from '../../commands/ask-maker.js';
+import { makePlanFromQuestion } from '../../machines/make/make-plan.js';
 import type { Session } from '../../commands/session.js';
 import type { ChatMessage } from '../../engine/producers/ai/provider.js';
 import { SafetyRefusal } from '../../engine/core/errors.js';
 import { renderReport } from '../../engine/core/render/report.js';
-import { askQuestion } from '../../machines/ask.js';
-import { recallFrom } from '../../machines/ask-actors.js';
+import { askQuestion } from '../../machines/ask/ask.js';
+import { recallFrom } from '../../machines/ask/ask-actors.js';
 import { planConsent, type BudgetLimit, type PlanBackend } from '../../machines/apply/index.js';
 import { redactText } from '../../engine/core/redact.js';
 import { printable } from '../../engine/producers/acp/printable.js';

@@ -5,20 +5,20 @@
  * context and with the built-in provider the report's own table is the answer.
  */
 import { setMaxListeners } from 'node:events';
-import type { Config } from '../schemas/config.js';
-import type { Plan } from '../schemas/plan.js';
-import { maskSecretLooking } from '../engine/core/redact.js';
-import { resolveAwsTarget } from '../engine/providers/cloud_a/provider.js';
-import { iamReport } from '../engine/producers/reports/iam.js';
-import { complianceReport } from '../engine/producers/reports/compliance.js';
-import { discoveryReport, type IacContext } from '../engine/producers/reports/discovery.js';
-import { renderCompliance, renderDiscovery, renderIam } from '../engine/producers/reports/render.js';
-import type { PlanReader } from '../engine/providers/cloud_a/read.js';
-import { readWorkspace, selectedWorkspace } from '../engine/producers/iac/terraform.js';
-import type { TerraformClient } from '../engine/providers/terraform/provider.js';
-import { driftAgainstCloudA } from '../engine/producers/iac/drift.js';
+import type { Config } from '../../schemas/config.js';
+import type { Plan } from '../../schemas/plan.js';
+import { maskSecretLooking } from '../../engine/core/redact.js';
+import { resolveAwsTarget } from '../../engine/providers/cloud_a/provider.js';
+import { iamReport } from '../../engine/producers/reports/iam.js';
+import { complianceReport } from '../../engine/producers/reports/compliance.js';
+import { discoveryReport, type IacContext } from '../../engine/producers/reports/discovery.js';
+import { renderCompliance, renderDiscovery, renderIam } from '../../engine/producers/reports/render.js';
+import type { PlanReader } from '../../engine/providers/cloud_a/read.js';
+import { readWorkspace, selectedWorkspace } from '../../engine/producers/iac/terraform.js';
+import type { TerraformClient } from '../../engine/providers/terraform/provider.js';
+import { driftAgainstCloudA } from '../../engine/producers/iac/drift.js';
 import { fromPromise } from 'xstate';
-import { readPlan } from './apply/reads.js';
+import { readPlan } from '../apply/reads.js';
 import type { AskActors, AskBackend, ContextRead, ContextResult, ReadContextInput } from './ask-flow.js';
 import { answerActor } from './ask-actors.js';
 import { cloudReadContext } from './ask.js';

@@ -4,25 +4,25 @@
  * executor, and the result passes the same validator and destroyer gate as any plan.
  */
 import { fromPromise } from 'xstate';
-import type { MakerInput } from '../engine/core/capabilities.js';
-import { routeQuestion, type RouteDecision } from '../engine/core/routing/route.js';
-import { chooseModelActor } from '../machines/ask-actors.js';
-import type { AskContext } from '../machines/ask-flow.js';
-import { draftActor, validateWith } from '../machines/maker-actors.js';
-import { makerFlowMachine, runMakerFlow, type MakerRouteInput, type PrepareInput } from '../machines/maker-flow.js';
-import { OperationError, UsageError } from '../engine/core/errors.js';
-import { addAutostop, type ExistingScript } from '../engine/producers/autostop/add-to-plan.js';
-import type { AutostopPolicy } from '../engine/producers/autostop/policy.js';
-import { PROVIDERS, providerRoutings, providersWith } from '../engine/providers/index.js';
-import { ProviderNotIntegratedError } from '../machines/ask.js';
-import { validatePlan } from '../engine/core/plan/validate.js';
-import { withNotes } from '../engine/core/plan/notes.js';
-import type { Plan } from '../schemas/plan.js';
-import type { CommandContext } from './context.js';
-import { readPlan } from '../machines/apply/reads.js';
-import { findKind } from '../engine/providers/gpucloud/catalogue.js';
-import { listPlan } from '../engine/providers/gpucloud/static-plans.js';
-import type { Session } from './session.js';
+import type { MakerInput } from '../../engine/core/capabilities.js';
+import { routeQuestion, type RouteDecision } from '../../engine/core/routing/route.js';
+import { chooseModelActor } from '../ask/ask-actors.js';
+import type { AskContext } from '../ask/ask-flow.js';
+import { draftActor, validateWith } from './maker-actors.js';
+import { makerFlowMachine, runMakerFlow, type MakerRouteInput, type PrepareInput } from './maker-flow.js';
+import { OperationError, UsageError } from '../../engine/core/errors.js';
+import { addAutostop, type ExistingScript } from '../../engine/producers/autostop/add-to-plan.js';
+import type { AutostopPolicy } from '../../engine/producers/autostop/policy.js';
+import { PROVIDERS, providerRoutings, providersWith } from '../../engine/providers/index.js';
+import { ProviderNotIntegratedError } from '../ask/ask.js';
+import { validatePlan } from '../../engine/core/plan/validate.js';
+import { withNotes } from '../../engine/core/plan/notes.js';
+import type { Plan } from '../../schemas/plan.js';
+import type { CommandContext } from '../../commands/context.js';
+import { readPlan } from '../apply/reads.js';
+import { findKind } from '../../engine/providers/gpucloud/catalogue.js';
+import { listPlan } from '../../engine/providers/gpucloud/static-plans.js';
+import type { Session } from '../../commands/session.js';
 
 /** The AI selection flags shared by `ask` and `ask --maker`. */
 export interface AiFlags {
@@ -67,7 +67,7 @@ async function withAutostop(session: Session, plan: Plan, policy: AutostopPolicy
 }
 
 /**
- * One plan through the maker flow (machines/maker-flow.ts): the request is routed (one provider with a
+ * One plan through the maker flow (machines/make/maker-flow.ts): the request is routed (one provider with a
  * maker), the AI provider chosen, the maker's catalogue read through the executor, then drafts are
  * validated and repaired. Its progress drives `onPhase` (the spinner); its debug lines `--debug`.
  */
