@@ -8,13 +8,13 @@
 import { createRequire } from 'node:module';
 import type * as AskFlow from '../machines/ask/ask.js';
 import type * as AskReport from '../machines/ask/ask-report.js';
-import type * as AskMaker from '../machines/make/make-plan.js';
+import type * as AskMaker from './ask-maker.js';
 import type * as Routing from '../engine/core/routing/route.js';
 
 const require = createRequire(import.meta.url);
 const flow = () => require('../machines/ask/ask.js') as typeof AskFlow;
 const report = () => require('../machines/ask/ask-report.js') as typeof AskReport;
-const maker = () => require('../machines/make/make-plan.js') as typeof AskMaker;
+const maker = () => require('./ask-maker.js') as typeof AskMaker;
 const routing = () => require('../engine/core/routing/route.js') as typeof Routing;
 
 export const askQuestion: typeof AskFlow.askQuestion = (...args) => flow().askQuestion(...args);

@@ -7,7 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ExitCode, UsageError } from '../engine/core/errors.js';
 import type { ReportKind } from '../machines/ask/ask-report.js';
-import type { AskPhase } from '../machines/ask/ask-flow.js';
+import { ASK_PHASES } from '../machines/ask/ask-phases.js';
 import { loadConfig } from '../engine/providers/config.js';
 import { formerAskFlags, providerRoutings, routableProviders } from '../engine/providers/index.js';
 import { PROVIDER_KINDS } from '../engine/producers/ai/kinds.js';
@@ -17,7 +17,7 @@ import { readPlanInput } from './plan-input.js';
 import { withSession } from './session.js';
 import { applyInput, dryRunInput, maxHourlyFlag, type ApplyFlags } from './apply.js';
 import { createAnswerPrinter, createPhaseSpinner } from './progress.js';
-import type { AiFlags } from '../machines/make/make-plan.js';
+import type { AiFlags } from './ask-maker.js';
 // The question flow, reports, routing and maker load only when used: `ask --apply` runs none of them.
 import { askQuestion, contextPlanFor, makePlanFromQuestion, REPORT_QUESTIONS, reportActors, routeQuestion, workspaceActors } from './ask-parts.js';
 import { cliAskContext, cliAskObserver } from './ask-observer.js';
@@ -213,14 +213,6 @@ function reportKind(opts: AskFlags): ReportKind | undefined {
   if (asked.length > 1) throw new UsageError(`--${asked.join(' and --')} are separate reports`, { hint: 'ask for one report at a time' });
   return asked[0];
 }
-
-/** What the spinner says while the ask flow is in a phase (on a terminal, until the first token). */
-export const ASK_PHASES: Partial<Record<AskPhase, string>> = {
-  routing: 'routing the question',
-  gatheringContext: 'reading the cloud',
-  summarising: 'summarising a large context',
-  answering: 'writing the answer',
-};
 
 /** `ask "<question>"`: the answer streams to stdout as it arrives; diagnostics go to stderr. */
 interface AskRunFlags {

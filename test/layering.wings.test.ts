@@ -95,8 +95,6 @@ const KNOWN: Record<RuleName, { from: string; to: string; until: string }[]> = {
   ],
   'nothing in engine/ imports the layers above it': [],
   "a surface reaches a provider through the manifest, never into its folder (its own command group aside)": [
-    { from: 'machines/make/make-plan.ts', to: 'engine/providers/gpucloud/catalogue.js', until: 'item 4: the maker moves to machines/make' },
-    { from: 'machines/make/make-plan.ts', to: 'engine/providers/gpucloud/static-plans.js', until: 'item 4: the maker moves to machines/make' },
     { from: 'commands/k8s-create.ts', to: 'engine/providers/gpucloud/lookup.js', until: 'item 4: `k8s create` becomes a use case below the CLI' },
     { from: 'commands/k8s-create.ts', to: 'engine/providers/ssh/remote.js', until: 'item 4: `k8s create` becomes a use case below the CLI' },
     { from: 'machines/ask/ask.ts', to: 'engine/providers/gpucloud/capabilities.js', until: "item 4: the ask use case reads gpucloud's always-read kinds from its reads capability" },
