@@ -1,7 +1,7 @@
 /**
  * `assistant acp`: the assistant as an Agent Client Protocol agent on stdio, so editors that speak
  * ACP can ask it questions and have it make, price and dry-run plans, through the same engine as
- * `talk` (commands/talk-engine.ts). A plan is applied only when the editor's user allows it: /apply
+ * `talk` (machines/talk/talk-engine.ts). A plan is applied only when the editor's user allows it: /apply
  * sends a permission request naming every step (and what it destroys), and nothing is sent
  * otherwise. Destructive plans also need the server started with --destroyer. stdout carries only
  * the protocol; diagnostics go to stderr.

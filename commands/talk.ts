@@ -2,7 +2,7 @@
  * `assistant talk`: an interactive session. Questions are answered from live reads with the
  * conversation as memory, plans are made, priced, dry-run and (after a typed yes) applied, all by
  * slash command; with `--agent` (or `agent.path`) an external agent answers over ACP instead. The
- * turns themselves are commands/talk-engine.ts; this file is the terminal: prompt, line editing,
+ * turns themselves are machines/talk/talk-engine.ts; this file is the terminal: prompt, line editing,
  * history recall, Ctrl-C per turn, confirmations, and the scripted (no terminal) mode.
  */
 import { resolve } from 'node:path';

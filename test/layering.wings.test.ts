@@ -97,7 +97,6 @@ const KNOWN: Record<RuleName, { from: string; to: string; until: string }[]> = {
   "a surface reaches a provider through the manifest, never into its folder (its own command group aside)": [
     { from: 'commands/k8s-create.ts', to: 'engine/providers/gpucloud/lookup.js', until: 'item 4: `k8s create` becomes a use case below the CLI' },
     { from: 'commands/k8s-create.ts', to: 'engine/providers/ssh/remote.js', until: 'item 4: `k8s create` becomes a use case below the CLI' },
-    { from: 'machines/ask/ask.ts', to: 'engine/providers/gpucloud/capabilities.js', until: "item 4: the ask use case reads gpucloud's always-read kinds from its reads capability" },
     { from: 'machines/ask/ask-report.ts', to: 'engine/providers/cloud_a/provider.js', until: "item 4: the IAM report asks cloud_a's capability" },
     { from: 'machines/ask/ask-report.ts', to: 'engine/providers/cloud_a/read.js', until: "item 4: the IAM report asks cloud_a's capability" },
     { from: 'machines/k8s/k8s-ask.ts', to: 'engine/providers/k8s/answer.js', until: "item 4: the k8s ask use case reads k8s's reads and answer capabilities" },

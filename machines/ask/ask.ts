@@ -57,8 +57,6 @@ export class ProviderNotIntegratedError extends InvalidInputError {
   }
 }
 
-export { ALWAYS_CONTEXT_KINDS } from '../../engine/providers/gpucloud/capabilities.js';
-
 /** What besides the routing decision chooses a context: the question's words and the config. */
 export interface ContextOptions {
   question?: string;
