@@ -5,7 +5,7 @@ import type { ConnectOptions, ProviderClient, RunObserver } from '../engine/core
 import { SANDBOX_SCOPE } from '../engine/core/plan/backend.js';
 import { PROVIDERS, providersWith } from '../engine/providers/index.js';
 import { OperationError, UsageError } from '../engine/core/errors.js';
-import type { PlanBackend, RunContext } from '../machines/run-plan.js';
+import type { PlanBackend, RunContext } from '../machines/run/run-plan.js';
 import { warn, type CommandContext } from './context.js';
 import { createRunObserver } from './progress.js';
 import type { RunReporter } from '../engine/core/plan/backend.js';

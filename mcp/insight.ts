@@ -13,7 +13,7 @@ import { renderDrift } from '../engine/producers/drift/render.js';
 import { tableAt } from '../engine/core/render/records.js';
 import { InvalidInputError } from '../engine/core/errors.js';
 import { formatProblems, validatePlan } from '../engine/core/plan/validate.js';
-import { liveCostProvider, readLiveCost } from '../machines/cost.js';
+import { liveCostProvider, readLiveCost } from '../machines/cost/cost.js';
 import { readPlan, readResult } from '../machines/apply/reads.js';
 import { PREDEFINED_BINDINGS } from '../schemas/plan.js';
 import type { McpBackend } from './backend.js';

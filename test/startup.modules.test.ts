@@ -51,7 +51,7 @@ const NOT_ON_A_GPUCLOUD_READ: [RegExp, string][] = [
   [/\/node_modules\/(ofetch|node-fetch-native)\//, 'ofetch (Node\'s fetch is used)'],
   [/\/node_modules\/ioredis\//, 'ioredis (only with a redis_url)'],
   // The cost capability is a light module; what prices loads when a cost command or a budget prices.
-  [/\/dist\/(engine\/producers\/cost\/|engine\/providers\/gpucloud\/cost\.js|machines\/cost\.js)/, 'the cost code (cost commands and budgets only)'],
+  [/\/dist\/(engine\/producers\/cost\/|engine\/providers\/gpucloud\/cost\.js|machines\/cost\/)/, 'the cost code (cost commands and budgets only)'],
 ];
 
 function assertNone(loaded: string[], what: string): void {

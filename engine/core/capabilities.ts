@@ -133,6 +133,11 @@ export interface MakerCapability {
    * no one chose on purpose is said in the plan and its dry run (issue 39 item 8).
    */
   statedDefaults?(plan: Plan): string[];
+  /**
+   * Its plans' instances can carry an auto-stop watcher (`ask --maker --autostop`): the read-only plan
+   * that lists the account's scripts, so that a watcher script already there is reused, not made twice.
+   */
+  autostopScripts?(): Plan;
 }
 
 export interface MakerContext {

@@ -22,7 +22,7 @@ import { RunJournal } from '../../engine/core/plan/journal.js';
 import { awaitDeadRunsCreate, deadRunsCreateUntil, findNameConflicts, listerFor, nameConflictRefusal, NameSnapshots, RunCreates, staticCreates, type Lister, type NamedCreate } from '../../engine/core/plan/names.js';
 import { reservationId, type Reservation, type RunReservations } from '../../engine/core/plan/reservations.js';
 import { lockRun } from '../../engine/core/plan/run-lock.js';
-import { runPlan, type PlanBackend, type RunOutcome } from '../run-plan.js';
+import { runPlan, type PlanBackend, type RunOutcome } from '../run/run-plan.js';
 import { addsCost, figuresFor, pricePlan, type BudgetLimit } from './price.js';
 import { applyRecord, hourlyChangeOf, reportRun, type ApplyTrace } from './history.js';
 import type { PreviewablePlan } from '../../engine/core/plan/check.js';
@@ -32,7 +32,7 @@ export { readPlan, readResult } from './reads.js';
 export { dryRunPlan, previewPlan, type DryRunOutcome } from './dry-run.js';
 export { planConsent, type PlanConsent } from './consent.js';
 export type { BudgetLimit } from './price.js';
-export type { PlanBackend, RunOutcome } from '../run-plan.js';
+export type { PlanBackend, RunOutcome } from '../run/run-plan.js';
 
 export type ApplyMode = 'new' | 'resume' | 'fresh';
 

@@ -7,7 +7,7 @@ declare const checked: unique symbol;
 
 /**
  * A plan that passed whole-plan validation and the destroyer gate, with the class of every step. Only
- * `checkPlan` makes one, and the executor (machines/run-plan.ts) accepts nothing else: a plan is
+ * `checkPlan` makes one, and the executor (machines/run/run-plan.ts) accepts nothing else: a plan is
  * validated exactly once, and nothing unvalidated can run.
  */
 export interface CheckedPlan {
