@@ -1,8 +1,8 @@
 /**
  * The run history a team's clients report (issue 41): one row per run, keyed by (tenant, the client's
  * idempotency key), so a run sent twice — a retry after a lost answer, two processes flushing one
- * queue — is stored once. Bounded per tenant: after each insert the tenant's runs beyond the newest
- * `keep` and older than `keepDays` are deleted in the same transaction.
+ * queue — is stored once. Bounded per tenant: each insert deletes, in its own transaction, the tenant's
+ * runs older than `keepDays` and the oldest beyond the newest `keep` (cheaply: see `retain`).
  *
  * The record arrives masked by the client's one masker; the server masks it again (a client of another
  * version, or one that registered no secret) before storing it, since the console shows it to the team.
@@ -10,7 +10,7 @@
 import { maskSecretLooking } from '../engine/core/redact.js';
 import type { RunDetail, RunRecord, RunSummary } from '../schemas/backend-api.js';
 import type { Principal } from './store.js';
-import type { Row, Storage } from './storage.js';
+import type { Queryable, Row, Storage } from './storage.js';
 
 export const DEFAULT_RUN_RETENTION = 10_000;
 export const DEFAULT_RUN_RETENTION_DAYS = 365;
@@ -75,8 +75,8 @@ export class RunHistory {
     const masked = maskSecretLooking(record);
     return this.storage.transaction(async (tx) => {
       const inserted = await tx.query(
-        `INSERT INTO runs (tenant, id, env, who, key_prefix, kind, status, exit_code, started_at, finished_at, plan_hash, summary, hourly_change, currency, resources, record)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+        `INSERT INTO runs (tenant, id, env, who, key_prefix, kind, status, exit_code, started_at, finished_at, plan_hash, summary, hourly_change, currency, resources, provider, record)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
          ON CONFLICT (tenant, id) DO NOTHING RETURNING id`,
         [
           who.tenant,
@@ -94,24 +94,44 @@ export class RunHistory {
           masked.hourly_change ?? null,
           masked.currency ?? null,
           masked.resources.length,
+          masked.providers[0] ?? null,
           JSON.stringify(masked),
         ],
       );
       if (!inserted.length) return { id, created: false };
-      // Retention, per tenant: the oldest beyond `keep`, and anything older than `keepDays`.
-      await tx.query(
-        `DELETE FROM runs WHERE tenant = $1 AND (started_at < now() - make_interval(days => $2::int)
-           OR id IN (SELECT id FROM runs WHERE tenant = $1 ORDER BY started_at DESC, id DESC OFFSET $3))`,
-        [who.tenant, this.retention.keepDays, this.retention.keep],
-      );
+      await this.retain(tx, who.tenant);
       return { id, created: true };
     });
   }
 
+  /**
+   * Retention, per tenant, in the transaction of the insert that may have crossed a limit: the runs
+   * older than `keepDays` (the oldest in the index, so nothing is read when none is that old), then the
+   * oldest beyond the newest `keep`, found by the count rather than by counting (an OFFSET over the
+   * tenant's runs on every insert was the cost of a full history). The count's row lock also orders
+   * two inserts of one tenant on PostgreSQL, so neither deletes by a count the other changed.
+   */
+  private async retain(tx: Queryable, tenant: string): Promise<void> {
+    const [counted] = await tx.query<Row>(
+      'INSERT INTO run_counts (tenant, runs) VALUES ($1, 1) ON CONFLICT (tenant) DO UPDATE SET runs = run_counts.runs + 1 RETURNING runs',
+      [tenant],
+    );
+    const before = Number(counted!.runs);
+    let runs = before;
+    runs -= (await tx.query(`DELETE FROM runs WHERE tenant = $1 AND started_at < now() - make_interval(days => $2::int) RETURNING 1`, [tenant, this.retention.keepDays])).length;
+    if (runs > this.retention.keep) {
+      const oldest = `SELECT id FROM runs WHERE tenant = $1 ORDER BY started_at, id LIMIT $2`;
+      runs -= (await tx.query(`DELETE FROM runs WHERE tenant = $1 AND id IN (${oldest}) RETURNING 1`, [tenant, runs - this.retention.keep])).length;
+    }
+    if (runs !== before) await tx.query('UPDATE run_counts SET runs = $2 WHERE tenant = $1', [tenant, runs]);
+  }
+
   /** The newest runs first, of the envs given (a key's own). */
   async list(tenant: string, envs: readonly string[], q: RunQuery = {}): Promise<RunSummary[]> {
-    const params: unknown[] = [tenant, q.env ? [q.env].filter((e) => envs.includes(e)) : [...envs]];
-    let where = 'tenant = $1 AND env = ANY($2::text[])';
+    const wanted = q.env ? [q.env].filter((e) => envs.includes(e)) : [...envs];
+    // One env as `=`, so the planner reads runs_tenant_env_newest in order and stops at the limit.
+    const params: unknown[] = [tenant, wanted.length === 1 ? wanted[0] : wanted];
+    let where = wanted.length === 1 ? 'tenant = $1 AND env = $2' : 'tenant = $1 AND env = ANY($2::text[])';
     if (q.before) {
       params.push(q.before);
       where += ` AND started_at < $${params.length}`;
@@ -148,7 +168,7 @@ export class RunHistory {
   /** The hourly change the applied runs made, per provider (a run's change counted to its first provider). */
   async burnByProvider(tenant: string, env: string): Promise<Array<{ provider: string; change: number; runs: number }>> {
     const rows = await this.storage.query<Row>(
-      `SELECT coalesce(record->'providers'->>0, 'unknown') AS provider, sum(hourly_change) AS change, count(*) AS runs FROM runs
+      `SELECT coalesce(provider, 'unknown') AS provider, sum(hourly_change) AS change, count(*) AS runs FROM runs
        WHERE tenant = $1 AND env = $2 AND kind = 'apply' AND status = 'succeeded' AND hourly_change IS NOT NULL
        GROUP BY 1 ORDER BY 1`,
       [tenant, env],
