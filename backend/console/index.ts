@@ -47,7 +47,10 @@ function send(res: ServerResponse, status: number, body: string, type = 'text/ht
     'content-length': Buffer.byteLength(body),
     'content-security-policy': CSP,
     'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
+    // Not `no-referrer`: under it a browser sends `Origin: null` with the sign-in form's POST, which the
+    // guard rightly refuses (a sandboxed frame sends the same); `same-origin` keeps the console's own
+    // origin on its own requests and still sends nothing to another site.
+    'referrer-policy': 'same-origin',
     'x-frame-options': 'DENY',
     'cache-control': 'no-store',
     ...(res.req.complete ? {} : { connection: 'close' }),
