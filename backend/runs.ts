@@ -56,6 +56,44 @@ function summaryOf(r: Row): RunSummary {
   };
 }
 
+/** What a run adds to the burn: an apply that succeeded with a priced change, by env, provider and day (UTC). */
+interface Burning {
+  env: string;
+  provider: string | null;
+  started_at: string;
+  kind: string;
+  status: string;
+  hourly_change: number | null;
+}
+const BURNING_COLUMNS = 'env, provider, started_at, kind, status, hourly_change';
+const burningOf = (r: Row): Burning => ({ env: String(r.env), provider: r.provider === null || r.provider === undefined ? null : String(r.provider), started_at: iso(r.started_at), kind: String(r.kind), status: String(r.status), hourly_change: numOrNull(r.hourly_change) });
+
+/**
+ * Adds (`sign` +1) or takes away (-1) runs from run_burn_days, the sums the console's burn and cost
+ * trend read (so a page costs the same with 10 runs or 10,000). A day's row goes when its last run does.
+ */
+async function addBurn(tx: Queryable, tenant: string, runs: readonly Burning[], sign: 1 | -1): Promise<void> {
+  const sums = new Map<string, { env: string; provider: string; day: string; change: number; runs: number }>();
+  for (const r of runs) {
+    if (r.kind !== 'apply' || r.status !== 'succeeded' || r.hourly_change === null) continue;
+    const provider = r.provider ?? 'unknown';
+    const day = iso(r.started_at).slice(0, 10);
+    const key = JSON.stringify([r.env, provider, day]);
+    const sum = sums.get(key) ?? { env: r.env, provider, day, change: 0, runs: 0 };
+    sum.change += r.hourly_change;
+    sum.runs += 1;
+    sums.set(key, sum);
+  }
+  for (const s of sums.values()) {
+    await tx.query(
+      `INSERT INTO run_burn_days (tenant, env, provider, day, change, runs) VALUES ($1, $2, $3, $4::date, $5, $6)
+       ON CONFLICT (tenant, env, provider, day) DO UPDATE SET change = run_burn_days.change + EXCLUDED.change, runs = run_burn_days.runs + EXCLUDED.runs`,
+      [tenant, s.env, s.provider, s.day, sign * s.change, sign * s.runs],
+    );
+  }
+  if (sign < 0 && sums.size) await tx.query('DELETE FROM run_burn_days WHERE tenant = $1 AND runs <= 0', [tenant]);
+}
+
 export interface RunQuery {
   env?: string;
   limit?: number;
@@ -99,31 +137,34 @@ export class RunHistory {
         ],
       );
       if (!inserted.length) return { id, created: false };
-      await this.retain(tx, who.tenant);
+      await this.retain(tx, who.tenant, { env, provider: masked.providers[0] ?? null, started_at: masked.started_at, kind: masked.kind, status: masked.status, hourly_change: masked.hourly_change ?? null });
       return { id, created: true };
     });
   }
 
   /**
-   * Retention, per tenant, in the transaction of the insert that may have crossed a limit: the runs
-   * older than `keepDays` (the oldest in the index, so nothing is read when none is that old), then the
-   * oldest beyond the newest `keep`, found by the count rather than by counting (an OFFSET over the
-   * tenant's runs on every insert was the cost of a full history). The count's row lock also orders
-   * two inserts of one tenant on PostgreSQL, so neither deletes by a count the other changed.
+   * Keeps the tenant's count and burn per day with its runs, and applies retention, in the transaction
+   * of the insert of `added`: the runs older than `keepDays` (the oldest in the index, so nothing is
+   * read when none is that old), then the oldest beyond the newest `keep`, found by the count rather
+   * than by counting (an OFFSET over the tenant's runs on every insert was the cost of a full history).
+   * The count's row lock is taken first: it orders two inserts of one tenant on PostgreSQL, so neither
+   * deletes by a count the other changed, and every burn row is changed under it (no deadlock).
    */
-  private async retain(tx: Queryable, tenant: string): Promise<void> {
+  private async retain(tx: Queryable, tenant: string, added: Burning): Promise<void> {
     const [counted] = await tx.query<Row>(
       'INSERT INTO run_counts (tenant, runs) VALUES ($1, 1) ON CONFLICT (tenant) DO UPDATE SET runs = run_counts.runs + 1 RETURNING runs',
       [tenant],
     );
+    await addBurn(tx, tenant, [added], +1);
     const before = Number(counted!.runs);
-    let runs = before;
-    runs -= (await tx.query(`DELETE FROM runs WHERE tenant = $1 AND started_at < now() - make_interval(days => $2::int) RETURNING 1`, [tenant, this.retention.keepDays])).length;
-    if (runs > this.retention.keep) {
+    const gone = await tx.query<Row>(`DELETE FROM runs WHERE tenant = $1 AND started_at < now() - make_interval(days => $2::int) RETURNING ${BURNING_COLUMNS}`, [tenant, this.retention.keepDays]);
+    if (before - gone.length > this.retention.keep) {
       const oldest = `SELECT id FROM runs WHERE tenant = $1 ORDER BY started_at, id LIMIT $2`;
-      runs -= (await tx.query(`DELETE FROM runs WHERE tenant = $1 AND id IN (${oldest}) RETURNING 1`, [tenant, runs - this.retention.keep])).length;
+      gone.push(...(await tx.query<Row>(`DELETE FROM runs WHERE tenant = $1 AND id IN (${oldest}) RETURNING ${BURNING_COLUMNS}`, [tenant, before - gone.length - this.retention.keep])));
     }
-    if (runs !== before) await tx.query('UPDATE run_counts SET runs = $2 WHERE tenant = $1', [tenant, runs]);
+    if (!gone.length) return;
+    await tx.query('UPDATE run_counts SET runs = $2 WHERE tenant = $1', [tenant, before - gone.length]);
+    await addBurn(tx, tenant, gone.map(burningOf), -1);
   }
 
   /** The newest runs first, of the envs given (a key's own). */
@@ -154,11 +195,11 @@ export class RunHistory {
     return { ...summary, tenant: String(row.tenant), record };
   }
 
-  /** The hourly change the applied runs made, per day (UTC), over the last `days` days: the cost trend. */
+  /** The hourly change the applied runs made, per day (UTC), over the last `days` days (whole days): the cost trend. */
   async trend(tenant: string, env: string, days: number): Promise<Array<{ day: string; change: number }>> {
     const rows = await this.storage.query<Row>(
-      `SELECT to_char(date_trunc('day', started_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day, sum(hourly_change) AS change FROM runs
-       WHERE tenant = $1 AND env = $2 AND kind = 'apply' AND status = 'succeeded' AND hourly_change IS NOT NULL AND started_at >= now() - make_interval(days => $3::int)
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, sum(change) AS change FROM run_burn_days
+       WHERE tenant = $1 AND env = $2 AND day >= ((now() - make_interval(days => $3::int)) AT TIME ZONE 'UTC')::date
        GROUP BY 1 ORDER BY 1`,
       [tenant, env, days],
     );
@@ -168,9 +209,7 @@ export class RunHistory {
   /** The hourly change the applied runs made, per provider (a run's change counted to its first provider). */
   async burnByProvider(tenant: string, env: string): Promise<Array<{ provider: string; change: number; runs: number }>> {
     const rows = await this.storage.query<Row>(
-      `SELECT coalesce(provider, 'unknown') AS provider, sum(hourly_change) AS change, count(*) AS runs FROM runs
-       WHERE tenant = $1 AND env = $2 AND kind = 'apply' AND status = 'succeeded' AND hourly_change IS NOT NULL
-       GROUP BY 1 ORDER BY 1`,
+      `SELECT provider, sum(change) AS change, sum(runs) AS runs FROM run_burn_days WHERE tenant = $1 AND env = $2 GROUP BY 1 ORDER BY 1`,
       [tenant, env],
     );
     return rows.map((r) => ({ provider: String(r.provider), change: Number(r.change), runs: Number(r.runs) }));
