@@ -22,7 +22,8 @@ export function launchChromium(): Promise<Browser> {
     executablePath: onPath('chromium')!,
     headless: true,
     userDataDir: tempDir('chromium-profile-'),
-    args: [...(process.getuid?.() === 0 ? ['--no-sandbox'] : []), '--no-first-run', '--disable-sync', '--disable-component-update'],
+    // A container's /dev/shm is often 64 MB, too small for chromium's renderer: it uses /tmp instead.
+    args: [...(process.getuid?.() === 0 ? ['--no-sandbox'] : []), '--disable-dev-shm-usage', '--no-first-run', '--disable-sync', '--disable-component-update'],
     // A bound against a hang on a loaded machine, not a speed limit.
     timeout: 120_000,
     protocolTimeout: 240_000,
