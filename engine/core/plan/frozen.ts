@@ -8,10 +8,12 @@ import type { Plan } from '../../../schemas/plan.js';
 
 const frozen = new WeakSet<object>();
 
-function deepFreeze(v: unknown): void {
-  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return;
+/** Freezes every object reachable from `v`; one already frozen is still walked (a shallow freeze leaves its children mutable). */
+function deepFreeze(v: unknown, seen = new Set<object>()): void {
+  if (v === null || typeof v !== 'object' || seen.has(v)) return;
+  seen.add(v);
   Object.freeze(v);
-  for (const x of Object.values(v)) deepFreeze(x);
+  for (const x of Object.values(v)) deepFreeze(x, seen);
 }
 
 /** Freezes `plan` whole (every command, argument list and map) and remembers it as unchangeable. */
