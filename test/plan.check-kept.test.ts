@@ -27,6 +27,16 @@ test('a list plan is one frozen plan per kind: no caller can change what the nex
   assert.equal(plan.commands[0]!.args, ['gpucloud-api', 'GET', '/v1/instances']);
 });
 
+test('freezePlan freezes a part that was frozen only on the outside: its children cannot change under a kept check', () => {
+  const args = ['gpucloud-api', 'GET', '/v1/instances'];
+  const command = Object.freeze({ args, reason: 'list' });
+  const plan = freezePlan({ version: 1, provider: 'gpucloud', commands: [command] } as Plan);
+  assert.throws(() => {
+    (plan.commands[0]!.args as string[])[1] = 'DELETE';
+  }, TypeError);
+  assert.equal(plan.commands[0]!.args, ['gpucloud-api', 'GET', '/v1/instances']);
+});
+
 test('the check of a frozen plan is kept for the same providers, gate and predefined names, and made again otherwise', async () => {
   const plan = listPlan(instances);
   const providers = await PROVIDERS.forPlan(plan);
