@@ -23,6 +23,7 @@ import { askQuestion, contextPlanFor, makePlanFromQuestion, REPORT_QUESTIONS, re
 import { cliAskContext, cliAskObserver } from './ask-observer.js';
 import { policyFromFlags, type AutostopPolicy } from '../engine/producers/autostop/policy.js';
 import { HIDDEN_FLAG, runGroup } from './group.js';
+import { planText } from '../engine/core/plan/writer.js';
 
 type AskFlags = Record<string, unknown> & {
   apply?: boolean;
@@ -318,7 +319,7 @@ async function maker(ctx: CommandContext, question: string, destroyer: boolean, 
     const plan = await makePlanFromQuestion(ctx, session, question, { destroyer, ...ai, providerFlags, autostop, onPhase: (text) => spinner?.phase(text) }).finally(() =>
       spinner?.stop(),
     );
-    ctx.out.text(JSON.stringify({ ...plan, question: plan.question ?? question, created_at: plan.created_at ?? new Date().toISOString() }, null, 2) + '\n');
+    ctx.out.text(planText({ ...plan, question: plan.question ?? question, created_at: plan.created_at ?? new Date().toISOString() }));
     return ExitCode.ok;
   }, { profile });
 }
