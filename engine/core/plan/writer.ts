@@ -17,6 +17,7 @@
  * - `kept` (`plan convert`): the plan's own order and spelling (only text that reads back identically
  *   becomes an object), so a converted plan has the hash, and finds the journal, of the plan it was.
  */
+import { PlanCommandSchema, PlanSchema } from '../../../schemas/plan.js';
 import { bodyAsText } from './document.js';
 import { findDuplicateKey } from './strict-json.js';
 import { goFoldName } from '../kits/http/go-json-keys.js';
@@ -51,7 +52,21 @@ export function planForWriting<P>(plan: P, opts: WriteOptions = {}): P {
     const value = keys === 'sorted' ? sortedBody(arg) : keptBody(arg);
     return body === 'object' ? value : bodyAsText(value);
   };
-  return { ...plan, commands: plan.commands.map((c) => ({ ...c, args: c.args.map((a, i) => (i === 0 ? a : write(a))) })) };
+  const commands = plan.commands.map((c) => inSchemaOrder({ ...c, args: c.args.map((a, i) => (i === 0 ? a : write(a))) }, COMMAND_KEYS));
+  return inSchemaOrder({ ...plan, commands }, PLAN_KEYS) as P;
+}
+
+/**
+ * The plan's own keys in the schema's order (validation parses a plan into that order: `plan convert`
+ * writes it so), keys the schema lacks after them: a maker's plan written, converted to strings and back
+ * is the same text.
+ */
+const PLAN_KEYS = Object.keys(PlanSchema.shape);
+const COMMAND_KEYS = Object.keys(PlanCommandSchema.shape);
+
+function inSchemaOrder<T extends object>(value: T, order: readonly string[]): T {
+  const rank = (k: string) => (order.includes(k) ? order.indexOf(k) : order.length);
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => rank(a) - rank(b))) as T;
 }
 
 /** The plan as a document: JSON, two spaces, bodies as `opts` says, a final newline. */
