@@ -104,6 +104,11 @@ test('a "__proto__" key stays a key of the body (written, read back, sent) and c
   assert.is(({} as Record<string, unknown>).polluted, undefined);
 });
 
+test('a body nested deeper than JSON.stringify goes stays the text it was (the writer does not crash)', () => {
+  const deep = `${'{"a":'.repeat(6000)}1${'}'.repeat(6000)}`;
+  assert.is(bodyOf(planText(plan(step(deep)))), deep);
+});
+
 test('plans checked in with string bodies keep their hash and canonical requests through plan convert (kept order) both ways', () => {
   assert.ok(EXAMPLES.length >= 3);
   for (const { file, plan: example } of EXAMPLES) {

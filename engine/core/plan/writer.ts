@@ -49,8 +49,14 @@ export function planForWriting<P>(plan: P, opts: WriteOptions = {}): P {
   if (!isPlanLike(plan)) return plan;
   const { body = 'object', keys = 'sorted' } = opts;
   const write = (arg: unknown): unknown => {
-    const value = keys === 'sorted' ? sortedBody(arg) : keptBody(arg);
-    return body === 'object' ? value : bodyAsText(value);
+    try {
+      const value = keys === 'sorted' ? sortedBody(arg) : keptBody(arg);
+      return body === 'object' ? value : bodyAsText(value);
+    } catch (err) {
+      // Nested deeper than JSON.stringify goes (thousands of levels): it stays the text it was.
+      if (err instanceof RangeError) return arg;
+      throw err;
+    }
   };
   const commands = plan.commands.map((c) => inSchemaOrder({ ...c, args: c.args.map((a, i) => (i === 0 ? a : write(a))) }, COMMAND_KEYS));
   return inSchemaOrder({ ...plan, commands }, PLAN_KEYS) as P;
