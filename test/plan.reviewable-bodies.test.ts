@@ -13,6 +13,7 @@ import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../emulator/index.js
 import { runCli as runCliDefault, tempHome, withEmulator, type RunCliOptions } from './support/cli.js';
 import { startOpenAiServer } from './support/openai-server.js';
 import { tempDir } from './support/temp.js';
+import { talkConfig } from './support/talk.js';
 
 /** Children get a generous timeout: CI is a busy 2-core box and these start the CLI many times. */
 const runCli = (args: string[], opts: RunCliOptions = {}) => runCliDefault(args, { timeoutMs: 120_000, ...opts });
@@ -134,6 +135,24 @@ test('a built-in maker plan and its string form are one plan: plan validate, the
   assert.is(sent[0]![0]!.body, reviewed.replace('<DEFAULT_SSH_KEY_ID>', EMULATOR_DEFAULT_SSH_KEY_ID), 'what was reviewed is what was sent');
   assert.is(hashes[0]!.length, 1);
   assert.equal(hashes[1], hashes[0]);
+});
+
+test("talk's /plan save writes the made plan with object bodies, and it is the plan /apply ran: ask --apply of the saved file finds it applied", async () => {
+  await withEmulator(async ({ emu, env }) => {
+    const home = tempHome('bodies-talk-');
+    const input = '/maker create a 1V100.6V instance called rev-t in FIN-01\n/plan save t.json\n/apply\n';
+    const talk = await runCli(['--config', talkConfig(), '--yes', 'talk', '--ai-profile', 'builtin'], { home, env, input });
+    assert.is(talk.code, 0, talk.stderr);
+    const saved = readFileSync(join(home, 't.json'), 'utf8');
+    const body = (JSON.parse(saved) as Written).commands[0]!.args[3] as Record<string, unknown>;
+    assert.is(body.hostname, 'rev-t');
+    assert.ok(keysSorted(body), saved);
+    assert.is(CREATE(emu).length, 1);
+    const again = await runCli(['--config', talkConfig(), '--yes', 'ask', '--apply', join(home, 't.json')], { home, env });
+    assert.is(again.code, 3, again.stderr);
+    assert.match(again.stderr, /already applied/);
+    assert.is(CREATE(emu).length, 1, 'nothing created twice');
+  });
 });
 
 test.run();
