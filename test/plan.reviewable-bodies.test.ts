@@ -2,7 +2,7 @@
  * Plans people can review in git (issue 39 §9), through the real CLI against the emulator: `ask --maker`
  * writes request bodies as JSON objects (keys sorted, one field a line) whether a model or the built-in
  * planner made them; that file and its string form (`plan convert --body string`) are one plan to
- * `plan validate`, the dry run and `ask --apply` (same plan hash, same canonical requests, same
+ * `plan validate`, `plan diff`, the dry run and `ask --apply` (same plan hash, same canonical requests, same
  * requests sent), and `plan convert --body string` then `--body object` gives back the same bytes.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -86,7 +86,7 @@ test("a model's plan written by ask --maker has its body as an object, keys sort
   }
 });
 
-test('a built-in maker plan and its string form are one plan: plan validate, the dry run and ask --apply agree (same plan hash, canonical requests, requests sent)', async () => {
+test('a built-in maker plan and its string form are one plan: plan validate, plan diff, the dry run and ask --apply agree (same plan hash, canonical requests, requests sent)', async () => {
   const cfg = config('  default_provider: builtin\n');
   const home = tempHome('bodies-builtin-');
   const objectFile = join(home, 'objects.json');
@@ -110,6 +110,10 @@ test('a built-in maker plan and its string form are one plan: plan validate, the
     const dry = await Promise.all([objectFile, stringFile].map((f) => runCli(['--config', cfg, 'ask', '--apply', '--dry-run', '--plan-file', f, '-o', 'json'], { env, home })));
     for (const d of dry) assert.is(d.code, 0, d.stderr);
     assert.is(dry[0]!.stdout, dry[1]!.stdout, 'the same dry run: requests, bodies, prices');
+    const drift = await Promise.all([objectFile, stringFile].map((f) => runCli(['--config', cfg, 'plan', 'diff', f, '-o', 'json'], { env, home })));
+    assert.is(drift[0]!.code, drift[1]!.code, drift[0]!.stderr);
+    assert.match(drift[0]!.stdout, /rev-1/);
+    assert.is(drift[0]!.stdout, drift[1]!.stdout, 'plan diff sees one plan');
 
     const applied = await runCli(['--config', cfg, '--yes', 'ask', '--apply', objectFile], { env, home });
     assert.is(applied.code, 0, applied.stderr);
