@@ -100,6 +100,41 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX runs_tenant_plan ON runs (tenant, env, plan_hash, started_at DESC)
     `,
   },
+  {
+    version: 4,
+    what: 'a full run history stays cheap: retention by a count per tenant, indexes in the orders read, the burn summed per day',
+    // Retention used to find the runs beyond the newest `keep` with an OFFSET on every insert (10,000
+    // inserts took 736 s on PGlite). The count, kept in the same transaction as every insert and delete
+    // (backend/runs.ts), says at once whether a tenant is over its limit; runs_tenant_started finds its
+    // oldest runs and those past the age limit without reading the others. The console's list reads
+    // the newest of one env in (started_at, id) order, which the index of migration 3 lacked (a sort of
+    // the whole env per page); its burn per provider and cost trend summed every applied run (reading
+    // each record's JSON for the provider) on every page, and now read run_burn_days, kept with the runs.
+    sql: `
+      CREATE TABLE run_counts (
+        tenant text PRIMARY KEY,
+        runs integer NOT NULL CHECK (runs >= 0)
+      );
+      INSERT INTO run_counts (tenant, runs) SELECT tenant, count(*) FROM runs GROUP BY tenant;
+      CREATE INDEX runs_tenant_started ON runs (tenant, started_at, id);
+      DROP INDEX runs_tenant_env_started;
+      CREATE INDEX runs_tenant_env_newest ON runs (tenant, env, started_at DESC, id DESC);
+      ALTER TABLE runs ADD COLUMN provider text;
+      UPDATE runs SET provider = record->'providers'->>0;
+      CREATE TABLE run_burn_days (
+        tenant text NOT NULL,
+        env text NOT NULL,
+        provider text NOT NULL,
+        day date NOT NULL,
+        change double precision NOT NULL,
+        runs integer NOT NULL,
+        PRIMARY KEY (tenant, env, provider, day)
+      );
+      INSERT INTO run_burn_days (tenant, env, provider, day, change, runs)
+        SELECT tenant, env, coalesce(provider, 'unknown'), (started_at AT TIME ZONE 'UTC')::date, sum(hourly_change), count(*) FROM runs
+        WHERE kind = 'apply' AND status = 'succeeded' AND hourly_change IS NOT NULL GROUP BY 1, 2, 3, 4
+    `,
+  },
 ];
 
 /** Arbitrary, fixed: the advisory lock every starter takes while migrating. */

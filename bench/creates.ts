@@ -1,7 +1,7 @@
 /**
  * Creates at the speed the limits allow (issue 9 §4): a plan of 50 instance creates through
- * applyPlan (journal, lock, duplicate-name pre-flight, exactly-once guards) against 50 plain client
- * POSTs of the same bodies, under the default limits' ratio with a short window on client AND emulator
+ * applyPlan (journal, lock, name reservations, duplicate-name pre-flight, exactly-once guards) against
+ * 50 plain client POSTs of the same bodies, under the default limits' ratio with a short window on client AND emulator
  * (60 per method+path and 500 per project per 1 s window instead of per minute).
  * Target: ≤ 1.2× the plain POSTs, and at most one list GET of the kind per run.
  * For reference it also times the old shape: the client's own snapshot list before every create.
@@ -16,11 +16,13 @@ import { builds, importFrom, median, rows, tempDir, type Build } from './fixture
 type ApplyPlan = (plan: unknown, opts: Record<string, unknown>) => Promise<{ report: { status: string; error?: unknown } }>;
 
 /** A build's apply path and its providers (this build's client is used for every build). */
-async function applyOf(b: Build): Promise<{ applyPlan: ApplyPlan; providers: unknown }> {
+async function applyOf(b: Build): Promise<{ applyPlan: ApplyPlan; providers: unknown; reservations?: (home: string) => unknown }> {
   // The one apply module (machines/apply/); a baseline built before it had machines/apply-plan.js.
   const { applyPlan } = await importFrom<{ applyPlan: ApplyPlan }>(b, 'machines/apply/index.js').catch(() => importFrom<{ applyPlan: ApplyPlan }>(b, 'machines/apply-plan.js'));
   const { PROVIDERS } = await importFrom<{ PROVIDERS: unknown }>(b, 'engine/providers/index.js');
-  return { applyPlan, providers: PROVIDERS };
+  // The names a CLI apply reserves (this machine's store, as without Redis): each build its own.
+  const store = await importFrom<{ fileReservations?: (home: string) => unknown }>(b, 'engine/core/plan/reservations.js').catch(() => ({ fileReservations: undefined }));
+  return { applyPlan, providers: PROVIDERS, reservations: store.fileReservations };
 }
 
 const CREATES = 50;
@@ -41,7 +43,7 @@ async function timeApply(emu: Emulator, client: GpuCloudClient, run: string, a: 
   const signal = new AbortController().signal;
   const from = emu.requests().length;
   const started = performance.now();
-  const out = await a.applyPlan(plan, { backend: { predefined: {}, providers: a.providers, runContext: () => ({ client: async () => client, signal }) }, home, destroyer: false, mode: 'new' });
+  const out = await a.applyPlan(plan, { backend: { predefined: {}, providers: a.providers, reservations: a.reservations?.(home), runContext: () => ({ client: async () => client, signal }) }, home, destroyer: false, mode: 'new' });
   const ms = performance.now() - started;
   rmSync(home, { recursive: true, force: true });
   if (out.report.status !== 'succeeded') throw new Error(`bench plan ${out.report.status}: ${JSON.stringify(out.report.error)}`);

@@ -30,6 +30,7 @@ await (await import('./mcp-floor.js')).runMcpFloorBench();
 await (await import('./timing.js')).runTimingBench();
 await (await import('./shared-limits.js')).runSharedLimitsBench();
 await (await import('./backend.js')).runBackendBench();
+await (await import('./console-runs.js')).runConsoleRunsBench();
 await (await import('./box.js')).runBoxBench();
 console.log(`\nat the end: ${loadLine()}; the emulator, the agents and the server ran on the same ${cpus().length} cores as each other and as the load above`);
 rows.push(lastTestRun());

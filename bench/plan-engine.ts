@@ -16,7 +16,8 @@ type CheckPlan = (plan: unknown, opts: Record<string, unknown>) => unknown;
 
 /** A build's checkPlan + runPlan and the provider set they take (a ProviderSet before issue 25, loaded from the registry since). */
 async function engineOf(b: Build): Promise<{ runPlan: RunPlan; checkPlan: CheckPlan; providers: (plan: unknown) => Promise<unknown> }> {
-  const { runPlan } = await importFrom<{ runPlan: RunPlan }>(b, 'machines/run-plan.js');
+  // The executor moved to machines/run/ (issue 37); older builds have it at machines/run-plan.js.
+  const { runPlan } = await importFrom<{ runPlan: RunPlan }>(b, 'machines/run/run-plan.js').catch(() => importFrom<{ runPlan: RunPlan }>(b, 'machines/run-plan.js'));
   const { checkPlan } = await importFrom<{ checkPlan: CheckPlan }>(b, 'engine/core/plan/check.js');
   const { PROVIDERS } = await importFrom<{ PROVIDERS: { forPlan?(plan: unknown): Promise<unknown> } }>(b, 'engine/providers/index.js');
   return { runPlan, checkPlan, providers: async (plan) => (PROVIDERS.forPlan ? PROVIDERS.forPlan(plan) : PROVIDERS) };

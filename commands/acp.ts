@@ -1,7 +1,7 @@
 /**
  * `assistant acp`: the assistant as an Agent Client Protocol agent on stdio, so editors that speak
  * ACP can ask it questions and have it make, price and dry-run plans, through the same engine as
- * `talk` (commands/talk-engine.ts). A plan is applied only when the editor's user allows it: /apply
+ * `talk` (machines/talk/talk-engine.ts). A plan is applied only when the editor's user allows it: /apply
  * sends a permission request naming every step (and what it destroys), and nothing is sent
  * otherwise. Destructive plans also need the server started with --destroyer. stdout carries only
  * the protocol; diagnostics go to stderr.
@@ -19,7 +19,8 @@ import { flag, type FlagSpec } from './flag-spec.js';
 import { runGroup } from './group.js';
 import { rawStream } from './terminal.js';
 import { withSession } from './session.js';
-import { TalkEngine, type TurnIo } from './talk-engine.js';
+import { TalkEngine, type TurnIo } from '../machines/talk/talk-engine.js';
+import { talkHost } from './talk-host.js';
 import { resolve } from 'node:path';
 
 interface AcpFlags {
@@ -69,7 +70,7 @@ async function serve(ctx: CommandContext, opts: AcpFlags): Promise<number> {
           return {
             newSession: (cwd) => {
               const store = ConversationStore.create(ctx.home, { aiProfile: opts.aiProfile, sandbox: ctx.globals.sandbox });
-              engine = new TalkEngine(ctx, session, store, {
+              engine = new TalkEngine(talkHost(ctx), session, store, {
                 destroyer: Boolean(opts.destroyer),
                 aiProfile: opts.aiProfile === undefined ? undefined : String(opts.aiProfile),
                 model: opts.model === undefined ? undefined : String(opts.model),

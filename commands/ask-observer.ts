@@ -4,7 +4,7 @@
  * stream to stdout, debug lines go to the command's debug writer. Types only from the flow: loading
  * this module loads no machine.
  */
-import type { AskAiChoice, AskBackend, AskContext, AskEvent, AskObserver, AskPhase } from '../machines/ask-flow.js';
+import type { AskAiChoice, AskBackend, AskContext, AskEvent, AskObserver, AskPhase } from '../machines/ask/ask-flow.js';
 import type { CommandContext } from './context.js';
 import type { AnswerPrinter, PhaseSpinner } from './progress.js';
 

@@ -6,14 +6,14 @@
  * loads our ES modules synchronously) on first call.
  */
 import { createRequire } from 'node:module';
-import type * as AskFlow from '../machines/ask.js';
-import type * as AskReport from '../machines/ask-report.js';
+import type * as AskFlow from '../machines/ask/ask.js';
+import type * as AskReport from '../machines/ask/ask-report.js';
 import type * as AskMaker from './ask-maker.js';
 import type * as Routing from '../engine/core/routing/route.js';
 
 const require = createRequire(import.meta.url);
-const flow = () => require('../machines/ask.js') as typeof AskFlow;
-const report = () => require('../machines/ask-report.js') as typeof AskReport;
+const flow = () => require('../machines/ask/ask.js') as typeof AskFlow;
+const report = () => require('../machines/ask/ask-report.js') as typeof AskReport;
 const maker = () => require('./ask-maker.js') as typeof AskMaker;
 const routing = () => require('../engine/core/routing/route.js') as typeof Routing;
 

@@ -1,13 +1,13 @@
 /**
- * `assistant ask`: answers a question (the ask flow, machines/ask.ts), shows its routing
+ * `assistant ask`: answers a question (the ask flow, machines/ask/ask.ts), shows its routing
  * (`--route-only`), writes a plan (`--maker`) or runs one (`--apply`, with `--dry-run`, `--resume`,
  * `--fresh`). Flag parsing and output only; the work is in engine/ and machines/.
  */
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ExitCode, UsageError } from '../engine/core/errors.js';
-import type { ReportKind } from '../machines/ask-report.js';
-import type { AskPhase } from '../machines/ask-flow.js';
+import type { ReportKind } from '../machines/ask/ask-report.js';
+import { ASK_PHASES } from '../machines/ask/ask-phases.js';
 import { loadConfig } from '../engine/providers/config.js';
 import { formerAskFlags, providerRoutings, routableProviders } from '../engine/providers/index.js';
 import { PROVIDER_KINDS } from '../engine/producers/ai/kinds.js';
@@ -21,7 +21,7 @@ import type { AiFlags } from './ask-maker.js';
 // The question flow, reports, routing and maker load only when used: `ask --apply` runs none of them.
 import { askQuestion, contextPlanFor, makePlanFromQuestion, REPORT_QUESTIONS, reportActors, routeQuestion, workspaceActors } from './ask-parts.js';
 import { cliAskContext, cliAskObserver } from './ask-observer.js';
-import { policyFromFlags, type AutostopPolicy } from '../engine/producers/autostop/policy.js';
+import { policyFromFlags, type AutostopPolicy } from '../engine/core/kits/autostop/policy.js';
 import { HIDDEN_FLAG, runGroup } from './group.js';
 import { planText } from '../engine/core/plan/writer.js';
 
@@ -214,14 +214,6 @@ function reportKind(opts: AskFlags): ReportKind | undefined {
   if (asked.length > 1) throw new UsageError(`--${asked.join(' and --')} are separate reports`, { hint: 'ask for one report at a time' });
   return asked[0];
 }
-
-/** What the spinner says while the ask flow is in a phase (on a terminal, until the first token). */
-export const ASK_PHASES: Partial<Record<AskPhase, string>> = {
-  routing: 'routing the question',
-  gatheringContext: 'reading the cloud',
-  summarising: 'summarising a large context',
-  answering: 'writing the answer',
-};
 
 /** `ask "<question>"`: the answer streams to stdout as it arrives; diagnostics go to stderr. */
 interface AskRunFlags {

@@ -1,12 +1,12 @@
 /**
  * `assistant autostop check|resume|script`: idle auto-stop of gpucloud instances (docs/autostop.md).
  * Thin wiring: the check is machines/autostop.ts, the resume machines/autostop-resume.ts; the watcher and
- * policies are engine/producers/autostop/.
+ * policies are engine/core/kits/autostop/.
  */
 import { ExitCode } from '../engine/core/errors.js';
-import { AUTOSTOP_ACTIONS, parseIdleDuration, type AutostopAction } from '../engine/producers/autostop/policy.js';
+import { AUTOSTOP_ACTIONS, parseIdleDuration, type AutostopAction } from '../engine/core/kits/autostop/policy.js';
 import { renderCheckTable, summaryLine } from '../engine/producers/autostop/render.js';
-import { watcherScript } from '../engine/producers/autostop/watcher.js';
+import { watcherScript } from '../engine/core/kits/autostop/watcher.js';
 import { runAutostopCheck } from '../machines/autostop.js';
 import { resumeInstance, type ResumeResult } from '../machines/autostop-resume.js';
 import { warn, type CommandContext } from './context.js';
@@ -66,7 +66,7 @@ async function check(ctx: CommandContext, dryRun: boolean): Promise<number> {
     }).finally(() => spinner?.stop());
     ctx.out.value(result, {
       // A terminal gets its width (DETAIL goes first); a log file or pipe gets every column.
-      table: (colors) => renderCheckTable(result.instances, ctx.out.columns, colors),
+      table: () => renderCheckTable(result.instances, ctx.out.table),
       withTable: () => {
         ctx.io.stderr.write(summaryLine(result.instances, dryRun) + '\n');
         if (result.timed_out) warn(ctx, 'the check ran out of time before every instance was done (see the rows marked "not finished"); give it longer with --timeout');

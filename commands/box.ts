@@ -8,7 +8,7 @@ import { boxLiveFrom, boxReadPlan } from '../engine/producers/box/live.js';
 import { compileManifest, DEFAULT_BOX_PORT, defaultBoxImage, parseEnvFlag, parseSecretFlag, TOKEN_ENV, TOKEN_SHA256_ENV } from '../engine/producers/box/manifest.js';
 import { containerRegions, type Region } from '../engine/producers/box/regions.js';
 import { BOX_TOKEN_PREFIX, ensureBoxToken, tokenSha256 } from '../engine/producers/box/token.js';
-import { slugName } from '../engine/producers/deploy/plan.js';
+import { slugName } from '../engine/core/kits/deploy/names.js';
 import { ExitCode, InvalidInputError, UsageError } from '../engine/core/errors.js';
 import { parseListen } from '../engine/core/listen.js';
 import { assistantVersion } from '../engine/core/version.js';

@@ -1,6 +1,6 @@
 /**
  * `assistant cost summary|detail|trend|forecast|anomalies|tags|export`. Thin wiring: the provider is
- * chosen by the registry (machines/cost.ts costProvider: who has a `cost` capability that answers the
+ * chosen by the registry (machines/cost/cost.ts costProvider: who has a `cost` capability that answers the
  * command) → its live figures (read and priced through the one executor; every reading records a
  * snapshot) or its bill per day → engine/producers/cost/ derives trend, anomalies and tag groups → renderer.
  */
@@ -12,7 +12,7 @@ import { readSnapshots } from '../engine/producers/cost/snapshots.js';
 import { costTrend, dayOf, MAX_TREND_DAYS, parseDay, type CostTrend } from '../engine/producers/cost/trend.js';
 import { ANOMALY_DAYS, findAnomalies, type Anomaly } from '../engine/producers/cost/anomalies.js';
 import { costByTag } from '../engine/producers/cost/tags.js';
-import { costProvider, readBilledDays, readLiveCost, type CostCommand, type CostProvider } from '../machines/cost.js';
+import { costProvider, readBilledDays, readLiveCost, type CostCommand, type CostProvider } from '../machines/cost/cost.js';
 import { billedAnomalies, billedDetail, billedForecast, billedSummary, billedTags, billedTrendDays, monthToDate, type BilledDetailRow } from '../engine/producers/cost/billed.js';
 import { PROVIDERS } from '../engine/providers/index.js';
 import { OperationError, UsageError } from '../engine/core/errors.js';

@@ -7,13 +7,14 @@
  */
 import { readPlan } from '../machines/apply/index.js';
 import type { CapableProvider } from '../engine/providers/index.js';
-import { providersWith } from '../engine/providers/index.js';
+import { providersWith, providerWith } from '../engine/providers/index.js';
 import { describeStack, analyseRepo, type Stack } from '../engine/producers/deploy/analyse.js';
-import { codeHostGitOrigins } from '../engine/providers/repohost/provider.js';
 import { publicUrl, remoteHost, remoteKind, repoName, withClone } from '../engine/producers/deploy/clone.js';
 import { isLoopbackHost, NotInSandbox } from '../engine/core/hermetic.js';
 import { readEnvFile } from '../engine/producers/deploy/env-file.js';
-import { slugName, type CompiledDeploy, type EnvValue } from '../engine/producers/deploy/plan.js';
+import { slugName } from '../engine/core/kits/deploy/names.js';
+import type { DeployCompiled } from '../engine/core/capabilities.js';
+import type { EnvValue } from '../engine/core/deploy-types.js';
 import { ExitCode, InvalidInputError, OperationError, UsageError } from '../engine/core/errors.js';
 import { loadConfig } from '../engine/providers/config.js';
 import { registerSecret } from '../engine/core/redact.js';
@@ -21,7 +22,7 @@ import { warn, type CommandContext } from './context.js';
 import { applyInSession, dryRunInSession } from './apply.js';
 import { flag, type FlagSpec } from './flag-spec.js';
 import { runGroup } from './group.js';
-import { policyFromFlags } from '../engine/producers/autostop/policy.js';
+import { policyFromFlags } from '../engine/core/kits/autostop/policy.js';
 import { askLine } from './prompt.js';
 import { armConfigDeadline, withSession, type Session } from './session.js';
 import { planForWriting, planText } from '../engine/core/plan/writer.js';
@@ -167,7 +168,8 @@ async function deploy(ctx: CommandContext, deployers: readonly Deployer[], rawUr
   }
   if (cleanUrl !== url) throw new UsageError('the repository URL carries credentials; they would end up in the plan', { hint: 'remove them from the URL and set repohost.token in the config (or REPOHOST_TOKEN)' });
 
-  const tokenOrigins = token ? codeHostGitOrigins(config, ctx.env) : [];
+  // The code host's own credentials capability says where git may carry its token.
+  const tokenOrigins = token ? ((await providerWith('credentials', 'repohost'))?.capabilities.credentials.gitOrigins?.({ config, env: ctx.env }) ?? []) : [];
   return withClone({ url, ref: opts.ref ? String(opts.ref) : undefined, token, tokenOrigins, signal: ctx.signal, tmpRoot: ctx.env.ASSISTANT_DEPLOY_TMPDIR }, async ({ dir, sha }) => {
     const stack = analyseRepo(dir);
     const image = opts.image ?? stack.image;
@@ -206,7 +208,7 @@ async function deploy(ctx: CommandContext, deployers: readonly Deployer[], rawUr
 }
 
 /** Prints the plan (or {stack, plan}), or applies it. */
-async function emit(ctx: CommandContext, session: Session, compiled: CompiledDeploy, stack: Record<string, unknown>, opts: DeployFlags): Promise<number> {
+async function emit(ctx: CommandContext, session: Session, compiled: DeployCompiled, stack: Record<string, unknown>, opts: DeployFlags): Promise<number> {
   ctx.io.stderr.write(`${compiled.mode === 'create' ? 'plan' : compiled.mode === 'update' ? 'update plan' : 'already deployed'}: ${compiled.plan.summary}\n`);
   for (const note of [compiled.plan.notes ?? []].flat()) ctx.io.stderr.write(`note: ${note}\n`);
   if (opts.apply) return applyDeploy(ctx, session, compiled, opts);
@@ -257,7 +259,7 @@ function refuseUnshippable(url: string, target: string): void {
 }
 
 /** --apply (and --dry-run) through the one apply module, with the secrets bound for this run only. */
-async function applyDeploy(ctx: CommandContext, session: Session, compiled: CompiledDeploy, opts: DeployFlags): Promise<number> {
+async function applyDeploy(ctx: CommandContext, session: Session, compiled: DeployCompiled, opts: DeployFlags): Promise<number> {
   const flags = {
     destroyer: false,
     resume: Boolean(opts.resume),

@@ -85,7 +85,7 @@ async function matrix(ctx: CommandContext, session: Session, kind: string): Prom
   }
   const { buildMatrix, matrixPlan, renderMatrix } = await import('../engine/producers/charts/availability-matrix.js');
   const m = buildMatrix(spec.kind, await readPlan(session, matrixPlan(spec.kind), { signal: ctx.signal }));
-  ctx.out.value(m, { table: (colors) => renderMatrix(m, ctx.out.columns, colors) });
+  ctx.out.value(m, { table: () => renderMatrix(m, ctx.out.table) });
   return 0;
 }
 

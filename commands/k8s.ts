@@ -16,7 +16,7 @@ import { flag, type FlagSpec } from './flag-spec.js';
 import { clusterRow, nodeRows, podRows, sortRows, statsColumns, type StatsRow } from '../engine/providers/k8s/stats.js';
 import type { Plan } from '../schemas/plan.js';
 import type { Config } from '../schemas/config.js';
-import { askCluster } from '../machines/k8s-ask.js';
+import { askCluster } from '../machines/k8s/k8s-ask.js';
 import { cliAskContext, cliAskObserver } from './ask-observer.js';
 import { readPlan, readResult } from '../machines/apply/index.js';
 import { applyInput, dryRunInput } from './apply.js';

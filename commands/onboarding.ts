@@ -173,7 +173,7 @@ async function scan(ctx: CommandContext, flags: ScanFlags): Promise<number> {
     entries,
   });
   if (ctx.signal.aborted) throw ctx.signal.reason;
-  out.value(report, { table: (colors) => renderScan(report, out.columns, colors) });
+  out.value(report, { table: (colors) => renderScan(report, out.table, colors) });
   if (required) {
     const notReady = report.providers.filter((r) => required.includes(r.provider) && !r.ready);
     if (notReady.length) {

@@ -98,7 +98,7 @@ async function diff(ctx: CommandContext, file: string | undefined, all: boolean,
   const { readResult } = await import('../machines/apply/reads.js');
   const report = await withSession(ctx, (session) => planDrift(session, input, { all, read: (plan) => readResult(session, plan, { signal: ctx.signal }) }));
   const { renderDrift } = await import('../engine/producers/drift/render.js');
-  ctx.out.value(report, { table: (colors) => renderDrift(report, ctx.out.columns, colors) });
+  ctx.out.value(report, { table: () => renderDrift(report, ctx.out.table) });
   for (const p of report.not_checked) ctx.io.stderr.write(`note: provider ${p} cannot compare its resources; its steps were not checked\n`);
   return report.drift ? DRIFT_EXIT_CODE : ExitCode.ok;
 }

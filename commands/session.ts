@@ -5,10 +5,11 @@ import type { ConnectOptions, ProviderClient, RunObserver } from '../engine/core
 import { SANDBOX_SCOPE } from '../engine/core/plan/backend.js';
 import { PROVIDERS, providersWith } from '../engine/providers/index.js';
 import { OperationError, UsageError } from '../engine/core/errors.js';
-import type { PlanBackend, RunContext } from '../machines/run-plan.js';
+import type { PlanBackend, RunContext } from '../machines/run/run-plan.js';
 import { warn, type CommandContext } from './context.js';
 import { createRunObserver } from './progress.js';
 import type { RunReporter } from '../engine/core/plan/backend.js';
+import { BACKEND_ENV_VARS } from '../engine/core/config/backend-env.js';
 
 export interface Session extends PlanBackend {
   config: Config;
@@ -139,8 +140,8 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
  */
 function runReporter(ctx: CommandContext, config: Config): RunReporter | undefined {
   // Without a backend key nothing is reported: decided here, so that a command without one loads none of
-  // the backend client (its schemas bring zod). The variable is backend-store's BACKEND_ENV_VARS.apiKey.
-  if (!ctx.env.ASSISTANT_BACKEND_API_KEY?.trim() && !config.backend?.api_key?.trim()) return undefined;
+  // the backend client (its schemas bring zod).
+  if (!ctx.env[BACKEND_ENV_VARS.apiKey]?.trim() && !config.backend?.api_key?.trim()) return undefined;
   let outbox: Promise<RunReporter | undefined> | undefined;
   const open = async (): Promise<RunReporter | undefined> => {
     const [{ resolveBackendSettings }, { RunOutbox }] = await Promise.all([import('../engine/core/config/backend-store.js'), import('../engine/core/config/run-outbox.js')]);

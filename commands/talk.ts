@@ -2,7 +2,7 @@
  * `assistant talk`: an interactive session. Questions are answered from live reads with the
  * conversation as memory, plans are made, priced, dry-run and (after a typed yes) applied, all by
  * slash command; with `--agent` (or `agent.path`) an external agent answers over ACP instead. The
- * turns themselves are commands/talk-engine.ts; this file is the terminal: prompt, line editing,
+ * turns themselves are machines/talk/talk-engine.ts; this file is the terminal: prompt, line editing,
  * history recall, Ctrl-C per turn, confirmations, and the scripted (no terminal) mode.
  */
 import { resolve } from 'node:path';
@@ -27,7 +27,8 @@ import { createAnswerPrinter, createPhaseSpinner, createRunObserver } from './pr
 import { reportError } from './report-error.js';
 import { withSession } from './session.js';
 import { createDeadline } from '../engine/core/deadline.js';
-import { TalkEngine, type ApplyConfirmation, type TurnIo } from './talk-engine.js';
+import { TalkEngine, type ApplyConfirmation, type TurnIo } from '../machines/talk/talk-engine.js';
+import { talkHost } from './talk-host.js';
 
 interface TalkFlags {
   resume?: string | boolean;
@@ -119,7 +120,7 @@ async function talk(ctx: CommandContext, opts: TalkFlags): Promise<number> {
           ? ConversationStore.open(ctx.home, typeof opts.resume === 'string' ? opts.resume : undefined)
           : ConversationStore.create(ctx.home, { agent: agent?.name, aiProfile: opts.aiProfile, sandbox: ctx.globals.sandbox });
       if (store.skipped) warn(ctx, `${store.skipped} unreadable line(s) of ${store.path} were skipped`);
-      const engine = new TalkEngine(ctx, session, store, {
+      const engine = new TalkEngine(talkHost(ctx), session, store, {
         destroyer: Boolean(opts.destroyer),
         aiProfile: opts.aiProfile === undefined ? undefined : String(opts.aiProfile),
         model: opts.model === undefined ? undefined : String(opts.model),

@@ -25,13 +25,12 @@
 import type { Config } from '../schemas/config.js';
 import type { Plan } from '../schemas/plan.js';
 import { AssistantError, OperationError, UsageError } from '../engine/core/errors.js';
-import { findKind } from '../engine/providers/gpucloud/catalogue.js';
-import { HIBERNATION_STATUSES } from '../engine/providers/gpucloud/hibernation.js';
-import { getByIdPlan, listPlan } from '../engine/providers/gpucloud/static-plans.js';
+import type { AutostopCapability } from '../engine/core/capabilities.js';
 import { openPeriodOf, recordRestored, type LedgerPeriod } from '../engine/producers/autostop/ledger.js';
 import { RunJournal } from '../engine/core/plan/journal.js';
 import { lockResume } from '../engine/producers/autostop/sent.js';
 import { applyPlan, budgetLimit, readResult, type PlanBackend } from './apply/index.js';
+import { autostopProvider } from './autostop-provider.js';
 
 export interface ResumeBackend extends PlanBackend {
   config: Config;
@@ -67,8 +66,8 @@ export interface ResumeResult {
 
 const DEFAULT_WAIT_S = 1800;
 const DEFAULT_POLL_S = 5;
-/** Statuses of an instance on its way to running: wait, send nothing. */
-const COMING_BACK = new Set([HIBERNATION_STATUSES.leaving, 'starting', 'ordered', 'new', 'validating', 'provisioning']);
+/** Statuses of an instance on its way to running (out of hibernation, or starting): wait, send nothing. */
+const comingBack = (statuses: AutostopCapability['statuses']) => new Set([statuses.leaving, 'starting', 'ordered', 'new', 'validating', 'provisioning']);
 
 type Rec = Record<string, unknown>;
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -90,9 +89,11 @@ async function resumeListed(backend: ResumeBackend, opts: ResumeOptions, target:
   const now = opts.now ?? Date.now;
   const waitS = opts.waitTimeoutS ?? DEFAULT_WAIT_S;
   const pollS = opts.pollIntervalS ?? DEFAULT_POLL_S;
+  const { reads, statuses } = (await autostopProvider()).autostop;
+  const returning = comingBack(statuses);
   const read = async (): Promise<Rec> => {
     try {
-      return (await readResult(backend, getByIdPlan(findKind('instances')!, target.id), { signal })) as Rec;
+      return (await readResult(backend, reads.instance(target.id), { signal })) as Rec;
     } catch (err) {
       if (err instanceof AssistantError && err.code === 'not_found') {
         throw new OperationError('not_found', `instance ${target.hostname} (${target.id}) no longer exists; there is nothing to resume`, { hint: 'its data volumes, if it had any, are detached and kept: assistant gpucloud list volumes' });
@@ -111,11 +112,11 @@ async function resumeListed(backend: ResumeBackend, opts: ResumeOptions, target:
   const volumesBefore = volumesOf(current);
   let sent: ResumeResult['sent'] = null;
   let detail = '';
-  if (before === HIBERNATION_STATUSES.entering) current = await waitFor(HIBERNATION_STATUSES.hibernated);
+  if (before === statuses.entering) current = await waitFor(statuses.hibernated);
   const status = String(current.status ?? 'unknown');
   const missing = status === 'running' ? [] : await missingVolumes(backend, volumesOf(current), signal);
 
-  if (status === HIBERNATION_STATUSES.hibernated || status === 'offline') {
+  if (status === statuses.hibernated || status === 'offline') {
     const action = status === 'offline' ? 'start' : 'restore';
     if (missing.includes(String(current.os_volume_id))) {
       throw new OperationError('os_volume_gone', `the OS volume of ${target.hostname} (${String(current.os_volume_id)}) no longer exists; ${action === 'restore' ? 'restoring' : 'starting'} it cannot bring its disk back; nothing was sent`, {
@@ -131,11 +132,11 @@ async function resumeListed(backend: ResumeBackend, opts: ResumeOptions, target:
       // Refused by the API: if another run (another home, the console) brought it back meanwhile, that
       // is the outcome wanted; anything else is this run's failure (nothing changed: it was refused).
       const again = String((await read()).status ?? 'unknown');
-      if (again !== 'running' && !COMING_BACK.has(again)) throw outcome.error!;
+      if (again !== 'running' && !returning.has(again)) throw outcome.error!;
       // When the other run restored it is not known here: the ledger keeps counting only until a check last saw it hibernated.
       detail = `${action} was refused (${outcome.error!.message}) because another run had already brought it back (status ${again}); nothing more sent`;
     }
-  } else if (status !== 'running' && !COMING_BACK.has(status)) {
+  } else if (status !== 'running' && !returning.has(status)) {
     throw new OperationError('cannot_resume', `${target.hostname} is ${status}: only a hibernated (hibernating) or shut-down (offline) instance can be resumed`, {
       hint: `see it with: assistant gpucloud get instances ${target.id}`,
     });
@@ -177,7 +178,7 @@ async function resolve(backend: ResumeBackend, home: string, ref: string, signal
 /** The volumes of `ids` the account no longer lists (deleted, or in the trash). */
 async function missingVolumes(backend: ResumeBackend, ids: readonly string[], signal: AbortSignal): Promise<string[]> {
   if (!ids.length) return [];
-  const list = (await readResult(backend, listPlan(findKind('volumes')!), { signal })) as unknown;
+  const list = (await readResult(backend, (await autostopProvider()).autostop.reads.volumes(), { signal })) as unknown;
   const live = new Set((Array.isArray(list) ? list : []).filter((v: Rec) => v && !v.deleted_at && v.status !== 'deleted').map((v: Rec) => String(v.id)));
   return ids.filter((id) => !live.has(id));
 }
@@ -205,7 +206,7 @@ async function sendAction(backend: ResumeBackend, home: string, target: { id: st
 }
 
 async function listInstances(backend: ResumeBackend, signal: AbortSignal): Promise<Rec[]> {
-  const list = (await readResult(backend, listPlan(findKind('instances')!), { signal })) as unknown;
+  const list = (await readResult(backend, (await autostopProvider()).autostop.reads.instances(), { signal })) as unknown;
   return (Array.isArray(list) ? list : []).filter((i): i is Rec => !!i && typeof i === 'object');
 }
 
@@ -224,7 +225,7 @@ async function recreate(backend: ResumeBackend, opts: ResumeOptions, period: Led
     const again = await resumeInstance(backend, { ...opts, instance: String(back.id) });
     return { ...again, status_before: 'deleted', recreated_from: period.id, volumes: { ...again.volumes, before, same: again.volumes.after.join() === before.join() } };
   }
-  const volumes = (await readResult(backend, listPlan(findKind('volumes')!), { signal })) as Rec[];
+  const volumes = (await readResult(backend, (await autostopProvider()).autostop.reads.volumes(), { signal })) as Rec[];
   const detached = new Set((Array.isArray(volumes) ? volumes : []).filter((v) => v && !v.deleted_at && v.status === 'detached').map((v) => String(v.id)));
   if (!detached.has(recipe.os_volume_id)) {
     throw new OperationError('os_volume_gone', `${recipe.hostname} was deleted when it was hibernated, and its OS volume ${recipe.os_volume_id} is no longer there detached; nothing was sent`, {

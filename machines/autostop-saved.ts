@@ -1,13 +1,12 @@
 /**
  * `cost summary`'s "auto-stop saved" lines: the hibernation periods this home's checks recorded
  * (engine/producers/autostop/ledger.ts), priced at each machine's price against the account's instance
- * list read now (engine/providers/gpucloud/cost.ts hibernationSavings). Undefined when auto-stop never
- * hibernated anything of this provider here, and then nothing is read.
+ * list read now (the provider's `autostop` capability, `savings`). Undefined when auto-stop never
+ * hibernated anything of this provider here (or it has no auto-stop), and then nothing is read.
  */
-import { findKind } from '../engine/providers/gpucloud/catalogue.js';
-import { hibernationSavings, type HibernationSaving } from '../engine/providers/gpucloud/cost.js';
-import { listPlan } from '../engine/providers/gpucloud/static-plans.js';
+import type { HibernationSaving } from '../engine/core/kits/autostop/hibernation-periods.js';
 import { hibernationPeriods } from '../engine/producers/autostop/ledger.js';
+import { autostopOf } from './autostop-provider.js';
 import { readResult, type PlanBackend } from './apply/index.js';
 
 export interface AutostopSaved {
@@ -26,6 +25,8 @@ export async function autostopSaved(backend: PlanBackend, home: string, provider
   // Only auto-stop's own provider has periods in the ledger: any other summary reads nothing more.
   const periods = hibernationPeriods(home, provider);
   if (!periods.length) return undefined;
-  const [instances, volumes] = await Promise.all([readResult(backend, listPlan(findKind('instances')!), { signal }), readResult(backend, listPlan(findKind('volumes')!), { signal })]);
-  return { ...hibernationSavings(periods, instances, volumes, now), based_on: BASED_ON };
+  const autostop = await autostopOf(provider);
+  if (!autostop) return undefined;
+  const [instances, volumes] = await Promise.all([readResult(backend, autostop.reads.instances(), { signal }), readResult(backend, autostop.reads.volumes(), { signal })]);
+  return { ...(await autostop.savings(periods, instances, volumes, now)), based_on: BASED_ON };
 }

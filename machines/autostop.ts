@@ -12,16 +12,15 @@
 import type { Config } from '../schemas/config.js';
 import type { Plan } from '../schemas/plan.js';
 import { AssistantError, InvalidInputError } from '../engine/core/errors.js';
-import { findKind } from '../engine/providers/gpucloud/catalogue.js';
-import { getByIdPlan, listPlan } from '../engine/providers/gpucloud/static-plans.js';
 import { checkExitCode, decide, isActionDecision, type AutostopRow, type ReadOutcome } from '../engine/producers/autostop/decide.js';
 import { recipeOf, recordHibernateUnsent, recordHibernating, recordStillHibernated } from '../engine/producers/autostop/ledger.js';
-import { policyOfScript, type AutostopAction, type AutostopPolicy } from '../engine/producers/autostop/policy.js';
+import { policyOfScript, type AutostopAction, type AutostopPolicy } from '../engine/core/kits/autostop/policy.js';
 import { parseRecord } from '../engine/producers/autostop/record.js';
 import { lockCheck, SentActions } from '../engine/producers/autostop/sent.js';
-import { AUTOSTOP_READ_COMMAND } from '../engine/producers/autostop/template.js';
+import { AUTOSTOP_READ_COMMAND } from '../engine/core/kits/autostop/template.js';
 import { derivedSignal } from '../engine/core/deadline.js';
 import { applyPlan, readResult, type PlanBackend } from './apply/index.js';
+import { autostopProvider } from './autostop-provider.js';
 
 export interface AutostopBackend extends PlanBackend {
   config: Config;
@@ -121,17 +120,17 @@ const deadlineText = (signal: AbortSignal) => (signal.reason instanceof Error ? 
 /** Instances whose startup script (the account's copy) records an auto-stop policy. */
 async function findEnrolled(backend: AutostopBackend, signal: AbortSignal, onProgress?: (text: string) => void): Promise<Enrolled[]> {
   onProgress?.('listing instances');
-  const instances = await readResult(backend, listPlan(findKind('instances')!), { signal });
+  const { reads } = (await autostopProvider()).autostop;
+  const instances = await readResult(backend, reads.instances(), { signal });
   const candidates = (Array.isArray(instances) ? instances : []).filter(
     (i): i is Record<string, unknown> => !!i && typeof i === 'object' && !!str((i as Record<string, unknown>).startup_script_id) && !GONE.has(String((i as Record<string, unknown>).status)),
   );
   const scriptIds = [...new Set(candidates.map((i) => str(i.startup_script_id)!))];
   if (scriptIds.length) onProgress?.(`reading ${scriptIds.length} startup script${scriptIds.length === 1 ? '' : 's'}`);
   const scripts = new Map<string, { text?: string; problem?: string }>();
-  const scriptSpec = findKind('scripts')!;
   await mapLimited(scriptIds, SSH_CONCURRENCY, async (id) => {
     try {
-      const data = await readResult(backend, getByIdPlan(scriptSpec, id), { signal });
+      const data = await readResult(backend, reads.script(id), { signal });
       const record = Array.isArray(data) ? data[0] : data;
       scripts.set(id, { text: str((record as Record<string, unknown> | undefined)?.script) });
     } catch (err) {
@@ -183,7 +182,7 @@ async function act(backend: AutostopBackend, opts: CheckOptions, row: AutostopRo
   const action = row.decision as AutostopAction;
   let current: Record<string, unknown> | undefined;
   try {
-    current = (await readResult(backend, getByIdPlan(findKind('instances')!, row.id), { signal })) as Record<string, unknown> | undefined;
+    current = (await readResult(backend, (await autostopProvider()).autostop.reads.instance(row.id), { signal })) as Record<string, unknown> | undefined;
     const status = String(current?.status ?? 'unknown');
     if (status !== 'running') {
       Object.assign(row, { status, decision: 'stopped', detail: `status ${status} by the time of acting; nothing sent` });

@@ -1,10 +1,10 @@
 /**
- * The ask tool's bridge to the ask flow (machines/ask.ts), the same one `assistant ask` runs.
+ * The ask tool's bridge to the ask flow (machines/ask/ask.ts), the same one `assistant ask` runs.
  * Agents keep their own conversation, so the server does not mix their turns into a shared history.
  * The flow's phases and summarising progress become MCP progress notifications (for a client that
  * sent a progressToken).
  */
-import { askQuestion, type AskObserver } from '../machines/ask.js';
+import { askQuestion, type AskObserver } from '../machines/ask/ask.js';
 import type { McpBackend } from './backend.js';
 import type { ProgressFn } from './progress.js';
 

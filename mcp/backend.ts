@@ -1,5 +1,5 @@
 import type { Config } from '../schemas/config.js';
-import type { PlanBackend } from '../machines/run-plan.js';
+import type { PlanBackend } from '../machines/run/run-plan.js';
 
 /** What the tools run against: one per server, so all concurrent calls share one gpucloud client and its rate limits. */
 export interface McpBackend extends PlanBackend {

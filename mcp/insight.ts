@@ -10,9 +10,10 @@ import { renderTrendChart } from '../engine/producers/charts/cost-trend.js';
 import { planGraph, toDot, toMermaid, toText, type GraphFormat } from '../engine/producers/charts/plan-graph.js';
 import { planDrift } from '../engine/producers/drift/plan-diff.js';
 import { renderDrift } from '../engine/producers/drift/render.js';
+import { tableAt } from '../engine/core/render/records.js';
 import { InvalidInputError } from '../engine/core/errors.js';
 import { formatProblems, validatePlan } from '../engine/core/plan/validate.js';
-import { liveCostProvider, readLiveCost } from '../machines/cost.js';
+import { liveCostProvider, readLiveCost } from '../machines/cost/cost.js';
 import { readPlan, readResult } from '../machines/apply/reads.js';
 import { PREDEFINED_BINDINGS } from '../schemas/plan.js';
 import type { McpBackend } from './backend.js';
@@ -22,7 +23,7 @@ const DAY = 86_400_000;
 
 export async function driftTool(backend: McpBackend, plan: unknown, all: boolean, signal: AbortSignal) {
   const report = await planDrift(backend, plan, { all, read: (p) => readResult(backend, p, { signal }) });
-  return { text: renderDrift(report, WIDTH), structured: report };
+  return { text: renderDrift(report, tableAt(WIDTH)), structured: report };
 }
 
 export async function graphTool(backend: McpBackend, plan: unknown, format: GraphFormat) {
@@ -36,7 +37,7 @@ export async function graphTool(backend: McpBackend, plan: unknown, format: Grap
 
 export async function matrixTool(backend: McpBackend, kind: MatrixKind, signal: AbortSignal) {
   const m = buildMatrix(kind, await readPlan(backend, matrixPlan(kind), { signal }));
-  return { text: renderMatrix(m, WIDTH), structured: m };
+  return { text: renderMatrix(m, tableAt(WIDTH)), structured: m };
 }
 
 export async function trendTool(backend: McpBackend, range: { start?: string; end?: string }, signal: AbortSignal) {

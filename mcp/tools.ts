@@ -19,14 +19,14 @@ import { listPlan } from '../engine/providers/gpucloud/static-plans.js';
 import { applyPlan, budgetLimit, previewPlan, readPlan, readResult, type BudgetLimit } from '../machines/apply/index.js';
 import { createDeadline } from '../engine/core/deadline.js';
 import { checkForPreview } from '../engine/core/plan/check.js';
-import { readAccountCost } from '../machines/cost.js';
+import { readAccountCost } from '../machines/cost/cost.js';
 import { sortResources } from '../engine/producers/cost/live.js';
 import { describeConflict } from '../engine/core/plan/names.js';
 import { renderPreview } from '../engine/core/plan/preview.js';
-import type { PlanBackend } from '../machines/run-plan.js';
+import type { PlanBackend } from '../machines/run/run-plan.js';
 import { formatProblems } from '../engine/core/plan/validate.js';
 import { maskSecretLooking, maskSecretsInText, redactText } from '../engine/core/redact.js';
-import { renderRecords, renderRecord } from '../engine/core/render/records.js';
+import { renderRecords, renderRecord, tableAt } from '../engine/core/render/records.js';
 import { renderReport, renderReportError } from '../engine/core/render/report.js';
 import { routeQuestion } from '../engine/core/routing/route.js';
 import { PROVIDERS, providerRoutings, providerWith } from '../engine/providers/index.js';
@@ -297,7 +297,7 @@ export const TOOLS = [
     annotations: { ...READ_ONLY, idempotentHint: false },
     async run(_args, { backend, signal }) {
       const result = await runAutostopCheck(backend, { home: backend.home, dryRun: true, signal });
-      const text = renderCheckTable(result.instances, TEXT_WIDTH) + summaryLine(result.instances, true) + '\n';
+      const text = renderCheckTable(result.instances, tableAt(TEXT_WIDTH)) + summaryLine(result.instances, true) + '\n';
       return { text, structured: { checked_at: result.checked_at, allow_delete: result.allow_delete, allow_hibernate: result.allow_hibernate, instances: result.instances } };
     },
   }),

@@ -20,7 +20,7 @@ export const AlternativeSchema = z
 /**
  * Idle auto-stop of an instance create (issue 31 §2): stop the instance once its GPUs and logins have
  * been idle this long. Valid only on an instance create whose startup script installs the watcher with
- * the same policy (the gpucloud verb checks it; engine/producers/autostop/). `assistant autostop check` acts on it.
+ * the same policy (the gpucloud verb checks it: engine/providers/gpucloud/autostop-check.ts; the policy is engine/core/kits/autostop/). `assistant autostop check` acts on it.
  */
 export const AutostopSchema = z.strictObject({
   idle_minutes: z

@@ -10,6 +10,7 @@ import { priceRulesMarkdown } from '../dist/engine/core/kits/cli/pricing.js';
 import { AWS_RULE_SET } from '../dist/engine/providers/cloud_a/destroyer.js';
 import { AWS_PRICING } from '../dist/engine/providers/cloud_a/prices.js';
 import { GCLOUD_RULE_SET } from '../dist/engine/providers/cloud_b/destroyer.js';
+import { BQ_RULE_SET } from '../dist/engine/providers/cloud_b/bq.js';
 import { GCLOUD_PRICING } from '../dist/engine/providers/cloud_b/prices.js';
 import { AZ_RULE_SET } from '../dist/engine/providers/cloud_c/destroyer.js';
 import { AZ_PRICING } from '../dist/engine/providers/cloud_c/prices.js';
@@ -19,6 +20,7 @@ import { templatesMarkdown } from '../dist/engine/providers/ssh/templates.js';
 export const BLOCKS = [
   ['cloud_a rules', 'rulesMarkdown(AWS_RULE_SET)', rulesMarkdown(AWS_RULE_SET)],
   ['cloud_b rules', 'rulesMarkdown(GCLOUD_RULE_SET)', rulesMarkdown(GCLOUD_RULE_SET)],
+  ['cloud_b bq rules', 'rulesMarkdown(BQ_RULE_SET)', rulesMarkdown(BQ_RULE_SET)],
   ['cloud_c rules', 'rulesMarkdown(AZ_RULE_SET)', rulesMarkdown(AZ_RULE_SET)],
   ['ssh templates', 'templatesMarkdown()', templatesMarkdown()],
   ['cloud_a prices', "priceRulesMarkdown('aws', AWS_PRICING)", priceRulesMarkdown('aws', AWS_PRICING)],

@@ -6,7 +6,7 @@ import { allProviders } from '../engine/providers/index.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { PlanValidator } from '../engine/producers/ai/maker.js';
-import { makePlan } from '../machines/maker-actors.js';
+import { makePlan } from '../machines/make/maker-actors.js';
 import { resolveAiProvider } from '../engine/producers/ai/resolve.js';
 import { SafetyRefusal } from '../engine/core/errors.js';
 import { PREDEFINED_BINDINGS } from '../schemas/plan.js';

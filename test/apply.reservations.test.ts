@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../emulator/index.js';
+import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../emulator/index.js';
 import { BIN, runCli, tempHome, withEmulator } from './support/cli.js';
 import { startRedis } from './support/redis.js';
 import { callTool, connectHttp, startMcpServer, textOf } from './support/mcp.js';
@@ -66,6 +66,97 @@ test('a holder killed with -9 while it holds a reservation frees the name: the n
     // The dead process's request never reached the handler (it was delayed before it), so the name is free.
     assert.is(next.code, 0, next.stderr);
     assert.is(JSON.parse(next.stdout).status, 'succeeded');
+  });
+});
+
+/** Starts `ask --apply` of `plan` in the background; resolves once the emulator has received `method path`, with the child's stderr so far. */
+async function applyUntil(emu: Emulator, env: Record<string, string>, home: string, plan: string, method: string, path: string) {
+  const child = spawn(process.execPath, [BIN, 'ask', '--apply'], { env: { ...process.env, ...env, HOME: home }, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin.end(plan);
+  child.stdout.resume();
+  child.stderr.resume();
+  const closed = new Promise((resolve) => child.on('close', resolve));
+  const seen = () => emu.requests().some((q) => q.method === method && q.path === path);
+  while (!seen() && child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+  return { child, closed };
+}
+
+const postsOf = (emu: Emulator, name: string) => emu.requests().filter((q) => q.method === 'POST' && q.path === '/v1/instances' && JSON.parse(q.body ?? '{}').hostname?.toLowerCase() === name);
+
+/** `ask --apply` of `plan` in the background, with its stderr as it comes and its exit. */
+function applyInBackground(env: Record<string, string>, home: string, plan: string, args: string[] = []) {
+  const child = spawn(process.execPath, [BIN, 'ask', '--apply', ...args], { env: { ...process.env, ...env, HOME: home }, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin.end(plan);
+  child.stdout.resume();
+  let stderr = '';
+  const seen: { re: RegExp; resolve: () => void }[] = [];
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+    for (const s of seen) if (s.re.test(stderr)) s.resolve();
+  });
+  const code = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return {
+    code,
+    stderr: () => stderr,
+    /** Resolves once stderr matches `re` (or the process ended without it). */
+    saw: (re: RegExp) => Promise.race([new Promise<void>((resolve) => (re.test(stderr) ? resolve() : seen.push({ re, resolve }))), code.then(() => undefined)]),
+  };
+}
+
+test('a different plan creating the same name right after a kill -9 looks for the dead run\'s create until its window passed: it appears, the second plan is refused (exit 3), one instance', async () => {
+  await withEmulator(async ({ emu, env }) => {
+    const home = tempHome();
+    // The server holds the dead run's create until the second plan is looking for it, then makes it.
+    let make!: () => void;
+    emu.addFault({ method: 'POST', path: '/v1/instances', until: new Promise<void>((resolve) => (make = resolve)) });
+    const dead = await applyUntil(emu, env, home, createPlan('inflight-9', 'the plan that dies'), 'POST', '/v1/instances');
+    dead.child.kill('SIGKILL');
+    await dead.closed;
+    const next = applyInBackground(env, home, createPlan('INFLIGHT-9', 'another plan, same name'));
+    await next.saw(/may have had a create of instances? "INFLIGHT-9" in flight/);
+    make();
+    assert.is(await next.code, 3, next.stderr());
+    assert.match(next.stderr(), /may have had a create of instances? "INFLIGHT-9" in flight/);
+    assert.match(next.stderr(), /inflight-9/i);
+    assert.is(postsOf(emu, 'inflight-9').length, 1, 'only the dead run\'s create reached the server');
+    const list = await runCli(['gpucloud', 'list', 'instances', '-o', 'json'], { env, home });
+    assert.is((JSON.parse(list.stdout) as { hostname: string }[]).filter((i) => i.hostname.toLowerCase() === 'inflight-9').length, 1);
+  });
+});
+
+test('the wait for a dead run\'s create obeys the command\'s deadline: --timeout ends it with exit 1 (timeout), and nothing is sent', async () => {
+  await withEmulator(async ({ emu, env }) => {
+    const home = tempHome();
+    // The dead run's create is held for the whole test: its window (30 s from when it was sent) outlasts the deadline below.
+    let never!: () => void;
+    emu.addFault({ method: 'POST', path: '/v1/instances', until: new Promise<void>((resolve) => (never = resolve)) });
+    const dead = await applyUntil(emu, env, home, createPlan('deadline-9', 'the plan that dies'), 'POST', '/v1/instances');
+    dead.child.kill('SIGKILL');
+    await dead.closed;
+    const next = await runCli(['ask', '--apply', '--timeout', '20'], { env, home, input: createPlan('deadline-9', 'another plan, same name') });
+    never();
+    assert.is(next.code, 1, next.stderr);
+    assert.match(next.stderr, /may have had a create of instances? "deadline-9" in flight/);
+    assert.match(next.stderr, /error: timeout: /);
+    assert.is(postsOf(emu, 'deadline-9').length, 1, 'only the dead run\'s create reached the server');
+  });
+});
+
+test('a reservation taken over from a run killed before it sent its create is free at once: no wait, one instance', async () => {
+  await withEmulator(async ({ emu, env }) => {
+    const home = tempHome();
+    // The dead run is held in its name check (the list after reserving): it dies holding the name, having sent nothing.
+    let release!: () => void;
+    emu.addFault({ method: 'GET', path: '/v1/instances', until: new Promise<void>((resolve) => (release = resolve)) });
+    const dead = await applyUntil(emu, env, home, createPlan('never-sent-9', 'the plan that dies'), 'GET', '/v1/instances');
+    dead.child.kill('SIGKILL');
+    await dead.closed;
+    release();
+    const next = await runCli(['ask', '--apply', '-o', 'json'], { env, home, input: createPlan('never-sent-9', 'another plan, same name') });
+    assert.is(next.code, 0, next.stderr);
+    assert.match(next.stderr, /took over the reservation of instances? "never-sent-9" by a run that died/);
+    assert.not.match(next.stderr, /may have had a create/);
+    assert.is(postsOf(emu, 'never-sent-9').length, 1);
   });
 });
 

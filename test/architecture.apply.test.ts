@@ -1,5 +1,5 @@
 /**
- * One apply path (issue 22): the executor (`runPlan`, machines/run-plan.ts) is called by the apply
+ * One apply path (issue 22): the executor (`runPlan`, machines/run/run-plan.ts) is called by the apply
  * module (machines/apply/) and by nothing else among the producers — commands, the MCP server, the ask
  * flow, engine code. A producer that imported it could change things past the budget, the name
  * reservations and the journal. Types (PlanBackend, RunOutcome…) may be imported anywhere.

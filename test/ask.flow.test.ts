@@ -1,14 +1,16 @@
 /**
- * The ask flow machine (machines/ask-flow.ts) driven directly, with an injected read-only plan runner
+ * The ask flow machine (machines/ask/ask-flow.ts) driven directly, with an injected read-only plan runner
  * and the real openai SDK against the local OpenAI-compatible server: chunked summarisation of a
  * context of several MB, streaming, failures and the context plan.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fromPromise } from 'xstate';
-import { askFlowMachine, runAskFlow, type AskBackend, type AskEvent, type AskFlowInput, type ChooseModelInput, type Routed, type RouteInput } from '../machines/ask-flow.js';
-import { ALWAYS_CONTEXT_KINDS, ANSWER_SYSTEM_PROMPT, answerWithoutModel, cloudReadContext, contextPlanFor, type PlanRunner } from '../machines/ask.js';
-import { answerActor, recallFrom, summariseActor } from '../machines/ask-actors.js';
+import { askFlowMachine, runAskFlow, type AskBackend, type AskEvent, type AskFlowInput, type ChooseModelInput, type Routed, type RouteInput } from '../machines/ask/ask-flow.js';
+import { ANSWER_SYSTEM_PROMPT, answerWithoutModel, cloudReadContext, contextPlanFor, type PlanRunner } from '../machines/ask/ask.js';
+import { answerActor, recallFrom, summariseActor } from '../machines/ask/ask-actors.js';
+// What gpucloud always reads for an answer is its reads capability's business (its own module says which).
+import { ALWAYS_CONTEXT_KINDS } from '../engine/providers/gpucloud/capabilities.js';
 import { resolveAiProvider } from '../engine/producers/ai/resolve.js';
 import type { AiProvider, ChatMessage } from '../engine/producers/ai/provider.js';
 import type { Config } from '../schemas/config.js';

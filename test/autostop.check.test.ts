@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AUTOSTOP_READ_COMMAND } from '../engine/producers/autostop/template.js';
+import { AUTOSTOP_READ_COMMAND } from '../engine/core/kits/autostop/template.js';
 import { actions, closeAutostopFixtures, rowsOf, statusOf, withInstances, writeConfig } from './support/autostop.js';
 import { runCli } from './support/cli.js';
 

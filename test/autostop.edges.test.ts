@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { STATE_FILE } from '../engine/producers/autostop/watcher.js';
+import { STATE_FILE } from '../engine/core/kits/autostop/watcher.js';
 import { actions, BUSY, cleanup, closeAutostopFixtures, IDLE, rowsOf, statusOf, withAutostopHosts, withInstances } from './support/autostop.js';
 import { runCli, tempHome } from './support/cli.js';
 import { FASTAPI_TORCH, makeRepo, startGitHttp } from './support/git-repos.js';

@@ -12,7 +12,7 @@ import { validatePlan } from '../engine/core/plan/validate.js';
 import { addAutostop } from '../engine/producers/autostop/add-to-plan.js';
 import { hibernationPeriods, openPeriodOf, recordHibernateUnsent, recordHibernating, recordRestored, recordStillHibernated } from '../engine/producers/autostop/ledger.js';
 import { idleSavings } from '../engine/producers/autostop/saving.js';
-import { watcherScript } from '../engine/producers/autostop/watcher.js';
+import { watcherScript } from '../engine/core/kits/autostop/watcher.js';
 import { hibernationSavings } from '../engine/providers/gpucloud/cost.js';
 import { allProviders } from '../engine/providers/index.js';
 import type { Plan } from '../schemas/plan.js';

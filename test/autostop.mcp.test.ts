@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../emulator/index.js';
-import { STATE_FILE } from '../engine/producers/autostop/watcher.js';
+import { STATE_FILE } from '../engine/core/kits/autostop/watcher.js';
 import { runCli, tempHome, withEmulator } from './support/cli.js';
 import { callTool, connectHttp, startMcpServer } from './support/mcp.js';
 import { startSshServer, type SshTestServer } from './support/ssh-server.js';

@@ -16,10 +16,10 @@ const ALL_PROVIDERS = await allProviders();
 import { validatePlan } from '../engine/core/plan/validate.js';
 import { addAutostop } from '../engine/producers/autostop/add-to-plan.js';
 import { checkExitCode, decide, RESEND_AFTER_MS, STALE_AFTER_MS, type DecideInput } from '../engine/producers/autostop/decide.js';
-import { parseIdleDuration, policyFromFlags, policyOfScript } from '../engine/producers/autostop/policy.js';
+import { parseIdleDuration, policyFromFlags, policyOfScript } from '../engine/core/kits/autostop/policy.js';
 import { parseRecord } from '../engine/producers/autostop/record.js';
-import { AUTOSTOP_READ_COMMAND } from '../engine/producers/autostop/template.js';
-import { WATCH_SCRIPT, watcherScript, watcherScriptName, withWatcher } from '../engine/producers/autostop/watcher.js';
+import { AUTOSTOP_READ_COMMAND } from '../engine/core/kits/autostop/template.js';
+import { WATCH_SCRIPT, watcherScript, watcherScriptName, withWatcher } from '../engine/core/kits/autostop/watcher.js';
 import { checkIntervalMs } from '../schemas/config.js';
 import type { Plan } from '../schemas/plan.js';
 

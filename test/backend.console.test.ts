@@ -68,6 +68,8 @@ test('sign in with an API key, see the runs the CLI made against the emulator, o
   const csp = list.headers.get('content-security-policy')!;
   assert.match(csp, /default-src 'none'/);
   assert.not.match(csp, /script-src/);
+  // Under no-referrer a browser posts the sign-in form with `Origin: null`, which the guard refuses (test/console.browser.test.ts).
+  assert.is(list.headers.get('referrer-policy'), 'same-origin');
   const page = await list.text();
   assert.not.match(page, /<script/i);
   assert.match(page, /console box/);

@@ -244,8 +244,8 @@ test('cost with an unknown provider is a usage error listing the providers that 
   await withEmulator(async ({ emu, env }) => {
     const r = await runCli(['cost', 'summary', '--provider', 'cloud_z'], { env });
     assert.is(r.code, 2);
-    assert.match(r.stderr, /error: usage: cost for provider "cloud_z" is not available yet: providers with cost figures are gpucloud or cloud_a\n/);
-    assert.match(r.stderr, /hint: cost summary works for --provider gpucloud or cloud_a/);
+    assert.match(r.stderr, /error: usage: cost for provider "cloud_z" is not available yet: providers with cost figures are gpucloud, cloud_a, cloud_b or cloud_c\n/);
+    assert.match(r.stderr, /hint: cost summary works for --provider gpucloud, cloud_a, cloud_b or cloud_c/);
     // cloud_a's bill has services, not resources with an age (issue 39 item 6: its detail is by usage type).
     const d = await runCli(['cost', 'detail', '--provider', 'cloud_a', '--sort-by', 'age'], { env });
     assert.is(d.code, 2);

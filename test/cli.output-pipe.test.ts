@@ -68,6 +68,30 @@ test('the hidden-columns line goes to stderr: stdout of a narrow terminal carrie
   });
 });
 
+test('a producer\'s table (the availability matrix) names the columns it drops on a narrow terminal too, and only on stderr', async () => {
+  await withEmulator(async ({ env }) => {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let out = '';
+    let err = '';
+    stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    const home = tempHome();
+    const ctx = commandContext({
+      io: { stdout, stderr, stdin: new PassThrough(), stdoutIsTTY: true, stderrIsTTY: true, stdinIsTTY: false, columns: 40, color: false, stdoutColor: false },
+      env: { ...env, HOME: home },
+      home,
+      globals: { output: 'table', outputExplicit: false, debug: false, yes: false, sandbox: false },
+    });
+    assert.is(await runGpucloud(['list', 'availability', '--matrix'], ctx), 0, err);
+    const said = NOTICE.exec(err);
+    assert.ok(said, err);
+    assert.ok(said![2]!.split(', ').includes('GPU'), err);
+    assert.not.match(out.split('\n')[0]!, /\bGPU\b/, 'the column said hidden is not in the header');
+    assert.not.match(out, /hidden/);
+  });
+});
+
 async function inTerminal(args: string[], env: Record<string, string | undefined>, width: number, check: (pane: TmuxPane) => Promise<void>): Promise<void> {
   const pane = await startInTmux(args, { home: tempHome(), env, width });
   try {

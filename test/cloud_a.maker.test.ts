@@ -148,4 +148,13 @@ test('a request whose words route it to cloud_a gets a cloud_a plan without the 
   assert.equal(JSON.parse(r.stdout).commands[0].args, ['aws', 's3api', 'list-buckets']);
 });
 
+motoTest('--autostop is refused for a cloud_a plan (only a maker that names its scripts read adds a watcher); nothing is created', async (m) => {
+  const r = await runCli(['ask', '--maker', '--cloud-a', '--ai-profile', 'builtin', '--autostop', '30m', 'create a bucket called watched-1'], { env: m.env });
+  assert.is(r.code, 2, r.stderr);
+  assert.match(r.stderr, /^error: usage: --autostop is for gpucloud instances$/m);
+  assert.match(r.stderr, /leave --autostop out/);
+  assert.is(r.stdout, '', 'no plan on stdout');
+  assert.equal(await buckets(m), []);
+});
+
 test.run();

@@ -16,7 +16,7 @@ import { AWS_READS } from '../engine/providers/cloud_a/reads.js';
 import { GCLOUD_RULE_SET } from '../engine/providers/cloud_b/destroyer.js';
 import { AZ_RULE_SET } from '../engine/providers/cloud_c/destroyer.js';
 import { ceUsagePlan } from '../engine/providers/cloud_a/cost.js';
-import { compileCloudA } from '../engine/producers/deploy/cloud-a.js';
+import { compileCloudA } from '../engine/providers/cloud_a/deploy-compile.js';
 import { compileEksCreate } from '../engine/producers/k8s-create/eks.js';
 import { compileGkeCreate } from '../engine/producers/k8s-create/gke.js';
 import { compileKubeadmCreate } from '../engine/producers/k8s-create/kubeadm.js';

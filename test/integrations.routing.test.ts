@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { providerRoutings } from '../engine/providers/index.js';
 import { routeQuestion } from '../engine/core/routing/route.js';
-import { contextPlanFor } from '../machines/ask.js';
+import { contextPlanFor } from '../machines/ask/ask.js';
 import type { Config } from '../schemas/config.js';
 
 const ROUTINGS = await providerRoutings();

@@ -1,5 +1,5 @@
 /**
- * The maker flow (machines/maker-flow.ts) against a real local OpenAI-compatible server: repairs with the
+ * The maker flow (machines/make/maker-flow.ts) against a real local OpenAI-compatible server: repairs with the
  * validator's problems, the attempt budget, the phases its observer sees, and the context signal
  * ending it mid-draft with the model request cancelled.
  */
@@ -11,8 +11,8 @@ import { formatProblems, type PlanValidator, type ValidationProblem } from '../e
 import { InterruptedError, OperationError } from '../engine/core/errors.js';
 import { validatePlan } from '../engine/core/plan/validate.js';
 import { PREDEFINED_BINDINGS } from '../schemas/plan.js';
-import { makePlan } from '../machines/maker-actors.js';
-import type { MakerEvent } from '../machines/maker-flow.js';
+import { makePlan } from '../machines/make/maker-actors.js';
+import type { MakerEvent } from '../machines/make/maker-flow.js';
 import { openAiServerFor } from './support/openai-server.js';
 import { assistantErrorOf } from './support/errors.js';
 import { createInstanceStep, gpucloudPlan } from './support/plans.js';

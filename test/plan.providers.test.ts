@@ -13,7 +13,7 @@ import { validatePlan } from '../engine/core/plan/validate.js';
 import { checkPlan } from '../engine/core/plan/check.js';
 import { AssistantError } from '../engine/core/errors.js';
 import { dryRunPlan } from '../machines/apply/index.js';
-import { runPlanMachine, stepRunner, type PlanBackend, type StepInput, type StepOutput } from '../machines/run-plan.js';
+import { runPlanMachine, stepRunner, type PlanBackend, type StepInput, type StepOutput } from '../machines/run/run-plan.js';
 import { runChecked } from './support/run.js';
 
 // Every provider, loaded: these tests validate plans of any provider synchronously.

@@ -146,7 +146,7 @@ test('a failing step 2 of 3: report failed; step 0 succeeded, step 1 failed with
     assert.not.ok(emu.requests().some((q) => q.path === '/v1/volumes'), 'step 2 was never sent');
   }));
 
-// BUG (engine/core/plan/validate.ts + machines/run-plan.ts): the destroyer rule is applied to the
+// BUG (engine/core/plan/validate.ts + machines/run/run-plan.ts): the destroyer rule is applied to the
 // UNSUBSTITUTED request, so a placeholder in an action value (or in the path) hides a delete.
 test('a placeholder that resolves to "delete" in an action body is still refused without the destroyer', () =>
   withEmu(async (emu, opts) => {

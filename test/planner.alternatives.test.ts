@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { makerSystemPrompt } from '../engine/producers/ai/maker-prompt.js';
 import { AssistantError } from '../engine/core/errors.js';
 import { planBuiltin } from '../engine/producers/planner/builtin.js';
-import { catalogueProblems } from '../engine/producers/planner/catalogue-check.js';
+import { catalogueProblems } from '../engine/providers/gpucloud/catalogue-check.js';
 import { PlanSchema } from '../schemas/plan.js';
 import { CONTEXT } from './planner-questions.js';
 

@@ -1,6 +1,6 @@
 /**
  * The built-in answers about money and counts, table-driven (answer-money-questions.ts): each question is
- * routed as `ask` routes it, its context plan is the one `ask` would read (machines/ask.ts), the reads
+ * routed as `ask` routes it, its context plan is the one `ask` would read (machines/ask/ask.ts), the reads
  * are answered from a fixed account, and the answer must be exactly the expected one (its figures
  * computed from the account by the billing rules), or declined with the reason and the command that
  * answers — never another figure. Follow-ups run in one thread, as talk runs them.
@@ -8,7 +8,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { AnswerThread } from '../engine/core/capabilities.js';
-import { contextPlanFor } from '../machines/ask.js';
+import { contextPlanFor } from '../machines/ask/ask.js';
 import { builtinAnswer, BuiltinCannotAnswer } from '../engine/producers/planner/answer.js';
 import { routeQuestion } from '../engine/core/routing/route.js';
 import { providerRoutings } from '../engine/providers/index.js';

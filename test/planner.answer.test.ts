@@ -1,12 +1,12 @@
 /**
  * The built-in answers, table-driven (answer-questions.ts): each question is routed as `ask` routes it,
- * its context plan is the one `ask` would read (machines/ask.ts), the reads are answered from a fixed
+ * its context plan is the one `ask` would read (machines/ask/ask.ts), the reads are answered from a fixed
  * account, and the answer must be exactly the expected one, or declined with the reason and a hint to
  * configure an AI provider (exit 2) — never another list.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { contextPlanFor } from '../machines/ask.js';
+import { contextPlanFor } from '../machines/ask/ask.js';
 import { builtinAnswer, BuiltinCannotAnswer } from '../engine/producers/planner/answer.js';
 import { routeQuestion } from '../engine/core/routing/route.js';
 import { providerRoutings } from '../engine/providers/index.js';

@@ -264,10 +264,10 @@ test('cost for a provider without the figures a command needs is refused before 
   cellarCalls.length = 0;
   const none = await assistant(['cost', 'summary', '--provider', 'attic']);
   assert.is(none.code, 2);
-  assert.match(none.stderr, /^error: usage: cost for provider "attic" is not available yet: providers with cost figures are gpucloud, cloud_a, pantry or cellar$/m);
+  assert.match(none.stderr, /^error: usage: cost for provider "attic" is not available yet: providers with cost figures are gpucloud, cloud_a, cloud_b, cloud_c, pantry or cellar$/m);
   const billedOnly = await assistant(['cost', 'detail', '--provider', 'cellar']);
   assert.is(billedOnly.code, 2);
-  assert.match(billedOnly.stderr, /^error: usage: cost for provider "cellar" is not available for this command yet: cost detail works for gpucloud, cloud_a or pantry$/m);
+  assert.match(billedOnly.stderr, /^error: usage: cost for provider "cellar" is not available for this command yet: cost detail works for gpucloud, cloud_a, cloud_b, cloud_c or pantry$/m);
   assert.match(billedOnly.stderr, /^hint: cellar answers cost summary, trend, anomalies or forecast$/m);
   assert.equal([pantry.calls, cellarCalls], [[], []]);
 });

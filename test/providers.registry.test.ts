@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { validatePlan } from '../engine/core/plan/validate.js';
 import { composeConfigSchema } from '../schemas/config.js';
 import { routingFlag } from '../engine/core/routing/terms.js';
+import { jointAnswerer, registerJointAnswerer } from '../engine/core/joint-answerers.js';
 
 test('each manifest entry names its module\'s provider and exactly its verbs', async () => {
   for (const entry of PROVIDER_MANIFEST) {
@@ -134,6 +135,42 @@ test('a provider whose module fails to load fails the plan that needs it, and is
   assert.match(String(failed?.message), /cannot load flaky/);
   assert.equal((await registry.forPlan(plan)).names(), ['flaky']);
   assert.is(attempts, 2);
+});
+
+test('a joint answerer registers itself from its own side and loads when answer capabilities are looked up, once, and not before', async () => {
+  let loads = 0;
+  registerJointAnswerer('registry-test-joint', async () => {
+    loads++;
+    return { joint: 'registry-test-joint', answer: (question, results) => `joint: ${question} (${results.length} results)` };
+  });
+  const registry = new ProviderRegistry([
+    { name: 'one', verbs: ['one-do'], has: ['answer', 'routing'], load: async () => assert.unreachable('the provider module was loaded') as never, capabilities: async () => ({ routing: { names: ['one'], specific: [] }, answer: jointAnswerer('registry-test-joint') }) },
+    { name: 'two', verbs: ['two-do'], has: ['answer'], load: async () => assert.unreachable('the provider module was loaded') as never, capabilities: async () => ({ answer: jointAnswerer('registry-test-joint') }) },
+  ]);
+  await registry.with('routing');
+  assert.is(loads, 0, 'registering it and looking up another capability load nothing');
+  // Two lookups at once (a talk session answering while a question routes) share one load.
+  const [[one]] = await Promise.all([registry.with('answer'), registry.one('answer', 'two')]);
+  assert.is(loads, 1);
+  assert.is(one!.capabilities.answer.joint, 'registry-test-joint');
+  assert.is(one!.capabilities.answer.answer('how many?', [{ kind: 'one/x', args: ['one-do'], data: [] }], { kinds: [] }), 'joint: how many? (1 results)');
+  await registry.one('answer', 'two');
+  assert.is(loads, 1, 'loaded once');
+});
+
+test('an answer capability naming a joint answerer nobody registered says so when asked (a wiring fault, never a silent decline)', async () => {
+  const registry = new ProviderRegistry([{ name: 'lone', verbs: ['lone-do'], has: ['answer'], load: async () => assert.unreachable() as never, capabilities: async () => ({ answer: jointAnswerer('registry-test-unregistered') }) }]);
+  const [lone] = await registry.with('answer');
+  assert.throws(() => lone!.capabilities.answer.answer('q', [], { kinds: [] }), /joint answerer "registry-test-unregistered" is not loaded/);
+});
+
+test('gpucloud and cloud_a are answered by the planner joint answerer, which the producer side registers', async () => {
+  await import('../engine/producers/planner/answer-capability.js');
+  const answerers = new Map((await providersWith('answer')).map((p) => [p.name, p.capabilities.answer]));
+  assert.is(answerers.get('gpucloud')?.joint, 'planner');
+  assert.is(answerers.get('cloud_a')?.joint, 'planner');
+  const instances = [{ kind: 'instances', args: ['gpucloud-api', 'GET', '/v1/instances'], data: [{ id: 'i-1', hostname: 'train-1', status: 'running' }] }];
+  assert.is(answerers.get('gpucloud')!.answer('how many instances do I have?', instances, { kinds: ['instances'] }), 'You have 1 instance: 1 running.');
 });
 
 test.run();

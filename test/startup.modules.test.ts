@@ -39,19 +39,19 @@ async function modulesOf(args: string[], opts: { env?: Record<string, string>; i
 
 /** What a gpucloud read must not load, each with why it would be there. */
 const NOT_ON_A_GPUCLOUD_READ: [RegExp, string][] = [
-  [/\/dist\/engine\/(ssh|k8s|cloud_a|cloud_b|cloud_c|cli)\//, 'another provider'],
+  [/\/dist\/engine\/providers\/(?!gpucloud\/)[^/]+\/(?!config\.js$)/, 'another provider'],
+  [/\/dist\/engine\/core\/kits\/cli\//, 'the CLI clouds\' kit'],
   [/\/node_modules\/ssh2\//, 'ssh2 (ssh and k8s steps only)'],
   [/\/node_modules\/(openai|@anthropic-ai|@aws-sdk|google-auth-library)\//, 'an AI SDK (only when a model is called)'],
   [/\/node_modules\/@modelcontextprotocol\//, 'the MCP SDK (`assistant mcp` only)'],
   // ai/kinds.js is the table of AI flags `ask` registers; the rest of ai/ is the question flow.
-  // planner/answer-capability.js only names the built-in answerer; its parser (planner/answer.js) loads on the first answer.
-  [/\/dist\/engine\/(ai\/(?!kinds\.js)|planner\/(?!answer-capability\.js)|reports\/|iac\/|routing\/route\.js)/, 'the question flow (ask without --apply)'],
+  [/\/dist\/engine\/(producers\/(ai\/(?!kinds\.js)|planner\/|reports\/|iac\/)|core\/routing\/route\.js)/, 'the question flow (ask without --apply)'],
   [/\/node_modules\/zod\//, 'zod (plans that plainly fit the schema are checked without it: engine/core/plan/shape.ts)'],
   [/\/node_modules\/yaml\//, 'yaml (only for a config file or -o yaml)'],
   [/\/node_modules\/(ofetch|node-fetch-native)\//, 'ofetch (Node\'s fetch is used)'],
   [/\/node_modules\/ioredis\//, 'ioredis (only with a redis_url)'],
   // The cost capability is a light module; what prices loads when a cost command or a budget prices.
-  [/\/dist\/(engine\/cost\/|engine\/gpucloud\/cost\.js|machines\/cost\.js)/, 'the cost code (cost commands and budgets only)'],
+  [/\/dist\/(engine\/producers\/cost\/|engine\/providers\/gpucloud\/cost\.js|machines\/cost\/)/, 'the cost code (cost commands and budgets only)'],
 ];
 
 function assertNone(loaded: string[], what: string): void {
@@ -100,7 +100,7 @@ test('a plan naming ssh steps loads ssh (and only then): the registry loads a pr
   const loaded = await modulesOf(['plan', 'validate'], { input: plan });
   assert.ok(loaded.some((u) => u.endsWith('/dist/engine/providers/ssh/provider.js')), 'ssh is loaded for an ssh plan');
   // ssh shares kubeconfig helpers with k8s; no other provider's own module is loaded.
-  const others = loaded.filter((u) => /\/dist\/engine\/(gpucloud|k8s|cloud_a|cloud_b|cloud_c)\/provider\.js$/.test(u));
+  const others = loaded.filter((u) => /\/dist\/engine\/providers\/(gpucloud|k8s|cloud_a|cloud_b|cloud_c)\/provider\.js$/.test(u));
   assert.equal(others, [], 'no other provider');
 });
 

@@ -36,13 +36,21 @@ export interface ConsoleOptions {
 
 export type ConsoleHandler = (req: IncomingMessage, res: ServerResponse, url: URL, parts: string[], address: string) => Promise<void>;
 
+/** When each request reached the console: its response says how long the server took (Server-Timing; the bench reads it). */
+const arrived = new WeakMap<ServerResponse, number>();
+
 function send(res: ServerResponse, status: number, body: string, type = 'text/html; charset=utf-8', headers: Record<string, string> = {}): void {
+  const since = arrived.get(res);
   res.writeHead(status, {
+    ...(since === undefined ? {} : { 'server-timing': `console;dur=${(performance.now() - since).toFixed(1)}` }),
     'content-type': type,
     'content-length': Buffer.byteLength(body),
     'content-security-policy': CSP,
     'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
+    // Not `no-referrer`: under it a browser sends `Origin: null` with the sign-in form's POST, which the
+    // guard rightly refuses (a sandboxed frame sends the same); `same-origin` keeps the console's own
+    // origin on its own requests and still sends nothing to another site.
+    'referrer-policy': 'same-origin',
     'x-frame-options': 'DENY',
     'cache-control': 'no-store',
     ...(res.req.complete ? {} : { connection: 'close' }),
@@ -73,6 +81,7 @@ export function createConsole(opts: ConsoleOptions): ConsoleHandler {
   };
 
   return async (req, res, url, parts, address) => {
+    arrived.set(res, performance.now());
     const method = req.method ?? 'GET';
     const site = String(req.headers['sec-fetch-site'] ?? '');
     if (site === 'cross-site' || site === 'same-site') {

@@ -1,6 +1,6 @@
 /**
- * The built-in `assistant` agent: the same ask flow as `assistant ask` (machines/ask.ts) for answers,
- * the same makers as `ask --maker` (commands/ask-maker.ts) for plans, and, only in a box started with
+ * The built-in `assistant` agent: the same ask flow as `assistant ask` (machines/ask/ask.ts) for answers,
+ * the same make use case as `ask --maker` (machines/make/make-plan.ts) for plans, and, only in a box started with
  * --allow-apply, the plan applied through the one apply path (box/apply.ts), never destructive.
  *
  * The server's backend (config, one gpucloud client and its rate limits) is shared by every request;
@@ -8,13 +8,14 @@
  * catalogue read and the apply.
  */
 import type { CommandContext } from '../../commands/context.js';
-import { makePlanFromQuestion } from '../../commands/ask-maker.js';
+import { makePlanFromQuestion } from '../../machines/make/make-plan.js';
+import type { AskContext } from '../../machines/ask/ask-flow.js';
 import type { Session } from '../../commands/session.js';
 import type { ChatMessage } from '../../engine/producers/ai/provider.js';
 import { SafetyRefusal } from '../../engine/core/errors.js';
 import { renderReport } from '../../engine/core/render/report.js';
-import { askQuestion } from '../../machines/ask.js';
-import { recallFrom } from '../../machines/ask-actors.js';
+import { askQuestion } from '../../machines/ask/ask.js';
+import { recallFrom } from '../../machines/ask/ask-actors.js';
 import { planConsent, type BudgetLimit, type PlanBackend } from '../../machines/apply/index.js';
 import { redactText } from '../../engine/core/redact.js';
 import { printable } from '../../engine/producers/acp/printable.js';
@@ -51,9 +52,10 @@ export function assistantAgent(opts: AssistantAgentOptions): AgentRunner {
   const budget = (): BudgetLimit | undefined => (session.config.budget?.max_hourly === undefined ? undefined : { max: session.config.budget.max_hourly, from: 'budget.max_hourly' });
 
   const makePlan = async (req: AgentRequest): Promise<Plan> => {
-    const requestCtx: CommandContext = { ...ctx, signal: req.signal };
+    // The request's deadline bounds the maker's reads and AI calls, as `ask --maker` is bounded by its command's.
+    const context: AskContext = { backend: sessionFor(session, req.signal), home: ctx.home, env: ctx.env, signal: req.signal, sandbox: ctx.globals.sandbox, ai: { profile: opts.aiProfile } };
     try {
-      return await makePlanFromQuestion(requestCtx, sessionFor(session, req.signal), req.message, { destroyer: false, aiProfile: opts.aiProfile });
+      return await makePlanFromQuestion(context, req.message, { destroyer: false, onDebug: ctx.debug.callback });
     } catch (err) {
       // The maker's hint points at --destroyer; a box has no such switch.
       if (err instanceof SafetyRefusal) throw new BoxError(403, 'refused', err.message, 'a box never makes or applies destructive plans; make and apply such a plan yourself: assistant ask --maker --destroyer "…"');

@@ -9,6 +9,7 @@ import type { Config } from '../../schemas/config.js';
 import type { Plan, PlanCommand } from '../../schemas/plan.js';
 import type { CredentialsCapability } from './credentials-capability.js';
 import type { FetchLike } from './fetch-like.js';
+import type { HibernationPeriod, HibernationSavings } from './kits/autostop/hibernation-periods.js';
 
 export type * from './credentials-capability.js';
 
@@ -132,6 +133,11 @@ export interface MakerCapability {
    * no one chose on purpose is said in the plan and its dry run (issue 39 item 8).
    */
   statedDefaults?(plan: Plan): string[];
+  /**
+   * Its plans' instances can carry an auto-stop watcher (`ask --maker --autostop`): the read-only plan
+   * that lists the account's scripts, so that a watcher script already there is reused, not made twice.
+   */
+  autostopScripts?(): Plan;
 }
 
 export interface MakerContext {
@@ -290,9 +296,10 @@ export interface BilledCost {
   /**
    * The bill per day over [start, endExclusive) (YYYY-MM-DD), read through the executor: the total, or
    * grouped as asked (each day's `services` keyed by the group: the service, `service / usage type`, or
-   * the tag's value with '' for untagged).
+   * the tag's value with '' for untagged). `ctx.config` names what the bill is read from where the
+   * provider needs it (cloud_b's export table, cloud_c's subscription).
    */
-  days(read: CapabilityRead, period: { start: string; endExclusive: string; group?: BilledGroup }): Promise<{ days: BilledDay[]; currency: string }>;
+  days(read: CapabilityRead, period: { start: string; endExclusive: string; group?: BilledGroup }, ctx: { config: Config }): Promise<{ days: BilledDay[]; currency: string }>;
   /** The groupings `days` answers besides `service` (each opens `cost` commands: detail and export, tags). */
   groups?: readonly Exclude<BilledGroup['by'], 'service'>[];
   /** What the figures are (for `based_on`). */
@@ -363,6 +370,26 @@ export interface DeployCompiled {
   chosen: string;
 }
 
+/**
+ * Idle auto-stop's provider side (`autostop check`, `autostop resume`, `cost summary`'s saved lines;
+ * machines/autostop*.ts): the read-only plans that read its instances, an instance's startup script and
+ * its volumes, the statuses of a hibernation, and what the hibernations auto-stop recorded saved.
+ */
+export interface AutostopCapability {
+  reads: {
+    /** Every instance (records with id, hostname, status, ip, startup_script_id, instance_type). */
+    instances(): Plan;
+    instance(id: string): Plan;
+    /** A startup script by ID (its text holds the auto-stop policy marker). */
+    script(id: string): Plan;
+    volumes(): Plan;
+  };
+  /** The statuses of an instance on its way into hibernation, hibernated, and on its way back. */
+  statuses: { readonly entering: string; readonly hibernated: string; readonly leaving: string };
+  /** The periods priced against the account's instance and volume lists read now (a light module: the pricing loads here). */
+  savings(periods: readonly HibernationPeriod[], instances: unknown, volumes: unknown, now: number): Promise<HibernationSavings>;
+}
+
 export interface ProviderCapabilities {
   routing?: RoutingCapability;
   reads?: ReadsCapability;
@@ -375,4 +402,5 @@ export interface ProviderCapabilities {
   classify?: ClassifyCapability;
   cost?: CostCapability;
   deploy?: DeployCapability;
+  autostop?: AutostopCapability;
 }

@@ -123,6 +123,11 @@ export interface CredentialsCapability {
    * connection, `postgres/<connection>`): `credentials test` then tests each stored name with `test`'s `name`.
    */
   namedBy?: string;
+  /**
+   * Where git reaches this code host with its token, besides nowhere (deploy's clone): the token goes to
+   * git only at these origins. Absent: its token is never handed to git.
+   */
+  gitOrigins?(input: { config: Config; env: Record<string, string | undefined> }): string[];
   /** What `config show` prints under `credentials.<provider>`: where they come from, secrets masked. */
   show?(input: { config: Config; env: Record<string, string | undefined>; home: string; configPath: string; warn(line: string): void }): Record<string, unknown>;
 }

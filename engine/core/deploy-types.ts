@@ -1,6 +1,6 @@
 /**
  * What `deploy` knows of a repository and asks a provider to compile: the contract between the deploy
- * producer (engine/producers/deploy/: clone, analyse, plan) and the providers' `deploy` capabilities.
+ * producer (engine/producers/deploy/: clone, analyse) and the providers' `deploy` capabilities (their compilers).
  */
 import type { AutostopPolicy } from '../../schemas/plan.js';
 

@@ -1,7 +1,7 @@
 /**
  * The provider contract: everything the plan engine needs to know about a cloud, and nothing more.
  *
- * The engine's core (engine/core/plan/, machines/run-plan.ts) receives a list of providers from the surface
+ * The engine's core (engine/core/plan/, machines/run/run-plan.ts) receives a list of providers from the surface
  * that runs it (commands/, the MCP server) and never imports one, the way Terraform's core receives
  * provider factories. A provider owns its step verbs, the classification of each step (from which the
  * destroyer gate, the dry run, the duplicate-name check and the journal's exactly-once guard all read),
@@ -189,7 +189,7 @@ export interface StepVerb<Client = unknown> {
   /** What a dry run shows under the description (e.g. the parsed request body). */
   detail?(args: readonly string[]): unknown;
   /**
-   * The static checks of a command's `autostop` (idle auto-stop, engine/producers/autostop/), given the commands
+   * The static checks of a command's `autostop` (idle auto-stop, engine/core/kits/autostop/), given the commands
    * before it; a verb without it takes none (the plan is invalid).
    */
   checkAutostop?(args: readonly string[], autostop: import('../../schemas/plan.js').AutostopPolicy, earlier: readonly { args: string[]; produces?: Record<string, string> }[]): ArgProblem[];

@@ -19,6 +19,7 @@ import { createRequire } from 'node:module';
 import type { ProviderConfigPart } from '../../schemas/config.js';
 import type { ProviderCapabilities } from '../core/capabilities.js';
 import { ProviderSet, type KnownProviders, type Provider, type ProviderSource } from '../core/provider.js';
+import { loadJointAnswerers } from '../core/joint-answerers.js';
 import type { FormerNames } from '../core/plan/document.js';
 import type { ProviderRouting } from '../core/routing/terms.js';
 
@@ -62,10 +63,10 @@ const require = createRequire(import.meta.url);
 
 /** In the order the providers are consulted (routing, dry-run pricing and flags go in this order). */
 export const PROVIDER_MANIFEST: readonly ProviderManifestEntry[] = [
-  { name: 'gpucloud', verbs: ['gpucloud-api', 'gpucloud-wait'], has: ['routing', 'maker', 'reads', 'answer', 'credentials', 'bindings', 'limits', 'sandbox', 'cost', 'deploy'], formerly: { name: 'verda', verbs: { 'verda-api': 'gpucloud-api' } }, load: async () => (await import('./gpucloud/provider.js')).gpucloudProvider, capabilities: async () => (await import('./gpucloud/capabilities.js')).gpucloudCapabilities, config: () => require('./gpucloud/config.js').gpucloudConfig },
+  { name: 'gpucloud', verbs: ['gpucloud-api', 'gpucloud-wait'], has: ['routing', 'maker', 'reads', 'answer', 'credentials', 'bindings', 'limits', 'sandbox', 'cost', 'deploy', 'autostop'], formerly: { name: 'verda', verbs: { 'verda-api': 'gpucloud-api' } }, load: async () => (await import('./gpucloud/provider.js')).gpucloudProvider, capabilities: async () => (await import('./gpucloud/capabilities.js')).gpucloudCapabilities, config: () => require('./gpucloud/config.js').gpucloudConfig },
   { name: 'cloud_a', verbs: ['aws'], has: ['routing', 'reads', 'answer', 'maker', 'cost', 'deploy', 'credentials'], formerly: { name: 'aws' }, load: async () => (await import('./cloud_a/provider.js')).cloudAProvider, capabilities: async () => (await import('./cloud_a/capabilities.js')).cloudACapabilities, config: () => require('./cloud_a/config.js').cloudAConfig },
-  { name: 'cloud_b', verbs: ['gcloud'], has: ['routing', 'reads', 'answer', 'credentials'], formerly: { name: 'gcp' }, load: async () => (await import('./cloud_b/provider.js')).cloudBProvider, capabilities: async () => (await import('./cloud_b/capabilities.js')).cloudBCapabilities, config: () => require('./cloud_b/config.js').cloudBConfig },
-  { name: 'cloud_c', verbs: ['az'], has: ['routing', 'reads', 'answer', 'credentials'], formerly: { name: 'azure' }, load: async () => (await import('./cloud_c/provider.js')).cloudCProvider, capabilities: async () => (await import('./cloud_c/capabilities.js')).cloudCCapabilities, config: () => require('./cloud_c/config.js').cloudCConfig },
+  { name: 'cloud_b', verbs: ['gcloud', 'bq'], has: ['routing', 'reads', 'answer', 'cost', 'credentials'], formerly: { name: 'gcp' }, load: async () => (await import('./cloud_b/provider.js')).cloudBProvider, capabilities: async () => (await import('./cloud_b/capabilities.js')).cloudBCapabilities, config: () => require('./cloud_b/config.js').cloudBConfig },
+  { name: 'cloud_c', verbs: ['az'], has: ['routing', 'reads', 'answer', 'cost', 'credentials'], formerly: { name: 'azure' }, load: async () => (await import('./cloud_c/provider.js')).cloudCProvider, capabilities: async () => (await import('./cloud_c/capabilities.js')).cloudCCapabilities, config: () => require('./cloud_c/config.js').cloudCConfig },
   { name: 'k8s', verbs: ['k8s-api', 'k8s-wait'], has: ['credentials'], load: async () => (await import('./k8s/provider.js')).k8sProvider, capabilities: async () => (await import('./k8s/capabilities.js')).k8sCapabilities },
   { name: 'ssh', verbs: ['ssh-kubeconfig', 'ssh-exec'], has: ['credentials'], load: async () => (await import('./ssh/provider.js')).sshProvider, capabilities: async () => (await import('./ssh/capabilities.js')).sshCapabilities },
   { name: 'repohost', verbs: ['repohost-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'github' }, load: async () => (await import('./repohost/provider.js')).repohostProvider, config: () => require('./repohost/config.js').repohostConfig },
@@ -190,7 +191,9 @@ export class ProviderRegistry implements ProviderSource {
   async with<K extends CapabilityName>(capability: K): Promise<CapableProvider<K>[]> {
     const named = this.entries.filter((e) => e.has?.includes(capability));
     const found = await Promise.all(named.map(async (e) => ({ name: e.name, capabilities: await this.capabilitiesOf(e) })));
-    return found.filter((p) => p.capabilities[capability] !== undefined) as CapableProvider<K>[];
+    const capable = found.filter((p) => p.capabilities[capability] !== undefined) as CapableProvider<K>[];
+    await readyToAnswer(capability, capable);
+    return capable;
   }
 
   /** One provider's capability, loading only its capabilities; undefined when it has not got it. */
@@ -198,7 +201,10 @@ export class ProviderRegistry implements ProviderSource {
     const entry = this.entries.find((e) => e.name === name && e.has?.includes(capability));
     if (!entry) return undefined;
     const capabilities = await this.capabilitiesOf(entry);
-    return capabilities[capability] === undefined ? undefined : ({ name, capabilities } as CapableProvider<K>);
+    if (capabilities[capability] === undefined) return undefined;
+    const capable = { name, capabilities } as CapableProvider<K>;
+    await readyToAnswer(capability, [capable]);
+    return capable;
   }
 
   private capabilitiesOf(entry: ProviderManifestEntry): Promise<ProviderCapabilities> {
@@ -245,6 +251,15 @@ export class ProviderRegistry implements ProviderSource {
     }
     return names;
   }
+}
+
+/**
+ * An `answer` lookup loads the joint answerers its providers name (engine/core/joint-answerers.ts): their
+ * synchronous `answer` then finds its parser, and no other lookup loads it.
+ */
+async function readyToAnswer(capability: CapabilityName, found: readonly { capabilities: ProviderCapabilities }[]): Promise<void> {
+  if (capability !== 'answer') return;
+  await loadJointAnswerers(found.flatMap((p) => (p.capabilities.answer?.joint ? [p.capabilities.answer.joint] : [])));
 }
 
 /** This build's providers. */

@@ -9,7 +9,7 @@ import { InvalidInputError } from '../../engine/core/errors.js';
 import { checkForPreview } from '../../engine/core/plan/check.js';
 import { renderConsent, stepConsents, type StepConsent } from '../../engine/core/plan/consent.js';
 import { formatProblems } from '../../engine/core/plan/validate.js';
-import type { PlanBackend } from '../run-plan.js';
+import type { PlanBackend } from '../run/run-plan.js';
 import { pricePlan } from './price.js';
 
 export interface PlanConsent {

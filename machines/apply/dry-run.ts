@@ -12,7 +12,7 @@ import { formatProblems } from '../../engine/core/plan/validate.js';
 import { planNotes } from '../../engine/core/plan/notes.js';
 import { idleSavings } from '../../engine/producers/autostop/saving.js';
 import { derivedSignal } from '../../engine/core/deadline.js';
-import type { PlanBackend } from '../run-plan.js';
+import type { PlanBackend } from '../run/run-plan.js';
 import { addsCost, figuresFor, pricePlan, type BudgetLimit, type PricedPlan } from './price.js';
 import { dryRunRecord, reportRun } from './history.js';
 

@@ -17,7 +17,7 @@ import { maskSecretLooking, registerSecret } from '../../engine/core/redact.js';
 import type { Plan } from '../../schemas/plan.js';
 import type { RunRecord } from '../../schemas/backend-api.js';
 import type { RunReport } from '../../schemas/run-report.js';
-import type { PlanBackend } from '../run-plan.js';
+import type { PlanBackend } from '../run/run-plan.js';
 import type { PricedPlan } from './price.js';
 
 /** What the apply learned on its way, for the record (filled as it goes; a refusal leaves some unset). */

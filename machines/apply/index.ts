@@ -19,10 +19,10 @@ import { budgetRefusal } from '../../engine/core/plan/budget.js';
 import { BudgetHolds, type BudgetHold } from '../../engine/core/plan/budget-holds.js';
 import { checkPlan } from '../../engine/core/plan/check.js';
 import { RunJournal } from '../../engine/core/plan/journal.js';
-import { findNameConflicts, listerFor, nameConflictRefusal, NameSnapshots, RunCreates, staticCreates, type NamedCreate } from '../../engine/core/plan/names.js';
-import { reservationId, type Reservation } from '../../engine/core/plan/reservations.js';
+import { awaitDeadRunsCreate, deadRunsCreateUntil, findNameConflicts, listerFor, nameConflictRefusal, NameSnapshots, RunCreates, staticCreates, type Lister, type NamedCreate } from '../../engine/core/plan/names.js';
+import { reservationId, type Reservation, type RunReservations } from '../../engine/core/plan/reservations.js';
 import { lockRun } from '../../engine/core/plan/run-lock.js';
-import { runPlan, type PlanBackend, type RunOutcome } from '../run-plan.js';
+import { runPlan, type PlanBackend, type RunOutcome } from '../run/run-plan.js';
 import { addsCost, figuresFor, pricePlan, type BudgetLimit } from './price.js';
 import { applyRecord, hourlyChangeOf, reportRun, type ApplyTrace } from './history.js';
 import type { PreviewablePlan } from '../../engine/core/plan/check.js';
@@ -32,7 +32,7 @@ export { readPlan, readResult } from './reads.js';
 export { dryRunPlan, previewPlan, type DryRunOutcome } from './dry-run.js';
 export { planConsent, type PlanConsent } from './consent.js';
 export type { BudgetLimit } from './price.js';
-export type { PlanBackend, RunOutcome } from '../run-plan.js';
+export type { PlanBackend, RunOutcome } from '../run/run-plan.js';
 
 export type ApplyMode = 'new' | 'resume' | 'fresh';
 
@@ -114,7 +114,15 @@ async function applyOnce(input: unknown, req: ApplyRequest, trace: ApplyTrace): 
   const context = { ...baseContext, signal: derivedSignal(baseContext.signal, req.signal) };
   // The journal is read and written only under its lock, so two runs of one plan cannot both act on it.
   const lock = await lockRun(journal.path, { onWait: (message, waitMs) => observe({ type: 'waiting', wait: { reason: 'lock', waitMs, message } }) });
-  const names = new NameReservations(backend, plan, (message, waitMs) => observe({ type: 'waiting', wait: { reason: 'lock', waitMs, message } }));
+  const list = listerFor((p) => context.client(p), context.signal);
+  const names = new NameReservations(backend, plan, journal.path, {
+    home: req.home,
+    // Under --allow-duplicate-names a second instance of the name is wanted: nothing to wait for.
+    listNow: req.allowDuplicateNames ? undefined : list,
+    signal: context.signal,
+    onWait: (message, waitMs) => observe({ type: 'waiting', wait: { reason: 'lock', waitMs, message } }),
+    onLookup: (message, waitMs) => observe({ type: 'waiting', wait: { reason: 'create-lookup', waitMs, message } }),
+  });
   let budgetHold: BudgetHold | undefined;
   try {
     const resume = runToResume(journal, req.mode, classes);
@@ -143,7 +151,6 @@ async function applyOnce(input: unknown, req: ApplyRequest, trace: ApplyTrace): 
         { signal: context.signal, label: names.label, onWait: (message, waitMs) => observe({ type: 'waiting', wait: { reason: 'lock', waitMs, message } }) },
       );
     }
-    const list = listerFor((p) => context.client(p), context.signal);
     const snapshots = new NameSnapshots(list);
     if (!req.allowDuplicateNames) {
       const conflicts = await findNameConflicts(plan, classes, providers, snapshots, ours);
@@ -233,17 +240,33 @@ function honest(outcome: RunOutcome, classes: readonly StepClass[], secretBindin
   return { ...outcome, report, exitCode };
 }
 
-/** The names one apply holds reserved, by reservation id (case-blind), released when their outcome is known. */
+/**
+ * The names one apply holds reserved, by reservation id (case-blind), released when their outcome is
+ * known. A name whose reservation was taken over from a run that died is looked for until that run's
+ * create could have appeared (engine/core/plan/names.ts deadRunsCreateUntil), before anything lists it
+ * for the name check: a different plan creating the same name right after a kill -9 honours the dead
+ * run's create the way a `--resume` of that run does, instead of making a second one.
+ */
 class NameReservations {
   private readonly held = new Map<string, Reservation>();
+  private readonly store: RunReservations | undefined;
   readonly label: string;
 
   constructor(
     private readonly backend: PlanBackend,
     plan: Plan,
-    private readonly onWait: (message: string, waitMs: number) => void,
+    journal: string,
+    private readonly opts: {
+      home: string;
+      /** Lists a kind afresh; none: a dead run's create is not waited for (duplicates allowed). */
+      listNow?: Lister;
+      signal: AbortSignal;
+      onWait: (message: string, waitMs: number) => void;
+      onLookup: (message: string, waitMs: number) => void;
+    },
   ) {
     this.label = `a run of ${plan.summary ? `"${plan.summary.slice(0, 60)}"` : 'another plan'}`;
+    this.store = backend.reservations?.forRun({ label: this.label, journal });
   }
 
   private key(create: NamedCreate) {
@@ -260,14 +283,17 @@ class NameReservations {
   /** Reserves a name at run time (bound from an earlier step); true when it was not reserved before. */
   async ensure(create: NamedCreate): Promise<boolean> {
     const id = reservationId(this.key(create));
-    if (this.held.has(id) || !this.backend.reservations) return false;
+    if (this.held.has(id) || !this.store) return false;
     await this.reserve(id, create);
     return true;
   }
 
   private async reserve(id: string, create: NamedCreate): Promise<void> {
-    if (!this.backend.reservations || this.held.has(id)) return;
-    this.held.set(id, await this.backend.reservations.reserve(this.key(create), this.label, this.onWait));
+    if (!this.store || this.held.has(id)) return;
+    const reservation = await this.store.reserve(this.key(create), this.opts.onWait);
+    this.held.set(id, reservation);
+    const until = this.opts.listNow && deadRunsCreateUntil(reservation, this.opts.home);
+    if (until !== undefined && this.opts.listNow) await awaitDeadRunsCreate(create, until, { listNow: this.opts.listNow, signal: this.opts.signal, onWait: this.opts.onLookup });
   }
 
   async release(create: NamedCreate): Promise<void> {

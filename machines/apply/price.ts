@@ -7,7 +7,7 @@
 import type { StepPrice } from '../../engine/core/provider.js';
 import { addedPerHour, budgetFigures, type BudgetFigures, type PricedPart, type Unpriced } from '../../engine/core/plan/budget.js';
 import type { PreviewablePlan } from '../../engine/core/plan/check.js';
-import type { PlanBackend } from '../run-plan.js';
+import type { PlanBackend } from '../run/run-plan.js';
 import { readResult } from './reads.js';
 
 /** A budget limit and where it came from (`--max-hourly-cost`, `budget.max_hourly`, …). */

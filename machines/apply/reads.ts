@@ -9,7 +9,7 @@ import { linkedSignal } from '../../engine/core/deadline.js';
 import { OperationError } from '../../engine/core/errors.js';
 import type { RunObserver } from '../../engine/core/provider.js';
 import { checkPlan } from '../../engine/core/plan/check.js';
-import { runPlan, type PlanBackend } from '../run-plan.js';
+import { runPlan, type PlanBackend } from '../run/run-plan.js';
 
 export interface ReadOptions {
   /** A narrower cancel (an MCP request's), under the backend's own deadline: never a replacement. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator, type EmulatorOptions } from '../../emulator/index.js';
 import { emulatorClient } from '../../emulator/test-client.js';
-import { STATE_FILE } from '../../engine/producers/autostop/watcher.js';
+import { STATE_FILE } from '../../engine/core/kits/autostop/watcher.js';
 import { runCli, tempHome, withEmulator, type CliResult } from './cli.js';
 import { startSshServer, type SshTestServer } from './ssh-server.js';
 import { tempDir } from './temp.js';

@@ -3,7 +3,7 @@
  * destroyer gate: engine/core/plan/check.ts), then run. A refused plan throws here, before the executor.
  */
 import { checkPlan } from '../../engine/core/plan/check.js';
-import { runPlan, type RunOptions, type RunOutcome } from '../../machines/run-plan.js';
+import { runPlan, type RunOptions, type RunOutcome } from '../../machines/run/run-plan.js';
 
 export type CheckedRunOptions = RunOptions & { destroyer: boolean };
 

@@ -38,12 +38,9 @@ import { AssistantError, InvalidInputError, OperationError, UsageError, isAbortE
 import { registerSecret } from '../redact.js';
 import { isLoopbackHost } from '../loopback.js';
 import { secretFetch } from '../kits/http/secret-origins.js';
+import { BACKEND_ENV_VARS } from './backend-env.js';
 
-export const BACKEND_ENV_VARS = {
-  apiKey: 'ASSISTANT_BACKEND_API_KEY',
-  env: 'ASSISTANT_BACKEND_ENV',
-  url: 'ASSISTANT_BACKEND_URL',
-} as const;
+export { BACKEND_ENV_VARS };
 
 export interface BackendSettings {
   apiKey?: string;

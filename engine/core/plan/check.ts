@@ -1,13 +1,14 @@
 import type { Plan } from '../../../schemas/plan.js';
 import { InvalidInputError, SafetyRefusal } from '../errors.js';
 import type { CanonicalRequest, ProviderSet, StepClass } from '../provider.js';
+import { isFrozenPlan } from './frozen.js';
 import { formatProblems, validatePlan, type ValidationResult } from './validate.js';
 
 declare const checked: unique symbol;
 
 /**
  * A plan that passed whole-plan validation and the destroyer gate, with the class of every step. Only
- * `checkPlan` makes one, and the executor (machines/run-plan.ts) accepts nothing else: a plan is
+ * `checkPlan` makes one, and the executor (machines/run/run-plan.ts) accepts nothing else: a plan is
  * validated exactly once, and nothing unvalidated can run.
  */
 export interface CheckedPlan {
@@ -20,13 +21,29 @@ export interface CheckedPlan {
   readonly [checked]: true;
 }
 
+/** The checks of frozen plans that passed, with what they were checked against (a provider set is one object per set of providers). */
+const keptChecks = new WeakMap<object, { providers: ProviderSet; key: string; checked: CheckedPlan }>();
+
 /**
  * The gate in front of every run: the whole plan is validated and every step classified; an invalid plan
  * is exit 2 and a destructive one without `destroyer` exit 3, before anything is sent.
  */
 export function checkPlan(input: unknown, opts: { providers: ProviderSet; destroyer: boolean; predefined: Record<string, string> }): CheckedPlan {
-  const v = validatePlan(input, { providers: opts.providers, destroyer: opts.destroyer, predefined: Object.keys(opts.predefined) });
-  if (v.ok) return { plan: v.plan!, classes: v.classes, requests: v.requests, destroyer: opts.destroyer } as unknown as CheckedPlan;
+  const predefined = Object.keys(opts.predefined);
+  // A frozen plan (engine/core/plan/frozen.ts: the same list plan on every MCP call) passes the same
+  // check every time against the same providers, gate and predefined names: it is checked once.
+  const frozen = isFrozenPlan(input);
+  const key = frozen ? `${opts.destroyer}\n${predefined.join('\n')}` : '';
+  if (frozen) {
+    const kept = keptChecks.get(input as object);
+    if (kept && kept.providers === opts.providers && kept.key === key) return kept.checked;
+  }
+  const v = validatePlan(input, { providers: opts.providers, destroyer: opts.destroyer, predefined });
+  if (v.ok) {
+    const checked = Object.freeze({ plan: v.plan!, classes: v.classes, requests: v.requests, destroyer: opts.destroyer }) as unknown as CheckedPlan;
+    if (frozen) keptChecks.set(input as object, { providers: opts.providers, key, checked });
+    return checked;
+  }
   const invalid = v.problems.filter((p) => p.kind !== 'destructive');
   if (invalid.length) {
     throw new InvalidInputError('invalid_plan', `the plan is invalid; nothing was sent:\n${formatProblems(invalid)}`, {

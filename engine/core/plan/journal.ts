@@ -60,6 +60,42 @@ export function planHash(plan: Plan): string {
   return createHash('sha256').update(JSON.stringify(plan)).digest('hex');
 }
 
+function readJournal(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** A journal's entries as a state; `hash`: only a journal of this plan (undefined for another plan's). */
+function parseJournal(text: string, steps: number, hash?: string): JournalState | undefined {
+  const state: JournalState = { completed: new Map(), finished: false, steps };
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    let e: Entry;
+    try {
+      e = JSON.parse(line) as Entry;
+    } catch {
+      continue; // a torn last line from a kill mid-write carries nothing we rely on
+    }
+    if (e.type === 'begin' && hash !== undefined && e.plan_hash !== hash) return undefined;
+    if (e.type === 'started') state.inFlight = { index: e.index, snapshot: e.snapshot, startedAt: e.at };
+    if (e.type === 'settled' && state.inFlight?.index === e.index) state.inFlight.settled = true;
+    if (e.type === 'created' && state.inFlight?.index === e.index) state.inFlight.created = e.data;
+    if (e.type === 'done') {
+      state.completed.set(e.index, { produced: e.produced, http_status: e.http_status });
+      if (state.inFlight?.index === e.index) state.inFlight = undefined;
+    }
+    if (e.type === 'finished') {
+      state.finished = true;
+      state.finishedAt = e.at;
+    }
+  }
+  return state;
+}
+
 /** Pending lines are written once they pass this size, whatever comes next (a long plan of reads). */
 const MAX_PENDING = 64 * 1024;
 
@@ -89,36 +125,23 @@ export class RunJournal {
 
   /** The recorded state of this plan's last run, or undefined when it never ran here. */
   load(): JournalState | undefined {
-    let text: string;
-    try {
-      text = readFileSync(this.path, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
-    const state: JournalState = { completed: new Map(), finished: false, steps: this.steps };
-    for (const line of text.split('\n')) {
-      if (!line.trim()) continue;
-      let e: Entry;
-      try {
-        e = JSON.parse(line) as Entry;
-      } catch {
-        continue; // a torn last line from a kill mid-write carries nothing we rely on
-      }
-      if (e.type === 'begin' && e.plan_hash !== this.hash) return undefined;
-      if (e.type === 'started') state.inFlight = { index: e.index, snapshot: e.snapshot, startedAt: e.at };
-      if (e.type === 'settled' && state.inFlight?.index === e.index) state.inFlight.settled = true;
-      if (e.type === 'created' && state.inFlight?.index === e.index) state.inFlight.created = e.data;
-      if (e.type === 'done') {
-        state.completed.set(e.index, { produced: e.produced, http_status: e.http_status });
-        if (state.inFlight?.index === e.index) state.inFlight = undefined;
-      }
-      if (e.type === 'finished') {
-        state.finished = true;
-        state.finishedAt = e.at;
-      }
-    }
-    return state;
+    const text = readJournal(this.path);
+    return text === undefined ? undefined : parseJournal(text, this.steps, this.hash);
+  }
+
+  /** The runs directories of a home (this one's and the sandbox's): the only places a journal is read from. */
+  static runsDirs(home: string): string[] {
+    return [join(home, '.assistant', 'runs'), join(home, '.assistant', 'sandbox', 'runs')];
+  }
+
+  /**
+   * The step another run (of any plan) had in flight when it stopped, read from its journal at `path`;
+   * undefined when it had none or never wrote one. For a process that took over a dead run's name
+   * reservation (machines/apply/index.ts): that run's create may still be made.
+   */
+  static inFlightAt(path: string): InFlightStep | undefined {
+    const text = readJournal(path);
+    return text === undefined ? undefined : parseJournal(text, 0)?.inFlight;
   }
 
   /** A new run: the journal starts afresh with its next write. */

@@ -5,13 +5,15 @@
  * per kind per run (NameSnapshots), is the "before" snapshot of exactly-once. Which steps create what
  * comes from each step's classification; how names are listed comes from its provider (provider.names).
  */
+import { dirname, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Plan } from '../../../schemas/plan.js';
-import { SafetyRefusal } from '../errors.js';
+import { abortReason } from '../deadline.js';
+import { isAbortError, SafetyRefusal } from '../errors.js';
 import type { NamedRecord, Provider, ProviderSet, StepClass, StepResult } from '../provider.js';
 import { placeholdersIn } from './bindings.js';
-import type { InFlightStep, JournalState, RunJournal } from './journal.js';
-import { foldName } from './reservations.js';
+import { RunJournal, type InFlightStep, type JournalState } from './journal.js';
+import { foldName, type Reservation } from './reservations.js';
 
 /**
  * How long after a create was sent it may still appear in listings: a run killed with its create on the
@@ -256,6 +258,61 @@ export class RunCreates {
     const name = foldName(create.name);
     const fresh = (await this.opts.listNow(create.provider, create.kind)).filter((r) => foldName(r.name) === name && !known.has(r.id));
     return newest(fresh);
+  }
+}
+
+/**
+ * Until when a create of a name whose reservation was taken over from a dead run (another plan's,
+ * killed with -9) may still appear: the create that run had in flight, sent at its journal's `started`,
+ * may be made until IN_FLIGHT_SETTLE_MS after — the window a `--resume` of that run waits too. Undefined
+ * when the reservation was free, or the dead run's journal shows nothing in flight (it died before
+ * sending, or its create's outcome is known: made ones are listed, the rest made nothing). A holder
+ * whose journal cannot be read from this home's runs (an older version, another path) may have sent
+ * it just now: the whole window from now.
+ */
+export function deadRunsCreateUntil(reservation: Reservation, home: string): number | undefined {
+  const dead = reservation.tookOverFrom;
+  if (!dead) return undefined;
+  const journal = dead.journal && resolve(dead.journal);
+  if (!journal || !RunJournal.runsDirs(home).includes(dirname(journal))) return Date.now() + IN_FLIGHT_SETTLE_MS;
+  let inFlight: InFlightStep | undefined;
+  try {
+    inFlight = RunJournal.inFlightAt(journal);
+  } catch {
+    return Date.now() + IN_FLIGHT_SETTLE_MS;
+  }
+  if (!inFlight || inFlight.settled || inFlight.created !== undefined) return undefined;
+  const sentAt = Date.parse(inFlight.startedAt ?? '');
+  return Number.isNaN(sentAt) ? Date.now() + IN_FLIGHT_SETTLE_MS : sentAt + IN_FLIGHT_SETTLE_MS;
+}
+
+/**
+ * Looks for `create`'s name until `until` (a dead run's create of it may still be made), every
+ * IN_FLIGHT_LOOK_MS; returns once it is listed (the caller's name check then refuses it) or the window
+ * passed without it (nothing will appear: the name is free).
+ */
+export async function awaitDeadRunsCreate(
+  create: NamedCreate,
+  until: number,
+  opts: { listNow: Lister; signal?: AbortSignal; onWait?: (message: string, waitMs: number) => void },
+): Promise<void> {
+  const name = foldName(create.name);
+  let told = false;
+  try {
+    for (;;) {
+      const listed = (await opts.listNow(create.provider, create.kind)).some((r) => foldName(r.name) === name);
+      const left = until - Date.now();
+      if (listed || left <= 0) return;
+      if (!told) {
+        told = true;
+        opts.onWait?.(`a run that died (kill -9) may have had a create of ${create.kind} "${create.name}" in flight; looking for it up to ${Math.ceil(left / 1000)} s before creating it here`, left);
+      }
+      await delay(Math.min(IN_FLIGHT_LOOK_MS, left), undefined, { signal: opts.signal });
+    }
+  } catch (err) {
+    // The command's deadline or Ctrl-C ended the wait: its own error (timeout exit 1, interrupt 130).
+    if (opts.signal?.aborted && isAbortError(err)) throw abortReason(opts.signal, { while: `looking for a dead run's create of "${create.name}"`, cause: err });
+    throw err;
   }
 }
 

@@ -28,11 +28,30 @@ export interface NameKey {
 
 export interface Reservation {
   release(): Promise<void>;
+  /**
+   * The run whose reservation of this name was taken over because its process had died (kill -9): its
+   * create of the name may still be in flight (its journal, `journal`, says), so the name is looked for
+   * until that create's window passed before it is created here (machines/apply/index.ts).
+   */
+  tookOverFrom?: Owner;
+}
+
+/** Who reserves: one run of one plan. */
+export interface ReservingRun {
+  /** Shown to a run refused for a name this one holds (`a run of "<summary>"`). */
+  label: string;
+  /** The run's journal, written in each reservation for a process that takes over after a kill -9. */
+  journal: string;
+}
+
+/** The reservations of one run: its names share one holder record (on this machine, one file linked under each name). */
+export interface RunReservations {
+  /** Reserves `key` for this run, or throws a SafetyRefusal naming the live holder. */
+  reserve(key: NameKey, onWait?: (message: string, waitMs: number) => void): Promise<Reservation>;
 }
 
 export interface ReservationStore {
-  /** Reserves `key` for this process, or throws a SafetyRefusal naming the live holder. */
-  reserve(key: NameKey, label: string, onWait?: (message: string, waitMs: number) => void): Promise<Reservation>;
+  forRun(run: ReservingRun): RunReservations;
   close?(): Promise<void>;
 }
 
@@ -49,22 +68,42 @@ function heldBy(key: NameKey, owner: Pick<Owner, 'pid' | 'host' | 'started_at' |
   const who = owner ? ` by ${owner.label ?? 'another run'} (pid ${owner.pid} on ${owner.host}, since ${owner.started_at})` : ' by another run';
   return new SafetyRefusal(`${key.kind} "${key.name}" is being created right now${who}; creating it here too would make two; nothing was sent`, {
     hint: 'wait for that run to finish; if it created the name, this plan would duplicate it (rename it here, or --allow-duplicate-names on purpose)',
-    details: { reserved: key, holder: owner },
+    details: { reserved: key, holder: owner && { pid: owner.pid, host: owner.host, started_at: owner.started_at, label: owner.label } },
   });
 }
 
-/** This machine's store: one lock per name, taken over when its holder died (kill -9). */
+/**
+ * This machine's store: one lock per name, taken over when its holder died (kill -9). A run's locks
+ * are hard links to one file holding the run's owner record: the first name costs the file, each further
+ * name one link, and one refresh of that file keeps every name of the run fresh.
+ */
 export function fileReservations(home: string): ReservationStore {
   const dir = join(home, '.assistant', 'reservations');
   return {
-    async reserve(key, label, onWait) {
-      const lock: RunLock = await lockExclusive(join(dir, reservationId(key)), {
-        what: `the reservation of ${key.kind} "${key.name}" by a run that died`,
-        label,
-        onWait,
-        refusal: (owner) => heldBy(key, owner),
-      });
-      return { release: () => lock.release() };
+    forRun(run) {
+      const held = new Set<RunLock>();
+      return {
+        async reserve(key, onWait) {
+          let sharing: RunLock | undefined;
+          for (const l of held) if (l.file.held()) sharing = l;
+          const lock: RunLock = await lockExclusive(join(dir, reservationId(key)), {
+            what: `the reservation of ${key.kind} "${key.name}" by a run that died`,
+            label: run.label,
+            journal: run.journal,
+            sharing,
+            onWait,
+            refusal: (owner) => heldBy(key, owner),
+          });
+          held.add(lock);
+          return {
+            ...(lock.tookOverFrom ? { tookOverFrom: lock.tookOverFrom } : {}),
+            release: async () => {
+              held.delete(lock);
+              await lock.release();
+            },
+          };
+        },
+      };
     },
   };
 }
@@ -104,40 +143,48 @@ export function redisReservations(url: string, opts: { warn?: (message: string) 
         return undefined;
       }
     })());
-  const degrade = (): ReservationStore => {
-    if (!warned) opts.warn?.(`redis at ${redactUrl(url)} unreachable; reserving names on this machine only`);
-    warned = true;
-    return opts.fallback;
-  };
   return {
-    async reserve(key, label, onWait) {
-      const r = await connect();
-      if (!r) return degrade().reserve(key, label, onWait);
-      const redisKey = `assistant:reservation:${reservationId(key)}`;
-      const owner: Owner = { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), label };
-      const value = JSON.stringify({ ...owner, nonce: Math.random().toString(36).slice(2) });
-      try {
-        for (let attempt = 0; ; attempt++) {
-          if ((await r.set(redisKey, value, 'PX', TTL_MS, 'NX')) === 'OK') break;
-          const held = parseOwner(await r.get(redisKey));
-          if (held && held.host === hostname() && isDead(held) && attempt === 0) {
-            await r.eval(RELEASE, 1, redisKey, (await r.get(redisKey)) ?? '');
-            continue;
-          }
-          if (held || attempt > 0) throw heldBy(key, held);
-        }
-      } catch (err) {
-        if (err instanceof SafetyRefusal) throw err;
-        return degrade().reserve(key, label, onWait);
-      }
-      const beat = setInterval(() => void r.eval(EXTEND, 1, redisKey, value, String(TTL_MS)).catch(() => undefined), HEARTBEAT_MS);
-      beat.unref();
+    forRun(run) {
+      const fallback = opts.fallback.forRun(run);
       return {
-        async release() {
-          clearInterval(beat);
-          await r.eval(RELEASE, 1, redisKey, value).catch(() => undefined);
+        async reserve(key, onWait) {
+          const r = await connect();
+          if (!r) return degrade().reserve(key, onWait);
+          const redisKey = `assistant:reservation:${reservationId(key)}`;
+          const owner: Owner = { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), label: run.label, journal: run.journal };
+          const value = JSON.stringify({ ...owner, nonce: Math.random().toString(36).slice(2) });
+          let tookOverFrom: Owner | undefined;
+          try {
+            for (let attempt = 0; ; attempt++) {
+              if ((await r.set(redisKey, value, 'PX', TTL_MS, 'NX')) === 'OK') break;
+              const held = parseOwner(await r.get(redisKey));
+              if (held && held.host === hostname() && isDead(held) && attempt === 0) {
+                await r.eval(RELEASE, 1, redisKey, (await r.get(redisKey)) ?? '');
+                tookOverFrom = held;
+                continue;
+              }
+              if (held || attempt > 0) throw heldBy(key, held);
+            }
+          } catch (err) {
+            if (err instanceof SafetyRefusal) throw err;
+            return degrade().reserve(key, onWait);
+          }
+          const beat = setInterval(() => void r.eval(EXTEND, 1, redisKey, value, String(TTL_MS)).catch(() => undefined), HEARTBEAT_MS);
+          beat.unref();
+          return {
+            ...(tookOverFrom ? { tookOverFrom } : {}),
+            async release() {
+              clearInterval(beat);
+              await r.eval(RELEASE, 1, redisKey, value).catch(() => undefined);
+            },
+          };
         },
       };
+      function degrade(): RunReservations {
+        if (!warned) opts.warn?.(`redis at ${redactUrl(url)} unreachable; reserving names on this machine only`);
+        warned = true;
+        return fallback;
+      }
     },
     async close() {
       const r = await client;

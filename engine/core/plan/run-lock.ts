@@ -20,6 +20,10 @@ const UPDATE_MS = 2_000;
 export type Owner = LockOwner;
 
 export interface RunLock {
+  /** The lock file (another lock of the same run may share it: ExclusiveOptions.sharing). */
+  readonly file: HeldLockFile;
+  /** The holder whose lock this one took over because its process had died (kill -9). */
+  readonly tookOverFrom?: Owner;
   release(): Promise<void>;
   /** Throws when the lock was lost (another process took it over after this one stalled). */
   assertHeld(): void;
@@ -42,6 +46,10 @@ export interface ExclusiveOptions extends LockOptions {
   refusal: (owner: Owner | undefined) => Error;
   /** Written in the lock for a refusal to show. */
   label?: string;
+  /** The run journal of the holder, written in the lock (LockOwner.journal). */
+  journal?: string;
+  /** A lock of the same run whose file this one shares (one file, one refresh, for all of a run's names). */
+  sharing?: RunLock;
 }
 
 /**
@@ -52,7 +60,7 @@ export interface ExclusiveOptions extends LockOptions {
  */
 export async function lockExclusive(path: string, opts: ExclusiveOptions): Promise<RunLock> {
   const lockPath = `${path}.lock`;
-  const options = { staleMs: STALE_MS, refreshMs: UPDATE_MS, label: opts.label };
+  const options = { staleMs: STALE_MS, refreshMs: UPDATE_MS, label: opts.label, journal: opts.journal, sharing: opts.sharing?.file };
   let taken;
   try {
     taken = tryLockFile(lockPath, options);
@@ -72,6 +80,8 @@ export async function lockExclusive(path: string, opts: ExclusiveOptions): Promi
   if (taken.tookOverFrom) opts.onWait?.(`took over ${opts.what} (pid ${taken.tookOverFrom.pid}, no longer running)`, 0);
   const held: HeldLockFile = taken.held;
   return {
+    file: held,
+    ...(taken.tookOverFrom ? { tookOverFrom: taken.tookOverFrom } : {}),
     async release() {
       held.release();
     },

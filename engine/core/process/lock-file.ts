@@ -14,7 +14,9 @@
  * A lock is stale, and taken over, when its holder's process is gone (same host: asked at once, so a
  * run killed with -9 blocks nobody) or when it was not refreshed for `staleMs` (another host sharing the
  * home, or a holder stalled that long). Holders of long locks refresh them (`refreshMs`: one timer for
- * every lock of the process touches their mtime) and notice when they lost one. A lock left by an older
+ * every lock of the process touches their mtime) and notice when they lost one. The locks of one run
+ * may share one file (`sharing`: a hard link per name to the first one's inode, holding the same owner),
+ * so a run's further names cost one link(2) each and one touch refreshes them all. A lock left by an older
  * `assistant` (proper-lockfile's directory) is taken over by the same mtime rule.
  */
 import { closeSync, fstatSync, linkSync, openSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeSync, type Stats } from 'node:fs';
@@ -27,6 +29,11 @@ export interface LockOwner {
   started_at: string;
   /** What the holder is doing (a reservation names its plan). */
   label?: string;
+  /**
+   * The run journal of the holder, when it is a plan's run: a process that takes over the lock of a
+   * holder that died reads there what it had in flight (a reservation's create may still be made).
+   */
+  journal?: string;
 }
 
 export interface LockFileOptions {
@@ -35,14 +42,24 @@ export interface LockFileOptions {
   /** Refresh the lock's mtime this often while it is held (long locks); none for a lock held for a moment. */
   refreshMs?: number;
   label?: string;
+  journal?: string;
+  /**
+   * A lock this process holds whose file this one shares (a hard link to the same inode, holding the
+   * same owner): the locks of one run cost one link each, and one refresh keeps them all fresh.
+   */
+  sharing?: HeldLockFile;
 }
 
 export interface HeldLockFile {
   readonly path: string;
+  /** The lock file's inode: how a holder knows a lock is still its own. */
+  readonly ino: number;
   /** Lets go (a lock another process took over is left alone). */
   release(): void;
   /** Why the lock is no longer this process's (taken over after a stall, removed), or undefined while held. */
   lost(): string | undefined;
+  /** Not let go and not lost. */
+  held(): boolean;
 }
 
 /** The lock (and the holder it was taken over from, when that one had died), or who holds it. */
@@ -68,7 +85,22 @@ export function ownerDead(owner: LockOwner): boolean {
 
 /** One attempt: the lock, or who holds it (a stale lock is taken over on the way). */
 export function tryLockFile(path: string, opts: LockFileOptions): TakeResult {
-  const owner: LockOwner = { pid: process.pid, host: HOST, started_at: new Date().toISOString(), ...(opts.label ? { label: opts.label } : {}) };
+  const shared = opts.sharing?.held() ? opts.sharing : undefined;
+  if (shared) {
+    try {
+      return linkLock(shared.path, shared.ino, path, opts);
+    } catch (err) {
+      // The shared lock was let go or taken over meanwhile: a file of its own, as for a first lock.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
+  const owner: LockOwner = {
+    pid: process.pid,
+    host: HOST,
+    started_at: new Date().toISOString(),
+    ...(opts.label ? { label: opts.label } : {}),
+    ...(opts.journal ? { journal: opts.journal } : {}),
+  };
   const tmp = `${path}.${process.pid}.${++seq}.tmp`;
   const fd = openSync(tmp, 'wx', 0o600);
   let ino: number;
@@ -79,10 +111,26 @@ export function tryLockFile(path: string, opts: LockFileOptions): TakeResult {
     closeSync(fd);
   }
   try {
+    return linkLock(tmp, ino, path, opts);
+  } finally {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/**
+ * Links the owner file `from` (inode `ino`) to the lock's name: the lock, or who holds it (a stale
+ * lock is taken over on the way). Throws ENOENT when `from` is gone.
+ */
+function linkLock(from: string, ino: number, path: string, opts: LockFileOptions): TakeResult {
+  {
     let stale: LockOwner | undefined;
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        linkSync(tmp, path);
+        linkSync(from, path);
         return { held: hold(path, ino, opts), ...(stale ? { tookOverFrom: stale } : {}) };
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
@@ -100,12 +148,6 @@ export function tryLockFile(path: string, opts: LockFileOptions): TakeResult {
       stale = holder;
     }
     return { busy: readLockOwner(path) };
-  } finally {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // already gone
-    }
   }
 }
 
@@ -188,16 +230,19 @@ class Held implements HeldLockFile {
 
   constructor(
     readonly path: string,
-    private readonly ino: number,
+    readonly ino: number,
   ) {}
 
-  refresh(): void {
+  /** `touched`: the inodes refreshed in this round already (a run's names share one: one touch for all). */
+  refresh(touched: Set<number>): void {
     if (this.released || this.why) return;
     try {
       if (statSync(this.path).ino !== this.ino) {
         this.why = 'another process took it over (this one was stalled longer than the lock is kept)';
         return;
       }
+      if (touched.has(this.ino)) return;
+      touched.add(this.ino);
       const now = new Date();
       utimesSync(this.path, now, now);
     } catch (err) {
@@ -207,6 +252,10 @@ class Held implements HeldLockFile {
 
   lost(): string | undefined {
     return this.why;
+  }
+
+  held(): boolean {
+    return !this.released && !this.why;
   }
 
   release(): void {
@@ -232,7 +281,8 @@ function hold(path: string, ino: number, opts: LockFileOptions): Held {
       timerMs = opts.refreshMs;
       // Never keeps the process alive on its own.
       timer = setInterval(() => {
-        for (const x of refreshed) x.refresh();
+        const touched = new Set<number>();
+        for (const x of refreshed) x.refresh(touched);
       }, timerMs).unref();
     }
   }

@@ -76,6 +76,18 @@ const cut = (text: string, width: number) => (text.length > width ? `${text.slic
  * the lines are longer than `width` (the terminal wraps them) rather than losing the ID. A `width` of
  * Infinity (stdout is a pipe or a file, or `-o wide`) keeps every column, as wide as its content.
  */
+/**
+ * Draws a table for a renderer that does not know where it goes: the output sink's `table` (its width,
+ * its colours, the hidden-columns line on stderr), or `tableAt` for a fixed width (an MCP tool's text).
+ */
+export type DrawTable = (records: unknown[], columns: Column[], opts?: Pick<TableOptions, 'keep' | 'essential'>) => string;
+
+/** A DrawTable at a fixed width, naming no hidden column (for text read by a program, not a person). */
+export const tableAt =
+  (width: number, colors: Colors = PLAIN): DrawTable =>
+  (records, columns, opts) =>
+    renderTable(records, columns, width, { ...opts, colors });
+
 export function renderTable(records: unknown[], columns: Column[], width: number, opts: TableOptions = {}): string {
   if (records.length === 0) return 'No resources found.\n';
   const paint = opts.colors ?? PLAIN;

@@ -1,5 +1,5 @@
 /**
- * The maker's rules (`ask --maker`), as pure steps the maker flow (machines/maker-flow.ts) runs: the
+ * The maker's rules (`ask --maker`), as pure steps the maker flow (machines/make/maker-flow.ts) runs: the
  * prompt a model drafts with (the plan JSON Schema goes as structured output, with the catalogue data
  * and predefined bindings), how a draft is judged (JSON extracted, normalised, the plan validator passed
  * in, the live catalogue), and what follows a rejected draft: the problems go back to the model (at
@@ -9,7 +9,7 @@
  */
 import { InvalidInputError, SafetyRefusal } from '../../core/errors.js';
 import { PlanSchema, type Plan } from '../../../schemas/plan.js';
-import { catalogueProblems } from '../planner/catalogue-check.js';
+import { catalogueProblems } from '../../providers/gpucloud/catalogue-check.js';
 import { extractJson } from './json.js';
 import { makerSystemPrompt, type MakerCatalogue } from './maker-prompt.js';
 import type { AiProvider, ChatMessage } from './provider.js';

@@ -9,9 +9,9 @@ import type { Plan, PlanCommand } from '../../../schemas/plan.js';
 import { UsageError } from '../../core/errors.js';
 import { withNotes } from '../../core/plan/notes.js';
 import { hibernationBlocker } from '../../providers/gpucloud/hibernation.js';
-import { isPostTo } from './plan-check.js';
-import { describePolicy, policyOfScript, type AutostopPolicy } from './policy.js';
-import { watcherScript, watcherScriptName, withWatcher } from './watcher.js';
+import { isPostTo } from '../../providers/gpucloud/autostop-check.js';
+import { describePolicy, policyOfScript, type AutostopPolicy } from '../../core/kits/autostop/policy.js';
+import { watcherScript, watcherScriptName, withWatcher } from '../../core/kits/autostop/watcher.js';
 
 const PLACEHOLDER = /^<([A-Z][A-Z0-9_]*)>$/;
 

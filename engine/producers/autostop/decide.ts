@@ -5,7 +5,7 @@
  * to be running and known to be idle long enough is ever acted on: unreachable, unreadable or stale
  * never changes anything.
  */
-import type { AutostopAction, AutostopPolicy } from './policy.js';
+import type { AutostopAction, AutostopPolicy } from '../../core/kits/autostop/policy.js';
 import { activityNow, idleMinutes, type WatcherRecord } from './record.js';
 
 /**

@@ -13,7 +13,7 @@
  */
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { HibernationPeriod } from '../../providers/gpucloud/cost.js';
+import type { HibernationPeriod } from '../../core/kits/autostop/hibernation-periods.js';
 
 export type { HibernationPeriod };
 

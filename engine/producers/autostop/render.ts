@@ -1,7 +1,6 @@
 /** The check's table (one row per instance with auto-stop) and its one-line summary. */
 import type { Column } from '../../providers/gpucloud/catalogue.js';
-import { renderTable } from '../../core/render/records.js';
-import type { Colors } from '../../core/render/color.js';
+import type { DrawTable } from '../../core/render/records.js';
 import type { AutostopRow } from './decide.js';
 
 const COLUMNS: Column[] = [
@@ -13,14 +12,14 @@ const COLUMNS: Column[] = [
   { header: 'DETAIL', path: 'detail', priority: 2 },
 ];
 
-export function renderCheckTable(rows: readonly AutostopRow[], width: number, colors?: Colors): string {
+export function renderCheckTable(rows: readonly AutostopRow[], draw: DrawTable): string {
   if (rows.length === 0) return 'No instances with auto-stop (their startup scripts record none).\n';
   const shown = rows.map((r) => ({
     ...r,
     idle: `${r.idle_minutes ?? '-'} / ${r.policy?.idle_minutes ?? '-'}`,
     last: r.last_activity ? `${r.last_activity.slice(0, 16).replace('T', ' ')}Z` : undefined,
   }));
-  return renderTable(shown, COLUMNS, width, { keep: 'id', colors });
+  return draw(shown, COLUMNS, { keep: 'id' });
 }
 
 export function summaryLine(rows: readonly AutostopRow[], dryRun: boolean): string {

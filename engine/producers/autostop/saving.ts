@@ -8,7 +8,7 @@
 import type { Plan } from '../../../schemas/plan.js';
 import type { CostLine } from '../../core/provider.js';
 import type { IdleSaving } from '../../core/plan/preview.js';
-import { describePolicy, type AutostopAction } from './policy.js';
+import { describePolicy, type AutostopAction } from '../../core/kits/autostop/policy.js';
 
 const NOTES: Record<AutostopAction, string> = {
   shutdown: 'a shut-down gpucloud instance still bills: hibernate releases the machine',

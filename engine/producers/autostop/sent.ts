@@ -9,7 +9,7 @@ import { SafetyRefusal } from '../../core/errors.js';
 import { lockExclusive, type RunLock } from '../../core/plan/run-lock.js';
 import { sleep } from '../../core/kits/http/sleep.js';
 import { RESEND_AFTER_MS, type SentAction } from './decide.js';
-import { isAutostopAction } from './policy.js';
+import { isAutostopAction } from '../../core/kits/autostop/policy.js';
 
 const dirOf = (home: string) => join(home, '.assistant', 'autostop');
 

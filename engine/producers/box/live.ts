@@ -6,8 +6,8 @@
 import type { Plan } from '../../../schemas/plan.js';
 import { findKind } from '../../providers/gpucloud/catalogue.js';
 import { listPlan } from '../../providers/gpucloud/static-plans.js';
-import { liveReadPlanOf, liveStateFrom } from '../deploy/live.js';
-import type { LiveState } from '../deploy/plan.js';
+import { liveReadPlanOf, liveStateFrom } from '../../providers/gpucloud/deploy-live.js';
+import type { LiveState } from '../../providers/gpucloud/deploy-compile.js';
 import type { ManifestLive } from './manifest.js';
 
 const CATALOGUE: (keyof LiveState)[] = ['availability', 'containerTypes', 'computeResources'];

@@ -3,14 +3,15 @@
  * builds) into a plan document that deploys it as a gpucloud serverless container: the token's
  * digest as a gpucloud secret, then the container deployment (image, port, health check on /healthz,
  * 0..1 replicas with one request at a time, environment with every secret as a reference to a
- * gpucloud secret, never a value). The container pieces are deploy's (engine/producers/deploy/plan.ts), so a box
+ * gpucloud secret, never a value). The container pieces are deploy's (engine/providers/gpucloud/deploy-compile.ts), so a box
  * and `deploy --target container` describe containers the same way.
  */
 import type { Plan, PlanCommand } from '../../../schemas/plan.js';
 import { InvalidInputError } from '../../core/errors.js';
 import { maskSecretsInText } from '../../core/redact.js';
 import { assistantVersion } from '../../core/version.js';
-import { containerDeploymentBody, containerScaling, containerSpec, pinnedTag, slugName, type ContainerEnv } from '../deploy/plan.js';
+import { containerDeploymentBody, containerScaling, containerSpec, pinnedTag, type ContainerEnv } from '../../providers/gpucloud/deploy-compile.js';
+import { slugName } from '../../core/kits/deploy/names.js';
 import type { AgentSpec } from './agents.js';
 import { containerRegions, sizeKey, type ContainerSize, type Region, type RegionCatalogue } from './regions.js';
 

@@ -7,8 +7,7 @@
 import type { Plan } from '../../../schemas/plan.js';
 import type { Column } from '../../providers/gpucloud/catalogue.js';
 import { num } from '../../providers/gpucloud/prices.js';
-import { PLAIN, type Colors } from '../../core/render/color.js';
-import { renderTable } from '../../core/render/records.js';
+import type { DrawTable } from '../../core/render/records.js';
 import { formatShortRate } from '../../core/render/money.js';
 
 export type MatrixKind = 'availability' | 'cluster-availability';
@@ -94,7 +93,7 @@ export function cellText(row: MatrixRow, cell: MatrixCell | undefined): string {
 }
 
 /** The matrix as a table: a row per type, a column per location; the location columns are never dropped. */
-export function renderMatrix(m: AvailabilityMatrix, width: number, colors: Colors = PLAIN): string {
+export function renderMatrix(m: AvailabilityMatrix, draw: DrawTable): string {
   const records = m.rows.map((r) => ({
     type: r.type,
     gpu: r.gpu,
@@ -107,5 +106,5 @@ export function renderMatrix(m: AvailabilityMatrix, width: number, colors: Color
   ];
   const cur = m.currency.toUpperCase();
   const legend = `Prices in ${cur}/hour where the type can be had now${m.kind === 'availability' ? ': on demand, "s" spot' : ''}; "-" not available.`;
-  return `${renderTable(records, columns, width, { keep: 'type', colors })}${legend}\n`;
+  return `${draw(records, columns, { keep: 'type' })}${legend}\n`;
 }

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { InvalidInputError } from '../../core/errors.js';
 import { registerSecret } from '../../core/redact.js';
 import { SECRET_NAME } from './analyse.js';
-import type { EnvValue } from './plan.js';
+import type { EnvValue } from '../../core/deploy-types.js';
 
 export function readEnvFile(path: string): EnvValue[] {
   let text: string;

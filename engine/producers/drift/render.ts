@@ -1,7 +1,6 @@
 /** A drift report as a table and a summary line (`plan diff`, the MCP drift tool's text). */
 import type { Column } from '../../providers/gpucloud/catalogue.js';
-import { PLAIN, type Colors } from '../../core/render/color.js';
-import { renderTable } from '../../core/render/records.js';
+import type { DrawTable } from '../../core/render/records.js';
 import { DRIFT_EXIT_CODE, type DriftReport } from '../../core/drift-types.js';
 
 export function driftSummary(r: DriftReport): string {
@@ -10,7 +9,7 @@ export function driftSummary(r: DriftReport): string {
   return `drift: ${parts.join(', ')}; ${r.counts.in_sync} in sync (exit ${DRIFT_EXIT_CODE})`;
 }
 
-export function renderDrift(r: DriftReport, width: number, colors: Colors = PLAIN): string {
+export function renderDrift(r: DriftReport, draw: DrawTable): string {
   const rows = r.resources.map((e) => ({
     state: e.state,
     kind: e.kind,
@@ -27,6 +26,6 @@ export function renderDrift(r: DriftReport, width: number, colors: Colors = PLAI
     { header: 'ID', path: 'id', priority: 5 },
     { header: 'DIFFERENCES', path: 'detail', priority: 7 },
   ];
-  const table = rows.length ? renderTable(rows, columns, width, { keep: 'state', colors }) : 'The plan makes or names no resource to compare.\n';
+  const table = rows.length ? draw(rows, columns, { keep: 'state' }) : 'The plan makes or names no resource to compare.\n';
   return `${table}${driftSummary(r)}\n`;
 }

@@ -11,7 +11,7 @@
  */
 import { InvalidInputError, UsageError } from '../../core/errors.js';
 import type { Plan, PlanCommand } from '../../../schemas/plan.js';
-import { compatibleImages } from '../planner/catalogue-check.js';
+import { compatibleImages } from '../../providers/gpucloud/catalogue-check.js';
 import { kubeadmSteps } from './kubeadm.js';
 import { withNotes } from '../../core/plan/notes.js';
 import { apiDefaultNotes } from '../../providers/gpucloud/priced-defaults.js';

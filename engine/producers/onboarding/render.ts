@@ -6,12 +6,12 @@
 import type { Column } from '../../providers/gpucloud/catalogue.js';
 import type { Colors } from '../../core/render/color.js';
 import { PLAIN } from '../../core/render/color.js';
-import { renderTable } from '../../core/render/records.js';
+import type { DrawTable } from '../../core/render/records.js';
 import type { InstallPlan, InstallReport, InstallStep, ScanReport } from '../../../schemas/onboarding.js';
 
 const yesNo = (v: boolean | null | undefined, unknown = '-') => (v === true ? 'yes' : v === false ? 'no' : unknown);
 
-export function renderScan(report: ScanReport, width: number, c: Colors = PLAIN): string {
+export function renderScan(report: ScanReport, draw: DrawTable, c: Colors = PLAIN): string {
   const out: string[] = [];
   const p = report.platform;
   out.push(
@@ -36,7 +36,7 @@ export function renderScan(report: ScanReport, width: number, c: Colors = PLAIN)
       { header: 'USED BY', path: 'used', priority: 3 },
       { header: 'PATH', path: 'path', priority: 2 },
     ];
-    out.push(renderTable(rows, cols, width, { keep: 'name', colors: c }).trimEnd());
+    out.push(draw(rows, cols, { keep: 'name' }).trimEnd());
     for (const t of report.tools) if (t.problem && t.found) out.push(`  ${c.yellow('note:')} ${t.name}: ${t.problem}`);
   }
 
@@ -48,7 +48,7 @@ export function renderScan(report: ScanReport, width: number, c: Colors = PLAIN)
     source: r.source ? `${r.source.kind}: ${r.source.where}` : '',
   }));
   out.push(
-    renderTable(
+    draw(
       rows,
       [
         { header: 'PROVIDER', path: 'provider' },
@@ -57,8 +57,7 @@ export function renderScan(report: ScanReport, width: number, c: Colors = PLAIN)
         { header: 'TOOLS', path: 'tools', priority: 3 },
         { header: 'SOURCE USED', path: 'source', priority: 2 },
       ],
-      width,
-      { keep: 'provider', colors: c },
+      { keep: 'provider' },
     ).trimEnd(),
   );
 
@@ -89,7 +88,7 @@ export function renderScan(report: ScanReport, width: number, c: Colors = PLAIN)
     }));
     out.push(
       `${c.bold('AI providers')}:\n` +
-        renderTable(
+        draw(
           aiRows,
           [
             { header: 'PROFILE', path: 'profile' },
@@ -98,8 +97,7 @@ export function renderScan(report: ScanReport, width: number, c: Colors = PLAIN)
             { header: 'ANSWERS', path: 'answers', format: 'status' },
             { header: 'KEY FROM', path: 'source', priority: 3 },
           ],
-          width,
-          { keep: 'profile', colors: c },
+          { keep: 'profile' },
         ).trimEnd(),
     );
     for (const a of report.ai.providers) if (a.checked && a.detail && a.answers !== true) out.push(`  ${a.profile}: ${a.detail}`);

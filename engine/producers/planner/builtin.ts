@@ -12,7 +12,7 @@ import { BUILTIN_PLANNER_HINT } from './hint.js';
 import type { Plan, PlanCommand } from '../../../schemas/plan.js';
 import { containsTerm } from '../../core/routing/match.js';
 import { findCount, findGpuModel, findLocation, findSizeText, hasVerb, parseIntent, unexplainedWords, type Explained, type Intent } from './grammar.js';
-import { catalogueProblems, chooseImage, compatibleImages } from './catalogue-check.js';
+import { catalogueProblems, chooseImage, compatibleImages } from '../../providers/gpucloud/catalogue-check.js';
 import type { MakerLookup } from '../../core/capabilities.js';
 import type { GpuCloudLookup as BuiltinLookup, LookupCluster, LookupInstance, LookupVolume } from '../../providers/gpucloud/maker.js';
 

@@ -12,7 +12,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
-import { AUTOSTOP_READ_COMMAND } from '../autostop/template.js';
+import { AUTOSTOP_READ_COMMAND } from '../../core/kits/autostop/template.js';
 import { sandboxKubeToken } from './kube-api.js';
 
 const { Server, utils } = ssh2;
@@ -89,7 +89,7 @@ function headNodeKubeconfig(token: string): string {
 
 /** `kubeApiDir`: where the Kubernetes API stand-in keeps the token its clusters accept. */
 /**
- * What the auto-stop watcher (engine/producers/autostop/watcher.ts) would have written on a machine that
+ * What the auto-stop watcher (engine/core/kits/autostop/watcher.ts) would have written on a machine that
  * just booted and is not in use: idle for 0 minutes, so `autostop check` reads it and keeps the instance.
  */
 function watcherRecord(): string {

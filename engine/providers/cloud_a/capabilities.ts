@@ -5,7 +5,7 @@
  */
 import type { ProviderCapabilities } from '../../core/capabilities.js';
 import { cliCapabilities } from '../../core/kits/cli/capabilities.js';
-import { PLANNER_ANSWER_ON_USE } from '../../producers/planner/answer-capability.js';
+import { jointAnswerer } from '../../core/joint-answerers.js';
 import { cloudABilled } from './cost.js';
 import { cloudACredentials } from './credentials.js';
 import { cloudADeploy } from './deploy-capability.js';
@@ -24,7 +24,7 @@ export const cloudACapabilities: ProviderCapabilities = {
     keywords: (config) => config.cloud_a?.service_keywords,
   }),
   // Answered with gpucloud's by one parser (a question about both is understood as a whole).
-  answer: PLANNER_ANSWER_ON_USE,
+  answer: jointAnswerer('planner'),
   maker: cloudAMaker,
   // Its bill from Cost Explorer (AWS bills afterwards: no balance, no runway).
   cost: { billed: cloudABilled },

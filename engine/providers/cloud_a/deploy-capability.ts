@@ -1,7 +1,7 @@
 /**
  * cloud_a's `deploy` capability (engine/core/capabilities.ts): its container service (ECS on Fargate) or an
  * EC2 VM that clones and starts the repository, compiled into `aws` steps without reading anything
- * first. A light module: the compiler (engine/producers/deploy/cloud-a.ts) loads when a deploy compiles.
+ * first. A light module: the compiler (./deploy-compile.ts) loads when a deploy compiles.
  */
 import type { DeployCapability } from '../../core/capabilities.js';
 
@@ -14,7 +14,7 @@ export const cloudADeploy: DeployCapability = {
   // --ami: the VM's image (default: the current Ubuntu 24.04 from SSM).
   flags: ['ami'],
   async compile(req) {
-    const { compileCloudA } = await import('../../producers/deploy/cloud-a.js');
+    const { compileCloudA } = await import('./deploy-compile.js');
     const { options, location, target, ...request } = req;
     // --location is the AWS region here (the CLI's own default when absent).
     return compileCloudA({ ...request, target: 'container', location: '', awsTarget: target === 'vm' ? 'vm' : 'container', ami: options.ami, region: location });

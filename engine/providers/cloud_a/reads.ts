@@ -1,7 +1,7 @@
 /**
  * The one catalogue of cloud_a (AWS) reads: for each service, the words that ask about it, the
  * read-only `aws` step that lists it, and how its JSON output becomes named records. The ask context
- * plan (machines/ask.ts), the built-in answers (answer.ts) and the discovery report
+ * plan (machines/ask/ask.ts), the built-in answers (answer.ts) and the discovery report
  * (engine/producers/reports/discovery.ts) all read this table; none of them names a service of its own.
  */
 import { arr, cliRead, cliReadCatalogue, lastSegment, obj, str, type CliReadSpec, type CliRecord } from '../../core/kits/cli/reads.js';

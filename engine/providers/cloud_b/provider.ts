@@ -2,12 +2,14 @@
  * cloud_b (Google Cloud) as a provider: steps are `gcloud` command lines run through the installed
  * gcloud CLI with JSON output (`--format=json`) and the project of `infra.cloud_b.project_id`
  * (`--project`), unless the step gives its own. Prompts are disabled: the destroyer gate decided.
+ * `bq` steps (bq.ts) run the billing export query of `cost --provider cloud_b` and nothing else.
  */
 import { option, parseCommand } from '../../core/kits/cli/argv.js';
 import { isolateGcloud } from '../../core/kits/cli/isolation.js';
 import { cliProvider, withOption, type CliIsolation } from '../../core/kits/cli/provider.js';
 import type { CliTool } from '../../core/kits/cli/runner.js';
 import type { ArgProblem } from '../../core/provider.js';
+import { BQ_COMPANION } from './bq.js';
 import { cloudBCapabilities } from './capabilities.js';
 import { GCLOUD_RULE_SET, GCLOUD_SYNTAX } from './destroyer.js';
 import { burnCloudB, previewCloudB } from './prices.js';
@@ -75,6 +77,8 @@ export const cloudBProvider = cliProvider({
     }
     return problems;
   },
+  // bq for the billing export query of `cost --provider cloud_b` only (bq.ts).
+  companions: [BQ_COMPANION],
   capabilities: cloudBCapabilities,
   preview: previewCloudB,
   burn: burnCloudB,
@@ -87,6 +91,8 @@ export const cloudBProvider = cliProvider({
         return project ? withOption(out, { syntax: GCLOUD_SYNTAX }, ['--project'], ['--project', project]) : out;
       },
       env: { CLOUDSDK_CORE_DISABLE_PROMPTS: '1' },
+      // The query job runs (and its bytes are billed) in the configured project, else gcloud's.
+      companions: { bq: (args) => (project ? [`--project_id=${project}`, ...args] : [...args]) },
       source: project ? `infra.cloud_b.project_id (${project})` : 'the gcloud CLI configuration (infra.cloud_b.project_id is not set)',
     };
   },
@@ -94,3 +100,6 @@ export const cloudBProvider = cliProvider({
 
 /** The `gcloud` step verb. */
 export const gcloudVerb = cloudBProvider.verb;
+
+/** The `bq` step verb (the billing export query only, bq.ts). */
+export const bqVerb = cloudBProvider.verbs[1]!;

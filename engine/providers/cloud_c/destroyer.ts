@@ -51,6 +51,42 @@ const HARMLESS_CREATES: readonly string[] = [
   'appservice plan create',
 ];
 
+/** The `az rest` options a cost query uses, spelled in full (az would expand a prefix; none is accepted here). */
+const COST_QUERY_OPTIONS = new Set(['--method', '-m', '--url', '--uri', '-u', '--body', '-b', '--output', '-o']);
+/** Resource Manager of the public and sovereign clouds: where az sends its own token for `az rest`. */
+const ARM_HOSTS = new Set(['management.azure.com', 'management.usgovcloudapi.net', 'management.chinacloudapi.cn']);
+const GUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+const COST_QUERY_PATH = new RegExp(`^/subscriptions/${GUID}(?:/resourcegroups/[-\\w.()]{1,90})?/providers/microsoft\\.costmanagement/query$`, 'i');
+const COST_QUERY_TEXT = '`--method post` to `https://management.azure.com/subscriptions/<id>[/resourceGroups/<name>]/providers/Microsoft.CostManagement/query` (only `api-version` and `$skiptoken` in the query; the URL as written is its canonical form), no option but `--method`, `--url`, `--body`';
+
+/**
+ * `az rest` that is Cost Management's query and nothing else, decided from the one canonical URL: the
+ * URL as written must be what the WHATWG parser makes of it (no `..`, no escapes it would rewrite, no
+ * user or port), on Resource Manager, at the query's path. az replaces `{subscriptionId}` by its
+ * current subscription: it stands for a subscription ID here.
+ */
+export function isCostQuery(cmd: ParsedCommand): boolean {
+  if (cmd.words.length !== 1 || [...cmd.options.keys()].some((k) => !COST_QUERY_OPTIONS.has(k))) return false;
+  const one = (...names: string[]) => {
+    const vals = names.flatMap((n) => cmd.options.get(n) ?? []);
+    return vals.length === 1 ? vals[0]! : undefined;
+  };
+  if (one('--method', '-m')?.toLowerCase() !== 'post' || one('--body', '-b') === undefined) return false;
+  const raw = one('--url', '--uri', '-u');
+  if (!raw || raw.split('{subscriptionId}').length > 2) return false;
+  const written = raw.replace('{subscriptionId}', '00000000-0000-0000-0000-000000000000');
+  let url: URL;
+  try {
+    url = new URL(written);
+  } catch {
+    return false;
+  }
+  if (url.href !== written || url.protocol !== 'https:' || !ARM_HOSTS.has(url.hostname) || url.port || url.username || url.password || url.hash) return false;
+  if (!COST_QUERY_PATH.test(url.pathname)) return false;
+  const keys = [...url.searchParams.keys()];
+  return keys.includes('api-version') && keys.every((k) => k === 'api-version' || k === '$skiptoken') && new Set(keys).size === keys.length;
+}
+
 const refused = (command: string, why: string): CliRule => ({ command, effect: 'refused', why });
 const destroy = (command: string, why: string, when?: CliRule['when']): CliRule => ({ command, effect: 'destroy', why, when });
 const read = (command: string, why: string, secrets?: CliRule['secrets']): CliRule => ({ command, effect: 'read', why, secrets });
@@ -97,6 +133,12 @@ export const AZ_RULES: readonly CliRule[] = [
   read('storage account keys list', 'reads the account keys (masked)', ['value']),
   read('account get-access-token', 'makes an access token (masked)'),
   read('** list|list-*|show|show-*|exists|wait|query|get-*', 'reads'),
+  {
+    command: 'rest',
+    when: { text: COST_QUERY_TEXT, test: isCostQuery },
+    effect: 'read',
+    why: "reads costs: Cost Management's query is a POST that changes nothing",
+  },
   ...HARMLESS_CREATES.map(
     (command): CliRule => ({
       command,

@@ -50,7 +50,8 @@ export const cloudCProvider = cliProvider({
   tool: AZ_TOOL,
   syntax: AZ_SYNTAX,
   rules: AZ_RULE_SET,
-  minWords: 2,
+  // `az rest` is a whole command in one word (Cost Management's query, cost.ts); every other needs a group and a command.
+  minWords: (cmd) => (cmd.words[0] === 'rest' ? 1 : 2),
   refuse: { '--debug': 'prints request details, tokens included; use `assistant --debug`' },
   usage: '["az", "<group>", …, "<command>", …arguments], e.g. ["az", "vm", "list"]',
   check(cmd) {
@@ -69,7 +70,9 @@ export const cloudCProvider = cliProvider({
     return {
       add: (args) => {
         const out = withOption(args, { syntax: AZ_SYNTAX }, ['--output', '-o'], ['--output', 'json']);
-        return subscription ? withOption(out, { syntax: AZ_SYNTAX }, ['--subscription'], ['--subscription', subscription]) : out;
+        // az rest has no --subscription (its URL names the scope): added, az would refuse the argument.
+        if (!subscription || parseCommand(args, AZ_SYNTAX).words[0] === 'rest') return out;
+        return withOption(out, { syntax: AZ_SYNTAX }, ['--subscription'], ['--subscription', subscription]);
       },
       env: { AZURE_CORE_NO_COLOR: 'true', AZURE_CORE_OUTPUT: 'json' },
       source: subscription ? `infra.cloud_c.subscription_id (${subscription})` : 'the az CLI configuration (infra.cloud_c.subscription_id is not set)',

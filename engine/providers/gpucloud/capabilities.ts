@@ -2,18 +2,19 @@
  * What gpucloud can do above running steps (engine/core/capabilities.ts): the words that route a question
  * to it (and it answers a question that names no provider), the context reads of a question, answers
  * without a model, its credentials, its predefined bindings, where its limits are shared, its sandbox
- * stand-in, its cost and its deploy targets.
+ * stand-in, its cost, its deploy targets and the auto-stop of its instances.
  */
 import type { ProviderCapabilities } from '../../core/capabilities.js';
 import type { Plan } from '../../../schemas/plan.js';
 import { gpucloudCredentials } from './credentials-capability.js';
 import { predefinedBindings, resolveRateLimit } from './credentials.js';
 import { gpucloudSandbox } from './sandbox.js';
-import { PLANNER_ANSWER_ON_USE } from '../../producers/planner/answer-capability.js';
+import { jointAnswerer } from '../../core/joint-answerers.js';
 import { findKind, type KindSpec } from './catalogue.js';
 import { COST_KIND, GPUCLOUD_ROUTING, readsCost } from './routing.js';
 import { gpucloudCost } from './cost-capability.js';
 import { gpucloudDeploy } from './deploy-capability.js';
+import { gpucloudAutostop } from './autostop-capability.js';
 import { gpucloudMaker } from './maker.js';
 import { COST_READ_KINDS, listPlan } from './static-plans.js';
 
@@ -43,8 +44,8 @@ export const gpucloudCapabilities: ProviderCapabilities = {
     // A question about money or GPU counts reads what `cost summary` reads too (routing.ts readsCost).
     contextReads: (question, { kinds }) => gpucloudContextReads(readsCost(question) && !kinds.includes(COST_KIND) ? [...kinds, COST_KIND] : kinds),
   },
-  // One question parser for gpucloud and cloud_a (engine/producers/planner/answer.ts): exact answers or a reasoned decline.
-  answer: PLANNER_ANSWER_ON_USE,
+  // One question parser for gpucloud and cloud_a (engine/producers/planner/answer.ts, registered from there under this joint name): exact answers or a reasoned decline.
+  answer: jointAnswerer('planner'),
   credentials: gpucloudCredentials,
   // DEFAULT_SSH_KEY_ID, DEFAULT_LOCATION and PROJECT_ID from the gpucloud section (and GPUCLOUD_PROJECT_ID).
   bindings: { predefined: predefinedBindings },
@@ -52,4 +53,6 @@ export const gpucloudCapabilities: ProviderCapabilities = {
   sandbox: gpucloudSandbox,
   cost: gpucloudCost,
   deploy: gpucloudDeploy,
+  // Idle auto-stop of its instances (`autostop check`/`resume`, and what hibernations saved).
+  autostop: gpucloudAutostop,
 };

@@ -15,6 +15,7 @@ still provisioning, with its shared file system). A volume bills by
  */
 import type { CapabilityRead, CostResource as GenericCostResource, CostSummary as GenericCostSummary } from '../../core/capabilities.js';
 import type { Burn, PreviewRead } from '../../core/provider.js';
+import type { HibernationPeriod, HibernationSaving, HibernationSavings } from '../../core/kits/autostop/hibernation-periods.js';
 import { findKind } from './catalogue.js';
 import { COST_READ_KINDS, costReadPlan } from './static-plans.js';
 import { ownTags, type Tags, type TagSource } from './tags.js';
@@ -225,43 +226,13 @@ export async function burnGpuCloud(read: PreviewRead): Promise<Burn> {
 }
 
 /**
- * A time an instance spent hibernated by auto-stop (engine/producers/autostop/ledger.ts): from the
- * hibernate until the restore was sent, or, while none was, until now if the account still lists it
- * hibernated, else until the last time it was seen so (`seen_until`).
- */
-export interface HibernationPeriod {
-  id: string;
-  name: string;
-  type: string;
-  /** The machine's price when it was hibernated (the instance record's price_per_hour). */
-  price_per_hour: number | null;
-  from: number;
-  restored_at?: number;
-  seen_until: number;
-  /** Its OS volume: where the API deletes a hibernated instance, the volume kept detached is what is left of it. */
-  os_volume_id?: string;
-}
-
-export interface HibernationSaving {
-  id: string;
-  name: string;
-  type: string;
-  hibernated_at: string;
-  until: string;
-  still_hibernated: boolean;
-  hours: number;
-  price_per_hour: number | null;
-  saved: number | null;
-}
-
-/**
  * What auto-stop's hibernations saved: each period's hours at the machine's price (a hibernated machine
  * does not bill; its volumes still do and are in the burn), and what the ones still hibernated save per
  * hour now. `instances` and `volumes` are the account's lists, read now. An instance is still hibernated
  * while it is listed so, or, where the API deleted it to hibernate it, while it is not listed and its OS
  * volume is, detached.
  */
-export function hibernationSavings(periods: readonly HibernationPeriod[], instances: unknown, volumes: unknown, now: number): { periods: HibernationSaving[]; total: number; per_hour_now: number } {
+export function hibernationSavings(periods: readonly HibernationPeriod[], instances: unknown, volumes: unknown, now: number): HibernationSavings {
   const statusOf = new Map(list(instances).map((i) => [str(i.id), str(i.status)] as const));
   const detached = new Set(list(volumes).filter((v) => str(v.status) === 'detached' && !v.deleted_at).map((v) => str(v.id)));
   const hibernated = new Set(['starting_hibernation', 'hibernating']);

@@ -1,7 +1,7 @@
 /**
  * gpucloud's `deploy` capability (engine/core/capabilities.ts): an instance that clones and starts the
  * repository, or a serverless container deployment of an image. A light module: the compiler
- * (engine/producers/deploy/plan.ts) and its reads (engine/producers/deploy/live.ts) load when a deploy compiles.
+ * (./deploy-compile.ts) and its reads (./deploy-live.ts) load when a deploy compiles.
  */
 import type { DeployCapability } from '../../core/capabilities.js';
 import { InvalidInputError } from '../../core/errors.js';
@@ -16,7 +16,7 @@ export const gpucloudDeploy: DeployCapability = {
   async compile(req, { read, predefined }) {
     const location = req.location ?? predefined.DEFAULT_LOCATION;
     if (req.target === 'instance' && !location) throw new InvalidInputError('missing_location', 'no location to deploy to', { hint: 'pass --location (e.g. FIN-01) or set gpucloud.default_location' });
-    const [{ liveReadPlan, liveStateFrom }, { compileDeploy }] = await Promise.all([import('../../producers/deploy/live.js'), import('../../producers/deploy/plan.js')]);
+    const [{ liveReadPlan, liveStateFrom }, { compileDeploy }] = await Promise.all([import('./deploy-live.js'), import('./deploy-compile.js')]);
     const target = req.target === 'container' ? 'container' : 'instance';
     const reads = liveReadPlan(target);
     const live = liveStateFrom(reads.keys, await read(reads.plan));

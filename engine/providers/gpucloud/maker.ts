@@ -63,6 +63,8 @@ export interface GpuCloudLookup {
 }
 
 export const gpucloudMaker: MakerCapability = {
+  // Its instances carry the auto-stop watcher (a startup script): the account's scripts are listed first.
+  autostopScripts: () => listPlan(findKind('scripts')!),
   async prepare(_request, { read, predefined, onPhase }) {
     onPhase?.('reading the gpucloud catalogue');
     const names = Object.keys(CONTEXT_KINDS);

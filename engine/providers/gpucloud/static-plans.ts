@@ -1,13 +1,25 @@
 import type { Plan } from '../../../schemas/plan.js';
+import { freezePlan } from '../../core/plan/frozen.js';
 import { recordPath, type KindSpec } from './catalogue.js';
 
 /** Producers for the static commands: each compiles to a plan and runs through the same executor as any plan. */
 
 const plan = (commands: Plan['commands']): Plan => ({ version: 1, provider: 'gpucloud', commands });
 
+const listPlans = new Map<KindSpec, Plan>();
+
+/**
+ * The list of one kind: one plan per kind, frozen, so that its check is made once (every MCP list call
+ * and every `ask` context read runs it again; engine/core/plan/frozen.ts). Callers copy what they change.
+ */
 export function listPlan(spec: KindSpec): Plan {
-  const path = spec.listQuery ? `${spec.path}?${spec.listQuery}` : spec.path;
-  return plan([{ args: ['gpucloud-api', 'GET', path], reason: `list ${spec.kind}` }]);
+  let made = listPlans.get(spec);
+  if (!made) {
+    const path = spec.listQuery ? `${spec.path}?${spec.listQuery}` : spec.path;
+    made = freezePlan(plan([{ args: ['gpucloud-api', 'GET', path], reason: `list ${spec.kind}` }]));
+    listPlans.set(spec, made);
+  }
+  return made;
 }
 
 export function getByIdPlan(spec: KindSpec, id: string): Plan {

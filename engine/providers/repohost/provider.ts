@@ -120,6 +120,8 @@ const capabilities: ProviderCapabilities = {
     what: 'code host token',
     fields: [tokenField('token', 'code host token')],
     scan: repohostScan,
+    // deploy's clone hands the token to git, at the code host's git origins only.
+    gitOrigins: ({ config, env }) => codeHostGitOrigins(config, env),
     async test(read) {
       const [user] = await read(oneRead('repohost', ['repohost-api', 'GET', '/user'], 'who the token belongs to (a cheap read)'));
       return { detail: `token of @${str(obj(user).login) ?? '?'}`, data: { login: str(obj(user).login) } };

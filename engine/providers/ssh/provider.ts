@@ -10,7 +10,7 @@ import { sshCapabilities } from './capabilities.js';
 import { knownHostsPath } from './known-hosts.js';
 import type { SshSettings } from './remote.js';
 import { sshExec } from './verbs/exec.js';
-import { autostopReadClass } from '../../producers/autostop/template.js';
+import { autostopReadClass } from '../../core/kits/autostop/template.js';
 import { sshKubeconfig } from './verbs/kubeconfig.js';
 
 export function sshSettingsFor(opts: { config: import('../../../schemas/config.js').Config; env: Record<string, string | undefined>; home: string }, notice: (m: string) => void = () => undefined): SshSettings {
@@ -27,7 +27,7 @@ export function sshSettingsFor(opts: { config: import('../../../schemas/config.j
 
 export const sshProvider: Provider<SshSettings> = {
   name: 'ssh',
-  // ssh-exec, plus the auto-stop watcher's read as a read-only template (engine/producers/autostop/template.ts).
+  // ssh-exec, plus the auto-stop watcher's read as a read-only template (engine/core/kits/autostop/template.ts).
   verbs: [sshKubeconfig, { ...sshExec, classify: (args) => autostopReadClass(args[2] ?? '') ?? sshExec.classify(args) }],
   capabilities: sshCapabilities,
   // Priced or refused (DESIGN §8): a command of the allowlist runs on a host that exists and makes

@@ -13,6 +13,7 @@ import { childEnvironment, type EnvRule } from '../../process/env.js';
 import { kubeconfigPathFor, mergeContext } from '../../kubeconfig/kubeconfig-write.js';
 import { sanitiseKubeconfig, type ExecPolicy } from '../../kubeconfig/sanitise.js';
 import { option, parseCommand } from './argv.js';
+import { OperationError } from '../../errors.js';
 import { makeScratch } from './isolation.js';
 import { runCli, type CliOutput, type CliTool } from './runner.js';
 import { cliVerb, type CliClient, type CliVerbSpec } from './verb.js';
@@ -24,6 +25,8 @@ export interface CliTarget {
   /** Variables set for the child on top of the allowlisted environment (no pager, no prompts). */
   env: Record<string, string>;
   source: string;
+  /** What each companion tool (CliProviderSpec.companions) adds to its own args; nothing when absent. */
+  companions?: Record<string, (args: readonly string[]) => string[]>;
 }
 
 /** How a cloud's CLI is isolated and what of the user's environment it may see. */
@@ -40,9 +43,19 @@ export interface CliIsolation {
   kubeconfig?: { writes(args: readonly string[]): boolean; redirect(args: readonly string[], path: string): { args: string[]; env: Record<string, string> }; exec: ExecPolicy };
 }
 
+/**
+ * A second executable of the same cloud, a verb of its own with its own allowlist, run by the same
+ * client with the same isolation and login (cloud_b's `bq` beside `gcloud`: both read the Cloud SDK's
+ * configuration). Kubeconfig handling stays the main tool's.
+ */
+export interface CliCompanion extends CliVerbSpec {
+  tool: CliTool;
+}
+
 export interface CliProviderSpec extends CliVerbSpec {
   name: string;
   tool: CliTool;
+  companions?: readonly CliCompanion[];
   /** Settings from config, environment and flags; throws a UsageError for a bad selection. */
   target(opts: ConnectOptions): CliTarget;
   isolation: CliIsolation;
@@ -58,13 +71,16 @@ export interface CliProviderSpec extends CliVerbSpec {
 export type CliConnect = Pick<ConnectOptions, 'env' | 'home' | 'config' | 'filesDir'>;
 
 /** The client of a CLI provider: runs the args after the executable's name with the target's additions, isolated. */
-export function cliClient(tool: CliTool, target: CliTarget, isolation: CliIsolation, opts: CliConnect): CliClient {
-  const run = async (args: readonly string[], signal: AbortSignal): Promise<CliOutput> => {
-    let finalArgs = target.add(args);
+export function cliClient(tool: CliTool, target: CliTarget, isolation: CliIsolation, opts: CliConnect, companions: readonly CliTool[] = []): CliClient {
+  const run = async (args: readonly string[], signal: AbortSignal, command = tool.command): Promise<CliOutput> => {
+    const main = command === tool.command;
+    const runTool = main ? tool : companions.find((c) => c.command === command);
+    if (!runTool) throw new OperationError('internal', `${command} is not a command of this provider`);
+    let finalArgs = main ? target.add(args) : (target.companions?.[command]?.(args) ?? [...args]);
     const scratch = makeScratch();
     try {
       const configured = isolation.configure(scratch.dir, finalArgs, { env: opts.env, home: opts.home });
-      const kube = isolation.kubeconfig?.writes(finalArgs) ? isolation.kubeconfig : undefined;
+      const kube = main && isolation.kubeconfig?.writes(finalArgs) ? isolation.kubeconfig : undefined;
       const kubePath = join(scratch.dir, 'kubeconfig');
       let kubeEnv: Record<string, string> = {};
       if (kube) ({ args: finalArgs, env: kubeEnv } = kube.redirect(finalArgs, kubePath));
@@ -72,7 +88,7 @@ export function cliClient(tool: CliTool, target: CliTarget, isolation: CliIsolat
         allow: isolation.allowEnv,
         set: { ...target.env, ...configured, ...kubeEnv, HOME: scratch.dir, USERPROFILE: scratch.dir, TMPDIR: scratch.dir },
       });
-      const out = await runCli({ tool, args: finalArgs, env, signal, cwd: scratch.dir });
+      const out = await runCli({ tool: runTool, args: finalArgs, env, signal, cwd: scratch.dir });
       if (kube && existsSync(kubePath)) return { ...out, data: await mergeWritten(tool.command, readFileSync(kubePath, 'utf8'), kube.exec, opts, out.data) };
       return out;
     } finally {
@@ -92,9 +108,10 @@ async function mergeWritten(tool: string, text: string, exec: ExecPolicy, opts: 
 
 export function cliProvider(spec: CliProviderSpec): Provider<CliClient> & { verb: ReturnType<typeof cliVerb> } {
   const verb = cliVerb(spec);
+  const companions = spec.companions ?? [];
   return {
     name: spec.name,
-    verbs: [verb],
+    verbs: [verb, ...companions.map(cliVerb)],
     verb,
     names: spec.names,
     preview: spec.preview,
@@ -103,7 +120,7 @@ export function cliProvider(spec: CliProviderSpec): Provider<CliClient> & { verb
     async connect(opts) {
       const target = spec.target(opts);
       opts.debug?.(`${spec.name}: ${spec.tool.command} CLI with settings from ${target.source}; isolated configuration and environment`);
-      return { client: cliClient(spec.tool, target, spec.isolation, opts), source: target.source };
+      return { client: cliClient(spec.tool, target, spec.isolation, opts, companions.map((c) => c.tool)), source: target.source };
     },
   };
 }

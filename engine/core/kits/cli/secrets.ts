@@ -2,7 +2,7 @@
  * Secrets a step produced (a created access key, a password, a token), found in its output so they are
  * registered for redaction before anything writes the output anywhere: every report, journal entry,
  * progress line, MCP result and AI prompt masks them from then on. A step with `reveal: true` gets
- * them back on the CLI's stdout only (machines/run-plan.ts collects `StepResult.secrets`).
+ * them back on the CLI's stdout only (machines/run/run-plan.ts collects `StepResult.secrets`).
  *
  * Two sources: fields whose name says secret (`SecretAccessKey`, `password`, `privateKeyData`,
  * `connectionString`, `token`, …), wherever they sit; and what the step's allowlist row declares

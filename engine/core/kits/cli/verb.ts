@@ -21,7 +21,8 @@ import { registerStepSecrets } from './secrets.js';
 
 /** What a CLI provider's client does: run the args after the tool name, with the provider's additions. */
 export interface CliClient {
-  run(args: readonly string[], signal: AbortSignal): Promise<CliOutput>;
+  /** `command`: which of the provider's executables (its main tool when left out, else a companion such as cloud_b's `bq`). */
+  run(args: readonly string[], signal: AbortSignal, command?: string): Promise<CliOutput>;
   /** `--files DIR` of the session: where `<FILES>/…` artefacts are read from. */
   filesDir?: string;
 }
@@ -31,8 +32,8 @@ export interface CliVerbSpec {
   rules: CliRuleSet;
   /** What the args must hold besides the command words, e.g. no `--output text` (the step's data must be JSON). */
   check?(cmd: ParsedCommand, args: readonly string[]): ArgProblem[];
-  /** How many command words a step needs at least (aws: a service and an operation). */
-  minWords: number;
+  /** How many command words a step needs at least (aws: a service and an operation; az: one for `az rest`). */
+  minWords: number | ((cmd: ParsedCommand) => number);
   /** Options a step may not use, with why (debug output that prints request headers and tokens). */
   refuse?: Record<string, string>;
   usage: string;
@@ -55,7 +56,7 @@ export function cliVerb(spec: CliVerbSpec): StepVerb<CliClient> {
         if (arg.includes('\u0000')) problems.push({ field: `args[${i}]`, message: 'a NUL byte cannot be passed to a program' });
       });
       const cmd = parse(args);
-      if (cmd.words.length < spec.minWords) problems.push({ field: 'args', message: `${tool} steps are ${spec.usage}` });
+      if (cmd.words.length < (typeof spec.minWords === 'number' ? spec.minWords : spec.minWords(cmd))) problems.push({ field: 'args', message: `${tool} steps are ${spec.usage}` });
       for (const [name, why] of Object.entries(spec.refuse ?? {})) {
         if (option(cmd, name) !== undefined) problems.push({ field: 'args', message: `${name} is not allowed in a ${tool} step: ${why}` });
       }
@@ -97,7 +98,7 @@ export function cliVerb(spec: CliVerbSpec): StepVerb<CliClient> {
         throw new SafetyRefusal(`${cls.refused.join('; ')}; it was not run`, { hint: 'a plan step may not read or write your files or change the CLI\'s own configuration' });
       }
       const client = await ctx.client();
-      const out = await client.run(resolveArtefacts(args.slice(1), client.filesDir), ctx.signal);
+      const out = await client.run(resolveArtefacts(args.slice(1), client.filesDir), ctx.signal, tool);
       const secrets = registerStepSecrets(out.data, matchRule(spec.rules, cmd)?.secrets);
       return { data: out.data, ...(secrets.length ? { secrets } : {}) };
     },

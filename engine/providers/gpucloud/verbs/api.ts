@@ -6,7 +6,7 @@ import { destructiveReasonsOf } from '../destroyer.js';
 import { checkAlternatives, createWithFailover } from '../failover.js';
 import { canonicalRequest, requestBody, requestTarget } from '../request.js';
 import type { GpuCloudClient } from '../types.js';
-import { checkAutostop } from '../../../producers/autostop/plan-check.js';
+import { checkAutostop } from '../autostop-check.js';
 
 /** `["gpucloud-api", METHOD, "/v1/...", "<json body>"?]` (SPEC 2.4). */
 export const gpucloudApi: StepVerb<GpuCloudClient> = {
@@ -64,7 +64,7 @@ export const gpucloudApi: StepVerb<GpuCloudClient> = {
     return `${(args[1] ?? '').toUpperCase()} ${args[2] ?? ''}`;
   },
 
-  // Idle auto-stop of an instance create: its startup script installs the watcher (engine/producers/autostop/).
+  // Idle auto-stop of an instance create: its startup script installs the watcher (engine/core/kits/autostop/; the checks are ../autostop-check.ts).
   checkAutostop,
   checkAlternatives,
 

@@ -6,8 +6,8 @@
  *                                                 failed
  *
  * The machine names its actors and holds only placeholders: a caller provides them with
- * `askFlowMachine.provide({ actors })` (machines/ask-actors.ts has the common ones, machines/ask.ts the
- * cloud question, machines/k8s-ask.ts a cluster, tests their own). Its input is data only: the question,
+ * `askFlowMachine.provide({ actors })` (machines/ask/ask-actors.ts has the common ones, machines/ask/ask.ts the
+ * cloud question, machines/k8s/k8s-ask.ts a cluster, tests their own). Its input is data only: the question,
  * the chosen providers and one context object (backend and config, env, home, signal, AI choice).
  *
  * It tells what happens as one typed event stream (`emit`): `ask.phase`, `ask.progress`, `ask.token`,
@@ -16,15 +16,15 @@
  * with its own phases. The context signal aborting ends the flow in `failed`, whatever an actor does.
  */
 import { assign, emit, enqueueActions, fromPromise, setup, type PromiseActorLogic } from 'xstate';
-import type { Config } from '../schemas/config.js';
-import type { AiCallPolicy, AiProvider, ChatMessage } from '../engine/producers/ai/provider.js';
-import type { ContextResult } from '../engine/core/capabilities.js';
-import { recordsFromResults } from '../engine/producers/ai/chunking.js';
-import type { SummariseResult } from '../engine/producers/ai/summarise.js';
-import type { RouteDecision } from '../engine/core/routing/route.js';
-import { createRedactingStream, maskSecretsInText, redactText } from '../engine/core/redact.js';
-import { AI_DEFAULTS } from '../schemas/config.js';
-import type { PlanBackend } from './run-plan.js';
+import type { Config } from '../../schemas/config.js';
+import type { AiCallPolicy, AiProvider, ChatMessage } from '../../engine/producers/ai/provider.js';
+import type { ContextResult } from '../../engine/core/capabilities.js';
+import { recordsFromResults } from '../../engine/producers/ai/chunking.js';
+import type { SummariseResult } from '../../engine/producers/ai/summarise.js';
+import type { RouteDecision } from '../../engine/core/routing/route.js';
+import { createRedactingStream, maskSecretsInText, redactText } from '../../engine/core/redact.js';
+import { AI_DEFAULTS } from '../../schemas/config.js';
+import type { PlanBackend } from '../run/run-plan.js';
 import { driveFlow } from './flow-driver.js';
 
 export type { ContextResult };

@@ -8,7 +8,7 @@
  *   { name: 'autostop-state', effect: 'read', why: "the auto-stop watcher's record", command: 'cat /var/lib/assistant-autostop/state.json', params: {} }
  * after which `autostopReadClass` and its use in engine/providers/ssh/provider.ts can go.
  */
-import type { StepClass } from '../../core/provider.js';
+import type { StepClass } from '../../provider.js';
 import { STATE_FILE } from './watcher.js';
 
 export const AUTOSTOP_SSH_TEMPLATES = [

@@ -9,7 +9,8 @@
  * plain environment values. Secret values never go into it (the script is stored by the provider and
  * shown in the plan).
  */
-import type { Runtime } from './analyse.js';
+import type { DeployRequest, Runtime } from '../../deploy-types.js';
+import { withWatcher } from '../autostop/watcher.js';
 
 export interface ScriptInput {
   name: string;
@@ -138,4 +139,23 @@ ${setup.install}
 mkdir -p ${base} /etc/assistant-deploy
 ${file(envFile, envLines, '600')}${file(`${base}/run.sh`, run, '755')}${file(`/etc/systemd/system/assistant-deploy-${input.name}.service`, unit)}${file(`/usr/local/sbin/assistant-deploy-${input.name}`, update, '755')}/usr/local/sbin/assistant-deploy-${input.name} ${input.sha}
 `;
+}
+
+/**
+ * The startup script of an instance deploy (any provider's VM: the same script runs on each): plain env
+ * values only, the secret ones named for the operator; the auto-stop watcher goes first when asked.
+ */
+export function deployScript(req: DeployRequest): string {
+  const script = startupScript({
+    name: req.name,
+    url: req.url,
+    sha: req.sha,
+    runtime: req.stack.runtime ?? 'shell',
+    port: req.port,
+    start: req.start,
+    gpu: req.stack.gpu.needed,
+    env: req.env.filter((e) => !e.secret),
+    secretNames: req.env.filter((e) => e.secret).map((e) => e.name),
+  });
+  return req.autostop ? withWatcher(script, req.autostop) : script;
 }

@@ -1,17 +1,17 @@
 /**
- * `k8s ask "<question>"`: the ask flow (machines/ask-flow.ts: summarisation, streaming, the built-in
+ * `k8s ask "<question>"`: the ask flow (machines/ask/ask-flow.ts: summarisation, streaming, the built-in
  * provider answering without a model) with a cluster's actors: the route is the cluster, the context a
  * read-only plan of its nodes, pods, deployments, services and events, the built-in answer the k8s
  * renderer. The conversation is kept per AI profile and cluster (context).
  */
 import { fromPromise } from 'xstate';
-import { answerK8s, K8S_SYSTEM_PROMPT } from '../engine/providers/k8s/answer.js';
-import { askContextPlan } from '../engine/providers/k8s/plans.js';
-import { maskSecretLooking } from '../engine/core/redact.js';
-import type { AskOptions, AskResult } from './ask.js';
-import { askFlowMachine, redactingTokens, runAskFlow, type AskActors, type AskObserver, type ContextRead, type ReadContextInput, type Routed, type RouteInput } from './ask-flow.js';
-import { actorSignal, answerActor, chooseModelActor, conversationOf, historyRecall, summariseActor } from './ask-actors.js';
-import { readPlan } from './apply/reads.js';
+import { answerK8s, K8S_SYSTEM_PROMPT } from '../../engine/providers/k8s/answer.js';
+import { askContextPlan } from '../../engine/providers/k8s/plans.js';
+import { maskSecretLooking } from '../../engine/core/redact.js';
+import type { AskOptions, AskResult } from '../ask/ask.js';
+import { askFlowMachine, redactingTokens, runAskFlow, type AskActors, type AskObserver, type ContextRead, type ReadContextInput, type Routed, type RouteInput } from '../ask/ask-flow.js';
+import { actorSignal, answerActor, chooseModelActor, conversationOf, historyRecall, summariseActor } from '../ask/ask-actors.js';
+import { readPlan } from '../apply/reads.js';
 
 export interface ClusterAskOptions extends Omit<AskOptions, 'providers'> {
   /** The kubeconfig context of the cluster. */

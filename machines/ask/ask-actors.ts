@@ -1,16 +1,18 @@
 /**
- * The actors every ask flow provides the same way (machines/ask-flow.ts): choosing the AI provider,
+ * The actors every ask flow provides the same way (machines/ask/ask-flow.ts): choosing the AI provider,
  * recalling the conversation, summarising a large context and answering (a model streams; the
  * built-in provider renders from the results). What differs per flow (the cloud question, a cluster,
  * a report, a talk session) is given to the factories here or provided in their place.
  */
 import { fromPromise } from 'xstate';
-import { ConversationHistory } from '../engine/producers/ai/history.js';
-import type { AiProvider, ChatMessage } from '../engine/producers/ai/provider.js';
-import { profileForCommand, resolveAiProvider } from '../engine/producers/ai/resolve.js';
-import { AiNotConfiguredError } from '../engine/producers/ai/errors.js';
-import { PROVIDERS } from '../engine/providers/index.js';
-import { summariseContext, type SummariseResult } from '../engine/producers/ai/summarise.js';
+import { ConversationHistory } from '../../engine/producers/ai/history.js';
+import type { AiProvider, ChatMessage } from '../../engine/producers/ai/provider.js';
+import { profileForCommand, resolveAiProvider } from '../../engine/producers/ai/resolve.js';
+import { AiNotConfiguredError } from '../../engine/producers/ai/errors.js';
+import { PROVIDERS } from '../../engine/providers/index.js';
+import { summariseContext, type SummariseResult } from '../../engine/producers/ai/summarise.js';
+// The built-in answers of gpucloud and cloud_a: their joint answerer registers itself (it loads when an answer is looked up).
+import '../../engine/producers/planner/answer-capability.js';
 import {
   answerUserMessage,
   type AnswerInput,

@@ -1,13 +1,13 @@
 /**
  * `ask --maker` as explicit states, its work done by actors the caller provides (issue 23, item 3),
- * like the ask flow (machines/ask-flow.ts):
+ * like the ask flow (machines/ask/ask-flow.ts):
  *
  *   routing (route → chooseModel) → preparing → drafting → validating → done
  *                                                   ↑            ↓
  *                                                   └─ repairing ┘        (any state) → failed
  *
  * The machine names its actors and holds only placeholders: a caller provides them with
- * `makerFlowMachine.provide({ actors })` (machines/maker-actors.ts has the common ones, commands/ask-maker.ts
+ * `makerFlowMachine.provide({ actors })` (machines/make/maker-actors.ts has the common ones, machines/make/make-plan.ts
  * the routing and the reads, tests their own). The rules of a draft (its prompt, how it is judged, what
  * follows a rejection and the repair message) are the maker's (engine/producers/ai/maker.ts); the machine
  * runs them: at most `maxAttempts` drafts (default 3, repairs included).
@@ -18,14 +18,14 @@
  * error), the running actor stopped (its own signal aborts: a held model request is cancelled).
  */
 import { assign, emit, enqueueActions, fromPromise, setup, type PromiseActorLogic } from 'xstate';
-import type { MakerInput } from '../engine/core/capabilities.js';
-import type { RouteDecision } from '../engine/core/routing/route.js';
-import { redactText } from '../engine/core/redact.js';
-import { afterRejection, draftSystemPrompt, requestMessage, type DraftVerdict, type ValidationProblem } from '../engine/producers/ai/maker.js';
-import type { AiProvider, ChatMessage } from '../engine/producers/ai/provider.js';
-import type { Plan } from '../schemas/plan.js';
-import type { AskContext, AskNotice, AskNotify, ChooseModelInput } from './ask-flow.js';
-import { driveFlow } from './flow-driver.js';
+import type { MakerInput } from '../../engine/core/capabilities.js';
+import type { RouteDecision } from '../../engine/core/routing/route.js';
+import { redactText } from '../../engine/core/redact.js';
+import { afterRejection, draftSystemPrompt, requestMessage, type DraftVerdict, type ValidationProblem } from '../../engine/producers/ai/maker.js';
+import type { AiProvider, ChatMessage } from '../../engine/producers/ai/provider.js';
+import type { Plan } from '../../schemas/plan.js';
+import type { AskContext, AskNotice, AskNotify, ChooseModelInput } from '../ask/ask-flow.js';
+import { driveFlow } from '../ask/flow-driver.js';
 
 export type MakerPhase = 'routing' | 'preparing' | 'drafting' | 'validating' | 'repairing' | 'done' | 'failed';
 

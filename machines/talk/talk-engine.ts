@@ -11,46 +11,64 @@
  */
 import { resolve } from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
-import type { Plan } from '../schemas/plan.js';
-import type { RunReport } from '../schemas/run-report.js';
-import type { ChatMessage } from '../engine/producers/ai/provider.js';
-import { profileForCommand, selectAiProfile } from '../engine/producers/ai/resolve.js';
-import { AgentConversation } from '../engine/producers/acp/conversation.js';
-import { startAcpAgent } from '../engine/producers/acp/client.js';
-import { agentSandbox, containAgent, type AgentSandbox } from '../engine/producers/acp/sandbox.js';
-import { printable } from '../engine/producers/acp/printable.js';
-import { createControlStripper, stripControls } from '../engine/core/render/sanitise.js';
-import { writePrivateFile } from '../engine/core/private-file.js';
-import { planForWriting, planText } from '../engine/core/plan/writer.js';
-import type { AgentLaunch } from '../engine/producers/acp/launch.js';
-import { AssistantError, ExitCode, InterruptedError, isAbortError, OperationError, SafetyRefusal, UsageError } from '../engine/core/errors.js';
-import { checkPlan } from '../engine/core/plan/check.js';
-import { listerFor } from '../engine/core/plan/names.js';
-import { renderPreview, runwayText, type Preview } from '../engine/core/plan/preview.js';
-import type { RunObserver } from '../engine/core/provider.js';
-import { createRedactingStream, maskSecretsInText } from '../engine/core/redact.js';
-import { renderTable } from '../engine/core/render/records.js';
-import { renderReport, renderReportError } from '../engine/core/render/report.js';
-import type { Colors } from '../engine/core/render/color.js';
-import { routableProviders } from '../engine/providers/index.js';
-import { historyBudget, trimToBudget } from '../engine/producers/talk/budget.js';
-import { destroyTargets, type DestroyTarget } from '../engine/producers/talk/destroy-targets.js';
-import { helpText, parseInput, suggestCommand } from '../engine/producers/talk/input.js';
-import { ReadCache } from '../engine/producers/talk/read-cache.js';
-import type { ConversationStore, TalkTurn } from '../engine/producers/talk/store.js';
-import { answerWithoutModel, askQuestion, cloudReadContext } from '../machines/ask.js';
-import { answerActor, recallFrom } from '../machines/ask-actors.js';
-import type { AnswerThread } from '../engine/core/capabilities.js';
-import { derivedSignal } from '../engine/core/deadline.js';
-import { applyPlan, budgetLimit, dryRunPlan, planConsent, type ApplyMode, type BudgetLimit, type PlanConsent } from '../machines/apply/index.js';
-import type { PlanBackend } from '../machines/run-plan.js';
-import { makePlanFromQuestion } from './ask-maker.js';
-import { ASK_PHASES } from './ask.js';
-import { cliAskContext } from './ask-observer.js';
-import type { CommandContext } from './context.js';
-import { readPlanInput } from './plan-input.js';
-import type { Session } from './session.js';
-import { formatAmount } from '../engine/core/render/money.js';
+import type { Plan } from '../../schemas/plan.js';
+import type { RunReport } from '../../schemas/run-report.js';
+import type { ChatMessage } from '../../engine/producers/ai/provider.js';
+import { profileForCommand, selectAiProfile } from '../../engine/producers/ai/resolve.js';
+import { AgentConversation } from '../../engine/producers/acp/conversation.js';
+import { startAcpAgent } from '../../engine/producers/acp/client.js';
+import { agentSandbox, containAgent, type AgentSandbox } from '../../engine/producers/acp/sandbox.js';
+import { printable } from '../../engine/producers/acp/printable.js';
+import { createControlStripper, stripControls } from '../../engine/core/render/sanitise.js';
+import { writePrivateFile } from '../../engine/core/private-file.js';
+import { planForWriting, planText } from '../../engine/core/plan/writer.js';
+import type { AgentLaunch } from '../../engine/producers/acp/launch.js';
+import { AssistantError, ExitCode, InterruptedError, isAbortError, OperationError, SafetyRefusal, UsageError } from '../../engine/core/errors.js';
+import { checkPlan } from '../../engine/core/plan/check.js';
+import { listerFor } from '../../engine/core/plan/names.js';
+import { renderPreview, runwayText, type Preview } from '../../engine/core/plan/preview.js';
+import type { RunObserver } from '../../engine/core/provider.js';
+import { createRedactingStream, maskSecretsInText } from '../../engine/core/redact.js';
+import { renderTable } from '../../engine/core/render/records.js';
+import { renderReport, renderReportError } from '../../engine/core/render/report.js';
+import type { Colors } from '../../engine/core/render/color.js';
+import { routableProviders } from '../../engine/providers/index.js';
+import { historyBudget, trimToBudget } from '../../engine/producers/talk/budget.js';
+import { destroyTargets, type DestroyTarget } from '../../engine/producers/talk/destroy-targets.js';
+import { helpText, parseInput, suggestCommand } from '../../engine/producers/talk/input.js';
+import { ReadCache } from '../../engine/producers/talk/read-cache.js';
+import type { ConversationStore, TalkTurn } from '../../engine/producers/talk/store.js';
+import { answerWithoutModel, askQuestion, cloudReadContext } from '../ask/ask.js';
+import { answerActor, recallFrom } from '../ask/ask-actors.js';
+import type { AnswerThread } from '../../engine/core/capabilities.js';
+import { derivedSignal } from '../../engine/core/deadline.js';
+import { applyPlan, budgetLimit, dryRunPlan, planConsent, type ApplyMode, type BudgetLimit, type PlanConsent } from '../apply/index.js';
+import type { PlanBackend } from '../run/run-plan.js';
+import { makePlanFromQuestion } from '../make/make-plan.js';
+import { ASK_PHASES } from '../ask/ask-phases.js';
+import type { AskBackend, AskContext, AskAiChoice } from '../ask/ask-flow.js';
+import { formatAmount } from '../../engine/core/render/money.js';
+
+/**
+ * What a talk session needs of the command that runs it (the terminal's `talk`, an editor's `acp`):
+ * where it lives, its signal and switches, its debug writer, and how it reads a plan file.
+ */
+export interface TalkHost {
+  home: string;
+  env: Record<string, string | undefined>;
+  /** The session's life (Ctrl-C, the editor closing); each turn has its own signal under it. */
+  signal: AbortSignal;
+  /** `--sandbox`: with no AI configured, the built-in answers and planner. */
+  sandbox?: boolean;
+  /** `--timeout` in seconds: bounds each AI call. */
+  timeout?: number;
+  /** `--config`: the file an external agent's sandbox hides. */
+  configPath?: string;
+  /** `--debug`'s (redacting) writer; none without --debug. */
+  debug?: (line: string) => void;
+  /** `/plan load FILE`: the plan file, read in the one form the engine runs (problems are exit 2). */
+  readPlanFile(path: string): Promise<unknown>;
+}
 
 /** What /apply shows before asking, and what must be typed. */
 export interface ApplyConfirmation {
@@ -130,8 +148,8 @@ export class TalkEngine {
   private activeIo?: TurnIo;
 
   constructor(
-    private readonly ctx: CommandContext,
-    private readonly session: Session,
+    private readonly host: TalkHost,
+    private readonly session: AskBackend,
     readonly store: ConversationStore,
     private readonly options: TalkOptions,
   ) {
@@ -149,11 +167,11 @@ export class TalkEngine {
             args: launch.args,
             env: launch.env,
             // Its own sandbox and scratch folder on every start (a restart after a crash too).
-            contained: containAgent(launch, options.agentSandbox ?? agentSandbox({ home: ctx.home, configPath: ctx.globals.config })),
-            signal: ctx.signal,
+            contained: containAgent(launch, options.agentSandbox ?? agentSandbox({ home: host.home, configPath: host.configPath })),
+            signal: host.signal,
             model: this.model ?? launch.model,
             clientInfo: { name: 'assistant', version: '0.1.0' },
-            onStderr: ctx.debug.on ? (line) => ctx.debug(`agent: ${line}`) : undefined,
+            onStderr: host.debug ? (line) => host.debug!(`agent: ${line}`) : undefined,
           }),
         transcript: () => this.transcript(),
         onStart: (agent, { restarted, replayed }) => {
@@ -265,8 +283,18 @@ export class TalkEngine {
     return masked;
   }
 
+  /** The flows' context for one turn: its backend and signal, the session's home, env and sandbox. */
+  private askContext(backend: AskBackend, ai: AskAiChoice, signal: AbortSignal): AskContext {
+    return { backend, home: this.host.home, env: this.host.env, signal, sandbox: this.host.sandbox, ai };
+  }
+
+  /** `--timeout` bounds each AI call of a question. */
+  private callPolicy(): AskAiChoice['policy'] {
+    return this.host.timeout ? { timeoutMs: this.host.timeout * 1000 } : undefined;
+  }
+
   /** The session's backend with this turn's signal: every read and run of the turn obeys it. */
-  private backend(signal: AbortSignal): Session {
+  private backend(signal: AbortSignal): AskBackend {
     const s = this.session;
     return { ...s, runContext: () => ({ ...s.runContext(), signal: derivedSignal(s.runContext().signal, signal) }) };
   }
@@ -275,7 +303,7 @@ export class TalkEngine {
     if (!question) throw new UsageError('/ask needs a question', { hint: 'just type the question, e.g. what is my balance?' });
     const text = this.masked(question, io);
     let streamed = '';
-    const debug = this.ctx.debug.callback;
+    const debug = this.host.debug;
     const hitsBefore = this.cache.hits;
     try {
       const result = await askQuestion(
@@ -284,7 +312,7 @@ export class TalkEngine {
           providers: this.providerFlags,
           // The session keeps its own turns (recall below); the ask history file is neither read nor written.
           history: false,
-          context: cliAskContext(this.ctx, this.backend(signal), { profile: this.aiProfile, modelOverrides: this.modelOverrides() }, signal),
+          context: this.askContext(this.backend(signal), { profile: this.aiProfile, modelOverrides: this.modelOverrides(), policy: this.callPolicy(), builtinWhenUnconfigured: true }, signal),
         },
         {
           observe: (event) => {
@@ -391,7 +419,7 @@ export class TalkEngine {
 
   /** The profile name questions go to (`builtin` in the sandbox without AI config). */
   private profileName(): string | undefined {
-    return profileForCommand(this.aiProfile, this.ctx.globals.sandbox, this.session.config.ai);
+    return profileForCommand(this.aiProfile, this.host.sandbox, this.session.config.ai);
   }
 
   private selectedKind(): string | undefined {
@@ -420,12 +448,11 @@ export class TalkEngine {
     if (!request) throw new UsageError('/maker needs a request', { hint: '/maker create a 1V100.6V instance called train-1 in FIN-01' });
     const text = this.masked(request, io);
     const backend = this.backend(signal);
-    const made = await makePlanFromQuestion({ ...this.ctx, signal }, backend, text, {
+    const made = await makePlanFromQuestion(this.askContext(backend, { profile: this.aiProfile, modelOverrides: this.modelOverrides() }, signal), text, {
       destroyer: this.options.destroyer,
-      aiProfile: this.aiProfile,
-      modelOverrides: this.modelOverrides(),
-      providerFlags: this.providerFlags,
+      providers: this.providerFlags,
       onPhase: (t) => io.phase(t),
+      onDebug: this.host.debug,
     });
     // In the form /plan save writes (bodies' keys sorted), so /apply and a later `ask --apply` of the saved file are one plan (one hash, one journal).
     const plan = planForWriting({ ...made, question: made.question ?? text, created_at: made.created_at ?? new Date().toISOString() }, { body: 'string' });
@@ -483,7 +510,7 @@ export class TalkEngine {
     let report: RunReport;
     let exitCode: number;
     try {
-      ({ report, exitCode } = await applyTalkPlan(backend, plan, { home: this.ctx.home, destroyer: this.options.destroyer, mode, observer, signal, budget: this.budget() }));
+      ({ report, exitCode } = await applyTalkPlan(backend, plan, { home: this.host.home, destroyer: this.options.destroyer, mode, observer, signal, budget: this.budget() }));
     } finally {
       observer.stop();
       // Whatever happened, the cloud may have changed: the next question reads afresh.
@@ -521,7 +548,7 @@ export class TalkEngine {
       }
       case 'load': {
         if (!file) throw new UsageError('/plan load needs a file name', { hint: '/plan load plan.json' });
-        const input = await readPlanInput(this.ctx, this.path(file));
+        const input = await this.host.readPlanFile(this.path(file));
         checkPlan(input, { providers: await this.session.providers.forPlan(input), destroyer: true, predefined: this.session.predefined });
         this.setPlan(input, io);
         io.note(`plan loaded from ${file}: /dry-run shows it, /apply applies it`);

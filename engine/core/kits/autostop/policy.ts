@@ -3,9 +3,9 @@
  * and as it is recorded in an instance's startup script: one marker line that `autostop check` reads
  * back from the script stored in the account (never from the instance, which is untrusted).
  */
-import { AUTOSTOP_ACTIONS, AUTOSTOP_ACTIONS_TEXT, AUTOSTOP_MAX_MINUTES, AUTOSTOP_MIN_MINUTES, type AutostopAction } from '../../../schemas/plan-bindings.js';
-import type { AutostopPolicy } from '../../../schemas/plan.js';
-import { UsageError } from '../../core/errors.js';
+import { AUTOSTOP_ACTIONS, AUTOSTOP_ACTIONS_TEXT, AUTOSTOP_MAX_MINUTES, AUTOSTOP_MIN_MINUTES, type AutostopAction } from '../../../../schemas/plan-bindings.js';
+import type { AutostopPolicy } from '../../../../schemas/plan.js';
+import { UsageError } from '../../errors.js';
 
 export type { AutostopPolicy, AutostopAction };
 export { AUTOSTOP_ACTIONS };
@@ -64,7 +64,7 @@ export function policyOfScript(script: string): ScriptPolicy {
     }
     const { version, ...rest } = (raw ?? {}) as Record<string, unknown>;
     if (version !== 1) return { problem: `its auto-stop marker has version ${JSON.stringify(version)} (this assistant reads version 1)` };
-    // Checked by hand, as AutostopSchema would: the gpucloud verb runs this, and a list must not load zod.
+    // Checked by hand, as AutostopSchema would: a provider's verb runs this, and a list must not load zod.
     const problem = markerProblem(rest);
     if (problem) return { problem: `its auto-stop marker is invalid: ${problem}` };
     found.push(rest as AutostopPolicy);

@@ -6,17 +6,17 @@
  * AI provider profile and gpucloud project (engine/producers/ai/history.ts).
  */
 import { fromPromise } from 'xstate';
-import type { AnswerCapability, AnswerThread, RoutingCapability } from '../engine/core/capabilities.js';
-import type { Config } from '../schemas/config.js';
-import type { Plan } from '../schemas/plan.js';
-import type { CapableProvider } from '../engine/providers/index.js';
-import { InvalidInputError, type AssistantErrorOptions } from '../engine/core/errors.js';
-import { PROVIDERS, providerRoutings, providersWith } from '../engine/providers/index.js';
-import { renderIac } from '../engine/producers/reports/render.js';
-import type { IacContext } from '../engine/producers/reports/discovery.js';
-import { readPlan } from './apply/reads.js';
-import { maskSecretLooking } from '../engine/core/redact.js';
-import { routeQuestion, type RouteDecision } from '../engine/core/routing/route.js';
+import type { AnswerCapability, AnswerThread, RoutingCapability } from '../../engine/core/capabilities.js';
+import type { Config } from '../../schemas/config.js';
+import type { Plan } from '../../schemas/plan.js';
+import type { CapableProvider } from '../../engine/providers/index.js';
+import { InvalidInputError, type AssistantErrorOptions } from '../../engine/core/errors.js';
+import { PROVIDERS, providerRoutings, providersWith } from '../../engine/providers/index.js';
+import { renderIac } from '../../engine/producers/reports/render.js';
+import type { IacContext } from '../../engine/producers/reports/discovery.js';
+import { readPlan } from '../apply/reads.js';
+import { maskSecretLooking } from '../../engine/core/redact.js';
+import { routeQuestion, type RouteDecision } from '../../engine/core/routing/route.js';
 import {
   askFlowMachine,
   redactingTokens,
@@ -33,7 +33,7 @@ import {
   type Routed,
 } from './ask-flow.js';
 import { actorSignal, answerActor, chooseModelActor, conversationOf, historyRecall, summariseActor } from './ask-actors.js';
-import { historyProject } from '../engine/producers/ai/history.js';
+import { historyProject } from '../../engine/producers/ai/history.js';
 
 export type { RouteDecision };
 export type { AskBackend, AskContext, AskEvent, AskObserver, AskActors } from './ask-flow.js';
@@ -56,8 +56,6 @@ export class ProviderNotIntegratedError extends InvalidInputError {
     super('provider_not_integrated', message, options);
   }
 }
-
-export { ALWAYS_CONTEXT_KINDS } from '../engine/providers/gpucloud/capabilities.js';
 
 /** What besides the routing decision chooses a context: the question's words and the config. */
 export interface ContextOptions {

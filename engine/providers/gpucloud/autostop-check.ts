@@ -8,10 +8,10 @@
 import type { AutostopPolicy } from '../../../schemas/plan.js';
 import { parseStrictJson } from '../../core/plan/strict-json.js';
 import type { ArgProblem } from '../../core/provider.js';
-import { canonicalPath } from '../../providers/gpucloud/destroyer.js';
-import { hibernationBlocker } from '../../providers/gpucloud/hibernation.js';
-import { describePolicy, policyOfScript } from './policy.js';
-import { watcherSection } from './watcher.js';
+import { canonicalPath } from './destroyer.js';
+import { hibernationBlocker } from './hibernation.js';
+import { describePolicy, policyOfScript } from '../../core/kits/autostop/policy.js';
+import { watcherSection } from '../../core/kits/autostop/watcher.js';
 
 const PLACEHOLDER = /^<([A-Z][A-Z0-9_]*)>$/;
 

@@ -10,17 +10,16 @@
  */
 import { createHash } from 'node:crypto';
 import type { Plan, PlanCommand } from '../../../schemas/plan.js';
-import { apiDefaultNotes } from '../../providers/gpucloud/priced-defaults.js';
+import { apiDefaultNotes } from './priced-defaults.js';
 import { withNotes } from '../../core/plan/notes.js';
-import { describePolicy, policyOfScript } from '../autostop/policy.js';
-import { withWatcher } from '../autostop/watcher.js';
+import { describePolicy, policyOfScript } from '../../core/kits/autostop/policy.js';
 import { InvalidInputError } from '../../core/errors.js';
-import { chooseImage } from '../planner/catalogue-check.js';
-import { findRow, num } from '../../providers/gpucloud/prices.js';
-import type { DeployRequest, EnvValue, Stack, Target } from '../../core/deploy-types.js';
-import { startupScript } from './script.js';
-
-export type { DeployRequest, EnvValue, Target };
+import { chooseImage } from './catalogue-check.js';
+import { findRow, num } from './prices.js';
+import type { DeployCompiled } from '../../core/capabilities.js';
+import type { DeployRequest, Stack } from '../../core/deploy-types.js';
+import { deployScript } from '../../core/kits/deploy/startup-script.js';
+import { secretBinding, slugName } from '../../core/kits/deploy/names.js';
 
 /** What the compiler reads (plain API records). */
 export interface LiveState {
@@ -35,9 +34,6 @@ export interface LiveState {
   computeResources: unknown[];
 }
 
-/** A compiled deploy (the contract's DeployCompiled, engine/core/capabilities.ts). */
-export type CompiledDeploy = import('../../core/capabilities.js').DeployCompiled;
-
 const SHORT = (sha: string) => sha.slice(0, 7);
 const api = (method: string, path: string, body?: unknown): string[] => ['gpucloud-api', method, path, ...(body === undefined ? [] : [JSON.stringify(body)])];
 const str = (r: unknown, k: string): string | undefined => {
@@ -48,17 +44,6 @@ const pricePerHour = (t: unknown) => num((t as { price_per_hour?: unknown })?.pr
 const gpus = (t: unknown) => num((t as { gpu?: { number_of_gpus?: unknown } })?.gpu?.number_of_gpus) ?? 0;
 const gpuMem = (t: unknown) => num((t as { gpu_memory?: { size_in_gigabytes?: unknown } })?.gpu_memory?.size_in_gigabytes) ?? 0;
 
-/** A deployment name: lower-case URL slug of at most 63 characters (container names must be; hostnames like it). */
-export function slugName(text: string): string {
-  const slug = text
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 63)
-    .replace(/-+$/, '');
-  return slug || 'app';
-}
-
 /**
  * The startup script name of a deploy: commit and a digest of the script, so one name always means one
  * content (an existing script of that name is reused, never created twice) and a redeploy of another
@@ -66,7 +51,6 @@ export function slugName(text: string): string {
  */
 export const scriptName = (name: string, sha: string, script: string) => `deploy-${name}-${SHORT(sha)}-${createHash('sha256').update(script).digest('hex').slice(0, 6)}`;
 export const secretName = (name: string, variable: string) => slugName(`${name}-${variable}`);
-export const secretBinding = (variable: string) => `DEPLOY_SECRET_${variable.toUpperCase().replace(/[^A-Z0-9_]/g, '_')}`;
 
 /** Instance types sold in `location` right now (on demand). */
 function availableIn(live: LiveState, location: string): Set<string> {
@@ -121,27 +105,11 @@ export function chooseCompute(stack: Stack, live: LiveState): { name: string; si
   return { name: options[0].name, size: 1 };
 }
 
-/** The startup script of an instance deploy (gpucloud or a cloud_a VM): plain env values only, secret ones named for the operator. */
-export function deployScript(req: DeployRequest): string {
-  const script = startupScript({
-    name: req.name,
-    url: req.url,
-    sha: req.sha,
-    runtime: req.stack.runtime ?? 'shell',
-    port: req.port,
-    start: req.start,
-    gpu: req.stack.gpu.needed,
-    env: req.env.filter((e) => !e.secret),
-    secretNames: req.env.filter((e) => e.secret).map((e) => e.name),
-  });
-  return req.autostop ? withWatcher(script, req.autostop) : script;
-}
-
-export function compileDeploy(req: DeployRequest, live: LiveState): CompiledDeploy {
+export function compileDeploy(req: DeployRequest, live: LiveState): DeployCompiled {
   return req.target === 'container' ? compileContainer(req, live) : compileInstance(req, live);
 }
 
-function compileInstance(req: DeployRequest, live: LiveState): CompiledDeploy {
+function compileInstance(req: DeployRequest, live: LiveState): DeployCompiled {
   const existing = live.instances.find((i) => str(i, 'hostname') === req.name);
   const secretNames = req.env.filter((e) => e.secret).map((e) => e.name);
   const script = deployScript(req);
@@ -284,7 +252,7 @@ export function containerDeploymentBody(o: { name: string; compute: { name: stri
   return { name: o.name, is_spot: false, compute: o.compute, container_registry_settings: { is_private: false }, scaling: o.scaling, containers: [o.container] };
 }
 
-function compileContainer(req: DeployRequest, live: LiveState): CompiledDeploy {
+function compileContainer(req: DeployRequest, live: LiveState): DeployCompiled {
   if (!req.image) throw new InvalidInputError('no_image', 'target container needs a prebuilt image', { hint: 'name it with --image <registry/name:tag>, or deploy to an instance (--target instance)' });
   if (!pinnedTag(req.image)) {
     throw new InvalidInputError('image_not_pinned', `image "${req.image}" has no version tag (or uses "latest"); gpucloud refuses such images for container deployments`, {
@@ -315,7 +283,7 @@ function compileContainer(req: DeployRequest, live: LiveState): CompiledDeploy {
   notes.push(`default chosen: compute ${compute.name} (size ${compute.size}), the cheapest container type that fits (${req.stack.gpu.needed ? 'GPU' : 'CPU only'}); up to ${req.maxReplicas} replica${req.maxReplicas === 1 ? '' : 's'} bill while they run`);
   const container = containerSpec({ image: req.image, port: req.port, healthPath: req.healthPath, env });
   const scaling = containerScaling({ min: req.minReplicas, max: req.maxReplicas, gpu: req.stack.gpu.needed });
-  let mode: CompiledDeploy['mode'] = 'create';
+  let mode: DeployCompiled['mode'] = 'create';
   if (existing) {
     mode = 'update';
     const containers = (existing as { containers?: unknown[] }).containers ?? [];

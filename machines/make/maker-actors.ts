@@ -1,19 +1,19 @@
 /**
- * The actors every maker flow provides the same way (machines/maker-flow.ts): a draft (one model call
+ * The actors every maker flow provides the same way (machines/make/maker-flow.ts): a draft (one model call
  * with the plan JSON Schema as structured output, or the built-in planner) and its judging with a plan
  * validator. `makePlan` runs the flow for a caller that already has the AI provider and the catalogue
  * (tests, anything without a session): routing and preparing hand back what it was given.
  */
 import { fromPromise } from 'xstate';
-import type { MakerInput } from '../engine/core/capabilities.js';
-import type { RouteDecision } from '../engine/core/routing/route.js';
-import { judgeBuiltin, judgeDraft, type PlanValidator, type ValidationProblem } from '../engine/producers/ai/maker.js';
-import { planSchemaBody } from '../schemas/plan-json-schema.js';
-import type { AiProvider } from '../engine/producers/ai/provider.js';
-import { planBuiltin } from '../engine/producers/planner/builtin.js';
-import type { Plan } from '../schemas/plan.js';
-import { actorSignal } from './ask-actors.js';
-import type { AskContext, ChooseModelInput } from './ask-flow.js';
+import type { MakerInput } from '../../engine/core/capabilities.js';
+import type { RouteDecision } from '../../engine/core/routing/route.js';
+import { judgeBuiltin, judgeDraft, type PlanValidator, type ValidationProblem } from '../../engine/producers/ai/maker.js';
+import { planSchemaBody } from '../../schemas/plan-json-schema.js';
+import type { AiProvider } from '../../engine/producers/ai/provider.js';
+import { planBuiltin } from '../../engine/producers/planner/builtin.js';
+import type { Plan } from '../../schemas/plan.js';
+import { actorSignal } from '../ask/ask-actors.js';
+import type { AskContext, ChooseModelInput } from '../ask/ask-flow.js';
 import { makerFlowMachine, runMakerFlow, type DraftInput, type Drafted, type MakerActors, type MakerObserver, type MakerRouteInput, type PrepareInput, type ValidateInput } from './maker-flow.js';
 
 /** One draft: the model answers the conversation so far (JSON, temperature 0); the built-in planner plans without one. */

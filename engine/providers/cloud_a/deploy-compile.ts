@@ -14,7 +14,10 @@
  */
 import type { Plan, PlanCommand } from '../../../schemas/plan.js';
 import { InvalidInputError } from '../../core/errors.js';
-import { deployScript, secretBinding, type CompiledDeploy, type DeployRequest } from './plan.js';
+import type { DeployCompiled } from '../../core/capabilities.js';
+import type { DeployRequest } from '../../core/deploy-types.js';
+import { secretBinding } from '../../core/kits/deploy/names.js';
+import { deployScript } from '../../core/kits/deploy/startup-script.js';
 
 export type CloudATarget = 'container' | 'vm';
 
@@ -38,13 +41,13 @@ export function awsInstanceType(req: Pick<DeployRequest, 'instanceType' | 'stack
   return fit.type;
 }
 
-export function compileCloudA(req: DeployRequest & { awsTarget: CloudATarget; ami?: string; region?: string }): CompiledDeploy {
+export function compileCloudA(req: DeployRequest & { awsTarget: CloudATarget; ami?: string; region?: string }): DeployCompiled {
   const region = req.region ? ['--region', req.region] : [];
   const aws = (...args: string[]) => ['aws', ...args, ...region];
   return req.awsTarget === 'vm' ? compileVm(req, aws) : compileService(req, aws);
 }
 
-function compileVm(req: DeployRequest & { ami?: string }, aws: (...a: string[]) => string[]): CompiledDeploy {
+function compileVm(req: DeployRequest & { ami?: string }, aws: (...a: string[]) => string[]): DeployCompiled {
   const type = awsInstanceType(req);
   const secretNames = req.env.filter((e) => e.secret).map((e) => e.name);
   const script = deployScript(req);
@@ -108,7 +111,7 @@ function openPort(req: DeployRequest, aws: (...a: string[]) => string[]): PlanCo
   ];
 }
 
-function compileService(req: DeployRequest, aws: (...a: string[]) => string[]): CompiledDeploy {
+function compileService(req: DeployRequest, aws: (...a: string[]) => string[]): DeployCompiled {
   if (!req.image) throw new InvalidInputError('no_image', 'the cloud_a container service runs a prebuilt image', { hint: 'name it with --image <registry/name:tag>, or deploy to a VM (--target vm)' });
   if (req.stack.gpu.needed) throw new InvalidInputError('no_gpu_containers', 'the service needs a GPU and the cloud_a container service (Fargate) has none', { hint: 'deploy to a VM (--target vm)' });
   const commands: PlanCommand[] = [];

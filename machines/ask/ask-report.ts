@@ -5,23 +5,25 @@
  * context and with the built-in provider the report's own table is the answer.
  */
 import { setMaxListeners } from 'node:events';
-import type { Config } from '../schemas/config.js';
-import type { Plan } from '../schemas/plan.js';
-import { maskSecretLooking } from '../engine/core/redact.js';
-import { resolveAwsTarget } from '../engine/providers/cloud_a/provider.js';
-import { iamReport } from '../engine/producers/reports/iam.js';
-import { complianceReport } from '../engine/producers/reports/compliance.js';
-import { discoveryReport, type IacContext } from '../engine/producers/reports/discovery.js';
-import { renderCompliance, renderDiscovery, renderIam } from '../engine/producers/reports/render.js';
-import type { PlanReader } from '../engine/providers/cloud_a/read.js';
-import { readWorkspace, selectedWorkspace } from '../engine/producers/iac/terraform.js';
-import type { TerraformClient } from '../engine/providers/terraform/provider.js';
-import { driftAgainstCloudA } from '../engine/producers/iac/drift.js';
+import type { Config } from '../../schemas/config.js';
+import type { Plan } from '../../schemas/plan.js';
+import { maskSecretLooking } from '../../engine/core/redact.js';
+import { resolveAwsTarget } from '../../engine/providers/cloud_a/provider.js';
+import { iamReport } from '../../engine/producers/reports/iam.js';
+import { complianceReport } from '../../engine/producers/reports/compliance.js';
+import { discoveryReport, type IacContext } from '../../engine/producers/reports/discovery.js';
+import { renderCompliance, renderDiscovery, renderIam } from '../../engine/producers/reports/render.js';
+import type { CapabilityRead } from '../../engine/core/capabilities.js';
+import { readWorkspace, selectedWorkspace } from '../../engine/producers/iac/terraform.js';
+import { driftAgainstCloudA } from '../../engine/producers/iac/drift.js';
 import { fromPromise } from 'xstate';
-import { readPlan } from './apply/reads.js';
+import { readPlan } from '../apply/reads.js';
 import type { AskActors, AskBackend, ContextRead, ContextResult, ReadContextInput } from './ask-flow.js';
 import { answerActor } from './ask-actors.js';
 import { cloudReadContext } from './ask.js';
+
+/** The terraform client the workspace reader takes (the producer says what it needs of the provider's client). */
+type WorkspaceClient = Parameters<typeof readWorkspace>[1];
 
 export type ReportKind = 'iam' | 'compliance' | 'discovery';
 
@@ -43,7 +45,7 @@ export const REPORT_QUESTIONS: Record<ReportKind, string> = {
   discovery: 'Summarise this inventory of active services (and the infrastructure-as-code drift, if any).',
 };
 
-const reader = (o: ReportOptions): PlanReader => {
+const reader = (o: ReportOptions): CapabilityRead => {
   // A report runs several one-step plans at once, each listening to the command's signal.
   if (o.signal) setMaxListeners(64, o.signal);
   return (plan: Plan) => readPlan(o.backend, plan, { signal: o.signal });
@@ -54,7 +56,7 @@ export async function workspaceContext(config: Config, o: ReportOptions): Promis
   const ws = selectedWorkspace(config, o.workspace);
   if (!ws) return undefined;
   // The session's terraform client: its environment allowlist and sandbox, and --sandbox's refusal.
-  const client = (await o.backend.runContext().client('terraform')) as TerraformClient;
+  const client = (await o.backend.runContext().client('terraform')) as WorkspaceClient;
   const state = await readWorkspace(ws, client, o.signal ?? new AbortController().signal);
   const drift = await driftAgainstCloudA(state.resources, reader(o));
   return { workspace: ws.name, path: ws.path, resources: state.resources.length, by_type: state.by_type, drift: drift.items, drift_checked: drift.checked };

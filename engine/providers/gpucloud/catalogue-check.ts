@@ -7,7 +7,7 @@
  */
 import type { Plan, PlanAlternative } from '../../../schemas/plan.js';
 
-/** The catalogue lists a maker reads (plain API records; see commands/ask-maker.ts). */
+/** The catalogue lists a maker reads (plain API records; see machines/make/make-plan.ts). */
 export interface CatalogueLists {
   locations?: unknown[];
   instanceTypes?: unknown[];

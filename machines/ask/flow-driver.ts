@@ -6,7 +6,7 @@
  * that failed it.
  */
 import { createActor, type AnyStateMachine } from 'xstate';
-import { AssistantError, InterruptedError } from '../engine/core/errors.js';
+import { AssistantError, InterruptedError } from '../../engine/core/errors.js';
 
 /** What ended a flow because its signal aborted. */
 function abortError(signal: AbortSignal | undefined): AssistantError {

@@ -15,17 +15,17 @@
  * (`startIndex`, `bindings`, `completed`).
  */
 import { assign, createActor, enqueueActions, fromCallback, setup, toPromise, type AnyActorRef } from 'xstate';
-import type { Plan } from '../schemas/plan.js';
-import type { RunReport, StepReport } from '../schemas/run-report.js';
-import { AssistantError, ExitCode, InterruptedError, isAbortError, OperationError, SafetyRefusal } from '../engine/core/errors.js';
-import { abortReason } from '../engine/core/deadline.js';
-import type { CanonicalForm, CanonicalRequest, ProviderSet, ProviderSource, RunObserver, StepClass, StepContext, StepResult } from '../engine/core/provider.js';
-import type { CheckedPlan } from '../engine/core/plan/check.js';
-import { evaluateProduces } from '../engine/core/plan/produces.js';
-import type { JournalState, RunJournal } from '../engine/core/plan/journal.js';
-import type { CreateStepPlan, RunCreates } from '../engine/core/plan/names.js';
-import type { PlanBackend, RunContext } from '../engine/core/plan/backend.js';
-import { redactText, redactValue } from '../engine/core/redact.js';
+import type { Plan } from '../../schemas/plan.js';
+import type { RunReport, StepReport } from '../../schemas/run-report.js';
+import { AssistantError, ExitCode, InterruptedError, isAbortError, OperationError, SafetyRefusal } from '../../engine/core/errors.js';
+import { abortReason } from '../../engine/core/deadline.js';
+import type { CanonicalForm, CanonicalRequest, ProviderSet, ProviderSource, RunObserver, StepClass, StepContext, StepResult } from '../../engine/core/provider.js';
+import type { CheckedPlan } from '../../engine/core/plan/check.js';
+import { evaluateProduces } from '../../engine/core/plan/produces.js';
+import type { JournalState, RunJournal } from '../../engine/core/plan/journal.js';
+import type { CreateStepPlan, RunCreates } from '../../engine/core/plan/names.js';
+import type { PlanBackend, RunContext } from '../../engine/core/plan/backend.js';
+import { redactText, redactValue } from '../../engine/core/redact.js';
 
 export interface CompletedStep {
   index: number;

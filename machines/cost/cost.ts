@@ -5,13 +5,13 @@
  * and prices its account through the one executor, and each reading is recorded as a snapshot for
  * `cost trend`; a provider with a bill reads it per day. No provider is named here.
  */
-import type { Config } from '../schemas/config.js';
-import type { BilledCost, BilledDay, BilledGroup, CapabilityRead, CostCapability, CostSummary } from '../engine/core/capabilities.js';
-import { PROVIDERS, providersWith, providerWith } from '../engine/providers/index.js';
-import { UsageError } from '../engine/core/errors.js';
-import { recordSnapshot } from '../engine/producers/cost/snapshots.js';
-import { readPlan } from './apply/reads.js';
-import type { PlanBackend } from './run-plan.js';
+import type { Config } from '../../schemas/config.js';
+import type { BilledCost, BilledDay, BilledGroup, CapabilityRead, CostCapability, CostSummary } from '../../engine/core/capabilities.js';
+import { PROVIDERS, providersWith, providerWith } from '../../engine/providers/index.js';
+import { UsageError } from '../../engine/core/errors.js';
+import { recordSnapshot } from '../../engine/producers/cost/snapshots.js';
+import { readPlan } from '../apply/reads.js';
+import type { PlanBackend } from '../run/run-plan.js';
 
 export interface CostReadOptions {
   home: string;
@@ -118,8 +118,8 @@ export async function liveCostProvider(name?: string): Promise<CostProvider> {
 }
 
 /** A provider's bill per day over [start, endExclusive), read through the executor. */
-export async function readBilledDays(backend: PlanBackend, provider: CostProvider, period: { start: string; endExclusive: string; group?: BilledGroup }, signal?: AbortSignal): Promise<{ days: BilledDay[]; currency: string }> {
+export async function readBilledDays(backend: PlanBackend & { config: Config }, provider: CostProvider, period: { start: string; endExclusive: string; group?: BilledGroup }, signal?: AbortSignal): Promise<{ days: BilledDay[]; currency: string }> {
   const billed = provider.cost.billed;
   if (!billed) throw new UsageError(`${provider.name} has no billed cost figures`, { hint: `its cost commands: ${costCommandsOf(provider.cost).join(', ')}` });
-  return billed.days(reader(backend, signal), period);
+  return billed.days(reader(backend, signal), period, { config: backend.config });
 }

@@ -4,9 +4,10 @@
  * (instances, startup scripts, container deployments, secrets), so a redeploy becomes an update.
  */
 import type { Plan } from '../../../schemas/plan.js';
-import { findKind } from '../../providers/gpucloud/catalogue.js';
-import { listPlan } from '../../providers/gpucloud/static-plans.js';
-import type { LiveState, Target } from './plan.js';
+import { findKind } from './catalogue.js';
+import { listPlan } from './static-plans.js';
+import type { Target } from '../../core/deploy-types.js';
+import type { LiveState } from './deploy-compile.js';
 
 const KINDS: Record<Exclude<keyof LiveState, 'computeResources'>, string> = {
   instanceTypes: 'instance-types',
