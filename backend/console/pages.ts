@@ -123,7 +123,7 @@ function matrixFigure(m: AvailabilityMatrix): Html {
 function providerSection(p: ProviderLive, env: string): Html {
   if (p.state === 'no_credentials') {
     return html`<section><h2>${p.provider}</h2><p class="note">No ${p.provider} credentials are stored for ${env}. Store them with
-<code>assistant credentials store ${p.provider} --env ${env}</code> (${p.what}); the backend then reads this account for you.</p></section>`;
+<code>ASSISTANT_BACKEND_ENV=${env} assistant credentials store ${p.provider}</code> (${p.what}); the backend then reads this account for you.</p></section>`;
   }
   if (p.state === 'error') return html`<section><h2>${p.provider}</h2><p class="error-box error" role="alert">Could not read ${p.provider}: ${p.code}: ${p.message}</p></section>`;
   const s = p.summary;
