@@ -73,7 +73,13 @@ export async function readLive(store: CredentialStore, who: Principal, env: stri
   const providers = (await providersWith('cost')).filter((p) => p.capabilities.cost.live && p.capabilities.credentials?.fields?.length);
   return Promise.all(
     providers.map(async (p): Promise<ProviderLive> => {
-      const record = await store.get({ ...who, address }, { tenant: who.tenant, env, provider: p.name, name: DEFAULT_CREDENTIAL_NAME });
+      let record: Awaited<ReturnType<CredentialStore['get']>>;
+      try {
+        record = await store.get({ ...who, address }, { tenant: who.tenant, env, provider: p.name, name: DEFAULT_CREDENTIAL_NAME });
+      } catch (err) {
+        // A record this server cannot decrypt (a lost master key) is that provider's error box, not a broken page.
+        return { provider: p.name, state: 'error', ...failure(err, false, s.timeoutMs) };
+      }
       if (!record) return { provider: p.name, state: 'no_credentials', what: p.capabilities.credentials!.what ?? `${p.name} credentials` };
       const bound = AbortSignal.timeout(s.timeoutMs);
       const backend = storedBackend(p.name, record.fields, s, bound);
