@@ -23,7 +23,6 @@ import { askQuestion, contextPlanFor, makePlanFromQuestion, REPORT_QUESTIONS, re
 import { cliAskContext, cliAskObserver } from './ask-observer.js';
 import { policyFromFlags, type AutostopPolicy } from '../engine/core/kits/autostop/policy.js';
 import { HIDDEN_FLAG, runGroup } from './group.js';
-import { planText } from '../engine/core/plan/writer.js';
 
 type AskFlags = Record<string, unknown> & {
   apply?: boolean;
@@ -311,6 +310,8 @@ async function maker(ctx: CommandContext, question: string, destroyer: boolean, 
     const plan = await makePlanFromQuestion(ctx, session, question, { destroyer, ...ai, providerFlags, autostop, onPhase: (text) => spinner?.phase(text) }).finally(() =>
       spinner?.stop(),
     );
+    // The writer reads the plan schema (zod): loaded here, so `ask --apply` does not load it.
+    const { planText } = await import('../engine/core/plan/writer.js');
     ctx.out.text(planText({ ...plan, question: plan.question ?? question, created_at: plan.created_at ?? new Date().toISOString() }));
     return ExitCode.ok;
   }, { profile });
