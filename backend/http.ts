@@ -29,6 +29,7 @@ import {
 import { AuthThrottle } from './throttle.js';
 import { RunHistory, type RunRetention } from './runs.js';
 import { createConsole } from './console/index.js';
+import type { LiveSettings } from './console/live.js';
 import type { CredentialStore, Principal } from './store.js';
 import { BodyTooLarge, readRequestBody } from '../engine/core/request-body.js';
 
@@ -107,6 +108,8 @@ interface ApiOptions {
   runRetention: RunRetention;
   /** How long a console session lasts. */
   uiSessionSeconds: number;
+  /** How the console's live page reaches the clouds. */
+  live: LiveSettings;
 }
 
 /** Listens and serves the API; stop it with `stop()` (graceful, 10 s for requests in flight). */
@@ -115,7 +118,7 @@ export async function startApiServer(opts: ApiOptions): Promise<Served> {
   let inFlight = 0;
   const { store } = opts;
   const runs = new RunHistory(store.storage, opts.runRetention);
-  const ui = createConsole({ store, runs, throttle, secure: Boolean(opts.tls), sessionSeconds: opts.uiSessionSeconds });
+  const ui = createConsole({ store, runs, throttle, secure: Boolean(opts.tls), sessionSeconds: opts.uiSessionSeconds, live: opts.live });
   const policy: GuardPolicy = { host: opts.host, port: opts.port, hostCheck: 'loopback' };
   let served: Served | undefined;
 

@@ -12,6 +12,9 @@ import { listenError } from '../engine/core/listen.js';
 import { OperationError } from '../engine/core/errors.js';
 import { runRetentionFrom } from './runs.js';
 import { sessionSecondsFrom } from './console/sessions.js';
+import { liveTimeoutMsFrom } from './console/live.js';
+import type { Config } from '../schemas/config.js';
+import { emptyConfigValue } from '../schemas/config-defaults.js';
 import { createAdminServer, startApiServer } from './http.js';
 import type { Served } from '../engine/core/kits/serve/http.js';
 import { acquireLock, type DataDirLock } from './lock.js';
@@ -27,6 +30,9 @@ export interface BackendServerOptions {
   database?: string;
   keyFile: string;
   env: Record<string, string | undefined>;
+  /** The configuration the server runs with (the console's live page reaches the clouds' URLs it names) and its home. */
+  config?: Config;
+  home?: string;
   tls?: { cert: Buffer; key: Buffer };
   log?: (line: string) => void;
 }
@@ -158,7 +164,9 @@ export async function startBackend(opts: BackendServerOptions): Promise<RunningB
       }
       chmodSync(socket, 0o600);
     }
-    api = await startApiServer({ host: opts.host, port: opts.port, store, storage: storageKind, tls: opts.tls, log: opts.log, runRetention: runRetentionFrom(opts.env), uiSessionSeconds: sessionSecondsFrom(opts.env) });
+    api = await startApiServer({ host: opts.host, port: opts.port, store, storage: storageKind, tls: opts.tls, log: opts.log, runRetention: runRetentionFrom(opts.env), uiSessionSeconds: sessionSecondsFrom(opts.env),
+      live: { config: opts.config ?? emptyConfigValue(), env: opts.env, home: opts.home ?? opts.dataDir, timeoutMs: liveTimeoutMsFrom(opts.env) },
+    });
   } catch (err) {
     await api?.stop(0);
     if (admin?.listening) await new Promise<void>((resolve) => admin!.close(() => resolve()));

@@ -310,7 +310,9 @@ async function maker(ctx: CommandContext, question: string, destroyer: boolean, 
     const plan = await makePlanFromQuestion(ctx, session, question, { destroyer, ...ai, providerFlags, autostop, onPhase: (text) => spinner?.phase(text) }).finally(() =>
       spinner?.stop(),
     );
-    ctx.out.text(JSON.stringify({ ...plan, question: plan.question ?? question, created_at: plan.created_at ?? new Date().toISOString() }, null, 2) + '\n');
+    // The writer reads the plan schema (zod): loaded here, so `ask --apply` does not load it.
+    const { planText } = await import('../engine/core/plan/writer.js');
+    ctx.out.text(planText({ ...plan, question: plan.question ?? question, created_at: plan.created_at ?? new Date().toISOString() }));
     return ExitCode.ok;
   }, { profile });
 }

@@ -9,6 +9,7 @@ import { openAdmin, type AdminOps } from '../backend/admin.js';
 import { defaultKeyFile } from '../backend/keyring.js';
 import { pgliteDir, redactDatabaseUrl } from '../backend/storage.js';
 import { startBackend } from '../backend/server.js';
+import { loadConfig } from '../engine/providers/config.js';
 import { isLoopbackHost } from '../engine/core/loopback.js';
 import { rawFlagValues } from '../engine/core/cli-raw-flags.js';
 import { InvalidInputError, UsageError } from '../engine/core/errors.js';
@@ -155,7 +156,9 @@ async function serve(ctx: CommandContext, o: ServeFlags): Promise<number> {
   if (storage.database) log(`connecting to PostgreSQL ${redactDatabaseUrl(storage.database)}…`);
   else log(existsSync(pgliteDir(storage.dataDir)) ? `opening the embedded database in ${storage.dataDir}…` : `preparing the embedded database in ${storage.dataDir} (first start: this takes about 10 s)…`);
   try {
-    const server = await startBackend({ ...storage, ...listen, tls, log });
+    // The console's live page reaches the clouds named by the server's own configuration (never a tenant's).
+    const { config } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
+    const server = await startBackend({ ...storage, ...listen, tls, log, config, home: ctx.home });
     if (server.keyCreated) {
       warn(ctx, `created the master key file ${storage.keyFile} (mode 0600): back it up apart from the database; without it no stored credential can be read`);
     }

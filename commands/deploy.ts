@@ -25,6 +25,7 @@ import { runGroup } from './group.js';
 import { policyFromFlags } from '../engine/core/kits/autostop/policy.js';
 import { askLine } from './prompt.js';
 import { armConfigDeadline, withSession, type Session } from './session.js';
+import { planForWriting, planText } from '../engine/core/plan/writer.js';
 
 interface DeployFlags {
   ref?: string;
@@ -212,7 +213,7 @@ async function emit(ctx: CommandContext, session: Session, compiled: DeployCompi
   for (const note of [compiled.plan.notes ?? []].flat()) ctx.io.stderr.write(`note: ${note}\n`);
   if (opts.apply) return applyDeploy(ctx, session, compiled, opts);
   // People get the plan document itself (to save and apply); -o json|yaml the analysis with it.
-  ctx.out.value({ stack: { ...stack, chosen: compiled.chosen }, plan: compiled.plan }, { table: JSON.stringify(compiled.plan, null, 2) + '\n' });
+  ctx.out.value({ stack: { ...stack, chosen: compiled.chosen }, plan: planForWriting(compiled.plan) }, { table: planText(compiled.plan) });
   return ExitCode.ok;
 }
 

@@ -31,6 +31,7 @@ import { confirmByTyping } from './prompt.js';
 import { withSession, type Session } from './session.js';
 import { flag, type FlagSpec } from './flag-spec.js';
 import { formatAmount } from '../engine/core/render/money.js';
+import { planText } from '../engine/core/plan/writer.js';
 
 type Flags = Record<string, unknown> & {
   plan?: boolean;
@@ -249,6 +250,7 @@ function refuseIfAnotherUnfinished(ctx: CommandContext, key: string, plan: Plan)
   });
 }
 
+/** Kept exactly as it runs (not through the plan writer): --resume must find this plan's journal by its hash. */
 function keepPlan(ctx: CommandContext, key: string, plan: Plan): string {
   ensurePrivateDir(planDir(ctx));
   const file = join(planDir(ctx), `${key}.plan.json`);
@@ -284,7 +286,7 @@ async function consentOf(ctx: CommandContext, session: Session, plan: Plan): Pro
 /** --plan prints; --dry-run previews; else confirm (unless --yes or resuming) and apply like `ask --apply`. */
 async function applyCompiled(ctx: CommandContext, session: Session, key: string, plan: Plan, opts: Flags, confirmation: Confirmation, destroyer = false): Promise<number> {
   if (opts.plan) {
-    ctx.out.text(JSON.stringify(plan, null, 2) + '\n');
+    ctx.out.text(planText(plan));
     return ExitCode.ok;
   }
   if (opts.dryRun) return dryRunInSession(ctx, session, plan, { destroyer });

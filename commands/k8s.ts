@@ -24,6 +24,7 @@ import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { createAnswerPrinter, createPhaseSpinner } from './progress.js';
 import { withSession } from './session.js';
+import { planText } from '../engine/core/plan/writer.js';
 
 interface Where {
   cluster?: string;
@@ -223,7 +224,7 @@ async function deploy(ctx: CommandContext, image: string, o: DeployFlags): Promi
   const { context, writeNs, auth } = target(ctx, o);
   const plan = deployPlan({ context, namespace: writeNs, name, image, port, replicas, timeoutS });
   if (o.plan) {
-    ctx.out.text(JSON.stringify(plan, null, 2) + '\n');
+    ctx.out.text(planText(plan));
     return ExitCode.ok;
   }
   const flags = { destroyer: Boolean(o.destroyer), resume: Boolean(o.resume), fresh: Boolean(o.fresh), resumeWith: 'assistant k8s deploy …', ...auth };
@@ -241,7 +242,7 @@ async function remove(ctx: CommandContext, kindName: string, name: string, o: De
   const { context, writeNs, auth } = target(ctx, o);
   const plan = deletePlan(context, kind, writeNs, checkLabel(name, kind.singular));
   if (o.plan) {
-    ctx.out.text(JSON.stringify(plan, null, 2) + '\n');
+    ctx.out.text(planText(plan));
     return ExitCode.ok;
   }
   return applyInput(ctx, plan, { destroyer: Boolean(o.destroyer), ...auth });

@@ -10,7 +10,7 @@ import { PREDEFINED_BINDINGS } from '../schemas/plan.js';
 import { DRIFT_EXIT_CODE } from '../engine/core/drift-types.js';
 import { formatProblems, validatePlan } from '../engine/core/plan/validate.js';
 import { ExitCode, InvalidInputError, UsageError } from '../engine/core/errors.js';
-import { planForWriting, type BodyForm } from '../engine/core/plan/document.js';
+import { planText, type BodyForm } from '../engine/core/plan/writer.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { readPlanInput, type PlanReadOptions } from './plan-input.js';
@@ -87,7 +87,8 @@ async function convert(ctx: CommandContext, file: string | undefined, body: Body
   // Written only when it is a plan: converting must not turn an invalid file into a plausible-looking one.
   const v = validatePlan(input, { providers, destroyer: true, predefined: [...new Set([...predefined, ...PREDEFINED_BINDINGS])] });
   if (!v.ok) throw new InvalidInputError('invalid_plan', `the plan is invalid:\n${formatProblems(v.problems)}`, { hint: 'fix it; `assistant plan validate <file>` lists every problem' });
-  ctx.io.stdout.write(`${JSON.stringify(planForWriting(v.plan!, body), null, 2)}\n`);
+  // The plan's own key order and spelling: the converted plan keeps its hash (and its run journal).
+  ctx.io.stdout.write(planText(v.plan!, { body, keys: 'kept' }));
   return ExitCode.ok;
 }
 

@@ -8,8 +8,8 @@
 import { rmSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../emulator/index.js';
-import { runCli, tempHome, withEmulator } from './support/cli.js';
+import { EMULATOR_DEFAULT_SSH_KEY_ID, startEmulator, type Emulator } from '../emulator/index.js';
+import { emulatorEnv, runCli, tempHome, withEmulator } from './support/cli.js';
 import { asClient, startBackendProcess, storageArgs, type BackendProcess } from './support/backend.js';
 
 const instance = (hostname: string) => ({
@@ -19,6 +19,8 @@ const instance = (hostname: string) => ({
 const plan = (summary: string, hostname: string) => JSON.stringify({ version: 1, provider: 'gpucloud', summary, commands: [instance(hostname)] });
 
 let b: BackendProcess;
+/** The cloud the live page reads: the backend serves with its URL (and no credentials of its own). */
+let cloud: Emulator;
 const keys: Record<string, string> = {};
 
 async function key(tenant: string, label: string): Promise<string> {
@@ -36,13 +38,15 @@ async function signIn(apiKey: string): Promise<{ res: Response; cookie?: string 
 }
 
 test.before(async () => {
-  b = await startBackendProcess({ env: { ASSISTANT_BACKEND_UI_SESSION_SECONDS: '3' } });
+  cloud = await startEmulator({ seed: 'demo', rateLimit: false, lifecycleMs: 1, debit: false });
+  b = await startBackendProcess({ env: { ASSISTANT_BACKEND_UI_SESSION_SECONDS: '3', ASSISTANT_BACKEND_UI_LIVE_TIMEOUT_S: '4', GPUCLOUD_BASE_URL: cloud.url } });
   keys.alice = await key('ml-team', 'alice');
   keys.other = await key('other-team', 'mallory');
 });
 
 test.after(async () => {
   await b.kill();
+  await cloud.close().catch(() => undefined);
   rmSync(b.home, { recursive: true, force: true });
 });
 
@@ -125,6 +129,90 @@ test('cross-site requests are refused: a foreign Origin, Sec-Fetch-Site cross-si
   const r = await runCli(['backend', 'keys', 'revoke', prefix, ...storageArgs(b)], { home: b.home });
   assert.is(r.code, 0, r.stderr);
   assert.is((await get('/ui/runs', s.cookie)).status, 303, 'a revoked key ends its sessions');
+});
+
+/** The live page of a fresh session (sessions last 3 s here: one per page). */
+async function livePage(apiKey: string, query = ''): Promise<Response> {
+  const { cookie } = await signIn(apiKey);
+  return get(`/ui/live${query}`, cookie);
+}
+
+const cloudRequests = () => cloud.requests();
+
+test('the live page: a tenant without stored credentials is told how to store them, and nothing reaches the cloud', async () => {
+  const before = cloudRequests().length;
+  const res = await livePage(keys.other!);
+  assert.is(res.status, 200);
+  const page = await res.text();
+  assert.match(page, /No gpucloud credentials are stored for production/);
+  assert.match(page, /assistant credentials store gpucloud/);
+  assert.not.match(page, /<script/i);
+  assert.match(res.headers.get('content-security-policy')!, /default-src 'none'/);
+  assert.is(cloudRequests().length, before, 'no request reached the cloud for a tenant without credentials');
+});
+
+test("the live page reads the tenant's account with its stored credentials: instances listed, the burn equals the CLI's cost summary, the availability matrix drawn; only GETs and the token POST reached the cloud; another tenant never gets them", async () => {
+  const env = emulatorEnv(cloud);
+  // Something billable: an instance made by the CLI (not through the backend).
+  const made = await runCli(['ask', '--apply'], { env, input: plan('live box', 'live-1'), home: tempHome('console-') });
+  assert.is(made.code, 0, made.stderr);
+  const stored = await runCli(['credentials', 'store', 'gpucloud', '--client-id', cloud.clientId, '--client-secret', '-'], { env: asClient(b, keys.alice!), input: cloud.clientSecret, home: tempHome('console-') });
+  assert.is(stored.code, 0, stored.stderr);
+  const summary = await runCli(['cost', 'summary', '-o', 'json'], { env, home: tempHome('console-') });
+  assert.is(summary.code, 0, summary.stderr);
+  const cli = JSON.parse(summary.stdout) as { hourly_cost: number; resources: Array<{ id: string; name: string }> };
+  assert.ok(cli.hourly_cost > 0, 'something bills');
+
+  const before = cloudRequests().length;
+  const res = await livePage(keys.alice!);
+  assert.is(res.status, 200);
+  const page = await res.text();
+  assert.not.match(page, /<script/i);
+  assert.not.ok(page.includes(cloud.clientSecret), 'the secret never reaches the page');
+  const hourly = /class="burn-hourly" data-hourly="([^"]+)"/.exec(page);
+  assert.ok(hourly, page);
+  assert.is(Number(hourly![1]), cli.hourly_cost, "the page's burn is the CLI's cost summary burn");
+  assert.match(page, /live-1/);
+  for (const r of cli.resources) assert.ok(page.includes(r.id), `resource ${r.name} (${r.id}) is listed`);
+  assert.match(page, /<svg class="matrix"/);
+  assert.match(page, /Availability now/);
+  for (const m of page.matchAll(/<form[^>]*action="([^"]+)"/g)) assert.is(m[1], '/ui/sign-out', 'the only form is sign-out');
+  const sent = cloudRequests().slice(before);
+  assert.ok(sent.some((q) => q.method === 'GET' && q.path === '/v1/instances'), 'the instances were read');
+  for (const q of sent) assert.ok(q.method === 'GET' || (q.method === 'POST' && q.path === '/v1/oauth2/token'), `only reads reached the cloud: ${q.method} ${q.path}`);
+
+  // Another tenant still has nothing stored: it never gets ml-team's credentials, and nothing is read for it.
+  const count = cloudRequests().length;
+  const theirs = await (await livePage(keys.other!)).text();
+  assert.match(theirs, /No gpucloud credentials are stored/);
+  assert.not.match(theirs, /live-1/);
+  assert.is(cloudRequests().length, count);
+  // An env the key may not read is refused before anything is read.
+  assert.is((await livePage(keys.alice!, '?env=staging')).status, 403);
+  assert.is(cloudRequests().length, count);
+});
+
+test('a slow cloud and a down cloud give an error box, not a hung page', async () => {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  cloud.addFault({ path: '/v1/instances', times: -1, until: held });
+  try {
+    const slow = await livePage(keys.alice!);
+    assert.is(slow.status, 200);
+    const page = await slow.text();
+    assert.match(page, /class="error-box error"/);
+    assert.match(page, /timeout: the cloud did not answer within 4 s/);
+  } finally {
+    release();
+    cloud.clearFaults();
+  }
+  await cloud.close();
+  const down = await livePage(keys.alice!);
+  assert.is(down.status, 200);
+  const page = await down.text();
+  assert.match(page, /class="error-box error"/);
+  assert.match(page, /Could not read gpucloud/);
+  assert.not.ok(page.includes(cloud.clientSecret));
 });
 
 test.run();

@@ -33,7 +33,7 @@ test('ask --maker refuses a destructive request without --destroyer (exit 3) and
   assert.is(refused.stdout, '', 'nothing on stdout');
   const allowed = await runCli(['--sandbox', 'ask', '--maker', '--destroyer', 'delete the instance demo-cpu'], { home });
   assert.is(allowed.code, 0, allowed.stderr);
-  assert.match(JSON.parse(allowed.stdout).commands[0].args[3], /"action":"delete"/);
+  assert.is(JSON.parse(allowed.stdout).commands[0].args[3].action, 'delete', 'the body (written as an object) deletes');
 });
 
 test('a request outside the built-in grammar is exit 2 with how to configure an AI provider', async () => {
@@ -119,7 +119,7 @@ test('built-in maker: "two … called a1 and a2" creates both, and a CPU type ge
   const home = tempHome();
   const made = await runCli(['--sandbox', 'ask', '--maker', 'create two CPU.8V.32G instances called a1 and a2 in FIN-01'], { home });
   assert.is(made.code, 0, made.stderr);
-  const bodies = JSON.parse(made.stdout).commands.map((c: { args: string[] }) => JSON.parse(c.args[3]!));
+  const bodies = JSON.parse(made.stdout).commands.map((c: { args: [string, string, string, Record<string, unknown>] }) => c.args[3]); // written as objects
   assert.equal(bodies.map((b: { hostname: string }) => b.hostname), ['a1', 'a2']);
   const types = JSON.parse((await runCli(['--sandbox', 'gpucloud', 'list', 'instance-types', '-o', 'json'], { home })).stdout) as { instance_type: string; supported_os: string[] }[];
   const supported = types.find((t) => t.instance_type === 'CPU.8V.32G')!.supported_os;

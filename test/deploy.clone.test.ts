@@ -49,7 +49,7 @@ test('clones over a git daemon on 127.0.0.1 and file://, at the default branch, 
         const r = await runCli(['--config', config(), 'deploy', url, ...ref, '-o', 'json'], { ...T, env });
         assert.is(r.code, 0, `${ref.join(' ')}: ${r.stderr}`);
         assert.is(commitOf(r.stdout), sha, `git:// ${ref.join(' ') || 'default branch'}`);
-        assert.ok(JSON.parse(r.stdout).plan.commands[0].args[3].includes(sha), 'the script checks out that commit');
+        assert.ok(JSON.parse(r.stdout).plan.commands[0].args[3].script.includes(sha), 'the script checks out that commit');
       }
       const viaFile = await runCli(['--config', config(), 'deploy', repo.url, '--ref', onNext, '-o', 'json'], { ...T, env });
       assert.is(viaFile.code, 0, viaFile.stderr);

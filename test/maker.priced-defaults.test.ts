@@ -19,8 +19,9 @@ const CLUSTER = 'create a 16H100 instant cluster called c2 in FIN-03';
 /** The emulator's NVMe_Shared price: 0.28 per GB and 30-day month. */
 const SHARED_PER_GB_HOUR = 0.28 / 720;
 
-type PlanOut = { commands: { args: string[] }[]; notes?: string[] };
-const bodyOf = (plan: PlanOut, i: number) => JSON.parse(plan.commands[i]!.args[3]!) as Record<string, unknown>;
+type PlanOut = { commands: { args: unknown[] }[]; notes?: string[] };
+/** The maker writes a body as a JSON object. */
+const bodyOf = (plan: PlanOut, i: number) => plan.commands[i]!.args[3] as Record<string, unknown>;
 
 test('ask --maker offline: the cluster gets a 40 GB shared volume, and the plan notes say it was chosen and what the API would have made', async () => {
   const r = await runCli(['--sandbox', 'ask', '--maker', CLUSTER], { home: tempHome() });

@@ -8,6 +8,7 @@ import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { readPlanDocument } from '../engine/core/plan/document.js';
 import { runCli, tempHome, withEmulator } from './support/cli.js';
 import { openAiServerFor } from './support/openai-server.js';
 import { talkConfig } from './support/talk.js';
@@ -45,7 +46,8 @@ test('/plan save and /save write 0600, also over a file that was 0644; the saved
     const r = await runCli(['--config', talkConfig(), '--yes', 'talk', '--ai-profile', 'builtin'], { home: h, env, input });
     assert.is(r.code, 0, r.stderr);
     for (const f of ['saved.json', 'fresh.json', 'transcript.txt']) assert.is(statSync(join(h, f)).mode & 0o777, 0o600, f);
-    assert.equal(JSON.parse(readFileSync(join(h, 'saved.json'), 'utf8')), plan, 'the plan as it is: a masked plan would be another plan');
+    // Read as every plan reader reads it (a body written as an object is its JSON text).
+    assert.equal(readPlanDocument(JSON.parse(readFileSync(join(h, 'saved.json'), 'utf8')), { strict: true }).plan, plan, 'the plan as it is: a masked plan would be another plan');
     assert.not.ok((r.stdout + r.stderr).includes(HF), 'shown nowhere');
     assert.not.ok(readFileSync(join(h, 'transcript.txt'), 'utf8').includes(HF));
     // Everything the session left under ~/.assistant: the session, the run journal, the token cache…

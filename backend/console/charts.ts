@@ -36,3 +36,32 @@ ${bars.map((b, i) => {
 })}
 </svg><figcaption class="muted">${title} (${unit})</figcaption></figure>`;
 }
+
+export interface MatrixChartRow {
+  label: string;
+  /** A cell per column: what it says, and how it is shaded. */
+  cells: ReadonlyArray<{ text: string; state: 'both' | 'on-demand' | 'spot' | 'none' }>;
+}
+
+/**
+ * A grid of labelled cells (the availability matrix: instance types × locations), shaded by state,
+ * with each cell's text inside it and in its tooltip. The rows and columns are the data's, none dropped.
+ */
+export function matrixChart(title: string, columns: readonly string[], rows: readonly MatrixChartRow[]): Html {
+  if (!rows.length || !columns.length) return html`<p class="muted">${title}: nothing to show.</p>`;
+  const labelW = 150;
+  const cellW = 96;
+  const cellH = 22;
+  const top = 28;
+  const W = labelW + cellW * columns.length + 8;
+  const H = top + cellH * rows.length + 8;
+  return html`<figure><svg class="matrix" viewBox="0 0 ${W} ${H}" width="${W}" role="img" aria-label="${title}" xmlns="http://www.w3.org/2000/svg">
+<title>${title}</title>
+${columns.map((c, j) => html`<text class="col" x="${labelW + j * cellW + 4}" y="${top - 8}">${c}</text>`)}
+${rows.map(
+  (r, i) => html`<text class="row" x="4" y="${top + i * cellH + 15}">${r.label}</text>${r.cells.map(
+    (cell, j) => html`<rect class="cell ${cell.state}" x="${labelW + j * cellW}" y="${top + i * cellH}" width="${cellW - 2}" height="${cellH - 2}"><title>${r.label} at ${columns[j] ?? ''}: ${cell.text}</title></rect><text class="cell" x="${labelW + j * cellW + 4}" y="${top + i * cellH + 15}">${cell.text}</text>`,
+  )}`,
+)}
+</svg><figcaption class="muted">${title}: price per hour on demand; <code>s</code> spot; <code>-</code> not available now</figcaption></figure>`;
+}

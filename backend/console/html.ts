@@ -58,4 +58,7 @@ nav.envs a { margin-right: 1em; } nav.envs a.on { font-weight: 600; text-decorat
 .error { color: var(--bad); } form.sign-in { max-width: 28em; } form.sign-in input { width: 100%; font: inherit; padding: .4em; margin: .3em 0 .8em; }
 svg.chart { width: 100%; max-width: 720px; height: auto; } svg.chart .bar { fill: var(--accent); } svg.chart .neg { fill: var(--bad); }
 svg.chart text { fill: var(--muted); font: 11px system-ui, sans-serif; } svg.chart line { stroke: var(--line); }
+svg.matrix { max-width: 100%; height: auto; } svg.matrix text { fill: var(--fg); font: 11px system-ui, sans-serif; } svg.matrix rect.cell { fill: transparent; stroke: var(--line); }
+svg.matrix rect.both, svg.matrix rect.on-demand { fill: rgba(26, 127, 55, .18); } svg.matrix rect.spot { fill: rgba(154, 103, 0, .18); } svg.matrix text.col { fill: var(--muted); }
+.error-box { border: 1px solid var(--bad); padding: .6em .9em; margin: .6em 0; } .note { border: 1px solid var(--line); padding: .6em .9em; }
 `;

@@ -1,6 +1,8 @@
 /** The console's pages: the sign-in form, the run list with its charts, one run with its diff. */
 import type { RunDetail, RunSummary } from '../../schemas/backend-api.js';
-import { barChart } from './charts.js';
+import { cellText, type AvailabilityMatrix } from '../../engine/producers/charts/availability-matrix.js';
+import { barChart, matrixChart } from './charts.js';
+import type { ProviderLive } from './live.js';
 import { html, page, type Html } from './html.js';
 
 type Who = { tenant: string; who: string };
@@ -34,7 +36,7 @@ export function runsPage(v: RunsView): string {
   const q = (extra: Record<string, string>) => `/ui/runs?${new URLSearchParams({ env: v.env, ...extra })}`;
   return page(
     `Runs · ${v.env}`,
-    html`<nav class="envs">${v.envs.map((e) => html`<a class="${e === v.env ? 'on' : ''}" href="/ui/runs?env=${e}">${e}</a>`)}</nav>
+    html`<nav class="envs">${v.envs.map((e) => html`<a class="${e === v.env ? 'on' : ''}" href="/ui/runs?env=${e}">${e}</a>`)} · <a href="/ui/live?env=${v.env}">Live resources in ${v.env}</a></nav>
 <h1>Runs in ${v.env}</h1>
 <section><h2>Burn added per provider</h2>
 <table><thead><tr><th>provider</th><th>hourly change from applied runs</th><th>runs</th></tr></thead><tbody>
@@ -100,4 +102,64 @@ ${r.steps.map((s) => html`<tr><td>${s.index + 1}</td><td>${s.effect}</td><td><co
 
 export function messagePage(title: string, message: string, who?: Who): string {
   return page(title, html`<h1>${title}</h1><p>${message}</p><p><a href="/ui">Back</a></p>`, who);
+}
+
+const rate = (v: number | null, currency: string) => (v === null ? html`<span class="muted">not priced</span>` : html`${v.toFixed(4)} ${currency.toUpperCase()}/h`);
+
+function matrixFigure(m: AvailabilityMatrix): Html {
+  return matrixChart(
+    `Availability now (${m.currency.toUpperCase()}/h)`,
+    m.locations,
+    m.rows.map((r) => ({
+      label: r.type,
+      cells: m.locations.map((l) => {
+        const c = r.cells[l];
+        return { text: cellText(r, c), state: c?.on_demand && c.spot ? 'both' : c?.on_demand ? 'on-demand' : c?.spot ? 'spot' : 'none' };
+      }),
+    })),
+  );
+}
+
+function providerSection(p: ProviderLive, env: string): Html {
+  if (p.state === 'no_credentials') {
+    return html`<section><h2>${p.provider}</h2><p class="note">No ${p.provider} credentials are stored for ${env}. Store them with
+<code>ASSISTANT_BACKEND_ENV=${env} assistant credentials store ${p.provider}</code> (${p.what}); the backend then reads this account for you.</p></section>`;
+  }
+  if (p.state === 'error') return html`<section><h2>${p.provider}</h2><p class="error-box error" role="alert">Could not read ${p.provider}: ${p.code}: ${p.message}</p></section>`;
+  const s = p.summary;
+  return html`<section><h2>${p.provider}</h2>
+<table class="burn"><tbody>
+<tr><th>burn now</th><td class="burn-hourly" data-hourly="${s.hourly_cost}">${rate(s.hourly_cost, s.currency)}</td></tr>
+<tr><th>per day</th><td>${s.daily_cost.toFixed(2)} ${s.currency.toUpperCase()}</td></tr>
+<tr><th>balance</th><td>${s.balance === null ? html`<span class="muted">unknown</span>` : html`${s.balance.toFixed(2)} ${s.currency.toUpperCase()}`}${s.runway_hours === null ? '' : html` <span class="muted">(runway ${Math.floor(s.runway_hours)} h)</span>`}</td></tr>
+<tr><th>read</th><td>${s.as_of.replace('T', ' ').slice(0, 19)} <span class="muted">(${s.based_on})</span></td></tr>
+</tbody></table>
+<h3>Resources</h3>
+${s.resources.length
+    ? html`<table><thead><tr><th>kind</th><th>name</th><th>id</th><th>type</th><th>status</th><th>per hour</th></tr></thead><tbody>
+${s.resources.map((r) => html`<tr><td>${r.kind}</td><td>${r.name}</td><td><code>${r.id}</code></td><td>${r.type}${r.spot ? ' (spot)' : ''}</td><td>${r.status}</td><td>${rate(r.hourly_cost, s.currency)}</td></tr>`)}
+</tbody></table>`
+    : html`<p class="muted">Nothing billable in this account.</p>`}
+${s.unpriced.length ? html`<p class="muted">Not priced: ${s.unpriced.join(', ')}</p>` : ''}
+${p.matrix ? matrixFigure(p.matrix) : p.matrixError ? html`<p class="error-box error">Availability could not be read: ${p.matrixError}</p>` : ''}
+</section>`;
+}
+
+export interface LiveView {
+  who: Who;
+  env: string;
+  envs: readonly string[];
+  providers: readonly ProviderLive[];
+}
+
+/** What the tenant's accounts run and burn now, read with the credentials the backend holds for this env. */
+export function livePage(v: LiveView): string {
+  return page(
+    `Live · ${v.env}`,
+    html`<nav class="envs">${v.envs.map((e) => html`<a class="${e === v.env ? 'on' : ''}" href="/ui/live?env=${e}">${e}</a>`)} · <a href="/ui/runs?env=${v.env}">Runs in ${v.env}</a></nav>
+<h1>Live resources in ${v.env}</h1>
+<p class="muted">Read now with the credentials stored for ${v.env}, through the same read-only plans as <code>assistant cost summary</code>. Reload to read again.</p>
+${v.providers.length ? v.providers.map((p) => providerSection(p, v.env)) : html`<p class="muted">No provider of this build has live cost figures.</p>`}`,
+    v.who,
+  );
 }

@@ -333,6 +333,13 @@ export interface ConnectOptions {
   signal?: AbortSignal;
   /** Credentials from the backend store only, not the local sources (`credentials test` of what is stored). */
   backendOnly?: boolean;
+  /**
+   * The fields of this provider's record in the backend store (its `credentials` capability's fields),
+   * held by the backend server for one signed-in tenant and env (the console's live page). The client
+   * uses these and nothing else: no local source is read, nothing derived from them is cached on disk;
+   * the API's URL comes from `config`/`env` (the server's), never from the tenant.
+   */
+  stored?: Record<string, string>;
   /** `--files DIR`: the only place a plan step may read a local file from (`<FILES>/name` in its args). */
   filesDir?: string;
   /**

@@ -21,6 +21,7 @@ import { agentSandbox, containAgent, type AgentSandbox } from '../../engine/prod
 import { printable } from '../../engine/producers/acp/printable.js';
 import { createControlStripper, stripControls } from '../../engine/core/render/sanitise.js';
 import { writePrivateFile } from '../../engine/core/private-file.js';
+import { planForWriting, planText } from '../../engine/core/plan/writer.js';
 import type { AgentLaunch } from '../../engine/producers/acp/launch.js';
 import { AssistantError, ExitCode, InterruptedError, isAbortError, OperationError, SafetyRefusal, UsageError } from '../../engine/core/errors.js';
 import { checkPlan } from '../../engine/core/plan/check.js';
@@ -453,7 +454,8 @@ export class TalkEngine {
       onPhase: (t) => io.phase(t),
       onDebug: this.host.debug,
     });
-    const plan = { ...made, question: made.question ?? text, created_at: made.created_at ?? new Date().toISOString() };
+    // In the form /plan save writes (bodies' keys sorted), so /apply and a later `ask --apply` of the saved file are one plan (one hash, one journal).
+    const plan = planForWriting({ ...made, question: made.question ?? text, created_at: made.created_at ?? new Date().toISOString() }, { body: 'string' });
     io.phase('pricing the plan');
     const { preview, gated } = await dryRunPlan(backend, plan, { destroyer: this.options.destroyer, signal, budget: this.budget() });
     io.phaseDone();
@@ -535,12 +537,12 @@ export class TalkEngine {
     const file = rest.join(' ');
     switch (sub) {
       case 'show':
-        io.result(JSON.stringify(this.requirePlan(), null, 2));
+        io.result(planText(this.requirePlan(), { keys: 'kept' }).trimEnd());
         return ExitCode.ok;
       case 'save': {
         if (!file) throw new UsageError('/plan save needs a file name', { hint: '/plan save plan.json' });
-        // The plan as it is (it is what applies), so possibly with a secret in it: 0600, like every file that can hold one.
-        writePrivateFile(this.path(file), JSON.stringify(this.requirePlan(), null, 2) + '\n');
+        // The plan as it is (it is what applies: its own key order, so its hash), so possibly with a secret in it: 0600, like every file that can hold one.
+        writePrivateFile(this.path(file), planText(this.requirePlan(), { keys: 'kept' }));
         io.note(`plan saved to ${file}; apply it later with assistant ask --apply --plan-file ${file}`);
         return ExitCode.ok;
       }

@@ -11,7 +11,8 @@
  *   from the manifest's `formerly` rows, and each change is said in one warning. What would change what
  *   runs is still an error: a non-empty `stdin` (the engine feeds no step a standard input).
  *
- * Our own makers and `plan convert` write the strict form; `--strict` (CI) refuses everything lenient.
+ * Our own makers and `plan convert` write the strict form (engine/core/plan/writer.ts); `--strict` (CI)
+ * refuses everything lenient.
  */
 import type { PlanProblem } from './validate.js';
 
@@ -118,7 +119,7 @@ export function readPlanDocument(input: unknown, opts: { strict?: boolean; forme
 }
 
 /** A body written as a JSON object or array becomes its JSON text; anything else is left for the schema. */
-function bodyAsText(arg: unknown): unknown {
+export function bodyAsText(arg: unknown): unknown {
   return typeof arg === 'object' && arg !== null ? JSON.stringify(arg) : arg;
 }
 
@@ -127,29 +128,4 @@ export function reasonFromRequest(args: readonly string[]): string {
   const words = args.filter((a) => !/^\s*[[{]/.test(a)).join(' ');
   const text = words.length > 100 ? `${words.slice(0, 99)}…` : words;
   return `(no reason given) ${text}`;
-}
-
-/** How `plan convert` writes a body: a JSON object (reviewable in git) or a JSON string (the compact form). */
-export type BodyForm = 'object' | 'string';
-
-/**
- * A plan in this tool's form for writing: bodies as objects (or strings), nothing else changed. Only a
- * body that is the JSON text of an object or array becomes an object, and only where reading it back
- * gives the same text (so the written plan hashes like the one read: key order and spelling kept).
- */
-export function planForWriting<P extends { commands: { args: readonly unknown[] }[] }>(plan: P, body: BodyForm): P {
-  return {
-    ...plan,
-    commands: plan.commands.map((c) => ({ ...c, args: c.args.map((a, i) => (i === 0 ? a : body === 'object' ? textAsBody(a) : bodyAsText(a))) })),
-  };
-}
-
-function textAsBody(arg: unknown): unknown {
-  if (typeof arg !== 'string' || !/^\s*[[{]/.test(arg)) return arg;
-  try {
-    const value = JSON.parse(arg) as unknown;
-    return typeof value === 'object' && value !== null && JSON.stringify(value) === arg ? value : arg;
-  } catch {
-    return arg;
-  }
 }

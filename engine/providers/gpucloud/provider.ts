@@ -3,7 +3,9 @@
  * for duplicate-name checks and exactly-once creates, its price preview, and how its client is built.
  */
 import { join } from 'node:path';
-import { resolveGpuCloudCredentialsWithBackend, resolveRateLimit } from './credentials.js';
+import { resolveGpuCloudCredentialsWithBackend, resolveGpuCloudUrls, resolveRateLimit } from './credentials.js';
+import { registerSecret } from '../../core/redact.js';
+import { OperationError } from '../../core/errors.js';
 import type { NamedRecord, NameLookup, Provider } from '../../core/provider.js';
 import { findKind, listPathOf } from './catalogue.js';
 import { createGpuCloudClient } from './client.js';
@@ -78,6 +80,22 @@ export const gpucloudProvider: Provider<GpuCloudClient> = {
         debug: opts.debug,
       });
       return { client, source: 'sandbox emulator' };
+    }
+    if (opts.stored) {
+      // The backend server's console, for one tenant: its stored OAuth client, the server's API URLs.
+      const clientId = opts.stored.client_id?.trim();
+      const clientSecret = opts.stored.client_secret?.trim();
+      if (!clientId || !clientSecret) throw new OperationError('no_credentials', 'the stored gpucloud record lacks client_id or client_secret');
+      registerSecret(clientSecret);
+      const { baseUrl, authUrl } = resolveGpuCloudUrls(opts.config, opts.env);
+      const client = createGpuCloudClient({
+        baseUrl,
+        authUrl,
+        credentials: { clientId, clientSecret, projectId: opts.stored.project_id?.trim() || undefined },
+        timeoutMs: opts.timeoutMs,
+        debug: opts.debug,
+      });
+      return { client, source: 'backend (stored for the tenant)', close: async (how) => client.close?.(how) };
     }
     // SPEC 5 order; the backend store (step 4) only when a backend API key is configured.
     const creds = await resolveGpuCloudCredentialsWithBackend({ config: opts.config, env: opts.env, home: opts.home, configPath: opts.configPath, signal: opts.signal, debug: opts.debug, backendOnly: opts.backendOnly });
