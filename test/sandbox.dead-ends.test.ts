@@ -124,6 +124,16 @@ test('autostop check reads the watcher over the SSH stand-in, and deploy works f
   const planFile = join(home, 'plan.json');
   writeFileSync(planFile, plan.stdout);
   ok(await offline(['ask', '--apply', '--yes', '--plan-file', planFile], home), 'apply');
+  // As a user would: the check is about a running machine, so wait until the emulator says it runs
+  // (ordered → provisioning → running takes it a moment; checked straight away it is "provisioning").
+  for (let tries = 0; ; tries++) {
+    const list = await offline(['gpucloud', 'list', 'instances', '-o', 'json'], home);
+    ok(list, 'list');
+    const status = (JSON.parse(list.stdout) as { hostname: string; status: string }[]).find((i) => i.hostname === 'train-1')?.status;
+    if (status === 'running') break;
+    assert.ok(tries < 60, `train-1 is still ${status}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
   const check = await offline(['autostop', 'check', '-o', 'json'], home);
   ok(check, 'autostop check');
   const rows = JSON.parse(check.stdout).instances as { hostname: string; decision: string }[];
