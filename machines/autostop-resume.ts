@@ -158,6 +158,10 @@ async function resumeListed(backend: ResumeBackend, opts: ResumeOptions, target:
 
 /** The instance by ID, or by hostname when exactly one has it (two: usage error, name the IDs). */
 async function resolve(backend: ResumeBackend, home: string, ref: string, signal: AbortSignal): Promise<{ id: string; hostname: string; period?: LedgerPeriod }> {
+  // The ledger is read before the list: a resume running meanwhile closes the hibernation only after its
+  // create reached the API, so a period closed since this read means the list below shows the instance
+  // (read in the other order, a second resume could miss both and say there is no such instance).
+  const open = openPeriodOf(home, 'gpucloud', ref);
   const all = await listInstances(backend, signal);
   const byId = all.find((i) => i.id === ref);
   const found = byId ? [byId] : all.filter((i) => i.hostname === ref);
@@ -166,8 +170,7 @@ async function resolve(backend: ResumeBackend, home: string, ref: string, signal
   }
   if (!found[0]) {
     // Not listed: one auto-stop hibernated, and the API deleted to hibernate it, is made again from its volumes.
-    const period = openPeriodOf(home, 'gpucloud', ref);
-    if (period?.recipe) return { id: period.id, hostname: period.name, period };
+    if (open?.recipe) return { id: open.id, hostname: open.name, period: open };
     throw new OperationError('not_found', `no instance ${ref} in this project`, {
       hint: 'list them with: assistant gpucloud list instances (a deleted instance cannot be resumed; its data volumes are detached and kept)',
     });
