@@ -116,7 +116,7 @@ export async function runBoxBench(messages = 400): Promise<void> {
     controller.signal,
   );
   const session = await openSession(ctx, { overallDeadline: false });
-  const agent = assistantAgent({ ctx, session, allowApply: false, aiTimeoutMs: 60_000 });
+  const agent = assistantAgent({ host: { home: ctx.home, env: ctx.env, sandbox: false }, session, allowApply: false, aiTimeoutMs: 60_000 });
   const box = await startBoxServer({ host: '127.0.0.1', port: 0, agent, version: 'bench', maxTurns: 10 });
   try {
     console.log('\nbox serve: POST /v1/box/messages, built-in agent (ask flow + context reads from the emulator + openai SDK against a local server answering at once)');

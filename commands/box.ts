@@ -243,7 +243,7 @@ function runnerFor(ctx: CommandContext, session: Session, agent: CatalogAgent, o
     }
     return acpAgent(agent, { env: ctx.env, signal: ctx.signal, sandbox });
   }
-  return assistantAgent({ ctx, session, allowApply: Boolean(opts.allowApply), aiProfile: opts.aiProfile === undefined ? undefined : String(opts.aiProfile), aiTimeoutMs: requestTimeoutMs + 5_000 });
+  return assistantAgent({ host: { home: ctx.home, env: ctx.env, sandbox: ctx.globals.sandbox, debug: ctx.debug.callback }, session, allowApply: Boolean(opts.allowApply), aiProfile: opts.aiProfile === undefined ? undefined : String(opts.aiProfile), aiTimeoutMs: requestTimeoutMs + 5_000 });
 }
 
 async function serve(ctx: CommandContext, opts: ServeFlags): Promise<number> {

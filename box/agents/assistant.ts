@@ -7,10 +7,8 @@
  * each request gets its own deadline: its signal bounds the context reads, the AI call, the maker's
  * catalogue read and the apply.
  */
-import type { CommandContext } from '../../commands/context.js';
 import { makePlanFromQuestion } from '../../machines/make/make-plan.js';
-import type { AskContext } from '../../machines/ask/ask-flow.js';
-import type { Session } from '../../commands/session.js';
+import type { AskBackend, AskContext } from '../../machines/ask/ask-flow.js';
 import type { ChatMessage } from '../../engine/producers/ai/provider.js';
 import { SafetyRefusal } from '../../engine/core/errors.js';
 import { renderReport } from '../../engine/core/render/report.js';
@@ -24,9 +22,10 @@ import { BoxError, type AgentReply, type AgentRequest, type AgentRunner, type Tu
 import { applyBoxPlan } from '../apply.js';
 
 export interface AssistantAgentOptions {
-  /** The serve command's context: env, home, globals (its signal is the box's life, not a request's). */
-  ctx: CommandContext;
-  session: Session;
+  /** What the serve command runs with: its home and environment, --sandbox, the --debug writer. */
+  host: { home: string; env: Record<string, string | undefined>; sandbox: boolean; debug?: (message: string) => void };
+  /** The server's backend (one per box, shared by every request) and its config. */
+  session: AskBackend;
   allowApply: boolean;
   /** `--ai-profile` of `box serve`. */
   aiProfile?: string;
@@ -37,7 +36,7 @@ export interface AssistantAgentOptions {
 const toMessages = (history: readonly Turn[]): ChatMessage[] => history.map((t) => ({ role: t.role, content: t.text }));
 
 /** The session with the request's signal: every read and run of this request ends at its deadline. */
-function sessionFor(session: Session, signal: AbortSignal): Session {
+function sessionFor(session: AskBackend, signal: AbortSignal): AskBackend {
   return { ...session, runContext: () => ({ ...session.runContext(), signal }) };
 }
 
@@ -48,14 +47,14 @@ async function describePlan(plan: Plan, backend: PlanBackend, signal: AbortSigna
 }
 
 export function assistantAgent(opts: AssistantAgentOptions): AgentRunner {
-  const { ctx, session } = opts;
+  const { host, session } = opts;
   const budget = (): BudgetLimit | undefined => (session.config.budget?.max_hourly === undefined ? undefined : { max: session.config.budget.max_hourly, from: 'budget.max_hourly' });
 
   const makePlan = async (req: AgentRequest): Promise<Plan> => {
     // The request's deadline bounds the maker's reads and AI calls, as `ask --maker` is bounded by its command's.
-    const context: AskContext = { backend: sessionFor(session, req.signal), home: ctx.home, env: ctx.env, signal: req.signal, sandbox: ctx.globals.sandbox, ai: { profile: opts.aiProfile } };
+    const context: AskContext = { backend: sessionFor(session, req.signal), home: host.home, env: host.env, signal: req.signal, sandbox: host.sandbox, ai: { profile: opts.aiProfile } };
     try {
-      return await makePlanFromQuestion(context, req.message, { destroyer: false, onDebug: ctx.debug.callback });
+      return await makePlanFromQuestion(context, req.message, { destroyer: false, onDebug: host.debug });
     } catch (err) {
       // The maker's hint points at --destroyer; a box has no such switch.
       if (err instanceof SafetyRefusal) throw new BoxError(403, 'refused', err.message, 'a box never makes or applies destructive plans; make and apply such a plan yourself: assistant ask --maker --destroyer "…"');
@@ -78,10 +77,10 @@ export function assistantAgent(opts: AssistantAgentOptions): AgentRunner {
             history: false,
             context: {
               backend: sessionFor(session, req.signal),
-              home: ctx.home,
-              env: ctx.env,
+              home: host.home,
+              env: host.env,
               signal: req.signal,
-              sandbox: ctx.globals.sandbox,
+              sandbox: host.sandbox,
               ai: { profile: opts.aiProfile, policy: { timeoutMs: opts.aiTimeoutMs } },
             },
           },
@@ -106,7 +105,7 @@ export function assistantAgent(opts: AssistantAgentOptions): AgentRunner {
       }
       // Priced before it runs (a scale-up's difference is gone once it is made); the apply path checks again.
       const described = await describePlan(plan, backend, req.signal);
-      const outcome = await applyBoxPlan(plan, { backend, home: ctx.home, signal: req.signal, budget: budget() });
+      const outcome = await applyBoxPlan(plan, { backend, home: host.home, signal: req.signal, budget: budget() });
       const text = `${described}\n${renderReport(outcome.report)}`;
       req.onToken?.(text);
       return { answer: text, plan, report: outcome.report };
