@@ -16,6 +16,25 @@ import { HAVE_TMUX, startInTmux, type TmuxPane } from './support/tmux.js';
 const headerOf = (stdout: string) => stdout.split('\n')[0]!.split(/\s{3,}/);
 const NOTICE = /(\d+) columns? hidden to fit the terminal: (.+) \(-o wide shows every column\)/;
 
+/** `gpucloud <args>` in process on a terminal `columns` wide (stdout and stderr TTYs, no colour): what each stream got. */
+async function onNarrowTerminal(args: string[], env: Record<string, string | undefined>, columns: number): Promise<{ code: number; out: string; err: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const home = tempHome();
+  const ctx = commandContext({
+    io: { stdout, stderr, stdin: new PassThrough(), stdoutIsTTY: true, stderrIsTTY: true, stdinIsTTY: false, columns, color: false, stdoutColor: false },
+    env: { ...env, HOME: home },
+    home,
+    globals: { output: 'table', outputExplicit: false, debug: false, yes: false, sandbox: false },
+  });
+  const code = await runGpucloud(args, ctx);
+  return { code, out, err };
+}
+
 test('a table piped into another program has every column, however narrow COLUMNS says the terminal is', async () => {
   await withEmulator(async ({ env }) => {
     const narrow = { ...env, COLUMNS: '40' };
@@ -48,20 +67,8 @@ test('-o wide in a pipe is the same full table, and -o wide is offered in the us
 
 test('the hidden-columns line goes to stderr: stdout of a narrow terminal carries only the table', async () => {
   await withEmulator(async ({ env }) => {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = '';
-    let err = '';
-    stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    const home = tempHome();
-    const ctx = commandContext({
-      io: { stdout, stderr, stdin: new PassThrough(), stdoutIsTTY: true, stderrIsTTY: true, stdinIsTTY: false, columns: 60, color: false, stdoutColor: false },
-      env: { ...env, HOME: home },
-      home,
-      globals: { output: 'table', outputExplicit: false, debug: false, yes: false, sandbox: false },
-    });
-    assert.is(await runGpucloud(['list', 'instances'], ctx), 0, err);
+    const { code, out, err } = await onNarrowTerminal(['list', 'instances'], env, 60);
+    assert.is(code, 0, err);
     assert.match(err, NOTICE);
     assert.not.match(out, /hidden/);
     assert.ok(out.split('\n').every((l) => l.length <= 60), out);
@@ -70,20 +77,8 @@ test('the hidden-columns line goes to stderr: stdout of a narrow terminal carrie
 
 test('a producer\'s table (the availability matrix) names the columns it drops on a narrow terminal too, and only on stderr', async () => {
   await withEmulator(async ({ env }) => {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = '';
-    let err = '';
-    stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    const home = tempHome();
-    const ctx = commandContext({
-      io: { stdout, stderr, stdin: new PassThrough(), stdoutIsTTY: true, stderrIsTTY: true, stdinIsTTY: false, columns: 40, color: false, stdoutColor: false },
-      env: { ...env, HOME: home },
-      home,
-      globals: { output: 'table', outputExplicit: false, debug: false, yes: false, sandbox: false },
-    });
-    assert.is(await runGpucloud(['list', 'availability', '--matrix'], ctx), 0, err);
+    const { code, out, err } = await onNarrowTerminal(['list', 'availability', '--matrix'], env, 40);
+    assert.is(code, 0, err);
     const said = NOTICE.exec(err);
     assert.ok(said, err);
     assert.ok(said![2]!.split(', ').includes('GPU'), err);
