@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { tempDir } from './temp.js';
-import { accepts, freePort } from './net.js';
+import { accepts, onFreePort } from './net.js';
 
 const GIT_ENV = {
   ...process.env,
@@ -80,7 +80,10 @@ export interface GitDaemon {
 
 /** `git daemon` serving every repository under `root` (export-all) on 127.0.0.1; resolves once it accepts connections. */
 export async function startGitDaemon(root: string): Promise<GitDaemon> {
-  const port = await freePort();
+  return onFreePort((port) => startGitDaemonOn(root, port));
+}
+
+async function startGitDaemonOn(root: string, port: number): Promise<GitDaemon> {
   const child: ChildProcess = spawn('git', ['daemon', '--reuseaddr', '--export-all', '--listen=127.0.0.1', `--port=${port}`, `--base-path=${root}`, '--informative-errors', root], {
     env: GIT_ENV,
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import type { Test } from 'uvu';
 import { tempDir } from './temp.js';
 import { reportSkip } from './skip.js';
-import { freePort, onPath } from './net.js';
+import { onFreePort, onPath } from './net.js';
 
 export interface Moto {
   url: string;
@@ -45,30 +45,7 @@ function realAwsDir(): string | undefined {
 
 /** Starts `moto_server` on a free loopback port (MOTO_IAM_LOAD_MANAGED_POLICIES=true) and waits until it answers. */
 export async function startMoto(): Promise<RunningMoto> {
-  const port = await freePort();
-  // Through a shell that holds moto while its stdin is open: if this test process dies (even kill -9 on a
-  // timeout) the pipe closes and moto is stopped too, instead of outliving the run.
-  const child = spawn('sh', ['-c', 'moto_server -H 127.0.0.1 -p "$1" & m=$!; trap \'kill $m; exit 0\' TERM; cat >/dev/null; kill $m; wait $m', 'sh', String(port)], {
-    // The recorder's file per server (moto writes `moto_recording` in its working directory otherwise:
-    // shared by the test files that run at once, and left in the checkout).
-    env: { ...process.env, MOTO_IAM_LOAD_MANAGED_POLICIES: 'true', MOTO_RECORDER_FILEPATH: join(tempDir('moto-recording-'), 'recording') },
-    stdio: ['pipe', 'ignore', 'pipe'],
-  });
-  let log = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (log = (log + d).slice(-4000)));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.stdin!.end();
-    await exited;
-  };
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitUntilUp(url, child, () => log);
-  } catch (err) {
-    await stop();
-    throw err;
-  }
+  const { url, stop } = await onFreePort(startMotoOn);
   const dir = tempDir('moto-aws-');
   writeFileSync(join(dir, 'config'), '[default]\nregion = us-east-1\n');
   writeFileSync(join(dir, 'credentials'), '[default]\naws_access_key_id = testing\naws_secret_access_key = testing\n');
@@ -99,6 +76,36 @@ export async function startMoto(): Promise<RunningMoto> {
     if (!res.ok) throw new Error(`moto reset failed: HTTP ${res.status}`);
   };
   return { url, env, aws, reset, stop };
+}
+
+/** moto_server on `port`, answering; fails (instead of waiting out its deadline) when moto exits, e.g. because the port was taken. */
+async function startMotoOn(port: number): Promise<{ url: string; stop: () => Promise<void> }> {
+  // Through a shell that holds moto while its stdin is open: if this test process dies (even kill -9 on a
+  // timeout) the pipe closes and moto is stopped too, instead of outliving the run. The shell ends with
+  // moto, so a moto that could not bind its port is seen as exited.
+  // (A background list reads /dev/null in sh, so the watcher reads this stdin through fd 3.)
+  const script = 'exec 3<&0; moto_server -H 127.0.0.1 -p "$1" </dev/null & m=$!; trap \'kill $m; exit 0\' TERM; { cat <&3 >/dev/null; kill $m 2>/dev/null; } & wait $m';
+  const child = spawn('sh', ['-c', script, 'sh', String(port)], {
+    // The recorder's file per server (moto writes `moto_recording` in its working directory otherwise:
+    // shared by the test files that run at once, and left in the checkout).
+    env: { ...process.env, MOTO_IAM_LOAD_MANAGED_POLICIES: 'true', MOTO_RECORDER_FILEPATH: join(tempDir('moto-recording-'), 'recording') },
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
+  let log = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (log = (log + d).slice(-4000)));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const stop = async () => {
+    child.stdin!.end(); // the watcher's cat ends, which stops moto
+    if (child.exitCode === null && child.signalCode === null) await exited;
+  };
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntilUp(url, child, () => log);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { url, stop };
 }
 
 /** Polls moto until it answers (generous: a loaded machine starts Python slowly). */

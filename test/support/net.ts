@@ -15,6 +15,21 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * Starts a server on a free port, and on a fresh port again when it fails: the port is free when it is
+ * picked, but anything on the machine (another test file's server, an outgoing connection) may take it
+ * before a slow-starting server binds it. `start` must fail, not hang, when its server exits.
+ */
+export async function onFreePort<T>(start: (port: number) => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(await freePort());
+    } catch (err) {
+      if (attempt >= attempts) throw err;
+    }
+  }
+}
+
 /** Whether something on 127.0.0.1:`port` accepts a connection now. */
 export function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {

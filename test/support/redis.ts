@@ -4,7 +4,7 @@
  * test/support/skip.ts); CI installs it (.ci/run), so there they always run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accepts, freePort, onPath } from './net.js';
+import { accepts, onFreePort, onPath } from './net.js';
 
 export interface RedisProcess {
   port: number;
@@ -30,7 +30,10 @@ function redisServerPath(): string {
 /** Starts redis-server without persistence; `password` sets requirepass (the URL carries it). */
 export async function startRedis(opts: { password?: string } = {}): Promise<RedisProcess> {
   const bin = redisServerPath();
-  const port = await freePort();
+  return onFreePort((port) => startRedisOn(bin, port, opts));
+}
+
+async function startRedisOn(bin: string, port: number, opts: { password?: string }): Promise<RedisProcess> {
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
   if (opts.password) args.push('--requirepass', opts.password);
   const child: ChildProcess = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -42,6 +45,7 @@ export async function startRedis(opts: { password?: string } = {}): Promise<Redi
     if (child.exitCode !== null) throw new Error(`redis-server exited:\n${output}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+  if (child.exitCode !== null) throw new Error(`redis-server exited:\n${output}`);
   const auth = opts.password ? `:${encodeURIComponent(opts.password)}@` : '';
   const stopWith = async (signal: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
