@@ -85,7 +85,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant deploy git@github.com:me/llm.git --ref v1.2 --instance-type 1A100.22V --apply --dry-run')
       .example('  assistant deploy https://github.com/me/llm.git --autostop 30m --apply   # stopped after 30 idle minutes')
       .example('  assistant deploy ./web --target container --image ghcr.io/me/web:1.4 --env-file prod.env --apply')
-      .action((url: string | number, opts: DeployFlags) => start(() => deploy(ctx, deployers, url, { ...opts, ...textFlags(argv) })));
+      .action((url: string | number, opts: DeployFlags) => start(() => deploy(ctx, deployers, url, opts)));
   }, '', FLAGS);
 }
 
@@ -113,25 +113,6 @@ const providerFlagOwners = (deployers: readonly Deployer[], flag: string): strin
 
 /** Provider flags as typed, by option name (only `ami` so far). */
 const providerOptions = (opts: DeployFlags): Record<string, string | undefined> => ({ ami: opts.ami });
-
-const TEXT_FLAGS = { ref: '--ref', name: '--name', target: '--target', provider: '--provider', location: '--location', start: '--start', instanceType: '--instance-type', image: '--image', envFile: '--env-file', healthPath: '--health-path', ami: '--ami' } as const;
-
-/**
- * Text flags exactly as typed: cac turns number-like values into numbers (`--ref 1.10` would become
- * the tag "1.1"), so they are read from argv (the last one wins, as with cac).
- */
-function textFlags(argv: string[]): Partial<DeployFlags> {
-  const out: Record<string, string> = {};
-  const end = argv.indexOf('--');
-  const args = end === -1 ? argv : argv.slice(0, end);
-  for (const [key, flag] of Object.entries(TEXT_FLAGS)) {
-    args.forEach((arg, i) => {
-      if (arg === flag && args[i + 1] !== undefined) out[key] = args[i + 1]!;
-      else if (arg.startsWith(`${flag}=`)) out[key] = arg.slice(flag.length + 1);
-    });
-  }
-  return out;
-}
 
 async function deploy(ctx: CommandContext, deployers: readonly Deployer[], rawUrl: string | number, opts: DeployFlags): Promise<number> {
   const url = String(rawUrl);

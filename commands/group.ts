@@ -3,6 +3,7 @@ import { closest } from '../engine/core/did-you-mean.js';
 import { UsageError } from '../engine/core/errors.js';
 import type { CommandContext } from './context.js';
 import { coerceFlags, type FlagSpec } from './flag-spec.js';
+import { keepTypedText } from './flag-text.js';
 import { rawStream } from './terminal.js';
 
 class HelpShown extends Error {}
@@ -70,7 +71,9 @@ export async function runGroup(
       cli.outputHelp();
       return 0;
     }
-    cli.parse(['node', `assistant ${group}`, ...pinBooleanFlags(cli, argv)]);
+    const pinned = pinBooleanFlags(cli, argv);
+    cli.parse(['node', `assistant ${group}`, ...pinned]);
+    keepTypedText(cli, pinned);
   } catch (err) {
     if (err instanceof HelpShown) return 0;
     if (err instanceof Error && err.name === 'CACError') {
