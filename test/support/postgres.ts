@@ -15,7 +15,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './net.js';
+import { onFreePort } from './net.js';
 
 export interface RunningPostgres {
   host: string;
@@ -80,6 +80,10 @@ export interface StartPostgresOptions {
 }
 
 export async function startPostgres(opts: StartPostgresOptions = {}): Promise<RunningPostgres> {
+  return onFreePort((port) => startPostgresOn(port, opts));
+}
+
+async function startPostgresOn(port: number, opts: StartPostgresOptions): Promise<RunningPostgres> {
   const missing = postgresMissing();
   if (missing) throw new Error(`cannot start PostgreSQL: ${missing}`);
   const bin = postgresBinDir()!;
@@ -103,7 +107,6 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Ru
     // Written as the server's user would: the file belongs to it already (initdb made it).
     writeFileSync(join(data, 'pg_hba.conf'), 'local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\nhost all all ::1/128 scram-sha-256\n');
   }
-  const port = await freePort();
   const settings = { listen_addresses: '127.0.0.1', unix_socket_directories: dir, ...opts.settings };
   const serverOpts = [`-p ${port}`, ...Object.entries(settings).map(([k, v]) => `-c ${k}=${v}`)].join(' ');
   const [ctlCmd, ctlPre] = asServerUser(join(bin, 'pg_ctl'), []);
