@@ -35,7 +35,7 @@ export interface ConsoleOptions {
   /** Served over TLS: the cookie is Secure. */
   secure: boolean;
   sessionSeconds: number;
-  /** How the live page reaches the clouds (the server's configuration and the bound on a read). */
+  /** How the live and drift pages reach the clouds (the server's configuration, the bound on a read, the drift page's cap). */
   live: LiveSettings;
 }
 

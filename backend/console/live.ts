@@ -21,8 +21,9 @@ import { readPlan } from '../../machines/apply/reads.js';
 import { readFailure, storedBackend, type ReachSettings } from './stored-backend.js';
 import type { CredentialStore, Principal } from '../store.js';
 
+/** How the console's reading pages (live, drift) reach the clouds, and how much the drift page may do. */
 export interface LiveSettings extends ReachSettings {
-  /** The most plans the drift page checks per request (./drift.ts). */
+  /** The most plans the drift page compares per request (./drift.ts, ASSISTANT_BACKEND_UI_DRIFT_PLANS). */
   driftPlans: number;
 }
 
