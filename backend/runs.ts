@@ -56,6 +56,12 @@ function summaryOf(r: Row): RunSummary {
   };
 }
 
+function detailOf(row: Row): RunDetail {
+  const { resources: _count, ...summary } = summaryOf(row);
+  const record = (typeof row.record === 'string' ? JSON.parse(row.record) : row.record) as RunRecord;
+  return { ...summary, tenant: String(row.tenant), record };
+}
+
 /** What a run adds to the burn: an apply that succeeded with a priced change, by env, provider and day (UTC). */
 interface Burning {
   env: string;
@@ -189,10 +195,27 @@ export class RunHistory {
   /** One run of this tenant in one of `envs`, or undefined. */
   async get(tenant: string, envs: readonly string[], id: string): Promise<RunDetail | undefined> {
     const [row] = await this.storage.query<Row>(`SELECT ${SUMMARY_COLUMNS}, tenant, record FROM runs WHERE tenant = $1 AND id = $2 AND env = ANY($3::text[])`, [tenant, id, [...envs]]);
-    if (!row) return undefined;
-    const { resources: _count, ...summary } = summaryOf(row);
-    const record = (typeof row.record === 'string' ? JSON.parse(row.record) : row.record) as RunRecord;
-    return { ...summary, tenant: String(row.tenant), record };
+    return row ? detailOf(row) : undefined;
+  }
+
+  /**
+   * The plans applied in one env: per plan (its hash, as `previous` tells "the same plan"), its newest run
+   * that reached the cloud (an apply that succeeded, failed or was cancelled: a refused or invalid one sent
+   * nothing, a dry run changes nothing), newest first, at most `limit`; and how many such plans there are.
+   */
+  async appliedPlans(tenant: string, env: string, limit: number): Promise<{ plans: number; runs: RunDetail[] }> {
+    const latest = await this.storage.query<Row>(
+      `SELECT id, count(*) OVER () AS plans FROM (
+         SELECT DISTINCT ON (plan_hash) id, started_at FROM runs
+         WHERE tenant = $1 AND env = $2 AND kind = 'apply' AND status IN ('succeeded', 'failed', 'cancelled')
+         ORDER BY plan_hash, started_at DESC, id DESC) latest
+       ORDER BY started_at DESC, id DESC LIMIT $3`,
+      [tenant, env, Math.max(1, limit)],
+    );
+    if (!latest.length) return { plans: 0, runs: [] };
+    const rows = await this.storage.query<Row>(`SELECT ${SUMMARY_COLUMNS}, tenant, record FROM runs WHERE tenant = $1 AND env = $2 AND id = ANY($3::text[])`, [tenant, env, latest.map((r) => String(r.id))]);
+    const byId = new Map(rows.map((r) => [String(r.id), detailOf(r)]));
+    return { plans: Number(latest[0]!.plans), runs: latest.map((r) => byId.get(String(r.id))).filter((r): r is RunDetail => r !== undefined) };
   }
 
   /** The hourly change the applied runs made, per day (UTC), over the last `days` days (whole days): the cost trend. */

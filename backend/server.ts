@@ -12,6 +12,7 @@ import { listenError } from '../engine/core/listen.js';
 import { OperationError } from '../engine/core/errors.js';
 import { runRetentionFrom } from './runs.js';
 import { sessionSecondsFrom } from './console/sessions.js';
+import { driftPlansFrom } from './console/drift.js';
 import { liveTimeoutMsFrom } from './console/live.js';
 import type { Config } from '../schemas/config.js';
 import { emptyConfigValue } from '../schemas/config-defaults.js';
@@ -165,7 +166,7 @@ export async function startBackend(opts: BackendServerOptions): Promise<RunningB
       chmodSync(socket, 0o600);
     }
     api = await startApiServer({ host: opts.host, port: opts.port, store, storage: storageKind, tls: opts.tls, log: opts.log, runRetention: runRetentionFrom(opts.env), uiSessionSeconds: sessionSecondsFrom(opts.env),
-      live: { config: opts.config ?? emptyConfigValue(), env: opts.env, home: opts.home ?? opts.dataDir, timeoutMs: liveTimeoutMsFrom(opts.env) },
+      live: { config: opts.config ?? emptyConfigValue(), env: opts.env, home: opts.home ?? opts.dataDir, timeoutMs: liveTimeoutMsFrom(opts.env), driftPlans: driftPlansFrom(opts.env) },
     });
   } catch (err) {
     await api?.stop(0);

@@ -4,13 +4,14 @@
  * then the console's list page (/ui/runs, signed in) requested again and again; the server's own time
  * for each page is read from its Server-Timing header (the handler, from routing to the last byte
  * rendered), so the load of this shared machine on the client side does not count. Target: median
- * under 200 ms. PGlite and, when installed, PostgreSQL. BENCH_CONSOLE_RUNS=<n> changes the 10,000.
+ * under 200 ms. The drift page's server time over the same history is printed too (no target). PGlite and, when installed, PostgreSQL. BENCH_CONSOLE_RUNS=<n> changes the 10,000.
  */
 import { loadavg } from 'node:os';
 import { backendApiKey, median, percentile, rows, startBackend, startBenchPostgres, whyNoPostgres, type BenchBackend } from './fixtures.js';
 
 const RUNS = Number(process.env.BENCH_CONSOLE_RUNS) > 0 ? Number(process.env.BENCH_CONSOLE_RUNS) : 10_000;
 const PAGE_REQUESTS = 30;
+const DRIFT_REQUESTS = 10;
 const SENDERS = 4;
 const TARGET_MS = 200;
 const DAY = 86_400_000;
@@ -66,25 +67,24 @@ async function signIn(b: BenchBackend, key: string): Promise<string> {
   return cookie;
 }
 
-/** The list page `PAGE_REQUESTS` times, one after another: the server's time per page (Server-Timing) and the client's. */
-async function listPage(b: BenchBackend, cookie: string): Promise<{ server: number[]; client: number[]; rowsShown: number }> {
+/** A console page `requests` times, one after another: the server's time per page (Server-Timing) and the client's. */
+async function timePage(b: BenchBackend, cookie: string, path: string, requests: number): Promise<{ server: number[]; client: number[]; page: string }> {
   const server: number[] = [];
   const client: number[] = [];
-  let rowsShown = 0;
-  for (let i = 0; i < PAGE_REQUESTS + 3; i++) {
+  let page = '';
+  for (let i = 0; i < requests + 3; i++) {
     const t = performance.now();
-    const r = await fetch(`${b.url}/ui/runs?env=production`, { headers: { cookie } });
-    const page = await r.text();
+    const r = await fetch(`${b.url}${path}`, { headers: { cookie } });
+    page = await r.text();
     const took = performance.now() - t;
-    if (r.status !== 200) throw new Error(`GET /ui/runs: ${r.status}`);
+    if (r.status !== 200) throw new Error(`GET ${path}: ${r.status}`);
     const dur = /dur=([\d.]+)/.exec(r.headers.get('server-timing') ?? '');
     if (!dur) throw new Error('the console sent no Server-Timing header');
-    rowsShown = page.match(/href="\/ui\/runs\/run_/g)?.length ?? 0;
     if (i < 3) continue; // warm-up: the first queries' plans, the pool's connections
     server.push(Number(dur[1]));
     client.push(took);
   }
-  return { server, client, rowsShown };
+  return { server, client, page };
 }
 
 async function onStorage(label: string, database?: string): Promise<number> {
@@ -96,12 +96,19 @@ async function onStorage(label: string, database?: string): Promise<number> {
       `  ${label}: ${RUNS} runs reported in ${(filled.wall / 1000).toFixed(1)} s (${((RUNS / filled.wall) * 1000).toFixed(0)} runs/s, ${SENDERS} clients; ` +
         `PUT p50 ${percentile(filled.lat, 0.5).toFixed(1)} ms, p95 ${percentile(filled.lat, 0.95).toFixed(1)} ms; p50 of the first 1,000 ${median(filled.lat.slice(0, 1000)).toFixed(1)} ms, of the last 1,000 ${median(filled.lat.slice(-1000)).toFixed(1)} ms)`,
     );
-    const page = await listPage(b, await signIn(b, key));
+    const cookie = await signIn(b, key);
+    const page = await timePage(b, cookie, '/ui/runs?env=production', PAGE_REQUESTS);
     const server = [...page.server].sort((a, z) => a - z);
+    const rowsShown = page.page.match(/href="\/ui\/runs\/run_/g)?.length ?? 0;
     console.log(
-      `  ${label}: /ui/runs (${page.rowsShown} rows of ${RUNS}, charts over all of them), server time median ${median(server).toFixed(1)} ms, ` +
+      `  ${label}: /ui/runs (${rowsShown} rows of ${RUNS}, charts over all of them), server time median ${median(server).toFixed(1)} ms, ` +
         `p95 ${percentile(server, 0.95).toFixed(1)} ms; client median ${median(page.client).toFixed(1)} ms (${PAGE_REQUESTS} requests; load average ${loadavg()[0]!.toFixed(1)})`,
     );
+    // The drift page over the same history (200 plans): the newest applied run per plan, the cap's plans
+    // validated and compared. No credentials are stored, so no cloud is read: the server's own share.
+    const drift = await timePage(b, cookie, '/ui/drift?env=production', DRIFT_REQUESTS);
+    const plansShown = drift.page.match(/<section class="plan"/g)?.length ?? 0;
+    console.log(`  ${label}: /ui/drift (${plansShown} plans of 200 compared, none with credentials), server time median ${median(drift.server).toFixed(1)} ms, p95 ${percentile(drift.server, 0.95).toFixed(1)} ms (${DRIFT_REQUESTS} requests)`);
     return median(server);
   } finally {
     await b.stop();

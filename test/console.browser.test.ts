@@ -2,7 +2,7 @@
  * The console in a real browser (issue 41 item 3): Debian's chromium, driven by puppeteer-core, against
  * a real backend process, with runs the CLI made against the emulator. The main walk runs with
  * JavaScript off (the pages have none; every page must work without it): sign in with an API key, see
- * the run, open its diff, see the burn match `cost summary`, sign out. Refused in the browser: a forged
+ * the run, see its plan on the drift page, open its diff, see the burn match `cost summary`, sign out. Refused in the browser: a forged
  * cookie, an unknown key, a key of another tenant, an expired session, and a page on another site
  * framing the console, posting its forms or linking into it. Screenshots of each page are written for
  * review (the folder is printed), never compared.
@@ -116,6 +116,14 @@ it('without JavaScript: sign in with an API key, see the run the CLI applied aga
   assert.equal(burnRows, [['gpucloud', `+${burn.toFixed(4)} /h`, '1']]);
   assert.ok(await page.$('svg.chart'), 'the cost trend chart');
   await shot(page, 'runs');
+
+  // The drift page, from the env's navigation: the plan applied is listed; no gpucloud credentials are stored here, so it can't tell, and says how.
+  await Promise.all([page.waitForNavigation(), page.click('nav.envs a[href="/ui/drift?env=production"]')]);
+  assert.is(new URL(page.url()).pathname, '/ui/drift');
+  assert.equal(await page.$$eval('section.plan', (ss) => ss.map((s) => [s.getAttribute('data-state'), s.querySelector('h2')?.textContent?.trim()])), [['unknown', "can't tell · browser box"]]);
+  assert.match(await text(page), /no gpucloud credentials are stored for production/);
+  await shot(page, 'drift');
+  await Promise.all([page.waitForNavigation(), page.click('nav.envs a[href="/ui/runs?env=production"]')]);
 
   appliedRun = (await page.$eval('section:nth-of-type(2) tbody tr a', (a) => a.getAttribute('href')))!.split('/').pop()!;
   await Promise.all([page.waitForNavigation(), page.click('section:nth-of-type(2) tbody tr a')]);

@@ -61,4 +61,6 @@ svg.chart text { fill: var(--muted); font: 11px system-ui, sans-serif; } svg.cha
 svg.matrix { max-width: 100%; height: auto; } svg.matrix text { fill: var(--fg); font: 11px system-ui, sans-serif; } svg.matrix rect.cell { fill: transparent; stroke: var(--line); }
 svg.matrix rect.both, svg.matrix rect.on-demand { fill: rgba(26, 127, 55, .18); } svg.matrix rect.spot { fill: rgba(154, 103, 0, .18); } svg.matrix text.col { fill: var(--muted); }
 .error-box { border: 1px solid var(--bad); padding: .6em .9em; margin: .6em 0; } .note { border: 1px solid var(--line); padding: .6em .9em; }
+.in_sync { color: var(--ok); } .drifted, .different, .missing { color: var(--bad); } .unknown, .unowned { color: var(--warn); }
+.error-box.cannot-tell { border-color: var(--warn); } section.plan { border-top: 1px solid var(--line); margin-top: 1.2em; } section.plan h2 { font-size: 1.1em; }
 `;

@@ -7,7 +7,8 @@
  * - Every page is HTML rendered here, with no script at all: CSP `default-src 'none'` with only the
  *   console's own stylesheet and forms; every page works without JavaScript.
  * - Read-only by construction: the only POST routes are sign-in and sign-out; nothing here calls the
- *   credential store's writes; the live page reaches a cloud only through read plans (./live.ts).
+ *   credential store's writes; the live and drift pages reach a cloud only through read plans (./live.ts,
+ *   ./drift.ts: a stored plan is compared, never run).
  * - Cross-site requests are refused: the cookie is SameSite=Strict, a foreign Origin is refused by the
  *   guard, and a request a browser marks `Sec-Fetch-Site: cross-site|same-site` is refused here.
  */
@@ -18,8 +19,9 @@ import type { RunHistory } from '../runs.js';
 import type { CredentialStore, Principal } from '../store.js';
 import type { AuthThrottle } from '../throttle.js';
 import { STYLE } from './html.js';
+import { readDrift } from './drift.js';
 import { readLive, type LiveSettings } from './live.js';
-import { livePage, messagePage, runPage, runsPage, signInPage } from './pages.js';
+import { driftPage, livePage, messagePage, runPage, runsPage, signInPage } from './pages.js';
 import { ConsoleSessions, cookieValue, SESSION_COOKIE } from './sessions.js';
 
 const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
@@ -33,7 +35,7 @@ export interface ConsoleOptions {
   /** Served over TLS: the cookie is Secure. */
   secure: boolean;
   sessionSeconds: number;
-  /** How the live page reaches the clouds (the server's configuration and the bound on a read). */
+  /** How the live and drift pages reach the clouds (the server's configuration, the bound on a read, the drift page's cap). */
   live: LiveSettings;
 }
 
@@ -106,10 +108,14 @@ export function createConsole(opts: ConsoleOptions): ConsoleHandler {
     const who = await principalOf(req);
     if (route === '') return who ? redirect(res, '/ui/runs') : send(res, 200, signInPage());
     if (!who) return redirect(res, '/ui', { 'set-cookie': cookie('', 0) });
-    if (route === 'runs' || route === 'live') {
+    if (route === 'runs' || route === 'live' || route === 'drift') {
       const wanted = url.searchParams.get('env');
       const env = wanted && who.envs.includes(wanted) ? wanted : who.envs.includes('production') ? 'production' : who.envs[0]!;
       if (wanted && wanted !== env) return send(res, 403, messagePage('Not allowed', `This key may read ${who.envs.join(', ')}, not ${wanted}.`, whoOf(who)));
+      if (route === 'drift') {
+        const view = await readDrift(opts.store, opts.runs, who, env, address, opts.live);
+        return send(res, 200, driftPage({ who: whoOf(who), env, envs: who.envs, ...view }));
+      }
       if (route === 'live') {
         const providers = await readLive(opts.store, who, env, address, opts.live);
         return send(res, 200, livePage({ who: whoOf(who), env, envs: who.envs, providers }));

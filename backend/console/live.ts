@@ -13,24 +13,18 @@
  */
 import type { CostSummary } from '../../engine/core/capabilities.js';
 import { DEFAULT_CREDENTIAL_NAME } from '../../engine/core/config/backend-store.js';
-import { AssistantError, OperationError } from '../../engine/core/errors.js';
-import type { ProviderClient } from '../../engine/core/provider.js';
-import { redactText } from '../../engine/core/redact.js';
+import { OperationError } from '../../engine/core/errors.js';
 import { buildMatrix, matrixPlan, type AvailabilityMatrix } from '../../engine/producers/charts/availability-matrix.js';
-import { PROVIDERS, providersWith } from '../../engine/providers/index.js';
-import type { Config } from '../../schemas/config.js';
+import { providersWith } from '../../engine/providers/index.js';
 import type { Plan } from '../../schemas/plan.js';
 import { readPlan } from '../../machines/apply/reads.js';
-import type { PlanBackend } from '../../machines/run/run-plan.js';
+import { readFailure, storedBackend, type ReachSettings } from './stored-backend.js';
 import type { CredentialStore, Principal } from '../store.js';
 
-export interface LiveSettings {
-  /** The server's configuration and environment: the clouds' URLs (GPUCLOUD_BASE_URL, gpucloud.base_url). */
-  config: Config;
-  env: Record<string, string | undefined>;
-  home: string;
-  /** The bound on one provider's whole live read (token, every list, pricing). */
-  timeoutMs: number;
+/** How the console's reading pages (live, drift) reach the clouds, and how much the drift page may do. */
+export interface LiveSettings extends ReachSettings {
+  /** The most plans the drift page compares per request (./drift.ts, ASSISTANT_BACKEND_UI_DRIFT_PLANS). */
+  driftPlans: number;
 }
 
 /** The bound on one provider's live read: ASSISTANT_BACKEND_UI_LIVE_TIMEOUT_S, 15 s by default (1–120). */
@@ -44,30 +38,6 @@ export type ProviderLive =
   | { provider: string; state: 'no_credentials'; what: string }
   | { provider: string; state: 'error'; code: string; message: string };
 
-/** One line for the page: the error's code and message, masked (a secret never reaches the page). */
-function failure(err: unknown, timedOut: boolean, timeoutMs: number): { code: string; message: string } {
-  if (timedOut) return { code: 'timeout', message: `the cloud did not answer within ${Math.round(timeoutMs / 1000)} s` };
-  if (err instanceof AssistantError) return { code: err.code, message: redactText(err.message) };
-  return { code: 'failed', message: redactText(err instanceof Error ? err.message : String(err)) };
-}
-
-/** A plan backend whose one client is built from the tenant's stored record, under the read's signal. */
-function storedBackend(provider: string, fields: Record<string, string>, s: LiveSettings, signal: AbortSignal): PlanBackend & { close(): Promise<void> } {
-  let connected: Promise<ProviderClient<unknown>> | undefined;
-  const connect = async (name: string): Promise<unknown> => {
-    // A plan of another provider would need that provider's credentials: not these.
-    if (name !== provider) throw new OperationError('not_allowed', `the live read of ${provider} reached for ${name}`);
-    connected ??= (async () => (await PROVIDERS.load([name])).provider(name)!.connect({ config: s.config, env: s.env, home: s.home, stored: fields, timeoutMs: s.timeoutMs, signal }))();
-    return (await connected).client;
-  };
-  return {
-    providers: PROVIDERS,
-    predefined: {},
-    runContext: () => ({ client: connect, signal }),
-    close: async () => (await connected?.catch(() => undefined))?.close?.({ processEnding: false }),
-  };
-}
-
 /** Reads and prices every account of the tenant's env that has live figures and stored credentials. */
 export async function readLive(store: CredentialStore, who: Principal, env: string, address: string, s: LiveSettings): Promise<ProviderLive[]> {
   const providers = (await providersWith('cost')).filter((p) => p.capabilities.cost.live && p.capabilities.credentials?.fields?.length);
@@ -78,11 +48,16 @@ export async function readLive(store: CredentialStore, who: Principal, env: stri
         record = await store.get({ ...who, address }, { tenant: who.tenant, env, provider: p.name, name: DEFAULT_CREDENTIAL_NAME });
       } catch (err) {
         // A record this server cannot decrypt (a lost master key) is that provider's error box, not a broken page.
-        return { provider: p.name, state: 'error', ...failure(err, false, s.timeoutMs) };
+        return { provider: p.name, state: 'error', ...readFailure(err, false, s.timeoutMs) };
       }
       if (!record) return { provider: p.name, state: 'no_credentials', what: p.capabilities.credentials!.what ?? `${p.name} credentials` };
       const bound = AbortSignal.timeout(s.timeoutMs);
-      const backend = storedBackend(p.name, record.fields, s, bound);
+      // A plan of another provider would need that provider's credentials: not these.
+      const fields = async (name: string) => {
+        if (name !== p.name) throw new OperationError('not_allowed', `the live read of ${p.name} reached for ${name}`);
+        return record!.fields;
+      };
+      const backend = storedBackend(fields, s, bound);
       const read = (plan: Plan) => readPlan(backend, plan, { signal: bound });
       try {
         const summary = await p.capabilities.cost.live!.price(read, Date.now());
@@ -91,10 +66,10 @@ export async function readLive(store: CredentialStore, who: Principal, env: stri
         try {
           return { provider: p.name, state: 'read', summary, matrix: buildMatrix('availability', await read(plan)) };
         } catch (err) {
-          return { provider: p.name, state: 'read', summary, matrixError: Object.values(failure(err, bound.aborted, s.timeoutMs)).join(': ') };
+          return { provider: p.name, state: 'read', summary, matrixError: Object.values(readFailure(err, bound.aborted, s.timeoutMs)).join(': ') };
         }
       } catch (err) {
-        return { provider: p.name, state: 'error', ...failure(err, bound.aborted, s.timeoutMs) };
+        return { provider: p.name, state: 'error', ...readFailure(err, bound.aborted, s.timeoutMs) };
       } finally {
         await backend.close().catch(() => undefined);
       }

@@ -2,10 +2,24 @@
 import type { RunDetail, RunSummary } from '../../schemas/backend-api.js';
 import { cellText, type AvailabilityMatrix } from '../../engine/producers/charts/availability-matrix.js';
 import { barChart, matrixChart } from './charts.js';
+import type { DriftReport } from '../../engine/core/drift-types.js';
+import type { DriftView, PlanDrift } from './drift.js';
 import type { ProviderLive } from './live.js';
 import { html, page, type Html } from './html.js';
 
 type Who = { tenant: string; who: string };
+
+/** The console's views of one env, in the order of the navigation. */
+const VIEWS = { runs: 'Runs', live: 'Live resources', drift: 'Drift' } as const;
+type View = keyof typeof VIEWS;
+
+/** The env switch of a view, and links to the other views of the env shown. */
+function envNav(view: View, env: string, envs: readonly string[]): Html {
+  const others = (Object.keys(VIEWS) as View[]).filter((v) => v !== view);
+  return html`<nav class="envs">${envs.map((e) => html`<a class="${e === env ? 'on' : ''}" href="/ui/${view}?env=${e}">${e}</a>`)} · ${others.map(
+    (v, i) => html`${i ? ' · ' : ''}<a href="/ui/${v}?env=${env}">${VIEWS[v]} in ${env}</a>`,
+  )}</nav>`;
+}
 
 export function signInPage(error?: string): string {
   return page(
@@ -36,7 +50,7 @@ export function runsPage(v: RunsView): string {
   const q = (extra: Record<string, string>) => `/ui/runs?${new URLSearchParams({ env: v.env, ...extra })}`;
   return page(
     `Runs · ${v.env}`,
-    html`<nav class="envs">${v.envs.map((e) => html`<a class="${e === v.env ? 'on' : ''}" href="/ui/runs?env=${e}">${e}</a>`)} · <a href="/ui/live?env=${v.env}">Live resources in ${v.env}</a></nav>
+    html`${envNav('runs', v.env, v.envs)}
 <h1>Runs in ${v.env}</h1>
 <section><h2>Burn added per provider</h2>
 <table><thead><tr><th>provider</th><th>hourly change from applied runs</th><th>runs</th></tr></thead><tbody>
@@ -156,10 +170,66 @@ export interface LiveView {
 export function livePage(v: LiveView): string {
   return page(
     `Live · ${v.env}`,
-    html`<nav class="envs">${v.envs.map((e) => html`<a class="${e === v.env ? 'on' : ''}" href="/ui/live?env=${e}">${e}</a>`)} · <a href="/ui/runs?env=${v.env}">Runs in ${v.env}</a></nav>
+    html`${envNav('live', v.env, v.envs)}
 <h1>Live resources in ${v.env}</h1>
 <p class="muted">Read now with the credentials stored for ${v.env}, through the same read-only plans as <code>assistant cost summary</code>. Reload to read again.</p>
 ${v.providers.length ? v.providers.map((p) => providerSection(p, v.env)) : html`<p class="muted">No provider of this build has live cost figures.</p>`}`,
+    v.who,
+  );
+}
+
+const STATE_TEXT: Record<PlanDrift['state'], string> = { in_sync: 'in sync', drifted: 'drifted', unknown: "can't tell" };
+
+/** Why a plan's drift could not be told, and what would tell it. */
+function cannotTell(p: Extract<PlanDrift, { state: 'unknown' }>): Html {
+  const line = html`<p class="error-box cannot-tell" role="status">Can't tell: ${p.message} <span class="muted">(${p.code})</span></p>`;
+  if (p.why === 'no_credentials') {
+    return html`${line}<p class="note">Store them with <code>ASSISTANT_BACKEND_ENV=${p.run.env} assistant credentials store ${p.provider ?? '<provider>'}</code>; the backend then compares this plan for you.</p>`;
+  }
+  if (p.why === 'not_comparable') return html`${line}<p class="muted">That provider has no drift check (<code>assistant plan diff</code> says the same).</p>`;
+  if (p.why === 'invalid_plan') return html`${line}<p class="muted">The stored plan does not validate on this server: <code>assistant plan validate</code> it.</p>`;
+  return line;
+}
+
+function driftTable(report: DriftReport | undefined): Html {
+  const rows = report?.resources ?? [];
+  if (!rows.length) return html`<p class="muted">The plan makes or names no resource to compare.</p>`;
+  return html`<table class="drift"><thead><tr><th>state</th><th>kind</th><th>name</th><th>id</th><th>step</th><th>differences</th></tr></thead><tbody>
+${rows.map(
+    (e) => html`<tr><td class="${e.state}">${e.state.replace('_', ' ')}</td><td>${e.kind}</td><td>${e.name ?? ''}</td><td><code>${e.id ?? ''}</code></td><td>${e.step === undefined ? '' : e.step + 1}</td>
+<td>${e.differences.map((d) => html`<span class="difference">${d.field}: plan <span class="added">${d.plan}</span>, live <span class="removed">${d.live}</span></span><br>`)}${e.note ? html`<span class="muted">${e.note}</span>` : ''}</td></tr>`,
+  )}
+</tbody></table>`;
+}
+
+function planSection(p: PlanDrift): Html {
+  const r = p.run;
+  return html`<section class="plan" data-plan="${r.plan_hash}" data-state="${p.state}"><h2><span class="${p.state}">${STATE_TEXT[p.state]}</span> · ${r.summary ?? html`<span class="muted">plan ${r.plan_hash.slice(0, 12)}</span>`}</h2>
+<p class="muted">Last applied <a href="/ui/runs/${r.id}">${r.started_at.replace('T', ' ').slice(0, 19)}</a> by ${r.who} (<span class="${r.status}">${r.status}</span>) · plan <code>${r.plan_hash.slice(0, 16)}</code></p>
+${p.state === 'unknown' ? cannotTell(p) : ''}${p.state !== 'unknown' || p.report?.resources.length ? driftTable(p.report) : ''}
+</section>`;
+}
+
+export interface DriftPageView extends DriftView {
+  who: Who;
+  env: string;
+  envs: readonly string[];
+}
+
+/** Each plan applied in the env against what its accounts hold now (./drift.ts). */
+export function driftPage(v: DriftPageView): string {
+  const count = (s: PlanDrift['state']) => v.plans.filter((p) => p.state === s).length;
+  return page(
+    `Drift · ${v.env}`,
+    html`${envNav('drift', v.env, v.envs)}
+<h1>Drift in ${v.env}</h1>
+<p class="muted">Each plan applied in ${v.env} (as its newest run that reached the cloud stored it), compared now with what the accounts hold, by the same code as
+<code>assistant plan diff</code> and with the credentials stored for ${v.env}. Only reads are sent; reload to compare again.</p>
+${v.plans.length < v.applied ? html`<p class="note cut" role="status">Checked the ${v.plans.length} most recently applied of ${v.applied} plans; the older ones were not compared (at most ${v.cap} per page: <code>ASSISTANT_BACKEND_UI_DRIFT_PLANS</code>).</p>` : ''}
+${v.plans.length
+    ? html`<p class="drift-counts"><span class="in_sync">${count('in_sync')} in sync</span> · <span class="drifted">${count('drifted')} drifted</span> · <span class="unknown">${count('unknown')} can't tell</span></p>
+${v.plans.map(planSection)}`
+    : html`<p class="muted">No plan has been applied in ${v.env} yet: plans appear here once the CLI applies them with a backend API key configured.</p>`}`,
     v.who,
   );
 }

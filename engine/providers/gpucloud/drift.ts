@@ -99,8 +99,10 @@ function createdResource(spec: KindSpec, step: Step, body: Rec, predefined: Reco
 function target(value: string | undefined, byBinding: Map<string, Desired>, predefined: Record<string, string>): Desired | string | undefined {
   if (!value) return undefined;
   const m = PLACEHOLDER.exec(value);
-  if (m) return byBinding.get(m[1]!) ?? predefined[m[1]!];
-  return value;
+  if (!m) return value;
+  const bound = byBinding.get(m[1]!) ?? predefined[m[1]!];
+  // A predefined value still a placeholder is one not known here (the backend's console has no user config): it names nothing.
+  return typeof bound === 'string' && PLACEHOLDER.test(bound) ? undefined : bound;
 }
 
 /** The desired resources of a plan's gpucloud steps, in the order the plan first names them. */
