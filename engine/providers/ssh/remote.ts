@@ -4,9 +4,9 @@
  * cloud says `running`) is an `SshUnreachable`, which the verbs turn into a retry; a changed host key or
  * a rejected key is final.
  */
-import { readFileSync } from 'node:fs';
 import ssh2 from 'ssh2';
 import { AssistantError, InterruptedError, InvalidInputError, OperationError } from '../../core/errors.js';
+import { readPrivateKey } from './private-key.js';
 import { canonicalHost, checkHostKey, hostKeyChangedError, hostKeyFromBlob, type PinOutcome } from './known-hosts.js';
 
 /** What the `ssh` provider's client is: settings resolved once per session, no open connection. */
@@ -41,21 +41,6 @@ export interface RemoteOutput {
 
 /** Enough for any kubeconfig or install log; more is cut (the rest is not kept in memory). */
 const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
-
-export function readPrivateKey(settings: SshSettings): Buffer {
-  if (!settings.keyPath) {
-    throw new InvalidInputError('ssh_key_missing', 'SSH steps need a private key and gpucloud.ssh_key_path is not set', {
-      hint: 'set gpucloud.ssh_key_path in ~/.assistant.yaml to the private key of the SSH key your clusters get (default_ssh_key_id)',
-    });
-  }
-  try {
-    return readFileSync(settings.keyPath);
-  } catch (err) {
-    throw new InvalidInputError('ssh_key_missing', `cannot read the SSH private key ${settings.keyPath}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, {
-      hint: 'check gpucloud.ssh_key_path',
-    });
-  }
-}
 
 export async function runRemote(settings: SshSettings, written: string, command: string, opts: { signal: AbortSignal; readyTimeoutMs: number }): Promise<RemoteOutput> {
   // Connected to and pinned under one name, however the plan wrote the address.
