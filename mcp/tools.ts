@@ -29,7 +29,7 @@ import { renderReport, renderReportError } from '../engine/core/render/report.js
 import { routeQuestion } from '../engine/core/routing/route.js';
 import { PROVIDERS, providerRoutings, providerWith } from '../engine/providers/index.js';
 import { askForTool } from './ask.js';
-import { runAutostopCheck } from '../machines/autostop.js';
+import { runAutostopCheck } from '../machines/autostop/check.js';
 import { renderCheckTable, summaryLine } from '../engine/producers/autostop/render.js';
 import { driftTool, graphTool, matrixTool, trendTool } from './insight.js';
 import type { McpBackend } from './backend.js';

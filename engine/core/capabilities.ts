@@ -373,7 +373,7 @@ export interface DeployCompiled {
 
 /**
  * Idle auto-stop's provider side (`autostop check`, `autostop resume`, `cost summary`'s saved lines;
- * machines/autostop*.ts): the read-only plans that read its instances, an instance's startup script and
+ * machines/autostop/): the read-only plans that read its instances, an instance's startup script and
  * its volumes, the statuses of a hibernation, and what the hibernations auto-stop recorded saved.
  */
 export interface AutostopCapability {
