@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { PreflightCapability } from '../../core/capabilities.js';
 import { InvalidInputError } from '../../core/errors.js';
-import type { SshSettings } from './remote.js';
+import type { SshSettings } from './settings.js';
 
 export function readPrivateKey(settings: SshSettings): Buffer {
   if (!settings.keyPath) {
