@@ -1,14 +1,14 @@
 /**
  * `assistant autostop check|resume|script`: idle auto-stop of gpucloud instances (docs/autostop.md).
- * Thin wiring: the check is machines/autostop.ts, the resume machines/autostop-resume.ts; the watcher and
+ * Thin wiring: the check is machines/autostop/check.ts, the resume machines/autostop/resume.ts; the watcher and
  * policies are engine/core/kits/autostop/.
  */
 import { ExitCode } from '../engine/core/errors.js';
 import { AUTOSTOP_ACTIONS, parseIdleDuration, type AutostopAction } from '../engine/core/kits/autostop/policy.js';
 import { renderCheckTable, summaryLine } from '../engine/producers/autostop/render.js';
 import { watcherScript } from '../engine/core/kits/autostop/watcher.js';
-import { runAutostopCheck } from '../machines/autostop.js';
-import { resumeInstance, type ResumeResult } from '../machines/autostop-resume.js';
+import { runAutostopCheck } from '../machines/autostop/check.js';
+import { resumeInstance, type ResumeResult } from '../machines/autostop/resume.js';
 import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { createPhaseSpinner } from './progress.js';

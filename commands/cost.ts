@@ -21,7 +21,7 @@ import type { Column } from '../engine/core/render/columns.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { withSession, type Session } from './session.js';
-import { autostopSaved, type AutostopSaved } from '../machines/autostop-saved.js';
+import { autostopSaved, type AutostopSaved } from '../machines/autostop/saved.js';
 import { flag, type FlagSpec } from './flag-spec.js';
 import { formatAmount, formatRate } from '../engine/core/render/money.js';
 

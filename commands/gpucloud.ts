@@ -2,8 +2,9 @@
  * `assistant gpucloud list|get|balance|action|emulate`. Thin wiring: flags → static plan (engine/providers/gpucloud/static-plans)
  * → the apply module (reads, or applyPlan for actions) → renderer. No HTTP here.
  */
-import { KINDS, type Column, type KindSpec } from '../engine/providers/gpucloud/catalogue.js';
-import { AmbiguousNameError, requireKind, resolveRecord as resolveRecordBy } from '../engine/providers/gpucloud/lookup.js';
+import { KINDS, type Column } from '../engine/providers/gpucloud/catalogue.js';
+import { AmbiguousNameError, requireKind } from '../engine/providers/gpucloud/lookup.js';
+import { gpucloudRecords } from '../engine/providers/gpucloud/records.js';
 import { INSTANCE_ACTIONS, instanceActionPlan, listPlan } from '../engine/providers/gpucloud/static-plans.js';
 import { classifyRequest } from '../engine/providers/gpucloud/verbs/api.js';
 import { UsageError } from '../engine/core/errors.js';
@@ -15,6 +16,7 @@ import { runGroup } from './group.js';
 import { confirmByTyping } from './prompt.js';
 // Reads only: a list or get loads none of the apply machinery (start-up is benchmarked).
 import { readPlan, readResult } from '../machines/apply/reads.js';
+import { getRecord, listRecords } from '../machines/records/records.js';
 import { withSession, type Session } from './session.js';
 // Constants only: types.ts loads nothing of the emulator itself.
 import { EMULATOR_DEFAULT_CLIENT_ID, EMULATOR_DEFAULT_CLIENT_SECRET, EMULATOR_SECRET_ENV } from '../emulator/types.js';
@@ -70,10 +72,10 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
 /** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
 const FLAGS: Record<string, FlagSpec> = { emulate: { seed: flag.oneOf(['demo', 'empty']) } };
 
-async function list(ctx: CommandContext, session: Session, kind: string): Promise<number> {
-  const spec = requireKind(kind);
-  const data = await readResult(session, listPlan(spec));
-  ctx.out.records(data, spec);
+// The records use case the MCP list and get tools call too (its own provider's capability, imported directly: nothing else loads).
+async function list(ctx: CommandContext, session: Session, kindName: string): Promise<number> {
+  const { kind, data } = await listRecords(gpucloudRecords, (plan) => readResult(session, plan), kindName);
+  ctx.out.records(data, kind);
   return 0;
 }
 
@@ -89,19 +91,18 @@ async function matrix(ctx: CommandContext, session: Session, kind: string): Prom
   return 0;
 }
 
-/** Like the engine's resolveRecord; an ambiguous name also lists the matches, with their IDs, on stderr (exit 2). */
-async function resolveRecord(ctx: CommandContext, session: Session, spec: KindSpec, idOrName: string): Promise<Record<string, unknown>> {
+/** The records use case's get; an ambiguous name also lists the matches, with their IDs, on stderr (exit 2). */
+async function resolveRecord(ctx: CommandContext, session: Session, kindName: string, idOrName: string): Promise<Record<string, unknown>> {
   try {
-    return await resolveRecordBy((plan) => readResult(session, plan), spec, idOrName);
+    return (await getRecord(gpucloudRecords, (plan) => readResult(session, plan), kindName, idOrName)).record;
   } catch (err) {
-    if (err instanceof AmbiguousNameError) ctx.io.stderr.write(renderKindTable(err.matches, spec, ctx.io.columns, stderrColors(ctx)));
+    if (err instanceof AmbiguousNameError) ctx.io.stderr.write(renderKindTable(err.matches, err.spec, ctx.io.columns, stderrColors(ctx)));
     throw err;
   }
 }
 
 async function get(ctx: CommandContext, session: Session, kind: string, idOrName: string): Promise<number> {
-  const spec = requireKind(kind);
-  const record = await resolveRecord(ctx, session, spec, idOrName);
+  const record = await resolveRecord(ctx, session, kind, idOrName);
   // One record has too many fields for a row: by default it is shown as YAML (nested fields stay
   // readable), masked like a table since nobody asked for the raw data; an explicit -o table gives a
   // FIELD / VALUE view, an explicit -o json|yaml the raw record.
@@ -137,7 +138,7 @@ async function act(ctx: CommandContext, session: Session, action: string, idOrHo
   if (!(INSTANCE_ACTIONS as readonly string[]).includes(normalized)) {
     throw new UsageError(`unknown instance action "${action}"`, { hint: `actions: ${INSTANCE_ACTIONS.join(', ')}` });
   }
-  const record = await resolveRecord(ctx, session, requireKind('instances'), idOrHostname);
+  const record = await resolveRecord(ctx, session, 'instances', idOrHostname);
   const id = String(record.id);
   const hostname = String(record.hostname ?? id);
   const plan = instanceActionPlan(normalized, id, hostname);

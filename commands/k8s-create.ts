@@ -21,8 +21,7 @@ import { requireClusterName, type CatalogueRead } from '../engine/producers/k8s-
 import { forgetSandboxCluster, sandboxKubeconfig } from '../engine/producers/sandbox/sandbox.js';
 import { assertContextFree, kubeconfigPathFor } from '../engine/core/kubeconfig/kubeconfig-write.js';
 import { expandHome } from '../engine/core/kubeconfig/kubeconfig.js';
-import { readPrivateKey, type SshSettings } from '../engine/providers/ssh/remote.js';
-import { requireKind, resolveRecord } from '../engine/providers/gpucloud/lookup.js';
+import { providerWith } from '../engine/providers/index.js';
 import { planConsent, readResult } from '../machines/apply/index.js';
 import { applyInSession, dryRunInSession } from './apply.js';
 import { warn, type CommandContext } from './context.js';
@@ -217,9 +216,8 @@ async function createKubeadm(ctx: CommandContext, name: string, opts: Flags): Pr
  */
 async function checkSshReady(ctx: CommandContext, session: Session, name: string, opts: Flags): Promise<void> {
   // The session's ssh client: the configured key and kubeconfig, or in the sandbox its stand-in's.
-  const settings = (await session.runContext().client('ssh')) as SshSettings;
-  readPrivateKey(settings);
-  if (!opts.resume) assertContextFree(settings.kubeconfigPath, name);
+  const { kubeconfigPath } = (await providerWith('preflight', 'ssh'))!.capabilities.preflight.check(await session.runContext().client('ssh'));
+  if (!opts.resume && kubeconfigPath) assertContextFree(kubeconfigPath, name);
 }
 
 const planDir = (ctx: CommandContext) => join(ctx.home, '.assistant', 'k8s');
@@ -316,7 +314,7 @@ export async function runK8sDelete(ctx: CommandContext, argv: string[]): Promise
           withSession(ctx, async (session) => {
             requireClusterName(name, 'gpucloud');
             const read = (plan: Plan) => readResult(session, plan);
-            const record = await resolveRecord(read, requireKind('clusters'), name);
+            const record = await (await providerWith('records', 'gpucloud'))!.capabilities.records.resolve(read, 'clusters', name);
             const id = String(record.id);
             const plan: Plan = {
               version: 1,

@@ -9,6 +9,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { raceSignal } from '../engine/core/deadline.js';
 import type { FetchLike } from '../engine/core/provider.js';
 import { accessTokenValid, bearer } from './auth.js';
 import type { CapacitySetting } from './capacity.js';
@@ -316,19 +317,5 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref()
 
 /** Rejects as Node's fetch does when the caller gives up (the handler itself runs on). */
 function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new DOMException('This operation was aborted', 'AbortError'));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new DOMException('This operation was aborted', 'AbortError'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
+  return raceSignal(p, signal, () => new DOMException('This operation was aborted', 'AbortError'));
 }

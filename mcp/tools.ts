@@ -13,13 +13,11 @@ import type { Config } from '../schemas/config.js';
 import * as S from '../schemas/mcp-tools.js';
 import { forAgents, hintLinesForAgents } from './hints.js';
 import { AssistantError, InvalidInputError } from '../engine/core/errors.js';
-import { kindNames } from '../engine/providers/gpucloud/catalogue.js';
-import { requireKind, resolveRecord } from '../engine/providers/gpucloud/lookup.js';
-import { listPlan } from '../engine/providers/gpucloud/static-plans.js';
 import { applyPlan, budgetLimit, previewPlan, readPlan, readResult, type BudgetLimit } from '../machines/apply/index.js';
 import { createDeadline } from '../engine/core/deadline.js';
 import { checkForPreview } from '../engine/core/plan/check.js';
 import { readAccountCost } from '../machines/cost/cost.js';
+import { getRecord, listRecords } from '../machines/records/records.js';
 import { sortResources } from '../engine/producers/cost/live.js';
 import { describeConflict } from '../engine/core/plan/names.js';
 import { renderPreview } from '../engine/core/plan/preview.js';
@@ -31,7 +29,7 @@ import { renderReport, renderReportError } from '../engine/core/render/report.js
 import { routeQuestion } from '../engine/core/routing/route.js';
 import { PROVIDERS, providerRoutings, providerWith } from '../engine/providers/index.js';
 import { askForTool } from './ask.js';
-import { runAutostopCheck } from '../machines/autostop.js';
+import { runAutostopCheck } from '../machines/autostop/check.js';
 import { renderCheckTable, summaryLine } from '../engine/producers/autostop/render.js';
 import { driftTool, graphTool, matrixTool, trendTool } from './insight.js';
 import type { McpBackend } from './backend.js';
@@ -118,6 +116,13 @@ const money = (v: number | null) => (v === null ? '-' : formatAmount(v));
 const rate = (v: number | null) => (v === null ? '-' : formatRate(v));
 const hoursFigure = (h: number) => h.toFixed(1);
 
+/**
+ * gpucloud's records (its kinds, list plans and name lookup) through the registry, as the CLI's
+ * `gpucloud list|get` use them (machines/records/): read when the tool table is made, since the list
+ * tool's description names the kinds.
+ */
+const gpucloudRecords = (await providerWith('records', 'gpucloud'))!.capabilities.records;
+
 export const TOOLS = [
   tool({
     name: 'assistant_gpucloud_ask',
@@ -132,15 +137,13 @@ export const TOOLS = [
   tool({
     name: 'assistant_gpucloud_list',
     title: 'List gpucloud resources',
-    description: `List gpucloud resources of one kind. Kinds: ${kindNames().join(', ')}. Returns a table as text and the API records as structured content.`,
+    description: `List gpucloud resources of one kind. Kinds: ${gpucloudRecords.kinds().join(', ')}. Returns a table as text and the API records as structured content.`,
     input: S.ListInput,
     output: S.ListOutput,
     annotations: READ_ONLY,
     async run({ resource }, { backend, signal }) {
-      const spec = requireKind(resource);
-      const data = await readResult(backend, listPlan(spec), { signal });
-      const items = Array.isArray(data) ? data : data === undefined || data === null ? [] : [data];
-      return { text: renderRecords(data, spec, 'table', TEXT_WIDTH), structured: { resource: spec.kind, count: items.length, items } };
+      const { kind, data, items } = await listRecords(gpucloudRecords, (plan) => readResult(backend, plan, { signal }), resource);
+      return { text: renderRecords(data, kind, 'table', TEXT_WIDTH), structured: { resource: kind.kind, count: items.length, items } };
     },
   }),
   tool({
@@ -152,9 +155,8 @@ export const TOOLS = [
     output: S.GetOutput,
     annotations: READ_ONLY,
     async run({ kind, id_or_hostname }, { backend, signal }) {
-      const spec = requireKind(kind);
-      const record = await resolveRecord((plan) => readResult(backend, plan, { signal }), spec, id_or_hostname);
-      return { text: renderRecord(record, 'yaml'), structured: { kind: spec.kind, record } };
+      const got = await getRecord(gpucloudRecords, (plan) => readResult(backend, plan, { signal }), kind, id_or_hostname);
+      return { text: renderRecord(got.record, 'yaml'), structured: { kind: got.kind.kind, record: got.record } };
     },
   }),
   tool({

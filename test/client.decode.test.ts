@@ -18,11 +18,11 @@ test('bodies: JSON, bare-text ids, quoted ids, empty', () => {
   assert.is(decodeBody('  \n'), undefined);
 });
 
-test('multi-status: all success passes, any failure names each failed instance', () => {
+test('multi-status: all success passes, any failure names each failed instance', async () => {
   const ctx = { method: 'PUT', path: '/v1/instances', attempts: 1 };
-  assertAllSucceeded(207, [{ action: 'start', instanceId: 'a', status: 'success' }], ctx);
-  assertAllSucceeded(202, undefined, ctx);
-  assertAllSucceeded(202, 'some-id', ctx);
+  await assertAllSucceeded(207, [{ action: 'start', instanceId: 'a', status: 'success' }], ctx);
+  await assertAllSucceeded(202, undefined, ctx);
+  await assertAllSucceeded(202, 'some-id', ctx);
   const results = [
     { action: 'delete', instanceId: 'i-1', status: 'success' },
     { action: 'delete', instanceId: 'i-2', status: 'error', error: 'Invalid instance id', statusCode: 404 },
@@ -30,7 +30,7 @@ test('multi-status: all success passes, any failure names each failed instance',
   ];
   for (const status of [207, 202]) {
     try {
-      assertAllSucceeded(status, results, ctx);
+      await assertAllSucceeded(status, results, ctx);
       assert.unreachable('should throw');
     } catch (err) {
       assert.instance(err, PartialFailureError);

@@ -9,6 +9,7 @@ import type { Config } from '../../schemas/config.js';
 import type { Plan, PlanCommand } from '../../schemas/plan.js';
 import type { CredentialsCapability } from './credentials-capability.js';
 import type { FetchLike } from './fetch-like.js';
+import type { TableSpec } from './render/columns.js';
 import type { HibernationPeriod, HibernationSavings } from './kits/autostop/hibernation-periods.js';
 
 export type * from './credentials-capability.js';
@@ -372,7 +373,7 @@ export interface DeployCompiled {
 
 /**
  * Idle auto-stop's provider side (`autostop check`, `autostop resume`, `cost summary`'s saved lines;
- * machines/autostop*.ts): the read-only plans that read its instances, an instance's startup script and
+ * machines/autostop/): the read-only plans that read its instances, an instance's startup script and
  * its volumes, the statuses of a hibernation, and what the hibernations auto-stop recorded saved.
  */
 export interface AutostopCapability {
@@ -390,6 +391,60 @@ export interface AutostopCapability {
   savings(periods: readonly HibernationPeriod[], instances: unknown, volumes: unknown, now: number): Promise<HibernationSavings>;
 }
 
+/**
+ * A provider's resources by kind, as users name them (`list <kind>`, `get <kind> <id or name>`): the
+ * CLI's list and get, the MCP list and get tools and `k8s delete` all choose kinds, read and resolve
+ * names through it (machines/records/), so every surface resolves a name the same way. Reads go
+ * through the caller's `read` (a plan run through the executor), never straight to HTTP.
+ */
+export interface RecordsCapability {
+  /** Its kinds' plural names, in the order help lists them. */
+  kinds(): readonly string[];
+  /** A kind by any of its names (plural, singular, alias), with its table; a UsageError listing the kinds when none. */
+  kind(name: string): RecordKind;
+  /** The read-only plan that lists a kind. */
+  list(kind: string): Plan;
+  /** One record by ID or by name: not_found, or ambiguous with the matching IDs in its hint. */
+  resolve(read: (plan: Plan) => Promise<unknown>, kind: string, idOrName: string): Promise<Record<string, unknown>>;
+}
+
+/** One kind of record: its names and the table it is shown in. */
+export interface RecordKind extends TableSpec {
+  /** Plural (`instances`). */
+  kind: string;
+  /** Singular (`instance`). */
+  singular: string;
+}
+
+/**
+ * What must hold before a plan that runs this provider's steps is paid for (`k8s create kubeadm`: the
+ * private key its SSH steps connect with is readable), checked against the session's client for it.
+ * Throws an InvalidInputError saying what is missing (nothing was sent); answers where its steps write
+ * a kubeconfig, when they write one, so the caller can check the context name is free.
+ */
+export interface PreflightCapability {
+  check(client: unknown): { kubeconfigPath?: string };
+}
+
+/**
+ * Where this provider's steps go for a selection (`--profile`, the environment, the config's default):
+ * the region reports name (`ask --discovery`). Undefined when nothing says and the provider's tool
+ * picks its own default.
+ */
+export interface TargetCapability {
+  region(config: Config, env: Record<string, string | undefined>, profile?: string): string | undefined;
+}
+
+/**
+ * Questions about one cluster of this provider (`k8s ask`): the read-only plan of a cluster's context
+ * (one step per kind it reads), the model's instructions, and the built-in answer from those reads.
+ */
+export interface ClusterAskCapability {
+  system: string;
+  contextReads(cluster: string, namespace: string | undefined): { plan: Plan; kinds: string[] };
+  answer(question: string, results: readonly ContextResult[], where: string): string;
+}
+
 export interface ProviderCapabilities {
   routing?: RoutingCapability;
   reads?: ReadsCapability;
@@ -403,4 +458,8 @@ export interface ProviderCapabilities {
   cost?: CostCapability;
   deploy?: DeployCapability;
   autostop?: AutostopCapability;
+  records?: RecordsCapability;
+  preflight?: PreflightCapability;
+  target?: TargetCapability;
+  clusterAsk?: ClusterAskCapability;
 }

@@ -81,3 +81,25 @@ export function abortReason(signal: AbortSignal | undefined, options: { while?: 
   if (reason instanceof AssistantError && !(reason instanceof InterruptedError)) return reason;
   return new InterruptedError(options.while ? `interrupted while ${options.while}` : 'interrupted', options.cause === undefined ? {} : { cause: options.cause });
 }
+
+/**
+ * Settles as `promise` does, or rejects with `reason()` as soon as `signal` aborts, whichever comes
+ * first; the promise itself runs on (other waiters may still want it) and the listener is removed.
+ */
+export function raceSignal<T>(promise: Promise<T>, signal: AbortSignal, reason: () => unknown): Promise<T> {
+  if (signal.aborted) return Promise.reject(reason());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(reason());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

@@ -8,7 +8,7 @@ import { setMaxListeners } from 'node:events';
 import type { Config } from '../../schemas/config.js';
 import type { Plan } from '../../schemas/plan.js';
 import { maskSecretLooking } from '../../engine/core/redact.js';
-import { resolveAwsTarget } from '../../engine/providers/cloud_a/provider.js';
+import { providerWith } from '../../engine/providers/index.js';
 import { iamReport } from '../../engine/producers/reports/iam.js';
 import { complianceReport } from '../../engine/producers/reports/compliance.js';
 import { discoveryReport, type IacContext } from '../../engine/producers/reports/discovery.js';
@@ -94,7 +94,9 @@ export function reportActors(kind: ReportKind, o: ReportOptions, onReport: (repo
   const gather = async (): Promise<ContextResult[]> => {
     if (kind === 'iam') return result(await iamReport(read, { roleArn: o.roleArn }));
     if (kind === 'compliance') return result(await complianceReport(read));
-    const region = resolveAwsTarget(config, o.env, o.profile).region ?? o.env.AWS_REGION ?? o.env.AWS_DEFAULT_REGION ?? 'default';
+    // The reports read cloud_a: the region is its target's (the selected environment, or its CLI's own variables).
+    const target = (await providerWith('target', 'cloud_a'))?.capabilities.target;
+    const region = target?.region(config, o.env, o.profile) ?? 'default';
     return result(await discoveryReport(read, { region, iac: await tolerantIac(config, o) }));
   };
   const render = (results: readonly ContextResult[]) => {

@@ -5,8 +5,8 @@
  * renderer. The conversation is kept per AI profile and cluster (context).
  */
 import { fromPromise } from 'xstate';
-import { answerK8s, K8S_SYSTEM_PROMPT } from '../../engine/providers/k8s/answer.js';
-import { askContextPlan } from '../../engine/providers/k8s/plans.js';
+import type { ClusterAskCapability } from '../../engine/core/capabilities.js';
+import { providerWith } from '../../engine/providers/index.js';
 import { maskSecretLooking } from '../../engine/core/redact.js';
 import type { AskOptions, AskResult } from '../ask/ask.js';
 import { askFlowMachine, redactingTokens, runAskFlow, type AskActors, type AskObserver, type ContextRead, type ReadContextInput, type Routed, type RouteInput } from '../ask/ask-flow.js';
@@ -20,30 +20,31 @@ export interface ClusterAskOptions extends Omit<AskOptions, 'providers'> {
   namespace?: string;
 }
 
-/** The actors of a cluster question. */
-export function clusterActors(o: Pick<ClusterAskOptions, 'cluster' | 'namespace'>): AskActors {
+/** The actors of a cluster question, from the cluster provider's clusterAsk capability. */
+export function clusterActors(o: Pick<ClusterAskOptions, 'cluster' | 'namespace'>, cluster: ClusterAskCapability): AskActors {
   const where = `cluster ${o.cluster}${o.namespace ? `, namespace ${o.namespace}` : ', all namespaces'}`;
   return {
     route: fromPromise<Routed, RouteInput>(async () => ({
       route: { providers: ['k8s'], reasons: [{ provider: 'k8s', terms: [], note: `k8s ask (${where})` }], kinds: [], defaulted: false },
-      prompt: { system: K8S_SYSTEM_PROMPT, label: `Kubernetes ${where}` },
+      prompt: { system: cluster.system, label: `Kubernetes ${where}` },
     })),
     chooseModel: chooseModelActor,
     // One conversation per cluster: a follow-up about "that pod" means this cluster's pod.
     recall: historyRecall(() => `k8s:${o.cluster}`),
     readContext: fromPromise<ContextRead, ReadContextInput>(async ({ input, signal }) => {
-      const { plan, kinds } = askContextPlan(o.cluster, o.namespace);
+      const { plan, kinds } = cluster.contextReads(o.cluster, o.namespace);
       const data = maskSecretLooking(await readPlan(input.context.backend, plan, { signal: actorSignal(input.context, signal) }));
       return { results: plan.commands.map((c, i) => ({ kind: kinds[i]!, args: c.args, data: data[i] })), read: where };
     }),
     summarise: summariseActor,
-    answer: answerActor((input) => answerK8s(input.question, input.results, `Cluster ${o.cluster}${o.namespace ? ` (namespace ${o.namespace})` : ''}`)),
+    answer: answerActor((input) => cluster.answer(input.question, input.results, `Cluster ${o.cluster}${o.namespace ? ` (namespace ${o.namespace})` : ''}`)),
   };
 }
 
 export async function askCluster(o: ClusterAskOptions, hooks: { observe?: AskObserver } = {}): Promise<AskResult> {
   const observe = hooks.observe ?? (() => undefined);
-  const machine = askFlowMachine.provide({ actors: clusterActors(o) });
+  const cluster = (await providerWith('clusterAsk', 'k8s'))!.capabilities.clusterAsk;
+  const machine = askFlowMachine.provide({ actors: clusterActors(o, cluster) });
   const out = await runAskFlow(machine, o, redactingTokens((event) => {
     if (event.type === 'ask.answer') {
       const r = event.output;

@@ -1,6 +1,6 @@
 /**
  * What AWS (cloud_a) can do above running steps: routing words, context reads and answers from its read
- * catalogue, plans for requests (its maker), its bill, its deploy targets and its credentials. A module
+ * catalogue, plans for requests (its maker), its bill, its deploy targets, its credentials and the region its steps go to. A module
  * of its own so that choosing providers for a question loads none of the step code (engine/providers/index.ts loads this, the provider module holds the same object).
  */
 import type { ProviderCapabilities } from '../../core/capabilities.js';
@@ -11,6 +11,7 @@ import { cloudACredentials } from './credentials.js';
 import { cloudADeploy } from './deploy-capability.js';
 import { cloudAMaker } from './maker.js';
 import { AWS_CATALOGUE } from './reads.js';
+import { resolveAwsTarget } from './target.js';
 
 export const cloudACapabilities: ProviderCapabilities = {
   ...cliCapabilities({
@@ -30,4 +31,6 @@ export const cloudACapabilities: ProviderCapabilities = {
   cost: { billed: cloudABilled },
   deploy: cloudADeploy,
   credentials: cloudACredentials,
+  // The region a report names (`ask --discovery`): the selected environment's, else the aws CLI's own variables.
+  target: { region: (config, env, profile) => resolveAwsTarget(config, env, profile).region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION },
 };

@@ -1,6 +1,6 @@
 /**
  * The per-resource results of a multi-status answer (207, or 202 carrying a results array). Its own
- * module so that zod loads only when such an answer arrives (response.ts requires it then): every
+ * module so that zod loads only when such an answer arrives (response.ts imports it then): every
  * other response, a list's included, is decoded without it.
  */
 import { z } from 'zod';

@@ -2,7 +2,7 @@
  * What gpucloud can do above running steps (engine/core/capabilities.ts): the words that route a question
  * to it (and it answers a question that names no provider), the context reads of a question, answers
  * without a model, its credentials, its predefined bindings, where its limits are shared, its sandbox
- * stand-in, its cost, its deploy targets and the auto-stop of its instances.
+ * stand-in, its cost, its deploy targets, the auto-stop of its instances and its records by kind.
  */
 import type { ProviderCapabilities } from '../../core/capabilities.js';
 import type { Plan } from '../../../schemas/plan.js';
@@ -16,6 +16,7 @@ import { gpucloudCost } from './cost-capability.js';
 import { gpucloudDeploy } from './deploy-capability.js';
 import { gpucloudAutostop } from './autostop-capability.js';
 import { gpucloudMaker } from './maker.js';
+import { gpucloudRecords } from './records.js';
 import { COST_READ_KINDS, listPlan } from './static-plans.js';
 
 /** Kinds always read for an answer, before the ones the question is about. */
@@ -55,4 +56,6 @@ export const gpucloudCapabilities: ProviderCapabilities = {
   deploy: gpucloudDeploy,
   // Idle auto-stop of its instances (`autostop check`/`resume`, and what hibernations saved).
   autostop: gpucloudAutostop,
+  // Its resources by kind, found by ID or name (`gpucloud list|get`, the MCP list and get tools).
+  records: gpucloudRecords,
 };

@@ -251,7 +251,7 @@ class HttpGpuCloudClient implements GpuCloudClient {
       const context = { method, path, attempts: call.attempts };
       if (res.status < 200 || res.status >= 300) throw errorFromResponse(res.status, res.text, context);
       const data = decodeBody(res.text);
-      assertAllSucceeded(res.status, data, context);
+      await assertAllSucceeded(res.status, data, context);
       return { status: res.status, headers: res.headers, data, text: res.text, attempts: call.attempts };
     }
   }

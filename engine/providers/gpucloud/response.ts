@@ -3,7 +3,6 @@
  * (creates answer with a bare-text ID such as `deadc0de-…`), undefined when empty. Also turns
  * multi-status results (207, or 202 carrying a results array) with a failed item into a typed error.
  */
-import { createRequire } from 'node:module';
 import type { ActionResult } from './action-results.js';
 import { PartialFailureError, decodeGpuCloudError, type GpuCloudError } from './errors.js';
 
@@ -29,14 +28,15 @@ export function headersToRecord(headers: { forEach(fn: (value: string, key: stri
 
 export type { ActionResult };
 
-const require = createRequire(import.meta.url);
-/** The results schema, with zod, loaded the first time a multi-status answer arrives (require of our own ES module, Node ≥ 20.19). */
-const actionResultsSchema = () => (require('./action-results.js') as typeof import('./action-results.js')).actionResultsSchema;
-
-/** The results array of a multi-status answer, or undefined when the body is not one. */
-export function multiStatusResults(status: number, data: unknown): ActionResult[] | undefined {
+/**
+ * The results array of a multi-status answer, or undefined when the body is not one. The results schema
+ * (with zod) is imported the first time such an answer arrives: every other response, a list's
+ * included, is decoded without it.
+ */
+export async function multiStatusResults(status: number, data: unknown): Promise<ActionResult[] | undefined> {
   if (status !== 207 && status !== 202) return undefined;
-  const parsed = actionResultsSchema().safeParse(data);
+  const { actionResultsSchema } = await import('./action-results.js');
+  const parsed = actionResultsSchema.safeParse(data);
   if (!parsed.success) return undefined;
   // A 202 counts only when its array really looks like per-resource results.
   if (status === 202 && !parsed.data.every((r) => r.instanceId !== undefined || r.id !== undefined || r.action !== undefined)) return undefined;
@@ -44,12 +44,12 @@ export function multiStatusResults(status: number, data: unknown): ActionResult[
 }
 
 /** Throws PartialFailureError when a multi-status answer has at least one item whose status is not `success`. */
-export function assertAllSucceeded(
+export async function assertAllSucceeded(
   status: number,
   data: unknown,
   context: { method: string; path: string; attempts: number },
-): void {
-  const results = multiStatusResults(status, data);
+): Promise<void> {
+  const results = await multiStatusResults(status, data);
   if (!results) return;
   const failed = results.filter((r) => r.status !== 'success');
   if (failed.length === 0) return;

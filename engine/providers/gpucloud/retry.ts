@@ -11,6 +11,7 @@
  */
 import pRetry, { AbortError as StopRetrying } from 'p-retry';
 import { AssistantError, InterruptedError } from '../../core/errors.js';
+import { raceSignal } from '../../core/deadline.js';
 import { DNS_FAILURE_CODES, GpuCloudError, NetworkError } from './errors.js';
 
 /**
@@ -42,22 +43,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /** Races a promise against an abort signal (the promise itself keeps running for other waiters). */
 export function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(abortError(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortError(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
+  return signal ? raceSignal(promise, signal, () => abortError(signal)) : promise;
 }
 
 /** Connection-level failures that cannot have reached the server (so a create cannot have happened). */

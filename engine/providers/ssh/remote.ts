@@ -4,30 +4,13 @@
  * cloud says `running`) is an `SshUnreachable`, which the verbs turn into a retry; a changed host key or
  * a rejected key is final.
  */
-import { readFileSync } from 'node:fs';
 import ssh2 from 'ssh2';
 import { AssistantError, InterruptedError, InvalidInputError, OperationError } from '../../core/errors.js';
+import { readPrivateKey } from './private-key.js';
+import type { SshSettings } from './settings.js';
 import { canonicalHost, checkHostKey, hostKeyChangedError, hostKeyFromBlob, type PinOutcome } from './known-hosts.js';
 
-/** What the `ssh` provider's client is: settings resolved once per session, no open connection. */
-export interface SshSettings {
-  home: string;
-  /** The private key file (gpucloud.ssh_key_path), `~` expanded; undefined when not configured. */
-  keyPath?: string;
-  port: number;
-  /**
-   * The address every host is reached at instead of its own (the sandbox's stand-in head node on
-   * 127.0.0.1, so no step connects off this machine whatever host it names); the host keeps its name in
-   * messages and known_hosts. Undefined: the host itself.
-   */
-  reachAt?: string;
-  knownHostsFile: string;
-  /** Where ssh-kubeconfig merges contexts (kubernetes.kubeconfig, KUBECONFIG's first path, ~/.kube/config). */
-  kubeconfigPath: string;
-  /** Says, on stderr, what the user should know (a newly pinned host key and its fingerprint). */
-  notice: (message: string) => void;
-  debug?: (line: string) => void;
-}
+export type { SshSettings };
 
 /** The host did not accept a connection (yet): refused, reset, timed out, no route. Retried within the step's timeout. */
 export class SshUnreachable extends Error {}
@@ -41,21 +24,6 @@ export interface RemoteOutput {
 
 /** Enough for any kubeconfig or install log; more is cut (the rest is not kept in memory). */
 const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
-
-export function readPrivateKey(settings: SshSettings): Buffer {
-  if (!settings.keyPath) {
-    throw new InvalidInputError('ssh_key_missing', 'SSH steps need a private key and gpucloud.ssh_key_path is not set', {
-      hint: 'set gpucloud.ssh_key_path in ~/.assistant.yaml to the private key of the SSH key your clusters get (default_ssh_key_id)',
-    });
-  }
-  try {
-    return readFileSync(settings.keyPath);
-  } catch (err) {
-    throw new InvalidInputError('ssh_key_missing', `cannot read the SSH private key ${settings.keyPath}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, {
-      hint: 'check gpucloud.ssh_key_path',
-    });
-  }
-}
 
 export async function runRemote(settings: SshSettings, written: string, command: string, opts: { signal: AbortSignal; readyTimeoutMs: number }): Promise<RemoteOutput> {
   // Connected to and pinned under one name, however the plan wrote the address.

@@ -3,9 +3,9 @@
  * (engine/core/capabilities.ts): `autostop check`, `autostop resume` and `cost summary` read its
  * instances, scripts and volumes with the plans it gives, and name no provider's folder.
  */
-import type { AutostopCapability } from '../engine/core/capabilities.js';
-import { OperationError } from '../engine/core/errors.js';
-import { providersWith, providerWith } from '../engine/providers/index.js';
+import type { AutostopCapability } from '../../engine/core/capabilities.js';
+import { OperationError } from '../../engine/core/errors.js';
+import { providersWith, providerWith } from '../../engine/providers/index.js';
 
 /** The provider with the `autostop` capability (the registry's first; only its capabilities load). */
 export async function autostopProvider(): Promise<{ name: string; autostop: AutostopCapability }> {

@@ -4,10 +4,10 @@
  * list read now (the provider's `autostop` capability, `savings`). Undefined when auto-stop never
  * hibernated anything of this provider here (or it has no auto-stop), and then nothing is read.
  */
-import type { HibernationSaving } from '../engine/core/kits/autostop/hibernation-periods.js';
-import { hibernationPeriods } from '../engine/producers/autostop/ledger.js';
-import { autostopOf } from './autostop-provider.js';
-import { readResult, type PlanBackend } from './apply/index.js';
+import type { HibernationSaving } from '../../engine/core/kits/autostop/hibernation-periods.js';
+import { hibernationPeriods } from '../../engine/producers/autostop/ledger.js';
+import { autostopOf } from './provider.js';
+import { readResult, type PlanBackend } from '../apply/index.js';
 
 export interface AutostopSaved {
   /** What the machines would have billed while hibernated, in the account's currency. */

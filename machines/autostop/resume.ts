@@ -22,15 +22,15 @@
  * own OS volume with its data volumes. That create is a plan like any other (name reservation, duplicate
  * name check, journal), so it happens once: a second resume finds an instance of that name and waits.
  */
-import type { Config } from '../schemas/config.js';
-import type { Plan } from '../schemas/plan.js';
-import { AssistantError, OperationError, UsageError } from '../engine/core/errors.js';
-import type { AutostopCapability } from '../engine/core/capabilities.js';
-import { openPeriodOf, recordRestored, type LedgerPeriod } from '../engine/producers/autostop/ledger.js';
-import { RunJournal } from '../engine/core/plan/journal.js';
-import { lockResume } from '../engine/producers/autostop/sent.js';
-import { applyPlan, budgetLimit, readResult, type PlanBackend } from './apply/index.js';
-import { autostopProvider } from './autostop-provider.js';
+import type { Config } from '../../schemas/config.js';
+import type { Plan } from '../../schemas/plan.js';
+import { AssistantError, OperationError, UsageError } from '../../engine/core/errors.js';
+import type { AutostopCapability } from '../../engine/core/capabilities.js';
+import { openPeriodOf, recordRestored, type LedgerPeriod } from '../../engine/producers/autostop/ledger.js';
+import { RunJournal } from '../../engine/core/plan/journal.js';
+import { lockResume } from '../../engine/producers/autostop/sent.js';
+import { applyPlan, budgetLimit, readResult, type PlanBackend } from '../apply/index.js';
+import { autostopProvider } from './provider.js';
 
 export interface ResumeBackend extends PlanBackend {
   config: Config;

@@ -9,18 +9,18 @@
  * instance that is not running is left alone, an action sent recently is not sent again), and bounded
  * by the command's deadline (each SSH read also by autostop.ssh_timeout_seconds).
  */
-import type { Config } from '../schemas/config.js';
-import type { Plan } from '../schemas/plan.js';
-import { AssistantError, InvalidInputError } from '../engine/core/errors.js';
-import { checkExitCode, decide, isActionDecision, type AutostopRow, type ReadOutcome } from '../engine/producers/autostop/decide.js';
-import { recipeOf, recordHibernateUnsent, recordHibernating, recordStillHibernated } from '../engine/producers/autostop/ledger.js';
-import { policyOfScript, type AutostopAction, type AutostopPolicy } from '../engine/core/kits/autostop/policy.js';
-import { parseRecord } from '../engine/producers/autostop/record.js';
-import { lockCheck, SentActions } from '../engine/producers/autostop/sent.js';
-import { AUTOSTOP_READ_COMMAND } from '../engine/core/kits/autostop/template.js';
-import { derivedSignal } from '../engine/core/deadline.js';
-import { applyPlan, readResult, type PlanBackend } from './apply/index.js';
-import { autostopProvider } from './autostop-provider.js';
+import type { Config } from '../../schemas/config.js';
+import type { Plan } from '../../schemas/plan.js';
+import { AssistantError, InvalidInputError } from '../../engine/core/errors.js';
+import { checkExitCode, decide, isActionDecision, type AutostopRow, type ReadOutcome } from '../../engine/producers/autostop/decide.js';
+import { recipeOf, recordHibernateUnsent, recordHibernating, recordStillHibernated } from '../../engine/producers/autostop/ledger.js';
+import { policyOfScript, type AutostopAction, type AutostopPolicy } from '../../engine/core/kits/autostop/policy.js';
+import { parseRecord } from '../../engine/producers/autostop/record.js';
+import { lockCheck, SentActions } from '../../engine/producers/autostop/sent.js';
+import { AUTOSTOP_READ_COMMAND } from '../../engine/core/kits/autostop/template.js';
+import { derivedSignal } from '../../engine/core/deadline.js';
+import { applyPlan, readResult, type PlanBackend } from '../apply/index.js';
+import { autostopProvider } from './provider.js';
 
 export interface AutostopBackend extends PlanBackend {
   config: Config;
