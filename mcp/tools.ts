@@ -139,8 +139,11 @@ export const TOOLS = [
     async run({ resource }, { backend, signal }) {
       const spec = requireKind(resource);
       const data = await readResult(backend, listPlan(spec), { signal });
-      const items = Array.isArray(data) ? data : data === undefined || data === null ? [] : [data];
-      return { text: renderRecords(data, spec, 'table', TEXT_WIDTH), structured: { resource: spec.kind, count: items.length, items } };
+      // Masked once here: the table (renderRecords) and the server's mask on the way out (registerTools)
+      // are handed the masked records, which the masker knows and returns as they are (engine/core/redact.ts).
+      const items = maskSecretLooking(Array.isArray(data) ? data : data === undefined || data === null ? [] : [data]);
+      // (No data is still drawn as the table draws it: renderRecords shows a row of it, not "No resources found".)
+      return { text: renderRecords(data === undefined || data === null ? data : items, spec, 'table', TEXT_WIDTH), structured: { resource: spec.kind, count: items.length, items } };
     },
   }),
   tool({
