@@ -142,8 +142,12 @@ export const TOOLS = [
     output: S.ListOutput,
     annotations: READ_ONLY,
     async run({ resource }, { backend, signal }) {
-      const { kind, data, items } = await listRecords(gpucloudRecords, (plan) => readResult(backend, plan, { signal }), resource);
-      return { text: renderRecords(data, kind, 'table', TEXT_WIDTH), structured: { resource: kind.kind, count: items.length, items } };
+      const { kind, data, items: raw } = await listRecords(gpucloudRecords, (plan) => readResult(backend, plan, { signal }), resource);
+      // Masked once here: the table (renderRecords) and the server's mask on the way out (registerTools)
+      // are handed the masked records, which the masker knows and returns as they are (engine/core/redact.ts).
+      const items = maskSecretLooking(raw);
+      // (No data is still drawn as the table draws it: renderRecords shows a row of it, not "No resources found".)
+      return { text: renderRecords(data === undefined || data === null ? data : items, kind, 'table', TEXT_WIDTH), structured: { resource: kind.kind, count: items.length, items } };
     },
   }),
   tool({

@@ -10,8 +10,9 @@ const MASK = '***';
 export function registerSecret(value: string | undefined | null): void {
   if (typeof value === 'string' && value.length >= 6 && !secrets.has(value)) {
     secrets.add(value);
-    // A key shown unmasked until now may be this secret.
+    // A key shown unmasked until now may be this secret, and so may a value in a masked object.
     for (const cache of KEY_CACHES) cache.clear();
+    masked = new WeakSet();
   }
 }
 
@@ -208,13 +209,26 @@ export function redactValue<T>(value: T): T {
  * `-o json|yaml` of a resource the user listed or got explicitly stays raw (see README, Secrets).
  */
 export function maskSecretLooking<T>(value: T): T {
-  return redactWalk(value, undefined, (v, key, parent) => {
-    if (key && SECRET_KEY.test(key) && v) return MASK;
-    // gpucloud env entries: {type: plain, name: HF_TOKEN, value_or_reference_to_secret: "hf_…"}; a secret-type value is a secret's name.
-    if (parent && (key === 'value_or_reference_to_secret' || key === 'value') && parent.type !== 'secret' && typeof parent.name === 'string' && SECRET_NAME.test(parent.name) && v) return MASK;
-    return maskSecretsInText(v);
-  }, undefined, MASKED_KEYS) as T;
+  const out = redactWalk(value, undefined, maskLooking, undefined, MASKED_KEYS, masked);
+  if (out && typeof out === 'object') masked.add(out);
+  return out as T;
 }
+
+const maskLooking: StringMask = (v, key, parent) => {
+  if (key && SECRET_KEY.test(key) && v) return MASK;
+  // gpucloud env entries: {type: plain, name: HF_TOKEN, value_or_reference_to_secret: "hf_…"}; a secret-type value is a secret's name.
+  if (parent && (key === 'value_or_reference_to_secret' || key === 'value') && parent.type !== 'secret' && typeof parent.name === 'string' && SECRET_NAME.test(parent.name) && v) return MASK;
+  return maskSecretsInText(v);
+};
+
+/**
+ * What maskSecretLooking returned (objects and arrays): masking one of them again returns it as it is.
+ * A result shown twice (an MCP list's records: its table, then the structured result the server masks
+ * on its way out) is then walked once. Sound because what a walk masks depends only on the value below
+ * it (a string's key and parent are inside it), and results are not mutated (see redactValue);
+ * forgotten when a secret is registered.
+ */
+let masked = new WeakSet<object>();
 
 /**
  * Keys as each walk shows them: API records repeat a few dozen keys thousands of times, so each is
@@ -240,13 +254,14 @@ type StringMask = (value: string, key: string | undefined, parent: Record<string
  * The walk under redactValue and maskSecretLooking. Keys are masked as text too (a token used as a map's
  * key is still a token); a key seen before in the same walk is looked up, not masked again.
  */
-function redactWalk(v: unknown, key: string | undefined, mask: StringMask, parent: Record<string, unknown> | undefined, keys: Map<string, string>): unknown {
+function redactWalk(v: unknown, key: string | undefined, mask: StringMask, parent: Record<string, unknown> | undefined, keys: Map<string, string>, done?: WeakSet<object>): unknown {
   if (typeof v === 'string') return mask(v, key, parent);
+  if (done && v && typeof v === 'object' && done.has(v)) return v;
   if (Array.isArray(v)) {
     let out: unknown[] | undefined;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      const y = redactWalk(x, undefined, mask, undefined, keys);
+      const y = redactWalk(x, undefined, mask, undefined, keys, done);
       if (out) out.push(y);
       else if (y !== x) {
         out = v.slice(0, i);
@@ -267,7 +282,7 @@ function redactWalk(v: unknown, key: string | undefined, mask: StringMask, paren
         keys.set(k, (shown = mask(k, undefined, undefined)));
       }
       const x = obj[k];
-      const y = redactWalk(x, k, mask, obj, keys);
+      const y = redactWalk(x, k, mask, obj, keys, done);
       if (out) setOwn(out, shown, y);
       else if (y !== x || shown !== k) {
         out = {};

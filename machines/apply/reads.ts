@@ -31,7 +31,7 @@ export async function readPlan(backend: PlanBackend, plan: Plan, opts: ReadOptio
   const { signal, unlink } = linkedSignal(context.signal, opts.signal);
   try {
     const outcome = await runPlan(checked, { providers, predefined: backend.predefined, context: { ...context, signal }, observer: opts.observer, keepResults: true });
-    if (outcome.report.status !== 'succeeded') throw outcome.error;
+    if (outcome.status !== 'succeeded') throw outcome.error;
     return outcome.results;
   } finally {
     unlink();
