@@ -1,7 +1,7 @@
 /**
  * cloud_a (AWS) as a provider of the plan engine: steps are `aws` command lines
  * (`["aws", "<service>", "<operation>", …]`) run through the installed aws CLI with JSON output and the
- * profile and region of the selected environment. Its name lookup lists buckets and instances so a
+ * profile and region of the selected environment. Its name lookup lists buckets, instances and security groups so a
  * create of a name that exists is refused before anything runs, and an interrupted create is adopted.
  */
 import { option, parseCommand } from '../../core/kits/cli/argv.js';
@@ -122,6 +122,10 @@ const names: NameLookup<CliClient> = {
       }
       return out;
     }
+    if (kind === 'security-group') {
+      const data = (await client.run(['ec2', 'describe-security-groups'], signal)).data as { SecurityGroups?: { GroupId?: string; GroupName?: string }[] } | null;
+      return (data?.SecurityGroups ?? []).filter((g) => g.GroupId && g.GroupName).map((g) => ({ id: g.GroupId!, name: g.GroupName!, record: g }));
+    }
     return [];
   },
 
@@ -133,12 +137,14 @@ const names: NameLookup<CliClient> = {
       return m?.[1];
     }
     if (kind === 'instance') return (data as { Instances?: { InstanceId?: string }[] } | null)?.Instances?.[0]?.InstanceId;
+    if (kind === 'security-group') return (data as { GroupId?: string } | null)?.GroupId;
     return undefined;
   },
 
   responseFor(kind, found) {
     if (kind === 'bucket') return { Location: `/${found.id}` };
     if (kind === 'instance') return { Instances: [found.record] };
+    if (kind === 'security-group') return { GroupId: found.id };
     return found.record;
   },
 };
