@@ -69,7 +69,10 @@ async function instanceType(ctx: DeployContext, type: string, region: string): P
 /** The Ubuntu release in a Canonical image name (`…/ubuntu-noble-24.04-amd64-server-20250115` → [24, 4]). */
 const releaseOf = (name: string): number[] => (/-(\d+)\.(\d+)-/.exec(name)?.slice(1).map(Number) ?? [0, 0]);
 
-/** Canonical's newest Ubuntu server AMI for `arch` in the region: the highest release, then the newest build. */
+/** A long-term-support release (`24.04`: an even year's April), which pkgs.k8s.io and kubeadm are tested on. */
+const lts = (release: number[]) => (release[0]! % 2 === 0 && release[1] === 4 ? 1 : 0);
+
+/** Canonical's newest Ubuntu server AMI for `arch` in the region: an LTS release first, the highest, then the newest build. */
 async function ubuntuImage(ctx: DeployContext, arch: string, region: string): Promise<{ id: string; name: string }> {
   const data = await awsRead(
     ctx,
@@ -81,7 +84,7 @@ async function ubuntuImage(ctx: DeployContext, arch: string, region: string): Pr
     .map((i) => ({ id: i.ImageId as string, name: i.Name as string, created: typeof i.CreationDate === 'string' ? i.CreationDate : '' }))
     .sort((a, b) => {
       const [ra, rb] = [releaseOf(a.name), releaseOf(b.name)];
-      return rb[0]! - ra[0]! || rb[1]! - ra[1]! || b.created.localeCompare(a.created) || b.name.localeCompare(a.name);
+      return lts(rb) - lts(ra) || rb[0]! - ra[0]! || rb[1]! - ra[1]! || b.created.localeCompare(a.created) || b.name.localeCompare(a.name);
     });
   if (!images[0]) throw new InvalidInputError('unknown_image', `no Ubuntu server image of Canonical (${CANONICAL_OWNER}) for ${arch} in ${region}`, { hint: 'name one with --image ami-…' });
   return images[0];
@@ -160,7 +163,7 @@ export async function compileCloudAMachines(req: MachinesRequest, ctx: DeployCon
   const notes = [
     ...(req.instanceType ? [] : [`default chosen: instance type ${type} (${size.vcpus} vCPUs, ${+size.memoryGib.toFixed(1)} GiB, the smallest general-purpose type with the minimum asked for) for all ${n} machines, because --instance-type was not given`]),
     ...(req.location ? [] : [`default chosen: region ${region}, the aws CLI's own, because --location was not given (written into every step, so the plan applies there later too)`]),
-    req.image ? `image ${image.id} (${image.name}), as given with --image: the steps after the machines are written for Ubuntu` : `default chosen: image ${image.id} (${image.name}), Canonical's newest Ubuntu server image for ${size.arch} in ${region}, because --image was not given`,
+    req.image ? `image ${image.id} (${image.name}), as given with --image: the steps after the machines are written for Ubuntu` : `default chosen: image ${image.id} (${image.name}), Canonical's newest Ubuntu ${lts(releaseOf(image.name)) ? 'LTS ' : ''}server image for ${size.arch} in ${region} (found now; the plan keeps this one), because --image was not given`,
     `security group ${group} opens ${openings.map((o) => o.what).join('; ')}; nothing else`,
     'root logs in over SSH with your key (the public key of gpucloud.ssh_key_path, put there by cloud-init user data); the machines are in the default VPC with public IPv4 addresses',
     `billed on top of the instance hours priced here: each machine's public IPv4 address (${PUBLIC_IPV4_HOURLY} USD/hour) and its EBS root volume; they bill until you delete them: aws ec2 terminate-instances --instance-ids <ids> (${req.machines.map((m) => m.hostname).join(', ')}), then aws ec2 delete-security-group --group-name ${group}`,
