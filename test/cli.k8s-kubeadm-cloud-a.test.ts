@@ -60,9 +60,17 @@ async function publicKey(): Promise<string> {
 
 const kubeadm = (workers: string, ...more: string[]) => ['k8s', 'create', 'kubeadm', 'lab', '--workers', workers, '--provider', 'cloud_a', '--ssh-from', CALLER, ...more];
 
-/** The compiled plan (`--plan`), split into its aws steps (the machines) and the rest (SSH). */
-async function compiled(m: RunningMoto, home: string, workers = '1'): Promise<{ plan: PlanDoc; machines: PlanDoc; ssh: PlanDoc }> {
-  const r = await runCli(kubeadm(workers, '--plan'), { ...T, env: m.env, home });
+/**
+ * The compiled plan (`--plan`), split into its aws steps (the machines) and the rest (SSH); compiled once
+ * for the file (each aws call costs seconds on a busy machine; moto's reset keeps its default images).
+ */
+let compiledOnce: Promise<{ plan: PlanDoc; machines: PlanDoc; ssh: PlanDoc }> | undefined;
+function compiled(m: RunningMoto, home: string): Promise<{ plan: PlanDoc; machines: PlanDoc; ssh: PlanDoc }> {
+  compiledOnce ??= compile(m, home);
+  return compiledOnce;
+}
+async function compile(m: RunningMoto, home: string): Promise<{ plan: PlanDoc; machines: PlanDoc; ssh: PlanDoc }> {
+  const r = await runCli(kubeadm('1', '--plan'), { ...T, env: m.env, home });
   assert.is(r.code, 0, r.stderr);
   const plan = JSON.parse(r.stdout) as PlanDoc;
   const aws = plan.commands.filter((c) => c.args[0] === 'aws');
@@ -167,7 +175,8 @@ motoTest('kill -9 while the machines are being made, then --resume: one security
   await exited;
   const resumed = await runCli(['ask', '--apply', '--resume', '-o', 'json', '--plan-file', file], { ...T, env: m.env, home });
   assert.is(resumed.code, 0, resumed.stderr);
-  const report = JSON.parse(resumed.stdout) as { bindings: Record<string, string> };
+  const report = JSON.parse(resumed.stdout) as { bindings: Record<string, string>; steps: { index: number; deduplicated?: boolean }[] };
+  assert.equal(report.steps.filter((st) => st.deduplicated).map((st) => st.index), [4], 'the control plane\'s run-instances, in flight when killed, is adopted');
   assert.is((await securityGroupsNamed(m, 'lab-machines')).length, 1);
   assert.equal(await instanceIds(m, 'lab-cp'), [report.bindings.CP_ID]);
   assert.equal(await instanceIds(m, 'lab-w1'), [report.bindings.W1_ID]);
@@ -176,6 +185,29 @@ motoTest('kill -9 while the machines are being made, then --resume: one security
   const again = await runCli(['ask', '--apply', '--fresh', '--plan-file', file], { ...T, env: m.env, home });
   assert.is(again.code, 3, again.stderr);
   assert.match(again.stderr, /creates security-group "lab-machines", which already exists/);
+  assert.is((await instanceIds(m)).length, 2);
+});
+
+motoTest('kill -9 while a firewall rule is being added, then --resume: the rule is adopted (not added again, which AWS would refuse), and the run completes with exactly three rules', async (m) => {
+  const home = await homeWithKey();
+  const { machines } = await compiled(m, home);
+  const file = planFile(machines);
+  const child = spawn(process.execPath, [BIN, 'ask', '--apply', '--plan-file', file], { env: childEnv(home, m.env), stdio: 'ignore' });
+  const exited = new Promise((resolve) => child.on('close', resolve));
+  const rules = async () => (await securityGroupsNamed(m, 'lab-machines'))[0]?.rules.length ?? 0;
+  for (let i = 0; (await rules()) === 0; i++) {
+    if (i > 4000) throw new Error('authorize-security-group-ingress never reached moto');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  child.kill('SIGKILL');
+  await exited;
+  const resumed = await runCli(['ask', '--apply', '--resume', '-o', 'json', '--plan-file', file], { ...T, env: m.env, home });
+  assert.is(resumed.code, 0, resumed.stderr);
+  const report = JSON.parse(resumed.stdout) as { steps: { index: number; deduplicated?: boolean }[] };
+  assert.equal(report.steps.filter((st) => st.deduplicated).map((st) => st.index), [1], 'the first rule, in flight when killed, is adopted');
+  const groups = await securityGroupsNamed(m, 'lab-machines');
+  assert.is(groups.length, 1);
+  assert.is(groups[0]!.rules.length, 3);
   assert.is((await instanceIds(m)).length, 2);
 });
 

@@ -111,6 +111,9 @@ export function rootKeyUserData(publicKey: string): string {
   return ['#cloud-config', 'disable_root: false', 'ssh_authorized_keys:', `  - ${JSON.stringify(publicKey)}`, ''].join('\n');
 }
 
+/** A rule's Name tag (`lab-machines-tcp-22-from-caller`). */
+const ruleName = (group: string, rule: MachineIngress) => `${group}-${rule.protocol}${rule.port === undefined ? '' : `-${rule.port}`}-from-${rule.from}`;
+
 /** The `authorize-security-group-ingress` arguments of one opening. */
 function opening(rule: MachineIngress, cidr: string | undefined): { args: string[]; what: string } {
   const ports = rule.protocol === 'all' ? [] : ['--port', String(rule.port)];
@@ -148,7 +151,8 @@ export async function compileCloudAMachines(req: MachinesRequest, ctx: DeployCon
       reason: `create the security group ${group} of ${req.name}'s machines (nothing open yet)`,
       produces: { SG_ID: '$.GroupId' },
     },
-    ...openings.map(({ args, what }) => ({ args: ['aws', 'ec2', 'authorize-security-group-ingress', '--group-id', '<SG_ID>', ...args, ...at], reason: `open ${what}` })),
+    // Each rule Name-tagged: it is a named create, checked and adopted exactly once like the group and the instances.
+    ...openings.map(({ args, what }, i) => ({ args: ['aws', 'ec2', 'authorize-security-group-ingress', '--group-id', '<SG_ID>', ...args, '--tag-specifications', tags('security-group-rule', ruleName(group, req.ingress[i]!)), ...at], reason: `open ${what}` })),
     ...req.machines.map(({ hostname, role }, i) => ({
       args: ['aws', 'ec2', 'run-instances', '--image-id', image.id, '--instance-type', type, '--count', '1', '--security-group-ids', '<SG_ID>', '--user-data', rootKeyUserData(req.sshPublicKey!), '--tag-specifications', tags('instance', hostname, role), ...at],
       reason: `create ${type} instance ${hostname} in ${region}, the ${role} of ${req.name}`,

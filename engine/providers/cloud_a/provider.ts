@@ -1,7 +1,7 @@
 /**
  * cloud_a (AWS) as a provider of the plan engine: steps are `aws` command lines
  * (`["aws", "<service>", "<operation>", …]`) run through the installed aws CLI with JSON output and the
- * profile and region of the selected environment. Its name lookup lists buckets, instances and security groups so a
+ * profile and region of the selected environment. Its name lookup lists buckets, instances, security groups and Name-tagged security group rules so a
  * create of a name that exists is refused before anything runs, and an interrupted create is adopted.
  */
 import { option, parseCommand } from '../../core/kits/cli/argv.js';
@@ -101,6 +101,9 @@ export const AWS_ISOLATION: CliIsolation = {
   },
 };
 
+/** A firewall rule as `describe-security-group-rules` and `authorize-security-group-ingress` answer it. */
+type SecurityGroupRule = { SecurityGroupRuleId?: string; Tags?: { Key?: string; Value?: string }[] };
+
 const NOT_GONE = 'Name=instance-state-name,Values=pending,running,stopping,stopped';
 
 const names: NameLookup<CliClient> = {
@@ -126,6 +129,13 @@ const names: NameLookup<CliClient> = {
       const data = (await client.run(['ec2', 'describe-security-groups'], signal)).data as { SecurityGroups?: { GroupId?: string; GroupName?: string }[] } | null;
       return (data?.SecurityGroups ?? []).filter((g) => g.GroupId && g.GroupName).map((g) => ({ id: g.GroupId!, name: g.GroupName!, record: g }));
     }
+    if (kind === 'security-group-rule') {
+      const data = (await client.run(['ec2', 'describe-security-group-rules'], signal)).data as { SecurityGroupRules?: SecurityGroupRule[] } | null;
+      return (data?.SecurityGroupRules ?? []).flatMap((r) => {
+        const name = r.Tags?.find((t) => t.Key === 'Name')?.Value;
+        return name && r.SecurityGroupRuleId ? [{ id: r.SecurityGroupRuleId, name, record: r }] : [];
+      });
+    }
     return [];
   },
 
@@ -138,6 +148,7 @@ const names: NameLookup<CliClient> = {
     }
     if (kind === 'instance') return (data as { Instances?: { InstanceId?: string }[] } | null)?.Instances?.[0]?.InstanceId;
     if (kind === 'security-group') return (data as { GroupId?: string } | null)?.GroupId;
+    if (kind === 'security-group-rule') return (data as { SecurityGroupRules?: SecurityGroupRule[] } | null)?.SecurityGroupRules?.[0]?.SecurityGroupRuleId;
     return undefined;
   },
 
@@ -145,6 +156,7 @@ const names: NameLookup<CliClient> = {
     if (kind === 'bucket') return { Location: `/${found.id}` };
     if (kind === 'instance') return { Instances: [found.record] };
     if (kind === 'security-group') return { GroupId: found.id };
+    if (kind === 'security-group-rule') return { Return: true, SecurityGroupRules: [found.record] };
     return found.record;
   },
 };
