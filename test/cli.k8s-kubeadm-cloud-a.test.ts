@@ -8,87 +8,21 @@
  * moto's public IPs lead nowhere, and the engine lets no binding override what a step produces: the
  * SSH part is proven by applying the compiled plan's own SSH steps with <CP_IP>/<W1_IP> replaced by the
  * loopback addresses of an in-test SSH server (test/support/ssh-server.ts), and the machine part by
- * applying the compiled plan's aws steps against moto.
+ * applying the compiled plan's aws steps against moto (cli.k8s-kubeadm-cloud-a-apply.test.ts, with the
+ * kill -9 and --resume tests).
  */
-import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import ssh2 from 'ssh2';
-import { BIN, childEnv, runCli, tempHome } from './support/cli.js';
-import { instanceIds, motoSuite, operationsDuring, securityGroupsNamed, type RunningMoto } from './support/moto.js';
-import { headNodeKubeconfig, startSshServer, type SshTestServer } from './support/ssh-server.js';
-import { tempDir } from './support/temp.js';
+import { runCli } from './support/cli.js';
+import { instanceIds, motoSuite, operationsDuring, securityGroupsNamed } from './support/moto.js';
+import { CALLER, kubeadm, kubeadmCloudARig, planFile, T, TOKEN, type PlanDoc } from './support/kubeadm-cloud-a.js';
 
 const motoTest = motoSuite(test);
-const T = { timeoutMs: 400_000 };
-const CALLER = '203.0.113.7/32';
-const TOKEN = 'abcdef.0123456789abcdef';
-
-type PlanDoc = { version: number; provider: string | string[]; summary?: string; notes?: string[]; commands: { args: string[]; reason: string; produces?: Record<string, string> }[] };
-
-// One in-test SSH server for the file: its client key is the key the plan puts on the machines, and it
-// answers as the control plane (127.0.0.1) and the worker (127.0.0.2).
-let srv: SshTestServer | undefined;
-async function sshServer(): Promise<SshTestServer> {
-  srv ??= await startSshServer(tempDir('assistant-kubeadm-a-'), {
-    files: { '/root/.kube/config': headNodeKubeconfig({ server: 'https://10.1.0.5:6443' }) },
-    alsoOn: ['127.0.0.2'],
-    filesAt: { '127.0.0.2': {} },
-    exec: (command) => (command.startsWith('kubeadm token create') ? { stdout: JSON.stringify({ endpoint: '10.1.0.5:6443', token: TOKEN, ca_cert_hash: 'sha256:0f1e2d' }) + '\n', code: 0 } : { code: 0 }),
-  });
-  return srv;
-}
-test.after(async () => {
-  await srv?.close();
-});
-
-/** A home whose config names the SSH server's key and port (and `extra` config lines). */
-async function homeWithKey(extra = ''): Promise<string> {
-  const s = await sshServer();
-  const home = tempHome();
-  writeFileSync(join(home, '.assistant.yaml'), `gpucloud:\n  ssh_key_path: ${s.clientKeyPath}\n  ssh_port: ${s.port}\n${extra}`, { mode: 0o600 });
-  return home;
-}
-
-/** The OpenSSH public key line of the SSH server's client key (what root's authorized_keys must get). */
-async function publicKey(): Promise<string> {
-  const key = ssh2.utils.parseKey((await import('node:fs')).readFileSync((await sshServer()).clientKeyPath)) as ssh2.ParsedKey;
-  return `${key.type} ${key.getPublicSSH().toString('base64')}`;
-}
-
-const kubeadm = (workers: string, ...more: string[]) => ['k8s', 'create', 'kubeadm', 'lab', '--workers', workers, '--provider', 'cloud_a', '--ssh-from', CALLER, ...more];
-
-/**
- * The compiled plan (`--plan`), split into its aws steps (the machines) and the rest (SSH); compiled once
- * for the file (each aws call costs seconds on a busy machine; moto's reset keeps its default images).
- */
-let compiledOnce: Promise<{ plan: PlanDoc; machines: PlanDoc; ssh: PlanDoc }> | undefined;
-function compiled(m: RunningMoto, home: string): Promise<{ plan: PlanDoc; machines: PlanDoc; ssh: PlanDoc }> {
-  compiledOnce ??= compile(m, home);
-  return compiledOnce;
-}
-async function compile(m: RunningMoto, home: string): Promise<{ plan: PlanDoc; machines: PlanDoc; ssh: PlanDoc }> {
-  const r = await runCli(kubeadm('1', '--plan'), { ...T, env: m.env, home });
-  assert.is(r.code, 0, r.stderr);
-  const plan = JSON.parse(r.stdout) as PlanDoc;
-  const aws = plan.commands.filter((c) => c.args[0] === 'aws');
-  return {
-    plan,
-    machines: { version: 1, provider: 'cloud_a', commands: aws },
-    ssh: { version: 1, provider: 'ssh', commands: plan.commands.slice(aws.length) },
-  };
-}
-
-function planFile(plan: PlanDoc): string {
-  const file = join(tempDir('kubeadm-a-plan-'), 'plan.json');
-  writeFileSync(file, JSON.stringify(plan));
-  return file;
-}
+const rig = kubeadmCloudARig();
+test.after(() => rig.close());
 
 motoTest('--dry-run: the security group, its three rules, 1+2 run-instances priced from the EC2 table, the waits and IP reads, then the SSH steps; the defaults in the notes; only reads sent', async (m) => {
-  const home = await homeWithKey();
+  const home = await rig.homeWithKey();
   let r = { code: null as number | null, stdout: '', stderr: '' };
   const ops = await operationsDuring(m, async () => {
     r = await runCli(kubeadm('2', '--dry-run', '-o', 'json'), { ...T, env: m.env, home });
@@ -127,94 +61,13 @@ motoTest('--dry-run: the security group, its three rules, 1+2 run-instances pric
   assert.match(notes, /security group lab-machines opens tcp 22 from 203\.0\.113\.7\/32 \(SSH\); tcp 6443 from 203\.0\.113\.7\/32 \(the Kubernetes API\); every port between the machines/);
   assert.ok(ops.length > 0 && ops.every((op) => /^Describe/.test(op)), `only reads reached moto: ${ops.join(', ')}`);
   assert.equal(await instanceIds(m), []);
-  assert.is(srv!.commands.length, 0, 'no SSH');
-});
-
-motoTest('the machine part applied against moto: the group with exactly its three rules and 1+1 Name-tagged instances in it, root\'s key in their user data, each public IP bound', async (m) => {
-  const home = await homeWithKey();
-  const { plan, machines } = await compiled(m, home);
-  assert.equal(plan.provider, ['cloud_a', 'ssh']);
-  const r = await runCli(['ask', '--apply', '-o', 'json', '--plan-file', planFile(machines)], { ...T, env: m.env, home });
-  assert.is(r.code, 0, r.stderr);
-  const report = JSON.parse(r.stdout) as { status: string; bindings: Record<string, string> };
-  assert.is(report.status, 'succeeded');
-  const groups = await securityGroupsNamed(m, 'lab-machines');
-  assert.is(groups.length, 1);
-  const sg = groups[0]!;
-  assert.is(sg.id, report.bindings.SG_ID);
-  assert.equal(sg.rules, [
-    { protocol: 'tcp', port: 22, cidrs: [CALLER], groups: [] },
-    { protocol: 'tcp', port: 6443, cidrs: [CALLER], groups: [] },
-    { protocol: '-1', cidrs: [], groups: [sg.id] },
-  ]);
-  assert.equal(await instanceIds(m, 'lab-cp'), [report.bindings.CP_ID]);
-  assert.equal(await instanceIds(m, 'lab-w1'), [report.bindings.W1_ID]);
-  assert.is((await instanceIds(m)).length, 2, 'exactly 1+1 instances');
-  for (const ip of [report.bindings.CP_IP, report.bindings.W1_IP]) assert.match(ip ?? '', /^\d+\.\d+\.\d+\.\d+$/);
-  const vm = (m.aws(['ec2', 'describe-instances', '--instance-ids', report.bindings.CP_ID!]) as { Reservations: { Instances: { InstanceType: string; SecurityGroups: { GroupId: string }[] }[] }[] }).Reservations[0]!.Instances[0]!;
-  assert.is(vm.InstanceType, 't3.small');
-  assert.equal(vm.SecurityGroups.map((g) => g.GroupId), [sg.id]);
-  const userData = m.aws(['ec2', 'describe-instance-attribute', '--instance-id', report.bindings.CP_ID!, '--attribute', 'userData']) as { UserData: { Value: string } };
-  const text = Buffer.from(userData.UserData.Value, 'base64').toString('utf8');
-  assert.match(text, /^#cloud-config\ndisable_root: false\n/);
-  assert.ok(text.includes(await publicKey()), 'root gets the public key of the key the SSH steps use');
-});
-
-motoTest('kill -9 while the machines are being made, then --resume: one security group and exactly 1+1 instances (the one in flight adopted, not made again)', async (m) => {
-  const home = await homeWithKey();
-  const { machines } = await compiled(m, home);
-  const file = planFile(machines);
-  const child = spawn(process.execPath, [BIN, 'ask', '--apply', '--plan-file', file], { env: childEnv(home, m.env), stdio: 'ignore' });
-  const exited = new Promise((resolve) => child.on('close', resolve));
-  // Killed once moto holds the control plane: its run-instances was on the wire or just answered.
-  for (let i = 0; !(await instanceIds(m, 'lab-cp')).length; i++) {
-    if (i > 4000) throw new Error('run-instances never reached moto');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  child.kill('SIGKILL');
-  await exited;
-  const resumed = await runCli(['ask', '--apply', '--resume', '-o', 'json', '--plan-file', file], { ...T, env: m.env, home });
-  assert.is(resumed.code, 0, resumed.stderr);
-  const report = JSON.parse(resumed.stdout) as { bindings: Record<string, string>; steps: { index: number; deduplicated?: boolean }[] };
-  assert.equal(report.steps.filter((st) => st.deduplicated).map((st) => st.index), [4], 'the control plane\'s run-instances, in flight when killed, is adopted');
-  assert.is((await securityGroupsNamed(m, 'lab-machines')).length, 1);
-  assert.equal(await instanceIds(m, 'lab-cp'), [report.bindings.CP_ID]);
-  assert.equal(await instanceIds(m, 'lab-w1'), [report.bindings.W1_ID]);
-  assert.is((await instanceIds(m)).length, 2, 'exactly 1+1 instances after the retry');
-  // The same plan again from the start is refused by the duplicate-name check before anything is sent.
-  const again = await runCli(['ask', '--apply', '--fresh', '--plan-file', file], { ...T, env: m.env, home });
-  assert.is(again.code, 3, again.stderr);
-  assert.match(again.stderr, /creates security-group "lab-machines", which already exists/);
-  assert.is((await instanceIds(m)).length, 2);
-});
-
-motoTest('kill -9 while a firewall rule is being added, then --resume: the rule is adopted (not added again, which AWS would refuse), and the run completes with exactly three rules', async (m) => {
-  const home = await homeWithKey();
-  const { machines } = await compiled(m, home);
-  const file = planFile(machines);
-  const child = spawn(process.execPath, [BIN, 'ask', '--apply', '--plan-file', file], { env: childEnv(home, m.env), stdio: 'ignore' });
-  const exited = new Promise((resolve) => child.on('close', resolve));
-  const rules = async () => (await securityGroupsNamed(m, 'lab-machines'))[0]?.rules.length ?? 0;
-  for (let i = 0; (await rules()) === 0; i++) {
-    if (i > 4000) throw new Error('authorize-security-group-ingress never reached moto');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  child.kill('SIGKILL');
-  await exited;
-  const resumed = await runCli(['ask', '--apply', '--resume', '-o', 'json', '--plan-file', file], { ...T, env: m.env, home });
-  assert.is(resumed.code, 0, resumed.stderr);
-  const report = JSON.parse(resumed.stdout) as { steps: { index: number; deduplicated?: boolean }[] };
-  assert.equal(report.steps.filter((st) => st.deduplicated).map((st) => st.index), [1], 'the first rule, in flight when killed, is adopted');
-  const groups = await securityGroupsNamed(m, 'lab-machines');
-  assert.is(groups.length, 1);
-  assert.is(groups[0]!.rules.length, 3);
-  assert.is((await instanceIds(m)).length, 2);
+  assert.is((await rig.sshServer()).commands.length, 0, 'no SSH');
 });
 
 motoTest('the SSH part: the compiled plan\'s own kubeadm steps, with the machines\' IPs given as the SSH stand-in\'s addresses, install, init, join and fetch the kubeconfig', async (m) => {
-  const home = await homeWithKey();
-  const { ssh } = await compiled(m, home);
-  const s = await sshServer();
+  const home = await rig.homeWithKey();
+  const { ssh } = await rig.compiled(m, home);
+  const s = await rig.sshServer();
   const before = s.execs.length;
   const at: Record<string, string> = { CP_IP: '127.0.0.1', W1_IP: '127.0.0.2' };
   const steps = JSON.parse(JSON.stringify(ssh).replace(/<(CP_IP|W1_IP)>/g, (_, k: string) => at[k]!)) as PlanDoc;
@@ -231,7 +84,7 @@ motoTest('the SSH part: the compiled plan\'s own kubeadm steps, with the machine
 });
 
 motoTest('refused before anything is sent: a cloud without machines (exit 2, naming those that can), bad --workers, no --ssh-from, a type below kubeadm\'s minimum', async (m) => {
-  const home = await homeWithKey();
+  const home = await rig.homeWithKey();
   const ops = await operationsDuring(m, async () => {
     for (const cloud of ['cloud_b', 'cloud_c', 'terraform', 'nope']) {
       const r = await runCli(['k8s', 'create', 'kubeadm', 'lab', '--workers', '2', '--provider', cloud, '--dry-run'], { ...T, env: m.env, home });
@@ -257,7 +110,7 @@ motoTest('refused before anything is sent: a cloud without machines (exit 2, nam
 });
 
 motoTest('under a budget the run is refused (exit 3) when the machines cost more per hour, and nothing is created', async (m) => {
-  const home = await homeWithKey('budget:\n  max_hourly: 0.05\n');
+  const home = await rig.homeWithKey('budget:\n  max_hourly: 0.05\n');
   const r = await runCli(kubeadm('2', '--yes'), { ...T, env: m.env, home });
   assert.is(r.code, 3, r.stderr);
   assert.match(r.stderr, /budget/i);
