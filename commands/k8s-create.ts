@@ -197,6 +197,9 @@ async function createKubeadm(ctx: CommandContext, name: string, opts: Flags, mak
     throw new UsageError('--provider, --instance-type, --location, --image and --ssh-from are for the machines --workers <n> creates, not for --host', { hint: 'assistant k8s create kubeadm lab --workers 2 --instance-type CPU.4V.16G' });
   }
   const maker = makes ? machineMaker(makers, str(opts.provider)) : undefined;
+  if (maker && opts.sshFrom !== undefined && !maker.capabilities.machines.needsCallerCidr) {
+    throw new UsageError(`--ssh-from opens a firewall, and ${maker.name}'s machines have none to open (${maker.capabilities.machines.about})`, { hint: `leave --ssh-from out, or choose a provider whose machines have one: ${makers.filter((m) => m.capabilities.machines.needsCallerCidr).map((m) => `--provider ${m.name}`).join(', ') || 'none'}` });
+  }
   return withSession(ctx, async (session) => {
     const plan =
       savedFor(ctx, `kubeadm-${name}`, opts) ??

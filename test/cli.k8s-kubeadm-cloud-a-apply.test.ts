@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BIN, childEnv, runCli } from './support/cli.js';
 import { instanceIds, motoSuite, securityGroupsNamed } from './support/moto.js';
-import { CALLER, kubeadmCloudARig, planFile, T } from './support/kubeadm-cloud-a.js';
+import { CALLER, kubeadm, kubeadmCloudARig, planFile, T, type PlanDoc } from './support/kubeadm-cloud-a.js';
 
 const motoTest = motoSuite(test);
 const rig = kubeadmCloudARig();
@@ -96,6 +96,23 @@ motoTest('kill -9 while a firewall rule is being added, then --resume: the rule 
   assert.is(groups.length, 1);
   assert.is(groups[0]!.rules.length, 3);
   assert.is((await instanceIds(m)).length, 2);
+});
+
+motoTest('names are checked where the steps act (--location): a machine of the same name in that region refuses the plan (exit 3, nothing sent), a group of the same name in another region does not count', async (m) => {
+  const home = await rig.homeWithKey();
+  const r = await runCli(kubeadm('1', '--location', 'us-west-2', '--plan'), { ...T, env: m.env, home });
+  assert.is(r.code, 0, r.stderr);
+  const plan = JSON.parse(r.stdout) as PlanDoc;
+  const machines: PlanDoc = { version: 1, provider: 'cloud_a', commands: plan.commands.filter((c) => c.args[0] === 'aws') };
+  const run = machines.commands.find((c) => c.args[2] === 'run-instances')!.args;
+  m.aws(['ec2', 'run-instances', '--image-id', run[run.indexOf('--image-id') + 1]!, '--instance-type', 't3.small', '--tag-specifications', 'ResourceType=instance,Tags=[{Key=Name,Value=lab-w1}]', '--region', 'us-west-2']);
+  m.aws(['ec2', 'create-security-group', '--group-name', 'lab-machines', '--description', 'another region', '--region', 'us-east-1']);
+  const refused = await runCli(['ask', '--apply', '--plan-file', planFile(machines)], { ...T, env: m.env, home });
+  assert.is(refused.code, 3, refused.stderr);
+  assert.match(refused.stderr, /creates instance "lab-w1", which already exists/);
+  assert.not.match(refused.stderr, /security-group "lab-machines"/, 'us-east-1\'s group of that name is not where the plan acts');
+  const west = m.aws(['ec2', 'describe-security-groups', '--filters', 'Name=group-name,Values=lab-machines', '--region', 'us-west-2']) as { SecurityGroups: unknown[] };
+  assert.equal(west.SecurityGroups, [], 'nothing was sent');
 });
 
 test.run();

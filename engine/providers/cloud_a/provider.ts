@@ -107,13 +107,24 @@ type SecurityGroupRule = { SecurityGroupRuleId?: string; Tags?: { Key?: string; 
 const NOT_GONE = 'Name=instance-state-name,Values=pending,running,stopping,stopped';
 
 const names: NameLookup<CliClient> = {
-  async list(kind, client, signal) {
+  // A step's own region and profile (not placeholders): its records are listed there.
+  scopeOf(args) {
+    const cmd = parseCommand(args.slice(1), AWS_SYNTAX);
+    const out: string[] = [];
+    for (const name of ['--region', '--profile']) {
+      const v = option(cmd, name)?.at(-1);
+      if (v !== undefined && !/<[A-Z]/.test(v)) out.push(name, v);
+    }
+    return out.length ? out : undefined;
+  },
+
+  async list(kind, client, signal, scope = []) {
     if (kind === 'bucket') {
-      const data = (await client.run(['s3api', 'list-buckets'], signal)).data as { Buckets?: { Name?: string; CreationDate?: string }[] } | null;
+      const data = (await client.run(['s3api', 'list-buckets', ...scope], signal)).data as { Buckets?: { Name?: string; CreationDate?: string }[] } | null;
       return (data?.Buckets ?? []).filter((b) => typeof b.Name === 'string').map((b) => ({ id: b.Name!, name: b.Name!, createdAt: b.CreationDate, record: b }));
     }
     if (kind === 'instance') {
-      const data = (await client.run(['ec2', 'describe-instances', '--filters', NOT_GONE], signal)).data as {
+      const data = (await client.run(['ec2', 'describe-instances', '--filters', NOT_GONE, ...scope], signal)).data as {
         Reservations?: { Instances?: { InstanceId?: string; LaunchTime?: string; Tags?: { Key?: string; Value?: string }[] }[] }[];
       } | null;
       const out: NamedRecord[] = [];
@@ -126,11 +137,11 @@ const names: NameLookup<CliClient> = {
       return out;
     }
     if (kind === 'security-group') {
-      const data = (await client.run(['ec2', 'describe-security-groups'], signal)).data as { SecurityGroups?: { GroupId?: string; GroupName?: string }[] } | null;
+      const data = (await client.run(['ec2', 'describe-security-groups', ...scope], signal)).data as { SecurityGroups?: { GroupId?: string; GroupName?: string }[] } | null;
       return (data?.SecurityGroups ?? []).filter((g) => g.GroupId && g.GroupName).map((g) => ({ id: g.GroupId!, name: g.GroupName!, record: g }));
     }
     if (kind === 'security-group-rule') {
-      const data = (await client.run(['ec2', 'describe-security-group-rules'], signal)).data as { SecurityGroupRules?: SecurityGroupRule[] } | null;
+      const data = (await client.run(['ec2', 'describe-security-group-rules', ...scope], signal)).data as { SecurityGroupRules?: SecurityGroupRule[] } | null;
       return (data?.SecurityGroupRules ?? []).flatMap((r) => {
         const name = r.Tags?.find((t) => t.Key === 'Name')?.Value;
         return name && r.SecurityGroupRuleId ? [{ id: r.SecurityGroupRuleId, name, record: r }] : [];
