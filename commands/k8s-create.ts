@@ -134,10 +134,10 @@ export async function runK8sCreate(ctx: CommandContext, argv: string[]): Promise
         .option('--workers <n|ips>', 'A count: create the control plane and <n> worker machines; or comma-separated worker hosts to join (with --host)')
         .option('--host <ip>', 'The control-plane host you already have (with --workers <ip,…>)')
         .option('--provider <name>', `Who makes the machines: ${machineMakers.map((m, i) => `${m.name}${i === 0 ? ' (default)' : ''}: ${m.capabilities.machines.about}`).join('; ')}`)
-        .option('--instance-type <type>', 'Instance type of the machines it creates (default: the cheapest CPU type with 2 cores and 2 GB; cloud_a: t3.small)')
-        .option('--location <code>', 'Location of the machines it creates (default: gpucloud.default_location, else where the type is available; cloud_a: the region, default the aws CLI\'s)')
-        .option('--image <image>', 'OS image of the machines it creates, Ubuntu (default: the first Ubuntu image for the type; cloud_a: Canonical\'s newest Ubuntu server AMI)')
-        .option('--ssh-from <cidr>', 'Where SSH and the Kubernetes API may be reached from, for machines with a firewall (cloud_a: required, e.g. 203.0.113.7/32)')
+        .option('--instance-type <type>', `Instance type of the machines it creates (default: ${byMaker(machineMakers, (d) => d.instanceType)})`)
+        .option('--location <code>', `Location of the machines it creates (default: ${byMaker(machineMakers, (d) => d.location)})`)
+        .option('--image <image>', `OS image of the machines it creates, Ubuntu (default: ${byMaker(machineMakers, (d) => d.image)})`)
+        .option('--ssh-from <cidr>', `Where SSH and the Kubernetes API may be reached from, for machines with a firewall (required with ${machineMakers.filter((m) => m.capabilities.machines.needsCallerCidr).map((m) => `--provider ${m.name}`).join(', ') || 'none'}), e.g. 203.0.113.7/32`)
         .option('--use-context', 'Make <name> the current kubeconfig context'),
     )
       .example('  assistant k8s create kubeadm lab --workers 2 --dry-run            # the 3 machines it creates and what they cost')
@@ -234,6 +234,10 @@ async function createKubeadm(ctx: CommandContext, name: string, opts: Flags, mak
       : applyCompiled(ctx, session, `kubeadm-${name}`, plan, opts, { what: `Install Kubernetes (kubeadm) as cluster ${name} on the given hosts`, expected: name });
   });
 }
+
+/** Each machine maker's default for a flag, for --help (`gpucloud: …; cloud_a: …`). */
+const byMaker = (makers: readonly CapableProvider<'machines'>[], pick: (d: CapableProvider<'machines'>['capabilities']['machines']['defaults']) => string) =>
+  makers.map((m) => `${m.name}: ${pick(m.capabilities.machines.defaults)}`).join('; ');
 
 /** The provider `--provider` names (default: the first that makes machines), or a usage error naming those that can. */
 function machineMaker(makers: readonly CapableProvider<'machines'>[], wanted: string | undefined): CapableProvider<'machines'> {

@@ -427,6 +427,8 @@ export interface MachinesCompiled {
 export interface MachinesCapability {
   /** What it says about itself in --help (`gpucloud instances`, `EC2 instances`). */
   about: string;
+  /** What it chooses when a flag is not given, for --help (`the cheapest CPU type with 2 cores and 2 GB`). */
+  defaults: { instanceType: string; location: string; image: string };
   /** It needs `callerCidr` (its machines have a firewall that opens only what the request names). */
   needsCallerCidr?: boolean;
   /** It needs `sshPublicKey` (it puts the key on the machines itself). */

@@ -6,7 +6,12 @@
 import type { MachinesCapability } from '../../core/capabilities.js';
 
 export const cloudAMachines: MachinesCapability = {
-  about: 'EC2 instances in a security group of their own (--location is the region)',
+  about: 'EC2 instances in a security group of their own, open to --ssh-from',
+  defaults: {
+    instanceType: 't3.small (2 vCPUs, 2 GiB)',
+    location: 'the region: the aws CLI\'s own',
+    image: 'Canonical\'s newest Ubuntu LTS server AMI for the type\'s architecture',
+  },
   needsCallerCidr: true,
   needsSshPublicKey: true,
   async compile(req, ctx) {
