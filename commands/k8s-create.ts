@@ -21,8 +21,9 @@ import { requireClusterName, type CatalogueRead } from '../engine/producers/k8s-
 import { forgetSandboxCluster, sandboxKubeconfig } from '../engine/producers/sandbox/sandbox.js';
 import { assertContextFree, kubeconfigPathFor } from '../engine/core/kubeconfig/kubeconfig-write.js';
 import { expandHome } from '../engine/core/kubeconfig/kubeconfig.js';
-import { providerWith } from '../engine/providers/index.js';
-import { planConsent, readResult } from '../machines/apply/index.js';
+import { planConsent, readPlan, readResult } from '../machines/apply/index.js';
+import { providersWith, providerWith, type CapableProvider } from '../engine/providers/index.js';
+import { placeholdersIn } from '../engine/core/plan/bindings.js';
 import { applyInSession, dryRunInSession } from './apply.js';
 import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
@@ -49,6 +50,8 @@ function catalogueRead(session: Session): CatalogueRead {
 
 /** `argv` is what follows `assistant k8s create`. */
 export async function runK8sCreate(ctx: CommandContext, argv: string[]): Promise<number> {
+  // Who can make machines for kubeadm: the registry's answer (their light capability modules only).
+  const machineMakers = await providersWith('machines');
   return runGroup('k8s create', argv, ctx, (cli, start) => {
     const common = (c: ReturnType<typeof cli.command>) =>
       c
@@ -125,16 +128,20 @@ export async function runK8sCreate(ctx: CommandContext, argv: string[]): Promise
     );
     common(
       cli
-        .command('kubeadm <name>', 'Kubernetes with kubeadm: on new gpucloud instances (--workers <n>), or on hosts you reach as root over SSH (--host)')
-        .option('--workers <n|ips>', 'A count: create the control plane and <n> worker instances; or comma-separated worker hosts to join (with --host)')
+        .command('kubeadm <name>', 'Kubernetes with kubeadm: on new machines (--workers <n>, gpucloud instances or --provider\'s), or on hosts you reach as root over SSH (--host)')
+        .option('--workers <n|ips>', 'A count: create the control plane and <n> worker machines; or comma-separated worker hosts to join (with --host)')
         .option('--host <ip>', 'The control-plane host you already have (with --workers <ip,…>)')
-        .option('--instance-type <type>', 'Instance type of the machines it creates (default: the cheapest CPU type with 2 cores and 2 GB)')
-        .option('--location <code>', 'Location of the machines it creates (default: gpucloud.default_location, else where the type is available)')
+        .option('--provider <name>', `Who makes the machines: ${machineMakers.map((m, i) => `${m.name}${i === 0 ? ' (default)' : ''}: ${m.capabilities.machines.about}`).join('; ')}`)
+        .option('--instance-type <type>', `Instance type of the machines it creates (default: ${byMaker(machineMakers, (d) => d.instanceType)})`)
+        .option('--location <code>', `Location of the machines it creates (default: ${byMaker(machineMakers, (d) => d.location)})`)
+        .option('--image <image>', `OS image of the machines it creates, Ubuntu (default: ${byMaker(machineMakers, (d) => d.image)})`)
+        .option('--ssh-from <cidr>', `Where SSH and the Kubernetes API may be reached from, for machines with a firewall (required with ${machineMakers.filter((m) => m.capabilities.machines.needsCallerCidr).map((m) => `--provider ${m.name}`).join(', ') || 'none'}), e.g. 203.0.113.7/32`)
         .option('--use-context', 'Make <name> the current kubeconfig context'),
     )
       .example('  assistant k8s create kubeadm lab --workers 2 --dry-run            # the 3 machines it creates and what they cost')
+      .example('  assistant k8s create kubeadm lab --workers 2 --provider cloud_a --ssh-from 203.0.113.7/32 --dry-run')
       .example('  assistant k8s create kubeadm lab --host 10.0.0.5 --workers 10.0.0.6,10.0.0.7')
-      .action((name: string, opts: Flags) => start(() => createKubeadm(ctx, name, opts)));
+      .action((name: string, opts: Flags) => start(() => createKubeadm(ctx, name, opts, machineMakers)));
   }, '', FLAGS);
 }
 
@@ -178,36 +185,69 @@ async function createGpuCloud(ctx: CommandContext, name: string, opts: Flags): P
 }
 
 /** kubeadm on machines the plan creates (`--workers <n>` without --host), or on hosts you have (`--host`). */
-async function createKubeadm(ctx: CommandContext, name: string, opts: Flags): Promise<number> {
+async function createKubeadm(ctx: CommandContext, name: string, opts: Flags, makers: readonly CapableProvider<'machines'>[]): Promise<number> {
   const makes = opts.host === undefined && isWorkerCount(opts.workers);
   if (!makes && opts.host !== undefined && isWorkerCount(opts.workers)) {
     throw new UsageError('--workers is a count only when the plan creates the machines; with --host it takes worker addresses', { hint: 'assistant k8s create kubeadm lab --workers 2 (new machines), or --host 10.0.0.5 --workers 10.0.0.6,10.0.0.7' });
   }
-  if (!makes && (opts.instanceType !== undefined || opts.location !== undefined)) {
-    throw new UsageError('--instance-type and --location are for the machines --workers <n> creates, not for --host', { hint: 'assistant k8s create kubeadm lab --workers 2 --instance-type CPU.4V.16G' });
+  const forMachines = (['instanceType', 'location', 'image', 'provider', 'sshFrom'] as const).filter((k) => opts[k] !== undefined);
+  if (!makes && forMachines.length) {
+    throw new UsageError('--provider, --instance-type, --location, --image and --ssh-from are for the machines --workers <n> creates, not for --host', { hint: 'assistant k8s create kubeadm lab --workers 2 --instance-type CPU.4V.16G' });
+  }
+  const maker = makes ? machineMaker(makers, str(opts.provider)) : undefined;
+  if (maker && opts.sshFrom !== undefined && !maker.capabilities.machines.needsCallerCidr) {
+    throw new UsageError(`--ssh-from opens a firewall, and ${maker.name}'s machines have none to open (${maker.capabilities.machines.about})`, { hint: `leave --ssh-from out, or choose a provider whose machines have one: ${makers.filter((m) => m.capabilities.machines.needsCallerCidr).map((m) => `--provider ${m.name}`).join(', ') || 'none'}` });
   }
   return withSession(ctx, async (session) => {
     const plan =
       savedFor(ctx, `kubeadm-${name}`, opts) ??
-      (makes
+      (maker
         ? await compileKubeadmMachines(
-            { name, workers: opts.workers, instanceType: str(opts.instanceType), location: str(opts.location), defaultLocation: session.predefined.DEFAULT_LOCATION, useContext: Boolean(opts.useContext) },
-            catalogueRead(session),
+            {
+              name,
+              workers: opts.workers,
+              instanceType: str(opts.instanceType),
+              location: str(opts.location),
+              image: str(opts.image),
+              callerCidr: str(opts.sshFrom),
+              // Only for a provider that puts the key on the machines itself: the others need no key to compile.
+              sshPublicKey: maker.capabilities.machines.needsSshPublicKey ? await sshPublicKey(session) : undefined,
+              useContext: Boolean(opts.useContext),
+            },
+            maker.capabilities.machines,
+            { read: (p) => readPlan(session, p, { signal: ctx.signal }), predefined: session.predefined },
           )
         : compileKubeadmCreate({ name, host: str(opts.host), workers: str(opts.workers), useContext: Boolean(opts.useContext) }));
     if (!opts.plan && !opts.dryRun) {
-      if (makes && !session.predefined.DEFAULT_SSH_KEY_ID) {
+      // A predefined value the machines need (gpucloud's SSH key ID) said plainly before anything is sent.
+      if (placeholdersIn(JSON.stringify(plan.commands)).includes('DEFAULT_SSH_KEY_ID') && !session.predefined.DEFAULT_SSH_KEY_ID) {
         throw new InvalidInputError('no_default_ssh_key', 'the machines need an SSH key and gpucloud.default_ssh_key_id is not set; nothing was sent', {
           hint: "list your keys with 'assistant gpucloud list ssh-keys' and set gpucloud.default_ssh_key_id",
         });
       }
       await checkSshReady(ctx, session, name, opts);
     }
-    return makes
-      ? applyCompiled(ctx, session, `kubeadm-${name}`, plan, opts, { what: `Create ${Number(opts.workers) + 1} instances and install Kubernetes (kubeadm) as cluster ${name}`, after: 'delete the instances to stop the bill', expected: name, priced: true })
+    return maker
+      ? applyCompiled(ctx, session, `kubeadm-${name}`, plan, opts, { what: `Create ${Number(opts.workers) + 1} instances and install Kubernetes (kubeadm) as cluster ${name}`, after: `${maker.name}; delete the instances to stop the bill: the plan's notes say how`, expected: name, priced: true })
       : applyCompiled(ctx, session, `kubeadm-${name}`, plan, opts, { what: `Install Kubernetes (kubeadm) as cluster ${name} on the given hosts`, expected: name });
   });
 }
+
+/** Each machine maker's default for a flag, for --help (`gpucloud: …; cloud_a: …`). */
+const byMaker = (makers: readonly CapableProvider<'machines'>[], pick: (d: CapableProvider<'machines'>['capabilities']['machines']['defaults']) => string) =>
+  makers.map((m) => `${m.name}: ${pick(m.capabilities.machines.defaults)}`).join('; ');
+
+/** The provider `--provider` names (default: the first that makes machines), or a usage error naming those that can. */
+function machineMaker(makers: readonly CapableProvider<'machines'>[], wanted: string | undefined): CapableProvider<'machines'> {
+  const chosen = wanted === undefined ? makers[0] : makers.find((m) => m.name === wanted);
+  if (chosen) return chosen;
+  const can = makers.map((m) => m.name).join(', ');
+  throw new UsageError(wanted === undefined ? 'no provider of this build makes machines' : `--provider ${wanted} cannot make machines for kubeadm`, { hint: `providers that can: ${can || 'none'} (e.g. --provider ${makers[0]?.name ?? 'gpucloud'})` });
+}
+
+/** The session's ssh settings: the configured key and kubeconfig, or in the sandbox its stand-in's. */
+/** The public key line of the key the SSH steps log in with, from the ssh provider (its session client is the settings). */
+const sshPublicKey = async (session: Session): Promise<string> => (await providerWith('preflight', 'ssh'))!.capabilities.preflight.publicKey!(await session.runContext().client('ssh'));
 
 /**
  * What must hold before a cluster is paid for: the SSH key that fetches its kubeconfig is readable, and

@@ -372,6 +372,73 @@ export interface DeployCompiled {
 }
 
 /**
+ * Where a machine's firewall lets traffic in from: the caller's address (`callerCidr`), the other
+ * machines of the same request, or anywhere.
+ */
+export interface MachineIngress {
+  protocol: 'tcp' | 'udp' | 'all';
+  /** The port (tcp, udp); `all` opens every port. */
+  port?: number;
+  from: 'caller' | 'group';
+  /** Why it is open, for the step's reason (`SSH`, `the Kubernetes API`). */
+  why: string;
+}
+
+/**
+ * "Make these machines" (`k8s create kubeadm --workers <n>`): so many machines of at least this size,
+ * with this OS, reachable as root over SSH with the key the SSH steps use, with these firewall openings.
+ * The provider chooses what the request leaves open (type, image, location) and says it in the notes.
+ */
+export interface MachinesRequest {
+  /** What the machines belong to: names their firewall and tags (`lab`). */
+  name: string;
+  /** One per machine, in order: its hostname and what it is (`control plane`, `worker 1`). */
+  machines: readonly { hostname: string; role: string }[];
+  minCores: number;
+  minMemoryGb: number;
+  /** The OS family the steps after them are written for. */
+  os: 'ubuntu';
+  ingress: readonly MachineIngress[];
+  /** The caller's address (CIDR) for `from: 'caller'`: where SSH and the steps after them come from. */
+  callerCidr?: string;
+  /** The OpenSSH public key line the SSH steps log in with as root (providers without an SSH key registry put it on the machine). */
+  sshPublicKey?: string;
+  /** Flags as given (each provider reads them as its own: a location is a region on some clouds). */
+  instanceType?: string;
+  location?: string;
+  image?: string;
+  /** One line saying what they are for (descriptions, tags). */
+  purpose: string;
+}
+
+/** A compiled machine request: steps that end with each machine's public IP bound to a placeholder. */
+export interface MachinesCompiled {
+  /** The providers of its steps (`["gpucloud"]`). */
+  providers: string[];
+  commands: PlanCommand[];
+  /** Each machine's public IP as a placeholder (`<CP_IP>`), in the request's order. */
+  ips: string[];
+  /** The defaults it chose that cost money, how to remove what it makes. */
+  remarks: string[];
+  /** For people: `3 × t3.small in us-east-1, image ami-0abc`. */
+  chosen: string;
+}
+
+/** Makes machines for steps that follow over SSH (engine/producers/k8s-create/kubeadm-machines.ts). */
+export interface MachinesCapability {
+  /** What it says about itself in --help (`gpucloud instances`, `EC2 instances`). */
+  about: string;
+  /** What it chooses when a flag is not given, for --help (`the cheapest CPU type with 2 cores and 2 GB`). */
+  defaults: { instanceType: string; location: string; image: string };
+  /** It needs `callerCidr` (its machines have a firewall that opens only what the request names). */
+  needsCallerCidr?: boolean;
+  /** It needs `sshPublicKey` (it puts the key on the machines itself). */
+  needsSshPublicKey?: boolean;
+  /** Reads what it chooses from through the executor (catalogue, images, the region) and compiles the steps. */
+  compile(request: MachinesRequest, ctx: DeployContext): Promise<MachinesCompiled>;
+}
+
+/**
  * Idle auto-stop's provider side (`autostop check`, `autostop resume`, `cost summary`'s saved lines;
  * machines/autostop/): the read-only plans that read its instances, an instance's startup script and
  * its volumes, the statuses of a hibernation, and what the hibernations auto-stop recorded saved.
@@ -424,6 +491,8 @@ export interface RecordKind extends TableSpec {
  */
 export interface PreflightCapability {
   check(client: unknown): { kubeconfigPath?: string };
+  /** The OpenSSH public key line of the key its steps log in with: what a machine without a key registry gets in root's authorized_keys. */
+  publicKey?(client: unknown): Promise<string>;
 }
 
 /**
@@ -457,6 +526,7 @@ export interface ProviderCapabilities {
   classify?: ClassifyCapability;
   cost?: CostCapability;
   deploy?: DeployCapability;
+  machines?: MachinesCapability;
   autostop?: AutostopCapability;
   records?: RecordsCapability;
   preflight?: PreflightCapability;

@@ -211,8 +211,17 @@ export interface NamedRecord {
 
 /** How the engine finds existing names and the resources a create made. */
 export interface NameLookup<Client = unknown> {
-  /** Every record of `kind` that has a name (one call per kind per run; the engine caches it). */
-  list(kind: string, client: Client, signal: AbortSignal): Promise<NamedRecord[]>;
+  /**
+   * Every record of `kind` that has a name (one call per kind and scope per run; the engine caches it),
+   * where `scope` says (see `scopeOf`); without it, where the provider's client points.
+   */
+  list(kind: string, client: Client, signal: AbortSignal, scope?: readonly string[]): Promise<NamedRecord[]>;
+  /**
+   * Where a create step acts, when the provider's records live in more than one place and the step can
+   * name one (cloud_a: its own `--region` and `--profile`): its name is checked, and an interrupted create
+   * looked for, there. Undefined: where the client points by default.
+   */
+  scopeOf?(args: readonly string[]): string[] | undefined;
   /**
    * The read step that lists `kind` and the named records in its response: a dry run then lists a kind
    * once for the name check and the burn (the same read, sent once through the executor).

@@ -85,10 +85,10 @@ export async function previewPlan(backend: PlanBackend, previewable: Previewable
  */
 function sharedLister(priced: PricedPlan, fallback: Lister): Lister {
   const reads = new Map(priced.parts.map((p) => [p.provider.name, p.read]));
-  return async (provider, kind) => {
+  return async (provider, kind, scope) => {
     const read = reads.get(provider.name);
-    const step = provider.names?.listStep?.(kind);
+    const step = scope?.length ? undefined : provider.names?.listStep?.(kind);
     if (read && step && provider.names?.fromList) return provider.names.fromList(kind, await read(step));
-    return fallback(provider, kind);
+    return fallback(provider, kind, scope);
   };
 }

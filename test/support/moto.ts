@@ -258,3 +258,32 @@ export async function operationsDuring(m: Pick<Moto, 'url'>, fn: () => Promise<v
     return action ?? target?.split('.').at(-1) ?? `${r.method} ${new URL(r.url ?? '/', 'http://x').pathname}`;
   });
 }
+
+/** One ingress rule of a security group as moto has it. */
+export interface IngressRule {
+  protocol: string;
+  port?: number;
+  cidrs: string[];
+  groups: string[];
+}
+
+/** The security groups named `name` (IDs) and the ingress rules of each, from moto over HTTP. */
+export async function securityGroupsNamed(m: Pick<Moto, 'url'>, name: string): Promise<{ id: string; rules: IngressRule[] }[]> {
+  const xml = await motoCall(m, 'ec2', '/', { form: { Action: 'DescribeSecurityGroups', 'Filter.1.Name': 'group-name', 'Filter.1.Value.1': name } });
+  const info = /<securityGroupInfo>([\s\S]*)<\/securityGroupInfo>/.exec(xml)?.[1] ?? '';
+  // Each group starts with its <groupId> (a rule's source group has a <userId> first); its ingress rules are in <ipPermissions> (egress in <ipPermissionsEgress>).
+  return info.split(/<item>\s*<groupId>/).slice(1).map((group) => {
+    const id = group.slice(0, group.indexOf('<'));
+    const ingress = /<ipPermissions>([\s\S]*?)<\/ipPermissions>/.exec(group)?.[1] ?? '';
+    const rules = ingress.split('<ipProtocol>').slice(1).map((r) => {
+      const port = /<fromPort>(-?\d+)<\/fromPort>/.exec(r)?.[1];
+      return {
+        protocol: r.slice(0, r.indexOf('<')),
+        ...(port !== undefined && port !== '-1' ? { port: Number(port) } : {}),
+        cidrs: [...r.matchAll(/<cidrIp>([^<]+)<\/cidrIp>/g)].map((x) => x[1]!),
+        groups: [...r.matchAll(/<groupId>(sg-[0-9a-f]+)<\/groupId>/g)].map((x) => x[1]!),
+      };
+    });
+    return { id, rules };
+  });
+}

@@ -39,6 +39,8 @@ export interface NamedCreate {
   kind: string;
   name: string;
   nameAt?: string;
+  /** Where it acts (provider.names.scopeOf): its kind is listed there. */
+  scope?: string[];
 }
 
 /** The named create of a step, from its classification (undefined for anything else). */
@@ -46,7 +48,8 @@ export function namedCreate(providers: ProviderSet, index: number, args: readonl
   if (cls?.effect !== 'create' || !cls.kind || !cls.name) return undefined;
   const provider = providers.verb(args[0] ?? '')?.provider;
   if (!provider?.names) return undefined;
-  return { index, provider, kind: cls.kind, name: cls.name, nameAt: cls.nameAt };
+  const scope = provider.names.scopeOf?.(args);
+  return { index, provider, kind: cls.kind, name: cls.name, nameAt: cls.nameAt, ...(scope?.length ? { scope } : {}) };
 }
 
 /** Creates whose name is known before the run (no placeholder in it), except the steps in `skip`. */
@@ -60,7 +63,10 @@ export function staticCreates(plan: Plan, classes: readonly StepClass[], provide
   return out;
 }
 
-export type Lister = (provider: Provider<any>, kind: string) => Promise<NamedRecord[]>;
+export type Lister = (provider: Provider<any>, kind: string, scope?: readonly string[]) => Promise<NamedRecord[]>;
+
+/** One listing per provider, kind and scope. */
+const listingKey = (create: NamedCreate) => [create.provider.name, create.kind, ...(create.scope ?? [])].join('\u0000');
 
 /**
  * One listing per provider and kind per run (issue 9 §4): the duplicate-name pre-flight and
@@ -86,14 +92,14 @@ export class NameSnapshots {
 
   /** Forgets a kind's listing, so the next check lists it afresh (after reserving a name another process may just have created). */
   forget(create: NamedCreate): void {
-    this.lists.delete(`${create.provider.name}\u0000${create.kind}`);
+    this.lists.delete(listingKey(create));
   }
 
   private records(create: NamedCreate): Promise<NamedRecord[]> {
-    const key = `${create.provider.name}\u0000${create.kind}`;
+    const key = listingKey(create);
     let p = this.lists.get(key);
     if (!p) {
-      p = this.list(create.provider, create.kind).then((records) => [...records]);
+      p = this.list(create.provider, create.kind, create.scope).then((records) => [...records]);
       // A failed listing is not cached: the next check tries again.
       p.catch(() => this.lists.delete(key));
       this.lists.set(key, p);
@@ -131,7 +137,7 @@ export function nameConflictRefusal(conflicts: NameConflict[]): SafetyRefusal {
 
 /** The listing function of a run: each provider's lookup through its client, under the run's signal. */
 export function listerFor(client: (provider: string) => Promise<unknown>, signal: AbortSignal): Lister {
-  return async (provider, kind) => provider.names!.list(kind, await client(provider.name), signal);
+  return async (provider, kind, scope) => provider.names!.list(kind, await client(provider.name), signal, scope);
 }
 
 export interface CreateStepPlan {
@@ -256,7 +262,7 @@ export class RunCreates {
   private async madeByUs(create: NamedCreate, before: readonly string[]): Promise<NamedRecord | undefined> {
     const known = new Set(before);
     const name = foldName(create.name);
-    const fresh = (await this.opts.listNow(create.provider, create.kind)).filter((r) => foldName(r.name) === name && !known.has(r.id));
+    const fresh = (await this.opts.listNow(create.provider, create.kind, create.scope)).filter((r) => foldName(r.name) === name && !known.has(r.id));
     return newest(fresh);
   }
 }
@@ -300,7 +306,7 @@ export async function awaitDeadRunsCreate(
   let told = false;
   try {
     for (;;) {
-      const listed = (await opts.listNow(create.provider, create.kind)).some((r) => foldName(r.name) === name);
+      const listed = (await opts.listNow(create.provider, create.kind, create.scope)).some((r) => foldName(r.name) === name);
       const left = until - Date.now();
       if (listed || left <= 0) return;
       if (!told) {

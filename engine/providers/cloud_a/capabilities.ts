@@ -1,6 +1,6 @@
 /**
  * What AWS (cloud_a) can do above running steps: routing words, context reads and answers from its read
- * catalogue, plans for requests (its maker), its bill, its deploy targets, its credentials and the region its steps go to. A module
+ * catalogue, plans for requests (its maker), its bill, its deploy targets, machines, its credentials and the region its steps go to. A module
  * of its own so that choosing providers for a question loads none of the step code (engine/providers/index.ts loads this, the provider module holds the same object).
  */
 import type { ProviderCapabilities } from '../../core/capabilities.js';
@@ -9,6 +9,7 @@ import { jointAnswerer } from '../../core/joint-answerers.js';
 import { cloudABilled } from './cost.js';
 import { cloudACredentials } from './credentials.js';
 import { cloudADeploy } from './deploy-capability.js';
+import { cloudAMachines } from './machines-capability.js';
 import { cloudAMaker } from './maker.js';
 import { AWS_CATALOGUE } from './reads.js';
 import { resolveAwsTarget } from './target.js';
@@ -30,6 +31,8 @@ export const cloudACapabilities: ProviderCapabilities = {
   // Its bill from Cost Explorer (AWS bills afterwards: no balance, no runway).
   cost: { billed: cloudABilled },
   deploy: cloudADeploy,
+  // Machines for steps over SSH (k8s create kubeadm --workers <n>): EC2 instances in a security group of their own.
+  machines: cloudAMachines,
   credentials: cloudACredentials,
   // The region a report names (`ask --discovery`): the selected environment's, else the aws CLI's own variables.
   target: { region: (config, env, profile) => resolveAwsTarget(config, env, profile).region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION },

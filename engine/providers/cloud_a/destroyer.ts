@@ -133,6 +133,15 @@ const HARMLESS_CREATES: Readonly<Record<string, readonly string[]>> = {
 /** The kind a listed create makes: the operation without `create-` (`security-group`). */
 const createdKind = (cmd: ParsedCommand) => cmd.words[1]!.replace(/^create-/, '');
 
+/**
+ * The name a listed create gives what it makes, for the kinds the provider's name lookup lists (provider.ts
+ * `names`): the duplicate-name check and exactly-once then cover it like an instance.
+ */
+function createdName(cmd: ParsedCommand): { name: string; at: string } | undefined {
+  if (cmd.words[0] === 'ec2' && cmd.words[1] === 'create-security-group') return optionName('--group-name')(cmd);
+  return undefined;
+}
+
 /** `s3://bucket[/…]` → bucket. */
 function bucketOfUrl(url: string | undefined): string | undefined {
   const m = /^s3:\/\/([^/]+)/i.exec(url ?? '');
@@ -303,7 +312,10 @@ export const AWS_RULES: readonly CliRule[] = [
   { command: 's3 mb', effect: 'create', why: 'creates a bucket', kind: 'bucket', name: s3Url },
   { command: 's3api create-bucket', effect: 'create', why: 'creates a bucket', kind: 'bucket', name: optionName('--bucket') },
   { command: 'ec2 run-instances', effect: 'create', why: 'creates instances', kind: 'instance', name: nameTag },
-  ...Object.entries(HARMLESS_CREATES).map(([service, ops]): CliRule => ({ command: `${service} ${ops.join('|')}`, effect: 'create', why: 'creates', kind: createdKind })),
+  // A rule is a resource of its own (sgr-…): with a Name tag, a resume adopts the one an interrupted run added
+  // instead of failing on InvalidPermission.Duplicate.
+  { command: 'ec2 authorize-security-group-ingress|authorize-security-group-egress', effect: 'create', why: 'adds a firewall rule (the port is open to what it names)', kind: 'security-group-rule', name: nameTag },
+  ...Object.entries(HARMLESS_CREATES).map(([service, ops]): CliRule => ({ command: `${service} ${ops.join('|')}`, effect: 'create', why: 'creates', kind: createdKind, name: createdName })),
   { command: 'ec2 allocate-address|import-key-pair|copy-image|copy-snapshot|request-spot-instances', effect: 'create', why: 'creates' },
   { command: 'ecs register-task-definition', effect: 'create', why: 'registers a new task definition revision' },
   { command: 'lambda publish-version|publish-layer-version', effect: 'create', why: 'publishes a new version' },
@@ -311,7 +323,7 @@ export const AWS_RULES: readonly CliRule[] = [
   update('s3 cp|sync', 'copies into a bucket (an object of the same key is replaced); from a local file only an artefact of --files'),
   update('s3api put-object', 'uploads an object (an object of the same key is replaced); the body only from an artefact of --files'),
   update('ec2 start-instances|stop-instances|reboot-instances|monitor-instances|unmonitor-instances', 'starts, stops or reboots instances (their disks are kept)'),
-  update('ec2 authorize-security-group-ingress|authorize-security-group-egress|attach-volume|attach-internet-gateway', 'adds a firewall rule (the port is open to what it names) or attaches a volume or gateway'),
+  update('ec2 attach-volume|attach-internet-gateway', 'attaches a volume or gateway'),
   update('ecs update-service', 'changes a service (at least one task keeps running)'),
   update('eks update-nodegroup-config', 'scales a node group (to at least one node)'),
   { command: 'eks update-kubeconfig', effect: 'update', kind: 'kubeconfig', why: 'adds a context to your kubeconfig: the CLI writes a scratch copy, which is sanitised and merged' },

@@ -1,7 +1,7 @@
 /**
  * cloud_a (AWS) as a provider of the plan engine: steps are `aws` command lines
  * (`["aws", "<service>", "<operation>", …]`) run through the installed aws CLI with JSON output and the
- * profile and region of the selected environment. Its name lookup lists buckets and instances so a
+ * profile and region of the selected environment. Its name lookup lists buckets, instances, security groups and Name-tagged security group rules so a
  * create of a name that exists is refused before anything runs, and an interrupted create is adopted.
  */
 import { option, parseCommand } from '../../core/kits/cli/argv.js';
@@ -101,16 +101,30 @@ export const AWS_ISOLATION: CliIsolation = {
   },
 };
 
+/** A firewall rule as `describe-security-group-rules` and `authorize-security-group-ingress` answer it. */
+type SecurityGroupRule = { SecurityGroupRuleId?: string; Tags?: { Key?: string; Value?: string }[] };
+
 const NOT_GONE = 'Name=instance-state-name,Values=pending,running,stopping,stopped';
 
 const names: NameLookup<CliClient> = {
-  async list(kind, client, signal) {
+  // A step's own region and profile (not placeholders): its records are listed there.
+  scopeOf(args) {
+    const cmd = parseCommand(args.slice(1), AWS_SYNTAX);
+    const out: string[] = [];
+    for (const name of ['--region', '--profile']) {
+      const v = option(cmd, name)?.at(-1);
+      if (v !== undefined && !/<[A-Z]/.test(v)) out.push(name, v);
+    }
+    return out.length ? out : undefined;
+  },
+
+  async list(kind, client, signal, scope = []) {
     if (kind === 'bucket') {
-      const data = (await client.run(['s3api', 'list-buckets'], signal)).data as { Buckets?: { Name?: string; CreationDate?: string }[] } | null;
+      const data = (await client.run(['s3api', 'list-buckets', ...scope], signal)).data as { Buckets?: { Name?: string; CreationDate?: string }[] } | null;
       return (data?.Buckets ?? []).filter((b) => typeof b.Name === 'string').map((b) => ({ id: b.Name!, name: b.Name!, createdAt: b.CreationDate, record: b }));
     }
     if (kind === 'instance') {
-      const data = (await client.run(['ec2', 'describe-instances', '--filters', NOT_GONE], signal)).data as {
+      const data = (await client.run(['ec2', 'describe-instances', '--filters', NOT_GONE, ...scope], signal)).data as {
         Reservations?: { Instances?: { InstanceId?: string; LaunchTime?: string; Tags?: { Key?: string; Value?: string }[] }[] }[];
       } | null;
       const out: NamedRecord[] = [];
@@ -121,6 +135,17 @@ const names: NameLookup<CliClient> = {
         }
       }
       return out;
+    }
+    if (kind === 'security-group') {
+      const data = (await client.run(['ec2', 'describe-security-groups', ...scope], signal)).data as { SecurityGroups?: { GroupId?: string; GroupName?: string }[] } | null;
+      return (data?.SecurityGroups ?? []).filter((g) => g.GroupId && g.GroupName).map((g) => ({ id: g.GroupId!, name: g.GroupName!, record: g }));
+    }
+    if (kind === 'security-group-rule') {
+      const data = (await client.run(['ec2', 'describe-security-group-rules', ...scope], signal)).data as { SecurityGroupRules?: SecurityGroupRule[] } | null;
+      return (data?.SecurityGroupRules ?? []).flatMap((r) => {
+        const name = r.Tags?.find((t) => t.Key === 'Name')?.Value;
+        return name && r.SecurityGroupRuleId ? [{ id: r.SecurityGroupRuleId, name, record: r }] : [];
+      });
     }
     return [];
   },
@@ -133,12 +158,16 @@ const names: NameLookup<CliClient> = {
       return m?.[1];
     }
     if (kind === 'instance') return (data as { Instances?: { InstanceId?: string }[] } | null)?.Instances?.[0]?.InstanceId;
+    if (kind === 'security-group') return (data as { GroupId?: string } | null)?.GroupId;
+    if (kind === 'security-group-rule') return (data as { SecurityGroupRules?: SecurityGroupRule[] } | null)?.SecurityGroupRules?.[0]?.SecurityGroupRuleId;
     return undefined;
   },
 
   responseFor(kind, found) {
     if (kind === 'bucket') return { Location: `/${found.id}` };
     if (kind === 'instance') return { Instances: [found.record] };
+    if (kind === 'security-group') return { GroupId: found.id };
+    if (kind === 'security-group-rule') return { Return: true, SecurityGroupRules: [found.record] };
     return found.record;
   },
 };

@@ -2,7 +2,7 @@
  * What gpucloud can do above running steps (engine/core/capabilities.ts): the words that route a question
  * to it (and it answers a question that names no provider), the context reads of a question, answers
  * without a model, its credentials, its predefined bindings, where its limits are shared, its sandbox
- * stand-in, its cost, its deploy targets, the auto-stop of its instances and its records by kind.
+ * stand-in, its cost, its deploy targets, machines, the auto-stop of its instances and its records by kind.
  */
 import type { ProviderCapabilities } from '../../core/capabilities.js';
 import type { Plan } from '../../../schemas/plan.js';
@@ -14,6 +14,7 @@ import { findKind, type KindSpec } from './catalogue.js';
 import { COST_KIND, GPUCLOUD_ROUTING, readsCost } from './routing.js';
 import { gpucloudCost } from './cost-capability.js';
 import { gpucloudDeploy } from './deploy-capability.js';
+import { gpucloudMachines } from './machines-capability.js';
 import { gpucloudAutostop } from './autostop-capability.js';
 import { gpucloudMaker } from './maker.js';
 import { gpucloudRecords } from './records.js';
@@ -54,6 +55,8 @@ export const gpucloudCapabilities: ProviderCapabilities = {
   sandbox: gpucloudSandbox,
   cost: gpucloudCost,
   deploy: gpucloudDeploy,
+  // Machines for steps over SSH (k8s create kubeadm --workers <n>): CPU instances with an Ubuntu image.
+  machines: gpucloudMachines,
   // Idle auto-stop of its instances (`autostop check`/`resume`, and what hibernations saved).
   autostop: gpucloudAutostop,
   // Its resources by kind, found by ID or name (`gpucloud list|get`, the MCP list and get tools).

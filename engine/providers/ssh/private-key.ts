@@ -30,4 +30,6 @@ export const sshPreflight: PreflightCapability = {
     readPrivateKey(settings);
     return { kubeconfigPath: settings.kubeconfigPath };
   },
+  // The key parser is ssh2's: loaded only when a plan needs the public key.
+  publicKey: async (client) => (await import('./remote.js')).publicKeyLine(client as SshSettings),
 };
