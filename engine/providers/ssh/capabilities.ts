@@ -5,6 +5,6 @@
  */
 import type { ProviderCapabilities } from '../../core/capabilities.js';
 import { sshCredentials } from './credentials.js';
-import { sshPreflight } from './private-key.js';
+import { sshPreflight } from './preflight.js';
 
 export const sshCapabilities: ProviderCapabilities = { credentials: sshCredentials, preflight: sshPreflight };

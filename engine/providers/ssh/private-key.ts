@@ -1,10 +1,8 @@
 /**
- * The private key SSH steps connect with, read from the session's ssh settings; and the ssh provider's
- * preflight (engine/core/capabilities.ts PreflightCapability): before a cluster is paid for, the key
- * that will fetch its kubeconfig must be readable. A module of its own, light: the preflight loads no ssh2.
+ * The private key SSH steps connect with, read from the session's ssh settings. A module of its own,
+ * light: the preflight (preflight.ts) checks it without loading ssh2.
  */
 import { readFileSync } from 'node:fs';
-import type { PreflightCapability } from '../../core/capabilities.js';
 import { InvalidInputError } from '../../core/errors.js';
 import type { SshSettings } from './settings.js';
 
@@ -22,14 +20,3 @@ export function readPrivateKey(settings: SshSettings): Buffer {
     });
   }
 }
-
-/** The key is readable (the session's client is the ssh settings); its steps merge into the settings' kubeconfig. */
-export const sshPreflight: PreflightCapability = {
-  check(client) {
-    const settings = client as SshSettings;
-    readPrivateKey(settings);
-    return { kubeconfigPath: settings.kubeconfigPath };
-  },
-  // The key parser is ssh2's: loaded only when a plan needs the public key.
-  publicKey: async (client) => (await import('./remote.js')).publicKeyLine(client as SshSettings),
-};

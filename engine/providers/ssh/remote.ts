@@ -25,21 +25,6 @@ export interface RemoteOutput {
 /** Enough for any kubeconfig or install log; more is cut (the rest is not kept in memory). */
 const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 
-/**
- * The OpenSSH public key line (`ssh-ed25519 AAAA…`) of the configured private key: what a machine that
- * has no key registry of its own gets in root's authorized_keys, so the SSH steps can log in.
- */
-export function publicKeyLine(settings: SshSettings): string {
-  const parsed = ssh2.utils.parseKey(readPrivateKey(settings));
-  const key = Array.isArray(parsed) ? parsed[0] : parsed;
-  if (!key || key instanceof Error) {
-    throw new InvalidInputError('ssh_key_unreadable', `cannot read the SSH private key ${settings.keyPath}: ${key instanceof Error ? key.message : 'no key in the file'}`, {
-      hint: 'gpucloud.ssh_key_path must name an unencrypted OpenSSH or PEM private key',
-    });
-  }
-  return `${key.type} ${key.getPublicSSH().toString('base64')}`;
-}
-
 export async function runRemote(settings: SshSettings, written: string, command: string, opts: { signal: AbortSignal; readyTimeoutMs: number }): Promise<RemoteOutput> {
   // Connected to and pinned under one name, however the plan wrote the address.
   const host = canonicalHost(written);
