@@ -27,7 +27,7 @@ const LARDER_ROW: ProviderManifestEntry = {
   verbs: ['larder-api'],
   has: ['credentials', 'bindings', 'sandbox'],
   load: async () => (await import('../fixtures/larder/provider.js')).larderProvider,
-  config: () => require('./fixtures/larder/config.js').larderConfig,
+  config: () => require('../fixtures/larder/config.js').larderConfig,
 };
 PROVIDERS.add(LARDER_ROW);
 
