@@ -74,7 +74,7 @@ test('every test file is in a wing folder, shared set-up in test/support, names 
 
 test('each layout rule fails on the form it forbids', () => {
   const providers = ['gpucloud', 'cloud_b', 'cloud_c', 'k8s'];
-  const fine = ['core/plan.run.test.ts', 'providers/gpucloud/client.retry.test.ts', 'providers/cloud_bc/cloud_bc.ask.test.ts', 'support/cli.ts', 'fixtures/larder/provider.ts', 'producers/planner-questions.ts', 'fixtures/readme.md'];
+  const fine = ['core/plan.run.test.ts', 'providers/gpucloud/client.retry.test.ts', 'providers/cloud_bc/cloud_bc.ask.test.ts', 'support/cli.ts', 'fixtures/some-provider/provider.ts', 'producers/planner-questions.ts', 'fixtures/readme.md'];
   assert.equal(layoutProblems(fine, providers), []);
   const one = (file: string) => layoutProblems([...fine, file], providers);
   assert.match(one('cli.new.test.ts').join('\n'), /cli\.new\.test\.ts: loose in test\//);
