@@ -1,7 +1,7 @@
 /**
  * What `ask` needs besides applying a plan, loaded the first time it is used. `ask --apply` is the
  * hot path of agents and scripts; it must not load the question flow, the AI providers, the reports
- * or the maker (about 140 modules, zod among them) that it never runs (test/startup.modules.test.ts).
+ * or the maker (about 140 modules, zod among them) that it never runs (test/core/startup.modules.test.ts).
  * Each export keeps the exact signature of the original; the module behind it is required (Node ≥ 20.19
  * loads our ES modules synchronously) on first call.
  */

@@ -5,7 +5,7 @@
  * into one `error: invalid_input: --timeout: expected a duration like 30s` with a hint (exit 2).
  *
  * Loaded only when a command was given a flag to coerce: zod is about 95 modules, kept off the start-up
- * of `--version` and `gpucloud list` (test/startup.modules.test.ts).
+ * of `--version` and `gpucloud list` (test/core/startup.modules.test.ts).
  */
 import { z } from 'zod';
 import { closest } from '../engine/core/did-you-mean.js';

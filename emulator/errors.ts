@@ -2,7 +2,7 @@
  * The emulator's own error table: the codes and messages gpucloud answers with, by HTTP status, as the
  * wire reference (/work/shared/reference/gpucloud-api.md §3) documents them. The emulator is the
  * server: it keeps its table rather than borrowing the client's (engine/providers/gpucloud/errors.ts), so the
- * client is tested against the wire format, not against itself. test/emulator.error-table.test.ts
+ * client is tested against the wire format, not against itself. test/providers/gpucloud/emulator.error-table.test.ts
  * checks that the two tables agree on every code, so they cannot drift apart unnoticed.
  */
 

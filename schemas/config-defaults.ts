@@ -45,7 +45,7 @@ export function isSecretKey(key: string): boolean {
   return SECRET_KEY_NAMES.has(key.toLowerCase());
 }
 
-/** What ConfigSchema makes of an empty file: every section absent, defaults applied (test/config.defaults.test.ts compares). */
+/** What ConfigSchema makes of an empty file: every section absent, defaults applied (test/core/config.defaults.test.ts compares). */
 export function emptyConfigValue() {
   return { ai: { ...AI_DEFAULTS } };
 }

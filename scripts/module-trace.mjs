@@ -1,5 +1,5 @@
 /**
- * Records every module a Node process loads, for the start-up guard test (test/startup.modules.test.ts)
+ * Records every module a Node process loads, for the start-up guard test (test/core/startup.modules.test.ts)
  * and the bench's module counts (bench/startup.ts). Counting, not timing: which modules a command
  * pulls in does not depend on how busy the machine is.
  *

@@ -4,13 +4,13 @@
  * (`has`: the keys of its `capabilities`; add `capabilities: async () => (await import('./x/capabilities.js')).xCapabilities`
  * when they live in a light module of their own, and `config: () => require('./x/config.js').xConfig` when it has a section
  * of the config file: engine/providers/config.ts composes the file's schema from them). docs/architecture.md says how;
- * test/providers.registry.test.ts checks every entry against its module.
+ * test/core/providers.registry.test.ts checks every entry against its module.
  *
  * Nothing of a provider loads until something needs it: a plan that names it (`forPlan`), or a command
  * that asks who has a capability (`providersWith`). The manifest knows every verb and capability name
  * without loading anything, so an unknown verb is still one clear validation error listing the known
  * ones, and `ask` registers a flag per routable provider from the manifest alone. A gpucloud list never
- * loads ssh2, the Kubernetes code or the cloud CLIs' rule tables (test/startup.modules.test.ts counts it).
+ * loads ssh2, the Kubernetes code or the cloud CLIs' rule tables (test/core/startup.modules.test.ts counts it).
  *
  * Surfaces (commands/, the MCP server) hand the registry to the plan engine as a ProviderSource; the
  * engine awaits `forPlan(plan)` and validates with the ProviderSet it gets, synchronously.
@@ -296,7 +296,7 @@ export async function providerRoutings(): Promise<ProviderRouting[]> {
 /**
  * The providers questions can be routed to and their `ask` flag (`--cloud-a`), from the manifest alone:
  * registering a command's flags loads no provider. A routing capability's own `flag` is checked against
- * this by test/providers.registry.test.ts.
+ * this by test/core/providers.registry.test.ts.
  */
 export function routableProviders(): { provider: string; flag: string }[] {
   return PROVIDERS.namesWith('routing').map((provider) => ({ provider, flag: askFlag(provider) }));

@@ -7,7 +7,7 @@
  * `planShape` recognises exactly those and returns what PlanSchema would (same keys, same order: the run
  * journal hashes the plan's JSON). Anything else, including anything it is not sure of, is left to
  * PlanSchema itself, loaded then (`planSchema()`), which also words the problems. So the schema stays the
- * authority: this check only ever says yes where PlanSchema says yes (test/plan.shape.test.ts compares
+ * authority: this check only ever says yes where PlanSchema says yes (test/core/plan.shape.test.ts compares
  * the two on thousands of generated plans and mutations). A change to PlanSchema needs the same change
  * here; until then plans using a new field are simply validated by zod.
  */

@@ -51,7 +51,7 @@ type StandIn = (provider: Provider, options: ConnectOptions) => Promise<Provider
 
 /** After `k8s delete gpucloud <name>` in the sandbox: its context leaves the sandbox kubeconfig and its objects the stand-in. */
 export async function forgetSandboxCluster(home: string, name: string): Promise<boolean> {
-  // Loaded here: a sandbox read takes no lock library (test/startup.modules.test.ts).
+  // Loaded here: a sandbox read takes no lock library (test/core/startup.modules.test.ts).
   const [{ forgetCluster }, { removeContext }] = await Promise.all([import('./kube-api.js'), import('../../core/kubeconfig/kubeconfig-write.js')]);
   forgetCluster(sandboxKubeApiDir(home), name);
   return removeContext(sandboxKubeconfig(home), name);

@@ -1,7 +1,7 @@
 /**
  * The allowlist of `aws` steps (DESIGN §7, default deny): one table, first matching row wins, and an
  * operation no row names needs `--destroyer` ("not known to be safe"). The table of docs/safety.md
- * ("The destroyer gate") is generated from these rows (test/docs.safety.test.ts checks it).
+ * ("The destroyer gate") is generated from these rows (test/core/docs.safety.test.ts checks it).
  *
  * - Refused outright: the CLI's own configuration and sign-in (`configure`, `sso login`, `codeartifact
  *   login`, …), commands that run locally (`emr ssh`, `ssm start-session`, `deploy install`), and every

@@ -1,0 +1,213 @@
+/**
+ * Cross-process name reservations (issue 22 §3): two processes applying *different* plans that create
+ * the same hostname at the same moment make exactly one instance — also when the names differ only in
+ * case (`RACE-3` and `race-3`). The one that loses is refused before it sends anything (exit 3, naming
+ * the name), or finds the winner's instance when it lists (exit 3, the name exists). A holder killed
+ * with -9 does not block the name for ever.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../../emulator/index.js';
+import { BIN, runCli, tempHome, withEmulator } from '../support/cli.js';
+import { startRedis } from '../support/redis.js';
+import { callTool, connectHttp, startMcpServer, textOf } from '../support/mcp.js';
+import { emulatorEnv } from '../support/cli.js';
+
+const REPEAT = 20;
+
+const createPlan = (hostname: string, description: string) =>
+  JSON.stringify({
+    version: 1,
+    provider: 'gpucloud',
+    summary: description,
+    commands: [
+      {
+        args: ['gpucloud-api', 'POST', '/v1/instances', JSON.stringify({ instance_type: '1V100.6V', image: 'ubuntu-24.04-cuda-12.8-open-docker', hostname, description, location_code: 'FIN-01', ssh_key_ids: [EMULATOR_DEFAULT_SSH_KEY_ID] })],
+        reason: description,
+      },
+    ],
+  });
+
+test(`two processes applying different plans that create the same hostname (or X and x) make exactly one instance, ${REPEAT} times out of ${REPEAT}`, async () => {
+  await withEmulator(async ({ emu, env }) => {
+    const home = tempHome(); // one machine: the same ~/.assistant for both
+    for (let i = 0; i < REPEAT; i++) {
+      const a = `race-${i}`;
+      const b = i % 2 ? a.toUpperCase() : a;
+      const [one, two] = await Promise.all([
+        runCli(['ask', '--apply'], { env, home, input: createPlan(a, `plan A ${i}`) }),
+        runCli(['ask', '--apply'], { env, home, input: createPlan(b, `plan B ${i}`) }),
+      ]);
+      const codes = [one.code, two.code].sort();
+      assert.equal(codes, [0, 3], `round ${i}: ${one.stderr}\n---\n${two.stderr}`);
+      const loser = one.code === 3 ? one : two;
+      assert.match(loser.stderr, new RegExp(`"${a}"|"${b}"`, 'i'));
+      const made = emu.requests().filter((q) => q.method === 'POST' && q.path === '/v1/instances' && JSON.parse(q.body ?? '{}').hostname?.toLowerCase() === a);
+      assert.is(made.length, 1, `round ${i}: ${made.length} creates of ${a}`);
+    }
+  });
+});
+
+test('a holder killed with -9 while it holds a reservation frees the name: the next apply waits it out and goes on', async () => {
+  await withEmulator(async ({ emu, env }) => {
+    const home = tempHome();
+    // The first create answers late, so its process is killed while it holds the name (and the journal lock).
+    emu.addFault({ method: 'POST', path: '/v1/instances', delayMs: 60_000 });
+    const child = spawn(process.execPath, [BIN, 'ask', '--apply'], { env: { ...process.env, ...env, HOME: home }, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.end(createPlan('killed-9', 'the plan that dies'));
+    let stderr = '';
+    await new Promise<void>((resolve) => child.stderr.on('data', (d: Buffer) => ((stderr += d.toString()), /POST \/v1\/instances/.test(stderr) && resolve())));
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.on('close', resolve));
+    emu.clearFaults();
+    const next = await runCli(['ask', '--apply', '-o', 'json'], { env, home, input: createPlan('killed-9', 'another plan, same name') });
+    // The dead process's request never reached the handler (it was delayed before it), so the name is free.
+    assert.is(next.code, 0, next.stderr);
+    assert.is(JSON.parse(next.stdout).status, 'succeeded');
+  });
+});
+
+/** Starts `ask --apply` of `plan` in the background; resolves once the emulator has received `method path`, with the child's stderr so far. */
+async function applyUntil(emu: Emulator, env: Record<string, string>, home: string, plan: string, method: string, path: string) {
+  const child = spawn(process.execPath, [BIN, 'ask', '--apply'], { env: { ...process.env, ...env, HOME: home }, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin.end(plan);
+  child.stdout.resume();
+  child.stderr.resume();
+  const closed = new Promise((resolve) => child.on('close', resolve));
+  const seen = () => emu.requests().some((q) => q.method === method && q.path === path);
+  while (!seen() && child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+  return { child, closed };
+}
+
+const postsOf = (emu: Emulator, name: string) => emu.requests().filter((q) => q.method === 'POST' && q.path === '/v1/instances' && JSON.parse(q.body ?? '{}').hostname?.toLowerCase() === name);
+
+/** `ask --apply` of `plan` in the background, with its stderr as it comes and its exit. */
+function applyInBackground(env: Record<string, string>, home: string, plan: string, args: string[] = []) {
+  const child = spawn(process.execPath, [BIN, 'ask', '--apply', ...args], { env: { ...process.env, ...env, HOME: home }, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin.end(plan);
+  child.stdout.resume();
+  let stderr = '';
+  const seen: { re: RegExp; resolve: () => void }[] = [];
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+    for (const s of seen) if (s.re.test(stderr)) s.resolve();
+  });
+  const code = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return {
+    code,
+    stderr: () => stderr,
+    /** Resolves once stderr matches `re` (or the process ended without it). */
+    saw: (re: RegExp) => Promise.race([new Promise<void>((resolve) => (re.test(stderr) ? resolve() : seen.push({ re, resolve }))), code.then(() => undefined)]),
+  };
+}
+
+test('a different plan creating the same name right after a kill -9 looks for the dead run\'s create until its window passed: it appears, the second plan is refused (exit 3), one instance', async () => {
+  await withEmulator(async ({ emu, env }) => {
+    const home = tempHome();
+    // The server holds the dead run's create until the second plan is looking for it, then makes it.
+    let make!: () => void;
+    emu.addFault({ method: 'POST', path: '/v1/instances', until: new Promise<void>((resolve) => (make = resolve)) });
+    const dead = await applyUntil(emu, env, home, createPlan('inflight-9', 'the plan that dies'), 'POST', '/v1/instances');
+    dead.child.kill('SIGKILL');
+    await dead.closed;
+    const next = applyInBackground(env, home, createPlan('INFLIGHT-9', 'another plan, same name'));
+    await next.saw(/may have had a create of instances? "INFLIGHT-9" in flight/);
+    make();
+    assert.is(await next.code, 3, next.stderr());
+    assert.match(next.stderr(), /may have had a create of instances? "INFLIGHT-9" in flight/);
+    assert.match(next.stderr(), /inflight-9/i);
+    assert.is(postsOf(emu, 'inflight-9').length, 1, 'only the dead run\'s create reached the server');
+    const list = await runCli(['gpucloud', 'list', 'instances', '-o', 'json'], { env, home });
+    assert.is((JSON.parse(list.stdout) as { hostname: string }[]).filter((i) => i.hostname.toLowerCase() === 'inflight-9').length, 1);
+  });
+});
+
+test('the wait for a dead run\'s create obeys the command\'s deadline: --timeout ends it with exit 1 (timeout), and nothing is sent', async () => {
+  await withEmulator(async ({ emu, env }) => {
+    const home = tempHome();
+    // The dead run's create is held for the whole test: its window (30 s from when it was sent) outlasts the deadline below.
+    let never!: () => void;
+    emu.addFault({ method: 'POST', path: '/v1/instances', until: new Promise<void>((resolve) => (never = resolve)) });
+    const dead = await applyUntil(emu, env, home, createPlan('deadline-9', 'the plan that dies'), 'POST', '/v1/instances');
+    dead.child.kill('SIGKILL');
+    await dead.closed;
+    const next = await runCli(['ask', '--apply', '--timeout', '20'], { env, home, input: createPlan('deadline-9', 'another plan, same name') });
+    never();
+    assert.is(next.code, 1, next.stderr);
+    assert.match(next.stderr, /may have had a create of instances? "deadline-9" in flight/);
+    assert.match(next.stderr, /error: timeout: /);
+    assert.is(postsOf(emu, 'deadline-9').length, 1, 'only the dead run\'s create reached the server');
+  });
+});
+
+test('a reservation taken over from a run killed before it sent its create is free at once: no wait, one instance', async () => {
+  await withEmulator(async ({ emu, env }) => {
+    const home = tempHome();
+    // The dead run is held in its name check (the list after reserving): it dies holding the name, having sent nothing.
+    let release!: () => void;
+    emu.addFault({ method: 'GET', path: '/v1/instances', until: new Promise<void>((resolve) => (release = resolve)) });
+    const dead = await applyUntil(emu, env, home, createPlan('never-sent-9', 'the plan that dies'), 'GET', '/v1/instances');
+    dead.child.kill('SIGKILL');
+    await dead.closed;
+    release();
+    const next = await runCli(['ask', '--apply', '-o', 'json'], { env, home, input: createPlan('never-sent-9', 'another plan, same name') });
+    assert.is(next.code, 0, next.stderr);
+    assert.match(next.stderr, /took over the reservation of instances? "never-sent-9" by a run that died/);
+    assert.not.match(next.stderr, /may have had a create/);
+    assert.is(postsOf(emu, 'never-sent-9').length, 1);
+  });
+});
+
+test('through Redis, processes on two machines (two homes) reserve the same name: one instance in 10 rounds; Redis down falls back to this machine with a warning', async () => {
+  const redis = await startRedis({ password: 'pw-Never-Shown' });
+  try {
+    await withEmulator(async ({ emu, env }) => {
+      const machines = [tempHome(), tempHome()];
+      const withRedis = { ...env, ASSISTANT_REDIS_URL: redis.url };
+      for (let i = 0; i < 10; i++) {
+        const name = `redis-race-${i}`;
+        const runs = await Promise.all(machines.map((home, m) => runCli(['ask', '--apply'], { env: withRedis, home, input: createPlan(m ? name.toUpperCase() : name, `machine ${m} round ${i}`) })));
+        assert.equal(runs.map((r) => r.code).sort(), [0, 3], runs.map((r) => r.stderr).join('\n---\n'));
+        const made = emu.requests().filter((q) => q.method === 'POST' && q.path === '/v1/instances' && JSON.parse(q.body ?? '{}').hostname?.toLowerCase() === name);
+        assert.is(made.length, 1, `round ${i}`);
+        for (const r of runs) assert.not.match(r.stderr + r.stdout, /pw-Never-Shown/);
+      }
+      await redis.kill();
+      const down = await runCli(['ask', '--apply'], { env: withRedis, home: machines[0], input: createPlan('after-redis', 'redis is gone') });
+      assert.is(down.code, 0, down.stderr);
+      assert.match(down.stderr, /warning: redis at redis:\/\/\*\*\*@127\.0\.0\.1:\d+ unreachable; reserving names on this machine only/);
+      assert.not.match(down.stderr, /pw-Never-Shown/);
+    });
+  } finally {
+    await redis.stop();
+  }
+});
+
+test('through MCP, two agents applying different plans for one name at once get one instance; the budget guard refuses over the server\'s limit', async () => {
+  await withEmulator(async ({ emu }) => {
+    const home = tempHome();
+    const config = `${home}/c.yaml`;
+    writeFileSync(config, 'budget:\n  max_hourly: 2.0\n', { mode: 0o600 });
+    const server = await startMcpServer(['--listen', '127.0.0.1:0'], { env: emulatorEnv(emu), home, globalArgs: ['--config', config] });
+    const [a, b] = [await connectHttp(server.url), await connectHttp(server.url)];
+    try {
+      const plans = [createPlan('mcp-race', 'agent A'), createPlan('MCP-RACE', 'agent B')].map((p) => JSON.parse(p));
+      const results = await Promise.all([callTool(a, 'assistant_plan_apply', { plan: plans[0] }), callTool(b, 'assistant_plan_apply', { plan: plans[1] })]);
+      assert.equal(results.map((r) => Boolean(r.isError)).sort(), [false, true], results.map(textOf).join('\n---\n'));
+      assert.is(emu.requests().filter((q) => q.method === 'POST' && q.path === '/v1/instances').length, 1);
+      // Demo burn 1.50 + 0.42 for mcp-race = 1.92/h; another 1V100.6V would pass 2.0/h.
+      const over = await callTool(a, 'assistant_plan_apply', { plan: JSON.parse(createPlan('mcp-over', 'over budget')) });
+      assert.ok(over.isError);
+      assert.match(textOf(over), /budget_exceeded/);
+      assert.is(emu.requests().filter((q) => q.method === 'POST' && q.path === '/v1/instances').length, 1, 'nothing more was created');
+    } finally {
+      await a.close();
+      await b.close();
+      await server.stop();
+    }
+  });
+});
+
+test.run();
