@@ -9,9 +9,9 @@
 import { spawn } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BIN, childEnv, runCli } from './support/cli.js';
-import { instanceIds, motoSuite, securityGroupsNamed } from './support/moto.js';
-import { CALLER, kubeadm, kubeadmCloudARig, planFile, T, type PlanDoc } from './support/kubeadm-cloud-a.js';
+import { BIN, childEnv, runCli } from '../support/cli.js';
+import { instanceIds, motoSuite, securityGroupsNamed } from '../support/moto.js';
+import { CALLER, kubeadm, kubeadmCloudARig, planFile, T, type PlanDoc } from '../support/kubeadm-cloud-a.js';
 
 const motoTest = motoSuite(test);
 const rig = kubeadmCloudARig();

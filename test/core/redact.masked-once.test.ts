@@ -6,7 +6,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { maskSecretLooking, registerSecret } from '../engine/core/redact.js';
+import { maskSecretLooking, registerSecret } from '../../engine/core/redact.js';
 
 test('masking a masked result again returns it as it is, inside a new container too', () => {
   const records = [{ id: 'a', startup_script: 'export HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyz0123' }, { id: 'b', hostname: 'web' }];

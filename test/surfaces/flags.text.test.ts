@@ -8,11 +8,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { typedValues } from '../commands/flag-text.js';
-import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../emulator/index.js';
-import { runCli, withEmulator } from './support/cli.js';
-import { COMPOSE_IMAGE, makeRepo } from './support/git-repos.js';
-import { tempDir } from './support/temp.js';
+import { typedValues } from '../../commands/flag-text.js';
+import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../../emulator/index.js';
+import { runCli, withEmulator } from '../support/cli.js';
+import { COMPOSE_IMAGE, makeRepo } from '../support/git-repos.js';
+import { tempDir } from '../support/temp.js';
 
 function config(): string {
   const dir = tempDir('flag-text-cfg-');

@@ -9,10 +9,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AssistantError } from '../engine/core/errors.js';
-import { PROVIDERS, providerWith } from '../engine/providers/index.js';
-import type { Config } from '../schemas/config.js';
-import { tempDir } from './support/temp.js';
+import { AssistantError } from '../../engine/core/errors.js';
+import { PROVIDERS, providerWith } from '../../engine/providers/index.js';
+import type { Config } from '../../schemas/config.js';
+import { tempDir } from '../support/temp.js';
 
 const code = (fn: () => unknown): string | undefined => {
   try {

@@ -11,11 +11,11 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EMULATOR_DEFAULT_SSH_KEY_ID, startEmulator, type Emulator } from '../emulator/index.js';
-import { emulatorClient, type EmulatorTestClient } from '../emulator/test-client.js';
-import { emulatorEnv, runCli, tempHome } from './support/cli.js';
-import { asClient, startBackendProcess, storageArgs, type BackendProcess } from './support/backend.js';
-import { until } from './support/wait.js';
+import { EMULATOR_DEFAULT_SSH_KEY_ID, startEmulator, type Emulator } from '../../emulator/index.js';
+import { emulatorClient, type EmulatorTestClient } from '../../emulator/test-client.js';
+import { emulatorEnv, runCli, tempHome } from '../support/cli.js';
+import { asClient, startBackendProcess, storageArgs, type BackendProcess } from '../support/backend.js';
+import { until } from '../support/wait.js';
 
 const instance = (hostname: string) => ({
   args: ['gpucloud-api', 'POST', '/v1/instances', JSON.stringify({ instance_type: '1V100.6V', image: 'ubuntu-24.04-cuda-12.8-open-docker', hostname, description: '', location_code: 'FIN-01', ssh_key_ids: [EMULATOR_DEFAULT_SSH_KEY_ID] })],

@@ -9,8 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createApiKey, startBackendProcess, type BackendProcess } from './support/backend.js';
-import { postgresMissing, startPostgres, type RunningPostgres } from './support/postgres.js';
+import { createApiKey, startBackendProcess, type BackendProcess } from '../support/backend.js';
+import { postgresMissing, startPostgres, type RunningPostgres } from '../support/postgres.js';
 
 const planOf = (hostname: string) => ({
   version: 1,

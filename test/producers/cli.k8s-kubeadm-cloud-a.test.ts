@@ -13,9 +13,9 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli } from './support/cli.js';
-import { instanceIds, motoSuite, operationsDuring, securityGroupsNamed } from './support/moto.js';
-import { CALLER, kubeadm, kubeadmCloudARig, planFile, T, TOKEN, type PlanDoc } from './support/kubeadm-cloud-a.js';
+import { runCli } from '../support/cli.js';
+import { instanceIds, motoSuite, operationsDuring, securityGroupsNamed } from '../support/moto.js';
+import { CALLER, kubeadm, kubeadmCloudARig, planFile, T, TOKEN, type PlanDoc } from '../support/kubeadm-cloud-a.js';
 
 const motoTest = motoSuite(test);
 const rig = kubeadmCloudARig();
