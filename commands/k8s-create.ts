@@ -245,7 +245,6 @@ function machineMaker(makers: readonly CapableProvider<'machines'>[], wanted: st
   throw new UsageError(wanted === undefined ? 'no provider of this build makes machines' : `--provider ${wanted} cannot make machines for kubeadm`, { hint: `providers that can: ${can || 'none'} (e.g. --provider ${makers[0]?.name ?? 'gpucloud'})` });
 }
 
-/** The session's ssh settings: the configured key and kubeconfig, or in the sandbox its stand-in's. */
 /** The public key line of the key the SSH steps log in with, from the ssh provider (its session client is the settings). */
 const sshPublicKey = async (session: Session): Promise<string> => (await providerWith('preflight', 'ssh'))!.capabilities.preflight.publicKey!(await session.runContext().client('ssh'));
 
