@@ -22,7 +22,7 @@ import { forgetSandboxCluster, sandboxKubeconfig } from '../engine/producers/san
 import { assertContextFree, kubeconfigPathFor } from '../engine/core/kubeconfig/kubeconfig-write.js';
 import { expandHome } from '../engine/core/kubeconfig/kubeconfig.js';
 import { planConsent, readPlan, readResult } from '../machines/apply/index.js';
-import { providersWith, providerWith, type CapableProvider } from '../engine/providers/index.js';
+import { PROVIDER_MANIFEST, providersWith, providerWith, type CapableProvider } from '../engine/providers/index.js';
 import { placeholdersIn } from '../engine/core/plan/bindings.js';
 import { applyInSession, dryRunInSession } from './apply.js';
 import { warn, type CommandContext } from './context.js';
@@ -174,7 +174,7 @@ async function createGpuCloud(ctx: CommandContext, name: string, opts: Flags): P
           hint: "list your keys with 'assistant gpucloud list ssh-keys' and set gpucloud.default_ssh_key_id",
         });
       }
-      await checkSshReady(ctx, session, name, opts);
+      await checkPreflights(session, plan, name, opts);
     }
     const code = await applyCompiled(ctx, session, `gpucloud-${name}`, plan, opts, { what: `Create Instant Cluster ${name}`, after: `delete it with 'assistant k8s delete gpucloud ${name}'`, expected: name, priced: true });
     if (code === ExitCode.ok && ctx.globals.sandbox && !opts.plan && !opts.dryRun) {
@@ -225,7 +225,7 @@ async function createKubeadm(ctx: CommandContext, name: string, opts: Flags, mak
           hint: "list your keys with 'assistant gpucloud list ssh-keys' and set gpucloud.default_ssh_key_id",
         });
       }
-      await checkSshReady(ctx, session, name, opts);
+      await checkPreflights(session, plan, name, opts);
     }
     return maker
       ? applyCompiled(ctx, session, `kubeadm-${name}`, plan, opts, { what: `Create ${Number(opts.workers) + 1} instances and install Kubernetes (kubeadm) as cluster ${name}`, after: `${maker.name}; delete the instances to stop the bill: the plan's notes say how`, expected: name, priced: true })
@@ -249,14 +249,21 @@ function machineMaker(makers: readonly CapableProvider<'machines'>[], wanted: st
 const sshPublicKey = async (session: Session): Promise<string> => (await providerWith('preflight', 'ssh'))!.capabilities.preflight.publicKey!(await session.runContext().client('ssh'));
 
 /**
- * What must hold before a cluster is paid for: the SSH key that fetches its kubeconfig is readable, and
- * the context name is free (or the same cluster's). A resumed run skips the name check: its own merge may
- * already have happened.
+ * What must hold before a cluster is paid for: each provider whose steps the plan runs passes its
+ * preflight (ssh: the key that fetches the kubeconfig is readable), and the context name its steps
+ * write is free (or the same cluster's). The providers come from the steps' verbs, not from the plan's
+ * `provider` field (a saved plan could leave one out). A resumed run skips the name check: its own merge
+ * may already have happened.
  */
-async function checkSshReady(ctx: CommandContext, session: Session, name: string, opts: Flags): Promise<void> {
-  // The session's ssh client: the configured key and kubeconfig, or in the sandbox its stand-in's.
-  const { kubeconfigPath } = (await providerWith('preflight', 'ssh'))!.capabilities.preflight.check(await session.runContext().client('ssh'));
-  if (!opts.resume && kubeconfigPath) assertContextFree(kubeconfigPath, name);
+async function checkPreflights(session: Session, plan: Plan, name: string, opts: Flags): Promise<void> {
+  const verbs = new Set(plan.commands.map((c) => c.args[0]));
+  const running = new Set(PROVIDER_MANIFEST.filter((e) => e.verbs.some((v) => verbs.has(v))).map((e) => e.name));
+  for (const provider of await providersWith('preflight')) {
+    if (!running.has(provider.name)) continue;
+    // The provider's session client: for ssh, the configured key and kubeconfig, or in the sandbox its stand-in's.
+    const { kubeconfigPath } = provider.capabilities.preflight.check(await session.runContext().client(provider.name));
+    if (!opts.resume && kubeconfigPath) assertContextFree(kubeconfigPath, name);
+  }
 }
 
 const planDir = (ctx: CommandContext) => join(ctx.home, '.assistant', 'k8s');
