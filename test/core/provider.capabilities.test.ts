@@ -6,15 +6,14 @@
  * command and `deploy --provider pantry` work for it without any other file knowing its name. A provider that can be routed to but not read is
  * refused clearly; one with only a bill (`cellar`) answers the cost commands a bill answers.
  */
-import { PassThrough } from 'node:stream';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { commandContext, type CommandContext } from '../../commands/context.js';
 import type { Provider } from '../../engine/core/provider.js';
 import { registerProvider } from '../../engine/providers/index.js';
+import { runInProcess } from '../support/in-process.js';
 import { makeRepo } from '../support/git-repos.js';
 
 interface Pantry {
@@ -147,25 +146,7 @@ async function assistant(argv: string[], input?: string, output: 'table' | 'json
   const home = mkdtempSync(join(tmpdir(), 'assistant-capability-'));
   homes.push(home);
   writeFileSync(join(home, '.assistant.yaml'), '{}\n', { mode: 0o600 });
-  const out = new PassThrough();
-  const err = new PassThrough();
-  const stdin = new PassThrough();
-  stdin.end(input ?? '');
-  let stdout = '';
-  let stderr = '';
-  out.on('data', (d: Buffer) => (stdout += d));
-  err.on('data', (d: Buffer) => (stderr += d));
-  const ctx: CommandContext = commandContext({
-    io: { stdout: out, stderr: err, stdin, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false, columns: 120, color: false },
-    env: { HOME: home },
-    home,
-    globals: { output, outputExplicit: output !== 'table', debug: false, yes: false, sandbox: false },
-  });
-  const [group, ...rest] = argv;
-  const mod = (await import(`../../commands/${group}.js`)) as { run(a: string[], c: CommandContext): Promise<number> };
-  const { reportError } = await import('../../commands/report-error.js');
-  const code = await mod.run(rest, ctx).catch((e: unknown) => reportError(e, ctx));
-  return { code, stdout, stderr };
+  return runInProcess(argv, { home, input, output });
 }
 
 test('ask routes a question to the registered provider by its words, reads through its capability and answers without a model', async () => {

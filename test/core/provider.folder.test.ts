@@ -9,12 +9,11 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, normalize, relative, sep } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { commandContext, type CommandContext } from '../../commands/context.js';
 import { PROVIDERS, type ProviderManifestEntry } from '../../engine/providers/index.js';
+import { runInProcess } from '../support/in-process.js';
 import { asClient, backendForFile, type BackendProcess } from '../support/backend.js';
 import { tempHome } from '../support/cli.js';
 import { startLarderFake, type LarderFake } from '../fixtures/larder/fake.js';
@@ -49,25 +48,7 @@ interface Run {
 
 /** `assistant <argv>` in this process (where the row was added), as cli.ts runs it. */
 async function assistant(home: string, argv: string[], o: { input?: string; env?: Record<string, string | undefined>; json?: boolean; sandbox?: boolean } = {}): Promise<Run> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  const stdin = new PassThrough();
-  stdin.end(o.input ?? '');
-  let stdout = '';
-  let stderr = '';
-  out.on('data', (d: Buffer) => (stdout += d));
-  err.on('data', (d: Buffer) => (stderr += d));
-  const ctx: CommandContext = commandContext({
-    io: { stdout: out, stderr: err, stdin, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false, columns: 120, color: false },
-    env: { HOME: home, PATH: process.env.PATH, ...o.env },
-    home,
-    globals: { output: o.json ? 'json' : 'table', outputExplicit: Boolean(o.json), debug: false, yes: false, sandbox: Boolean(o.sandbox) },
-  });
-  const [group, ...rest] = argv;
-  const mod = (await import(`../../commands/${group}.js`)) as { run(a: string[], c: CommandContext): Promise<number> };
-  const { reportError } = await import('../../commands/report-error.js');
-  const code = await mod.run(rest, ctx).catch((e: unknown) => reportError(e, ctx));
-  return { code, stdout, stderr };
+  return runInProcess(argv, { home, input: o.input, env: { HOME: home, PATH: process.env.PATH, ...o.env }, output: o.json ? 'json' : 'table', sandbox: o.sandbox });
 }
 
 function homeWith(config: string): string {
