@@ -216,7 +216,7 @@ function showAnomalies(ctx: CommandContext, found: Anomaly[]): void {
 
 async function tags(ctx: CommandContext, o: ProviderOpt & { key?: unknown }): Promise<number> {
   const provider = await costProvider('tags', providerName(o));
-  const key = typeof o.key === 'string' || typeof o.key === 'number' ? String(o.key).trim() : '';
+  const key = typeof o.key === 'string' ? o.key.trim() : ''; // as typed (flag-text): a bare --key is true
   if (!key || key.length > 63 || /[\s=]/.test(key)) {
     throw new UsageError(o.key === undefined || o.key === true ? 'cost tags needs --key <tag>' : `--key must be a tag key of 1 to 63 characters without blanks or "=" (got "${String(o.key)}")`, { hint: 'assistant cost tags --key team' });
   }
