@@ -10,8 +10,9 @@
  * refuses any step that is not a read before anything is sent.
  *
  * Bounded per request: at most `driftPlans` plans (the newest applied; the page says when it cut), and
- * each list read stops after `timeoutMs`. A list is read once per page however many plans need it, and a
- * failed read is not retried for the next plan: the work is a few reads per provider, not per plan.
+ * one deadline, `timeoutMs`, for all of the page's reads (the plans are compared one after another: a
+ * deadline per read would let a hung cloud hold the page for one timeout per list). A list is read once
+ * per page however many plans need it, and a failed read is not retried for the next plan.
  *
  * Per plan: in sync, drifted (the differences, masked by the one masker), or can't tell and why: no
  * credentials stored for a provider, a provider that cannot compare its resources, a read that failed,
@@ -78,7 +79,8 @@ export async function readDrift(store: CredentialStore, runs: RunHistory, who: P
   };
   const page = new AbortController();
   const backend = storedBackend(fieldsOf, s, page.signal, UNKNOWN_HERE);
-  // One read per provider and list for the whole page, each under its own deadline; its failure is kept.
+  // One read per provider and list for the whole page, all under the page's one deadline; a failure is kept.
+  const deadline = AbortSignal.timeout(s.timeoutMs);
   const reads = new Map<string, Promise<unknown>>();
   const read = (plan: Plan): Promise<unknown> => {
     const key = JSON.stringify([plan.provider, plan.commands.map((c) => c.args)]);
@@ -91,12 +93,11 @@ export async function readDrift(store: CredentialStore, runs: RunHistory, who: P
           throw new ReadFailed(readFailure(err, false, s.timeoutMs));
         });
         if (!fields) throw new NoStoredCredentials(provider);
-        const bound = AbortSignal.timeout(s.timeoutMs);
         try {
-          const results = await readPlan(backend, plan, { signal: bound });
+          const results = await readPlan(backend, plan, { signal: deadline });
           return results[results.length - 1];
         } catch (err) {
-          throw new ReadFailed(readFailure(err, bound.aborted, s.timeoutMs));
+          throw new ReadFailed(readFailure(err, deadline.aborted, s.timeoutMs));
         }
       })();
       result.catch(() => undefined);

@@ -219,4 +219,29 @@ test('a forged cookie and an expired session are refused; an env the key may not
   assert.is(expired.headers.get('location'), '/ui');
 });
 
+test('one deadline for the page: after a hung cloud used it up on one list, the next list is not sent and its plans say they could not tell', async () => {
+  // The newest plan lists volumes, the older ones instances: compared one after another, newest first.
+  const volume = JSON.stringify({ type: 'NVMe', size: 10, name: 'drift-vol', location_code: 'FIN-01' });
+  await report(keys.alice!, 'a volume', { version: 1, provider: 'gpucloud', commands: [{ args: ['gpucloud-api', 'POST', '/v1/volumes', volume], reason: 'a volume' }] });
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  cloud.addFault({ path: '/v1/volumes', times: -1, until: held });
+  cloud.addFault({ path: '/v1/instances', times: -1, until: held });
+  try {
+    const before = cloud.requests().length;
+    const { status, page } = await driftPage(keys.alice!);
+    assert.is(status, 200);
+    assert.match(section(page, 'a volume').html, /Can't tell: the cloud did not answer within 4 s/);
+    const instancePlans = ['kept box', 'stopped box', 'gone box', 'old box'].filter((x) => page.includes(x));
+    assert.ok(instancePlans.length > 0, 'an instance plan is among the newest five');
+    for (const x of instancePlans) assert.is(section(page, x).state, 'unknown', x);
+    const sent = cloud.requests().slice(before).map((q) => q.path);
+    assert.ok(sent.includes('/v1/volumes'), `the volumes were asked for: ${sent.join(', ')}`);
+    assert.not.ok(sent.includes('/v1/instances'), `the instances were not asked for once the page's deadline had passed: ${sent.join(', ')}`);
+  } finally {
+    release();
+    cloud.clearFaults();
+  }
+});
+
 test.run();
