@@ -8,12 +8,10 @@ import { gpucloudRecords } from '../engine/providers/gpucloud/records.js';
 import { INSTANCE_ACTIONS, instanceActionPlan, listPlan } from '../engine/providers/gpucloud/static-plans.js';
 import { classifyRequest } from '../engine/providers/gpucloud/verbs/api.js';
 import { UsageError } from '../engine/core/errors.js';
-import { listenError, parseListen } from '../engine/core/listen.js';
 import { maskSecretLooking } from '../engine/core/redact.js';
 import { renderKindTable, renderRecord } from '../engine/core/render/records.js';
 import { stderrColors, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
-import { confirmByTyping } from './prompt.js';
 // Reads only: a list or get loads none of the apply machinery (start-up is benchmarked).
 import { readPlan, readResult } from '../machines/apply/reads.js';
 import { getRecord, listRecords } from '../machines/records/records.js';
@@ -143,7 +141,8 @@ async function act(ctx: CommandContext, session: Session, action: string, idOrHo
   const hostname = String(record.hostname ?? id);
   const plan = instanceActionPlan(normalized, id, hostname);
   const destructive = classifyRequest('PUT', '/v1/instances', plan.commands[0]!.args[3]).effect === 'destroy';
-  if (destructive) await confirmByTyping(ctx, `${normalized} instance ${hostname} (${id})`, hostname);
+  // The prompt (readline) loads only for an action that asks: a list or get never does.
+  if (destructive) await (await import('./prompt.js')).confirmByTyping(ctx, `${normalized} instance ${hostname} (${id})`, hostname);
   // Through the one apply module like every change (journal, deadline); an action repeats harmlessly.
   const { applyWith } = await import('./apply.js');
   const outcome = await applyWith(ctx, session, plan, { destroyer: destructive });
@@ -155,6 +154,7 @@ async function act(ctx: CommandContext, session: Session, action: string, idOrHo
 }
 
 async function emulate(ctx: CommandContext, opts: { listen: string; state?: string; seed: 'demo' | 'empty' }): Promise<number> {
+  const { listenError, parseListen } = await import('../engine/core/listen.js');
   const { host, port } = parseListen(opts.listen, '127.0.0.1:8787');
   const { runEmulatorForeground } = await import('../emulator/index.js');
   const emulator = await runEmulatorForeground({ host, port, stateFile: opts.state, seed: opts.seed }, (line) => ctx.io.stderr.write(line + '\n')).catch(

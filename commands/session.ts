@@ -1,8 +1,8 @@
 import type { Config } from '../schemas/config.js';
 import { loadConfig } from '../engine/providers/config.js';
-import { fileReservations, redisReservations, type ReservationStore } from '../engine/core/plan/reservations.js';
+import type { ReservationStore } from '../engine/core/plan/reservations.js';
 import type { ConnectOptions, ProviderClient, RunObserver } from '../engine/core/provider.js';
-import { SANDBOX_SCOPE } from '../engine/core/plan/backend.js';
+import { reservationsOnFirstUse, SANDBOX_SCOPE } from '../engine/core/plan/backend.js';
 import { PROVIDERS, providersWith } from '../engine/providers/index.js';
 import { OperationError, UsageError } from '../engine/core/errors.js';
 import type { PlanBackend, RunContext } from '../machines/run/run-plan.js';
@@ -109,10 +109,12 @@ export async function openSession(ctx: CommandContext, opts: SessionOptions = {}
   // Names being created are reserved where the shared rate limits live: Redis when a provider's limits are
   // shared there, else this machine. Under --sandbox they stay on this machine: the shared Redis may be
   // another host (and holds real names).
-  const redisUrl = ctx.globals.sandbox ? undefined : (await providersWith('limits')).map((p) => p.capabilities.limits.redisUrl(config, ctx.env)).find(Boolean);
-  const reservations: ReservationStore = redisUrl
-    ? redisReservations(redisUrl, { warn: (message) => warn(ctx, message), fallback: fileReservations(ctx.home) })
-    : fileReservations(ctx.home);
+  // Opened when a create first reserves a name: a read never loads the reservation stores.
+  const reservations: ReservationStore = reservationsOnFirstUse(async () => {
+    const redisUrl = ctx.globals.sandbox ? undefined : (await providersWith('limits')).map((p) => p.capabilities.limits.redisUrl(config, ctx.env)).find(Boolean);
+    const { fileReservations, redisReservations } = await import('../engine/core/plan/reservations.js');
+    return redisUrl ? redisReservations(redisUrl, { warn: (message) => warn(ctx, message), fallback: fileReservations(ctx.home) }) : fileReservations(ctx.home);
+  });
 
   return {
     config,

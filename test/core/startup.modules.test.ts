@@ -66,7 +66,18 @@ test('gpucloud list loads the gpucloud provider and nothing a list does not use'
     const loaded = await modulesOf(['gpucloud', 'list', 'instances', '-o', 'json'], { env: emulatorEnv(emu) });
     assert.ok(loaded.some((u) => u.endsWith('/dist/engine/providers/gpucloud/provider.js')), 'the gpucloud provider is loaded');
     assertNone(loaded, 'gpucloud list');
-    assert.ok(loaded.length < 150, `${loaded.length} modules`);
+    // Issue 40: 113 modules before the apply machinery, the Redis limiter and the prompt left the read path.
+    assert.ok(loaded.length <= 106, `${loaded.length} modules (at most 106): ${loaded.length > 106 ? 'something a list does not use came back' : ''}`);
+    // A read validates and runs its plan, nothing more: no name checks, journal, reservations or run lock
+    // (creates only), no Redis limiter without a redis_url, no prompt (an action's confirmation).
+    for (const [pattern, why] of [
+      [/\/dist\/engine\/core\/plan\/(names|journal|reservations|run-lock)\.js$/, 'the apply machinery'],
+      [/\/dist\/machines\/apply\/index\.js$/, 'the apply path'],
+      [/\/dist\/engine\/providers\/gpucloud\/limits\/redis\.js$/, 'the Redis limiter (only with a redis_url)'],
+      [/\/dist\/commands\/prompt\.js$/, 'the confirmation prompt'],
+    ] as const) {
+      assert.equal(loaded.filter((u) => pattern.test(u)), [], `gpucloud list loaded ${why}`);
+    }
     // Issue 40: a read's one lock is a lock file (no lock library), a plan without `produces` evaluates
     // no JSONPath, and only --sandbox needs the sandbox.
     for (const [pattern, why] of [
@@ -85,6 +96,9 @@ test('a one-step ask --apply loads what applying needs, not the question flow, t
     const loaded = await modulesOf(['ask', '--apply'], { env: emulatorEnv(emu), input: plan });
     assert.ok(loaded.some((u) => u.endsWith('/dist/machines/apply/index.js')));
     assertNone(loaded, 'ask --apply');
+    // Issue 40: 128 before the Redis limiter left it (a plan without creates reserves no names either).
+    assert.ok(loaded.length <= 127, `${loaded.length} modules (at most 127)`);
+    assert.equal(loaded.filter((u) => /\/dist\/engine\/providers\/gpucloud\/limits\/redis\.js$/.test(u)), [], 'ask --apply loaded the Redis limiter without a redis_url');
   }));
 
 test('--sandbox gpucloud list starts the emulator in process without an HTTP server or the shared-limits lock library', async () => {

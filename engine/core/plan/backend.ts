@@ -1,6 +1,6 @@
 /** What a plan run needs from its surroundings: a producer hands a PlanBackend to the one apply path (machines/apply/). */
 import type { ProviderSource, RunObserver } from '../provider.js';
-import type { ReservationStore } from './reservations.js';
+import type { ReservationStore, RunReservations } from './reservations.js';
 import type { RunRecord } from '../../../schemas/backend-api.js';
 
 /** Where a run's steps get their providers' clients, and the signal that cancels the run. */
@@ -38,4 +38,30 @@ export const REPORT_BUDGET_MS = 3_000;
 /** Where a run is reported (the team's run history, engine/core/config/run-outbox.ts). */
 export interface RunReporter {
   report(record: RunRecord): Promise<void>;
+}
+
+/**
+ * A backend's name-reservation store that loads and opens the real one (reservations.ts: lock files, or
+ * Redis) only when a run first reserves a name. Only creates reserve, so a read or a plan without creates
+ * never loads the lock-file and Redis code (start-up is counted: test/core/startup.modules.test.ts). The
+ * names one run reserves still share one holder (its RunReservations is made once, at its first reservation).
+ */
+export function reservationsOnFirstUse(open: () => Promise<ReservationStore>): ReservationStore {
+  let store: Promise<ReservationStore> | undefined;
+  return {
+    forRun(run) {
+      let reservations: Promise<RunReservations> | undefined;
+      return {
+        async reserve(key, onWait) {
+          reservations ??= (store ??= open()).then((s) => s.forRun(run));
+          return (await reservations).reserve(key, onWait);
+        },
+      };
+    },
+    async close() {
+      // Nothing to close when no run reserved anything.
+      const opened = await store?.catch(() => undefined);
+      await opened?.close?.();
+    },
+  };
 }

@@ -11,6 +11,7 @@ import type { Plan } from '../../../schemas/plan.js';
 import { abortReason } from '../deadline.js';
 import { isAbortError, SafetyRefusal } from '../errors.js';
 import type { NamedRecord, Provider, ProviderSet, StepClass, StepResult } from '../provider.js';
+import { namedCreate, type NamedCreate } from './validate.js';
 import { placeholdersIn } from './bindings.js';
 import { RunJournal, type InFlightStep, type JournalState } from './journal.js';
 import { foldName, type Reservation } from './reservations.js';
@@ -32,25 +33,8 @@ export interface NameConflict {
   existing_ids: string[];
 }
 
-/** A create step whose provider can look its name up. */
-export interface NamedCreate {
-  index: number;
-  provider: Provider<any>;
-  kind: string;
-  name: string;
-  nameAt?: string;
-  /** Where it acts (provider.names.scopeOf): its kind is listed there. */
-  scope?: string[];
-}
-
-/** The named create of a step, from its classification (undefined for anything else). */
-export function namedCreate(providers: ProviderSet, index: number, args: readonly string[], cls: StepClass | undefined): NamedCreate | undefined {
-  if (cls?.effect !== 'create' || !cls.kind || !cls.name) return undefined;
-  const provider = providers.verb(args[0] ?? '')?.provider;
-  if (!provider?.names) return undefined;
-  const scope = provider.names.scopeOf?.(args);
-  return { index, provider, kind: cls.kind, name: cls.name, nameAt: cls.nameAt, ...(scope?.length ? { scope } : {}) };
-}
+// Which step creates a named resource lives with validation (which asks it of every plan, reads included).
+export { namedCreate, type NamedCreate } from './validate.js';
 
 /** Creates whose name is known before the run (no placeholder in it), except the steps in `skip`. */
 export function staticCreates(plan: Plan, classes: readonly StepClass[], providers: ProviderSet, skip: ReadonlySet<number> = new Set()): NamedCreate[] {

@@ -1,10 +1,31 @@
 import type { Plan, PlanCommand } from '../../../schemas/plan.js';
 import { PREDEFINED_BINDINGS } from '../../../schemas/plan-bindings.js';
 import { planSchema, planShape } from './shape.js';
-import type { CanonicalRequest, ProviderSet, StepClass } from '../provider.js';
+import type { CanonicalRequest, Provider, ProviderSet, StepClass } from '../provider.js';
 import { placeholdersIn } from './bindings.js';
-import { namedCreate } from './names.js';
 import { jsonPathProblem } from './produces.js';
+
+// Which step creates a named resource: here, with the validation that asks it of every plan, and not
+// in names.ts (the run's name checks, journal and reservations), so that a read loads none of those.
+/** A create step whose provider can look its name up. */
+export interface NamedCreate {
+  index: number;
+  provider: Provider<any>;
+  kind: string;
+  name: string;
+  nameAt?: string;
+  /** Where it acts (provider.names.scopeOf): its kind is listed there. */
+  scope?: string[];
+}
+
+/** The named create of a step, from its classification (undefined for anything else). */
+export function namedCreate(providers: ProviderSet, index: number, args: readonly string[], cls: StepClass | undefined): NamedCreate | undefined {
+  if (cls?.effect !== 'create' || !cls.kind || !cls.name) return undefined;
+  const provider = providers.verb(args[0] ?? '')?.provider;
+  if (!provider?.names) return undefined;
+  const scope = provider.names.scopeOf?.(args);
+  return { index, provider, kind: cls.kind, name: cls.name, nameAt: cls.nameAt, ...(scope?.length ? { scope } : {}) };
+}
 
 export interface PlanProblem {
   /** Command index (0-based) when the problem belongs to one command. */

@@ -7,7 +7,8 @@
  * Content: {"access_token", "refresh_token", "expires_at"} with expires_at in epoch milliseconds.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, unlink, writeFile, chmod, stat } from 'node:fs/promises';
+import { closeSync, constants as fsConstants, openSync, readFileSync } from 'node:fs';
+import { mkdir, rename, unlink, writeFile, chmod, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export interface CachedToken {
@@ -54,9 +55,18 @@ export class TokenFileCache {
 
   /** The cached token, or undefined when there is none or the file is unreadable or malformed. */
   async read(): Promise<CachedToken | undefined> {
+    // One synchronous read of a file of ~1 kB: the promise API costs a thread-pool round trip per
+    // open, stat, read and close, which at start-up (every command's first request) is most of its time.
+    // Non-blocking, so that something other than a file at that path (a FIFO) reads as no token instead
+    // of holding the event loop (and the command's --timeout) forever.
     let text: string;
     try {
-      text = await readFile(this.file, 'utf8');
+      const fd = openSync(this.file, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
+      try {
+        text = readFileSync(fd, 'utf8');
+      } finally {
+        closeSync(fd);
+      }
     } catch {
       return undefined;
     }

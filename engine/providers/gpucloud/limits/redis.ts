@@ -151,17 +151,8 @@ local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
 if untilMs > cur then redis.call('SET', KEYS[1], untilMs, 'PX', tonumber(ARGV[1])) end
 return 1`;
 
-/** The URL as it may be shown: no user or password. */
-export function displayRedisUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = '';
-    u.password = '';
-    return u.toString().replace(/\/$/, '');
-  } catch {
-    return 'redis (unparseable URL)';
-  }
-}
+// The URL as it may be shown lives in store.ts, so that a fallback warning loads nothing of Redis.
+export { displayRedisUrl } from './store.js';
 
 export class RedisLimitStore implements SharedLimitStore {
   readonly kind = 'redis' as const;

@@ -27,8 +27,7 @@ import { join } from 'node:path';
 import { enqueueAbortable, SlidingWindowLimiter, type Admission, type SlidingWindowLimits } from '../rate-limiter.js';
 import { abortError } from '../retry.js';
 import { FileLimitStore } from './file.js';
-import { RedisLimitStore, displayRedisUrl } from './redis.js';
-import type { LeaseGrant, LeaseKeyRequest, SharedLimitStore } from './store.js';
+import { displayRedisUrl, type AcquireRequest, type AcquireResult, type LeaseGrant, type LeaseKeyRequest, type LeaseRequest, type SharedLimitStore } from './store.js';
 
 export interface SharedLimitsOptions {
   /** Where the machine-wide records live (`~/.assistant/ratelimit`). */
@@ -140,7 +139,7 @@ export class SharedLimiter {
     private readonly opts: SharedLimitsOptions,
   ) {
     this.fileStore = new FileLimitStore(join(opts.dir, `${namespace}.json`));
-    this.store = opts.redisUrl ? new RedisLimitStore(opts.redisUrl, namespace) : this.fileStore;
+    this.store = opts.redisUrl ? new RedisOnFirstUse(opts.redisUrl, namespace) : this.fileStore;
     this.closing.push(this.store);
     const W = limits.windowMs;
     this.useMs = Math.min(1000, Math.max(50, Math.floor(W / 4)));
@@ -419,6 +418,44 @@ export class SharedLimiter {
       this.opts.warn?.(`shared rate-limit record ${this.fileStore.file} unusable (${why}); limiting this process only`);
       this.store = undefined;
     }
+  }
+}
+
+/**
+ * The Redis record, its module (the Lua scripts, the client) loaded at the first exchange: a command
+ * without a redis_url never loads it, and one with a redis_url loads it when it first leases.
+ */
+class RedisOnFirstUse implements SharedLimitStore {
+  readonly kind = 'redis' as const;
+  private store: Promise<SharedLimitStore> | undefined;
+
+  constructor(
+    private readonly url: string,
+    private readonly namespace: string,
+  ) {}
+
+  private opened(): Promise<SharedLimitStore> {
+    return (this.store ??= import('./redis.js').then(({ RedisLimitStore }) => new RedisLimitStore(this.url, this.namespace)));
+  }
+
+  async lease(req: LeaseRequest): Promise<LeaseGrant[]> {
+    return (await this.opened()).lease(req);
+  }
+
+  async tryAcquire(req: AcquireRequest): Promise<AcquireResult> {
+    return (await this.opened()).tryAcquire(req);
+  }
+
+  async release(holder: string, keys: string[], windowMs: number, arrivedAt: number): Promise<void> {
+    await (await this.opened()).release(holder, keys, windowMs, arrivedAt);
+  }
+
+  async block(key: string, forMs: number): Promise<void> {
+    await (await this.opened()).block(key, forMs);
+  }
+
+  async close(): Promise<void> {
+    await (await this.store)?.close();
   }
 }
 

@@ -111,3 +111,15 @@ export async function acquireOne(store: Pick<SharedLimitStore, 'lease'>, req: Ac
 export async function releaseOne(store: Pick<SharedLimitStore, 'lease'>, holder: string, keys: string[], windowMs: number, arrivedAgoMs: number): Promise<void> {
   await store.lease({ holder, windowMs, leaseMs: 0, demandMs: 0, keys: keys.map((key) => ({ key, limit: 0, want: 0, keep: 0, doneAgoMs: [Math.max(0, arrivedAgoMs)] })) });
 }
+
+/** The URL as it may be shown: no user or password. */
+export function displayRedisUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    return 'redis (unparseable URL)';
+  }
+}
