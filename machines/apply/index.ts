@@ -166,7 +166,6 @@ async function applyOnce(input: unknown, req: ApplyRequest, trace: ApplyTrace): 
       listNow: list,
       assertLocked: () => lock.assertHeld(),
       reserve: (create) => names.ensure(create),
-      release: (create) => names.release(create),
       onWait: (message, waitMs) => observe({ type: 'waiting', wait: { reason: 'create-lookup', waitMs, message } }),
       signal: context.signal,
     });
@@ -241,8 +240,8 @@ function honest(outcome: RunOutcome, classes: readonly StepClass[], secretBindin
 }
 
 /**
- * The names one apply holds reserved, by reservation id (case-blind), released when their outcome is
- * known. A name whose reservation was taken over from a run that died is looked for until that run's
+ * The names one apply holds reserved, by reservation id (case-blind), released together when the run
+ * ends. A name whose reservation was taken over from a run that died is looked for until that run's
  * create could have appeared (engine/core/plan/names.ts deadRunsCreateUntil), before anything lists it
  * for the name check: a different plan creating the same name right after a kill -9 honours the dead
  * run's create the way a `--resume` of that run does, instead of making a second one.
@@ -296,16 +295,14 @@ class NameReservations {
     if (until !== undefined && this.opts.listNow) await awaitDeadRunsCreate(create, until, { listNow: this.opts.listNow, signal: this.opts.signal, onWait: this.opts.onLookup });
   }
 
-  async release(create: NamedCreate): Promise<void> {
-    const id = reservationId(this.key(create));
-    const r = this.held.get(id);
-    this.held.delete(id);
-    await r?.release();
-  }
-
+  /**
+   * At the end of the run, every name at once (one stat for all of them on this machine, one unlink
+   * each). A name is kept until then even when its create's outcome is known: another plan creating
+   * it meanwhile is refused naming this run (exit 3, nothing sent) instead of by its listing, and a
+   * create costs the file system nothing of its own.
+   */
   async releaseAll(): Promise<void> {
-    const all = [...this.held.values()];
     this.held.clear();
-    await Promise.all(all.map((r) => r.release()));
+    await this.store?.releaseAll();
   }
 }

@@ -3,8 +3,8 @@
  * case-folded name) is reserved, so two processes applying *different* plans that create the same name
  * cannot both create it. The one that reserves second is refused (exit 3, naming the holder) before it
  * sends anything, or — when the name is only known at run time — finds the first one's resource when it
- * lists the kind after reserving. A reservation is released when the create's outcome is known, at the
- * end of the run, or when its process dies.
+ * lists the kind after reserving. A run's reservations are released together at its end (a created name
+ * stays reserved until then: its holder is named to another plan creating it), or when its process dies.
  *
  * Two stores, the same two as the shared rate limits: a lock file per name on this machine
  * (`~/.assistant/reservations/`, the run journal's lock: engine/core/plan/run-lock.ts), or Redis when one is
@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { SafetyRefusal } from '../errors.js';
+import { releaseLocks } from '../process/lock-file.js';
 import { isDead, lockExclusive, type Owner, type RunLock } from './run-lock.js';
 
 /** One name a plan is about to create. */
@@ -48,6 +49,8 @@ export interface ReservingRun {
 export interface RunReservations {
   /** Reserves `key` for this run, or throws a SafetyRefusal naming the live holder. */
   reserve(key: NameKey, onWait?: (message: string, waitMs: number) => void): Promise<Reservation>;
+  /** Releases every reservation of this run still held (at its end): on this machine, one stat for all its names and one unlink each. */
+  releaseAll(): Promise<void>;
 }
 
 export interface ReservationStore {
@@ -103,6 +106,11 @@ export function fileReservations(home: string): ReservationStore {
             },
           };
         },
+        async releaseAll() {
+          const all = [...held];
+          held.clear();
+          releaseLocks(all.map((l) => l.file));
+        },
       };
     },
   };
@@ -146,7 +154,13 @@ export function redisReservations(url: string, opts: { warn?: (message: string) 
   return {
     forRun(run) {
       const fallback = opts.fallback.forRun(run);
+      const releases = new Set<() => Promise<void>>();
       return {
+        async releaseAll() {
+          const all = [...releases];
+          releases.clear();
+          await Promise.all([...all.map((r) => r()), fallback.releaseAll()]);
+        },
         async reserve(key, onWait) {
           const r = await connect();
           if (!r) return degrade().reserve(key, onWait);
@@ -171,13 +185,13 @@ export function redisReservations(url: string, opts: { warn?: (message: string) 
           }
           const beat = setInterval(() => void r.eval(EXTEND, 1, redisKey, value, String(TTL_MS)).catch(() => undefined), HEARTBEAT_MS);
           beat.unref();
-          return {
-            ...(tookOverFrom ? { tookOverFrom } : {}),
-            async release() {
-              clearInterval(beat);
-              await r.eval(RELEASE, 1, redisKey, value).catch(() => undefined);
-            },
+          const release = async () => {
+            releases.delete(release);
+            clearInterval(beat);
+            await r.eval(RELEASE, 1, redisKey, value).catch(() => undefined);
           };
+          releases.add(release);
+          return { ...(tookOverFrom ? { tookOverFrom } : {}), release };
         },
       };
       function degrade(): RunReservations {
