@@ -274,9 +274,17 @@ class NameReservations {
 
   /** Reserves every name the plan creates that is known before the run, before anything is listed or sent. */
   async reserveAll(creates: readonly NamedCreate[]): Promise<void> {
+    if (!this.store) return;
     const unique = new Map(creates.map((c) => [reservationId(this.key(c)), c]));
-    // One order for every process, so two plans reserving overlapping names meet on the same first one.
-    for (const id of [...unique.keys()].sort()) await this.reserve(id, unique.get(id)!);
+    // One order for every process, so two plans reserving overlapping names meet on the same first one
+    // (a store of a key each); this machine's store reserves them all in one write.
+    const ids = [...unique.keys()].filter((id) => !this.held.has(id)).sort();
+    const reservations = await this.store.reserveMany(
+      ids.map((id) => this.key(unique.get(id)!)),
+      this.opts.onWait,
+    );
+    ids.forEach((id, i) => this.held.set(id, reservations[i]!));
+    for (const [i, id] of ids.entries()) await this.awaitDeadRun(reservations[i]!, unique.get(id)!);
   }
 
   /** Reserves a name at run time (bound from an earlier step); true when it was not reserved before. */
@@ -291,13 +299,17 @@ class NameReservations {
     if (!this.store || this.held.has(id)) return;
     const reservation = await this.store.reserve(this.key(create), this.opts.onWait);
     this.held.set(id, reservation);
+    await this.awaitDeadRun(reservation, create);
+  }
+
+  /** A name taken over from a run that died: looked for until that run's create of it could have appeared. */
+  private async awaitDeadRun(reservation: Reservation, create: NamedCreate): Promise<void> {
     const until = this.opts.listNow && deadRunsCreateUntil(reservation, this.opts.home);
     if (until !== undefined && this.opts.listNow) await awaitDeadRunsCreate(create, until, { listNow: this.opts.listNow, signal: this.opts.signal, onWait: this.opts.onLookup });
   }
 
   /**
-   * At the end of the run, every name at once (one stat for all of them on this machine, one unlink
-   * each). A name is kept until then even when its create's outcome is known: another plan creating
+   * At the end of the run, every name at once (on this machine, the run's name set: one unlink). A name is kept until then even when its create's outcome is known: another plan creating
    * it meanwhile is refused naming this run (exit 3, nothing sent) instead of by its listing, and a
    * create costs the file system nothing of its own.
    */

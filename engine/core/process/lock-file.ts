@@ -14,9 +14,7 @@
  * A lock is stale, and taken over, when its holder's process is gone (same host: asked at once, so a
  * run killed with -9 blocks nobody) or when it was not refreshed for `staleMs` (another host sharing the
  * home, or a holder stalled that long). Holders of long locks refresh them (`refreshMs`: one timer for
- * every lock of the process touches their mtime) and notice when they lost one. The locks of one run
- * may share one file (`sharing`: a hard link per name to the first one's inode, holding the same owner),
- * so a run's further names cost one link(2) each and one touch refreshes them all. A lock left by an older
+ * every lock of the process touches their mtime) and notice when they lost one. A lock left by an older
  * `assistant` (proper-lockfile's directory) is taken over by the same mtime rule.
  */
 import { closeSync, fstatSync, linkSync, openSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeSync, type Stats } from 'node:fs';
@@ -43,11 +41,6 @@ export interface LockFileOptions {
   refreshMs?: number;
   label?: string;
   journal?: string;
-  /**
-   * A lock this process holds whose file this one shares (a hard link to the same inode, holding the
-   * same owner): the locks of one run cost one link each, and one refresh keeps them all fresh.
-   */
-  sharing?: HeldLockFile;
 }
 
 export interface HeldLockFile {
@@ -85,15 +78,6 @@ export function ownerDead(owner: LockOwner): boolean {
 
 /** One attempt: the lock, or who holds it (a stale lock is taken over on the way). */
 export function tryLockFile(path: string, opts: LockFileOptions): TakeResult {
-  const shared = opts.sharing?.held() ? opts.sharing : undefined;
-  if (shared) {
-    try {
-      return linkLock(shared.path, shared.ino, path, opts);
-    } catch (err) {
-      // The shared lock was let go or taken over meanwhile: a file of its own, as for a first lock.
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-  }
   const owner: LockOwner = {
     pid: process.pid,
     host: HOST,
@@ -270,60 +254,10 @@ class Held implements HeldLockFile {
       // already gone
     }
   }
-
-  /** Lets go of a lock already known to be this process's (releaseLocks checked its file): its name only. */
-  releaseKnownOwn(): void {
-    if (this.released) return;
-    this.released = true;
-    forget(this);
-    try {
-      unlinkSync(this.path);
-    } catch {
-      // already gone
-    }
-  }
-}
-
-/** The held (not released) locks of this process by inode: a run's names share one (LockFileOptions.sharing). */
-const liveByIno = new Map<number, Set<Held>>();
-
-/**
- * Lets go of several locks at once (the names a run reserved, at its end). Locks that share one file
- * are checked together with one stat: when they are all of this process's locks on that file and the
- * file has exactly that many links, every name still points at it (a name taken over by another process
- * would have been unlinked from it first), so each name is removed without a stat of its own — one call
- * per name instead of two. Otherwise each is checked as release() does.
- */
-export function releaseLocks(locks: readonly HeldLockFile[]): void {
-  const groups = new Map<number, Held[]>();
-  for (const l of locks) {
-    if (!(l instanceof Held) || !l.held()) {
-      l.release();
-      continue;
-    }
-    const g = groups.get(l.ino) ?? [];
-    if (!g.includes(l)) g.push(l);
-    groups.set(l.ino, g);
-  }
-  for (const [ino, group] of groups) {
-    let links = -1;
-    try {
-      const seen = statSync(group[0]!.path);
-      if (seen.ino === ino) links = seen.nlink;
-    } catch {
-      // its first name is gone: each is checked on its own below
-    }
-    const all = liveByIno.get(ino)?.size === group.length && links === group.length;
-    for (const h of group) if (all) h.releaseKnownOwn();
-    else h.release();
-  }
 }
 
 function hold(path: string, ino: number, opts: LockFileOptions): Held {
   const h = new Held(path, ino);
-  const live = liveByIno.get(ino) ?? new Set<Held>();
-  live.add(h);
-  liveByIno.set(ino, live);
   if (opts.refreshMs) {
     refreshed.add(h);
     if (!timer || opts.refreshMs < timerMs) {
@@ -340,8 +274,6 @@ function hold(path: string, ino: number, opts: LockFileOptions): Held {
 }
 
 function forget(h: Held): void {
-  const live = liveByIno.get(h.ino);
-  if (live?.delete(h) && !live.size) liveByIno.delete(h.ino);
   if (!refreshed.delete(h) || refreshed.size) return;
   if (timer) clearInterval(timer);
   timer = undefined;
