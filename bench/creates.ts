@@ -30,7 +30,8 @@ const LIMITS = { perProject: 500, perPath: 60, windowMs: 1000 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const body = (hostname: string) =>
+/** The create body of the bench's instances. */
+export const createBody = (hostname: string) =>
   JSON.stringify({ instance_type: 'CPU.4V.16G', image: 'ubuntu-24.04', hostname, description: '', location_code: 'FIN-01', ssh_key_ids: [EMULATOR_DEFAULT_SSH_KEY_ID] });
 
 const names = (run: string) => Array.from({ length: CREATES }, (_, i) => `bench-${run}-${i}`);
@@ -38,7 +39,7 @@ const names = (run: string) => Array.from({ length: CREATES }, (_, i) => `bench-
 const listsOf = (emu: Emulator, from: number) => emu.requests().slice(from).filter((r) => r.method === 'GET' && r.path === '/v1/instances').length;
 
 async function timeApply(emu: Emulator, client: GpuCloudClient, run: string, a: Awaited<ReturnType<typeof applyOf>>): Promise<{ ms: number; lists: number }> {
-  const plan = { version: 1, provider: 'gpucloud', commands: names(run).map((n) => ({ args: ['gpucloud-api', 'POST', '/v1/instances', body(n)], reason: `create ${n}` })) };
+  const plan = { version: 1, provider: 'gpucloud', commands: names(run).map((n) => ({ args: ['gpucloud-api', 'POST', '/v1/instances', createBody(n)], reason: `create ${n}` })) };
   const home = tempDir();
   const signal = new AbortController().signal;
   const from = emu.requests().length;
@@ -57,10 +58,10 @@ async function timeApply(emu: Emulator, client: GpuCloudClient, run: string, a: 
 async function timePosts(client: GpuCloudClient, run: string, oldShape = false): Promise<number> {
   const started = performance.now();
   for (const n of names(run)) {
-    const guard = oldShape ? undefined : createDedupeFor('POST', '/v1/instances', body(n));
+    const guard = oldShape ? undefined : createDedupeFor('POST', '/v1/instances', createBody(n));
     guard?.restoreSnapshot([]);
     if (oldShape) await client.request({ method: 'GET', path: '/v1/instances' });
-    await client.request({ method: 'POST', path: '/v1/instances', body: body(n), createGuard: guard });
+    await client.request({ method: 'POST', path: '/v1/instances', body: createBody(n), createGuard: guard });
   }
   return performance.now() - started;
 }

@@ -166,7 +166,6 @@ async function applyOnce(input: unknown, req: ApplyRequest, trace: ApplyTrace): 
       listNow: list,
       assertLocked: () => lock.assertHeld(),
       reserve: (create) => names.ensure(create),
-      release: (create) => names.release(create),
       onWait: (message, waitMs) => observe({ type: 'waiting', wait: { reason: 'create-lookup', waitMs, message } }),
       signal: context.signal,
     });
@@ -241,8 +240,8 @@ function honest(outcome: RunOutcome, classes: readonly StepClass[], secretBindin
 }
 
 /**
- * The names one apply holds reserved, by reservation id (case-blind), released when their outcome is
- * known. A name whose reservation was taken over from a run that died is looked for until that run's
+ * The names one apply holds reserved, by reservation id (case-blind), released together when the run
+ * ends. A name whose reservation was taken over from a run that died is looked for until that run's
  * create could have appeared (engine/core/plan/names.ts deadRunsCreateUntil), before anything lists it
  * for the name check: a different plan creating the same name right after a kill -9 honours the dead
  * run's create the way a `--resume` of that run does, instead of making a second one.
@@ -275,9 +274,17 @@ class NameReservations {
 
   /** Reserves every name the plan creates that is known before the run, before anything is listed or sent. */
   async reserveAll(creates: readonly NamedCreate[]): Promise<void> {
+    if (!this.store) return;
     const unique = new Map(creates.map((c) => [reservationId(this.key(c)), c]));
-    // One order for every process, so two plans reserving overlapping names meet on the same first one.
-    for (const id of [...unique.keys()].sort()) await this.reserve(id, unique.get(id)!);
+    // One order for every process, so two plans reserving overlapping names meet on the same first one
+    // (a store of a key each); this machine's store reserves them all in one write.
+    const ids = [...unique.keys()].filter((id) => !this.held.has(id)).sort();
+    const reservations = await this.store.reserveMany(
+      ids.map((id) => this.key(unique.get(id)!)),
+      this.opts.onWait,
+    );
+    ids.forEach((id, i) => this.held.set(id, reservations[i]!));
+    for (const [i, id] of ids.entries()) await this.awaitDeadRun(reservations[i]!, unique.get(id)!);
   }
 
   /** Reserves a name at run time (bound from an earlier step); true when it was not reserved before. */
@@ -292,20 +299,22 @@ class NameReservations {
     if (!this.store || this.held.has(id)) return;
     const reservation = await this.store.reserve(this.key(create), this.opts.onWait);
     this.held.set(id, reservation);
+    await this.awaitDeadRun(reservation, create);
+  }
+
+  /** A name taken over from a run that died: looked for until that run's create of it could have appeared. */
+  private async awaitDeadRun(reservation: Reservation, create: NamedCreate): Promise<void> {
     const until = this.opts.listNow && deadRunsCreateUntil(reservation, this.opts.home);
     if (until !== undefined && this.opts.listNow) await awaitDeadRunsCreate(create, until, { listNow: this.opts.listNow, signal: this.opts.signal, onWait: this.opts.onLookup });
   }
 
-  async release(create: NamedCreate): Promise<void> {
-    const id = reservationId(this.key(create));
-    const r = this.held.get(id);
-    this.held.delete(id);
-    await r?.release();
-  }
-
+  /**
+   * At the end of the run, every name at once (on this machine, the run's name set: one unlink). A name is kept until then even when its create's outcome is known: another plan creating
+   * it meanwhile is refused naming this run (exit 3, nothing sent) instead of by its listing, and a
+   * create costs the file system nothing of its own.
+   */
   async releaseAll(): Promise<void> {
-    const all = [...this.held.values()];
     this.held.clear();
-    await Promise.all(all.map((r) => r.release()));
+    await this.store?.releaseAll();
   }
 }

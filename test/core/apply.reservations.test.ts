@@ -8,7 +8,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../../emulator/index.js';
 import { BIN, runCli, tempHome, withEmulator } from '../support/cli.js';
 import { startRedis } from '../support/redis.js';
@@ -157,6 +159,42 @@ test('a reservation taken over from a run killed before it sent its create is fr
     assert.match(next.stderr, /took over the reservation of instances? "never-sent-9" by a run that died/);
     assert.not.match(next.stderr, /may have had a create/);
     assert.is(postsOf(emu, 'never-sent-9').length, 1);
+  });
+});
+
+test('a run killed with -9 holding two names leaves both taken-over-able: each of two later plans takes its one over (told so), none waits, one instance each', async () => {
+  await withEmulator(async ({ emu, env }) => {
+    const home = tempHome();
+    // The dead run is held in its name check: it dies having reserved both names (in one write) and sent nothing.
+    let release!: () => void;
+    emu.addFault({ method: 'GET', path: '/v1/instances', until: new Promise<void>((resolve) => (release = resolve)) });
+    const two = JSON.stringify({ version: 1, provider: 'gpucloud', summary: 'the plan that dies', commands: [JSON.parse(createPlan('pair-a', 'a')).commands[0], JSON.parse(createPlan('pair-b', 'b')).commands[0]] });
+    const dead = await applyUntil(emu, env, home, two, 'GET', '/v1/instances');
+    dead.child.kill('SIGKILL');
+    await dead.closed;
+    release();
+    for (const name of ['pair-b', 'pair-a']) {
+      const next = await runCli(['ask', '--apply', '-o', 'json'], { env, home, input: createPlan(name, `another plan for ${name}`) });
+      assert.is(next.code, 0, next.stderr);
+      assert.match(next.stderr, new RegExp(`took over the reservation of instances? "${name}" by a run that died`));
+      assert.not.match(next.stderr, /may have had a create/);
+      assert.is(postsOf(emu, name).length, 1);
+    }
+  });
+});
+
+test('the reservations guard left by a process killed with -9 blocks nothing: the next apply takes it over at once and creates the name once', async () => {
+  await withEmulator(async ({ emu, env }) => {
+    const home = tempHome();
+    const gone = spawn(process.execPath, ['-e', '0']);
+    await new Promise((resolve) => gone.on('close', resolve));
+    const dir = join(home, '.assistant', 'reservations');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, '.guard.lock'), JSON.stringify({ pid: gone.pid, host: hostname(), started_at: new Date().toISOString() }) + '\n');
+    const next = await runCli(['ask', '--apply', '-o', 'json'], { env, home, input: createPlan('guard-9', 'after a dead guard') });
+    assert.is(next.code, 0, next.stderr);
+    assert.is(postsOf(emu, 'guard-9').length, 1);
+    assert.equal(readdirSync(dir), [], 'the guard and the run\'s name set are gone');
   });
 });
 

@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../../emulator/index.js';
-import { BIN, runCli, tempHome, withEmulator } from '../support/cli.js';
+import { BIN, configFile, runCli, tempHome, withEmulator } from '../support/cli.js';
 import { emulatorClient } from '../../emulator/test-client.js';
 
 const plan = JSON.stringify({
@@ -82,6 +84,45 @@ test('kill -9 while a create is in flight, then --resume: the instance exists ex
     assert.is(await instancesNamed(emu, env, 'once-1'), 1, 'exactly one instance exists');
     const gets = emu.requests().filter((r) => r.method === 'GET' && r.path === `/v1/instances/${report.bindings.INSTANCE_ID}`);
     assert.is(gets.length, 1, 'the resumed run read back the adopted instance');
+  });
+});
+
+test('kill -9 after the write that records one create done and the next started, before that next create is sent: --resume sends neither twice', async () => {
+  await withEmulator(async ({ emu, env }) => {
+    const home = tempHome();
+    const body = (hostname: string) =>
+      JSON.stringify({ instance_type: '1V100.6V', image: 'ubuntu-24.04-cuda-12.8-open-docker', hostname, description: '', location_code: 'FIN-01', ssh_key_ids: [EMULATOR_DEFAULT_SSH_KEY_ID] });
+    const two = JSON.stringify({
+      version: 1,
+      provider: 'gpucloud',
+      commands: ['batch-a', 'batch-b'].map((h) => ({ args: ['gpucloud-api', 'POST', '/v1/instances', body(h)], reason: `create ${h}` })),
+    });
+    // One create per ten minutes on the client: the second create's `started` is written (in the same
+    // write as the first's `done`), then its request waits in the limiter, unsent, while the test kills it.
+    const slow = configFile('gpucloud:\n  rate_limit:\n    per_path: 1\n    window_ms: 600000\n');
+    const child = spawn(process.execPath, [BIN, 'ask', '--apply', '--config', slow, '--timeout', '900'], { env: { ...process.env, ...env, HOME: home, NO_COLOR: '1' }, stdio: ['pipe', 'ignore', 'ignore'] });
+    child.stdin.end(two);
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const runs = join(home, '.assistant', 'runs');
+    const journal = () => (existsSync(runs) ? readdirSync(runs).filter((f) => f.endsWith('.jsonl')).map((f) => readFileSync(join(runs, f), 'utf8')).join('') : '');
+    await until(() => /"type":"started","index":1\b/.test(journal()), 'the second create was recorded as started');
+    assert.is(createsOf(emu, 'batch-b').length, 0, 'the second create was not sent');
+    child.kill('SIGKILL');
+    await exited;
+    const entries = journal().trim().split('\n').map((l) => JSON.parse(l) as { type: string; index?: number });
+    assert.ok(entries.some((e) => e.type === 'done' && e.index === 0), 'the first create is recorded done');
+    assert.ok(entries.some((e) => e.type === 'started' && e.index === 1), 'the second is recorded started');
+    assert.is(createsOf(emu, 'batch-b').length, 0, 'the killed run never sent the second create');
+
+    // The resume (default limits) does not send the first again; the second, in flight and not listed
+    // once its window passed, is sent once.
+    const resumed = await runCli(['ask', '--apply', '--resume', '-o', 'json'], { env, home, input: two, timeoutMs: 120_000 });
+    assert.is(resumed.code, 0, resumed.stderr);
+    assert.is(JSON.parse(resumed.stdout).status, 'succeeded');
+    assert.is(createsOf(emu, 'batch-a').length, 1, 'the first create reached the server once');
+    assert.is(createsOf(emu, 'batch-b').length, 1, 'the second create reached the server once');
+    assert.is(await instancesNamed(emu, env, 'batch-a'), 1);
+    assert.is(await instancesNamed(emu, env, 'batch-b'), 1);
   });
 });
 

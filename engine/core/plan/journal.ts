@@ -16,7 +16,11 @@ import { SANDBOX_SCOPE } from './backend.js';
  *
  * What is written when (issue 40: the file work of a step is what shows on a slow file system):
  *   - a change step's `started` is written before its request is sent, with everything still pending
- *     before it: one write(2) per change step before the request, one after (`done`, with `created`);
+ *     before it; its `done` (with `created`) is written at the latest when the code that follows the
+ *     response has run (the next macrotask), and, when the next step starts in that same run of code (a
+ *     plan of creates, one after another), together with that step's `started`: one write(2) per change
+ *     step. A kill -9 in that moment leaves the step as it leaves one killed between its response and
+ *     its `done`: in flight, looked up by name on resume (a create is found and adopted, not sent again);
  *   - a read leaves no `started` (a read in flight is simply sent again), and its `done` waits for the
  *     next write: a plan of reads writes its journal once, at the end. A read whose `done` a kill lost is
  *     read again on resume, which is all a read costs;
@@ -106,8 +110,10 @@ export class RunJournal {
   private pending = '';
   /** The next write starts the file afresh (`begin`). */
   private truncate = false;
-  /** Steps whose `started` was written: their `done` is written at once. */
+  /** Steps whose `started` was written: their `done` is written before the next macrotask. */
   private readonly changing = new Set<number>();
+  /** The write of a change step's `done`, due before the next macrotask unless the next `started` takes it along. */
+  private due: NodeJS.Immediate | undefined;
 
   constructor(
     runsDir: string,
@@ -160,6 +166,10 @@ export class RunJournal {
    * after it loses nothing (the kernel has the bytes), and a run of N steps does not open the file N times.
    */
   private flush(): void {
+    if (this.due) {
+      clearImmediate(this.due);
+      this.due = undefined;
+    }
     if (!this.pending) return;
     if (this.fd === undefined || this.truncate) {
       if (this.fd !== undefined) closeSync(this.fd);
@@ -177,6 +187,19 @@ export class RunJournal {
     }
     writeSync(this.fd, this.pending);
     this.pending = '';
+  }
+
+  /**
+   * The due write of a change's `done`, on its own. A failure (disk full) leaves the lines pending: the
+   * next write (the next step's `started`, before its request) tries again and fails that step.
+   */
+  private flushDue(): void {
+    this.due = undefined;
+    try {
+      this.flush();
+    } catch {
+      // reported by the next write, which carries these lines too
+    }
   }
 
   /** Writes what is pending and closes the journal's descriptor at the end of a run (the next write would reopen it). */
@@ -205,8 +228,11 @@ export class RunJournal {
   /** `alternative`: which choice a create with alternatives made (engine/core/provider.ts AlternativeUsed). */
   stepDone(index: number, produced: Record<string, string>, httpStatus?: number, alternative?: unknown): void {
     this.add({ type: 'done', index, produced, http_status: httpStatus, alternative, at: new Date().toISOString() });
-    // A change's completion is written at once (resume must not send it again); a read's waits.
-    if (this.changing.delete(index) || this.pending.length > MAX_PENDING) this.flush();
+    // A change's completion is written before anything else can happen (resume must not send it again):
+    // by the next step's `started` when that follows at once, else on its own before the next macrotask
+    // (a timer, an answer, a wait). A read's waits for the next write.
+    if (this.changing.delete(index)) this.due ??= setImmediate(() => this.flushDue());
+    else if (this.pending.length > MAX_PENDING) this.flush();
   }
 
   /**

@@ -157,8 +157,6 @@ export class RunCreates {
        * existence must be checked afresh rather than from the run's snapshot.
        */
       reserve?: (create: NamedCreate) => Promise<boolean>;
-      /** The create's outcome is known: its reservation may go. */
-      release?: (create: NamedCreate) => Promise<void>;
       /** How long after an interrupted create was sent it may still appear (default IN_FLIGHT_SETTLE_MS). */
       settleMs?: number;
       /** Told once when a resume waits for an interrupted create to appear. */
@@ -215,7 +213,8 @@ export class RunCreates {
       this.createdIds.set(index, id);
       await this.snapshots.add(create, id);
     }
-    await this.opts.release?.(create);
+    // Its reservation is kept until the run ends (machines/apply/index.ts releases all of a run's names at
+    // once): released here, every create would cost the file system a call or two of its own.
   }
 
   /**

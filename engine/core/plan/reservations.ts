@@ -3,8 +3,8 @@
  * case-folded name) is reserved, so two processes applying *different* plans that create the same name
  * cannot both create it. The one that reserves second is refused (exit 3, naming the holder) before it
  * sends anything, or — when the name is only known at run time — finds the first one's resource when it
- * lists the kind after reserving. A reservation is released when the create's outcome is known, at the
- * end of the run, or when its process dies.
+ * lists the kind after reserving. A run's reservations are released together at its end (a created name
+ * stays reserved until then: its holder is named to another plan creating it), or when its process dies.
  *
  * Two stores, the same two as the shared rate limits: a lock file per name on this machine
  * (`~/.assistant/reservations/`, the run journal's lock: engine/core/plan/run-lock.ts), or Redis when one is
@@ -12,10 +12,12 @@
  * each other. Redis unreachable falls back to this machine's files with a warning.
  */
 import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
-import { SafetyRefusal } from '../errors.js';
-import { isDead, lockExclusive, type Owner, type RunLock } from './run-lock.js';
+import { basename, join } from 'node:path';
+import { OperationError, SafetyRefusal } from '../errors.js';
+import { lockFileWaiting, ownerDead, tryLockFile, type TakeResult } from '../process/lock-file.js';
+import { isDead, STALE_MS, UPDATE_MS, type Owner } from './run-lock.js';
 
 /** One name a plan is about to create. */
 export interface NameKey {
@@ -48,6 +50,10 @@ export interface ReservingRun {
 export interface RunReservations {
   /** Reserves `key` for this run, or throws a SafetyRefusal naming the live holder. */
   reserve(key: NameKey, onWait?: (message: string, waitMs: number) => void): Promise<Reservation>;
+  /** Reserves every key (in their order), or throws a SafetyRefusal naming the first live holder; on this machine, in one write. */
+  reserveMany(keys: readonly NameKey[], onWait?: (message: string, waitMs: number) => void): Promise<Reservation[]>;
+  /** Releases every reservation of this run still held (at its end): on this machine, one unlink for all its names. */
+  releaseAll(): Promise<void>;
 }
 
 export interface ReservationStore {
@@ -73,39 +79,204 @@ function heldBy(key: NameKey, owner: Pick<Owner, 'pid' | 'host' | 'started_at' |
 }
 
 /**
- * This machine's store: one lock per name, taken over when its holder died (kill -9). A run's locks
- * are hard links to one file holding the run's owner record: the first name costs the file, each further
- * name one link, and one refresh of that file keeps every name of the run fresh.
+ * This machine's store: one file per run holding the set of names it reserved (`<pid>-<n>.names` in
+ * `~/.assistant/reservations/`), written in one step (a temp file renamed over it) however many names
+ * the plan creates. Its check and its write are made under a directory guard (`.guard.lock`, a lock
+ * file held for those few calls: engine/core/process/lock-file.ts), so two runs cannot both find a
+ * name free: the guard taken, the other runs' sets are read, a name a live run holds is refused, the
+ * names of a run that died (kill -9) are taken over (its set rewritten without them, `tookOverFrom`
+ * naming it and its journal), this run's set is written, the guard let go. A 50-create plan reserves
+ * its names in about a dozen file calls instead of a link each, and lets them go in one unlink (issue
+ * 40: on a slow file system every call shows). A run's set is refreshed (mtime) while it lives, so a
+ * home shared across hosts sees a holder on another host as gone once it stops refreshing.
  */
 export function fileReservations(home: string): ReservationStore {
   const dir = join(home, '.assistant', 'reservations');
-  return {
-    forRun(run) {
-      const held = new Set<RunLock>();
-      return {
-        async reserve(key, onWait) {
-          let sharing: RunLock | undefined;
-          for (const l of held) if (l.file.held()) sharing = l;
-          const lock: RunLock = await lockExclusive(join(dir, reservationId(key)), {
-            what: `the reservation of ${key.kind} "${key.name}" by a run that died`,
-            label: run.label,
-            journal: run.journal,
-            sharing,
-            onWait,
-            refusal: (owner) => heldBy(key, owner),
-          });
-          held.add(lock);
-          return {
-            ...(lock.tookOverFrom ? { tookOverFrom: lock.tookOverFrom } : {}),
-            release: async () => {
-              held.delete(lock);
-              await lock.release();
-            },
-          };
-        },
+  return { forRun: (run) => new RunNameSet(dir, run) };
+}
+
+/** A set of a run that died is deleted once this long passed since it was last refreshed: any create it had in flight has appeared by then (IN_FLIGHT_SETTLE_MS, engine/core/plan/names.ts). */
+const DEAD_SET_KEPT_MS = 60_000;
+/**
+ * The guard is held for a few file calls; one whose holder is gone (same host) is taken over at once,
+ * and one of a holder on another host sharing the home once it is this old (a live holder never is).
+ */
+const GUARD_STALE_MS = STALE_MS;
+const SET_SUFFIX = '.names';
+let setSeq = 0;
+
+interface NameSetRecord extends Owner {
+  /** Reservation IDs (reservationId) of the names the run holds. */
+  names: string[];
+}
+
+function readSet(path: string): NameSetRecord | undefined {
+  try {
+    const r = JSON.parse(readFileSync(path, 'utf8')) as NameSetRecord;
+    return r && typeof r.pid === 'number' && Array.isArray(r.names) ? r : undefined;
+  } catch {
+    return undefined; // gone meanwhile, or torn (never: sets are renamed into place)
+  }
+}
+
+/** Writes a set in one step: a private temp file renamed over the set's name. */
+function writeSet(path: string, record: NameSetRecord): void {
+  const tmp = `${path}.${process.pid}.${++setSeq}.tmp`;
+  writeFileSync(tmp, JSON.stringify(record) + '\n', { mode: 0o600 });
+  renameSync(tmp, path);
+}
+
+class RunNameSet implements RunReservations {
+  private readonly held = new Map<string, NameKey>();
+  private readonly path: string;
+  private readonly owner: Owner;
+  private written = false;
+  private refresh: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly dir: string,
+    run: ReservingRun,
+  ) {
+    this.path = join(dir, `${process.pid}-${Date.now().toString(36)}-${++setSeq}${SET_SUFFIX}`);
+    this.owner = { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), label: run.label, journal: run.journal };
+  }
+
+  async reserve(key: NameKey, onWait?: (message: string, waitMs: number) => void): Promise<Reservation> {
+    return (await this.reserveMany([key], onWait))[0]!;
+  }
+
+  async reserveMany(keys: readonly NameKey[], onWait?: (message: string, waitMs: number) => void): Promise<Reservation[]> {
+    const wanted = new Map<string, NameKey>();
+    for (const k of keys) {
+      const id = reservationId(k);
+      if (!this.held.has(id)) wanted.set(id, k);
+    }
+    const tookOver = new Map<string, Owner>();
+    if (wanted.size) {
+      const guard = await this.guard(onWait);
+      try {
+        this.takeFromOthers(wanted, tookOver);
+        for (const [id, k] of wanted) this.held.set(id, k);
+        this.write();
+      } catch (err) {
+        for (const id of wanted.keys()) this.held.delete(id);
+        throw err;
+      } finally {
+        guard.release();
+      }
+    }
+    for (const [id, from] of tookOver) {
+      const k = wanted.get(id)!;
+      onWait?.(`took over the reservation of ${k.kind} "${k.name}" by a run that died (pid ${from.pid}, no longer running)`, 0);
+    }
+    return keys.map((k) => {
+      const id = reservationId(k);
+      const from = tookOver.get(id);
+      return { ...(from ? { tookOverFrom: from } : {}), release: async () => this.releaseOne(id) };
+    });
+  }
+
+  /** Under the guard: refuses a name a live run holds; takes over (and strikes from its set) one of a run that died. */
+  private takeFromOthers(wanted: Map<string, NameKey>, tookOver: Map<string, Owner>): void {
+    let files: string[];
+    try {
+      files = readdirSync(this.dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    const mine = basename(this.path);
+    for (const f of files) {
+      if (!f.endsWith(SET_SUFFIX) || f === mine) continue;
+      const path = join(this.dir, f);
+      const set = readSet(path);
+      if (!set) continue;
+      const overlap = set.names.filter((id) => wanted.has(id));
+      // Another host's holder is asked by its refreshes (a stat only then); one here by its pid.
+      const age = () => {
+        try {
+          return Date.now() - statSync(path).mtimeMs;
+        } catch {
+          return 0;
+        }
       };
-    },
-  };
+      const dead = ownerDead(set) || (set.host !== this.owner.host && age() > STALE_MS);
+      if (!overlap.length) {
+        if (dead && age() > DEAD_SET_KEPT_MS) rmSync(path, { force: true });
+        continue;
+      }
+      if (!dead) throw heldBy(wanted.get(overlap[0]!)!, set);
+      for (const id of overlap) tookOver.set(id, set);
+      // The dead run's other names stay its own: whoever takes them over next waits for its create too.
+      const rest = set.names.filter((id) => !wanted.has(id));
+      if (rest.length) writeSet(path, { ...set, names: rest });
+      else rmSync(path, { force: true });
+    }
+  }
+
+  private write(): void {
+    const record: NameSetRecord = { ...this.owner, names: [...this.held.keys()] };
+    try {
+      writeSet(this.path, record);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      writeSet(this.path, record);
+    }
+    this.written = true;
+    if (!this.refresh) {
+      // Never keeps the process alive on its own.
+      this.refresh = setInterval(() => {
+        try {
+          const now = new Date();
+          utimesSync(this.path, now, now);
+        } catch {
+          // released meanwhile
+        }
+      }, UPDATE_MS).unref();
+    }
+  }
+
+  /** The directory guard: taken at once, waited for while another run checks its names (a few file calls). */
+  private async guard(onWait?: (message: string, waitMs: number) => void): Promise<{ release(): void }> {
+    const path = join(this.dir, '.guard.lock');
+    const opts = { staleMs: GUARD_STALE_MS };
+    let taken: TakeResult;
+    try {
+      taken = tryLockFile(path, opts);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      taken = tryLockFile(path, opts);
+    }
+    // Another run is checking its names (a few file calls): a few ms, or until its guard is stale.
+    if (!('held' in taken)) taken = await lockFileWaiting(path, opts, Math.ceil((GUARD_STALE_MS + 5_000) / 5), () => 5);
+    if (!('held' in taken)) {
+      onWait?.('name reservations stayed busy', 0);
+      throw new OperationError('reservations_busy', 'the name reservations of this home stayed busy; nothing was sent', { hint: 'try again; if it persists, check for a stuck assistant process' });
+    }
+    return taken.held;
+  }
+
+  private releaseOne(id: string): void {
+    if (!this.held.delete(id)) return;
+    if (!this.held.size) return this.unlinkSet();
+    // Striking a name needs no guard: only this run writes its set while it lives.
+    this.write();
+  }
+
+  async releaseAll(): Promise<void> {
+    this.held.clear();
+    this.unlinkSet();
+  }
+
+  private unlinkSet(): void {
+    if (this.refresh) clearInterval(this.refresh);
+    this.refresh = undefined;
+    if (!this.written) return;
+    this.written = false;
+    rmSync(this.path, { force: true });
+  }
 }
 
 /** Minimal surface of the Redis client used here (ioredis). */
@@ -146,7 +317,19 @@ export function redisReservations(url: string, opts: { warn?: (message: string) 
   return {
     forRun(run) {
       const fallback = opts.fallback.forRun(run);
-      return {
+      const releases = new Set<() => Promise<void>>();
+      const reservations: RunReservations = {
+        async releaseAll() {
+          const all = [...releases];
+          releases.clear();
+          await Promise.all([...all.map((r) => r()), fallback.releaseAll()]);
+        },
+        async reserveMany(keys, onWait) {
+          // A key each, in order (SET NX is per key); one held already by this run is refused by nobody.
+          const out: Reservation[] = [];
+          for (const k of keys) out.push(await reservations.reserve(k, onWait));
+          return out;
+        },
         async reserve(key, onWait) {
           const r = await connect();
           if (!r) return degrade().reserve(key, onWait);
@@ -171,15 +354,16 @@ export function redisReservations(url: string, opts: { warn?: (message: string) 
           }
           const beat = setInterval(() => void r.eval(EXTEND, 1, redisKey, value, String(TTL_MS)).catch(() => undefined), HEARTBEAT_MS);
           beat.unref();
-          return {
-            ...(tookOverFrom ? { tookOverFrom } : {}),
-            async release() {
-              clearInterval(beat);
-              await r.eval(RELEASE, 1, redisKey, value).catch(() => undefined);
-            },
+          const release = async () => {
+            releases.delete(release);
+            clearInterval(beat);
+            await r.eval(RELEASE, 1, redisKey, value).catch(() => undefined);
           };
+          releases.add(release);
+          return { ...(tookOverFrom ? { tookOverFrom } : {}), release };
         },
       };
+      return reservations;
       function degrade(): RunReservations {
         if (!warned) opts.warn?.(`redis at ${redactUrl(url)} unreachable; reserving names on this machine only`);
         warned = true;

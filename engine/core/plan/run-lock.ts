@@ -14,13 +14,13 @@ import { OperationError, SafetyRefusal } from '../errors.js';
 import { lockFileWaiting, ownerDead, tryLockFile, type HeldLockFile, type LockOwner } from '../process/lock-file.js';
 
 /** A holder that has not refreshed its lock for this long is dead (kill -9 on another host, power loss). */
-const STALE_MS = 10_000;
-const UPDATE_MS = 2_000;
+export const STALE_MS = 10_000;
+export const UPDATE_MS = 2_000;
 
 export type Owner = LockOwner;
 
 export interface RunLock {
-  /** The lock file (another lock of the same run may share it: ExclusiveOptions.sharing). */
+  /** The lock file. */
   readonly file: HeldLockFile;
   /** The holder whose lock this one took over because its process had died (kill -9). */
   readonly tookOverFrom?: Owner;
@@ -48,19 +48,16 @@ export interface ExclusiveOptions extends LockOptions {
   label?: string;
   /** The run journal of the holder, written in the lock (LockOwner.journal). */
   journal?: string;
-  /** A lock of the same run whose file this one shares (one file, one refresh, for all of a run's names). */
-  sharing?: RunLock;
 }
 
 /**
  * An exclusive lock on `path` across the processes of this machine (and of a shared home): taken at once,
  * refused when a live process holds it, waited out (at most STALE_MS) when its holder cannot be known (a
- * lock left by an older version). Used for run journals and for name reservations
- * (engine/core/plan/reservations.ts).
+ * lock left by an older version). Used for run journals, budget checks and auto-stop's records.
  */
 export async function lockExclusive(path: string, opts: ExclusiveOptions): Promise<RunLock> {
   const lockPath = `${path}.lock`;
-  const options = { staleMs: STALE_MS, refreshMs: UPDATE_MS, label: opts.label, journal: opts.journal, sharing: opts.sharing?.file };
+  const options = { staleMs: STALE_MS, refreshMs: UPDATE_MS, label: opts.label, journal: opts.journal };
   let taken;
   try {
     taken = tryLockFile(lockPath, options);

@@ -14,9 +14,7 @@
  * A lock is stale, and taken over, when its holder's process is gone (same host: asked at once, so a
  * run killed with -9 blocks nobody) or when it was not refreshed for `staleMs` (another host sharing the
  * home, or a holder stalled that long). Holders of long locks refresh them (`refreshMs`: one timer for
- * every lock of the process touches their mtime) and notice when they lost one. The locks of one run
- * may share one file (`sharing`: a hard link per name to the first one's inode, holding the same owner),
- * so a run's further names cost one link(2) each and one touch refreshes them all. A lock left by an older
+ * every lock of the process touches their mtime) and notice when they lost one. A lock left by an older
  * `assistant` (proper-lockfile's directory) is taken over by the same mtime rule.
  */
 import { closeSync, fstatSync, linkSync, openSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeSync, type Stats } from 'node:fs';
@@ -43,11 +41,6 @@ export interface LockFileOptions {
   refreshMs?: number;
   label?: string;
   journal?: string;
-  /**
-   * A lock this process holds whose file this one shares (a hard link to the same inode, holding the
-   * same owner): the locks of one run cost one link each, and one refresh keeps them all fresh.
-   */
-  sharing?: HeldLockFile;
 }
 
 export interface HeldLockFile {
@@ -85,15 +78,6 @@ export function ownerDead(owner: LockOwner): boolean {
 
 /** One attempt: the lock, or who holds it (a stale lock is taken over on the way). */
 export function tryLockFile(path: string, opts: LockFileOptions): TakeResult {
-  const shared = opts.sharing?.held() ? opts.sharing : undefined;
-  if (shared) {
-    try {
-      return linkLock(shared.path, shared.ino, path, opts);
-    } catch (err) {
-      // The shared lock was let go or taken over meanwhile: a file of its own, as for a first lock.
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-  }
   const owner: LockOwner = {
     pid: process.pid,
     host: HOST,
