@@ -51,10 +51,17 @@ export function reservationsOnFirstUse(open: () => Promise<ReservationStore>): R
   return {
     forRun(run) {
       let reservations: Promise<RunReservations> | undefined;
+      const opened = () => (reservations ??= (store ??= open()).then((s) => s.forRun(run)));
       return {
         async reserve(key, onWait) {
-          reservations ??= (store ??= open()).then((s) => s.forRun(run));
-          return (await reservations).reserve(key, onWait);
+          return (await opened()).reserve(key, onWait);
+        },
+        async reserveMany(keys, onWait) {
+          return (await opened()).reserveMany(keys, onWait);
+        },
+        async releaseAll() {
+          // A run that reserved nothing has nothing to release (and loads nothing for it).
+          if (reservations) await (await reservations).releaseAll();
         },
       };
     },
