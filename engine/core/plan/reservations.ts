@@ -16,7 +16,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, uti
 import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
 import { OperationError, SafetyRefusal } from '../errors.js';
-import { lockFileWaiting, ownerDead, tryLockFile, type TakeResult } from '../process/lock-file.js';
+import { lockFileWaiting, ownerDead, tryLockFile, type HeldLockFile, type TakeResult } from '../process/lock-file.js';
 import { isDead, STALE_MS, UPDATE_MS, type Owner } from './run-lock.js';
 
 /** One name a plan is about to create. */
@@ -95,6 +95,15 @@ export function fileReservations(home: string): ReservationStore {
   return { forRun: (run) => new RunNameSet(dir, run) };
 }
 
+/** The guard file is still the one this run linked (not taken over and replaced after a stall). */
+function guardStillHeld(guard: HeldLockFile): boolean {
+  try {
+    return statSync(guard.path).ino === guard.ino;
+  } catch {
+    return false;
+  }
+}
+
 /** A set of a run that died is deleted once this long passed since it was last refreshed: any create it had in flight has appeared by then (IN_FLIGHT_SETTLE_MS, engine/core/plan/names.ts). */
 const DEAD_SET_KEPT_MS = 60_000;
 /**
@@ -158,8 +167,13 @@ class RunNameSet implements RunReservations {
         this.takeFromOthers(wanted, tookOver);
         for (const [id, k] of wanted) this.held.set(id, k);
         this.write();
+        // A holder stalled past the guard's staleness (SIGSTOP, a frozen VM) may have lost the guard to a
+        // run that read the sets before ours was written; once ours is written, checking that the guard is
+        // still ours closes that window (a run taking it over from now on reads our set).
+        if (!guardStillHeld(guard)) throw new OperationError('reservations_busy', 'this run stalled while reserving its names and another run went ahead; nothing was sent', { hint: 'try again' });
       } catch (err) {
         for (const id of wanted.keys()) this.held.delete(id);
+        if (this.written) this.held.size ? this.write() : this.unlinkSet();
         throw err;
       } finally {
         guard.release();
@@ -238,7 +252,7 @@ class RunNameSet implements RunReservations {
   }
 
   /** The directory guard: taken at once, waited for while another run checks its names (a few file calls). */
-  private async guard(onWait?: (message: string, waitMs: number) => void): Promise<{ release(): void }> {
+  private async guard(onWait?: (message: string, waitMs: number) => void): Promise<HeldLockFile> {
     const path = join(this.dir, '.guard.lock');
     const opts = { staleMs: GUARD_STALE_MS };
     let taken: TakeResult;
