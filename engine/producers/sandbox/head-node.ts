@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import ssh2 from 'ssh2';
 import { AUTOSTOP_READ_COMMAND } from '../../core/kits/autostop/template.js';
 import { sandboxKubeToken } from './kube-api.js';
+import { ed25519KeyPair, rootWithKey } from './ssh-keys.js';
 
 const { Server, utils } = ssh2;
 
@@ -25,17 +26,6 @@ export interface HeadNode {
   /** The private key that gets in as root. */
   clientKeyPath: string;
   close(): Promise<void>;
-}
-
-/**
- * An ed25519 key pair that ssh2 reads back: about 1 in 250 pairs from its own generator is one its
- * parser rejects, so a pair is checked before it is kept.
- */
-function ed25519KeyPair(): { private: string; public: string } {
-  for (;;) {
-    const pair = utils.generateKeyPairSync('ed25519');
-    if (!(utils.parseKey(pair.private) instanceof Error) && !(utils.parseKey(pair.public) instanceof Error)) return pair;
-  }
 }
 
 /**
@@ -104,13 +94,7 @@ export async function startHeadNode(sshDir: string, kubeApiDir: string): Promise
   const kubeconfig = headNodeKubeconfig(sandboxKubeToken(kubeApiDir));
   const server = new Server({ hostKeys: [host.pem] }, (conn) => {
     conn.on('error', () => undefined);
-    conn.on('authentication', (auth) => {
-      if (auth.method !== 'publickey' || auth.username !== 'root') return auth.reject(['publickey']);
-      if (auth.key.algo !== allowed.type || !auth.key.data.equals(allowed.getPublicSSH())) return auth.reject(['publickey']);
-      if (!auth.signature) return auth.accept(); // "would this key do?"
-      if (!allowed.verify(auth.blob!, auth.signature, auth.hashAlgo)) return auth.reject(['publickey']);
-      auth.accept();
-    });
+    conn.on('authentication', rootWithKey(allowed));
     conn.on('ready', () => {
       conn.on('session', (accept) => {
         const session = accept();
