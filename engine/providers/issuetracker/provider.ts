@@ -12,7 +12,7 @@
  * team key "my team" means), `base_url` / ASSISTANT_ISSUETRACKER_BASE_URL (default api.linear.app).
  */
 import type { ProviderCapabilities } from '../../core/capabilities.js';
-import { sectionCredentials, tokenField } from '../../core/credential-sources.js';
+import { oneTokenCredentials } from '../../core/credential-sources.js';
 import { OperationError, UsageError } from '../../core/errors.js';
 import { fakeSandbox, oneRead } from '../../core/kits/http/token-integration.js';
 import { resolveToken, type TokenSpec } from '../../core/kits/http/credentials.js';
@@ -78,10 +78,11 @@ const capabilities: ProviderCapabilities = {
       return parts.length ? parts.join('\n') : undefined;
     },
   },
-  credentials: {
-    ...sectionCredentials({ provider: 'issuetracker', title: 'issuetracker', section: 'issuetracker', keys: ['api_key'], envFamilies: [['ISSUETRACKER_API_KEY']] }),
+  credentials: oneTokenCredentials({
+    provider: 'issuetracker',
+    key: 'api_key',
+    env: 'ISSUETRACKER_API_KEY',
     what: 'issue tracker API key',
-    fields: [tokenField('api_key', 'issue tracker API key')],
     async test(read) {
       const [me] = await read(oneRead('issuetracker', ['issuetracker-api', 'POST', GRAPHQL_PATH, JSON.stringify({ query: VIEWER_QUERY })], 'who the key belongs to (a cheap read)'));
       const data = obj(obj(me).data);
@@ -89,7 +90,7 @@ const capabilities: ProviderCapabilities = {
       const org = str(obj(data.organization).name);
       return { detail: `key of ${who}${org ? ` in ${org}` : ''}`, data: { viewer: who, organization: org } };
     },
-  },
+  }),
   sandbox: fakeSandbox(async () => (await import('../../../emulator/fakes/issuetracker.js')).startIssuetrackerFake(), 'api_key'),
 };
 
