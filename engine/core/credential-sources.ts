@@ -11,7 +11,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { CheckResult, CredentialField, CredentialScan, CredentialsCapability, CredentialSource, SourceInput } from './credentials-capability.js';
+import type { CheckResult, CredentialField, CredentialScan, CredentialSource, SourceInput } from './credentials-capability.js';
 import { maskSecretsInText, redactText, registerSecret } from './redact.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -149,15 +149,6 @@ export const secretField = (name: string, flag: string, description: string): Cr
 export const plainField = (name: string, flag: string, description: string, required = true): CredentialField => ({ name, flag, secret: false, required, description });
 /** One secret token, given by the flag of its name (`api_token` → `--api-token`). */
 export const tokenField = (name: string, description: string): CredentialField => secretField(name, `--${name.replace(/_/g, '-')}`, description);
-
-/**
- * The credentials of an integration with one secret token: the `key` of its config section (named as the
- * provider) or one environment variable, stored under `--<key>`, and its cheap check.
- */
-export function oneTokenCredentials(spec: { provider: string; title?: string; key: string; env: string; what: string; test: NonNullable<CredentialsCapability['test']> }): CredentialsCapability {
-  const { provider, key, what, test } = spec;
-  return { ...sectionCredentials({ provider, title: spec.title ?? provider, section: provider, keys: [key], envFamilies: [[spec.env]] }), what, fields: [tokenField(key, what)], test };
-}
 
 /** A check that cannot tell: the tool it asks is not installed. */
 export const notInstalled = (tool: string): CheckResult => ({ authenticated: null, detail: `${tool} is not installed, so its login cannot be checked` });

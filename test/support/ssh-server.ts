@@ -7,6 +7,7 @@ import { createServer, type AddressInfo, type Server as NetServer, type Socket }
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
+import { kubeadmKubeconfig } from '../../engine/producers/sandbox/head-node.js';
 import { ed25519KeyPair, rootWithKey } from '../../engine/producers/sandbox/ssh-keys.js';
 import { tempHome } from './cli.js';
 import { tempDir } from './temp.js';
@@ -169,27 +170,11 @@ export async function withSshServer(fn: (srv: SshTestServer, home: string) => Pr
   }
 }
 
+/** A head node's kubeconfig with a client certificate (placeholders unless given). */
 export function headNodeKubeconfig(opts: { server?: string; ca?: string; cert?: string; key?: string } = {}): string {
-  return [
-    'apiVersion: v1',
-    'clusters:',
-    '- cluster:',
-    `    certificate-authority-data: ${opts.ca ?? 'Q0EtREFUQS1PRi1USEUtQ0xVU1RFUg=='}`,
-    `    server: ${opts.server ?? 'https://10.0.0.2:6443'}`,
-    '  name: kubernetes',
-    'contexts:',
-    '- context:',
-    '    cluster: kubernetes',
-    '    user: kubernetes-admin',
-    '  name: kubernetes-admin@kubernetes',
-    'current-context: kubernetes-admin@kubernetes',
-    'kind: Config',
-    'preferences: {}',
-    'users:',
-    '- name: kubernetes-admin',
-    '  user:',
-    `    client-certificate-data: ${opts.cert ?? 'Q0xJRU5ULUNFUlQtU0VDUkVU'}`,
-    `    client-key-data: ${opts.key ?? 'Q0xJRU5ULUtFWS1TRUNSRVQtUEFZTE9BRA=='}`,
-    '',
-  ].join('\n');
+  return kubeadmKubeconfig({
+    server: opts.server,
+    ca: opts.ca ?? 'Q0EtREFUQS1PRi1USEUtQ0xVU1RFUg==',
+    user: [`client-certificate-data: ${opts.cert ?? 'Q0xJRU5ULUNFUlQtU0VDUkVU'}`, `client-key-data: ${opts.key ?? 'Q0xJRU5ULUtFWS1TRUNSRVQtUEFZTE9BRA=='}`],
+  });
 }

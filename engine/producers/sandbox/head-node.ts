@@ -50,16 +50,19 @@ function keptKey(dir: string, name: string): ssh2.ParsedKey & { pem: string } {
   return Object.assign(utils.parseKey(kept) as ssh2.ParsedKey, { pem: kept });
 }
 
-/** What /root/.kube/config holds on a kubeadm head node: the API server on the private network. */
-function headNodeKubeconfig(token: string): string {
-  const fake = (text: string) => Buffer.from(`sandbox stand-in: ${text}`).toString('base64');
+/**
+ * What /root/.kube/config holds on a kubeadm head node (its admin context): the API server, on the
+ * private network unless said, its CA, and the lines under the admin's `user:` (a token, or a client
+ * certificate and key).
+ */
+export function kubeadmKubeconfig(o: { server?: string; ca: string; user: string[] }): string {
   return [
     'apiVersion: v1',
     'kind: Config',
     'clusters:',
     '- cluster:',
-    `    certificate-authority-data: ${fake('no real certificate authority')}`,
-    '    server: https://10.0.0.2:6443',
+    `    certificate-authority-data: ${o.ca}`,
+    `    server: ${o.server ?? 'https://10.0.0.2:6443'}`,
     '  name: kubernetes',
     'contexts:',
     '- context:',
@@ -71,10 +74,15 @@ function headNodeKubeconfig(token: string): string {
     'users:',
     '- name: kubernetes-admin',
     '  user:',
-    // The Kubernetes API stand-in (kube-api.ts) accepts this token.
-    `    token: ${token}`,
+    ...o.user.map((line) => `    ${line}`),
     '',
   ].join('\n');
+}
+
+/** The sandbox's: its token is the one the Kubernetes API stand-in (kube-api.ts) accepts. */
+function headNodeKubeconfig(token: string): string {
+  const fake = (text: string) => Buffer.from(`sandbox stand-in: ${text}`).toString('base64');
+  return kubeadmKubeconfig({ ca: fake('no real certificate authority'), user: [`token: ${token}`] });
 }
 
 /** `kubeApiDir`: where the Kubernetes API stand-in keeps the token its clusters accept. */
