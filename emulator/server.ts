@@ -10,6 +10,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { raceSignal } from '../engine/core/deadline.js';
+import { readRequestBody } from '../engine/core/request-body.js';
 import type { FetchLike } from '../engine/core/provider.js';
 import { accessTokenValid, bearer } from './auth.js';
 import type { CapacitySetting } from './capacity.js';
@@ -170,7 +171,7 @@ export class EmulatorServer {
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let raw: string;
     try {
-      raw = await readBody(req);
+      raw = (await readRequestBody(req, MAX_BODY)).toString('utf8');
     } catch {
       sendReply(res, errorReply(413, 'invalid_request', 'Request body too large'));
       return;
@@ -291,24 +292,6 @@ function redactTokenBody(raw: string, type: string): string {
     /* fall through */
   }
   return '[unparsable body]';
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY) {
-        reject(new Error('body too large'));
-        req.destroy();
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 // Unref'd: an injected delay (tests use minutes, to mean "never answers") must not keep a closed

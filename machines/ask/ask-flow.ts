@@ -15,17 +15,17 @@
  * report progress, tokens and debug lines by sending them to the machine, which re-emits them in order
  * with its own phases. The context signal aborting ends the flow in `failed`, whatever an actor does.
  */
-import { assign, emit, enqueueActions, fromPromise, setup, type PromiseActorLogic } from 'xstate';
+import { assign, emit, enqueueActions, setup, type PromiseActorLogic } from 'xstate';
 import type { Config } from '../../schemas/config.js';
 import type { AiCallPolicy, AiProvider, ChatMessage } from '../../engine/producers/ai/provider.js';
 import type { ContextResult } from '../../engine/core/capabilities.js';
 import { recordsFromResults } from '../../engine/producers/ai/chunking.js';
 import type { SummariseResult } from '../../engine/producers/ai/summarise.js';
 import type { RouteDecision } from '../../engine/core/routing/route.js';
-import { createRedactingStream, maskSecretsInText, redactText } from '../../engine/core/redact.js';
+import { createRedactingStream, maskSecretsInText } from '../../engine/core/redact.js';
 import { AI_DEFAULTS } from '../../schemas/config.js';
 import type { PlanBackend } from '../run/run-plan.js';
-import { driveFlow } from './flow-driver.js';
+import { actorInput, driveFlow, heardNotice, placeholderActor } from './flow-driver.js';
 
 export type { ContextResult };
 
@@ -232,12 +232,7 @@ function overheadChars(ctx: FlowContext): number {
   return ctx.prompt.system.length + answerUserMessage(ctx.input.question, '', ctx.prompt.label).length + ctx.history.reduce((n, m) => n + m.content.length, 0);
 }
 
-/** A placeholder: the machine names the actor, the caller provides it. */
-function missing<O, I>(name: keyof AskActors): PromiseActorLogic<O, I> {
-  return fromPromise<O, I>(async () => {
-    throw new Error(`ask flow: no "${name}" actor was provided (askFlowMachine.provide({ actors }))`);
-  });
-}
+const missing = <O, I>(name: keyof AskActors) => placeholderActor<O, I>('ask flow', 'askFlowMachine', name);
 
 const NO_SIZES: PromptSizes = { system: 0, context: 0, question: 0, history: 0, historyTurns: 0, total: 0 };
 
@@ -282,10 +277,7 @@ export const askFlowMachine = setup({
       enqueue.assign({ phase: params.phase });
     }),
     fail: assign({ error: ({ event }) => (event as { error?: unknown }).error }),
-    forward: emit(({ event }) => {
-      const notice = event as AskNotice;
-      return notice.type === 'ask.debug' ? { type: 'ask.debug' as const, line: redactText(notice.line) } : notice;
-    }),
+    forward: emit(({ event }) => heardNotice(event as AskNotice)),
   },
 }).createMachine({
   id: 'askFlow',
@@ -404,16 +396,7 @@ export const askFlowMachine = setup({
 
 export type AskFlowMachine = typeof askFlowMachine;
 
-/** What every actor gets; `notify` sends to the machine while it still runs (a late token after an abort is dropped). */
-function base(context: FlowContext, self: { send(event: FlowEvent): void; getSnapshot(): { status: string } }): AskActorInput {
-  return {
-    question: context.input.question,
-    context: context.input.context,
-    notify: (notice) => {
-      if (self.getSnapshot().status === 'active') self.send(notice);
-    },
-  };
-}
+const base = (context: FlowContext, self: { send(event: FlowEvent): void; getSnapshot(): { status: string } }) => actorInput(context.input, self);
 
 /** The gathered context: the results, one record line per resource, and their joined text. */
 function gathered(read: ContextRead) {

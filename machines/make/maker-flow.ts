@@ -17,15 +17,14 @@
  * The context signal aborting ends the flow in `failed` (Ctrl-C: the interrupt; `--timeout`: its
  * error), the running actor stopped (its own signal aborts: a held model request is cancelled).
  */
-import { assign, emit, enqueueActions, fromPromise, setup, type PromiseActorLogic } from 'xstate';
+import { assign, emit, enqueueActions, setup, type PromiseActorLogic } from 'xstate';
 import type { MakerInput } from '../../engine/core/capabilities.js';
 import type { RouteDecision } from '../../engine/core/routing/route.js';
-import { redactText } from '../../engine/core/redact.js';
 import { afterRejection, draftSystemPrompt, requestMessage, type DraftVerdict, type ValidationProblem } from '../../engine/producers/ai/maker.js';
 import type { AiProvider, ChatMessage } from '../../engine/producers/ai/provider.js';
 import type { Plan } from '../../schemas/plan.js';
-import type { AskContext, AskNotice, AskNotify, ChooseModelInput } from '../ask/ask-flow.js';
-import { driveFlow } from '../ask/flow-driver.js';
+import type { AskActorInput, AskContext, AskNotice, ChooseModelInput } from '../ask/ask-flow.js';
+import { actorInput, driveFlow, heardNotice, placeholderActor } from '../ask/flow-driver.js';
 
 export type MakerPhase = 'routing' | 'preparing' | 'drafting' | 'validating' | 'repairing' | 'done' | 'failed';
 
@@ -55,11 +54,8 @@ export interface MakerFlowInput {
   context: AskContext;
 }
 
-interface MakerActorInput {
-  question: string;
-  context: AskContext;
-  notify: AskNotify;
-}
+/** What every actor gets: the ask flow's actor input. */
+type MakerActorInput = AskActorInput;
 export interface MakerRouteInput extends MakerActorInput {
   providers?: string[];
 }
@@ -118,11 +114,7 @@ interface FlowContext {
 
 type FlowEvent = AskNotice | { type: 'ask.abort'; error: unknown };
 
-function missing<O, I>(name: keyof MakerActors): PromiseActorLogic<O, I> {
-  return fromPromise<O, I>(async () => {
-    throw new Error(`maker flow: no "${name}" actor was provided (makerFlowMachine.provide({ actors }))`);
-  });
-}
+const missing = <O, I>(name: keyof MakerActors) => placeholderActor<O, I>('maker flow', 'makerFlowMachine', name);
 
 const isBuiltin = (ctx: FlowContext) => ctx.provider?.name === 'builtin';
 
@@ -157,10 +149,7 @@ export const makerFlowMachine = setup({
       enqueue.assign({ phase: params.phase });
     }),
     fail: assign({ error: ({ event }) => (event as { error?: unknown }).error }),
-    forward: emit(({ event }) => {
-      const notice = event as AskNotice;
-      return notice.type === 'ask.debug' ? { type: 'ask.debug' as const, line: redactText(notice.line) } : (notice as MakerEvent);
-    }),
+    forward: emit(({ event }) => heardNotice(event as AskNotice) as MakerEvent),
   },
 }).createMachine({
   id: 'makerFlow',
@@ -294,15 +283,7 @@ export const makerFlowMachine = setup({
 
 export type MakerFlowMachine = typeof makerFlowMachine;
 
-function base(context: FlowContext, self: { send(event: FlowEvent): void; getSnapshot(): { status: string } }): MakerActorInput {
-  return {
-    question: context.input.question,
-    context: context.input.context,
-    notify: (notice) => {
-      if (self.getSnapshot().status === 'active') self.send(notice);
-    },
-  };
-}
+const base = (context: FlowContext, self: { send(event: FlowEvent): void; getSnapshot(): { status: string } }) => actorInput(context.input, self);
 
 /**
  * Runs a provided maker flow to its end, telling `observe` every event in order. Resolves with the

@@ -23,8 +23,10 @@ interface Seen {
   headers: IncomingHttpHeaders;
 }
 
+type Recorder = { url: string; seen: Seen[]; close(): Promise<void> };
+
 /** A listener on 127.0.0.1 that records every request and answers with `answer` (404 by default). */
-async function recorder(answer: (res: ServerResponse, url: string) => void = (res) => res.writeHead(404).end('no')): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
+async function recorder(answer: (res: ServerResponse, url: string) => void = (res) => res.writeHead(404).end('no')): Promise<Recorder> {
   const seen: Seen[] = [];
   const server = createServer((req, res) => {
     seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
@@ -44,6 +46,18 @@ async function recorder(answer: (res: ServerResponse, url: string) => void = (re
 }
 
 const redirectTo = (target: string) => (res: ServerResponse, url: string) => res.writeHead(302, { location: `${target}${url}` }).end();
+
+/** A host that redirects every request elsewhere, both recording: `fn` runs with the two, which are closed after it. */
+async function withRedirecting(fn: (host: Recorder, elsewhere: Recorder) => Promise<void>): Promise<void> {
+  const elsewhere = await recorder();
+  const host = await recorder(redirectTo(elsewhere.url));
+  try {
+    await fn(host, elsewhere);
+  } finally {
+    await host.close();
+    await elsewhere.close();
+  }
+}
 
 /** Every header value the listener saw, in one string: a secret in any form (raw, Basic, Bearer) shows up here. */
 const headerText = (seen: Seen[]) => JSON.stringify(seen.map((s) => s.headers));
@@ -96,26 +110,18 @@ test('deploy from a host that is not the code host clones anonymously: the liste
   }
 });
 
-test('the code host itself redirecting elsewhere: its own request carries the token, the redirect is not followed', async () => {
-  const elsewhere = await recorder();
-  const codeHost = await recorder(redirectTo(elsewhere.url));
-  try {
+test('the code host itself redirecting elsewhere: its own request carries the token, the redirect is not followed', () =>
+  withRedirecting(async (codeHost, elsewhere) => {
     const cfg = configFile(`repohost:\n  token: ${CODE_HOST_TOKEN}\n  base_url: ${codeHost.url}\n`);
     const r = await runCli(['--config', cfg, 'deploy', `${codeHost.url}/me/app.git`], { timeoutMs: 120_000 });
     assert.is(r.code, 1, r.stderr);
     assert.ok(codeHost.seen.some((s) => s.headers.authorization === `Basic ${basic}`), 'the code host got the token');
     assert.equal(elsewhere.seen, [], 'the redirect target got nothing');
-  } finally {
-    await codeHost.close();
-    await elsewhere.close();
-  }
-});
+  }));
 
 test('the gpucloud client secret goes to its API and token origins only: no redirect, no plain http off loopback', async () => {
   const secret = 'gpucloud-secret-must-stay-home-0123456789';
-  const elsewhere = await recorder();
-  const api = await recorder(redirectTo(elsewhere.url));
-  try {
+  await withRedirecting(async (api, elsewhere) => {
     const env = { GPUCLOUD_BASE_URL: api.url, GPUCLOUD_CLIENT_ID: 'client-id', GPUCLOUD_CLIENT_SECRET: secret };
     const r = await runCli(['gpucloud', 'list', 'instances'], { env });
     assert.is(r.code, 1, r.stderr);
@@ -130,17 +136,12 @@ test('the gpucloud client secret goes to its API and token origins only: no redi
     assert.is(clear.code, 2, clear.stderr);
     assert.match(clear.stderr, /insecure_url/);
     assert.equal(elsewhere.seen, [], 'nothing was sent');
-  } finally {
-    await api.close();
-    await elsewhere.close();
-  }
+  });
 });
 
 test('an AI key goes to its endpoint only: a redirect is not followed, and plain http off loopback is refused', async () => {
   const key = 'sk-origin-bound-ai-key-0123456789abcdef';
-  const elsewhere = await recorder();
-  const endpoint = await recorder(redirectTo(elsewhere.url));
-  try {
+  await withRedirecting(async (endpoint, elsewhere) => {
     const ai = (base: string) => configFile(`ai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key: ${key}\n      base_url: ${base}\n`);
     const r = await runCli(['--sandbox', '--config', ai(`${endpoint.url}/v1`), 'ask', 'what is the capital of France?'], { timeoutMs: 120_000 });
     assert.not.equal(r.code, 0, r.stderr);
@@ -153,10 +154,7 @@ test('an AI key goes to its endpoint only: a redirect is not followed, and plain
     assert.is(clear.code, 2, clear.stderr);
     assert.match(clear.stderr, /error: insecure_url: the openai API key would travel in clear to http:\/\/models\.example\.com/);
     assert.not.ok((r.stdout + r.stderr + clear.stdout + clear.stderr).includes(key));
-  } finally {
-    await endpoint.close();
-    await elsewhere.close();
-  }
+  });
 });
 
 test.run();

@@ -13,6 +13,7 @@ import { OperationError } from '../../engine/core/errors.js';
 import { registerSecret } from '../../engine/core/redact.js';
 import { createControlStripper, OWN_ESC, ownColors, restoreOwn, stripControls } from '../../engine/core/render/sanitise.js';
 import { tempHome } from '../support/cli.js';
+import { capturedStreams } from '../support/in-process.js';
 
 /** Anything a terminal would act on: C0 but newline and tab, DEL, C1. */
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
@@ -91,12 +92,7 @@ test('our own colours survive; what a colour is given is sanitised first; a mark
 });
 
 function context(color: boolean): { ctx: CommandContext; out: () => string; err: () => string } {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let o = '';
-  let e = '';
-  stdout.setEncoding('utf8').on('data', (d: string) => (o += d));
-  stderr.setEncoding('utf8').on('data', (d: string) => (e += d));
+  const { stdout, stderr, out, err } = capturedStreams();
   const home = tempHome('assistant-sanitise-');
   const ctx = commandContext({
     io: { stdout, stderr, stdin: new PassThrough(), stdoutIsTTY: true, stderrIsTTY: true, stdinIsTTY: false, columns: 200, color, stdoutColor: color },
@@ -104,7 +100,7 @@ function context(color: boolean): { ctx: CommandContext; out: () => string; err:
     home,
     globals: { output: 'table', outputExplicit: false, debug: true, yes: false, sandbox: false },
   });
-  return { ctx, out: () => o, err: () => e };
+  return { ctx, out, err };
 }
 
 const flush = () => new Promise((r) => setImmediate(r));

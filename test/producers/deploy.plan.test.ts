@@ -14,6 +14,7 @@ import { run as runDeploy } from '../../commands/deploy.js';
 import { runCli, tempHome, withEmulator } from '../support/cli.js';
 import { COMPOSE_IMAGE, FASTAPI_TORCH, makeRepo, NODE_DOCKER, NOTHING } from '../support/git-repos.js';
 import { tempDir } from '../support/temp.js';
+import { capturedStreams } from '../support/in-process.js';
 
 const T = { timeoutMs: 120_000 };
 
@@ -198,12 +199,7 @@ test('on a terminal the unknowns are asked instead: the start command, then the 
   const nothing = makeRepo('notes', NOTHING);
   await withEmulator(async ({ env }) => {
     const stdin = new PassThrough();
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = '';
-    let err = '';
-    stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    const { stdout, stderr, out, err } = capturedStreams();
     const home = tempHome();
     const ctx: CommandContext = commandContext({
       io: { stdout, stderr, stdin, stdoutIsTTY: false, stderrIsTTY: true, stdinIsTTY: true, columns: 120, color: false },
@@ -212,16 +208,16 @@ test('on a terminal the unknowns are asked instead: the start command, then the 
       globals: { config: config(), output: 'table', outputExplicit: false, debug: false, yes: false, sandbox: false },
     });
     const answer = async (prompt: string, text: string) => {
-      for (let i = 0; !err.includes(prompt) && i < 1200; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; !err().includes(prompt) && i < 1200; i++) await new Promise((r) => setTimeout(r, 50));
       stdin.write(text);
     };
     const done = runDeploy([nothing.url], ctx);
     await answer('Command that starts the service:', './serve --fast\n');
     await answer('Port the service listens on:', 'eighty\n');
     await answer('a port is a number from 1 to 65535', '7000\n');
-    assert.is(await done, 0, err);
-    assert.match(err, /nothing to run found/);
-    const script = body(JSON.parse(out).commands[0]).script as string;
+    assert.is(await done, 0, err());
+    assert.match(err(), /nothing to run found/);
+    const script = body(JSON.parse(out()).commands[0]).script as string;
     assert.ok(script.includes('exec ./serve --fast'));
     assert.ok(script.includes('PORT=7000'));
   });

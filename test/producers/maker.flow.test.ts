@@ -107,14 +107,19 @@ test('the observer sees the phases in order, progress for the spinner, and the p
   assert.is(r.events.at(-1)!.type, 'maker.plan');
 });
 
+/** The model holds its answer (ten minutes): resolves once the draft request has arrived. */
+function modelHoldsDraft(): Promise<void> {
+  return new Promise<void>((arrived) =>
+    srv.reply(() => {
+      arrived();
+      return { text: JSON.stringify(CREATE), delayMs: 600_000 };
+    }),
+  );
+}
+
 test('the context signal aborting mid-draft ends the flow in failed with the interrupt, and the held model request is cancelled', async () => {
   const controller = new AbortController();
-  let arrived!: () => void;
-  const held = new Promise<void>((resolve) => (arrived = resolve));
-  srv.reply(() => {
-    arrived();
-    return { text: JSON.stringify(CREATE), delayMs: 600_000 };
-  });
+  const held = modelHoldsDraft();
   const r = recorder();
   const made = makePlan(options({ signal: controller.signal, observe: r.observe }));
   await held;
@@ -129,12 +134,7 @@ test('the context signal aborting mid-draft ends the flow in failed with the int
 
 test('a signal aborted with one of our errors (--timeout) fails the flow with that error', async () => {
   const controller = new AbortController();
-  let arrived!: () => void;
-  const held = new Promise<void>((resolve) => (arrived = resolve));
-  srv.reply(() => {
-    arrived();
-    return { text: JSON.stringify(CREATE), delayMs: 600_000 };
-  });
+  const held = modelHoldsDraft();
   const made = makePlan(options({ signal: controller.signal }));
   await held;
   controller.abort(new OperationError('timeout', 'the command ran out of time (--timeout 5)'));

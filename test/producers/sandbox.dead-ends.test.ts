@@ -6,14 +6,14 @@
  * Kubernetes API stand-in, `autostop check` reads the watcher's record through the SSH stand-in, and
  * `deploy` works from a local path and a file:// URL, its URLs on this machine.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isLoopbackUrl } from '../../engine/core/hermetic.js';
-import { BIN, childEnv, CHILD_TIMEOUT_MS, type CliResult, tempHome } from '../support/cli.js';
+import { spawnCli, type CliResult, tempHome } from '../support/cli.js';
 import { makeRepo } from '../support/git-repos.js';
 import { testWhen } from '../support/skip.js';
 
@@ -31,22 +31,7 @@ const test = testWhen(Offline, noOfflineRun);
 
 /** `assistant --sandbox …` in a network namespace with only loopback. */
 function offline(args: string[], home: string): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bwrap', ['--unshare-net', '--die-with-parent', '--dev-bind', '/', '/', process.execPath, BIN, '--sandbox', ...args], { env: childEnv(home), cwd: home, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`assistant --sandbox ${args.join(' ')} did not finish\n${stderr}`));
-    }, CHILD_TIMEOUT_MS);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, home });
-    });
-  });
+  return spawnCli(['--sandbox', ...args], { home }, ['bwrap', '--unshare-net', '--die-with-parent', '--dev-bind', '/', '/']);
 }
 
 const ok = (r: CliResult, what: string) => assert.is(r.code, 0, `${what}: ${r.stdout}${r.stderr}`);

@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import { BIN, childEnv, runCli, tempHome, type CliResult } from './cli.js';
 import { rmSync } from 'node:fs';
 import type { Test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../../emulator/index.js';
+import { createInstanceStep } from './plans.js';
 
 export interface BackendProcess {
   url: string;
@@ -89,6 +92,18 @@ export async function createApiKey(b: Pick<BackendProcess, 'home' | 'database'>,
   const r = await runCli(['backend', 'keys', 'create', '--tenant', tenant, ...envs.flatMap((e) => ['--env', e]), ...storageArgs(b)], { home: b.home, env });
   if (r.code !== 0) throw new Error(`keys create failed (${r.code}): ${r.stderr}`);
   return r.stdout.trim();
+}
+
+/** A production key of `tenant` with a label, as a person signs in to the console with (`backend keys create`). */
+export async function consoleKey(b: Pick<BackendProcess, 'home' | 'database'>, tenant: string, label: string): Promise<string> {
+  const r = await runCli(['backend', 'keys', 'create', '--tenant', tenant, '--label', label, '--env', 'production', ...storageArgs(b)], { home: b.home });
+  assert.is(r.code, 0, r.stderr);
+  return r.stdout.trim();
+}
+
+/** A plan (JSON text) whose one step creates `hostname` with the emulator's SSH key: what the console tests apply. */
+export function trainingBoxPlan(summary: string, hostname: string): string {
+  return JSON.stringify({ version: 1, provider: 'gpucloud', summary, commands: [createInstanceStep(hostname, { sshKey: EMULATOR_DEFAULT_SSH_KEY_ID, reason: 'the training box' })] });
 }
 
 /** A CLI run as a client of the backend: its URL and key in the environment, a HOME of its own. */

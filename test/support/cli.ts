@@ -105,12 +105,14 @@ export async function runCli(args: string[], opts: RunCliOptions = {}): Promise<
   }
 }
 
-function spawnCli(args: string[], opts: RunCliOptions): Promise<CliResult> {
+/** `assistant <args>` as a child process, under `wrapper` when given (`bwrap --unshare-net …`), without waiting for a slot. */
+export function spawnCli(args: string[], opts: RunCliOptions, wrapper: readonly string[] = []): Promise<CliResult> {
   const home = opts.home ?? tempHome();
   const env = childEnv(home, opts.env);
   const timeoutMs = Math.max(opts.timeoutMs ?? 0, CHILD_TIMEOUT_MS);
+  const [command, ...commandArgs] = [...wrapper, process.execPath, BIN, ...args];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'], cwd: home });
+    const child = spawn(command!, commandArgs, { env, stdio: ['pipe', 'pipe', 'pipe'], cwd: home });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -37,3 +37,14 @@ export async function runInProcess(
   const code = await mod.run(rest, ctx).catch((e: unknown) => reportError(e, ctx));
   return { code, stdout, stderr };
 }
+
+/** Two streams for a command's stdout and stderr that keep what is written to them; `out()` and `err()` read it so far. */
+export function capturedStreams(): { stdout: PassThrough; stderr: PassThrough; out: () => string; err: () => string } {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let o = '';
+  let e = '';
+  stdout.setEncoding('utf8').on('data', (d: string) => (o += d));
+  stderr.setEncoding('utf8').on('data', (d: string) => (e += d));
+  return { stdout, stderr, out: () => o, err: () => e };
+}

@@ -16,6 +16,7 @@ import type { TLSSocket } from 'node:tls';
 import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { tempDir } from './temp.js';
+import { mergePatch } from '../../engine/producers/sandbox/kube-api.js';
 
 export interface Pki {
   dir: string;
@@ -104,16 +105,6 @@ function status(res: ServerResponse, code: number, reason: string, message: stri
 function json(res: ServerResponse, code: number, body: unknown): void {
   res.writeHead(code, { 'Content-Type': 'application/json' });
   res.end(JSON.stringify(body));
-}
-
-function mergePatch(target: any, patch: any): any {
-  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
-  const out = target && typeof target === 'object' && !Array.isArray(target) ? { ...target } : {};
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else out[k] = mergePatch(out[k], v);
-  }
-  return out;
 }
 
 export async function startKubeApi(opts: KubeApiOptions = {}): Promise<KubeApi> {

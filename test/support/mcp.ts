@@ -166,3 +166,22 @@ export async function rawInitialize(
   const res = await rawPost(url, body, headers);
   return { status: res.status, body: res.body, sessionId: (res.headers['mcp-session-id'] as string | undefined) ?? null, headers: res.headers };
 }
+
+/** The tools a `--read-only` server lists, sorted: every tool that changes nothing. */
+export const READ_ONLY_TOOL_NAMES = [
+  'assistant_autostop_status',
+  'assistant_cost_summary',
+  'assistant_cost_trend',
+  'assistant_credentials_test',
+  'assistant_gpucloud_ask',
+  'assistant_gpucloud_availability_matrix',
+  'assistant_gpucloud_get',
+  'assistant_gpucloud_list',
+  'assistant_plan_diff',
+  'assistant_plan_graph',
+  'assistant_plan_validate',
+  'assistant_route_question',
+];
+
+/** Every tool the server lists, sorted: the read-only ones and the one that applies a plan. */
+export const TOOL_NAMES = [...READ_ONLY_TOOL_NAMES, 'assistant_plan_apply'].sort();

@@ -7,6 +7,10 @@ import { createServer, type AddressInfo, type Server as NetServer, type Socket }
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
+import { kubeadmKubeconfig } from '../../engine/producers/sandbox/head-node.js';
+import { ed25519KeyPair, rootWithKey } from '../../engine/producers/sandbox/ssh-keys.js';
+import { tempHome } from './cli.js';
+import { tempDir } from './temp.js';
 
 const { Server, utils } = ssh2;
 
@@ -49,17 +53,6 @@ export interface SshTestServer {
   close(): Promise<void>;
 }
 
-/**
- * An ed25519 key pair ssh2 can read back: about 1 in 250 pairs from ssh2's own generateKeyPairSync is
- * one its parseKey rejects ("Malformed OpenSSH public key"), which made tests fail at random.
- */
-function ed25519KeyPair(): { private: string; public: string } {
-  for (;;) {
-    const pair = utils.generateKeyPairSync('ed25519');
-    if (!(utils.parseKey(pair.private) instanceof Error) && !(utils.parseKey(pair.public) instanceof Error)) return pair;
-  }
-}
-
 function newHostServer(opts: {
   hostKey: string;
   allowed: ReturnType<typeof utils.parseKey>;
@@ -68,15 +61,7 @@ function newHostServer(opts: {
 }) {
   return new Server({ hostKeys: [opts.hostKey] }, (client) => {
     client.on('error', () => undefined);
-    client.on('authentication', (ctx) => {
-      const allowed = opts.allowed as ssh2.ParsedKey;
-      if (ctx.method !== 'publickey' || ctx.username !== 'root') return ctx.reject(['publickey']);
-      if (ctx.key.algo !== allowed.type || !ctx.key.data.equals(allowed.getPublicSSH())) return ctx.reject(['publickey']);
-      if (!ctx.signature) return ctx.accept(); // the "would this key do" probe
-      if (!allowed.verify(ctx.blob!, ctx.signature, ctx.hashAlgo)) return ctx.reject(['publickey']);
-      opts.state.users.push(ctx.username);
-      ctx.accept();
-    });
+    client.on('authentication', rootWithKey(opts.allowed as ssh2.ParsedKey, (user) => opts.state.users.push(user)));
     client.on('ready', () => {
       client.on('session', (accept) => {
         const session = accept();
@@ -169,27 +154,27 @@ export async function startSshServer(dir: string, opts: SshTestServerOptions = {
 }
 
 /** A kubeconfig as kubeadm writes /etc/kubernetes/admin.conf (what /root/.kube/config holds on a head node). */
+/** `home` with a config that points gpucloud's SSH steps at `srv` (its client key and port), then `more` config. */
+export function sshHome(srv: Pick<SshTestServer, 'clientKeyPath' | 'port'>, home: string, more = ''): string {
+  writeFileSync(join(home, '.assistant.yaml'), `gpucloud:\n  ssh_key_path: ${srv.clientKeyPath}\n  ssh_port: ${srv.port}\n${more}`, { mode: 0o600 });
+  return home;
+}
+
+/** An SSH server that serves a head node's kubeconfig (and `opts`), and a HOME (`home`, or a new one) that reaches it: `fn` runs with both, the server is closed after. */
+export async function withSshServer(fn: (srv: SshTestServer, home: string) => Promise<void>, opts: SshTestServerOptions = {}, home = tempHome()): Promise<void> {
+  const srv = await startSshServer(tempDir('assistant-ssh-'), { files: { '/root/.kube/config': headNodeKubeconfig() }, ...opts });
+  try {
+    await fn(srv, sshHome(srv, home));
+  } finally {
+    await srv.close();
+  }
+}
+
+/** A head node's kubeconfig with a client certificate (placeholders unless given). */
 export function headNodeKubeconfig(opts: { server?: string; ca?: string; cert?: string; key?: string } = {}): string {
-  return [
-    'apiVersion: v1',
-    'clusters:',
-    '- cluster:',
-    `    certificate-authority-data: ${opts.ca ?? 'Q0EtREFUQS1PRi1USEUtQ0xVU1RFUg=='}`,
-    `    server: ${opts.server ?? 'https://10.0.0.2:6443'}`,
-    '  name: kubernetes',
-    'contexts:',
-    '- context:',
-    '    cluster: kubernetes',
-    '    user: kubernetes-admin',
-    '  name: kubernetes-admin@kubernetes',
-    'current-context: kubernetes-admin@kubernetes',
-    'kind: Config',
-    'preferences: {}',
-    'users:',
-    '- name: kubernetes-admin',
-    '  user:',
-    `    client-certificate-data: ${opts.cert ?? 'Q0xJRU5ULUNFUlQtU0VDUkVU'}`,
-    `    client-key-data: ${opts.key ?? 'Q0xJRU5ULUtFWS1TRUNSRVQtUEFZTE9BRA=='}`,
-    '',
-  ].join('\n');
+  return kubeadmKubeconfig({
+    server: opts.server,
+    ca: opts.ca ?? 'Q0EtREFUQS1PRi1USEUtQ0xVU1RFUg==',
+    user: [`client-certificate-data: ${opts.cert ?? 'Q0xJRU5ULUNFUlQtU0VDUkVU'}`, `client-key-data: ${opts.key ?? 'Q0xJRU5ULUtFWS1TRUNSRVQtUEFZTE9BRA=='}`],
+  });
 }

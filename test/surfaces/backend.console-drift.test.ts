@@ -11,17 +11,11 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EMULATOR_DEFAULT_SSH_KEY_ID, startEmulator, type Emulator } from '../../emulator/index.js';
+import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { emulatorClient, type EmulatorTestClient } from '../../emulator/test-client.js';
 import { emulatorEnv, runCli, tempHome } from '../support/cli.js';
-import { asClient, startBackendProcess, storageArgs, type BackendProcess } from '../support/backend.js';
+import { asClient, consoleKey, startBackendProcess, trainingBoxPlan, type BackendProcess } from '../support/backend.js';
 import { until } from '../support/wait.js';
-
-const instance = (hostname: string) => ({
-  args: ['gpucloud-api', 'POST', '/v1/instances', JSON.stringify({ instance_type: '1V100.6V', image: 'ubuntu-24.04-cuda-12.8-open-docker', hostname, description: '', location_code: 'FIN-01', ssh_key_ids: [EMULATOR_DEFAULT_SSH_KEY_ID] })],
-  reason: 'the training box',
-});
-const plan = (summary: string, hostname: string) => JSON.stringify({ version: 1, provider: 'gpucloud', summary, commands: [instance(hostname)] });
 
 let b: BackendProcess;
 let cloud: Emulator;
@@ -29,12 +23,6 @@ let api: EmulatorTestClient;
 const keys: Record<string, string> = {};
 /** The run each plan was applied by (its summary → run id). */
 const applied: Record<string, string> = {};
-
-async function key(tenant: string, label: string): Promise<string> {
-  const r = await runCli(['backend', 'keys', 'create', '--tenant', tenant, '--label', label, '--env', 'production', ...storageArgs(b)], { home: b.home });
-  assert.is(r.code, 0, r.stderr);
-  return r.stdout.trim();
-}
 
 async function signIn(apiKey: string): Promise<string> {
   const res = await fetch(`${b.url}/ui/sign-in`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ key: apiKey }) });
@@ -59,7 +47,7 @@ function section(page: string, summary: string): { state: string; html: string }
 }
 
 async function apply(apiKey: string, summary: string, hostname: string): Promise<void> {
-  const r = await runCli(['ask', '--apply'], { env: { ...emulatorEnv(cloud), ...asClient(b, apiKey) }, input: plan(summary, hostname), home: tempHome('console-drift-') });
+  const r = await runCli(['ask', '--apply'], { env: { ...emulatorEnv(cloud), ...asClient(b, apiKey) }, input: trainingBoxPlan(summary, hostname), home: tempHome('console-drift-') });
   assert.is(r.code, 0, r.stderr);
 }
 
@@ -84,12 +72,12 @@ async function setUp() {
   cloud = await startEmulator({ seed: 'empty', rateLimit: false, lifecycleMs: 1, debit: false });
   api = emulatorClient(cloud);
   b = await startBackendProcess({ env: { ASSISTANT_BACKEND_UI_SESSION_SECONDS: '3', ASSISTANT_BACKEND_UI_LIVE_TIMEOUT_S: '4', ASSISTANT_BACKEND_UI_DRIFT_PLANS: '5', GPUCLOUD_BASE_URL: cloud.url } });
-  keys.alice = await key('ml-team', 'alice');
-  keys.mallory = await key('other-team', 'mallory');
+  keys.alice = await consoleKey(b, 'ml-team', 'alice');
+  keys.mallory = await consoleKey(b, 'other-team', 'mallory');
   // Oldest first: the page shows the newest applied plans.
   for (const [summary, host] of [['old box', 'd-old'], ['gone box', 'd-gone'], ['stopped box', 'd-stop'], ['kept box', 'd-keep']] as const) await apply(keys.alice!, summary, host);
   // A dry run of an applied plan (refused: its name exists now) is not a newer "applied" run of it.
-  const dry = await runCli(['ask', '--apply', '--dry-run'], { env: { ...emulatorEnv(cloud), ...asClient(b, keys.alice!) }, input: plan('kept box', 'd-keep'), home: tempHome('console-drift-') });
+  const dry = await runCli(['ask', '--apply', '--dry-run'], { env: { ...emulatorEnv(cloud), ...asClient(b, keys.alice!) }, input: trainingBoxPlan('kept box', 'd-keep'), home: tempHome('console-drift-') });
   assert.match(dry.stderr, /"d-keep", which already exists/);
   const runs = (await (await fetch(`${b.url}/v1/runs?env=production&limit=50`, { headers: { authorization: `Bearer ${keys.alice}` } })).json()) as { runs: Array<{ id: string; summary: string; kind: string }> };
   for (const r of runs.runs) if (r.kind === 'apply') applied[r.summary] = r.id;

@@ -8,26 +8,14 @@
 import { rmSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EMULATOR_DEFAULT_SSH_KEY_ID, startEmulator, type Emulator } from '../../emulator/index.js';
+import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { emulatorEnv, runCli, tempHome, withEmulator } from '../support/cli.js';
-import { asClient, startBackendProcess, storageArgs, type BackendProcess } from '../support/backend.js';
-
-const instance = (hostname: string) => ({
-  args: ['gpucloud-api', 'POST', '/v1/instances', JSON.stringify({ instance_type: '1V100.6V', image: 'ubuntu-24.04-cuda-12.8-open-docker', hostname, description: '', location_code: 'FIN-01', ssh_key_ids: [EMULATOR_DEFAULT_SSH_KEY_ID] })],
-  reason: 'the training box',
-});
-const plan = (summary: string, hostname: string) => JSON.stringify({ version: 1, provider: 'gpucloud', summary, commands: [instance(hostname)] });
+import { asClient, consoleKey, startBackendProcess, storageArgs, trainingBoxPlan, type BackendProcess } from '../support/backend.js';
 
 let b: BackendProcess;
 /** The cloud the live page reads: the backend serves with its URL (and no credentials of its own). */
 let cloud: Emulator;
 const keys: Record<string, string> = {};
-
-async function key(tenant: string, label: string): Promise<string> {
-  const r = await runCli(['backend', 'keys', 'create', '--tenant', tenant, '--label', label, '--env', 'production', ...storageArgs(b)], { home: b.home });
-  assert.is(r.code, 0, r.stderr);
-  return r.stdout.trim();
-}
 
 const get = (path: string, cookie?: string, headers: Record<string, string> = {}) => fetch(b.url + path, { redirect: 'manual', headers: { ...(cookie ? { cookie } : {}), ...headers } });
 
@@ -40,8 +28,8 @@ async function signIn(apiKey: string): Promise<{ res: Response; cookie?: string 
 test.before(async () => {
   cloud = await startEmulator({ seed: 'demo', rateLimit: false, lifecycleMs: 1, debit: false });
   b = await startBackendProcess({ env: { ASSISTANT_BACKEND_UI_SESSION_SECONDS: '3', ASSISTANT_BACKEND_UI_LIVE_TIMEOUT_S: '4', GPUCLOUD_BASE_URL: cloud.url } });
-  keys.alice = await key('ml-team', 'alice');
-  keys.other = await key('other-team', 'mallory');
+  keys.alice = await consoleKey(b, 'ml-team', 'alice');
+  keys.other = await consoleKey(b, 'other-team', 'mallory');
 });
 
 test.after(async () => {
@@ -53,9 +41,9 @@ test.after(async () => {
 test('sign in with an API key, see the runs the CLI made against the emulator, open one and its diff against the previous run of the plan, sign out', async () => {
   await withEmulator(async ({ env }) => {
     const client = { ...env, ...asClient(b, keys.alice!) };
-    const dry = await runCli(['ask', '--apply', '--dry-run'], { env: client, input: plan('console box', 'ui-1'), home: tempHome('console-') });
+    const dry = await runCli(['ask', '--apply', '--dry-run'], { env: client, input: trainingBoxPlan('console box', 'ui-1'), home: tempHome('console-') });
     assert.is(dry.code, 0, dry.stderr);
-    const applied = await runCli(['ask', '--apply'], { env: client, input: plan('console box', 'ui-1'), home: tempHome('console-') });
+    const applied = await runCli(['ask', '--apply'], { env: client, input: trainingBoxPlan('console box', 'ui-1'), home: tempHome('console-') });
     assert.is(applied.code, 0, applied.stderr);
   });
   const { res, cookie } = await signIn(keys.alice!);
@@ -122,7 +110,7 @@ test('cross-site requests are refused: a foreign Origin, Sec-Fetch-Site cross-si
   const post = await fetch(`${b.url}/ui/sign-in`, { method: 'POST', redirect: 'manual', headers: { origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' }, body: `key=${keys.alice}` });
   assert.is(post.status, 403);
   assert.is((await fetch(`${b.url}/ui/runs`, { method: 'DELETE', headers: { cookie: cookie! } })).status, 405);
-  const revokable = await key('ml-team', 'temp');
+  const revokable = await consoleKey(b, 'ml-team', 'temp');
   const s = await signIn(revokable);
   assert.is((await get('/ui/runs', s.cookie)).status, 200);
   const prefix = revokable.split('_')[1]!;
@@ -154,7 +142,7 @@ test('the live page: a tenant without stored credentials is told how to store th
 test("the live page reads the tenant's account with its stored credentials: instances listed, the burn equals the CLI's cost summary, the availability matrix drawn; only GETs and the token POST reached the cloud; another tenant never gets them", async () => {
   const env = emulatorEnv(cloud);
   // Something billable: an instance made by the CLI (not through the backend).
-  const made = await runCli(['ask', '--apply'], { env, input: plan('live box', 'live-1'), home: tempHome('console-') });
+  const made = await runCli(['ask', '--apply'], { env, input: trainingBoxPlan('live box', 'live-1'), home: tempHome('console-') });
   assert.is(made.code, 0, made.stderr);
   const stored = await runCli(['credentials', 'store', 'gpucloud', '--client-id', cloud.clientId, '--client-secret', '-'], { env: asClient(b, keys.alice!), input: cloud.clientSecret, home: tempHome('console-') });
   assert.is(stored.code, 0, stored.stderr);

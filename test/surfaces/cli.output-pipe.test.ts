@@ -12,18 +12,14 @@ import { commandContext } from '../../commands/context.js';
 import { run as runGpucloud } from '../../commands/gpucloud.js';
 import { runCli, tempHome, withEmulator } from '../support/cli.js';
 import { HAVE_TMUX, startInTmux, type TmuxPane } from '../support/tmux.js';
+import { capturedStreams } from '../support/in-process.js';
 
 const headerOf = (stdout: string) => stdout.split('\n')[0]!.split(/\s{3,}/);
 const NOTICE = /(\d+) columns? hidden to fit the terminal: (.+) \(-o wide shows every column\)/;
 
 /** `gpucloud <args>` in process on a terminal `columns` wide (stdout and stderr TTYs, no colour): what each stream got. */
 async function onNarrowTerminal(args: string[], env: Record<string, string | undefined>, columns: number): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const { stdout, stderr, out, err } = capturedStreams();
   const home = tempHome();
   const ctx = commandContext({
     io: { stdout, stderr, stdin: new PassThrough(), stdoutIsTTY: true, stderrIsTTY: true, stdinIsTTY: false, columns, color: false, stdoutColor: false },
@@ -32,7 +28,7 @@ async function onNarrowTerminal(args: string[], env: Record<string, string | und
     globals: { output: 'table', outputExplicit: false, debug: false, yes: false, sandbox: false },
   });
   const code = await runGpucloud(args, ctx);
-  return { code, out, err };
+  return { code, out: out(), err: err() };
 }
 
 test('a table piped into another program has every column, however narrow COLUMNS says the terminal is', async () => {

@@ -14,6 +14,7 @@ import { colorEnabled, palette } from '../../engine/core/render/color.js';
 import { renderReport } from '../../engine/core/render/report.js';
 import { renderKindTable } from '../../engine/core/render/records.js';
 import { runCli, tempHome, withEmulator } from '../support/cli.js';
+import { capturedStreams } from '../support/in-process.js';
 
 const ESC = '\u001b[';
 const instance = { id: '0b6e4c1a-2f3d-4e5a-9b8c-7d6e5f4a3b21', hostname: 'demo-a100', instance_type: '1A100.22V', location: 'FIN-01', status: 'running', ip: '203.0.113.10', price_per_hour: 1.29 };
@@ -131,19 +132,14 @@ test('colour only on a terminal, and never with --no-color, a non-empty NO_COLOR
 });
 
 function ttyContext(env: Record<string, string>, color: boolean): { ctx: CommandContext; out: () => string; err: () => string } {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let o = '';
-  let e = '';
-  stdout.setEncoding('utf8').on('data', (d: string) => (o += d));
-  stderr.setEncoding('utf8').on('data', (d: string) => (e += d));
+  const { stdout, stderr, out, err } = capturedStreams();
   const ctx: CommandContext = commandContext({
     io: { stdout, stderr, stdin: new PassThrough(), stdoutIsTTY: true, stderrIsTTY: true, stdinIsTTY: false, columns: 200, color, stdoutColor: color },
     env: { ...env, HOME: tempHome() },
     home: tempHome(),
     globals: { output: 'table', outputExplicit: false, debug: false, yes: false, sandbox: false },
   });
-  return { ctx, out: () => o, err: () => e };
+  return { ctx, out, err };
 }
 
 test('on a colour terminal the table header is bold and running is green; without colour no escape codes', async () => {

@@ -13,9 +13,8 @@ import { randomBytes } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Cookie, Page } from 'puppeteer-core';
-import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../../emulator/index.js';
 import { runCli, tempHome, withEmulator } from '../support/cli.js';
-import { asClient, startBackendProcess, storageArgs, type BackendProcess } from '../support/backend.js';
+import { asClient, consoleKey, startBackendProcess, trainingBoxPlan, type BackendProcess } from '../support/backend.js';
 import { chromiumMissing, launchChromium, newPage, screenshotFolder } from '../support/browser.js';
 import { testWhen } from '../support/skip.js';
 import { removeTempDir } from '../support/temp.js';
@@ -23,24 +22,12 @@ import { until } from '../support/wait.js';
 
 const it = testWhen(test, chromiumMissing);
 
-const instance = (hostname: string) => ({
-  args: ['gpucloud-api', 'POST', '/v1/instances', JSON.stringify({ instance_type: '1V100.6V', image: 'ubuntu-24.04-cuda-12.8-open-docker', hostname, description: '', location_code: 'FIN-01', ssh_key_ids: [EMULATOR_DEFAULT_SSH_KEY_ID] })],
-  reason: 'the training box',
-});
-const plan = (summary: string, hostname: string) => JSON.stringify({ version: 1, provider: 'gpucloud', summary, commands: [instance(hostname)] });
-
 let b: BackendProcess;
 let browser: Browser;
 let shot: (page: Page, what: string) => Promise<void>;
 const keys: Record<string, string> = {};
 /** The run the CLI applied (newest in alice's history), for the refusals. */
 let appliedRun = '';
-
-async function key(backend: BackendProcess, tenant: string, label: string): Promise<string> {
-  const r = await runCli(['backend', 'keys', 'create', '--tenant', tenant, '--label', label, '--env', 'production', ...storageArgs(backend)], { home: backend.home });
-  assert.is(r.code, 0, r.stderr);
-  return r.stdout.trim();
-}
 
 /** Sign-in through the form: type the key, press the button, wait for the page it leads to. */
 async function signIn(page: Page, url: string, apiKey: string): Promise<void> {
@@ -58,8 +45,8 @@ const onSignInPage = async (page: Page) => new URL(page.url()).pathname === '/ui
 test.before(async () => {
   if (chromiumMissing()) return;
   b = await startBackendProcess();
-  keys.alice = await key(b, 'ml-team', 'alice');
-  keys.mallory = await key(b, 'other-team', 'mallory');
+  keys.alice = await consoleKey(b, 'ml-team', 'alice');
+  keys.mallory = await consoleKey(b, 'other-team', 'mallory');
   browser = await launchChromium();
   shot = screenshotFolder('console-browser');
 });
@@ -76,9 +63,9 @@ it('without JavaScript: sign in with an API key, see the run the CLI applied aga
   await withEmulator(
     async ({ env }) => {
       const client = { ...env, ...asClient(b, keys.alice!) };
-      const dry = await runCli(['ask', '--apply', '--dry-run'], { env: client, input: plan('browser box', 'br-1'), home: tempHome('console-browser-') });
+      const dry = await runCli(['ask', '--apply', '--dry-run'], { env: client, input: trainingBoxPlan('browser box', 'br-1'), home: tempHome('console-browser-') });
       assert.is(dry.code, 0, dry.stderr);
-      const applied = await runCli(['ask', '--apply'], { env: client, input: plan('browser box', 'br-1'), home: tempHome('console-browser-') });
+      const applied = await runCli(['ask', '--apply'], { env: client, input: trainingBoxPlan('browser box', 'br-1'), home: tempHome('console-browser-') });
       assert.is(applied.code, 0, applied.stderr);
       const cost = await runCli(['cost', 'summary', '-o', 'json'], { env, home: tempHome('console-browser-') });
       assert.is(cost.code, 0, cost.stderr);
@@ -185,7 +172,7 @@ it('refused in the browser: an expired session, even when the browser sends its 
   const short = await startBackendProcess({ env: { ASSISTANT_BACKEND_UI_SESSION_SECONDS: '4' } });
   const context = await browser.createBrowserContext();
   try {
-    const apiKey = await key(short, 'ml-team', 'alice');
+    const apiKey = await consoleKey(short, 'ml-team', 'alice');
     const page = await newPage(context);
     await signIn(page, short.url, apiKey);
     assert.is(new URL(page.url()).pathname, '/ui/runs');

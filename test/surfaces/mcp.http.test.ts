@@ -10,7 +10,7 @@ import { startEmulator, EMULATOR_DEFAULT_SSH_KEY_ID, EMULATOR_DEMO_IDS, type Emu
 import { kindNames } from '../../engine/providers/gpucloud/catalogue.js';
 import { emulatorEnv, tempHome } from '../support/cli.js';
 import { until } from '../support/wait.js';
-import { callTool, connectHttp, errorOf, rawInitialize, rawPost, startMcpServer, textOf, type McpProcess } from '../support/mcp.js';
+import { callTool, connectHttp, errorOf, rawInitialize, rawPost, startMcpServer, textOf, TOOL_NAMES, type McpProcess } from '../support/mcp.js';
 import { createInstanceStep, gpucloudPlan } from '../support/plans.js';
 
 const ctx = { emu: undefined as unknown as Emulator, server: undefined as unknown as McpProcess, client: undefined as unknown as Client };
@@ -74,21 +74,7 @@ test('the newer protocol versions the SDK knows are negotiated too', async () =>
 test('tools/list offers the thirteen tools with input and output schemas and honest annotations', async () => {
   const { tools } = await ctx.client.listTools();
   const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-  assert.equal(Object.keys(byName).sort(), [
-    'assistant_autostop_status',
-    'assistant_cost_summary',
-    'assistant_cost_trend',
-    'assistant_credentials_test',
-    'assistant_gpucloud_ask',
-    'assistant_gpucloud_availability_matrix',
-    'assistant_gpucloud_get',
-    'assistant_gpucloud_list',
-    'assistant_plan_apply',
-    'assistant_plan_diff',
-    'assistant_plan_graph',
-    'assistant_plan_validate',
-    'assistant_route_question',
-  ]);
+  assert.equal(Object.keys(byName).sort(), TOOL_NAMES);
   for (const t of tools) {
     assert.ok(t.description && t.description.length > 40, `${t.name} has a description an agent can act on`);
     assert.is(t.inputSchema.type, 'object');

@@ -9,7 +9,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { startEmulator, EMULATOR_DEMO_IDS, type Emulator } from '../../emulator/index.js';
 import { startMcpHttpServer } from '../../mcp/http.js';
 import { emulatorEnv, runCli } from '../support/cli.js';
-import { callTool, connectHttp, connectStdio, rawInitialize, rawPost, startMcpServer, textOf, withServerToken } from '../support/mcp.js';
+import { callTool, connectHttp, connectStdio, rawInitialize, rawPost, READ_ONLY_TOOL_NAMES, startMcpServer, textOf, withServerToken } from '../support/mcp.js';
 
 const deletePlan = {
   version: 1,
@@ -39,20 +39,7 @@ readOnly('tools that change anything are not listed, and calling one gets "tool 
     try {
       const { tools } = await client.listTools();
       const names = tools.map((t) => t.name).sort();
-      assert.equal(names, [
-        'assistant_autostop_status',
-        'assistant_cost_summary',
-        'assistant_cost_trend',
-        'assistant_credentials_test',
-        'assistant_gpucloud_ask',
-        'assistant_gpucloud_availability_matrix',
-        'assistant_gpucloud_get',
-        'assistant_gpucloud_list',
-        'assistant_plan_diff',
-        'assistant_plan_graph',
-        'assistant_plan_validate',
-        'assistant_route_question',
-      ]);
+      assert.equal(names, READ_ONLY_TOOL_NAMES);
       for (const t of tools) assert.is(t.annotations?.readOnlyHint, true, `${t.name} is read-only`);
       assert.match(client.getInstructions() ?? '', /--read-only/);
 

@@ -12,62 +12,65 @@
  * gcloud, the vendor CLIs) are installed with package managers only: this table has no checksum for
  * them, so it offers no download.
  */
-import type { DownloadRecipe, Recipe } from '../../../schemas/onboarding.js';
+import type { Artefact, DownloadRecipe, Recipe } from '../../../schemas/onboarding.js';
 import type { OsName, PackageManager, Platform } from './platform.js';
 
-const KUBECTL: DownloadRecipe = {
-  method: 'download',
-  version: '1.31.0',
-  binary: 'kubectl',
-  artefacts: {
-    'linux/x64': { url: 'https://dl.k8s.io/release/v1.31.0/bin/linux/amd64/kubectl', sha256: '7c27adc64a84d1c0cc3dcf7bf4b6e916cc00f3f576a2dbac51b318d926032437', format: 'binary' },
-    'linux/arm64': { url: 'https://dl.k8s.io/release/v1.31.0/bin/linux/arm64/kubectl', sha256: 'f42832db7d77897514639c6df38214a6d8ae1262ee34943364ec1ffaee6c009c', format: 'binary' },
-    'darwin/x64': { url: 'https://dl.k8s.io/release/v1.31.0/bin/darwin/amd64/kubectl', sha256: 'fb6e07a69acc4e16885eda55b524c13b84bfbcf78cfac8d6c378d2bad321e105', format: 'binary' },
-    'darwin/arm64': { url: 'https://dl.k8s.io/release/v1.31.0/bin/darwin/arm64/kubectl', sha256: 'b7472df17a885574ed7273947a8a274c156357db21b981208e8e109b9ed4022d', format: 'binary' },
-    'windows/x64': { url: 'https://dl.k8s.io/release/v1.31.0/bin/windows/amd64/kubectl.exe', sha256: 'a618de26c86421a394de7041f9d0a87752dd4e555894d2278421cf12097fa531', format: 'binary' },
-  },
-};
+type Target = 'linux/x64' | 'linux/arm64' | 'darwin/x64' | 'darwin/arm64' | 'windows/x64';
+/** The publisher's SHA-256 of a target's artefact, with its size in bytes where the publisher lists one. */
+type Checksum = string | [sha256: string, size: number];
 
-const TERRAFORM: DownloadRecipe = {
-  method: 'download',
-  version: '1.9.8',
-  binary: 'terraform',
-  artefacts: {
-    'linux/x64': { url: 'https://releases.hashicorp.com/terraform/1.9.8/terraform_1.9.8_linux_amd64.zip', sha256: '186e0145f5e5f2eb97cbd785bc78f21bae4ef15119349f6ad4fa535b83b10df8', format: 'zip' },
-    'linux/arm64': { url: 'https://releases.hashicorp.com/terraform/1.9.8/terraform_1.9.8_linux_arm64.zip', sha256: 'f85868798834558239f6148834884008f2722548f84034c9b0f62934b2d73ebb', format: 'zip' },
-    'darwin/x64': { url: 'https://releases.hashicorp.com/terraform/1.9.8/terraform_1.9.8_darwin_amd64.zip', sha256: 'be591e8c59c49d0cfbc7664d24910a4b43840b89d0a4bbca662149bbf0397e91', format: 'zip' },
-    'darwin/arm64': { url: 'https://releases.hashicorp.com/terraform/1.9.8/terraform_1.9.8_darwin_arm64.zip', sha256: '873d7b925d08578fb6bb9c12c7cd92ae73e289e07c360f2fdd69f9036b7baaab', format: 'zip' },
-    // Only in the SHA256SUMS document (its signature checked with gpgv by the repository quoting it).
-    'windows/x64': { url: 'https://releases.hashicorp.com/terraform/1.9.8/terraform_1.9.8_windows_amd64.zip', sha256: '2667de56106bc6707968286357e29c20f8dbbb2f429ef57099b04994f82d9684', format: 'zip' },
-  },
-};
+/**
+ * A pinned download: where each target's artefact lives (the publishers name them by one pattern, with
+ * Go's `amd64`/`arm64`) and the checksum the publisher released for it.
+ */
+function pinned(binary: string, version: string, where: (os: OsName, arch: string) => Pick<Artefact, 'url' | 'format'>, sums: Record<Target, Checksum>): DownloadRecipe {
+  const artefacts: Record<string, Artefact> = {};
+  for (const [target, sum] of Object.entries(sums) as [Target, Checksum][]) {
+    const [os, arch] = target.split('/') as [OsName, string];
+    const { url, format } = where(os, arch === 'x64' ? 'amd64' : arch);
+    const [sha256, size] = typeof sum === 'string' ? [sum] : sum;
+    artefacts[target] = { url, sha256, ...(size === undefined ? {} : { size }), format };
+  }
+  return { method: 'download', version, binary, artefacts };
+}
 
-const TOFU: DownloadRecipe = {
-  method: 'download',
-  version: '1.8.5',
-  binary: 'tofu',
-  artefacts: {
-    'linux/x64': { url: 'https://github.com/opentofu/opentofu/releases/download/v1.8.5/tofu_1.8.5_linux_amd64.zip', sha256: 'e2951ba6be8ae9427aabbd5c6f243855e8b526cb2ae6bc33a05dae22d7e82632', format: 'zip' },
-    // linux/arm64 and windows/x64: only in the signed SHA256SUMS document, as for terraform's windows zip.
-    'linux/arm64': { url: 'https://github.com/opentofu/opentofu/releases/download/v1.8.5/tofu_1.8.5_linux_arm64.zip', sha256: '2535e8d4979806cbf79a1b704dccf1fae45b4d50ccaee3e54c1771044db4a573', format: 'zip' },
-    'darwin/x64': { url: 'https://github.com/opentofu/opentofu/releases/download/v1.8.5/tofu_1.8.5_darwin_amd64.zip', sha256: 'cb6d1b949691e50bed6c9cc17aefc999cf27e52200521efa9f107ce3ee08260f', format: 'zip' },
-    'darwin/arm64': { url: 'https://github.com/opentofu/opentofu/releases/download/v1.8.5/tofu_1.8.5_darwin_arm64.zip', sha256: 'c77e545ab847c0d6acd322c010f457e1a30448476945c04074a48882c4b86dfe', format: 'zip' },
-    'windows/x64': { url: 'https://github.com/opentofu/opentofu/releases/download/v1.8.5/tofu_1.8.5_windows_amd64.zip', sha256: '8bcd1317392a7b1ce149c5dafc886497219f560527fe10ed0d58863120d59e67', format: 'zip' },
-  },
-};
+const KUBECTL = pinned('kubectl', '1.31.0', (os, arch) => ({ url: `https://dl.k8s.io/release/v1.31.0/bin/${os}/${arch}/kubectl${os === 'windows' ? '.exe' : ''}`, format: 'binary' }), {
+  'linux/x64': '7c27adc64a84d1c0cc3dcf7bf4b6e916cc00f3f576a2dbac51b318d926032437',
+  'linux/arm64': 'f42832db7d77897514639c6df38214a6d8ae1262ee34943364ec1ffaee6c009c',
+  'darwin/x64': 'fb6e07a69acc4e16885eda55b524c13b84bfbcf78cfac8d6c378d2bad321e105',
+  'darwin/arm64': 'b7472df17a885574ed7273947a8a274c156357db21b981208e8e109b9ed4022d',
+  'windows/x64': 'a618de26c86421a394de7041f9d0a87752dd4e555894d2278421cf12097fa531',
+});
 
-const GH: DownloadRecipe = {
-  method: 'download',
-  version: '2.62.0',
-  binary: 'gh',
-  artefacts: {
-    'linux/x64': { url: 'https://github.com/cli/cli/releases/download/v2.62.0/gh_2.62.0_linux_amd64.tar.gz', sha256: '41c8b0698ad3003cb5c44bde672a1ffd5f818595abd80162fbf8cc999418446a', size: 13065800, format: 'tar.gz' },
-    'linux/arm64': { url: 'https://github.com/cli/cli/releases/download/v2.62.0/gh_2.62.0_linux_arm64.tar.gz', sha256: 'a165413209aab98bfb1db9629b97bc9c59778d38bb7378a33a0363cf822e7965', size: 12118266, format: 'tar.gz' },
-    'darwin/x64': { url: 'https://github.com/cli/cli/releases/download/v2.62.0/gh_2.62.0_macOS_amd64.zip', sha256: 'cd547c05c175a79e5af6f95ba4881a11ca550c0ff37a63f234bc5c79a58435d5', size: 13725376, format: 'zip' },
-    'darwin/arm64': { url: 'https://github.com/cli/cli/releases/download/v2.62.0/gh_2.62.0_macOS_arm64.zip', sha256: 'fdb77f31b8a6dd23c3fd858758d692a45f7fc76383e37d475bdcae038df92afc', size: 12793347, format: 'zip' },
-    'windows/x64': { url: 'https://github.com/cli/cli/releases/download/v2.62.0/gh_2.62.0_windows_amd64.zip', sha256: '7fd29acdf2714d0129b7aedde215fa12e1cfb3ad5d39280893259bdeeceba209', size: 13139194, format: 'zip' },
-  },
-};
+const TERRAFORM = pinned('terraform', '1.9.8', (os, arch) => ({ url: `https://releases.hashicorp.com/terraform/1.9.8/terraform_1.9.8_${os}_${arch}.zip`, format: 'zip' }), {
+  'linux/x64': '186e0145f5e5f2eb97cbd785bc78f21bae4ef15119349f6ad4fa535b83b10df8',
+  'linux/arm64': 'f85868798834558239f6148834884008f2722548f84034c9b0f62934b2d73ebb',
+  'darwin/x64': 'be591e8c59c49d0cfbc7664d24910a4b43840b89d0a4bbca662149bbf0397e91',
+  'darwin/arm64': '873d7b925d08578fb6bb9c12c7cd92ae73e289e07c360f2fdd69f9036b7baaab',
+  // Only in the SHA256SUMS document (its signature checked with gpgv by the repository quoting it).
+  'windows/x64': '2667de56106bc6707968286357e29c20f8dbbb2f429ef57099b04994f82d9684',
+});
+
+const TOFU = pinned('tofu', '1.8.5', (os, arch) => ({ url: `https://github.com/opentofu/opentofu/releases/download/v1.8.5/tofu_1.8.5_${os}_${arch}.zip`, format: 'zip' }), {
+  'linux/x64': 'e2951ba6be8ae9427aabbd5c6f243855e8b526cb2ae6bc33a05dae22d7e82632',
+  // linux/arm64 and windows/x64: only in the signed SHA256SUMS document, as for terraform's windows zip.
+  'linux/arm64': '2535e8d4979806cbf79a1b704dccf1fae45b4d50ccaee3e54c1771044db4a573',
+  'darwin/x64': 'cb6d1b949691e50bed6c9cc17aefc999cf27e52200521efa9f107ce3ee08260f',
+  'darwin/arm64': 'c77e545ab847c0d6acd322c010f457e1a30448476945c04074a48882c4b86dfe',
+  'windows/x64': '8bcd1317392a7b1ce149c5dafc886497219f560527fe10ed0d58863120d59e67',
+});
+
+// gh names macOS `macOS` and ships a tarball on Linux, a zip elsewhere.
+const GH = pinned('gh', '2.62.0', (os, arch) => {
+  const format = os === 'linux' ? 'tar.gz' : 'zip';
+  return { url: `https://github.com/cli/cli/releases/download/v2.62.0/gh_2.62.0_${os === 'darwin' ? 'macOS' : os}_${arch}.${format}`, format };
+}, {
+  'linux/x64': ['41c8b0698ad3003cb5c44bde672a1ffd5f818595abd80162fbf8cc999418446a', 13065800],
+  'linux/arm64': ['a165413209aab98bfb1db9629b97bc9c59778d38bb7378a33a0363cf822e7965', 12118266],
+  'darwin/x64': ['cd547c05c175a79e5af6f95ba4881a11ca550c0ff37a63f234bc5c79a58435d5', 13725376],
+  'darwin/arm64': ['fdb77f31b8a6dd23c3fd858758d692a45f7fc76383e37d475bdcae038df92afc', 12793347],
+  'windows/x64': ['7fd29acdf2714d0129b7aedde215fa12e1cfb3ad5d39280893259bdeeceba209', 13139194],
+});
 
 const pm = (method: PackageManager, packages: string[], extra: { os?: OsName[]; note?: string } = {}): Recipe => ({ method, packages, ...extra }) as Recipe;
 

@@ -24,32 +24,7 @@ import { GPUCLOUD_ROUTING } from '../../providers/gpucloud/routing.js';
 import { BUILTIN_ANSWER_HINT, COST_ANSWER_HINT, listAnswerHint } from './hint.js';
 import { understand, type NamedRecord, type Question } from './question.js';
 import { PERIOD_HOURS, PERIOD_WORDS } from './amounts.js';
-import {
-  both,
-  BuiltinCannotAnswer,
-  describe,
-  field,
-  filterRows,
-  hourly,
-  idOf,
-  isRec,
-  listNames,
-  MAX_NAMES,
-  money,
-  nameOf,
-  plural,
-  present,
-  statusText,
-  Subjects,
-  TYPE_FIELD,
-  typeMatches,
-  Use,
-  words,
-  finish,
-  type Ctx,
-  type Feature,
-  type Rec,
-} from './answer-base.js';
+import { both, BuiltinCannotAnswer, describe, field, filterRows, hourly, idOf, isRec, listNames, MAX_NAMES, money, nameOf, plural, present, statusText, Subjects, TYPE_FIELD, typeMatches, Use, words, finish, type Ctx, type Feature, type Rec } from './answer-base.js';
 import { ATTRIBUTES, attributeSentence, attributeValue, rank, rankedSubject, rankedValue } from './answer-attributes.js';
 import { answerBilledList, answerBurn, answerGpuCount, answerMostCostly, answerNamedTotal, applyComparisons, billedPriceSentence } from './money.js';
 import { BILLED_KINDS, committedNote, moneyView } from './money-view.js';

@@ -10,29 +10,7 @@
 import { sortResources } from '../cost/live.js';
 import type { KindSpec } from '../../providers/gpucloud/catalogue.js';
 import { compare, OPERATOR_WORDS, PERIOD_HOURS, PERIOD_WORDS, type Comparison, type Period } from './amounts.js';
-import {
-  both,
-  BuiltinCannotAnswer,
-  describe,
-  field,
-  filterRows,
-  hourly,
-  idOf,
-  isRec,
-  kindSpec,
-  listNames,
-  MAX_NAMES,
-  money,
-  nameOf,
-  plural,
-  rateText,
-  statusText,
-  when,
-  words,
-  type Ctx,
-  type Feature,
-  type Rec,
-} from './answer-base.js';
+import { both, BuiltinCannotAnswer, describe, field, filterRows, hourly, idOf, isRec, kindSpec, listNames, MAX_NAMES, money, nameOf, plural, rateText, statusText, when, words, type Ctx, type Feature, type Rec } from './answer-base.js';
 import { BILLED_KINDS, catalogueKind, committedNote, isCommitted, type MoneyView, type Rate } from './money-view.js';
 import { COST_ANSWER_HINT } from './hint.js';
 import type { Question } from './question.js';

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import ssh2 from 'ssh2';
 import { AUTOSTOP_READ_COMMAND } from '../../core/kits/autostop/template.js';
 import { sandboxKubeToken } from './kube-api.js';
+import { ed25519KeyPair, rootWithKey } from './ssh-keys.js';
 
 const { Server, utils } = ssh2;
 
@@ -25,17 +26,6 @@ export interface HeadNode {
   /** The private key that gets in as root. */
   clientKeyPath: string;
   close(): Promise<void>;
-}
-
-/**
- * An ed25519 key pair that ssh2 reads back: about 1 in 250 pairs from its own generator is one its
- * parser rejects, so a pair is checked before it is kept.
- */
-function ed25519KeyPair(): { private: string; public: string } {
-  for (;;) {
-    const pair = utils.generateKeyPairSync('ed25519');
-    if (!(utils.parseKey(pair.private) instanceof Error) && !(utils.parseKey(pair.public) instanceof Error)) return pair;
-  }
 }
 
 /**
@@ -60,16 +50,19 @@ function keptKey(dir: string, name: string): ssh2.ParsedKey & { pem: string } {
   return Object.assign(utils.parseKey(kept) as ssh2.ParsedKey, { pem: kept });
 }
 
-/** What /root/.kube/config holds on a kubeadm head node: the API server on the private network. */
-function headNodeKubeconfig(token: string): string {
-  const fake = (text: string) => Buffer.from(`sandbox stand-in: ${text}`).toString('base64');
+/**
+ * What /root/.kube/config holds on a kubeadm head node (its admin context): the API server, on the
+ * private network unless said, its CA, and the lines under the admin's `user:` (a token, or a client
+ * certificate and key).
+ */
+export function kubeadmKubeconfig(o: { server?: string; ca: string; user: string[] }): string {
   return [
     'apiVersion: v1',
     'kind: Config',
     'clusters:',
     '- cluster:',
-    `    certificate-authority-data: ${fake('no real certificate authority')}`,
-    '    server: https://10.0.0.2:6443',
+    `    certificate-authority-data: ${o.ca}`,
+    `    server: ${o.server ?? 'https://10.0.0.2:6443'}`,
     '  name: kubernetes',
     'contexts:',
     '- context:',
@@ -81,10 +74,15 @@ function headNodeKubeconfig(token: string): string {
     'users:',
     '- name: kubernetes-admin',
     '  user:',
-    // The Kubernetes API stand-in (kube-api.ts) accepts this token.
-    `    token: ${token}`,
+    ...o.user.map((line) => `    ${line}`),
     '',
   ].join('\n');
+}
+
+/** The sandbox's: its token is the one the Kubernetes API stand-in (kube-api.ts) accepts. */
+function headNodeKubeconfig(token: string): string {
+  const fake = (text: string) => Buffer.from(`sandbox stand-in: ${text}`).toString('base64');
+  return kubeadmKubeconfig({ ca: fake('no real certificate authority'), user: [`token: ${token}`] });
 }
 
 /** `kubeApiDir`: where the Kubernetes API stand-in keeps the token its clusters accept. */
@@ -104,13 +102,7 @@ export async function startHeadNode(sshDir: string, kubeApiDir: string): Promise
   const kubeconfig = headNodeKubeconfig(sandboxKubeToken(kubeApiDir));
   const server = new Server({ hostKeys: [host.pem] }, (conn) => {
     conn.on('error', () => undefined);
-    conn.on('authentication', (auth) => {
-      if (auth.method !== 'publickey' || auth.username !== 'root') return auth.reject(['publickey']);
-      if (auth.key.algo !== allowed.type || !auth.key.data.equals(allowed.getPublicSSH())) return auth.reject(['publickey']);
-      if (!auth.signature) return auth.accept(); // "would this key do?"
-      if (!allowed.verify(auth.blob!, auth.signature, auth.hashAlgo)) return auth.reject(['publickey']);
-      auth.accept();
-    });
+    conn.on('authentication', rootWithKey(allowed));
     conn.on('ready', () => {
       conn.on('session', (accept) => {
         const session = accept();

@@ -15,6 +15,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
+import { BodyTooLarge, readRequestBody } from '../../core/request-body.js';
 
 type Obj = Record<string, any>;
 type Tables = Record<string, Record<string, Obj>>;
@@ -97,7 +98,8 @@ function rollOut(t: Tables, d: Obj, cluster: string): void {
   d.status = { observedGeneration: d.metadata.generation, replicas: n, updatedReplicas: n, availableReplicas: n, readyReplicas: n };
 }
 
-function mergePatch(target: any, patch: any): any {
+/** A JSON merge patch (RFC 7386) applied to `target`: null deletes, objects merge, anything else replaces. */
+export function mergePatch(target: any, patch: any): any {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
   const out = target && typeof target === 'object' && !Array.isArray(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
@@ -269,22 +271,6 @@ async function answer(store: ClusterStore, method: string, url: URL, contentType
   });
 }
 
-function readBody(req: IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY) {
-        req.destroy();
-        resolve(undefined);
-      } else chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 /** Starts the stand-in; `dir` is ~/.assistant/sandbox/kube-api. */
 export async function startKubeApi(dir: string): Promise<KubeApiStandIn> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -299,8 +285,13 @@ export async function startKubeApi(dir: string): Promise<KubeApiStandIn> {
     const m = /^\/clusters\/([^/]+)(\/.*)$/.exec(url.pathname);
     const cluster = m ? decodeURIComponent(m[1]!) : '';
     if (!m || !CLUSTER_NAME.test(cluster)) return send(res, notFound('no such sandbox cluster'));
-    const text = await readBody(req);
-    if (text === undefined) return send(res, failure(413, 'RequestEntityTooLarge', `the body is over ${MAX_BODY} bytes`));
+    let text: string;
+    try {
+      text = (await readRequestBody(req, MAX_BODY)).toString('utf8');
+    } catch (err) {
+      if (err instanceof BodyTooLarge) return send(res, failure(413, 'RequestEntityTooLarge', `the body is over ${MAX_BODY} bytes`));
+      throw err;
+    }
     let body: unknown;
     try {
       body = text ? JSON.parse(text) : undefined;

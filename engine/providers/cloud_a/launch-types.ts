@@ -5,26 +5,14 @@
  * cannot be read with certainty (a placeholder, attribute-based selection, a template without a type)
  * is reported, and the step is unpriced.
  */
-import { option, type ParsedCommand } from '../../core/kits/cli/argv.js';
+import type { ParsedCommand } from '../../core/kits/cli/argv.js';
 import { valuesAt } from '../../core/kits/cli/decode.js';
-import { readOnce, type PriceContext } from '../../core/kits/cli/pricing.js';
+import { readWhereStepActs, type Found, type PriceContext } from '../../core/kits/cli/pricing.js';
 import { param } from './params.js';
 
-export type Found<T> = { value: T } | { unpriced: string };
-
-/** The step's own `--region` and `--profile`, so a read looks where the step acts. */
-function stepGlobals(cmd: ParsedCommand): string[] {
-  const out: string[] = [];
-  for (const name of ['--region', '--profile']) {
-    const v = option(cmd, name)?.at(-1);
-    if (v !== undefined) out.push(name, v);
-  }
-  return out;
-}
-
-/** A read in the step's region and profile. */
+/** A read in the step's own region and profile, so it looks where the step acts. */
 export function readFor(ctx: PriceContext, args: string[]): Promise<unknown> {
-  return readOnce(ctx, ['aws', ...args, ...stepGlobals(ctx.cmd)]);
+  return readWhereStepActs(ctx, ['aws', ...args], ['--region', '--profile']);
 }
 
 /** Decoded values that must be strings or lists of strings (types, IDs), flattened; or why they cannot be read. */

@@ -17,30 +17,15 @@
  */
 import { option, type ParsedCommand } from '../../core/kits/cli/argv.js';
 import { valuesAt } from '../../core/kits/cli/decode.js';
-import {
-  countOf,
-  hourlyPrice,
-  machineLine,
-  notInTable,
-  previewCliSteps,
-  priceCliStep,
-  scalePrice,
-  sumPrices,
-  type CliPricing,
-  type PriceContext,
-  type PriceRule,
-  type PricedStep,
-} from '../../core/kits/cli/pricing.js';
+import { burnOf, countOf, free, hourlyPrice, machineLine, notInTable, previewCliSteps, priced, pricedLine, scalePrice, sumPrices, unpriced, type CliPricing, type Found, type PriceContext, type PricedStep, type PriceRule } from '../../core/kits/cli/pricing.js';
 import type { Burn, ChangePrice, PricePreview, PreviewRead } from '../../core/provider.js';
 import { AWS_SYNTAX } from './destroyer.js';
 import { param } from './params.js';
-import { groupSpecAsCommand, groupTypes, nodegroupTypes, readFor, stringList, templateRefs, templateType, typesGiven, type Found } from './launch-types.js';
+import { groupSpecAsCommand, groupTypes, nodegroupTypes, readFor, stringList, templateRefs, templateType, typesGiven } from './launch-types.js';
 import { EC2_PRICES } from './price-table.js';
 
 /** The EKS control plane, per cluster and hour (standard support; extended support bills more). */
 export const EKS_CLUSTER_HOURLY = 0.1;
-
-const unpriced = (why: string): ChangePrice => ({ price: 'unpriced', why });
 
 /**
  * A NAT gateway per hour (data processed is billed by use on top), in the regions whose rate is known
@@ -55,13 +40,11 @@ async function natGateway(ctx: PriceContext): Promise<ChangePrice> {
   if ('unpriced' in region) return unpriced(region.unpriced);
   const each = NAT_GATEWAY_HOURLY[region.value];
   if (each === undefined) return unpriced(`no NAT gateway rate for ${region.value} (known: ${Object.keys(NAT_GATEWAY_HOURLY).join(', ')})`);
-  const line = machineLine(ctx.step.index, 'nat gateway', 'NAT gateway', 1, each, undefined, region.value);
-  return { price: 'priced', per_hour: line.per_hour!, lines: [line] };
+  return pricedLine(machineLine(ctx.step.index, 'nat gateway', 'NAT gateway', 1, each, undefined, region.value));
 }
 
 async function publicAddress(ctx: PriceContext): Promise<ChangePrice> {
-  const line = machineLine(ctx.step.index, 'public ipv4', 'Elastic IP', 1, PUBLIC_IPV4_HOURLY);
-  return { price: 'priced', per_hour: line.per_hour!, lines: [line] };
+  return pricedLine(machineLine(ctx.step.index, 'public ipv4', 'Elastic IP', 1, PUBLIC_IPV4_HOURLY));
 }
 
 /** The region the step runs in: its `--region`, else the one the provider's target uses (one read per plan). */
@@ -113,8 +96,7 @@ async function runInstances(ctx: PriceContext): Promise<ChangePrice> {
   const most = mostExpensive(types, region.value);
   if ('unpriced' in most) return unpriced(most.unpriced);
   const n = count.count ?? 1;
-  const line = machineLine(ctx.step.index, 'instance', most.value.type, n, most.value.each, n > 1 ? `${n} instances` : undefined, region.value);
-  return { price: 'priced', per_hour: line.per_hour!, lines: [line] };
+  return pricedLine(machineLine(ctx.step.index, 'instance', most.value.type, n, most.value.each, n > 1 ? `${n} instances` : undefined, region.value));
 }
 
 async function startInstances(ctx: PriceContext): Promise<ChangePrice> {
@@ -131,8 +113,7 @@ async function startInstances(ctx: PriceContext): Promise<ChangePrice> {
     if (['pending', 'running'].includes(i.State?.Name ?? '')) continue;
     const each = hourlyPrice(EC2_PRICES, region.value, i.InstanceType);
     if (each === undefined) return unpriced(notInTable(EC2_PRICES, region.value, i.InstanceType));
-    const line = machineLine(ctx.step.index, 'instance', i.InstanceType, 1, each, `${id} started`, region.value);
-    prices.push({ price: 'priced', per_hour: line.per_hour!, lines: [line] });
+    prices.push(pricedLine(machineLine(ctx.step.index, 'instance', i.InstanceType, 1, each, `${id} started`, region.value)));
   }
   return prices.length ? sumPrices(prices) : { price: 'free', why: 'every instance named is already running' };
 }
@@ -256,12 +237,8 @@ async function eksNodegroup(ctx: PriceContext): Promise<ChangePrice> {
 }
 
 async function eksCluster(ctx: PriceContext): Promise<ChangePrice> {
-  const line = machineLine(ctx.step.index, 'eks cluster', 'control plane', 1, EKS_CLUSTER_HOURLY);
-  return { price: 'priced', per_hour: line.per_hour!, lines: [line] };
+  return pricedLine(machineLine(ctx.step.index, 'eks cluster', 'control plane', 1, EKS_CLUSTER_HOURLY));
 }
-
-const free = (command: string, how: string): PriceRule => ({ command, how, price: 'free' });
-const priced = (command: string, how: string, price: (ctx: PriceContext) => Promise<ChangePrice>): PriceRule => ({ command, how, price });
 
 /** What cloud_a prices, first match wins; a change no row names is unpriced. */
 export const AWS_PRICE_RULES: readonly PriceRule[] = [
@@ -297,15 +274,8 @@ export const AWS_PRICE_RULES: readonly PriceRule[] = [
 
 export const AWS_PRICING: CliPricing = { syntax: AWS_SYNTAX, rules: AWS_PRICE_RULES, table: EC2_PRICES };
 
-/** What one cloud_a step costs (DESIGN §8), from its parsed argv and reads through the executor. */
-export function priceStep(step: PricedStep, read: PreviewRead, earlier: readonly PricedStep[] = []): Promise<ChangePrice> {
-  return priceCliStep(AWS_PRICING, step, read, earlier);
-}
-
 /** cloud_a's share of a dry run and of the budget guard: every step priced in plan order. */
-export function previewCloudA(steps: readonly PricedStep[], read: PreviewRead): Promise<PricePreview> {
-  return previewCliSteps(AWS_PRICING, steps, read);
-}
+export const previewCloudA = (steps: readonly PricedStep[], read: PreviewRead): Promise<PricePreview> => previewCliSteps(AWS_PRICING, steps, read);
 
 const RUNNING = 'Name=instance-state-name,Values=pending,running';
 
@@ -314,16 +284,12 @@ export async function burnCloudA(read: PreviewRead): Promise<Burn> {
   const data = (await read(['aws', 'ec2', 'describe-instances', '--filters', RUNNING])) as {
     Reservations?: { Instances?: { InstanceId?: string; InstanceType?: string; Placement?: { AvailabilityZone?: string } }[] }[];
   } | null;
-  let perHour = 0;
-  const unpricedNow: string[] = [];
-  for (const r of data?.Reservations ?? []) {
-    for (const i of r.Instances ?? []) {
+  return burnOf(
+    (data?.Reservations ?? []).flatMap((r) => r.Instances ?? []).map((i) => {
       // `us-east-1a` → `us-east-1`; a Local or Wavelength zone names no region of the table (unpriced).
       const region = (i.Placement?.AvailabilityZone ?? '').replace(/[a-z]$/, '');
       const price = hourlyPrice(EC2_PRICES, region, i.InstanceType ?? '');
-      if (price === undefined) unpricedNow.push(`instance ${i.InstanceId}: ${notInTable(EC2_PRICES, region || '(unknown)', i.InstanceType ?? '?')}`);
-      else perHour += price;
-    }
-  }
-  return { per_hour: perHour, currency: 'usd', unpriced: unpricedNow };
+      return { what: `instance ${i.InstanceId}`, each: price === undefined ? { unpriced: notInTable(EC2_PRICES, region || '(unknown)', i.InstanceType ?? '?') } : { value: price } };
+    }),
+  );
 }

@@ -11,21 +11,7 @@
  *   is unpriced: gcloud's own default is not visible to a plan.
  */
 import { option, type ParsedCommand } from '../../core/kits/cli/argv.js';
-import {
-  countOf,
-  hourlyPrice,
-  machineLine,
-  notInTable,
-  previewCliSteps,
-  priceCliStep,
-  readOnce,
-  scalePrice,
-  sumPrices,
-  type CliPricing,
-  type PriceContext,
-  type PriceRule,
-  type PricedStep,
-} from '../../core/kits/cli/pricing.js';
+import { burnOf, countOf, free, hourlyPrice, isRunTime, lastOption, machineLine, notInTable, previewCliSteps, priced, pricedLine, readWhereStepActs, scalePrice, sumPrices, unpriced, type CliPricing, type Found, type PriceContext, type PricedStep, type PriceRule } from '../../core/kits/cli/pricing.js';
 import type { Burn, ChangePrice, CostLine, PricePreview, PreviewRead } from '../../core/provider.js';
 import { GCLOUD_SYNTAX } from './destroyer.js';
 import { GCE_PRICES } from './price-table.js';
@@ -33,24 +19,11 @@ import { GCE_PRICES } from './price-table.js';
 /** The GKE cluster management fee, per cluster and hour (Standard edition). */
 export const GKE_CLUSTER_HOURLY = 0.1;
 
-type Found<T> = { value: T } | { unpriced: string };
-
-const unpriced = (why: string): ChangePrice => ({ price: 'unpriced', why });
-const dynamic = (v: string) => /<[A-Z][A-Z0-9_]*>/.test(v);
-
 /** The value of an option; given twice differently, or a placeholder: why not. */
-function last(cmd: ParsedCommand, name: string): Found<string | undefined> {
-  const values = option(cmd, name) ?? [];
-  if (values.some(dynamic)) return { unpriced: `${name} is only known at run time` };
-  const distinct = [...new Set(values.map((v) => v.trim()))];
-  if (distinct.length > 1) return { unpriced: `${name} given twice (${distinct.join(', ')}): which one counts is not certain` };
-  return { value: values.at(-1) };
-}
-
 /** A read in the step's own project (the provider adds its default only when a step names none). */
+/** A read in the step's own project. */
 function readFor(ctx: PriceContext, args: string[]): Promise<unknown> {
-  const project = option(ctx.cmd, '--project')?.at(-1);
-  return readOnce(ctx, [...args, ...(project !== undefined ? ['--project', project] : [])]);
+  return readWhereStepActs(ctx, args, ['--project']);
 }
 
 /** `us-central1-a` → `us-central1`; a region stays itself. */
@@ -64,7 +37,7 @@ const isZone = (location: string) => /^[a-z]+-[a-z]+\d+-[a-z]$/.test(location.tr
 /** Where the step acts: `--zone`, `--region` or `--location`. */
 function whereOf(cmd: ParsedCommand): Found<{ flag: string; value: string; region: string; zonal: boolean }> {
   for (const flag of ['--zone', '--region', '--location']) {
-    const v = last(cmd, flag);
+    const v = lastOption(cmd, flag);
     if ('unpriced' in v) return v;
     if (v.value !== undefined) return { value: { flag, value: v.value, region: regionOfLocation(v.value), zonal: isZone(v.value) } };
   }
@@ -75,7 +48,7 @@ function whereOf(cmd: ParsedCommand): Found<{ flag: string; value: string; regio
 function accelerators(cmd: ParsedCommand): Found<{ type: string; count: number }[]> {
   const out: { type: string; count: number }[] = [];
   for (const v of option(cmd, '--accelerator') ?? []) {
-    if (dynamic(v)) return { unpriced: '--accelerator is only known at run time' };
+    if (isRunTime(v)) return { unpriced: '--accelerator is only known at run time' };
     const fields = Object.fromEntries(v.split(',').map((kv) => kv.split('=').map((x) => x.trim().toLowerCase()) as [string, string]));
     const count = countOf([fields.count ?? '1']);
     if (!fields.type || count.unknown) return { unpriced: `--accelerator ${v}: not readable` };
@@ -102,11 +75,11 @@ const baseName = (v: string) => v.split('/').filter(Boolean).at(-1) ?? v;
 
 /** What an instance template launches: from an earlier step that creates it, else read. */
 async function templateMachine(ctx: PriceContext, template: string): Promise<Found<{ type: string; gpus: { type: string; count: number }[] }>> {
-  if (dynamic(template)) return { unpriced: 'the instance template is only known at run time' };
+  if (isRunTime(template)) return { unpriced: 'the instance template is only known at run time' };
   const name = baseName(template);
   const created = ctx.earlier.find((e) => e.cmd.words.join(' ') === 'compute instance-templates create' && e.cmd.rawWords[3] === name);
   if (created) {
-    const type = last(created.cmd, '--machine-type');
+    const type = lastOption(created.cmd, '--machine-type');
     if ('unpriced' in type) return type;
     const gpus = accelerators(created.cmd);
     if ('unpriced' in gpus) return gpus;
@@ -152,12 +125,12 @@ async function instancesCreate(ctx: PriceContext): Promise<ChangePrice> {
   const names = instanceNames(ctx.cmd);
   const count = Math.max(1, names.length);
   if (option(ctx.cmd, '--custom-cpu') || option(ctx.cmd, '--custom-memory')) return unpriced('custom machine types are not in the price table');
-  const type = last(ctx.cmd, '--machine-type');
+  const type = lastOption(ctx.cmd, '--machine-type');
   if ('unpriced' in type) return unpriced(type.unpriced);
   const gpus = accelerators(ctx.cmd);
   if ('unpriced' in gpus) return unpriced(gpus.unpriced);
   let machine = { type: type.value, gpus: gpus.value };
-  const template = last(ctx.cmd, '--source-instance-template');
+  const template = lastOption(ctx.cmd, '--source-instance-template');
   if ('unpriced' in template) return unpriced(template.unpriced);
   if (template.value && (!machine.type || !machine.gpus.length)) {
     const t = await templateMachine(ctx, template.value);
@@ -167,14 +140,13 @@ async function instancesCreate(ctx: PriceContext): Promise<ChangePrice> {
   const machineType = baseName(machine.type ?? 'n1-standard-1');
   const each = machinePrice(where.value.region, machineType, machine.gpus);
   if ('unpriced' in each) return unpriced(each.unpriced);
-  const line = machineLine(ctx.step.index, 'instance', machineType, count, each.value, count > 1 ? `${count} instances` : undefined, where.value.region);
-  return { price: 'priced', per_hour: line.per_hour!, lines: [line] };
+  return pricedLine(machineLine(ctx.step.index, 'instance', machineType, count, each.value, count > 1 ? `${count} instances` : undefined, where.value.region));
 }
 
 /** A managed instance group: create (`--size`) or resize (new − current, read). */
 async function managedGroup(ctx: PriceContext): Promise<ChangePrice> {
   const name = ctx.cmd.rawWords[4];
-  if (!name || dynamic(name)) return unpriced('the group is only known at run time');
+  if (!name || isRunTime(name)) return unpriced('the group is only known at run time');
   const where = whereOf(ctx.cmd);
   if ('unpriced' in where) return unpriced(where.unpriced);
   const size = countOf(option(ctx.cmd, '--size') ?? []);
@@ -183,7 +155,7 @@ async function managedGroup(ctx: PriceContext): Promise<ChangePrice> {
   let before = 0;
   let templates: string[];
   if (ctx.cmd.words[3] === 'create') {
-    const t = last(ctx.cmd, '--template');
+    const t = lastOption(ctx.cmd, '--template');
     if ('unpriced' in t) return unpriced(t.unpriced);
     if (!t.value) return unpriced('no --template');
     templates = [t.value];
@@ -217,7 +189,7 @@ function gkeNodes(ctx: PriceContext, where: { zonal: boolean }): Found<number> {
   const totalMax = countOf(option(ctx.cmd, '--total-max-nodes') ?? []);
   for (const c of [perZone, maxPerZone, totalMax]) if (c.unknown) return { unpriced: c.unknown };
   const locations = option(ctx.cmd, '--node-locations')?.at(-1);
-  if (locations !== undefined && dynamic(locations)) return { unpriced: '--node-locations is only known at run time' };
+  if (locations !== undefined && isRunTime(locations)) return { unpriced: '--node-locations is only known at run time' };
   const zones = locations ? locations.split(',').filter(Boolean).length : where.zonal ? 1 : 3;
   return { value: Math.max((perZone.count ?? 3) * zones, (maxPerZone.count ?? 0) * zones, totalMax.count ?? 0) };
 }
@@ -228,7 +200,7 @@ async function gke(ctx: PriceContext): Promise<ChangePrice> {
   if ('unpriced' in where) return unpriced(where.unpriced);
   const nodes = gkeNodes(ctx, where.value);
   if ('unpriced' in nodes) return unpriced(nodes.unpriced);
-  const type = last(ctx.cmd, '--machine-type');
+  const type = lastOption(ctx.cmd, '--machine-type');
   if ('unpriced' in type) return unpriced(type.unpriced);
   const gpus = accelerators(ctx.cmd);
   if ('unpriced' in gpus) return unpriced(gpus.unpriced);
@@ -237,11 +209,8 @@ async function gke(ctx: PriceContext): Promise<ChangePrice> {
   if ('unpriced' in each) return unpriced(each.unpriced);
   const lines: CostLine[] = [machineLine(ctx.step.index, 'gke nodes', machineType, nodes.value, each.value, `${nodes.value} nodes`, where.value.region)];
   if (ctx.cmd.words[1] === 'clusters') lines.push(machineLine(ctx.step.index, 'gke cluster', 'cluster fee', 1, GKE_CLUSTER_HOURLY, undefined, where.value.region));
-  return sumPrices(lines.map((l) => ({ price: 'priced', per_hour: l.per_hour!, lines: [l] })));
+  return sumPrices(lines.map(pricedLine));
 }
-
-const free = (command: string, how: string): PriceRule => ({ command, how, price: 'free' });
-const priced = (command: string, how: string, price: (ctx: PriceContext) => Promise<ChangePrice>): PriceRule => ({ command, how, price });
 
 /** What cloud_b prices, first match wins; a change no row names is unpriced. */
 export const GCLOUD_PRICE_RULES: readonly PriceRule[] = [
@@ -268,14 +237,8 @@ export const GCLOUD_PRICE_RULES: readonly PriceRule[] = [
 
 export const GCLOUD_PRICING: CliPricing = { syntax: GCLOUD_SYNTAX, rules: GCLOUD_PRICE_RULES, table: GCE_PRICES };
 
-/** What one cloud_b step costs (DESIGN §8), from its parsed argv and reads through the executor. */
-export function priceStep(step: PricedStep, read: PreviewRead, earlier: readonly PricedStep[] = []): Promise<ChangePrice> {
-  return priceCliStep(GCLOUD_PRICING, step, read, earlier);
-}
-
-export function previewCloudB(steps: readonly PricedStep[], read: PreviewRead): Promise<PricePreview> {
-  return previewCliSteps(GCLOUD_PRICING, steps, read);
-}
+/** cloud_b's share of a dry run and of the budget guard: every step priced in plan order. */
+export const previewCloudB = (steps: readonly PricedStep[], read: PreviewRead): Promise<PricePreview> => previewCliSteps(GCLOUD_PRICING, steps, read);
 
 const BILLING = new Set(['PROVISIONING', 'STAGING', 'RUNNING', 'REPAIRING']);
 
@@ -284,14 +247,11 @@ export async function burnCloudB(read: PreviewRead): Promise<Burn> {
   const data = (await read(['gcloud', 'compute', 'instances', 'list'])) as
     | { name?: string; status?: string; zone?: string; machineType?: string; guestAccelerators?: { acceleratorType?: string; acceleratorCount?: number }[] }[]
     | null;
-  let perHour = 0;
-  const notPriced: string[] = [];
-  for (const i of Array.isArray(data) ? data : []) {
-    if (!BILLING.has(i.status ?? '')) continue;
-    const gpus = (i.guestAccelerators ?? []).map((g) => ({ type: baseName(g.acceleratorType ?? '?'), count: Number(g.acceleratorCount ?? 1) }));
-    const each = machinePrice(regionOfLocation(baseName(i.zone ?? '')), baseName(i.machineType ?? '?'), gpus);
-    if ('unpriced' in each) notPriced.push(`instance ${i.name}: ${each.unpriced}`);
-    else perHour += each.value;
-  }
-  return { per_hour: perHour, currency: 'usd', unpriced: notPriced };
+  const billing = (Array.isArray(data) ? data : []).filter((i) => BILLING.has(i.status ?? ''));
+  return burnOf(
+    billing.map((i) => {
+      const gpus = (i.guestAccelerators ?? []).map((g) => ({ type: baseName(g.acceleratorType ?? '?'), count: Number(g.acceleratorCount ?? 1) }));
+      return { what: `instance ${i.name}`, each: machinePrice(regionOfLocation(baseName(i.zone ?? '')), baseName(i.machineType ?? '?'), gpus) };
+    }),
+  );
 }

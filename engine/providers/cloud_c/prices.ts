@@ -11,21 +11,7 @@
  */
 import { option, type ParsedCommand } from '../../core/kits/cli/argv.js';
 import { decodeJson } from '../../core/kits/cli/decode.js';
-import {
-  countOf,
-  hourlyPrice,
-  machineLine,
-  notInTable,
-  previewCliSteps,
-  priceCliStep,
-  readOnce,
-  scalePrice,
-  sumPrices,
-  type CliPricing,
-  type PriceContext,
-  type PriceRule,
-  type PricedStep,
-} from '../../core/kits/cli/pricing.js';
+import { burnOf, countOf, free, hourlyPrice, isRunTime, lastOption, machineLine, notInTable, previewCliSteps, priced, pricedLine, readWhereStepActs, scalePrice, sumPrices, unpriced, type CliPricing, type Found, type PriceContext, type PricedStep, type PriceRule } from '../../core/kits/cli/pricing.js';
 import type { Burn, ChangePrice, CostLine, PricePreview, PreviewRead } from '../../core/provider.js';
 import { AZ_SYNTAX } from './destroyer.js';
 import { AZURE_VM_PRICES } from './price-table.js';
@@ -33,24 +19,11 @@ import { AZURE_VM_PRICES } from './price-table.js';
 /** The AKS control plane per cluster and hour, by tier (`--tier`; free is the default). */
 export const AKS_TIER_HOURLY: Readonly<Record<string, number>> = { free: 0, standard: 0.1, premium: 0.6 };
 
-type Found<T> = { value: T } | { unpriced: string };
-
-const unpriced = (why: string): ChangePrice => ({ price: 'unpriced', why });
-const dynamic = (v: string) => /<[A-Z][A-Z0-9_]*>/.test(v);
-
 /** The value of the option given among `names` (`--name`, `-n`: one option to az); given twice differently, or a placeholder: why not. */
-function last(cmd: ParsedCommand, ...names: string[]): Found<string | undefined> {
-  const values = names.flatMap((name) => option(cmd, name) ?? []);
-  if (values.some(dynamic)) return { unpriced: `${names[0]} is only known at run time` };
-  const distinct = [...new Set(values.map((v) => v.trim()))];
-  if (distinct.length > 1) return { unpriced: `${names[0]} given twice (${distinct.join(', ')}): which one counts is not certain` };
-  return { value: values.at(-1) };
-}
-
 /** A read in the step's own subscription (the provider adds its default only when a step names none). */
+/** A read in the step's own subscription. */
 function readFor(ctx: PriceContext, args: string[]): Promise<unknown> {
-  const subscription = option(ctx.cmd, '--subscription')?.at(-1);
-  return readOnce(ctx, [...args, ...(subscription !== undefined ? ['--subscription', subscription] : [])]);
+  return readWhereStepActs(ctx, args, ['--subscription']);
 }
 
 /** `East US` and `eastus` are one location to az. */
@@ -58,15 +31,15 @@ const normalLocation = (l: string) => l.replace(/\s+/g, '').toLowerCase();
 
 /** The step's `--location`, else its resource group's (read). */
 async function locationOf(ctx: PriceContext): Promise<Found<string>> {
-  const given = last(ctx.cmd, '--location', '-l');
+  const given = lastOption(ctx.cmd, '--location', '-l');
   if ('unpriced' in given) return given;
   if (given.value) return { value: normalLocation(given.value) };
-  const group = last(ctx.cmd, '--resource-group', '-g');
+  const group = lastOption(ctx.cmd, '--resource-group', '-g');
   if ('unpriced' in group) return group;
   if (!group.value) return { unpriced: 'no --location or --resource-group: the location (and its prices) is not known' };
   const created = ctx.earlier.find((e) => e.cmd.words[0] === 'group' && e.cmd.words[1] === 'create' && (option(e.cmd, '--name') ?? option(e.cmd, '-n') ?? []).includes(group.value!));
   const fromPlan = created ? (option(created.cmd, '--location') ?? option(created.cmd, '-l'))?.at(-1) : undefined;
-  if (fromPlan && !dynamic(fromPlan)) return { value: normalLocation(fromPlan) };
+  if (fromPlan && !isRunTime(fromPlan)) return { value: normalLocation(fromPlan) };
   const data = (await readFor(ctx, ['az', 'group', 'show', '--name', group.value])) as { location?: string } | null;
   return data?.location ? { value: normalLocation(data.location) } : { unpriced: `resource group ${group.value} not found` };
 }
@@ -79,7 +52,7 @@ function sizePrice(location: string, size: string): Found<number> {
 const noDefault = (flag: string) => `no ${flag}: az picks a default size that changes between versions; name the size`;
 
 async function vmCreate(ctx: PriceContext): Promise<ChangePrice> {
-  const size = last(ctx.cmd, '--size');
+  const size = lastOption(ctx.cmd, '--size');
   if ('unpriced' in size) return unpriced(size.unpriced);
   if (!size.value) return unpriced(noDefault('--size'));
   const count = countOf(option(ctx.cmd, '--count') ?? []);
@@ -89,12 +62,11 @@ async function vmCreate(ctx: PriceContext): Promise<ChangePrice> {
   const each = sizePrice(location.value, size.value);
   if ('unpriced' in each) return unpriced(each.unpriced);
   const n = count.count ?? 1;
-  const line = machineLine(ctx.step.index, 'vm', size.value, n, each.value, n > 1 ? `${n} VMs` : undefined, location.value);
-  return { price: 'priced', per_hour: line.per_hour!, lines: [line] };
+  return pricedLine(machineLine(ctx.step.index, 'vm', size.value, n, each.value, n > 1 ? `${n} VMs` : undefined, location.value));
 }
 
 async function vmssCreate(ctx: PriceContext): Promise<ChangePrice> {
-  const size = last(ctx.cmd, '--vm-sku');
+  const size = lastOption(ctx.cmd, '--vm-sku');
   if ('unpriced' in size) return unpriced(size.unpriced);
   if (!size.value) return unpriced(noDefault('--vm-sku'));
   const count = countOf(option(ctx.cmd, '--instance-count') ?? []);
@@ -117,7 +89,7 @@ export function vmssUpdateCapacity(cmd: ParsedCommand): Found<number | undefined
     if (['--resource-group', '-g', '--name', '-n', '--ids', '--subscription', '--no-wait', '--output', '-o', '--query'].includes(name)) continue;
     if (name !== '--set') return { unpriced: `vmss update ${name}: the budget cannot price this change` };
     for (const v of values) {
-      if (dynamic(v)) return { unpriced: '--set is only known at run time' };
+      if (isRunTime(v)) return { unpriced: '--set is only known at run time' };
       const eq = v.indexOf('=');
       const path = v.slice(0, eq).replace(/\s+/g, '').replace(/^["']|["']$/g, '').toLowerCase();
       const value = v.slice(eq + 1).trim();
@@ -165,9 +137,9 @@ async function vmssCapacity(ctx: PriceContext): Promise<ChangePrice> {
     after = c.value;
   }
   if (after === undefined) return unpriced('no new capacity given');
-  const ids = last(ctx.cmd, '--ids');
-  const group = last(ctx.cmd, '--resource-group', '-g');
-  const name = last(ctx.cmd, '--name', '-n');
+  const ids = lastOption(ctx.cmd, '--ids');
+  const group = lastOption(ctx.cmd, '--resource-group', '-g');
+  const name = lastOption(ctx.cmd, '--name', '-n');
   for (const f of [ids, group, name]) if ('unpriced' in f) return unpriced(f.unpriced);
   const which = (ids as { value?: string }).value ? ['--ids', (ids as { value: string }).value] : ['--resource-group', String((group as { value?: string }).value), '--name', String((name as { value?: string }).value)];
   const data = (await readFor(ctx, ['az', 'vmss', 'show', ...which])) as { location?: string; sku?: { name?: string; capacity?: number } } | null;
@@ -190,7 +162,7 @@ function aksNodes(cmd: ParsedCommand): Found<number> {
 
 /** An AKS cluster (its system node pool and the tier's control plane) or an added node pool. */
 async function aks(ctx: PriceContext): Promise<ChangePrice> {
-  const size = last(ctx.cmd, '--node-vm-size', '-s');
+  const size = lastOption(ctx.cmd, '--node-vm-size', '-s');
   if ('unpriced' in size) return unpriced(size.unpriced);
   if (!size.value) return unpriced(noDefault('--node-vm-size'));
   const nodes = aksNodes(ctx.cmd);
@@ -199,8 +171,8 @@ async function aks(ctx: PriceContext): Promise<ChangePrice> {
   const creates = ctx.cmd.words[1] === 'create';
   if (creates) location = await locationOf(ctx);
   else {
-    const cluster = last(ctx.cmd, '--cluster-name');
-    const group = last(ctx.cmd, '--resource-group', '-g');
+    const cluster = lastOption(ctx.cmd, '--cluster-name');
+    const group = lastOption(ctx.cmd, '--resource-group', '-g');
     if ('unpriced' in cluster || 'unpriced' in group || !cluster.value || !group.value) return unpriced('the cluster is only known at run time');
     const data = (await readFor(ctx, ['az', 'aks', 'show', '--resource-group', group.value, '--name', cluster.value])) as { location?: string } | null;
     location = data?.location ? { value: normalLocation(data.location) } : { unpriced: `cluster ${cluster.value} not found` };
@@ -210,17 +182,14 @@ async function aks(ctx: PriceContext): Promise<ChangePrice> {
   if ('unpriced' in each) return unpriced(each.unpriced);
   const lines: CostLine[] = [machineLine(ctx.step.index, 'aks nodes', size.value, nodes.value, each.value, `${nodes.value} nodes`, location.value)];
   if (creates) {
-    const tier = last(ctx.cmd, '--tier');
+    const tier = lastOption(ctx.cmd, '--tier');
     if ('unpriced' in tier) return unpriced(tier.unpriced);
     const fee = AKS_TIER_HOURLY[(tier.value ?? 'free').trim().toLowerCase()];
     if (fee === undefined) return unpriced(`--tier ${tier.value}: not a tier the budget knows`);
     if (fee > 0) lines.push(machineLine(ctx.step.index, 'aks cluster', `${tier.value} tier`, 1, fee, undefined, location.value));
   }
-  return sumPrices(lines.map((l) => ({ price: 'priced', per_hour: l.per_hour!, lines: [l] })));
+  return sumPrices(lines.map(pricedLine));
 }
-
-const free = (command: string, how: string): PriceRule => ({ command, how, price: 'free' });
-const priced = (command: string, how: string, price: (ctx: PriceContext) => Promise<ChangePrice>): PriceRule => ({ command, how, price });
 
 /** What cloud_c prices, first match wins; a change no row names is unpriced. */
 export const AZ_PRICE_RULES: readonly PriceRule[] = [
@@ -247,32 +216,17 @@ export const AZ_PRICE_RULES: readonly PriceRule[] = [
 
 export const AZ_PRICING: CliPricing = { syntax: AZ_SYNTAX, rules: AZ_PRICE_RULES, table: AZURE_VM_PRICES };
 
-/** What one cloud_c step costs (DESIGN §8), from its parsed argv and reads through the executor. */
-export function priceStep(step: PricedStep, read: PreviewRead, earlier: readonly PricedStep[] = []): Promise<ChangePrice> {
-  return priceCliStep(AZ_PRICING, step, read, earlier);
-}
-
-export function previewCloudC(steps: readonly PricedStep[], read: PreviewRead): Promise<PricePreview> {
-  return previewCliSteps(AZ_PRICING, steps, read);
-}
+/** cloud_c's share of a dry run and of the budget guard: every step priced in plan order. */
+export const previewCloudC = (steps: readonly PricedStep[], read: PreviewRead): Promise<PricePreview> => previewCliSteps(AZ_PRICING, steps, read);
 
 /** What the subscription's VMs (unless deallocated) and scale sets burn now, from the same table. */
 export async function burnCloudC(read: PreviewRead): Promise<Burn> {
   const vms = (await read(['az', 'vm', 'list', '--show-details'])) as { name?: string; location?: string; powerState?: string; hardwareProfile?: { vmSize?: string }; virtualMachineScaleSet?: unknown }[] | null;
   const sets = (await read(['az', 'vmss', 'list'])) as { name?: string; location?: string; sku?: { name?: string; capacity?: number } }[] | null;
-  let perHour = 0;
-  const notPriced: string[] = [];
-  for (const vm of Array.isArray(vms) ? vms : []) {
-    // A stopped VM that is still allocated bills; only a deallocated one does not.
-    if (/deallocat/i.test(vm.powerState ?? '') || vm.virtualMachineScaleSet) continue;
-    const each = sizePrice(normalLocation(vm.location ?? ''), vm.hardwareProfile?.vmSize ?? '?');
-    if ('unpriced' in each) notPriced.push(`vm ${vm.name}: ${each.unpriced}`);
-    else perHour += each.value;
-  }
-  for (const s of Array.isArray(sets) ? sets : []) {
-    const each = sizePrice(normalLocation(s.location ?? ''), s.sku?.name ?? '?');
-    if ('unpriced' in each) notPriced.push(`scale set ${s.name}: ${each.unpriced}`);
-    else perHour += each.value * Number(s.sku?.capacity ?? 0);
-  }
-  return { per_hour: perHour, currency: 'usd', unpriced: notPriced };
+  // A stopped VM that is still allocated bills; only a deallocated one does not.
+  const billing = (Array.isArray(vms) ? vms : []).filter((vm) => !/deallocat/i.test(vm.powerState ?? '') && !vm.virtualMachineScaleSet);
+  return burnOf([
+    ...billing.map((vm) => ({ what: `vm ${vm.name}`, each: sizePrice(normalLocation(vm.location ?? ''), vm.hardwareProfile?.vmSize ?? '?') })),
+    ...(Array.isArray(sets) ? sets : []).map((s) => ({ what: `scale set ${s.name}`, each: sizePrice(normalLocation(s.location ?? ''), s.sku?.name ?? '?'), count: Number(s.sku?.capacity ?? 0) })),
+  ]);
 }

@@ -12,9 +12,8 @@
  * team key "my team" means), `base_url` / ASSISTANT_ISSUETRACKER_BASE_URL (default api.linear.app).
  */
 import type { ProviderCapabilities } from '../../core/capabilities.js';
-import { sectionCredentials, tokenField } from '../../core/credential-sources.js';
 import { OperationError, UsageError } from '../../core/errors.js';
-import { fakeSandbox, oneRead } from '../../core/kits/http/token-integration.js';
+import { fakeSandbox, oneRead, tokenCredentials } from '../../core/kits/http/token-integration.js';
 import { resolveToken, type TokenSpec } from '../../core/kits/http/credentials.js';
 import { isGraphqlRead } from '../../core/kits/http/graphql.js';
 import { baseUrlFor, httpProvider, type Page } from '../../core/kits/http/provider.js';
@@ -78,18 +77,13 @@ const capabilities: ProviderCapabilities = {
       return parts.length ? parts.join('\n') : undefined;
     },
   },
-  credentials: {
-    ...sectionCredentials({ provider: 'issuetracker', title: 'issuetracker', section: 'issuetracker', keys: ['api_key'], envFamilies: [['ISSUETRACKER_API_KEY']] }),
-    what: 'issue tracker API key',
-    fields: [tokenField('api_key', 'issue tracker API key')],
-    async test(read) {
-      const [me] = await read(oneRead('issuetracker', ['issuetracker-api', 'POST', GRAPHQL_PATH, JSON.stringify({ query: VIEWER_QUERY })], 'who the key belongs to (a cheap read)'));
-      const data = obj(obj(me).data);
-      const who = str(obj(data.viewer).displayName) ?? str(obj(data.viewer).name) ?? '?';
-      const org = str(obj(data.organization).name);
-      return { detail: `key of ${who}${org ? ` in ${org}` : ''}`, data: { viewer: who, organization: org } };
-    },
-  },
+  credentials: tokenCredentials({ name: 'issuetracker', tokenKey: 'api_key', envNames: ['ISSUETRACKER_API_KEY'] }, { title: 'issuetracker', what: 'issue tracker API key' }, async (read) => {
+    const [me] = await read(oneRead('issuetracker', ['issuetracker-api', 'POST', GRAPHQL_PATH, JSON.stringify({ query: VIEWER_QUERY })], 'who the key belongs to (a cheap read)'));
+    const data = obj(obj(me).data);
+    const who = str(obj(data.viewer).displayName) ?? str(obj(data.viewer).name) ?? '?';
+    const org = str(obj(data.organization).name);
+    return { detail: `key of ${who}${org ? ` in ${org}` : ''}`, data: { viewer: who, organization: org } };
+  }),
   sandbox: fakeSandbox(async () => (await import('../../../emulator/fakes/issuetracker.js')).startIssuetrackerFake(), 'api_key'),
 };
 

@@ -5,8 +5,7 @@
  * bounded in pages and bytes. Questions about droplets and their cost are answered from its reads.
  */
 import type { Config } from '../../../schemas/config.js';
-import { sectionCredentials, tokenField } from '../../core/credential-sources.js';
-import { fakeSandbox, oneRead } from '../../core/kits/http/token-integration.js';
+import { fakeSandbox, oneRead, tokenCredentials } from '../../core/kits/http/token-integration.js';
 import { apiCapabilities } from '../../core/kits/http/api-reads.js';
 import { httpProvider, type HttpProviderSpec, type Page } from '../../core/kits/http/provider.js';
 import { tokenTarget, type TokenTargetSpec } from '../../core/kits/http/token-target.js';
@@ -46,16 +45,11 @@ const spec: HttpProviderSpec = {
       generic: ['vps', 'servers'],
       reads: VPS_A_READS,
     }),
-    credentials: {
-      ...sectionCredentials({ provider: 'vps_a', title: 'vps_a', section: 'vps_a', keys: ['api_token'], envFamilies: [['VPS_A_API_TOKEN']] }),
-      what: 'vps_a API token',
-      fields: [tokenField('api_token', 'vps_a API token')],
-      async test(read) {
-        const [data] = await read(oneRead('vps_a', [VPS_A_VERB, 'GET', '/v2/account'], 'a cheap read: the account'));
-        const a = obj(obj(data).account);
-        return { detail: `account ${str(a.status) ?? '?'}, droplet limit ${String(a.droplet_limit ?? '?')}` };
-      },
-    },
+    credentials: tokenCredentials({ name: 'vps_a', tokenKey: 'api_token', envNames: ['VPS_A_API_TOKEN'] }, { title: 'vps_a', what: 'vps_a API token' }, async (read) => {
+      const [data] = await read(oneRead('vps_a', [VPS_A_VERB, 'GET', '/v2/account'], 'a cheap read: the account'));
+      const a = obj(obj(data).account);
+      return { detail: `account ${str(a.status) ?? '?'}, droplet limit ${String(a.droplet_limit ?? '?')}` };
+    }),
     sandbox: fakeSandbox(async () => (await import('../../../emulator/fakes/vps_a.js')).startVpsAFake()),
   },
 };

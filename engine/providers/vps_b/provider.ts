@@ -5,8 +5,7 @@
  * path, bounded in pages and bytes. Questions about servers and their cost are answered from its reads.
  */
 import type { Config } from '../../../schemas/config.js';
-import { sectionCredentials, tokenField } from '../../core/credential-sources.js';
-import { fakeSandbox, oneRead } from '../../core/kits/http/token-integration.js';
+import { fakeSandbox, oneRead, tokenCredentials } from '../../core/kits/http/token-integration.js';
 import { apiCapabilities } from '../../core/kits/http/api-reads.js';
 import { httpProvider, type HttpProviderSpec, type Page } from '../../core/kits/http/provider.js';
 import { tokenTarget, type TokenTargetSpec } from '../../core/kits/http/token-target.js';
@@ -50,16 +49,11 @@ const spec: HttpProviderSpec = {
       generic: ['vps', 'servers'],
       reads: VPS_B_READS,
     }),
-    credentials: {
-      ...sectionCredentials({ provider: 'vps_b', title: 'vps_b', section: 'vps_b', keys: ['api_token'], envFamilies: [['VPS_B_API_TOKEN']] }),
-      what: 'vps_b API token',
-      fields: [tokenField('api_token', 'vps_b API token')],
-      async test(read) {
-        const [data] = await read(oneRead('vps_b', [VPS_B_VERB, 'GET', '/v1/pricing'], 'a cheap read: the price list'));
-        const p = obj(obj(data).pricing);
-        return { detail: `prices in ${str(p.currency) ?? '?'} (VAT ${str(p.vat_rate) ?? '?'}%)` };
-      },
-    },
+    credentials: tokenCredentials({ name: 'vps_b', tokenKey: 'api_token', envNames: ['VPS_B_API_TOKEN'] }, { title: 'vps_b', what: 'vps_b API token' }, async (read) => {
+      const [data] = await read(oneRead('vps_b', [VPS_B_VERB, 'GET', '/v1/pricing'], 'a cheap read: the price list'));
+      const p = obj(obj(data).pricing);
+      return { detail: `prices in ${str(p.currency) ?? '?'} (VAT ${str(p.vat_rate) ?? '?'}%)` };
+    }),
     sandbox: fakeSandbox(async () => (await import('../../../emulator/fakes/vps_b.js')).startVpsBFake()),
   },
 };

@@ -16,7 +16,7 @@ import { runCli, tempHome } from '../../support/cli.js';
 import { tempDir } from '../../support/temp.js';
 import { startKubeApi } from '../../support/kube-api.js';
 import { callTool, connectHttp, errorOf, startMcpServer, textOf } from '../../support/mcp.js';
-import { headNodeKubeconfig, startSshServer, type SshTestServer } from '../../support/ssh-server.js';
+import { headNodeKubeconfig, withSshServer, type SshTestServer, type SshTestServerOptions } from '../../support/ssh-server.js';
 
 const dirs: string[] = [];
 const temp = tempDir;
@@ -29,16 +29,7 @@ test.after(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function withServer(fn: (srv: SshTestServer, home: string) => Promise<void>, opts: Parameters<typeof startSshServer>[1] = {}) {
-  const srv = await startSshServer(temp('deny-ssh-'), { files: { '/root/.kube/config': headNodeKubeconfig() }, ...opts });
-  const h = home();
-  writeFileSync(join(h, '.assistant.yaml'), `gpucloud:\n  ssh_key_path: ${srv.clientKeyPath}\n  ssh_port: ${srv.port}\n`, { mode: 0o600 });
-  try {
-    await fn(srv, h);
-  } finally {
-    await srv.close();
-  }
-}
+const withServer = (fn: (srv: SshTestServer, home: string) => Promise<void>, opts: SshTestServerOptions = {}) => withSshServer(fn, opts, home());
 
 /** kubectl as a child without blocking this process (the fake API server answers from it). */
 function kubectl(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ status: number | null; stdout: string; stderr: string }> {

@@ -12,7 +12,7 @@ import { allProviders } from '../../../engine/providers/index.js';
 import { validatePlan } from '../../../engine/core/plan/validate.js';
 import { sshExec } from '../../../engine/providers/ssh/verbs/exec.js';
 import { runCli, tempHome } from '../../support/cli.js';
-import { headNodeKubeconfig, startSshServer } from '../../support/ssh-server.js';
+import { headNodeKubeconfig, sshHome, startSshServer } from '../../support/ssh-server.js';
 import { tempDir } from '../../support/temp.js';
 
 // Every provider, loaded: these tests validate plans of any provider synchronously.
@@ -67,8 +67,7 @@ test('a produced value is substituted shell-quoted: it can never become a second
 test('a command that exits non-zero fails the step with remote_command_failed and its stderr', async () => {
   const dir = tempDir('assistant-ssh-');
   const srv = await startSshServer(dir, { exec: () => ({ stderr: 'E: Unable to locate package kubeadm\n', code: 100 }) });
-  const home = tempHome();
-  writeFileSync(join(home, '.assistant.yaml'), `gpucloud:\n  ssh_key_path: ${srv.clientKeyPath}\n  ssh_port: ${srv.port}\n`, { mode: 0o600 });
+  const home = sshHome(srv, tempHome());
   try {
     const p = { version: 1, provider: 'ssh', commands: [{ args: ['ssh-exec', '127.0.0.1', 'apt-get install -y kubeadm'], reason: 'install' }] };
     // A free-form command: it runs only with --destroyer.
@@ -84,8 +83,7 @@ test('a command that exits non-zero fails the step with remote_command_failed an
 test('four runs merging different contexts into one kubeconfig at once keep all four', async () => {
   const dir = tempDir('assistant-ssh-');
   const srv = await startSshServer(dir, { files: { '/root/.kube/config': headNodeKubeconfig() } });
-  const home = tempHome();
-  writeFileSync(join(home, '.assistant.yaml'), `gpucloud:\n  ssh_key_path: ${srv.clientKeyPath}\n  ssh_port: ${srv.port}\n`, { mode: 0o600 });
+  const home = sshHome(srv, tempHome());
   try {
     const names = ['c1', 'c2', 'c3', 'c4'];
     const runs = await Promise.all(
@@ -104,8 +102,7 @@ test('four runs merging different contexts into one kubeconfig at once keep all 
 test('the merge waits for the kubeconfig lock held by another process and then writes', async () => {
   const dir = tempDir('assistant-ssh-');
   const srv = await startSshServer(dir, { files: { '/root/.kube/config': headNodeKubeconfig() } });
-  const home = tempHome();
-  writeFileSync(join(home, '.assistant.yaml'), `gpucloud:\n  ssh_key_path: ${srv.clientKeyPath}\n  ssh_port: ${srv.port}\n`, { mode: 0o600 });
+  const home = sshHome(srv, tempHome());
   const kube = join(home, '.kube', 'config');
   mkdirSync(join(home, '.kube'));
   writeFileSync(kube, '');

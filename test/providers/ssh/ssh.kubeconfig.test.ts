@@ -7,9 +7,8 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
-import { runCli, tempHome } from '../../support/cli.js';
-import { headNodeKubeconfig, startSshServer, type SshTestServer } from '../../support/ssh-server.js';
-import { tempDir } from '../../support/temp.js';
+import { runCli } from '../../support/cli.js';
+import { headNodeKubeconfig, sshHome, withSshServer } from '../../support/ssh-server.js';
 
 type Kubeconfig = {
   'current-context'?: string;
@@ -34,17 +33,7 @@ const OTHER = [
   '',
 ].join('\n');
 
-async function withServer(fn: (srv: SshTestServer, home: string) => Promise<void>, opts: Parameters<typeof startSshServer>[1] = {}) {
-  const dir = tempDir('assistant-ssh-');
-  const srv = await startSshServer(dir, { files: { '/root/.kube/config': headNodeKubeconfig() }, ...opts });
-  const home = tempHome();
-  writeFileSync(join(home, '.assistant.yaml'), `gpucloud:\n  ssh_key_path: ${srv.clientKeyPath}\n  ssh_port: ${srv.port}\n`, { mode: 0o600 });
-  try {
-    await fn(srv, home);
-  } finally {
-    await srv.close();
-  }
-}
+const withServer = withSshServer;
 
 const plan = (...extra: string[]) =>
   JSON.stringify({ version: 1, provider: 'ssh', commands: [{ args: ['ssh-kubeconfig', '127.0.0.1', 'gpu-a', '--interval=0.2', ...extra], reason: 'fetch the kubeconfig' }] });
@@ -183,7 +172,7 @@ test('the kubeconfig goes to kubernetes.kubeconfig when set, else the first path
     assert.ok(existsSync(viaEnv));
     assert.not.ok(existsSync(join(home, 'second')));
     const configured = join(home, 'configured-kube');
-    writeFileSync(join(home, '.assistant.yaml'), `gpucloud:\n  ssh_key_path: ${srv.clientKeyPath}\n  ssh_port: ${srv.port}\nkubernetes:\n  kubeconfig: ${configured}\n`, { mode: 0o600 });
+    sshHome(srv, home, `kubernetes:\n  kubeconfig: ${configured}\n`);
     const r2 = await runCli(['ask', '--apply', '--fresh'], { home, input: plan(), env: { KUBECONFIG: viaEnv } });
     assert.is(r2.code, 0, r2.stderr);
     assert.ok(existsSync(configured));

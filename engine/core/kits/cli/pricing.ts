@@ -12,8 +12,8 @@
  * what cannot be read is priced in full (never lower).
  */
 import { isAbortError } from '../../errors.js';
-import type { ChangePrice, CostLine, PricePreview, PreviewRead, StepClass, StepPrice } from '../../provider.js';
-import { hasPlaceholder, parseCommand, wordsMatch, type CliSyntax, type ParsedCommand } from './argv.js';
+import type { Burn, ChangePrice, CostLine, PricePreview, PreviewRead, StepClass, StepPrice } from '../../provider.js';
+import { hasPlaceholder, option, parseCommand, wordsMatch, type CliSyntax, type ParsedCommand } from './argv.js';
 import { pythonInt } from './decode.js';
 
 /** Hourly list prices of one cloud's machine types, per region, with where they came from. */
@@ -52,6 +52,40 @@ export interface PriceRule {
   /** What the row prices, for the docs table. */
   how: string;
   price: 'free' | ((ctx: PriceContext) => Promise<ChangePrice>);
+}
+
+/** A row that prices nothing: the change is known to add nothing to the hourly bill. */
+export const free = (command: string, how: string): PriceRule => ({ command, how, price: 'free' });
+/** A row whose price function reads the step. */
+export const priced = (command: string, how: string, price: (ctx: PriceContext) => Promise<ChangePrice>): PriceRule => ({ command, how, price });
+
+/** What a price function read from a step, or why it could not (the step is then unpriced). */
+export type Found<T> = { value: T } | { unpriced: string };
+
+export const unpriced = (why: string): ChangePrice => ({ price: 'unpriced', why });
+
+/** A value only known at run time (`<NAME>`): nothing can be priced from it. */
+export const isRunTime = (v: string) => /<[A-Z][A-Z0-9_]*>/.test(v);
+
+/**
+ * The value of an option given under any of `names` (`--location`, `-l`), the last one as the CLI reads
+ * it; unpriced when one is only known at run time or two differ (which one counts is not certain).
+ */
+export function lastOption(cmd: ParsedCommand, ...names: string[]): Found<string | undefined> {
+  const values = names.flatMap((name) => option(cmd, name) ?? []);
+  if (values.some(isRunTime)) return { unpriced: `${names[0]} is only known at run time` };
+  const distinct = [...new Set(values.map((v) => v.trim()))];
+  if (distinct.length > 1) return { unpriced: `${names[0]} given twice (${distinct.join(', ')}): which one counts is not certain` };
+  return { value: values.at(-1) };
+}
+
+/** A read (once per preview) where the step acts: with the step's own value of each of `scope` (`--project`, `--region`). */
+export function readWhereStepActs(ctx: Pick<PriceContext, 'read' | 'memo' | 'cmd'>, args: string[], scope: readonly string[]): Promise<unknown> {
+  const given = scope.flatMap((name) => {
+    const v = option(ctx.cmd, name)?.at(-1);
+    return v === undefined ? [] : [name, v];
+  });
+  return readOnce(ctx, [...args, ...given]);
 }
 
 export interface CliPricing {
@@ -141,6 +175,11 @@ export function countOf(values: readonly unknown[]): { count?: number; unknown?:
   return { count: most };
 }
 
+/** One priced line as a step's price. */
+export function pricedLine(line: CostLine): ChangePrice {
+  return { price: 'priced', per_hour: line.per_hour!, lines: [line] };
+}
+
 /** A priced line for `count` machines of `type` at `each` per hour. */
 export function machineLine(step: number, kind: string, type: string, count: number, each: number, part?: string, location?: string): CostLine {
   const perHour = each * count;
@@ -152,8 +191,7 @@ export function scalePrice(opts: { step: number; kind: string; type: string; eac
   const more = opts.after - opts.before;
   if (more <= 0) return { price: 'free', why: `${opts.what}: from ${opts.before} to ${opts.after} (no more machines)` };
   const part = opts.before > 0 ? `${more} more (${opts.before} → ${opts.after})` : `${opts.after} machine${opts.after === 1 ? '' : 's'}`;
-  const line = machineLine(opts.step, opts.kind, opts.type, more, opts.each, part, opts.location);
-  return { price: 'priced', per_hour: line.per_hour!, lines: [line] };
+  return pricedLine(machineLine(opts.step, opts.kind, opts.type, more, opts.each, part, opts.location));
 }
 
 /** Sum of priced answers into one (a step that creates a cluster and its nodes). */
@@ -163,6 +201,17 @@ export function sumPrices(prices: readonly ChangePrice[]): ChangePrice {
   const lines = prices.flatMap((p) => (p.price === 'priced' ? p.lines : []));
   if (!lines.length) return prices[0] ?? { price: 'free', why: 'nothing billed' };
   return { price: 'priced', per_hour: lines.reduce((a, l) => a + (l.per_hour ?? 0), 0), lines };
+}
+
+/** What runs now burns: each thing's hourly price × its count (default 1); what has no price is listed with why. */
+export function burnOf(running: Iterable<{ what: string; each: Found<number>; count?: number }>): Burn {
+  let perHour = 0;
+  const notPriced: string[] = [];
+  for (const r of running) {
+    if ('unpriced' in r.each) notPriced.push(`${r.what}: ${r.each.unpriced}`);
+    else perHour += r.each.value * (r.count ?? 1);
+  }
+  return { per_hour: perHour, currency: 'usd', unpriced: notPriced };
 }
 
 /** A read that is made once per preview (the region, a group described twice). */
