@@ -172,7 +172,7 @@ const workers = Array.from({ length: Math.min(jobs, Math.max(1, queue.length)) }
     results.push(r);
     const mark = r.failed ? 'FAIL' : 'ok  ';
     const skipped = [...r.skips.values()].reduce((n, k) => n + k, 0);
-    process.stdout.write(`${mark} ${relative(root, file)}  (${r.passed} passed, ${r.failed} failed${skipped ? `, ${skipped} skipped` : ''}, ${r.ms} ms)\n`);
+    process.stdout.write(`${mark} ${relative(root, file)}  (${r.passed} passed, ${r.failed} failed${skipped ? `, ${skipped} skipped` : ''}, ${r.ms} ms${r.cpuMs === undefined ? '' : `, ${Math.round(r.cpuMs)} ms CPU`})\n`);
     if (r.failed) process.stdout.write(r.output.replace(/^/gm, '    ') + '\n');
     // Measurements a test reports (accuracy, fuzz seeds, MCP conformance) are shown even when it passes.
     else for (const line of stripAnsi(r.output).split('\n')) if (/accuracy:|fuzz: seed|conformance:/.test(line)) process.stdout.write(`     ${line.trim()}\n`);

@@ -10,6 +10,7 @@ import type { Test } from 'uvu';
 import { tempDir } from './temp.js';
 import { reportSkip } from './skip.js';
 import { onFreePort, onPath } from './net.js';
+import { startWarmAws } from './aws-warm.js';
 
 export interface Moto {
   url: string;
@@ -64,10 +65,10 @@ export async function startMoto(): Promise<RunningMoto> {
   };
   const awsDir = realAwsDir();
   if (awsDir) env.PATH = `${awsDir}:${process.env.PATH ?? ''}`;
+  const warm = await startWarmAws(awsDir ? join(awsDir, 'aws') : onPath('aws'), definedOnly({ ...process.env, ...env }));
+  if (warm) env.PATH = `${warm.binDir}:${env.PATH ?? process.env.PATH ?? ''}`;
   const aws = (args: string[]): unknown => {
-    const childEnv: Record<string, string> = {};
-    for (const [k, v] of Object.entries({ ...process.env, ...env })) if (v !== undefined) childEnv[k] = v;
-    const r = spawnSync('aws', [...args, '--output', 'json'], { env: childEnv, encoding: 'utf8', timeout: 120_000 });
+    const r = spawnSync('aws', [...args, '--output', 'json'], { env: definedOnly({ ...process.env, ...env }), encoding: 'utf8', timeout: 120_000 });
     if (r.status !== 0) throw new Error(`aws ${args.join(' ')} failed: ${r.stderr}`);
     return r.stdout.trim() ? JSON.parse(r.stdout) : null;
   };
@@ -75,7 +76,16 @@ export async function startMoto(): Promise<RunningMoto> {
     const res = await fetch(`${url}/moto-api/reset`, { method: 'POST' });
     if (!res.ok) throw new Error(`moto reset failed: HTTP ${res.status}`);
   };
-  return { url, env, aws, reset, stop };
+  const stopBoth = async () => {
+    await Promise.all([stop(), warm?.stop()]);
+  };
+  return { url, env, aws, reset, stop: stopBoth };
+}
+
+function definedOnly(env: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+  return out;
 }
 
 /** moto_server on `port`, answering; fails (instead of waiting out its deadline) when moto exits, e.g. because the port was taken. */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { configFile, runCli, tempHome, withEmulator } from '../../support/cli.js';
-import { motoSuite, type RunningMoto } from '../../support/moto.js';
+import { createBucket, motoSuite, runInstance, type RunningMoto } from '../../support/moto.js';
 import { openAiServerFor } from '../../support/openai-server.js';
 import { tempDir } from '../../support/temp.js';
 
@@ -20,14 +20,15 @@ const KEY = 'sk-cloud-a-ask-5d1e';
 const aiConfig = () =>
   configFile(`ai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${srv.baseURL}\n`);
 
-function seed(m: RunningMoto): void {
-  m.aws(['s3api', 'create-bucket', '--bucket', 'invoices-2026']);
-  m.aws(['s3api', 'create-bucket', '--bucket', 'ml-datasets']);
-  m.aws(['ec2', 'run-instances', '--image-id', 'ami-12c6146b', '--instance-type', 't2.micro', '--tag-specifications', 'ResourceType=instance,Tags=[{Key=Name,Value=api-server-7}]']);
+/** Two buckets and a t2.micro named api-server-7, made over HTTP (set-up only; the CLI's aws runs are what is tested). */
+async function seed(m: RunningMoto): Promise<void> {
+  await createBucket(m, 'invoices-2026');
+  await createBucket(m, 'ml-datasets');
+  await runInstance(m, 'api-server-7');
 }
 
 motoTest('ask --cloud-a: the built-in provider answers with the instances and buckets the test created (aws steps through the executor)', async (m) => {
-  seed(m);
+  await seed(m);
   const r = await runCli(['--debug', 'ask', '--ai-profile', 'builtin', '--cloud-a', 'which instances and buckets do I have?'], { env: m.env });
   assert.is(r.code, 0, r.stderr);
   assert.match(r.stdout, /^1 EC2 instance:\n- api-server-7 \(i-[0-9a-f]+, t2\.micro, running\)$/m);
@@ -40,7 +41,7 @@ motoTest('ask --cloud-a: the built-in provider answers with the instances and bu
 });
 
 motoTest('a question naming aws services goes to cloud_a without a flag; only the flag reads the default set', async (m) => {
-  seed(m);
+  await seed(m);
   const named = await runCli(['ask', '--ai-profile', 'builtin', 'how many s3 buckets do I have'], { env: m.env });
   assert.is(named.code, 0, named.stderr);
   assert.is(named.stdout.trim(), '2 S3 buckets.');
@@ -51,7 +52,7 @@ motoTest('a question naming aws services goes to cloud_a without a flag; only th
 });
 
 motoTest('--gpucloud --cloud-a reads both contexts in one plan and answers about both', async (m) => {
-  seed(m);
+  await seed(m);
   await withEmulator(async ({ env }) => {
     const r = await runCli(['--debug', 'ask', '--ai-profile', 'builtin', '--gpucloud', '--cloud-a', 'what am I paying for'], { env: { ...m.env, ...env } });
     assert.is(r.code, 0, r.stderr);
@@ -78,7 +79,7 @@ motoTest('cloud_a.service_keywords from the config route whole words to the serv
 });
 
 motoTest('with an AI provider the aws records go into the prompt, and history is kept per provider set', async (m) => {
-  seed(m);
+  await seed(m);
   const cfg = aiConfig();
   const home = tempHome();
   // The same gpucloud endpoint for every question: only the provider set tells the conversations apart.
@@ -105,7 +106,7 @@ motoTest('with an AI provider the aws records go into the prompt, and history is
 });
 
 motoTest('--profile selects the cloud_a environment: its region is where the context is read', async (m) => {
-  seed(m);
+  await seed(m);
   m.aws(['ec2', 'run-instances', '--region', 'eu-west-1', '--image-id', 'ami-12c6146b', '--instance-type', 't3.nano', '--tag-specifications', 'ResourceType=instance,Tags=[{Key=Name,Value=eu-worker}]']);
   const cfg = configFile('infra:\n  cloud_a:\n    environments:\n      europe:\n        region: eu-west-1\n');
   const r = await runCli(['--config', cfg, '--debug', 'ask', '--ai-profile', 'builtin', '--cloud-a', '--profile', 'europe', 'which ec2 instances do I have'], { env: m.env });

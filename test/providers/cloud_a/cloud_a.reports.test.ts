@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { configFile, runCli, withEmulator } from '../../support/cli.js';
-import { motoSuite } from '../../support/moto.js';
+import { createBucket, motoSuite, runInstance } from '../../support/moto.js';
 import { terraformMissing, terraformWorkspace } from '../../support/terraform.js';
 import { tempDir } from '../../support/temp.js';
 
@@ -18,7 +18,7 @@ const WILDCARD_S3 = JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect
 
 motoTest('ask --compliance: one row per control with pass/fail/unknown and its evidence', async (m) => {
   // A compliant bucket, a non-compliant one, a password policy, EBS default encryption, a logging trail.
-  for (const b of ['good-bucket', 'bad-bucket', 'trail-logs']) m.aws(['s3api', 'create-bucket', '--bucket', b]);
+  for (const b of ['good-bucket', 'bad-bucket', 'trail-logs']) await createBucket(m, b);
   for (const b of ['good-bucket', 'trail-logs']) {
     m.aws(['s3api', 'put-public-access-block', '--bucket', b, '--public-access-block-configuration', 'BlockPublicAcls=true,IgnorePublicAcls=true,BlockPublicPolicy=true,RestrictPublicBuckets=true']);
     m.aws(['s3api', 'put-bucket-encryption', '--bucket', b, '--server-side-encryption-configuration', '{"Rules":[{"ApplyServerSideEncryptionByDefault":{"SSEAlgorithm":"AES256"}}]}']);
@@ -57,8 +57,8 @@ function withoutTerraform(): string {
 motoTest(
   'ask --discovery --workspace: services with counts and names per region, the terraform state by type, and drift (a bucket missing, one unmanaged)',
   async (m) => {
-    for (const b of ['site-assets', 'unmanaged-tmp']) m.aws(['s3api', 'create-bucket', '--bucket', b]);
-    m.aws(['ec2', 'run-instances', '--image-id', 'ami-12c6146b', '--instance-type', 't2.micro', '--tag-specifications', 'ResourceType=instance,Tags=[{Key=Name,Value=batch-1}]']);
+    for (const b of ['site-assets', 'unmanaged-tmp']) await createBucket(m, b);
+    await runInstance(m, 'batch-1');
     const dir = terraformWorkspace([
       { type: 'aws_s3_bucket', name: 'assets', attributes: { id: 'site-assets', bucket: 'site-assets' } },
       { type: 'aws_s3_bucket', name: 'archive', attributes: { id: 'old-archive', bucket: 'old-archive' } },
@@ -86,7 +86,7 @@ motoTest(
 motoTest(
   'ask --workspace adds the state and its drift to a question; an unknown workspace is exit 2',
   async (m) => {
-    m.aws(['s3api', 'create-bucket', '--bucket', 'site-assets']);
+    await createBucket(m, 'site-assets');
     const dir = terraformWorkspace([{ type: 'aws_s3_bucket', name: 'assets', attributes: { id: 'site-assets', bucket: 'site-assets' } }]);
     const cfg = configFile(`terraform:\n  workspaces:\n    staging:\n      path: ${JSON.stringify(dir)}\n`);
     const r = await runCli(['--config', cfg, 'ask', '--ai-profile', 'builtin', '--workspace', 'staging', 'which s3 buckets do I have?'], { env: m.env });

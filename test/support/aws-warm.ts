@@ -1,0 +1,74 @@
+/**
+ * The real aws CLI started warm for the tests that run it against moto (issue 40 item 4): a server
+ * (test/support/aws-warm.py) imports the CLI once and forks for each run, and a directory holding an
+ * `aws` client for it goes first on PATH. The same CLI code runs on the same arguments, environment,
+ * working directory and standard streams; only the ~0.75 s of imports per run are gone (on the test
+ * machine a run took 1.1 s of CPU cold and 0.45 s warm). A run whose caller dies is killed.
+ *
+ * TEST_AWS_WARM=0 turns it off (the cold CLI, for comparing); without a Python `aws` (a v2 binary) or
+ * when the server does not start, the tests use the cold CLI as before.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from './temp.js';
+
+const SERVER = new URL('../../../test/support/aws-warm.py', import.meta.url).pathname;
+
+export interface WarmAws {
+  /** The directory holding the warm `aws`: put it first on PATH. */
+  binDir: string;
+  stop(): Promise<void>;
+}
+
+/** The Python interpreter of the `aws` script at `awsPath` (its `#!` line), or undefined for anything else. */
+function pythonOf(awsPath: string): string | undefined {
+  try {
+    const first = readFileSync(awsPath, 'utf8').slice(0, 300).split('\n')[0]!;
+    const m = /^#!\s*(\S*python[\d.]*)\s*$/.exec(first);
+    return m?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A warm aws server for the `aws` script at `awsPath`, started with `env` (the moto environment, so no
+ * host configuration is read while it loads), or undefined when it cannot run here.
+ */
+export async function startWarmAws(awsPath: string | undefined, env: Record<string, string>): Promise<WarmAws | undefined> {
+  if (process.env.TEST_AWS_WARM === '0' || !awsPath) return undefined;
+  const python = pythonOf(awsPath);
+  if (!python) return undefined;
+  const binDir = tempDir('aws-warm-');
+  // Short: a Unix socket's path has room for about 100 bytes, and TMPDIR is already deep in the test runner.
+  const socket = join(binDir, 's');
+  if (spawnSync(python, [SERVER, '--client', socket, join(binDir, 'aws')]).status !== 0) return undefined;
+  // stdin is the server's lifeline: closed by stop(), or by the kernel when this process dies.
+  const child = spawn(python, [SERVER, socket], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let log = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (log = (log + d).slice(-4000)));
+  const exited = once(child, 'exit');
+  const stop = async () => {
+    child.stdin!.end();
+    if (child.exitCode === null && child.signalCode === null) await exited;
+  };
+  let out = '';
+  const ready = await new Promise<boolean>((resolve) => {
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      if (out.includes('ready\n')) resolve(true);
+    });
+    child.once('exit', () => resolve(false));
+    child.once('error', () => resolve(false));
+  });
+  if (!ready) {
+    process.stderr.write(`aws-warm: the server did not start, the tests run the cold aws CLI: ${log}\n`);
+    await stop();
+    return undefined;
+  }
+  // What the server prints later (a handler's traceback) shows with the test's output.
+  child.stderr!.on('data', (d: string) => process.stderr.write(`aws-warm: ${d}`));
+  return { binDir, stop };
+}
