@@ -129,13 +129,16 @@ function withoutComments(text: string): string {
 }
 
 /** The words of the manifest the core must not use: every provider's name and every section its config adds. */
-function manifestWords(): string[] {
+const MANIFEST_WORDS = await (async () => {
   const words = new Set<string>();
   for (const row of PROVIDER_MANIFEST) {
     words.add(row.name);
-    for (const key of Object.keys(row.config?.().sections ?? {})) words.add(key);
+    for (const key of Object.keys((await row.config?.())?.sections ?? {})) words.add(key);
   }
   return [...words];
+})();
+function manifestWords(): string[] {
+  return MANIFEST_WORDS;
 }
 
 /** Uses of the core's own vocabulary that happen to spell a provider's word; each names where and why. */
