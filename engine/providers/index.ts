@@ -19,6 +19,7 @@ import type { ProviderConfigPart } from '../../schemas/config.js';
 import type { ProviderCapabilities } from '../core/capabilities.js';
 import { ProviderSet, type KnownProviders, type Provider, type ProviderSource } from '../core/provider.js';
 import { loadJointAnswerers } from '../core/joint-answerers.js';
+import { loadPlanChecks } from '../core/plan/prepare.js';
 import type { FormerNames } from '../core/plan/document.js';
 import type { ProviderRouting } from '../core/routing/terms.js';
 
@@ -174,13 +175,15 @@ export class ProviderRegistry implements ProviderSource {
    * The providers a plan needs: those owning its steps' verbs and those its `provider` names. Any input
    * is accepted (validation has not run yet): what cannot be read as a plan loads nothing.
    */
-  forPlan(input: unknown): Promise<ProviderSet> {
-    return this.load(this.namedBy(input));
+  async forPlan(input: unknown): Promise<ProviderSet> {
+    const [set] = await Promise.all([this.load(this.namedBy(input)), loadPlanChecks(input)]);
+    return set;
   }
 
   /** Every provider of the build (tests, the AI maker whose plans may use any verb). */
-  all(): Promise<ProviderSet> {
-    return this.load(this.known.names);
+  async all(): Promise<ProviderSet> {
+    const [set] = await Promise.all([this.load(this.known.names), loadPlanChecks(undefined, true)]);
+    return set;
   }
 
   /** The providers offering a capability, in manifest order, with their capabilities (light modules where there are). */

@@ -338,8 +338,6 @@ test('fixture tree: a fake tree holding each forbidden form is caught by the who
  * loading is a literal `import()`. What still uses one is named here with why; the list only shrinks.
  */
 const KNOWN_REQUIRES: { file: string; until: string }[] = [
-  { file: 'engine/core/plan/produces.ts', until: 'validatePlan is synchronous (jsonPathProblem): import jsonpath-plus where plans are awaited (forPlan) first' },
-  { file: 'engine/core/plan/shape.ts', until: 'validatePlan is synchronous (planSchema): same as produces.ts' },
   { file: 'engine/core/yaml.ts', until: 'rendering -o yaml is synchronous: load yaml when -o yaml is parsed' },
   { file: 'engine/core/credential-sources.ts', until: "cloud_a's and cloud_b's credential sources read INI files synchronously: make them async like gpucloud's" },
   { file: 'commands/ask-parts.ts', until: 'REPORT_QUESTIONS is read synchronously; the rest are functions that can import()' },

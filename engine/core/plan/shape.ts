@@ -11,7 +11,6 @@
  * the two on thousands of generated plans and mutations). A change to PlanSchema needs the same change
  * here; until then plans using a new field are simply validated by zod.
  */
-import { createRequire } from 'node:module';
 import type { Plan, PlanCommand } from '../../../schemas/plan.js';
 import { BINDING_NAME } from '../../../schemas/plan-bindings.js';
 
@@ -81,12 +80,19 @@ export function planShape(input: unknown): Plan | undefined {
   return plan;
 }
 
-const require = createRequire(import.meta.url);
+type PlanSchemaType = typeof import('../../../schemas/plan.js').PlanSchema;
+let schema: PlanSchemaType | undefined;
 
 /**
- * PlanSchema, loaded on first use. A synchronous require of our own ES module (Node ≥ 20.19, as
- * package.json's engines say): the same module, and the same zod, that a static import gets.
+ * Imports PlanSchema (and zod with it) the first time a plan needs it. Validation is synchronous, so it is
+ * imported before, where the plan's providers are (ProviderSource.forPlan, through engine/core/plan/prepare.ts).
  */
-export function planSchema(): typeof import('../../../schemas/plan.js').PlanSchema {
-  return (require('../../../schemas/plan.js') as typeof import('../../../schemas/plan.js')).PlanSchema;
+export async function loadPlanSchema(): Promise<void> {
+  schema ??= (await import('../../../schemas/plan.js')).PlanSchema;
+}
+
+/** PlanSchema, imported by loadPlanSchema (an internal error otherwise: the surface skipped forPlan). */
+export function planSchema(): PlanSchemaType {
+  if (!schema) throw new Error('internal: PlanSchema is not loaded; a surface must await providers.forPlan(plan) before validating it');
+  return schema;
 }
