@@ -12,7 +12,7 @@ import type { PlanAlternative } from '../../schemas/plan.js';
 
 export type { FetchLike } from './fetch-like.js';
 import type { FetchLike } from './fetch-like.js';
-import { loadPlanChecks } from './plan/prepare.js';
+import { loadPlanChecks } from './plan/shape.js';
 
 /** One problem found in a command's args before anything is sent. */
 export interface ArgProblem {
@@ -419,7 +419,7 @@ export interface Provider<Client = unknown> {
  * answers with itself); the build's registry (engine/providers/index.ts) is the other, which imports a
  * provider's module only when a plan first names it. Await `forPlan` before validating: validation and
  * the run machine look providers up synchronously, and it imports what validating that plan needs
- * besides (PlanSchema, jsonpath-plus: engine/core/plan/prepare.ts).
+ * besides (PlanSchema, jsonpath-plus: engine/core/plan/shape.ts).
  */
 export interface ProviderSource {
   forPlan(input: unknown): Promise<ProviderSet>;

@@ -19,7 +19,7 @@ import type { ProviderConfigPart } from '../../schemas/config.js';
 import type { ProviderCapabilities } from '../core/capabilities.js';
 import { ProviderSet, type KnownProviders, type Provider, type ProviderSource } from '../core/provider.js';
 import { loadJointAnswerers } from '../core/joint-answerers.js';
-import { loadPlanChecks } from '../core/plan/prepare.js';
+import { loadPlanChecks } from '../core/plan/shape.js';
 import type { FormerNames } from '../core/plan/document.js';
 import type { ProviderRouting } from '../core/routing/terms.js';
 

@@ -6,7 +6,7 @@ let loaded: typeof JSONPathFn | undefined;
 /**
  * Imports jsonpath-plus (the first time): a plan without `produces` never loads it. Validation is
  * synchronous, so it is imported before, where the plan's providers are (ProviderSource.forPlan, through
- * engine/core/plan/prepare.ts); a step's `produces` imports it itself.
+ * loadPlanChecks in shape.ts); a step's `produces` imports it itself.
  */
 export async function loadJsonPath(): Promise<void> {
   loaded ??= (await import('jsonpath-plus')).JSONPath;
