@@ -339,7 +339,6 @@ test('fixture tree: a fake tree holding each forbidden form is caught by the who
  */
 const KNOWN_REQUIRES: { file: string; until: string }[] = [
   { file: 'engine/core/yaml.ts', until: 'rendering -o yaml is synchronous: load yaml when -o yaml is parsed' },
-  { file: 'engine/core/credential-sources.ts', until: "cloud_a's and cloud_b's credential sources read INI files synchronously: make them async like gpucloud's" },
   { file: 'commands/ask-parts.ts', until: 'REPORT_QUESTIONS is read synchronously; the rest are functions that can import()' },
 ];
 const CREATE_REQUIRE = /\bcreateRequire\b|\bgetBuiltinModule\s*\(\s*['"](?:node:)?module['"]/;
