@@ -279,7 +279,7 @@ async function ask(
 
 /** `ask --route-only`: the routing decision with the matched terms; nothing is read and no AI is asked. */
 async function routeOnly(ctx: CommandContext, question: string, providerFlags: string[]): Promise<number> {
-  const { config, warnings } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
+  const { config, warnings } = await loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   for (const w of warnings) warn(ctx, w);
   const route = routeQuestion(question, { flags: providerFlags, config, routings: await providerRoutings() });
   // A provider that needs a setting to choose its reads (repohost.owner/repo) does not stop the routing answer.

@@ -157,7 +157,7 @@ async function serve(ctx: CommandContext, o: ServeFlags): Promise<number> {
   else log(existsSync(pgliteDir(storage.dataDir)) ? `opening the embedded database in ${storage.dataDir}…` : `preparing the embedded database in ${storage.dataDir} (first start: this takes about 10 s)…`);
   try {
     // The console's live page reaches the clouds named by the server's own configuration (never a tenant's).
-    const { config } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
+    const { config } = await loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
     const server = await startBackend({ ...storage, ...listen, tls, log, config, home: ctx.home });
     if (server.keyCreated) {
       warn(ctx, `created the master key file ${storage.keyFile} (mode 0600): back it up apart from the database; without it no stored credential can be read`);

@@ -21,9 +21,9 @@ import { warn, writeLine, type CommandContext } from './context.js';
 import { renderTable } from '../engine/core/render/records.js';
 
 /** `config get KEY`: the effective value (defaults applied), secrets masked; exit 1 when it is not set. */
-export function getKey(ctx: CommandContext, key: string): number {
-  const { path } = resolveConfigKey(configSchema(), key);
-  const loaded = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
+export async function getKey(ctx: CommandContext, key: string): Promise<number> {
+  const { path } = resolveConfigKey(await configSchema(), key);
+  const loaded = await loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   for (const w of loaded.warnings) warn(ctx, redactText(w));
   let value: unknown = loaded.config;
   for (const segment of path) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[segment] : undefined;
@@ -36,7 +36,7 @@ export function getKey(ctx: CommandContext, key: string): number {
 
 /** `config set KEY VALUE` (`-` reads the value from stdin, for secrets). */
 export async function setKey(ctx: CommandContext, key: string, raw: string | undefined): Promise<number> {
-  const { path, kind } = resolveConfigKey(configSchema(), key);
+  const { path, kind } = resolveConfigKey(await configSchema(), key);
   const leaf = path[path.length - 1]!;
   if (kind === 'section') throw new UsageError(`${key} is a section, not a value`, { hint: `set one of its keys: assistant config set ${key}.<key> <value>` });
   const secret = isSecretKey(leaf);
@@ -53,8 +53,8 @@ export async function setKey(ctx: CommandContext, key: string, raw: string | und
 }
 
 /** `config unset KEY`: removed from the file (a key that is not there is said, and is not an error). */
-export function unsetKey(ctx: CommandContext, key: string): Promise<number> {
-  const { path } = resolveConfigKey(configSchema(), key);
+export async function unsetKey(ctx: CommandContext, key: string): Promise<number> {
+  const { path } = resolveConfigKey(await configSchema(), key);
   return edit(ctx, key, (doc) => (doc.hasIn(path) ? doc.deleteIn(path) : false), `unset ${key}`);
 }
 
@@ -64,7 +64,7 @@ async function edit(ctx: CommandContext, key: string, change: (doc: Document) =>
   const target = existsSync(file) ? realpathSync(file) : file;
   const before = existsSync(target) ? readFileSync(target, 'utf8') : '';
   const doc = yaml().parseDocument(before);
-  if (doc.errors.length > 0) parseConfigText(before, file); // says what is wrong, as every command would
+  if (doc.errors.length > 0) await parseConfigText(before, file); // says what is wrong, as every command would
   if (doc.contents === null) doc.contents = doc.createNode({}) as unknown as typeof doc.contents;
   if (!change(doc)) {
     writeLine(ctx.io.stderr, `note: ${key} is not set in ${file}; nothing to change`);
@@ -73,7 +73,7 @@ async function edit(ctx: CommandContext, key: string, change: (doc: Document) =>
   }
   const after = doc.toString({ lineWidth: 0 });
   // The whole file must still load: a wrong value is refused here, with the loader's own message, and nothing is written.
-  const { warnings } = validateEdit(after, file, key);
+  const { warnings } = await validateEdit(after, file, key);
   for (const w of warnings) warn(ctx, redactText(w));
   ensurePrivateDir(dirname(target) === ctx.home ? ctx.home : dirname(target));
   writePrivateFile(target, after);
@@ -82,9 +82,9 @@ async function edit(ctx: CommandContext, key: string, change: (doc: Document) =>
 }
 
 /** The loader's own verdict on the edited file, said of the change (the file on disk was not touched). */
-function validateEdit(text: string, file: string, key: string): { warnings: string[] } {
+async function validateEdit(text: string, file: string, key: string): Promise<{ warnings: string[] }> {
   try {
-    return parseConfigText(text, file);
+    return await parseConfigText(text, file);
   } catch (err) {
     if (!(err instanceof InvalidInputError)) throw err;
     const problems = err.message.split('\n').map((line) => (line.startsWith(file) ? line.slice(file.length).replace(/^:\d+(:\d+)?: /, '') : line));

@@ -38,7 +38,7 @@ export async function init(ctx: CommandContext, flags: InitFlags): Promise<numbe
       hint: `change one key with 'assistant config set KEY VALUE', or add --force to replace the file (a new context: assistant --context NAME config init)`,
     });
   }
-  const schema = configSchema();
+  const schema = await configSchema();
   const values: { path: string[]; value: unknown }[] = [];
   for (const pair of list(flags.set)) {
     const eq = pair.indexOf('=');
@@ -67,7 +67,7 @@ export async function init(ctx: CommandContext, flags: InitFlags): Promise<numbe
   const doc = new (yaml().Document)({});
   for (const { path, value } of values) doc.setIn(path, value);
   const text = `# written by 'assistant config init'; every key: examples/assistant.example.yaml, docs/configuration.md\n${doc.toString({ lineWidth: 0 })}`;
-  const { warnings } = parseConfigText(text, file); // refuses a wrong value with the loader's message; nothing written
+  const { warnings } = await parseConfigText(text, file); // refuses a wrong value with the loader's message; nothing written
   for (const w of warnings) warn(ctx, redactText(w));
   if (dirname(file) !== ctx.home) ensurePrivateDir(dirname(file));
   writePrivateFile(file, text);
@@ -86,7 +86,7 @@ export async function init(ctx: CommandContext, flags: InitFlags): Promise<numbe
 
 async function ask(ctx: CommandContext): Promise<{ path: string[]; value: unknown }[]> {
   const { askLine, prompt } = await import('./prompt.js');
-  const schema = configSchema();
+  const schema = await configSchema();
   const providers = (await providersWith('credentials'))
     .map((p) => ({
       name: p.name,

@@ -87,12 +87,12 @@ function showPath(ctx: CommandContext): number {
 }
 
 async function show(ctx: CommandContext): Promise<number> {
-  const loaded = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
+  const loaded = await loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   for (const w of loaded.warnings) warn(ctx, redactText(w));
 
   const credentials: Record<string, Record<string, unknown>> = {};
   for (const p of await providersWith('credentials')) {
-    const shown = p.capabilities.credentials.show?.({ config: loaded.config, env: ctx.env, home: ctx.home, configPath: loaded.path, warn: (line) => warn(ctx, redactText(line)) });
+    const shown = await p.capabilities.credentials.show?.({ config: loaded.config, env: ctx.env, home: ctx.home, configPath: loaded.path, warn: (line) => warn(ctx, redactText(line)) });
     if (shown) credentials[p.name] = redactStrings(shown);
   }
 

@@ -108,8 +108,8 @@ function asTyped(o: Flags, raw: Map<string, string>): Flags {
   return out;
 }
 
-function client(ctx: CommandContext): BackendClient {
-  const { config, warnings } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
+async function client(ctx: CommandContext): Promise<BackendClient> {
+  const { config, warnings } = await loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   for (const w of warnings) warn(ctx, w);
   return backendClient(config, ctx.env, { signal: ctx.signal, timeoutMs: (ctx.globals.timeout ?? config.timeout ?? 30) * 1000, debug: ctx.debug.callback });
 }
@@ -180,7 +180,7 @@ async function storeCommand(ctx: CommandContext, known: Stores, provider: string
   }
   if (spec.profile?.expiring?.(values) && !o.allowSession) refuseSessionKeys();
 
-  const backend = client(ctx);
+  const backend = await client(ctx);
   const stored = await backend.put(provider, credentialName(name), values);
   // People get a line on stderr; -o json|yaml puts the record on stdout.
   ctx.out.value(
@@ -230,7 +230,7 @@ const LIST_COLUMNS: Column[] = [
 
 
 async function listCommand(ctx: CommandContext, o: Flags): Promise<number> {
-  const backend = client(ctx);
+  const backend = await client(ctx);
   const list = await backend.list(o.all ? 'all' : backend.env);
   ctx.out.records(list, LIST_COLUMNS, { keep: 'provider', empty: `No credentials stored in ${o.all ? 'any env' : `env ${backend.env}`} of ${backend.url}.\n` });
   return 0;
@@ -239,7 +239,7 @@ async function listCommand(ctx: CommandContext, o: Flags): Promise<number> {
 async function deleteCommand(ctx: CommandContext, known: Stores, provider: string, o: Flags): Promise<number> {
   providerSpec(known, provider);
   const name = credentialName(o.name);
-  const backend = client(ctx);
+  const backend = await client(ctx);
   const present = (await backend.list()).some((c) => c.provider === provider && c.name === name);
   if (!present) throw new InvalidInputError('credential_not_found', `nothing stored as ${provider}/${name} in env ${backend.env} of ${backend.url}`, { hint: "see 'assistant credentials list'" });
   await confirmByTyping(ctx, `Delete the stored credential ${provider}/${name} from env ${backend.env} of ${backend.url}`, `${provider}/${name}`, 'Everyone using it through the backend loses it.');
@@ -302,7 +302,7 @@ const TEST_COLUMNS: Column[] = [
 
 /** Every credential stored in the backend (this env): gpucloud's through a fresh token and the balance. */
 async function testStored(ctx: CommandContext, known: Stores): Promise<number> {
-  const backend = client(ctx);
+  const backend = await client(ctx);
   const stored = await backend.list();
   const results: TestResult[] = [];
   for (const c of stored) {

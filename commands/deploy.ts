@@ -136,7 +136,7 @@ async function deploy(ctx: CommandContext, deployers: readonly Deployer[], rawUr
   // Read the env file before anything is fetched: its secret values are registered for redaction at once.
   const env: EnvValue[] = opts.envFile ? readEnvFile(opts.envFile) : [];
 
-  const { config } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
+  const { config } = await loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   // The clone and the analysis count against the command's one deadline too.
   armConfigDeadline(ctx, config);
   const token = config.repohost?.token ?? ctx.env.REPOHOST_TOKEN ?? undefined;

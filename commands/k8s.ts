@@ -96,8 +96,8 @@ interface ClusterAuth {
   region?: string;
 }
 
-function target(ctx: CommandContext, where: Where): { config: Config; context: string; readNs: string | undefined; writeNs: string; auth: ClusterAuth } {
-  const loaded = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env }).config;
+async function target(ctx: CommandContext, where: Where): Promise<{ config: Config; context: string; readNs: string | undefined; writeNs: string; auth: ClusterAuth }> {
+  const loaded = (await loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env })).config;
   // In the sandbox the clusters are the sandbox kubeconfig's (the ones `--sandbox k8s create` made).
   const config = ctx.globals.sandbox ? sandboxedConfig(loaded, ctx.home) : loaded;
   const { context, kubeconfig } = ctx.globals.sandbox ? sandboxContext(config, ctx, where.cluster) : contextFor(config, ctx.env, ctx.home, where.cluster);
@@ -221,7 +221,7 @@ async function deploy(ctx: CommandContext, image: string, o: DeployFlags): Promi
   const port = o.port;
   const replicas = o.replicas ?? 1;
   const timeoutS = o.rolloutTimeout ?? 600;
-  const { context, writeNs, auth } = target(ctx, o);
+  const { context, writeNs, auth } = await target(ctx, o);
   const plan = deployPlan({ context, namespace: writeNs, name, image, port, replicas, timeoutS });
   if (o.plan) {
     ctx.out.text(planText(plan));
@@ -239,7 +239,7 @@ function requireKind(name: string, allowed: readonly string[]): K8sKind {
 
 async function remove(ctx: CommandContext, kindName: string, name: string, o: DeleteFlags): Promise<number> {
   const kind = requireKind(kindName, ['deployments', 'services']);
-  const { context, writeNs, auth } = target(ctx, o);
+  const { context, writeNs, auth } = await target(ctx, o);
   const plan = deletePlan(context, kind, writeNs, checkLabel(name, kind.singular));
   if (o.plan) {
     ctx.out.text(planText(plan));
@@ -250,7 +250,7 @@ async function remove(ctx: CommandContext, kindName: string, name: string, o: De
 
 async function get(ctx: CommandContext, kindName: string, o: Where): Promise<number> {
   const kind = requireKind(kindName, ['pods', 'deployments', 'services', 'nodes', 'events', 'namespaces']);
-  const { context, readNs, auth } = target(ctx, o);
+  const { context, readNs, auth } = await target(ctx, o);
   const data = await withSession(ctx, (s) => readResult(s, listPlan(context, kind, kind.namespaced ? readNs : undefined)), auth);
   const items = ((data as { items?: Record<string, any>[] })?.items ?? []).map(kind.row);
   const columns = readNs && kind.namespaced ? kind.columns.filter((c) => c.path !== 'namespace') : kind.columns;
@@ -264,7 +264,7 @@ async function logs(ctx: CommandContext, pod: string, o: LogFlags): Promise<numb
   // The API takes whole seconds.
   const sinceSeconds = o.since === undefined ? undefined : Math.ceil(o.since);
   const container = o.container === undefined ? undefined : checkLabel(String(o.container), '--container');
-  const { context, writeNs, auth } = target(ctx, o);
+  const { context, writeNs, auth } = await target(ctx, o);
   const options = { tail, sinceSeconds, container };
   checkLabel(pod, 'pod');
   if (!o.follow) {
@@ -287,7 +287,7 @@ const METRICS_HINT =
 
 async function stats(ctx: CommandContext, what: string, o: StatsFlags): Promise<number> {
   if (what !== 'nodes' && what !== 'pods' && what !== 'cluster') throw new UsageError(`unknown stats ${q(what)}`, { hint: 'use nodes, pods or cluster' });
-  const { context, readNs, auth } = target(ctx, o);
+  const { context, readNs, auth } = await target(ctx, o);
   const results = await withSession(ctx, (s) => readPlan(s, statsPlan(context, what, readNs)), auth).catch((err: unknown) => {
     if (err instanceof KubeApiError && err.status === 404 && err.message.includes('metrics.k8s.io')) {
       throw new OperationError('metrics_unavailable', `the cluster ${q(context)} serves no metrics API (metrics.k8s.io): metrics-server is not installed or not ready`, { hint: METRICS_HINT });
@@ -304,7 +304,7 @@ async function stats(ctx: CommandContext, what: string, o: StatsFlags): Promise<
 
 async function ask(ctx: CommandContext, question: string, o: AskFlags): Promise<number> {
   if (!question.trim()) throw new UsageError('no question given', { hint: 'assistant k8s ask "which pods are not running?"' });
-  const { context, readNs, auth } = target(ctx, o);
+  const { context, readNs, auth } = await target(ctx, o);
   return withSession(ctx, async (session) => {
     const spinner = o.agentTrace ? undefined : createPhaseSpinner(ctx.io);
     const out = createAnswerPrinter(ctx.out, spinner);

@@ -43,7 +43,7 @@ async function migrateConfig(ctx: CommandContext, write: boolean): Promise<numbe
   const text = readFileSync(target, 'utf8');
   let result;
   try {
-    result = migrateConfigText(text, configRenames());
+    result = migrateConfigText(text, await configRenames());
   } catch (err) {
     throw new InvalidInputError('invalid_config', `${path}: ${(err as Error).message}`, { hint: `fix the YAML in ${path} first` });
   }
@@ -66,7 +66,7 @@ async function migrateConfig(ctx: CommandContext, write: boolean): Promise<numbe
   }
   // What the renamed file still gets wrong (a key the original had and this build has not) is said, not fatal.
   try {
-    for (const w of parseConfigText(result.text, path).warnings) warn(ctx, redactText(w));
+    for (const w of (await parseConfigText(result.text, path)).warnings) warn(ctx, redactText(w));
   } catch (err) {
     warn(ctx, `after the renames ${path} still has problems:\n${redactText((err as Error).message)}`);
   }

@@ -102,9 +102,9 @@ function outputFor(ctx: CommandContext, flags: CommonFlags): Output {
 }
 
 /** The config as far as it can be read: a broken config is reported by the scan, not fatal to it. */
-function readConfig(ctx: CommandContext): { config: Config; path: string; exists: boolean; problem?: string } {
+async function readConfig(ctx: CommandContext): Promise<{ config: Config; path: string; exists: boolean; problem?: string }> {
   try {
-    const loaded = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
+    const loaded = await loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
     for (const w of loaded.warnings) warn(ctx, w);
     return { config: loaded.config, path: loaded.path, exists: loaded.exists };
   } catch (err) {
@@ -151,7 +151,7 @@ async function scan(ctx: CommandContext, flags: ScanFlags): Promise<number> {
   const required = parseProviderList(flags.require, '--require', entries);
   const checkTimeoutS = flags.checkTimeout ?? DEFAULT_CHECK_TIMEOUT_S;
   const platform = detectPlatform(ctx.env, flags.platform);
-  const cfg = readConfig(ctx);
+  const cfg = await readConfig(ctx);
   const progress = ctx.io.stderrIsTTY && !out.structured ? (line: string) => ctx.io.stderr.write(`${line}\n`) : undefined;
   const report = await runScan({
     config: cfg.config,
@@ -292,7 +292,7 @@ async function runInstall(ctx: CommandContext, plan: InstallPlan, debug: ((line:
 
 /** The required tools (one of each "one-of" group) that configured providers lack, or that are too old. */
 async function missingForConfigured(ctx: CommandContext, platform: ReturnType<typeof detectPlatform>, debug: ((line: string) => void) | undefined): Promise<PlanRequest[]> {
-  const cfg = readConfig(ctx);
+  const cfg = await readConfig(ctx);
   const report = await runScan({
     config: cfg.config,
     configPath: cfg.path,

@@ -53,7 +53,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
 
 /** The configured backend's client, after sending what this machine has queued for it. */
 async function client(ctx: CommandContext): Promise<BackendClient> {
-  const { config, warnings } = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
+  const { config, warnings } = await loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   for (const w of warnings) warn(ctx, w);
   const timeoutMs = (ctx.globals.timeout ?? config.timeout ?? 30) * 1000;
   const backend = backendClient(config, ctx.env, { signal: ctx.signal, timeoutMs, debug: ctx.debug.callback });

@@ -44,7 +44,7 @@ export interface SessionOptions {
  * ~/.assistant/sandbox/.
  */
 export async function openSession(ctx: CommandContext, opts: SessionOptions = {}): Promise<Session> {
-  const loaded = loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
+  const loaded = await loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   for (const w of loaded.warnings) warn(ctx, w);
   // Loaded only for --sandbox: the stand-ins, and the configuration as the sandbox sees it (its own kubeconfig).
   const sandboxModule = ctx.globals.sandbox ? await import('../engine/producers/sandbox/sandbox.js') : undefined;

@@ -9,7 +9,6 @@
  * with the redactor on the way, as the resolvers do).
  */
 import { readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { CheckResult, CredentialField, CredentialScan, CredentialSource, SourceInput } from './credentials-capability.js';
 import { maskSecretsInText, redactText, registerSecret } from './redact.js';
@@ -48,7 +47,7 @@ export function fileExists(path: string): boolean {
 }
 
 /** INI sections of a file (aws, gcloud), or undefined when it cannot be read. */
-export function iniSections(path: string): Map<string, Record<string, unknown>> | undefined {
+export async function iniSections(path: string): Promise<Map<string, Record<string, unknown>> | undefined> {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -56,9 +55,9 @@ export function iniSections(path: string): Map<string, Record<string, unknown>> 
     return undefined;
   }
   const out = new Map<string, Record<string, unknown>>();
+  // Imported here, when a file is read: a command that reads no other tool's INI files never loads it.
+  const ini = await import('ini');
   try {
-    // Loaded here, when a file is read: a command that reads no other tool's INI files never loads it.
-    const ini = createRequire(import.meta.url)('ini') as typeof import('ini');
     const parsed = ini.parse(text) as Record<string, unknown>;
     const walk = (obj: Record<string, unknown>, prefix: string) => {
       for (const [k, v] of Object.entries(obj)) {

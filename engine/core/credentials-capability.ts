@@ -104,8 +104,8 @@ export interface CredentialProfile {
 }
 
 export interface CredentialsCapability {
-  /** Where the credentials can come from, in the provider's own order; the one it would use now is `used`. */
-  sources(input: SourceInput): CredentialSource[];
+  /** Where the credentials can come from, in the provider's own order; the one it would use now is `used` (a promise when reading them imports a parser). */
+  sources(input: SourceInput): CredentialSource[] | Promise<CredentialSource[]>;
   /** One line on what the credentials are, for help and errors (with `fields`). */
   what?: string;
   /** What the backend store keeps for this provider (`credentials store <provider>`); absent: nothing to store. */
@@ -129,5 +129,5 @@ export interface CredentialsCapability {
    */
   gitOrigins?(input: { config: Config; env: Record<string, string | undefined> }): string[];
   /** What `config show` prints under `credentials.<provider>`: where they come from, secrets masked. */
-  show?(input: { config: Config; env: Record<string, string | undefined>; home: string; configPath: string; warn(line: string): void }): Record<string, unknown>;
+  show?(input: { config: Config; env: Record<string, string | undefined>; home: string; configPath: string; warn(line: string): void }): Record<string, unknown> | Promise<Record<string, unknown>>;
 }

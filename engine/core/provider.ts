@@ -12,6 +12,7 @@ import type { PlanAlternative } from '../../schemas/plan.js';
 
 export type { FetchLike } from './fetch-like.js';
 import type { FetchLike } from './fetch-like.js';
+import { loadPlanChecks } from './plan/shape.js';
 
 /** One problem found in a command's args before anything is sent. */
 export interface ArgProblem {
@@ -417,7 +418,8 @@ export interface Provider<Client = unknown> {
  * What a surface hands the plan engine: the providers a plan needs, loaded. A `ProviderSet` is one (it
  * answers with itself); the build's registry (engine/providers/index.ts) is the other, which imports a
  * provider's module only when a plan first names it. Await `forPlan` before validating: validation and
- * the run machine look providers up synchronously.
+ * the run machine look providers up synchronously, and it imports what validating that plan needs
+ * besides (PlanSchema, jsonpath-plus: engine/core/plan/shape.ts).
  */
 export interface ProviderSource {
   forPlan(input: unknown): Promise<ProviderSet>;
@@ -464,11 +466,13 @@ export class ProviderSet implements ProviderSource {
     for (const verb of provider.verbs) this.byVerb.set(verb.verb, { provider, verb });
   }
 
-  async forPlan(): Promise<ProviderSet> {
+  async forPlan(input: unknown): Promise<ProviderSet> {
+    await loadPlanChecks(input);
     return this;
   }
 
   async all(): Promise<ProviderSet> {
+    await loadPlanChecks(undefined, true);
     return this;
   }
 

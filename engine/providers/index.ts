@@ -2,7 +2,7 @@
  * The providers this build knows. A new provider is one folder and ONE ENTRY in PROVIDER_MANIFEST below:
  *   { name: 'x', verbs: ['x-api'], has: ['routing', 'reads'], load: async () => (await import('./x/provider.js')).xProvider },
  * (`has`: the keys of its `capabilities`; add `capabilities: async () => (await import('./x/capabilities.js')).xCapabilities`
- * when they live in a light module of their own, and `config: () => require('./x/config.js').xConfig` when it has a section
+ * when they live in a light module of their own, and `config: async () => (await import('./x/config.js')).xConfig` when it has a section
  * of the config file: engine/providers/config.ts composes the file's schema from them). docs/architecture.md says how;
  * test/core/providers.registry.test.ts checks every entry against its module.
  *
@@ -15,11 +15,11 @@
  * Surfaces (commands/, the MCP server) hand the registry to the plan engine as a ProviderSource; the
  * engine awaits `forPlan(plan)` and validates with the ProviderSet it gets, synchronously.
  */
-import { createRequire } from 'node:module';
 import type { ProviderConfigPart } from '../../schemas/config.js';
 import type { ProviderCapabilities } from '../core/capabilities.js';
 import { ProviderSet, type KnownProviders, type Provider, type ProviderSource } from '../core/provider.js';
 import { loadJointAnswerers } from '../core/joint-answerers.js';
+import { loadPlanChecks } from '../core/plan/shape.js';
 import type { FormerNames } from '../core/plan/document.js';
 import type { ProviderRouting } from '../core/routing/terms.js';
 
@@ -52,34 +52,31 @@ export interface ProviderManifestEntry {
     readonly keys?: Readonly<Record<string, string>>;
   };
   /**
-   * Its part of the config file (its section, its `infra` block), from its light config module. Read
-   * synchronously, and only when a config file is parsed: a command without one never loads zod.
+   * Its part of the config file (its section, its `infra` block), from its light config module. Imported
+   * only when a config file is parsed: a command without one never loads zod.
    */
-  readonly config?: () => ProviderConfigPart;
+  readonly config?: () => Promise<ProviderConfigPart>;
 }
-
-// The config modules are read synchronously (the config loader is); they are ES modules, required as such.
-const require = createRequire(import.meta.url);
 
 /** In the order the providers are consulted (routing, dry-run pricing and flags go in this order). */
 export const PROVIDER_MANIFEST: readonly ProviderManifestEntry[] = [
-  { name: 'gpucloud', verbs: ['gpucloud-api', 'gpucloud-wait'], has: ['routing', 'maker', 'reads', 'answer', 'credentials', 'bindings', 'limits', 'sandbox', 'cost', 'deploy', 'machines', 'autostop', 'records'], formerly: { name: 'verda', verbs: { 'verda-api': 'gpucloud-api' } }, load: async () => (await import('./gpucloud/provider.js')).gpucloudProvider, capabilities: async () => (await import('./gpucloud/capabilities.js')).gpucloudCapabilities, config: () => require('./gpucloud/config.js').gpucloudConfig },
-  { name: 'cloud_a', verbs: ['aws'], has: ['routing', 'reads', 'answer', 'maker', 'cost', 'deploy', 'machines', 'credentials', 'target'], formerly: { name: 'aws' }, load: async () => (await import('./cloud_a/provider.js')).cloudAProvider, capabilities: async () => (await import('./cloud_a/capabilities.js')).cloudACapabilities, config: () => require('./cloud_a/config.js').cloudAConfig },
-  { name: 'cloud_b', verbs: ['gcloud', 'bq'], has: ['routing', 'reads', 'answer', 'cost', 'credentials'], formerly: { name: 'gcp' }, load: async () => (await import('./cloud_b/provider.js')).cloudBProvider, capabilities: async () => (await import('./cloud_b/capabilities.js')).cloudBCapabilities, config: () => require('./cloud_b/config.js').cloudBConfig },
-  { name: 'cloud_c', verbs: ['az'], has: ['routing', 'reads', 'answer', 'cost', 'credentials'], formerly: { name: 'azure' }, load: async () => (await import('./cloud_c/provider.js')).cloudCProvider, capabilities: async () => (await import('./cloud_c/capabilities.js')).cloudCCapabilities, config: () => require('./cloud_c/config.js').cloudCConfig },
+  { name: 'gpucloud', verbs: ['gpucloud-api', 'gpucloud-wait'], has: ['routing', 'maker', 'reads', 'answer', 'credentials', 'bindings', 'limits', 'sandbox', 'cost', 'deploy', 'machines', 'autostop', 'records'], formerly: { name: 'verda', verbs: { 'verda-api': 'gpucloud-api' } }, load: async () => (await import('./gpucloud/provider.js')).gpucloudProvider, capabilities: async () => (await import('./gpucloud/capabilities.js')).gpucloudCapabilities, config: async () => (await import('./gpucloud/config.js')).gpucloudConfig },
+  { name: 'cloud_a', verbs: ['aws'], has: ['routing', 'reads', 'answer', 'maker', 'cost', 'deploy', 'machines', 'credentials', 'target'], formerly: { name: 'aws' }, load: async () => (await import('./cloud_a/provider.js')).cloudAProvider, capabilities: async () => (await import('./cloud_a/capabilities.js')).cloudACapabilities, config: async () => (await import('./cloud_a/config.js')).cloudAConfig },
+  { name: 'cloud_b', verbs: ['gcloud', 'bq'], has: ['routing', 'reads', 'answer', 'cost', 'credentials'], formerly: { name: 'gcp' }, load: async () => (await import('./cloud_b/provider.js')).cloudBProvider, capabilities: async () => (await import('./cloud_b/capabilities.js')).cloudBCapabilities, config: async () => (await import('./cloud_b/config.js')).cloudBConfig },
+  { name: 'cloud_c', verbs: ['az'], has: ['routing', 'reads', 'answer', 'cost', 'credentials'], formerly: { name: 'azure' }, load: async () => (await import('./cloud_c/provider.js')).cloudCProvider, capabilities: async () => (await import('./cloud_c/capabilities.js')).cloudCCapabilities, config: async () => (await import('./cloud_c/config.js')).cloudCConfig },
   { name: 'k8s', verbs: ['k8s-api', 'k8s-wait'], has: ['credentials', 'clusterAsk'], load: async () => (await import('./k8s/provider.js')).k8sProvider, capabilities: async () => (await import('./k8s/capabilities.js')).k8sCapabilities },
   { name: 'ssh', verbs: ['ssh-kubeconfig', 'ssh-exec'], has: ['credentials', 'preflight'], load: async () => (await import('./ssh/provider.js')).sshProvider, capabilities: async () => (await import('./ssh/capabilities.js')).sshCapabilities },
-  { name: 'repohost', verbs: ['repohost-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'github' }, load: async () => (await import('./repohost/provider.js')).repohostProvider, config: () => require('./repohost/config.js').repohostConfig },
-  { name: 'errtracker', verbs: ['errtracker-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'sentry' }, load: async () => (await import('./errtracker/provider.js')).errtrackerProvider, config: () => require('./errtracker/config.js').errtrackerConfig },
-  { name: 'issuetracker', verbs: ['issuetracker-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'linear' }, load: async () => (await import('./issuetracker/provider.js')).issuetrackerProvider, config: () => require('./issuetracker/config.js').issuetrackerConfig },
-  { name: 'postgres', verbs: ['postgres-read', 'postgres-sql'], has: ['routing', 'reads', 'answer', 'credentials', 'classify'], formerly: { name: 'databases' }, load: async () => (await import('./postgres/provider.js')).postgresProvider, config: () => require('./postgres/config.js').postgresConfig },
-  { name: 'terraform', verbs: ['terraform-read', 'terraform-apply'], has: ['routing', 'reads', 'answer', 'credentials', 'classify'], load: async () => (await import('./terraform/provider.js')).terraformProvider, config: () => require('./terraform/config.js').terraformConfig },
-  { name: 'vps_a', verbs: ['vps-a-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'digitalocean' }, load: async () => (await import('./vps_a/provider.js')).vpsAProvider, config: () => require('./vps_a/config.js').vpsAConfig },
-  { name: 'vps_b', verbs: ['vps-b-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'hetzner' }, load: async () => (await import('./vps_b/provider.js')).vpsBProvider, config: () => require('./vps_b/config.js').vpsBConfig },
-  { name: 'cloud_d', verbs: ['cloud-d-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'tencent' }, load: async () => (await import('./cloud_d/provider.js')).cloudDProvider, config: () => require('./cloud_d/config.js').cloudDConfig },
-  { name: 'notes', verbs: ['notes-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'notion' }, load: async () => (await import('./notes/provider.js')).notesProvider, config: () => require('./notes/config.js').notesConfig },
-  { name: 'appplatform', verbs: ['appplatform-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'vercel', keys: { team_id: 'workspace_id' } }, load: async () => (await import('./appplatform/provider.js')).appPlatformProvider, config: () => require('./appplatform/config.js').appPlatformConfig },
-  { name: 'edge', verbs: ['edge-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'cloudflare' }, load: async () => (await import('./edge/provider.js')).edgeProvider, config: () => require('./edge/config.js').edgeConfig },
+  { name: 'repohost', verbs: ['repohost-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'github' }, load: async () => (await import('./repohost/provider.js')).repohostProvider, config: async () => (await import('./repohost/config.js')).repohostConfig },
+  { name: 'errtracker', verbs: ['errtracker-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'sentry' }, load: async () => (await import('./errtracker/provider.js')).errtrackerProvider, config: async () => (await import('./errtracker/config.js')).errtrackerConfig },
+  { name: 'issuetracker', verbs: ['issuetracker-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'linear' }, load: async () => (await import('./issuetracker/provider.js')).issuetrackerProvider, config: async () => (await import('./issuetracker/config.js')).issuetrackerConfig },
+  { name: 'postgres', verbs: ['postgres-read', 'postgres-sql'], has: ['routing', 'reads', 'answer', 'credentials', 'classify'], formerly: { name: 'databases' }, load: async () => (await import('./postgres/provider.js')).postgresProvider, config: async () => (await import('./postgres/config.js')).postgresConfig },
+  { name: 'terraform', verbs: ['terraform-read', 'terraform-apply'], has: ['routing', 'reads', 'answer', 'credentials', 'classify'], load: async () => (await import('./terraform/provider.js')).terraformProvider, config: async () => (await import('./terraform/config.js')).terraformConfig },
+  { name: 'vps_a', verbs: ['vps-a-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'digitalocean' }, load: async () => (await import('./vps_a/provider.js')).vpsAProvider, config: async () => (await import('./vps_a/config.js')).vpsAConfig },
+  { name: 'vps_b', verbs: ['vps-b-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'hetzner' }, load: async () => (await import('./vps_b/provider.js')).vpsBProvider, config: async () => (await import('./vps_b/config.js')).vpsBConfig },
+  { name: 'cloud_d', verbs: ['cloud-d-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'tencent' }, load: async () => (await import('./cloud_d/provider.js')).cloudDProvider, config: async () => (await import('./cloud_d/config.js')).cloudDConfig },
+  { name: 'notes', verbs: ['notes-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'notion' }, load: async () => (await import('./notes/provider.js')).notesProvider, config: async () => (await import('./notes/config.js')).notesConfig },
+  { name: 'appplatform', verbs: ['appplatform-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'vercel', keys: { team_id: 'workspace_id' } }, load: async () => (await import('./appplatform/provider.js')).appPlatformProvider, config: async () => (await import('./appplatform/config.js')).appPlatformConfig },
+  { name: 'edge', verbs: ['edge-api'], has: ['routing', 'reads', 'answer', 'credentials', 'sandbox'], formerly: { name: 'cloudflare' }, load: async () => (await import('./edge/provider.js')).edgeProvider, config: async () => (await import('./edge/config.js')).edgeConfig },
 ];
 
 /** A provider as a capability lookup answers it: its name and the capability asked for (no step code loaded). */
@@ -178,13 +175,15 @@ export class ProviderRegistry implements ProviderSource {
    * The providers a plan needs: those owning its steps' verbs and those its `provider` names. Any input
    * is accepted (validation has not run yet): what cannot be read as a plan loads nothing.
    */
-  forPlan(input: unknown): Promise<ProviderSet> {
-    return this.load(this.namedBy(input));
+  async forPlan(input: unknown): Promise<ProviderSet> {
+    const [set] = await Promise.all([this.load(this.namedBy(input)), loadPlanChecks(input)]);
+    return set;
   }
 
   /** Every provider of the build (tests, the AI maker whose plans may use any verb). */
-  all(): Promise<ProviderSet> {
-    return this.load(this.known.names);
+  async all(): Promise<ProviderSet> {
+    const [set] = await Promise.all([this.load(this.known.names), loadPlanChecks(undefined, true)]);
+    return set;
   }
 
   /** The providers offering a capability, in manifest order, with their capabilities (light modules where there are). */

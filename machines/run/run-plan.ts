@@ -419,7 +419,7 @@ function stepEffect(checked: CheckedPlan, opts: RunOptions, sent: SentSteps, bou
     }
     let produced: Record<string, string>;
     try {
-      produced = evaluateProduces(command.produces, result.data);
+      produced = await evaluateProduces(command.produces, result.data);
     } catch (err) {
       throw changedThenFailed(err, cls, provider.names?.createdId(cls.kind ?? '', result.data), result);
     }

@@ -12,21 +12,21 @@ import { emptyConfigValue } from '../../schemas/config-defaults.js';
 import { configSchema, loadConfig } from '../../engine/providers/config.js';
 
 /** The root composed from the neutral sections and every provider's. */
-const ConfigSchema = configSchema();
+const ConfigSchema = await configSchema();
 
 test('the empty config written out equals what ConfigSchema makes of an empty file', () => {
   assert.equal(emptyConfigValue(), ConfigSchema.parse({}));
   assert.equal(emptyConfig(), ConfigSchema.parse({}));
 });
 
-test('without a config file the loader returns that empty config, and each call a fresh copy', () => {
+test('without a config file the loader returns that empty config, and each call a fresh copy', async () => {
   const home = mkdtempSync(join(tmpdir(), 'assistant-cfg-'));
   try {
-    const a = loadConfig({ home });
+    const a = await loadConfig({ home });
     assert.is(a.exists, false);
     assert.equal(a.config, ConfigSchema.parse({}));
     a.config.ai.max_chunks = 1;
-    assert.is(loadConfig({ home }).config.ai.max_chunks, ConfigSchema.parse({}).ai.max_chunks);
+    assert.is((await loadConfig({ home })).config.ai.max_chunks, ConfigSchema.parse({}).ai.max_chunks);
   } finally {
     rmSync(home, { recursive: true, force: true });
   }

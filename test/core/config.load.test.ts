@@ -20,9 +20,9 @@ function writeConfig(home: string, text: string, mode = 0o600): string {
   return path;
 }
 
-function loadError(fn: () => unknown): InvalidInputError {
+async function loadError(fn: () => Promise<unknown>): Promise<InvalidInputError> {
   try {
-    fn();
+    await fn();
   } catch (err) {
     assert.instance(err, InvalidInputError);
     return err as InvalidInputError;
@@ -30,9 +30,9 @@ function loadError(fn: () => unknown): InvalidInputError {
   throw new Error('expected an InvalidInputError');
 }
 
-test('missing default file is an empty config with defaults', () => {
+test('missing default file is an empty config with defaults', async () => {
   const home = tempHome();
-  const loaded = loadConfig({ home, env: {} });
+  const loaded = await loadConfig({ home, env: {} });
   assert.is(loaded.exists, false);
   assert.is(loaded.path, join(home, '.assistant.yaml'));
   assert.equal(loaded.warnings, []);
@@ -40,35 +40,35 @@ test('missing default file is an empty config with defaults', () => {
   assert.equal(loaded.config.ai, { max_prompt_chars: 120000, chunk_chars: 120000, max_chunks: 6 });
 });
 
-test('missing --config path is invalid input (exit 2)', () => {
+test('missing --config path is invalid input (exit 2)', async () => {
   const home = tempHome();
-  const err = loadError(() => loadConfig({ path: join(home, 'nope.yaml'), home, env: {} }));
+  const err = await loadError(() => loadConfig({ path: join(home, 'nope.yaml'), home, env: {} }));
   assert.is(err.exitCode, 2);
   assert.match(err.message, 'nope.yaml');
 });
 
-test('--config with ~/ resolves against home', () => {
+test('--config with ~/ resolves against home', async () => {
   const home = tempHome();
   mkdirSync(join(home, 'cfg'));
   writeFileSync(join(home, 'cfg', 'team.yaml'), 'timeout: 12\n');
-  const loaded = loadConfig({ path: '~/cfg/team.yaml', home, env: {} });
+  const loaded = await loadConfig({ path: '~/cfg/team.yaml', home, env: {} });
   assert.is(loaded.exists, true);
   assert.is(loaded.config.timeout, 12);
 });
 
-test('empty and comment-only files are empty configs', () => {
+test('empty and comment-only files are empty configs', async () => {
   const home = tempHome();
   writeConfig(home, '');
-  assert.is(loadConfig({ home, env: {} }).config.gpucloud, undefined);
+  assert.is((await loadConfig({ home, env: {} })).config.gpucloud, undefined);
   writeConfig(home, '# nothing yet\n');
-  assert.is(loadConfig({ home, env: {} }).exists, true);
+  assert.is((await loadConfig({ home, env: {} })).exists, true);
 });
 
-test('the checked-in example parses with every section and no warnings', () => {
+test('the checked-in example parses with every section and no warnings', async () => {
   const home = tempHome();
   const path = join(home, 'example.yaml');
   writeFileSync(path, readFileSync(EXAMPLE, 'utf8'), { mode: 0o600 });
-  const { config, warnings } = loadConfig({ path, home, env: {} });
+  const { config, warnings } = await loadConfig({ path, home, env: {} });
   assert.equal(warnings, []);
   const sections = [
     'gpucloud', 'ai', 'infra', 'repohost', 'errtracker', 'issuetracker', 'notes', 'appplatform', 'edge',
@@ -89,7 +89,7 @@ test('the checked-in example parses with every section and no warnings', () => {
   assert.is(config.timeout, 30);
 });
 
-test('a full config with real-looking values parses every section', () => {
+test('a full config with real-looking values parses every section', async () => {
   const home = tempHome();
   writeConfig(
     home,
@@ -128,7 +128,7 @@ cloud_a: { service_keywords: { s3: [bucket] } }
 timeout: 5
 `,
   );
-  const { config, warnings } = loadConfig({ home, env: {} });
+  const { config, warnings } = await loadConfig({ home, env: {} });
   assert.equal(warnings, []);
   assert.is(config.ai.max_chunks, 3);
   assert.is(config.ai.max_prompt_chars, 120000);
@@ -142,22 +142,22 @@ timeout: 5
   }
 });
 
-test('wrong type fails with file:line:col and key path', () => {
+test('wrong type fails with file:line:col and key path', async () => {
   const home = tempHome();
   const path = writeConfig(home, 'gpucloud:\n  client_id: abc\n  rate_limit:\n    per_path: many\n');
-  const err = loadError(() => loadConfig({ home, env: {} }));
+  const err = await loadError(() => loadConfig({ home, env: {} }));
   assert.is(err.code, 'invalid_config');
   assert.is(err.exitCode, 2);
   assert.match(err.message, `${path}:4:15: gpucloud.rate_limit.per_path: expected number, got "many"`);
 });
 
-test('bad enum and several problems are all listed, in file order', () => {
+test('bad enum and several problems are all listed, in file order', async () => {
   const home = tempHome();
   const path = writeConfig(
     home,
     'timeout: -3\nai:\n  default_provider: gpt-9\nbackend:\n  env: prod\nkubernetes:\n  clusters:\n    c1:\n      type: eks\n',
   );
-  const err = loadError(() => loadConfig({ home, env: {} }));
+  const err = await loadError(() => loadConfig({ home, env: {} }));
   const lines = err.message.split('\n');
   assert.is(lines.length, 4);
   assert.match(lines[0]!, `${path}:1:10: timeout:`);
@@ -167,59 +167,59 @@ test('bad enum and several problems are all listed, in file order', () => {
   assert.match(lines[3]!, `${path}:8:5: kubernetes.clusters.c1.name: required when type is eks`);
 });
 
-test('a number where a string is expected suggests quoting', () => {
+test('a number where a string is expected suggests quoting', async () => {
   const home = tempHome();
   writeConfig(home, 'gpucloud:\n  client_id: 12345\n');
-  const err = loadError(() => loadConfig({ home, env: {} }));
+  const err = await loadError(() => loadConfig({ home, env: {} }));
   assert.match(err.message, ':2:14: gpucloud.client_id: expected string, got number 12345 (put the value in quotes');
 });
 
-test('a wrong-typed secret is not echoed in the error', () => {
+test('a wrong-typed secret is not echoed in the error', async () => {
   const home = tempHome();
   writeConfig(home, 'gpucloud:\n  client_secret: 98765432101\n');
-  const err = loadError(() => loadConfig({ home, env: {} }));
+  const err = await loadError(() => loadConfig({ home, env: {} }));
   assert.match(err.message, 'gpucloud.client_secret: expected string, got a number (value not shown: secret)');
   assert.not.match(err.message, '98765432101');
   assert.not.match(redactText('98765432101'), '98765432101');
 });
 
-test('malformed YAML fails with the line', () => {
+test('malformed YAML fails with the line', async () => {
   const home = tempHome();
   const path = writeConfig(home, 'gpucloud:\n  client_id: "abc\n  client_secret: x\n');
-  const err = loadError(() => loadConfig({ home, env: {} }));
+  const err = await loadError(() => loadConfig({ home, env: {} }));
   assert.is(err.code, 'invalid_config');
   assert.match(err.message, new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: `));
   assert.not.match(err.message, 'at line');
 });
 
-test('duplicate keys are malformed YAML', () => {
+test('duplicate keys are malformed YAML', async () => {
   const home = tempHome();
   const path = writeConfig(home, 'timeout: 1\ntimeout: 2\n');
-  const err = loadError(() => loadConfig({ home, env: {} }));
+  const err = await loadError(() => loadConfig({ home, env: {} }));
   assert.match(err.message, `${path}:2:`);
   assert.match(err.message, 'unique');
 });
 
-test('a top level that is not a mapping is an error', () => {
+test('a top level that is not a mapping is an error', async () => {
   const home = tempHome();
   const path = writeConfig(home, '- gpucloud\n');
-  const err = loadError(() => loadConfig({ home, env: {} }));
+  const err = await loadError(() => loadConfig({ home, env: {} }));
   assert.match(err.message, `${path}:1:1: (top level): expected a mapping`);
 });
 
-test('an unknown key that resembles no known key warns with its line and does not fail; the rest still loads', () => {
+test('an unknown key that resembles no known key warns with its line and does not fail; the rest still loads', async () => {
   const home = tempHome();
   const path = writeConfig(home, 'gpucloud:\n  client_id: abc\nfrobnicate: true\ntimeout: 9\n');
-  const { config, warnings } = loadConfig({ home, env: {} });
+  const { config, warnings } = await loadConfig({ home, env: {} });
   assert.is(config.timeout, 9);
   assert.is(config.gpucloud?.client_id, 'abc');
   assert.equal(warnings, [`${path}:3: unknown key "frobnicate" (ignored)`]);
 });
 
-test('a misspelt key is an error (exit 2) naming the key it probably meant, with every other problem; a secret under it stays redacted', () => {
+test('a misspelt key is an error (exit 2) naming the key it probably meant, with every other problem; a secret under it stays redacted', async () => {
   const home = tempHome();
   const path = writeConfig(home, 'gpucloud:\n  client_id: abc\n  client_secert: s3cr3t-value\nbudgte:\n  max_hourly: 5\nfrobnicate: true\ntimeout: 9\n');
-  const err = loadError(() => loadConfig({ home, env: {} }));
+  const err = await loadError(() => loadConfig({ home, env: {} }));
   assert.is(err.code, 'invalid_config');
   assert.is(err.exitCode, 2);
   assert.match(err.message, `${path}:3: unknown key "gpucloud.client_secert"; did you mean "gpucloud.client_secret"?`);
@@ -229,36 +229,36 @@ test('a misspelt key is an error (exit 2) naming the key it probably meant, with
   assert.not.match(redactText('s3cr3t-value'), 's3cr3t-value');
 });
 
-test('unknown keys are listed along with errors (a misspelt key explains a missing one)', () => {
+test('unknown keys are listed along with errors (a misspelt key explains a missing one)', async () => {
   const home = tempHome();
   const path = writeConfig(home, 'terraform:\n  workspaces:\n    main:\n      pth: /infra\n');
-  const err = loadError(() => loadConfig({ home, env: {} }));
+  const err = await loadError(() => loadConfig({ home, env: {} }));
   assert.match(err.message, `${path}:3:5: terraform.workspaces.main.path: required`);
   assert.match(err.message, `${path}:4: unknown key "terraform.workspaces.main.pth"; did you mean "terraform.workspaces.main.path"?`);
 });
 
-test('empty values count as not set', () => {
+test('empty values count as not set', async () => {
   const home = tempHome();
   writeConfig(home, 'gpucloud:\n  client_id:\n  client_secret:\nai:\n');
-  const { config, warnings } = loadConfig({ home, env: {} });
+  const { config, warnings } = await loadConfig({ home, env: {} });
   assert.equal(warnings, []);
   assert.is(config.gpucloud?.client_id, undefined);
   assert.is(config.ai.max_chunks, 6);
 });
 
-test('world-readable file with secrets warns like ssh; chmod 600 silences it', () => {
+test('world-readable file with secrets warns like ssh; chmod 600 silences it', async () => {
   const home = tempHome();
   const path = writeConfig(home, 'gpucloud:\n  client_id: abc\n  client_secret: very-secret-1\n', 0o644);
-  const loaded = loadConfig({ home, env: {} });
+  const loaded = await loadConfig({ home, env: {} });
   assert.equal(loaded.warnings, [`${path} is readable by other users and holds secrets; run chmod 600 ${path}`]);
   chmodSync(path, 0o600);
-  assert.equal(loadConfig({ home, env: {} }).warnings, []);
+  assert.equal((await loadConfig({ home, env: {} })).warnings, []);
 });
 
-test('world-readable file without secrets does not warn', () => {
+test('world-readable file without secrets does not warn', async () => {
   const home = tempHome();
   writeConfig(home, 'gpucloud:\n  client_id: abc\n  default_location: FIN-01\n', 0o644);
-  assert.equal(loadConfig({ home, env: {} }).warnings, []);
+  assert.equal((await loadConfig({ home, env: {} })).warnings, []);
 });
 
 test.run();

@@ -129,13 +129,16 @@ function withoutComments(text: string): string {
 }
 
 /** The words of the manifest the core must not use: every provider's name and every section its config adds. */
-function manifestWords(): string[] {
+const MANIFEST_WORDS = await (async () => {
   const words = new Set<string>();
   for (const row of PROVIDER_MANIFEST) {
     words.add(row.name);
-    for (const key of Object.keys(row.config?.().sections ?? {})) words.add(key);
+    for (const key of Object.keys((await row.config?.())?.sections ?? {})) words.add(key);
   }
   return [...words];
+})();
+function manifestWords(): string[] {
+  return MANIFEST_WORDS;
 }
 
 /** Uses of the core's own vocabulary that happen to spell a provider's word; each names where and why. */
@@ -325,6 +328,54 @@ test('fixture tree: a fake tree holding each forbidden form is caught by the who
   assert.equal(breakers("a surface reaches a provider through the manifest, never into its folder (its own command group aside)"), ['machines/into-provider.ts']);
   const named = sources.filter((f) => wingOf(f).wing === 'core').flatMap((f) => wordsIn(f, readFileSync(join(root, f), 'utf8'), manifestWords()));
   assert.equal(named.map((h) => `${h.file}:${h.line}`), ['engine/core/names-provider.ts:1']);
+});
+
+// ---- no createRequire: every module is imported, so a bundler can follow it (issue 40 item 1) ----------
+
+/**
+ * A synchronous `require` made with createRequire is invisible to a bundler (esbuild leaves it as a
+ * run-time require of a path that no longer exists beside the bundle) and to the import graph; lazy
+ * loading is a literal `import()`. What still uses one is named here with why; the list only shrinks.
+ */
+const KNOWN_REQUIRES: { file: string; until: string }[] = [
+  { file: 'engine/core/yaml.ts', until: 'rendering -o yaml is synchronous: load yaml when -o yaml is parsed' },
+  { file: 'commands/ask-parts.ts', until: 'REPORT_QUESTIONS is read synchronously; the rest are functions that can import()' },
+];
+const CREATE_REQUIRE = /\bcreateRequire\b|\bgetBuiltinModule\s*\(\s*['"](?:node:)?module['"]/;
+const requiring = (file: string, text: string) => CREATE_REQUIRE.test(withoutComments(text));
+/** The shipped sources: engine/, the surfaces, cli.ts, and what they load besides (schemas/, emulator/ for --sandbox, bin/). */
+const shipped = [...files, ...['schemas', 'emulator'].flatMap((d) => sourcesUnder(d)), 'bin/assistant.js'];
+
+test('no shipped source makes a require with createRequire (but the named ones, each of which still does)', () => {
+  assert.ok(shipped.length > files.length + 40, `${shipped.length} sources`);
+  const text = (f: string) => texts.get(f) ?? readFileSync(join(ROOT, f), 'utf8');
+  const found = shipped.filter((f) => requiring(f, text(f)));
+  assert.equal(found.filter((f) => !KNOWN_REQUIRES.some((k) => k.file === f)), [], 'createRequire in shipped code: use a literal import()');
+  for (const k of KNOWN_REQUIRES) assert.ok(found.includes(k.file), `${k.file} no longer uses createRequire: remove it from the list (${k.until})`);
+});
+
+test('fixture: createRequire is found in every form, and not in a comment or in a plain import()', () => {
+  const forms = [
+    "import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\nconst ini = require('ini');",
+    "import * as m from 'node:module';\nconst r = m.createRequire(import.meta.url);",
+    "const ini = (await import('node:module')).createRequire(import.meta.url)('ini');",
+    "const { createRequire: cr } = process.getBuiltinModule('node:module');",
+    "const r = process.getBuiltinModule('module').createRequire(import.meta.url);",
+  ];
+  for (const form of forms) assert.ok(requiring('engine/core/x.ts', form), form);
+  const fine = [
+    "// no createRequire here: the parser is imported\nconst { parse } = await import('ini');",
+    "/** createRequire would hide this from the bundler */ const m = await import('./x.js');",
+    "const { JSONPath } = await import('jsonpath-plus');",
+  ];
+  for (const text of fine) assert.not.ok(requiring('engine/core/x.ts', text), text);
+  // The whole scan on a fake tree: the walk reaches a nested file that uses it.
+  const root = tempDir('assistant-requires-');
+  mkdirSync(join(root, 'engine', 'core', 'deep'), { recursive: true });
+  writeFileSync(join(root, 'engine', 'core', 'deep', 'lazy.ts'), forms[0]!);
+  writeFileSync(join(root, 'engine', 'core', 'fine.ts'), fine[0]!);
+  const hits = scanned(root).filter((f) => requiring(f, readFileSync(join(root, f), 'utf8')));
+  assert.equal(hits, ['engine/core/deep/lazy.ts']);
 });
 
 test.run();

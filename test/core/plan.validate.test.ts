@@ -162,17 +162,17 @@ test('substitutePath URL-encodes values so a slash cannot change the route', () 
   assert.is(substitutePath('/v1/scripts/<ID>?q=<ID>', { ID: 'a b?c' }), '/v1/scripts/a%20b%3Fc?q=a%20b%3Fc');
 });
 
-test('evaluateProduces binds $.id from a bare-text ID and from {id}', () => {
-  assert.equal(evaluateProduces({ INSTANCE_ID: '$.id' }, ID), { INSTANCE_ID: ID });
-  assert.equal(evaluateProduces({ CLUSTER_ID: '$.id' }, { id: ID }), { CLUSTER_ID: ID });
-  assert.equal(evaluateProduces({ FIRST: '$[0].hostname' }, [{ hostname: 'a' }, { hostname: 'b' }]), { FIRST: 'a' });
-  assert.equal(evaluateProduces(undefined, { id: 1 }), {});
+test('evaluateProduces binds $.id from a bare-text ID and from {id}', async () => {
+  assert.equal(await evaluateProduces({ INSTANCE_ID: '$.id' }, ID), { INSTANCE_ID: ID });
+  assert.equal(await evaluateProduces({ CLUSTER_ID: '$.id' }, { id: ID }), { CLUSTER_ID: ID });
+  assert.equal(await evaluateProduces({ FIRST: '$[0].hostname' }, [{ hostname: 'a' }, { hostname: 'b' }]), { FIRST: 'a' });
+  assert.equal(await evaluateProduces(undefined, { id: 1 }), {});
 });
 
-test('evaluateProduces fails clearly when the path matches nothing', () => {
+test('evaluateProduces fails clearly when the path matches nothing', async () => {
   for (const data of [{ other: 1 }, [], null, { id: '' }, { id: { nested: true } }]) {
     try {
-      evaluateProduces({ X: '$.id' }, data);
+      await evaluateProduces({ X: '$.id' }, data);
       assert.unreachable(`should fail for ${JSON.stringify(data)}`);
     } catch (err) {
       assert.instance(err, OperationError);

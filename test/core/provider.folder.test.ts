@@ -7,7 +7,6 @@
  * its stand-in with its default for `<DEFAULT_SHELF>`, never its real endpoint.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join, normalize, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
@@ -18,7 +17,6 @@ import { asClient, backendForFile, type BackendProcess } from '../support/backen
 import { tempHome } from '../support/cli.js';
 import { startLarderFake, type LarderFake } from '../fixtures/larder/fake.js';
 
-const require = createRequire(import.meta.url);
 
 /** The one manifest row: what engine/providers/index.ts would hold for it. */
 const LARDER_ROW: ProviderManifestEntry = {
@@ -26,7 +24,7 @@ const LARDER_ROW: ProviderManifestEntry = {
   verbs: ['larder-api'],
   has: ['credentials', 'bindings', 'sandbox'],
   load: async () => (await import('../fixtures/larder/provider.js')).larderProvider,
-  config: () => require('../fixtures/larder/config.js').larderConfig,
+  config: async () => (await import('../fixtures/larder/config.js')).larderConfig,
 };
 PROVIDERS.add(LARDER_ROW);
 

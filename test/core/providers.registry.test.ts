@@ -31,11 +31,11 @@ test('each manifest entry lists exactly its module\'s capabilities, and a light 
   }
 });
 
-test('each manifest entry with a config part gives its own sections as strict objects, and no two entries claim one key', () => {
+test('each manifest entry with a config part gives its own sections as strict objects, and no two entries claim one key', async () => {
   const claimed = new Map<string, string>();
   for (const entry of PROVIDER_MANIFEST) {
     if (!entry.config) continue;
-    const part = entry.config();
+    const part = await entry.config();
     const keys = Object.keys(part.sections ?? {});
     assert.ok(keys.length > 0 || part.infra, `${entry.name}: its config part adds a section or an infra block`);
     for (const key of keys) {

@@ -82,7 +82,7 @@ test('one credential-source table: unique providers, known kinds, names and path
   Object.assign(config, { gpucloud: { client_id: 'x', client_secret: secret }, edge: { api_token: secret }, repohost: { token: secret } });
   const env = { GPUCLOUD_CLIENT_SECRET: secret, GPUCLOUD_CLIENT_ID: 'y', EDGE_API_TOKEN: secret, AWS_SECRET_ACCESS_KEY: secret, AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE' };
   for (const p of PROVIDER_CREDENTIALS) {
-    const sources = p.sources({ config, configPath: '/home/me/.assistant.yaml', env, home: '/home/me', os: 'linux' });
+    const sources = await p.sources({ config, configPath: '/home/me/.assistant.yaml', env, home: '/home/me', os: 'linux' });
     assert.ok(sources.length > 0, p.provider);
     assert.ok(sources.filter((s) => s.used).length <= 1, `${p.provider}: at most one source used`);
     for (const s of sources) {

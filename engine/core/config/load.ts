@@ -60,13 +60,13 @@ export function resolveConfigPath(path: string | undefined, home: string): strin
   return isAbsolute(path) ? path : resolve(path);
 }
 
-/** The schema of the whole file, asked for only when there is a file to parse (it loads zod). */
-export type ConfigSchemaSource = () => ConfigSchemaType;
+/** The schema of the whole file, asked for (imported) only when there is a file to parse (it loads zod). */
+export type ConfigSchemaSource = () => Promise<ConfigSchemaType>;
 
 /** The original tool's names this build renames (engine/providers/config.ts, from the manifest), asked for only when a file is parsed. */
-export type ConfigRenamesSource = () => ConfigRenames;
+export type ConfigRenamesSource = () => Promise<ConfigRenames>;
 
-export function loadConfigWith(schema: ConfigSchemaSource, options: LoadConfigOptions, renames?: ConfigRenamesSource): LoadedConfig {
+export async function loadConfigWith(schema: ConfigSchemaSource, options: LoadConfigOptions, renames?: ConfigRenamesSource): Promise<LoadedConfig> {
   const explicit = options.path !== undefined;
   const path = resolveConfigPath(options.path, options.home);
 
@@ -85,7 +85,7 @@ export function loadConfigWith(schema: ConfigSchemaSource, options: LoadConfigOp
     throw new InvalidInputError('invalid_config', `${path}: cannot read: ${(err as Error).message}`, { cause: err });
   }
 
-  const { config, warnings, holdsSecrets } = parseConfigTextWith(schema, text, path, renames);
+  const { config, warnings, holdsSecrets } = await parseConfigTextWith(schema, text, path, renames);
   if (holdsSecrets) {
     const permissionWarning = permissionProblem(path);
     if (permissionWarning) warnings.push(permissionWarning);
@@ -100,8 +100,8 @@ export function loadConfigWith(schema: ConfigSchemaSource, options: LoadConfigOp
 // yaml and the schema (zod with it) load only when there is a file to parse (engine/core/yaml.ts).
 const [isMap, isScalar, isSeq, parseDocument] = [lazyYaml('isMap'), lazyYaml('isScalar'), lazyYaml('isSeq'), lazyYaml('parseDocument')];
 
-export function parseConfigTextWith(schemaOf: ConfigSchemaSource, text: string, file: string, renamesOf?: ConfigRenamesSource): { config: Config; warnings: string[]; holdsSecrets: boolean } {
-  const schema = schemaOf();
+export async function parseConfigTextWith(schemaOf: ConfigSchemaSource, text: string, file: string, renamesOf?: ConfigRenamesSource): Promise<{ config: Config; warnings: string[]; holdsSecrets: boolean }> {
+  const schema = await schemaOf();
   const lineCounter = new (yaml().LineCounter)();
   const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   const warnings = doc.warnings.map((w) => `${file}:${yamlLinePos(w, lineCounter)}: ${firstLine(w.message)}`);
@@ -123,7 +123,7 @@ export function parseConfigTextWith(schemaOf: ConfigSchemaSource, text: string, 
   const holdsSecrets = collectSecrets(data);
   // Sections under the original tool's names (`verda:`, `infra.aws`) are not typos: one warning names
   // them all and the command that renames them, and they are otherwise ignored like any unknown key.
-  const former = renamesOf ? formerNamesIn(data, renamesOf()) : [];
+  const former = renamesOf ? formerNamesIn(data, await renamesOf()) : [];
   const isFormer = (path: PropertyKey[], key: string) => former.some((f) => f.from === formatKeyPath([...path, key]));
   const migrateHint = former.length > 0 ? ` (sections under the original tool's names: run 'assistant migrate config')` : '';
   if (former.length > 0 && !warnedFormer.has(file)) {

@@ -1,12 +1,19 @@
-import { createRequire } from 'node:module';
 import type { JSONPath as JSONPathFn } from 'jsonpath-plus';
 import { OperationError } from '../errors.js';
 
-const require = createRequire(import.meta.url);
 let loaded: typeof JSONPathFn | undefined;
-/** jsonpath-plus loads the first time a path is evaluated: a plan without `produces` never loads it. */
+
+/**
+ * Imports jsonpath-plus (the first time): a plan without `produces` never loads it. Validation is
+ * synchronous, so it is imported before, where the plan's providers are (ProviderSource.forPlan, through
+ * loadPlanChecks in shape.ts); a step's `produces` imports it itself.
+ */
+export async function loadJsonPath(): Promise<void> {
+  loaded ??= (await import('jsonpath-plus')).JSONPath;
+}
+
 function JSONPath(opts: { path: string; json: object; wrap: false }): unknown {
-  loaded ??= (require('jsonpath-plus') as { JSONPath: typeof JSONPathFn }).JSONPath;
+  if (!loaded) throw new Error('internal: jsonpath-plus is not loaded; a surface must await providers.forPlan(plan) before validating it');
   return loaded(opts);
 }
 
@@ -14,9 +21,10 @@ function JSONPath(opts: { path: string; json: object; wrap: false }): unknown {
  * Evaluates a command's `produces` map on a step's response. The real API answers some creates with a
  * bare-text ID and others with `{"id": …}`; a bare scalar is viewed as `{id: value}` so `$.id` fits both.
  */
-export function evaluateProduces(produces: Record<string, string> | undefined, data: unknown): Record<string, string> {
+export async function evaluateProduces(produces: Record<string, string> | undefined, data: unknown): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   if (!produces) return out;
+  await loadJsonPath();
   const json = data !== null && typeof data === 'object' ? (data as object) : { id: data };
   for (const [name, path] of Object.entries(produces)) {
     let value: unknown;

@@ -11,9 +11,9 @@
  * the two on thousands of generated plans and mutations). A change to PlanSchema needs the same change
  * here; until then plans using a new field are simply validated by zod.
  */
-import { createRequire } from 'node:module';
 import type { Plan, PlanCommand } from '../../../schemas/plan.js';
 import { BINDING_NAME } from '../../../schemas/plan-bindings.js';
+import { loadJsonPath } from './produces.js';
 
 const PLAN_KEYS = new Set(['version', 'provider', 'commands', 'question', 'summary', 'created_at', 'notes']);
 const COMMAND_KEYS = new Set(['args', 'reason', 'produces']);
@@ -81,12 +81,41 @@ export function planShape(input: unknown): Plan | undefined {
   return plan;
 }
 
-const require = createRequire(import.meta.url);
+type PlanSchemaType = typeof import('../../../schemas/plan.js').PlanSchema;
+let schema: PlanSchemaType | undefined;
 
 /**
- * PlanSchema, loaded on first use. A synchronous require of our own ES module (Node ≥ 20.19, as
- * package.json's engines say): the same module, and the same zod, that a static import gets.
+ * Imports PlanSchema (and zod with it) the first time a plan needs it. Validation is synchronous, so it is
+ * imported before, where the plan's providers are (ProviderSource.forPlan, through loadPlanChecks below).
  */
-export function planSchema(): typeof import('../../../schemas/plan.js').PlanSchema {
-  return (require('../../../schemas/plan.js') as typeof import('../../../schemas/plan.js')).PlanSchema;
+export async function loadPlanSchema(): Promise<void> {
+  schema ??= (await import('../../../schemas/plan.js')).PlanSchema;
+}
+
+/** PlanSchema, imported by loadPlanSchema (an internal error otherwise: the surface skipped forPlan). */
+export function planSchema(): PlanSchemaType {
+  if (!schema) throw new Error('internal: PlanSchema is not loaded; a surface must await providers.forPlan(plan) before validating it');
+  return schema;
+}
+
+/**
+ * Imports what validating `input` needs besides its providers; `everything` for a source that validates
+ * any plan (`all()`). validatePlan is synchronous and the two libraries it may need are kept off the
+ * start-up path (test/core/startup.modules.test.ts): PlanSchema (zod) for a plan that does not plainly
+ * fit it, jsonpath-plus for a command with `produces`. ProviderSource.forPlan calls this, and every
+ * surface awaits forPlan before validating: "await providers.forPlan(plan), then validate" covers them
+ * as it covers the providers. (Here, not in a module of its own: one module fewer at start-up.)
+ */
+export async function loadPlanChecks(input: unknown, everything = false): Promise<void> {
+  await Promise.all([everything || !planShape(input) ? loadPlanSchema() : undefined, everything || hasProduces(input) ? loadJsonPath() : undefined]);
+}
+
+/** Whether any command of the input (read as loosely as validation reads it) has a `produces` map. */
+function hasProduces(input: unknown): boolean {
+  const commands = (input as { commands?: unknown } | null | undefined)?.commands;
+  if (!Array.isArray(commands)) return false;
+  return Array.from(commands).some((c) => {
+    const produces = (c as { produces?: unknown } | null | undefined)?.produces;
+    return Boolean(produces) && typeof produces === 'object';
+  });
 }

@@ -11,7 +11,7 @@ import { providersWith } from '../../providers/index.js';
 /** One row of the scan: a provider's credentials (its capability) or one of the assistant's own keys. */
 export interface ScanEntry {
   provider: string;
-  sources(input: SourceInput): CredentialSource[];
+  sources(input: SourceInput): CredentialSource[] | Promise<CredentialSource[]>;
   scan: CredentialScan;
 }
 

@@ -70,7 +70,7 @@ export async function runScan(opts: ScanOptions): Promise<ScanReport> {
   const probeOf = new Map(probes.map((p) => [p.name, p]));
   const toolPath = (name: string) => probeOf.get(name)?.path;
 
-  const reports = selected.map((p) => providerReport(p, input, probeOf));
+  const reports = await Promise.all(selected.map((p) => providerReport(p, input, probeOf)));
 
   // Checks, in parallel, each bounded in time.
   const toCheck = selected.filter((p, i) => p.scan.check && reports[i]!.configured && (opts.check || opts.alsoCheck?.includes(p.provider)));
@@ -133,11 +133,11 @@ async function bounded(opts: ScanOptions, fn: (signal: AbortSignal) => Promise<C
   }
 }
 
-function providerReport(p: ScanEntry, input: SourceInput, probes: Map<string, ToolProbe>): ProviderReport {
+async function providerReport(p: ScanEntry, input: SourceInput, probes: Map<string, ToolProbe>): Promise<ProviderReport> {
   let sources: CredentialSource[] = [];
   let problem: string | undefined;
   try {
-    sources = p.sources(input);
+    sources = await p.sources(input);
   } catch (err) {
     problem = maskSecretsInText(redactText((err as Error).message));
   }

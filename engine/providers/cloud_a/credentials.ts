@@ -21,19 +21,19 @@ const awsFiles = (env: Record<string, string | undefined>, home: string) => ({
   confFile: env.AWS_CONFIG_FILE || join(home, '.aws', 'config'),
 });
 
-function awsProfileSource(input: SourceInput, profile: string): CredentialSource {
+async function awsProfileSource(input: SourceInput, profile: string): Promise<CredentialSource> {
   const { env, home } = input;
   const { credFile, confFile } = awsFiles(env, home);
   const has = (section: Record<string, unknown> | undefined) => Boolean(section && AWS_PROFILE_KEYS.some((k) => isSet(section[k] as string)));
-  const inCred = has(iniSections(credFile)?.get(profile));
-  const conf = iniSections(confFile);
+  const inCred = has((await iniSections(credFile))?.get(profile));
+  const conf = await iniSections(confFile);
   const inConf = has(conf?.get(profile === 'default' ? 'default' : `profile ${profile}`) ?? conf?.get(profile));
   const where = `profile [${profile}] in ${tidyPath(credFile, home)} or ${tidyPath(confFile, home)}`;
   const found = inCred ? tidyPath(credFile, home) : inConf ? tidyPath(confFile, home) : undefined;
   return { kind: 'cli-profile', where, present: inCred || inConf, ...(found ? { note: `found in ${found}` } : {}) };
 }
 
-function cloudASources(input: SourceInput): CredentialSource[] {
+async function cloudASources(input: SourceInput): Promise<CredentialSource[]> {
   const { config, env } = input;
   const keyNames = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'];
   const keysNote = halfNote(env, keyNames);
@@ -54,7 +54,7 @@ function cloudASources(input: SourceInput): CredentialSource[] {
       present: true,
       note: `selects aws profile [${target.profile}]${target.region ? ` in ${target.region}` : ''}`,
     };
-    const profile = awsProfileSource(input, target.profile);
+    const profile = await awsProfileSource(input, target.profile);
     if (keys.present) keys.note = `ignored: the profile assistant passes (--profile ${target.profile}) wins`;
     if (profile.present) profile.used = true;
     return [chosen, profile, keys];
@@ -70,7 +70,7 @@ function cloudASources(input: SourceInput): CredentialSource[] {
     });
   }
   const profileName = isSet(env.AWS_PROFILE) ? env.AWS_PROFILE!.trim() : 'default';
-  const profile = awsProfileSource(input, profileName);
+  const profile = await awsProfileSource(input, profileName);
   if (isSet(env.AWS_PROFILE)) profile.note = [profile.note, 'selected by AWS_PROFILE'].filter(Boolean).join('; ');
   sources.push(keys, profile);
   return markUsed(sources, (s) => s.kind !== 'config');

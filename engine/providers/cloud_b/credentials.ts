@@ -15,7 +15,7 @@ function gcloudDir(input: SourceInput): string {
   return input.env.CLOUDSDK_CONFIG || defaultConfigDir(input, 'gcloud');
 }
 
-function cloudBSources(input: SourceInput): CredentialSource[] {
+async function cloudBSources(input: SourceInput): Promise<CredentialSource[]> {
   const { config, env, home } = input;
   const sources: CredentialSource[] = [];
   const project = config.infra?.cloud_b?.project_id;
@@ -38,7 +38,7 @@ function cloudBSources(input: SourceInput): CredentialSource[] {
   }
   active ||= 'default';
   const file = join(dir, 'configurations', `config_${active}`);
-  const account = iniSections(file)?.get('core')?.account;
+  const account = (await iniSections(file))?.get('core')?.account;
   const envAccount = isSet(env.CLOUDSDK_CORE_ACCOUNT);
   sources.push({
     kind: 'cli-profile',

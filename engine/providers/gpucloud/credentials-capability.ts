@@ -16,7 +16,7 @@ import { gpucloudCredentialsFilePath, GPUCLOUD_ENV, NoCredentialsError, resolveG
 import { listPlan } from './static-plans.js';
 
 /** SPEC §5: config, environment, the credentials file, then the backend store; the one the resolver would pick is `used`. */
-function gpucloudSources(input: SourceInput): CredentialSource[] {
+async function gpucloudSources(input: SourceInput): Promise<CredentialSource[]> {
   const { config, env, home } = input;
   const g = config.gpucloud ?? {};
   const sources: CredentialSource[] = [];
@@ -40,7 +40,7 @@ function gpucloudSources(input: SourceInput): CredentialSource[] {
   try {
     const only: Config = emptyConfigValue();
     if (g.profile) only.gpucloud = { profile: g.profile };
-    const r = resolveGpuCloudCredentials({ config: only, env: { [GPUCLOUD_ENV.profile]: env[GPUCLOUD_ENV.profile] }, home, configPath: input.configPath });
+    const r = await resolveGpuCloudCredentials({ config: only, env: { [GPUCLOUD_ENV.profile]: env[GPUCLOUD_ENV.profile] }, home, configPath: input.configPath });
     filePresent = r.source === 'credentials-file';
     const permission = r.warnings.find((w) => w.includes('readable by other users'));
     if (permission) fileNote = `readable by other users: run chmod 600 ${tidyPath(file, home)}`;
@@ -67,7 +67,7 @@ function gpucloudSources(input: SourceInput): CredentialSource[] {
   // Which one the resolver would pick, asked of the resolver itself.
   let usedKind: SourceKind | undefined;
   try {
-    const r = resolveGpuCloudCredentials({ config, env, home, configPath: input.configPath });
+    const r = await resolveGpuCloudCredentials({ config, env, home, configPath: input.configPath });
     usedKind = r.source === 'credentials-file' ? 'file' : r.source;
   } catch (err) {
     if (err instanceof NoCredentialsError && backendKey) usedKind = 'backend';
@@ -131,9 +131,9 @@ export const gpucloudCredentials: CredentialsCapability = {
     const balance = await readBalance(read);
     return { detail: `balance ${String(balance.amount)} ${String(balance.currency ?? '').toUpperCase()}`, data: { balance } };
   },
-  show({ config, env, home, configPath, warn }) {
+  async show({ config, env, home, configPath, warn }) {
     try {
-      const creds = resolveGpuCloudCredentials({ config, env, home, configPath });
+      const creds = await resolveGpuCloudCredentials({ config, env, home, configPath });
       for (const w of creds.warnings) warn(w);
       return {
         source: creds.source,

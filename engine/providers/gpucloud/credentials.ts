@@ -13,7 +13,6 @@
  * A half-set source (an id without a secret, or the reverse) never matches; it is named in the
  * `no_credentials` error and in `warnings` when a later source is used instead.
  */
-import { createRequire } from 'node:module';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../../../schemas/config.js';
@@ -22,8 +21,6 @@ import { AssistantError, ExitCode, InvalidInputError } from '../../core/errors.j
 import { registerSecret } from '../../core/redact.js';
 import { defaultConfigPath } from '../../core/config/load.js';
 import type { GpuCloudCredentialSource, ResolveGpuCloudCredentialsOptions, SearchedPlace } from './credential-types.js';
-
-const require = createRequire(import.meta.url);
 
 export type { GpuCloudCredentialSource, ResolveGpuCloudCredentialsOptions, SearchedPlace };
 
@@ -109,7 +106,7 @@ export async function resolveGpuCloudCredentialsWithBackend(
   let searched: SearchedPlace[] = [];
   if (!options.backendOnly) {
     try {
-      return resolveGpuCloudCredentials(options);
+      return await resolveGpuCloudCredentials(options);
     } catch (err) {
       if (!(err instanceof NoCredentialsError)) throw err;
       searched = err.searched;
@@ -128,7 +125,8 @@ export function gpucloudCredentialsFilePath(home: string): string {
   return join(home, '.gpucloud', 'credentials');
 }
 
-export function resolveGpuCloudCredentials(options: ResolveGpuCloudCredentialsOptions): ResolvedGpuCloudCredentials {
+/** The three local sources, in order. Asynchronous only because the INI parser is imported when the file is read. */
+export async function resolveGpuCloudCredentials(options: ResolveGpuCloudCredentialsOptions): Promise<ResolvedGpuCloudCredentials> {
   const { config, env, home } = options;
   const configPath = options.configPath ?? defaultConfigPath(home);
   const g = config.gpucloud ?? {};
@@ -181,7 +179,7 @@ export function resolveGpuCloudCredentials(options: ResolveGpuCloudCredentialsOp
     const profile = nonEmpty(env[GPUCLOUD_ENV.profile]) ?? nonEmpty(g.profile) ?? 'default';
     const profileOrigin = nonEmpty(env[GPUCLOUD_ENV.profile]) ? ` from ${GPUCLOUD_ENV.profile}` : nonEmpty(g.profile) ? ' from gpucloud.profile' : '';
     const where = `credentials file ${file} (profile [${profile}]${profileOrigin}: client_id, client_secret)`;
-    const read = readCredentialsProfile(file, profile);
+    const read = await readCredentialsProfile(file, profile);
     if (read.kind === 'found') {
       const id = read.values.client_id;
       const secret = read.values.client_secret;
@@ -305,7 +303,7 @@ type ProfileRead = { kind: 'found'; values: CredentialsProfileValues } | { kind:
  * keys are `client_id`, `client_secret`, `base_url`, `auth_url`, `project_id`, each also accepted
  * with a `gpucloud_` prefix. Keys before any section count as the `default` profile.
  */
-function readCredentialsProfile(file: string, profile: string): ProfileRead {
+async function readCredentialsProfile(file: string, profile: string): Promise<ProfileRead> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -316,7 +314,7 @@ function readCredentialsProfile(file: string, profile: string): ProfileRead {
   let parsed: Record<string, unknown>;
   try {
     // ini loads only when an INI credentials file is read.
-    parsed = (require('ini') as typeof import('ini')).parse(text) as Record<string, unknown>;
+    parsed = (await import('ini')).parse(text) as Record<string, unknown>;
   } catch (err) {
     return { kind: 'missing', outcome: `not a valid INI file (${(err as Error).message})` };
   }

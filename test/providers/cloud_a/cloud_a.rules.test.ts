@@ -16,7 +16,7 @@ import { validatePlan } from '../../../engine/core/plan/validate.js';
 import { configSchema } from '../../../engine/providers/config.js';
 import { DESTRUCTIVE_SAMPLES, LOCAL_EFFECT_SAMPLES, REFUSED_ROW_SAMPLES, UNDECODABLE_SAMPLES } from '../../support/aws-samples.js';
 
-const ConfigSchema = configSchema();
+const ConfigSchema = await configSchema();
 
 // Every provider, loaded: these tests validate plans of any provider synchronously.
 const PROVIDERS = await allProviders();
