@@ -59,12 +59,14 @@ export const flag = {
  * expected …` (exit 2) with `hint` (the command's help). Nothing given, nothing done; zod only for the
  * kinds that need it.
  */
-export async function coerceFlags<T extends object>(options: T, spec: FlagSpec, hint: string): Promise<T> {
-  const given = Object.keys(spec).filter((key) => (options as Record<string, unknown>)[key] !== undefined);
-  if (!given.length) return options;
-  if (given.every((key) => PLAIN_KINDS.has(spec[key]!.type))) return coercePlain(options as Record<string, unknown>, spec, hint) as T;
+export async function coerceFlags<S extends FlagSpec>(options: object, spec: S, hint: string): Promise<OptionsOf<S>> {
+  // The one place cac's untyped values become the command's options type: each was just checked as its kind.
+  const raw = options as Record<string, unknown>;
+  const given = Object.keys(spec).filter((key) => raw[key] !== undefined);
+  if (!given.length) return options as OptionsOf<S>;
+  if (given.every((key) => PLAIN_KINDS.has(spec[key]!.type))) return coercePlain(raw, spec, hint) as OptionsOf<S>;
   const { coerceWith } = await import('./flag-coerce.js');
-  return coerceWith(options as Record<string, unknown>, spec, hint) as T;
+  return coerceWith(raw, spec, hint) as OptionsOf<S>;
 }
 
 /**

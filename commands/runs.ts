@@ -27,7 +27,7 @@ const LIST_COLUMNS: Column[] = [
 
 /** What `runs list`'s flags are; its options type is derived from it. */
 const FLAGS = {
-  list: { all: flag.bool(), limit: { ...flag.int(1, 500), hint: 'assistant runs list --limit 20' }, plan: flag.text() },
+  list: { all: flag.bool(), limit: flag.int(1, 500), plan: flag.text() },
 } satisfies Record<string, FlagSpec>;
 
 type Flags = OptionsOf<typeof FLAGS.list>;
