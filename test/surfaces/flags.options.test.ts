@@ -58,6 +58,15 @@ test('the same budget written in decimal is taken: a dry run under --max-hourly-
     assert.is(JSON.parse(r.stdout).budget.max_hourly, 1000.5);
   }));
 
+test('--allow-unpriced=false is off: an unpriced create under a budget is still refused and nothing is sent (the string "false" was truthy)', () =>
+  withEmulator(async ({ emu, env }) => {
+    const tape = JSON.stringify({ version: 1, provider: 'gpucloud', commands: [{ args: ['gpucloud-api', 'POST', '/v1/volumes', JSON.stringify({ type: 'TAPE', name: 'opt-tape', size: 40, location_code: 'FIN-01' })], reason: 'a volume no price is known for' }] });
+    const r = await runCli(['ask', '--apply', '--max-hourly-cost', '100', '--allow-unpriced=false'], { env, input: tape, home: tempHome('flags-options-') });
+    assert.is(r.code, 3, r.stderr);
+    assert.match(r.stderr, /^error: budget_unpriced: /m);
+    assert.equal(emu.requests().filter((q) => q.method !== 'GET' && !q.path.includes('oauth2')), [], 'no create was sent');
+  }));
+
 test('a switch written as text is a boolean (--allow-unpriced=false is off, not the truthy string "false")', async () => {
   const spec = { allowUnpriced: flag.bool(), planFile: flag.path(), resume: flag.textOrBare(), secret: flag.list(flag.text()) };
   const out: OptionsOf<typeof spec> = await coerceFlags({ allowUnpriced: 'false', planFile: ' p.json ', resume: true, secret: ['A', 'B=b'] }, spec, 'hint');
