@@ -56,7 +56,7 @@ export function schemaFor(kind: FlagKind): z.ZodType<unknown> {
       return text.pipe(
         z
           .string()
-          .regex(/^-?\d+(\.\d+)?$/, { error: expected })
+          .regex(/^-?(\d+(\.\d*)?|\.\d+)$/, { error: expected })
           .transform(Number)
           .refine((n) => (exclusiveMin ? n > min : n >= min) && n <= max, { error: expected }),
       );
