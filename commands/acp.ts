@@ -15,7 +15,7 @@ import { SLASH_COMMANDS } from '../engine/producers/talk/input.js';
 import { ConversationStore } from '../engine/producers/talk/store.js';
 import { assistantVersion } from '../engine/core/version.js';
 import { warn, type CommandContext } from './context.js';
-import { flag, type FlagSpec } from './flag-spec.js';
+import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { runGroup } from './group.js';
 import { rawStream } from './terminal.js';
 import { withSession } from './session.js';
@@ -23,13 +23,18 @@ import { TalkEngine, type TurnIo } from '../machines/talk/talk-engine.js';
 import { talkHost } from './talk-host.js';
 import { resolve } from 'node:path';
 
-interface AcpFlags {
-  destroyer?: boolean;
-  aiProfile?: string;
-  model?: string;
-  /** Seconds; coerced by FLAGS. */
-  reuseReadsFor?: number;
-}
+/** What `acp`'s flags are; AcpFlags is derived from it. */
+const FLAGS = {
+  acp: {
+    destroyer: flag.bool(),
+    aiProfile: flag.text(),
+    model: flag.text(),
+    /** Seconds, 0 or more. */
+    reuseReadsFor: flag.number(0, { exclusiveMin: false }),
+  },
+} satisfies Record<string, FlagSpec>;
+
+type AcpFlags = OptionsOf<typeof FLAGS.acp>;
 
 /** Commands an editor can offer from its prompt box (the session-level ones make no sense there). */
 const ADVERTISED = ['maker', 'dry-run', 'apply', 'plan', 'provider', 'ai-profile', 'model', 'history', 'reset', 'help'];
@@ -48,9 +53,6 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .action((opts: AcpFlags) => start(() => serve(ctx, opts)));
   }, '', FLAGS);
 }
-
-/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
-const FLAGS: Record<string, FlagSpec> = { acp: { reuseReadsFor: flag.number(0, { exclusiveMin: false }) } };
 
 async function serve(ctx: CommandContext, opts: AcpFlags): Promise<number> {
   const reuse = opts.reuseReadsFor ?? 60;
@@ -72,8 +74,8 @@ async function serve(ctx: CommandContext, opts: AcpFlags): Promise<number> {
               const store = ConversationStore.create(ctx.home, { aiProfile: opts.aiProfile, sandbox: ctx.globals.sandbox });
               engine = new TalkEngine(talkHost(ctx), session, store, {
                 destroyer: Boolean(opts.destroyer),
-                aiProfile: opts.aiProfile === undefined ? undefined : String(opts.aiProfile),
-                model: opts.model === undefined ? undefined : String(opts.model),
+                aiProfile: opts.aiProfile,
+                model: opts.model,
                 providerFlags: [],
                 readsFreshMs: reuse * 1000,
                 cwd: resolve(cwd || '.'),

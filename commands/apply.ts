@@ -6,7 +6,7 @@
  */
 import { applyMode, applyPlan, budgetLimit, dryRunPlan, type ApplyOutcome } from '../machines/apply/index.js';
 import type { RunReport } from '../schemas/run-report.js';
-import { ExitCode, UsageError } from '../engine/core/errors.js';
+import { ExitCode } from '../engine/core/errors.js';
 import { renderPreview } from '../engine/core/plan/preview.js';
 import type { Colors } from '../engine/core/render/color.js';
 import { renderReport, renderReportError } from '../engine/core/render/report.js';
@@ -38,14 +38,6 @@ export interface ApplyFlags {
   extra?: (report: RunReport) => Record<string, string> | undefined;
   /** The command to name in the "continue with --resume" line (`deploy … --apply`). */
   resumeWith?: string;
-}
-
-/** `--max-hourly-cost <n>`: a positive number, checked before anything is read or sent. */
-export function maxHourlyFlag(v: unknown): number | undefined {
-  if (v === undefined) return undefined;
-  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--max-hourly-cost must be a number greater than 0 (got "${String(v)}")`, { hint: 'assistant ask --apply --max-hourly-cost 5 --plan-file plan.json' });
-  return n;
 }
 
 function limitOf(session: Session, flags: ApplyFlags) {

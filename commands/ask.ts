@@ -15,7 +15,8 @@ import { AI_PROVIDER_KINDS } from '../schemas/config-defaults.js';
 import { warn, type CommandContext } from './context.js';
 import { readPlanInput } from './plan-input.js';
 import { withSession } from './session.js';
-import { applyInput, dryRunInput, maxHourlyFlag, type ApplyFlags } from './apply.js';
+import { applyInput, dryRunInput, type ApplyFlags } from './apply.js';
+import { declared, flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { createAnswerPrinter, createPhaseSpinner } from './progress.js';
 import type { AiFlags } from './ask-maker.js';
 // The question flow, reports, routing and maker load only when used: `ask --apply` runs none of them.
@@ -24,37 +25,43 @@ import { cliAskContext, cliAskObserver } from './ask-observer.js';
 import { policyFromFlags, type AutostopPolicy } from '../engine/core/kits/autostop/policy.js';
 import { HIDDEN_FLAG, runGroup } from './group.js';
 
-type AskFlags = Record<string, unknown> & {
-  apply?: boolean;
-  planFile?: string;
-  strict?: boolean;
-  destroyer?: boolean;
-  dryRun?: boolean;
-  resume?: boolean;
-  fresh?: boolean;
-  allowDuplicateNames?: boolean;
-  maxHourlyCost?: unknown;
-  allowUnpriced?: boolean;
-  files?: string;
-  maker?: boolean;
-  aiProfile?: string;
-  routeOnly?: boolean;
-  agentTrace?: boolean;
-  newConversation?: boolean;
+/** What `ask`'s own flags are; its options type is derived from this table (per-provider flags: askFlagTable). */
+const ASK_FLAGS = {
+  routeOnly: flag.bool(),
+  agentTrace: flag.bool(),
+  newConversation: flag.bool(),
   /** false with --no-history. */
-  history?: boolean;
-  profile?: string;
-  workspace?: string;
-  iam?: boolean;
-  roleArn?: string;
-  compliance?: boolean;
-  discovery?: boolean;
-  terraformPlan?: boolean;
-  unsandboxed?: boolean;
-};
+  history: flag.bool(),
+  apply: flag.bool(),
+  planFile: flag.path(),
+  strict: flag.bool(),
+  destroyer: flag.bool(),
+  dryRun: flag.bool(),
+  resume: flag.bool(),
+  fresh: flag.bool(),
+  allowDuplicateNames: flag.bool(),
+  files: flag.path(),
+  /** A budget: a decimal number above 0, as budget.max_hourly (`0x10`, `1e3`, `Infinity` refused). */
+  maxHourlyCost: flag.number(0),
+  allowUnpriced: flag.bool(),
+  maker: flag.bool(),
+  // Checked with the policy (engine/core/kits/autostop/policy.ts), which says what goes with what.
+  autostop: flag.text(),
+  autostopAction: flag.text(),
+  aiProfile: flag.text(),
+  model: flag.text(),
+  apiKeyEnv: flag.text(),
+  profile: flag.text(),
+  workspace: flag.text(),
+  terraformPlan: flag.bool(),
+  unsandboxed: flag.bool(),
+  iam: flag.bool(),
+  roleArn: flag.text(),
+  compliance: flag.bool(),
+  discovery: flag.bool(),
+} satisfies FlagSpec;
 
-/** A switch as cac hands it over: `true`, or `"true"` for a hyphenated one written `--cloud-a=true` (commands/group.ts). */
-const on = (v: unknown) => v === true || v === 'true';
+type AskOptions = OptionsOf<typeof ASK_FLAGS>;
 
 /** cac's name for an option: `--gemini-api-model` → `geminiApiModel`. */
 const optionKey = (flag: string) => flag.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
@@ -66,11 +73,8 @@ const KEYED_KINDS = AI_PROVIDER_KINDS.filter((k) => PROVIDER_KINDS[k].keyEnv.len
 const keyFlagName = (kind: string) => `${kind.replace(/-api$/, '')}-api-key`;
 
 /** `--<provider>-model` and `--<provider>-api-key` values keyed by provider value. */
-function aiFlags(opts: AskFlags, env: Record<string, string | undefined>): AiFlags {
-  const pick = (flag: string) => {
-    const v = opts[optionKey(flag)];
-    return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
-  };
+function aiFlags(opts: AskOptions, env: Record<string, string | undefined>): AiFlags {
+  const pick = (name: string) => declared(opts, optionKey(name), flag.text());
   const modelOverrides: Record<string, string> = {};
   const keyFlags: Record<string, string> = {};
   for (const kind of AI_PROVIDER_KINDS) {
@@ -80,9 +84,9 @@ function aiFlags(opts: AskFlags, env: Record<string, string | undefined>): AiFla
     if (key) keyFlags[kind] = key;
   }
   // `--model` / `--api-key-env` apply to whichever profile is chosen ('*'), before the per-vendor ones.
-  const model = pick('model');
+  const model = opts.model;
   if (model) modelOverrides['*'] = model;
-  const keyEnv = pick('api-key-env');
+  const keyEnv = opts.apiKeyEnv;
   if (keyEnv !== undefined) {
     const key = env[keyEnv];
     if (!key?.trim()) throw new UsageError(`--api-key-env ${keyEnv}: the environment variable is not set`, { hint: `export ${keyEnv}=… first, or leave the flag out to use the profile's key` });
@@ -155,10 +159,9 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  cat plan.json | assistant ask --apply --destroyer')
       .example('  assistant ask --apply --dry-run --plan-file plan.json')
       .example('  assistant --sandbox ask --maker "create a 1V100.6V instance called train-1 in FIN-01" | assistant --sandbox ask --apply')
-      .action((question: string[], opts: AskFlags) =>
+      .action((question: string[], opts: AskOptions) =>
         start(() => {
-          const profile = opts.profile === undefined ? undefined : String(opts.profile);
-          const maxHourly = maxHourlyFlag(opts.maxHourlyCost);
+          const { profile, maxHourlyCost: maxHourly } = opts;
           if (maxHourly !== undefined && !opts.apply) throw new UsageError('--max-hourly-cost goes with --apply', { hint: 'assistant ask --apply --max-hourly-cost 5 --plan-file plan.json' });
           const filesDir = filesFlag(opts.files, Boolean(opts.apply));
           const workspaceCode = { plan: Boolean(opts.terraformPlan), unsandboxed: Boolean(opts.unsandboxed) };
@@ -180,9 +183,10 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           if (opts.roleArn !== undefined && report !== 'iam') throw new UsageError('--role-arn narrows the IAM report', { hint: 'use it with --iam' });
           if (question.length === 0 && !report) throw new UsageError('no question given', { hint: "run 'assistant ask --help'" });
           const text = question.length ? question.join(' ') : REPORT_QUESTIONS[report!];
-          const formerly = formers.filter((r) => on(opts[optionKey(r.former)]));
+          const on = (name: string) => declared(opts, optionKey(name), flag.bool()) === true;
+          const formerly = formers.filter((r) => on(r.former));
           for (const r of formerly) warn(ctx, `--${r.former} is --${r.flag} here (the original tool's name still works)`);
-          const providerFlags = routings.filter((r) => on(opts[optionKey(r.flag)]) || formerly.some((f) => f.provider === r.provider)).map((r) => r.provider);
+          const providerFlags = routings.filter((r) => on(r.flag) || formerly.some((f) => f.provider === r.provider)).map((r) => r.provider);
           if (opts.routeOnly) return routeOnly(ctx, text, providerFlags);
           const autostop = policyFromFlags(opts.autostop, opts.autostopAction);
           if (autostop && !opts.maker) throw new UsageError('--autostop goes with --maker (or deploy): it arranges the auto-stop of the instances a plan creates', { hint: 'assistant ask --maker --autostop 30m "create a 1V100.6V instance called train-1"' });
@@ -193,13 +197,13 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
             newConversation: Boolean(opts.newConversation),
             report,
             profile,
-            workspace: opts.workspace === undefined ? undefined : String(opts.workspace),
-            roleArn: opts.roleArn === undefined ? undefined : String(opts.roleArn),
+            workspace: opts.workspace,
+            roleArn: opts.roleArn,
             workspaceCode,
           });
         }),
       );
-  }, providerFlagsHelp());
+  }, providerFlagsHelp(), { ask: askFlagTable() });
 }
 
 /** The help's line for the per-provider flags (one per provider questions can be routed to). */
@@ -207,9 +211,19 @@ function providerFlagsHelp(): string {
   return `Which provider to ask (several give a combined view; default: inferred from the question):\n  ${routableProviders().map((r) => `--${r.flag}`).join(', ')}`;
 }
 
+/** ASK_FLAGS and the flags from the manifest: a switch per routable provider (and its former name), a model and key per AI vendor. */
+function askFlagTable(): FlagSpec {
+  const table: FlagSpec = { ...ASK_FLAGS };
+  for (const r of routableProviders()) table[optionKey(r.flag)] = flag.bool();
+  for (const r of formerAskFlags()) table[optionKey(r.former)] = flag.bool();
+  for (const kind of AI_PROVIDER_KINDS) table[optionKey(`${kind}-model`)] = flag.text();
+  for (const kind of KEYED_KINDS) table[optionKey(keyFlagName(kind))] = flag.text();
+  return table;
+}
+
 /** The one report asked for (`--iam`, `--compliance`, `--discovery`), or none; two at once is a usage error. */
-function reportKind(opts: AskFlags): ReportKind | undefined {
-  const asked = (['iam', 'compliance', 'discovery'] as const).filter((k) => on(opts[k]));
+function reportKind(opts: AskOptions): ReportKind | undefined {
+  const asked = (['iam', 'compliance', 'discovery'] as const).filter((k) => opts[k] === true);
   if (asked.length > 1) throw new UsageError(`--${asked.join(' and --')} are separate reports`, { hint: 'ask for one report at a time' });
   return asked[0];
 }
@@ -328,10 +342,10 @@ function applyPlanFile(words: readonly string[], planFile: string | undefined): 
 }
 
 /** `--files DIR`: an existing directory, absolute; only with --apply. */
-function filesFlag(v: unknown, apply: boolean): string | undefined {
+function filesFlag(v: string | undefined, apply: boolean): string | undefined {
   if (v === undefined) return undefined;
   if (!apply) throw new UsageError('--files goes with --apply', { hint: 'assistant ask --apply --files ./artefacts --plan-file plan.json' });
-  const dir = resolve(String(v));
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--files ${String(v)} is not a directory`, { hint: 'give the directory that holds the files the plan uploads' });
+  const dir = resolve(v);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--files ${v} is not a directory`, { hint: 'give the directory that holds the files the plan uploads' });
   return dir;
 }

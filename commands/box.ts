@@ -24,38 +24,43 @@ import { mustEndWithin, whenStopped } from '../engine/core/kits/serve/lifecycle.
 import { configuredToken, digestToken, generatedServerToken, type ServerToken } from '../engine/core/kits/serve/token.js';
 import { BOX_DEFAULTS, startBoxServer } from '../box/server.js';
 import { warn, type CommandContext } from './context.js';
-import { flag, type FlagSpec } from './flag-spec.js';
+import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { runGroup } from './group.js';
 import { withSession, type Session } from './session.js';
 import { formatRate } from '../engine/core/render/money.js';
 
-interface ManifestFlags {
-  agent?: string;
-  region?: string;
-  name?: string | number;
-  size?: string;
-  image?: string;
-  port?: number;
-  secret?: string | string[];
-  env?: string | string[];
-  allowApply?: boolean;
-  format?: string;
-}
+/** What each subcommand's flags are; ManifestFlags and ServeFlags are derived from it. */
+const FLAGS = {
+  manifest: {
+    agent: flag.text(),
+    region: flag.text(),
+    name: flag.text(),
+    size: flag.text(),
+    image: flag.text(),
+    port: flag.port(),
+    secret: flag.list(flag.text()),
+    env: flag.list(flag.text()),
+    allowApply: flag.bool(),
+    format: flag.oneOf(['plan', 'container-spec']),
+  },
+  serve: {
+    agent: flag.text(),
+    listen: flag.text(),
+    allowApply: flag.bool(),
+    aiProfile: flag.text(),
+    allowOrigin: flag.list(flag.text()),
+    maxSessions: flag.int(1, 10_000),
+    requestTimeout: flag.duration(3600),
+    sessionIdle: flag.duration(7 * 86_400),
+    historyTurns: flag.int(1, 1000),
+    maxBodyKb: flag.int(1, 64 * 1024),
+    drainTimeout: flag.int(0, 3600),
+    unsandboxed: flag.bool(),
+  },
+} satisfies Record<string, FlagSpec>;
 
-interface ServeFlags {
-  agent?: string;
-  listen?: string;
-  allowApply?: boolean;
-  aiProfile?: string;
-  allowOrigin?: string | string[];
-  maxSessions?: number;
-  requestTimeout?: number;
-  sessionIdle?: number;
-  historyTurns?: number;
-  maxBodyKb?: number;
-  drainTimeout?: number;
-  unsandboxed?: boolean;
-}
+type ManifestFlags = OptionsOf<typeof FLAGS.manifest>;
+type ServeFlags = OptionsOf<typeof FLAGS.serve>;
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   return runGroup('box', argv, ctx, (cli, start) => {
@@ -106,8 +111,6 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
 }
 
 // ---------------------------------------------------------------- shared
-
-const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).map(String));
 
 function intFlag(flag: string, v: string | number | undefined, fallback: number, min: number, max: number): number {
   if (v === undefined) return fallback;
@@ -180,12 +183,12 @@ async function catalog(ctx: CommandContext): Promise<number> {
 async function manifest(ctx: CommandContext, opts: ManifestFlags): Promise<number> {
   const format = opts.format ?? 'plan';
   const port = opts.port ?? DEFAULT_BOX_PORT;
-  const secrets = list(opts.secret).map(parseSecretFlag);
-  const env = list(opts.env).map(parseEnvFlag);
-  const image = opts.image === undefined ? defaultBoxImage() : String(opts.image);
+  const secrets = (opts.secret ?? []).map(parseSecretFlag);
+  const env = (opts.env ?? []).map(parseEnvFlag);
+  const image = opts.image ?? defaultBoxImage();
   return withSession(ctx, async (session) => {
     const agent = resolveAgent(ctx, session, opts.agent, 'box manifest');
-    const rawName = opts.name === undefined ? `box-${agent.name}` : String(opts.name);
+    const rawName = opts.name ?? `box-${agent.name}`;
     const name = slugName(rawName);
     if (name !== rawName) warn(ctx, `--name "${rawName}" is used as "${name}" (lower-case letters, digits and dashes)`);
     // Checked before a token is generated: an unknown region or size leaves nothing behind.
@@ -193,9 +196,9 @@ async function manifest(ctx: CommandContext, opts: ManifestFlags): Promise<numbe
     const request = {
       agent,
       name,
-      region: opts.region === undefined ? undefined : String(opts.region),
+      region: opts.region,
       defaultRegion: session.predefined.DEFAULT_LOCATION,
-      size: opts.size === undefined ? undefined : String(opts.size),
+      size: opts.size,
       image,
       port,
       secrets,
@@ -243,13 +246,13 @@ function runnerFor(ctx: CommandContext, session: Session, agent: CatalogAgent, o
     }
     return acpAgent(agent, { env: ctx.env, signal: ctx.signal, sandbox });
   }
-  return assistantAgent({ host: { home: ctx.home, env: ctx.env, sandbox: ctx.globals.sandbox, debug: ctx.debug.callback }, session, allowApply: Boolean(opts.allowApply), aiProfile: opts.aiProfile === undefined ? undefined : String(opts.aiProfile), aiTimeoutMs: requestTimeoutMs + 5_000 });
+  return assistantAgent({ host: { home: ctx.home, env: ctx.env, sandbox: ctx.globals.sandbox, debug: ctx.debug.callback }, session, allowApply: Boolean(opts.allowApply), aiProfile: opts.aiProfile, aiTimeoutMs: requestTimeoutMs + 5_000 });
 }
 
 async function serve(ctx: CommandContext, opts: ServeFlags): Promise<number> {
   const envPort = ctx.env.PORT?.trim();
   const port = envPort ? intFlag('PORT', envPort, DEFAULT_BOX_PORT, 0, 65535) : DEFAULT_BOX_PORT;
-  const listen = opts.listen === undefined ? { host: '127.0.0.1', port } : parseBoxListen(String(opts.listen), port);
+  const listen = opts.listen === undefined ? { host: '127.0.0.1', port } : parseBoxListen(opts.listen, port);
   let token = await tokenFromEnv(ctx.env);
   if (!isLoopbackHost(listen.host) && !token) {
     throw new UsageError(`listening on ${listen.host} (not loopback) needs a token; the box refuses to start without one`, {
@@ -265,7 +268,7 @@ async function serve(ctx: CommandContext, opts: ServeFlags): Promise<number> {
     maxBodyBytes: opts.maxBodyKb === undefined ? BOX_DEFAULTS.maxBodyBytes : opts.maxBodyKb * 1024,
   };
   const drainMs = opts.drainTimeout === undefined ? BOX_DEFAULTS.drainMs : opts.drainTimeout * 1000;
-  const origins = list(opts.allowOrigin);
+  const origins = (opts.allowOrigin ?? []);
   return withSession(
     ctx,
     async (session) => {
@@ -322,15 +325,3 @@ function generatedToken(ctx: CommandContext): ServerToken {
   return made.token;
 }
 
-/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
-const FLAGS: Record<string, FlagSpec> = {
-  manifest: { port: flag.port(), format: flag.oneOf(['plan', 'container-spec']) },
-  serve: {
-    requestTimeout: flag.duration(3600),
-    maxSessions: flag.int(1, 10_000),
-    sessionIdle: flag.duration(7 * 86_400),
-    historyTurns: flag.int(1, 1000),
-    maxBodyKb: flag.int(1, 64 * 1024),
-    drainTimeout: flag.int(0, 3600),
-  },
-};

@@ -22,12 +22,26 @@ import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { withSession, type Session } from './session.js';
 import { autostopSaved, type AutostopSaved } from '../machines/autostop/saved.js';
-import { flag, type FlagSpec } from './flag-spec.js';
+import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { formatAmount, formatRate } from '../engine/core/render/money.js';
 
-interface ProviderOpt {
-  provider?: string;
-}
+/** The flag every cost subcommand takes. */
+const PROVIDER = { provider: flag.text() } satisfies FlagSpec;
+
+/** What each subcommand's flags are; their options types are derived from it. */
+const FLAGS = {
+  summary: PROVIDER,
+  detail: { ...PROVIDER, sortBy: flag.defaulted(flag.oneOf(['cost', 'age', 'name'] as const satisfies readonly CostSort[])) },
+  // Days, checked by trendRange (YYYY-MM-DD, in order, a bounded range).
+  trend: { ...PROVIDER, start: flag.text(), end: flag.text() },
+  anomalies: PROVIDER,
+  tags: { ...PROVIDER, key: flag.text() },
+  forecast: PROVIDER,
+  export: { ...PROVIDER, output: flag.path() },
+} satisfies Record<string, FlagSpec>;
+
+type ProviderOpt = OptionsOf<typeof PROVIDER>;
+type Options<K extends keyof typeof FLAGS> = OptionsOf<(typeof FLAGS)[K]>;
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   return runGroup(
@@ -46,14 +60,14 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .option('--provider <name>', providerHelp(true))
         .option('--sort-by <key>', 'cost | age | name', { default: 'cost' })
         .example('  assistant cost detail --sort-by age')
-        .action((o: ProviderOpt & { sortBy: string }) => start(() => detailCost(ctx, o)));
+        .action((o: Options<'detail'>) => start(() => detailCost(ctx, o)));
       cli
         .command('trend', 'Daily cost between two dates (UTC): measured from recorded snapshots, else reconstructed')
         .option('--provider <name>', providerHelp())
         .option('--start <date>', 'First day, YYYY-MM-DD (default: 6 days before --end)')
         .option('--end <date>', 'Last day, YYYY-MM-DD (default: today)')
         .example('  assistant cost trend --start 2026-11-01 --end 2026-11-23')
-        .action((o: ProviderOpt & { start?: unknown; end?: unknown }) => start(() => trend(ctx, o)));
+        .action((o: Options<'trend'>) => start(() => trend(ctx, o)));
       cli
         .command('anomalies', 'Resources and days whose cost departs from the usual, each with its reason')
         .option('--provider <name>', providerHelp(true))
@@ -64,7 +78,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .option('--provider <name>', providerHelp(true))
         .option('--key <tag>', 'The tag key, e.g. team (API tags, else key=value words in the description)')
         .example('  assistant cost tags --key team')
-        .action((o: ProviderOpt & { key?: unknown }) => start(() => tags(ctx, o)));
+        .action((o: Options<'tags'>) => start(() => tags(ctx, o)));
       cli
         .command('forecast', 'Month-end projection and the date the balance runs out at the current burn')
         .option('--provider <name>', providerHelp())
@@ -74,15 +88,12 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .option('--provider <name>', providerHelp(true))
         .option('--output <file>', 'File to write (.csv or .json)')
         .example('  assistant cost export --output cost.csv')
-        .action((o: ProviderOpt & { output?: string }) => start(() => exportCost(ctx, o)));
+        .action((o: Options<'export'>) => start(() => exportCost(ctx, o)));
     },
     "A provider's figures are live (what bills now at its prices, with the balance and runway: gpucloud's catalogue prices, where offline instances still bill) or its own bill per day (cloud_a's AWS Cost Explorer: summary, trend and forecast by service, detail and export by usage type, anomalies day to day, tags by the tag's value). Global flags: -o table|json|yaml, --sandbox, --config <path>.",
     FLAGS,
   );
 }
-
-/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
-const FLAGS: Record<string, FlagSpec> = { detail: { sortBy: flag.oneOf(['cost', 'age', 'name'] satisfies CostSort[]) } };
 
 /**
  * The --provider help: the providers with a `cost` capability, from the manifest (nothing loads to
@@ -94,16 +105,17 @@ function providerHelp(live = false): string {
   return live ? `Provider with live figures (default: the first of ${names.join(', ')} that has them)` : `Provider (${names.join(', ')}; default: ${names[0] ?? 'none'})`;
 }
 
-/** `--provider` as typed (cac makes a number of a number-like value). */
-const providerName = (o: ProviderOpt): string | undefined => (o.provider === undefined ? undefined : String(o.provider));
+/** `--provider` as typed (commands/flag-text.ts keeps a number-like value the text it was). */
+const providerName = (o: ProviderOpt): string | undefined => o.provider;
 
 /** detail: every billable resource priced now, or a bill's month to date by service and usage type. */
-async function detailCost(ctx: CommandContext, o: ProviderOpt & { sortBy: string }): Promise<number> {
+async function detailCost(ctx: CommandContext, o: Options<'detail'>): Promise<number> {
   const provider = await costProvider('detail', providerName(o));
-  if (provider.cost.live) return withCost(ctx, 'detail', o, (s) => detail(ctx, s, o.sortBy));
-  if (o.sortBy === 'age') throw new UsageError(`--sort-by age needs live figures: ${provider.name}'s bill has services, not resources with an age`, { hint: `assistant cost detail --provider ${provider.name} --sort-by cost|name` });
+  const { sortBy } = o;
+  if (provider.cost.live) return withCost(ctx, 'detail', o, (s) => detail(ctx, s, sortBy));
+  if (sortBy === 'age') throw new UsageError(`--sort-by age needs live figures: ${provider.name}'s bill has services, not resources with an age`, { hint: `assistant cost detail --provider ${provider.name} --sort-by cost|name` });
   return withSession(ctx, async (session) => {
-    const d = await billedDetailOf(ctx, session, provider, o.sortBy as 'cost' | 'name');
+    const d = await billedDetailOf(ctx, session, provider, sortBy);
     const cur = d.currency.toUpperCase();
     const rows = d.rows.map((r) => ({ service: r.service, usage: r.usage_type, mtd: money(r.cost_so_far), hourly: rate(r.hourly_cost) }));
     const columns: Column[] = [
@@ -170,11 +182,11 @@ async function history(ctx: CommandContext, s: CostSummary, account: string) {
 const DAY_MS = 86_400_000;
 
 /** --start/--end as midnights UTC; checked before anything is sent. */
-function trendRange(o: { start?: unknown; end?: unknown }, now: number): { start: number; end: number } {
-  const date = (flag: string, v: unknown): number | undefined => {
+function trendRange(o: { start?: string; end?: string }, now: number): { start: number; end: number } {
+  const date = (name: string, v: string | undefined): number | undefined => {
     if (v === undefined) return undefined;
-    const ms = typeof v === 'string' ? parseDay(v) : undefined;
-    if (ms === undefined) throw new UsageError(`--${flag} must be a date written YYYY-MM-DD (got "${String(v)}")`, { hint: 'assistant cost trend --start 2026-11-01 --end 2026-11-23' });
+    const ms = parseDay(v);
+    if (ms === undefined) throw new UsageError(`--${name} must be a date written YYYY-MM-DD (got "${v}")`, { hint: 'assistant cost trend --start 2026-11-01 --end 2026-11-23' });
     return ms;
   };
   const end = date('end', o.end) ?? Math.floor(now / DAY_MS) * DAY_MS;
@@ -184,7 +196,7 @@ function trendRange(o: { start?: unknown; end?: unknown }, now: number): { start
   return { start, end };
 }
 
-async function trend(ctx: CommandContext, o: ProviderOpt & { start?: unknown; end?: unknown }): Promise<number> {
+async function trend(ctx: CommandContext, o: Options<'trend'>): Promise<number> {
   const provider = await costProvider('trend', providerName(o));
   const range = trendRange(o, Date.now());
   if (!provider.cost.live) return billedTrend(ctx, provider, range);
@@ -214,11 +226,11 @@ function showAnomalies(ctx: CommandContext, found: Anomaly[]): void {
   ctx.out.value(found, { table: found.length ? blocks : 'No anomalies.\n' });
 }
 
-async function tags(ctx: CommandContext, o: ProviderOpt & { key?: unknown }): Promise<number> {
+async function tags(ctx: CommandContext, o: Options<'tags'>): Promise<number> {
   const provider = await costProvider('tags', providerName(o));
-  const key = typeof o.key === 'string' ? o.key.trim() : ''; // as typed (flag-text): a bare --key is true
+  const key = o.key?.trim() ?? '';
   if (!key || key.length > 63 || /[\s=]/.test(key)) {
-    throw new UsageError(o.key === undefined || o.key === true ? 'cost tags needs --key <tag>' : `--key must be a tag key of 1 to 63 characters without blanks or "=" (got "${String(o.key)}")`, { hint: 'assistant cost tags --key team' });
+    throw new UsageError(o.key === undefined ? 'cost tags needs --key <tag>' : `--key must be a tag key of 1 to 63 characters without blanks or "=" (got "${o.key}")`, { hint: 'assistant cost tags --key team' });
   }
   if (!provider.cost.live) return billedTagsCost(ctx, provider, key);
   return withSession(ctx, async (session) => {
@@ -444,7 +456,7 @@ export function costCsv(s: CostSummary): string {
   return lines.join('\r\n') + '\r\n';
 }
 
-async function exportCost(ctx: CommandContext, o: ProviderOpt & { output?: string }): Promise<number> {
+async function exportCost(ctx: CommandContext, o: Options<'export'>): Promise<number> {
   const provider = await costProvider('export', providerName(o));
   const file = o.output;
   if (!file || typeof file !== 'string') throw new UsageError('cost export needs --output <file> (.csv or .json)', { hint: 'assistant cost export --output cost.csv' });

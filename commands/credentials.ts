@@ -18,6 +18,7 @@ import { registerSecret } from '../engine/core/redact.js';
 import { CredentialNameSchema } from '../schemas/backend-api.js';
 import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
+import { declared, flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { confirmByTyping, prompt } from './prompt.js';
 import { readPlan } from '../machines/apply/reads.js';
 import { withSession } from './session.js';
@@ -25,7 +26,19 @@ import { withSession } from './session.js';
 const camel = (flag: string) => flag.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 const MAX_STDIN_BYTES = 64 * 1024;
 
-type Flags = Record<string, unknown> & { name?: string; profile?: string; allowSession?: boolean; env?: string; all?: boolean };
+/** What each subcommand's own flags are (store's per-provider field flags come from the registry: storeFlags). */
+const FLAGS = {
+  store: { name: flag.text(), profile: flag.text(), allowSession: flag.bool() },
+  list: { all: flag.bool() },
+  delete: { name: flag.text() },
+} satisfies Record<string, FlagSpec>;
+
+type StoreOptions = OptionsOf<typeof FLAGS.store>;
+type ListOptions = OptionsOf<typeof FLAGS.list>;
+type DeleteOptions = OptionsOf<typeof FLAGS.delete>;
+
+/** store's table: its own flags and a text flag per credential field any provider stores. */
+const storeFlags = (known: Stores): FlagSpec => ({ ...FLAGS.store, ...Object.fromEntries(known.flags.map((f) => [camel(f.flag), flag.text()])) });
 
 /** The providers with credentials, and among them those whose fields the backend stores, in registry order. */
 interface Stores {
@@ -77,19 +90,19 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .example('  assistant credentials store gpucloud --client-id <CLIENT_ID>      # asks for the secret without echo')
         .example('  assistant credentials store cloud_a --profile prod')
         .example('  assistant credentials store repohost --token -  < token.txt')
-        .action((provider: string, o: Flags) => start(() => storeCommand(ctx, known, provider, asTyped(o, raw))));
+        .action((provider: string, o: StoreOptions) => start(() => storeCommand(ctx, known, provider, asTyped(o, raw))));
       cli
         .command('list', 'What the backend holds for this env: provider, name, env, updated (never values)')
         .option('--all', 'Every env (testing, staging, production), not only the configured one')
         .example('  assistant credentials list')
         .example('  ASSISTANT_BACKEND_ENV=testing assistant credentials list -o json')
-        .action((o: Flags) => start(() => listCommand(ctx, o)));
+        .action((o: ListOptions) => start(() => listCommand(ctx, o)));
       cli
         .command('delete <provider>', 'Delete a stored credential (asks first; --yes skips)')
         .option('--name <name>', `Name of the credential (default "${DEFAULT_CREDENTIAL_NAME}")`)
         .example('  assistant credentials delete gpucloud')
         .example('  assistant credentials delete cloud_a --name prod --yes')
-        .action((provider: string, o: Flags) => start(() => deleteCommand(ctx, known, provider, asTyped(o, raw))));
+        .action((provider: string, o: DeleteOptions) => start(() => deleteCommand(ctx, known, provider, asTyped(o, raw))));
       cli
         .command('test [provider]', 'Check that credentials work (gpucloud: a fresh token and the balance); without a provider, every stored one')
         .example('  assistant credentials test gpucloud            # whichever source resolves first; says which')
@@ -98,14 +111,15 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
     },
     'The backend is chosen by backend.url / backend.urls.<env> / ASSISTANT_BACKEND_URL, its key by ASSISTANT_BACKEND_API_KEY or backend.api_key,\n' +
       'the env (namespace) by ASSISTANT_BACKEND_ENV or backend.env (default production). k8s kubeconfigs: not yet.',
+    { ...FLAGS, store: storeFlags(known) },
   );
 }
 
 /** cac's values with the flags that hold secrets, IDs and names put back as typed (engine/core/cli-raw-flags.ts). */
-function asTyped(o: Flags, raw: Map<string, string>): Flags {
-  const out: Flags = { ...o };
-  for (const [flag, value] of raw) if (out[camel(flag)] !== undefined) out[camel(flag)] = value;
-  return out;
+function asTyped<T extends object>(o: T, raw: Map<string, string>): T {
+  const out: Record<string, unknown> = { ...(o as Record<string, unknown>) };
+  for (const [name, value] of raw) if (out[camel(name)] !== undefined) out[camel(name)] = value;
+  return out as T;
 }
 
 async function client(ctx: CommandContext): Promise<BackendClient> {
@@ -124,8 +138,8 @@ function providerSpec(known: Stores, provider: string): CredentialsCapability & 
   return spec as CredentialsCapability & { fields: readonly CredentialField[] };
 }
 
-function credentialName(value: unknown): string {
-  const name = value === undefined ? DEFAULT_CREDENTIAL_NAME : String(value);
+function credentialName(value: string | undefined): string {
+  const name = value ?? DEFAULT_CREDENTIAL_NAME;
   const r = CredentialNameSchema.safeParse(name);
   if (!r.success) throw new UsageError(`--name: ${r.error.issues[0]!.message}`);
   return name;
@@ -133,10 +147,11 @@ function credentialName(value: unknown): string {
 
 // ---- store ----------------------------------------------------------------------------------------
 
-async function storeCommand(ctx: CommandContext, known: Stores, provider: string, o: Flags): Promise<number> {
+async function storeCommand(ctx: CommandContext, known: Stores, provider: string, o: StoreOptions): Promise<number> {
   const spec = providerSpec(known, provider);
   const mine = new Set(spec.fields.map((f) => f.flag));
-  const stray = known.flags.filter((f) => !mine.has(f.flag) && o[camel(f.flag)] !== undefined);
+  const field = (f: CredentialField) => declared(o, camel(f.flag), flag.text());
+  const stray = known.flags.filter((f) => !mine.has(f.flag) && field(f) !== undefined);
   if (stray.length) {
     throw new UsageError(`${stray.map((f) => f.flag).join(', ')} ${stray.length > 1 ? 'are not fields' : 'is not a field'} of ${provider}`, {
       hint: `${provider} takes ${spec.fields.map((f) => f.flag).join(', ')}`,
@@ -147,16 +162,14 @@ async function storeCommand(ctx: CommandContext, known: Stores, provider: string
   const values: Record<string, string> = {};
   let name = o.name;
   if (o.profile !== undefined) {
-    Object.assign(values, spec.profile!.read(String(o.profile), { env: ctx.env, home: ctx.home }));
-    name ??= String(o.profile);
+    Object.assign(values, spec.profile!.read(o.profile, { env: ctx.env, home: ctx.home }));
+    name ??= o.profile;
   }
-  const stdinUsers = spec.fields.filter((f) => o[camel(f.flag)] === '-');
+  const stdinUsers = spec.fields.filter((f) => field(f) === '-');
   if (stdinUsers.length > 1) throw new UsageError(`only one value can come from stdin ("-"): ${stdinUsers.map((f) => f.flag).join(', ')}`);
   for (const f of spec.fields) {
-    const given = o[camel(f.flag)];
-    if (given === undefined) continue;
-    if (given === true || typeof given === 'boolean') throw new UsageError(`${f.flag} needs a value`);
-    let value = String(given);
+    let value = field(f);
+    if (value === undefined) continue;
     if (value === '-') value = await readStdin(ctx, f);
     else if (f.secret) warn(ctx, `${f.flag} on the command line lands in your shell history; next time use "${f.flag} -" (stdin) or leave it out to be asked`);
     values[f.name] = value;
@@ -229,14 +242,14 @@ const LIST_COLUMNS: Column[] = [
 ];
 
 
-async function listCommand(ctx: CommandContext, o: Flags): Promise<number> {
+async function listCommand(ctx: CommandContext, o: ListOptions): Promise<number> {
   const backend = await client(ctx);
   const list = await backend.list(o.all ? 'all' : backend.env);
   ctx.out.records(list, LIST_COLUMNS, { keep: 'provider', empty: `No credentials stored in ${o.all ? 'any env' : `env ${backend.env}`} of ${backend.url}.\n` });
   return 0;
 }
 
-async function deleteCommand(ctx: CommandContext, known: Stores, provider: string, o: Flags): Promise<number> {
+async function deleteCommand(ctx: CommandContext, known: Stores, provider: string, o: DeleteOptions): Promise<number> {
   providerSpec(known, provider);
   const name = credentialName(o.name);
   const backend = await client(ctx);

@@ -20,36 +20,41 @@ import { loadConfig } from '../engine/providers/config.js';
 import { registerSecret } from '../engine/core/redact.js';
 import { warn, type CommandContext } from './context.js';
 import { applyInSession, dryRunInSession } from './apply.js';
-import { flag, type FlagSpec } from './flag-spec.js';
+import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { runGroup } from './group.js';
 import { policyFromFlags } from '../engine/core/kits/autostop/policy.js';
 import { askLine } from './prompt.js';
 import { armConfigDeadline, withSession, type Session } from './session.js';
 import { planForWriting, planText } from '../engine/core/plan/writer.js';
 
-interface DeployFlags {
-  ref?: string;
-  name?: string;
-  target?: string;
-  provider?: string;
-  location?: string;
-  /** Coerced by FLAGS. */
-  port?: number;
-  start?: string;
-  instanceType?: string;
-  image?: string;
-  envFile?: string;
-  minReplicas?: number;
-  maxReplicas?: number;
-  healthPath?: string;
-  ami?: string;
-  autostop?: string;
-  autostopAction?: string;
-  apply?: boolean;
-  dryRun?: boolean;
-  resume?: boolean;
-  fresh?: boolean;
-}
+/** What `deploy`'s flags are; DeployFlags is derived from it. */
+const FLAGS = {
+  deploy: {
+    ref: flag.text(),
+    name: flag.text(),
+    target: flag.text(),
+    provider: flag.text(),
+    location: flag.text(),
+    port: flag.port(),
+    start: flag.text(),
+    instanceType: flag.text(),
+    image: flag.text(),
+    envFile: flag.path(),
+    minReplicas: flag.int(0, 65535),
+    maxReplicas: flag.int(1, 65535),
+    healthPath: flag.text(),
+    ami: flag.text(),
+    // Checked with the policy (engine/core/kits/autostop/policy.ts), which says what goes with what.
+    autostop: flag.text(),
+    autostopAction: flag.text(),
+    apply: flag.bool(),
+    dryRun: flag.bool(),
+    resume: flag.bool(),
+    fresh: flag.bool(),
+  },
+} satisfies Record<string, FlagSpec>;
+
+type DeployFlags = OptionsOf<typeof FLAGS.deploy>;
 
 type Deployer = CapableProvider<'deploy'>;
 
@@ -89,9 +94,6 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   }, '', FLAGS);
 }
 
-/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
-const FLAGS: Record<string, FlagSpec> = { deploy: { port: flag.port(), minReplicas: flag.int(0, 65535), maxReplicas: flag.int(1, 65535) } };
-
 const joined = (word: string) => (xs: readonly string[]): string => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} ${word} ${xs[xs.length - 1]}` : (xs[0] ?? 'none'));
 const or = joined('or');
 const and = joined('and');
@@ -125,7 +127,7 @@ async function deploy(ctx: CommandContext, deployers: readonly Deployer[], rawUr
     if (value !== undefined && !deployer.flags?.includes(flag)) throw new UsageError(`--${flag} goes with ${providerFlagOwners(deployers, flag)} --target vm`);
   }
   if (opts.dryRun && !opts.apply) throw new UsageError('--dry-run goes with --apply', { hint: 'assistant deploy <repo_url> --apply --dry-run' });
-  if (opts.start !== undefined && /[\u0000-\u001f]/.test(String(opts.start))) throw new UsageError('--start must be one line');
+  if (opts.start !== undefined && /[\u0000-\u001f]/.test(opts.start)) throw new UsageError('--start must be one line');
   const portFlag = opts.port;
   const minReplicas = opts.minReplicas ?? 1;
   const maxReplicas = opts.maxReplicas ?? Math.max(3, minReplicas);
@@ -151,7 +153,7 @@ async function deploy(ctx: CommandContext, deployers: readonly Deployer[], rawUr
 
   // The code host's own credentials capability says where git may carry its token.
   const tokenOrigins = token ? ((await providerWith('credentials', 'repohost'))?.capabilities.credentials.gitOrigins?.({ config, env: ctx.env }) ?? []) : [];
-  return withClone({ url, ref: opts.ref ? String(opts.ref) : undefined, token, tokenOrigins, signal: ctx.signal, tmpRoot: ctx.env.ASSISTANT_DEPLOY_TMPDIR }, async ({ dir, sha }) => {
+  return withClone({ url, ref: opts.ref || undefined, token, tokenOrigins, signal: ctx.signal, tmpRoot: ctx.env.ASSISTANT_DEPLOY_TMPDIR }, async ({ dir, sha }) => {
     const stack = analyseRepo(dir);
     const image = opts.image ?? stack.image;
     // Each provider says its default (cloud_a: its container service, SPEC 4.2; gpucloud: an instance unless an image is named).

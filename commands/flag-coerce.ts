@@ -9,8 +9,8 @@
  */
 import { z } from 'zod';
 import { closest } from '../engine/core/did-you-mean.js';
-import { InvalidInputError } from '../engine/core/errors.js';
 import type { FlagKind, FlagSpec } from '../schemas/flag-kinds.js';
+import { badValue, coerceValues, FlagValueError, PLAIN_KINDS, plainValue } from './flag-plain.js';
 
 /** `30s`, `5m`, `1h30m`, `2d`, or a plain number of seconds (`90`, `0.5`): seconds, above zero. */
 export function durationSeconds(raw: string): number | undefined {
@@ -50,12 +50,13 @@ export function schemaFor(kind: FlagKind): z.ZodType<unknown> {
       return intSchema(1, 65535, 'expected a port from 1 to 65535');
     case 'number': {
       const { min = 0, max = Number.MAX_VALUE, exclusiveMin = true } = kind;
-      const lower = exclusiveMin ? (min === 0 ? 'a positive number' : `a number above ${min}`) : min === 0 ? 'a number of 0 or more' : `a number of at least ${min}`;
-      const expected = `expected ${lower}${max === Number.MAX_VALUE ? '' : ` up to ${max}`}`;
+      // Decimal only, as a person writes an amount: `0x10`, `1e3` and `Infinity` are numbers to JavaScript, not to a budget.
+      const lower = exclusiveMin ? `a number greater than ${min}` : `a number of ${min} or more`;
+      const expected = `expected ${lower}${max === Number.MAX_VALUE ? '' : ` up to ${max}`}, in decimal (like 5 or 2.5)`;
       return text.pipe(
         z
           .string()
-          .regex(/^-?\d+(\.\d+)?$/, { error: expected })
+          .regex(/^-?(\d+(\.\d*)?|\.\d+)$/, { error: expected })
           .transform(Number)
           .refine((n) => (exclusiveMin ? n > min : n >= min) && n <= max, { error: expected }),
       );
@@ -78,14 +79,17 @@ export function schemaFor(kind: FlagKind): z.ZodType<unknown> {
         return z.NEVER;
       });
     case 'path':
-      return text.pipe(z.string().min(1, { error: 'expected a path' }).refine((v) => !v.includes('\0'), { error: 'expected a path' }));
+    case 'text':
     case 'bool':
-      return z.union([z.boolean(), z.string(), z.number()]).transform((v, c) => {
-        const s = String(v).trim().toLowerCase();
-        if (['true', '1', 'yes', 'on'].includes(s)) return true;
-        if (['false', '0', 'no', 'off'].includes(s)) return false;
-        c.addIssue({ code: 'custom', message: 'expected true or false' });
-        return z.NEVER;
+      // One implementation of the plain kinds (commands/flag-plain.ts), here as a schema for callers that want one.
+      return z.unknown().transform((v, c) => {
+        try {
+          return plainValue(kind, v);
+        } catch (err) {
+          if (!(err instanceof FlagValueError)) throw err;
+          c.addIssue({ code: 'custom', message: err.message });
+          return z.NEVER;
+        }
       });
   }
 }
@@ -94,8 +98,6 @@ function orList(values: readonly string[]): string {
   return values.length < 2 ? values.join('') : `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}`;
 }
 
-const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (ch) => `-${ch.toLowerCase()}`)}`;
-
 /**
  * The options with every declared flag that was given coerced (others untouched, absent ones left
  * absent); the first bad value throws InvalidInputError `invalid_input` naming the flag as typed.
@@ -103,25 +105,21 @@ const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (ch) => `-${ch.toLo
 export function coerceWith<T extends Record<string, unknown>>(options: T, spec: FlagSpec, hint: string): T {
   const out: Record<string, unknown> = { ...options };
   for (const [key, kind] of Object.entries(spec)) {
-    const raw = options[key];
-    if (raw === undefined) continue;
-    // A repeated flag arrives as a list: each value is checked; a flag given once per value keeps the list, another the last.
-    const values = Array.isArray(raw) ? raw : [raw];
-    const coerced: unknown[] = [];
-    for (const value of values) {
-      if (value === true && kind.type !== 'bool') {
-        throw new InvalidInputError('invalid_input', `${kind.flag ?? flagName(key)}: needs a value`, { hint: kind.hint ?? hint });
+    if (options[key] === undefined) continue;
+    out[key] = coerceValues(key, kind, options[key], hint, (value) => {
+      if (PLAIN_KINDS.has(kind.type)) {
+        try {
+          return plainValue(kind, value);
+        } catch (err) {
+          if (err instanceof FlagValueError) throw badValue(key, kind, hint, err.message, value);
+          throw err;
+        }
       }
       const r = schemaFor(kind).safeParse(value);
-      if (!r.success) {
-        const shown = typeof value === 'string' || typeof value === 'number' ? ` (got "${String(value)}")` : '';
-        const message = r.error.issues[0]?.message ?? 'invalid value';
-        const [what, meant] = message.split('; did you mean');
-        throw new InvalidInputError('invalid_input', `${kind.flag ?? flagName(key)}: ${what}${shown}${meant ? `; did you mean${meant}` : ''}`, { hint: kind.hint ?? hint });
-      }
-      coerced.push(r.data);
-    }
-    out[key] = kind.repeatable ? coerced : coerced[coerced.length - 1];
+      if (r.success) return r.data;
+      const [what, meant] = (r.error.issues[0]?.message ?? 'invalid value').split('; did you mean');
+      throw badValue(key, kind, hint, what!, value, meant);
+    });
   }
   return out as T;
 }

@@ -1,31 +1,78 @@
 /**
- * What a command's flags are, declared as a plain table (no zod here: declaring a flag loads nothing).
- * `coerceFlags` hands the given ones to commands/flag-coerce.ts, which coerces them with zod, loaded only
- * when there is something to coerce, so `gpucloud list` and `--version` never load it.
+ * What a command's flags are, declared as a plain table (no zod here: declaring a flag loads nothing), and
+ * the command's options type derived from that table (`OptionsOf<typeof FLAGS>`), so what is parsed and
+ * what the command reads cannot drift apart: a flag the table does not declare is not in the type.
+ *
+ * `coerceFlags` parses the given ones once, at the cac boundary (commands/group.ts): switches and text
+ * here (commands/flag-plain.ts), the other kinds by commands/flag-coerce.ts with zod, loaded only when
+ * such a flag is given, so `gpucloud list`, `ask --apply` and `--version` never load it.
  */
 import type { FlagKind, FlagSpec } from '../schemas/flag-kinds.js';
+import { coercePlain, PLAIN_KINDS } from './flag-plain.js';
 
 export type { FlagKind, FlagSpec };
 
+/** A declared flag, carrying (in the type only) what its value is once parsed. */
+export type Flag<T> = FlagKind & { readonly __value?: T };
+
+/** A flag cac always fills (its `.option(…, { default })`): present in the options type (a brand of the type only). */
+export type Defaulted<T> = Flag<T> & { readonly __defaulted: true };
+
+/** The value type of one declared flag. */
+export type ValueOf<K> = K extends { readonly __value?: infer T } ? T : unknown;
+
+type DefaultedKeys<S> = { [K in keyof S]: S[K] extends { readonly __defaulted: true } ? K : never }[keyof S];
+
+/**
+ * A command's options, parsed: one typed field per declared flag and nothing else; optional (the flag
+ * may be left out) unless the table marks it `flag.defaulted` (cac fills the default given to `.option`).
+ */
+export type OptionsOf<S> = { -readonly [K in Exclude<keyof S, DefaultedKeys<S>>]?: ValueOf<S[K]> } & { -readonly [K in DefaultedKeys<S>]: ValueOf<S[K]> };
+
+const kind = <T>(k: FlagKind): Flag<T> => k as Flag<T>;
+
 export const flag = {
-  int: (min = 1, max?: number): FlagKind => ({ type: 'int', min, max }),
-  positiveInt: (max?: number): FlagKind => ({ type: 'int', min: 1, max }),
-  number: (min = 0, opts: { max?: number; exclusiveMin?: boolean } = {}): FlagKind => ({ type: 'number', min, ...opts }),
-  port: (): FlagKind => ({ type: 'port' }),
-  duration: (max?: number): FlagKind => ({ type: 'duration', max }),
-  oneOf: (values: readonly string[]): FlagKind => ({ type: 'enum', values }),
-  path: (): FlagKind => ({ type: 'path' }),
-  bool: (): FlagKind => ({ type: 'bool' }),
+  int: (min = 1, max?: number) => kind<number>({ type: 'int', min, max }),
+  positiveInt: (max?: number) => kind<number>({ type: 'int', min: 1, max }),
+  /** A decimal number (`5`, `0.25`): above `min` unless `exclusiveMin: false`. */
+  number: (min = 0, opts: { max?: number; exclusiveMin?: boolean } = {}) => kind<number>({ type: 'number', min, ...opts }),
+  port: () => kind<number>({ type: 'port' }),
+  /** Seconds. */
+  duration: (max?: number) => kind<number>({ type: 'duration', max }),
+  oneOf: <const V extends readonly string[]>(values: V) => kind<V[number]>({ type: 'enum', values }),
+  path: () => kind<string>({ type: 'path' }),
+  /** Any value, as typed. */
+  text: () => kind<string>({ type: 'text' }),
+  /** A value that may be left out (`--resume [id]`): `true` when the flag is given bare. */
+  textOrBare: () => kind<string | true>({ type: 'text', bare: true }),
+  /** A switch (`--dry-run`, `--no-history`). */
+  bool: () => kind<boolean>({ type: 'bool' }),
+  /** Given once per value (`--secret a --secret b`): the list of values, each coerced as `of`. */
+  list: <T>(of: Flag<T>) => ({ ...of, repeatable: true }) as Flag<T[]>,
+  /** Always present: the command gives cac a default for it (the one place the default is written). */
+  defaulted: <T>(of: Flag<T>) => of as Defaulted<T>,
 };
 
 /**
  * The options with the declared flags coerced (a number for an int, seconds for a duration, the
- * canonical value of an enum); a bad one is `error: invalid_input: --flag: expected …` (exit 2) with
- * `hint` (the command's help). Nothing to coerce, nothing loaded.
+ * canonical value of an enum, a boolean for a switch); a bad one is `error: invalid_input: --flag:
+ * expected …` (exit 2) with `hint` (the command's help). Nothing given, nothing done; zod only for the
+ * kinds that need it.
  */
-export async function coerceFlags<T extends object>(options: T, spec: FlagSpec, hint: string): Promise<T> {
-  const given = Object.keys(spec).some((key) => (options as Record<string, unknown>)[key] !== undefined);
-  if (!given) return options;
+export async function coerceFlags<S extends FlagSpec>(options: object, spec: S, hint: string): Promise<OptionsOf<S>> {
+  // The one place cac's untyped values become the command's options type: each was just checked as its kind.
+  const raw = options as Record<string, unknown>;
+  const given = Object.keys(spec).filter((key) => raw[key] !== undefined);
+  if (!given.length) return options as OptionsOf<S>;
+  if (given.every((key) => PLAIN_KINDS.has(spec[key]!.type))) return coercePlain(raw, spec, hint) as OptionsOf<S>;
   const { coerceWith } = await import('./flag-coerce.js');
-  return coerceWith(options as Record<string, unknown>, spec, hint) as T;
+  return coerceWith(raw, spec, hint) as OptionsOf<S>;
+}
+
+/**
+ * A flag declared at run time (one per routable provider, one per AI vendor: from the manifest, so not in
+ * the options type), read as the kind it was declared with; `coerceFlags` already made it that kind.
+ */
+export function declared<T>(options: object, key: string, _as: Flag<T>): T | undefined {
+  return (options as Record<string, T | undefined>)[key];
 }

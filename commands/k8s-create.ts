@@ -16,7 +16,7 @@ import { compileGpuCloudCreate, DEFAULT_SHARED_VOLUME_GB } from '../engine/produ
 import { compileEksCreate } from '../engine/producers/k8s-create/eks.js';
 import { compileGkeCreate } from '../engine/producers/k8s-create/gke.js';
 import { compileKubeadmCreate } from '../engine/producers/k8s-create/kubeadm.js';
-import { compileKubeadmMachines, isWorkerCount } from '../engine/producers/k8s-create/kubeadm-machines.js';
+import { compileKubeadmMachines, isWorkerCount, workerCount } from '../engine/producers/k8s-create/kubeadm-machines.js';
 import { requireClusterName, type CatalogueRead } from '../engine/producers/k8s-create/common.js';
 import { forgetSandboxCluster, sandboxKubeconfig } from '../engine/producers/sandbox/sandbox.js';
 import { assertContextFree, kubeconfigPathFor } from '../engine/core/kubeconfig/kubeconfig-write.js';
@@ -29,19 +29,41 @@ import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { confirmByTyping } from './prompt.js';
 import { withSession, type Session } from './session.js';
-import { flag, type FlagSpec } from './flag-spec.js';
+import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { formatAmount } from '../engine/core/render/money.js';
 import { planText } from '../engine/core/plan/writer.js';
 
-type Flags = Record<string, unknown> & {
-  plan?: boolean;
-  dryRun?: boolean;
-  resume?: boolean;
-  fresh?: boolean;
-  useContext?: boolean;
-};
+/** The flags every create takes. */
+const COMMON = { plan: flag.bool(), dryRun: flag.bool(), resume: flag.bool(), fresh: flag.bool() } satisfies FlagSpec;
 
-const str = (v: unknown): string | undefined => (v === undefined || v === null || v === '' ? undefined : String(v));
+/**
+ * What each create's flags are; its options type is derived from the table. Counts (`--nodes`,
+ * `--shared-volume`, kubeadm's `--workers <n|ips>`) stay text: the compilers check them, for the MCP tools too.
+ */
+const FLAGS = {
+  gpucloud: {
+    ...COMMON,
+    clusterType: flag.text(),
+    location: flag.text(),
+    image: flag.text(),
+    sharedVolume: flag.text(),
+    useContext: flag.bool(),
+    // Seconds, from `90`, `30m` or `1h30m`.
+    waitTimeout: flag.duration(86_400),
+    pollInterval: flag.duration(86_400),
+  },
+  eks: { ...COMMON, nodes: flag.text(), workers: flag.text(), nodeType: flag.text(), roleArn: flag.text(), nodeRoleArn: flag.text(), subnets: flag.text(), region: flag.text(), profile: flag.text(), destroyer: flag.bool() },
+  gke: { ...COMMON, nodes: flag.text(), workers: flag.text(), nodeType: flag.text(), gcpProject: flag.text(), location: flag.text() },
+  kubeadm: { ...COMMON, workers: flag.text(), host: flag.text(), provider: flag.text(), instanceType: flag.text(), location: flag.text(), image: flag.text(), sshFrom: flag.text(), useContext: flag.bool() },
+} satisfies Record<string, FlagSpec>;
+
+/** `k8s delete gpucloud`'s flags. */
+const DELETE_FLAGS = { gpucloud: { plan: flag.bool(), dryRun: flag.bool() } } satisfies Record<string, FlagSpec>;
+
+type CommonOptions = OptionsOf<typeof COMMON>;
+
+/** An empty value is no value (`--location ""` leaves the default). */
+const str = (v: string | undefined): string | undefined => (v === '' ? undefined : v);
 
 /** Reads through the executor (a one-step read plan), as the dry-run preview does. */
 function catalogueRead(session: Session): CatalogueRead {
@@ -73,7 +95,7 @@ export async function runK8sCreate(ctx: CommandContext, argv: string[]): Promise
       .example('  assistant k8s create gpucloud gpu-k8s --dry-run                 # what it creates and costs per hour')
       .example('  assistant k8s create gpucloud gpu-k8s --plan')
       .example('  assistant k8s create gpucloud gpu-k8s --cluster-type 16H100 --location FIN-01 --use-context')
-      .action((name: string, opts: Flags) => start(() => createGpuCloud(ctx, name, opts)));
+      .action((name: string, opts: OptionsOf<typeof FLAGS.gpucloud>) => start(() => createGpuCloud(ctx, name, opts)));
     common(
       cli
         .command('eks <name>', 'An EKS cluster with one node group (cloud_a CLI steps)')
@@ -90,7 +112,7 @@ export async function runK8sCreate(ctx: CommandContext, argv: string[]): Promise
       .example('  assistant k8s create eks e1 --nodes 3 --node-type m5.large --dry-run     # the VPC, roles and cluster it makes, priced')
       .example('  assistant k8s create eks e1 --nodes 3 --node-type m5.large --destroyer')
       .example('  assistant k8s create eks e1 --role-arn arn:aws:iam::123456789012:role/eks --subnets subnet-0a1,subnet-0b2')
-      .action((name: string, opts: Flags) =>
+      .action((name: string, opts: OptionsOf<typeof FLAGS.eks>) =>
       start(() =>
         withSession(ctx, async (session) => {
           const configured = session.config.kubernetes?.clusters?.[name];
@@ -118,7 +140,7 @@ export async function runK8sCreate(ctx: CommandContext, argv: string[]): Promise
         .option('--node-type <type>', 'Machine type (default e2-standard-4)')
         .option('--gcp-project <id>', 'Project (required)')
         .option('--location <zone|region>', 'Zone or region (default: gcloud\'s configured one)'),
-    ).action((name: string, opts: Flags) =>
+    ).action((name: string, opts: OptionsOf<typeof FLAGS.gke>) =>
       start(() =>
         withSession(ctx, async (session) => {
           const plan = savedFor(ctx, `gke-${name}`, opts) ?? compileGkeCreate({ name, nodes: opts.nodes ?? opts.workers, nodeType: str(opts.nodeType), gcpProject: str(opts.gcpProject), location: str(opts.location) });
@@ -141,14 +163,12 @@ export async function runK8sCreate(ctx: CommandContext, argv: string[]): Promise
       .example('  assistant k8s create kubeadm lab --workers 2 --dry-run            # the 3 machines it creates and what they cost')
       .example('  assistant k8s create kubeadm lab --workers 2 --provider cloud_a --ssh-from 203.0.113.7/32 --dry-run')
       .example('  assistant k8s create kubeadm lab --host 10.0.0.5 --workers 10.0.0.6,10.0.0.7')
-      .action((name: string, opts: Flags) => start(() => createKubeadm(ctx, name, opts, machineMakers)));
+      .action((name: string, opts: OptionsOf<typeof FLAGS.kubeadm>) => start(() => createKubeadm(ctx, name, opts, machineMakers)));
   }, '', FLAGS);
 }
 
-/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts): seconds, from `90`, `30m` or `1h30m`. */
-const FLAGS: Record<string, FlagSpec> = { '*': { waitTimeout: flag.duration(86_400), pollInterval: flag.duration(86_400) } };
 
-async function createGpuCloud(ctx: CommandContext, name: string, opts: Flags): Promise<number> {
+async function createGpuCloud(ctx: CommandContext, name: string, opts: OptionsOf<typeof FLAGS.gpucloud>): Promise<number> {
   requireClusterName(name, 'gpucloud');
   return withSession(ctx, async (session) => {
     const plan =
@@ -163,8 +183,8 @@ async function createGpuCloud(ctx: CommandContext, name: string, opts: Flags): P
           // The sandbox kubeconfig is the sandbox's own: the cluster just made is the one to use next.
           useContext: Boolean(opts.useContext) || ctx.globals.sandbox,
           defaultLocation: session.predefined.DEFAULT_LOCATION,
-          waitTimeoutS: opts.waitTimeout as number | undefined,
-          pollIntervalS: opts.pollInterval as number | undefined,
+          waitTimeoutS: opts.waitTimeout,
+          pollIntervalS: opts.pollInterval,
         },
         catalogueRead(session),
       ));
@@ -185,7 +205,7 @@ async function createGpuCloud(ctx: CommandContext, name: string, opts: Flags): P
 }
 
 /** kubeadm on machines the plan creates (`--workers <n>` without --host), or on hosts you have (`--host`). */
-async function createKubeadm(ctx: CommandContext, name: string, opts: Flags, makers: readonly CapableProvider<'machines'>[]): Promise<number> {
+async function createKubeadm(ctx: CommandContext, name: string, opts: OptionsOf<typeof FLAGS.kubeadm>, makers: readonly CapableProvider<'machines'>[]): Promise<number> {
   const makes = opts.host === undefined && isWorkerCount(opts.workers);
   if (!makes && opts.host !== undefined && isWorkerCount(opts.workers)) {
     throw new UsageError('--workers is a count only when the plan creates the machines; with --host it takes worker addresses', { hint: 'assistant k8s create kubeadm lab --workers 2 (new machines), or --host 10.0.0.5 --workers 10.0.0.6,10.0.0.7' });
@@ -228,7 +248,7 @@ async function createKubeadm(ctx: CommandContext, name: string, opts: Flags, mak
       await checkPreflights(session, plan, name, opts);
     }
     return maker
-      ? applyCompiled(ctx, session, `kubeadm-${name}`, plan, opts, { what: `Create ${Number(opts.workers) + 1} instances and install Kubernetes (kubeadm) as cluster ${name}`, after: `${maker.name}; delete the instances to stop the bill: the plan's notes say how`, expected: name, priced: true })
+      ? applyCompiled(ctx, session, `kubeadm-${name}`, plan, opts, { what: `Create ${workerCount(opts.workers) + 1} instances and install Kubernetes (kubeadm) as cluster ${name}`, after: `${maker.name}; delete the instances to stop the bill: the plan's notes say how`, expected: name, priced: true })
       : applyCompiled(ctx, session, `kubeadm-${name}`, plan, opts, { what: `Install Kubernetes (kubeadm) as cluster ${name} on the given hosts`, expected: name });
   });
 }
@@ -255,7 +275,7 @@ const sshPublicKey = async (session: Session): Promise<string> => (await provide
  * `provider` field (a saved plan could leave one out). A resumed run skips the name check: its own merge
  * may already have happened.
  */
-async function checkPreflights(session: Session, plan: Plan, name: string, opts: Flags): Promise<void> {
+async function checkPreflights(session: Session, plan: Plan, name: string, opts: CommonOptions): Promise<void> {
   const verbs = new Set(plan.commands.map((c) => c.args[0]));
   const running = new Set(PROVIDER_MANIFEST.filter((e) => e.verbs.some((v) => verbs.has(v))).map((e) => e.name));
   for (const provider of await providersWith('preflight')) {
@@ -269,7 +289,7 @@ async function checkPreflights(session: Session, plan: Plan, name: string, opts:
 const planDir = (ctx: CommandContext) => join(ctx.home, '.assistant', 'k8s');
 
 /** With --resume: the plan kept when this cluster's run started, so the same plan (and journal) continues. */
-function savedFor(ctx: CommandContext, key: string, opts: Flags): Plan | undefined {
+function savedFor(ctx: CommandContext, key: string, opts: CommonOptions): Plan | undefined {
   if (!opts.resume) return undefined;
   try {
     return JSON.parse(readFileSync(join(planDir(ctx), `${key}.plan.json`), 'utf8')) as Plan;
@@ -328,7 +348,7 @@ async function consentOf(ctx: CommandContext, session: Session, plan: Plan): Pro
 }
 
 /** --plan prints; --dry-run previews; else confirm (unless --yes or resuming) and apply like `ask --apply`. */
-async function applyCompiled(ctx: CommandContext, session: Session, key: string, plan: Plan, opts: Flags, confirmation: Confirmation, destroyer = false): Promise<number> {
+async function applyCompiled(ctx: CommandContext, session: Session, key: string, plan: Plan, opts: CommonOptions, confirmation: Confirmation, destroyer = false): Promise<number> {
   if (opts.plan) {
     ctx.out.text(planText(plan));
     return ExitCode.ok;
@@ -355,7 +375,7 @@ export async function runK8sDelete(ctx: CommandContext, argv: string[]): Promise
       .command('gpucloud <name>', 'Delete (discontinue) the Instant Cluster <name>: a destructive plan, confirmed by typing the name (--yes skips)')
       .option('--plan', 'Print the plan (JSON) on stdout; nothing is deleted')
       .option('--dry-run', 'Show the step; only reads are sent')
-      .action((name: string, opts: Flags) =>
+      .action((name: string, opts: OptionsOf<typeof DELETE_FLAGS.gpucloud>) =>
         start(() =>
           withSession(ctx, async (session) => {
             requireClusterName(name, 'gpucloud');
@@ -384,5 +404,5 @@ export async function runK8sDelete(ctx: CommandContext, argv: string[]): Promise
           }),
         ),
       );
-  });
+  }, '', DELETE_FLAGS);
 }

@@ -12,7 +12,7 @@ import { contextFor } from '../engine/core/kubeconfig/kubeconfig.js';
 import { sandboxedConfig } from '../engine/producers/sandbox/sandbox.js';
 import { deletePlan, deployPlan, listPlan, logPath, logsPlan, statsPlan } from '../engine/providers/k8s/plans.js';
 import { formatBytes, formatCores } from '../engine/providers/k8s/quantity.js';
-import { flag, type FlagSpec } from './flag-spec.js';
+import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { clusterRow, nodeRows, podRows, sortRows, statsColumns, type StatsRow } from '../engine/providers/k8s/stats.js';
 import type { Plan } from '../schemas/plan.js';
 import type { Config } from '../schemas/config.js';
@@ -26,52 +26,38 @@ import { createAnswerPrinter, createPhaseSpinner } from './progress.js';
 import { withSession } from './session.js';
 import { planText } from '../engine/core/plan/writer.js';
 
-interface Where {
-  cluster?: string;
-  namespace?: string;
-  allNamespaces?: boolean;
-  profile?: string;
-  region?: string;
-}
+/** Where a command reads or writes: every subcommand's flags start with these. */
+const WHERE = { cluster: flag.text(), namespace: flag.text(), allNamespaces: flag.bool(), profile: flag.text(), region: flag.text() } satisfies FlagSpec;
 
-/** cac's parsed flags; numbers may arrive as numbers or strings, so they are checked where used. */
-interface DeployFlags extends Where {
-  name?: string;
-  /** Coerced by FLAGS (numbers once the work starts). */
-  port?: number;
-  replicas?: number;
-  rolloutTimeout?: number;
-  plan?: boolean;
-  dryRun?: boolean;
-  destroyer?: boolean;
-  resume?: boolean;
-  fresh?: boolean;
-}
+/** What each subcommand's flags are; their options types are derived from it. */
+const FLAGS = {
+  deploy: {
+    ...WHERE,
+    name: flag.text(),
+    port: flag.port(),
+    replicas: flag.defaulted(flag.int(0, 10_000)),
+    /** Seconds. */
+    rolloutTimeout: flag.defaulted(flag.int(1, 86_400)),
+    plan: flag.bool(),
+    dryRun: flag.bool(),
+    destroyer: flag.bool(),
+    resume: flag.bool(),
+    fresh: flag.bool(),
+  },
+  delete: { ...WHERE, destroyer: flag.bool(), plan: flag.bool() },
+  get: WHERE,
+  /** `since` in seconds. */
+  logs: { ...WHERE, tail: flag.int(0, 10_000_000), since: flag.duration(), follow: flag.bool(), container: flag.text() },
+  stats: { ...WHERE, sortBy: flag.oneOf(['cpu', 'memory']) },
+  ask: { ...WHERE, aiProfile: flag.text(), newConversation: flag.bool(), history: flag.bool(), agentTrace: flag.bool() },
+} satisfies Record<string, FlagSpec>;
 
-interface DeleteFlags extends Where {
-  destroyer?: boolean;
-  plan?: boolean;
-}
-
-interface LogFlags extends Where {
-  tail?: number;
-  /** Seconds. */
-  since?: number;
-  follow?: boolean;
-  container?: unknown;
-}
-
-interface StatsFlags extends Where {
-  sortBy?: string;
-}
-
-interface AskFlags extends Where {
-  aiProfile?: string;
-  newConversation?: boolean;
-  /** false with --no-history. */
-  history?: boolean;
-  agentTrace?: boolean;
-}
+type Where = OptionsOf<typeof WHERE>;
+type DeployFlags = OptionsOf<typeof FLAGS.deploy>;
+type DeleteFlags = OptionsOf<typeof FLAGS.delete>;
+type LogFlags = OptionsOf<typeof FLAGS.logs>;
+type StatsFlags = OptionsOf<typeof FLAGS.stats>;
+type AskFlags = OptionsOf<typeof FLAGS.ask>;
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
@@ -81,13 +67,6 @@ function checkLabel(value: string, what: string): string {
   }
   return value;
 }
-
-/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
-const FLAGS: Record<string, FlagSpec> = {
-  deploy: { port: flag.port(), replicas: flag.int(0, 10_000), rolloutTimeout: flag.int(1, 86_400) },
-  logs: { tail: flag.int(0, 10_000_000), since: flag.duration() },
-  stats: { sortBy: flag.oneOf(['cpu', 'memory']) },
-};
 
 /** The cluster's context and the namespaces a command reads (undefined: all) or writes into. */
 /** The aws profile and region of a cluster's credential plugin: the flags, else the cluster's config entry. */
@@ -217,7 +196,7 @@ async function deploy(ctx: CommandContext, image: string, o: DeployFlags): Promi
   if (!o.name) throw new UsageError('--name is required', { hint: 'assistant k8s deploy <image> --name <name> --port <port> [--replicas <n>]' });
   if (o.port === undefined) throw new UsageError('--port is required', { hint: 'assistant k8s deploy <image> --name <name> --port <port> [--replicas <n>]' });
   if (!image.trim() || /\s/.test(image)) throw new UsageError(`${q(image)} is not an image reference`);
-  const name = checkLabel(String(o.name), '--name');
+  const name = checkLabel(o.name, '--name');
   const port = o.port;
   const replicas = o.replicas ?? 1;
   const timeoutS = o.rolloutTimeout ?? 600;
@@ -263,7 +242,7 @@ async function logs(ctx: CommandContext, pod: string, o: LogFlags): Promise<numb
   const tail = o.tail;
   // The API takes whole seconds.
   const sinceSeconds = o.since === undefined ? undefined : Math.ceil(o.since);
-  const container = o.container === undefined ? undefined : checkLabel(String(o.container), '--container');
+  const container = o.container === undefined ? undefined : checkLabel(o.container, '--container');
   const { context, writeNs, auth } = await target(ctx, o);
   const options = { tail, sinceSeconds, container };
   checkLabel(pod, 'pod');

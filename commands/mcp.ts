@@ -14,7 +14,7 @@ import { DEFAULT_MAX_SESSIONS, startMcpHttpServer } from '../mcp/http.js';
 import { createMcpServer } from '../mcp/server.js';
 import { offeredTools, type McpBackend } from '../mcp/tools.js';
 import type { CommandContext } from './context.js';
-import { flag, type FlagSpec } from './flag-spec.js';
+import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { runGroup } from './group.js';
 import { rawStream } from './terminal.js';
 import { withSession } from './session.js';
@@ -26,18 +26,22 @@ export const AUTH_TOKEN_ENV = 'ASSISTANT_MCP_AUTH_TOKEN';
 /** What a generated MCP token starts with, so people (and secret scanners) can tell what it is. */
 const MCP_TOKEN_PREFIX = 'amc_';
 
-interface McpOptions {
-  transport: string;
-  stdio?: boolean;
-  listen: string;
-  authToken?: string;
-  destroyer?: boolean;
-  readOnly?: boolean;
-  stateless?: boolean;
-  /** Coerced by FLAGS. */
-  maxSessions?: number;
-  aiProfile?: string;
-}
+/** What `mcp serve`'s flags are; McpOptions is derived from it. */
+const FLAGS = {
+  serve: {
+    transport: flag.defaulted(flag.oneOf(['http', 'stdio'])),
+    stdio: flag.bool(),
+    listen: flag.defaulted(flag.text()),
+    authToken: flag.text(),
+    destroyer: flag.bool(),
+    readOnly: flag.bool(),
+    stateless: flag.bool(),
+    aiProfile: flag.text(),
+    maxSessions: flag.positiveInt(),
+  },
+} satisfies Record<string, FlagSpec>;
+
+type McpOptions = OptionsOf<typeof FLAGS.serve>;
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   // `assistant mcp` is the one command of its group; `serve` is implied so that no flags start the server.
@@ -64,9 +68,6 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   }, '', FLAGS);
 }
 
-/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
-const FLAGS: Record<string, FlagSpec> = { serve: { maxSessions: flag.positiveInt(), transport: flag.oneOf(['http', 'stdio']) } };
-
 async function serve(ctx: CommandContext, opts: McpOptions): Promise<number> {
   if (opts.stdio) opts = { ...opts, transport: 'stdio' };
   const authToken = opts.authToken ?? (ctx.env[AUTH_TOKEN_ENV] || undefined);
@@ -88,7 +89,7 @@ async function serve(ctx: CommandContext, opts: McpOptions): Promise<number> {
   }
   const destroyer = Boolean(opts.destroyer);
   const readOnly = Boolean(opts.readOnly);
-  const aiProfile = opts.aiProfile === undefined ? undefined : String(opts.aiProfile).trim();
+  const aiProfile = opts.aiProfile?.trim();
   if (aiProfile === '') throw new UsageError('--ai-profile needs a profile name', { hint: 'e.g. --ai-profile builtin, or a key under ai.providers' });
   return withSession(ctx, async (session) => {
     // An unknown profile or a missing key is found now, not by the first agent that asks.

@@ -23,32 +23,26 @@ import { probeTools } from '../engine/producers/onboarding/versions.js';
 import { readPlan } from '../machines/apply/reads.js';
 import { stderrColors, warn, withChanges, type CommandContext } from './context.js';
 import { createOutput, type Output } from './output.js';
-import { flag, type FlagSpec } from './flag-spec.js';
+import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { runGroup } from './group.js';
 import { withSession } from './session.js';
 
 const PROBE_TIMEOUT_MS = 15_000;
 const DEFAULT_CHECK_TIMEOUT_S = 20;
 
-interface CommonFlags {
-  provider?: string | string[];
-  format?: string;
-  platform?: string;
-}
+/** The flags both subcommands take. --provider (and scan's --require) may be given again or comma-separated. */
+const COMMON = { provider: flag.list(flag.text()), format: flag.oneOf(['table', 'json', 'yaml']), platform: flag.text() } satisfies FlagSpec;
 
-interface ScanFlags extends CommonFlags {
-  check?: boolean;
-  require?: string | string[];
-  /** Seconds; coerced by FLAGS. */
-  checkTimeout?: number;
-}
+/** What each subcommand's flags are; their options types are derived from it. */
+const FLAGS = {
+  /** --check-timeout takes 20 or 20s. */
+  scan: { ...COMMON, check: flag.bool(), require: flag.list(flag.text()), checkTimeout: flag.duration() },
+  install: { ...COMMON, dryRun: flag.bool(), force: flag.bool(), prefix: flag.path(), recipes: flag.path() },
+} satisfies Record<string, FlagSpec>;
 
-interface InstallFlags extends CommonFlags {
-  dryRun?: boolean;
-  force?: boolean;
-  prefix?: string;
-  recipes?: string;
-}
+type CommonFlags = OptionsOf<typeof COMMON>;
+type ScanFlags = OptionsOf<typeof FLAGS.scan>;
+type InstallFlags = OptionsOf<typeof FLAGS.install>;
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   return runGroup(
@@ -89,14 +83,10 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   );
 }
 
-/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts): --check-timeout takes 20 or 20s. */
-const FLAGS: Record<string, FlagSpec> = { scan: { checkTimeout: flag.duration() } };
-
 /** The output sink: the command's own, or one for --format (the same choice as -o, kept for scripts that use it). */
 function outputFor(ctx: CommandContext, flags: CommonFlags): Output {
-  if (flags.format === undefined) return ctx.out;
-  const f = String(flags.format);
-  if (f !== 'table' && f !== 'json' && f !== 'yaml') throw new UsageError(`--format must be table, json or yaml (got "${f}")`);
+  const f = flags.format;
+  if (f === undefined) return ctx.out;
   if (ctx.out.explicit && ctx.out.format !== f) throw new UsageError(`--format ${f} and -o ${ctx.out.format} disagree`);
   return createOutput(ctx.io, f, true);
 }

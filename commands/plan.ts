@@ -15,7 +15,7 @@ import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { readPlanInput, type PlanReadOptions } from './plan-input.js';
 import { withSession } from './session.js';
-import { flag, type FlagSpec } from './flag-spec.js';
+import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   return runGroup('plan', argv, ctx, (cli, start) => {
@@ -27,7 +27,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant plan validate examples/plans/instance.json')
       .example('  assistant ask --maker "…" | assistant plan validate')
       .example('  assistant plan validate --strict --plan-file infra/gpu.json     # CI: only this tool\'s own form')
-      .action((file: string | undefined, opts: PlanFileFlags & { destroyer?: boolean }) => start(() => validate(ctx, planFileOf(file, opts), Boolean(opts.destroyer), opts)));
+      .action((file: string | undefined, opts: OptionsOf<typeof FLAGS.validate>) => start(() => validate(ctx, planFileOf(file, opts), Boolean(opts.destroyer), opts)));
     cli
       .command('show [file]', 'Show a plan (stdin when no file): its steps, or with --graph the steps as a graph (bindings as edges, destructive steps marked)')
       .option('--plan-file <path>', PLAN_FILE_HELP)
@@ -39,7 +39,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant plan show plan.json --format mermaid > plan.mmd')
       .example('  assistant plan show plan.json --format dot | dot -Tsvg > plan.svg')
       .example('  assistant plan show plan.json -o json        # steps and edges as JSON')
-      .action((file: string | undefined, opts: PlanFileFlags & { graph?: boolean; format?: unknown; ascii?: boolean }) => start(() => show(ctx, planFileOf(file, opts), opts)));
+      .action((file: string | undefined, opts: ShowFlags) => start(() => show(ctx, planFileOf(file, opts), opts)));
     cli
       .command('diff [file]', `Compare a plan with what exists now (only GETs are sent): per resource in sync, missing or different (type, location, size, image, status); exit ${DRIFT_EXIT_CODE} when anything drifted`)
       .option('--plan-file <path>', PLAN_FILE_HELP)
@@ -48,30 +48,33 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant plan diff --plan-file infra/gpu.json')
       .example('  assistant plan diff infra/gpu.json --all -o json | jq .resources')
       .example(`  assistant plan diff infra/gpu.json || [ $? -eq ${DRIFT_EXIT_CODE} ] && echo "drift"     # CI: 0 in sync, ${DRIFT_EXIT_CODE} drift, 1/2 errors`)
-      .action((file: string | undefined, opts: PlanFileFlags & { all?: boolean }) => start(() => diff(ctx, planFileOf(file, opts), Boolean(opts.all), opts)));
+      .action((file: string | undefined, opts: OptionsOf<typeof FLAGS.diff>) => start(() => diff(ctx, planFileOf(file, opts), Boolean(opts.all), opts)));
     cli
       .command('convert [file]', "Write a plan (stdin when no file) in this tool's own form on stdout: the original tool's plans migrated, request bodies as JSON objects (or strings)")
       .option('--plan-file <path>', PLAN_FILE_HELP)
       .option('--body <form>', 'How request bodies are written: object (default: one field a line, reviewable in git) or string (JSON text inside args)')
       .example('  assistant plan convert old-plan.json > plan.json        # migrate a plan of the original tool')
       .example('  assistant plan convert plan.json --body string')
-      .action((file: string | undefined, opts: PlanFileFlags & { body?: unknown }) => start(() => convert(ctx, planFileOf(file, opts), opts.body === 'string' ? 'string' : 'object')));
+      .action((file: string | undefined, opts: OptionsOf<typeof FLAGS.convert>) => start(() => convert(ctx, planFileOf(file, opts), opts.body ?? 'object')));
   }, `Exit codes of plan diff: 0 in sync, ${DRIFT_EXIT_CODE} drift found, 1 a read failed, 2 invalid plan or usage.`, FLAGS);
 }
 
-/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
-const FLAGS: Record<string, FlagSpec> = {
-  show: { format: { ...flag.oneOf(['text', 'mermaid', 'dot']), hint: 'assistant plan show plan.json --format mermaid' } },
-  convert: { body: { ...flag.oneOf(['object', 'string']), hint: 'assistant plan convert plan.json --body object' } },
-};
+/** The flags every subcommand takes: where the plan is, and whether the original tool's form is read. */
+const PLAN_FILE = { planFile: flag.path(), strict: flag.bool() } satisfies FlagSpec;
+
+/** What each subcommand's flags are; their options types are derived from it. */
+const FLAGS = {
+  validate: { ...PLAN_FILE, destroyer: flag.bool() },
+  show: { ...PLAN_FILE, graph: flag.bool(), format: { ...flag.oneOf(['text', 'mermaid', 'dot']), hint: 'assistant plan show plan.json --format mermaid' }, ascii: flag.bool() },
+  diff: { ...PLAN_FILE, all: flag.bool() },
+  convert: { planFile: flag.path(), body: { ...flag.oneOf(['object', 'string']), hint: 'assistant plan convert plan.json --body object' } },
+} satisfies Record<string, FlagSpec>;
 
 const PLAN_FILE_HELP = 'The plan (or name it as the argument; stdin when neither, or -)';
 const STRICT_HELP = "Refuse plans in the original tool's form (extra keys, no reason, vendor names) instead of reading them with a warning";
 
-interface PlanFileFlags {
-  planFile?: string;
-  strict?: boolean;
-}
+type PlanFileFlags = OptionsOf<typeof PLAN_FILE>;
+type ShowFlags = OptionsOf<typeof FLAGS.show>;
 
 /** The plan file: the argument or --plan-file (not both: which one was meant?). */
 function planFileOf(file: string | undefined, opts: PlanFileFlags): string | undefined {
@@ -103,8 +106,8 @@ async function diff(ctx: CommandContext, file: string | undefined, all: boolean,
   return report.drift ? DRIFT_EXIT_CODE : ExitCode.ok;
 }
 
-async function show(ctx: CommandContext, file: string | undefined, opts: PlanReadOptions & { graph?: boolean; format?: unknown; ascii?: boolean }): Promise<number> {
-  const format = opts.format === undefined ? (opts.graph ? 'text' : undefined) : String(opts.format);
+async function show(ctx: CommandContext, file: string | undefined, opts: ShowFlags): Promise<number> {
+  const format = opts.format ?? (opts.graph ? 'text' : undefined);
   const input = await readPlanInput(ctx, file, opts);
   const { providers, predefined } = await withSession(ctx, async (session) => ({ providers: await session.providers.forPlan(input), predefined: Object.keys(session.predefined) }));
   // Shown, not run: destructive steps are marked rather than refused, and config need not set the predefined bindings.

@@ -10,6 +10,7 @@ import { InvalidInputError, UsageError } from '../engine/core/errors.js';
 import type { Column } from '../engine/core/render/columns.js';
 import { RunIdSchema, type RunDetail } from '../schemas/backend-api.js';
 import { warn, type CommandContext } from './context.js';
+import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { runGroup } from './group.js';
 
 const LIST_COLUMNS: Column[] = [
@@ -24,7 +25,12 @@ const LIST_COLUMNS: Column[] = [
   { header: 'SUMMARY', path: 'summary', priority: 1 },
 ];
 
-type Flags = { env?: string; all?: boolean; limit?: string | number; plan?: string };
+/** What `runs list`'s flags are; its options type is derived from it. */
+const FLAGS = {
+  list: { all: flag.bool(), limit: flag.int(1, 500), plan: flag.text() },
+} satisfies Record<string, FlagSpec>;
+
+type Flags = OptionsOf<typeof FLAGS.list>;
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   return runGroup(
@@ -48,6 +54,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
     },
     'Runs are reported by every apply and dry run when a backend API key is configured (ASSISTANT_BACKEND_API_KEY or backend.api_key);\n' +
       'a run made while the backend was down is queued in ~/.assistant/run-outbox/ and sent later, once.',
+    FLAGS,
   );
 }
 
@@ -63,17 +70,9 @@ async function client(ctx: CommandContext): Promise<BackendClient> {
   return backend;
 }
 
-function limitOf(v: unknown): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > 500) throw new UsageError(`--limit must be a whole number from 1 to 500 (got "${String(v)}")`, { hint: 'assistant runs list --limit 20' });
-  return n;
-}
-
 async function listCommand(ctx: CommandContext, o: Flags): Promise<number> {
-  const limit = limitOf(o.limit);
   const backend = await client(ctx);
-  const runs = await backend.listRuns({ env: o.all ? 'all' : backend.env, limit, plan: o.plan === undefined ? undefined : String(o.plan) });
+  const runs = await backend.listRuns({ env: o.all ? 'all' : backend.env, limit: o.limit, plan: o.plan });
   ctx.out.records(runs, LIST_COLUMNS, { keep: 'id', empty: `No runs in ${o.all ? 'any env' : `env ${backend.env}`} of ${backend.url}.\n` });
   return 0;
 }

@@ -20,7 +20,7 @@ import { ConversationStore, listSessions } from '../engine/producers/talk/store.
 import { createTalkTerminal, type TalkTerminal } from '../engine/producers/talk/terminal.js';
 import { routableProviders } from '../engine/providers/index.js';
 import { stderrColors, warn, type CommandContext } from './context.js';
-import { flag, type FlagSpec } from './flag-spec.js';
+import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { runGroup } from './group.js';
 import { rawStream } from './terminal.js';
 import { createAnswerPrinter, createPhaseSpinner, createRunObserver } from './progress.js';
@@ -30,20 +30,26 @@ import { createDeadline } from '../engine/core/deadline.js';
 import { TalkEngine, type ApplyConfirmation, type TurnIo } from '../machines/talk/talk-engine.js';
 import { talkHost } from './talk-host.js';
 
-interface TalkFlags {
-  resume?: string | boolean;
-  list?: boolean;
-  destroyer?: boolean;
-  aiProfile?: string;
-  model?: string;
-  provider?: string;
-  /** A name or path, `auto`, or `none`. */
-  agent?: string;
-  unsandboxed?: boolean;
-  /** Coerced by FLAGS. */
-  contextTokens?: number;
-  reuseReadsFor?: number;
-}
+/** What `talk`'s flags are; TalkFlags is derived from it. */
+const FLAGS = {
+  talk: {
+    /** `true` for the latest session, or an ID (prefix). */
+    resume: flag.textOrBare(),
+    list: flag.bool(),
+    destroyer: flag.bool(),
+    aiProfile: flag.text(),
+    model: flag.text(),
+    /** Comma-separated provider names. */
+    provider: flag.text(),
+    /** A name or path, `auto`, or `none`. */
+    agent: flag.text(),
+    unsandboxed: flag.bool(),
+    contextTokens: flag.number(0),
+    reuseReadsFor: flag.number(0, { exclusiveMin: false }),
+  },
+} satisfies Record<string, FlagSpec>;
+
+type TalkFlags = OptionsOf<typeof FLAGS.talk>;
 
 const PROMPT = 'talk> ';
 const CONTINUATION = '...> ';
@@ -78,11 +84,6 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   ].join('\n'), FLAGS);
 }
 
-/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
-const FLAGS: Record<string, FlagSpec> = {
-  talk: { contextTokens: flag.number(0), reuseReadsFor: flag.number(0, { exclusiveMin: false }) },
-};
-
 async function list(ctx: CommandContext): Promise<number> {
   const sessions = listSessions(ctx.home);
   const columns = [
@@ -103,7 +104,7 @@ async function list(ctx: CommandContext): Promise<number> {
 async function talk(ctx: CommandContext, opts: TalkFlags): Promise<number> {
   const contextTokens = opts.contextTokens;
   const reuseS = opts.reuseReadsFor ?? DEFAULT_REUSE_S;
-  const providerFlags = opts.provider ? String(opts.provider).split(',').map((p) => p.trim().replace(/-/g, '_')).filter(Boolean) : [];
+  const providerFlags = opts.provider ? opts.provider.split(',').map((p) => p.trim().replace(/-/g, '_')).filter(Boolean) : [];
   const routable = routableProviders().map((r) => r.provider);
   const unknown = providerFlags.filter((p) => !routable.includes(p));
   if (unknown.length) throw new UsageError(`unknown provider ${unknown.join(', ')}`, { hint: `--provider takes ${routable.join(', ')}` });
@@ -113,17 +114,17 @@ async function talk(ctx: CommandContext, opts: TalkFlags): Promise<number> {
   return withSession(
     ctx,
     async (session) => {
-      const agent = opts.agent === 'none' ? undefined : resolveAgentLaunch({ flag: opts.agent === undefined ? undefined : String(opts.agent), config: session.config.agent, env: ctx.env, cwd });
+      const agent = opts.agent === 'none' ? undefined : resolveAgentLaunch({ flag: opts.agent, config: session.config.agent, env: ctx.env, cwd });
       if (agent && opts.unsandboxed && !sandboxAvailability(ctx.env).ok) warn(ctx, `the agent ${agent.name} runs unsandboxed (--unsandboxed): it can read everything you can, the assistant's config and environment included`);
       const store =
-        opts.resume !== undefined && opts.resume !== false
-          ? ConversationStore.open(ctx.home, typeof opts.resume === 'string' ? opts.resume : undefined)
+        opts.resume !== undefined
+          ? ConversationStore.open(ctx.home, opts.resume === true ? undefined : opts.resume)
           : ConversationStore.create(ctx.home, { agent: agent?.name, aiProfile: opts.aiProfile, sandbox: ctx.globals.sandbox });
       if (store.skipped) warn(ctx, `${store.skipped} unreadable line(s) of ${store.path} were skipped`);
       const engine = new TalkEngine(talkHost(ctx), session, store, {
         destroyer: Boolean(opts.destroyer),
-        aiProfile: opts.aiProfile === undefined ? undefined : String(opts.aiProfile),
-        model: opts.model === undefined ? undefined : String(opts.model),
+        aiProfile: opts.aiProfile,
+        model: opts.model,
         providerFlags,
         contextTokens,
         readsFreshMs: reuseS * 1000,
@@ -145,7 +146,7 @@ async function talk(ctx: CommandContext, opts: TalkFlags): Promise<number> {
       });
       try {
         const agentName = await engine.start();
-        if (interactive) banner(ctx, store, agentName, opts.resume !== undefined && opts.resume !== false);
+        if (interactive) banner(ctx, store, agentName, opts.resume !== undefined);
         return await loop(ctx, engine, term, historyPath, ctx.globals.timeout ?? session.config.timeout);
       } finally {
         term.close();

@@ -1,12 +1,16 @@
 /** What a command's flags are, as plain types (no zod: declaring a flag loads nothing). Coerced by commands/flag-coerce.ts. */
 export type FlagKind = (
   | { type: 'int'; min?: number; max?: number }
+  /** Written in decimal (`5`, `0.25`): `0x10`, `1e3` and `Infinity` are refused, as a number a person types. */
   | { type: 'number'; min?: number; max?: number; exclusiveMin?: boolean }
   | { type: 'port' }
   /** Seconds, from `30s`, `5m`, `1h30m` or a plain number of seconds; `max` in seconds. */
   | { type: 'duration'; max?: number }
   | { type: 'enum'; values: readonly string[]; caseSensitive?: boolean }
   | { type: 'path' }
+  /** The value as typed (commands/flag-text.ts keeps `007` the text it was), trimmed of nothing. */
+  /** `bare`: the flag may also be given without a value (`--resume [id]`), which reads as `true`. */
+  | { type: 'text'; bare?: boolean }
   | { type: 'bool' }
 ) & {
   /** The flag as users write it, when not the key's kebab-case (`--max-body-kb` for `maxBodyKb` is derived). */

@@ -94,7 +94,7 @@ test('--max-hourly-cost must be a positive number and goes with --apply: exit 2,
     for (const v of ['abc', '0', '-1', 'Infinity']) {
       const r = await runCli(['ask', '--apply', `--max-hourly-cost=${v}`], { env, input: plan(instance('x')) });
       assert.is(r.code, 2, `${v}: ${r.stderr}`);
-      assert.match(r.stderr, /error: usage: --max-hourly-cost must be a number greater than 0/);
+      assert.match(r.stderr, /error: invalid_input: --max-hourly-cost: expected a number greater than 0/);
     }
     const q = await runCli(['ask', '--max-hourly-cost', '3', 'what is my balance'], { env });
     assert.is(q.code, 2);

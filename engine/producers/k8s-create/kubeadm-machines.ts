@@ -48,9 +48,12 @@ export interface KubeadmMachinesOptions {
 /** Whether `--workers` is a count (make the machines) rather than host addresses. */
 export const isWorkerCount = (v: unknown): boolean => typeof v === 'number' || (typeof v === 'string' && /^\s*\d+\s*$/.test(v));
 
+/** How many workers `--workers <n>` asks for: 1 to MAX_KUBEADM_WORKERS, or a usage error naming the flag. */
+export const workerCount = (v: unknown): number => positiveCount(v, '--workers', 1, MAX_KUBEADM_WORKERS);
+
 export async function compileKubeadmMachines(opts: KubeadmMachinesOptions, maker: MachinesCapability, ctx: DeployContext): Promise<Plan> {
   const name = requireClusterName(opts.name, 'kubeadm');
-  const workers = positiveCount(opts.workers, '--workers', 1, MAX_KUBEADM_WORKERS);
+  const workers = workerCount(opts.workers);
   const hostnames = [`${name}-cp`, ...Array.from({ length: workers }, (_, i) => `${name}-w${i + 1}`)];
   if (hostnames.at(-1)!.length > 63) throw new UsageError(`"${name}" is too long to name its machines (${hostnames.at(-1)} is over 63 characters)`, { hint: 'choose a shorter cluster name' });
   const made = await maker.compile(
