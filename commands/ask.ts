@@ -20,7 +20,7 @@ import { declared, flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { createAnswerPrinter, createPhaseSpinner } from './progress.js';
 import type { AiFlags } from './ask-maker.js';
 // The question flow, reports, routing and maker load only when used: `ask --apply` runs none of them.
-import { askQuestion, contextPlanFor, makePlanFromQuestion, REPORT_QUESTIONS, reportActors, routeQuestion, workspaceActors } from './ask-parts.js';
+import { askQuestion, contextPlanFor, makePlanFromQuestion, reportActors, reportQuestion, routeQuestion, workspaceActors } from './ask-parts.js';
 import { cliAskContext, cliAskObserver } from './ask-observer.js';
 import { policyFromFlags, type AutostopPolicy } from '../engine/core/kits/autostop/policy.js';
 import { HIDDEN_FLAG, runGroup } from './group.js';
@@ -160,7 +160,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant ask --apply --dry-run --plan-file plan.json')
       .example('  assistant --sandbox ask --maker "create a 1V100.6V instance called train-1 in FIN-01" | assistant --sandbox ask --apply')
       .action((question: string[], opts: AskOptions) =>
-        start(() => {
+        start(async () => {
           const { profile, maxHourlyCost: maxHourly } = opts;
           if (maxHourly !== undefined && !opts.apply) throw new UsageError('--max-hourly-cost goes with --apply', { hint: 'assistant ask --apply --max-hourly-cost 5 --plan-file plan.json' });
           const filesDir = filesFlag(opts.files, Boolean(opts.apply));
@@ -182,7 +182,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           const report = reportKind(opts);
           if (opts.roleArn !== undefined && report !== 'iam') throw new UsageError('--role-arn narrows the IAM report', { hint: 'use it with --iam' });
           if (question.length === 0 && !report) throw new UsageError('no question given', { hint: "run 'assistant ask --help'" });
-          const text = question.length ? question.join(' ') : REPORT_QUESTIONS[report!];
+          const text = question.length ? question.join(' ') : await reportQuestion(report!);
           const on = (name: string) => declared(opts, optionKey(name), flag.bool()) === true;
           const formerly = formers.filter((r) => on(r.former));
           for (const r of formerly) warn(ctx, `--${r.former} is --${r.flag} here (the original tool's name still works)`);
@@ -251,14 +251,14 @@ async function ask(
     // --workspace names the terraform workspace the terraform reads use (as if it were the default), and
     // a question nothing else claims goes to terraform.
     const session = workspace ? { ...opened, config: { ...opened.config, terraform: { ...opened.config.terraform, default_workspace: workspace } } } : opened;
-    if (workspace && !report && !providerFlags.length && routeQuestion(question, { config: session.config, routings: await providerRoutings() }).defaulted) providerFlags = ['terraform'];
+    if (workspace && !report && !providerFlags.length && (await routeQuestion(question, { config: session.config, routings: await providerRoutings() })).defaulted) providerFlags = ['terraform'];
     const reportOptions = { backend: session, env: ctx.env, signal: ctx.signal, profile, roleArn, workspace };
     let structuredReport: unknown;
     // --agent-trace prints the same phases as lines; the spinner would only fight with them.
     const spinner = agentTrace ? undefined : createPhaseSpinner(ctx.io);
     const out = createAnswerPrinter(ctx.out, spinner);
     const debug = ctx.debug.callback;
-    const actors = report ? reportActors(report, reportOptions, (r) => (structuredReport = r)) : workspaceActors(reportOptions);
+    const actors = report ? await reportActors(report, reportOptions, (r) => (structuredReport = r)) : await workspaceActors(reportOptions);
     const result = await askQuestion(
       {
         question,
@@ -295,7 +295,7 @@ async function ask(
 async function routeOnly(ctx: CommandContext, question: string, providerFlags: string[]): Promise<number> {
   const { config, warnings } = await loadConfig({ path: ctx.globals.config, home: ctx.home, env: ctx.env });
   for (const w of warnings) warn(ctx, w);
-  const route = routeQuestion(question, { flags: providerFlags, config, routings: await providerRoutings() });
+  const route = await routeQuestion(question, { flags: providerFlags, config, routings: await providerRoutings() });
   // A provider that needs a setting to choose its reads (repohost.owner/repo) does not stop the routing answer.
   let contextKinds: string[] = [];
   let contextError: string | undefined;
