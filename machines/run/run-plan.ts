@@ -419,7 +419,8 @@ function stepEffect(checked: CheckedPlan, opts: RunOptions, sent: SentSteps, bou
     }
     let produced: Record<string, string>;
     try {
-      produced = await evaluateProduces(command.produces, result.data);
+      // Most steps produce nothing: no promise to wait for then.
+      produced = command.produces ? await evaluateProduces(command.produces, result.data) : {};
     } catch (err) {
       throw changedThenFailed(err, cls, provider.names?.createdId(cls.kind ?? '', result.data), result);
     }
