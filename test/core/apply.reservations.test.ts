@@ -8,7 +8,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../../emulator/index.js';
@@ -16,6 +16,7 @@ import { BIN, runCli, tempHome, withEmulator } from '../support/cli.js';
 import { startRedis } from '../support/redis.js';
 import { callTool, connectHttp, startMcpServer, textOf } from '../support/mcp.js';
 import { emulatorEnv } from '../support/cli.js';
+import { fileReservations, reservationId, type NameKey } from '../../engine/core/plan/reservations.js';
 
 const REPEAT = 20;
 
@@ -196,6 +197,37 @@ test('the reservations guard left by a process killed with -9 blocks nothing: th
     assert.is(postsOf(emu, 'guard-9').length, 1);
     assert.equal(readdirSync(dir), [], 'the guard and the run\'s name set are gone');
   });
+});
+
+test('a plan refused for a name a live run holds leaves the name sets of dead runs as they were (their in-flight creates are still waited for by the next taker)', async () => {
+  const home = tempHome();
+  const dir = join(home, '.assistant', 'reservations');
+  mkdirSync(dir, { recursive: true });
+  const gone = spawn(process.execPath, ['-e', '0']);
+  await new Promise((resolve) => gone.on('close', resolve));
+  const key = (name: string): NameKey => ({ provider: 'gpucloud', scope: 'default', kind: 'instance', name });
+  // Twenty runs that died (kill -9), each holding one name, beside one live run holding another: the
+  // directory's order decides which set is read first, so before the fix nearly every order struck some.
+  const deadNames = Array.from({ length: 20 }, (_, i) => `dead-${i}`);
+  deadNames.forEach((name, i) =>
+    writeFileSync(join(dir, `${gone.pid}-dead-${i}.names`), JSON.stringify({ pid: gone.pid, host: hostname(), started_at: new Date().toISOString(), journal: join(home, 'none.jsonl'), names: [reservationId(key(name))] }) + '\n'),
+  );
+  const store = fileReservations(home);
+  const live = store.forRun({ label: 'the live run', journal: join(home, 'live.jsonl') });
+  await live.reserve(key('live-1'));
+  const plan = store.forRun({ label: 'a plan creating all of them', journal: join(home, 'plan.jsonl') });
+  const refused = await plan.reserveMany([...deadNames, 'live-1'].map(key)).then(
+    () => undefined,
+    (err: Error) => err,
+  );
+  assert.match(String(refused?.message), /live-1.*the live run/);
+  for (const [i, name] of deadNames.entries()) {
+    const set = JSON.parse(readFileSync(join(dir, `${gone.pid}-dead-${i}.names`), 'utf8')) as { names: string[] };
+    assert.equal(set.names, [reservationId(key(name))], `the dead run's set ${i} is untouched`);
+  }
+  // The refused plan wrote no set of its own; the live run's names go at its end.
+  await live.releaseAll();
+  assert.equal(readdirSync(dir).filter((f) => !f.startsWith(`${gone.pid}-`)), []);
 });
 
 test('through Redis, processes on two machines (two homes) reserve the same name: one instance in 10 rounds; Redis down falls back to this machine with a warning', async () => {

@@ -28,8 +28,8 @@ export interface NameKey {
   name: string;
 }
 
+/** A name reserved for a run until the run's end (RunReservations.releaseAll). */
 export interface Reservation {
-  release(): Promise<void>;
   /**
    * The run whose reservation of this name was taken over because its process had died (kill -9): its
    * create of the name may still be in flight (its journal, `journal`, says), so the name is looked for
@@ -128,6 +128,15 @@ function readSet(path: string): NameSetRecord | undefined {
   }
 }
 
+/** Milliseconds since the set at `path` was last refreshed (0 when it is gone meanwhile). */
+function msSinceRefresh(path: string): number {
+  try {
+    return Date.now() - statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
 /** Writes a set in one step: a private temp file renamed over the set's name. */
 function writeSet(path: string, record: NameSetRecord): void {
   const tmp = `${path}.${process.pid}.${++setSeq}.tmp`;
@@ -136,7 +145,8 @@ function writeSet(path: string, record: NameSetRecord): void {
 }
 
 class RunNameSet implements RunReservations {
-  private readonly held = new Map<string, NameKey>();
+  /** Reservation IDs of the names this run holds. */
+  private readonly held = new Set<string>();
   private readonly path: string;
   private readonly owner: Owner;
   private written = false;
@@ -165,7 +175,7 @@ class RunNameSet implements RunReservations {
       const guard = await this.guard(onWait);
       try {
         this.takeFromOthers(wanted, tookOver);
-        for (const [id, k] of wanted) this.held.set(id, k);
+        for (const id of wanted.keys()) this.held.add(id);
         this.write();
         // A holder stalled past the guard's staleness (SIGSTOP, a frozen VM) may have lost the guard to a
         // run that read the sets before ours was written; once ours is written, checking that the guard is
@@ -186,11 +196,15 @@ class RunNameSet implements RunReservations {
     return keys.map((k) => {
       const id = reservationId(k);
       const from = tookOver.get(id);
-      return { ...(from ? { tookOverFrom: from } : {}), release: async () => this.releaseOne(id) };
+      return from ? { tookOverFrom: from } : {};
     });
   }
 
-  /** Under the guard: refuses a name a live run holds; takes over (and strikes from its set) one of a run that died. */
+  /**
+   * Under the guard: refuses a name a live run holds; takes over (and strikes from its set) one of a run
+   * that died. Every set is judged before any is rewritten, so a refusal leaves the dead runs' sets as
+   * they were: whoever takes their names over later still waits for their creates.
+   */
   private takeFromOthers(wanted: Map<string, NameKey>, tookOver: Map<string, Owner>): void {
     let files: string[];
     try {
@@ -200,6 +214,7 @@ class RunNameSet implements RunReservations {
       throw err;
     }
     const mine = basename(this.path);
+    const fromDead: { path: string; set: NameSetRecord; overlap: string[] }[] = [];
     for (const f of files) {
       if (!f.endsWith(SET_SUFFIX) || f === mine) continue;
       const path = join(this.dir, f);
@@ -207,19 +222,17 @@ class RunNameSet implements RunReservations {
       if (!set) continue;
       const overlap = set.names.filter((id) => wanted.has(id));
       // Another host's holder is asked by its refreshes (a stat only then); one here by its pid.
-      const age = () => {
-        try {
-          return Date.now() - statSync(path).mtimeMs;
-        } catch {
-          return 0;
-        }
-      };
-      const dead = ownerDead(set) || (set.host !== this.owner.host && age() > STALE_MS);
+      let age: number | undefined;
+      const ageMs = () => (age ??= msSinceRefresh(path));
+      const dead = ownerDead(set) || (set.host !== this.owner.host && ageMs() > STALE_MS);
       if (!overlap.length) {
-        if (dead && age() > DEAD_SET_KEPT_MS) rmSync(path, { force: true });
+        if (dead && ageMs() > DEAD_SET_KEPT_MS) rmSync(path, { force: true });
         continue;
       }
       if (!dead) throw heldBy(wanted.get(overlap[0]!)!, set);
+      fromDead.push({ path, set, overlap });
+    }
+    for (const { path, set, overlap } of fromDead) {
       for (const id of overlap) tookOver.set(id, set);
       // The dead run's other names stay its own: whoever takes them over next waits for its create too.
       const rest = set.names.filter((id) => !wanted.has(id));
@@ -229,7 +242,7 @@ class RunNameSet implements RunReservations {
   }
 
   private write(): void {
-    const record: NameSetRecord = { ...this.owner, names: [...this.held.keys()] };
+    const record: NameSetRecord = { ...this.owner, names: [...this.held] };
     try {
       writeSet(this.path, record);
     } catch (err) {
@@ -270,13 +283,6 @@ class RunNameSet implements RunReservations {
       throw new OperationError('reservations_busy', 'the name reservations of this home stayed busy; nothing was sent', { hint: 'try again; if it persists, check for a stuck assistant process' });
     }
     return taken.held;
-  }
-
-  private releaseOne(id: string): void {
-    if (!this.held.delete(id)) return;
-    if (!this.held.size) return this.unlinkSet();
-    // Striking a name needs no guard: only this run writes its set while it lives.
-    this.write();
   }
 
   async releaseAll(): Promise<void> {
@@ -374,7 +380,7 @@ export function redisReservations(url: string, opts: { warn?: (message: string) 
             await r.eval(RELEASE, 1, redisKey, value).catch(() => undefined);
           };
           releases.add(release);
-          return { ...(tookOverFrom ? { tookOverFrom } : {}), release };
+          return tookOverFrom ? { tookOverFrom } : {};
         },
       };
       return reservations;
