@@ -1,16 +1,26 @@
 /**
- * Flag values coerced by zod at the cac boundary (issue 23 item 4). cac hands over strings (or numbers,
- * or `true` for a bare flag); a command declares what each of its flags is (commands/flag-spec.ts: a
- * plain table, so declaring costs nothing) and this module turns the given ones into typed values, or
- * into one `error: invalid_input: --timeout: expected a duration like 30s` with a hint (exit 2).
+ * Flag values coerced at the cac boundary (issue 23 item 4, issue 37 item 4). cac hands over strings (or
+ * numbers, or `true` for a bare flag); a command declares what each of its flags is (commands/flag-spec.ts)
+ * and this module turns the given ones into typed values, or into one `error: invalid_input: --timeout:
+ * expected a duration like 30s` with a hint (exit 2).
  *
- * Loaded only when a command was given a flag to coerce: zod is about 95 modules, kept off the start-up
- * of `--version` and `gpucloud list` (test/core/startup.modules.test.ts).
+ * Every kind is a small check of the text, written out here: no schema library, so coercing a budget on
+ * `ask --apply` or a default on `cost detail` loads nothing (zod is about 95 modules;
+ * test/core/startup.modules.test.ts).
  */
-import { z } from 'zod';
 import { closest } from '../engine/core/did-you-mean.js';
+import { InvalidInputError } from '../engine/core/errors.js';
 import type { FlagKind, FlagSpec } from '../schemas/flag-kinds.js';
-import { badValue, coerceValues, FlagValueError, PLAIN_KINDS, plainValue } from './flag-plain.js';
+
+/** What a failed coercion says, in words ("expected true or false"), and the value meant when there is one. */
+class FlagValueError extends Error {
+  constructor(
+    message: string,
+    readonly meant?: string,
+  ) {
+    super(message);
+  }
+}
 
 /** `30s`, `5m`, `1h30m`, `2d`, or a plain number of seconds (`90`, `0.5`): seconds, above zero. */
 export function durationSeconds(raw: string): number | undefined {
@@ -25,72 +35,78 @@ export function durationSeconds(raw: string): number | undefined {
   return total > 0 ? total : undefined;
 }
 
-/** What cac gives for a flag value, as text (`--n 5` arrives as the number 5, a bare `--n` as true). */
-const text = z.union([z.string(), z.number()]).transform((v) => String(v).trim());
-
-function intSchema(min: number, max: number, expected: string) {
-  return text.pipe(
-    z
-      .string()
-      .regex(/^-?\d+$/, { error: expected })
-      .transform(Number)
-      .pipe(z.number().min(min, { error: expected }).max(max, { error: expected })),
-  );
+/** What cac gives for a flag value, as trimmed text (`--n 5` arrives as the number 5). */
+function trimmed(value: unknown, expected: string): string {
+  if (typeof value === 'string' || typeof value === 'number') return String(value).trim();
+  throw new FlagValueError(expected);
 }
 
-/** The zod schema for one kind of flag; each failure says what was expected, in words. */
-export function schemaFor(kind: FlagKind): z.ZodType<unknown> {
+function wholeNumber(value: unknown, min: number, max: number, expected: string): number {
+  const t = trimmed(value, expected);
+  const n = Number(t);
+  if (!/^-?\d+$/.test(t) || n < min || n > max) throw new FlagValueError(expected);
+  return n;
+}
+
+/**
+ * A switch: cac's `true`/`false`, or the text of `--dry-run=true` (commands/group.ts writes hyphenated
+ * switches that way) and of `--on yes` when the flag was declared as taking a value.
+ */
+function switchValue(value: unknown): boolean {
+  if (typeof value === 'boolean') return value;
+  const s = String(value).trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(s)) return true;
+  if (['false', '0', 'no', 'off'].includes(s)) return false;
+  throw new FlagValueError('expected true or false');
+}
+
+/** One value of one kind, or FlagValueError saying what was expected. */
+function valueOf(kind: FlagKind, value: unknown): unknown {
   switch (kind.type) {
+    case 'bool':
+      return switchValue(value);
+    case 'text':
+      if (kind.bare && value === true) return true;
+      // As typed (commands/flag-text.ts gave back `007` where cac made 7 of it).
+      if (typeof value === 'string' || typeof value === 'number') return String(value);
+      throw new FlagValueError('expected a value');
+    case 'path': {
+      // Some text, without the NUL no file name can hold.
+      const text = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
+      if (text === '' || text.includes('\0')) throw new FlagValueError('expected a path');
+      return text;
+    }
     case 'int': {
       const { min = 1, max = Number.MAX_SAFE_INTEGER } = kind;
       const range = max === Number.MAX_SAFE_INTEGER ? (min === 1 ? 'a positive whole number' : `a whole number of at least ${min}`) : `a whole number from ${min} to ${max}`;
-      return intSchema(min, max, `expected ${range}`);
+      return wholeNumber(value, min, max, `expected ${range}`);
     }
     case 'port':
-      return intSchema(1, 65535, 'expected a port from 1 to 65535');
+      return wholeNumber(value, 1, 65535, 'expected a port from 1 to 65535');
     case 'number': {
       const { min = 0, max = Number.MAX_VALUE, exclusiveMin = true } = kind;
       // Decimal only, as a person writes an amount: `0x10`, `1e3` and `Infinity` are numbers to JavaScript, not to a budget.
       const lower = exclusiveMin ? `a number greater than ${min}` : `a number of ${min} or more`;
       const expected = `expected ${lower}${max === Number.MAX_VALUE ? '' : ` up to ${max}`}, in decimal (like 5 or 2.5)`;
-      return text.pipe(
-        z
-          .string()
-          .regex(/^-?(\d+(\.\d*)?|\.\d+)$/, { error: expected })
-          .transform(Number)
-          .refine((n) => (exclusiveMin ? n > min : n >= min) && n <= max, { error: expected }),
-      );
+      const t = trimmed(value, expected);
+      const n = Number(t);
+      if (!/^-?(\d+(\.\d*)?|\.\d+)$/.test(t) || !((exclusiveMin ? n > min : n >= min) && n <= max)) throw new FlagValueError(expected);
+      return n;
     }
-    case 'duration':
-      return text.transform((v, c) => {
-        const seconds = durationSeconds(v);
-        if (seconds === undefined || (kind.max !== undefined && seconds > kind.max)) {
-          c.addIssue({ code: 'custom', message: `expected a duration like 30s${kind.max !== undefined ? ` (at most ${kind.max} s)` : ''}` });
-          return z.NEVER;
-        }
-        return seconds;
-      });
-    case 'enum':
-      return text.transform((v, c) => {
-        const hit = kind.values.find((x) => x === v || (!kind.caseSensitive && x.toLowerCase() === v.toLowerCase()));
-        if (hit !== undefined) return hit;
-        const meant = closest(v, [...kind.values]);
-        c.addIssue({ code: 'custom', message: `expected ${orList(kind.values)}${meant ? `; did you mean "${meant}"?` : ''}` });
-        return z.NEVER;
-      });
-    case 'path':
-    case 'text':
-    case 'bool':
-      // One implementation of the plain kinds (commands/flag-plain.ts), here as a schema for callers that want one.
-      return z.unknown().transform((v, c) => {
-        try {
-          return plainValue(kind, v);
-        } catch (err) {
-          if (!(err instanceof FlagValueError)) throw err;
-          c.addIssue({ code: 'custom', message: err.message });
-          return z.NEVER;
-        }
-      });
+    case 'duration': {
+      const expected = `expected a duration like 30s${kind.max !== undefined ? ` (at most ${kind.max} s)` : ''}`;
+      const seconds = durationSeconds(trimmed(value, expected));
+      if (seconds === undefined || (kind.max !== undefined && seconds > kind.max)) throw new FlagValueError(expected);
+      return seconds;
+    }
+    case 'enum': {
+      const expected = `expected ${orList(kind.values)}`;
+      const v = trimmed(value, expected);
+      const hit = kind.values.find((x) => x === v || (!kind.caseSensitive && x.toLowerCase() === v.toLowerCase()));
+      if (hit !== undefined) return hit;
+      const meant = closest(v, [...kind.values]);
+      throw new FlagValueError(expected, meant ? ` "${meant}"?` : undefined);
+    }
   }
 }
 
@@ -98,28 +114,37 @@ function orList(values: readonly string[]): string {
   return values.length < 2 ? values.join('') : `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}`;
 }
 
+const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (ch) => `-${ch.toLowerCase()}`)}`;
+
+/** The error of one bad value: `--flag: expected … (got "x")`, exit 2, with the kind's hint or the command's help. */
+function badValue(key: string, kind: FlagKind, hint: string, what: string, value: unknown, meant?: string): InvalidInputError {
+  const shown = typeof value === 'string' || typeof value === 'number' ? ` (got "${String(value)}")` : '';
+  return new InvalidInputError('invalid_input', `${kind.flag ?? flagName(key)}: ${what}${shown}${meant ? `; did you mean${meant}` : ''}`, { hint: kind.hint ?? hint });
+}
+
 /**
  * The options with every declared flag that was given coerced (others untouched, absent ones left
- * absent); the first bad value throws InvalidInputError `invalid_input` naming the flag as typed.
+ * absent): each value of a flag (a list for a repeatable one, else the last one given, as cac keeps it);
+ * a bare value flag is "needs a value"; the first bad value throws InvalidInputError `invalid_input`
+ * naming the flag as typed.
  */
 export function coerceWith<T extends Record<string, unknown>>(options: T, spec: FlagSpec, hint: string): T {
   const out: Record<string, unknown> = { ...options };
   for (const [key, kind] of Object.entries(spec)) {
-    if (options[key] === undefined) continue;
-    out[key] = coerceValues(key, kind, options[key], hint, (value) => {
-      if (PLAIN_KINDS.has(kind.type)) {
-        try {
-          return plainValue(kind, value);
-        } catch (err) {
-          if (err instanceof FlagValueError) throw badValue(key, kind, hint, err.message, value);
-          throw err;
-        }
+    const raw = options[key];
+    if (raw === undefined) continue;
+    const coerced = (Array.isArray(raw) ? raw : [raw]).map((value) => {
+      if (value === true && kind.type !== 'bool' && !(kind.type === 'text' && kind.bare)) {
+        throw new InvalidInputError('invalid_input', `${kind.flag ?? flagName(key)}: needs a value`, { hint: kind.hint ?? hint });
       }
-      const r = schemaFor(kind).safeParse(value);
-      if (r.success) return r.data;
-      const [what, meant] = (r.error.issues[0]?.message ?? 'invalid value').split('; did you mean');
-      throw badValue(key, kind, hint, what!, value, meant);
+      try {
+        return valueOf(kind, value);
+      } catch (err) {
+        if (err instanceof FlagValueError) throw badValue(key, kind, hint, err.message, value, err.meant);
+        throw err;
+      }
     });
+    out[key] = kind.repeatable ? coerced : coerced[coerced.length - 1];
   }
   return out as T;
 }

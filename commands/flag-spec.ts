@@ -3,12 +3,11 @@
  * the command's options type derived from that table (`OptionsOf<typeof FLAGS>`), so what is parsed and
  * what the command reads cannot drift apart: a flag the table does not declare is not in the type.
  *
- * `coerceFlags` parses the given ones once, at the cac boundary (commands/group.ts): switches and text
- * here (commands/flag-plain.ts), the other kinds by commands/flag-coerce.ts with zod, loaded only when
- * such a flag is given, so `gpucloud list`, `ask --apply` and `--version` never load it.
+ * `coerceFlags` parses the given ones once, at the cac boundary (commands/group.ts), with
+ * commands/flag-coerce.ts (no schema library: `gpucloud list`, `ask --apply` and `--version` load no zod).
  */
 import type { FlagKind, FlagSpec } from '../schemas/flag-kinds.js';
-import { coercePlain, PLAIN_KINDS } from './flag-plain.js';
+import { coerceWith } from './flag-coerce.js';
 
 export type { FlagKind, FlagSpec };
 
@@ -56,17 +55,12 @@ export const flag = {
 /**
  * The options with the declared flags coerced (a number for an int, seconds for a duration, the
  * canonical value of an enum, a boolean for a switch); a bad one is `error: invalid_input: --flag:
- * expected …` (exit 2) with `hint` (the command's help). Nothing given, nothing done; zod only for the
- * kinds that need it.
+ * expected …` (exit 2) with `hint` (the command's help).
  */
-export async function coerceFlags<S extends FlagSpec>(options: object, spec: S, hint: string): Promise<OptionsOf<S>> {
+export function coerceFlags<S extends FlagSpec>(options: object, spec: S, hint: string): OptionsOf<S> {
   // The one place cac's untyped values become the command's options type: each was just checked as its kind.
-  const raw = options as Record<string, unknown>;
-  const given = Object.keys(spec).filter((key) => raw[key] !== undefined);
-  if (!given.length) return options as OptionsOf<S>;
-  if (given.every((key) => PLAIN_KINDS.has(spec[key]!.type))) return coercePlain(raw, spec, hint) as OptionsOf<S>;
-  const { coerceWith } = await import('./flag-coerce.js');
-  return coerceWith(raw, spec, hint) as OptionsOf<S>;
+  if (!Object.keys(spec).some((key) => (options as Record<string, unknown>)[key] !== undefined)) return options as OptionsOf<S>;
+  return coerceWith(options as Record<string, unknown>, spec, hint) as OptionsOf<S>;
 }
 
 /**

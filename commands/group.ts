@@ -100,7 +100,7 @@ export async function runGroup(
   if (Object.keys(spec).length) {
     // cac hands the action this very object: coercing it in place gives the work typed values.
     const hint = `run 'assistant ${group}${sub && cli.commands.length > 1 ? ` ${sub}` : ''} --help'`;
-    Object.assign(cli.options, await coerceFlags(cli.options, spec, hint));
+    Object.assign(cli.options, coerceFlags(cli.options, spec, hint));
   }
   return pending();
 }

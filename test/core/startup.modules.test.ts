@@ -67,7 +67,7 @@ test('gpucloud list loads the gpucloud provider and nothing a list does not use'
     assert.ok(loaded.some((u) => u.endsWith('/dist/engine/providers/gpucloud/provider.js')), 'the gpucloud provider is loaded');
     assertNone(loaded, 'gpucloud list');
     // Issue 40: 113 modules before the apply machinery, the Redis limiter and the prompt left the read path
-    // (106); one more since: commands/flag-plain.js, which types every command's flags without zod.
+    // (106); one more since: commands/flag-coerce.js, which types every command's flags without zod.
     assert.ok(loaded.length <= 107, `${loaded.length} modules (at most 107): ${loaded.length > 107 ? 'something a list does not use came back' : ''}`);
     // A read validates and runs its plan, nothing more: no name checks, journal, reservations or run lock
     // (creates only), no Redis limiter without a redis_url, no prompt (an action's confirmation).
@@ -98,9 +98,17 @@ test('a one-step ask --apply loads what applying needs, not the question flow, t
     assert.ok(loaded.some((u) => u.endsWith('/dist/machines/apply/index.js')));
     assertNone(loaded, 'ask --apply');
     // Issue 40: 128 before the Redis limiter left it (a plan without creates reserves no names either),
-    // 127 after; one more since: commands/flag-plain.js (flags typed without zod).
+    // 127 after; one more since: commands/flag-coerce.js (flags typed, without zod).
     assert.ok(loaded.length <= 128, `${loaded.length} modules (at most 128)`);
     assert.equal(loaded.filter((u) => /\/dist\/engine\/providers\/gpucloud\/limits\/redis\.js$/.test(u)), [], 'ask --apply loaded the Redis limiter without a redis_url');
+  }));
+
+test('a budget on ask --apply is read as a number without zod (every flag kind is coerced without a schema library)', () =>
+  withEmulator(async ({ emu }) => {
+    const plan = JSON.stringify({ version: 1, provider: 'gpucloud', commands: [{ args: ['gpucloud-api', 'GET', '/v1/balance'], reason: 'balance' }] });
+    const loaded = await modulesOf(['ask', '--apply', '--max-hourly-cost', '5', '--timeout', '30s'], { env: emulatorEnv(emu), input: plan });
+    assert.ok(loaded.some((u) => u.endsWith('/dist/commands/flag-coerce.js')), 'the flags were coerced');
+    assert.equal(loaded.filter((u) => /\/node_modules\/zod\//.test(u)).slice(0, 3), [], 'ask --apply with a budget loaded zod');
   }));
 
 test('--sandbox gpucloud list starts the emulator in process without an HTTP server or the shared-limits lock library', async () => {
