@@ -11,7 +11,6 @@ import { pgliteDir, redactDatabaseUrl } from '../backend/storage.js';
 import { startBackend } from '../backend/server.js';
 import { loadConfig } from '../engine/providers/config.js';
 import { isLoopbackHost } from '../engine/core/loopback.js';
-import { rawFlagValues } from '../engine/core/cli-raw-flags.js';
 import { InvalidInputError, UsageError } from '../engine/core/errors.js';
 import { parseListen } from '../engine/core/listen.js';
 import { mustEndWithin, whenStopped } from '../engine/core/kits/serve/lifecycle.js';
@@ -44,13 +43,6 @@ const STORAGE_HELP = {
 } as const;
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  // Tenants, labels and prefixes as typed: cac would make `--tenant 007` the number 7.
-  const raw = rawFlagValues(argv, ['--tenant', '--label']);
-  const typed = <T extends object>(o: T): T => {
-    const out = { ...o } as Record<string, unknown>;
-    for (const [flag, value] of raw) if (out[flag.slice(2)] !== undefined) out[flag.slice(2)] = value;
-    return out as T;
-  };
   return runGroup(
     'backend',
     argv,
@@ -83,7 +75,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .example('  assistant backend keys create --tenant ml-team --env staging --env production --label ci')
         .example('  assistant backend keys list')
         .example('  assistant backend keys revoke k3x9q0b2mz')
-        .action((action: string, prefix: string | undefined, o: StorageFlags & { tenant?: string; label?: string; env?: string | string[] }) => start(() => keys(ctx, action, prefix === undefined ? undefined : String(prefix), typed(o))));
+        .action((action: string, prefix: string | undefined, o: StorageFlags & { tenant?: string; label?: string; env?: string | string[] }) => start(() => keys(ctx, action, prefix === undefined ? undefined : String(prefix), o)));
       storage(
         cli
           .command('audit', 'Who read or wrote which credential when (key prefix, address, action; never values)')
@@ -91,7 +83,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           .option('--limit <n>', 'The last n entries (default 100)'),
       )
         .example('  assistant backend audit --tenant ml-team -o json')
-        .action((o: StorageFlags & { tenant?: string; limit?: number }) => start(() => audit(ctx, typed(o))));
+        .action((o: StorageFlags & { tenant?: string; limit?: number }) => start(() => audit(ctx, o)));
       storage(cli.command('rotate-master-key', 'Re-wrap every data key under a new master key (the server keeps serving)'))
         .example('  assistant backend rotate-master-key')
         .action((o: StorageFlags) => start(() => rotate(ctx, o)));

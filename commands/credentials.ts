@@ -11,7 +11,6 @@ import type { CredentialField, CredentialsCapability } from '../engine/core/capa
 import { loadConfig } from '../engine/providers/config.js';
 import { backendClient, DEFAULT_CREDENTIAL_NAME, type BackendClient } from '../engine/core/config/backend-store.js';
 import { providersWith, type CapableProvider } from '../engine/providers/index.js';
-import { rawFlagValues } from '../engine/core/cli-raw-flags.js';
 import { AssistantError, InvalidInputError, SafetyRefusal, UsageError } from '../engine/core/errors.js';
 import type { Column } from '../engine/core/render/columns.js';
 import { registerSecret } from '../engine/core/redact.js';
@@ -71,7 +70,6 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
     else out.push(arg);
     return out;
   }, []);
-  const raw = rawFlagValues(argv, [...known.flags.map((f) => f.flag), '--name', '--profile']);
   return runGroup(
     'credentials',
     argv,
@@ -90,7 +88,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .example('  assistant credentials store gpucloud --client-id <CLIENT_ID>      # asks for the secret without echo')
         .example('  assistant credentials store cloud_a --profile prod')
         .example('  assistant credentials store repohost --token -  < token.txt')
-        .action((provider: string, o: StoreOptions) => start(() => storeCommand(ctx, known, provider, asTyped(o, raw))));
+        .action((provider: string, o: StoreOptions) => start(() => storeCommand(ctx, known, provider, o)));
       cli
         .command('list', 'What the backend holds for this env: provider, name, env, updated (never values)')
         .option('--all', 'Every env (testing, staging, production), not only the configured one')
@@ -102,7 +100,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .option('--name <name>', `Name of the credential (default "${DEFAULT_CREDENTIAL_NAME}")`)
         .example('  assistant credentials delete gpucloud')
         .example('  assistant credentials delete cloud_a --name prod --yes')
-        .action((provider: string, o: DeleteOptions) => start(() => deleteCommand(ctx, known, provider, asTyped(o, raw))));
+        .action((provider: string, o: DeleteOptions) => start(() => deleteCommand(ctx, known, provider, o)));
       cli
         .command('test [provider]', 'Check that credentials work (gpucloud: a fresh token and the balance); without a provider, every stored one')
         .example('  assistant credentials test gpucloud            # whichever source resolves first; says which')
@@ -113,13 +111,6 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       'the env (namespace) by ASSISTANT_BACKEND_ENV or backend.env (default production). k8s kubeconfigs: not yet.',
     { ...FLAGS, store: storeFlags(known) },
   );
-}
-
-/** cac's values with the flags that hold secrets, IDs and names put back as typed (engine/core/cli-raw-flags.ts). */
-function asTyped<T extends object>(o: T, raw: Map<string, string>): T {
-  const out: Record<string, unknown> = { ...(o as Record<string, unknown>) };
-  for (const [name, value] of raw) if (out[camel(name)] !== undefined) out[camel(name)] = value;
-  return out as T;
 }
 
 async function client(ctx: CommandContext): Promise<BackendClient> {

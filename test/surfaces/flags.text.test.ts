@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { typedValues } from '../../commands/flag-text.js';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../../emulator/index.js';
-import { runCli, withEmulator } from '../support/cli.js';
+import { runCli, tempHome, withEmulator } from '../support/cli.js';
 import { COMPOSE_IMAGE, makeRepo } from '../support/git-repos.js';
 import { tempDir } from '../support/temp.js';
 
@@ -38,6 +38,16 @@ test('deploy --name 007 / --name=1e3 and cost tags --key 007: the values are use
     assert.is(tags.code, 0, tags.stderr);
     assert.is(JSON.parse(tags.stdout).key, '007');
   });
+});
+
+test('backend keys create --tenant 007 --label 1e3: the tenant and the label are kept as typed', async () => {
+  const home = tempHome('flag-text-backend-');
+  const made = await runCli(['backend', 'keys', 'create', '--tenant', '007', '--label', '1e3', '--env', 'testing'], { home });
+  assert.is(made.code, 0, made.stderr);
+  const list = await runCli(['backend', 'keys', 'list', '--tenant', '007', '-o', 'json'], { home });
+  assert.is(list.code, 0, list.stderr);
+  const keys = JSON.parse(list.stdout) as { tenant: string; label?: string }[];
+  assert.equal(keys.map((k) => [k.tenant, k.label]), [['007', '1e3']]);
 });
 
 test('the scan gives each value to the flag the parser gave it to: = and the next word, -abc to c, nothing after --, a dash word is no value', () => {
