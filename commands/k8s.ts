@@ -27,7 +27,9 @@ import { withSession } from './session.js';
 import { planText } from '../engine/core/plan/writer.js';
 
 /** Where a command reads or writes: every subcommand's flags start with these. */
-const WHERE = { cluster: flag.text(), namespace: flag.text(), allNamespaces: flag.bool(), profile: flag.text(), region: flag.text() } satisfies FlagSpec;
+const WHERE = { cluster: flag.text(), namespace: flag.text(), profile: flag.text(), region: flag.text() } satisfies FlagSpec;
+/** Where a read looks: the commands that read may also read every namespace (`-A`). */
+const READ_WHERE = { ...WHERE, allNamespaces: flag.bool() } satisfies FlagSpec;
 
 /** What each subcommand's flags are; their options types are derived from it. */
 const FLAGS = {
@@ -45,14 +47,14 @@ const FLAGS = {
     fresh: flag.bool(),
   },
   delete: { ...WHERE, destroyer: flag.bool(), plan: flag.bool() },
-  get: WHERE,
+  get: READ_WHERE,
   /** `since` in seconds. */
   logs: { ...WHERE, tail: flag.int(0, 10_000_000), since: flag.duration(), follow: flag.bool(), container: flag.text() },
-  stats: { ...WHERE, sortBy: flag.oneOf(['cpu', 'memory']) },
-  ask: { ...WHERE, aiProfile: flag.text(), newConversation: flag.bool(), history: flag.bool(), agentTrace: flag.bool() },
+  stats: { ...READ_WHERE, sortBy: flag.oneOf(['cpu', 'memory']) },
+  ask: { ...READ_WHERE, aiProfile: flag.text(), newConversation: flag.bool(), history: flag.bool(), agentTrace: flag.bool() },
 } satisfies Record<string, FlagSpec>;
 
-type Where = OptionsOf<typeof WHERE>;
+type Where = OptionsOf<typeof READ_WHERE>;
 type DeployFlags = OptionsOf<typeof FLAGS.deploy>;
 type DeleteFlags = OptionsOf<typeof FLAGS.delete>;
 type LogFlags = OptionsOf<typeof FLAGS.logs>;
@@ -82,7 +84,7 @@ async function target(ctx: CommandContext, where: Where): Promise<{ config: Conf
   const { context, kubeconfig } = ctx.globals.sandbox ? sandboxContext(config, ctx, where.cluster) : contextFor(config, ctx.env, ctx.home, where.cluster);
   const fromContext = kubeconfig.contexts.get(context)?.value.namespace;
   const contextNs = typeof fromContext === 'string' && fromContext ? fromContext : 'default';
-  const flagNs = typeof where.namespace === 'string' && where.namespace ? checkLabel(where.namespace, 'namespace') : undefined;
+  const flagNs = where.namespace ? checkLabel(where.namespace, 'namespace') : undefined;
   const configured = config.kubernetes?.default_namespace;
   // kubernetes.default_namespace: "" reads every namespace (SPEC); unset follows the context, like kubectl.
   const readNs = where.allNamespaces ? undefined : flagNs ?? (configured !== undefined ? configured.trim() || undefined : contextNs);
@@ -198,8 +200,8 @@ async function deploy(ctx: CommandContext, image: string, o: DeployFlags): Promi
   if (!image.trim() || /\s/.test(image)) throw new UsageError(`${q(image)} is not an image reference`);
   const name = checkLabel(o.name, '--name');
   const port = o.port;
-  const replicas = o.replicas ?? 1;
-  const timeoutS = o.rolloutTimeout ?? 600;
+  const replicas = o.replicas;
+  const timeoutS = o.rolloutTimeout;
   const { context, writeNs, auth } = await target(ctx, o);
   const plan = deployPlan({ context, namespace: writeNs, name, image, port, replicas, timeoutS });
   if (o.plan) {
