@@ -46,6 +46,23 @@ function printCompletions(cli: CAC, ctx: CommandContext): number {
   return 0;
 }
 
+/**
+ * The table types a subcommand's options and cac parses them: a flag in the table that cac does not take
+ * for that subcommand would be in its options type and never given. A wiring mistake, not the user's, so
+ * an internal error, found by any run of the group (`--help` too) before anything is parsed.
+ */
+function checkFlagTables(group: string, cli: CAC, flags: Record<string, FlagSpec>): void {
+  const global = cli.globalCommand.options.flatMap((o) => o.names);
+  for (const [sub, spec] of Object.entries(flags)) {
+    const commands = sub === '*' ? cli.commands : cli.commands.filter((c) => c.name === sub);
+    for (const c of commands.length ? commands : [undefined]) {
+      const registered = new Set([...global, ...(c?.options.flatMap((o) => o.names) ?? [])]);
+      const stray = Object.keys(spec).filter((key) => !registered.has(key));
+      if (stray.length) throw new Error(`internal: assistant ${group}${sub && sub !== '*' ? ` ${sub}` : ''} declares flags it does not register: ${stray.join(', ')}`);
+    }
+  }
+}
+
 export async function runGroup(
   group: string,
   argv: string[],
@@ -59,6 +76,7 @@ export async function runGroup(
   define(cli, (work) => {
     pending = work;
   });
+  checkFlagTables(group, cli, flags);
   cli.help((sections) => {
     const text = readableHelp(sections.map((s) => (s.title ? `${s.title}:\n${s.body}` : s.body)).join('\n\n'));
     // Our own text, examples included (`--secret OPENAI_API_KEY=my-key` is not a secret to mask): past the guard.

@@ -10,6 +10,9 @@ import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../../emulator/index.js';
 import { coerceFlags, flag, type OptionsOf } from '../../commands/flag-spec.js';
 import { runCli, tempHome, withEmulator } from '../support/cli.js';
+import { commandContext } from '../../commands/context.js';
+import { runGroup } from '../../commands/group.js';
+import { capturedStreams } from '../support/in-process.js';
 
 const create = JSON.stringify({
   version: 1,
@@ -88,6 +91,32 @@ test('the options type has the declared flags and nothing else (checked by the c
   const none: OptionsOf<typeof spec> = {};
   assert.is(opts.mode, 'fast');
   void [text, other, none];
+});
+
+test('a flag the table declares but the subcommand does not register is a wiring error, found when the subcommand runs', async () => {
+  const home = tempHome();
+  const { stdout, stderr } = capturedStreams();
+  const ctx = commandContext({
+    io: { stdout, stderr, stdin: process.stdin, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false, columns: 120, color: false },
+    env: { HOME: home },
+    home,
+    globals: { output: 'table', outputExplicit: false, debug: false, yes: false, sandbox: false },
+  });
+  let ran: unknown;
+  const define = (cli: import('cac').CAC, start: (work: () => Promise<number>) => void) => {
+    cli.command('go', 'Go').option('--name <name>', 'A name').action((o: unknown) => start(async () => ((ran = o), 0)));
+    cli.command('stay', 'Stay').action(() => start(async () => 0));
+  };
+  // Declared for `go` but registered only elsewhere (as `-A` was for k8s deploy): refused before the work runs.
+  const stray = await runGroup('demo', ['go', '--name', 'x'], ctx, define, '', { go: { name: flag.text(), allNamespaces: flag.bool() } }).then(
+    () => undefined,
+    (err: Error) => err,
+  );
+  assert.match(String(stray?.message), /internal: assistant demo go declares flags it does not register: allNamespaces/);
+  assert.is(ran, undefined, 'the work did not run');
+  // The same table without the stray flag: the work gets the typed options.
+  assert.is(await runGroup('demo', ['go', '--name', '007'], ctx, define, '', { go: { name: flag.text() } }), 0);
+  assert.equal((ran as { name: string }).name, '007');
 });
 
 test.run();
