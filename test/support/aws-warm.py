@@ -8,6 +8,15 @@ child has every module already loaded and runs the CLI's own `main()` from the s
 session, fresh configuration, the caller's arguments, environment, working directory and stdin,
 stdout and stderr), so what runs is the same code as `aws` with the same inputs, minus the imports.
 
+HOME. awscli and botocore compute paths under `~` when they are imported (the alias file, the history
+database, the default kubeconfig of `eks update-kubeconfig`, ~/.aws/models, the assume-role and SSO
+caches). The server is started with HOME set to a fresh empty directory of its own (aws-warm.ts), so
+its imports never name a real home; each run then moves every value the imported modules hold under
+that directory to the same place under the caller's HOME (home_paths below: the directory's name is
+unique, so a value under it can only come from `~`). A run reads and writes the caller's ~ exactly as
+a cold `aws` would; a value the server cannot move (inside a tuple, say) is reported on stderr at start,
+and points into the server's own empty HOME, never into a real one.
+
 The caller is a small client (CLIENT below, written next to the socket as `aws`): it passes its
 argument vector, environment, working directory and its three standard file descriptors over the
 Unix socket (SCM_RIGHTS), and exits with the run's exit status. When the client dies (killed on a
@@ -15,6 +24,7 @@ timeout, its process group signalled) the run is killed too: nothing outlives it
 
     python aws-warm.py SOCKET_PATH     prints "ready" on stdout once it accepts; ends when stdin closes
 """
+import gc
 import importlib
 import json
 import os
@@ -24,6 +34,7 @@ import socket
 import struct
 import sys
 import traceback
+import types
 
 import awscli
 import awscli.clidriver
@@ -31,6 +42,64 @@ import awscli.clidriver
 # The plugins and customizations `main()` imports lazily on every run (most of the start-up): a driver
 # made once here loads them into this process's modules; each run still makes its own driver.
 awscli.clidriver.create_clidriver()
+
+SERVER_HOME = os.path.expanduser('~').rstrip('/')
+
+
+def under_home(value):
+    return isinstance(value, str) and (value == SERVER_HOME or value.startswith(SERVER_HOME + '/'))
+
+
+def home_paths():
+    """
+    Where the loaded modules keep a string under the server's HOME: (container, key) pairs for module and
+    instance dicts, lists and function defaults, and (class, name) for class attributes; plus a list of
+    the places that cannot be changed (a tuple, an object without a dict), for the log.
+    """
+    places, stuck = [], []
+    objects = gc.get_objects()
+    # Containers of atomic values only are not tracked by the collector: reach them through their holders.
+    objects += [r for o in objects for r in gc.get_referents(o) if isinstance(r, (dict, tuple)) and not gc.is_tracked(r)]
+    # Not this module's own globals (SERVER_HOME is the one value here that must stay).
+    class_dicts, defaults = {id(globals())}, set()
+    for obj in objects:
+        if isinstance(obj, type):
+            class_dicts.update(id(d) for d in gc.get_referents(vars(obj)) if isinstance(d, dict))
+            places += [(setattr, obj, k) for k, v in list(vars(obj).items()) if under_home(v)]
+        elif isinstance(obj, types.FunctionType) and obj.__defaults__:
+            defaults.add(id(obj.__defaults__))
+            if any(under_home(v) for v in obj.__defaults__):
+                places.append((set_defaults, obj, None))
+    for obj in objects:
+        if isinstance(obj, dict) and id(obj) not in class_dicts:
+            places += [(dict.__setitem__, obj, k) for k, v in list(obj.items()) if under_home(v)]
+        elif isinstance(obj, list):
+            places += [(list.__setitem__, obj, i) for i, v in enumerate(obj) if under_home(v)]
+        elif isinstance(obj, tuple) and id(obj) not in defaults:
+            stuck += [v for v in obj if under_home(v)]
+    return places, stuck
+
+
+def set_defaults(fn, _key, move):
+    fn.__defaults__ = tuple(move(v) for v in fn.__defaults__)
+
+
+def move_home(places, home):
+    """Points every place found by home_paths() at the same path under `home` (the caller's ~)."""
+    home = home.rstrip('/')
+    move = lambda v: (home + v[len(SERVER_HOME):] or '/') if under_home(v) else v
+    for setter, obj, key in places:
+        if setter is set_defaults:
+            set_defaults(obj, key, move)
+        elif setter is setattr:
+            setattr(obj, key, move(getattr(obj, key)))
+        else:
+            setter(obj, key, move(obj[key]))
+
+
+HOME_PLACES, HOME_STUCK = home_paths()
+if HOME_STUCK:
+    print('aws-warm: values under the server HOME no run can move (they point into its empty HOME): %r' % HOME_STUCK, file=sys.stderr)
 
 HEADER = struct.Struct('!I')
 
@@ -44,6 +113,8 @@ def run_aws(argv, env, cwd):
     importlib.reload(awscli)
     if os.environ.get('LC_CTYPE', '') == 'UTF-8':
         os.environ['LC_CTYPE'] = 'en_US.UTF-8'
+    # The paths computed from ~ at import, now under the caller's HOME (as os.path.expanduser sees it).
+    move_home(HOME_PLACES, os.path.expanduser('~'))
     os.chdir(cwd)
     sys.argv = ['aws'] + argv
     try:

@@ -5,6 +5,10 @@
  * working directory and standard streams; only the ~0.75 s of imports per run are gone (on the test
  * machine a run took 1.1 s of CPU cold and 0.45 s warm). A run whose caller dies is killed.
  *
+ * The server imports with a HOME of its own (a fresh empty directory, no XDG_* or AWS_CONFIG_FILE /
+ * AWS_SHARED_CREDENTIALS_FILE): nothing the CLI computes from ~ at import names the developer's real
+ * home; each run moves those paths under its caller's HOME (aws-warm.py, "HOME").
+ *
  * TEST_AWS_WARM=0 turns it off (the cold CLI, for comparing); without a Python `aws` (a v2 binary) or
  * when the server does not start, the tests use the cold CLI as before.
  */
@@ -34,6 +38,20 @@ function pythonOf(awsPath: string): string | undefined {
 }
 
 /**
+ * The environment the server imports the CLI in: `env` with a fresh empty HOME (and USERPROFILE), and
+ * none of the variables that point the CLI at configuration elsewhere (XDG_*, the aws config files).
+ */
+function importEnv(env: Record<string, string>): Record<string, string> {
+  const home = tempDir('aws-warm-home-');
+  const out: Record<string, string> = { HOME: home, USERPROFILE: home };
+  for (const [k, v] of Object.entries(env)) {
+    if (k === 'HOME' || k === 'USERPROFILE' || k.startsWith('XDG_') || k === 'AWS_CONFIG_FILE' || k === 'AWS_SHARED_CREDENTIALS_FILE') continue;
+    out[k] = v;
+  }
+  return out;
+}
+
+/**
  * A warm aws server for the `aws` script at `awsPath`, started with `env` (the moto environment, so no
  * host configuration is read while it loads), or undefined when it cannot run here.
  */
@@ -46,7 +64,7 @@ export async function startWarmAws(awsPath: string | undefined, env: Record<stri
   const socket = join(binDir, 's');
   if (spawnSync(python, [SERVER, '--client', socket, join(binDir, 'aws')]).status !== 0) return undefined;
   // stdin is the server's lifeline: closed by stop(), or by the kernel when this process dies.
-  const child = spawn(python, [SERVER, socket], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(python, [SERVER, socket], { env: importEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
   let log = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (log = (log + d).slice(-4000)));
   const exited = once(child, 'exit');
