@@ -30,6 +30,8 @@ const SERVER = new URL('../../../test/support/aws-warm.py', import.meta.url).pat
 export interface WarmAws {
   /** The directory holding the warm `aws`: put it first on PATH. */
   binDir: string;
+  /** The server's own HOME (empty: what the CLI computes from ~ at import points there until a run moves it). */
+  home: string;
   stop(): Promise<void>;
 }
 
@@ -49,8 +51,7 @@ function pythonOf(awsPath: string): string | undefined {
  * of the variables that point the CLI at configuration elsewhere (XDG_*, the aws config files), and no
  * PYTHON* variable (the product's aws children have none: see the client's cold rule in aws-warm.py).
  */
-function importEnv(env: Record<string, string>): Record<string, string> {
-  const home = tempDir('aws-warm-home-');
+function importEnv(env: Record<string, string>, home: string): Record<string, string> {
   const out: Record<string, string> = { HOME: home, USERPROFILE: home };
   for (const [k, v] of Object.entries(env)) {
     if (k === 'HOME' || k === 'USERPROFILE' || k.startsWith('XDG_') || k === 'AWS_CONFIG_FILE' || k === 'AWS_SHARED_CREDENTIALS_FILE') continue;
@@ -71,9 +72,10 @@ export async function startWarmAws(awsPath: string | undefined, env: Record<stri
   const binDir = tempDir('aws-warm-');
   // Short: a Unix socket's path has room for about 100 bytes, and TMPDIR is already deep in the test runner.
   const socket = join(binDir, 's');
+  const home = tempDir('aws-warm-home-');
   // stdin is the server's lifeline: closed by stop(), or by the kernel when this process dies. The server
   // writes the client (`aws` in binDir) before it says ready; the client falls back to `awsPath`.
-  const child = spawn(python, [SERVER, socket, join(binDir, 'aws'), awsPath], { env: importEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(python, [SERVER, socket, join(binDir, 'aws'), awsPath], { env: importEnv(env, home), stdio: ['pipe', 'pipe', 'pipe'] });
   let log = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (log = (log + d).slice(-4000)));
   // 'exit' never comes for a spawn that failed ('error' only): wait on either, and only while it runs.
@@ -105,5 +107,5 @@ export async function startWarmAws(awsPath: string | undefined, env: Record<stri
   }
   // What the server prints later (a handler's traceback) shows with the test's output.
   child.stderr!.on('data', (d: string) => process.stderr.write(`aws-warm: ${d}`));
-  return { binDir, stop };
+  return { binDir, home, stop };
 }

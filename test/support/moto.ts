@@ -51,6 +51,12 @@ function realAwsDir(): string | undefined {
   return real.status === 0 && real.stdout.trim() ? dirname(real.stdout.trim()) : undefined;
 }
 
+/** The real `aws` script (past a pyenv shim), or undefined when PATH has none. */
+export function realAws(): string | undefined {
+  const awsDir = realAwsDir();
+  return awsDir ? join(awsDir, 'aws') : onPath('aws');
+}
+
 export interface MotoOptions {
   /** false: the real aws CLI starts cold for every run (see the header for when); default true. */
   warm?: boolean;
@@ -77,7 +83,7 @@ export async function startMoto(opts: MotoOptions = {}): Promise<RunningMoto> {
   };
   const awsDir = realAwsDir();
   if (awsDir) env.PATH = `${awsDir}:${process.env.PATH ?? ''}`;
-  const warm = opts.warm === false ? undefined : await startWarmAws(awsDir ? join(awsDir, 'aws') : onPath('aws'), definedOnly({ ...process.env, ...env }));
+  const warm = opts.warm === false ? undefined : await startWarmAws(realAws(), definedOnly({ ...process.env, ...env }));
   if (warm) env.PATH = `${warm.binDir}:${env.PATH ?? process.env.PATH ?? ''}`;
   const aws = (args: string[]): unknown => {
     const r = spawnSync('aws', [...args, '--output', 'json'], { env: definedOnly({ ...process.env, ...env }), encoding: 'utf8', timeout: 120_000 });
