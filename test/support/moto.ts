@@ -2,6 +2,13 @@
  * A real AWS stand-in for tests: `moto_server` on a free loopback port, and the environment the real
  * `aws` CLI needs to talk to it (test-servers.md). Tests that need it and do not find `moto_server`
  * or `aws` on PATH print one `SKIP` line and pass: CI installs both (.ci/run); this is a safety net.
+ *
+ * The aws CLI runs warm by default (test/support/aws-warm.ts: imported once by a server, forked per run),
+ * which saves most of its CPU. The rule: a test whose subject is what the aws child process itself sees
+ * (its HOME and the files there: alias file, history, plugins, kubeconfig; its environment, PYTHONPATH,
+ * credential_process) runs it cold, `motoSuite(test, { warm: false })`: a warm run is a fork of a process
+ * that imported the CLI in another environment, so such a test could not fail for the right reason.
+ * Today: test/providers/cloud_a/deny.cloud-a.test.ts.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -44,8 +51,19 @@ function realAwsDir(): string | undefined {
   return real.status === 0 && real.stdout.trim() ? dirname(real.stdout.trim()) : undefined;
 }
 
+/** The real `aws` script (past a pyenv shim), or undefined when PATH has none. */
+export function realAws(): string | undefined {
+  const awsDir = realAwsDir();
+  return awsDir ? join(awsDir, 'aws') : onPath('aws');
+}
+
+export interface MotoOptions {
+  /** false: the real aws CLI starts cold for every run (see the header for when); default true. */
+  warm?: boolean;
+}
+
 /** Starts `moto_server` on a free loopback port (MOTO_IAM_LOAD_MANAGED_POLICIES=true) and waits until it answers. */
-export async function startMoto(): Promise<RunningMoto> {
+export async function startMoto(opts: MotoOptions = {}): Promise<RunningMoto> {
   const { url, stop } = await onFreePort(startMotoOn);
   const dir = tempDir('moto-aws-');
   writeFileSync(join(dir, 'config'), '[default]\nregion = us-east-1\n');
@@ -65,7 +83,7 @@ export async function startMoto(): Promise<RunningMoto> {
   };
   const awsDir = realAwsDir();
   if (awsDir) env.PATH = `${awsDir}:${process.env.PATH ?? ''}`;
-  const warm = await startWarmAws(awsDir ? join(awsDir, 'aws') : onPath('aws'), definedOnly({ ...process.env, ...env }));
+  const warm = opts.warm === false ? undefined : await startWarmAws(realAws(), definedOnly({ ...process.env, ...env }));
   if (warm) env.PATH = `${warm.binDir}:${env.PATH ?? process.env.PATH ?? ''}`;
   const aws = (args: string[]): unknown => {
     const r = spawnSync('aws', [...args, '--output', 'json'], { env: definedOnly({ ...process.env, ...env }), encoding: 'utf8', timeout: 120_000 });
@@ -139,11 +157,11 @@ async function waitUntilUp(url: string, child: ChildProcess, log: () => string):
  * moto and the aws CLI (and whatever `alsoMissing` names, e.g. terraform); without them it prints one
  * `SKIP <test>: …` line and passes.
  */
-export function motoSuite(suite: Test): (name: string, fn: (moto: RunningMoto) => Promise<void>, alsoMissing?: () => string | undefined) => void {
+export function motoSuite(suite: Test, opts: MotoOptions = {}): (name: string, fn: (moto: RunningMoto) => Promise<void>, alsoMissing?: () => string | undefined) => void {
   const missing = motoMissing();
   let moto: RunningMoto | undefined;
   suite.before(async () => {
-    if (!missing) moto = await startMoto();
+    if (!missing) moto = await startMoto(opts);
   });
   suite.after(async () => {
     await moto?.stop();

@@ -16,7 +16,9 @@ import { runCli, tempHome } from '../../support/cli.js';
 import { callTool, connectHttp, errorOf, startMcpServer, textOf } from '../../support/mcp.js';
 import { buckets, createBucket, motoSuite, type Moto } from '../../support/moto.js';
 
-const motoTest = motoSuite(test);
+// Cold: this file's subject is what the aws child sees (its HOME, alias file, plugins, environment); a
+// warm run, forked from a server that imported the CLI elsewhere, could not fail for the right reason.
+const motoTest = motoSuite(test, { warm: false });
 const dirs: string[] = [];
 const home = (prefix = 'deny-aws-') => {
   const h = tempHome(prefix);
