@@ -1,5 +1,13 @@
 import { PLACEHOLDER_PATTERN } from '../../../schemas/plan-bindings.js';
 
+/** Not global (`test` keeps no state between calls, unlike the shared `g` pattern). */
+const ANY_PLACEHOLDER = new RegExp(PLACEHOLDER_PATTERN.source);
+
+/** Whether a value holds a `<NAME>` placeholder anywhere, i.e. is only known at run time. */
+export function hasPlaceholder(text: string): boolean {
+  return ANY_PLACEHOLDER.test(text);
+}
+
 /** Every `<NAME>` placeholder in a string, in order of appearance. */
 export function placeholdersIn(text: string): string[] {
   return [...text.matchAll(PLACEHOLDER_PATTERN)].map((m) => m[1]!);

@@ -11,17 +11,16 @@
  *   is unpriced: gcloud's own default is not visible to a plan.
  */
 import { option, type ParsedCommand } from '../../core/kits/cli/argv.js';
-import { burnOf, countOf, free, hourlyPrice, isRunTime, lastOption, machineLine, notInTable, previewCliSteps, priced, pricedLine, readWhereStepActs, scalePrice, sumPrices, unpriced, type CliPricing, type Found, type PriceContext, type PricedStep, type PriceRule } from '../../core/kits/cli/pricing.js';
+import { burnOf, countOf, free, hourlyPrice, lastOption, machineLine, notInTable, previewCliSteps, priced, pricedLine, readWhereStepActs, scalePrice, sumPrices, unpriced, type CliPricing, type Found, type PriceContext, type PricedStep, type PriceRule } from '../../core/kits/cli/pricing.js';
 import type { Burn, ChangePrice, CostLine, PricePreview, PreviewRead } from '../../core/provider.js';
+import { hasPlaceholder } from '../../core/plan/bindings.js';
 import { GCLOUD_SYNTAX } from './destroyer.js';
 import { GCE_PRICES } from './price-table.js';
 
 /** The GKE cluster management fee, per cluster and hour (Standard edition). */
 export const GKE_CLUSTER_HOURLY = 0.1;
 
-/** The value of an option; given twice differently, or a placeholder: why not. */
 /** A read in the step's own project (the provider adds its default only when a step names none). */
-/** A read in the step's own project. */
 function readFor(ctx: PriceContext, args: string[]): Promise<unknown> {
   return readWhereStepActs(ctx, args, ['--project']);
 }
@@ -48,7 +47,7 @@ function whereOf(cmd: ParsedCommand): Found<{ flag: string; value: string; regio
 function accelerators(cmd: ParsedCommand): Found<{ type: string; count: number }[]> {
   const out: { type: string; count: number }[] = [];
   for (const v of option(cmd, '--accelerator') ?? []) {
-    if (isRunTime(v)) return { unpriced: '--accelerator is only known at run time' };
+    if (hasPlaceholder(v)) return { unpriced: '--accelerator is only known at run time' };
     const fields = Object.fromEntries(v.split(',').map((kv) => kv.split('=').map((x) => x.trim().toLowerCase()) as [string, string]));
     const count = countOf([fields.count ?? '1']);
     if (!fields.type || count.unknown) return { unpriced: `--accelerator ${v}: not readable` };
@@ -75,7 +74,7 @@ const baseName = (v: string) => v.split('/').filter(Boolean).at(-1) ?? v;
 
 /** What an instance template launches: from an earlier step that creates it, else read. */
 async function templateMachine(ctx: PriceContext, template: string): Promise<Found<{ type: string; gpus: { type: string; count: number }[] }>> {
-  if (isRunTime(template)) return { unpriced: 'the instance template is only known at run time' };
+  if (hasPlaceholder(template)) return { unpriced: 'the instance template is only known at run time' };
   const name = baseName(template);
   const created = ctx.earlier.find((e) => e.cmd.words.join(' ') === 'compute instance-templates create' && e.cmd.rawWords[3] === name);
   if (created) {
@@ -146,7 +145,7 @@ async function instancesCreate(ctx: PriceContext): Promise<ChangePrice> {
 /** A managed instance group: create (`--size`) or resize (new − current, read). */
 async function managedGroup(ctx: PriceContext): Promise<ChangePrice> {
   const name = ctx.cmd.rawWords[4];
-  if (!name || isRunTime(name)) return unpriced('the group is only known at run time');
+  if (!name || hasPlaceholder(name)) return unpriced('the group is only known at run time');
   const where = whereOf(ctx.cmd);
   if ('unpriced' in where) return unpriced(where.unpriced);
   const size = countOf(option(ctx.cmd, '--size') ?? []);
@@ -189,7 +188,7 @@ function gkeNodes(ctx: PriceContext, where: { zonal: boolean }): Found<number> {
   const totalMax = countOf(option(ctx.cmd, '--total-max-nodes') ?? []);
   for (const c of [perZone, maxPerZone, totalMax]) if (c.unknown) return { unpriced: c.unknown };
   const locations = option(ctx.cmd, '--node-locations')?.at(-1);
-  if (locations !== undefined && isRunTime(locations)) return { unpriced: '--node-locations is only known at run time' };
+  if (locations !== undefined && hasPlaceholder(locations)) return { unpriced: '--node-locations is only known at run time' };
   const zones = locations ? locations.split(',').filter(Boolean).length : where.zonal ? 1 : 3;
   return { value: Math.max((perZone.count ?? 3) * zones, (maxPerZone.count ?? 0) * zones, totalMax.count ?? 0) };
 }

@@ -11,17 +11,16 @@
  */
 import { option, type ParsedCommand } from '../../core/kits/cli/argv.js';
 import { decodeJson } from '../../core/kits/cli/decode.js';
-import { burnOf, countOf, free, hourlyPrice, isRunTime, lastOption, machineLine, notInTable, previewCliSteps, priced, pricedLine, readWhereStepActs, scalePrice, sumPrices, unpriced, type CliPricing, type Found, type PriceContext, type PricedStep, type PriceRule } from '../../core/kits/cli/pricing.js';
+import { burnOf, countOf, free, hourlyPrice, lastOption, machineLine, notInTable, previewCliSteps, priced, pricedLine, readWhereStepActs, scalePrice, sumPrices, unpriced, type CliPricing, type Found, type PriceContext, type PricedStep, type PriceRule } from '../../core/kits/cli/pricing.js';
 import type { Burn, ChangePrice, CostLine, PricePreview, PreviewRead } from '../../core/provider.js';
+import { hasPlaceholder } from '../../core/plan/bindings.js';
 import { AZ_SYNTAX } from './destroyer.js';
 import { AZURE_VM_PRICES } from './price-table.js';
 
 /** The AKS control plane per cluster and hour, by tier (`--tier`; free is the default). */
 export const AKS_TIER_HOURLY: Readonly<Record<string, number>> = { free: 0, standard: 0.1, premium: 0.6 };
 
-/** The value of the option given among `names` (`--name`, `-n`: one option to az); given twice differently, or a placeholder: why not. */
 /** A read in the step's own subscription (the provider adds its default only when a step names none). */
-/** A read in the step's own subscription. */
 function readFor(ctx: PriceContext, args: string[]): Promise<unknown> {
   return readWhereStepActs(ctx, args, ['--subscription']);
 }
@@ -39,7 +38,7 @@ async function locationOf(ctx: PriceContext): Promise<Found<string>> {
   if (!group.value) return { unpriced: 'no --location or --resource-group: the location (and its prices) is not known' };
   const created = ctx.earlier.find((e) => e.cmd.words[0] === 'group' && e.cmd.words[1] === 'create' && (option(e.cmd, '--name') ?? option(e.cmd, '-n') ?? []).includes(group.value!));
   const fromPlan = created ? (option(created.cmd, '--location') ?? option(created.cmd, '-l'))?.at(-1) : undefined;
-  if (fromPlan && !isRunTime(fromPlan)) return { value: normalLocation(fromPlan) };
+  if (fromPlan && !hasPlaceholder(fromPlan)) return { value: normalLocation(fromPlan) };
   const data = (await readFor(ctx, ['az', 'group', 'show', '--name', group.value])) as { location?: string } | null;
   return data?.location ? { value: normalLocation(data.location) } : { unpriced: `resource group ${group.value} not found` };
 }
@@ -89,7 +88,7 @@ export function vmssUpdateCapacity(cmd: ParsedCommand): Found<number | undefined
     if (['--resource-group', '-g', '--name', '-n', '--ids', '--subscription', '--no-wait', '--output', '-o', '--query'].includes(name)) continue;
     if (name !== '--set') return { unpriced: `vmss update ${name}: the budget cannot price this change` };
     for (const v of values) {
-      if (isRunTime(v)) return { unpriced: '--set is only known at run time' };
+      if (hasPlaceholder(v)) return { unpriced: '--set is only known at run time' };
       const eq = v.indexOf('=');
       const path = v.slice(0, eq).replace(/\s+/g, '').replace(/^["']|["']$/g, '').toLowerCase();
       const value = v.slice(eq + 1).trim();

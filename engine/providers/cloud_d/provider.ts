@@ -10,7 +10,7 @@ import { PLACEHOLDER_PATTERN } from '../../../schemas/plan.js';
 import { plainField, secretField, sectionCredentials } from '../../core/credential-sources.js';
 import { apiCapabilities } from '../../core/kits/http/api-reads.js';
 import { baseUrlFor } from '../../core/kits/http/provider.js';
-import { substituteBody } from '../../core/plan/bindings.js';
+import { hasPlaceholder, substituteBody } from '../../core/plan/bindings.js';
 import type { ArgProblem, Provider, StepClass, StepVerb } from '../../core/provider.js';
 import { obj } from '../../core/kits/cli/reads.js';
 import { CLOUD_D_SERVICES, cloudDClient, type CloudDClient } from './client.js';
@@ -21,12 +21,6 @@ import { oneRead } from '../../core/kits/http/token-integration.js';
 /** Actions that only read: descriptions and price inquiries. Anything else is not known to be safe. */
 export const CLOUD_D_READ_ACTION = /^(Describe|Inquiry)[A-Z][A-Za-z0-9]*$/;
 
-const hasPlaceholder = (s: string | undefined) => {
-  PLACEHOLDER_PATTERN.lastIndex = 0;
-  const found = s !== undefined && PLACEHOLDER_PATTERN.test(s);
-  PLACEHOLDER_PATTERN.lastIndex = 0;
-  return found;
-};
 
 const parts = (args: readonly string[]) => ({ service: args[1] ?? '', action: args[2] ?? '', body: args[3], region: args[4] });
 
@@ -45,7 +39,6 @@ export const cloudDVerb: StepVerb<CloudDClient> = {
       } catch {
         problems.push({ field: 'args[3]', message: 'the body is not JSON' });
       }
-      PLACEHOLDER_PATTERN.lastIndex = 0;
     }
     if (region !== undefined && !/^[a-z]{2,}-[a-z0-9-]{2,40}$/.test(region) && !hasPlaceholder(region)) problems.push({ field: 'args[4]', message: `"${region}" is not a region (ap-singapore, …)` });
     return problems;

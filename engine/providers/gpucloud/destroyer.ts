@@ -1,7 +1,8 @@
 import { goFoldName } from '../../core/kits/http/go-json-keys.js';
 import type { CanonicalRequest } from '../../core/provider.js';
 import { PLACEHOLDER_PATTERN } from '../../../schemas/plan-bindings.js';
-import { canonicalRequest, hasPlaceholder, segmentsOf, show } from './request.js';
+import { hasPlaceholder } from '../../core/plan/bindings.js';
+import { canonicalRequest, segmentsOf, show } from './request.js';
 
 export { canonicalPath, show, type CanonicalPath } from './request.js';
 

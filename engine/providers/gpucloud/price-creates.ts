@@ -11,7 +11,7 @@
 import type { CostLine } from '../../core/provider.js';
 import { findRow, HOURS_PER_30_DAYS, instanceTypePerHour, num, volumePerHour, clusterTypePerHour } from './prices.js';
 import { list, record, type PriceReads, type Rec } from './price-reads.js';
-import { hasPlaceholder } from './request.js';
+import { hasPlaceholder } from '../../core/plan/bindings.js';
 
 export const OS_VOLUME_TYPE = 'NVMe';
 export const OS_VOLUME_GB = { gpu: 100, cpu: 50 };

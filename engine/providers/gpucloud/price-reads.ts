@@ -5,7 +5,7 @@
  * that needed it is unpriced, and says why.
  */
 import type { PreviewRead } from '../../core/provider.js';
-import { hasPlaceholder } from './request.js';
+import { hasPlaceholder } from '../../core/plan/bindings.js';
 
 export type Rec = Record<string, any>;
 export type Found = { ok: true; record: Rec } | { ok: false; why: string };

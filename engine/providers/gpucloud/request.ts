@@ -12,6 +12,7 @@
  */
 import { PLACEHOLDER_PATTERN } from '../../../schemas/plan-bindings.js';
 import { goFieldOf, goFoldName } from '../../core/kits/http/go-json-keys.js';
+import { hasPlaceholder } from '../../core/plan/bindings.js';
 import { parseStrictJson } from '../../core/plan/strict-json.js';
 import type { CanonicalRequest } from '../../core/provider.js';
 import { changeRoute, isParam, WORDS_AT_ID, type ObjectShape, type Shape } from './routes.js';
@@ -21,13 +22,6 @@ export const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 /** A value quoted for a message, cut short: plans can carry 200 kB strings. */
 export function show(text: string): string {
   return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
-}
-
-/** One placeholder anywhere (not global: `test` keeps no state between calls). */
-const ANY_PLACEHOLDER = new RegExp(PLACEHOLDER_PATTERN.source);
-
-export function hasPlaceholder(text: string): boolean {
-  return ANY_PLACEHOLDER.test(text);
 }
 
 // ------------------------------------------------------------------------------------------- the path

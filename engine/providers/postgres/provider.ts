@@ -10,6 +10,7 @@
 import type { ArgProblem, Provider, StepClass, StepVerb } from '../../core/provider.js';
 import type { ContextResult, ProviderCapabilities } from '../../core/capabilities.js';
 import { PLACEHOLDER_PATTERN } from '../../../schemas/plan.js';
+import { hasPlaceholder } from '../../core/plan/bindings.js';
 import { secretField, tidyPath } from '../../core/credential-sources.js';
 import { postgresClient, type PostgresClient, type ReadResult } from './client.js';
 import { postgresSources } from './credentials.js';
@@ -18,7 +19,6 @@ import { connectionsFor, POSTGRES_READS, readNamed, readsFor } from './reads.js'
 const READ_VERB = 'postgres-read';
 const SQL_VERB = 'postgres-sql';
 const CONNECTION_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,62}$/;
-const hasPlaceholder = (s: string) => new RegExp(PLACEHOLDER_PATTERN.source).test(s);
 const substituteConnection = (args: readonly string[], bindings: Record<string, string>) =>
   args.map((a, i) => (i === 1 ? a.replace(new RegExp(PLACEHOLDER_PATTERN.source, 'g'), (w, n: string) => bindings[n] ?? w) : a));
 

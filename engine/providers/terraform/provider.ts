@@ -21,6 +21,7 @@ import type { Config } from '../../../schemas/config.js';
 import type { ArgProblem, ConnectOptions, Provider, StepClass, StepVerb } from '../../core/provider.js';
 import type { ContextResult, ProviderCapabilities } from '../../core/capabilities.js';
 import { PLACEHOLDER_PATTERN } from '../../../schemas/plan.js';
+import { hasPlaceholder } from '../../core/plan/bindings.js';
 import { OperationError, UsageError } from '../../core/errors.js';
 import { runCli, type CliTool } from '../../core/kits/cli/runner.js';
 import { contain, sandboxSettings, type Contained, type SandboxSettings } from '../../core/process/contain.js';
@@ -115,7 +116,6 @@ function failedRun(ws: { name: string; path: string }, what: string, data: PlanD
   return new OperationError('terraform_failed', `terraform ${what} of workspace "${ws.name}" failed: ${text}`, { hint: `run \`terraform ${what}\` in ${ws.path} to see more` });
 }
 
-const hasPlaceholder = (s: string) => new RegExp(PLACEHOLDER_PATTERN.source).test(s);
 const substituteWorkspace = (args: readonly string[], bindings: Record<string, string>) =>
   args.map((a, i) => (i === 1 ? a.replace(new RegExp(PLACEHOLDER_PATTERN.source, 'g'), (w, n: string) => bindings[n] ?? w) : a));
 

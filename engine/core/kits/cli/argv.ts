@@ -7,7 +7,7 @@
  * argparse-based CLIs accept) is found by `option()`. What cannot be parsed with certainty is listed in
  * `undecidable`, and the classifier treats such a step as destructive.
  */
-import { PLACEHOLDER_PATTERN } from '../../../../schemas/plan.js';
+import { hasPlaceholder } from '../../plan/bindings.js';
 
 /** The shape of one CLI's command line. */
 export interface CliSyntax {
@@ -41,9 +41,6 @@ export interface ParsedCommand {
   abbreviates: boolean;
 }
 
-export function hasPlaceholder(text: string): boolean {
-  return new RegExp(PLACEHOLDER_PATTERN.source).test(text);
-}
 
 function isOption(token: string): boolean {
   // A lone `-` is stdin for some tools and negative numbers are values, not options.

@@ -13,8 +13,9 @@
  */
 import { isAbortError } from '../../errors.js';
 import type { Burn, ChangePrice, CostLine, PricePreview, PreviewRead, StepClass, StepPrice } from '../../provider.js';
-import { hasPlaceholder, option, parseCommand, wordsMatch, type CliSyntax, type ParsedCommand } from './argv.js';
+import { option, parseCommand, wordsMatch, type CliSyntax, type ParsedCommand } from './argv.js';
 import { pythonInt } from './decode.js';
+import { hasPlaceholder } from '../../plan/bindings.js';
 
 /** Hourly list prices of one cloud's machine types, per region, with where they came from. */
 export interface PriceTable {
@@ -64,16 +65,13 @@ export type Found<T> = { value: T } | { unpriced: string };
 
 export const unpriced = (why: string): ChangePrice => ({ price: 'unpriced', why });
 
-/** A value only known at run time (`<NAME>`): nothing can be priced from it. */
-export const isRunTime = (v: string) => /<[A-Z][A-Z0-9_]*>/.test(v);
-
 /**
  * The value of an option given under any of `names` (`--location`, `-l`), the last one as the CLI reads
  * it; unpriced when one is only known at run time or two differ (which one counts is not certain).
  */
 export function lastOption(cmd: ParsedCommand, ...names: string[]): Found<string | undefined> {
   const values = names.flatMap((name) => option(cmd, name) ?? []);
-  if (values.some(isRunTime)) return { unpriced: `${names[0]} is only known at run time` };
+  if (values.some(hasPlaceholder)) return { unpriced: `${names[0]} is only known at run time` };
   const distinct = [...new Set(values.map((v) => v.trim()))];
   if (distinct.length > 1) return { unpriced: `${names[0]} given twice (${distinct.join(', ')}): which one counts is not certain` };
   return { value: values.at(-1) };
@@ -215,7 +213,7 @@ export function burnOf(running: Iterable<{ what: string; each: Found<number>; co
 }
 
 /** A read that is made once per preview (the region, a group described twice). */
-export function readOnce(ctx: Pick<PriceContext, 'read' | 'memo'>, args: string[]): Promise<unknown> {
+function readOnce(ctx: Pick<PriceContext, 'read' | 'memo'>, args: string[]): Promise<unknown> {
   const key = JSON.stringify(args);
   let p = ctx.memo.get(key);
   if (!p) ctx.memo.set(key, (p = ctx.read(args)));

@@ -12,7 +12,8 @@
  * `file://` reference) that refuse the step whatever the row says.
  */
 import { refusedStep, unknownStep, type StepClass, type StepEffect } from '../../provider.js';
-import { hasPlaceholder, type ParsedCommand, wordsMatch } from './argv.js';
+import { type ParsedCommand, wordsMatch } from './argv.js';
+import { hasPlaceholder } from '../../plan/bindings.js';
 import type { SecretDeclaration } from './secrets.js';
 
 /** What a row says about an operation: a step effect, or `refused` (never run from a plan, --destroyer or not). */

@@ -16,7 +16,7 @@ import { registerSecret } from '../../redact.js';
 import type { ArgProblem, ConnectOptions, Provider, StepClass, StepVerb } from '../../provider.js';
 import type { ProviderCapabilities } from '../../capabilities.js';
 import { PLACEHOLDER_PATTERN } from '../../../../schemas/plan.js';
-import { substituteBody } from '../../plan/bindings.js';
+import { hasPlaceholder, substituteBody } from '../../plan/bindings.js';
 import { isLoopbackHost } from '../../loopback.js';
 import { readBounded } from './body.js';
 import { secretFetch, secretOrigins } from './secret-origins.js';
@@ -280,8 +280,7 @@ export function httpVerb(spec: HttpProviderSpec): StepVerb<HttpClient> {
       const problems: ArgProblem[] = [];
       const { method, path, body } = requestArgs(args);
       if (args.length < 3 || args.length > 4) problems.push({ field: 'args', message: `${verb} steps are ["${verb}", METHOD, PATH, BODY?]` });
-      if (!/^(GET|HEAD|POST|PUT|PATCH|DELETE)$/.test(method) && !PLACEHOLDER_PATTERN.test(method)) problems.push({ field: 'args[1]', message: `unknown HTTP method "${args[1]}"` });
-      PLACEHOLDER_PATTERN.lastIndex = 0;
+      if (!/^(GET|HEAD|POST|PUT|PATCH|DELETE)$/.test(method) && !hasPlaceholder(method)) problems.push({ field: 'args[1]', message: `unknown HTTP method "${args[1]}"` });
       if (!path.startsWith('/') || path.startsWith('//')) problems.push({ field: 'args[2]', message: 'the path must start with one / (the base URL comes from the config)' });
       if (/[\u0000-\u001f\u007f]/.test(path)) problems.push({ field: 'args[2]', message: 'a control character in the path' });
       // `..` (or `%2e%2e`) would move the request to another path of the API than the one written.
