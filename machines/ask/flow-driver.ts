@@ -2,10 +2,9 @@
  * What the flow machines (the ask flow, the maker flow) share: their placeholder actors, what every
  * actor gets, how an actor's notice reaches the observer, and how a flow is run to its end.
  *
- * Running one:  every emitted event to one
- * observer in order; an observer that throws (a closed pipe) ends the flow with its error, like any
- * failure; the signal aborting sends `ask.abort` with its reason (Ctrl-C: the interrupt; `--timeout`:
- * its error), which stops the running actor. Resolves with the machine's output, or throws the error
+ * Running one: every emitted event goes to one observer, in order; an observer that throws (a closed
+ * pipe) ends the flow with its error, like any failure; the signal aborting sends `ask.abort` with its
+ * reason (Ctrl-C: the interrupt; `--timeout`: its error), which stops the running actor. Resolves with the machine's output, or throws the error
  * that failed it.
  */
 import { createActor, fromPromise, type AnyStateMachine, type PromiseActorLogic } from 'xstate';

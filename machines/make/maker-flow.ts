@@ -54,17 +54,15 @@ export interface MakerFlowInput {
   context: AskContext;
 }
 
-/** What every actor gets: the ask flow's actor input. */
-type MakerActorInput = AskActorInput;
-export interface MakerRouteInput extends MakerActorInput {
+export interface MakerRouteInput extends AskActorInput {
   providers?: string[];
 }
-export interface PrepareInput extends MakerActorInput {
+export interface PrepareInput extends AskActorInput {
   route: RouteDecision;
   provider: AiProvider;
   destroyer: boolean;
 }
-export interface DraftInput extends MakerActorInput {
+export interface DraftInput extends AskActorInput {
   provider: AiProvider;
   prepared: MakerInput;
   /** The conversation so far: the request, then each rejected draft and its repair message. */
@@ -75,7 +73,7 @@ export interface DraftInput extends MakerActorInput {
 }
 /** A model's answer (text), or the built-in planner's plan. */
 export type Drafted = { text: string } | { plan: Plan };
-export interface ValidateInput extends MakerActorInput {
+export interface ValidateInput extends AskActorInput {
   draft: Drafted;
   prepared: MakerInput;
   destroyer: boolean;

@@ -64,8 +64,8 @@ function isWholeWord(text: string, start: number, end: number): boolean {
 function* wholeWordMatches(text: string, body: RegExp): Generator<RegExpExecArray> {
   body.lastIndex = 0;
   for (let m = body.exec(text); m; m = body.exec(text)) {
+    // Never empty: bodyPattern leaves the terms that could match nothing to termPattern.
     if (isWholeWord(text, m.index, m.index + m[0].length)) {
-      if (m[0].length === 0) body.lastIndex++;
       yield m;
       continue;
     }

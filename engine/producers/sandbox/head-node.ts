@@ -85,7 +85,6 @@ function headNodeKubeconfig(token: string): string {
   return kubeadmKubeconfig({ ca: fake('no real certificate authority'), user: [`token: ${token}`] });
 }
 
-/** `kubeApiDir`: where the Kubernetes API stand-in keeps the token its clusters accept. */
 /**
  * What the auto-stop watcher (engine/core/kits/autostop/watcher.ts) would have written on a machine that
  * just booted and is not in use: idle for 0 minutes, so `autostop check` reads it and keeps the instance.
@@ -95,6 +94,7 @@ function watcherRecord(): string {
   return `${JSON.stringify({ version: 1, updated: now, last_activity: now, boot: now, busy: false, gpu_util_max: 0, logins: 0 })}\n`;
 }
 
+/** `kubeApiDir`: where the Kubernetes API stand-in keeps the token its clusters accept. */
 export async function startHeadNode(sshDir: string, kubeApiDir: string): Promise<HeadNode> {
   mkdirSync(sshDir, { recursive: true, mode: 0o700 });
   const allowed = keptKey(sshDir, 'id_ed25519');
