@@ -31,7 +31,7 @@ import { RunHistory, type RunRetention } from './runs.js';
 import { createConsole } from './console/index.js';
 import type { LiveSettings } from './console/live.js';
 import type { CredentialStore, Principal } from './store.js';
-import { BodyTooLarge, readRequestBody } from '../engine/core/request-body.js';
+import { BodyTooLarge, closeIfBodyUnread, readRequestBody } from '../engine/core/request-body.js';
 
 export const MAX_IN_FLIGHT = 128;
 
@@ -53,10 +53,7 @@ export function clientAddress(req: IncomingMessage): string {
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return void res.end();
   const text = JSON.stringify(body);
-  // A body we did not read (refused before reading it) is not read now: the connection closes instead,
-  // so an unauthenticated client cannot make the server swallow an endless upload.
-  const unread = !res.req.complete ? { connection: 'close' } : {};
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text), ...unread, ...headers });
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text), ...closeIfBodyUnread(res), ...headers });
   res.end(text);
 }
 

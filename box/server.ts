@@ -24,7 +24,7 @@ import type { AgentRunner } from './agent.js';
 import { RequestAborted, type ClientError } from './errors.js';
 import { answerMessage, InFlight, inputProblem, messageSchema, type MessageContext, type MessageOutcome } from './messages.js';
 import { SessionStore } from './sessions.js';
-import { BodyTooLarge, readRequestBody } from '../engine/core/request-body.js';
+import { BodyTooLarge, closeIfBodyUnread, readRequestBody } from '../engine/core/request-body.js';
 
 export const BOX_DEFAULTS = {
   maxBodyBytes: 1024 * 1024,
@@ -73,7 +73,7 @@ const readBody = async (req: IncomingMessage, limit: number): Promise<string> =>
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return void res.end();
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text), ...headers });
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text), ...closeIfBodyUnread(res), ...headers });
   res.end(text);
 }
 
@@ -130,8 +130,7 @@ export async function startBoxServer(opts: BoxServerOptions): Promise<BoxServer>
       text = await readBody(req, limits.maxBodyBytes);
     } catch (err) {
       if (err instanceof BodyTooLarge) {
-        // The rest of the upload is not read: close the connection after answering.
-        return sendError(res, { status: 413, code: 'body_too_large', message: `the body is larger than ${limits.maxBodyBytes} bytes` }, { connection: 'close' });
+        return sendError(res, { status: 413, code: 'body_too_large', message: `the body is larger than ${limits.maxBodyBytes} bytes` });
       }
       throw err;
     }

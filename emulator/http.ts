@@ -1,4 +1,5 @@
 /** Replies, API errors and the wire helpers shared by every route. */
+import { closeIfBodyUnread } from '../engine/core/request-body.js';
 import type { ServerResponse } from 'node:http';
 import { codeForStatus, messageForStatus } from './errors.js';
 
@@ -68,6 +69,6 @@ export function replyWire(reply: Reply): { headers: Record<string, string>; body
 
 export function sendReply(res: ServerResponse, reply: Reply): void {
   const { headers, body } = replyWire(reply);
-  res.writeHead(reply.status, headers);
+  res.writeHead(reply.status, { ...headers, ...closeIfBodyUnread(res) });
   res.end(body);
 }

@@ -25,7 +25,7 @@ import { checkRequest, type GuardPolicy } from '../engine/core/kits/serve/guard.
 import { serve, type ServeLimits } from '../engine/core/kits/serve/http.js';
 import type { ServerToken } from '../engine/core/kits/serve/token.js';
 import { SessionTransport, wantsProgress } from './session-transport.js';
-import { BodyTooLarge, readRequestBody } from '../engine/core/request-body.js';
+import { BodyTooLarge, closeIfBodyUnread, readRequestBody } from '../engine/core/request-body.js';
 
 export const MCP_PATH = '/mcp';
 /** Plans are the largest bodies an agent sends; 1 MiB holds thousands of steps. */
@@ -64,7 +64,7 @@ export interface McpHttpServer {
 
 function jsonRpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) return void res.end();
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.writeHead(status, { 'content-type': 'application/json', ...closeIfBodyUnread(res), ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 

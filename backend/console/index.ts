@@ -13,7 +13,7 @@
  *   guard, and a request a browser marks `Sec-Fetch-Site: cross-site|same-site` is refused here.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BodyTooLarge, readRequestBody } from '../../engine/core/request-body.js';
+import { BodyTooLarge, closeIfBodyUnread, readRequestBody } from '../../engine/core/request-body.js';
 import { RunIdSchema } from '../../schemas/backend-api.js';
 import type { RunHistory } from '../runs.js';
 import type { CredentialStore, Principal } from '../store.js';
@@ -58,7 +58,7 @@ function send(res: ServerResponse, status: number, body: string, type = 'text/ht
     'referrer-policy': 'same-origin',
     'x-frame-options': 'DENY',
     'cache-control': 'no-store',
-    ...(res.req.complete ? {} : { connection: 'close' }),
+    ...closeIfBodyUnread(res),
     ...headers,
   });
   res.end(body);

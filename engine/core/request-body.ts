@@ -3,7 +3,7 @@
  * limit is refused before a byte is read, and a body that grows past it is cut as it streams, so no
  * client can make a server hold more than `limit` bytes.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export class BodyTooLarge extends Error {
   constructor(readonly limit: number) {
@@ -22,4 +22,13 @@ export async function readRequestBody(req: IncomingMessage, limit: number): Prom
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
+}
+
+/**
+ * The header every answer of our servers carries when the request's body was not read to its end (a 413,
+ * a 401 before reading): the connection closes after the answer. Without it Node keeps the connection
+ * alive by reading and dropping the rest of the upload, so a client declaring 1 GB gets its gigabyte read.
+ */
+export function closeIfBodyUnread(res: ServerResponse): { connection?: 'close' } {
+  return res.req.complete ? {} : { connection: 'close' };
 }

@@ -15,7 +15,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { BodyTooLarge, readRequestBody } from '../../core/request-body.js';
+import { BodyTooLarge, closeIfBodyUnread, readRequestBody } from '../../core/request-body.js';
 
 type Obj = Record<string, any>;
 type Tables = Record<string, Record<string, Obj>>;
@@ -276,7 +276,7 @@ export async function startKubeApi(dir: string): Promise<KubeApiStandIn> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const token = sandboxKubeToken(dir);
   const send = (res: ServerResponse, a: Answer) => {
-    res.writeHead(a.code, { 'Content-Type': 'application/json' });
+    res.writeHead(a.code, { 'Content-Type': 'application/json', ...closeIfBodyUnread(res) });
     res.end(JSON.stringify(a.body));
   };
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
