@@ -87,6 +87,9 @@ export async function readDrift(store: CredentialStore, runs: RunHistory, who: P
     if (!reads.has(key)) {
       const provider = String(plan.provider);
       const result = (async () => {
+        // Past the page's deadline nothing is asked for: not even the record (a decryption and an audit entry
+        // for a read that would not be sent).
+        if (deadline.aborted) throw new ReadFailed(readFailure(undefined, true, s.timeoutMs));
         // Asked first, so nothing is read (no token fetched) for an account the backend holds no record of.
         // A record this server cannot decrypt (a lost master key) fails the read like a down cloud.
         const fields = await fieldsOf(provider).catch((err: unknown) => {
