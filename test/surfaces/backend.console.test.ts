@@ -27,7 +27,8 @@ async function signIn(apiKey: string): Promise<{ res: Response; cookie?: string 
 
 test.before(async () => {
   cloud = await startEmulator({ seed: 'demo', rateLimit: false, lifecycleMs: 1, debit: false });
-  b = await startBackendProcess({ env: { ASSISTANT_BACKEND_UI_SESSION_SECONDS: '3', ASSISTANT_BACKEND_UI_LIVE_TIMEOUT_S: '4', GPUCLOUD_BASE_URL: cloud.url } });
+  // The live reads' deadline is met by a quiet machine in well under a second; 10 s holds at load 24 too (4 s did not).
+  b = await startBackendProcess({ env: { ASSISTANT_BACKEND_UI_SESSION_SECONDS: '3', ASSISTANT_BACKEND_UI_LIVE_TIMEOUT_S: '10', GPUCLOUD_BASE_URL: cloud.url } });
   keys.alice = await consoleKey(b, 'ml-team', 'alice');
   keys.other = await consoleKey(b, 'other-team', 'mallory');
 });
@@ -189,7 +190,7 @@ test('a slow cloud and a down cloud give an error box, not a hung page', async (
     assert.is(slow.status, 200);
     const page = await slow.text();
     assert.match(page, /class="error-box error"/);
-    assert.match(page, /timeout: the cloud did not answer within 4 s/);
+    assert.match(page, /timeout: the cloud did not answer within 10 s/);
   } finally {
     release();
     cloud.clearFaults();
