@@ -34,12 +34,17 @@ test('a FIFO at the cache path reads as no token instead of waiting for a writer
   rmSync(cache.file);
   const made = spawnSync('mkfifo', [cache.file]);
   assert.is(made.status, 0, `mkfifo failed: ${made.stderr?.toString()}`);
-  // A read that waits for a writer never settles: the guard only turns that hang into a failure.
-  let guard: NodeJS.Timeout | undefined;
-  const hung = new Promise<'hung'>((resolve) => (guard = setTimeout(() => resolve('hung'), 60_000)));
-  const read = await Promise.race([cache.read(), hung]);
-  clearTimeout(guard);
-  assert.is(read, undefined);
+  // Read in a child process: a blocking read (a synchronous open of the FIFO) holds that process's event
+  // loop, not this file's, and is killed after 60 s instead of hanging the whole file.
+  const module = new URL('../../../engine/providers/gpucloud/token-cache.js', import.meta.url).href;
+  const script = `const { TokenFileCache } = await import(${JSON.stringify(module)});
+    const read = await TokenFileCache.for(${JSON.stringify(join(dir, 'fifo'))}, 'client-1', 'https://api.example.test').keyed('secret-1').read();
+    process.stdout.write(JSON.stringify({ read: read ?? null }));`;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+  assert.is(child.signal, null, 'the read did not hang (killed after 60 s)');
+  assert.is(child.status, 0, child.stderr);
+  assert.equal(JSON.parse(child.stdout), { read: null });
+  assert.is(await cache.read(), undefined, 'and in this process too');
   // The client then writes a fresh token over it, as a file.
   await cache.write({ accessToken: 'tok-3', expiresAt: 1_900_000_000_000 });
   assert.is((await cache.read())?.accessToken, 'tok-3');
