@@ -8,7 +8,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../../emulator/index.js';
@@ -192,6 +192,10 @@ test('the reservations guard left by a process killed with -9 blocks nothing: th
     const dir = join(home, '.assistant', 'reservations');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, '.guard.lock'), JSON.stringify({ pid: gone.pid, host: hostname(), started_at: new Date().toISOString() }) + '\n');
+    // Fresh for the next hour: only the dead pid can free it, not its age (a wait for staleness would
+    // outlast the apply's guard wait and fail it), so this proves the take-over is at once.
+    const hourAhead = new Date(Date.now() + 3_600_000);
+    utimesSync(join(dir, '.guard.lock'), hourAhead, hourAhead);
     const next = await runCli(['ask', '--apply', '-o', 'json'], { env, home, input: createPlan('guard-9', 'after a dead guard') });
     assert.is(next.code, 0, next.stderr);
     assert.is(postsOf(emu, 'guard-9').length, 1);
