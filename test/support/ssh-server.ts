@@ -153,7 +153,6 @@ export async function startSshServer(dir: string, opts: SshTestServerOptions = {
   };
 }
 
-/** A kubeconfig as kubeadm writes /etc/kubernetes/admin.conf (what /root/.kube/config holds on a head node). */
 /** `home` with a config that points gpucloud's SSH steps at `srv` (its client key and port), then `more` config. */
 export function sshHome(srv: Pick<SshTestServer, 'clientKeyPath' | 'port'>, home: string, more = ''): string {
   writeFileSync(join(home, '.assistant.yaml'), `gpucloud:\n  ssh_key_path: ${srv.clientKeyPath}\n  ssh_port: ${srv.port}\n${more}`, { mode: 0o600 });
@@ -170,7 +169,10 @@ export async function withSshServer(fn: (srv: SshTestServer, home: string) => Pr
   }
 }
 
-/** A head node's kubeconfig with a client certificate (placeholders unless given). */
+/**
+ * A head node's kubeconfig as kubeadm writes /etc/kubernetes/admin.conf (what /root/.kube/config holds
+ * there), with a client certificate (placeholders unless given).
+ */
 export function headNodeKubeconfig(opts: { server?: string; ca?: string; cert?: string; key?: string } = {}): string {
   return kubeadmKubeconfig({
     server: opts.server,
