@@ -11,7 +11,8 @@
  * Today: test/providers/cloud_a/deny.cloud-a.test.ts.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import type { Test } from 'uvu';
 import { tempDir } from './temp.js';
@@ -112,8 +113,8 @@ async function startMotoOn(port: number): Promise<{ url: string; stop: () => Pro
   // timeout) the pipe closes and moto is stopped too, instead of outliving the run. The shell ends with
   // moto, so a moto that could not bind its port is seen as exited.
   // (A background list reads /dev/null in sh, so the watcher reads this stdin through fd 3.)
-  const script = 'exec 3<&0; moto_server -H 127.0.0.1 -p "$1" </dev/null & m=$!; trap \'kill $m; exit 0\' TERM; { cat <&3 >/dev/null; kill $m 2>/dev/null; } & wait $m';
-  const child = spawn('sh', ['-c', script, 'sh', String(port)], {
+  const script = 'exec 3<&0; p=$1; shift; "$@" -H 127.0.0.1 -p "$p" </dev/null & m=$!; trap \'kill $m; exit 0\' TERM; { cat <&3 >/dev/null; kill $m 2>/dev/null; } & wait $m';
+  const child = spawn('sh', ['-c', script, 'sh', String(port), ...motoCommand()], {
     // The recorder's file per server (moto writes `moto_recording` in its working directory otherwise:
     // shared by the test files that run at once, and left in the checkout).
     env: { ...process.env, MOTO_IAM_LOAD_MANAGED_POLICIES: 'true', MOTO_RECORDER_FILEPATH: join(tempDir('moto-recording-'), 'recording') },
@@ -134,6 +135,25 @@ async function startMotoOn(port: number): Promise<{ url: string; stop: () => Pro
     throw err;
   }
   return { url, stop };
+}
+
+const LAUNCHER = fileURLToPath(new URL('../../../test/support/moto-server.py', import.meta.url));
+
+/**
+ * How moto is started: through test/support/moto-server.py (the same moto without the work it repeats at
+ * every reset: most of a cloud_a file's CPU) by the Python of the `moto_server` script PATH finds (past a
+ * pyenv shim); plain `moto_server` when that script is not a Python one.
+ */
+function motoCommand(): string[] {
+  const found = spawnSync('sh', ['-c', 'command -v moto_server'], { encoding: 'utf8' }).stdout.trim();
+  const script = found.includes('/shims/') ? spawnSync('pyenv', ['which', 'moto_server'], { encoding: 'utf8' }).stdout.trim() : found;
+  let python: string | undefined;
+  try {
+    python = /^#!\s*(\S*python[\d.]*)\s*$/.exec(readFileSync(script, 'utf8').slice(0, 300).split('\n')[0]!)?.[1];
+  } catch {
+    python = undefined;
+  }
+  return python ? [python, LAUNCHER] : ['moto_server'];
 }
 
 /** Polls moto until it answers (generous: a loaded machine starts Python slowly). */
