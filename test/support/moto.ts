@@ -61,11 +61,13 @@ export function realAws(): string | undefined {
 export interface MotoOptions {
   /** false: the real aws CLI starts cold for every run (see the header for when); default true. */
   warm?: boolean;
+  /** true: moto_server as installed, without test/support/moto-server.py's savings (for comparing; TEST_MOTO_PLAIN=1 for every file). */
+  plain?: boolean;
 }
 
 /** Starts `moto_server` on a free loopback port (MOTO_IAM_LOAD_MANAGED_POLICIES=true) and waits until it answers. */
 export async function startMoto(opts: MotoOptions = {}): Promise<RunningMoto> {
-  const { url, stop } = await onFreePort(startMotoOn);
+  const { url, stop } = await onFreePort((port) => startMotoOn(port, opts.plain === true));
   const dir = tempDir('moto-aws-');
   writeFileSync(join(dir, 'config'), '[default]\nregion = us-east-1\n');
   writeFileSync(join(dir, 'credentials'), '[default]\naws_access_key_id = testing\naws_secret_access_key = testing\n');
@@ -108,7 +110,7 @@ function definedOnly(env: Record<string, string | undefined>): Record<string, st
 }
 
 /** moto_server on `port`, answering; fails (instead of waiting out its deadline) when moto exits, e.g. because the port was taken. */
-async function startMotoOn(port: number): Promise<{ url: string; stop: () => Promise<void> }> {
+async function startMotoOn(port: number, plain: boolean): Promise<{ url: string; stop: () => Promise<void> }> {
   // Through a shell that holds moto while its stdin is open: if this test process dies (even kill -9 on a
   // timeout) the pipe closes and moto is stopped too, instead of outliving the run. The shell ends with
   // moto, so a moto that could not bind its port is seen as exited.
@@ -117,7 +119,7 @@ async function startMotoOn(port: number): Promise<{ url: string; stop: () => Pro
   const child = spawn('sh', ['-c', script, 'sh', String(port), ...motoCommand()], {
     // The recorder's file per server (moto writes `moto_recording` in its working directory otherwise:
     // shared by the test files that run at once, and left in the checkout).
-    env: { ...process.env, MOTO_IAM_LOAD_MANAGED_POLICIES: 'true', MOTO_RECORDER_FILEPATH: join(tempDir('moto-recording-'), 'recording') },
+    env: { ...process.env, ...(plain ? { TEST_MOTO_PLAIN: '1' } : {}), MOTO_IAM_LOAD_MANAGED_POLICIES: 'true', MOTO_RECORDER_FILEPATH: join(tempDir('moto-recording-'), 'recording') },
     stdio: ['pipe', 'ignore', 'pipe'],
   });
   let log = '';
