@@ -146,7 +146,11 @@ const LAUNCHER = fileURLToPath(new URL('../../../test/support/moto-server.py', i
  * every reset: most of a cloud_a file's CPU) by the Python of the `moto_server` script PATH finds (past a
  * pyenv shim); plain `moto_server` when that script is not a Python one.
  */
+let motoCommandFound: string[] | undefined;
 function motoCommand(): string[] {
+  return (motoCommandFound ??= findMotoCommand());
+}
+function findMotoCommand(): string[] {
   const found = spawnSync('sh', ['-c', 'command -v moto_server'], { encoding: 'utf8' }).stdout.trim();
   const script = found.includes('/shims/') ? spawnSync('pyenv', ['which', 'moto_server'], { encoding: 'utf8' }).stdout.trim() : found;
   let python: string | undefined;
