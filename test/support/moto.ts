@@ -11,7 +11,8 @@
  * Today: test/providers/cloud_a/deny.cloud-a.test.ts.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import type { Test } from 'uvu';
 import { tempDir } from './temp.js';
@@ -60,11 +61,13 @@ export function realAws(): string | undefined {
 export interface MotoOptions {
   /** false: the real aws CLI starts cold for every run (see the header for when); default true. */
   warm?: boolean;
+  /** true: moto_server as installed, without test/support/moto-server.py's savings (for comparing; TEST_MOTO_PLAIN=1 for every file). */
+  plain?: boolean;
 }
 
 /** Starts `moto_server` on a free loopback port (MOTO_IAM_LOAD_MANAGED_POLICIES=true) and waits until it answers. */
 export async function startMoto(opts: MotoOptions = {}): Promise<RunningMoto> {
-  const { url, stop } = await onFreePort(startMotoOn);
+  const { url, stop } = await onFreePort((port) => startMotoOn(port, opts.plain === true));
   const dir = tempDir('moto-aws-');
   writeFileSync(join(dir, 'config'), '[default]\nregion = us-east-1\n');
   writeFileSync(join(dir, 'credentials'), '[default]\naws_access_key_id = testing\naws_secret_access_key = testing\n');
@@ -107,16 +110,16 @@ function definedOnly(env: Record<string, string | undefined>): Record<string, st
 }
 
 /** moto_server on `port`, answering; fails (instead of waiting out its deadline) when moto exits, e.g. because the port was taken. */
-async function startMotoOn(port: number): Promise<{ url: string; stop: () => Promise<void> }> {
+async function startMotoOn(port: number, plain: boolean): Promise<{ url: string; stop: () => Promise<void> }> {
   // Through a shell that holds moto while its stdin is open: if this test process dies (even kill -9 on a
   // timeout) the pipe closes and moto is stopped too, instead of outliving the run. The shell ends with
   // moto, so a moto that could not bind its port is seen as exited.
   // (A background list reads /dev/null in sh, so the watcher reads this stdin through fd 3.)
-  const script = 'exec 3<&0; moto_server -H 127.0.0.1 -p "$1" </dev/null & m=$!; trap \'kill $m; exit 0\' TERM; { cat <&3 >/dev/null; kill $m 2>/dev/null; } & wait $m';
-  const child = spawn('sh', ['-c', script, 'sh', String(port)], {
+  const script = 'exec 3<&0; p=$1; shift; "$@" -H 127.0.0.1 -p "$p" </dev/null & m=$!; trap \'kill $m; exit 0\' TERM; { cat <&3 >/dev/null; kill $m 2>/dev/null; } & wait $m';
+  const child = spawn('sh', ['-c', script, 'sh', String(port), ...motoCommand()], {
     // The recorder's file per server (moto writes `moto_recording` in its working directory otherwise:
     // shared by the test files that run at once, and left in the checkout).
-    env: { ...process.env, MOTO_IAM_LOAD_MANAGED_POLICIES: 'true', MOTO_RECORDER_FILEPATH: join(tempDir('moto-recording-'), 'recording') },
+    env: { ...process.env, ...(plain ? { TEST_MOTO_PLAIN: '1' } : {}), MOTO_IAM_LOAD_MANAGED_POLICIES: 'true', MOTO_RECORDER_FILEPATH: join(tempDir('moto-recording-'), 'recording') },
     stdio: ['pipe', 'ignore', 'pipe'],
   });
   let log = '';
@@ -134,6 +137,29 @@ async function startMotoOn(port: number): Promise<{ url: string; stop: () => Pro
     throw err;
   }
   return { url, stop };
+}
+
+const LAUNCHER = fileURLToPath(new URL('../../../test/support/moto-server.py', import.meta.url));
+
+/**
+ * How moto is started: through test/support/moto-server.py (the same moto without the work it repeats at
+ * every reset: most of a cloud_a file's CPU) by the Python of the `moto_server` script PATH finds (past a
+ * pyenv shim); plain `moto_server` when that script is not a Python one.
+ */
+let motoCommandFound: string[] | undefined;
+function motoCommand(): string[] {
+  return (motoCommandFound ??= findMotoCommand());
+}
+function findMotoCommand(): string[] {
+  const found = spawnSync('sh', ['-c', 'command -v moto_server'], { encoding: 'utf8' }).stdout.trim();
+  const script = found.includes('/shims/') ? spawnSync('pyenv', ['which', 'moto_server'], { encoding: 'utf8' }).stdout.trim() : found;
+  let python: string | undefined;
+  try {
+    python = /^#!\s*(\S*python[\d.]*)\s*$/.exec(readFileSync(script, 'utf8').slice(0, 300).split('\n')[0]!)?.[1];
+  } catch {
+    python = undefined;
+  }
+  return python ? [python, LAUNCHER] : ['moto_server'];
 }
 
 /** Polls moto until it answers (generous: a loaded machine starts Python slowly). */
