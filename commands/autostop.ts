@@ -13,7 +13,13 @@ import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { createPhaseSpinner } from './progress.js';
 import { withSession } from './session.js';
-import { flag, type FlagSpec } from './flag-spec.js';
+import { flag, withFlags, type FlagSpec, type OptionsOf } from './flag-spec.js';
+
+/** What each subcommand's flags are, coerced at the cac boundary (commands/flag-coerce.ts); the options types derive from it. */
+const FLAGS = {
+  check: { dryRun: flag.bool().option('--dry-run', 'Read and decide only: say what would be stopped, send nothing') },
+  script: { action: flag.oneOf(AUTOSTOP_ACTIONS).option('--action <action>', 'shutdown, hibernate or delete (what the policy marker records)', { default: 'shutdown' }) },
+} satisfies Record<string, FlagSpec>;
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   return runGroup(
@@ -21,24 +27,20 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
     argv,
     ctx,
     (cli, start) => {
-      cli
-        .command('check', 'Stop the instances whose GPUs and logins have been idle longer than their auto-stop policy')
-        .option('--dry-run', 'Read and decide only: say what would be stopped, send nothing')
+      withFlags(cli.command('check', 'Stop the instances whose GPUs and logins have been idle longer than their auto-stop policy'), FLAGS.check)
         .example('  assistant autostop check                    # one table row per instance with auto-stop')
         .example('  assistant autostop check --dry-run -o json')
         .example('  */5 * * * * assistant autostop check --timeout 240 >>~/autostop.log 2>&1   # crontab')
-        .action((o: { dryRun?: boolean }) => start(() => check(ctx, Boolean(o.dryRun))));
+        .action((o: OptionsOf<typeof FLAGS.check>) => start(() => check(ctx, Boolean(o.dryRun))));
       cli
         .command('resume <instance>', 'Bring back an instance auto-stop stopped (restore a hibernated one, start a shut-down one), exactly once, and wait until it runs')
         .example('  assistant autostop resume train-1')
         .example('  assistant autostop resume 5cca3591-cdf1-4765-ad9a-d9fe2c86a7f2 -o json')
         .action((instance: string) => start(() => resume(ctx, instance)));
-      cli
-        .command('script <idle-time>', 'Print the startup script that installs the watcher (for plans written by hand)')
-        .option('--action <action>', 'shutdown, hibernate or delete (what the policy marker records)', { default: 'shutdown' })
+      withFlags(cli.command('script <idle-time>', 'Print the startup script that installs the watcher (for plans written by hand)'), FLAGS.script)
         .example('  assistant autostop script 30m > watcher.sh')
         .example('  assistant autostop script 1h --action hibernate > watcher.sh')
-        .action((idle: string, o: { action: AutostopAction }) => start(async () => script(ctx, idle, o.action)));
+        .action((idle: string, o: OptionsOf<typeof FLAGS.script>) => start(async () => script(ctx, idle, o.action)));
     },
     [
       'Instances get auto-stop when they are created with it: `ask --maker --autostop 30m …`, `deploy … --autostop 30m`, or a plan',
@@ -52,9 +54,6 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
     FLAGS,
   );
 }
-
-/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
-const FLAGS: Record<string, FlagSpec> = { script: { action: flag.oneOf([...AUTOSTOP_ACTIONS]) } };
 
 async function check(ctx: CommandContext, dryRun: boolean): Promise<number> {
   return withSession(ctx, async (session) => {

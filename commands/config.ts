@@ -11,7 +11,8 @@ import { resolveConfigPath } from '../engine/core/config/load.js';
 import { loadConfig } from '../engine/providers/config.js';
 import { redactText } from '../engine/core/redact.js';
 import { contexts, getKey, maskConfig, setKey, unsetKey, use } from './config-edit.js';
-import { init, type InitFlags } from './config-init.js';
+import { init, INIT_FLAGS, type InitFlags } from './config-init.js';
+import { withFlags } from './flag-spec.js';
 import { providersWith } from '../engine/providers/index.js';
 import { warn, writeLine, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
@@ -47,12 +48,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         .command('unset <key>', 'Remove one key from the config file')
         .example('  assistant config unset gpucloud.default_location')
         .action((key: string) => start(() => unsetKey(ctx, key)));
-      cli
-        .command('init', 'Write a first config file: asks on a terminal, or takes --set/--secret; then checks the credentials')
-        .option('--set <key=value>', 'A key to write (repeatable): --set gpucloud.client_id=ID')
-        .option('--secret <key>', 'A secret key whose value is read from stdin (never from argv)')
-        .option('--force', 'Replace an existing file')
-        .option('--no-check', "Do not verify the credentials afterwards (the check is 'onboarding scan --check')")
+      withFlags(cli.command('init', 'Write a first config file: asks on a terminal, or takes --set/--secret; then checks the credentials'), INIT_FLAGS)
         .example('  assistant config init                                  # asks')
         .example('  printf %s "$SECRET" | assistant config init --set gpucloud.client_id=ID --secret gpucloud.client_secret')
         .example('  assistant --context work config init                   # a new context: ~/.assistant/contexts/work.yaml')
@@ -76,6 +72,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
     },
     'The file is ~/.assistant.yaml unless --config <path> or a context (--context NAME, ASSISTANT_CONTEXT, config use) names another;\n' +
       'examples/assistant.example.yaml lists every key. Output follows -o: yaml (default, also for table) or json. Secrets are always masked.',
+    { init: INIT_FLAGS },
   );
 }
 

@@ -22,22 +22,23 @@ import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { withSession, type Session } from './session.js';
 import { autostopSaved, type AutostopSaved } from '../machines/autostop/saved.js';
-import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
+import { flag, withFlags, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { formatAmount, formatRate } from '../engine/core/render/money.js';
 
-/** The flag every cost subcommand takes. */
-const PROVIDER = { provider: flag.text() } satisfies FlagSpec;
+/** The flag every cost subcommand takes; the commands that need live figures say so in its help. */
+const PROVIDER = { provider: flag.text().option('--provider <name>', providerHelp()) } satisfies FlagSpec;
+const LIVE_PROVIDER = { provider: flag.text().option('--provider <name>', providerHelp(true)) } satisfies FlagSpec;
 
 /** What each subcommand's flags are; their options types are derived from it. */
 const FLAGS = {
   summary: PROVIDER,
-  detail: { ...PROVIDER, sortBy: flag.defaulted(flag.oneOf(['cost', 'age', 'name'] as const satisfies readonly CostSort[])) },
+  detail: { ...LIVE_PROVIDER, sortBy: flag.oneOf(['cost', 'age', 'name'] as const satisfies readonly CostSort[]).option('--sort-by <key>', 'cost | age | name', { default: 'cost' }) },
   // Days, checked by trendRange (YYYY-MM-DD, in order, a bounded range).
-  trend: { ...PROVIDER, start: flag.text(), end: flag.text() },
-  anomalies: PROVIDER,
-  tags: { ...PROVIDER, key: flag.text() },
+  trend: { ...PROVIDER, start: flag.text().option('--start <date>', 'First day, YYYY-MM-DD (default: 6 days before --end)'), end: flag.text().option('--end <date>', 'Last day, YYYY-MM-DD (default: today)') },
+  anomalies: LIVE_PROVIDER,
+  tags: { ...LIVE_PROVIDER, key: flag.text().option('--key <tag>', 'The tag key, e.g. team (API tags, else key=value words in the description)') },
   forecast: PROVIDER,
-  export: { ...PROVIDER, output: flag.path() },
+  export: { ...LIVE_PROVIDER, output: flag.path().option('--output <file>', 'File to write (.csv or .json)') },
 } satisfies Record<string, FlagSpec>;
 
 type ProviderOpt = OptionsOf<typeof PROVIDER>;
@@ -49,44 +50,25 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
     argv,
     ctx,
     (cli, start) => {
-      cli
-        .command('summary', 'What the account burns per hour, on what, the balance and how long it lasts')
-        .option('--provider <name>', providerHelp())
+      withFlags(cli.command('summary', 'What the account burns per hour, on what, the balance and how long it lasts'), FLAGS.summary)
         .example('  assistant cost summary')
         .example('  assistant cost summary -o json | jq .runway_hours')
         .action((o: ProviderOpt) => start(() => liveOrBilled(ctx, 'summary', o, (s, session) => summary(ctx, s, session))));
-      cli
-        .command('detail', 'Every billable resource: hourly cost, how long it has run and what it cost so far')
-        .option('--provider <name>', providerHelp(true))
-        .option('--sort-by <key>', 'cost | age | name', { default: 'cost' })
+      withFlags(cli.command('detail', 'Every billable resource: hourly cost, how long it has run and what it cost so far'), FLAGS.detail)
         .example('  assistant cost detail --sort-by age')
         .action((o: Options<'detail'>) => start(() => detailCost(ctx, o)));
-      cli
-        .command('trend', 'Daily cost between two dates (UTC): measured from recorded snapshots, else reconstructed')
-        .option('--provider <name>', providerHelp())
-        .option('--start <date>', 'First day, YYYY-MM-DD (default: 6 days before --end)')
-        .option('--end <date>', 'Last day, YYYY-MM-DD (default: today)')
+      withFlags(cli.command('trend', 'Daily cost between two dates (UTC): measured from recorded snapshots, else reconstructed'), FLAGS.trend)
         .example('  assistant cost trend --start 2026-11-01 --end 2026-11-23')
         .action((o: Options<'trend'>) => start(() => trend(ctx, o)));
-      cli
-        .command('anomalies', 'Resources and days whose cost departs from the usual, each with its reason')
-        .option('--provider <name>', providerHelp(true))
+      withFlags(cli.command('anomalies', 'Resources and days whose cost departs from the usual, each with its reason'), FLAGS.anomalies)
         .example('  assistant cost anomalies -o json')
         .action((o: ProviderOpt) => start(() => anomaliesCost(ctx, o)));
-      cli
-        .command('tags', 'Cost grouped by the value of one tag (untagged as its own group)')
-        .option('--provider <name>', providerHelp(true))
-        .option('--key <tag>', 'The tag key, e.g. team (API tags, else key=value words in the description)')
+      withFlags(cli.command('tags', 'Cost grouped by the value of one tag (untagged as its own group)'), FLAGS.tags)
         .example('  assistant cost tags --key team')
         .action((o: Options<'tags'>) => start(() => tags(ctx, o)));
-      cli
-        .command('forecast', 'Month-end projection and the date the balance runs out at the current burn')
-        .option('--provider <name>', providerHelp())
+      withFlags(cli.command('forecast', 'Month-end projection and the date the balance runs out at the current burn'), FLAGS.forecast)
         .action((o: ProviderOpt) => start(() => liveOrBilled(ctx, 'forecast', o, (s) => forecast(ctx, s))));
-      cli
-        .command('export', 'Write every billable resource and the totals to a file: .csv or .json')
-        .option('--provider <name>', providerHelp(true))
-        .option('--output <file>', 'File to write (.csv or .json)')
+      withFlags(cli.command('export', 'Write every billable resource and the totals to a file: .csv or .json'), FLAGS.export)
         .example('  assistant cost export --output cost.csv')
         .action((o: Options<'export'>) => start(() => exportCost(ctx, o)));
     },
@@ -459,7 +441,7 @@ export function costCsv(s: CostSummary): string {
 async function exportCost(ctx: CommandContext, o: Options<'export'>): Promise<number> {
   const provider = await costProvider('export', providerName(o));
   const file = o.output;
-  if (!file || typeof file !== 'string') throw new UsageError('cost export needs --output <file> (.csv or .json)', { hint: 'assistant cost export --output cost.csv' });
+  if (!file) throw new UsageError('cost export needs --output <file> (.csv or .json)', { hint: 'assistant cost export --output cost.csv' });
   const ext = extname(file).toLowerCase();
   if (ext !== '.csv' && ext !== '.json') throw new UsageError(`cannot export to "${file}": the file must end in .csv or .json`, { hint: 'assistant cost export --output cost.csv' });
   // A folder that does not exist is a typo: say so before anything is sent.

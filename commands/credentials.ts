@@ -17,7 +17,7 @@ import { registerSecret } from '../engine/core/redact.js';
 import { CredentialNameSchema } from '../schemas/backend-api.js';
 import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
-import { declared, flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
+import { declared, flag, withFlags, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { confirmByTyping, prompt } from './prompt.js';
 import { readPlan } from '../machines/apply/reads.js';
 import { withSession } from './session.js';
@@ -25,19 +25,34 @@ import { withSession } from './session.js';
 const camel = (flag: string) => flag.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 const MAX_STDIN_BYTES = 64 * 1024;
 
-/** What each subcommand's own flags are (store's per-provider field flags come from the registry: storeFlags). */
-const FLAGS = {
-  store: { name: flag.text(), profile: flag.text(), allowSession: flag.bool() },
-  list: { all: flag.bool() },
-  delete: { name: flag.text() },
-} satisfies Record<string, FlagSpec>;
+/**
+ * What each subcommand's own flags are; store's help names the providers that take them, known once the
+ * registry is read (its per-provider field flags: storeFlags).
+ */
+function flagTable(known: Stores) {
+  const profiled = known.storable.filter((p) => p.capabilities.credentials.profile);
+  const expiring = profiled.filter((p) => p.capabilities.credentials.profile!.expiring);
+  return {
+    store: {
+      name: flag.text().option('--name <name>', `Name of the credential (default "${DEFAULT_CREDENTIAL_NAME}"${profiled.length ? `; ${forProviders(profiled, 'the profile')}` : ''})`),
+      profile: flag.text().option('--profile <profile>', profiled.map((p) => `${p.name}: ${p.capabilities.credentials.profile!.about}`).join('; ') || 'no provider reads a profile'),
+      allowSession: flag.bool().option('--allow-session', expiring.length ? forProviders(expiring, 'store expiring session keys too') : 'no provider has expiring keys'),
+    },
+    list: { all: flag.bool().option('--all', 'Every env (testing, staging, production), not only the configured one') },
+    delete: { name: flag.text().option('--name <name>', `Name of the credential (default "${DEFAULT_CREDENTIAL_NAME}")`) },
+  } satisfies Record<string, FlagSpec>;
+}
 
-type StoreOptions = OptionsOf<typeof FLAGS.store>;
-type ListOptions = OptionsOf<typeof FLAGS.list>;
-type DeleteOptions = OptionsOf<typeof FLAGS.delete>;
+type Flags = ReturnType<typeof flagTable>;
+type StoreOptions = OptionsOf<Flags['store']>;
+type ListOptions = OptionsOf<Flags['list']>;
+type DeleteOptions = OptionsOf<Flags['delete']>;
 
-/** store's table: its own flags and a text flag per credential field any provider stores. */
-const storeFlags = (known: Stores): FlagSpec => ({ ...FLAGS.store, ...Object.fromEntries(known.flags.map((f) => [camel(f.flag), flag.text()])) });
+/** store's table: its own flags and a text flag per credential field any provider stores (not in StoreOptions: read with `declared`). */
+const storeFlags = (known: Stores, own: FlagSpec): FlagSpec => ({
+  ...own,
+  ...Object.fromEntries(known.flags.map((f) => [camel(f.flag), flag.text().option(`${f.flag} <value>`, f.secret ? `${f.description} ("-" reads it from stdin; left out on a terminal: asked without echo)` : f.description)])),
+});
 
 /** The providers with credentials, and among them those whose fields the backend stores, in registry order. */
 interface Stores {
@@ -61,8 +76,8 @@ const forProviders = (ps: CapableProvider<'credentials'>[], text: string) => `${
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   const known = await stores();
   const providers = known.storable.map((p) => p.name).join(', ');
-  const profiled = known.storable.filter((p) => p.capabilities.credentials.profile);
-  const expiring = profiled.filter((p) => p.capabilities.credentials.profile!.expiring);
+  const table = flagTable(known);
+  const flagSpecs = { ...table, store: storeFlags(known, table.store) };
   // `--client-secret -` (read it from stdin): cac would take a lone "-" for a missing value.
   const flags = new Set(known.flags.map((f) => f.flag));
   argv = argv.map((arg, i) => (arg === '-' && flags.has(argv[i - 1] ?? '') ? '\0stdin' : arg)).reduce<string[]>((out, arg) => {
@@ -75,29 +90,17 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
     argv,
     ctx,
     (cli, start) => {
-      const store = cli
-        .command('store <provider>', `Store a provider's credentials in the backend (providers: ${providers})`)
-        .option('--name <name>', `Name of the credential (default "${DEFAULT_CREDENTIAL_NAME}"${profiled.length ? `; ${forProviders(profiled, 'the profile')}` : ''})`)
-        .option('--profile <profile>', profiled.map((p) => `${p.name}: ${p.capabilities.credentials.profile!.about}`).join('; ') || 'no provider reads a profile')
-        .option('--allow-session', expiring.length ? forProviders(expiring, 'store expiring session keys too') : 'no provider has expiring keys');
-      for (const f of known.flags) {
-        store.option(`${f.flag} <value>`, f.secret ? `${f.description} ("-" reads it from stdin; left out on a terminal: asked without echo)` : f.description);
-      }
-      store
+      withFlags(cli.command('store <provider>', `Store a provider's credentials in the backend (providers: ${providers})`), flagSpecs.store)
         .example('  printf %s "$SECRET" | assistant credentials store gpucloud --client-id <CLIENT_ID> --client-secret -')
         .example('  assistant credentials store gpucloud --client-id <CLIENT_ID>      # asks for the secret without echo')
         .example('  assistant credentials store cloud_a --profile prod')
         .example('  assistant credentials store repohost --token -  < token.txt')
         .action((provider: string, o: StoreOptions) => start(() => storeCommand(ctx, known, provider, o)));
-      cli
-        .command('list', 'What the backend holds for this env: provider, name, env, updated (never values)')
-        .option('--all', 'Every env (testing, staging, production), not only the configured one')
+      withFlags(cli.command('list', 'What the backend holds for this env: provider, name, env, updated (never values)'), flagSpecs.list)
         .example('  assistant credentials list')
         .example('  ASSISTANT_BACKEND_ENV=testing assistant credentials list -o json')
         .action((o: ListOptions) => start(() => listCommand(ctx, o)));
-      cli
-        .command('delete <provider>', 'Delete a stored credential (asks first; --yes skips)')
-        .option('--name <name>', `Name of the credential (default "${DEFAULT_CREDENTIAL_NAME}")`)
+      withFlags(cli.command('delete <provider>', 'Delete a stored credential (asks first; --yes skips)'), flagSpecs.delete)
         .example('  assistant credentials delete gpucloud')
         .example('  assistant credentials delete cloud_a --name prod --yes')
         .action((provider: string, o: DeleteOptions) => start(() => deleteCommand(ctx, known, provider, o)));
@@ -109,7 +112,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
     },
     'The backend is chosen by backend.url / backend.urls.<env> / ASSISTANT_BACKEND_URL, its key by ASSISTANT_BACKEND_API_KEY or backend.api_key,\n' +
       'the env (namespace) by ASSISTANT_BACKEND_ENV or backend.env (default production). k8s kubeconfigs: not yet.',
-    { ...FLAGS, store: storeFlags(known) },
+    flagSpecs,
   );
 }
 

@@ -20,7 +20,7 @@ import { ConversationStore, listSessions } from '../engine/producers/talk/store.
 import { createTalkTerminal, type TalkTerminal } from '../engine/producers/talk/terminal.js';
 import { routableProviders } from '../engine/providers/index.js';
 import { stderrColors, warn, type CommandContext } from './context.js';
-import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
+import { flag, withFlags, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { runGroup } from './group.js';
 import { rawStream } from './terminal.js';
 import { createAnswerPrinter, createPhaseSpinner, createRunObserver } from './progress.js';
@@ -30,22 +30,25 @@ import { createDeadline } from '../engine/core/deadline.js';
 import { TalkEngine, type ApplyConfirmation, type TurnIo } from '../machines/talk/talk-engine.js';
 import { talkHost } from './talk-host.js';
 
+/** Seconds a read is reused within a session unless --reuse-reads-for says otherwise. */
+const DEFAULT_REUSE_S = 60;
+
 /** What `talk`'s flags are; TalkFlags is derived from it. */
 const FLAGS = {
   talk: {
     /** `true` for the latest session, or an ID (prefix). */
-    resume: flag.textOrBare(),
-    list: flag.bool(),
-    destroyer: flag.bool(),
-    aiProfile: flag.text(),
-    model: flag.text(),
+    resume: flag.textOrBare().option('--resume [id]', 'Continue a saved session (the latest, or the one with this ID or ID prefix)'),
+    list: flag.bool().option('--list', 'List the saved sessions'),
+    destroyer: flag.bool().option('--destroyer', 'Allow /apply to run plans with destructive steps (you still type the names of what they destroy)'),
+    aiProfile: flag.text().option('--ai-profile <name>', 'AI profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline'),
+    model: flag.text().option('--model <name>', "Model of the AI profile (or of the agent, when it offers a choice)"),
     /** Comma-separated provider names. */
-    provider: flag.text(),
+    provider: flag.text().option('--provider <list>', `Where questions go: ${routableProviders().map((r) => r.provider).join(', ')} (comma-separated; default: inferred from each question)`),
     /** A name or path, `auto`, or `none`. */
-    agent: flag.text(),
-    unsandboxed: flag.bool(),
-    contextTokens: flag.number(0),
-    reuseReadsFor: flag.number(0, { exclusiveMin: false }),
+    agent: flag.text().option('--agent <name>', 'Talk to an external agent over ACP: a path, a name on PATH, "auto", or "none" to answer by itself (default: agent.path in the config)'),
+    unsandboxed: flag.bool().option('--unsandboxed', 'Where no sandbox can be made (no bubblewrap, no user namespaces), run the agent as a plain process that can read everything you can'),
+    contextTokens: flag.number(0).option('--context-tokens <n>', "The model's context window in tokens, when its name does not tell (earlier turns get a quarter of it)"),
+    reuseReadsFor: flag.number(0, { exclusiveMin: false }).option('--reuse-reads-for <seconds>', `How long a read of the cloud is reused within the session (default ${DEFAULT_REUSE_S}; 0: always read afresh)`),
   },
 } satisfies Record<string, FlagSpec>;
 
@@ -53,24 +56,15 @@ type TalkFlags = OptionsOf<typeof FLAGS.talk>;
 
 const PROMPT = 'talk> ';
 const CONTINUATION = '...> ';
-/** Seconds a read is reused within a session unless --reuse-reads-for says otherwise. */
-const DEFAULT_REUSE_S = 60;
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   return runGroup('talk', ['talk', ...argv], ctx, (cli, start) => {
-    cli
-      .command('talk', 'An interactive session: questions with memory, plans made, dry-run and applied by slash command')
-      .usage('[--resume [ID]] [--destroyer] [--ai-profile <name>] [--agent <name>]')
-      .option('--resume [id]', 'Continue a saved session (the latest, or the one with this ID or ID prefix)')
-      .option('--list', 'List the saved sessions')
-      .option('--destroyer', 'Allow /apply to run plans with destructive steps (you still type the names of what they destroy)')
-      .option('--ai-profile <name>', 'AI profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline')
-      .option('--model <name>', "Model of the AI profile (or of the agent, when it offers a choice)")
-      .option('--provider <list>', `Where questions go: ${routableProviders().map((r) => r.provider).join(', ')} (comma-separated; default: inferred from each question)`)
-      .option('--agent <name>', 'Talk to an external agent over ACP: a path, a name on PATH, "auto", or "none" to answer by itself (default: agent.path in the config)')
-      .option('--unsandboxed', 'Where no sandbox can be made (no bubblewrap, no user namespaces), run the agent as a plain process that can read everything you can')
-      .option('--context-tokens <n>', "The model's context window in tokens, when its name does not tell (earlier turns get a quarter of it)")
-      .option('--reuse-reads-for <seconds>', `How long a read of the cloud is reused within the session (default ${DEFAULT_REUSE_S}; 0: always read afresh)`)
+    withFlags(
+      cli
+        .command('talk', 'An interactive session: questions with memory, plans made, dry-run and applied by slash command')
+        .usage('[--resume [ID]] [--destroyer] [--ai-profile <name>] [--agent <name>]'),
+      FLAGS.talk,
+    )
       .example('  assistant talk')
       .example('  assistant --sandbox talk --ai-profile builtin')
       .example('  assistant talk --resume')
