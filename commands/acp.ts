@@ -40,7 +40,7 @@ type AcpFlags = OptionsOf<typeof FLAGS.acp>;
 const ADVERTISED = ['maker', 'dry-run', 'apply', 'plan', 'provider', 'ai-profile', 'model', 'history', 'reset', 'help'];
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  return runGroup('acp', ['acp', ...argv], ctx, (cli, start) => {
+  return runGroup('acp', ['acp', ...argv], ctx, { flags: FLAGS }, (cli, start) => {
     withFlags(
       cli
         .command('acp', 'Serve the assistant as an ACP agent on stdio (for editors): questions, plans and dry runs; apply only through a permission request')
@@ -50,7 +50,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant acp                      # an editor starts it: command "assistant", args ["acp"]')
       .example('  assistant --sandbox acp --ai-profile builtin')
       .action((opts: AcpFlags) => start(() => serve(ctx, opts)));
-  }, '', FLAGS);
+  });
 }
 
 async function serve(ctx: CommandContext, opts: AcpFlags): Promise<number> {

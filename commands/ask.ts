@@ -97,7 +97,7 @@ function aiFlags(opts: AskOptions, env: Record<string, string | undefined>): AiF
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   const table = askFlagTable();
-  return runGroup('ask', ['ask', ...argv], ctx, (cli, start) => {
+  return runGroup('ask', ['ask', ...argv], ctx, { footer: providerFlagsHelp(), flags: { ask: table } }, (cli, start) => {
     const routings = routableProviders();
     const formers = formerAskFlags();
     withFlags(
@@ -167,7 +167,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           });
         }),
       );
-  }, providerFlagsHelp(), { ask: table });
+  });
 }
 
 /** The help's line for the per-provider flags (one per provider questions can be routed to). */

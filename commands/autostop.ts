@@ -21,38 +21,34 @@ const FLAGS = {
   script: { action: flag.oneOf(AUTOSTOP_ACTIONS).option('--action <action>', 'shutdown, hibernate or delete (what the policy marker records)', { default: 'shutdown' }) },
 } satisfies Record<string, FlagSpec>;
 
+/** What `assistant autostop --help` says after the commands. */
+const FOOTER = [
+  'Instances get auto-stop when they are created with it: `ask --maker --autostop 30m …`, `deploy … --autostop 30m`, or a plan',
+  'create step with "autostop": {"idle_minutes": 30, "action": "shutdown"}. Their startup script installs a watcher that records',
+  'idleness (GPU utilisation, logins); `autostop check` reads it over SSH (gpucloud.ssh_key_path) and acts through the account.',
+  'Unreachable or unreadable instances are reported and never changed. Exit 0: all decided; 1: an instance could not be read',
+  'or an action failed; 3: a hibernate or delete was refused (set autostop.allow_hibernate / allow_delete: true in the config',
+  'that runs the check). On gpucloud a shut-down instance still bills: --autostop-action hibernate releases the machine and',
+  'keeps its volumes (the volumes still bill), and `autostop resume <instance>` brings it back.',
+].join('\n');
+
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  return runGroup(
-    'autostop',
-    argv,
-    ctx,
-    (cli, start) => {
-      withFlags(cli.command('check', 'Stop the instances whose GPUs and logins have been idle longer than their auto-stop policy'), FLAGS.check)
-        .example('  assistant autostop check                    # one table row per instance with auto-stop')
-        .example('  assistant autostop check --dry-run -o json')
-        .example('  */5 * * * * assistant autostop check --timeout 240 >>~/autostop.log 2>&1   # crontab')
-        .action((o: OptionsOf<typeof FLAGS.check>) => start(() => check(ctx, Boolean(o.dryRun))));
-      cli
-        .command('resume <instance>', 'Bring back an instance auto-stop stopped (restore a hibernated one, start a shut-down one), exactly once, and wait until it runs')
-        .example('  assistant autostop resume train-1')
-        .example('  assistant autostop resume 5cca3591-cdf1-4765-ad9a-d9fe2c86a7f2 -o json')
-        .action((instance: string) => start(() => resume(ctx, instance)));
-      withFlags(cli.command('script <idle-time>', 'Print the startup script that installs the watcher (for plans written by hand)'), FLAGS.script)
-        .example('  assistant autostop script 30m > watcher.sh')
-        .example('  assistant autostop script 1h --action hibernate > watcher.sh')
-        .action((idle: string, o: OptionsOf<typeof FLAGS.script>) => start(async () => script(ctx, idle, o.action)));
-    },
-    [
-      'Instances get auto-stop when they are created with it: `ask --maker --autostop 30m …`, `deploy … --autostop 30m`, or a plan',
-      'create step with "autostop": {"idle_minutes": 30, "action": "shutdown"}. Their startup script installs a watcher that records',
-      'idleness (GPU utilisation, logins); `autostop check` reads it over SSH (gpucloud.ssh_key_path) and acts through the account.',
-      'Unreachable or unreadable instances are reported and never changed. Exit 0: all decided; 1: an instance could not be read',
-      'or an action failed; 3: a hibernate or delete was refused (set autostop.allow_hibernate / allow_delete: true in the config',
-      'that runs the check). On gpucloud a shut-down instance still bills: --autostop-action hibernate releases the machine and',
-      'keeps its volumes (the volumes still bill), and `autostop resume <instance>` brings it back.',
-    ].join('\n'),
-    FLAGS,
-  );
+  return runGroup('autostop', argv, ctx, { footer: FOOTER, flags: FLAGS }, (cli, start) => {
+    withFlags(cli.command('check', 'Stop the instances whose GPUs and logins have been idle longer than their auto-stop policy'), FLAGS.check)
+      .example('  assistant autostop check                    # one table row per instance with auto-stop')
+      .example('  assistant autostop check --dry-run -o json')
+      .example('  */5 * * * * assistant autostop check --timeout 240 >>~/autostop.log 2>&1   # crontab')
+      .action((o: OptionsOf<typeof FLAGS.check>) => start(() => check(ctx, Boolean(o.dryRun))));
+    cli
+      .command('resume <instance>', 'Bring back an instance auto-stop stopped (restore a hibernated one, start a shut-down one), exactly once, and wait until it runs')
+      .example('  assistant autostop resume train-1')
+      .example('  assistant autostop resume 5cca3591-cdf1-4765-ad9a-d9fe2c86a7f2 -o json')
+      .action((instance: string) => start(() => resume(ctx, instance)));
+    withFlags(cli.command('script <idle-time>', 'Print the startup script that installs the watcher (for plans written by hand)'), FLAGS.script)
+      .example('  assistant autostop script 30m > watcher.sh')
+      .example('  assistant autostop script 1h --action hibernate > watcher.sh')
+      .action((idle: string, o: OptionsOf<typeof FLAGS.script>) => start(async () => script(ctx, idle, o.action)));
+  });
 }
 
 async function check(ctx: CommandContext, dryRun: boolean): Promise<number> {

@@ -58,33 +58,29 @@ type ServeFlags = OptionsOf<typeof FLAGS.serve>;
 type KeysFlags = OptionsOf<typeof FLAGS.keys>;
 type AuditFlags = OptionsOf<typeof FLAGS.audit>;
 
+/** What `assistant backend --help` says after the commands. */
+const FOOTER = 'The client side: credentials store|list|delete|test (assistant credentials --help).';
+
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  return runGroup(
-    'backend',
-    argv,
-    ctx,
-    (cli, start) => {
-      withFlags(cli.command('serve', 'Run the credential backend (HTTP JSON API under /v1)'), FLAGS.serve)
-        .example('  assistant backend serve                                   # http://127.0.0.1:8790, data in ~/.assistant/backend')
-        .example(`  ${DATABASE_URL_ENV}=postgres://assistant:pw@db:5432/assistant assistant backend serve`)
-        .example('  assistant backend serve --listen 0.0.0.0:8790 --tls-cert cert.pem --tls-key key.pem')
-        .action((o: ServeFlags) => start(() => serve(ctx, o)));
-      withFlags(cli.command('keys <action> [prefix]', 'API keys: create --tenant T --env E… (prints the key once), list [--tenant T], revoke <prefix>'), FLAGS.keys)
-        .example('  assistant backend keys create --tenant ml-team --env testing --label "alice laptop"   # the key alone on stdout')
-        .example('  assistant backend keys create --tenant ml-team --env staging --env production --label ci')
-        .example('  assistant backend keys list')
-        .example('  assistant backend keys revoke k3x9q0b2mz')
-        .action((action: string, prefix: string | undefined, o: KeysFlags) => start(() => keys(ctx, action, prefix === undefined ? undefined : String(prefix), o)));
-      withFlags(cli.command('audit', 'Who read or wrote which credential when (key prefix, address, action; never values)'), FLAGS.audit)
-        .example('  assistant backend audit --tenant ml-team -o json')
-        .action((o: AuditFlags) => start(() => audit(ctx, o)));
-      withFlags(cli.command('rotate-master-key', 'Re-wrap every data key under a new master key (the server keeps serving)'), FLAGS['rotate-master-key'])
-        .example('  assistant backend rotate-master-key')
-        .action((o: StorageFlags) => start(() => rotate(ctx, o)));
-    },
-    'The client side: credentials store|list|delete|test (assistant credentials --help).',
-    FLAGS,
-  );
+  return runGroup('backend', argv, ctx, { footer: FOOTER, flags: FLAGS }, (cli, start) => {
+    withFlags(cli.command('serve', 'Run the credential backend (HTTP JSON API under /v1)'), FLAGS.serve)
+      .example('  assistant backend serve                                   # http://127.0.0.1:8790, data in ~/.assistant/backend')
+      .example(`  ${DATABASE_URL_ENV}=postgres://assistant:pw@db:5432/assistant assistant backend serve`)
+      .example('  assistant backend serve --listen 0.0.0.0:8790 --tls-cert cert.pem --tls-key key.pem')
+      .action((o: ServeFlags) => start(() => serve(ctx, o)));
+    withFlags(cli.command('keys <action> [prefix]', 'API keys: create --tenant T --env E… (prints the key once), list [--tenant T], revoke <prefix>'), FLAGS.keys)
+      .example('  assistant backend keys create --tenant ml-team --env testing --label "alice laptop"   # the key alone on stdout')
+      .example('  assistant backend keys create --tenant ml-team --env staging --env production --label ci')
+      .example('  assistant backend keys list')
+      .example('  assistant backend keys revoke k3x9q0b2mz')
+      .action((action: string, prefix: string | undefined, o: KeysFlags) => start(() => keys(ctx, action, prefix === undefined ? undefined : String(prefix), o)));
+    withFlags(cli.command('audit', 'Who read or wrote which credential when (key prefix, address, action; never values)'), FLAGS.audit)
+      .example('  assistant backend audit --tenant ml-team -o json')
+      .action((o: AuditFlags) => start(() => audit(ctx, o)));
+    withFlags(cli.command('rotate-master-key', 'Re-wrap every data key under a new master key (the server keeps serving)'), FLAGS['rotate-master-key'])
+      .example('  assistant backend rotate-master-key')
+      .action((o: StorageFlags) => start(() => rotate(ctx, o)));
+  });
 }
 
 function storageOptions(ctx: CommandContext, o: StorageFlags) {

@@ -63,7 +63,7 @@ type ManifestFlags = OptionsOf<typeof FLAGS.manifest>;
 type ServeFlags = OptionsOf<typeof FLAGS.serve>;
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  return runGroup('box', argv, ctx, (cli, start) => {
+  return runGroup('box', argv, ctx, { flags: FLAGS }, (cli, start) => {
     cli
       .command('catalog', 'The agents a box can run (with their status and the secrets they need) and the gpucloud regions offering containers')
       .example('  assistant --sandbox box catalog')
@@ -91,7 +91,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example(`  ${TOKEN_ENV}=$(openssl rand -hex 32) assistant box serve --agent assistant --listen 0.0.0.0:8080`)
       .example(`  curl -s localhost:8080/v1/box/messages -H 'content-type: application/json' -d '{"message":"what is my balance?"}'`)
       .action((opts: ServeFlags) => start(() => serve(ctx, opts)));
-  }, '', FLAGS);
+  });
 }
 
 // ---------------------------------------------------------------- shared

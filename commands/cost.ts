@@ -44,37 +44,34 @@ const FLAGS = {
 type ProviderOpt = OptionsOf<typeof PROVIDER>;
 type Options<K extends keyof typeof FLAGS> = OptionsOf<(typeof FLAGS)[K]>;
 
+/** What `assistant cost --help` says after the commands. */
+const FOOTER =
+  "A provider's figures are live (what bills now at its prices, with the balance and runway: gpucloud's catalogue prices, where offline instances still bill) or its own bill per day (cloud_a's AWS Cost Explorer: summary, trend and forecast by service, detail and export by usage type, anomalies day to day, tags by the tag's value). Global flags: -o table|json|yaml, --sandbox, --config <path>.";
+
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  return runGroup(
-    'cost',
-    argv,
-    ctx,
-    (cli, start) => {
-      withFlags(cli.command('summary', 'What the account burns per hour, on what, the balance and how long it lasts'), FLAGS.summary)
-        .example('  assistant cost summary')
-        .example('  assistant cost summary -o json | jq .runway_hours')
-        .action((o: ProviderOpt) => start(() => liveOrBilled(ctx, 'summary', o, (s, session) => summary(ctx, s, session))));
-      withFlags(cli.command('detail', 'Every billable resource: hourly cost, how long it has run and what it cost so far'), FLAGS.detail)
-        .example('  assistant cost detail --sort-by age')
-        .action((o: Options<'detail'>) => start(() => detailCost(ctx, o)));
-      withFlags(cli.command('trend', 'Daily cost between two dates (UTC): measured from recorded snapshots, else reconstructed'), FLAGS.trend)
-        .example('  assistant cost trend --start 2026-11-01 --end 2026-11-23')
-        .action((o: Options<'trend'>) => start(() => trend(ctx, o)));
-      withFlags(cli.command('anomalies', 'Resources and days whose cost departs from the usual, each with its reason'), FLAGS.anomalies)
-        .example('  assistant cost anomalies -o json')
-        .action((o: ProviderOpt) => start(() => anomaliesCost(ctx, o)));
-      withFlags(cli.command('tags', 'Cost grouped by the value of one tag (untagged as its own group)'), FLAGS.tags)
-        .example('  assistant cost tags --key team')
-        .action((o: Options<'tags'>) => start(() => tags(ctx, o)));
-      withFlags(cli.command('forecast', 'Month-end projection and the date the balance runs out at the current burn'), FLAGS.forecast)
-        .action((o: ProviderOpt) => start(() => liveOrBilled(ctx, 'forecast', o, (s) => forecast(ctx, s))));
-      withFlags(cli.command('export', 'Write every billable resource and the totals to a file: .csv or .json'), FLAGS.export)
-        .example('  assistant cost export --output cost.csv')
-        .action((o: Options<'export'>) => start(() => exportCost(ctx, o)));
-    },
-    "A provider's figures are live (what bills now at its prices, with the balance and runway: gpucloud's catalogue prices, where offline instances still bill) or its own bill per day (cloud_a's AWS Cost Explorer: summary, trend and forecast by service, detail and export by usage type, anomalies day to day, tags by the tag's value). Global flags: -o table|json|yaml, --sandbox, --config <path>.",
-    FLAGS,
-  );
+  return runGroup('cost', argv, ctx, { footer: FOOTER, flags: FLAGS }, (cli, start) => {
+    withFlags(cli.command('summary', 'What the account burns per hour, on what, the balance and how long it lasts'), FLAGS.summary)
+      .example('  assistant cost summary')
+      .example('  assistant cost summary -o json | jq .runway_hours')
+      .action((o: ProviderOpt) => start(() => liveOrBilled(ctx, 'summary', o, (s, session) => summary(ctx, s, session))));
+    withFlags(cli.command('detail', 'Every billable resource: hourly cost, how long it has run and what it cost so far'), FLAGS.detail)
+      .example('  assistant cost detail --sort-by age')
+      .action((o: Options<'detail'>) => start(() => detailCost(ctx, o)));
+    withFlags(cli.command('trend', 'Daily cost between two dates (UTC): measured from recorded snapshots, else reconstructed'), FLAGS.trend)
+      .example('  assistant cost trend --start 2026-11-01 --end 2026-11-23')
+      .action((o: Options<'trend'>) => start(() => trend(ctx, o)));
+    withFlags(cli.command('anomalies', 'Resources and days whose cost departs from the usual, each with its reason'), FLAGS.anomalies)
+      .example('  assistant cost anomalies -o json')
+      .action((o: ProviderOpt) => start(() => anomaliesCost(ctx, o)));
+    withFlags(cli.command('tags', 'Cost grouped by the value of one tag (untagged as its own group)'), FLAGS.tags)
+      .example('  assistant cost tags --key team')
+      .action((o: Options<'tags'>) => start(() => tags(ctx, o)));
+    withFlags(cli.command('forecast', 'Month-end projection and the date the balance runs out at the current burn'), FLAGS.forecast)
+      .action((o: ProviderOpt) => start(() => liveOrBilled(ctx, 'forecast', o, (s) => forecast(ctx, s))));
+    withFlags(cli.command('export', 'Write every billable resource and the totals to a file: .csv or .json'), FLAGS.export)
+      .example('  assistant cost export --output cost.csv')
+      .action((o: Options<'export'>) => start(() => exportCost(ctx, o)));
+  });
 }
 
 /**

@@ -73,6 +73,10 @@ async function stores(): Promise<Stores> {
 /** `cloud_a: …` for a flag only some providers take. */
 const forProviders = (ps: CapableProvider<'credentials'>[], text: string) => `${ps.map((p) => p.name).join(', ')}: ${text}`;
 
+/** What `assistant credentials --help` says after the commands. */
+const FOOTER = 'The backend is chosen by backend.url / backend.urls.<env> / ASSISTANT_BACKEND_URL, its key by ASSISTANT_BACKEND_API_KEY or backend.api_key,\n' +
+  'the env (namespace) by ASSISTANT_BACKEND_ENV or backend.env (default production). k8s kubeconfigs: not yet.';
+
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   const known = await stores();
   const providers = known.storable.map((p) => p.name).join(', ');
@@ -85,35 +89,27 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
     else out.push(arg);
     return out;
   }, []);
-  return runGroup(
-    'credentials',
-    argv,
-    ctx,
-    (cli, start) => {
-      withFlags(cli.command('store <provider>', `Store a provider's credentials in the backend (providers: ${providers})`), flagSpecs.store)
-        .example('  printf %s "$SECRET" | assistant credentials store gpucloud --client-id <CLIENT_ID> --client-secret -')
-        .example('  assistant credentials store gpucloud --client-id <CLIENT_ID>      # asks for the secret without echo')
-        .example('  assistant credentials store cloud_a --profile prod')
-        .example('  assistant credentials store repohost --token -  < token.txt')
-        .action((provider: string, o: StoreOptions) => start(() => storeCommand(ctx, known, provider, o)));
-      withFlags(cli.command('list', 'What the backend holds for this env: provider, name, env, updated (never values)'), flagSpecs.list)
-        .example('  assistant credentials list')
-        .example('  ASSISTANT_BACKEND_ENV=testing assistant credentials list -o json')
-        .action((o: ListOptions) => start(() => listCommand(ctx, o)));
-      withFlags(cli.command('delete <provider>', 'Delete a stored credential (asks first; --yes skips)'), flagSpecs.delete)
-        .example('  assistant credentials delete gpucloud')
-        .example('  assistant credentials delete cloud_a --name prod --yes')
-        .action((provider: string, o: DeleteOptions) => start(() => deleteCommand(ctx, known, provider, o)));
-      cli
-        .command('test [provider]', 'Check that credentials work (gpucloud: a fresh token and the balance); without a provider, every stored one')
-        .example('  assistant credentials test gpucloud            # whichever source resolves first; says which')
-        .example('  assistant credentials test                     # each credential stored in the backend')
-        .action((provider: string | undefined) => start(() => testCommand(ctx, known, provider)));
-    },
-    'The backend is chosen by backend.url / backend.urls.<env> / ASSISTANT_BACKEND_URL, its key by ASSISTANT_BACKEND_API_KEY or backend.api_key,\n' +
-      'the env (namespace) by ASSISTANT_BACKEND_ENV or backend.env (default production). k8s kubeconfigs: not yet.',
-    flagSpecs,
-  );
+  return runGroup('credentials', argv, ctx, { footer: FOOTER, flags: flagSpecs }, (cli, start) => {
+    withFlags(cli.command('store <provider>', `Store a provider's credentials in the backend (providers: ${providers})`), flagSpecs.store)
+      .example('  printf %s "$SECRET" | assistant credentials store gpucloud --client-id <CLIENT_ID> --client-secret -')
+      .example('  assistant credentials store gpucloud --client-id <CLIENT_ID>      # asks for the secret without echo')
+      .example('  assistant credentials store cloud_a --profile prod')
+      .example('  assistant credentials store repohost --token -  < token.txt')
+      .action((provider: string, o: StoreOptions) => start(() => storeCommand(ctx, known, provider, o)));
+    withFlags(cli.command('list', 'What the backend holds for this env: provider, name, env, updated (never values)'), flagSpecs.list)
+      .example('  assistant credentials list')
+      .example('  ASSISTANT_BACKEND_ENV=testing assistant credentials list -o json')
+      .action((o: ListOptions) => start(() => listCommand(ctx, o)));
+    withFlags(cli.command('delete <provider>', 'Delete a stored credential (asks first; --yes skips)'), flagSpecs.delete)
+      .example('  assistant credentials delete gpucloud')
+      .example('  assistant credentials delete cloud_a --name prod --yes')
+      .action((provider: string, o: DeleteOptions) => start(() => deleteCommand(ctx, known, provider, o)));
+    cli
+      .command('test [provider]', 'Check that credentials work (gpucloud: a fresh token and the balance); without a provider, every stored one')
+      .example('  assistant credentials test gpucloud            # whichever source resolves first; says which')
+      .example('  assistant credentials test                     # each credential stored in the backend')
+      .action((provider: string | undefined) => start(() => testCommand(ctx, known, provider)));
+  });
 }
 
 async function client(ctx: CommandContext): Promise<BackendClient> {

@@ -63,7 +63,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
   // Who can deploy, and where: the registry's answer (their light capability modules only).
   const deployers = await providersWith('deploy');
   const flags = flagTable(deployers);
-  return runGroup('deploy', ['deploy', ...argv], ctx, (cli, start) => {
+  return runGroup('deploy', ['deploy', ...argv], ctx, { flags }, (cli, start) => {
     withFlags(
       cli
         .command('deploy <repo_url>', 'Deploy a repository to gpucloud: clone, analyse, print the plan (or apply it with --apply)')
@@ -76,7 +76,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant deploy https://github.com/me/llm.git --autostop 30m --apply   # stopped after 30 idle minutes')
       .example('  assistant deploy ./web --target container --image ghcr.io/me/web:1.4 --env-file prod.env --apply')
       .action((url: string | number, opts: DeployFlags) => start(() => deploy(ctx, deployers, url, opts)));
-  }, '', flags);
+  });
 }
 
 const joined = (word: string) => (xs: readonly string[]): string => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} ${word} ${xs[xs.length - 1]}` : (xs[0] ?? 'none'));

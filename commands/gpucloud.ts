@@ -33,44 +33,41 @@ const FLAGS = {
 
 type EmulateOptions = OptionsOf<typeof FLAGS.emulate>;
 
+/** What `assistant gpucloud --help` says after the commands. */
+const FOOTER =
+  'Global flags: -o table|json|yaml, --sandbox, --yes, --debug, --config <path>. -o json prints the API\'s JSON unmodified.';
+
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   const kindList = KINDS.map((k) => k.kind).join(', ');
-  return runGroup(
-    'gpucloud',
-    argv,
-    ctx,
-    (cli, start) => {
-      withFlags(cli.command('list <kind>', `List resources. Kinds: ${kindList}`), FLAGS.list)
-        .example('  assistant gpucloud list instances')
-        .example('  assistant gpucloud list instance-types -o json | jq ".[].instance_type"')
-        .example('  assistant gpucloud list availability --matrix')
-        .action((kind: string, opts: OptionsOf<typeof FLAGS.list>) => start(() => withSession(ctx, (s) => (opts.matrix ? matrix(ctx, s, kind) : list(ctx, s, kind)))));
-      cli
-        .command('get <kind> <id_or_name>', 'Fetch one resource by ID or by hostname/name (instance, cluster, volume, …)')
-        .example('  assistant gpucloud get instance train-1')
-        .example('  assistant gpucloud get cluster 3f0c…-… -o json')
-        .action((kind: string, id: string) => start(() => withSession(ctx, (s) => get(ctx, s, kind, id))));
-      cli
-        .command('balance', 'Show the account balance (a human line on stderr, the raw JSON on stdout; -o table|json|yaml: only that on stdout)')
-        .action(() => start(() => withSession(ctx, (s) => balance(ctx, s))));
-      cli
-        .command('action <action> <id_or_hostname>', `Run an instance action: ${INSTANCE_ACTIONS.join(', ')}`)
-        .example('  assistant gpucloud action shutdown train-1')
-        .example('  assistant gpucloud action delete train-1 --yes')
-        .action((action: string, id: string) => start(() => withSession(ctx, (s) => act(ctx, s, action, id))));
-      withFlags(cli.command('emulate', 'Run the gpucloud emulator in the foreground (for trying the tool and for tests)'), FLAGS.emulate)
-        .example('  assistant gpucloud emulate --listen 127.0.0.1:8787')
-        .example(
-          `  GPUCLOUD_BASE_URL=http://127.0.0.1:8787 GPUCLOUD_CLIENT_ID=${EMULATOR_DEFAULT_CLIENT_ID} GPUCLOUD_CLIENT_SECRET=${EMULATOR_DEFAULT_CLIENT_SECRET} assistant gpucloud list instances`,
-        )
-        .example(
-          `  (default credentials: client_id ${EMULATOR_DEFAULT_CLIENT_ID}, client_secret ${EMULATOR_DEFAULT_CLIENT_SECRET}; set ${EMULATOR_SECRET_ENV} to choose the secret)`,
-        )
-        .action((opts: EmulateOptions) => start(() => emulate(ctx, opts)));
-    },
-    'Global flags: -o table|json|yaml, --sandbox, --yes, --debug, --config <path>. -o json prints the API\'s JSON unmodified.',
-    FLAGS,
-  );
+  return runGroup('gpucloud', argv, ctx, { footer: FOOTER, flags: FLAGS }, (cli, start) => {
+    withFlags(cli.command('list <kind>', `List resources. Kinds: ${kindList}`), FLAGS.list)
+      .example('  assistant gpucloud list instances')
+      .example('  assistant gpucloud list instance-types -o json | jq ".[].instance_type"')
+      .example('  assistant gpucloud list availability --matrix')
+      .action((kind: string, opts: OptionsOf<typeof FLAGS.list>) => start(() => withSession(ctx, (s) => (opts.matrix ? matrix(ctx, s, kind) : list(ctx, s, kind)))));
+    cli
+      .command('get <kind> <id_or_name>', 'Fetch one resource by ID or by hostname/name (instance, cluster, volume, …)')
+      .example('  assistant gpucloud get instance train-1')
+      .example('  assistant gpucloud get cluster 3f0c…-… -o json')
+      .action((kind: string, id: string) => start(() => withSession(ctx, (s) => get(ctx, s, kind, id))));
+    cli
+      .command('balance', 'Show the account balance (a human line on stderr, the raw JSON on stdout; -o table|json|yaml: only that on stdout)')
+      .action(() => start(() => withSession(ctx, (s) => balance(ctx, s))));
+    cli
+      .command('action <action> <id_or_hostname>', `Run an instance action: ${INSTANCE_ACTIONS.join(', ')}`)
+      .example('  assistant gpucloud action shutdown train-1')
+      .example('  assistant gpucloud action delete train-1 --yes')
+      .action((action: string, id: string) => start(() => withSession(ctx, (s) => act(ctx, s, action, id))));
+    withFlags(cli.command('emulate', 'Run the gpucloud emulator in the foreground (for trying the tool and for tests)'), FLAGS.emulate)
+      .example('  assistant gpucloud emulate --listen 127.0.0.1:8787')
+      .example(
+        `  GPUCLOUD_BASE_URL=http://127.0.0.1:8787 GPUCLOUD_CLIENT_ID=${EMULATOR_DEFAULT_CLIENT_ID} GPUCLOUD_CLIENT_SECRET=${EMULATOR_DEFAULT_CLIENT_SECRET} assistant gpucloud list instances`,
+      )
+      .example(
+        `  (default credentials: client_id ${EMULATOR_DEFAULT_CLIENT_ID}, client_secret ${EMULATOR_DEFAULT_CLIENT_SECRET}; set ${EMULATOR_SECRET_ENV} to choose the secret)`,
+      )
+      .action((opts: EmulateOptions) => start(() => emulate(ctx, opts)));
+  });
 }
 
 // The records use case the MCP list and get tools call too (its own provider's capability, imported directly: nothing else loads).

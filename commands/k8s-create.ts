@@ -119,7 +119,7 @@ export async function runK8sCreate(ctx: CommandContext, argv: string[]): Promise
   // Who can make machines for kubeadm: the registry's answer (their light capability modules only).
   const machineMakers = await providersWith('machines');
   const flags = flagTable(machineMakers);
-  return runGroup('k8s create', argv, ctx, (cli, start) => {
+  return runGroup('k8s create', argv, ctx, { flags }, (cli, start) => {
     withFlags(cli.command('gpucloud <name>', 'Kubernetes on a gpucloud Instant Cluster: create it, wait until it runs, merge its kubeconfig as context <name>'), flags.gpucloud)
       .example('  assistant k8s create gpucloud gpu-k8s --dry-run                 # what it creates and costs per hour')
       .example('  assistant k8s create gpucloud gpu-k8s --plan')
@@ -165,7 +165,7 @@ export async function runK8sCreate(ctx: CommandContext, argv: string[]): Promise
       .example('  assistant k8s create kubeadm lab --workers 2 --provider cloud_a --ssh-from 203.0.113.7/32 --dry-run')
       .example('  assistant k8s create kubeadm lab --host 10.0.0.5 --workers 10.0.0.6,10.0.0.7')
       .action((name: string, opts: OptionsOf<Flags['kubeadm']>) => start(() => createKubeadm(ctx, name, opts, machineMakers)));
-  }, '', flags);
+  });
 }
 
 
@@ -371,7 +371,7 @@ async function applyCompiled(ctx: CommandContext, session: Session, key: string,
 
 /** `argv` is what follows `assistant k8s delete`. */
 export async function runK8sDelete(ctx: CommandContext, argv: string[]): Promise<number> {
-  return runGroup('k8s delete', argv, ctx, (cli, start) => {
+  return runGroup('k8s delete', argv, ctx, { flags: DELETE_FLAGS }, (cli, start) => {
     withFlags(cli.command('gpucloud <name>', 'Delete (discontinue) the Instant Cluster <name>: a destructive plan, confirmed by typing the name (--yes skips)'), DELETE_FLAGS.gpucloud)
       .action((name: string, opts: OptionsOf<typeof DELETE_FLAGS.gpucloud>) =>
         start(() =>
@@ -402,5 +402,5 @@ export async function runK8sDelete(ctx: CommandContext, argv: string[]): Promise
           }),
         ),
       );
-  }, '', DELETE_FLAGS);
+  });
 }

@@ -131,41 +131,38 @@ function sandboxContext(config: Config, ctx: CommandContext, cluster: string | u
 }
 
 /** Whether a producer's plan runs as new, resumed or again: a finished run of the same command runs again (it was asked for now). */
+/** What `assistant k8s --help` says after the commands. */
+const FOOTER =
+  'Global flags: -o table|json|yaml, --yes, --debug, --timeout <s>, --config <path>. Credentials come from the kubeconfig (kubernetes.kubeconfig, KUBECONFIG, ~/.kube/config).';
+
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   if (argv[0] === 'create') return clusterCommand('create', argv.slice(1), ctx);
   if (argv[0] === 'delete' && argv[1] === 'gpucloud') return clusterCommand('delete', argv.slice(1), ctx);
-  return runGroup(
-    'k8s',
-    argv,
-    ctx,
-    (cli, start) => {
-      cli.command('create [...args]', 'Create a cluster (gpucloud, eks, gke, kubeadm) as a plan');
-      withFlags(cli.command('deploy <image>', 'Deploy an image: a Deployment and a Service, applied as a plan; waits until the rollout is available'), FLAGS.deploy)
-        .example('  assistant k8s deploy nginx:1.27 --name web --port 80 --replicas 2')
-        .example('  assistant k8s deploy nginx:1.27 --name web --port 80 --plan > deploy.json')
-        .action((image: string, o: DeployFlags) => start(() => deploy(ctx, image, o)));
-      withFlags(cli.command('delete <kind> <name>', 'Delete a deployment or service (a destructive plan: needs --destroyer); `k8s delete gpucloud <name>` deletes an Instant Cluster'), FLAGS.delete)
-        .example('  assistant k8s delete deployment web --destroyer')
-        .example('  assistant k8s delete gpucloud my-k8s       # an Instant Cluster: confirmed by typing its name')
-        .action((kind: string, name: string, o: DeleteFlags) => start(() => remove(ctx, kind, name, o)));
-      withFlags(cli.command('get <kind>', 'List pods, deployments, services, nodes, events or namespaces'), FLAGS.get)
-        .example('  assistant k8s get pods -n default')
-        .example('  assistant k8s get deployments -A -o json')
-        .action((kind: string, o: Where) => start(() => get(ctx, kind, o)));
-      withFlags(cli.command('logs <pod>', "A pod's logs"), FLAGS.logs)
-        .example('  assistant k8s logs web-7d4b9c-x2x9z --tail 100 --since 10m')
-        .action((pod: string, o: LogFlags) => start(() => logs(ctx, pod, o)));
-      withFlags(cli.command('stats <what>', 'CPU and memory of nodes, pods or the whole cluster, from metrics-server'), FLAGS.stats)
-        .example('  assistant k8s stats nodes --sort-by cpu')
-        .example('  assistant k8s stats pods --all-namespaces --sort-by memory')
-        .action((what: string, o: StatsFlags) => start(() => stats(ctx, what, o)));
-      withFlags(cli.command('ask [...question]', 'Answer a question about the cluster from its nodes, pods, deployments, services and events'), FLAGS.ask)
-        .example('  assistant k8s ask "which pods are restarting?" --cluster prod')
-        .action((question: string[], o: AskFlags) => start(() => ask(ctx, question.join(' '), o)));
-    },
-    'Global flags: -o table|json|yaml, --yes, --debug, --timeout <s>, --config <path>. Credentials come from the kubeconfig (kubernetes.kubeconfig, KUBECONFIG, ~/.kube/config).',
-    FLAGS,
-  );
+  return runGroup('k8s', argv, ctx, { footer: FOOTER, flags: FLAGS }, (cli, start) => {
+    cli.command('create [...args]', 'Create a cluster (gpucloud, eks, gke, kubeadm) as a plan');
+    withFlags(cli.command('deploy <image>', 'Deploy an image: a Deployment and a Service, applied as a plan; waits until the rollout is available'), FLAGS.deploy)
+      .example('  assistant k8s deploy nginx:1.27 --name web --port 80 --replicas 2')
+      .example('  assistant k8s deploy nginx:1.27 --name web --port 80 --plan > deploy.json')
+      .action((image: string, o: DeployFlags) => start(() => deploy(ctx, image, o)));
+    withFlags(cli.command('delete <kind> <name>', 'Delete a deployment or service (a destructive plan: needs --destroyer); `k8s delete gpucloud <name>` deletes an Instant Cluster'), FLAGS.delete)
+      .example('  assistant k8s delete deployment web --destroyer')
+      .example('  assistant k8s delete gpucloud my-k8s       # an Instant Cluster: confirmed by typing its name')
+      .action((kind: string, name: string, o: DeleteFlags) => start(() => remove(ctx, kind, name, o)));
+    withFlags(cli.command('get <kind>', 'List pods, deployments, services, nodes, events or namespaces'), FLAGS.get)
+      .example('  assistant k8s get pods -n default')
+      .example('  assistant k8s get deployments -A -o json')
+      .action((kind: string, o: Where) => start(() => get(ctx, kind, o)));
+    withFlags(cli.command('logs <pod>', "A pod's logs"), FLAGS.logs)
+      .example('  assistant k8s logs web-7d4b9c-x2x9z --tail 100 --since 10m')
+      .action((pod: string, o: LogFlags) => start(() => logs(ctx, pod, o)));
+    withFlags(cli.command('stats <what>', 'CPU and memory of nodes, pods or the whole cluster, from metrics-server'), FLAGS.stats)
+      .example('  assistant k8s stats nodes --sort-by cpu')
+      .example('  assistant k8s stats pods --all-namespaces --sort-by memory')
+      .action((what: string, o: StatsFlags) => start(() => stats(ctx, what, o)));
+    withFlags(cli.command('ask [...question]', 'Answer a question about the cluster from its nodes, pods, deployments, services and events'), FLAGS.ask)
+      .example('  assistant k8s ask "which pods are restarting?" --cluster prod')
+      .action((question: string[], o: AskFlags) => start(() => ask(ctx, question.join(' '), o)));
+  });
 }
 
 /** `k8s create` and `k8s delete gpucloud` belong to commands/k8s-create.ts (loaded only when used). */

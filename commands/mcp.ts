@@ -45,7 +45,7 @@ type McpOptions = OptionsOf<typeof FLAGS.serve>;
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   // `assistant mcp` is the one command of its group; `serve` is implied so that no flags start the server.
-  return runGroup('mcp', argv[0] === 'serve' ? argv : ['serve', ...argv], ctx, (cli, start) => {
+  return runGroup('mcp', argv[0] === 'serve' ? argv : ['serve', ...argv], ctx, { flags: FLAGS }, (cli, start) => {
     withFlags(
       cli
         .command('serve', 'Start the MCP server (tools for AI agents) over Streamable HTTP or stdio')
@@ -59,7 +59,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example(`  ${AUTH_TOKEN_ENV}=$(openssl rand -hex 32) assistant mcp --listen 0.0.0.0:39393`)
       .example('  npx @modelcontextprotocol/inspector --cli http://127.0.0.1:39393/mcp --transport http --method tools/list')
       .action((opts: McpOptions) => start(() => serve(ctx, opts)));
-  }, '', FLAGS);
+  });
 }
 
 async function serve(ctx: CommandContext, opts: McpOptions): Promise<number> {

@@ -61,28 +61,25 @@ type ScanFlags = OptionsOf<typeof FLAGS.scan>;
 type InstallFlags = OptionsOf<typeof FLAGS.install>;
 type CommonFlags = Pick<ScanFlags & InstallFlags, 'provider' | 'format' | 'platform'>;
 
+/** What `assistant onboarding --help` says after the commands. */
+const footer = () =>
+  `Tools: ${toolNames().join(', ')}\nExit codes: scan 0 when it ran (1 with --require and a provider not ready); install 0 all installed, 1 some not, 2 unknown tool or no terminal to ask on without --yes, 3 declined.`;
+
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  return runGroup(
-    'onboarding',
-    argv,
-    ctx,
-    (cli, start) => {
-      withFlags(cli.command('scan', 'Which tools and credentials are set up (names and paths, never values), and the next steps'), FLAGS.scan)
-        .example('  assistant onboarding scan')
-        .example('  assistant onboarding scan --check')
-        .example('  assistant onboarding scan --provider gpucloud,cloud_a --format json')
-        .example('  assistant onboarding scan --require gpucloud,k8s        # CI: exit 1 unless both work')
-        .action((flags: ScanFlags) => start(() => scan(ctx, flags)));
-      withFlags(cli.command('install [...tools]', 'Install missing tools: a plan of exact commands is shown before anything runs'), FLAGS.install)
-        .example('  assistant onboarding install                     # the missing tools of the providers you configured')
-        .example('  assistant onboarding install kubectl terraform --dry-run')
-        .example('  assistant onboarding install --provider cloud_a --yes')
-        .example('  assistant onboarding install gh --prefix ~/tools --force')
-        .action((tools: string[], flags: InstallFlags) => start(() => install(ctx, ctx.interrupt, tools, flags)));
-    },
-    `Tools: ${toolNames().join(', ')}\nExit codes: scan 0 when it ran (1 with --require and a provider not ready); install 0 all installed, 1 some not, 2 unknown tool or no terminal to ask on without --yes, 3 declined.`,
-    FLAGS,
-  );
+  return runGroup('onboarding', argv, ctx, { footer: footer(), flags: FLAGS }, (cli, start) => {
+    withFlags(cli.command('scan', 'Which tools and credentials are set up (names and paths, never values), and the next steps'), FLAGS.scan)
+      .example('  assistant onboarding scan')
+      .example('  assistant onboarding scan --check')
+      .example('  assistant onboarding scan --provider gpucloud,cloud_a --format json')
+      .example('  assistant onboarding scan --require gpucloud,k8s        # CI: exit 1 unless both work')
+      .action((flags: ScanFlags) => start(() => scan(ctx, flags)));
+    withFlags(cli.command('install [...tools]', 'Install missing tools: a plan of exact commands is shown before anything runs'), FLAGS.install)
+      .example('  assistant onboarding install                     # the missing tools of the providers you configured')
+      .example('  assistant onboarding install kubectl terraform --dry-run')
+      .example('  assistant onboarding install --provider cloud_a --yes')
+      .example('  assistant onboarding install gh --prefix ~/tools --force')
+      .action((tools: string[], flags: InstallFlags) => start(() => install(ctx, ctx.interrupt, tools, flags)));
+  });
 }
 
 /** The output sink: the command's own, or one for --format (the same choice as -o, kept for scripts that use it). */

@@ -43,8 +43,12 @@ const FLAGS = {
   },
 } satisfies Record<string, FlagSpec>;
 
+/** What `assistant plan --help` says after the commands. */
+const FOOTER =
+  `Exit codes of plan diff: 0 in sync, ${DRIFT_EXIT_CODE} drift found, 1 a read failed, 2 invalid plan or usage.`;
+
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  return runGroup('plan', argv, ctx, (cli, start) => {
+  return runGroup('plan', argv, ctx, { footer: FOOTER, flags: FLAGS }, (cli, start) => {
     withFlags(cli.command('validate [file]', 'Validate a plan document (stdin when no file) without sending anything'), FLAGS.validate)
       .example('  assistant plan validate examples/plans/instance.json')
       .example('  assistant ask --maker "…" | assistant plan validate')
@@ -65,7 +69,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant plan convert old-plan.json > plan.json        # migrate a plan of the original tool')
       .example('  assistant plan convert plan.json --body string')
       .action((file: string | undefined, opts: OptionsOf<typeof FLAGS.convert>) => start(() => convert(ctx, planFileOf(file, opts), opts.body ?? 'object')));
-  }, `Exit codes of plan diff: 0 in sync, ${DRIFT_EXIT_CODE} drift found, 1 a read failed, 2 invalid plan or usage.`, FLAGS);
+  });
 }
 
 type PlanFileFlags = OptionsOf<typeof PLAN_FILE_STRICT>;

@@ -36,26 +36,22 @@ const FLAGS = {
 
 type Flags = OptionsOf<typeof FLAGS.list>;
 
+/** What `assistant runs --help` says after the commands. */
+const FOOTER = 'Runs are reported by every apply and dry run when a backend API key is configured (ASSISTANT_BACKEND_API_KEY or backend.api_key);\n' +
+  'a run made while the backend was down is queued in ~/.assistant/run-outbox/ and sent later, once.';
+
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  return runGroup(
-    'runs',
-    argv,
-    ctx,
-    (cli, start) => {
-      withFlags(cli.command('list', "The team's runs, newest first: who, when, status, what they created and the hourly change"), FLAGS.list)
-        .example('  assistant runs list')
-        .example('  assistant runs list --all -o json | jq ".[] | select(.status==\\"refused\\")"')
-        .action((o: Flags) => start(() => listCommand(ctx, o)));
-      cli
-        .command('show <id>', 'One run: its plan, each step\'s canonical request and outcome, the resources and the priced change')
-        .example('  assistant runs show run_3f2a…')
-        .example('  assistant runs show run_3f2a… -o json')
-        .action((id: string) => start(() => showCommand(ctx, id)));
-    },
-    'Runs are reported by every apply and dry run when a backend API key is configured (ASSISTANT_BACKEND_API_KEY or backend.api_key);\n' +
-      'a run made while the backend was down is queued in ~/.assistant/run-outbox/ and sent later, once.',
-    FLAGS,
-  );
+  return runGroup('runs', argv, ctx, { footer: FOOTER, flags: FLAGS }, (cli, start) => {
+    withFlags(cli.command('list', "The team's runs, newest first: who, when, status, what they created and the hourly change"), FLAGS.list)
+      .example('  assistant runs list')
+      .example('  assistant runs list --all -o json | jq ".[] | select(.status==\\"refused\\")"')
+      .action((o: Flags) => start(() => listCommand(ctx, o)));
+    cli
+      .command('show <id>', 'One run: its plan, each step\'s canonical request and outcome, the resources and the priced change')
+      .example('  assistant runs show run_3f2a…')
+      .example('  assistant runs show run_3f2a… -o json')
+      .action((id: string) => start(() => showCommand(ctx, id)));
+  });
 }
 
 /** The configured backend's client, after sending what this machine has queued for it. */

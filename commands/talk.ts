@@ -57,8 +57,14 @@ type TalkFlags = OptionsOf<typeof FLAGS.talk>;
 const PROMPT = 'talk> ';
 const CONTINUATION = '...> ';
 
+/** What `assistant talk --help` says after the commands. */
+const FOOTER = [
+  'In the session: a line is a question; /help lists the commands (/maker, /dry-run, /apply, /plan, /provider, /ai-profile, /model, /history, /reset, /save, /exit).',
+  'Ctrl-C stops the answer or run in progress; Ctrl-C twice on an empty line, Ctrl-D or /exit ends the session. Without a terminal, stdin lines are answered in order.',
+].join('\n');
+
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  return runGroup('talk', ['talk', ...argv], ctx, (cli, start) => {
+  return runGroup('talk', ['talk', ...argv], ctx, { footer: FOOTER, flags: FLAGS }, (cli, start) => {
     withFlags(
       cli
         .command('talk', 'An interactive session: questions with memory, plans made, dry-run and applied by slash command')
@@ -72,10 +78,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant talk --agent claude-code-acp')
       .example('  printf "what is my balance?\\n/maker create a 1V100.6V instance called t1 in FIN-01\\n" | assistant --sandbox talk')
       .action((opts: TalkFlags) => start(() => (opts.list ? list(ctx) : talk(ctx, opts))));
-  }, [
-    'In the session: a line is a question; /help lists the commands (/maker, /dry-run, /apply, /plan, /provider, /ai-profile, /model, /history, /reset, /save, /exit).',
-    'Ctrl-C stops the answer or run in progress; Ctrl-C twice on an empty line, Ctrl-D or /exit ends the session. Without a terminal, stdin lines are answered in order.',
-  ].join('\n'), FLAGS);
+  });
 }
 
 async function list(ctx: CommandContext): Promise<number> {

@@ -108,14 +108,14 @@ test('a flag the table declares but the subcommand does not register is a wiring
     cli.command('stay', 'Stay').action(() => start(async () => 0));
   };
   // Declared for `go` but registered only elsewhere (as `-A` was for k8s deploy): refused before the work runs.
-  const stray = await runGroup('demo', ['go', '--name', 'x'], ctx, define, '', { go: { name: flag.text(), allNamespaces: flag.bool() } }).then(
+  const stray = await runGroup('demo', ['go', '--name', 'x'], ctx, { flags: { go: { name: flag.text(), allNamespaces: flag.bool() } } }, define).then(
     () => undefined,
     (err: Error) => err,
   );
   assert.match(String(stray?.message), /internal: assistant demo go declares flags it does not register: allNamespaces/);
   assert.is(ran, undefined, 'the work did not run');
   // The same table without the stray flag: the work gets the typed options.
-  assert.is(await runGroup('demo', ['go', '--name', '007'], ctx, define, '', { go: { name: flag.text() } }), 0);
+  assert.is(await runGroup('demo', ['go', '--name', '007'], ctx, { flags: { go: { name: flag.text() } } }, define), 0);
   assert.equal((ran as { name: string }).name, '007');
 });
 
@@ -145,13 +145,13 @@ test('a flag is written once: the table gives cac its spelling, help and default
     withFlags(cli.command('go', 'Go'), FLAGS.go).action((o: OptionsOf<typeof FLAGS.go>) => start(async () => ((ran = o), 0)));
   };
   const help = collectingContext();
-  assert.is(await runGroup('demo', ['go', '--help'], help.ctx, define, '', FLAGS), 0);
+  assert.is(await runGroup('demo', ['go', '--help'], help.ctx, { flags: FLAGS }, define), 0);
   const lines = help.out().split('\n').filter((l) => /^\s+-/.test(l)).map((l) => l.trim().replace(/\s+/g, ' '));
   assert.equal(lines.slice(0, 3), ['--replicas <n> How many (default: 1)', '-n, --namespace <ns> Where', '--no-history Keep nothing']);
   // The default comes from the table (a number, as typed there), the alias and the negation from its spelling.
-  assert.is(await runGroup('demo', ['go', '-n', 'team'], collectingContext().ctx, define, '', FLAGS), 0);
+  assert.is(await runGroup('demo', ['go', '-n', 'team'], collectingContext().ctx, { flags: FLAGS }, define), 0);
   assert.equal({ replicas: ran?.replicas, namespace: ran?.namespace, history: ran?.history }, { replicas: 1, namespace: 'team', history: true });
-  assert.is(await runGroup('demo', ['go', '--replicas', '3', '--no-history'], collectingContext().ctx, define, '', FLAGS), 0);
+  assert.is(await runGroup('demo', ['go', '--replicas', '3', '--no-history'], collectingContext().ctx, { flags: FLAGS }, define), 0);
   assert.equal({ replicas: ran?.replicas, history: ran?.history }, { replicas: 3, history: false });
 });
 
@@ -160,7 +160,7 @@ test('a table entry that does not say how cac shows it is a wiring error when th
   const define = (cli: import('cac').CAC, start: (work: () => Promise<number>) => void) => {
     withFlags(cli.command('go', 'Go'), { name: flag.text().option('--name <name>', 'A name'), bare: flag.text() }).action(() => start(async () => ((ran = true), 0)));
   };
-  const err = await runGroup('demo', ['go', '--name', 'x'], collectingContext().ctx, define).then(
+  const err = await runGroup('demo', ['go', '--name', 'x'], collectingContext().ctx, {}, define).then(
     () => undefined,
     (e: Error) => e,
   );
