@@ -14,6 +14,7 @@ import { runGroup } from './group.js';
 import { createPhaseSpinner } from './progress.js';
 import { withSession } from './session.js';
 import { flag, withFlags, type FlagSpec, type OptionsOf } from './flag-spec.js';
+import { columnsOf } from '../engine/core/render/columns.js';
 
 /** What each subcommand's flags are, coerced at the cac boundary (commands/flag-coerce.ts); the options types derive from it. */
 const FLAGS = {
@@ -76,14 +77,7 @@ async function check(ctx: CommandContext, dryRun: boolean): Promise<number> {
   });
 }
 
-const RESUME_COLUMNS = [
-  { header: 'ID', path: 'id', priority: 10 },
-  { header: 'HOSTNAME', path: 'hostname', priority: 9 },
-  { header: 'BEFORE', path: 'status_before', priority: 7 },
-  { header: 'AFTER', path: 'status_after', priority: 8 },
-  { header: 'SENT', path: 'sent_text', priority: 8 },
-  { header: 'DETAIL', path: 'detail', priority: 2 },
-];
+const RESUME_COLUMNS = columnsOf([['ID', 'id', 10], ['HOSTNAME', 'hostname', 9], ['BEFORE', 'status_before', 7], ['AFTER', 'status_after', 8], ['SENT', 'sent_text', 8], ['DETAIL', 'detail', 2]]);
 
 async function resume(ctx: CommandContext, instance: string): Promise<number> {
   return withSession(ctx, async (session) => {

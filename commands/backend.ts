@@ -15,7 +15,7 @@ import { InvalidInputError, UsageError } from '../engine/core/errors.js';
 import { parseListen } from '../engine/core/listen.js';
 import { mustEndWithin, whenStopped } from '../engine/core/kits/serve/lifecycle.js';
 import { registerSecret } from '../engine/core/redact.js';
-import type { Column } from '../engine/core/render/columns.js';
+import { columnsOf } from '../engine/core/render/columns.js';
 import { BACKEND_ENVS, DEFAULT_BACKEND_PORT, TenantSchema } from '../schemas/backend-api.js';
 import { warn, type CommandContext } from './context.js';
 import { flag, withFlags, type FlagSpec, type OptionsOf } from './flag-spec.js';
@@ -161,16 +161,10 @@ async function withAdmin<T>(ctx: CommandContext, o: StorageFlags, fn: (admin: Ad
 }
 
 
-const KEY_COLUMNS: Column[] = [
-  { header: 'PREFIX', path: 'prefix' },
-  { header: 'TENANT', path: 'tenant' },
-  { header: 'ENVS', path: 'envs', priority: 5 },
-  { header: 'VALID', path: 'valid', priority: 5 },
-  { header: 'LABEL', path: 'label', priority: 2 },
-  { header: 'CREATED', path: 'created_at', priority: 3 },
-  { header: 'LAST USED', path: 'last_used_at', priority: 1 },
-  { header: 'REVOKED', path: 'revoked_at', priority: 4 },
-];
+const KEY_COLUMNS = columnsOf([
+  ['PREFIX', 'prefix'], ['TENANT', 'tenant'], ['ENVS', 'envs', 5], ['VALID', 'valid', 5], ['LABEL', 'label', 2], ['CREATED', 'created_at', 3], ['LAST USED', 'last_used_at', 1],
+  ['REVOKED', 'revoked_at', 4],
+]);
 
 async function keys(ctx: CommandContext, action: string, prefix: string | undefined, o: KeysFlags): Promise<number> {
   const { tenant } = o;
@@ -206,17 +200,10 @@ async function keys(ctx: CommandContext, action: string, prefix: string | undefi
   }
 }
 
-const AUDIT_COLUMNS: Column[] = [
-  { header: 'AT', path: 'at' },
-  { header: 'TENANT', path: 'tenant', priority: 3 },
-  { header: 'KEY', path: 'key_prefix', priority: 4 },
-  { header: 'ADDRESS', path: 'address', priority: 2 },
-  { header: 'ACTION', path: 'action' },
-  { header: 'ENV', path: 'env', priority: 3 },
-  { header: 'PROVIDER', path: 'provider', priority: 3 },
-  { header: 'NAME', path: 'name', priority: 2 },
-  { header: 'OUTCOME', path: 'outcome' },
-];
+const AUDIT_COLUMNS = columnsOf([
+  ['AT', 'at'], ['TENANT', 'tenant', 3], ['KEY', 'key_prefix', 4], ['ADDRESS', 'address', 2], ['ACTION', 'action'], ['ENV', 'env', 3], ['PROVIDER', 'provider', 3],
+  ['NAME', 'name', 2], ['OUTCOME', 'outcome'],
+]);
 
 async function audit(ctx: CommandContext, o: AuditFlags): Promise<number> {
   const limit = o.limit ?? 100;

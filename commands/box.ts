@@ -28,6 +28,7 @@ import { flag, withFlags, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { runGroup } from './group.js';
 import { withSession, type Session } from './session.js';
 import { formatRate } from '../engine/core/render/money.js';
+import { columnsOf } from '../engine/core/render/columns.js';
 
 /** What each subcommand's flags are; ManifestFlags and ServeFlags are derived from it. */
 const FLAGS = {
@@ -118,20 +119,8 @@ async function readLive(session: Session, signal: AbortSignal, withProject: bool
 
 // ---------------------------------------------------------------- catalog
 
-const AGENT_COLUMNS = [
-  { header: 'NAME', path: 'name', priority: 9 },
-  { header: 'KIND', path: 'kind', priority: 6 },
-  { header: 'STATUS', path: 'status', priority: 8 },
-  { header: 'SECRETS', path: 'secrets', priority: 7 },
-  { header: 'DESCRIPTION', path: 'description', priority: 2 },
-];
-const REGION_COLUMNS = [
-  { header: 'REGION', path: 'code', priority: 9 },
-  { header: 'NAME', path: 'name', priority: 4 },
-  { header: 'SMALLEST', path: 'smallest', priority: 8 },
-  { header: 'PER HOUR', path: 'per_hour', priority: 8 },
-  { header: 'SIZES', path: 'sizes', priority: 3 },
-];
+const AGENT_COLUMNS = columnsOf([['NAME', 'name', 9], ['KIND', 'kind', 6], ['STATUS', 'status', 8], ['SECRETS', 'secrets', 7], ['DESCRIPTION', 'description', 2]]);
+const REGION_COLUMNS = columnsOf([['REGION', 'code', 9], ['NAME', 'name', 4], ['SMALLEST', 'smallest', 8], ['PER HOUR', 'per_hour', 8], ['SIZES', 'sizes', 3]]);
 
 export function regionRows(regions: readonly Region[]) {
   return regions.map((r) => {

@@ -17,7 +17,7 @@ import { billedAnomalies, billedDetail, billedForecast, billedSummary, billedTag
 import { PROVIDERS } from '../engine/providers/index.js';
 import { OperationError, UsageError } from '../engine/core/errors.js';
 import type { Colors } from '../engine/core/render/color.js';
-import type { Column } from '../engine/core/render/columns.js';
+import { type Column, columnsOf } from '../engine/core/render/columns.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { withSession, type Session } from './session.js';
@@ -97,12 +97,7 @@ async function detailCost(ctx: CommandContext, o: Options<'detail'>): Promise<nu
     const d = await billedDetailOf(ctx, session, provider, sortBy);
     const cur = d.currency.toUpperCase();
     const rows = d.rows.map((r) => ({ service: r.service, usage: r.usage_type, mtd: money(r.cost_so_far), hourly: rate(r.hourly_cost) }));
-    const columns: Column[] = [
-      { header: 'SERVICE', path: 'service', priority: 10 },
-      { header: 'USAGE TYPE', path: 'usage', priority: 9 },
-      { header: 'MONTH TO DATE', path: 'mtd', priority: 10 },
-      { header: 'PER HOUR (AVG)', path: 'hourly', priority: 7 },
-    ];
+    const columns = columnsOf([['SERVICE', 'service', 10], ['USAGE TYPE', 'usage', 9], ['MONTH TO DATE', 'mtd', 10], ['PER HOUR (AVG)', 'hourly', 7]]);
     const body = () => (rows.length ? ctx.out.table(rows, columns, { keep: 'service' }) : 'No cost recorded this month.\n');
     ctx.out.value(d, { table: () => `${body()}\nMonth to date: ${money(d.month_to_date)} ${cur} (${d.period.start} to ${d.period.end}, ${d.period.days} day(s))\nBased on: ${d.based_on}\n` });
     return 0;
@@ -273,11 +268,7 @@ async function billedCost(ctx: CommandContext, provider: CostProvider, what: 'su
     }
     const sm = doc as ReturnType<typeof billedSummary>;
     const rows = sm.resources.map((r) => ({ service: r.name, mtd: money(r.cost_so_far), hourly: rate(r.hourly_cost) }));
-    const columns: Column[] = [
-      { header: 'SERVICE', path: 'service', priority: 10 },
-      { header: 'MONTH TO DATE', path: 'mtd', priority: 9 },
-      { header: 'PER HOUR (AVG)', path: 'hourly', priority: 8 },
-    ];
+    const columns = columnsOf([['SERVICE', 'service', 10], ['MONTH TO DATE', 'mtd', 9], ['PER HOUR (AVG)', 'hourly', 8]]);
     const body = () => (rows.length ? ctx.out.table(rows, columns, { keep: 'service' }) : 'No cost recorded this month.\n');
     ctx.out.value(sm, {
       table: () =>
@@ -304,15 +295,10 @@ async function billedTrend(ctx: CommandContext, provider: CostProvider, range: {
 
 function trendTable(ctx: CommandContext, t: CostTrend): string {
   const rows = t.days.map((d) => ({ date: d.date, cost: money(d.cost), hours: d.hours.toFixed(1), hourly: d.average_hourly === null ? '-' : rate(d.average_hourly), basis: d.basis, snapshots: String(d.snapshots), balance: money(d.balance_end) }));
-  const columns: Column[] = [
-    { header: 'DAY (UTC)', path: 'date', priority: 10 },
-    { header: 'COST', path: 'cost', priority: 9 },
-    { header: 'HOURS', path: 'hours', priority: 4 },
-    { header: 'PER HOUR', path: 'hourly', priority: 6 },
-    { header: 'BASED ON', path: 'basis', priority: 8 },
-    { header: 'SNAPSHOTS', path: 'snapshots', priority: 3 },
-    { header: 'BALANCE', path: 'balance', priority: 5 },
-  ];
+  const columns = columnsOf([
+    ['DAY (UTC)', 'date', 10], ['COST', 'cost', 9], ['HOURS', 'hours', 4], ['PER HOUR', 'hourly', 6], ['BASED ON', 'basis', 8], ['SNAPSHOTS', 'snapshots', 3],
+    ['BALANCE', 'balance', 5],
+  ]);
   const body = rows.length ? ctx.out.table(rows, columns, { keep: 'date' }) : 'No days in the range.\n';
   return `${body}\nTotal:    ${money(t.total)} ${t.currency.toUpperCase()} (${t.start} to ${t.end})\nBased on: ${t.based_on}\n`;
 }

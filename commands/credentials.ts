@@ -12,7 +12,7 @@ import { loadConfig } from '../engine/providers/config.js';
 import { backendClient, DEFAULT_CREDENTIAL_NAME, type BackendClient } from '../engine/core/config/backend-store.js';
 import { providersWith, type CapableProvider } from '../engine/providers/index.js';
 import { AssistantError, InvalidInputError, SafetyRefusal, UsageError } from '../engine/core/errors.js';
-import type { Column } from '../engine/core/render/columns.js';
+import { columnsOf } from '../engine/core/render/columns.js';
 import { registerSecret } from '../engine/core/redact.js';
 import { CredentialNameSchema } from '../schemas/backend-api.js';
 import { warn, type CommandContext } from './context.js';
@@ -224,12 +224,7 @@ function refuseSessionKeys(): never {
 
 // ---- list / delete --------------------------------------------------------------------------------
 
-const LIST_COLUMNS: Column[] = [
-  { header: 'PROVIDER', path: 'provider' },
-  { header: 'NAME', path: 'name' },
-  { header: 'ENV', path: 'env', priority: 3 },
-  { header: 'UPDATED', path: 'updated_at', priority: 2 },
-];
+const LIST_COLUMNS = columnsOf([['PROVIDER', 'provider'], ['NAME', 'name'], ['ENV', 'env', 3], ['UPDATED', 'updated_at', 2]]);
 
 
 async function listCommand(ctx: CommandContext, o: ListOptions): Promise<number> {
@@ -296,12 +291,7 @@ async function testCommand(ctx: CommandContext, known: Stores, provider: string 
   return 0;
 }
 
-const TEST_COLUMNS: Column[] = [
-  { header: 'PROVIDER', path: 'provider' },
-  { header: 'NAME', path: 'name' },
-  { header: 'RESULT', path: 'result' },
-  { header: 'DETAIL', path: 'detail' },
-];
+const TEST_COLUMNS = columnsOf([['PROVIDER', 'provider'], ['NAME', 'name'], ['RESULT', 'result'], ['DETAIL', 'detail']]);
 
 /** Every credential stored in the backend (this env): gpucloud's through a fresh token and the balance. */
 async function testStored(ctx: CommandContext, known: Stores): Promise<number> {

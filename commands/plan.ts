@@ -16,6 +16,7 @@ import { runGroup } from './group.js';
 import { readPlanInput, type PlanReadOptions } from './plan-input.js';
 import { withSession } from './session.js';
 import { flag, withFlags, type FlagSpec, type OptionsOf } from './flag-spec.js';
+import { columnsOf } from '../engine/core/render/columns.js';
 
 /** Where the plan is (every subcommand), and whether the original tool's form is read (all but convert). */
 const PLAN_FILE = { planFile: flag.path().option('--plan-file <path>', 'The plan (or name it as the argument; stdin when neither, or -)') } satisfies FlagSpec;
@@ -128,14 +129,7 @@ async function show(ctx: CommandContext, file: string | undefined, opts: ShowFla
       produces: n.produces.join(', '),
       uses: [...graph.edges.filter((e) => e.to === n.index).map((e) => `${e.binding} (step ${e.from})`), ...n.uses_config].join(', '),
     }));
-    const columns = [
-      { header: 'STEP', path: 'index', priority: 10 },
-      { header: 'EFFECT', path: 'effect', priority: 9 },
-      { header: 'REQUEST', path: 'request', priority: 8 },
-      { header: 'REASON', path: 'reason', priority: 5 },
-      { header: 'PRODUCES', path: 'produces', priority: 6 },
-      { header: 'USES', path: 'uses', priority: 7 },
-    ];
+    const columns = columnsOf([['STEP', 'index', 10], ['EFFECT', 'effect', 9], ['REQUEST', 'request', 8], ['REASON', 'reason', 5], ['PRODUCES', 'produces', 6], ['USES', 'uses', 7]]);
     ctx.out.value(graph, { table: () => ctx.out.table(rows, columns, { keep: 'index' }) });
   }
   return ExitCode.ok;

@@ -29,6 +29,7 @@ import { withSession } from './session.js';
 import { createDeadline } from '../engine/core/deadline.js';
 import { TalkEngine, type ApplyConfirmation, type TurnIo } from '../machines/talk/talk-engine.js';
 import { talkHost } from './talk-host.js';
+import { columnsOf } from '../engine/core/render/columns.js';
 
 /** Seconds a read is reused within a session unless --reuse-reads-for says otherwise. */
 const DEFAULT_REUSE_S = 60;
@@ -83,13 +84,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
 
 async function list(ctx: CommandContext): Promise<number> {
   const sessions = listSessions(ctx.home);
-  const columns = [
-    { header: 'ID', path: 'id', priority: 9 },
-    { header: 'STARTED (UTC)', path: 'started', priority: 8 },
-    { header: 'TURNS', path: 'turns', priority: 7 },
-    { header: 'FIRST', path: 'first', priority: 5 },
-    { header: 'AGENT', path: 'agent', priority: 3 },
-  ];
+  const columns = columnsOf([['ID', 'id', 9], ['STARTED (UTC)', 'started', 8], ['TURNS', 'turns', 7], ['FIRST', 'first', 5], ['AGENT', 'agent', 3]]);
   const rows = sessions.map((s) => ({ ...s, started: s.started.slice(0, 16).replace('T', ' ') }));
   ctx.out.value(sessions, {
     table: () => (rows.length ? ctx.out.table(rows, columns, { keep: 'id' }) : ''),
