@@ -15,7 +15,7 @@ import { SLASH_COMMANDS } from '../engine/producers/talk/input.js';
 import { ConversationStore } from '../engine/producers/talk/store.js';
 import { assistantVersion } from '../engine/core/version.js';
 import { warn, type CommandContext } from './context.js';
-import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
+import { flag, withFlags, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { runGroup } from './group.js';
 import { rawStream } from './terminal.js';
 import { withSession } from './session.js';
@@ -26,11 +26,11 @@ import { resolve } from 'node:path';
 /** What `acp`'s flags are; AcpFlags is derived from it. */
 const FLAGS = {
   acp: {
-    destroyer: flag.bool(),
-    aiProfile: flag.text(),
-    model: flag.text(),
+    destroyer: flag.bool().option('--destroyer', 'Allow plans with destructive steps to be applied (each still needs the permission request allowed)'),
+    aiProfile: flag.text().option('--ai-profile <name>', 'AI profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline'),
+    model: flag.text().option('--model <name>', 'Model of the AI profile'),
     /** Seconds, 0 or more. */
-    reuseReadsFor: flag.number(0, { exclusiveMin: false }),
+    reuseReadsFor: flag.number(0, { exclusiveMin: false }).option('--reuse-reads-for <seconds>', 'How long a read of the cloud is reused within a session (default 60; 0: always read afresh)'),
   },
 } satisfies Record<string, FlagSpec>;
 
@@ -40,18 +40,17 @@ type AcpFlags = OptionsOf<typeof FLAGS.acp>;
 const ADVERTISED = ['maker', 'dry-run', 'apply', 'plan', 'provider', 'ai-profile', 'model', 'history', 'reset', 'help'];
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  return runGroup('acp', ['acp', ...argv], ctx, (cli, start) => {
-    cli
-      .command('acp', 'Serve the assistant as an ACP agent on stdio (for editors): questions, plans and dry runs; apply only through a permission request')
-      .usage('[--destroyer] [--ai-profile <name>] [--model <name>]')
-      .option('--destroyer', 'Allow plans with destructive steps to be applied (each still needs the permission request allowed)')
-      .option('--ai-profile <name>', 'AI profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline')
-      .option('--model <name>', 'Model of the AI profile')
-      .option('--reuse-reads-for <seconds>', 'How long a read of the cloud is reused within a session (default 60; 0: always read afresh)')
+  return runGroup('acp', ['acp', ...argv], ctx, { flags: FLAGS }, (cli, start) => {
+    withFlags(
+      cli
+        .command('acp', 'Serve the assistant as an ACP agent on stdio (for editors): questions, plans and dry runs; apply only through a permission request')
+        .usage('[--destroyer] [--ai-profile <name>] [--model <name>]'),
+      FLAGS.acp,
+    )
       .example('  assistant acp                      # an editor starts it: command "assistant", args ["acp"]')
       .example('  assistant --sandbox acp --ai-profile builtin')
       .action((opts: AcpFlags) => start(() => serve(ctx, opts)));
-  }, '', FLAGS);
+  });
 }
 
 async function serve(ctx: CommandContext, opts: AcpFlags): Promise<number> {

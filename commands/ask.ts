@@ -16,7 +16,7 @@ import { warn, type CommandContext } from './context.js';
 import { readPlanInput } from './plan-input.js';
 import { withSession } from './session.js';
 import { applyInput, dryRunInput, type ApplyFlags } from './apply.js';
-import { declared, flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
+import { declared, flag, withFlags, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { createAnswerPrinter, createPhaseSpinner } from './progress.js';
 import type { AiFlags } from './ask-maker.js';
 // The question flow, reports, routing and maker load only when used: `ask --apply` runs none of them.
@@ -27,38 +27,38 @@ import { HIDDEN_FLAG, runGroup } from './group.js';
 
 /** What `ask`'s own flags are; its options type is derived from this table (per-provider flags: askFlagTable). */
 const ASK_FLAGS = {
-  routeOnly: flag.bool(),
-  agentTrace: flag.bool(),
-  newConversation: flag.bool(),
+  routeOnly: flag.bool().option('--route-only', 'Show which provider the question goes to and the matched terms; nothing is read or asked'),
+  agentTrace: flag.bool().option('--agent-trace', "Print the ask flow's state transitions on stderr"),
+  newConversation: flag.bool().option('--new-conversation', 'Forget the earlier questions and answers (with this AI profile and project) before asking'),
   /** false with --no-history. */
-  history: flag.bool(),
-  apply: flag.bool(),
-  planFile: flag.path(),
-  strict: flag.bool(),
-  destroyer: flag.bool(),
-  dryRun: flag.bool(),
-  resume: flag.bool(),
-  fresh: flag.bool(),
-  allowDuplicateNames: flag.bool(),
-  files: flag.path(),
+  history: flag.bool().option('--no-history', 'Neither use nor record the conversation for this question (by default the conversation is kept per AI profile and project)'),
+  apply: flag.bool().option('--apply', 'Apply a plan read from --plan-file or stdin'),
+  planFile: flag.path().option('--plan-file <path>', 'Plan document to apply (or name it after --apply; default: stdin)'),
+  strict: flag.bool().option('--strict', "With --apply: refuse plans in the original tool's form instead of reading them with a warning"),
+  destroyer: flag.bool().option('--destroyer', 'Permit destructive steps in the plan'),
+  dryRun: flag.bool().option('--dry-run', 'Send only GET requests: show each step, the cost of what the plan creates, availability and the balance'),
+  resume: flag.bool().option('--resume', 'Continue an unfinished run of the same plan after its last completed step'),
+  fresh: flag.bool().option('--fresh', 'Discard the journal of an unfinished run of this plan and start from the first step'),
+  allowDuplicateNames: flag.bool().option('--allow-duplicate-names', 'Create resources even when their names already exist in the project (refused by default)'),
+  files: flag.path().option('--files <dir>', 'The only directory a plan may read local files from (<FILES>/name in its steps; symlinks are never followed out of it)'),
   /** A budget: a decimal number above 0, as budget.max_hourly (`0x10`, `1e3`, `Infinity` refused). */
-  maxHourlyCost: flag.number(0),
-  allowUnpriced: flag.bool(),
-  maker: flag.bool(),
+  maxHourlyCost: flag.number(0).option('--max-hourly-cost <n>', "Refuse the plan if its creates would push the account's hourly burn above n (overrides budget.max_hourly)"),
+  allowUnpriced: flag.bool().option('--allow-unpriced', 'Under a budget, apply creates whose price is not known (counted as free) instead of refusing them'),
+  maker: flag.bool().option('--maker', 'Write a plan for the request (JSON on stdout) instead of executing anything'),
   // Checked with the policy (engine/core/kits/autostop/policy.ts), which says what goes with what.
-  autostop: flag.text(),
-  autostopAction: flag.text(),
-  aiProfile: flag.text(),
-  model: flag.text(),
-  apiKeyEnv: flag.text(),
-  profile: flag.text(),
-  workspace: flag.text(),
-  terraformPlan: flag.bool(),
-  unsandboxed: flag.bool(),
-  iam: flag.bool(),
-  roleArn: flag.text(),
-  compliance: flag.bool(),
-  discovery: flag.bool(),
+  autostop: flag.text().option('--autostop <idle-time>', 'With --maker: instances the plan creates stop after this long idle (GPUs and logins), e.g. 30m; see `assistant autostop --help`'),
+  autostopAction: flag.text().option('--autostop-action <action>', 'With --autostop: shutdown (default; a shut-down gpucloud instance still bills), hibernate (releases the machine, keeps the volumes; the check needs autostop.allow_hibernate) or delete (the check needs autostop.allow_delete)'),
+  aiProfile: flag.text().option('--ai-profile <name>', 'AI provider profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline'),
+  model: flag.text().option('--model <name>', 'Model of the AI profile used (beats its `model`)'),
+  apiKeyEnv: flag.text().option('--api-key-env <NAME>', 'Read the AI profile\'s API key from this environment variable (beats its api_key_env)'),
+  profile: flag.text().option('--profile <name>', 'cloud_a environment (infra.cloud_a.environments.<name>) or aws profile to read with'),
+  workspace: flag.text().option('--workspace <name>', 'Terraform workspace (terraform.workspaces.<name>) the terraform reads use; its state, and drift against cloud_a, joins a cloud_a question'),
+  terraformPlan: flag.bool().option('--terraform-plan', "Let a terraform question compute what an apply would change: terraform plan runs the workspace's providers and data sources, in a sandbox without the assistant's secrets (reads alone never run workspace code)"),
+  unsandboxed: flag.bool().option('--unsandboxed', 'Where no sandbox can be made (no bubblewrap, no user namespaces), run workspace code (--terraform-plan, a non-local backend\'s state pull) as a plain process'),
+  iam: flag.bool().option('--iam', 'IAM security report of cloud_a: administrator and wildcard policies, users without MFA, old or unused access keys'),
+  roleArn: flag.text().option('--role-arn <arn>', 'With --iam: only this role'),
+  compliance: flag.bool().option('--compliance', 'Compliance controls of cloud_a (control, pass/fail/unknown, evidence)'),
+  discovery: flag.bool().option('--discovery', 'Inventory of the active cloud_a services per region (and the terraform workspace, when one is selected)'),
 } satisfies FlagSpec;
 
 type AskOptions = OptionsOf<typeof ASK_FLAGS>;
@@ -96,52 +96,16 @@ function aiFlags(opts: AskOptions, env: Record<string, string | undefined>): AiF
 }
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  return runGroup('ask', ['ask', ...argv], ctx, (cli, start) => {
-    const command = cli
-      .command('ask [...question]', 'Answer a question about your infrastructure, write a plan (--maker) or apply one (--apply)')
-      .usage('"<question>" [flags]  |  --maker "<request>"  |  --apply [--plan-file <path>]')
-      .option('--route-only', 'Show which provider the question goes to and the matched terms; nothing is read or asked')
-      .option('--agent-trace', "Print the ask flow's state transitions on stderr")
-      .option('--new-conversation', 'Forget the earlier questions and answers (with this AI profile and project) before asking')
-      .option('--no-history', 'Neither use nor record the conversation for this question (by default the conversation is kept per AI profile and project)')
-      .option('--apply', 'Apply a plan read from --plan-file or stdin')
-      .option('--plan-file <path>', 'Plan document to apply (or name it after --apply; default: stdin)')
-      .option('--strict', "With --apply: refuse plans in the original tool's form instead of reading them with a warning")
-      .option('--destroyer', 'Permit destructive steps in the plan')
-      .option('--dry-run', 'Send only GET requests: show each step, the cost of what the plan creates, availability and the balance')
-      .option('--resume', 'Continue an unfinished run of the same plan after its last completed step')
-      .option('--fresh', 'Discard the journal of an unfinished run of this plan and start from the first step')
-      .option('--allow-duplicate-names', 'Create resources even when their names already exist in the project (refused by default)')
-      .option('--files <dir>', 'The only directory a plan may read local files from (<FILES>/name in its steps; symlinks are never followed out of it)')
-      .option('--max-hourly-cost <n>', "Refuse the plan if its creates would push the account's hourly burn above n (overrides budget.max_hourly)")
-      .option('--allow-unpriced', 'Under a budget, apply creates whose price is not known (counted as free) instead of refusing them')
-      .option('--maker', 'Write a plan for the request (JSON on stdout) instead of executing anything')
-      .option('--autostop <idle-time>', 'With --maker: instances the plan creates stop after this long idle (GPUs and logins), e.g. 30m; see `assistant autostop --help`')
-      .option('--autostop-action <action>', 'With --autostop: shutdown (default; a shut-down gpucloud instance still bills), hibernate (releases the machine, keeps the volumes; the check needs autostop.allow_hibernate) or delete (the check needs autostop.allow_delete)')
-      .option('--ai-profile <name>', 'AI provider profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline')
-      .option('--model <name>', 'Model of the AI profile used (beats its `model`)')
-      .option('--api-key-env <NAME>', 'Read the AI profile\'s API key from this environment variable (beats its api_key_env)');
-    // One flag per provider that questions can be routed to (its `routing` capability), not a fixed list;
-    // from the registry's manifest, so registering the flags loads no provider.
+  const table = askFlagTable();
+  return runGroup('ask', ['ask', ...argv], ctx, { footer: providerFlagsHelp(), flags: { ask: table } }, (cli, start) => {
     const routings = routableProviders();
-    // Listed once in the help's footer rather than a line each.
-    for (const r of routings) command.option(`--${r.flag}`, `${HIDDEN_FLAG}Ask about ${r.provider} (several give a combined view; default: inferred from the question)`);
-    // The original tool's flags (--aws, --verda, --github…) keep scripts working; each says its new name.
     const formers = formerAskFlags();
-    for (const r of formers) command.option(`--${r.former}`, `${HIDDEN_FLAG}The original tool's name of --${r.flag}`);
-    command
-      .option('--profile <name>', 'cloud_a environment (infra.cloud_a.environments.<name>) or aws profile to read with')
-      .option('--workspace <name>', 'Terraform workspace (terraform.workspaces.<name>) the terraform reads use; its state, and drift against cloud_a, joins a cloud_a question')
-      .option('--terraform-plan', "Let a terraform question compute what an apply would change: terraform plan runs the workspace's providers and data sources, in a sandbox without the assistant's secrets (reads alone never run workspace code)")
-      .option('--unsandboxed', 'Where no sandbox can be made (no bubblewrap, no user namespaces), run workspace code (--terraform-plan, a non-local backend\'s state pull) as a plain process')
-      .option('--iam', 'IAM security report of cloud_a: administrator and wildcard policies, users without MFA, old or unused access keys')
-      .option('--role-arn <arn>', 'With --iam: only this role')
-      .option('--compliance', 'Compliance controls of cloud_a (control, pass/fail/unknown, evidence)')
-      .option('--discovery', 'Inventory of the active cloud_a services per region (and the terraform workspace, when one is selected)');
-    // The per-vendor flags of earlier releases still work; --model and --api-key-env say the same for any profile.
-    for (const kind of AI_PROVIDER_KINDS) command.option(`--${kind}-model <name>`, `${HIDDEN_FLAG}Model of the ${kind} AI provider`);
-    for (const kind of KEYED_KINDS) command.option(`--${keyFlagName(kind)} <key>`, `${HIDDEN_FLAG}API key of the ${kind} AI provider (beats the config; prefer api_key_env)`);
-    command
+    withFlags(
+      cli
+        .command('ask [...question]', 'Answer a question about your infrastructure, write a plan (--maker) or apply one (--apply)')
+        .usage('"<question>" [flags]  |  --maker "<request>"  |  --apply [--plan-file <path>]'),
+      table,
+    )
       .example('  assistant ask "how many instances are running and what is my balance?"')
       .example('  assistant ask --route-only -o json "is 1H100.80S.22V available in FIN-01?"')
       .example('  assistant ask --agent-trace --model gpt-4o "which volumes are not attached?"')
@@ -203,7 +167,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
           });
         }),
       );
-  }, providerFlagsHelp(), { ask: askFlagTable() });
+  });
 }
 
 /** The help's line for the per-provider flags (one per provider questions can be routed to). */
@@ -211,13 +175,19 @@ function providerFlagsHelp(): string {
   return `Which provider to ask (several give a combined view; default: inferred from the question):\n  ${routableProviders().map((r) => `--${r.flag}`).join(', ')}`;
 }
 
-/** ASK_FLAGS and the flags from the manifest: a switch per routable provider (and its former name), a model and key per AI vendor. */
+/**
+ * ASK_FLAGS and the flags from the manifest (not in AskOptions: read with `declared`), all left out of --help:
+ * a switch per provider questions can be routed to (its `routing` capability, listed once in the help's
+ * footer; from the registry's manifest, so registering them loads no provider) and its former name (the
+ * original tool's --aws, --verda, --github… keep scripts working), and the per-vendor model and key flags
+ * of earlier releases (--model and --api-key-env say the same for any profile).
+ */
 function askFlagTable(): FlagSpec {
   const table: FlagSpec = { ...ASK_FLAGS };
-  for (const r of routableProviders()) table[optionKey(r.flag)] = flag.bool();
-  for (const r of formerAskFlags()) table[optionKey(r.former)] = flag.bool();
-  for (const kind of AI_PROVIDER_KINDS) table[optionKey(`${kind}-model`)] = flag.text();
-  for (const kind of KEYED_KINDS) table[optionKey(keyFlagName(kind))] = flag.text();
+  for (const r of routableProviders()) table[optionKey(r.flag)] = flag.bool().option(`--${r.flag}`, `${HIDDEN_FLAG}Ask about ${r.provider} (several give a combined view; default: inferred from the question)`);
+  for (const r of formerAskFlags()) table[optionKey(r.former)] = flag.bool().option(`--${r.former}`, `${HIDDEN_FLAG}The original tool's name of --${r.flag}`);
+  for (const kind of AI_PROVIDER_KINDS) table[optionKey(`${kind}-model`)] = flag.text().option(`--${kind}-model <name>`, `${HIDDEN_FLAG}Model of the ${kind} AI provider`);
+  for (const kind of KEYED_KINDS) table[optionKey(keyFlagName(kind))] = flag.text().option(`--${keyFlagName(kind)} <key>`, `${HIDDEN_FLAG}API key of the ${kind} AI provider (beats the config; prefer api_key_env)`);
   return table;
 }
 

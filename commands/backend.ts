@@ -15,98 +15,75 @@ import { InvalidInputError, UsageError } from '../engine/core/errors.js';
 import { parseListen } from '../engine/core/listen.js';
 import { mustEndWithin, whenStopped } from '../engine/core/kits/serve/lifecycle.js';
 import { registerSecret } from '../engine/core/redact.js';
-import type { Column } from '../engine/core/render/columns.js';
+import { columnsOf } from '../engine/core/render/columns.js';
 import { BACKEND_ENVS, DEFAULT_BACKEND_PORT, TenantSchema } from '../schemas/backend-api.js';
 import { warn, type CommandContext } from './context.js';
-import { flag, type FlagSpec } from './flag-spec.js';
+import { flag, withFlags, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { runGroup } from './group.js';
 
 export const DATABASE_URL_ENV = 'ASSISTANT_BACKEND_DATABASE_URL';
 
-interface StorageFlags {
-  dataDir?: string;
-  database?: string;
-  masterKeyFile?: string;
-}
+/** Where the backend's data and master key are: every subcommand's flags end with these. */
+const STORAGE = {
+  dataDir: flag.path().option('--data-dir <dir>', 'Embedded database directory (default ~/.assistant/backend)'),
+  database: flag.text().option('--database <url>', `A PostgreSQL server instead: postgres://user:password@host:5432/db (or ${DATABASE_URL_ENV}, which keeps the password out of shell history)`),
+  masterKeyFile: flag.path().option('--master-key-file <file>', 'Master key file, created 0600 on first start (default ~/.assistant/backend-master.key; ASSISTANT_BACKEND_MASTER_KEY overrides it)'),
+} satisfies FlagSpec;
 
-interface ServeFlags extends StorageFlags {
-  listen?: string;
-  tlsCert?: string;
-  tlsKey?: string;
-  insecure?: boolean;
-}
+/** What each subcommand's flags are (in --help order); their options types are derived from it. */
+const FLAGS = {
+  serve: {
+    listen: flag.text().option('--listen <host:port>', `Address to listen on (default 127.0.0.1:${DEFAULT_BACKEND_PORT}; PORT sets the port)`),
+    tlsCert: flag.path().option('--tls-cert <file>', 'TLS certificate (PEM); with --tls-key serves https'),
+    tlsKey: flag.path().option('--tls-key <file>', 'TLS private key (PEM)'),
+    insecure: flag.bool().option('--insecure', 'Allow plain HTTP on a non-loopback address (behind a TLS proxy only)'),
+    ...STORAGE,
+  },
+  keys: {
+    tenant: flag.text().option('--tenant <tenant>', 'The team the key belongs to'),
+    env: flag.list(flag.oneOf(BACKEND_ENVS)).option('--env <env>', 'An env the key may read and write: testing, staging or production; repeatable, at least one'),
+    label: flag.text().option('--label <label>', 'A note on the key (who or what uses it)'),
+    ...STORAGE,
+  },
+  audit: {
+    tenant: flag.text().option('--tenant <tenant>', 'Only this tenant'),
+    limit: flag.int(1, 10_000).option('--limit <n>', 'The last n entries (default 100)'),
+    ...STORAGE,
+  },
+  'rotate-master-key': STORAGE,
+} satisfies Record<string, FlagSpec>;
 
-const STORAGE_HELP = {
-  dataDir: ['--data-dir <dir>', 'Embedded database directory (default ~/.assistant/backend)'],
-  database: ['--database <url>', `A PostgreSQL server instead: postgres://user:password@host:5432/db (or ${DATABASE_URL_ENV}, which keeps the password out of shell history)`],
-  masterKeyFile: ['--master-key-file <file>', 'Master key file, created 0600 on first start (default ~/.assistant/backend-master.key; ASSISTANT_BACKEND_MASTER_KEY overrides it)'],
-} as const;
+type StorageFlags = OptionsOf<typeof STORAGE>;
+type ServeFlags = OptionsOf<typeof FLAGS.serve>;
+type KeysFlags = OptionsOf<typeof FLAGS.keys>;
+type AuditFlags = OptionsOf<typeof FLAGS.audit>;
+
+/** What `assistant backend --help` says after the commands. */
+const FOOTER = 'The client side: credentials store|list|delete|test (assistant credentials --help).';
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  return runGroup(
-    'backend',
-    argv,
-    ctx,
-    (cli, start) => {
-      const storage = <T extends ReturnType<typeof cli.command>>(c: T): T => {
-        c.option(...STORAGE_HELP.dataDir).option(...STORAGE_HELP.database).option(...STORAGE_HELP.masterKeyFile);
-        return c;
-      };
-      storage(
-        cli
-          .command('serve', 'Run the credential backend (HTTP JSON API under /v1)')
-          .option('--listen <host:port>', `Address to listen on (default 127.0.0.1:${DEFAULT_BACKEND_PORT}; PORT sets the port)`)
-          .option('--tls-cert <file>', 'TLS certificate (PEM); with --tls-key serves https')
-          .option('--tls-key <file>', 'TLS private key (PEM)')
-          .option('--insecure', 'Allow plain HTTP on a non-loopback address (behind a TLS proxy only)'),
-      )
-        .example('  assistant backend serve                                   # http://127.0.0.1:8790, data in ~/.assistant/backend')
-        .example(`  ${DATABASE_URL_ENV}=postgres://assistant:pw@db:5432/assistant assistant backend serve`)
-        .example('  assistant backend serve --listen 0.0.0.0:8790 --tls-cert cert.pem --tls-key key.pem')
-        .action((o: ServeFlags) => start(() => serve(ctx, o)));
-      storage(
-        cli
-          .command('keys <action> [prefix]', 'API keys: create --tenant T --env E… (prints the key once), list [--tenant T], revoke <prefix>')
-          .option('--tenant <tenant>', 'The team the key belongs to')
-          .option('--env <env>', 'An env the key may read and write: testing, staging or production; repeatable, at least one')
-          .option('--label <label>', 'A note on the key (who or what uses it)'),
-      )
-        .example('  assistant backend keys create --tenant ml-team --env testing --label "alice laptop"   # the key alone on stdout')
-        .example('  assistant backend keys create --tenant ml-team --env staging --env production --label ci')
-        .example('  assistant backend keys list')
-        .example('  assistant backend keys revoke k3x9q0b2mz')
-        .action((action: string, prefix: string | undefined, o: StorageFlags & { tenant?: string; label?: string; env?: string | string[] }) => start(() => keys(ctx, action, prefix === undefined ? undefined : String(prefix), o)));
-      storage(
-        cli
-          .command('audit', 'Who read or wrote which credential when (key prefix, address, action; never values)')
-          .option('--tenant <tenant>', 'Only this tenant')
-          .option('--limit <n>', 'The last n entries (default 100)'),
-      )
-        .example('  assistant backend audit --tenant ml-team -o json')
-        .action((o: StorageFlags & { tenant?: string; limit?: number }) => start(() => audit(ctx, o)));
-      storage(cli.command('rotate-master-key', 'Re-wrap every data key under a new master key (the server keeps serving)'))
-        .example('  assistant backend rotate-master-key')
-        .action((o: StorageFlags) => start(() => rotate(ctx, o)));
-    },
-    'The client side: credentials store|list|delete|test (assistant credentials --help).',
-    FLAGS,
-  );
-}
-
-/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
-const FLAGS: Record<string, FlagSpec> = { audit: { limit: flag.int(1, 10_000) } };
-
-/** A flag given twice arrives as an array; say so instead of failing on it later. */
-function single(o: Record<string, unknown>, flags: string[]): void {
-  for (const f of flags) {
-    const v = o[f.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())];
-    if (Array.isArray(v)) throw new UsageError(`--${f} was given ${v.length} times`, { hint: 'give it once' });
-    if (typeof v === 'boolean' && !['insecure'].includes(f)) throw new UsageError(`--${f} needs a value`);
-  }
+  return runGroup('backend', argv, ctx, { footer: FOOTER, flags: FLAGS }, (cli, start) => {
+    withFlags(cli.command('serve', 'Run the credential backend (HTTP JSON API under /v1)'), FLAGS.serve)
+      .example('  assistant backend serve                                   # http://127.0.0.1:8790, data in ~/.assistant/backend')
+      .example(`  ${DATABASE_URL_ENV}=postgres://assistant:pw@db:5432/assistant assistant backend serve`)
+      .example('  assistant backend serve --listen 0.0.0.0:8790 --tls-cert cert.pem --tls-key key.pem')
+      .action((o: ServeFlags) => start(() => serve(ctx, o)));
+    withFlags(cli.command('keys <action> [prefix]', 'API keys: create --tenant T --env E… (prints the key once), list [--tenant T], revoke <prefix>'), FLAGS.keys)
+      .example('  assistant backend keys create --tenant ml-team --env testing --label "alice laptop"   # the key alone on stdout')
+      .example('  assistant backend keys create --tenant ml-team --env staging --env production --label ci')
+      .example('  assistant backend keys list')
+      .example('  assistant backend keys revoke k3x9q0b2mz')
+      .action((action: string, prefix: string | undefined, o: KeysFlags) => start(() => keys(ctx, action, prefix === undefined ? undefined : String(prefix), o)));
+    withFlags(cli.command('audit', 'Who read or wrote which credential when (key prefix, address, action; never values)'), FLAGS.audit)
+      .example('  assistant backend audit --tenant ml-team -o json')
+      .action((o: AuditFlags) => start(() => audit(ctx, o)));
+    withFlags(cli.command('rotate-master-key', 'Re-wrap every data key under a new master key (the server keeps serving)'), FLAGS['rotate-master-key'])
+      .example('  assistant backend rotate-master-key')
+      .action((o: StorageFlags) => start(() => rotate(ctx, o)));
+  });
 }
 
 function storageOptions(ctx: CommandContext, o: StorageFlags) {
-  single(o as Record<string, unknown>, ['data-dir', 'database', 'master-key-file', 'listen', 'tls-cert', 'tls-key', 'tenant', 'label', 'limit']);
   const expand = (p: string) => (p === '~' ? ctx.home : p.startsWith('~/') ? join(ctx.home, p.slice(2)) : p);
   const database = o.database ?? (ctx.env[DATABASE_URL_ENV]?.trim() || undefined);
   if (database) {
@@ -127,7 +104,6 @@ function storageOptions(ctx: CommandContext, o: StorageFlags) {
 }
 
 async function serve(ctx: CommandContext, o: ServeFlags): Promise<number> {
-  single(o as Record<string, unknown>, ['listen', 'tls-cert', 'tls-key']);
   const port = ctx.env.PORT?.trim();
   const listen = parseListen(o.listen ?? `127.0.0.1:${port || DEFAULT_BACKEND_PORT}`, `127.0.0.1:${DEFAULT_BACKEND_PORT}`);
   if (Boolean(o.tlsCert) !== Boolean(o.tlsKey)) throw new UsageError('--tls-cert and --tls-key go together', { hint: 'give both PEM files' });
@@ -185,20 +161,13 @@ async function withAdmin<T>(ctx: CommandContext, o: StorageFlags, fn: (admin: Ad
 }
 
 
-const KEY_COLUMNS: Column[] = [
-  { header: 'PREFIX', path: 'prefix' },
-  { header: 'TENANT', path: 'tenant' },
-  { header: 'ENVS', path: 'envs', priority: 5 },
-  { header: 'VALID', path: 'valid', priority: 5 },
-  { header: 'LABEL', path: 'label', priority: 2 },
-  { header: 'CREATED', path: 'created_at', priority: 3 },
-  { header: 'LAST USED', path: 'last_used_at', priority: 1 },
-  { header: 'REVOKED', path: 'revoked_at', priority: 4 },
-];
+const KEY_COLUMNS = columnsOf([
+  ['PREFIX', 'prefix'], ['TENANT', 'tenant'], ['ENVS', 'envs', 5], ['VALID', 'valid', 5], ['LABEL', 'label', 2], ['CREATED', 'created_at', 3], ['LAST USED', 'last_used_at', 1],
+  ['REVOKED', 'revoked_at', 4],
+]);
 
-async function keys(ctx: CommandContext, action: string, prefix: string | undefined, o: StorageFlags & { tenant?: string; label?: string; env?: string | string[] }): Promise<number> {
-  single(o as Record<string, unknown>, ['tenant', 'label']);
-  const tenant = o.tenant === undefined ? undefined : String(o.tenant);
+async function keys(ctx: CommandContext, action: string, prefix: string | undefined, o: KeysFlags): Promise<number> {
+  const { tenant } = o;
   if (tenant !== undefined) {
     const r = TenantSchema.safeParse(tenant);
     if (!r.success) throw new UsageError(`--tenant: ${r.error.issues[0]!.message}`);
@@ -206,10 +175,9 @@ async function keys(ctx: CommandContext, action: string, prefix: string | undefi
   switch (action) {
     case 'create': {
       if (!tenant) throw new UsageError('keys create needs --tenant <tenant>', { hint: 'e.g. assistant backend keys create --tenant ml-team --env testing' });
-      const envs = (o.env === undefined ? [] : [o.env].flat()).map(String);
+      const envs = o.env ?? [];
       if (envs.length === 0) throw new UsageError('keys create needs --env <env> (testing, staging or production; repeatable): a key reads and writes only the envs it is given', { hint: 'e.g. assistant backend keys create --tenant ml-team --env testing' });
-      for (const e of envs) if (!(BACKEND_ENVS as readonly string[]).includes(e)) throw new UsageError(`--env must be one of ${BACKEND_ENVS.join(', ')} (got "${e}")`);
-      const made = await withAdmin(ctx, o, (a) => a.createKey(tenant, o.label === undefined ? '' : String(o.label), envs));
+      const made = await withAdmin(ctx, o, (a) => a.createKey(tenant, o.label ?? '', envs));
       // The key alone on stdout (pipe it into a secret store); it is shown this once and never again.
       ctx.out.text(`${made.key}\n`, { reveal: true });
       ctx.io.stderr.write(`created API key ${made.prefix} for tenant ${tenant}, envs ${made.envs.join(', ')}; it is shown only now (the backend keeps its hash). Give it as ASSISTANT_BACKEND_API_KEY or backend.api_key\n`);
@@ -232,21 +200,14 @@ async function keys(ctx: CommandContext, action: string, prefix: string | undefi
   }
 }
 
-const AUDIT_COLUMNS: Column[] = [
-  { header: 'AT', path: 'at' },
-  { header: 'TENANT', path: 'tenant', priority: 3 },
-  { header: 'KEY', path: 'key_prefix', priority: 4 },
-  { header: 'ADDRESS', path: 'address', priority: 2 },
-  { header: 'ACTION', path: 'action' },
-  { header: 'ENV', path: 'env', priority: 3 },
-  { header: 'PROVIDER', path: 'provider', priority: 3 },
-  { header: 'NAME', path: 'name', priority: 2 },
-  { header: 'OUTCOME', path: 'outcome' },
-];
+const AUDIT_COLUMNS = columnsOf([
+  ['AT', 'at'], ['TENANT', 'tenant', 3], ['KEY', 'key_prefix', 4], ['ADDRESS', 'address', 2], ['ACTION', 'action'], ['ENV', 'env', 3], ['PROVIDER', 'provider', 3],
+  ['NAME', 'name', 2], ['OUTCOME', 'outcome'],
+]);
 
-async function audit(ctx: CommandContext, o: StorageFlags & { tenant?: string; limit?: number }): Promise<number> {
+async function audit(ctx: CommandContext, o: AuditFlags): Promise<number> {
   const limit = o.limit ?? 100;
-  const entries = await withAdmin(ctx, o, (a) => a.audit({ tenant: o.tenant === undefined ? undefined : String(o.tenant), limit }));
+  const entries = await withAdmin(ctx, o, (a) => a.audit({ tenant: o.tenant, limit }));
   ctx.out.records(entries, AUDIT_COLUMNS, { keep: 'action', empty: 'No audit entries.\n' });
   return 0;
 }

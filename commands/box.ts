@@ -24,38 +24,39 @@ import { mustEndWithin, whenStopped } from '../engine/core/kits/serve/lifecycle.
 import { configuredToken, digestToken, generatedServerToken, type ServerToken } from '../engine/core/kits/serve/token.js';
 import { BOX_DEFAULTS, startBoxServer } from '../box/server.js';
 import { warn, type CommandContext } from './context.js';
-import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
+import { flag, withFlags, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { runGroup } from './group.js';
 import { withSession, type Session } from './session.js';
 import { formatRate } from '../engine/core/render/money.js';
+import { columnsOf } from '../engine/core/render/columns.js';
 
 /** What each subcommand's flags are; ManifestFlags and ServeFlags are derived from it. */
 const FLAGS = {
   manifest: {
-    agent: flag.text(),
-    region: flag.text(),
-    name: flag.text(),
-    size: flag.text(),
-    image: flag.text(),
-    port: flag.port(),
-    secret: flag.list(flag.text()),
-    env: flag.list(flag.text()),
-    allowApply: flag.bool(),
-    format: flag.oneOf(['plan', 'container-spec']),
+    agent: flag.text().option('--agent <name>', 'The agent the box runs (see box catalog): assistant, empty, or an ACP agent'),
+    region: flag.text().option('--region <code>', 'A gpucloud location offering containers (default: gpucloud.default_location, else the first one)'),
+    name: flag.text().option('--name <name>', 'Container deployment name (default: box-<agent>)'),
+    size: flag.text().option('--size <compute>', 'Serverless compute (default: the cheapest offered in the region, e.g. "General Compute")'),
+    image: flag.text().option('--image <image:tag>', `Container image with a pinned tag (default: ${defaultBoxImage()}, built by the repository's Dockerfile)`),
+    port: flag.port().option('--port <port>', `Port the box listens on in the container (default ${DEFAULT_BOX_PORT})`),
+    secret: flag.list(flag.text()).option('--secret <NAME[=secret]>', 'Give the box environment variable NAME from gpucloud secret "secret" (default: NAME in lower-case dashes); repeatable'),
+    env: flag.list(flag.text()).option('--env <NAME=value>', 'A plain environment variable (names that look secret are refused: use --secret); repeatable'),
+    allowApply: flag.bool().option('--allow-apply', 'Let the box apply the plans its agent makes (box serve --allow-apply), never destructive ones'),
+    format: flag.oneOf(['plan', 'container-spec']).option('--format <format>', 'plan (default): the plan document; container-spec: the container description alone, for other platforms'),
   },
   serve: {
-    agent: flag.text(),
-    listen: flag.text(),
-    allowApply: flag.bool(),
-    aiProfile: flag.text(),
-    allowOrigin: flag.list(flag.text()),
-    maxSessions: flag.int(1, 10_000),
-    requestTimeout: flag.duration(3600),
-    sessionIdle: flag.duration(7 * 86_400),
-    historyTurns: flag.int(1, 1000),
-    maxBodyKb: flag.int(1, 64 * 1024),
-    drainTimeout: flag.int(0, 3600),
-    unsandboxed: flag.bool(),
+    agent: flag.text().option('--agent <name>', 'The agent to run (see box catalog)'),
+    listen: flag.text().option('--listen <host[:port]>', `Address (default 127.0.0.1:$PORT); any non-loopback address needs ${TOKEN_ENV} (or ${TOKEN_SHA256_ENV})`),
+    allowApply: flag.bool().option('--allow-apply', 'Let the agent apply the plans it makes (through the one apply path; destructive plans are always refused)'),
+    aiProfile: flag.text().option('--ai-profile <name>', 'AI provider profile of the built-in agent (ai.providers.<name>, or builtin)'),
+    allowOrigin: flag.list(flag.text()).option('--allow-origin <origin>', 'A browser origin allowed to call the box (e.g. https://app.example.com); repeatable. Others are refused'),
+    maxSessions: flag.int(1, 10_000).option('--max-sessions <n>', `Live sessions at most (default ${BOX_DEFAULTS.maxSessions})`),
+    requestTimeout: flag.duration(3600).option('--request-timeout <s>', `Seconds (or a duration: 90s, 2m) one message may take (default ${BOX_DEFAULTS.requestTimeoutMs / 1000})`),
+    sessionIdle: flag.duration(7 * 86_400).option('--session-idle <s>', `Seconds (or a duration: 30m, 2h) after which an unused session expires (default ${BOX_DEFAULTS.sessionIdleMs / 1000})`),
+    historyTurns: flag.int(1, 1000).option('--history-turns <n>', `Exchanges kept per session (default ${BOX_DEFAULTS.maxTurns})`),
+    maxBodyKb: flag.int(1, 64 * 1024).option('--max-body-kb <n>', `Largest request body or WebSocket frame in KiB (default ${BOX_DEFAULTS.maxBodyBytes / 1024})`),
+    unsandboxed: flag.bool().option('--unsandboxed', 'Where no sandbox can be made (no bubblewrap, no user namespaces), run an ACP agent as a plain process that can read everything the box can'),
+    drainTimeout: flag.int(0, 3600).option('--drain-timeout <s>', `On SIGTERM or Ctrl-C, seconds in-flight answers get to finish before they are cancelled (default ${BOX_DEFAULTS.drainMs / 1000})`),
   },
 } satisfies Record<string, FlagSpec>;
 
@@ -63,51 +64,35 @@ type ManifestFlags = OptionsOf<typeof FLAGS.manifest>;
 type ServeFlags = OptionsOf<typeof FLAGS.serve>;
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  return runGroup('box', argv, ctx, (cli, start) => {
+  return runGroup('box', argv, ctx, { flags: FLAGS }, (cli, start) => {
     cli
       .command('catalog', 'The agents a box can run (with their status and the secrets they need) and the gpucloud regions offering containers')
       .example('  assistant --sandbox box catalog')
       .example('  assistant box catalog -o json')
       .action(() => start(() => catalog(ctx)));
-    cli
-      .command('manifest', 'Print a plan document that deploys a box to gpucloud serverless containers (apply it with ask --apply)')
-      .usage('manifest --agent <name> [--region <code>] [--name <name>] [--size <compute>] [--image <image:tag>] [--secret NAME[=secret]]… [--env NAME=value]… [--allow-apply] [--format plan|container-spec]')
-      .option('--agent <name>', 'The agent the box runs (see box catalog): assistant, empty, or an ACP agent')
-      .option('--region <code>', 'A gpucloud location offering containers (default: gpucloud.default_location, else the first one)')
-      .option('--name <name>', 'Container deployment name (default: box-<agent>)')
-      .option('--size <compute>', 'Serverless compute (default: the cheapest offered in the region, e.g. "General Compute")')
-      .option('--image <image:tag>', `Container image with a pinned tag (default: ${defaultBoxImage()}, built by the repository's Dockerfile)`)
-      .option('--port <port>', `Port the box listens on in the container (default ${DEFAULT_BOX_PORT})`)
-      .option('--secret <NAME[=secret]>', 'Give the box environment variable NAME from gpucloud secret "secret" (default: NAME in lower-case dashes); repeatable')
-      .option('--env <NAME=value>', 'A plain environment variable (names that look secret are refused: use --secret); repeatable')
-      .option('--allow-apply', 'Let the box apply the plans its agent makes (box serve --allow-apply), never destructive ones')
-      .option('--format <format>', 'plan (default): the plan document; container-spec: the container description alone, for other platforms')
+    withFlags(
+      cli
+        .command('manifest', 'Print a plan document that deploys a box to gpucloud serverless containers (apply it with ask --apply)')
+        .usage('manifest --agent <name> [--region <code>] [--name <name>] [--size <compute>] [--image <image:tag>] [--secret NAME[=secret]]… [--env NAME=value]… [--allow-apply] [--format plan|container-spec]'),
+      FLAGS.manifest,
+    )
       .example('  assistant --sandbox box manifest --agent assistant > box.json')
       .example('  assistant plan validate box.json && assistant --sandbox ask --apply --plan-file box.json')
       .example('  assistant box manifest --agent assistant --region FIN-01 --secret OPENAI_API_KEY=openai-key --env GPUCLOUD_CLIENT_ID=abc --secret GPUCLOUD_CLIENT_SECRET')
       .example('  assistant box manifest --agent claude-code --image ghcr.io/me/box-claude:1.0 --format container-spec')
       .action((opts: ManifestFlags) => start(() => manifest(ctx, opts)));
-    cli
-      .command('serve', 'Run a box: the agent behind an HTTP, SSE and WebSocket API (127.0.0.1:$PORT, default 8080)')
-      .usage('serve --agent <name> [--listen host[:port]] [--allow-apply] [--allow-origin <origin>]…')
-      .option('--agent <name>', 'The agent to run (see box catalog)')
-      .option('--listen <host[:port]>', `Address (default 127.0.0.1:$PORT); any non-loopback address needs ${TOKEN_ENV} (or ${TOKEN_SHA256_ENV})`)
-      .option('--allow-apply', 'Let the agent apply the plans it makes (through the one apply path; destructive plans are always refused)')
-      .option('--ai-profile <name>', 'AI provider profile of the built-in agent (ai.providers.<name>, or builtin)')
-      .option('--allow-origin <origin>', 'A browser origin allowed to call the box (e.g. https://app.example.com); repeatable. Others are refused')
-      .option('--max-sessions <n>', `Live sessions at most (default ${BOX_DEFAULTS.maxSessions})`)
-      .option('--request-timeout <s>', `Seconds (or a duration: 90s, 2m) one message may take (default ${BOX_DEFAULTS.requestTimeoutMs / 1000})`)
-      .option('--session-idle <s>', `Seconds (or a duration: 30m, 2h) after which an unused session expires (default ${BOX_DEFAULTS.sessionIdleMs / 1000})`)
-      .option('--history-turns <n>', `Exchanges kept per session (default ${BOX_DEFAULTS.maxTurns})`)
-      .option('--max-body-kb <n>', `Largest request body or WebSocket frame in KiB (default ${BOX_DEFAULTS.maxBodyBytes / 1024})`)
-      .option('--unsandboxed', 'Where no sandbox can be made (no bubblewrap, no user namespaces), run an ACP agent as a plain process that can read everything the box can')
-      .option('--drain-timeout <s>', `On SIGTERM or Ctrl-C, seconds in-flight answers get to finish before they are cancelled (default ${BOX_DEFAULTS.drainMs / 1000})`)
+    withFlags(
+      cli
+        .command('serve', 'Run a box: the agent behind an HTTP, SSE and WebSocket API (127.0.0.1:$PORT, default 8080)')
+        .usage('serve --agent <name> [--listen host[:port]] [--allow-apply] [--allow-origin <origin>]…'),
+      FLAGS.serve,
+    )
       .example('  assistant --sandbox box serve --agent assistant')
       .example('  PORT=9000 assistant box serve --agent assistant --allow-apply')
       .example(`  ${TOKEN_ENV}=$(openssl rand -hex 32) assistant box serve --agent assistant --listen 0.0.0.0:8080`)
       .example(`  curl -s localhost:8080/v1/box/messages -H 'content-type: application/json' -d '{"message":"what is my balance?"}'`)
       .action((opts: ServeFlags) => start(() => serve(ctx, opts)));
-  }, '', FLAGS);
+  });
 }
 
 // ---------------------------------------------------------------- shared
@@ -134,20 +119,8 @@ async function readLive(session: Session, signal: AbortSignal, withProject: bool
 
 // ---------------------------------------------------------------- catalog
 
-const AGENT_COLUMNS = [
-  { header: 'NAME', path: 'name', priority: 9 },
-  { header: 'KIND', path: 'kind', priority: 6 },
-  { header: 'STATUS', path: 'status', priority: 8 },
-  { header: 'SECRETS', path: 'secrets', priority: 7 },
-  { header: 'DESCRIPTION', path: 'description', priority: 2 },
-];
-const REGION_COLUMNS = [
-  { header: 'REGION', path: 'code', priority: 9 },
-  { header: 'NAME', path: 'name', priority: 4 },
-  { header: 'SMALLEST', path: 'smallest', priority: 8 },
-  { header: 'PER HOUR', path: 'per_hour', priority: 8 },
-  { header: 'SIZES', path: 'sizes', priority: 3 },
-];
+const AGENT_COLUMNS = columnsOf([['NAME', 'name', 9], ['KIND', 'kind', 6], ['STATUS', 'status', 8], ['SECRETS', 'secrets', 7], ['DESCRIPTION', 'description', 2]]);
+const REGION_COLUMNS = columnsOf([['REGION', 'code', 9], ['NAME', 'name', 4], ['SMALLEST', 'smallest', 8], ['PER HOUR', 'per_hour', 8], ['SIZES', 'sizes', 3]]);
 
 export function regionRows(regions: readonly Region[]) {
   return regions.map((r) => {

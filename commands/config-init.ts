@@ -21,15 +21,18 @@ import { providersWith } from '../engine/providers/index.js';
 import { isSecretKey } from '../schemas/config-defaults.js';
 import { readValue } from './config-edit.js';
 import { warn, writeLine, type CommandContext } from './context.js';
+import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
 
-export interface InitFlags {
-  set?: string | string[];
-  secret?: string;
-  force?: boolean;
-  check?: boolean;
-}
+/** What `config init`'s flags are; InitFlags is derived from it. */
+export const INIT_FLAGS = {
+  set: flag.list(flag.text()).option('--set <key=value>', 'A key to write (repeatable): --set gpucloud.client_id=ID'),
+  secret: flag.text().option('--secret <key>', 'A secret key whose value is read from stdin (never from argv)'),
+  force: flag.bool().option('--force', 'Replace an existing file'),
+  /** false with --no-check. */
+  check: flag.bool().option('--no-check', "Do not verify the credentials afterwards (the check is 'onboarding scan --check')"),
+} satisfies FlagSpec;
 
-const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+export type InitFlags = OptionsOf<typeof INIT_FLAGS>;
 
 export async function init(ctx: CommandContext, flags: InitFlags): Promise<number> {
   const file = resolveConfigPath(ctx.globals.config, ctx.home);
@@ -40,7 +43,7 @@ export async function init(ctx: CommandContext, flags: InitFlags): Promise<numbe
   }
   const schema = await configSchema();
   const values: { path: string[]; value: unknown }[] = [];
-  for (const pair of list(flags.set)) {
+  for (const pair of flags.set ?? []) {
     const eq = pair.indexOf('=');
     if (eq <= 0) throw new UsageError(`--set ${pair}: expected KEY=VALUE`, { hint: 'assistant config init --set gpucloud.client_id=abc' });
     const { path, kind } = resolveConfigKey(schema, pair.slice(0, eq));

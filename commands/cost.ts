@@ -17,82 +17,61 @@ import { billedAnomalies, billedDetail, billedForecast, billedSummary, billedTag
 import { PROVIDERS } from '../engine/providers/index.js';
 import { OperationError, UsageError } from '../engine/core/errors.js';
 import type { Colors } from '../engine/core/render/color.js';
-import type { Column } from '../engine/core/render/columns.js';
+import { type Column, columnsOf } from '../engine/core/render/columns.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { withSession, type Session } from './session.js';
 import { autostopSaved, type AutostopSaved } from '../machines/autostop/saved.js';
-import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
+import { flag, withFlags, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { formatAmount, formatRate } from '../engine/core/render/money.js';
 
-/** The flag every cost subcommand takes. */
-const PROVIDER = { provider: flag.text() } satisfies FlagSpec;
+/** The flag every cost subcommand takes; the commands that need live figures say so in its help. */
+const PROVIDER = { provider: flag.text().option('--provider <name>', providerHelp()) } satisfies FlagSpec;
+const LIVE_PROVIDER = { provider: flag.text().option('--provider <name>', providerHelp(true)) } satisfies FlagSpec;
 
 /** What each subcommand's flags are; their options types are derived from it. */
 const FLAGS = {
   summary: PROVIDER,
-  detail: { ...PROVIDER, sortBy: flag.defaulted(flag.oneOf(['cost', 'age', 'name'] as const satisfies readonly CostSort[])) },
+  detail: { ...LIVE_PROVIDER, sortBy: flag.oneOf(['cost', 'age', 'name'] as const satisfies readonly CostSort[]).option('--sort-by <key>', 'cost | age | name', { default: 'cost' }) },
   // Days, checked by trendRange (YYYY-MM-DD, in order, a bounded range).
-  trend: { ...PROVIDER, start: flag.text(), end: flag.text() },
-  anomalies: PROVIDER,
-  tags: { ...PROVIDER, key: flag.text() },
+  trend: { ...PROVIDER, start: flag.text().option('--start <date>', 'First day, YYYY-MM-DD (default: 6 days before --end)'), end: flag.text().option('--end <date>', 'Last day, YYYY-MM-DD (default: today)') },
+  anomalies: LIVE_PROVIDER,
+  tags: { ...LIVE_PROVIDER, key: flag.text().option('--key <tag>', 'The tag key, e.g. team (API tags, else key=value words in the description)') },
   forecast: PROVIDER,
-  export: { ...PROVIDER, output: flag.path() },
+  export: { ...LIVE_PROVIDER, output: flag.path().option('--output <file>', 'File to write (.csv or .json)') },
 } satisfies Record<string, FlagSpec>;
 
 type ProviderOpt = OptionsOf<typeof PROVIDER>;
 type Options<K extends keyof typeof FLAGS> = OptionsOf<(typeof FLAGS)[K]>;
 
+/** What `assistant cost --help` says after the commands. */
+const FOOTER =
+  "A provider's figures are live (what bills now at its prices, with the balance and runway: gpucloud's catalogue prices, where offline instances still bill) or its own bill per day (cloud_a's AWS Cost Explorer: summary, trend and forecast by service, detail and export by usage type, anomalies day to day, tags by the tag's value). Global flags: -o table|json|yaml, --sandbox, --config <path>.";
+
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  return runGroup(
-    'cost',
-    argv,
-    ctx,
-    (cli, start) => {
-      cli
-        .command('summary', 'What the account burns per hour, on what, the balance and how long it lasts')
-        .option('--provider <name>', providerHelp())
-        .example('  assistant cost summary')
-        .example('  assistant cost summary -o json | jq .runway_hours')
-        .action((o: ProviderOpt) => start(() => liveOrBilled(ctx, 'summary', o, (s, session) => summary(ctx, s, session))));
-      cli
-        .command('detail', 'Every billable resource: hourly cost, how long it has run and what it cost so far')
-        .option('--provider <name>', providerHelp(true))
-        .option('--sort-by <key>', 'cost | age | name', { default: 'cost' })
-        .example('  assistant cost detail --sort-by age')
-        .action((o: Options<'detail'>) => start(() => detailCost(ctx, o)));
-      cli
-        .command('trend', 'Daily cost between two dates (UTC): measured from recorded snapshots, else reconstructed')
-        .option('--provider <name>', providerHelp())
-        .option('--start <date>', 'First day, YYYY-MM-DD (default: 6 days before --end)')
-        .option('--end <date>', 'Last day, YYYY-MM-DD (default: today)')
-        .example('  assistant cost trend --start 2026-11-01 --end 2026-11-23')
-        .action((o: Options<'trend'>) => start(() => trend(ctx, o)));
-      cli
-        .command('anomalies', 'Resources and days whose cost departs from the usual, each with its reason')
-        .option('--provider <name>', providerHelp(true))
-        .example('  assistant cost anomalies -o json')
-        .action((o: ProviderOpt) => start(() => anomaliesCost(ctx, o)));
-      cli
-        .command('tags', 'Cost grouped by the value of one tag (untagged as its own group)')
-        .option('--provider <name>', providerHelp(true))
-        .option('--key <tag>', 'The tag key, e.g. team (API tags, else key=value words in the description)')
-        .example('  assistant cost tags --key team')
-        .action((o: Options<'tags'>) => start(() => tags(ctx, o)));
-      cli
-        .command('forecast', 'Month-end projection and the date the balance runs out at the current burn')
-        .option('--provider <name>', providerHelp())
-        .action((o: ProviderOpt) => start(() => liveOrBilled(ctx, 'forecast', o, (s) => forecast(ctx, s))));
-      cli
-        .command('export', 'Write every billable resource and the totals to a file: .csv or .json')
-        .option('--provider <name>', providerHelp(true))
-        .option('--output <file>', 'File to write (.csv or .json)')
-        .example('  assistant cost export --output cost.csv')
-        .action((o: Options<'export'>) => start(() => exportCost(ctx, o)));
-    },
-    "A provider's figures are live (what bills now at its prices, with the balance and runway: gpucloud's catalogue prices, where offline instances still bill) or its own bill per day (cloud_a's AWS Cost Explorer: summary, trend and forecast by service, detail and export by usage type, anomalies day to day, tags by the tag's value). Global flags: -o table|json|yaml, --sandbox, --config <path>.",
-    FLAGS,
-  );
+  return runGroup('cost', argv, ctx, { footer: FOOTER, flags: FLAGS }, (cli, start) => {
+    withFlags(cli.command('summary', 'What the account burns per hour, on what, the balance and how long it lasts'), FLAGS.summary)
+      .example('  assistant cost summary')
+      .example('  assistant cost summary -o json | jq .runway_hours')
+      .action((o: ProviderOpt) => start(() => liveOrBilled(ctx, 'summary', o, (s, session) => summary(ctx, s, session))));
+    withFlags(cli.command('detail', 'Every billable resource: hourly cost, how long it has run and what it cost so far'), FLAGS.detail)
+      .example('  assistant cost detail --sort-by age')
+      .action((o: Options<'detail'>) => start(() => detailCost(ctx, o)));
+    withFlags(cli.command('trend', 'Daily cost between two dates (UTC): measured from recorded snapshots, else reconstructed'), FLAGS.trend)
+      .example('  assistant cost trend --start 2026-11-01 --end 2026-11-23')
+      .action((o: Options<'trend'>) => start(() => trend(ctx, o)));
+    withFlags(cli.command('anomalies', 'Resources and days whose cost departs from the usual, each with its reason'), FLAGS.anomalies)
+      .example('  assistant cost anomalies -o json')
+      .action((o: ProviderOpt) => start(() => anomaliesCost(ctx, o)));
+    withFlags(cli.command('tags', 'Cost grouped by the value of one tag (untagged as its own group)'), FLAGS.tags)
+      .example('  assistant cost tags --key team')
+      .action((o: Options<'tags'>) => start(() => tags(ctx, o)));
+    withFlags(cli.command('forecast', 'Month-end projection and the date the balance runs out at the current burn'), FLAGS.forecast)
+      .action((o: ProviderOpt) => start(() => liveOrBilled(ctx, 'forecast', o, (s) => forecast(ctx, s))));
+    withFlags(cli.command('export', 'Write every billable resource and the totals to a file: .csv or .json'), FLAGS.export)
+      .example('  assistant cost export --output cost.csv')
+      .action((o: Options<'export'>) => start(() => exportCost(ctx, o)));
+  });
 }
 
 /**
@@ -118,12 +97,7 @@ async function detailCost(ctx: CommandContext, o: Options<'detail'>): Promise<nu
     const d = await billedDetailOf(ctx, session, provider, sortBy);
     const cur = d.currency.toUpperCase();
     const rows = d.rows.map((r) => ({ service: r.service, usage: r.usage_type, mtd: money(r.cost_so_far), hourly: rate(r.hourly_cost) }));
-    const columns: Column[] = [
-      { header: 'SERVICE', path: 'service', priority: 10 },
-      { header: 'USAGE TYPE', path: 'usage', priority: 9 },
-      { header: 'MONTH TO DATE', path: 'mtd', priority: 10 },
-      { header: 'PER HOUR (AVG)', path: 'hourly', priority: 7 },
-    ];
+    const columns = columnsOf([['SERVICE', 'service', 10], ['USAGE TYPE', 'usage', 9], ['MONTH TO DATE', 'mtd', 10], ['PER HOUR (AVG)', 'hourly', 7]]);
     const body = () => (rows.length ? ctx.out.table(rows, columns, { keep: 'service' }) : 'No cost recorded this month.\n');
     ctx.out.value(d, { table: () => `${body()}\nMonth to date: ${money(d.month_to_date)} ${cur} (${d.period.start} to ${d.period.end}, ${d.period.days} day(s))\nBased on: ${d.based_on}\n` });
     return 0;
@@ -294,11 +268,7 @@ async function billedCost(ctx: CommandContext, provider: CostProvider, what: 'su
     }
     const sm = doc as ReturnType<typeof billedSummary>;
     const rows = sm.resources.map((r) => ({ service: r.name, mtd: money(r.cost_so_far), hourly: rate(r.hourly_cost) }));
-    const columns: Column[] = [
-      { header: 'SERVICE', path: 'service', priority: 10 },
-      { header: 'MONTH TO DATE', path: 'mtd', priority: 9 },
-      { header: 'PER HOUR (AVG)', path: 'hourly', priority: 8 },
-    ];
+    const columns = columnsOf([['SERVICE', 'service', 10], ['MONTH TO DATE', 'mtd', 9], ['PER HOUR (AVG)', 'hourly', 8]]);
     const body = () => (rows.length ? ctx.out.table(rows, columns, { keep: 'service' }) : 'No cost recorded this month.\n');
     ctx.out.value(sm, {
       table: () =>
@@ -325,15 +295,10 @@ async function billedTrend(ctx: CommandContext, provider: CostProvider, range: {
 
 function trendTable(ctx: CommandContext, t: CostTrend): string {
   const rows = t.days.map((d) => ({ date: d.date, cost: money(d.cost), hours: d.hours.toFixed(1), hourly: d.average_hourly === null ? '-' : rate(d.average_hourly), basis: d.basis, snapshots: String(d.snapshots), balance: money(d.balance_end) }));
-  const columns: Column[] = [
-    { header: 'DAY (UTC)', path: 'date', priority: 10 },
-    { header: 'COST', path: 'cost', priority: 9 },
-    { header: 'HOURS', path: 'hours', priority: 4 },
-    { header: 'PER HOUR', path: 'hourly', priority: 6 },
-    { header: 'BASED ON', path: 'basis', priority: 8 },
-    { header: 'SNAPSHOTS', path: 'snapshots', priority: 3 },
-    { header: 'BALANCE', path: 'balance', priority: 5 },
-  ];
+  const columns = columnsOf([
+    ['DAY (UTC)', 'date', 10], ['COST', 'cost', 9], ['HOURS', 'hours', 4], ['PER HOUR', 'hourly', 6], ['BASED ON', 'basis', 8], ['SNAPSHOTS', 'snapshots', 3],
+    ['BALANCE', 'balance', 5],
+  ]);
   const body = rows.length ? ctx.out.table(rows, columns, { keep: 'date' }) : 'No days in the range.\n';
   return `${body}\nTotal:    ${money(t.total)} ${t.currency.toUpperCase()} (${t.start} to ${t.end})\nBased on: ${t.based_on}\n`;
 }
@@ -459,7 +424,7 @@ export function costCsv(s: CostSummary): string {
 async function exportCost(ctx: CommandContext, o: Options<'export'>): Promise<number> {
   const provider = await costProvider('export', providerName(o));
   const file = o.output;
-  if (!file || typeof file !== 'string') throw new UsageError('cost export needs --output <file> (.csv or .json)', { hint: 'assistant cost export --output cost.csv' });
+  if (!file) throw new UsageError('cost export needs --output <file> (.csv or .json)', { hint: 'assistant cost export --output cost.csv' });
   const ext = extname(file).toLowerCase();
   if (ext !== '.csv' && ext !== '.json') throw new UsageError(`cannot export to "${file}": the file must end in .csv or .json`, { hint: 'assistant cost export --output cost.csv' });
   // A folder that does not exist is a typo: say so before anything is sent.

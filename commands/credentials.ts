@@ -12,12 +12,12 @@ import { loadConfig } from '../engine/providers/config.js';
 import { backendClient, DEFAULT_CREDENTIAL_NAME, type BackendClient } from '../engine/core/config/backend-store.js';
 import { providersWith, type CapableProvider } from '../engine/providers/index.js';
 import { AssistantError, InvalidInputError, SafetyRefusal, UsageError } from '../engine/core/errors.js';
-import type { Column } from '../engine/core/render/columns.js';
+import { columnsOf } from '../engine/core/render/columns.js';
 import { registerSecret } from '../engine/core/redact.js';
 import { CredentialNameSchema } from '../schemas/backend-api.js';
 import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
-import { declared, flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
+import { declared, flag, withFlags, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { confirmByTyping, prompt } from './prompt.js';
 import { readPlan } from '../machines/apply/reads.js';
 import { withSession } from './session.js';
@@ -25,19 +25,34 @@ import { withSession } from './session.js';
 const camel = (flag: string) => flag.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 const MAX_STDIN_BYTES = 64 * 1024;
 
-/** What each subcommand's own flags are (store's per-provider field flags come from the registry: storeFlags). */
-const FLAGS = {
-  store: { name: flag.text(), profile: flag.text(), allowSession: flag.bool() },
-  list: { all: flag.bool() },
-  delete: { name: flag.text() },
-} satisfies Record<string, FlagSpec>;
+/**
+ * What each subcommand's own flags are; store's help names the providers that take them, known once the
+ * registry is read (its per-provider field flags: storeFlags).
+ */
+function flagTable(known: Stores) {
+  const profiled = known.storable.filter((p) => p.capabilities.credentials.profile);
+  const expiring = profiled.filter((p) => p.capabilities.credentials.profile!.expiring);
+  return {
+    store: {
+      name: flag.text().option('--name <name>', `Name of the credential (default "${DEFAULT_CREDENTIAL_NAME}"${profiled.length ? `; ${forProviders(profiled, 'the profile')}` : ''})`),
+      profile: flag.text().option('--profile <profile>', profiled.map((p) => `${p.name}: ${p.capabilities.credentials.profile!.about}`).join('; ') || 'no provider reads a profile'),
+      allowSession: flag.bool().option('--allow-session', expiring.length ? forProviders(expiring, 'store expiring session keys too') : 'no provider has expiring keys'),
+    },
+    list: { all: flag.bool().option('--all', 'Every env (testing, staging, production), not only the configured one') },
+    delete: { name: flag.text().option('--name <name>', `Name of the credential (default "${DEFAULT_CREDENTIAL_NAME}")`) },
+  } satisfies Record<string, FlagSpec>;
+}
 
-type StoreOptions = OptionsOf<typeof FLAGS.store>;
-type ListOptions = OptionsOf<typeof FLAGS.list>;
-type DeleteOptions = OptionsOf<typeof FLAGS.delete>;
+type Flags = ReturnType<typeof flagTable>;
+type StoreOptions = OptionsOf<Flags['store']>;
+type ListOptions = OptionsOf<Flags['list']>;
+type DeleteOptions = OptionsOf<Flags['delete']>;
 
-/** store's table: its own flags and a text flag per credential field any provider stores. */
-const storeFlags = (known: Stores): FlagSpec => ({ ...FLAGS.store, ...Object.fromEntries(known.flags.map((f) => [camel(f.flag), flag.text()])) });
+/** store's table: its own flags and a text flag per credential field any provider stores (not in StoreOptions: read with `declared`). */
+const storeFlags = (known: Stores, own: FlagSpec): FlagSpec => ({
+  ...own,
+  ...Object.fromEntries(known.flags.map((f) => [camel(f.flag), flag.text().option(`${f.flag} <value>`, f.secret ? `${f.description} ("-" reads it from stdin; left out on a terminal: asked without echo)` : f.description)])),
+});
 
 /** The providers with credentials, and among them those whose fields the backend stores, in registry order. */
 interface Stores {
@@ -58,11 +73,15 @@ async function stores(): Promise<Stores> {
 /** `cloud_a: …` for a flag only some providers take. */
 const forProviders = (ps: CapableProvider<'credentials'>[], text: string) => `${ps.map((p) => p.name).join(', ')}: ${text}`;
 
+/** What `assistant credentials --help` says after the commands. */
+const FOOTER = 'The backend is chosen by backend.url / backend.urls.<env> / ASSISTANT_BACKEND_URL, its key by ASSISTANT_BACKEND_API_KEY or backend.api_key,\n' +
+  'the env (namespace) by ASSISTANT_BACKEND_ENV or backend.env (default production). k8s kubeconfigs: not yet.';
+
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   const known = await stores();
   const providers = known.storable.map((p) => p.name).join(', ');
-  const profiled = known.storable.filter((p) => p.capabilities.credentials.profile);
-  const expiring = profiled.filter((p) => p.capabilities.credentials.profile!.expiring);
+  const table = flagTable(known);
+  const flagSpecs = { ...table, store: storeFlags(known, table.store) };
   // `--client-secret -` (read it from stdin): cac would take a lone "-" for a missing value.
   const flags = new Set(known.flags.map((f) => f.flag));
   argv = argv.map((arg, i) => (arg === '-' && flags.has(argv[i - 1] ?? '') ? '\0stdin' : arg)).reduce<string[]>((out, arg) => {
@@ -70,47 +89,27 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
     else out.push(arg);
     return out;
   }, []);
-  return runGroup(
-    'credentials',
-    argv,
-    ctx,
-    (cli, start) => {
-      const store = cli
-        .command('store <provider>', `Store a provider's credentials in the backend (providers: ${providers})`)
-        .option('--name <name>', `Name of the credential (default "${DEFAULT_CREDENTIAL_NAME}"${profiled.length ? `; ${forProviders(profiled, 'the profile')}` : ''})`)
-        .option('--profile <profile>', profiled.map((p) => `${p.name}: ${p.capabilities.credentials.profile!.about}`).join('; ') || 'no provider reads a profile')
-        .option('--allow-session', expiring.length ? forProviders(expiring, 'store expiring session keys too') : 'no provider has expiring keys');
-      for (const f of known.flags) {
-        store.option(`${f.flag} <value>`, f.secret ? `${f.description} ("-" reads it from stdin; left out on a terminal: asked without echo)` : f.description);
-      }
-      store
-        .example('  printf %s "$SECRET" | assistant credentials store gpucloud --client-id <CLIENT_ID> --client-secret -')
-        .example('  assistant credentials store gpucloud --client-id <CLIENT_ID>      # asks for the secret without echo')
-        .example('  assistant credentials store cloud_a --profile prod')
-        .example('  assistant credentials store repohost --token -  < token.txt')
-        .action((provider: string, o: StoreOptions) => start(() => storeCommand(ctx, known, provider, o)));
-      cli
-        .command('list', 'What the backend holds for this env: provider, name, env, updated (never values)')
-        .option('--all', 'Every env (testing, staging, production), not only the configured one')
-        .example('  assistant credentials list')
-        .example('  ASSISTANT_BACKEND_ENV=testing assistant credentials list -o json')
-        .action((o: ListOptions) => start(() => listCommand(ctx, o)));
-      cli
-        .command('delete <provider>', 'Delete a stored credential (asks first; --yes skips)')
-        .option('--name <name>', `Name of the credential (default "${DEFAULT_CREDENTIAL_NAME}")`)
-        .example('  assistant credentials delete gpucloud')
-        .example('  assistant credentials delete cloud_a --name prod --yes')
-        .action((provider: string, o: DeleteOptions) => start(() => deleteCommand(ctx, known, provider, o)));
-      cli
-        .command('test [provider]', 'Check that credentials work (gpucloud: a fresh token and the balance); without a provider, every stored one')
-        .example('  assistant credentials test gpucloud            # whichever source resolves first; says which')
-        .example('  assistant credentials test                     # each credential stored in the backend')
-        .action((provider: string | undefined) => start(() => testCommand(ctx, known, provider)));
-    },
-    'The backend is chosen by backend.url / backend.urls.<env> / ASSISTANT_BACKEND_URL, its key by ASSISTANT_BACKEND_API_KEY or backend.api_key,\n' +
-      'the env (namespace) by ASSISTANT_BACKEND_ENV or backend.env (default production). k8s kubeconfigs: not yet.',
-    { ...FLAGS, store: storeFlags(known) },
-  );
+  return runGroup('credentials', argv, ctx, { footer: FOOTER, flags: flagSpecs }, (cli, start) => {
+    withFlags(cli.command('store <provider>', `Store a provider's credentials in the backend (providers: ${providers})`), flagSpecs.store)
+      .example('  printf %s "$SECRET" | assistant credentials store gpucloud --client-id <CLIENT_ID> --client-secret -')
+      .example('  assistant credentials store gpucloud --client-id <CLIENT_ID>      # asks for the secret without echo')
+      .example('  assistant credentials store cloud_a --profile prod')
+      .example('  assistant credentials store repohost --token -  < token.txt')
+      .action((provider: string, o: StoreOptions) => start(() => storeCommand(ctx, known, provider, o)));
+    withFlags(cli.command('list', 'What the backend holds for this env: provider, name, env, updated (never values)'), flagSpecs.list)
+      .example('  assistant credentials list')
+      .example('  ASSISTANT_BACKEND_ENV=testing assistant credentials list -o json')
+      .action((o: ListOptions) => start(() => listCommand(ctx, o)));
+    withFlags(cli.command('delete <provider>', 'Delete a stored credential (asks first; --yes skips)'), flagSpecs.delete)
+      .example('  assistant credentials delete gpucloud')
+      .example('  assistant credentials delete cloud_a --name prod --yes')
+      .action((provider: string, o: DeleteOptions) => start(() => deleteCommand(ctx, known, provider, o)));
+    cli
+      .command('test [provider]', 'Check that credentials work (gpucloud: a fresh token and the balance); without a provider, every stored one')
+      .example('  assistant credentials test gpucloud            # whichever source resolves first; says which')
+      .example('  assistant credentials test                     # each credential stored in the backend')
+      .action((provider: string | undefined) => start(() => testCommand(ctx, known, provider)));
+  });
 }
 
 async function client(ctx: CommandContext): Promise<BackendClient> {
@@ -225,12 +224,7 @@ function refuseSessionKeys(): never {
 
 // ---- list / delete --------------------------------------------------------------------------------
 
-const LIST_COLUMNS: Column[] = [
-  { header: 'PROVIDER', path: 'provider' },
-  { header: 'NAME', path: 'name' },
-  { header: 'ENV', path: 'env', priority: 3 },
-  { header: 'UPDATED', path: 'updated_at', priority: 2 },
-];
+const LIST_COLUMNS = columnsOf([['PROVIDER', 'provider'], ['NAME', 'name'], ['ENV', 'env', 3], ['UPDATED', 'updated_at', 2]]);
 
 
 async function listCommand(ctx: CommandContext, o: ListOptions): Promise<number> {
@@ -297,12 +291,7 @@ async function testCommand(ctx: CommandContext, known: Stores, provider: string 
   return 0;
 }
 
-const TEST_COLUMNS: Column[] = [
-  { header: 'PROVIDER', path: 'provider' },
-  { header: 'NAME', path: 'name' },
-  { header: 'RESULT', path: 'result' },
-  { header: 'DETAIL', path: 'detail' },
-];
+const TEST_COLUMNS = columnsOf([['PROVIDER', 'provider'], ['NAME', 'name'], ['RESULT', 'result'], ['DETAIL', 'detail']]);
 
 /** Every credential stored in the backend (this env): gpucloud's through a fresh token and the balance. */
 async function testStored(ctx: CommandContext, known: Stores): Promise<number> {

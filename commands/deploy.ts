@@ -20,78 +20,63 @@ import { loadConfig } from '../engine/providers/config.js';
 import { registerSecret } from '../engine/core/redact.js';
 import { warn, type CommandContext } from './context.js';
 import { applyInSession, dryRunInSession } from './apply.js';
-import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
+import { flag, withFlags, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { runGroup } from './group.js';
 import { policyFromFlags } from '../engine/core/kits/autostop/policy.js';
 import { askLine } from './prompt.js';
 import { armConfigDeadline, withSession, type Session } from './session.js';
 import { planForWriting, planText } from '../engine/core/plan/writer.js';
 
-/** What `deploy`'s flags are; DeployFlags is derived from it. */
-const FLAGS = {
-  deploy: {
-    ref: flag.text(),
-    name: flag.text(),
-    target: flag.text(),
-    provider: flag.text(),
-    location: flag.text(),
-    port: flag.port(),
-    start: flag.text(),
-    instanceType: flag.text(),
-    image: flag.text(),
-    envFile: flag.path(),
-    minReplicas: flag.int(0, 65535),
-    maxReplicas: flag.int(1, 65535),
-    healthPath: flag.text(),
-    ami: flag.text(),
-    // Checked with the policy (engine/core/kits/autostop/policy.ts), which says what goes with what.
-    autostop: flag.text(),
-    autostopAction: flag.text(),
-    apply: flag.bool(),
-    dryRun: flag.bool(),
-    resume: flag.bool(),
-    fresh: flag.bool(),
-  },
-} satisfies Record<string, FlagSpec>;
+/** What `deploy`'s flags are (their help names the deployers the registry knows); DeployFlags is derived from it. */
+const flagTable = (deployers: readonly Deployer[]) =>
+  ({
+    deploy: {
+      ref: flag.text().option('--ref <ref>', 'Branch, tag or full commit sha to deploy (default: the default branch)'),
+      name: flag.text().option('--name <name>', 'Deployment name (default: the repository name, slugified)'),
+      target: flag.text().option('--target <target>', targetHelp(deployers)),
+      provider: flag.text().option('--provider <name>', `${or(deployers.map((d, i) => (i === 0 ? `${d.name} (default)` : d.name)))}`),
+      ami: flag.text().option('--ami <id>', `${providerFlagOwners(deployers, 'ami')} --target vm: the AMI (default: the current Ubuntu 24.04 from SSM)`),
+      location: flag.text().option('--location <code>', 'Location (default: gpucloud.default_location)'),
+      port: flag.port().option('--port <port>', 'The port the service listens on (when the analysis finds none or several)'),
+      start: flag.text().option('--start <command>', 'The start command (when the analysis finds none)'),
+      instanceType: flag.text().option('--instance-type <type>', 'Instance type instead of the cheapest available that fits'),
+      image: flag.text().option('--image <image>', 'Prebuilt container image (registry/name:tag) for target container'),
+      envFile: flag.path().option('--env-file <path>', 'NAME=value lines; names that look secret (KEY, TOKEN, PASSWORD, …) become gpucloud secrets, never inlined'),
+      minReplicas: flag.int(0, 65535).option('--min-replicas <n>', 'Container target: fewest replicas (default 1)'),
+      maxReplicas: flag.int(1, 65535).option('--max-replicas <n>', 'Container target: most replicas (default 3)'),
+      healthPath: flag.text().option('--health-path <path>', 'Container target: health check path (default /)'),
+      // Checked with the policy (engine/core/kits/autostop/policy.ts), which says what goes with what.
+      autostop: flag.text().option('--autostop <idle-time>', 'Instance target: stop the instance after this long with idle GPUs and no logins, e.g. 30m (docs/autostop.md)'),
+      autostopAction: flag.text().option('--autostop-action <action>', 'With --autostop: shutdown (default; a shut-down gpucloud instance still bills), hibernate (releases the machine, keeps the volumes; the check needs autostop.allow_hibernate) or delete (the check needs autostop.allow_delete)'),
+      apply: flag.bool().option('--apply', 'Apply the plan (journal, progress, report with the URL)'),
+      dryRun: flag.bool().option('--dry-run', 'With --apply: send only GETs; show each step, what it costs, availability and the balance'),
+      resume: flag.bool().option('--resume', 'With --apply: continue an interrupted deploy of the same plan'),
+      fresh: flag.bool().option('--fresh', 'With --apply: start the same plan again from its first step'),
+    },
+  }) satisfies Record<string, FlagSpec>;
 
-type DeployFlags = OptionsOf<typeof FLAGS.deploy>;
+type DeployFlags = OptionsOf<ReturnType<typeof flagTable>['deploy']>;
 
 type Deployer = CapableProvider<'deploy'>;
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   // Who can deploy, and where: the registry's answer (their light capability modules only).
   const deployers = await providersWith('deploy');
-  return runGroup('deploy', ['deploy', ...argv], ctx, (cli, start) => {
-    cli
-      .command('deploy <repo_url>', 'Deploy a repository to gpucloud: clone, analyse, print the plan (or apply it with --apply)')
-      .usage('<repo_url> [--target instance|container] [--name n] [--location l] [--port p] [--apply]')
-      .option('--ref <ref>', 'Branch, tag or full commit sha to deploy (default: the default branch)')
-      .option('--name <name>', 'Deployment name (default: the repository name, slugified)')
-      .option('--target <target>', targetHelp(deployers))
-      .option('--provider <name>', `${or(deployers.map((d, i) => (i === 0 ? `${d.name} (default)` : d.name)))}`)
-      .option('--ami <id>', `${providerFlagOwners(deployers, 'ami')} --target vm: the AMI (default: the current Ubuntu 24.04 from SSM)`)
-      .option('--location <code>', 'Location (default: gpucloud.default_location)')
-      .option('--port <port>', 'The port the service listens on (when the analysis finds none or several)')
-      .option('--start <command>', 'The start command (when the analysis finds none)')
-      .option('--instance-type <type>', 'Instance type instead of the cheapest available that fits')
-      .option('--image <image>', 'Prebuilt container image (registry/name:tag) for target container')
-      .option('--env-file <path>', 'NAME=value lines; names that look secret (KEY, TOKEN, PASSWORD, …) become gpucloud secrets, never inlined')
-      .option('--min-replicas <n>', 'Container target: fewest replicas (default 1)')
-      .option('--max-replicas <n>', 'Container target: most replicas (default 3)')
-      .option('--health-path <path>', 'Container target: health check path (default /)')
-      .option('--autostop <idle-time>', 'Instance target: stop the instance after this long with idle GPUs and no logins, e.g. 30m (docs/autostop.md)')
-      .option('--autostop-action <action>', 'With --autostop: shutdown (default; a shut-down gpucloud instance still bills), hibernate (releases the machine, keeps the volumes; the check needs autostop.allow_hibernate) or delete (the check needs autostop.allow_delete)')
-      .option('--apply', 'Apply the plan (journal, progress, report with the URL)')
-      .option('--dry-run', 'With --apply: send only GETs; show each step, what it costs, availability and the balance')
-      .option('--resume', 'With --apply: continue an interrupted deploy of the same plan')
-      .option('--fresh', 'With --apply: start the same plan again from its first step')
+  const flags = flagTable(deployers);
+  return runGroup('deploy', ['deploy', ...argv], ctx, { flags }, (cli, start) => {
+    withFlags(
+      cli
+        .command('deploy <repo_url>', 'Deploy a repository to gpucloud: clone, analyse, print the plan (or apply it with --apply)')
+        .usage('<repo_url> [--target instance|container] [--name n] [--location l] [--port p] [--apply]'),
+      flags.deploy,
+    )
       .example('  assistant deploy https://github.com/me/api.git > plan.json')
       .example('  assistant deploy https://github.com/me/api.git --location FIN-01 --apply')
       .example('  assistant deploy git@github.com:me/llm.git --ref v1.2 --instance-type 1A100.22V --apply --dry-run')
       .example('  assistant deploy https://github.com/me/llm.git --autostop 30m --apply   # stopped after 30 idle minutes')
       .example('  assistant deploy ./web --target container --image ghcr.io/me/web:1.4 --env-file prod.env --apply')
       .action((url: string | number, opts: DeployFlags) => start(() => deploy(ctx, deployers, url, opts)));
-  }, '', FLAGS);
+  });
 }
 
 const joined = (word: string) => (xs: readonly string[]): string => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} ${word} ${xs[xs.length - 1]}` : (xs[0] ?? 'none'));

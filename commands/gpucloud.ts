@@ -18,57 +18,57 @@ import { getRecord, listRecords } from '../machines/records/records.js';
 import { withSession, type Session } from './session.js';
 // Constants only: types.ts loads nothing of the emulator itself.
 import { EMULATOR_DEFAULT_CLIENT_ID, EMULATOR_DEFAULT_CLIENT_SECRET, EMULATOR_SECRET_ENV } from '../emulator/types.js';
-import { flag, type FlagSpec } from './flag-spec.js';
+import { flag, withFlags, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { formatAmount } from '../engine/core/render/money.js';
+
+/** What each subcommand's flags are, coerced at the cac boundary (commands/flag-coerce.ts); the options types derive from it. */
+const FLAGS = {
+  list: { matrix: flag.bool().option('--matrix', 'availability, cluster-availability: types × locations with prices (-o json: the matrix)') },
+  emulate: {
+    listen: flag.text().option('--listen <host:port>', 'Address to listen on', { default: '127.0.0.1:8787' }),
+    state: flag.path().option('--state <file>', 'Persist emulator state to this file'),
+    seed: flag.oneOf(['demo', 'empty']).option('--seed <seed>', 'demo or empty', { default: 'demo' }),
+  },
+} satisfies Record<string, FlagSpec>;
+
+type EmulateOptions = OptionsOf<typeof FLAGS.emulate>;
+
+/** What `assistant gpucloud --help` says after the commands. */
+const FOOTER =
+  'Global flags: -o table|json|yaml, --sandbox, --yes, --debug, --config <path>. -o json prints the API\'s JSON unmodified.';
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   const kindList = KINDS.map((k) => k.kind).join(', ');
-  return runGroup(
-    'gpucloud',
-    argv,
-    ctx,
-    (cli, start) => {
-      cli
-        .command('list <kind>', `List resources. Kinds: ${kindList}`)
-        .option('--matrix', 'availability, cluster-availability: types × locations with prices (-o json: the matrix)')
-        .example('  assistant gpucloud list instances')
-        .example('  assistant gpucloud list instance-types -o json | jq ".[].instance_type"')
-        .example('  assistant gpucloud list availability --matrix')
-        .action((kind: string, opts: { matrix?: boolean }) => start(() => withSession(ctx, (s) => (opts.matrix ? matrix(ctx, s, kind) : list(ctx, s, kind)))));
-      cli
-        .command('get <kind> <id_or_name>', 'Fetch one resource by ID or by hostname/name (instance, cluster, volume, …)')
-        .example('  assistant gpucloud get instance train-1')
-        .example('  assistant gpucloud get cluster 3f0c…-… -o json')
-        .action((kind: string, id: string) => start(() => withSession(ctx, (s) => get(ctx, s, kind, id))));
-      cli
-        .command('balance', 'Show the account balance (a human line on stderr, the raw JSON on stdout; -o table|json|yaml: only that on stdout)')
-        .action(() => start(() => withSession(ctx, (s) => balance(ctx, s))));
-      cli
-        .command('action <action> <id_or_hostname>', `Run an instance action: ${INSTANCE_ACTIONS.join(', ')}`)
-        .example('  assistant gpucloud action shutdown train-1')
-        .example('  assistant gpucloud action delete train-1 --yes')
-        .action((action: string, id: string) => start(() => withSession(ctx, (s) => act(ctx, s, action, id))));
-      cli
-        .command('emulate', 'Run the gpucloud emulator in the foreground (for trying the tool and for tests)')
-        .option('--listen <host:port>', 'Address to listen on', { default: '127.0.0.1:8787' })
-        .option('--state <file>', 'Persist emulator state to this file')
-        .option('--seed <seed>', 'demo or empty', { default: 'demo' })
-        .example('  assistant gpucloud emulate --listen 127.0.0.1:8787')
-        .example(
-          `  GPUCLOUD_BASE_URL=http://127.0.0.1:8787 GPUCLOUD_CLIENT_ID=${EMULATOR_DEFAULT_CLIENT_ID} GPUCLOUD_CLIENT_SECRET=${EMULATOR_DEFAULT_CLIENT_SECRET} assistant gpucloud list instances`,
-        )
-        .example(
-          `  (default credentials: client_id ${EMULATOR_DEFAULT_CLIENT_ID}, client_secret ${EMULATOR_DEFAULT_CLIENT_SECRET}; set ${EMULATOR_SECRET_ENV} to choose the secret)`,
-        )
-        .action((opts: { listen: string; state?: string; seed: 'demo' | 'empty' }) => start(() => emulate(ctx, opts)));
-    },
-    'Global flags: -o table|json|yaml, --sandbox, --yes, --debug, --config <path>. -o json prints the API\'s JSON unmodified.',
-    FLAGS,
-  );
+  return runGroup('gpucloud', argv, ctx, { footer: FOOTER, flags: FLAGS }, (cli, start) => {
+    withFlags(cli.command('list <kind>', `List resources. Kinds: ${kindList}`), FLAGS.list)
+      .example('  assistant gpucloud list instances')
+      .example('  assistant gpucloud list instance-types -o json | jq ".[].instance_type"')
+      .example('  assistant gpucloud list availability --matrix')
+      .action((kind: string, opts: OptionsOf<typeof FLAGS.list>) => start(() => withSession(ctx, (s) => (opts.matrix ? matrix(ctx, s, kind) : list(ctx, s, kind)))));
+    cli
+      .command('get <kind> <id_or_name>', 'Fetch one resource by ID or by hostname/name (instance, cluster, volume, …)')
+      .example('  assistant gpucloud get instance train-1')
+      .example('  assistant gpucloud get cluster 3f0c…-… -o json')
+      .action((kind: string, id: string) => start(() => withSession(ctx, (s) => get(ctx, s, kind, id))));
+    cli
+      .command('balance', 'Show the account balance (a human line on stderr, the raw JSON on stdout; -o table|json|yaml: only that on stdout)')
+      .action(() => start(() => withSession(ctx, (s) => balance(ctx, s))));
+    cli
+      .command('action <action> <id_or_hostname>', `Run an instance action: ${INSTANCE_ACTIONS.join(', ')}`)
+      .example('  assistant gpucloud action shutdown train-1')
+      .example('  assistant gpucloud action delete train-1 --yes')
+      .action((action: string, id: string) => start(() => withSession(ctx, (s) => act(ctx, s, action, id))));
+    withFlags(cli.command('emulate', 'Run the gpucloud emulator in the foreground (for trying the tool and for tests)'), FLAGS.emulate)
+      .example('  assistant gpucloud emulate --listen 127.0.0.1:8787')
+      .example(
+        `  GPUCLOUD_BASE_URL=http://127.0.0.1:8787 GPUCLOUD_CLIENT_ID=${EMULATOR_DEFAULT_CLIENT_ID} GPUCLOUD_CLIENT_SECRET=${EMULATOR_DEFAULT_CLIENT_SECRET} assistant gpucloud list instances`,
+      )
+      .example(
+        `  (default credentials: client_id ${EMULATOR_DEFAULT_CLIENT_ID}, client_secret ${EMULATOR_DEFAULT_CLIENT_SECRET}; set ${EMULATOR_SECRET_ENV} to choose the secret)`,
+      )
+      .action((opts: EmulateOptions) => start(() => emulate(ctx, opts)));
+  });
 }
-
-/** What the flags are, coerced at the cac boundary (commands/flag-coerce.ts). */
-const FLAGS: Record<string, FlagSpec> = { emulate: { seed: flag.oneOf(['demo', 'empty']) } };
 
 // The records use case the MCP list and get tools call too (its own provider's capability, imported directly: nothing else loads).
 async function list(ctx: CommandContext, session: Session, kindName: string): Promise<number> {
@@ -153,7 +153,7 @@ async function act(ctx: CommandContext, session: Session, action: string, idOrHo
   return 0;
 }
 
-async function emulate(ctx: CommandContext, opts: { listen: string; state?: string; seed: 'demo' | 'empty' }): Promise<number> {
+async function emulate(ctx: CommandContext, opts: EmulateOptions): Promise<number> {
   const { listenError, parseListen } = await import('../engine/core/listen.js');
   const { host, port } = parseListen(opts.listen, '127.0.0.1:8787');
   const { runEmulatorForeground } = await import('../emulator/index.js');

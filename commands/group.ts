@@ -24,13 +24,6 @@ function readableHelp(text: string): string {
 }
 
 /**
- * Shared cac plumbing for a command group (`assistant <group> <sub> …`): help goes to the injected
- * stdout, cac's errors become usage errors (exit 2), and an unknown subcommand names the known ones.
- * `define` registers subcommands; an action calls `start` with the work to await. `flags` declares what
- * the subcommands' flags are (by subcommand name, `*` for all): the given ones are coerced in the options
- * the action received before its work starts, and a bad value is `error: invalid_input: --flag: …` (exit 2).
- */
-/**
  * Set by `assistant __complete <group> …` (the shell completion scripts call it): runGroup then prints
  * the words that may come next — the group's subcommands, or the flags of the one typed — and runs nothing.
  */
@@ -63,13 +56,25 @@ function checkFlagTables(group: string, cli: CAC, flags: Record<string, FlagSpec
   }
 }
 
+/** What a group's help says after its commands, and its flag tables by subcommand (`*`: every one). */
+export interface GroupOptions {
+  footer?: string;
+  flags?: Record<string, FlagSpec>;
+}
+
+/**
+ * Shared cac plumbing for a command group (`assistant <group> <sub> …`): help goes to the injected
+ * stdout, cac's errors become usage errors (exit 2), and an unknown subcommand names the known ones.
+ * `define` registers subcommands; an action calls `start` with the work to await. `flags` declares what
+ * the subcommands' flags are (by subcommand name, `*` for all): the given ones are coerced in the options
+ * the action received before its work starts, and a bad value is `error: invalid_input: --flag: …` (exit 2).
+ */
 export async function runGroup(
   group: string,
   argv: string[],
   ctx: CommandContext,
+  { footer = '', flags = {} }: GroupOptions,
   define: (cli: CAC, start: (work: () => Promise<number>) => void) => void,
-  footer = '',
-  flags: Record<string, FlagSpec> = {},
 ): Promise<number> {
   const cli = cac(`assistant ${group}`);
   let pending: (() => Promise<number>) | undefined;

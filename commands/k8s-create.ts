@@ -29,36 +29,80 @@ import { warn, type CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { confirmByTyping } from './prompt.js';
 import { withSession, type Session } from './session.js';
-import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
+import { flag, withFlags, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { formatAmount } from '../engine/core/render/money.js';
 import { planText } from '../engine/core/plan/writer.js';
 
-/** The flags every create takes. */
-const COMMON = { plan: flag.bool(), dryRun: flag.bool(), resume: flag.bool(), fresh: flag.bool() } satisfies FlagSpec;
+/** The flags every create takes (after its own, in --help). */
+const COMMON = {
+  plan: flag.bool().option('--plan', 'Print the plan (JSON) on stdout; nothing is created'),
+  dryRun: flag.bool().option('--dry-run', 'Show the steps and what they cost; only reads are sent'),
+  resume: flag.bool().option('--resume', 'Continue the unfinished run of this cluster plan (the plan kept when it started)'),
+  fresh: flag.bool().option('--fresh', 'Start the plan again although it ran before'),
+} satisfies FlagSpec;
+
+const useContext = () => flag.bool().option('--use-context', 'Make <name> the current kubeconfig context');
 
 /**
- * What each create's flags are; its options type is derived from the table. Counts (`--nodes`,
- * `--shared-volume`, kubeadm's `--workers <n|ips>`) stay text: the compilers check them, for the MCP tools too.
+ * What each create's flags are (kubeadm's help names the machine makers the registry knows); its options
+ * type is derived from the table. Counts (`--nodes`, `--shared-volume`, kubeadm's `--workers <n|ips>`)
+ * stay text: the compilers check them, for the MCP tools too.
  */
-const FLAGS = {
-  gpucloud: {
-    ...COMMON,
-    clusterType: flag.text(),
-    location: flag.text(),
-    image: flag.text(),
-    sharedVolume: flag.text(),
-    useContext: flag.bool(),
-    // Seconds, from `90`, `30m` or `1h30m`.
-    waitTimeout: flag.duration(86_400),
-    pollInterval: flag.duration(86_400),
-  },
-  eks: { ...COMMON, nodes: flag.text(), workers: flag.text(), nodeType: flag.text(), roleArn: flag.text(), nodeRoleArn: flag.text(), subnets: flag.text(), region: flag.text(), profile: flag.text(), destroyer: flag.bool() },
-  gke: { ...COMMON, nodes: flag.text(), workers: flag.text(), nodeType: flag.text(), gcpProject: flag.text(), location: flag.text() },
-  kubeadm: { ...COMMON, workers: flag.text(), host: flag.text(), provider: flag.text(), instanceType: flag.text(), location: flag.text(), image: flag.text(), sshFrom: flag.text(), useContext: flag.bool() },
-} satisfies Record<string, FlagSpec>;
+const flagTable = (makers: readonly CapableProvider<'machines'>[]) =>
+  ({
+    gpucloud: {
+      clusterType: flag.text().option('--cluster-type <code>', 'Cluster type (default: the cheapest available in the location)'),
+      location: flag.text().option('--location <code>', 'Location (default: gpucloud.default_location, else where the type is available)'),
+      image: flag.text().option('--image <image>', 'Cluster image (default: the one labelled for Kubernetes)'),
+      sharedVolume: flag.text().option('--shared-volume <GB>', `Size of the cluster's shared file system (default ${DEFAULT_SHARED_VOLUME_GB} GB, the smallest; the API alone would make 30000 GB)`),
+      useContext: useContext(),
+      // Seconds, from `90`, `30m` or `1h30m`.
+      waitTimeout: flag.duration(86_400).option('--wait-timeout <duration>', 'How long to wait for the cluster to run: 1800, 30m, 1h (default 30m)'),
+      pollInterval: flag.duration(86_400).option('--poll-interval <duration>', 'How often to ask while waiting: 10, 10s (default 10s)'),
+      ...COMMON,
+    },
+    eks: {
+      nodes: flag.text().option('--nodes <n>', 'Worker nodes (default 2)'),
+      workers: flag.text().option('--workers <n>', 'Same as --nodes'),
+      nodeType: flag.text().option('--node-type <type>', 'Instance type of the nodes (default t3.medium)'),
+      roleArn: flag.text().option('--role-arn <arn>', 'IAM role of the control plane (default: the plan makes it and the node role, as eksctl does; needs --destroyer)'),
+      nodeRoleArn: flag.text().option('--node-role-arn <arn>', 'IAM role of the nodes (default: --role-arn)'),
+      subnets: flag.text().option('--subnets <ids>', 'Comma-separated subnet IDs, two zones at least (default: the plan makes a VPC with public and private subnets in two zones)'),
+      region: flag.text().option('--region <region>', "Region (default: kubernetes.clusters.<name>.region, else the profile's)"),
+      profile: flag.text().option('--profile <name>', 'cloud_a profile (default: kubernetes.clusters.<name>.profile)'),
+      destroyer: flag.bool().option('--destroyer', 'Permit the steps that change permissions or routing: the IAM roles and route tables the plan makes without --role-arn/--subnets'),
+      ...COMMON,
+    },
+    gke: {
+      nodes: flag.text().option('--nodes <n>', 'Nodes (default 3)'),
+      workers: flag.text().option('--workers <n>', 'Same as --nodes'),
+      nodeType: flag.text().option('--node-type <type>', 'Machine type (default e2-standard-4)'),
+      gcpProject: flag.text().option('--gcp-project <id>', 'Project (required)'),
+      location: flag.text().option('--location <zone|region>', "Zone or region (default: gcloud's configured one)"),
+      ...COMMON,
+    },
+    kubeadm: {
+      workers: flag.text().option('--workers <n|ips>', 'A count: create the control plane and <n> worker machines; or comma-separated worker hosts to join (with --host)'),
+      host: flag.text().option('--host <ip>', 'The control-plane host you already have (with --workers <ip,…>)'),
+      provider: flag.text().option('--provider <name>', `Who makes the machines: ${makers.map((m, i) => `${m.name}${i === 0 ? ' (default)' : ''}: ${m.capabilities.machines.about}`).join('; ')}`),
+      instanceType: flag.text().option('--instance-type <type>', `Instance type of the machines it creates (default: ${byMaker(makers, (d) => d.instanceType)})`),
+      location: flag.text().option('--location <code>', `Location of the machines it creates (default: ${byMaker(makers, (d) => d.location)})`),
+      image: flag.text().option('--image <image>', `OS image of the machines it creates, Ubuntu (default: ${byMaker(makers, (d) => d.image)})`),
+      sshFrom: flag.text().option('--ssh-from <cidr>', `Where SSH and the Kubernetes API may be reached from, for machines with a firewall (required with ${makers.filter((m) => m.capabilities.machines.needsCallerCidr).map((m) => `--provider ${m.name}`).join(', ') || 'none'}), e.g. 203.0.113.7/32`),
+      useContext: useContext(),
+      ...COMMON,
+    },
+  }) satisfies Record<string, FlagSpec>;
+
+type Flags = ReturnType<typeof flagTable>;
 
 /** `k8s delete gpucloud`'s flags. */
-const DELETE_FLAGS = { gpucloud: { plan: flag.bool(), dryRun: flag.bool() } } satisfies Record<string, FlagSpec>;
+const DELETE_FLAGS = {
+  gpucloud: {
+    plan: flag.bool().option('--plan', 'Print the plan (JSON) on stdout; nothing is deleted'),
+    dryRun: flag.bool().option('--dry-run', 'Show the step; only reads are sent'),
+  },
+} satisfies Record<string, FlagSpec>;
 
 type CommonOptions = OptionsOf<typeof COMMON>;
 
@@ -74,45 +118,18 @@ function catalogueRead(session: Session): CatalogueRead {
 export async function runK8sCreate(ctx: CommandContext, argv: string[]): Promise<number> {
   // Who can make machines for kubeadm: the registry's answer (their light capability modules only).
   const machineMakers = await providersWith('machines');
-  return runGroup('k8s create', argv, ctx, (cli, start) => {
-    const common = (c: ReturnType<typeof cli.command>) =>
-      c
-        .option('--plan', 'Print the plan (JSON) on stdout; nothing is created')
-        .option('--dry-run', 'Show the steps and what they cost; only reads are sent')
-        .option('--resume', 'Continue the unfinished run of this cluster plan (the plan kept when it started)')
-        .option('--fresh', 'Start the plan again although it ran before');
-    common(
-      cli
-        .command('gpucloud <name>', 'Kubernetes on a gpucloud Instant Cluster: create it, wait until it runs, merge its kubeconfig as context <name>')
-        .option('--cluster-type <code>', 'Cluster type (default: the cheapest available in the location)')
-        .option('--location <code>', 'Location (default: gpucloud.default_location, else where the type is available)')
-        .option('--image <image>', 'Cluster image (default: the one labelled for Kubernetes)')
-        .option('--shared-volume <GB>', `Size of the cluster's shared file system (default ${DEFAULT_SHARED_VOLUME_GB} GB, the smallest; the API alone would make 30000 GB)`)
-        .option('--use-context', 'Make <name> the current kubeconfig context')
-        .option('--wait-timeout <duration>', 'How long to wait for the cluster to run: 1800, 30m, 1h (default 30m)')
-        .option('--poll-interval <duration>', 'How often to ask while waiting: 10, 10s (default 10s)'),
-    )
+  const flags = flagTable(machineMakers);
+  return runGroup('k8s create', argv, ctx, { flags }, (cli, start) => {
+    withFlags(cli.command('gpucloud <name>', 'Kubernetes on a gpucloud Instant Cluster: create it, wait until it runs, merge its kubeconfig as context <name>'), flags.gpucloud)
       .example('  assistant k8s create gpucloud gpu-k8s --dry-run                 # what it creates and costs per hour')
       .example('  assistant k8s create gpucloud gpu-k8s --plan')
       .example('  assistant k8s create gpucloud gpu-k8s --cluster-type 16H100 --location FIN-01 --use-context')
-      .action((name: string, opts: OptionsOf<typeof FLAGS.gpucloud>) => start(() => createGpuCloud(ctx, name, opts)));
-    common(
-      cli
-        .command('eks <name>', 'An EKS cluster with one node group (cloud_a CLI steps)')
-        .option('--nodes <n>', 'Worker nodes (default 2)')
-        .option('--workers <n>', 'Same as --nodes')
-        .option('--node-type <type>', 'Instance type of the nodes (default t3.medium)')
-        .option('--role-arn <arn>', 'IAM role of the control plane (default: the plan makes it and the node role, as eksctl does; needs --destroyer)')
-        .option('--node-role-arn <arn>', 'IAM role of the nodes (default: --role-arn)')
-        .option('--subnets <ids>', 'Comma-separated subnet IDs, two zones at least (default: the plan makes a VPC with public and private subnets in two zones)')
-        .option('--region <region>', 'Region (default: kubernetes.clusters.<name>.region, else the profile\'s)')
-        .option('--profile <name>', 'cloud_a profile (default: kubernetes.clusters.<name>.profile)')
-        .option('--destroyer', 'Permit the steps that change permissions or routing: the IAM roles and route tables the plan makes without --role-arn/--subnets'),
-    )
+      .action((name: string, opts: OptionsOf<Flags['gpucloud']>) => start(() => createGpuCloud(ctx, name, opts)));
+    withFlags(cli.command('eks <name>', 'An EKS cluster with one node group (cloud_a CLI steps)'), flags.eks)
       .example('  assistant k8s create eks e1 --nodes 3 --node-type m5.large --dry-run     # the VPC, roles and cluster it makes, priced')
       .example('  assistant k8s create eks e1 --nodes 3 --node-type m5.large --destroyer')
       .example('  assistant k8s create eks e1 --role-arn arn:aws:iam::123456789012:role/eks --subnets subnet-0a1,subnet-0b2')
-      .action((name: string, opts: OptionsOf<typeof FLAGS.eks>) =>
+      .action((name: string, opts: OptionsOf<Flags['eks']>) =>
       start(() =>
         withSession(ctx, async (session) => {
           const configured = session.config.kubernetes?.clusters?.[name];
@@ -132,15 +149,7 @@ export async function runK8sCreate(ctx: CommandContext, argv: string[]): Promise
         }),
       ),
     );
-    common(
-      cli
-        .command('gke <name>', 'A GKE cluster (cloud_b CLI steps)')
-        .option('--nodes <n>', 'Nodes (default 3)')
-        .option('--workers <n>', 'Same as --nodes')
-        .option('--node-type <type>', 'Machine type (default e2-standard-4)')
-        .option('--gcp-project <id>', 'Project (required)')
-        .option('--location <zone|region>', 'Zone or region (default: gcloud\'s configured one)'),
-    ).action((name: string, opts: OptionsOf<typeof FLAGS.gke>) =>
+    withFlags(cli.command('gke <name>', 'A GKE cluster (cloud_b CLI steps)'), flags.gke).action((name: string, opts: OptionsOf<Flags['gke']>) =>
       start(() =>
         withSession(ctx, async (session) => {
           const plan = savedFor(ctx, `gke-${name}`, opts) ?? compileGkeCreate({ name, nodes: opts.nodes ?? opts.workers, nodeType: str(opts.nodeType), gcpProject: str(opts.gcpProject), location: str(opts.location) });
@@ -148,27 +157,19 @@ export async function runK8sCreate(ctx: CommandContext, argv: string[]): Promise
         }),
       ),
     );
-    common(
-      cli
-        .command('kubeadm <name>', 'Kubernetes with kubeadm: on new machines (--workers <n>, gpucloud instances or --provider\'s), or on hosts you reach as root over SSH (--host)')
-        .option('--workers <n|ips>', 'A count: create the control plane and <n> worker machines; or comma-separated worker hosts to join (with --host)')
-        .option('--host <ip>', 'The control-plane host you already have (with --workers <ip,…>)')
-        .option('--provider <name>', `Who makes the machines: ${machineMakers.map((m, i) => `${m.name}${i === 0 ? ' (default)' : ''}: ${m.capabilities.machines.about}`).join('; ')}`)
-        .option('--instance-type <type>', `Instance type of the machines it creates (default: ${byMaker(machineMakers, (d) => d.instanceType)})`)
-        .option('--location <code>', `Location of the machines it creates (default: ${byMaker(machineMakers, (d) => d.location)})`)
-        .option('--image <image>', `OS image of the machines it creates, Ubuntu (default: ${byMaker(machineMakers, (d) => d.image)})`)
-        .option('--ssh-from <cidr>', `Where SSH and the Kubernetes API may be reached from, for machines with a firewall (required with ${machineMakers.filter((m) => m.capabilities.machines.needsCallerCidr).map((m) => `--provider ${m.name}`).join(', ') || 'none'}), e.g. 203.0.113.7/32`)
-        .option('--use-context', 'Make <name> the current kubeconfig context'),
+    withFlags(
+      cli.command('kubeadm <name>', 'Kubernetes with kubeadm: on new machines (--workers <n>, gpucloud instances or --provider\'s), or on hosts you reach as root over SSH (--host)'),
+      flags.kubeadm,
     )
       .example('  assistant k8s create kubeadm lab --workers 2 --dry-run            # the 3 machines it creates and what they cost')
       .example('  assistant k8s create kubeadm lab --workers 2 --provider cloud_a --ssh-from 203.0.113.7/32 --dry-run')
       .example('  assistant k8s create kubeadm lab --host 10.0.0.5 --workers 10.0.0.6,10.0.0.7')
-      .action((name: string, opts: OptionsOf<typeof FLAGS.kubeadm>) => start(() => createKubeadm(ctx, name, opts, machineMakers)));
-  }, '', FLAGS);
+      .action((name: string, opts: OptionsOf<Flags['kubeadm']>) => start(() => createKubeadm(ctx, name, opts, machineMakers)));
+  });
 }
 
 
-async function createGpuCloud(ctx: CommandContext, name: string, opts: OptionsOf<typeof FLAGS.gpucloud>): Promise<number> {
+async function createGpuCloud(ctx: CommandContext, name: string, opts: OptionsOf<Flags['gpucloud']>): Promise<number> {
   requireClusterName(name, 'gpucloud');
   return withSession(ctx, async (session) => {
     const plan =
@@ -205,7 +206,7 @@ async function createGpuCloud(ctx: CommandContext, name: string, opts: OptionsOf
 }
 
 /** kubeadm on machines the plan creates (`--workers <n>` without --host), or on hosts you have (`--host`). */
-async function createKubeadm(ctx: CommandContext, name: string, opts: OptionsOf<typeof FLAGS.kubeadm>, makers: readonly CapableProvider<'machines'>[]): Promise<number> {
+async function createKubeadm(ctx: CommandContext, name: string, opts: OptionsOf<Flags['kubeadm']>, makers: readonly CapableProvider<'machines'>[]): Promise<number> {
   const makes = opts.host === undefined && isWorkerCount(opts.workers);
   if (!makes && opts.host !== undefined && isWorkerCount(opts.workers)) {
     throw new UsageError('--workers is a count only when the plan creates the machines; with --host it takes worker addresses', { hint: 'assistant k8s create kubeadm lab --workers 2 (new machines), or --host 10.0.0.5 --workers 10.0.0.6,10.0.0.7' });
@@ -370,11 +371,8 @@ async function applyCompiled(ctx: CommandContext, session: Session, key: string,
 
 /** `argv` is what follows `assistant k8s delete`. */
 export async function runK8sDelete(ctx: CommandContext, argv: string[]): Promise<number> {
-  return runGroup('k8s delete', argv, ctx, (cli, start) => {
-    cli
-      .command('gpucloud <name>', 'Delete (discontinue) the Instant Cluster <name>: a destructive plan, confirmed by typing the name (--yes skips)')
-      .option('--plan', 'Print the plan (JSON) on stdout; nothing is deleted')
-      .option('--dry-run', 'Show the step; only reads are sent')
+  return runGroup('k8s delete', argv, ctx, { flags: DELETE_FLAGS }, (cli, start) => {
+    withFlags(cli.command('gpucloud <name>', 'Delete (discontinue) the Instant Cluster <name>: a destructive plan, confirmed by typing the name (--yes skips)'), DELETE_FLAGS.gpucloud)
       .action((name: string, opts: OptionsOf<typeof DELETE_FLAGS.gpucloud>) =>
         start(() =>
           withSession(ctx, async (session) => {
@@ -404,5 +402,5 @@ export async function runK8sDelete(ctx: CommandContext, argv: string[]): Promise
           }),
         ),
       );
-  }, '', DELETE_FLAGS);
+  });
 }

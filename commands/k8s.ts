@@ -12,7 +12,7 @@ import { contextFor } from '../engine/core/kubeconfig/kubeconfig.js';
 import { sandboxedConfig } from '../engine/producers/sandbox/sandbox.js';
 import { deletePlan, deployPlan, listPlan, logPath, logsPlan, statsPlan } from '../engine/providers/k8s/plans.js';
 import { formatBytes, formatCores } from '../engine/providers/k8s/quantity.js';
-import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
+import { flag, withFlags, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { clusterRow, nodeRows, podRows, sortRows, statsColumns, type StatsRow } from '../engine/providers/k8s/stats.js';
 import type { Plan } from '../schemas/plan.js';
 import type { Config } from '../schemas/config.js';
@@ -26,32 +26,55 @@ import { createAnswerPrinter, createPhaseSpinner } from './progress.js';
 import { withSession } from './session.js';
 import { planText } from '../engine/core/plan/writer.js';
 
-/** Where a command reads or writes: every subcommand's flags start with these. */
-const WHERE = { cluster: flag.text(), namespace: flag.text(), profile: flag.text(), region: flag.text() } satisfies FlagSpec;
-/** Where a read looks: the commands that read may also read every namespace (`-A`). */
-const READ_WHERE = { ...WHERE, allNamespaces: flag.bool() } satisfies FlagSpec;
+/** Where a command reads or writes: every subcommand's flags end with these. */
+const WHERE = {
+  cluster: flag.text().option('--cluster <name>', 'Cluster: kubernetes.clusters.<name> in config, or a kubeconfig context (default: kubernetes.default_context, else the current context)'),
+  namespace: flag.text().option('-n, --namespace <ns>', "Namespace (default: kubernetes.default_namespace, else the context's)"),
+  profile: flag.text().option('--profile <name>', "The aws profile an eks cluster's credential plugin (aws eks get-token) uses (default: kubernetes.clusters.<name>.profile)"),
+  region: flag.text().option('--region <region>', "The region that plugin uses (default: kubernetes.clusters.<name>.region)"),
+} satisfies FlagSpec;
+/** The commands that read may also read every namespace (`-A`), each saying what of it. */
+const allNamespaces = (help: string) => flag.bool().option('-A, --all-namespaces', help);
+const READ_WHERE = { allNamespaces: allNamespaces('Every namespace'), ...WHERE } satisfies FlagSpec;
 
-/** What each subcommand's flags are; their options types are derived from it. */
+/** What each subcommand's flags are (in --help order); their options types are derived from it. */
 const FLAGS = {
   deploy: {
-    ...WHERE,
-    name: flag.text(),
-    port: flag.port(),
-    replicas: flag.defaulted(flag.int(0, 10_000)),
+    name: flag.text().option('--name <name>', 'Name of the Deployment and Service'),
+    port: flag.port().option('--port <port>', 'Container port, also the Service port'),
+    replicas: flag.int(0, 10_000).option('--replicas <n>', 'Replicas', { default: 1 }),
     /** Seconds. */
-    rolloutTimeout: flag.defaulted(flag.int(1, 86_400)),
-    plan: flag.bool(),
-    dryRun: flag.bool(),
-    destroyer: flag.bool(),
-    resume: flag.bool(),
-    fresh: flag.bool(),
+    rolloutTimeout: flag.int(1, 86_400).option('--rollout-timeout <s>', 'Seconds the rollout may take', { default: 600 }),
+    plan: flag.bool().option('--plan', 'Print the plan (JSON) and send nothing'),
+    dryRun: flag.bool().option('--dry-run', 'Show the steps (with the kubectl equivalents) and send only reads'),
+    destroyer: flag.bool().option('--destroyer', 'Permit destructive steps (--replicas 0)'),
+    resume: flag.bool().option('--resume', 'Continue an unfinished run of the same deploy'),
+    fresh: flag.bool().option('--fresh', 'Start the same deploy again from its first step'),
+    ...WHERE,
   },
-  delete: { ...WHERE, destroyer: flag.bool(), plan: flag.bool() },
+  delete: {
+    destroyer: flag.bool().option('--destroyer', 'Permit the deletion'),
+    plan: flag.bool().option('--plan', 'Print the plan (JSON) and send nothing'),
+    ...WHERE,
+  },
   get: READ_WHERE,
   /** `since` in seconds. */
-  logs: { ...WHERE, tail: flag.int(0, 10_000_000), since: flag.duration(), follow: flag.bool(), container: flag.text() },
-  stats: { ...READ_WHERE, sortBy: flag.oneOf(['cpu', 'memory']) },
-  ask: { ...READ_WHERE, aiProfile: flag.text(), newConversation: flag.bool(), history: flag.bool(), agentTrace: flag.bool() },
+  logs: {
+    tail: flag.int(0, 10_000_000).option('--tail <n>', 'Only the last n lines'),
+    since: flag.duration().option('--since <duration>', 'Only lines newer than this (30s, 10m, 2h)'),
+    follow: flag.bool().option('-f, --follow', 'Stream new lines until Ctrl-C or the pod ends'),
+    container: flag.text().option('-c, --container <name>', 'The container (pods with several)'),
+    ...WHERE,
+  },
+  stats: { allNamespaces: allNamespaces('Pods of every namespace'), sortBy: flag.oneOf(['cpu', 'memory']).option('--sort-by <field>', 'cpu or memory (highest first)'), ...WHERE },
+  ask: {
+    allNamespaces: allNamespaces('Read every namespace'),
+    aiProfile: flag.text().option('--ai-profile <name>', 'AI provider profile; "builtin" answers without a model'),
+    newConversation: flag.bool().option('--new-conversation', "Forget this cluster's earlier questions first"),
+    history: flag.bool().option('--no-history', 'Neither use nor record the conversation'),
+    agentTrace: flag.bool().option('--agent-trace', "Print the ask flow's state transitions on stderr"),
+    ...WHERE,
+  },
 } satisfies Record<string, FlagSpec>;
 
 type Where = OptionsOf<typeof READ_WHERE>;
@@ -108,84 +131,38 @@ function sandboxContext(config: Config, ctx: CommandContext, cluster: string | u
 }
 
 /** Whether a producer's plan runs as new, resumed or again: a finished run of the same command runs again (it was asked for now). */
+/** What `assistant k8s --help` says after the commands. */
+const FOOTER =
+  'Global flags: -o table|json|yaml, --yes, --debug, --timeout <s>, --config <path>. Credentials come from the kubeconfig (kubernetes.kubeconfig, KUBECONFIG, ~/.kube/config).';
+
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   if (argv[0] === 'create') return clusterCommand('create', argv.slice(1), ctx);
   if (argv[0] === 'delete' && argv[1] === 'gpucloud') return clusterCommand('delete', argv.slice(1), ctx);
-  return runGroup(
-    'k8s',
-    argv,
-    ctx,
-    (cli, start) => {
-      const whereFlags = (c: ReturnType<typeof cli.command>) =>
-        c
-          .option('--cluster <name>', 'Cluster: kubernetes.clusters.<name> in config, or a kubeconfig context (default: kubernetes.default_context, else the current context)')
-          .option('-n, --namespace <ns>', 'Namespace (default: kubernetes.default_namespace, else the context\'s)')
-          .option('--profile <name>', "The aws profile an eks cluster's credential plugin (aws eks get-token) uses (default: kubernetes.clusters.<name>.profile)")
-          .option('--region <region>', "The region that plugin uses (default: kubernetes.clusters.<name>.region)");
-      cli.command('create [...args]', 'Create a cluster (gpucloud, eks, gke, kubeadm) as a plan');
-      whereFlags(
-        cli
-          .command('deploy <image>', 'Deploy an image: a Deployment and a Service, applied as a plan; waits until the rollout is available')
-          .option('--name <name>', 'Name of the Deployment and Service')
-          .option('--port <port>', 'Container port, also the Service port')
-          .option('--replicas <n>', 'Replicas', { default: 1 })
-          .option('--rollout-timeout <s>', 'Seconds the rollout may take', { default: 600 })
-          .option('--plan', 'Print the plan (JSON) and send nothing')
-          .option('--dry-run', 'Show the steps (with the kubectl equivalents) and send only reads')
-          .option('--destroyer', 'Permit destructive steps (--replicas 0)')
-          .option('--resume', 'Continue an unfinished run of the same deploy')
-          .option('--fresh', 'Start the same deploy again from its first step'),
-      )
-        .example('  assistant k8s deploy nginx:1.27 --name web --port 80 --replicas 2')
-        .example('  assistant k8s deploy nginx:1.27 --name web --port 80 --plan > deploy.json')
-        .action((image: string, o: DeployFlags) => start(() => deploy(ctx, image, o)));
-      whereFlags(
-        cli
-          .command('delete <kind> <name>', 'Delete a deployment or service (a destructive plan: needs --destroyer); `k8s delete gpucloud <name>` deletes an Instant Cluster')
-          .option('--destroyer', 'Permit the deletion')
-          .option('--plan', 'Print the plan (JSON) and send nothing'),
-      )
-        .example('  assistant k8s delete deployment web --destroyer')
-        .example('  assistant k8s delete gpucloud my-k8s       # an Instant Cluster: confirmed by typing its name')
-        .action((kind: string, name: string, o: DeleteFlags) => start(() => remove(ctx, kind, name, o)));
-      whereFlags(cli.command('get <kind>', 'List pods, deployments, services, nodes, events or namespaces').option('-A, --all-namespaces', 'Every namespace'))
-        .example('  assistant k8s get pods -n default')
-        .example('  assistant k8s get deployments -A -o json')
-        .action((kind: string, o: Where) => start(() => get(ctx, kind, o)));
-      whereFlags(
-        cli
-          .command('logs <pod>', "A pod's logs")
-          .option('--tail <n>', 'Only the last n lines')
-          .option('--since <duration>', 'Only lines newer than this (30s, 10m, 2h)')
-          .option('-f, --follow', 'Stream new lines until Ctrl-C or the pod ends')
-          .option('-c, --container <name>', 'The container (pods with several)'),
-      )
-        .example('  assistant k8s logs web-7d4b9c-x2x9z --tail 100 --since 10m')
-        .action((pod: string, o: LogFlags) => start(() => logs(ctx, pod, o)));
-      whereFlags(
-        cli
-          .command('stats <what>', 'CPU and memory of nodes, pods or the whole cluster, from metrics-server')
-          .option('-A, --all-namespaces', 'Pods of every namespace')
-          .option('--sort-by <field>', 'cpu or memory (highest first)'),
-      )
-        .example('  assistant k8s stats nodes --sort-by cpu')
-        .example('  assistant k8s stats pods --all-namespaces --sort-by memory')
-        .action((what: string, o: StatsFlags) => start(() => stats(ctx, what, o)));
-      whereFlags(
-        cli
-          .command('ask [...question]', "Answer a question about the cluster from its nodes, pods, deployments, services and events")
-          .option('-A, --all-namespaces', 'Read every namespace')
-          .option('--ai-profile <name>', 'AI provider profile; "builtin" answers without a model')
-          .option('--new-conversation', "Forget this cluster's earlier questions first")
-          .option('--no-history', 'Neither use nor record the conversation')
-          .option('--agent-trace', "Print the ask flow's state transitions on stderr"),
-      )
-        .example('  assistant k8s ask "which pods are restarting?" --cluster prod')
-        .action((question: string[], o: AskFlags) => start(() => ask(ctx, question.join(' '), o)));
-    },
-    'Global flags: -o table|json|yaml, --yes, --debug, --timeout <s>, --config <path>. Credentials come from the kubeconfig (kubernetes.kubeconfig, KUBECONFIG, ~/.kube/config).',
-    FLAGS,
-  );
+  return runGroup('k8s', argv, ctx, { footer: FOOTER, flags: FLAGS }, (cli, start) => {
+    cli.command('create [...args]', 'Create a cluster (gpucloud, eks, gke, kubeadm) as a plan');
+    withFlags(cli.command('deploy <image>', 'Deploy an image: a Deployment and a Service, applied as a plan; waits until the rollout is available'), FLAGS.deploy)
+      .example('  assistant k8s deploy nginx:1.27 --name web --port 80 --replicas 2')
+      .example('  assistant k8s deploy nginx:1.27 --name web --port 80 --plan > deploy.json')
+      .action((image: string, o: DeployFlags) => start(() => deploy(ctx, image, o)));
+    withFlags(cli.command('delete <kind> <name>', 'Delete a deployment or service (a destructive plan: needs --destroyer); `k8s delete gpucloud <name>` deletes an Instant Cluster'), FLAGS.delete)
+      .example('  assistant k8s delete deployment web --destroyer')
+      .example('  assistant k8s delete gpucloud my-k8s       # an Instant Cluster: confirmed by typing its name')
+      .action((kind: string, name: string, o: DeleteFlags) => start(() => remove(ctx, kind, name, o)));
+    withFlags(cli.command('get <kind>', 'List pods, deployments, services, nodes, events or namespaces'), FLAGS.get)
+      .example('  assistant k8s get pods -n default')
+      .example('  assistant k8s get deployments -A -o json')
+      .action((kind: string, o: Where) => start(() => get(ctx, kind, o)));
+    withFlags(cli.command('logs <pod>', "A pod's logs"), FLAGS.logs)
+      .example('  assistant k8s logs web-7d4b9c-x2x9z --tail 100 --since 10m')
+      .action((pod: string, o: LogFlags) => start(() => logs(ctx, pod, o)));
+    withFlags(cli.command('stats <what>', 'CPU and memory of nodes, pods or the whole cluster, from metrics-server'), FLAGS.stats)
+      .example('  assistant k8s stats nodes --sort-by cpu')
+      .example('  assistant k8s stats pods --all-namespaces --sort-by memory')
+      .action((what: string, o: StatsFlags) => start(() => stats(ctx, what, o)));
+    withFlags(cli.command('ask [...question]', 'Answer a question about the cluster from its nodes, pods, deployments, services and events'), FLAGS.ask)
+      .example('  assistant k8s ask "which pods are restarting?" --cluster prod')
+      .action((question: string[], o: AskFlags) => start(() => ask(ctx, question.join(' '), o)));
+  });
 }
 
 /** `k8s create` and `k8s delete gpucloud` belong to commands/k8s-create.ts (loaded only when used). */

@@ -14,7 +14,7 @@ import { DEFAULT_MAX_SESSIONS, startMcpHttpServer } from '../mcp/http.js';
 import { createMcpServer } from '../mcp/server.js';
 import { offeredTools, type McpBackend } from '../mcp/tools.js';
 import type { CommandContext } from './context.js';
-import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
+import { flag, withFlags, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { runGroup } from './group.js';
 import { rawStream } from './terminal.js';
 import { withSession } from './session.js';
@@ -29,15 +29,15 @@ const MCP_TOKEN_PREFIX = 'amc_';
 /** What `mcp serve`'s flags are; McpOptions is derived from it. */
 const FLAGS = {
   serve: {
-    transport: flag.defaulted(flag.oneOf(['http', 'stdio'])),
-    stdio: flag.bool(),
-    listen: flag.defaulted(flag.text()),
-    authToken: flag.text(),
-    destroyer: flag.bool(),
-    readOnly: flag.bool(),
-    stateless: flag.bool(),
-    aiProfile: flag.text(),
-    maxSessions: flag.positiveInt(),
+    transport: flag.oneOf(['http', 'stdio']).option('--transport <transport>', 'http (Streamable HTTP on POST /mcp) or stdio', { default: 'http' }),
+    stdio: flag.bool().option('--stdio', 'Same as --transport stdio (for launchers that keep --transport for themselves, like the MCP Inspector)'),
+    listen: flag.text().option('--listen <host:port>', 'Address for --transport http (loopback unless --auth-token is set)', { default: '127.0.0.1:39393' }),
+    authToken: flag.text().option('--auth-token <token>', `Bearer token clients must send (or set ${AUTH_TOKEN_ENV}); required off loopback`),
+    destroyer: flag.bool().option('--destroyer', 'Allow assistant_plan_apply to run destructive plans'),
+    readOnly: flag.bool().option('--read-only', 'Offer only tools that change nothing (no assistant_plan_apply): an agent cannot spend money through this server'),
+    stateless: flag.bool().option('--stateless', 'HTTP without sessions: every POST stands alone (for one-shot clients that call tools without initialize)'),
+    aiProfile: flag.text().option('--ai-profile <name>', 'AI provider profile the ask tool uses (ai.providers.<name>), as for `assistant ask`; "builtin" answers offline'),
+    maxSessions: flag.positiveInt().option('--max-sessions <n>', `Live HTTP sessions at most; a new one closes the least recently used idle one (default ${DEFAULT_MAX_SESSIONS})`),
   },
 } satisfies Record<string, FlagSpec>;
 
@@ -45,19 +45,13 @@ type McpOptions = OptionsOf<typeof FLAGS.serve>;
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
   // `assistant mcp` is the one command of its group; `serve` is implied so that no flags start the server.
-  return runGroup('mcp', argv[0] === 'serve' ? argv : ['serve', ...argv], ctx, (cli, start) => {
-    cli
-      .command('serve', 'Start the MCP server (tools for AI agents) over Streamable HTTP or stdio')
-      .usage('[--transport http|stdio | --stdio] [--listen host:port] [--auth-token <token>] [--destroyer | --read-only] [--stateless] [--max-sessions n] [--ai-profile <name>]')
-      .option('--transport <transport>', 'http (Streamable HTTP on POST /mcp) or stdio', { default: 'http' })
-      .option('--stdio', 'Same as --transport stdio (for launchers that keep --transport for themselves, like the MCP Inspector)')
-      .option('--listen <host:port>', 'Address for --transport http (loopback unless --auth-token is set)', { default: '127.0.0.1:39393' })
-      .option('--auth-token <token>', `Bearer token clients must send (or set ${AUTH_TOKEN_ENV}); required off loopback`)
-      .option('--destroyer', 'Allow assistant_plan_apply to run destructive plans')
-      .option('--read-only', 'Offer only tools that change nothing (no assistant_plan_apply): an agent cannot spend money through this server')
-      .option('--stateless', 'HTTP without sessions: every POST stands alone (for one-shot clients that call tools without initialize)')
-      .option('--ai-profile <name>', 'AI provider profile the ask tool uses (ai.providers.<name>), as for `assistant ask`; "builtin" answers offline')
-      .option('--max-sessions <n>', `Live HTTP sessions at most; a new one closes the least recently used idle one (default ${DEFAULT_MAX_SESSIONS})`)
+  return runGroup('mcp', argv[0] === 'serve' ? argv : ['serve', ...argv], ctx, { flags: FLAGS }, (cli, start) => {
+    withFlags(
+      cli
+        .command('serve', 'Start the MCP server (tools for AI agents) over Streamable HTTP or stdio')
+        .usage('[--transport http|stdio | --stdio] [--listen host:port] [--auth-token <token>] [--destroyer | --read-only] [--stateless] [--max-sessions n] [--ai-profile <name>]'),
+      FLAGS.serve,
+    )
       .example('  assistant mcp                                   # http://127.0.0.1:39393/mcp')
       .example('  assistant mcp --transport stdio                 # for Claude Desktop / Claude Code')
       .example('  assistant mcp --read-only                       # list, get, validate and ask only')
@@ -65,7 +59,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example(`  ${AUTH_TOKEN_ENV}=$(openssl rand -hex 32) assistant mcp --listen 0.0.0.0:39393`)
       .example('  npx @modelcontextprotocol/inspector --cli http://127.0.0.1:39393/mcp --transport http --method tools/list')
       .action((opts: McpOptions) => start(() => serve(ctx, opts)));
-  }, '', FLAGS);
+  });
 }
 
 async function serve(ctx: CommandContext, opts: McpOptions): Promise<number> {

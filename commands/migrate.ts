@@ -12,25 +12,26 @@ import { writePrivateFile } from '../engine/core/private-file.js';
 import { redactText } from '../engine/core/redact.js';
 import { configRenames, parseConfigText } from '../engine/providers/config.js';
 import { warn, type CommandContext } from './context.js';
+import { flag, withFlags, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { runGroup } from './group.js';
 
+/** What `migrate config`'s flags are; its options type is derived from it. */
+const FLAGS = {
+  config: { write: flag.bool().option('--write', 'Rewrite the file (a backup is kept beside it as <file>.bak); without it nothing is written') },
+} satisfies Record<string, FlagSpec>;
+
+/** What `assistant migrate --help` says after the commands. */
+const FOOTER = 'Comments, key order and values are kept; only the renamed keys change. Running it again changes nothing.\n' +
+  'A file holding a section under both names (verda: and gpucloud:) is refused: merge them by hand first.';
+
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  return runGroup(
-    'migrate',
-    argv,
-    ctx,
-    (cli, start) => {
-      cli
-        .command('config', "Rename the original tool's config sections (verda:, infra.aws, github:, …) to this build's names")
-        .option('--write', 'Rewrite the file (a backup is kept beside it as <file>.bak); without it nothing is written')
-        .example('  assistant migrate config                 # show what would be renamed')
-        .example('  assistant migrate config --write         # rename, keeping ~/.assistant.yaml.bak')
-        .example('  assistant --config ./old.yaml migrate config --write')
-        .action((opts: { write?: boolean }) => start(async () => migrateConfig(ctx, Boolean(opts.write))));
-    },
-    'Comments, key order and values are kept; only the renamed keys change. Running it again changes nothing.\n' +
-      'A file holding a section under both names (verda: and gpucloud:) is refused: merge them by hand first.',
-  );
+  return runGroup('migrate', argv, ctx, { footer: FOOTER, flags: FLAGS }, (cli, start) => {
+    withFlags(cli.command('config', "Rename the original tool's config sections (verda:, infra.aws, github:, …) to this build's names"), FLAGS.config)
+      .example('  assistant migrate config                 # show what would be renamed')
+      .example('  assistant migrate config --write         # rename, keeping ~/.assistant.yaml.bak')
+      .example('  assistant --config ./old.yaml migrate config --write')
+      .action((opts: OptionsOf<typeof FLAGS.config>) => start(async () => migrateConfig(ctx, Boolean(opts.write))));
+  });
 }
 
 async function migrateConfig(ctx: CommandContext, write: boolean): Promise<number> {

@@ -23,64 +23,63 @@ import { probeTools } from '../engine/producers/onboarding/versions.js';
 import { readPlan } from '../machines/apply/reads.js';
 import { stderrColors, warn, withChanges, type CommandContext } from './context.js';
 import { createOutput, type Output } from './output.js';
-import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
+import { flag, withFlags, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { runGroup } from './group.js';
 import { withSession } from './session.js';
 
 const PROBE_TIMEOUT_MS = 15_000;
 const DEFAULT_CHECK_TIMEOUT_S = 20;
 
-/** The flags both subcommands take. --provider (and scan's --require) may be given again or comma-separated. */
-const COMMON = { provider: flag.list(flag.text()), format: flag.oneOf(['table', 'json', 'yaml']), platform: flag.text() } satisfies FlagSpec;
+/** Flags both subcommands take (each says what for). --provider (and scan's --require) may be given again or comma-separated. */
+const providers = (help: string) => flag.list(flag.text()).option('--provider <list>', help);
+const format = () => flag.oneOf(['table', 'json', 'yaml']).option('--format <format>', 'table, json or yaml (same as -o)');
+const platform = (help: string) => flag.text().option('--platform <os/arch>', help);
 
-/** What each subcommand's flags are; their options types are derived from it. */
+/** What each subcommand's flags are (in --help order); their options types are derived from it. */
 const FLAGS = {
-  /** --check-timeout takes 20 or 20s. */
-  scan: { ...COMMON, check: flag.bool(), require: flag.list(flag.text()), checkTimeout: flag.duration() },
-  install: { ...COMMON, dryRun: flag.bool(), force: flag.bool(), prefix: flag.path(), recipes: flag.path() },
+  scan: {
+    provider: providers('Only these providers, comma-separated (e.g. gpucloud,cloud_a)'),
+    check: flag.bool().option('--check', "Verify each configured provider's credentials, read-only and in parallel"),
+    require: flag.list(flag.text()).option('--require <list>', 'Exit 1 unless these providers are ready (checks them; for CI)'),
+    /** 20 or 20s. */
+    checkTimeout: flag.duration().option('--check-timeout <seconds>', `Time limit of each check (default ${DEFAULT_CHECK_TIMEOUT_S})`),
+    format: format(),
+    platform: platform('Plan for another machine, e.g. linux/arm64 (default: this one)'),
+  },
+  install: {
+    provider: providers('Install the tools of these providers (comma-separated)'),
+    dryRun: flag.bool().option('--dry-run', 'Print the plan (table, or -o json) and run nothing'),
+    force: flag.bool().option('--force', 'Install even when the tool is already on PATH'),
+    prefix: flag.path().option('--prefix <dir>', 'Where downloaded tools go: <dir>/bin (default ~/.local)'),
+    recipes: flag.path().option('--recipes <file>', 'Your own recipes (JSON, schemas/onboarding-recipes.v1.schema.json), tried first'),
+    format: format(),
+    platform: platform('Plan for another machine, e.g. darwin/arm64 (with --dry-run)'),
+  },
 } satisfies Record<string, FlagSpec>;
 
-type CommonFlags = OptionsOf<typeof COMMON>;
 type ScanFlags = OptionsOf<typeof FLAGS.scan>;
 type InstallFlags = OptionsOf<typeof FLAGS.install>;
+type CommonFlags = Pick<ScanFlags & InstallFlags, 'provider' | 'format' | 'platform'>;
+
+/** What `assistant onboarding --help` says after the commands. */
+const footer = () =>
+  `Tools: ${toolNames().join(', ')}\nExit codes: scan 0 when it ran (1 with --require and a provider not ready); install 0 all installed, 1 some not, 2 unknown tool or no terminal to ask on without --yes, 3 declined.`;
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  return runGroup(
-    'onboarding',
-    argv,
-    ctx,
-    (cli, start) => {
-      cli
-        .command('scan', 'Which tools and credentials are set up (names and paths, never values), and the next steps')
-        .option('--provider <list>', 'Only these providers, comma-separated (e.g. gpucloud,cloud_a)')
-        .option('--check', "Verify each configured provider's credentials, read-only and in parallel")
-        .option('--require <list>', 'Exit 1 unless these providers are ready (checks them; for CI)')
-        .option('--check-timeout <seconds>', `Time limit of each check (default ${DEFAULT_CHECK_TIMEOUT_S})`)
-        .option('--format <format>', 'table, json or yaml (same as -o)')
-        .option('--platform <os/arch>', 'Plan for another machine, e.g. linux/arm64 (default: this one)')
-        .example('  assistant onboarding scan')
-        .example('  assistant onboarding scan --check')
-        .example('  assistant onboarding scan --provider gpucloud,cloud_a --format json')
-        .example('  assistant onboarding scan --require gpucloud,k8s        # CI: exit 1 unless both work')
-        .action((flags: ScanFlags) => start(() => scan(ctx, flags)));
-      cli
-        .command('install [...tools]', 'Install missing tools: a plan of exact commands is shown before anything runs')
-        .option('--provider <list>', "Install the tools of these providers (comma-separated)")
-        .option('--dry-run', 'Print the plan (table, or -o json) and run nothing')
-        .option('--force', 'Install even when the tool is already on PATH')
-        .option('--prefix <dir>', 'Where downloaded tools go: <dir>/bin (default ~/.local)')
-        .option('--recipes <file>', 'Your own recipes (JSON, schemas/onboarding-recipes.v1.schema.json), tried first')
-        .option('--format <format>', 'table, json or yaml (same as -o)')
-        .option('--platform <os/arch>', 'Plan for another machine, e.g. darwin/arm64 (with --dry-run)')
-        .example('  assistant onboarding install                     # the missing tools of the providers you configured')
-        .example('  assistant onboarding install kubectl terraform --dry-run')
-        .example('  assistant onboarding install --provider cloud_a --yes')
-        .example('  assistant onboarding install gh --prefix ~/tools --force')
-        .action((tools: string[], flags: InstallFlags) => start(() => install(ctx, ctx.interrupt, tools, flags)));
-    },
-    `Tools: ${toolNames().join(', ')}\nExit codes: scan 0 when it ran (1 with --require and a provider not ready); install 0 all installed, 1 some not, 2 unknown tool or no terminal to ask on without --yes, 3 declined.`,
-    FLAGS,
-  );
+  return runGroup('onboarding', argv, ctx, { footer: footer(), flags: FLAGS }, (cli, start) => {
+    withFlags(cli.command('scan', 'Which tools and credentials are set up (names and paths, never values), and the next steps'), FLAGS.scan)
+      .example('  assistant onboarding scan')
+      .example('  assistant onboarding scan --check')
+      .example('  assistant onboarding scan --provider gpucloud,cloud_a --format json')
+      .example('  assistant onboarding scan --require gpucloud,k8s        # CI: exit 1 unless both work')
+      .action((flags: ScanFlags) => start(() => scan(ctx, flags)));
+    withFlags(cli.command('install [...tools]', 'Install missing tools: a plan of exact commands is shown before anything runs'), FLAGS.install)
+      .example('  assistant onboarding install                     # the missing tools of the providers you configured')
+      .example('  assistant onboarding install kubectl terraform --dry-run')
+      .example('  assistant onboarding install --provider cloud_a --yes')
+      .example('  assistant onboarding install gh --prefix ~/tools --force')
+      .action((tools: string[], flags: InstallFlags) => start(() => install(ctx, ctx.interrupt, tools, flags)));
+  });
 }
 
 /** The output sink: the command's own, or one for --format (the same choice as -o, kept for scripts that use it). */

@@ -15,65 +15,65 @@ import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 import { readPlanInput, type PlanReadOptions } from './plan-input.js';
 import { withSession } from './session.js';
-import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
+import { flag, withFlags, type FlagSpec, type OptionsOf } from './flag-spec.js';
+import { columnsOf } from '../engine/core/render/columns.js';
+
+/** Where the plan is (every subcommand), and whether the original tool's form is read (all but convert). */
+const PLAN_FILE = { planFile: flag.path().option('--plan-file <path>', 'The plan (or name it as the argument; stdin when neither, or -)') } satisfies FlagSpec;
+const PLAN_FILE_STRICT = {
+  ...PLAN_FILE,
+  strict: flag.bool().option('--strict', "Refuse plans in the original tool's form (extra keys, no reason, vendor names) instead of reading them with a warning"),
+} satisfies FlagSpec;
+
+/** What each subcommand's flags are (in --help order); their options types are derived from it. */
+const FLAGS = {
+  validate: { ...PLAN_FILE_STRICT, destroyer: flag.bool().option('--destroyer', 'Allow destructive steps') },
+  show: {
+    ...PLAN_FILE_STRICT,
+    graph: flag.bool().option('--graph', 'Draw the steps as a graph (text: box characters; see --format)'),
+    format: { ...flag.oneOf(['text', 'mermaid', 'dot']).option('--format <format>', 'Graph format: text (default), mermaid or dot (implies --graph)'), hint: 'assistant plan show plan.json --format mermaid' },
+    ascii: flag.bool().option('--ascii', 'Text graph in plain ASCII instead of box-drawing characters'),
+  },
+  diff: { ...PLAN_FILE_STRICT, all: flag.bool().option('--all', 'Also list resources in the project that no step of the plan makes or acts on (they count as drift)') },
+  convert: {
+    ...PLAN_FILE,
+    body: {
+      ...flag.oneOf(['object', 'string']).option('--body <form>', 'How request bodies are written: object (default: one field a line, reviewable in git) or string (JSON text inside args)'),
+      hint: 'assistant plan convert plan.json --body object',
+    },
+  },
+} satisfies Record<string, FlagSpec>;
+
+/** What `assistant plan --help` says after the commands. */
+const FOOTER =
+  `Exit codes of plan diff: 0 in sync, ${DRIFT_EXIT_CODE} drift found, 1 a read failed, 2 invalid plan or usage.`;
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  return runGroup('plan', argv, ctx, (cli, start) => {
-    cli
-      .command('validate [file]', 'Validate a plan document (stdin when no file) without sending anything')
-      .option('--plan-file <path>', PLAN_FILE_HELP)
-      .option('--strict', STRICT_HELP)
-      .option('--destroyer', 'Allow destructive steps')
+  return runGroup('plan', argv, ctx, { footer: FOOTER, flags: FLAGS }, (cli, start) => {
+    withFlags(cli.command('validate [file]', 'Validate a plan document (stdin when no file) without sending anything'), FLAGS.validate)
       .example('  assistant plan validate examples/plans/instance.json')
       .example('  assistant ask --maker "…" | assistant plan validate')
       .example('  assistant plan validate --strict --plan-file infra/gpu.json     # CI: only this tool\'s own form')
       .action((file: string | undefined, opts: OptionsOf<typeof FLAGS.validate>) => start(() => validate(ctx, planFileOf(file, opts), Boolean(opts.destroyer), opts)));
-    cli
-      .command('show [file]', 'Show a plan (stdin when no file): its steps, or with --graph the steps as a graph (bindings as edges, destructive steps marked)')
-      .option('--plan-file <path>', PLAN_FILE_HELP)
-      .option('--strict', STRICT_HELP)
-      .option('--graph', 'Draw the steps as a graph (text: box characters; see --format)')
-      .option('--format <format>', 'Graph format: text (default), mermaid or dot (implies --graph)')
-      .option('--ascii', 'Text graph in plain ASCII instead of box-drawing characters')
+    withFlags(cli.command('show [file]', 'Show a plan (stdin when no file): its steps, or with --graph the steps as a graph (bindings as edges, destructive steps marked)'), FLAGS.show)
       .example('  assistant plan show plan.json --graph')
       .example('  assistant plan show plan.json --format mermaid > plan.mmd')
       .example('  assistant plan show plan.json --format dot | dot -Tsvg > plan.svg')
       .example('  assistant plan show plan.json -o json        # steps and edges as JSON')
       .action((file: string | undefined, opts: ShowFlags) => start(() => show(ctx, planFileOf(file, opts), opts)));
-    cli
-      .command('diff [file]', `Compare a plan with what exists now (only GETs are sent): per resource in sync, missing or different (type, location, size, image, status); exit ${DRIFT_EXIT_CODE} when anything drifted`)
-      .option('--plan-file <path>', PLAN_FILE_HELP)
-      .option('--strict', STRICT_HELP)
-      .option('--all', 'Also list resources in the project that no step of the plan makes or acts on (they count as drift)')
+    withFlags(cli.command('diff [file]', `Compare a plan with what exists now (only GETs are sent): per resource in sync, missing or different (type, location, size, image, status); exit ${DRIFT_EXIT_CODE} when anything drifted`), FLAGS.diff)
       .example('  assistant plan diff --plan-file infra/gpu.json')
       .example('  assistant plan diff infra/gpu.json --all -o json | jq .resources')
       .example(`  assistant plan diff infra/gpu.json || [ $? -eq ${DRIFT_EXIT_CODE} ] && echo "drift"     # CI: 0 in sync, ${DRIFT_EXIT_CODE} drift, 1/2 errors`)
       .action((file: string | undefined, opts: OptionsOf<typeof FLAGS.diff>) => start(() => diff(ctx, planFileOf(file, opts), Boolean(opts.all), opts)));
-    cli
-      .command('convert [file]', "Write a plan (stdin when no file) in this tool's own form on stdout: the original tool's plans migrated, request bodies as JSON objects (or strings)")
-      .option('--plan-file <path>', PLAN_FILE_HELP)
-      .option('--body <form>', 'How request bodies are written: object (default: one field a line, reviewable in git) or string (JSON text inside args)')
+    withFlags(cli.command('convert [file]', "Write a plan (stdin when no file) in this tool's own form on stdout: the original tool's plans migrated, request bodies as JSON objects (or strings)"), FLAGS.convert)
       .example('  assistant plan convert old-plan.json > plan.json        # migrate a plan of the original tool')
       .example('  assistant plan convert plan.json --body string')
       .action((file: string | undefined, opts: OptionsOf<typeof FLAGS.convert>) => start(() => convert(ctx, planFileOf(file, opts), opts.body ?? 'object')));
-  }, `Exit codes of plan diff: 0 in sync, ${DRIFT_EXIT_CODE} drift found, 1 a read failed, 2 invalid plan or usage.`, FLAGS);
+  });
 }
 
-/** The flags every subcommand takes: where the plan is, and whether the original tool's form is read. */
-const PLAN_FILE = { planFile: flag.path(), strict: flag.bool() } satisfies FlagSpec;
-
-/** What each subcommand's flags are; their options types are derived from it. */
-const FLAGS = {
-  validate: { ...PLAN_FILE, destroyer: flag.bool() },
-  show: { ...PLAN_FILE, graph: flag.bool(), format: { ...flag.oneOf(['text', 'mermaid', 'dot']), hint: 'assistant plan show plan.json --format mermaid' }, ascii: flag.bool() },
-  diff: { ...PLAN_FILE, all: flag.bool() },
-  convert: { planFile: flag.path(), body: { ...flag.oneOf(['object', 'string']), hint: 'assistant plan convert plan.json --body object' } },
-} satisfies Record<string, FlagSpec>;
-
-const PLAN_FILE_HELP = 'The plan (or name it as the argument; stdin when neither, or -)';
-const STRICT_HELP = "Refuse plans in the original tool's form (extra keys, no reason, vendor names) instead of reading them with a warning";
-
-type PlanFileFlags = OptionsOf<typeof PLAN_FILE>;
+type PlanFileFlags = OptionsOf<typeof PLAN_FILE_STRICT>;
 type ShowFlags = OptionsOf<typeof FLAGS.show>;
 
 /** The plan file: the argument or --plan-file (not both: which one was meant?). */
@@ -129,14 +129,7 @@ async function show(ctx: CommandContext, file: string | undefined, opts: ShowFla
       produces: n.produces.join(', '),
       uses: [...graph.edges.filter((e) => e.to === n.index).map((e) => `${e.binding} (step ${e.from})`), ...n.uses_config].join(', '),
     }));
-    const columns = [
-      { header: 'STEP', path: 'index', priority: 10 },
-      { header: 'EFFECT', path: 'effect', priority: 9 },
-      { header: 'REQUEST', path: 'request', priority: 8 },
-      { header: 'REASON', path: 'reason', priority: 5 },
-      { header: 'PRODUCES', path: 'produces', priority: 6 },
-      { header: 'USES', path: 'uses', priority: 7 },
-    ];
+    const columns = columnsOf([['STEP', 'index', 10], ['EFFECT', 'effect', 9], ['REQUEST', 'request', 8], ['REASON', 'reason', 5], ['PRODUCES', 'produces', 6], ['USES', 'uses', 7]]);
     ctx.out.value(graph, { table: () => ctx.out.table(rows, columns, { keep: 'index' }) });
   }
   return ExitCode.ok;

@@ -10,7 +10,7 @@ import { InvalidInputError, UsageError } from '../engine/core/errors.js';
 import type { Column } from '../engine/core/render/columns.js';
 import { RunIdSchema, type RunDetail } from '../schemas/backend-api.js';
 import { warn, type CommandContext } from './context.js';
-import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
+import { flag, withFlags, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { runGroup } from './group.js';
 
 const LIST_COLUMNS: Column[] = [
@@ -27,35 +27,31 @@ const LIST_COLUMNS: Column[] = [
 
 /** What `runs list`'s flags are; its options type is derived from it. */
 const FLAGS = {
-  list: { all: flag.bool(), limit: flag.int(1, 500), plan: flag.text() },
+  list: {
+    all: flag.bool().option('--all', 'Every env the API key may use, not only the configured one'),
+    limit: flag.int(1, 500).option('--limit <n>', 'At most n runs (default 50, at most 500)'),
+    plan: flag.text().option('--plan <hash>', 'Only the runs of this plan (its hash, as `runs show` prints it)'),
+  },
 } satisfies Record<string, FlagSpec>;
 
 type Flags = OptionsOf<typeof FLAGS.list>;
 
+/** What `assistant runs --help` says after the commands. */
+const FOOTER = 'Runs are reported by every apply and dry run when a backend API key is configured (ASSISTANT_BACKEND_API_KEY or backend.api_key);\n' +
+  'a run made while the backend was down is queued in ~/.assistant/run-outbox/ and sent later, once.';
+
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  return runGroup(
-    'runs',
-    argv,
-    ctx,
-    (cli, start) => {
-      cli
-        .command('list', "The team's runs, newest first: who, when, status, what they created and the hourly change")
-        .option('--all', 'Every env the API key may use, not only the configured one')
-        .option('--limit <n>', 'At most n runs (default 50, at most 500)')
-        .option('--plan <hash>', 'Only the runs of this plan (its hash, as `runs show` prints it)')
-        .example('  assistant runs list')
-        .example('  assistant runs list --all -o json | jq ".[] | select(.status==\\"refused\\")"')
-        .action((o: Flags) => start(() => listCommand(ctx, o)));
-      cli
-        .command('show <id>', 'One run: its plan, each step\'s canonical request and outcome, the resources and the priced change')
-        .example('  assistant runs show run_3f2a…')
-        .example('  assistant runs show run_3f2a… -o json')
-        .action((id: string) => start(() => showCommand(ctx, id)));
-    },
-    'Runs are reported by every apply and dry run when a backend API key is configured (ASSISTANT_BACKEND_API_KEY or backend.api_key);\n' +
-      'a run made while the backend was down is queued in ~/.assistant/run-outbox/ and sent later, once.',
-    FLAGS,
-  );
+  return runGroup('runs', argv, ctx, { footer: FOOTER, flags: FLAGS }, (cli, start) => {
+    withFlags(cli.command('list', "The team's runs, newest first: who, when, status, what they created and the hourly change"), FLAGS.list)
+      .example('  assistant runs list')
+      .example('  assistant runs list --all -o json | jq ".[] | select(.status==\\"refused\\")"')
+      .action((o: Flags) => start(() => listCommand(ctx, o)));
+    cli
+      .command('show <id>', 'One run: its plan, each step\'s canonical request and outcome, the resources and the priced change')
+      .example('  assistant runs show run_3f2a…')
+      .example('  assistant runs show run_3f2a… -o json')
+      .action((id: string) => start(() => showCommand(ctx, id)));
+  });
 }
 
 /** The configured backend's client, after sending what this machine has queued for it. */

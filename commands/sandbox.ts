@@ -8,8 +8,12 @@ import { sandboxDir } from '../engine/producers/sandbox/sandbox.js';
 import type { CommandContext } from './context.js';
 import { runGroup } from './group.js';
 
+/** What `assistant sandbox --help` says after the commands. */
+const FOOTER =
+  'The sandbox (--sandbox) is a local emulator of gpucloud and stand-ins for the other providers; nothing it does leaves this machine.';
+
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  return runGroup('sandbox', argv, ctx, (cli, start) => {
+  return runGroup('sandbox', argv, ctx, { footer: FOOTER}, (cli, start) => {
     cli
       .command('reset', "Start the sandbox over: its resources, runs, tokens, kubeconfig and SSH keys are removed (the real cloud's state is not touched)")
       .example('  assistant sandbox reset')
@@ -22,7 +26,7 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
         ctx.out.value({ path: sandboxDir(ctx.home) }, { table: `${sandboxDir(ctx.home)}\n` });
         return 0;
       }));
-  }, 'The sandbox (--sandbox) is a local emulator of gpucloud and stand-ins for the other providers; nothing it does leaves this machine.');
+  });
 }
 
 function reset(ctx: CommandContext): number {

@@ -20,7 +20,7 @@ import { ConversationStore, listSessions } from '../engine/producers/talk/store.
 import { createTalkTerminal, type TalkTerminal } from '../engine/producers/talk/terminal.js';
 import { routableProviders } from '../engine/providers/index.js';
 import { stderrColors, warn, type CommandContext } from './context.js';
-import { flag, type FlagSpec, type OptionsOf } from './flag-spec.js';
+import { flag, withFlags, type FlagSpec, type OptionsOf } from './flag-spec.js';
 import { runGroup } from './group.js';
 import { rawStream } from './terminal.js';
 import { createAnswerPrinter, createPhaseSpinner, createRunObserver } from './progress.js';
@@ -29,23 +29,27 @@ import { withSession } from './session.js';
 import { createDeadline } from '../engine/core/deadline.js';
 import { TalkEngine, type ApplyConfirmation, type TurnIo } from '../machines/talk/talk-engine.js';
 import { talkHost } from './talk-host.js';
+import { columnsOf } from '../engine/core/render/columns.js';
+
+/** Seconds a read is reused within a session unless --reuse-reads-for says otherwise. */
+const DEFAULT_REUSE_S = 60;
 
 /** What `talk`'s flags are; TalkFlags is derived from it. */
 const FLAGS = {
   talk: {
     /** `true` for the latest session, or an ID (prefix). */
-    resume: flag.textOrBare(),
-    list: flag.bool(),
-    destroyer: flag.bool(),
-    aiProfile: flag.text(),
-    model: flag.text(),
+    resume: flag.textOrBare().option('--resume [id]', 'Continue a saved session (the latest, or the one with this ID or ID prefix)'),
+    list: flag.bool().option('--list', 'List the saved sessions'),
+    destroyer: flag.bool().option('--destroyer', 'Allow /apply to run plans with destructive steps (you still type the names of what they destroy)'),
+    aiProfile: flag.text().option('--ai-profile <name>', 'AI profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline'),
+    model: flag.text().option('--model <name>', "Model of the AI profile (or of the agent, when it offers a choice)"),
     /** Comma-separated provider names. */
-    provider: flag.text(),
+    provider: flag.text().option('--provider <list>', `Where questions go: ${routableProviders().map((r) => r.provider).join(', ')} (comma-separated; default: inferred from each question)`),
     /** A name or path, `auto`, or `none`. */
-    agent: flag.text(),
-    unsandboxed: flag.bool(),
-    contextTokens: flag.number(0),
-    reuseReadsFor: flag.number(0, { exclusiveMin: false }),
+    agent: flag.text().option('--agent <name>', 'Talk to an external agent over ACP: a path, a name on PATH, "auto", or "none" to answer by itself (default: agent.path in the config)'),
+    unsandboxed: flag.bool().option('--unsandboxed', 'Where no sandbox can be made (no bubblewrap, no user namespaces), run the agent as a plain process that can read everything you can'),
+    contextTokens: flag.number(0).option('--context-tokens <n>', "The model's context window in tokens, when its name does not tell (earlier turns get a quarter of it)"),
+    reuseReadsFor: flag.number(0, { exclusiveMin: false }).option('--reuse-reads-for <seconds>', `How long a read of the cloud is reused within the session (default ${DEFAULT_REUSE_S}; 0: always read afresh)`),
   },
 } satisfies Record<string, FlagSpec>;
 
@@ -53,24 +57,21 @@ type TalkFlags = OptionsOf<typeof FLAGS.talk>;
 
 const PROMPT = 'talk> ';
 const CONTINUATION = '...> ';
-/** Seconds a read is reused within a session unless --reuse-reads-for says otherwise. */
-const DEFAULT_REUSE_S = 60;
+
+/** What `assistant talk --help` says after the commands. */
+const FOOTER = [
+  'In the session: a line is a question; /help lists the commands (/maker, /dry-run, /apply, /plan, /provider, /ai-profile, /model, /history, /reset, /save, /exit).',
+  'Ctrl-C stops the answer or run in progress; Ctrl-C twice on an empty line, Ctrl-D or /exit ends the session. Without a terminal, stdin lines are answered in order.',
+].join('\n');
 
 export async function run(argv: string[], ctx: CommandContext): Promise<number> {
-  return runGroup('talk', ['talk', ...argv], ctx, (cli, start) => {
-    cli
-      .command('talk', 'An interactive session: questions with memory, plans made, dry-run and applied by slash command')
-      .usage('[--resume [ID]] [--destroyer] [--ai-profile <name>] [--agent <name>]')
-      .option('--resume [id]', 'Continue a saved session (the latest, or the one with this ID or ID prefix)')
-      .option('--list', 'List the saved sessions')
-      .option('--destroyer', 'Allow /apply to run plans with destructive steps (you still type the names of what they destroy)')
-      .option('--ai-profile <name>', 'AI profile (ai.providers.<name>) or provider value; "builtin" answers and plans offline')
-      .option('--model <name>', "Model of the AI profile (or of the agent, when it offers a choice)")
-      .option('--provider <list>', `Where questions go: ${routableProviders().map((r) => r.provider).join(', ')} (comma-separated; default: inferred from each question)`)
-      .option('--agent <name>', 'Talk to an external agent over ACP: a path, a name on PATH, "auto", or "none" to answer by itself (default: agent.path in the config)')
-      .option('--unsandboxed', 'Where no sandbox can be made (no bubblewrap, no user namespaces), run the agent as a plain process that can read everything you can')
-      .option('--context-tokens <n>', "The model's context window in tokens, when its name does not tell (earlier turns get a quarter of it)")
-      .option('--reuse-reads-for <seconds>', `How long a read of the cloud is reused within the session (default ${DEFAULT_REUSE_S}; 0: always read afresh)`)
+  return runGroup('talk', ['talk', ...argv], ctx, { footer: FOOTER, flags: FLAGS }, (cli, start) => {
+    withFlags(
+      cli
+        .command('talk', 'An interactive session: questions with memory, plans made, dry-run and applied by slash command')
+        .usage('[--resume [ID]] [--destroyer] [--ai-profile <name>] [--agent <name>]'),
+      FLAGS.talk,
+    )
       .example('  assistant talk')
       .example('  assistant --sandbox talk --ai-profile builtin')
       .example('  assistant talk --resume')
@@ -78,21 +79,12 @@ export async function run(argv: string[], ctx: CommandContext): Promise<number> 
       .example('  assistant talk --agent claude-code-acp')
       .example('  printf "what is my balance?\\n/maker create a 1V100.6V instance called t1 in FIN-01\\n" | assistant --sandbox talk')
       .action((opts: TalkFlags) => start(() => (opts.list ? list(ctx) : talk(ctx, opts))));
-  }, [
-    'In the session: a line is a question; /help lists the commands (/maker, /dry-run, /apply, /plan, /provider, /ai-profile, /model, /history, /reset, /save, /exit).',
-    'Ctrl-C stops the answer or run in progress; Ctrl-C twice on an empty line, Ctrl-D or /exit ends the session. Without a terminal, stdin lines are answered in order.',
-  ].join('\n'), FLAGS);
+  });
 }
 
 async function list(ctx: CommandContext): Promise<number> {
   const sessions = listSessions(ctx.home);
-  const columns = [
-    { header: 'ID', path: 'id', priority: 9 },
-    { header: 'STARTED (UTC)', path: 'started', priority: 8 },
-    { header: 'TURNS', path: 'turns', priority: 7 },
-    { header: 'FIRST', path: 'first', priority: 5 },
-    { header: 'AGENT', path: 'agent', priority: 3 },
-  ];
+  const columns = columnsOf([['ID', 'id', 9], ['STARTED (UTC)', 'started', 8], ['TURNS', 'turns', 7], ['FIRST', 'first', 5], ['AGENT', 'agent', 3]]);
   const rows = sessions.map((s) => ({ ...s, started: s.started.slice(0, 16).replace('T', ' ') }));
   ctx.out.value(sessions, {
     table: () => (rows.length ? ctx.out.table(rows, columns, { keep: 'id' }) : ''),

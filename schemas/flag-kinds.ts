@@ -19,7 +19,16 @@ export type FlagKind = (
   hint?: string;
   /** Given once per value (`--secret a --secret b`): the coerced list is kept. */
   repeatable?: boolean;
+  /** How cac takes and shows the flag (commands/flag-spec.ts `.option`): the one place these are written. */
+  cli?: FlagCli;
 };
+
+/** A flag as cac registers it: its spelling (`-n, --namespace <ns>`, `--resume [id]`, `--no-history`), its help line, its default. */
+export interface FlagCli {
+  raw: string;
+  help: string;
+  default?: unknown;
+}
 
 /** The flags of one command by cac's (camel-cased) option key. */
 export type FlagSpec = Record<string, FlagKind>;

@@ -8,7 +8,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../../emulator/index.js';
-import { coerceFlags, flag, type OptionsOf } from '../../commands/flag-spec.js';
+import { coerceFlags, flag, withFlags, type OptionsOf } from '../../commands/flag-spec.js';
 import { runCli, tempHome, withEmulator } from '../support/cli.js';
 import { commandContext } from '../../commands/context.js';
 import { runGroup } from '../../commands/group.js';
@@ -79,7 +79,7 @@ test('a switch written as text is a boolean (--allow-unpriced=false is off, not 
 });
 
 test('the options type has the declared flags and nothing else (checked by the compiler)', () => {
-  const spec = { name: flag.text(), port: flag.port(), mode: flag.defaulted(flag.oneOf(['fast', 'safe'])) };
+  const spec = { name: flag.text(), port: flag.port(), mode: flag.oneOf(['fast', 'safe']).option('--mode <mode>', 'fast or safe', { default: 'fast' }) };
   const opts: OptionsOf<typeof spec> = { mode: 'fast', port: 8080 };
   // @ts-expect-error a flag the table does not declare is not in the type
   void opts.nmae;
@@ -108,15 +108,64 @@ test('a flag the table declares but the subcommand does not register is a wiring
     cli.command('stay', 'Stay').action(() => start(async () => 0));
   };
   // Declared for `go` but registered only elsewhere (as `-A` was for k8s deploy): refused before the work runs.
-  const stray = await runGroup('demo', ['go', '--name', 'x'], ctx, define, '', { go: { name: flag.text(), allNamespaces: flag.bool() } }).then(
+  const stray = await runGroup('demo', ['go', '--name', 'x'], ctx, { flags: { go: { name: flag.text(), allNamespaces: flag.bool() } } }, define).then(
     () => undefined,
     (err: Error) => err,
   );
   assert.match(String(stray?.message), /internal: assistant demo go declares flags it does not register: allNamespaces/);
   assert.is(ran, undefined, 'the work did not run');
   // The same table without the stray flag: the work gets the typed options.
-  assert.is(await runGroup('demo', ['go', '--name', '007'], ctx, define, '', { go: { name: flag.text() } }), 0);
+  assert.is(await runGroup('demo', ['go', '--name', '007'], ctx, { flags: { go: { name: flag.text() } } }, define), 0);
   assert.equal((ran as { name: string }).name, '007');
+});
+
+/** A context whose output is collected (in this process: the tests below run a group of their own). */
+function collectingContext() {
+  const home = tempHome();
+  const streams = capturedStreams();
+  const ctx = commandContext({
+    io: { stdout: streams.stdout, stderr: streams.stderr, stdin: process.stdin, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false, columns: 120, color: false },
+    env: { HOME: home },
+    home,
+    globals: { output: 'table', outputExplicit: false, debug: false, yes: false, sandbox: false },
+  });
+  return { ctx, out: streams.out };
+}
+
+test('a flag is written once: the table gives cac its spelling, help and default, in table order, and the options their type', async () => {
+  const FLAGS = {
+    go: {
+      replicas: flag.int(0, 10).option('--replicas <n>', 'How many', { default: 1 }),
+      namespace: flag.text().option('-n, --namespace <ns>', 'Where'),
+      history: flag.bool().option('--no-history', 'Keep nothing'),
+    },
+  };
+  let ran: OptionsOf<typeof FLAGS.go> | undefined;
+  const define = (cli: import('cac').CAC, start: (work: () => Promise<number>) => void) => {
+    withFlags(cli.command('go', 'Go'), FLAGS.go).action((o: OptionsOf<typeof FLAGS.go>) => start(async () => ((ran = o), 0)));
+  };
+  const help = collectingContext();
+  assert.is(await runGroup('demo', ['go', '--help'], help.ctx, { flags: FLAGS }, define), 0);
+  const lines = help.out().split('\n').filter((l) => /^\s+-/.test(l)).map((l) => l.trim().replace(/\s+/g, ' '));
+  assert.equal(lines.slice(0, 3), ['--replicas <n> How many (default: 1)', '-n, --namespace <ns> Where', '--no-history Keep nothing']);
+  // The default comes from the table (a number, as typed there), the alias and the negation from its spelling.
+  assert.is(await runGroup('demo', ['go', '-n', 'team'], collectingContext().ctx, { flags: FLAGS }, define), 0);
+  assert.equal({ replicas: ran?.replicas, namespace: ran?.namespace, history: ran?.history }, { replicas: 1, namespace: 'team', history: true });
+  assert.is(await runGroup('demo', ['go', '--replicas', '3', '--no-history'], collectingContext().ctx, { flags: FLAGS }, define), 0);
+  assert.equal({ replicas: ran?.replicas, history: ran?.history }, { replicas: 3, history: false });
+});
+
+test('a table entry that does not say how cac shows it is a wiring error when the group is defined, before anything runs', async () => {
+  let ran = false;
+  const define = (cli: import('cac').CAC, start: (work: () => Promise<number>) => void) => {
+    withFlags(cli.command('go', 'Go'), { name: flag.text().option('--name <name>', 'A name'), bare: flag.text() }).action(() => start(async () => ((ran = true), 0)));
+  };
+  const err = await runGroup('demo', ['go', '--name', 'x'], collectingContext().ctx, {}, define).then(
+    () => undefined,
+    (e: Error) => e,
+  );
+  assert.match(String(err?.message), /internal: flag bare of "go" has no \.option\(…\) in its table/);
+  assert.is(ran, false, 'the work did not run');
 });
 
 test.run();

@@ -26,3 +26,11 @@ export interface TableSpec {
    */
   rowsPer?: { field: string; as: string };
 }
+
+/** A column written as data, the keys once (the form of engine/providers/gpucloud/catalogue.ts): header, path, priority, format. */
+export type ColumnRow = readonly [header: string, path: string, priority?: number, format?: Column['format']];
+
+/** The columns of rows written as data. */
+export function columnsOf(rows: readonly ColumnRow[]): Column[] {
+  return rows.map(([header, path, priority, format]) => ({ header, path, ...(format ? { format } : {}), ...(priority !== undefined ? { priority } : {}) }));
+}

@@ -1,16 +1,9 @@
 /** The check's table (one row per instance with auto-stop) and its one-line summary. */
-import type { Column } from '../../providers/gpucloud/catalogue.js';
 import type { DrawTable } from '../../core/render/records.js';
 import type { AutostopRow } from './decide.js';
+import { columnsOf } from '../../core/render/columns.js';
 
-const COLUMNS: Column[] = [
-  { header: 'ID', path: 'id', priority: 10 },
-  { header: 'HOSTNAME', path: 'hostname', priority: 9 },
-  { header: 'IDLE MIN', path: 'idle', priority: 8 },
-  { header: 'LAST ACTIVITY', path: 'last', priority: 6 },
-  { header: 'DECISION', path: 'decision', priority: 9 },
-  { header: 'DETAIL', path: 'detail', priority: 2 },
-];
+const COLUMNS = columnsOf([['ID', 'id', 10], ['HOSTNAME', 'hostname', 9], ['IDLE MIN', 'idle', 8], ['LAST ACTIVITY', 'last', 6], ['DECISION', 'decision', 9], ['DETAIL', 'detail', 2]]);
 
 export function renderCheckTable(rows: readonly AutostopRow[], draw: DrawTable): string {
   if (rows.length === 0) return 'No instances with auto-stop (their startup scripts record none).\n';
