@@ -5,7 +5,8 @@
  *   - by the nearest of our frames: a sample is counted to the innermost frame of our own code on its
  *     stack (so Node internals and packages we call count to the caller), else to the area of its leaf;
  *   - inclusive time of our own functions (a function counted once per sample, however deep it recurses).
- * Figures are µs per call when the number of calls is given, else ms.
+ * Figures are µs per call when the number of calls is given, else ms; every sample counts as the
+ * median sampling interval (see below), so the shares are shares of samples.
  *
  *   node dist/bench/profile-summary.js <file.cpuprofile> [calls] [top]
  */
@@ -61,8 +62,11 @@ let total = 0;
 let busy = 0;
 const add = (m: Map<string, number>, k: string, us: number) => m.set(k, (m.get(k) ?? 0) + us);
 
+// Each sample counts as the median interval, not its own: on a busy machine the interval after a sample
+// also holds the time the process waited for a core, which would be charged to whatever ran last.
+const interval = [...profile.timeDeltas].sort((a, b) => a - b)[Math.floor(profile.timeDeltas.length / 2)] ?? 0;
 for (let i = 0; i < profile.samples.length; i++) {
-  const us = profile.timeDeltas[i + 1] ?? 0; // a sample's delta is the time until the next one
+  const us = interval;
   const leaf = byId.get(profile.samples[i]!)!;
   const leafArea = area(leaf.callFrame);
   total += us;
