@@ -20,6 +20,7 @@ import type { ProviderCapabilities } from '../core/capabilities.js';
 import { ProviderSet, type KnownProviders, type Provider, type ProviderSource } from '../core/provider.js';
 import { loadJointAnswerers } from '../core/joint-answerers.js';
 import { loadPlanChecks } from '../core/plan/shape.js';
+import { isFrozenPlan } from '../core/plan/frozen.js';
 import type { FormerNames } from '../core/plan/document.js';
 import type { ProviderRouting } from '../core/routing/terms.js';
 
@@ -94,6 +95,8 @@ export class ProviderRegistry implements ProviderSource {
   private readonly capabilityLoads = new Map<string, Promise<ProviderCapabilities>>();
   /** One set per combination of providers, so repeated plans of one shape share it. */
   private readonly sets = new Map<string, ProviderSet>();
+  /** The set of each frozen plan asked for (forPlan); forgotten whenever the sets are. */
+  private frozenSets = new WeakMap<object, Promise<ProviderSet>>();
 
   constructor(manifest: readonly ProviderManifestEntry[]) {
     this.entries = [];
@@ -122,6 +125,7 @@ export class ProviderRegistry implements ProviderSource {
   add(entry: ProviderManifestEntry): void {
     this.addEntry(entry);
     this.sets.clear();
+    this.frozenSets = new WeakMap();
   }
 
   /** Every provider name the build knows, without loading any. */
@@ -176,6 +180,20 @@ export class ProviderRegistry implements ProviderSource {
    * is accepted (validation has not run yet): what cannot be read as a plan loads nothing.
    */
   async forPlan(input: unknown): Promise<ProviderSet> {
+    // A frozen plan (engine/core/plan/frozen.ts: the same list plan on every MCP call) needs the same
+    // set every time: its verbs, names and shape are read once, until a provider is added.
+    if (!isFrozenPlan(input)) return this.setFor(input);
+    const plan = input as object;
+    let set = this.frozenSets.get(plan);
+    if (!set) {
+      set = this.setFor(input);
+      this.frozenSets.set(plan, set);
+      set.catch(() => this.frozenSets.delete(plan));
+    }
+    return set;
+  }
+
+  private async setFor(input: unknown): Promise<ProviderSet> {
     const [set] = await Promise.all([this.load(this.namedBy(input)), loadPlanChecks(input)]);
     return set;
   }

@@ -253,7 +253,9 @@ export async function runPlan(checked: CheckedPlan, opts: RunOptions): Promise<R
   }
   const results: unknown[] = [];
   const revealed: NonNullable<RunOutcome['revealed']> = [];
-  const observe = opts.observer ?? opts.context.observer ?? (() => undefined);
+  // No observer (a read: each MCP list, each static command): no events are built at all (`observe?.(…)`
+  // evaluates its argument only when there is one), so a step's description is not made for nobody.
+  const observe = opts.observer ?? opts.context.observer;
   const sent = new SentSteps();
   // The canonical requests of steps that bindings changed, made once when the step ran (the report reads them).
   const bound = new Map<number, CanonicalRequest | undefined>();
@@ -264,7 +266,7 @@ export async function runPlan(checked: CheckedPlan, opts: RunOptions): Promise<R
     if (plan.commands[done.index]!.reveal && done.result.secrets?.length) revealed.push({ step: done.index, secrets: done.result.secrets });
     if (opts.keepResults) results.push(done.result.data);
     else done.result = { ...done.result, data: undefined };
-    observe({
+    observe?.({
       type: 'step-done',
       index: done.index,
       total,
@@ -284,7 +286,7 @@ export async function runPlan(checked: CheckedPlan, opts: RunOptions): Promise<R
   const snapshot = actor.getSnapshot();
   const { error, bindings: finalBindings } = snapshot.context;
   const status = snapshot.value as 'succeeded' | 'failed' | 'cancelled';
-  if (status !== 'succeeded') observe({ type: 'step-failed', index: completed.length, total, error });
+  if (status !== 'succeeded') observe?.({ type: 'step-failed', index: completed.length, total, error });
   // A failure whose outcome is known (nothing was made) is recorded, so a resume does not wait for it to appear.
   if (status === 'failed' && !sent.outcomeUnknown(completed.length, error)) opts.journal?.settled(completed.length);
 
@@ -376,7 +378,7 @@ class SentSteps {
 function stepEffect(checked: CheckedPlan, opts: RunOptions, sent: SentSteps, bound: Map<number, CanonicalRequest | undefined>): (input: StepInput) => Promise<StepOutput> {
   const { plan, classes, requests, destroyer } = checked;
   const total = plan.commands.length;
-  const observe = opts.observer ?? (() => undefined);
+  const observe = opts.observer;
   return async ({ index, bindings, pollingSince }) => {
     const command = plan.commands[index]!;
     const { provider, verb } = opts.providers.verb(command.args[0]!)!;
@@ -398,7 +400,7 @@ function stepEffect(checked: CheckedPlan, opts: RunOptions, sent: SentSteps, bou
     const started = performance.now();
     let pre: CreateStepPlan | undefined;
     if (pollingSince === undefined) {
-      observe({ type: 'step-started', index, total, description: verb.describe(args, request), reason: command.reason });
+      observe?.({ type: 'step-started', index, total, description: verb.describe(args, request), reason: command.reason });
       pre = await opts.creates?.before(index, args, cls);
     }
     let result = pre?.adopted;
@@ -406,7 +408,7 @@ function stepEffect(checked: CheckedPlan, opts: RunOptions, sent: SentSteps, bou
       const ctx: StepContext = {
         client: () => opts.context.client(provider.name),
         signal: opts.context.signal,
-        waiting: (wait) => observe({ type: 'waiting', index, wait }),
+        waiting: (wait) => observe?.({ type: 'waiting', index, wait }),
         existingIds: pre?.existingIds,
         pollingSince,
         alternatives: command.alternatives,

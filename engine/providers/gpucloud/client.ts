@@ -166,7 +166,8 @@ class HttpGpuCloudClient implements GpuCloudClient {
     if (signal?.aborted) throw abortError(signal);
 
     const list = async (listPath: string) => (await this.request({ method: 'GET', path: listPath, signal })).data;
-    const dedupe = req.createGuard ?? createDedupeFor(method, path, body);
+    // Only a POST creates (createDedupeOf): a read is not put into its canonical form again to learn that.
+    const dedupe = req.createGuard ?? (method === 'POST' ? createDedupeFor(method, path, body) : undefined);
     if (dedupe?.needsSnapshot && !dedupe.hasSnapshot) await dedupe.snapshot(list);
 
     const state: ApiCall = { method, path, body, signal, attempts: 0, count429: 0, reauthenticated: false, onWait: req.onWait };
@@ -325,7 +326,9 @@ class HttpGpuCloudClient implements GpuCloudClient {
     else this.stats.requests++;
     const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': this.userAgent, ...extraHeaders };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    this.debug(`→ ${state.method} ${state.path}${grant ? ` (${grant})` : ''}${state.attempts > 1 ? ` (attempt ${state.attempts})` : ''}`);
+    // Debug lines are built only for a debug sink: every MCP list and static command would pay for them.
+    const debugging = this.opts.debug !== undefined;
+    if (debugging) this.debug(`→ ${state.method} ${state.path}${grant ? ` (${grant})` : ''}${state.attempts > 1 ? ` (attempt ${state.attempts})` : ''}`);
     // One controller per request, linked to the caller's long-lived signal and unlinked afterwards:
     // AbortSignal.any would leave a listener on the run's signal for every request until GC.
     const controller = new AbortController();
@@ -355,7 +358,7 @@ class HttpGpuCloudClient implements GpuCloudClient {
       const text = await res.text();
       slot.release();
       if (res.status === 429) this.stats.status429++;
-      this.debug(`← ${res.status}${this.errorNote(res.status, text, grant)} (${elapsed()} ms)`);
+      if (debugging) this.debug(`← ${res.status}${this.errorNote(res.status, text, grant)} (${elapsed()} ms)`);
       return { status: res.status, headers: headersToRecord(res.headers), text, attempts: state.attempts };
     } catch (err) {
       slot.release();

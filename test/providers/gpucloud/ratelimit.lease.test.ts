@@ -108,6 +108,26 @@ test('a holder gives its slots back by itself once idle, without being closed', 
   await limiter.close();
 });
 
+test('a holder that pauses within its use period keeps its slots in the record (no give-back, so no new lease, at each pause)', async () => {
+  // An MCP server whose one agent thinks between calls: the pause is longer than the idle give-back's
+  // 100 ms and shorter than the use period (W/4, at most 1 s). Giving the slots back at each pause made
+  // the next request lease again: two record updates per call. Tried again when the machine stalled
+  // past the use period (it began at the drive's last lease, after `started`), where a give-back is due.
+  const dir = tempDir();
+  const heldInRecord = () => Object.values(readRecord(dir).keys).flatMap((k) => Object.values(k.h)).reduce((n, [held]) => n + held!, 0);
+  let held = -1;
+  for (let attempt = 0; attempt < 5 && held === -1; attempt++) {
+    const limiter = new SharedLimiter({ perProject: 1000, perPath: 1000, windowMs: 60_000 }, 'ns', 90_000, { dir });
+    const started = performance.now();
+    await drive(limiter, 4, 1);
+    await new Promise((r) => setTimeout(r, 300));
+    const during = heldInRecord();
+    if (performance.now() - started < 900) held = during;
+    await limiter.close();
+  }
+  assert.ok(held > 0, `the holder still holds its slots after a 300 ms pause within its use period (held: ${held})`);
+});
+
 test('clients sharing a record under heavy concurrency: zero 429s, every request answered, and a fair split', async () => {
   const limits = { perProject: 10_000, perPath: 8, windowMs: 400 };
   const emu = await startEmulator({ seed: 'demo', rateLimit: limits, lifecycleMs: 1 });

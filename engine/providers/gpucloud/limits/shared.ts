@@ -128,7 +128,7 @@ export class SharedLimiter {
   private readonly leaseMs: number;
   /** How often a waiter asks again when it cannot tell when room will appear. */
   private readonly pollMs: number;
-  /** A holder with nothing to do gives its slots back after this long. */
+  /** A holder with nothing to do gives its slots back after this long, and not before its use period ends (givebackAt). */
   private readonly idleMs: number;
 
   constructor(
@@ -256,7 +256,7 @@ export class SharedLimiter {
       // Nothing waits: give the slots back once nothing has happened for a moment.
       const busy = [...this.pools.values()].some((p) => p.inFlight > 0);
       const holding = [...this.pools.values()].some((p) => p.held > 0 || p.done.length > 0);
-      if (!busy && holding) this.arm(this.lastActivity + this.idleMs);
+      if (!busy && holding) this.arm(this.givebackAt());
       else this.disarm();
       return;
     }
@@ -367,6 +367,19 @@ export class SharedLimiter {
     }
   }
 
+  /**
+   * When an idle holder gives its slots back: `idleMs` after its last request or response, but not
+   * while its lease's use period lasts, within which the slots admit without any I/O. Giving them back
+   * earlier made a holder that
+   * paused a little longer than `idleMs` (an MCP server whose one agent thinks, or is slowed by a busy
+   * machine, between calls) lease again for its next request: two record updates (lock, read, write)
+   * per call instead of one per use period. Others wait at most one use period (≤ W/4, ≤ 1 s) longer
+   * for slots an idle holder had leased.
+   */
+  private givebackAt(): number {
+    return Math.max(this.lastActivity + this.idleMs, this.usableUntil);
+  }
+
   private arm(at: number): void {
     if (this.closed) return;
     if (!this.timer || this.timerAt > at) {
@@ -378,7 +391,7 @@ export class SharedLimiter {
         if (this.closed || this.leasing) return;
         if (this.waiters.length) this.pump();
         else if ([...this.pools.values()].some((p) => p.inFlight > 0)) return; // a release will look again
-        else if (performance.now() < this.lastActivity + this.idleMs) this.arm(this.lastActivity + this.idleMs);
+        else if (performance.now() < this.givebackAt()) this.arm(this.givebackAt());
         else this.startLease(false); // idle: give everything back
       }, Math.max(0, Math.ceil(at - performance.now())));
     }
