@@ -253,6 +253,10 @@ async function main(argv: string[]): Promise<number> {
   }
   const group = GROUPS[groupName];
   if (group) await deferWasmTierUp();
+  // The group's modules load while the context is chosen and the output set up (each `import()` waits on
+  // file reads in Node's thread pool, so loads started together overlap); a failed load is reported below.
+  const loading = group?.load();
+  loading?.catch(() => undefined);
   const home = process.env.HOME || (await import('node:os')).homedir();
   if (group) {
     // The named context (config use, --context, ASSISTANT_CONTEXT) becomes the config file and --sandbox.
@@ -311,7 +315,7 @@ async function main(argv: string[]): Promise<number> {
   );
   const { reportError } = await import('./commands/report-error.js');
   try {
-    const mod = await group.load();
+    const mod = await loading!;
     return await mod.run(groupArgv, ctx);
   } catch (err) {
     return reportError(err, ctx);
