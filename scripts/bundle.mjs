@@ -13,7 +13,6 @@
  *
  *   node scripts/bundle.mjs        (npm run build runs it after tsc)
  */
-import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -41,7 +40,14 @@ const outdir = process.env.BUNDLE_OUTDIR ?? `${root}dist/bundle`;
 const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
 
 rmSync(outdir, { recursive: true, force: true });
-const result = await build({
+// A checkout whose node_modules predates the esbuild dev dependency still builds: without a bundle,
+// bin/assistant.js runs tsc's files (slower to start, same behaviour) until `npm install` brings esbuild.
+const esbuild = await import('esbuild').catch(() => undefined);
+if (!esbuild) {
+  process.stderr.write('warning: esbuild is not installed (npm install): dist/ is not bundled, the CLI runs tsc\'s files\n');
+  process.exit(0);
+}
+const result = await esbuild.build({
   absWorkingDir: root,
   entryPoints: { cli: 'dist/cli.js' },
   outdir,
