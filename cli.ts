@@ -6,7 +6,8 @@ import { assistantVersion } from './engine/core/version.js';
 import type { CommandContext, CommandGroupRunner, GlobalOptions, OutputFormat } from './commands/context.js';
 import { laterGroups, notAvailableYet } from './commands/not-available.js';
 
-const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: CommandGroupRunner }> }> = {
+/** `serves`: the group is a server a client talks to for as long as it likes, so its exit is no one's wait. */
+const GROUPS: Record<string, { summary: string; serves?: true; load: () => Promise<{ run: CommandGroupRunner }> }> = {
   ask: { summary: 'Answer a question, write a plan for a request (--maker) or apply one (--apply)', load: () => import('./commands/ask.js') },
   gpucloud: { summary: 'List, get and act on gpucloud resources directly (no AI)', load: () => import('./commands/gpucloud.js') },
   k8s: { summary: 'Kubernetes: create clusters as plans (gpucloud, eks, gke, kubeadm); deploy, get, logs, stats, ask and delete on one', load: () => import('./commands/k8s.js') },
@@ -19,9 +20,9 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<{ run: Comma
   runs: { summary: "The team's run history in the backend: who applied which plan, when, what it made and costs", load: () => import('./commands/runs.js') },
   autostop: { summary: 'Idle auto-stop: stop instances whose GPUs and logins have been idle too long (check, from cron, CI or mcp)', load: () => import('./commands/autostop.js') },
   onboarding: { summary: 'Scan for provider tools and credentials (names, never values) and install missing tools safely', load: () => import('./commands/onboarding.js') },
-  mcp: { summary: 'Serve the tools to AI agents (MCP over HTTP or stdio)', load: () => import('./commands/mcp.js') },
+  mcp: { summary: 'Serve the tools to AI agents (MCP over HTTP or stdio)', serves: true, load: () => import('./commands/mcp.js') },
   talk: { summary: 'An interactive session: questions with memory; plans made, dry-run and applied by slash command', load: () => import('./commands/talk.js') },
-  acp: { summary: 'Serve the assistant to editors as an ACP agent on stdio (reads and plans; apply only when allowed)', load: () => import('./commands/acp.js') },
+  acp: { summary: 'Serve the assistant to editors as an ACP agent on stdio (reads and plans; apply only when allowed)', serves: true, load: () => import('./commands/acp.js') },
   migrate: { summary: "Move from the original tool: rename its config sections (migrate config)", load: () => import('./commands/migrate.js') },
   sandbox: { summary: 'The local sandbox (--sandbox): reset it, or show where its state lives', load: () => import('./commands/sandbox.js') },
   box: { summary: 'Run an agent in a box: catalog, a manifest that deploys it to gpucloud containers, and the box server', load: () => import('./commands/box.js') },
@@ -177,6 +178,21 @@ function exitQuietlyWhenStdoutCloses(): void {
   });
 }
 
+/**
+ * Node's `fetch` parses HTTP with llhttp compiled to WebAssembly. After two or three responses V8 starts
+ * recompiling it with its optimising compiler on a background thread, and a process does not exit before
+ * that job ends: a one-read command waited 300–500 ms (and ~200 ms of CPU) after printing its result, on
+ * the 2-core machine (issue 40; the plain fetch script the bench compares with pays it too). A budget 100×
+ * V8's default (1.8 M) keeps a command's few dozen responses on the baseline code, which parses them in
+ * microseconds, while a server's hot parser (mcp, backend serve) still moves up after some hundreds.
+ * Set before the first fetch: the budget is read when the module is instantiated. Not for the servers
+ * (`serves`): their exit is no one's wait, and loading node:v8 there moved the timing of the MCP ask
+ * tool's last progress notice behind its result (test/surfaces/mcp.ask.test.ts, --sandbox).
+ */
+async function deferWasmTierUp(): Promise<void> {
+  (await import('node:v8')).setFlagsFromString('--wasm-tiering-budget=180000000');
+}
+
 async function main(argv: string[]): Promise<number> {
   exitQuietlyWhenStdoutCloses();
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
@@ -239,6 +255,11 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const group = GROUPS[groupName];
+  if (group && !group.serves) await deferWasmTierUp();
+  // The group's modules load while the context is chosen and the output set up (each `import()` waits on
+  // file reads in Node's thread pool, so loads started together overlap); a failed load is reported below.
+  const loading = group?.load();
+  loading?.catch(() => undefined);
   const home = process.env.HOME || (await import('node:os')).homedir();
   if (group) {
     // The named context (config use, --context, ASSISTANT_CONTEXT) becomes the config file and --sandbox.
@@ -297,7 +318,7 @@ async function main(argv: string[]): Promise<number> {
   );
   const { reportError } = await import('./commands/report-error.js');
   try {
-    const mod = await group.load();
+    const mod = await loading!;
     return await mod.run(groupArgv, ctx);
   } catch (err) {
     return reportError(err, ctx);

@@ -9,8 +9,14 @@
  * hooks thread, so it writes the file itself, synchronously, as each module loads); CommonJS modules
  * (`require`d ones never pass the ES loader in Node 20) are added from `require.cache` when the process
  * exits. Built-in `node:` modules are left out. Without MODULE_TRACE_FILE this file does nothing.
+ *
+ * A bundled CLI (dist/bundle/, scripts/bundle.mjs) loads chunks, each holding many of our modules (and the
+ * small packages bundled with them): a loaded chunk counts as the modules in it, by esbuild's metafile
+ * (dist/bundle/meta.json), under their own URLs. So the guard counts and names the same modules whether
+ * the CLI runs bundled or not: a chunk that brings a module the command does not use is caught as that
+ * module would be.
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
@@ -54,5 +60,33 @@ export function parseModuleTrace(text) {
     else esm.add(url);
   }
   for (const url of cjs) esm.delete(url);
+  for (const url of [...esm]) {
+    const inside = modulesInChunk(url);
+    if (!inside) continue;
+    esm.delete(url);
+    for (const m of inside) esm.add(m);
+  }
   return { esm: [...esm].sort(), cjs: [...cjs].sort() };
+}
+
+/** @type {Map<string, Record<string, string[]>>} the chunks of each bundle (by its root URL): output → input URLs */
+const bundles = new Map();
+
+/**
+ * The modules (URLs) inside a chunk of a bundle, or undefined for a URL that is not one.
+ * @param {string} url
+ * @returns {string[] | undefined}
+ */
+function modulesInChunk(url) {
+  const at = url.indexOf('/dist/bundle/');
+  if (at < 0 || !url.startsWith('file:')) return undefined;
+  const root = url.slice(0, at + 1);
+  let chunks = bundles.get(root);
+  if (!chunks) {
+    const meta = JSON.parse(readFileSync(new URL('dist/bundle/meta.json', root), 'utf8'));
+    chunks = {};
+    for (const [out, o] of Object.entries(meta.outputs)) chunks[new URL(out, root).href] = Object.keys(o.inputs).map((i) => new URL(i, root).href);
+    bundles.set(root, chunks);
+  }
+  return chunks[url];
 }
