@@ -186,8 +186,7 @@ function exitQuietlyWhenStdoutCloses(): void {
  * V8's default (1.8 M) keeps a command's few dozen responses on the baseline code, which parses them in
  * microseconds, while a server's hot parser (mcp, backend serve) still moves up after some hundreds.
  * Set before the first fetch: the budget is read when the module is instantiated. Not for the servers
- * (`serves`): their exit is no one's wait, and loading node:v8 there moved the timing of the MCP ask
- * tool's last progress notice behind its result (test/surfaces/mcp.ask.test.ts, --sandbox).
+ * (`serves`): their exit is no one's wait, and their parser is hot from the first minutes.
  */
 async function deferWasmTierUp(): Promise<void> {
   (await import('node:v8')).setFlagsFromString('--wasm-tiering-budget=180000000');
