@@ -370,10 +370,9 @@ export class SharedLimiter {
   /**
    * When an idle holder gives its slots back: `idleMs` after its last request or response, but not
    * while its lease's use period lasts, within which the slots admit without any I/O. Giving them back
-   * earlier made a holder that
-   * paused a little longer than `idleMs` (an MCP server whose one agent thinks, or is slowed by a busy
-   * machine, between calls) lease again for its next request: two record updates (lock, read, write)
-   * per call instead of one per use period. Others wait at most one use period (≤ W/4, ≤ 1 s) longer
+   * earlier made a holder that paused a little longer than `idleMs` (an MCP server whose one agent
+   * thinks, or is slowed by a busy machine, between calls) lease again for its next request: two record
+   * updates (lock, read, write) per call instead of one per use period. Others wait at most one use period (≤ W/4, ≤ 1 s) longer
    * for slots an idle holder had leased.
    */
   private givebackAt(): number {
