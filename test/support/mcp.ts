@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ERROR_META_KEY } from '../../mcp/tools.js';
 import { BIN, CHILD_TIMEOUT_MS, childEnv, tempHome } from './cli.js';
 
@@ -111,7 +111,7 @@ export async function connectHttp(url: string, headers: Record<string, string> =
 
 export async function connectStdio(
   opts: { env?: Record<string, string | undefined>; home?: string; args?: string[]; globalArgs?: string[]; transportArgs?: string[] } = {},
-): Promise<{ client: Client; stderr(): string }> {
+): Promise<{ client: Client; stderr(): string; heard(): readonly JSONRPCMessage[] }> {
   const home = opts.home ?? tempHome('assistant-mcp-');
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -124,7 +124,17 @@ export async function connectStdio(
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
   const client = new Client({ name: 'assistant-tests', version: '1.0.0' });
   await client.connect(transport);
-  return { client, stderr: () => stderr };
+  // Every message the server sent, in the order it arrived. The SDK client hands a notification to its
+  // handler a microtask later but a response at once, so a progress notification read in the same chunk
+  // as its call's result reaches no `onprogress` (the SDK's race, not the server's order): tests about
+  // what the server sends read it here.
+  const heard: JSONRPCMessage[] = [];
+  const deliver = transport.onmessage;
+  transport.onmessage = (message: JSONRPCMessage) => {
+    heard.push(message);
+    deliver?.(message);
+  };
+  return { client, stderr: () => stderr, heard: () => heard };
 }
 
 /** Calls a tool and returns the result typed as a plain CallToolResult. */

@@ -55,14 +55,21 @@ test('in the sandbox assistant_gpucloud_ask answers the balance without a model'
 });
 
 test('assistant_gpucloud_ask reports the ask flow phases as increasing progress to a client that asks for it', async () => {
-  const { client } = await connectStdio({ args: [], env: {}, home: tempHome('assistant-mcp-'), globalArgs: ['--sandbox'] });
+  const { client, heard } = await connectStdio({ args: [], env: {}, home: tempHome('assistant-mcp-'), globalArgs: ['--sandbox'] });
   try {
-    const seen: { progress: number; total?: number; message?: string }[] = [];
+    // `onprogress` makes the client send a progress token; what the server sent is read from the wire
+    // (heard), where the SDK client's own dispatch cannot drop the last notice (see connectStdio).
     const r = (await client.callTool({ name: 'assistant_gpucloud_ask', arguments: { question: 'what is my balance' } }, undefined, {
-      onprogress: (p) => seen.push(p),
+      onprogress: () => undefined,
       resetTimeoutOnProgress: true,
     })) as { isError?: boolean };
     assert.not.ok(r.isError);
+    const wire = heard() as readonly { id?: unknown; method?: string; result?: unknown; params?: { progress: number; total?: number; message?: string } }[];
+    const answeredAt = wire.findIndex((m) => m.result !== undefined && (m.result as { structuredContent?: unknown }).structuredContent !== undefined);
+    assert.ok(answeredAt >= 0, 'the result was heard');
+    const notices = wire.map((m, i) => ({ m, i })).filter(({ m }) => m.method === 'notifications/progress');
+    for (const { i } of notices) assert.ok(i < answeredAt, 'every progress notice came before the result');
+    const seen = notices.map(({ m }) => m.params!);
     assert.equal(
       seen.map((p) => p.message),
       ['routing the question', 'reading the cloud', 'writing the answer', 'answered'],
