@@ -166,8 +166,7 @@ class HttpGpuCloudClient implements GpuCloudClient {
     if (signal?.aborted) throw abortError(signal);
 
     const list = async (listPath: string) => (await this.request({ method: 'GET', path: listPath, signal })).data;
-    // Only a POST creates (createDedupeOf): a read is not put into its canonical form again to learn that.
-    const dedupe = req.createGuard ?? (method === 'POST' ? createDedupeFor(method, path, body) : undefined);
+    const dedupe = req.createGuard ?? createDedupeFor(method, path, body);
     if (dedupe?.needsSnapshot && !dedupe.hasSnapshot) await dedupe.snapshot(list);
 
     const state: ApiCall = { method, path, body, signal, attempts: 0, count429: 0, reauthenticated: false, onWait: req.onWait };

@@ -117,6 +117,9 @@ export function createDedupeOf(request: CanonicalRequest): CreateDedupe | undefi
 
 /** The same for a raw request (the client's own guard): through its canonical form; none when it has none. */
 export function createDedupeFor(method: string, path: string, body: unknown): CreateDedupe | undefined {
+  // Only a POST creates (createDedupeOf), and the canonical method is this one (trimmed, upper case):
+  // a read is not put into its canonical form to learn that it guards nothing.
+  if (method.trim().toUpperCase() !== 'POST') return undefined;
   const text = body === undefined || typeof body === 'string' ? body : JSON.stringify(body);
   const canon = canonicalRequest(['gpucloud-api', method, path, ...(text === undefined ? [] : [text])]);
   return canon.ok ? createDedupeOf(canon.request) : undefined;

@@ -81,6 +81,14 @@ test('a 500 after the create happened: the client finds the instance instead of 
   assert.ok(events.some((e) => e.type === 'dedupe' && e.id === existing[0]!.id));
 });
 
+test('a create whose method is written " post " is guarded as a POST: a 500 after it happened finds the instance, nothing is sent twice', async () => {
+  const c = client();
+  emu.addFault({ method: 'POST', path: '/v1/instances', status: 500, afterHandler: true });
+  const res = await c.request({ method: ' post ', path: '/v1/instances', body: instanceBody('dedupe-lower') });
+  assert.is(res.deduplicated, true);
+  assert.is((await instancesNamed(c, 'dedupe-lower')).length, 1, 'exactly one instance with that hostname');
+});
+
 test('a connection reset after the create happened is de-duplicated too', async () => {
   const c = client();
   emu.addFault({ method: 'POST', path: '/v1/instances', reset: true, afterHandler: true });
