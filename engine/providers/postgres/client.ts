@@ -7,7 +7,7 @@
  * Everything of libpq's environment is read from the command's env and home, not this process's:
  * pg would otherwise consult process.env and ~/.pgpass on its own.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import type { Config } from '../../../schemas/config.js';
 import { abortReason } from '../../core/deadline.js';
 import { AssistantError, OperationError } from '../../core/errors.js';
@@ -167,7 +167,10 @@ export function postgresClient(opts: Pick<ConnectOptions, 'config' | 'env' | 'ho
     if (!o) {
       o = (async () => {
         const conn = await resolve(name);
-        const client = new pg.Client({
+        // pg (19 CommonJS files) loads on a first connection, not with the provider: every session
+        // builds its providers, and an ask about gpucloud never opens a postgres connection.
+        const { default: pgLib } = await import('pg');
+        const client = new pgLib.Client({
           host: conn.host,
           port: conn.port,
           database: conn.database,
