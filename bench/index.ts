@@ -27,6 +27,7 @@ await (await import('./apply-path.js')).runApplyPathBench();
 }
 await (await import('./mcp.js')).runMcpBench();
 await (await import('./mcp-floor.js')).runMcpFloorBench();
+await (await import('./mcp-read-overhead.js')).runMcpReadOverheadBench(1000);
 await (await import('./timing.js')).runTimingBench();
 await (await import('./shared-limits.js')).runSharedLimitsBench();
 await (await import('./backend.js')).runBackendBench();

@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mayCarry, secretOrigins } from '../../engine/core/kits/http/secret-origins.js';
+import { mayCarry, secretFetch, secretOrigins } from '../../engine/core/kits/http/secret-origins.js';
 import { isLoopbackHost } from '../../engine/core/loopback.js';
 import { emulatorEnv, runCli } from '../support/cli.js';
 import { startEmulator } from '../../emulator/index.js';
@@ -85,6 +85,29 @@ test('loopback and origins are decided on the canonical form', () => {
   assert.throws(() => secretOrigins('the key', ['http://LOCALHOST.:8080']), /travel in clear/);
   assert.throws(() => secretOrigins('the key', ['http://api.example.com']), /travel in clear/);
   assert.ok(secretOrigins('the key', ['http://[::1]:8080', 'http://127.0.0.1:1']).origins.length === 2);
+});
+
+test('secretFetch remembers only what it let through: after many requests to its own host, another host is still refused every time, and sent nothing', async () => {
+  const own = await recorder((res) => res.writeHead(200).end('ok'));
+  const other = await recorder();
+  try {
+    const send = secretFetch(secretOrigins('the key', [own.url]));
+    const headers = { authorization: 'Bearer origin-bound-key' };
+    for (let i = 0; i < 3; i++) assert.is((await send(`${own.url}/v1/instances`, { headers })).status, 200);
+    // The same path on the other listener, and URLs that differ from an allowed one only in how they are written.
+    const elsewhere = [`${other.url}/v1/instances`, `${own.url}@${new URL(other.url).host}/v1/instances`, `${other.url}/v1/instances#${own.url}`];
+    for (let round = 0; round < 2; round++) {
+      for (const url of elsewhere) {
+        const outcome = await send(url, { headers }).then(() => 'sent', (err: Error) => err.message);
+        assert.match(outcome, /may be sent only to/, url);
+      }
+    }
+    assert.is(own.seen.length, 3);
+    assert.is(other.seen.length, 0, 'nothing reached the other host');
+  } finally {
+    await own.close();
+    await other.close();
+  }
 });
 
 test('deploy from a host that is not the code host clones anonymously: the listener gets no token, and the failure says so', async () => {

@@ -99,13 +99,39 @@ type Fetcher = (input: never, init: never) => Promise<unknown>;
  */
 export function secretFetch<F extends Fetcher = typeof fetch>(secret: SecretOrigins, inner?: F): F {
   const send = (inner ?? fetch) as unknown as (input: unknown, init: RequestInit) => Promise<unknown>;
+  const allowed = new AllowedUrls();
   const bound = (input: unknown, init?: RequestInit): Promise<unknown> => {
-    try {
-      refuseElsewhere(secret, urlOf(input));
-    } catch (err) {
-      return Promise.reject(err);
+    const url = urlOf(input);
+    if (!allowed.has(url)) {
+      try {
+        refuseElsewhere(secret, url);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      allowed.add(url);
     }
     return send(input, { ...init, redirect: 'manual' });
   };
   return bound as unknown as F;
+}
+
+/**
+ * URLs already let through, exactly as written: the verdict is a function of the URL text alone (its
+ * WHATWG parse), so the same text gets the same verdict without parsing it again. A client sends the
+ * same few URLs over and over (every MCP list is one GET of the same path), and the parse was ~3% of a
+ * list call's own work (issue 40 item 3). Only allowed URLs are kept, at most MAX of them (then it starts
+ * over), so a refused URL is parsed and refused every time, and memory stays bounded.
+ */
+class AllowedUrls {
+  private static readonly MAX = 256;
+  private readonly urls = new Set<string>();
+
+  has(url: string): boolean {
+    return this.urls.has(url);
+  }
+
+  add(url: string): void {
+    if (this.urls.size >= AllowedUrls.MAX) this.urls.clear();
+    this.urls.add(url);
+  }
 }

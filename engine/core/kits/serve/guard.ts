@@ -46,6 +46,21 @@ export function allowedHosts(host: string, port: number): Set<string> | undefine
   return names && new Set(names.map((n) => `${n}:${port}`));
 }
 
+/**
+ * allowedHosts of the listen addresses seen, made once each: a server checks every request against the
+ * same one (the set was ~1% of an MCP list call's server CPU, made again per request; issue 40 item 3).
+ * A process listens on a handful of addresses (a test process on many ports: it starts over at 64).
+ */
+const hostsByAddress = new Map<string, Set<string> | undefined>();
+function hostsFor(host: string, port: number): Set<string> | undefined {
+  const key = `${host} ${port}`;
+  if (!hostsByAddress.has(key)) {
+    if (hostsByAddress.size >= 64) hostsByAddress.clear();
+    hostsByAddress.set(key, allowedHosts(host, port));
+  }
+  return hostsByAddress.get(key);
+}
+
 /** `scheme://host[:port]` as a browser sends it (default ports dropped), or undefined when it is not an http(s) origin. */
 export function normaliseOrigin(origin: string): string | undefined {
   try {
@@ -66,7 +81,7 @@ export function checkRequest(headers: IncomingHttpHeaders, url: string, policy: 
   if (queryHasToken(url)) {
     return { ok: false, status: 400, code: 'token_in_query', message: 'tokens are accepted only in the Authorization header (Bearer), never in the URL' };
   }
-  const hosts = policy.hostCheck === 'loopback' && !isLoopbackHost(policy.host) ? undefined : allowedHosts(policy.host, policy.port);
+  const hosts = policy.hostCheck === 'loopback' && !isLoopbackHost(policy.host) ? undefined : hostsFor(policy.host, policy.port);
   if (hosts) {
     const host = String(headers.host ?? '').toLowerCase();
     if (!hosts.has(host)) return { ok: false, status: 403, code: 'bad_host', message: `Host "${host}" does not name this server` };
