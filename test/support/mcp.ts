@@ -138,6 +138,17 @@ export async function connectStdio(
   return { client, stderr: () => stderr, heard: () => heard };
 }
 
+/** Asks the MCP ask tool (a stdio server whose HOME answers with the built-in answers, no model) one question. */
+export async function askBuiltinOverMcp(opts: { env: Record<string, string | undefined>; home: string; question: string }): Promise<CallToolResult & { structuredContent?: any }> {
+  writeFileSync(join(opts.home, '.assistant.yaml'), 'ai:\n  default_provider: builtin\n', { mode: 0o600 });
+  const { client } = await connectStdio({ env: opts.env, home: opts.home });
+  try {
+    return await callTool(client, 'assistant_gpucloud_ask', { question: opts.question });
+  } finally {
+    await client.close();
+  }
+}
+
 /**
  * Asks the MCP ask tool (a stdio server with its own HOME) a question that a scripted model answers with
  * `reply`: the HOME's config is the file `config` plus an `openai` profile pointing at a local
