@@ -44,6 +44,24 @@ export const json = (status: number, value: unknown, headers?: Record<string, st
 export const text = (status: number, value: string): Reply => ({ status, text: value });
 export const empty = (status: number): Reply => ({ status });
 
+/**
+ * A bulk action as the API answers it: each item applied in turn, an API error kept as that item's row
+ * (any other error is a bug and propagates); 202 when every item succeeded, else 207 with a row per item,
+ * `row` naming the item (`{ action, id }`) before its status.
+ */
+export function bulkReply<T>(items: readonly T[], apply: (item: T) => void, row: (item: T) => Record<string, unknown>): Reply {
+  const results = items.map((item) => {
+    try {
+      apply(item);
+      return { ...row(item), status: 'success', statusCode: 202 };
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return { ...row(item), status: 'error', error: err.message, statusCode: err.status };
+    }
+  });
+  return results.every((r) => r.status === 'success') ? empty(202) : json(207, results);
+}
+
 export function errorReply(status: number, code: string, message: string, headers?: Record<string, string>): Reply {
   return { status, json: { code, message }, headers };
 }

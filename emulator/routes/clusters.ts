@@ -1,6 +1,6 @@
 /** /v1/clusters: list, get, create (`{"id"}` JSON, unlike instances), PUT discontinue. */
 import { randomUUID } from 'node:crypto';
-import { ApiError, badRequest, empty, forbidden, insufficientFunds, json, notFound, unavailable } from '../http.js';
+import { badRequest, bulkReply, empty, forbidden, insufficientFunds, json, notFound, unavailable } from '../http.js';
 import { renderCluster } from '../render.js';
 import type { Ctx, RouteDef } from '../router.js';
 import { CLUSTER_AVAILABILITY, CLUSTER_IMAGES, LOCATION_CODES, findClusterType, findImage, findVolumeType } from '../seed.js';
@@ -134,16 +134,7 @@ function act(ctx: Ctx) {
     applyAction(ctx.store, actions[0].id, actions[0].action);
     return empty(202);
   }
-  const results = actions.map(({ action, id }) => {
-    try {
-      applyAction(ctx.store, id, action);
-      return { action, id, status: 'success', statusCode: 202 };
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      return { action, id, status: 'error', error: err.message, statusCode: err.status };
-    }
-  });
-  return results.every((r) => r.status === 'success') ? empty(202) : json(207, results);
+  return bulkReply(actions, ({ action, id }) => applyAction(ctx.store, id, action), ({ action, id }) => ({ action, id }));
 }
 
 export const clusterRoutes: RouteDef[] = [

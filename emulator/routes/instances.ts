@@ -1,8 +1,8 @@
 /** /v1/instances: list, get, deploy (202 + bare-text id) and PUT actions (202 / 207). */
 import { randomUUID } from 'node:crypto';
 import {
-  ApiError,
   badRequest,
+  bulkReply,
   empty,
   forbidden,
   insufficientFunds,
@@ -318,16 +318,7 @@ function act(ctx: Ctx) {
     applyAction(ctx.store, b.id, a, volumeIds, permanent, ctx.now, ctx.opts.hibernation);
     return empty(202);
   }
-  const results = ids.map((id) => {
-    try {
-      applyAction(ctx.store, id, a, volumeIds, permanent, ctx.now, ctx.opts.hibernation);
-      return { action: a, instanceId: id, status: 'success', statusCode: 202 };
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      return { action: a, instanceId: id, status: 'error', error: err.message, statusCode: err.status };
-    }
-  });
-  return results.every((r) => r.status === 'success') ? empty(202) : json(207, results);
+  return bulkReply(ids, (id) => applyAction(ctx.store, id, a, volumeIds, permanent, ctx.now, ctx.opts.hibernation), (id) => ({ action: a, instanceId: id }));
 }
 
 export const instanceRoutes: RouteDef[] = [

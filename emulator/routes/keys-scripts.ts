@@ -23,11 +23,14 @@ function listKeys(ctx: Ctx) {
   return json(200, ctx.store.data.sshKeys.map(renderKey));
 }
 
-function getKey(ctx: Ctx) {
-  const k = ctx.store.data.sshKeys.find((x) => x.id === ctx.params.id);
-  if (!k) throw notFound('Invalid ssh key id');
-  return json(200, [renderKey(k)]);
+/** GET …/{id}: the one item, as a list of one (as the API answers), or a 404 (`missing`). */
+function getOne<T extends { id: string }>(ctx: Ctx, items: readonly T[], missing: string, render: (item: T) => unknown) {
+  const item = items.find((x) => x.id === ctx.params.id);
+  if (!item) throw notFound(missing);
+  return json(200, [render(item)]);
 }
+
+const getKey = (ctx: Ctx) => getOne(ctx, ctx.store.data.sshKeys, 'Invalid ssh key id', renderKey);
 
 function createKey(ctx: Ctx) {
   const b = asObject(ctx.body);
@@ -39,17 +42,22 @@ function createKey(ctx: Ctx) {
   return text(201, id);
 }
 
-function deleteKeys(ctx: Ctx, ids: string[]) {
-  for (const id of ids) if (!ctx.store.data.sshKeys.some((k) => k.id === id)) throw notFound('Invalid ssh key id');
-  ctx.store.data.sshKeys = ctx.store.data.sshKeys.filter((k) => !ids.includes(k.id));
+/** Deletes every item of `collection` that `ids` names, all or none: an id it does not hold is a 404 (`missing`). */
+function deleteAll<K extends 'sshKeys' | 'scripts'>(ctx: Ctx, collection: K, ids: string[], missing: string) {
+  const items = ctx.store.data[collection];
+  for (const id of ids) if (!items.some((x) => x.id === id)) throw notFound(missing);
+  ctx.store.data[collection] = items.filter((x) => !ids.includes(x.id)) as typeof items;
   return { status: 200 };
 }
 
-function deleteKeysBody(ctx: Ctx) {
-  const ids = stringList(asObject(ctx.body).keys, 'keys');
-  if (ids.length === 0) throw badRequest('keys should not be empty');
-  return deleteKeys(ctx, ids);
+/** The ids a bulk DELETE names in its body's `field`: a list of strings, not empty. */
+function idsInBody(ctx: Ctx, field: string): string[] {
+  const ids = stringList(asObject(ctx.body)[field], field);
+  if (ids.length === 0) throw badRequest(`${field} should not be empty`);
+  return ids;
 }
+
+const deleteKeys = (ctx: Ctx, ids: string[]) => deleteAll(ctx, 'sshKeys', ids, 'Invalid ssh key id');
 
 // ---------------------------------------------------------------- scripts
 
@@ -81,11 +89,7 @@ function listScripts(ctx: Ctx) {
   });
 }
 
-function getScript(ctx: Ctx) {
-  const s = ctx.store.data.scripts.find((x) => x.id === ctx.params.id);
-  if (!s) throw notFound('Invalid script id');
-  return json(200, [renderScript(s)]);
-}
+const getScript = (ctx: Ctx) => getOne(ctx, ctx.store.data.scripts, 'Invalid script id', renderScript);
 
 function createScript(ctx: Ctx) {
   const b = asObject(ctx.body);
@@ -98,29 +102,19 @@ function createScript(ctx: Ctx) {
   return text(200, id);
 }
 
-function deleteScripts(ctx: Ctx, ids: string[]) {
-  for (const id of ids) if (!ctx.store.data.scripts.some((s) => s.id === id)) throw notFound('Invalid script id');
-  ctx.store.data.scripts = ctx.store.data.scripts.filter((s) => !ids.includes(s.id));
-  return { status: 200 };
-}
-
-function deleteScriptsBody(ctx: Ctx) {
-  const ids = stringList(asObject(ctx.body).scripts, 'scripts');
-  if (ids.length === 0) throw badRequest('scripts should not be empty');
-  return deleteScripts(ctx, ids);
-}
+const deleteScripts = (ctx: Ctx, ids: string[]) => deleteAll(ctx, 'scripts', ids, 'Invalid script id');
 
 export const keyScriptRoutes: RouteDef[] = [
   ...['/v1/sshkeys', '/v1/ssh-keys'].flatMap((base): RouteDef[] => [
     { method: 'GET', path: base, handler: listKeys },
     { method: 'POST', path: base, handler: createKey },
-    { method: 'DELETE', path: base, handler: deleteKeysBody },
+    { method: 'DELETE', path: base, handler: (ctx) => deleteKeys(ctx, idsInBody(ctx, 'keys')) },
     { method: 'GET', path: `${base}/{id}`, handler: getKey },
     { method: 'DELETE', path: `${base}/{id}`, handler: (ctx) => deleteKeys(ctx, [ctx.params.id]) },
   ]),
   { method: 'GET', path: '/v1/scripts', handler: listScripts },
   { method: 'POST', path: '/v1/scripts', handler: createScript },
-  { method: 'DELETE', path: '/v1/scripts', handler: deleteScriptsBody },
+  { method: 'DELETE', path: '/v1/scripts', handler: (ctx) => deleteScripts(ctx, idsInBody(ctx, 'scripts')) },
   { method: 'GET', path: '/v1/scripts/{id}', handler: getScript },
   { method: 'DELETE', path: '/v1/scripts/{id}', handler: (ctx) => deleteScripts(ctx, [ctx.params.id]) },
 ];

@@ -18,6 +18,16 @@ function refuseInUse(ctx: Ctx, what: string, name: string, users: string[]): voi
   if (users.length && !force(ctx)) throw badRequest(`${what} ${name} is in use by deployment(s) ${users.join(', ')}; pass force=true to delete it anyway`);
 }
 
+/** DELETE …/{name} of a named collection: 404 when there is none, refused while a deployment uses it (unless force=true), else removed. */
+function deleteNamed<K extends 'secrets' | 'fileSecrets' | 'registryCreds'>(ctx: Ctx, collection: K, what: string, use: { secret?: string; registry?: string }) {
+  const name = ctx.params.name;
+  const items = ctx.store.data[collection];
+  if (!items.some((s) => s.name === name)) throw notFound(`${what} ${name} not found`);
+  refuseInUse(ctx, what, name, deploymentsUsing(ctx.store, use));
+  ctx.store.data[collection] = items.filter((s) => s.name !== name) as typeof items;
+  return empty(200);
+}
+
 // ---------------------------------------------------------------- secrets
 
 function createSecret(ctx: Ctx) {
@@ -31,13 +41,7 @@ function createSecret(ctx: Ctx) {
   return empty(201);
 }
 
-function deleteSecret(ctx: Ctx) {
-  const name = ctx.params.name;
-  if (!ctx.store.data.secrets.some((s) => s.name === name)) throw notFound(`Secret ${name} not found`);
-  refuseInUse(ctx, 'Secret', name, deploymentsUsing(ctx.store, { secret: name }));
-  ctx.store.data.secrets = ctx.store.data.secrets.filter((s) => s.name !== name);
-  return empty(200);
-}
+const deleteSecret = (ctx: Ctx) => deleteNamed(ctx, 'secrets', 'Secret', { secret: ctx.params.name });
 
 // ---------------------------------------------------------------- file secrets
 
@@ -61,13 +65,7 @@ function createFileSecret(ctx: Ctx) {
   return empty(201);
 }
 
-function deleteFileSecret(ctx: Ctx) {
-  const name = ctx.params.name;
-  if (!ctx.store.data.fileSecrets.some((s) => s.name === name)) throw notFound(`File secret ${name} not found`);
-  refuseInUse(ctx, 'File secret', name, deploymentsUsing(ctx.store, { secret: name }));
-  ctx.store.data.fileSecrets = ctx.store.data.fileSecrets.filter((s) => s.name !== name);
-  return empty(200);
-}
+const deleteFileSecret = (ctx: Ctx) => deleteNamed(ctx, 'fileSecrets', 'File secret', { secret: ctx.params.name });
 
 // ---------------------------------------------------------------- registry credentials
 
@@ -101,13 +99,7 @@ function createRegistryCred(ctx: Ctx) {
   return empty(201);
 }
 
-function deleteRegistryCred(ctx: Ctx) {
-  const name = ctx.params.name;
-  if (!ctx.store.data.registryCreds.some((r) => r.name === name)) throw notFound(`Registry credentials ${name} not found`);
-  refuseInUse(ctx, 'Registry credentials', name, deploymentsUsing(ctx.store, { registry: name }));
-  ctx.store.data.registryCreds = ctx.store.data.registryCreds.filter((r) => r.name !== name);
-  return empty(200);
-}
+const deleteRegistryCred = (ctx: Ctx) => deleteNamed(ctx, 'registryCreds', 'Registry credentials', { registry: ctx.params.name });
 
 export const secretRoutes: RouteDef[] = [
   {

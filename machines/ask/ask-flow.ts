@@ -26,6 +26,7 @@ import { createRedactingStream, maskSecretsInText } from '../../engine/core/reda
 import { AI_DEFAULTS } from '../../schemas/config.js';
 import type { PlanBackend } from '../run/run-plan.js';
 import { actorInput, driveFlow, heardNotice, placeholderActor } from './flow-driver.js';
+import { endStates, routingState } from './flow-states.js';
 
 export type { ContextResult };
 
@@ -253,7 +254,7 @@ function outputOf(ctx: FlowContext): AskFlowOutput {
   };
 }
 
-export const askFlowMachine = setup({
+const askFlow = setup({
   types: { context: {} as FlowContext, input: {} as AskFlowInput, output: {} as AskFlowOutput, events: {} as FlowEvent, emitted: {} as AskEvent },
   actors: {
     route: missing<Routed, RouteInput>('route'),
@@ -279,7 +280,25 @@ export const askFlowMachine = setup({
     fail: assign({ error: ({ event }) => (event as { error?: unknown }).error }),
     forward: emit(({ event }) => heardNotice(event as AskNotice)),
   },
-}).createMachine({
+});
+
+/** Routing's last step, the ask flow's own: the earlier turns of the conversation. */
+const recalling = askFlow.createStateConfig({
+  invoke: {
+    src: 'recall',
+    input: ({ context, self }) => ({
+      ...base(context, self),
+      route: context.route!,
+      provider: context.provider!,
+      history: context.input.history !== false,
+      newConversation: Boolean(context.input.newConversation),
+    }),
+    onDone: { target: '#askFlow.gatheringContext', actions: assign({ history: ({ event }) => event.output }) },
+    onError: { target: '#askFlow.failed', actions: 'fail' },
+  },
+});
+
+export const askFlowMachine = askFlow.createMachine({
   id: 'askFlow',
   context: ({ input }) => ({
     input,
@@ -304,42 +323,12 @@ export const askFlowMachine = setup({
   },
   initial: 'routing',
   states: {
-    routing: {
-      entry: { type: 'enter', params: { phase: 'routing' } },
-      initial: 'deciding',
-      states: {
-        deciding: {
-          invoke: {
-            src: 'route',
-            input: ({ context, self }) => ({ ...base(context, self), providers: context.input.providers }),
-            onDone: { target: 'choosingModel', actions: assign(({ event }) => ({ route: event.output.route, prompt: event.output.prompt })) },
-            onError: { target: '#askFlow.failed', actions: 'fail' },
-          },
-        },
-        choosingModel: {
-          invoke: {
-            src: 'chooseModel',
-            input: ({ context, self }) => ({ ...base(context, self), route: context.route! }),
-            onDone: { target: 'recalling', actions: assign({ provider: ({ event }) => event.output }) },
-            onError: { target: '#askFlow.failed', actions: 'fail' },
-          },
-        },
-        recalling: {
-          invoke: {
-            src: 'recall',
-            input: ({ context, self }) => ({
-              ...base(context, self),
-              route: context.route!,
-              provider: context.provider!,
-              history: context.input.history !== false,
-              newConversation: Boolean(context.input.newConversation),
-            }),
-            onDone: { target: '#askFlow.gatheringContext', actions: assign({ history: ({ event }) => event.output }) },
-            onError: { target: '#askFlow.failed', actions: 'fail' },
-          },
-        },
-      },
-    },
+    routing: routingState<FlowContext, FlowEvent, Routed>({
+      flow: 'askFlow',
+      routed: ({ route, prompt }) => ({ route, prompt }),
+      next: 'recalling',
+      more: { recalling },
+    }),
     gatheringContext: {
       entry: { type: 'enter', params: { phase: 'gatheringContext' } },
       invoke: {
@@ -382,14 +371,7 @@ export const askFlowMachine = setup({
         onError: { target: 'failed', actions: 'fail' },
       },
     },
-    done: {
-      type: 'final',
-      entry: [{ type: 'enter', params: { phase: 'done' } }, emit(({ context }) => ({ type: 'ask.answer' as const, output: outputOf(context) }))],
-    },
-    failed: {
-      type: 'final',
-      entry: [{ type: 'enter', params: { phase: 'failed' } }, emit(({ context }) => ({ type: 'ask.failed' as const, error: context.error }))],
-    },
+    ...endStates<FlowContext, FlowEvent, AskEvent>(emit(({ context }) => ({ type: 'ask.answer' as const, output: outputOf(context) }))),
   },
   output: ({ context }) => outputOf(context),
 });

@@ -25,6 +25,7 @@ import type { AiProvider, ChatMessage } from '../../engine/producers/ai/provider
 import type { Plan } from '../../schemas/plan.js';
 import type { AskActorInput, AskContext, AskNotice, ChooseModelInput } from '../ask/ask-flow.js';
 import { actorInput, driveFlow, heardNotice, placeholderActor } from '../ask/flow-driver.js';
+import { endStates, routingState } from '../ask/flow-states.js';
 
 export type MakerPhase = 'routing' | 'preparing' | 'drafting' | 'validating' | 'repairing' | 'done' | 'failed';
 
@@ -167,28 +168,11 @@ export const makerFlowMachine = setup({
   },
   initial: 'routing',
   states: {
-    routing: {
-      entry: { type: 'enter', params: { phase: 'routing' } },
-      initial: 'deciding',
-      states: {
-        deciding: {
-          invoke: {
-            src: 'route',
-            input: ({ context, self }) => ({ ...base(context, self), providers: context.input.providers }),
-            onDone: { target: 'choosingModel', actions: assign({ route: ({ event }) => event.output }) },
-            onError: { target: '#makerFlow.failed', actions: 'fail' },
-          },
-        },
-        choosingModel: {
-          invoke: {
-            src: 'chooseModel',
-            input: ({ context, self }) => ({ ...base(context, self), route: context.route! }),
-            onDone: { target: '#makerFlow.preparing', actions: assign({ provider: ({ event }) => event.output }) },
-            onError: { target: '#makerFlow.failed', actions: 'fail' },
-          },
-        },
-      },
-    },
+    routing: routingState<FlowContext, FlowEvent, RouteDecision>({
+      flow: 'makerFlow',
+      routed: (route) => ({ route }),
+      next: '#makerFlow.preparing',
+    }),
     preparing: {
       entry: { type: 'enter', params: { phase: 'preparing' } },
       invoke: {
@@ -267,14 +251,7 @@ export const makerFlowMachine = setup({
       ],
       always: { target: 'drafting' },
     },
-    done: {
-      type: 'final',
-      entry: [{ type: 'enter', params: { phase: 'done' } }, emit(({ context }) => ({ type: 'maker.plan' as const, plan: context.plan! }))],
-    },
-    failed: {
-      type: 'final',
-      entry: [{ type: 'enter', params: { phase: 'failed' } }, emit(({ context }) => ({ type: 'ask.failed' as const, error: context.error }))],
-    },
+    ...endStates<FlowContext, FlowEvent, MakerEvent>(emit(({ context }) => ({ type: 'maker.plan' as const, plan: context.plan! }))),
   },
   output: ({ context }) => ({ plan: context.plan! }),
 });

@@ -72,8 +72,13 @@ test('a holder killed with -9 while it holds a reservation frees the name: the n
   });
 });
 
-/** Starts `ask --apply` of `plan` in the background; resolves once the emulator has received `method path`, with the child's stderr so far. */
-async function applyUntil(emu: Emulator, env: Record<string, string>, home: string, plan: string, method: string, path: string) {
+/**
+ * A run killed with SIGKILL while the server holds its `method path` request: the request is held (a fault)
+ * until the returned function releases it, the run is started and killed once the server has seen it.
+ */
+async function killedWhileHeld(emu: Emulator, env: Record<string, string>, home: string, plan: string, method: string, path: string): Promise<() => void> {
+  let release!: () => void;
+  emu.addFault({ method, path, until: new Promise<void>((resolve) => (release = resolve)) });
   const child = spawn(process.execPath, [BIN, 'ask', '--apply'], { env: { ...process.env, ...env, HOME: home }, stdio: ['pipe', 'pipe', 'pipe'] });
   child.stdin.end(plan);
   child.stdout.resume();
@@ -81,7 +86,9 @@ async function applyUntil(emu: Emulator, env: Record<string, string>, home: stri
   const closed = new Promise((resolve) => child.on('close', resolve));
   const seen = () => emu.requests().some((q) => q.method === method && q.path === path);
   while (!seen() && child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
-  return { child, closed };
+  child.kill('SIGKILL');
+  await closed;
+  return release;
 }
 
 const postsOf = (emu: Emulator, name: string) => emu.requests().filter((q) => q.method === 'POST' && q.path === '/v1/instances' && JSON.parse(q.body ?? '{}').hostname?.toLowerCase() === name);
@@ -110,11 +117,7 @@ test('a different plan creating the same name right after a kill -9 looks for th
   await withEmulator(async ({ emu, env }) => {
     const home = tempHome();
     // The server holds the dead run's create until the second plan is looking for it, then makes it.
-    let make!: () => void;
-    emu.addFault({ method: 'POST', path: '/v1/instances', until: new Promise<void>((resolve) => (make = resolve)) });
-    const dead = await applyUntil(emu, env, home, createPlan('inflight-9', 'the plan that dies'), 'POST', '/v1/instances');
-    dead.child.kill('SIGKILL');
-    await dead.closed;
+    const make = await killedWhileHeld(emu, env, home, createPlan('inflight-9', 'the plan that dies'), 'POST', '/v1/instances');
     const next = applyInBackground(env, home, createPlan('INFLIGHT-9', 'another plan, same name'));
     await next.saw(/may have had a create of instances? "INFLIGHT-9" in flight/);
     make();
@@ -131,11 +134,7 @@ test('the wait for a dead run\'s create obeys the command\'s deadline: --timeout
   await withEmulator(async ({ emu, env }) => {
     const home = tempHome();
     // The dead run's create is held for the whole test: its window (30 s from when it was sent) outlasts the deadline below.
-    let never!: () => void;
-    emu.addFault({ method: 'POST', path: '/v1/instances', until: new Promise<void>((resolve) => (never = resolve)) });
-    const dead = await applyUntil(emu, env, home, createPlan('deadline-9', 'the plan that dies'), 'POST', '/v1/instances');
-    dead.child.kill('SIGKILL');
-    await dead.closed;
+    const never = await killedWhileHeld(emu, env, home, createPlan('deadline-9', 'the plan that dies'), 'POST', '/v1/instances');
     const next = await runCli(['ask', '--apply', '--timeout', '20'], { env, home, input: createPlan('deadline-9', 'another plan, same name') });
     never();
     assert.is(next.code, 1, next.stderr);
@@ -149,11 +148,7 @@ test('a reservation taken over from a run killed before it sent its create is fr
   await withEmulator(async ({ emu, env }) => {
     const home = tempHome();
     // The dead run is held in its name check (the list after reserving): it dies holding the name, having sent nothing.
-    let release!: () => void;
-    emu.addFault({ method: 'GET', path: '/v1/instances', until: new Promise<void>((resolve) => (release = resolve)) });
-    const dead = await applyUntil(emu, env, home, createPlan('never-sent-9', 'the plan that dies'), 'GET', '/v1/instances');
-    dead.child.kill('SIGKILL');
-    await dead.closed;
+    const release = await killedWhileHeld(emu, env, home, createPlan('never-sent-9', 'the plan that dies'), 'GET', '/v1/instances');
     release();
     const next = await runCli(['ask', '--apply', '-o', 'json'], { env, home, input: createPlan('never-sent-9', 'another plan, same name') });
     assert.is(next.code, 0, next.stderr);
@@ -167,12 +162,8 @@ test('a run killed with -9 holding two names leaves both taken-over-able: each o
   await withEmulator(async ({ emu, env }) => {
     const home = tempHome();
     // The dead run is held in its name check: it dies having reserved both names (in one write) and sent nothing.
-    let release!: () => void;
-    emu.addFault({ method: 'GET', path: '/v1/instances', until: new Promise<void>((resolve) => (release = resolve)) });
     const two = JSON.stringify({ version: 1, provider: 'gpucloud', summary: 'the plan that dies', commands: [JSON.parse(createPlan('pair-a', 'a')).commands[0], JSON.parse(createPlan('pair-b', 'b')).commands[0]] });
-    const dead = await applyUntil(emu, env, home, two, 'GET', '/v1/instances');
-    dead.child.kill('SIGKILL');
-    await dead.closed;
+    const release = await killedWhileHeld(emu, env, home, two, 'GET', '/v1/instances');
     release();
     for (const name of ['pair-b', 'pair-a']) {
       const next = await runCli(['ask', '--apply', '-o', 'json'], { env, home, input: createPlan(name, `another plan for ${name}`) });

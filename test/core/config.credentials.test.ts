@@ -12,6 +12,7 @@ import {
 } from '../../engine/providers/gpucloud/credentials.js';
 import { parseConfigText } from '../../engine/providers/config.js';
 import { redactText } from '../../engine/core/redact.js';
+import { rejectionOf } from '../support/errors.js';
 import { tempDir } from '../support/temp.js';
 
 function tempHome(): string {
@@ -30,15 +31,7 @@ function writeCredentialsFile(home: string, text: string): string {
   return file;
 }
 
-async function noCredentials(fn: () => Promise<unknown>): Promise<NoCredentialsError> {
-  try {
-    await fn();
-  } catch (err) {
-    assert.instance(err, NoCredentialsError);
-    return err as NoCredentialsError;
-  }
-  throw new Error('expected NoCredentialsError');
-}
+const noCredentials = (fn: () => Promise<unknown>) => rejectionOf(fn, NoCredentialsError);
 
 const CONFIG_CREDS = 'gpucloud:\n  client_id: cfg-id\n  client_secret: cfg-secret-123\n  default_project_id: cfg-proj\n';
 const ENV_CREDS = { GPUCLOUD_CLIENT_ID: 'env-id', GPUCLOUD_CLIENT_SECRET: 'env-secret-123', GPUCLOUD_PROJECT_ID: 'env-proj' };

@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { loadConfig } from '../../engine/providers/config.js';
 import { InvalidInputError } from '../../engine/core/errors.js';
 import { redactText } from '../../engine/core/redact.js';
+import { rejectionOf } from '../support/errors.js';
 import { tempDir } from '../support/temp.js';
 
 const EXAMPLE = new URL('../../../examples/assistant.example.yaml', import.meta.url);
@@ -20,14 +21,13 @@ function writeConfig(home: string, text: string, mode = 0o600): string {
   return path;
 }
 
-async function loadError(fn: () => Promise<unknown>): Promise<InvalidInputError> {
-  try {
-    await fn();
-  } catch (err) {
-    assert.instance(err, InvalidInputError);
-    return err as InvalidInputError;
-  }
-  throw new Error('expected an InvalidInputError');
+const loadError = (fn: () => Promise<unknown>) => rejectionOf(fn, InvalidInputError);
+
+/** The config file `text` in a fresh home: where it was written and the error loading it fails with. */
+async function failedLoad(text: string): Promise<{ err: InvalidInputError; path: string }> {
+  const home = tempHome();
+  const path = writeConfig(home, text);
+  return { err: await loadError(() => loadConfig({ home, env: {} })), path };
 }
 
 test('missing default file is an empty config with defaults', async () => {
@@ -143,9 +143,7 @@ timeout: 5
 });
 
 test('wrong type fails with file:line:col and key path', async () => {
-  const home = tempHome();
-  const path = writeConfig(home, 'gpucloud:\n  client_id: abc\n  rate_limit:\n    per_path: many\n');
-  const err = await loadError(() => loadConfig({ home, env: {} }));
+  const { err, path } = await failedLoad('gpucloud:\n  client_id: abc\n  rate_limit:\n    per_path: many\n');
   assert.is(err.code, 'invalid_config');
   assert.is(err.exitCode, 2);
   assert.match(err.message, `${path}:4:15: gpucloud.rate_limit.per_path: expected number, got "many"`);
@@ -168,42 +166,32 @@ test('bad enum and several problems are all listed, in file order', async () => 
 });
 
 test('a number where a string is expected suggests quoting', async () => {
-  const home = tempHome();
-  writeConfig(home, 'gpucloud:\n  client_id: 12345\n');
-  const err = await loadError(() => loadConfig({ home, env: {} }));
+  const { err } = await failedLoad('gpucloud:\n  client_id: 12345\n');
   assert.match(err.message, ':2:14: gpucloud.client_id: expected string, got number 12345 (put the value in quotes');
 });
 
 test('a wrong-typed secret is not echoed in the error', async () => {
-  const home = tempHome();
-  writeConfig(home, 'gpucloud:\n  client_secret: 98765432101\n');
-  const err = await loadError(() => loadConfig({ home, env: {} }));
+  const { err } = await failedLoad('gpucloud:\n  client_secret: 98765432101\n');
   assert.match(err.message, 'gpucloud.client_secret: expected string, got a number (value not shown: secret)');
   assert.not.match(err.message, '98765432101');
   assert.not.match(redactText('98765432101'), '98765432101');
 });
 
 test('malformed YAML fails with the line', async () => {
-  const home = tempHome();
-  const path = writeConfig(home, 'gpucloud:\n  client_id: "abc\n  client_secret: x\n');
-  const err = await loadError(() => loadConfig({ home, env: {} }));
+  const { err, path } = await failedLoad('gpucloud:\n  client_id: "abc\n  client_secret: x\n');
   assert.is(err.code, 'invalid_config');
   assert.match(err.message, new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: `));
   assert.not.match(err.message, 'at line');
 });
 
 test('duplicate keys are malformed YAML', async () => {
-  const home = tempHome();
-  const path = writeConfig(home, 'timeout: 1\ntimeout: 2\n');
-  const err = await loadError(() => loadConfig({ home, env: {} }));
+  const { err, path } = await failedLoad('timeout: 1\ntimeout: 2\n');
   assert.match(err.message, `${path}:2:`);
   assert.match(err.message, 'unique');
 });
 
 test('a top level that is not a mapping is an error', async () => {
-  const home = tempHome();
-  const path = writeConfig(home, '- gpucloud\n');
-  const err = await loadError(() => loadConfig({ home, env: {} }));
+  const { err, path } = await failedLoad('- gpucloud\n');
   assert.match(err.message, `${path}:1:1: (top level): expected a mapping`);
 });
 
@@ -217,9 +205,7 @@ test('an unknown key that resembles no known key warns with its line and does no
 });
 
 test('a misspelt key is an error (exit 2) naming the key it probably meant, with every other problem; a secret under it stays redacted', async () => {
-  const home = tempHome();
-  const path = writeConfig(home, 'gpucloud:\n  client_id: abc\n  client_secert: s3cr3t-value\nbudgte:\n  max_hourly: 5\nfrobnicate: true\ntimeout: 9\n');
-  const err = await loadError(() => loadConfig({ home, env: {} }));
+  const { err, path } = await failedLoad('gpucloud:\n  client_id: abc\n  client_secert: s3cr3t-value\nbudgte:\n  max_hourly: 5\nfrobnicate: true\ntimeout: 9\n');
   assert.is(err.code, 'invalid_config');
   assert.is(err.exitCode, 2);
   assert.match(err.message, `${path}:3: unknown key "gpucloud.client_secert"; did you mean "gpucloud.client_secret"?`);
@@ -230,9 +216,7 @@ test('a misspelt key is an error (exit 2) naming the key it probably meant, with
 });
 
 test('unknown keys are listed along with errors (a misspelt key explains a missing one)', async () => {
-  const home = tempHome();
-  const path = writeConfig(home, 'terraform:\n  workspaces:\n    main:\n      pth: /infra\n');
-  const err = await loadError(() => loadConfig({ home, env: {} }));
+  const { err, path } = await failedLoad('terraform:\n  workspaces:\n    main:\n      pth: /infra\n');
   assert.match(err.message, `${path}:3:5: terraform.workspaces.main.path: required`);
   assert.match(err.message, `${path}:4: unknown key "terraform.workspaces.main.pth"; did you mean "terraform.workspaces.main.path"?`);
 });

@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, EMULATOR_DEMO_IDS, startEmulator, type Emulator } from '../../emulator/index.js';
 import { SafetyRefusal } from '../../engine/core/errors.js';
 import { createGpuCloudClient } from '../../engine/providers/gpucloud/client.js';
+import { createInstanceStep } from '../support/plans.js';
 import { runChecked, type CheckedRunOptions as RunOptions } from '../support/run.js';
 
 // Every provider, loaded: these tests validate plans of any provider synchronously.
@@ -44,18 +45,8 @@ async function withEmu(fn: (emu: Emulator, opts: (o?: Partial<RunOptions>) => Ru
 
 test('create instance (bare-text ID) produces INSTANCE_ID and a later GET /v1/instances/<INSTANCE_ID> succeeds', () =>
   withEmu(async (emu, opts) => {
-    const body = {
-      instance_type: '1V100.6V',
-      image: 'ubuntu-24.04-cuda-12.8-open-docker',
-      hostname: 'e2e-run-1',
-      description: 'plan run test',
-      location_code: '<DEFAULT_LOCATION>',
-      ssh_key_ids: ['<DEFAULT_SSH_KEY_ID>'],
-    };
-    const outcome = await runChecked(
-      plan(step('POST', '/v1/instances', body, { INSTANCE_ID: '$.id' }), step('GET', '/v1/instances/<INSTANCE_ID>')),
-      opts(),
-    );
+    const create = createInstanceStep('e2e-run-1', { description: 'plan run test', location: '<DEFAULT_LOCATION>', produces: true });
+    const outcome = await runChecked(plan(create, step('GET', '/v1/instances/<INSTANCE_ID>')), opts());
     assert.is(outcome.report.status, 'succeeded', JSON.stringify(outcome.report));
     const id = outcome.report.bindings.INSTANCE_ID;
     assert.match(String(id), /^[0-9a-f-]{36}$/);

@@ -6,27 +6,19 @@
  * the same list of modules.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BIN, emulatorEnv, runCli, withEmulator } from '../support/cli.js';
+import { tempDir } from '../support/temp.js';
 
 const TRACE = new URL('../../../scripts/module-trace.mjs', import.meta.url);
 const { parseModuleTrace } = (await import(TRACE.href)) as { parseModuleTrace(text: string): { esm: string[]; cjs: string[] } };
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-const dirs: string[] = [];
-const temp = () => {
-  const d = mkdtempSync(join(tmpdir(), 'assistant-bundle-'));
-  dirs.push(d);
-  return d;
-};
-test.after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const temp = () => tempDir('assistant-bundle-');
 
 /** A package root with bin/assistant.js and a dist/ whose two entry points say which one ran. */
 function fakePackage(times: { tsc: number; bundle?: number }): string {

@@ -5,26 +5,18 @@
  * yaml; ofetch) — each of those once cost more start-up than the request itself. `--version` loads next to
  * nothing. The counts come from scripts/module-trace.mjs, which the bench uses too.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { emulatorEnv, runCli, withEmulator } from '../support/cli.js';
+import { tempDir } from '../support/temp.js';
 
 const TRACE = new URL('../../../scripts/module-trace.mjs', import.meta.url);
 const { parseModuleTrace } = (await import(TRACE.href)) as { parseModuleTrace(text: string): { esm: string[]; cjs: string[] } };
 
-const dirs: string[] = [];
-const temp = () => {
-  const d = mkdtempSync(join(tmpdir(), 'assistant-startup-'));
-  dirs.push(d);
-  return d;
-};
-test.after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const temp = () => tempDir('assistant-startup-');
 
 /** Every module (by URL) `assistant <args>` loads, built-ins left out. */
 async function modulesOf(args: string[], opts: { env?: Record<string, string>; input?: string } = {}): Promise<string[]> {

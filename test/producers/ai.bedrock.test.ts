@@ -73,78 +73,70 @@ const chatFailure = (endpoint: string) =>
     .chat({ messages: [{ role: 'user', content: 'x' }] })
     .then(() => undefined, (e: unknown) => e as AssistantError);
 
-test('bedrock: a signed Converse request carries the model, system prompt and messages; the text comes back', async () => {
-  const srv = await startBedrock(() => ({
-    status: 200,
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ output: { message: { role: 'assistant', content: [{ text: 'two instances are running' }] } }, stopReason: 'end_turn', usage: { inputTokens: 1, outputTokens: 4, totalTokens: 5 }, metrics: { latencyMs: 1 } }),
-  }));
-  try {
-    const res = await bedrock(srv.url).chat({ system: 'be brief', messages: [{ role: 'user', content: 'how many are running?' }] });
-    assert.is(res.text, 'two instances are running');
-    const req = srv.seen[0]!;
-    assert.is(req.path, '/model/anthropic.test-model-v1/converse');
-    assert.match(req.authorization, /^AWS4-HMAC-SHA256 Credential=AKIATESTKEY\/\d{8}\/eu-west-1\/bedrock\/aws4_request/);
-    assert.equal(req.body.system, [{ text: 'be brief' }]);
-    assert.equal(req.body.messages, [{ role: 'user', content: [{ text: 'how many are running?' }] }]);
-  } finally {
-    await srv.close();
-  }
-});
+/** A 200 answer of `type`. */
+const answer = (type: string, body: Uint8Array | string) => ({ status: 200, headers: { 'content-type': type }, body });
 
-test('bedrock: ConverseStream tokens arrive in order as they are decoded from the event stream', async () => {
-  const srv = await startBedrock(() => ({
-    status: 200,
-    headers: { 'content-type': 'application/vnd.amazon.eventstream' },
-    body: Buffer.concat([
-      event('messageStart', { role: 'assistant' }),
-      event('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'demo-a100' } }),
-      event('contentBlockDelta', { contentBlockIndex: 0, delta: { text: ' is' } }),
-      event('contentBlockDelta', { contentBlockIndex: 0, delta: { text: ' running' } }),
-      event('contentBlockStop', { contentBlockIndex: 0 }),
-      event('messageStop', { stopReason: 'end_turn' }),
-    ].map((b) => Buffer.from(b))),
-  }));
+/** A Bedrock stand-in that answers every request with `response`; closed after `fn`, whatever it did. */
+async function withBedrock<T>(response: ReturnType<Handler>, fn: (srv: Awaited<ReturnType<typeof startBedrock>>) => Promise<T>): Promise<T> {
+  const srv = await startBedrock(() => response);
   try {
-    const tokens: string[] = [];
-    const res = await bedrock(srv.url).chat({ messages: [{ role: 'user', content: 'status?' }], onToken: (t) => tokens.push(t) });
-    assert.equal(tokens, ['demo-a100', ' is', ' running']);
-    assert.is(res.text, 'demo-a100 is running');
-    assert.is(srv.seen[0]!.path, '/model/anthropic.test-model-v1/converse-stream');
+    return await fn(srv);
   } finally {
     await srv.close();
   }
-});
+}
+
+/** The error a chat ends with when Bedrock answers `status` with an AWS error of `type` (x-amzn-errortype) and `message`. */
+const failureOn = (status: number, type: string, message: string) =>
+  withBedrock({ status, headers: { 'content-type': 'application/json', 'x-amzn-errortype': type }, body: JSON.stringify({ message }) }, (srv) => chatFailure(srv.url));
+
+test('bedrock: a signed Converse request carries the model, system prompt and messages; the text comes back', () =>
+  withBedrock(
+    answer('application/json', JSON.stringify({ output: { message: { role: 'assistant', content: [{ text: 'two instances are running' }] } }, stopReason: 'end_turn', usage: { inputTokens: 1, outputTokens: 4, totalTokens: 5 }, metrics: { latencyMs: 1 } })),
+    async (srv) => {
+      const res = await bedrock(srv.url).chat({ system: 'be brief', messages: [{ role: 'user', content: 'how many are running?' }] });
+      assert.is(res.text, 'two instances are running');
+      const req = srv.seen[0]!;
+      assert.is(req.path, '/model/anthropic.test-model-v1/converse');
+      assert.match(req.authorization, /^AWS4-HMAC-SHA256 Credential=AKIATESTKEY\/\d{8}\/eu-west-1\/bedrock\/aws4_request/);
+      assert.equal(req.body.system, [{ text: 'be brief' }]);
+      assert.equal(req.body.messages, [{ role: 'user', content: [{ text: 'how many are running?' }] }]);
+    },
+  ));
+
+test('bedrock: ConverseStream tokens arrive in order as they are decoded from the event stream', () =>
+  withBedrock(
+    answer(
+      'application/vnd.amazon.eventstream',
+      Buffer.concat([
+        event('messageStart', { role: 'assistant' }),
+        event('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'demo-a100' } }),
+        event('contentBlockDelta', { contentBlockIndex: 0, delta: { text: ' is' } }),
+        event('contentBlockDelta', { contentBlockIndex: 0, delta: { text: ' running' } }),
+        event('contentBlockStop', { contentBlockIndex: 0 }),
+        event('messageStop', { stopReason: 'end_turn' }),
+      ].map((b) => Buffer.from(b))),
+    ),
+    async (srv) => {
+      const tokens: string[] = [];
+      const res = await bedrock(srv.url).chat({ messages: [{ role: 'user', content: 'status?' }], onToken: (t) => tokens.push(t) });
+      assert.equal(tokens, ['demo-a100', ' is', ' running']);
+      assert.is(res.text, 'demo-a100 is running');
+      assert.is(srv.seen[0]!.path, '/model/anthropic.test-model-v1/converse-stream');
+    },
+  ));
 
 test("bedrock: a ThrottlingException is reported as the AI provider's rate limit", async () => {
-  const srv = await startBedrock(() => ({
-    status: 429,
-    headers: { 'content-type': 'application/json', 'x-amzn-errortype': 'ThrottlingException' },
-    body: JSON.stringify({ message: 'Too many requests, please wait before trying again.' }),
-  }));
-  try {
-    const err = await chatFailure(srv.url);
-    assert.ok(err instanceof AssistantError);
-    assert.is(err.code, 'ai_rate_limited');
-    assert.match(err.message, /AI provider/);
-  } finally {
-    await srv.close();
-  }
+  const err = await failureOn(429, 'ThrottlingException', 'Too many requests, please wait before trying again.');
+  assert.ok(err instanceof AssistantError);
+  assert.is(err.code, 'ai_rate_limited');
+  assert.match(err.message, /AI provider/);
 });
 
 test('bedrock: an AccessDeniedException is an authentication error with a config hint', async () => {
-  const srv = await startBedrock(() => ({
-    status: 403,
-    headers: { 'content-type': 'application/json', 'x-amzn-errortype': 'AccessDeniedException' },
-    body: JSON.stringify({ message: 'You do not have access to the model.' }),
-  }));
-  try {
-    const err = await chatFailure(srv.url);
-    assert.is(err?.code, 'ai_auth');
-    assert.ok(err?.hint);
-  } finally {
-    await srv.close();
-  }
+  const err = await failureOn(403, 'AccessDeniedException', 'You do not have access to the model.');
+  assert.is(err?.code, 'ai_auth');
+  assert.ok(err?.hint);
 });
 
 test.run();

@@ -10,7 +10,7 @@ import { resolveAiProvider, type ResolveAiProviderOptions } from '../../engine/p
 import { isReasoningModel, parseRetryAfter } from '../../engine/producers/ai/call-policy.js';
 import { redactText } from '../../engine/core/redact.js';
 import type { AiConfig } from '../../schemas/config.js';
-import { openAiServerFor } from '../support/openai-server.js';
+import { firstTokenGate, openAiServerFor } from '../support/openai-server.js';
 import { assistantErrorOf } from '../support/errors.js';
 
 const srv = openAiServerFor(test);
@@ -171,20 +171,15 @@ test('github-models without gh → ai_not_configured naming gh auth login', asyn
 test('streaming: tokens arrive in order, as they are sent', async () => {
   // The server sends the rest only after the client has seen the first token; a client that buffered
   // the stream would never see it, and the safety valve (60 s) makes that a failure, not a hang.
-  let firstSeen!: () => void;
-  let valveOpened = false;
-  const rest = new Promise<void>((resolve) => {
-    firstSeen = resolve;
-    setTimeout(() => ((valveOpened = true), resolve()), 60_000).unref();
-  });
-  srv.reply({ text: 'Hello streaming world', tokens: ['Hel', 'lo', ' stream', 'ing', ' world'], restAfter: rest });
+  const gate = firstTokenGate();
+  srv.reply({ text: 'Hello streaming world', tokens: ['Hel', 'lo', ' stream', 'ing', ' world'], restAfter: gate.rest });
   const got: string[] = [];
   const p = provider(openaiProfile({ api_key: 'sk-stream-test' }));
-  const res = await p.chat({ ...hello, stream: true, onToken: (t) => (got.push(t), firstSeen()) });
+  const res = await p.chat({ ...hello, stream: true, onToken: (t) => (got.push(t), gate.firstSeen()) });
   assert.equal(got, ['Hel', 'lo', ' stream', 'ing', ' world']);
   assert.is(res.text, 'Hello streaming world');
   assert.is(srv.chatRequests()[0]!.body.stream, true);
-  assert.not.ok(valveOpened, 'the first token reached onToken while the rest was still unsent');
+  assert.not.ok(gate.valveOpened(), 'the first token reached onToken while the rest was still unsent');
 });
 
 test('temperature is not sent for reasoning models (o3-mini, gpt-5) but is for others', async () => {

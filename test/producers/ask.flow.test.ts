@@ -18,7 +18,7 @@ import { findKind } from '../../engine/providers/gpucloud/catalogue.js';
 import { OperationError } from '../../engine/core/errors.js';
 import type { RouteDecision } from '../../engine/core/routing/route.js';
 import type { Plan } from '../../schemas/plan.js';
-import { openAiServerFor } from '../support/openai-server.js';
+import { firstTokenGate, openAiServerFor } from '../support/openai-server.js';
 
 const srv = openAiServerFor(test);
 
@@ -122,22 +122,17 @@ test('below ai.max_prompt_chars nothing is summarised and the provider is called
 
 test('the answer streams: tokens reach the observer while the reply is still being written', async () => {
   // The server holds everything after the first token until the observer has seen it (60 s safety valve).
-  let firstSeen!: () => void;
-  let valveOpened = false;
-  const rest = new Promise<void>((resolve) => {
-    firstSeen = resolve;
-    setTimeout(() => ((valveOpened = true), resolve()), 60_000).unref();
-  });
-  srv.reply({ text: 'one two three four five six', restAfter: rest });
+  const gate = firstTokenGate();
+  srv.reply({ text: 'one two three four five six', restAfter: gate.rest });
   const seen: string[] = [];
   const { machine, input } = flow();
   const out = await runAskFlow(machine, input, (e) => {
-    if (e.type === 'ask.token') (seen.push(e.text), firstSeen());
+    if (e.type === 'ask.token') (seen.push(e.text), gate.firstSeen());
   });
   assert.is(seen.join(''), 'one two three four five six');
   assert.is(out.answer, 'one two three four five six');
   assert.ok(seen.length >= 6, `${seen.length} tokens`);
-  assert.not.ok(valveOpened, 'the first token reached the observer while the rest was still unsent');
+  assert.not.ok(gate.valveOpened(), 'the first token reached the observer while the rest was still unsent');
 });
 
 test('earlier turns are sent before the question', async () => {

@@ -52,6 +52,17 @@ async function truth(args: string[], env: Record<string, string | undefined>, ho
   return { summary: JSON.parse(s.stdout) as Summary, instances: JSON.parse(i.stdout) as Rec[] };
 }
 
+/** With no AI configured, against an emulator that also runs the createPlan instances: the environment and the account's true figures. */
+async function withWordInstances(fn: (at: { e: Record<string, string | undefined>; s: Summary; instances: Rec[] }) => Promise<void>): Promise<void> {
+  await withEmulator(async ({ env }) => {
+    const e = { ...env, ...NO_AI };
+    const made = await runCli(['ask', '--apply'], { env: e, input: JSON.stringify(createPlan()) });
+    assert.is(made.code, 0, made.stderr);
+    const { summary: s, instances } = await truth([], e);
+    await fn({ e, s, instances });
+  });
+}
+
 const gpusOf = (r: Rec) => Number((r.gpu as Rec | undefined)?.number_of_gpus ?? 0);
 const rateOf = (s: Summary, name: string) => s.resources.find((r) => r.name === name)!.hourly_cost!;
 const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -67,11 +78,7 @@ function assertDeclined(r: { code: number | null; stdout: string; stderr: string
 }
 
 test('with no AI configured, ask answers money and GPU questions from the cost capability and the catalogue, with one notice line', async () => {
-  await withEmulator(async ({ env }) => {
-    const e = { ...env, ...NO_AI };
-    const made = await runCli(['ask', '--apply'], { env: e, input: JSON.stringify(createPlan()) });
-    assert.is(made.code, 0, made.stderr);
-    const { summary: s, instances } = await truth([], e);
+  await withWordInstances(async ({ e, s, instances }) => {
     const ask = (q: string) => runCli(['ask', q], { env: e });
 
     let r = await ask('how much am I spending?');
@@ -136,11 +143,7 @@ test('--sandbox ask answers from the sandbox by its cost summary; a question nam
 });
 
 test('talk keeps the last answer’s subjects offline: "which of them…" and "how much do they cost" follow the list before', async () => {
-  await withEmulator(async ({ env }) => {
-    const e = { ...env, ...NO_AI };
-    const made = await runCli(['ask', '--apply'], { env: e, input: JSON.stringify(createPlan()) });
-    assert.is(made.code, 0, made.stderr);
-    const { summary: s, instances } = await truth([], e);
+  await withWordInstances(async ({ e, s, instances }) => {
     const input = ['which instances have more than 1 GPU?', 'how much do they cost per day?', 'which of them are running?', 'what costs the most?', 'how much does it cost per week?'].join('\n') + '\n';
     const r = await runCli(['talk'], { env: e, input });
     assert.is(r.code, 0, r.stderr);

@@ -6,11 +6,10 @@
  * (an instance, a firewall rule) and --resume adopt what was in flight instead of making it twice. The
  * dry run, the SSH part, refusals and the budget: cli.k8s-kubeadm-cloud-a.test.ts.
  */
-import { spawn } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BIN, childEnv, runCli } from '../support/cli.js';
-import { instanceIds, motoSuite, securityGroupsNamed } from '../support/moto.js';
+import { runCli } from '../support/cli.js';
+import { applyKilledOnce, instanceIds, motoSuite, securityGroupsNamed } from '../support/moto.js';
 import { CALLER, kubeadm, kubeadmCloudARig, planFile, T, type PlanDoc } from '../support/kubeadm-cloud-a.js';
 
 const motoTest = motoSuite(test);
@@ -51,15 +50,8 @@ motoTest('kill -9 while the machines are being made, then --resume: one security
   const home = await rig.homeWithKey();
   const { machines } = await rig.compiled(m, home);
   const file = planFile(machines);
-  const child = spawn(process.execPath, [BIN, 'ask', '--apply', '--plan-file', file], { env: childEnv(home, m.env), stdio: 'ignore' });
-  const exited = new Promise((resolve) => child.on('close', resolve));
   // Killed once moto holds the control plane: its run-instances was on the wire or just answered.
-  for (let i = 0; !(await instanceIds(m, 'lab-cp')).length; i++) {
-    if (i > 4000) throw new Error('run-instances never reached moto');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  child.kill('SIGKILL');
-  await exited;
+  await applyKilledOnce(m, home, file, async () => (await instanceIds(m, 'lab-cp')).length > 0, 'run-instances', 4000);
   const resumed = await runCli(['ask', '--apply', '--resume', '-o', 'json', '--plan-file', file], { ...T, env: m.env, home });
   assert.is(resumed.code, 0, resumed.stderr);
   const report = JSON.parse(resumed.stdout) as { bindings: Record<string, string>; steps: { index: number; deduplicated?: boolean }[] };
@@ -81,15 +73,8 @@ motoTest('kill -9 while a firewall rule is being added, then --resume: the rule 
   const home = await rig.homeWithKey();
   const { machines } = await rig.compiled(m, home);
   const file = planFile(machines);
-  const child = spawn(process.execPath, [BIN, 'ask', '--apply', '--plan-file', file], { env: childEnv(home, m.env), stdio: 'ignore' });
-  const exited = new Promise((resolve) => child.on('close', resolve));
   const rules = async () => (await securityGroupsNamed(m, 'lab-machines'))[0]?.rules.length ?? 0;
-  for (let i = 0; (await rules()) === 0; i++) {
-    if (i > 4000) throw new Error('authorize-security-group-ingress never reached moto');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  child.kill('SIGKILL');
-  await exited;
+  await applyKilledOnce(m, home, file, async () => (await rules()) > 0, 'authorize-security-group-ingress', 4000);
   const resumed = await runCli(['ask', '--apply', '--resume', '-o', 'json', '--plan-file', file], { ...T, env: m.env, home });
   assert.is(resumed.code, 0, resumed.stderr);
   const report = JSON.parse(resumed.stdout) as { steps: { index: number; deduplicated?: boolean }[] };

@@ -10,12 +10,12 @@ import * as assert from 'uvu/assert';
 import ssh2 from 'ssh2';
 import { runCli, tempHome } from './cli.js';
 import type { RunningMoto } from './moto.js';
+import { kubeadmHostExec } from './kubeadm.js';
 import { headNodeKubeconfig, startSshServer, type SshTestServer } from './ssh-server.js';
 import { tempDir } from './temp.js';
 
 export const T = { timeoutMs: 400_000 };
 export const CALLER = '203.0.113.7/32';
-export const TOKEN = 'abcdef.0123456789abcdef';
 
 export type PlanDoc = { version: number; provider: string | string[]; summary?: string; notes?: string[]; commands: { args: string[]; reason: string; produces?: Record<string, string> }[] };
 
@@ -50,7 +50,7 @@ export function kubeadmCloudARig(): KubeadmCloudARig {
       files: { '/root/.kube/config': headNodeKubeconfig({ server: 'https://10.1.0.5:6443' }) },
       alsoOn: ['127.0.0.2'],
       filesAt: { '127.0.0.2': {} },
-      exec: (command) => (command.startsWith('kubeadm token create') ? { stdout: JSON.stringify({ endpoint: '10.1.0.5:6443', token: TOKEN, ca_cert_hash: 'sha256:0f1e2d' }) + '\n', code: 0 } : { code: 0 }),
+      exec: kubeadmHostExec,
     }));
   const compile = async (m: RunningMoto, home: string) => {
     const r = await runCli(kubeadm('1', '--plan'), { ...T, env: m.env, home });

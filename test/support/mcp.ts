@@ -3,7 +3,7 @@
  * Streamable HTTP or stdio.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ERROR_META_KEY } from '../../mcp/tools.js';
 import { BIN, CHILD_TIMEOUT_MS, childEnv, tempHome } from './cli.js';
+import { openAiConfigYaml, startOpenAiServer } from './openai-server.js';
 
 export interface McpProcess {
   url: string;
@@ -135,6 +136,48 @@ export async function connectStdio(
     deliver?.(message);
   };
   return { client, stderr: () => stderr, heard: () => heard };
+}
+
+/** Asks the MCP ask tool (a stdio server whose HOME answers with the built-in answers, no model) one question. */
+export async function askBuiltinOverMcp(opts: { env: Record<string, string | undefined>; home: string; question: string }): Promise<CallToolResult & { structuredContent?: any }> {
+  writeFileSync(join(opts.home, '.assistant.yaml'), 'ai:\n  default_provider: builtin\n', { mode: 0o600 });
+  const { client } = await connectStdio({ env: opts.env, home: opts.home });
+  try {
+    return await callTool(client, 'assistant_gpucloud_ask', { question: opts.question });
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * Asks the MCP ask tool (a stdio server with its own HOME) a question that a scripted model answers with
+ * `reply`: the HOME's config is the file `config` plus an `openai` profile pointing at a local
+ * OpenAI-compatible server. Returns the tool's result and the last request the model got (as JSON text),
+ * for the test to check what reached the model and what stayed out.
+ */
+export async function askWithScriptedModel(opts: {
+  config: string;
+  home: string;
+  env?: Record<string, string | undefined>;
+  reply: string;
+  question: string;
+}): Promise<{ result: CallToolResult & { structuredContent?: any }; prompt: string }> {
+  const ai = await startOpenAiServer();
+  let client: Client | undefined;
+  try {
+    writeFileSync(
+      join(opts.home, '.assistant.yaml'),
+      readFileSync(opts.config, 'utf8') + openAiConfigYaml(ai.baseURL),
+      { mode: 0o600 },
+    );
+    ({ client } = await connectStdio({ env: { ...opts.env, TEST_AI_KEY: 'sk-test-key-123456' }, home: opts.home }));
+    ai.reply({ text: opts.reply });
+    const result = await callTool(client, 'assistant_gpucloud_ask', { question: opts.question });
+    return { result, prompt: JSON.stringify(ai.chatRequests().at(-1)) };
+  } finally {
+    await client?.close();
+    await ai.close();
+  }
 }
 
 /** Calls a tool and returns the result typed as a plain CallToolResult. */

@@ -15,6 +15,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import type { Test } from 'uvu';
+import { BIN, childEnv } from './cli.js';
 import { tempDir } from './temp.js';
 import { reportSkip } from './skip.js';
 import { onFreePort, onPath } from './net.js';
@@ -340,4 +341,19 @@ export async function securityGroupsNamed(m: Pick<Moto, 'url'>, name: string): P
     });
     return { id, rules };
   });
+}
+
+/**
+ * `ask --apply --plan-file <file>` against moto, killed with SIGKILL once `reached()` says moto holds what
+ * the step in flight makes (asked every 50 ms, at most `polls` times, else the test fails naming `what`).
+ */
+export async function applyKilledOnce(m: { env: Record<string, string | undefined> }, home: string, file: string, reached: () => Promise<boolean>, what: string, polls: number): Promise<void> {
+  const child = spawn(process.execPath, [BIN, 'ask', '--apply', '--plan-file', file], { env: childEnv(home, m.env), stdio: 'ignore' });
+  const exited = new Promise((resolve) => child.on('close', resolve));
+  for (let i = 0; !(await reached()); i++) {
+    if (i > polls) throw new Error(`${what} never reached moto`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  child.kill('SIGKILL');
+  await exited;
 }

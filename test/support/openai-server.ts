@@ -236,3 +236,22 @@ export function openAiServerFor(suite: Test): OpenAiTestServer {
     },
   });
 }
+
+/**
+ * Holds a streamed reply after its first token (`restAfter: gate.rest`) until the test has seen that token
+ * (`gate.firstSeen()`): a client that buffered the stream would never see it, so a safety valve lets the
+ * rest go after 60 s and `gate.valveOpened()` says so, which makes that a failure, not a hang.
+ */
+export function firstTokenGate(): { rest: Promise<void>; firstSeen(): void; valveOpened(): boolean } {
+  let firstSeen!: () => void;
+  let valveOpened = false;
+  const rest = new Promise<void>((resolve) => {
+    firstSeen = resolve;
+    setTimeout(() => ((valveOpened = true), resolve()), 60_000).unref();
+  });
+  return { rest, firstSeen: () => firstSeen(), valveOpened: () => valveOpened };
+}
+
+/** Config lines that make the `openai` profile the default, pointed at `baseURL` (a test server), its key read from TEST_AI_KEY. */
+export const openAiConfigYaml = (baseURL: string) =>
+  `ai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${baseURL}\n`;

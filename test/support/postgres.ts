@@ -15,6 +15,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import type { Test } from 'uvu';
 import { onFreePort } from './net.js';
 
 export interface RunningPostgres {
@@ -182,4 +183,24 @@ async function startPostgresOn(port: number, opts: StartPostgresOptions): Promis
 /** Who runs the server, for messages. */
 export function postgresUser(): string {
   return isRoot() ? 'postgres' : userInfo().username;
+}
+
+/** Where a backend under test keeps its data: `database()` is its URL, or undefined for the embedded PGlite. */
+export interface BackendStorage {
+  name: string;
+  database(): Promise<string | undefined>;
+}
+
+/**
+ * The storages a backend test runs on: PGlite always, and PostgreSQL where it is installed (one server for
+ * the test file, started on first use and stopped after the suite; a fresh database `<prefix>_…` per call).
+ */
+export function backendStorages(suite: Test, prefix: string): BackendStorage[] {
+  let pg: RunningPostgres | undefined;
+  const storages: BackendStorage[] = [{ name: 'PGlite', database: async () => undefined }];
+  if (!postgresMissing()) storages.push({ name: 'PostgreSQL', database: async () => (pg ??= await startPostgres()).createDatabase(`${prefix}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`) });
+  suite.after(async () => {
+    await pg?.stop();
+  });
+  return storages;
 }

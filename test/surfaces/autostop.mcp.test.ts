@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../../emulator/index.js';
 import { STATE_FILE } from '../../engine/core/kits/autostop/watcher.js';
 import { runCli, tempHome, withEmulator } from '../support/cli.js';
-import { callTool, connectHttp, startMcpServer } from '../support/mcp.js';
+import { callTool, connectHttp, startMcpServer, type McpProcess } from '../support/mcp.js';
 import { startSshServer, type SshTestServer } from '../support/ssh-server.js';
 
 const BUSY = '127.0.0.2';
@@ -48,57 +48,67 @@ async function setup(env: Record<string, string>, autostop: string): Promise<{ h
   return { home, srv };
 }
 
+/**
+ * An MCP server over the emulator's busy-1 and idle-1 (their watcher states on the SSH server), with
+ * `autostop` added to the autostop section of its config; resolves with the server's exit code.
+ */
+async function withAutostopServer(autostop: string, fn: (emu: Emulator, server: McpProcess) => Promise<void>): Promise<number | null> {
+  let code: number | null = null;
+  await withEmulator(
+    async ({ emu, env }) => {
+      const { home } = await setup(env, autostop);
+      const server = await startMcpServer([], { env, home });
+      try {
+        await fn(emu, server);
+      } finally {
+        code = await server.stop();
+      }
+    },
+    { instanceIps: { 'busy-1': BUSY, 'idle-1': IDLE } },
+  );
+  return code;
+}
+
+/** What assistant_autostop_status answers, and its decision per hostname. */
+async function statusOf(server: McpProcess) {
+  const client = await connectHttp(server.url);
+  const status = await callTool(client, 'assistant_autostop_status', {});
+  await client.close();
+  // An error has no instances: the test says so with its own isError assertion.
+  const rows = Object.fromEntries(((status.structuredContent?.instances ?? []) as { hostname: string; decision: string }[]).map((r) => [r.hostname, r.decision]));
+  return { status, rows };
+}
+
 const shutdowns = (emu: Emulator) => emu.requests().filter((q) => q.method === 'PUT' && q.path === '/v1/instances' && JSON.parse(q.body!).action === 'shutdown');
 
-test('with autostop.check_every the MCP server checks on its timer: the idle instance is shut down once, the busy one kept', () =>
-  withEmulator(
-    async ({ emu, env }) => {
-      const { home } = await setup(env, '  check_every: 1s\n');
-      const server = await startMcpServer([], { env, home });
-      try {
-        assert.match(server.stderr(), /autostop: checking every 1 s \(autostop\.check_every\)/);
-        await server.waitForStderr(/autostop: idle-1 \([0-9a-f-]+\): shutdown: idle 60 min ≥ 30: shutdown sent/);
-        await server.waitForStderr(/auto-stop: 2 instances checked: 1 keep, 1 shutdown/);
-        assert.is(shutdowns(emu).length, 1);
-        // The next tick finds it stopped and sends nothing.
-        await server.waitForStderr(/auto-stop: 2 instances checked: 1 keep, 1 stopped/);
-        assert.is(shutdowns(emu).length, 1);
+test('with autostop.check_every the MCP server checks on its timer: the idle instance is shut down once, the busy one kept', async () => {
+  const code = await withAutostopServer('  check_every: 1s\n', async (emu, server) => {
+    assert.match(server.stderr(), /autostop: checking every 1 s \(autostop\.check_every\)/);
+    await server.waitForStderr(/autostop: idle-1 \([0-9a-f-]+\): shutdown: idle 60 min ≥ 30: shutdown sent/);
+    await server.waitForStderr(/auto-stop: 2 instances checked: 1 keep, 1 shutdown/);
+    assert.is(shutdowns(emu).length, 1);
+    // The next tick finds it stopped and sends nothing.
+    await server.waitForStderr(/auto-stop: 2 instances checked: 1 keep, 1 stopped/);
+    assert.is(shutdowns(emu).length, 1);
 
-        const client = await connectHttp(server.url);
-        const status = await callTool(client, 'assistant_autostop_status', {});
-        assert.not.ok(status.isError);
-        const rows = Object.fromEntries((status.structuredContent.instances as { hostname: string; decision: string }[]).map((r) => [r.hostname, r.decision]));
-        assert.equal(rows, { 'busy-1': 'keep', 'idle-1': 'stopped' });
-        await client.close();
-        assert.is(shutdowns(emu).length, 1);
-      } finally {
-        assert.is(await server.stop(), 0);
-      }
-    },
-    { instanceIps: { 'busy-1': BUSY, 'idle-1': IDLE } },
-  ));
+    const { status, rows } = await statusOf(server);
+    assert.not.ok(status.isError);
+    assert.equal(rows, { 'busy-1': 'keep', 'idle-1': 'stopped' });
+    assert.is(shutdowns(emu).length, 1);
+  });
+  assert.is(code, 0);
+});
 
-test('without autostop.check_every (the default) nothing runs on a timer; the status tool only says what a check would do', () =>
-  withEmulator(
-    async ({ emu, env }) => {
-      const { home } = await setup(env, '');
-      const server = await startMcpServer([], { env, home });
-      try {
-        assert.not.match(server.stderr(), /autostop:/);
-        const client = await connectHttp(server.url);
-        const status = await callTool(client, 'assistant_autostop_status', {});
-        assert.not.ok(status.isError, JSON.stringify(status));
-        const rows = Object.fromEntries((status.structuredContent.instances as { hostname: string; decision: string }[]).map((r) => [r.hostname, r.decision]));
-        assert.equal(rows, { 'busy-1': 'keep', 'idle-1': 'would-shutdown' });
-        assert.match((status.content[0] as { text: string }).text, /idle-1\s+60 \/ 30/);
-        await client.close();
-        assert.equal(shutdowns(emu), []);
-      } finally {
-        await server.stop();
-      }
-    },
-    { instanceIps: { 'busy-1': BUSY, 'idle-1': IDLE } },
-  ));
+test('without autostop.check_every (the default) nothing runs on a timer; the status tool only says what a check would do', async () => {
+  await withAutostopServer('', async (emu, server) => {
+    assert.not.match(server.stderr(), /autostop:/);
+    const { status, rows } = await statusOf(server);
+    assert.not.ok(status.isError, JSON.stringify(status));
+    assert.equal(rows, { 'busy-1': 'keep', 'idle-1': 'would-shutdown' });
+    assert.match((status.content[0] as { text: string }).text, /idle-1\s+60 \/ 30/);
+    assert.equal(shutdowns(emu), []);
+  });
+});
 
 test('a --read-only server does not run the timer even when configured', async () => {
   const home = tempHome('assistant-mcp-');

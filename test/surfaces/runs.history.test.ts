@@ -13,7 +13,7 @@ import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../../emulator/index
 import { runCli, tempHome, withEmulator } from '../support/cli.js';
 import { asClient, createApiKey, startBackendProcess, storageArgs, type BackendProcess } from '../support/backend.js';
 import { freePort } from '../support/net.js';
-import { postgresMissing, startPostgres, type RunningPostgres } from '../support/postgres.js';
+import { backendStorages } from '../support/postgres.js';
 
 const post = (path: string, body: Record<string, unknown>) => ({ args: ['gpucloud-api', 'POST', path, JSON.stringify(body)], reason: `create via ${path}` });
 const instance = (hostname: string) => post('/v1/instances', { instance_type: '1V100.6V', image: 'ubuntu-24.04-cuda-12.8-open-docker', hostname, description: '', location_code: 'FIN-01', ssh_key_ids: [EMULATOR_DEFAULT_SSH_KEY_ID] });
@@ -34,13 +34,7 @@ const runsJson = async (b: BackendProcess, key: string, args: string[] = []) => 
   return JSON.parse(r.stdout) as Array<Record<string, unknown>>;
 };
 
-let pg: RunningPostgres | undefined;
-const storages: Array<{ name: string; database: () => Promise<string | undefined> }> = [{ name: 'PGlite', database: async () => undefined }];
-if (!postgresMissing()) storages.push({ name: 'PostgreSQL', database: async () => (pg ??= await startPostgres()).createDatabase(`runs_${Date.now()}_${Math.floor(Math.random() * 1e6)}`) });
-
-test.after(async () => {
-  await pg?.stop();
-});
+const storages = backendStorages(test, 'runs');
 
 for (const storage of storages) {
   test(`${storage.name}: an apply against the emulator is in the history — who, plan hash, each step's canonical request and outcome, the instance created with its ID, the priced hourly change; runs show -o json; no secret anywhere`, async () => {

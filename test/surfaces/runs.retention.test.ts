@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createApiKey, startBackendProcess, type BackendProcess } from '../support/backend.js';
-import { postgresMissing, startPostgres, type RunningPostgres } from '../support/postgres.js';
+import { backendStorages } from '../support/postgres.js';
 
 const KEEP = 5;
 const DAY = 86_400_000;
@@ -42,13 +42,7 @@ async function inParallel<T>(tasks: Array<() => Promise<T>>, width: number): Pro
   return out;
 }
 
-let pg: RunningPostgres | undefined;
-const storages: Array<{ name: string; database: () => Promise<string | undefined> }> = [{ name: 'PGlite', database: async () => undefined }];
-if (!postgresMissing()) storages.push({ name: 'PostgreSQL', database: async () => (pg ??= await startPostgres()).createDatabase(`retention_${Date.now()}_${Math.floor(Math.random() * 1e6)}`) });
-
-test.after(async () => {
-  await pg?.stop();
-});
+const storages = backendStorages(test, 'retention');
 
 for (const storage of storages) {
   test(`${storage.name}: clients reporting at once, each run sent twice, leave exactly the newest ${KEEP} runs; a run past the age limit is gone; another tenant keeps its own`, async () => {

@@ -85,7 +85,6 @@ export const cloudDProvider: Provider<CloudDClient> = {
       provider: 'cloud_d',
       label: 'the cloud_d account (CVM instances by region)',
       prompt: 'cloud_d is a cloud whose CVM instances are listed per region (DescribeInstances): name, state, instance type, CPU/memory, zone, IP and charge type.',
-      names: ['cloud_d'],
       specific: ['cvm', 'cvm instances'],
       generic: ['instances', 'vms'],
       reads: CLOUD_D_READS,

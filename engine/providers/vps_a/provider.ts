@@ -5,10 +5,9 @@
  * bounded in pages and bytes. Questions about droplets and their cost are answered from its reads.
  */
 import type { Config } from '../../../schemas/config.js';
-import { fakeSandbox, oneRead, tokenCredentials } from '../../core/kits/http/token-integration.js';
-import { apiCapabilities } from '../../core/kits/http/api-reads.js';
-import { httpProvider, type HttpProviderSpec, type Page } from '../../core/kits/http/provider.js';
-import { tokenTarget, type TokenTargetSpec } from '../../core/kits/http/token-target.js';
+import { oneRead } from '../../core/kits/http/token-integration.js';
+import type { Page } from '../../core/kits/http/provider.js';
+import { tokenApiProvider, type TokenTargetSpec } from '../../core/kits/http/token-target.js';
 import { obj, str } from '../../core/kits/cli/reads.js';
 import { VPS_A_READS, VPS_A_VERB } from './reads.js';
 
@@ -30,28 +29,23 @@ export function vpsAPage(body: unknown): Page {
   return { items: key ? (o[key] as unknown[]) : undefined, body, next: key && next ? { path: next } : undefined };
 }
 
-const spec: HttpProviderSpec = {
-  name: 'vps_a',
-  label: 'vps_a API',
-  target: (opts) => tokenTarget(VPS_A_TOKEN, opts),
+export const vpsAProvider = tokenApiProvider({
+  token: VPS_A_TOKEN,
   page: (body) => vpsAPage(body),
-  capabilities: {
-    ...apiCapabilities({
-      provider: 'vps_a',
-      label: 'the vps_a account (droplets)',
-      prompt: 'vps_a is a VPS cloud: droplets with their size, region, status and price (price_hourly / price_monthly in USD, from the size).',
-      names: ['vps_a'],
-      specific: ['droplet', 'droplets'],
-      generic: ['vps', 'servers'],
-      reads: VPS_A_READS,
-    }),
-    credentials: tokenCredentials({ name: 'vps_a', tokenKey: 'api_token', envNames: ['VPS_A_API_TOKEN'] }, { title: 'vps_a', what: 'vps_a API token' }, async (read) => {
+  reads: {
+    label: 'the vps_a account (droplets)',
+    prompt: 'vps_a is a VPS cloud: droplets with their size, region, status and price (price_hourly / price_monthly in USD, from the size).',
+    specific: ['droplet', 'droplets'],
+    generic: ['vps', 'servers'],
+    reads: VPS_A_READS,
+  },
+  credentials: {
+    what: 'vps_a API token',
+    async test(read) {
       const [data] = await read(oneRead('vps_a', [VPS_A_VERB, 'GET', '/v2/account'], 'a cheap read: the account'));
       const a = obj(obj(data).account);
       return { detail: `account ${str(a.status) ?? '?'}, droplet limit ${String(a.droplet_limit ?? '?')}` };
-    }),
-    sandbox: fakeSandbox(async () => (await import('../../../emulator/fakes/vps_a.js')).startVpsAFake()),
+    },
   },
-};
-
-export const vpsAProvider = httpProvider(spec);
+  fake: async () => (await import('../../../emulator/fakes/vps_a.js')).startVpsAFake(),
+});

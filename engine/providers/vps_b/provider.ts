@@ -5,10 +5,9 @@
  * path, bounded in pages and bytes. Questions about servers and their cost are answered from its reads.
  */
 import type { Config } from '../../../schemas/config.js';
-import { fakeSandbox, oneRead, tokenCredentials } from '../../core/kits/http/token-integration.js';
-import { apiCapabilities } from '../../core/kits/http/api-reads.js';
-import { httpProvider, type HttpProviderSpec, type Page } from '../../core/kits/http/provider.js';
-import { tokenTarget, type TokenTargetSpec } from '../../core/kits/http/token-target.js';
+import { oneRead } from '../../core/kits/http/token-integration.js';
+import type { Page } from '../../core/kits/http/provider.js';
+import { tokenApiProvider, type TokenTargetSpec } from '../../core/kits/http/token-target.js';
 import { obj, str } from '../../core/kits/cli/reads.js';
 import { VPS_B_READS, VPS_B_VERB } from './reads.js';
 
@@ -33,29 +32,24 @@ export function vpsBPage(body: unknown, request: { path: string }): Page {
   return { items: o[key] as unknown[], body, next: { path: `${url.pathname}${url.search}` } };
 }
 
-const spec: HttpProviderSpec = {
-  name: 'vps_b',
-  label: 'vps_b API',
-  target: (opts) => tokenTarget(VPS_B_TOKEN, opts),
+export const vpsBProvider = tokenApiProvider({
+  token: VPS_B_TOKEN,
   page: (body, _headers, request) => vpsBPage(body, request),
   maxPages: 10,
-  capabilities: {
-    ...apiCapabilities({
-      provider: 'vps_b',
-      label: 'the vps_b project (servers)',
-      prompt: 'vps_b is a VPS cloud: servers with their server type, location, status and price (the server type\'s gross price in the server\'s location, EUR incl. VAT); server types list prices per location.',
-      names: ['vps_b'],
-      specific: ['server type', 'server types'],
-      generic: ['vps', 'servers'],
-      reads: VPS_B_READS,
-    }),
-    credentials: tokenCredentials({ name: 'vps_b', tokenKey: 'api_token', envNames: ['VPS_B_API_TOKEN'] }, { title: 'vps_b', what: 'vps_b API token' }, async (read) => {
+  reads: {
+    label: 'the vps_b project (servers)',
+    prompt: 'vps_b is a VPS cloud: servers with their server type, location, status and price (the server type\'s gross price in the server\'s location, EUR incl. VAT); server types list prices per location.',
+    specific: ['server type', 'server types'],
+    generic: ['vps', 'servers'],
+    reads: VPS_B_READS,
+  },
+  credentials: {
+    what: 'vps_b API token',
+    async test(read) {
       const [data] = await read(oneRead('vps_b', [VPS_B_VERB, 'GET', '/v1/pricing'], 'a cheap read: the price list'));
       const p = obj(obj(data).pricing);
       return { detail: `prices in ${str(p.currency) ?? '?'} (VAT ${str(p.vat_rate) ?? '?'}%)` };
-    }),
-    sandbox: fakeSandbox(async () => (await import('../../../emulator/fakes/vps_b.js')).startVpsBFake()),
+    },
   },
-};
-
-export const vpsBProvider = httpProvider(spec);
+  fake: async () => (await import('../../../emulator/fakes/vps_b.js')).startVpsBFake(),
+});

@@ -6,9 +6,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
-import { BIN, childEnv, runCli, tempHome } from '../../support/cli.js';
-import { buckets, createBucket, instanceIds, instanceState, motoSuite, planFile, runInstance } from '../../support/moto.js';
+import { runCli, tempHome } from '../../support/cli.js';
+import { applyKilledOnce, buckets, createBucket, instanceIds, instanceState, motoSuite, planFile, runInstance } from '../../support/moto.js';
 import { DESTRUCTIVE_SAMPLES, LOCAL_EFFECT_SAMPLES, REFUSED_ROW_SAMPLES } from '../../support/aws-samples.js';
 
 const motoTest = motoSuite(test);
@@ -124,15 +123,8 @@ motoTest('the aws CLI missing is cli_not_found, not logged in cli_not_authentica
 motoTest('kill -9 while run-instances is in flight, then --resume: the instance exists once and is adopted, not created again', async (m) => {
   const file = planFile([runInstanceStep('once-1'), { args: ['aws', 'ec2', 'describe-instances', '--instance-ids', '<INSTANCE_ID>'], reason: 'read it' }]);
   const home = tempHome();
-  const child = spawn(process.execPath, [BIN, 'ask', '--apply', '--plan-file', file], { env: childEnv(home, m.env), stdio: 'ignore' });
-  const exited = new Promise((resolve) => child.on('close', resolve));
   // Killed once moto holds the instance: the aws process it started outlives it, the journal says "started".
-  for (let i = 0; !(await instanceIds(m, 'once-1')).length; i++) {
-    if (i > 1200) throw new Error('run-instances never reached moto');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  child.kill('SIGKILL');
-  await exited;
+  await applyKilledOnce(m, home, file, async () => (await instanceIds(m, 'once-1')).length > 0, 'run-instances', 1200);
   const resumed = await runCli(['ask', '--apply', '--resume', '-o', 'json', '--plan-file', file], { env: m.env, home });
   assert.is(resumed.code, 0, resumed.stderr);
   const report = JSON.parse(resumed.stdout);

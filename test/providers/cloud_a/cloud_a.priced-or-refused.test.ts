@@ -8,6 +8,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli } from '../../support/cli.js';
+import { costsByStep, type CostLine } from '../../support/dry-run.js';
 import { createGroup, createLaunchTemplate, groupDesired, instanceIds, motoSuite, operationsDuring, planFile, runInstance } from '../../support/moto.js';
 
 const motoTest = motoSuite(test);
@@ -19,24 +20,11 @@ const step = (args: string[], reason = 'scale', produces?: Record<string, string
 /** A read that binds N and TYPE at run time: a later step using them cannot be priced at plan time. */
 const bindAtRunTime = step(['ec2', 'describe-availability-zones'], 'bind values at run time', { N: '$.AvailabilityZones[0].ZoneId', TYPE: '$.AvailabilityZones[0].ZoneName' });
 
-interface Cost {
-  step: number;
-  type: string;
-  part?: string;
-  per_hour?: number;
-  note?: string;
-}
-
 /** The dry run's cost lines, per step. */
-async function dryRun(m: { env: Record<string, string | undefined> }, commands: ReturnType<typeof step>[]): Promise<Map<number, Cost[]>> {
+async function dryRun(m: { env: Record<string, string | undefined> }, commands: ReturnType<typeof step>[]): Promise<Map<number, CostLine[]>> {
   const r = await runCli(['ask', '--apply', '--dry-run', '-o', 'json', '--plan-file', planFile(commands)], { env: m.env });
   assert.ok(r.code === 0 || r.code === 3, r.stderr);
-  const doc = JSON.parse(r.stdout) as { costs: Cost[]; unpriced?: { step: number; why: string }[] };
-  const out = new Map<number, Cost[]>();
-  for (const c of doc.costs) out.set(c.step, [...(out.get(c.step) ?? []), c]);
-  // An unpriced step has no cost line: it is listed apart, with why (as the line's type, without a price).
-  for (const u of doc.unpriced ?? []) out.set(u.step, [...(out.get(u.step) ?? []), { step: u.step, type: u.why } as Cost]);
-  return out;
+  return costsByStep(r.stdout);
 }
 
 const READS = /^(Describe|Get|List)/;

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli } from '../../support/cli.js';
+import { costsByStep, type CostLine } from '../../support/dry-run.js';
 import { planFile } from '../../support/moto.js';
 import { standIn, type CannedResponse } from '../../support/standin.js';
 import { tempDir } from '../../support/temp.js';
@@ -36,21 +37,10 @@ const GCLOUD_READS: CannedResponse[] = [
   { match: 'compute instances list', stdout: [] },
 ];
 
-interface Cost {
-  step: number;
-  type: string;
-  per_hour?: number;
-}
-
-async function dryRun(path: string, commands: { args: string[]; reason: string }[], provider: string): Promise<Map<number, Cost[]>> {
+async function dryRun(path: string, commands: { args: string[]; reason: string }[], provider: string): Promise<Map<number, CostLine[]>> {
   const r = await runCli(['--config', config(), 'ask', '--apply', '--dry-run', '--destroyer', '-o', 'json', '--plan-file', planFile(commands, provider)], { env: { PATH: path } });
   assert.ok(r.code === 0 || r.code === 3, r.stderr);
-  const doc = JSON.parse(r.stdout) as { costs: Cost[]; unpriced?: { step: number; why: string }[] };
-  const out = new Map<number, Cost[]>();
-  for (const c of doc.costs) out.set(c.step, [...(out.get(c.step) ?? []), c]);
-  // An unpriced step has no cost line: it is listed apart, with why (as the line's type, without a price).
-  for (const u of doc.unpriced ?? []) out.set(u.step, [...(out.get(u.step) ?? []), { step: u.step, type: u.why } as Cost]);
-  return out;
+  return costsByStep(r.stdout);
 }
 
 const isRead = (call: string[]) => call.some((w) => ['show', 'list', 'describe'].includes(w));

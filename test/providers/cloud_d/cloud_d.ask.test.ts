@@ -6,15 +6,13 @@
  * server bounded, the MCP ask tool reading the same context, and actions other than Describe or Inquiry
  * refused without --destroyer.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startCloudDFake, type CloudDFake } from '../../../emulator/fakes/cloud_d.js';
 import { startVpsAFake } from '../../../emulator/fakes/vps_a.js';
 import { configFile, runCli, tempHome } from '../../support/cli.js';
 import { askBuiltin, withStarted } from '../../support/integration.js';
-import { callTool, connectStdio, textOf } from '../../support/mcp.js';
+import { askBuiltinOverMcp, textOf } from '../../support/mcp.js';
 
 const home = () => tempHome('assistant-cloud-d-');
 
@@ -129,19 +127,12 @@ test('hostile: an endless TotalCount stops at 10 pages, huge pages at 5 MB (both
 
 test('the MCP ask tool reads the same cloud_d context (read-only)', () =>
   withFake(async (fake, env) => {
-    const h = home();
-    writeFileSync(join(h, '.assistant.yaml'), 'ai:\n  default_provider: builtin\n', { mode: 0o600 });
-    const { client } = await connectStdio({ env, home: h });
-    try {
-      const r = await callTool(client, 'assistant_gpucloud_ask', { question: 'how many cvm instances are running?' });
-      assert.not.ok(r.isError, textOf(r));
-      assert.equal(r.structuredContent.providers, ['cloud_d']);
-      assert.is(r.structuredContent.answer, '2 CVM instances RUNNING.');
-      assert.ok(fake.requests().every((q) => /^Describe/.test(String(q.headers['x-tc-action']))));
-      assert.not.ok(JSON.stringify(r).includes(fake.secretKey));
-    } finally {
-      await client.close();
-    }
+    const r = await askBuiltinOverMcp({ env, home: home(), question: 'how many cvm instances are running?' });
+    assert.not.ok(r.isError, textOf(r));
+    assert.equal(r.structuredContent.providers, ['cloud_d']);
+    assert.is(r.structuredContent.answer, '2 CVM instances RUNNING.');
+    assert.ok(fake.requests().every((q) => /^Describe/.test(String(q.headers['x-tc-action']))));
+    assert.not.ok(JSON.stringify(r).includes(fake.secretKey));
   }));
 
 test('actions other than Describe*/Inquiry* (TerminateInstances, a placeholder action) are destructive; a plain-HTTP base URL off this machine is refused', () =>

@@ -8,12 +8,13 @@ import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { Emulator } from '../../../emulator/index.js';
 import { createGpuCloudClient } from '../../../engine/providers/gpucloud/client.js';
 import { FileLimitStore } from '../../../engine/providers/gpucloud/limits/file.js';
 import type { ClientEvent } from '../../../engine/providers/gpucloud/types.js';
 import { runCli, tempHome, withEmulator, type CliResult } from '../../support/cli.js';
 import { callTool, connectStdio, textOf } from '../../support/mcp.js';
-import { redisMissing, startRedis } from '../../support/redis.js';
+import { redisMissing, startRedis, type RedisProcess } from '../../support/redis.js';
 import { testWhen } from '../../support/skip.js';
 
 const LIMITS = { perProject: 1000, perPath: 5, windowMs: 1000 };
@@ -82,50 +83,42 @@ test('an MCP server and a CLI on one machine share one window: zero 429s, both s
     { rateLimit: LIMITS },
   ));
 
-redisTest('two machines (two HOMEs) sharing a real redis-server: zero 429s, every run succeeds, the password never shows', async () => {
+/** Two machines (two HOMEs) sharing one password-protected redis-server, against one rate-limited emulator. */
+async function withSharedRedis(fn: (at: { emu: Emulator; env: Record<string, string>; redis: RedisProcess; homes: string[] }) => Promise<void>): Promise<void> {
   const redis = await startRedis({ password: 'pw-Never-Shown' });
   try {
-    await withEmulator(
-      async ({ emu, env }) => {
-        const homes = [machine(redis.url), machine(redis.url)];
-        const results = await Promise.all(Array.from({ length: 4 }, (_, i) => applyGets(env, homes[i % 2]!, 6, `m${i}`, ['--debug'])));
-        assertAllSucceeded(results);
-        assert.is(emu.stats().status429, 0, 'the emulator answered 429');
-        const stderr = results.map((r) => r.stderr).join('\n');
-        assert.match(stderr, /\(shared: redis\)/);
-        assert.not.match(stderr, /warning: redis/);
-        assert.not.match(stderr + results.map((r) => r.stdout).join(''), /pw-Never-Shown/);
-      },
-      { rateLimit: LIMITS },
-    );
+    await withEmulator(({ emu, env }) => fn({ emu, env, redis, homes: [machine(redis.url), machine(redis.url)] }), { rateLimit: LIMITS });
   } finally {
     await redis.stop();
   }
+}
+
+redisTest('two machines (two HOMEs) sharing a real redis-server: zero 429s, every run succeeds, the password never shows', async () => {
+  await withSharedRedis(async ({ emu, env, redis, homes }) => {
+    const results = await Promise.all(Array.from({ length: 4 }, (_, i) => applyGets(env, homes[i % 2]!, 6, `m${i}`, ['--debug'])));
+    assertAllSucceeded(results);
+    assert.is(emu.stats().status429, 0, 'the emulator answered 429');
+    const stderr = results.map((r) => r.stderr).join('\n');
+    assert.match(stderr, /\(shared: redis\)/);
+    assert.not.match(stderr, /warning: redis/);
+    assert.not.match(stderr + results.map((r) => r.stdout).join(''), /pw-Never-Shown/);
+  });
 });
 
 redisTest('redis-server killed mid-run: one warning naming the URL without its password, and every run still succeeds', async () => {
-  const redis = await startRedis({ password: 'pw-Never-Shown' });
-  try {
-    await withEmulator(
-      async ({ emu, env }) => {
-        const homes = [machine(redis.url), machine(redis.url)];
-        const runs = Array.from({ length: 2 }, (_, i) => applyGets(env, homes[i]!, 12, `k${i}`));
-        // Kill once the runs are well under way (counted by the server, not by the clock).
-        while (emu.requests().filter((r) => r.path === '/v1/instances').length < 6) await new Promise((r) => setTimeout(r, 20));
-        await redis.kill();
-        const results = await Promise.all(runs);
-        assertAllSucceeded(results);
-        for (const r of results) {
-          assert.match(r.stderr, new RegExp(`^warning: redis at redis://127\\.0\\.0\\.1:${redis.port} unreachable; using this machine's limiter$`, 'm'));
-          assert.is(r.stderr.match(/warning: redis/g)?.length, 1, r.stderr);
-          assert.not.match(r.stderr, /pw-Never-Shown/);
-        }
-      },
-      { rateLimit: LIMITS },
-    );
-  } finally {
-    await redis.stop();
-  }
+  await withSharedRedis(async ({ emu, env, redis, homes }) => {
+    const runs = Array.from({ length: 2 }, (_, i) => applyGets(env, homes[i]!, 12, `k${i}`));
+    // Kill once the runs are well under way (counted by the server, not by the clock).
+    while (emu.requests().filter((r) => r.path === '/v1/instances').length < 6) await new Promise((r) => setTimeout(r, 20));
+    await redis.kill();
+    const results = await Promise.all(runs);
+    assertAllSucceeded(results);
+    for (const r of results) {
+      assert.match(r.stderr, new RegExp(`^warning: redis at redis://127\\.0\\.0\\.1:${redis.port} unreachable; using this machine's limiter$`, 'm'));
+      assert.is(r.stderr.match(/warning: redis/g)?.length, 1, r.stderr);
+      assert.not.match(r.stderr, /pw-Never-Shown/);
+    }
+  });
 });
 
 test('redis unreachable from the start: one warning, the run uses this machine\'s limiter and succeeds', () =>

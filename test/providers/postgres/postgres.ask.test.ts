@@ -16,8 +16,8 @@ import { tempDir } from '../../support/temp.js';
 import { postgresMissing, startPostgres, type RunningPostgres } from '../../support/postgres.js';
 import { standIn } from '../../support/standin.js';
 import { startHostilePostgres, type HostilePostgres } from '../../support/pg-wire.js';
-import { startOpenAiServer } from '../../support/openai-server.js';
-import { callTool, connectStdio, textOf } from '../../support/mcp.js';
+import { openAiConfigYaml, startOpenAiServer, type OpenAiTestServer } from '../../support/openai-server.js';
+import { askWithScriptedModel, textOf } from '../../support/mcp.js';
 import { asClient, createApiKey, startBackendProcess } from '../../support/backend.js';
 import { testWhen } from '../../support/skip.js';
 
@@ -105,6 +105,14 @@ test.after(async () => {
 /** A test that runs when the server is here, else reports its skip with the reason (the runner counts it). */
 const skip = testWhen(test, () => missing);
 
+/** `ask <question>` answered by the scripted model `ai` (it replies `reply`): the run, and the request the model got as JSON text. */
+async function askModel(ai: OpenAiTestServer, reply: string, question: string) {
+  ai.reply({ text: reply });
+  const m = await runCli(['--config', config(openAiConfigYaml(ai.baseURL)), 'ask', question], { env: env({ TEST_AI_KEY: 'sk-test-key-123456' }) });
+  assert.is(m.code, 0, m.stderr);
+  return { m, prompt: JSON.stringify(ai.chatRequests().at(-1)) };
+}
+
 skip('a question about the largest tables is routed to postgres by its words and answered from a read-only named read', async () => {
   const cfg = config();
   const route = await runCli(['--config', cfg, 'ask', '--route-only', '-o', 'json', 'what are my largest tables?'], { env: env() });
@@ -174,11 +182,7 @@ skip('password literals in query texts are masked and control characters in name
 
     const ai = await startOpenAiServer();
     try {
-      const cfg = config(`ai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${ai.baseURL}\n`);
-      ai.reply({ text: 'One session is idle in a transaction.' });
-      const m = await runCli(['--config', cfg, 'ask', 'postgres active queries'], { env: env({ TEST_AI_KEY: 'sk-test-key-123456' }) });
-      assert.is(m.code, 0, m.stderr);
-      const prompt = JSON.stringify(ai.chatRequests().at(-1));
+      const { prompt } = await askModel(ai, 'One session is idle in a transaction.', 'postgres active queries');
       assert.match(prompt, /ALTER ROLE limited PASSWORD/, 'the query reached the model');
       assert.not.ok(prompt.includes('literal-Pw-in-sql') || prompt.includes(PASSWORD));
     } finally {
@@ -209,11 +213,7 @@ skip('every PostgreSQL quoting of a password, a set_config value and a literal c
     assert.match(r.stdout, /CREATE ROLE r_estring PASSWORD '\*\*\*';/);
     assert.match(r.stdout, /CREATE ROLE r_tagged PASSWORD '\*\*\*';/);
     assert.match(r.stdout, /set_config\('app\.api_token', '\*\*\*', false\)/);
-    const cfg = config(`ai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${ai.baseURL}\n`);
-    ai.reply({ text: 'Five sessions are idle in a transaction.' });
-    const m = await runCli(['--config', cfg, 'ask', 'postgres active queries'], { env: env({ TEST_AI_KEY: 'sk-test-key-123456' }) });
-    assert.is(m.code, 0, m.stderr);
-    const prompt = JSON.stringify(ai.chatRequests().at(-1));
+    const { m, prompt } = await askModel(ai, 'Five sessions are idle in a transaction.', 'postgres active queries');
     assert.match(prompt, /CREATE ROLE r_cut PASSWORD/, 'the cut query reached the model');
     for (const shown of [r.stdout + r.stderr, m.stdout + m.stderr, prompt]) {
       // The first characters of each secret are enough to tell (the cut one shows only 8 of them).
@@ -336,28 +336,11 @@ skip('free SQL is refused without --destroyer; with it, it runs through the appl
 });
 
 skip('the MCP ask tool reads the same postgres context and hands it to the model; the password stays out', async () => {
-  const ai = await startOpenAiServer();
-  let client: Awaited<ReturnType<typeof connectStdio>>['client'] | undefined;
-  try {
-    const h = home();
-    writeFileSync(
-      join(h, '.assistant.yaml'),
-      readFileSync(config(), 'utf8') +
-        `ai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${ai.baseURL}\n`,
-      { mode: 0o600 },
-    );
-    ({ client } = await connectStdio({ env: env({ TEST_AI_KEY: 'sk-test-key-123456' }), home: h }));
-    ai.reply({ text: 'orders is the largest table.' });
-    const r = await callTool(client!, 'assistant_gpucloud_ask', { question: 'what are the largest tables in postgres?' });
-    assert.not.ok(r.isError, textOf(r));
-    assert.equal(r.structuredContent.providers, ['postgres']);
-    const prompt = JSON.stringify(ai.chatRequests().at(-1));
-    assert.match(prompt, /orders/, 'the rows reached the model');
-    assert.not.ok(prompt.includes(PASSWORD) || JSON.stringify(r).includes(PASSWORD));
-  } finally {
-    await client?.close();
-    await ai.close();
-  }
+  const { result: r, prompt } = await askWithScriptedModel({ config: config(), home: home(), env: env(), reply: 'orders is the largest table.', question: 'what are the largest tables in postgres?' });
+  assert.not.ok(r.isError, textOf(r));
+  assert.equal(r.structuredContent.providers, ['postgres']);
+  assert.match(prompt, /orders/, 'the rows reached the model');
+  assert.not.ok(prompt.includes(PASSWORD) || JSON.stringify(r).includes(PASSWORD));
 });
 
 skip('nothing the CLI wrote under HOME holds the password (history, journals)', async () => {

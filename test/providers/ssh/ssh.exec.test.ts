@@ -12,7 +12,7 @@ import { allProviders } from '../../../engine/providers/index.js';
 import { validatePlan } from '../../../engine/core/plan/validate.js';
 import { sshExec } from '../../../engine/providers/ssh/verbs/exec.js';
 import { runCli, tempHome } from '../../support/cli.js';
-import { headNodeKubeconfig, sshHome, startSshServer } from '../../support/ssh-server.js';
+import { headNodeKubeconfig, sshHome, startSshServer, type SshTestServer, type SshTestServerOptions } from '../../support/ssh-server.js';
 import { tempDir } from '../../support/temp.js';
 
 // Every provider, loaded: these tests validate plans of any provider synchronously.
@@ -20,6 +20,16 @@ const PROVIDERS = await allProviders();
 
 const plan = (command: string) => ({ version: 1, provider: 'ssh', commands: [{ args: ['ssh-exec', '10.0.0.9', command], reason: 'r' }] });
 const gated = (command: string) => sshExec.classify(['ssh-exec', '10.0.0.9', command]).effect === 'destroy';
+
+/** An in-test SSH server and a home whose config reaches it; the server is closed after `fn`, whatever it did. */
+async function withSshHost(opts: SshTestServerOptions, fn: (srv: SshTestServer, home: string) => Promise<void>): Promise<void> {
+  const srv = await startSshServer(tempDir('assistant-ssh-'), opts);
+  try {
+    await fn(srv, sshHome(srv, tempHome()));
+  } finally {
+    await srv.close();
+  }
+}
 
 test('tear-down commands are destructive with their precise reason, and so is any free-form command (default deny); the named templates are not', () => {
   for (const c of [
@@ -64,27 +74,18 @@ test('a produced value is substituted shell-quoted: it can never become a second
   assert.is(command, `kubeadm join 'x'\\''; rm -rf / #' --token 'a b'`);
 });
 
-test('a command that exits non-zero fails the step with remote_command_failed and its stderr', async () => {
-  const dir = tempDir('assistant-ssh-');
-  const srv = await startSshServer(dir, { exec: () => ({ stderr: 'E: Unable to locate package kubeadm\n', code: 100 }) });
-  const home = sshHome(srv, tempHome());
-  try {
+test('a command that exits non-zero fails the step with remote_command_failed and its stderr', () =>
+  withSshHost({ exec: () => ({ stderr: 'E: Unable to locate package kubeadm\n', code: 100 }) }, async (srv, home) => {
     const p = { version: 1, provider: 'ssh', commands: [{ args: ['ssh-exec', '127.0.0.1', 'apt-get install -y kubeadm'], reason: 'install' }] };
     // A free-form command: it runs only with --destroyer.
     const r = await runCli(['ask', '--apply', '--destroyer'], { home, input: JSON.stringify(p) });
     assert.is(r.code, 1, r.stderr);
     assert.match(r.stderr, /error: remote_command_failed: the command on 127\.0\.0\.1 exited with 100: E: Unable to locate package kubeadm/);
     assert.equal(srv.commands, ['apt-get install -y kubeadm']);
-  } finally {
-    await srv.close();
-  }
-});
+  }));
 
-test('four runs merging different contexts into one kubeconfig at once keep all four', async () => {
-  const dir = tempDir('assistant-ssh-');
-  const srv = await startSshServer(dir, { files: { '/root/.kube/config': headNodeKubeconfig() } });
-  const home = sshHome(srv, tempHome());
-  try {
+test('four runs merging different contexts into one kubeconfig at once keep all four', () =>
+  withSshHost({ files: { '/root/.kube/config': headNodeKubeconfig() } }, async (_srv, home) => {
     const names = ['c1', 'c2', 'c3', 'c4'];
     const runs = await Promise.all(
       names.map((n) => runCli(['ask', '--apply'], { home, input: JSON.stringify({ version: 1, provider: 'ssh', commands: [{ args: ['ssh-kubeconfig', '127.0.0.1', n], reason: 'fetch' }] }) })),
@@ -94,33 +95,27 @@ test('four runs merging different contexts into one kubeconfig at once keep all 
     assert.equal(doc.contexts.map((c) => c.name).sort(), names);
     assert.is(doc.clusters.length, 4);
     assert.is(doc.users.length, 4);
-  } finally {
-    await srv.close();
-  }
-});
+  }));
 
-test('the merge waits for the kubeconfig lock held by another process and then writes', async () => {
-  const dir = tempDir('assistant-ssh-');
-  const srv = await startSshServer(dir, { files: { '/root/.kube/config': headNodeKubeconfig() } });
-  const home = sshHome(srv, tempHome());
-  const kube = join(home, '.kube', 'config');
-  mkdirSync(join(home, '.kube'));
-  writeFileSync(kube, '');
-  const release = await lockfile.lock(kube, { realpath: false });
-  try {
-    const run = runCli(['ask', '--apply'], { home, input: JSON.stringify({ version: 1, provider: 'ssh', commands: [{ args: ['ssh-kubeconfig', '127.0.0.1', 'held'], reason: 'fetch' }] }) });
-    while (!srv.commands.length) await new Promise((r) => setTimeout(r, 50));
-    // The kubeconfig was fetched; without the lock it would be merged within milliseconds.
-    await new Promise((r) => setTimeout(r, 1500));
-    assert.is(readFileSync(kube, 'utf8'), '', 'not written while the lock is held');
-    await release();
-    const r = await run;
-    assert.is(r.code, 0, r.stderr);
-    assert.match(readFileSync(kube, 'utf8'), /name: held/);
-  } finally {
-    await release().catch(() => undefined);
-    await srv.close();
-  }
-});
+test('the merge waits for the kubeconfig lock held by another process and then writes', () =>
+  withSshHost({ files: { '/root/.kube/config': headNodeKubeconfig() } }, async (srv, home) => {
+    const kube = join(home, '.kube', 'config');
+    mkdirSync(join(home, '.kube'));
+    writeFileSync(kube, '');
+    const release = await lockfile.lock(kube, { realpath: false });
+    try {
+      const run = runCli(['ask', '--apply'], { home, input: JSON.stringify({ version: 1, provider: 'ssh', commands: [{ args: ['ssh-kubeconfig', '127.0.0.1', 'held'], reason: 'fetch' }] }) });
+      while (!srv.commands.length) await new Promise((r) => setTimeout(r, 50));
+      // The kubeconfig was fetched; without the lock it would be merged within milliseconds.
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.is(readFileSync(kube, 'utf8'), '', 'not written while the lock is held');
+      await release();
+      const r = await run;
+      assert.is(r.code, 0, r.stderr);
+      assert.match(readFileSync(kube, 'utf8'), /name: held/);
+    } finally {
+      await release().catch(() => undefined);
+    }
+  }));
 
 test.run();

@@ -14,8 +14,7 @@ import * as assert from 'uvu/assert';
 import { runCli as runCliIn, type RunCliOptions } from '../../support/cli.js';
 import { terraformCliMissing, terraformDataWorkspace } from '../../support/terraform.js';
 import { standIn } from '../../support/standin.js';
-import { startOpenAiServer } from '../../support/openai-server.js';
-import { callTool, connectStdio, textOf } from '../../support/mcp.js';
+import { askWithScriptedModel, textOf } from '../../support/mcp.js';
 import { testWhen } from '../../support/skip.js';
 
 const SENSITIVE = 'hunter2-sensitive-output';
@@ -184,27 +183,11 @@ skip('credentials test terraform reads the default workspace', async () => {
 });
 
 skip('the MCP ask tool reads the same terraform context; the sensitive output never reaches the model', async () => {
-  const ai = await startOpenAiServer();
-  let client: Awaited<ReturnType<typeof connectStdio>>['client'] | undefined;
-  try {
-    const h = home();
-    writeFileSync(
-      join(h, '.assistant.yaml'),
-      readFileSync(config(), 'utf8') + `ai:\n  default_provider: openai\n  providers:\n    openai:\n      model: test-model\n      api_key_env: TEST_AI_KEY\n      local_model_inference_url: ${ai.baseURL}\n`,
-      { mode: 0o600 },
-    );
-    ({ client } = await connectStdio({ env: { TEST_AI_KEY: 'sk-test-key-123456' }, home: h }));
-    ai.reply({ text: 'Two terraform_data resources.' });
-    const r = await callTool(client!, 'assistant_gpucloud_ask', { question: 'what is in my terraform state?' });
-    assert.not.ok(r.isError, textOf(r));
-    assert.equal(r.structuredContent.providers, ['terraform']);
-    const prompt = JSON.stringify(ai.chatRequests().at(-1));
-    assert.match(prompt, /terraform_data\.web/);
-    assert.not.ok(prompt.includes(SENSITIVE));
-  } finally {
-    await client?.close();
-    await ai.close();
-  }
+  const { result: r, prompt } = await askWithScriptedModel({ config: config(), home: home(), reply: 'Two terraform_data resources.', question: 'what is in my terraform state?' });
+  assert.not.ok(r.isError, textOf(r));
+  assert.equal(r.structuredContent.providers, ['terraform']);
+  assert.match(prompt, /terraform_data\.web/);
+  assert.not.ok(prompt.includes(SENSITIVE));
 });
 
 test.run();

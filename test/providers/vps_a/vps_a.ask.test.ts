@@ -4,14 +4,12 @@
  * pages followed, 401 and 429 said clearly, the token never printed, a hostile server bounded in pages,
  * bytes and time, the MCP ask tool reading the same context, and writes refused without --destroyer.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startVpsAFake, type VpsAFake } from '../../../emulator/fakes/vps_a.js';
 import { runCli, tempHome, withEmulator } from '../../support/cli.js';
 import { askBuiltin, withStarted } from '../../support/integration.js';
-import { callTool, connectStdio, textOf } from '../../support/mcp.js';
+import { askBuiltinOverMcp, textOf } from '../../support/mcp.js';
 
 const home = () => tempHome('assistant-vps-a-');
 
@@ -111,19 +109,12 @@ test('huge pages stop at the byte bound (the answer says so), and a server that 
 
 test('the MCP ask tool reads the same vps_a context (read-only) and answers', () =>
   withFake(async (fake, env) => {
-    const h = home();
-    writeFileSync(join(h, '.assistant.yaml'), 'ai:\n  default_provider: builtin\n', { mode: 0o600 });
-    const { client } = await connectStdio({ env, home: h });
-    try {
-      const r = await callTool(client, 'assistant_gpucloud_ask', { question: 'what do my droplets cost?' });
-      assert.not.ok(r.isError, textOf(r));
-      assert.equal(r.structuredContent.providers, ['vps_a']);
-      assert.match(r.structuredContent.answer, /Total: \$90\.00 per month/);
-      assert.ok(fake.requests().every((q) => q.method === 'GET'));
-      assert.not.ok(JSON.stringify(r).includes(fake.token));
-    } finally {
-      await client.close();
-    }
+    const r = await askBuiltinOverMcp({ env, home: home(), question: 'what do my droplets cost?' });
+    assert.not.ok(r.isError, textOf(r));
+    assert.equal(r.structuredContent.providers, ['vps_a']);
+    assert.match(r.structuredContent.answer, /Total: \$90\.00 per month/);
+    assert.ok(fake.requests().every((q) => q.method === 'GET'));
+    assert.not.ok(JSON.stringify(r).includes(fake.token));
   }));
 
 test('credentials test vps_a reads the account; a plain-HTTP base URL to another host is refused before the token is sent', () =>

@@ -12,7 +12,7 @@ import { startVpsBFake, type VpsBFake } from '../../../emulator/fakes/vps_b.js';
 import { startVpsAFake } from '../../../emulator/fakes/vps_a.js';
 import { runCli, tempHome } from '../../support/cli.js';
 import { askBuiltin, withStarted } from '../../support/integration.js';
-import { callTool, connectStdio, textOf } from '../../support/mcp.js';
+import { askBuiltinOverMcp, textOf } from '../../support/mcp.js';
 
 const home = () => tempHome('assistant-vps-b-');
 
@@ -106,19 +106,12 @@ test('hostile: an endless next_page stops at 10 pages, huge pages at 5 MB (both 
 
 test('the MCP ask tool reads the same vps_b context (read-only)', () =>
   withFake(async (fake, env) => {
-    const h = home();
-    writeFileSync(join(h, '.assistant.yaml'), 'ai:\n  default_provider: builtin\n', { mode: 0o600 });
-    const { client } = await connectStdio({ env, home: h });
-    try {
-      const r = await callTool(client, 'assistant_gpucloud_ask', { question: 'which server types does vps_b offer?' });
-      assert.not.ok(r.isError, textOf(r));
-      assert.equal(r.structuredContent.providers, ['vps_b']);
-      assert.match(r.structuredContent.answer, /3 server types:/);
-      assert.ok(fake.requests().every((q) => q.method === 'GET'));
-      assert.not.ok(JSON.stringify(r).includes(fake.token));
-    } finally {
-      await client.close();
-    }
+    const r = await askBuiltinOverMcp({ env, home: home(), question: 'which server types does vps_b offer?' });
+    assert.not.ok(r.isError, textOf(r));
+    assert.equal(r.structuredContent.providers, ['vps_b']);
+    assert.match(r.structuredContent.answer, /3 server types:/);
+    assert.ok(fake.requests().every((q) => q.method === 'GET'));
+    assert.not.ok(JSON.stringify(r).includes(fake.token));
   }));
 
 test('credentials test vps_b reads the price list; config api_token and base_url work; a write is refused without --destroyer', () =>

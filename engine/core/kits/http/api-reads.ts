@@ -42,7 +42,8 @@ export interface ApiCapabilitySpec {
   /** The label of its data in the prompt (`the vps_a account`). */
   label: string;
   prompt?: string;
-  names: readonly string[];
+  /** The words that route a question to it by name; by default the provider's name alone. */
+  names?: readonly string[];
   specific: readonly RouteWord[];
   generic?: readonly RouteWord[];
   reads: readonly ApiReadSpec[];
@@ -57,7 +58,7 @@ export function apiCapabilities(spec: ApiCapabilitySpec): Pick<ProviderCapabilit
   const catalogue = cliReadCatalogue(spec.reads.map((r) => ({ ...r, records: (data: unknown) => r.records(asItems(unwrapPaged(data).items)) })));
   const specOf = (args: readonly string[]) => spec.reads.find((r) => r.service === catalogue.readOf(args)?.service);
   return {
-    routing: { names: spec.names, specific: spec.specific, generic: spec.generic },
+    routing: { names: spec.names ?? [spec.provider], specific: spec.specific, generic: spec.generic },
     reads: {
       label: spec.label,
       prompt: spec.prompt,

@@ -3,12 +3,18 @@
  * or ASSISTANT_<NAME>_BASE_URL (else the public API), the token from `<name>.api_token`, then the
  * environment variable, then the credential backend (`credentials store <name>`). The sandbox's fake
  * overrides both. The same order is what the `credentials` capability lists.
+ *
+ * Such an integration is one spec (`tokenApiProvider`): its token, how its lists page, its catalogue of
+ * reads, a cheap read that proves a token works and its local fake; the provider is built from it.
  */
 import type { Config } from '../../../../schemas/config.js';
+import type { CredentialsCapability } from '../../capabilities.js';
 import { UsageError } from '../../errors.js';
-import type { ConnectOptions } from '../../provider.js';
-import { baseUrlFor, fromConfigOrEnv, type HttpTarget } from './provider.js';
+import type { ConnectOptions, Provider } from '../../provider.js';
+import { apiCapabilities, type ApiCapabilitySpec } from './api-reads.js';
+import { baseUrlFor, fromConfigOrEnv, httpProvider, type HttpClient, type HttpProviderSpec, type HttpTarget } from './provider.js';
 import { storedFields } from './stored-credentials.js';
+import { fakeSandbox, tokenCredentials } from './token-integration.js';
 
 export interface TokenTargetSpec {
   name: string;
@@ -42,4 +48,31 @@ export async function tokenTarget(spec: TokenTargetSpec, opts: ConnectOptions): 
     });
   }
   return { baseUrl, headers: { authorization: `Bearer ${token}` }, source: source ?? 'unknown', authenticated: true };
+}
+
+export interface TokenApiSpec extends Pick<HttpProviderSpec, 'page' | 'maxPages'> {
+  token: TokenTargetSpec;
+  /** What questions it answers and from which reads (the provider's name routes to it). */
+  reads: Omit<ApiCapabilitySpec, 'provider'>;
+  /** What the token is called (`vps_a API token`) and a cheap read that proves it works (`credentials test`). */
+  credentials: { what: string; test: CredentialsCapability['test'] };
+  /** Starts the integration's local fake (`--sandbox`), loaded only when asked for. */
+  fake(): Promise<{ url: string; token: string; close(): Promise<void> }>;
+}
+
+/** The provider of a token-authenticated HTTP JSON API: the toolkit's verb and client, its reads, credentials and sandbox. */
+export function tokenApiProvider(spec: TokenApiSpec): Provider<HttpClient> {
+  const { name, label, envNames, storedField } = spec.token;
+  return httpProvider({
+    name,
+    label,
+    target: (opts) => tokenTarget(spec.token, opts),
+    page: spec.page,
+    maxPages: spec.maxPages,
+    capabilities: {
+      ...apiCapabilities({ provider: name, ...spec.reads }),
+      credentials: tokenCredentials({ name, tokenKey: storedField, envNames }, { title: name, what: spec.credentials.what }, spec.credentials.test),
+      sandbox: fakeSandbox(spec.fake),
+    },
+  });
 }
