@@ -327,10 +327,14 @@ export async function runPlan(checked: CheckedPlan, opts: RunOptions): Promise<R
       const args = ranAsValidated ? command.args : verb.substitute(command.args, finalBindings);
       const request = ranAsValidated ? checked.requests[index] : bound.has(index) ? bound.get(index) : args.some((a, i) => a !== command.args[i]) ? undefined : checked.requests[index];
       // Redacted with the whole report below, once.
-      const base = { index, reason: command.reason, request: verb.describe(args, request) };
+      const description = verb.describe(args, request);
+      // The steps that ran and those that did not are written out, not spread from a shared base: V8
+      // builds `{ ...base, eight more fields }` on a slow path, ~15 µs a step, most of a long plan's report.
       if (done) {
         return {
-          ...base,
+          index,
+          reason: command.reason,
+          request: description,
           status: 'succeeded' as const,
           http_status: done.result.status,
           attempts: done.result.attempts,
@@ -344,14 +348,16 @@ export async function runPlan(checked: CheckedPlan, opts: RunOptions): Promise<R
         const changed = (error as { details?: { changed?: boolean; created?: string } })?.details;
         const unknown = changed?.changed !== true && sent.outcomeUnknown(index, error);
         return {
-          ...base,
+          index,
+          reason: command.reason,
+          request: description,
           status: 'failed' as const,
           http_status: (error as { status?: number })?.status,
           error: errorSummary(error),
           ...(changed?.changed === true ? { changed: true, created: changed.created } : unknown ? { changed: 'unknown' as const, sent: unknown } : {}),
         };
       }
-      return { ...base, status: 'not_run' as const };
+      return { index, reason: command.reason, request: description, status: 'not_run' as const };
     });
 
     return redactValue({
