@@ -100,6 +100,21 @@ function parseJournal(text: string, steps: number, hash?: string): JournalState 
   return state;
 }
 
+/** The fields of an entry that carry what a step received or produced (see RunJournal.add). */
+const PAYLOAD = ['produced', 'data', 'alternative', 'snapshot'] as const;
+
+/** The entry with each payload field redacted as a whole (copied only when one is there), nothing else walked. */
+function withPayloadRedacted(entry: Entry): Entry {
+  let out: Record<string, unknown> | undefined;
+  for (const key of PAYLOAD) {
+    const value = (entry as Record<string, unknown>)[key];
+    if (value === undefined) continue;
+    const shown = redactValue(value);
+    if (shown !== value) (out ??= { ...entry })[key] = shown;
+  }
+  return (out as Entry | undefined) ?? entry;
+}
+
 /** Pending lines are written once they pass this size, whatever comes next (a long plan of reads). */
 const MAX_PENDING = 64 * 1024;
 
@@ -157,8 +172,13 @@ export class RunJournal {
     this.add({ type: 'begin', plan_hash: this.hash, steps: this.steps, at: new Date().toISOString() });
   }
 
+  /**
+   * Only what came from outside is redacted: a step's produced values, a create's response, a choice
+   * it made, a name snapshot. The entry's own fields (its type, step index, HTTP status, time) are
+   * ours, and walking them for secrets was most of the encoding of a read's `done` in a long plan.
+   */
   private add(entry: Entry): void {
-    this.pending += JSON.stringify(redactValue(entry)) + '\n';
+    this.pending += JSON.stringify(withPayloadRedacted(entry)) + '\n';
   }
 
   /**

@@ -169,15 +169,23 @@ export class RunCreates {
   /** The ID each create step of this run made or adopted, by step (the run's history names them). */
   readonly createdIds = new Map<number, string>();
 
-  async before(index: number, args: readonly string[], cls: StepClass): Promise<CreateStepPlan | undefined> {
-    const { journal, resume } = this.opts;
+  /**
+   * Before a step is sent. A step that creates no named resource (every read) is decided here and now,
+   * without a promise: a plan of 1,000 reads otherwise paid a promise and a microtask per step for nothing.
+   */
+  before(index: number, args: readonly string[], cls: StepClass): CreateStepPlan | undefined | Promise<CreateStepPlan | undefined> {
     this.opts.assertLocked?.();
     const create = namedCreate(this.providers, index, args, cls);
     if (!create) {
       // A read in flight is simply read again on resume: only changes are recorded before they are sent.
-      if (cls.effect !== 'read') journal?.started(index);
+      if (cls.effect !== 'read') this.opts.journal?.started(index);
       return undefined;
     }
+    return this.beforeCreate(index, create);
+  }
+
+  private async beforeCreate(index: number, create: NamedCreate): Promise<CreateStepPlan | undefined> {
+    const { journal, resume } = this.opts;
     const inFlight = resume?.inFlight?.index === index ? resume.inFlight : undefined;
     if (inFlight) {
       if (inFlight.created !== undefined) {
@@ -202,19 +210,18 @@ export class RunCreates {
     return { existingIds: existing };
   }
 
-  /** A step's response arrived (not adopted). */
-  async sent(index: number, result: StepResult): Promise<void> {
+  /** A step's response arrived (not adopted). Nothing to wait for unless the step was a named create. */
+  sent(index: number, result: StepResult): Promise<void> | undefined {
     const create = this.sending.get(index);
-    if (!create) return;
+    if (!create) return undefined;
     this.sending.delete(index);
     this.opts.journal?.created(index, result.data);
     const id = create.provider.names!.createdId(create.kind, result.data);
-    if (id) {
-      this.createdIds.set(index, id);
-      await this.snapshots.add(create, id);
-    }
     // Its reservation is kept until the run ends (machines/apply/index.ts releases all of a run's names at
     // once): released here, every create would cost the file system a call or two of its own.
+    if (!id) return undefined;
+    this.createdIds.set(index, id);
+    return this.snapshots.add(create, id);
   }
 
   /**
