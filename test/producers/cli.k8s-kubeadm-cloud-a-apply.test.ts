@@ -9,9 +9,12 @@
 import { spawn } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BIN, childEnv, runCli } from '../support/cli.js';
+import { BIN, childEnv, cliInThisProcess, runCli } from '../support/cli.js';
 import { instanceIds, motoSuite, securityGroupsNamed } from '../support/moto.js';
 import { CALLER, kubeadm, kubeadmCloudARig, planFile, T, type PlanDoc } from '../support/kubeadm-cloud-a.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const motoTest = motoSuite(test);
 const rig = kubeadmCloudARig();

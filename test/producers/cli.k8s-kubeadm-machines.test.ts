@@ -10,9 +10,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, startEmulator } from '../../emulator/index.js';
-import { emulatorEnv, runCli, tempHome } from '../support/cli.js';
+import { cliInThisProcess, emulatorEnv, runCli, tempHome } from '../support/cli.js';
 import { headNodeKubeconfig, startSshServer } from '../support/ssh-server.js';
 import { tempDir } from '../support/temp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const TOKEN = 'abcdef.0123456789abcdef';
 

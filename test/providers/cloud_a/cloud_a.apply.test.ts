@@ -7,9 +7,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { BIN, childEnv, runCli, tempHome } from '../../support/cli.js';
+import { BIN, childEnv, cliInThisProcess, runCli, tempHome } from '../../support/cli.js';
 import { buckets, createBucket, instanceIds, instanceState, motoSuite, planFile, runInstance } from '../../support/moto.js';
 import { DESTRUCTIVE_SAMPLES, LOCAL_EFFECT_SAMPLES, REFUSED_ROW_SAMPLES } from '../../support/aws-samples.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const motoTest = motoSuite(test);
 
