@@ -3,6 +3,8 @@
  * child process does, and starts each run as a new process would: what an earlier run registered as a
  * secret, or the `__complete` mode of an earlier run, does not carry over into the next one.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startEmulator } from '../../emulator/index.js';
@@ -26,6 +28,17 @@ test('help, a usage error, an unknown command and a bad --output end the same in
     assert.is(here.stdout, child.stdout, `assistant ${args.join(' ')}: stdout`);
     assert.is(here.stderr, child.stderr, `assistant ${args.join(' ')}: stderr`);
   }
+});
+
+test('a relative path is read from the run\'s HOME, a child\'s working directory', async () => {
+  const home = tempHome('in-process-cwd-');
+  writeFileSync(join(home, 'plan.json'), JSON.stringify({ version: 1, description: 'nothing', steps: [] }));
+  const here = await runCli(['plan', 'validate', 'plan.json'], { home });
+  const child = await spawnCli(['plan', 'validate', 'plan.json'], { home });
+  assert.is(here.code, child.code, `${here.stderr}\n${child.stderr}`);
+  assert.is(here.stdout, child.stdout);
+  assert.is(here.stderr, child.stderr);
+  assert.not.match(here.stderr, /ENOENT|no such file/);
 });
 
 test('a read against the emulator prints the same records in this process as in a child, over real HTTP', async () => {

@@ -37,6 +37,7 @@
  * - providers registered at run time (engine/providers/index.ts PROVIDERS): refused, such files spawn;
  *   the registry's other caches (loaded modules, provider sets, frozen-plan sets) hold build data only;
  * - `~` in terraform workspace paths read process.env.HOME: now the command's own HOME (ctx.env);
+ * - the working directory: a child's is its HOME, so the run changes to it and back (runs are one at a time);
  * - SIGINT handlers, the EPIPE handler and process.exitCode: only cli.ts's process entry sets them;
  * - file locks name the owner's pid: an in-process run's locks name the test process, alive, so a
  *   lock a run failed to release would make the next wait (loud, not a false pass); runs release them;
@@ -170,7 +171,7 @@ async function runCliHere(args: string[], opts: RunCliOptions): Promise<CliResul
   });
   try {
     const { runCliMain } = await import('./in-process.js');
-    const r = await Promise.race([runCliMain(args, { env: childEnv(home, opts.env), input: opts.input }), timedOut]);
+    const r = await Promise.race([runCliMain(args, { env: childEnv(home, opts.env), input: opts.input, cwd: home }), timedOut]);
     return { ...r, home };
   } finally {
     clearTimeout(timer);

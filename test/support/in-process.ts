@@ -46,9 +46,21 @@ function startLikeANewProcess(): void {
  * sees (a child's: test/support/cli.ts childEnv), stdin is `input` then closed, and the user never
  * interrupts. Runs one at a time (test/support/cli.ts sends an overlapping run to a child process).
  */
-export async function runCliMain(argv: string[], o: { env: Record<string, string>; input?: string }): Promise<InProcessRun> {
+export async function runCliMain(argv: string[], o: { env: Record<string, string>; input?: string; cwd: string }): Promise<InProcessRun> {
   const main = await loadMain();
   startLikeANewProcess();
+  // A child's working directory is its HOME (spawnCli): a relative path (`cost export --output c.csv`,
+  // `plan validate plan.json`) and the tools a step starts resolve against it here too, for this run only.
+  const cwd = process.cwd();
+  process.chdir(o.cwd);
+  try {
+    return await runMain(main, argv, o);
+  } finally {
+    process.chdir(cwd);
+  }
+}
+
+async function runMain(main: Awaited<ReturnType<typeof loadMain>>, argv: string[], o: { env: Record<string, string>; input?: string }): Promise<InProcessRun> {
   const out = new PassThrough();
   const err = new PassThrough();
   const stdin = new PassThrough();
