@@ -32,7 +32,9 @@
  *
  * What would survive from one in-process run to the next (audited for issue 40; a fresh process has none):
  * - registered secrets (engine/core/redact.ts) and once-per-process config warnings
- *   (engine/core/config/load.ts): forgotten before each run (in-process.ts startLikeANewProcess);
+ *   (engine/core/config/load.ts), kubeconfig exec-plugin tokens (engine/core/kubeconfig/kubeconfig.ts,
+ *   found by k8s.profile: the second run reused the first's token): forgotten before each run
+ *   (in-process.ts startLikeANewProcess);
  * - `completing.words` (commands/group.ts): cli.ts's `main` clears it when a `__complete` run ends;
  * - providers registered at run time (engine/providers/index.ts PROVIDERS): refused, such files spawn;
  *   the registry's other caches (loaded modules, provider sets, frozen-plan sets) hold build data only;

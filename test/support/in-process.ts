@@ -14,6 +14,7 @@ import { PassThrough } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { commandContext, type CommandContext } from '../../commands/context.js';
 import { forgetFormerNameWarnings } from '../../engine/core/config/load.js';
+import { forgetExecTokens } from '../../engine/core/kubeconfig/kubeconfig.js';
 import { forgetRegisteredSecrets } from '../../engine/core/redact.js';
 import { PROVIDER_MANIFEST, PROVIDERS } from '../../engine/providers/index.js';
 
@@ -27,7 +28,8 @@ function loadMain(): Promise<typeof import('../../cli.js').main> {
 
 /**
  * What a new process starts without and a run in this one would inherit from the last: the secrets
- * registered for masking, the config warnings given once per process. Everything else a run keeps in
+ * registered for masking, the config warnings given once per process, the tokens of kubeconfig
+ * exec plugins (a new process runs the plugin again, with its own AWS_PROFILE). Everything else a run keeps in
  * memory is either derived from the build alone (parsed schemas, compiled patterns) or kept per run
  * (sessions, clients, token caches, limiters hang off the command's context); see the audit in
  * test/support/cli.ts.
@@ -35,6 +37,7 @@ function loadMain(): Promise<typeof import('../../cli.js').main> {
 function startLikeANewProcess(): void {
   forgetRegisteredSecrets();
   forgetFormerNameWarnings();
+  forgetExecTokens();
   // A provider this file registered at run time would be one the real CLI does not know.
   if (PROVIDERS.names().length !== PROVIDER_MANIFEST.length) {
     throw new Error('this test file registered a provider at run time: its CLI runs see it, a real process would not; run them as child processes (spawnCli)');
