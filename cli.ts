@@ -166,19 +166,6 @@ const BUILTIN_WORDS = ['help', 'version', 'completion'];
 const GLOBAL_FLAG_WORDS = ['--config', '--context', '--output', '--sandbox', '--yes', '--timeout', '--debug', '--no-color', '--version', '--help'];
 
 /**
- * A reader that stops early (`assistant … | head`) closes the pipe. Stop quietly, as other command-line
- * tools do, instead of dying on an unhandled EPIPE with a stack trace: the reader has what it wanted.
- * Writes reach stdout at the end of a command (progress goes to stderr), so nothing is cut short that a
- * journal would not resume.
- */
-function exitQuietlyWhenStdoutCloses(): void {
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(0);
-    throw err;
-  });
-}
-
-/**
  * Node's `fetch` parses HTTP with llhttp compiled to WebAssembly. After two or three responses V8 starts
  * recompiling it with its optimising compiler on a background thread, and a process does not exit before
  * that job ends: a one-read command waited 300–500 ms (and ~200 ms of CPU) after printing its result, on
@@ -192,17 +179,48 @@ async function deferWasmTierUp(): Promise<void> {
   (await import('node:v8')).setFlagsFromString('--wasm-tiering-budget=180000000');
 }
 
-async function main(argv: string[]): Promise<number> {
-  exitQuietlyWhenStdoutCloses();
+/**
+ * Where a run of the CLI reads and writes, gh's IOStreams: the process's own (the entry at the bottom of
+ * this file) or a test's in-memory streams (test/support/in-process.ts), so a command runs the same code
+ * either way. Nothing below `main` touches process.* for these.
+ */
+export interface CliHost {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  stdin: NodeJS.ReadableStream;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  stdinIsTTY: boolean;
+  /** The terminal's width when stdout is one (undefined when unknown: COLUMNS, else 80). */
+  columns?: number;
+  env: NodeJS.ProcessEnv;
+  /**
+   * Starts listening for the user's interrupt (Ctrl-C) and returns the signal aborted with `reason()`.
+   * Called once, when a command group is about to run (before that, Ctrl-C ends the process as usual).
+   */
+  interrupt(reason: () => Error): AbortSignal;
+}
+
+export async function main(argv: string[], host: CliHost): Promise<number> {
+  try {
+    return await runMain(argv, host);
+  } finally {
+    // `__complete` tells the group's parser to list words instead of running; a later run is not completing.
+    if (argv.includes(COMPLETE)) (await import('./commands/group.js')).completing.words = undefined;
+  }
+}
+
+async function runMain(argv: string[], host: CliHost): Promise<number> {
+  const { stdout, stderr } = host;
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
-    process.stdout.write(assistantVersion() + '\n');
+    stdout.write(assistantVersion() + '\n');
     return 0;
   }
   let parsed: ReturnType<typeof parseGlobals>;
   try {
     parsed = parseGlobals(argv);
   } catch (err) {
-    process.stderr.write(`error: usage: ${(err as Error).message}\nhint: run 'assistant --help'\n`);
+    stderr.write(`error: usage: ${(err as Error).message}\nhint: run 'assistant --help'\n`);
     return 2;
   }
   const { globals, rest } = parsed;
@@ -211,7 +229,7 @@ async function main(argv: string[]): Promise<number> {
       globals.timeout = await timeoutSeconds(parsed.timeout);
     } catch (err) {
       const e = err as Error & { code?: string; hint?: string };
-      process.stderr.write(`error: ${e.code ?? 'invalid_input'}: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
+      stderr.write(`error: ${e.code ?? 'invalid_input'}: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
       return 2;
     }
   }
@@ -219,28 +237,28 @@ async function main(argv: string[]): Promise<number> {
   // `assistant help gpucloud list` is `assistant gpucloud list --help` (as in gh and kubectl).
   if (groupName === 'help' && groupArgv[0] && groupArgv[0] in GROUPS) [groupName, ...groupArgv] = [...groupArgv, '--help'];
   if (!groupName || groupName === '--help' || groupName === '-h' || groupName === 'help') {
-    process.stdout.write(topLevelHelp());
+    stdout.write(topLevelHelp());
     return 0;
   }
   if (groupName === '--version' || groupName === '-v' || groupName === 'version') {
-    process.stdout.write(globals.outputExplicit && globals.output !== 'table' ? `${globals.output === 'json' ? JSON.stringify({ version: assistantVersion() }) : `version: ${assistantVersion()}`}\n` : `${assistantVersion()}\n`);
+    stdout.write(globals.outputExplicit && globals.output !== 'table' ? `${globals.output === 'json' ? JSON.stringify({ version: assistantVersion() }) : `version: ${assistantVersion()}`}\n` : `${assistantVersion()}\n`);
     return 0;
   }
   if (groupName === 'completion') {
     const { completionScript } = await import('./commands/completion.js');
     try {
-      process.stdout.write(completionScript(groupArgv[0]));
+      stdout.write(completionScript(groupArgv[0]));
       return 0;
     } catch (err) {
       const e = err as Error & { hint?: string };
-      process.stderr.write(`error: usage: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
+      stderr.write(`error: usage: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
       return 2;
     }
   }
   if (groupName === COMPLETE) {
     // The shells' completion scripts ask here for the words that may follow what was typed.
     if (!groupArgv[0] || !(groupArgv[0] in GROUPS)) {
-      process.stdout.write([...Object.keys(GROUPS), ...BUILTIN_WORDS, ...GLOBAL_FLAG_WORDS].join('\n') + '\n');
+      stdout.write([...Object.keys(GROUPS), ...BUILTIN_WORDS, ...GLOBAL_FLAG_WORDS].join('\n') + '\n');
       return 0;
     }
     (await import('./commands/group.js')).completing.words = groupArgv.slice(1);
@@ -248,7 +266,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const later = notAvailableYet(groupName, groupArgv);
   if (later) {
-    process.stderr.write(
+    stderr.write(
       `error: not_available: "${later.command}" is not available yet: ${later.what} comes in a later release\nhint: run 'assistant --help' to see what is built today\n`,
     );
     return 2;
@@ -259,27 +277,27 @@ async function main(argv: string[]): Promise<number> {
   // file reads in Node's thread pool, so loads started together overlap); a failed load is reported below.
   const loading = group?.load();
   loading?.catch(() => undefined);
-  const home = process.env.HOME || (await import('node:os')).homedir();
+  const home = host.env.HOME || (await import('node:os')).homedir();
   if (group) {
     // The named context (config use, --context, ASSISTANT_CONTEXT) becomes the config file and --sandbox.
     const { chooseContext } = await import('./engine/core/config/contexts.js');
     try {
-      const chosen = chooseContext({ flag: globals.context, config: globals.config, env: process.env, home, creating: groupName === 'config' && groupArgv[0] === 'init' });
+      const chosen = chooseContext({ flag: globals.context, config: globals.config, env: host.env, home, creating: groupName === 'config' && groupArgv[0] === 'init' });
       globals.config = chosen.config;
       globals.sandbox ||= chosen.sandbox;
       globals.context = chosen.name;
       globals.contextFrom = chosen.from;
-      if (chosen.warning) process.stderr.write(`warning: ${chosen.warning}\n`);
+      if (chosen.warning) stderr.write(`warning: ${chosen.warning}\n`);
     } catch (err) {
       const e = err as Error & { hint?: string };
-      process.stderr.write(`error: usage: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
+      stderr.write(`error: usage: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
       return 2;
     }
   }
   if (!group) {
     const { closest } = await import('./engine/core/did-you-mean.js');
     const meant = closest(groupName, Object.keys(GROUPS));
-    process.stderr.write(`error: usage: unknown command "${groupName}"${meant ? `; did you mean "${meant}"?` : ''}\nhint: run 'assistant --help' to see the commands\n`);
+    stderr.write(`error: usage: unknown command "${groupName}"${meant ? `; did you mean "${meant}"?` : ''}\nhint: run 'assistant --help' to see the commands\n`);
     return 2;
   }
 
@@ -288,32 +306,26 @@ async function main(argv: string[]): Promise<number> {
     import('./commands/context.js'),
     import('./engine/core/errors.js'),
   ]);
-  const interrupt = new AbortController();
-  let interrupts = 0;
-  process.on('SIGINT', () => {
-    interrupts++;
-    if (interrupts > 1) process.exit(130);
-    interrupt.abort(new InterruptedError('interrupted by the user (Ctrl-C)'));
-  });
+  const interrupt = host.interrupt(() => new InterruptedError('interrupted by the user (Ctrl-C)'));
   const ctx: CommandContext = commandContext(
     {
       io: {
-        stdout: process.stdout,
-        stderr: process.stderr,
-        stdin: process.stdin,
-        stdoutIsTTY: Boolean(process.stdout.isTTY),
-        stderrIsTTY: Boolean(process.stderr.isTTY),
-        stdinIsTTY: Boolean(process.stdin.isTTY),
+        stdout,
+        stderr,
+        stdin: host.stdin,
+        stdoutIsTTY: host.stdoutIsTTY,
+        stderrIsTTY: host.stderrIsTTY,
+        stdinIsTTY: host.stdinIsTTY,
         // A pipe or a file is not an 80-column terminal: its tables get every column (as gh and kubectl do).
-        columns: process.stdout.isTTY ? process.stdout.columns || Number(process.env.COLUMNS) || 80 : Infinity,
-        color: colorEnabled(Boolean(process.stderr.isTTY), !parsed.color, process.env),
-        stdoutColor: colorEnabled(Boolean(process.stdout.isTTY), !parsed.color, process.env),
+        columns: host.stdoutIsTTY ? host.columns || Number(host.env.COLUMNS) || 80 : Infinity,
+        color: colorEnabled(host.stderrIsTTY, !parsed.color, host.env),
+        stdoutColor: colorEnabled(host.stdoutIsTTY, !parsed.color, host.env),
       },
-      env: process.env,
+      env: host.env,
       home,
       globals,
     },
-    interrupt.signal,
+    interrupt,
   );
   const { reportError } = await import('./commands/report-error.js');
   try {
@@ -324,12 +336,62 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    process.stderr.write(`error: internal: ${(err as Error)?.message ?? String(err)}\n`);
-    process.exitCode = 1;
-  },
-);
+/**
+ * The process entry: the process's streams and terminal, SIGINT (a second Ctrl-C ends at once with 130)
+ * and the exit code. Run only when this file is the program, not when a test imports `main`.
+ */
+function processHost(): CliHost {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+    stdinIsTTY: Boolean(process.stdin.isTTY),
+    columns: process.stdout.columns,
+    env: process.env,
+    interrupt(reason) {
+      const interrupt = new AbortController();
+      let interrupts = 0;
+      process.on('SIGINT', () => {
+        interrupts++;
+        if (interrupts > 1) process.exit(130);
+        interrupt.abort(reason());
+      });
+      return interrupt.signal;
+    },
+  };
+}
+
+/**
+ * A reader that stops early (`assistant … | head`) closes the pipe. Stop quietly, as other command-line
+ * tools do, instead of dying on an unhandled EPIPE with a stack trace: the reader has what it wanted.
+ * Writes reach stdout at the end of a command (progress goes to stderr), so nothing is cut short that a
+ * journal would not resume.
+ */
+function exitQuietlyWhenStdoutCloses(): void {
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+}
+
+/**
+ * Set on globalThis by a program that imports this file to call `main` itself (test/support/in-process.ts)
+ * before it imports it: the process is then not ours to run. bin/assistant.js only imports this file, as
+ * older builds' shims did (the bench runs a baseline build through its own shim), so the entry runs on import.
+ */
+export const EMBEDDED = Symbol.for('assistant.cli.embedded');
+
+if (!(globalThis as Record<symbol, unknown>)[EMBEDDED]) {
+  exitQuietlyWhenStdoutCloses();
+  main(process.argv.slice(2), processHost()).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`error: internal: ${(err as Error)?.message ?? String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -16,6 +16,17 @@ export function registerSecret(value: string | undefined | null): void {
   }
 }
 
+/**
+ * Forgets every registered secret, as a new process starts: for a program that runs several commands one
+ * after another in one process (the tests' in-process CLI, test/support/in-process.ts), so a command's
+ * output is masked by what that command learnt, not by what an earlier one did.
+ */
+export function forgetRegisteredSecrets(): void {
+  secrets.clear();
+  for (const cache of KEY_CACHES) cache.clear();
+  masked = new WeakSet();
+}
+
 const SECRET_KEY = /(client_secret|clientSecret|access_token|refresh_token|api_key|apiKey|auth_token|authToken|router_api_key|secret_key|password|token)/i;
 
 const FIELD_PATTERNS: RegExp[] = [

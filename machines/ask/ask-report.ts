@@ -53,7 +53,7 @@ const reader = (o: ReportOptions): CapabilityRead => {
 
 /** The terraform context of the selected workspace, with drift against cloud_a; undefined without a workspace. */
 export async function workspaceContext(config: Config, o: ReportOptions): Promise<IacContext | undefined> {
-  const ws = selectedWorkspace(config, o.workspace);
+  const ws = selectedWorkspace(config, o.env.HOME, o.workspace);
   if (!ws) return undefined;
   // The session's terraform client: its environment allowlist and sandbox, and --sandbox's refusal.
   const client = (await o.backend.runContext().client('terraform')) as WorkspaceClient;
@@ -73,7 +73,7 @@ async function tolerantIac(config: Config, o: ReportOptions): Promise<IacContext
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (o.workspace || code === 'interrupted' || code === 'timeout') throw err;
-    const ws = selectedWorkspace(config);
+    const ws = selectedWorkspace(config, o.env.HOME);
     if (!ws) throw err;
     return { workspace: ws.name, path: ws.path, resources: 0, by_type: {}, drift: [], drift_checked: [], error: `${code ?? 'error'}: ${(err as Error).message}` };
   }
@@ -116,7 +116,7 @@ export function reportActors(kind: ReportKind, o: ReportOptions, onReport: (repo
  */
 export function workspaceActors(o: ReportOptions): Partial<AskActors> | undefined {
   const config = o.backend.config;
-  if (!selectedWorkspace(config, o.workspace)) return undefined;
+  if (!selectedWorkspace(config, o.env.HOME, o.workspace)) return undefined;
   return {
     readContext: cloudReadContext({
       extra: async (route) => {

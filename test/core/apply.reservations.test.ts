@@ -12,11 +12,14 @@ import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../../emulator/index.js';
-import { BIN, runCli, tempHome, withEmulator } from '../support/cli.js';
+import { BIN, cliInThisProcess, runCli, tempHome, withEmulator } from '../support/cli.js';
 import { startRedis } from '../support/redis.js';
 import { callTool, connectHttp, startMcpServer, textOf } from '../support/mcp.js';
 import { emulatorEnv } from '../support/cli.js';
 import { fileReservations, reservationId, type NameKey } from '../../engine/core/plan/reservations.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const REPEAT = 20;
 

@@ -3,7 +3,10 @@ import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../../emulator/index.js';
-import { runCli, tempHome, withEmulator } from '../support/cli.js';
+import { cliInThisProcess, runCli, tempHome, withEmulator } from '../support/cli.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 /**
  * The budget guard against the emulator's demo account. Hand-computed burn (emulator/fixtures.ts and

@@ -1,7 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../../emulator/index.js';
-import { runCli, withEmulator } from '../support/cli.js';
+import { cliInThisProcess, runCli, withEmulator } from '../support/cli.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const createPlan = (type: string, location: string) => ({
   version: 1,

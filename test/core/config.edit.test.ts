@@ -7,8 +7,11 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse as parseYaml } from 'yaml';
-import { runCli, tempHome, withEmulator } from '../support/cli.js';
+import { cliInThisProcess, runCli, tempHome, withEmulator } from '../support/cli.js';
 import { HAVE_TMUX, startInTmux } from '../support/tmux.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 const cfgOf = (home: string) => join(home, '.assistant.yaml');

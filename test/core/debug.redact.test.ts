@@ -12,10 +12,13 @@ import * as assert from 'uvu/assert';
 import { createDebug } from '../../commands/output.js';
 import { registerSecret } from '../../engine/core/redact.js';
 import { memoryStream as memory } from '../support/memory.js';
-import { runCli, withEmulator } from '../support/cli.js';
+import { cliInThisProcess, runCli, withEmulator } from '../support/cli.js';
 import { callTool, connectStdio } from '../support/mcp.js';
 import { openAiServerFor } from '../support/openai-server.js';
 import { tempDir } from '../support/temp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const AI_KEY = 'sk-debug-redact-key-5e1d0c9b8a7f';
 const srv = openAiServerFor(test);

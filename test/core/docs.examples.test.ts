@@ -10,7 +10,11 @@ import { dirname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { cliInThisProcess, runCli } from '../support/cli.js';
 import { tempDir } from '../support/temp.js';
+
+// The --help sweep runs the CLI in this process; the sandbox walk below runs each documented line in a shell.
+cliInThisProcess();
 
 const ROOT = normalize(join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..'));
 const BIN = join(ROOT, 'bin', 'assistant.js');
@@ -117,15 +121,12 @@ function words(line: string): string[] {
 const GLOBAL_WITH_VALUE = new Set(['--config', '--context', '-o', '--output', '--timeout']);
 const GLOBAL = new Set(['--config', '--context', '-o', '--output', '--debug', '--yes', '-y', '--timeout', '--sandbox', '--no-color', '--help', '-h', '--version', '-v']);
 
-/** The flags a command's own `--help` names. */
-function helpFlags(args: string[]): Promise<Set<string>> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args, '--help'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', HOME: tempDir('docs-help-') } }, (_err, stdout, stderr) => {
-      const flags = new Set<string>();
-      for (const m of `${stdout}${stderr}`.matchAll(/(?:^|[\s,[(|])(--?[a-zA-Z][\w-]*)/g)) flags.add(m[1]!);
-      resolve(flags);
-    });
-  });
+/** The flags a command's own `--help` names (the CLI run in this process: cliInThisProcess above). */
+async function helpFlags(args: string[]): Promise<Set<string>> {
+  const { stdout, stderr } = await runCli([...args, '--help'], { home: tempDir('docs-help-') });
+  const flags = new Set<string>();
+  for (const m of `${stdout}${stderr}`.matchAll(/(?:^|[\s,[(|])(--?[a-zA-Z][\w-]*)/g)) flags.add(m[1]!);
+  return flags;
 }
 
 /** Runs `work` over `items`, `limit` at a time (the machine is shared: a few children, not all at once). */
@@ -139,7 +140,8 @@ async function inBatches<T>(items: readonly T[], limit: number, work: (item: T) 
 test('every assistant example in README and docs/ uses flags its command knows', async () => {
   const commands = PAGES.flatMap(examples).map(({ page, line }) => ({ page, line, args: argsOf(line), path: commandPath(argsOf(line)) }));
   const known = new Map<string, Set<string>>();
-  await inBatches([...new Set(commands.map((c) => c.path.join(' ')))], 3, async (key) => {
+  // One at a time: each is a few milliseconds in this process (an overlapping run would be a child process).
+  await inBatches([...new Set(commands.map((c) => c.path.join(' ')))], 1, async (key) => {
     known.set(key, await helpFlags(key ? key.split(' ') : []));
   });
   const unknown: string[] = [];

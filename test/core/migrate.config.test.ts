@@ -8,7 +8,10 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse as parseYaml } from 'yaml';
-import { runCli, tempHome } from '../support/cli.js';
+import { cliInThisProcess, runCli, tempHome } from '../support/cli.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const ORIGINAL = `# written for the original tool
 verda:

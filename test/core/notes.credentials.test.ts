@@ -10,7 +10,10 @@ import { startNotesFake } from '../../emulator/fakes/notes.js';
 import { startEdgeFake } from '../../emulator/fakes/edge.js';
 import type { JsonFake } from '../../emulator/fakes/json-fake.js';
 import { asClient, backendForFile, type BackendProcess } from '../support/backend.js';
-import { configFile, runCli, tempHome } from '../support/cli.js';
+import { cliInThisProcess, configFile, runCli, tempHome } from '../support/cli.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 let backend: BackendProcess;
 let key = '';

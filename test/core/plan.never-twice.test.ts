@@ -7,7 +7,10 @@ import { spawn } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../../emulator/index.js';
-import { BIN, childEnv, runCli, tempHome, withEmulator } from '../support/cli.js';
+import { BIN, childEnv, cliInThisProcess, runCli, tempHome, withEmulator } from '../support/cli.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const LONG = { timeoutMs: 90_000 };
 

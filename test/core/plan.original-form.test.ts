@@ -8,8 +8,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli, tempHome, withEmulator } from '../support/cli.js';
+import { cliInThisProcess, runCli, tempHome, withEmulator } from '../support/cli.js';
 import { callTool, connectStdio, textOf } from '../support/mcp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const CREATE_BODY = { instance_type: '1V100.6V', image: 'ubuntu-24.04-cuda-12.8-open-docker', hostname: 'orig-1', description: '', location_code: 'FIN-01', ssh_key_ids: [] as string[] };
 

@@ -10,7 +10,10 @@ import { startVpsAFake } from '../../emulator/fakes/vps_a.js';
 import { startVpsBFake } from '../../emulator/fakes/vps_b.js';
 import { startCloudDFake } from '../../emulator/fakes/cloud_d.js';
 import { asClient, backendForFile, type BackendProcess } from '../support/backend.js';
-import { runCli, tempHome } from '../support/cli.js';
+import { cliInThisProcess, runCli, tempHome } from '../support/cli.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 let backend: BackendProcess;
 let key = '';

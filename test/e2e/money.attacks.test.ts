@@ -20,10 +20,13 @@ import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, EMULATOR_DEMO_IDS, startEmulator, type Emulator } from '../../emulator/index.js';
 import { emulatorClient } from '../../emulator/test-client.js';
 import { boxAiConfig, postMessage, startBox } from '../support/box.js';
-import { configFile, emulatorEnv, runCli, tempHome } from '../support/cli.js';
+import { cliInThisProcess, configFile, emulatorEnv, runCli, tempHome } from '../support/cli.js';
 import { callTool, connectHttp, errorOf, startMcpServer } from '../support/mcp.js';
 import { openAiServerFor } from '../support/openai-server.js';
 import { until } from '../support/wait.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const srv = openAiServerFor(test);
 let emu: Emulator;

@@ -12,10 +12,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli, tempHome, withEmulator } from '../support/cli.js';
+import { cliInThisProcess, runCli, tempHome, withEmulator } from '../support/cli.js';
 import { openAiServerFor, type ScriptedReply } from '../support/openai-server.js';
 import { talkConfig } from '../support/talk.js';
 import { HAVE_TMUX, startInTmux, type TmuxPane } from '../support/tmux.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const KEY = 'sk-answer-escapes-key-5c1d';
 const srv = openAiServerFor(test);

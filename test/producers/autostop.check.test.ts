@@ -10,7 +10,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AUTOSTOP_READ_COMMAND } from '../../engine/core/kits/autostop/template.js';
 import { actions, closeAutostopFixtures, rowsOf, statusOf, withInstances, writeConfig } from '../support/autostop.js';
-import { runCli } from '../support/cli.js';
+import { cliInThisProcess, runCli } from '../support/cli.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 test.after(closeAutostopFixtures);
 

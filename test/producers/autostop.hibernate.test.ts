@@ -12,7 +12,10 @@ import * as assert from 'uvu/assert';
 import type { Emulator } from '../../emulator/index.js';
 import { emulatorClient } from '../../emulator/test-client.js';
 import { actions, closeAutostopFixtures, rowsOf, withInstances, type AutostopWorld } from '../support/autostop.js';
-import { BIN, childEnv, runCli, tempHome, type CliResult } from '../support/cli.js';
+import { BIN, childEnv, cliInThisProcess, type CliResult, runCli, tempHome } from '../support/cli.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 test.after(closeAutostopFixtures);
 
@@ -191,6 +194,8 @@ test('kill -9 while the hibernate is in flight, then while the restore is in fli
     const check = spawn(process.execPath, [BIN, 'autostop', 'check'], { env: childEnv(w.home, w.env), stdio: 'ignore', cwd: w.home });
     await until('hibernated', statusIs(w.emu, 'hibernating'));
     check.kill('SIGKILL');
+    // Gone, not a zombie this process has yet to reap: a zombie still answers kill(pid, 0), so its lock looks held.
+    await new Promise((resolve) => (check.exitCode !== null || check.signalCode !== null ? resolve(undefined) : check.once('exit', resolve)));
     const next = await runCli(['autostop', 'check', '-o', 'json'], { env: w.env, home: w.home });
     assert.is(rowsOf(next)['idle-1']!.decision, 'stopped', next.stderr);
     assert.is(actions(w.emu).filter((a) => a.action === 'hibernate').length, 1);

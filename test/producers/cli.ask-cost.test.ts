@@ -1,6 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli, withEmulator } from '../support/cli.js';
+import { cliInThisProcess, runCli, withEmulator } from '../support/cli.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 /** The built-in (no AI) answers to cost questions, from the same reads and prices as `cost summary` (figures as in cli.budget.test.ts). */
 const GB_HOUR = (perGbMonth: number, gb: number) => (perGbMonth * gb) / 720;

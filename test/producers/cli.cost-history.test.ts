@@ -2,10 +2,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli, tempHome, withEmulator } from '../support/cli.js';
+import { cliInThisProcess, runCli, tempHome, withEmulator } from '../support/cli.js';
 import { historyProject } from '../../engine/producers/ai/history.js';
 import { gpucloudCost } from '../../engine/providers/gpucloud/cost-capability.js';
 import type { Config } from '../../schemas/config.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 /**
  * `cost trend` and `cost anomalies` over simulated days: the test writes the snapshot history a user

@@ -2,7 +2,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../../emulator/index.js';
 import { emulatorClient } from '../../emulator/test-client.js';
-import { runCli, withEmulator } from '../support/cli.js';
+import { cliInThisProcess, runCli, withEmulator } from '../support/cli.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 /**
  * `cost tags --key team`: prices hand-computed from the emulator's catalogue (see cli.cost.test.ts):

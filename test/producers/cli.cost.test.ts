@@ -4,7 +4,10 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../../emulator/index.js';
 import { emulatorClient } from '../../emulator/test-client.js';
-import { runCli, tempHome, withEmulator } from '../support/cli.js';
+import { cliInThisProcess, runCli, tempHome, withEmulator } from '../support/cli.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 /**
  * Hand-computed from the emulator's fixtures (emulator/seed.ts prices, emulator/fixtures.ts demo account):

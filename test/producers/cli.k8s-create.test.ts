@@ -12,9 +12,12 @@ import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, startEmulator, type Emulator } from '../../emulator/index.js';
 import { compileGpuCloudCreate } from '../../engine/producers/k8s-create/gpucloud.js';
-import { BIN, childEnv, emulatorEnv, runCli, tempHome } from '../support/cli.js';
+import { BIN, childEnv, cliInThisProcess, emulatorEnv, runCli, tempHome } from '../support/cli.js';
 import { headNodeKubeconfig, startSshServer, type SshTestServer } from '../support/ssh-server.js';
 import { tempDir } from '../support/temp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 type Kubeconfig = { 'current-context'?: string; clusters: { name: string; cluster: Record<string, string> }[]; contexts: { name: string }[] };
 

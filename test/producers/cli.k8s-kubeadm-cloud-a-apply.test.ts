@@ -8,9 +8,12 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli } from '../support/cli.js';
+import { cliInThisProcess, runCli } from '../support/cli.js';
 import { applyKilledOnce, instanceIds, motoSuite, securityGroupsNamed } from '../support/moto.js';
 import { CALLER, kubeadm, kubeadmCloudARig, planFile, T, type PlanDoc } from '../support/kubeadm-cloud-a.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const motoTest = motoSuite(test);
 const rig = kubeadmCloudARig();

@@ -13,10 +13,13 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli } from '../support/cli.js';
+import { cliInThisProcess, runCli } from '../support/cli.js';
 import { instanceIds, motoSuite, operationsDuring, securityGroupsNamed } from '../support/moto.js';
 import { CALLER, kubeadm, kubeadmCloudARig, planFile, T, type PlanDoc } from '../support/kubeadm-cloud-a.js';
 import { assertKubeadmInstall } from '../support/kubeadm.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const motoTest = motoSuite(test);
 const rig = kubeadmCloudARig();

@@ -10,10 +10,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, startEmulator } from '../../emulator/index.js';
-import { emulatorEnv, runCli, tempHome } from '../support/cli.js';
+import { cliInThisProcess, emulatorEnv, runCli, tempHome } from '../support/cli.js';
 import { assertKubeadmInstall, kubeadmHostExec } from '../support/kubeadm.js';
 import { headNodeKubeconfig, startSshServer } from '../support/ssh-server.js';
 import { tempDir } from '../support/temp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 async function withRig(fn: (rig: { emu: Awaited<ReturnType<typeof startEmulator>>; srv: Awaited<ReturnType<typeof startSshServer>>; home: string; env: Record<string, string> }) => Promise<void>) {
   const srv = await startSshServer(tempDir('assistant-kubeadm-m-'), {

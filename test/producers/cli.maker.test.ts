@@ -3,11 +3,14 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../../emulator/index.js';
-import { runCli as runCliDefault, tempHome, withEmulator, type RunCliOptions } from '../support/cli.js';
+import { cliInThisProcess, runCli as runCliDefault, type RunCliOptions, tempHome, withEmulator } from '../support/cli.js';
 import { startOpenAiServer } from '../support/openai-server.js';
 import { tempDir } from '../support/temp.js';
 import { createInstanceStep, gpucloudPlan } from '../support/plans.js';
 import { within } from '../support/wait.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 /** Children get a generous timeout: CI is a busy 2-core box and these start the CLI many times. */
 const runCli = (args: string[], opts: RunCliOptions = {}) => runCliDefault(args, { timeoutMs: 120_000, ...opts });

@@ -10,9 +10,12 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../../emulator/index.js';
-import { runCli as runCliDefault, tempHome, withEmulator, type RunCliOptions } from '../support/cli.js';
+import { cliInThisProcess, runCli as runCliDefault, type RunCliOptions, tempHome, withEmulator } from '../support/cli.js';
 import { startOpenAiServer } from '../support/openai-server.js';
 import { tempDir } from '../support/temp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const runCli = (args: string[], opts: RunCliOptions = {}) => runCliDefault(args, { timeoutMs: 120_000, ...opts });
 const CLUSTER = 'create a 16H100 instant cluster called c2 in FIN-03';

@@ -9,10 +9,13 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ScanReportSchema, type ScanReport } from '../../schemas/onboarding.js';
-import { configFile, runCli, withEmulator } from '../support/cli.js';
+import { cliInThisProcess, configFile, runCli, withEmulator } from '../support/cli.js';
 import { startKubeApi, writeKubeconfig, type KubeApi } from '../support/kube-api.js';
 import { motoSuite } from '../support/moto.js';
 import { cleanup, tempDir } from '../support/onboarding-support.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const motoTest = motoSuite(test);
 let kube: KubeApi;

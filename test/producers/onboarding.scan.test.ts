@@ -11,9 +11,12 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ScanReportSchema, type ScanReport } from '../../schemas/onboarding.js';
-import { configFile, runCli, tempHome, withEmulator } from '../support/cli.js';
+import { cliInThisProcess, configFile, runCli, tempHome, withEmulator } from '../support/cli.js';
 import { openAiServerFor } from '../support/openai-server.js';
 import { cleanup, fakeBin } from '../support/onboarding-support.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const ai = openAiServerFor(test);
 test.after(() => cleanup());

@@ -9,7 +9,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../../emulator/index.js';
 import { emulatorClient } from '../../emulator/test-client.js';
-import { configFile, runCli, tempHome, withEmulator } from '../support/cli.js';
+import { cliInThisProcess, configFile, runCli, tempHome, withEmulator } from '../support/cli.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const EXAMPLES = fileURLToPath(new URL('../../../examples/plans/', import.meta.url));
 const ATTACH = join(EXAMPLES, 'volume-create-attach.json');

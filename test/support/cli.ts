@@ -14,6 +14,38 @@
  *   servers with the helpers in mcp.ts, which also allow 120 s to start.
  * - Make slow things small instead of waiting for them: the emulator's fault injection (`addFault`),
  *   `lifecycleMs: 1`, `debit: false` for a balance that must not move, small rate-limit windows.
+ *
+ * In-process runs (issue 40: a CLI child costs 0.3–1.4 s of CPU, most of it compiling modules, and the
+ * suite starts thousands). A test file that calls `cliInThisProcess()` has its `runCli` calls run through
+ * cli.ts's own `main` in the test's process (test/support/in-process.ts): the same code, the child's
+ * scrubbed environment and HOME, in-memory pipes, real HTTP to the emulator and real servers. Opt-in
+ * per file: a file is converted after checking that it is not about the process boundary. A call still
+ * gets a child process when
+ * - another in-process run is under way: two runs at once stay two processes (a race between them is
+ *   what such a test is about, and module state is never shared by two live runs);
+ * - its environment sets what the runtime reads from the process's own environment (NODE_OPTIONS, TZ,
+ *   locale, TMPDIR, …: PROCESS_ENV below), which a command's `ctx.env` cannot carry;
+ * - and always for `spawnCli` callers: a wrapper (bwrap), signals, kill -9, EPIPE, stdin handling,
+ *   start-up, concurrency between processes.
+ * TEST_CLI_IN_PROCESS=0 runs every call as a child (to compare, or to rule the in-process path out);
+ * TEST_CLI_IN_PROCESS=all runs every file's calls in-process (to find the files that could opt in).
+ *
+ * What would survive from one in-process run to the next (audited for issue 40; a fresh process has none):
+ * - registered secrets (engine/core/redact.ts) and once-per-process config warnings
+ *   (engine/core/config/load.ts), kubeconfig exec-plugin tokens (engine/core/kubeconfig/kubeconfig.ts,
+ *   found by k8s.profile: the second run reused the first's token): forgotten before each run
+ *   (in-process.ts startLikeANewProcess);
+ * - `completing.words` (commands/group.ts): cli.ts's `main` clears it when a `__complete` run ends;
+ * - providers registered at run time (engine/providers/index.ts PROVIDERS): refused, such files spawn;
+ *   the registry's other caches (loaded modules, provider sets, frozen-plan sets) hold build data only;
+ * - `~` in terraform workspace paths read process.env.HOME: now the command's own HOME (ctx.env);
+ * - the working directory: a child's is its HOME, so the run changes to it and back (runs are one at a time);
+ * - SIGINT handlers, the EPIPE handler and process.exitCode: only cli.ts's process entry sets them;
+ * - file locks name the owner's pid: an in-process run's locks name the test process, alive, so a
+ *   lock a run failed to release would make the next wait (loud, not a false pass); runs release them;
+ * - left spawning: deploy's git clone takes git's environment from process.env (commands/deploy.ts,
+ *   engine/producers/deploy/clone.ts), an AI key `command` (engine/producers/ai/resolve.ts) too: the
+ *   files about them are not converted.
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -96,12 +128,55 @@ export function childEnv(home: string, overrides: Record<string, string | undefi
   return env;
 }
 
+/** Set by `cliInThisProcess()`; TEST_CLI_IN_PROCESS overrides it for the whole run. */
+let inProcessFile = false;
+let inProcessRunning = false;
+
+/** This test file's `runCli` calls run in the test's own process where they can (see the top of this file). */
+export function cliInThisProcess(): void {
+  inProcessFile = true;
+}
+
+/** Variables the runtime reads from the process's own environment: a command's ctx.env cannot change them for it. */
+const PROCESS_ENV = /^(NODE_|UV_|TZ$|LANG$|LANGUAGE$|LC_|TMPDIR$|TMP$|TEMP$|SSL_CERT_|OPENSSL_)/;
+
+function inProcess(opts: RunCliOptions): boolean {
+  const mode = process.env.TEST_CLI_IN_PROCESS;
+  if (mode === '0' || (!inProcessFile && mode !== 'all')) return false;
+  if (inProcessRunning) return false;
+  return !Object.keys(opts.env ?? {}).some((k) => PROCESS_ENV.test(k));
+}
+
 export async function runCli(args: string[], opts: RunCliOptions = {}): Promise<CliResult> {
   const release = await cliSlot();
   try {
-    return await spawnCli(args, opts);
+    if (!inProcess(opts)) return await spawnCli(args, opts);
+    inProcessRunning = true;
+    try {
+      return await runCliHere(args, opts);
+    } finally {
+      inProcessRunning = false;
+    }
   } finally {
     release();
+  }
+}
+
+/** `assistant <args>` in this process, with what spawnCli gives a child (HOME, scrubbed env, stdin), bounded by the same timeout. */
+async function runCliHere(args: string[], opts: RunCliOptions): Promise<CliResult> {
+  const home = opts.home ?? tempHome();
+  const timeoutMs = Math.max(opts.timeoutMs ?? 0, CHILD_TIMEOUT_MS);
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    // A run cannot be killed in-process: the test fails here, and the runner's per-file limit ends the process.
+    timer = setTimeout(() => reject(new Error(`assistant ${args.join(' ')} (in-process) timed out after ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    const { runCliMain } = await import('./in-process.js');
+    const r = await Promise.race([runCliMain(args, { env: childEnv(home, opts.env), input: opts.input, cwd: home }), timedOut]);
+    return { ...r, home };
+  } finally {
+    clearTimeout(timer);
   }
 }
 

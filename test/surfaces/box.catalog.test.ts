@@ -10,9 +10,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { childEnvironment } from '../../box/child-env.js';
 import { emulatorClient } from '../../emulator/test-client.js';
-import { configFile, runCli, tempHome, withEmulator } from '../support/cli.js';
+import { cliInThisProcess, configFile, runCli, tempHome, withEmulator } from '../support/cli.js';
 import { postMessage, startBox } from '../support/box.js';
 import { standinGrants } from '../support/agent-sandbox.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const AGENT_JS = fileURLToPath(new URL('../support/acp-agent.js', import.meta.url));
 

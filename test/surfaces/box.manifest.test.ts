@@ -8,7 +8,10 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli, tempHome } from '../support/cli.js';
+import { cliInThisProcess, runCli, tempHome } from '../support/cli.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 
 const home = () => tempHome('assistant-box-manifest-');

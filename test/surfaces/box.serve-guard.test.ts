@@ -7,8 +7,11 @@ import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli } from '../support/cli.js';
+import { cliInThisProcess, runCli } from '../support/cli.js';
 import { openWs, rawRequest, startBox, type BoxProcess } from '../support/box.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 // Random (a configured token is refused below 128 bits of estimated entropy).
 const TOKEN = 'gWJNfQ0rFJUVMt6nBEyH9wjS2-MfKtNKtkyghkfBM3I';

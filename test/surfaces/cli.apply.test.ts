@@ -4,10 +4,13 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../../emulator/index.js';
-import { runCli, withEmulator } from '../support/cli.js';
+import { cliInThisProcess, runCli, withEmulator } from '../support/cli.js';
 import { RunReportSchema } from '../../schemas/run-report.js';
 import { tempDir } from '../support/temp.js';
 import { createInstanceStep, gpucloudPlan } from '../support/plans.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const examplesDir = fileURLToPath(new URL('../../../examples/plans/', import.meta.url));
 const examples = readdirSync(examplesDir).filter((f) => f.endsWith('.json'));

@@ -10,7 +10,10 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { asClient, backendForFile, type BackendProcess } from '../support/backend.js';
-import { runCli, tempHome } from '../support/cli.js';
+import { cliInThisProcess, runCli, tempHome } from '../support/cli.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 let backend: BackendProcess;
 let key = '';

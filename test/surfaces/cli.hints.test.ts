@@ -1,7 +1,10 @@
 /** Hints that fit the failure (issue 10 §2): the token endpoint's 503, DNS failures, unknown flags as typed. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli, withEmulator } from '../support/cli.js';
+import { cliInThisProcess, runCli, withEmulator } from '../support/cli.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 test('a 503 from the token endpoint says the auth service is unavailable, not that GPU capacity is exhausted', async () => {
   await withEmulator(async ({ emu, env }) => {

@@ -5,8 +5,11 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli } from '../support/cli.js';
+import { cliInThisProcess, runCli } from '../support/cli.js';
 import { PROVIDER_MANIFEST } from '../../engine/providers/index.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 test('--aws, --verda and --github select cloud_a, gpucloud and repohost, each with one warning naming the new flag', async () => {
   const r = await runCli(['ask', '--aws', '--verda', '--github', '--route-only', '-o', 'json', 'what is running']);

@@ -13,8 +13,11 @@ import { findKind } from '../../engine/providers/gpucloud/catalogue.js';
 import { colorEnabled, palette } from '../../engine/core/render/color.js';
 import { renderReport } from '../../engine/core/render/report.js';
 import { renderKindTable } from '../../engine/core/render/records.js';
-import { runCli, tempHome, withEmulator } from '../support/cli.js';
+import { cliInThisProcess, runCli, tempHome, withEmulator } from '../support/cli.js';
 import { capturedStreams } from '../support/in-process.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const ESC = '\u001b[';
 const instance = { id: '0b6e4c1a-2f3d-4e5a-9b8c-7d6e5f4a3b21', hostname: 'demo-a100', instance_type: '1A100.22V', location: 'FIN-01', status: 'running', ip: '203.0.113.10', price_per_hour: 1.29 };

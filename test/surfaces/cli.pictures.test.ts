@@ -14,8 +14,11 @@ import { commandContext, type CommandContext } from '../../commands/context.js';
 import { renderTrendChart } from '../../engine/producers/charts/cost-trend.js';
 import type { CostTrend } from '../../engine/producers/cost/trend.js';
 import { emulatorClient } from '../../emulator/test-client.js';
-import { runCli, tempHome, withEmulator } from '../support/cli.js';
+import { cliInThisProcess, runCli, tempHome, withEmulator } from '../support/cli.js';
 import { callTool, connectHttp, startMcpServer, textOf } from '../support/mcp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const ATTACH = fileURLToPath(new URL('../../../examples/plans/volume-create-attach.json', import.meta.url));
 const home = () => tempHome('assistant-pictures-');

@@ -8,7 +8,10 @@ import * as assert from 'uvu/assert';
 import { coerceFlags, flag } from '../../commands/flag-spec.js';
 import { InvalidInputError } from '../../engine/core/errors.js';
 import { durationSeconds } from '../../commands/flag-coerce.js';
-import { runCli } from '../support/cli.js';
+import { cliInThisProcess, runCli } from '../support/cli.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 test('--timeout abc: exit 2, error: invalid_input: --timeout: expected a duration like 30s, and a hint', async () => {
   const r = await runCli(['--timeout', 'abc', 'config', 'path']);

@@ -10,10 +10,13 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../../emulator/index.js';
-import { runCli, tempHome, withEmulator } from '../support/cli.js';
+import { cliInThisProcess, runCli, tempHome, withEmulator } from '../support/cli.js';
 import { asClient, createApiKey, startBackendProcess, storageArgs, type BackendProcess } from '../support/backend.js';
 import { freePort } from '../support/net.js';
 import { backendStorages } from '../support/postgres.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const post = (path: string, body: Record<string, unknown>) => ({ args: ['gpucloud-api', 'POST', path, JSON.stringify(body)], reason: `create via ${path}` });
 const instance = (hostname: string) => post('/v1/instances', { instance_type: '1V100.6V', image: 'ubuntu-24.04-cuda-12.8-open-docker', hostname, description: '', location_code: 'FIN-01', ssh_key_ids: [EMULATOR_DEFAULT_SSH_KEY_ID] });

@@ -7,9 +7,12 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli, tempHome, withEmulator } from '../support/cli.js';
+import { cliInThisProcess, runCli, tempHome, withEmulator } from '../support/cli.js';
 import { talkConfig } from '../support/talk.js';
 import { openAiServerFor } from '../support/openai-server.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const KEY = 'sk-talk-test-key-5e1b7d';
 const srv = openAiServerFor(test);

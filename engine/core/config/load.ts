@@ -198,6 +198,11 @@ const SECRET_LOOKING_KEY = /secret|secert|token|passw|api_?key$|private_?key/i;
 /** Files whose former names were warned about in this process: a command that reads its config twice says it once. */
 const warnedFormer = new Set<string>();
 
+/** Warns again, as a new process would: for a program that runs several commands in one process (test/support/in-process.ts). */
+export function forgetFormerNameWarnings(): void {
+  warnedFormer.clear();
+}
+
 function invalidConfig(file: string, lines: string[], details: unknown, more = ''): InvalidInputError {
   return new InvalidInputError('invalid_config', lines.join('\n'), {
     hint: `fix ${file} (see examples/assistant.example.yaml for every key), or pass --config <path> to use another file${more}`,

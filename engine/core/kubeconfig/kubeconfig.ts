@@ -308,6 +308,11 @@ export function forgetExecToken(exec: ExecConfig): void {
   execCache.delete(execKey(exec));
 }
 
+/** Forgets every cached exec token, as a new process starts: for a program that runs several commands in one process (test/support/in-process.ts). */
+export function forgetExecTokens(): void {
+  execCache.clear();
+}
+
 const execKey = (exec: ExecConfig) => JSON.stringify([exec.command, exec.args, exec.env, exec.baseDir]);
 
 async function execToken(exec: ExecConfig, env: Record<string, string | undefined>, signal?: AbortSignal): Promise<string> {

@@ -28,8 +28,12 @@ export interface TfWorkspace {
   by_type: Record<string, number>;
 }
 
-/** The workspace `--workspace` names, else `terraform.default_workspace`; undefined when neither is set. */
-export function selectedWorkspace(config: Config, flag?: string): { name: string; path: string } | undefined {
+/**
+ * The workspace `--workspace` names, else `terraform.default_workspace`; undefined when neither is set.
+ * `~` in its path is the command's home (its HOME), not this process's: a command run in-process by a test
+ * has its own.
+ */
+export function selectedWorkspace(config: Config, home: string | undefined, flag?: string): { name: string; path: string } | undefined {
   const name = flag ?? config.terraform?.default_workspace;
   if (!name) return undefined;
   const all = config.terraform?.workspaces ?? {};
@@ -39,7 +43,7 @@ export function selectedWorkspace(config: Config, flag?: string): { name: string
       hint: known.length ? `configured workspaces: ${known.join(', ')} (terraform.workspaces)` : 'add terraform.workspaces.<name>.path to ~/.assistant.yaml',
     });
   }
-  const path = resolve(all[name]!.path.replace(/^~(?=$|\/)/, process.env.HOME ?? '~'));
+  const path = resolve(all[name]!.path.replace(/^~(?=$|\/)/, home ?? '~'));
   if (!existsSync(path) || !statSync(path).isDirectory()) {
     throw new UsageError(`terraform.workspaces.${name}.path (${path}) is not a directory`, { hint: 'point it at the folder you run terraform in' });
   }

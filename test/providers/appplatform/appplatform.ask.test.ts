@@ -11,8 +11,11 @@ import type { JsonFake } from '../../../emulator/fakes/json-fake.js';
 import { startNotesFake } from '../../../emulator/fakes/notes.js';
 import { appPlatformProvider } from '../../../engine/providers/appplatform/provider.js';
 import { runUntilHeld } from '../../support/held-request.js';
-import { runCli, tempHome } from '../../support/cli.js';
+import { cliInThisProcess, runCli, tempHome } from '../../support/cli.js';
 import { builtinConfig, runWithConfig } from '../../support/integration.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const home = () => tempHome('assistant-appplatform-');
 const config = builtinConfig;

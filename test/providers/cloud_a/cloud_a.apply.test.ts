@@ -6,9 +6,12 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli, tempHome } from '../../support/cli.js';
+import { cliInThisProcess, runCli, tempHome } from '../../support/cli.js';
 import { applyKilledOnce, buckets, createBucket, instanceIds, instanceState, motoSuite, planFile, runInstance } from '../../support/moto.js';
 import { DESTRUCTIVE_SAMPLES, LOCAL_EFFECT_SAMPLES, REFUSED_ROW_SAMPLES } from '../../support/aws-samples.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const motoTest = motoSuite(test);
 

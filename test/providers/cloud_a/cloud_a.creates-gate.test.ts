@@ -8,8 +8,11 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli } from '../../support/cli.js';
+import { cliInThisProcess, runCli } from '../../support/cli.js';
 import { motoSuite, operationsDuring, planFile, runInstance } from '../../support/moto.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const motoTest = motoSuite(test);
 

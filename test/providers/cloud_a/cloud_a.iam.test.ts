@@ -6,10 +6,13 @@
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { configFile, runCli } from '../../support/cli.js';
+import { cliInThisProcess, configFile, runCli } from '../../support/cli.js';
 import { motoSuite, type RunningMoto } from '../../support/moto.js';
 import { openAiServerFor } from '../../support/openai-server.js';
 import { tempDir } from '../../support/temp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const motoTest = motoSuite(test);
 const srv = openAiServerFor(test);

@@ -9,10 +9,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseCloudAIntent, planCloudA } from '../../../engine/providers/cloud_a/planner.js';
 import { cloudAMakerPrompt } from '../../../engine/providers/cloud_a/maker-prompt.js';
-import { runCli } from '../../support/cli.js';
+import { cliInThisProcess, runCli } from '../../support/cli.js';
 import { startOpenAiServer } from '../../support/openai-server.js';
 import { buckets, instanceState, motoSuite, planFile, runInstance, type Moto } from '../../support/moto.js';
 import { tempDir } from '../../support/temp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const motoTest = motoSuite(test);
 

@@ -7,10 +7,13 @@ import { copyFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { configFile, runCli, withEmulator } from '../../support/cli.js';
+import { cliInThisProcess, configFile, runCli, withEmulator } from '../../support/cli.js';
 import { createBucket, motoSuite, runInstance } from '../../support/moto.js';
 import { terraformMissing, terraformWorkspace } from '../../support/terraform.js';
 import { tempDir } from '../../support/temp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const motoTest = motoSuite(test);
 

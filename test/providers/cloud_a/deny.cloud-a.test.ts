@@ -12,9 +12,12 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
-import { runCli, tempHome } from '../../support/cli.js';
+import { cliInThisProcess, runCli, tempHome } from '../../support/cli.js';
 import { callTool, connectHttp, errorOf, startMcpServer, textOf } from '../../support/mcp.js';
 import { buckets, createBucket, motoSuite, type Moto } from '../../support/moto.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 // Cold: this file's subject is what the aws child sees (its HOME, alias file, plugins, environment); a
 // warm run, forked from a server that imported the CLI elsewhere, could not fail for the right reason.

@@ -12,10 +12,13 @@ import * as assert from 'uvu/assert';
 import { parseCommand } from '../../../engine/core/kits/cli/argv.js';
 import { AZ_SYNTAX, isCostQuery } from '../../../engine/providers/cloud_c/destroyer.js';
 import { azVerb } from '../../../engine/providers/cloud_c/provider.js';
-import { runCli, tempHome } from '../../support/cli.js';
+import { cliInThisProcess, runCli, tempHome } from '../../support/cli.js';
 import { planFile } from '../../support/moto.js';
 import { standIn, type CannedResponse } from '../../support/standin.js';
 import { tempDir } from '../../support/temp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const SUB = '0b1f6471-1bf0-4dda-aec3-cb9272f09590';
 const QUERY_URL = `https://management.azure.com/subscriptions/${SUB}/providers/Microsoft.CostManagement/query?api-version=2023-03-01`;

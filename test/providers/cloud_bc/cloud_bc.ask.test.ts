@@ -9,8 +9,11 @@ import { tempDir } from '../../support/temp.js';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli } from '../../support/cli.js';
+import { cliInThisProcess, runCli } from '../../support/cli.js';
 import { standIn } from '../../support/standin.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 function config(): string {
   const file = join(tempDir('cloud-bc-ask-'), 'config.yaml');

@@ -9,11 +9,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli } from '../../support/cli.js';
+import { cliInThisProcess, runCli } from '../../support/cli.js';
 import { costsByStep, type CostLine } from '../../support/dry-run.js';
 import { planFile } from '../../support/moto.js';
 import { standIn, type CannedResponse } from '../../support/standin.js';
 import { tempDir } from '../../support/temp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 function config(): string {
   const file = join(tempDir('cloud-bc-budget-'), 'config.yaml');

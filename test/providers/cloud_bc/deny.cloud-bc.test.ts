@@ -12,9 +12,12 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
-import { runCli, tempHome } from '../../support/cli.js';
+import { cliInThisProcess, runCli, tempHome } from '../../support/cli.js';
 import { tempDir } from '../../support/temp.js';
 import { callTool, connectHttp, errorOf, startMcpServer, textOf } from '../../support/mcp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const dirs: string[] = [];
 const temp = tempDir;

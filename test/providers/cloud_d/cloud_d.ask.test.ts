@@ -10,9 +10,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startCloudDFake, type CloudDFake } from '../../../emulator/fakes/cloud_d.js';
 import { startVpsAFake } from '../../../emulator/fakes/vps_a.js';
-import { configFile, runCli, tempHome } from '../../support/cli.js';
+import { cliInThisProcess, configFile, runCli, tempHome } from '../../support/cli.js';
 import { askBuiltin, withStarted } from '../../support/integration.js';
 import { askBuiltinOverMcp, textOf } from '../../support/mcp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const home = () => tempHome('assistant-cloud-d-');
 

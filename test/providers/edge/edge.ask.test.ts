@@ -12,9 +12,12 @@ import type { JsonFake } from '../../../emulator/fakes/json-fake.js';
 import { startAppPlatformFake } from '../../../emulator/fakes/appplatform.js';
 import { edgeProvider } from '../../../engine/providers/edge/provider.js';
 import { runUntilHeld } from '../../support/held-request.js';
-import { runCli, tempHome } from '../../support/cli.js';
+import { cliInThisProcess, runCli, tempHome } from '../../support/cli.js';
 import { builtinConfig, runWithConfig } from '../../support/integration.js';
 import { callTool, connectStdio, textOf } from '../../support/mcp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const home = () => tempHome('assistant-edge-');
 const config = builtinConfig;

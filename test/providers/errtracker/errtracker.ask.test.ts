@@ -11,9 +11,12 @@ import { startErrtrackerFake, type ErrtrackerFake } from '../../../emulator/fake
 import { startRepohostFake } from '../../../emulator/fakes/repohost.js';
 import { errtrackerBaseUrl, sentryLinkPage } from '../../../engine/providers/errtracker/provider.js';
 import { projectIn } from '../../../engine/providers/errtracker/reads.js';
-import { runCli } from '../../support/cli.js';
+import { cliInThisProcess, runCli } from '../../support/cli.js';
 import { askBuiltin, assertNoSecret, closeStarted, homeWithConfig, startKept } from '../../support/integration.js';
 import { callTool, connectStdio, textOf } from '../../support/mcp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const CONFIG = 'errtracker:\n  org_slug: acme\n  default_project: backend\n';
 test.after(closeStarted);

@@ -6,7 +6,10 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli, tempHome, withEmulator } from '../../support/cli.js';
+import { cliInThisProcess, runCli, tempHome, withEmulator } from '../../support/cli.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const tokenRequests = (emu: { requests(): { method: string; path: string }[] }) => emu.requests().filter((r) => r.path === '/v1/oauth2/token').length;
 

@@ -9,7 +9,10 @@ import * as assert from 'uvu/assert';
 import { EMULATOR_DEMO_IDS } from '../../../emulator/index.js';
 import { emulatorClient } from '../../../emulator/test-client.js';
 import { KINDS } from '../../../engine/providers/gpucloud/catalogue.js';
-import { runCli, tempHome, withEmulator } from '../../support/cli.js';
+import { cliInThisProcess, runCli, tempHome, withEmulator } from '../../support/cli.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 type Rec = Record<string, unknown>;
 

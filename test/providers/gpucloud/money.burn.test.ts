@@ -9,7 +9,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../../../emulator/index.js';
 import { emulatorClient } from '../../../emulator/test-client.js';
-import { runCli, withEmulator } from '../../support/cli.js';
+import { cliInThisProcess, runCli, withEmulator } from '../../support/cli.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const GB_HOUR = (perGbMonth: number, gb: number) => (perGbMonth * gb) / 720;
 const DEMO = 1.29 + 0.0279 + GB_HOUR(0.2, 100 + 50 + 500);

@@ -12,8 +12,11 @@ import { EMULATOR_DEMO_IDS } from '../../../emulator/index.js';
 import { canonicalPath, destructiveReasons } from '../../../engine/providers/gpucloud/destroyer.js';
 import { findDuplicateKey } from '../../../engine/core/plan/strict-json.js';
 import { validatePlan } from '../../../engine/core/plan/validate.js';
-import { runCli, withEmulator } from '../../support/cli.js';
+import { cliInThisProcess, runCli, withEmulator } from '../../support/cli.js';
 import { tempDir } from '../../support/temp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 // Every provider, loaded: these tests validate plans of any provider synchronously.
 const PROVIDERS = await allProviders();

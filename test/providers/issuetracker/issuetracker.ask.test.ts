@@ -10,9 +10,12 @@ import * as assert from 'uvu/assert';
 import { startErrtrackerFake } from '../../../emulator/fakes/errtracker.js';
 import { startIssuetrackerFake, type IssuetrackerFake } from '../../../emulator/fakes/issuetracker.js';
 import { teamIn } from '../../../engine/providers/issuetracker/reads.js';
-import { runCli } from '../../support/cli.js';
+import { cliInThisProcess, runCli } from '../../support/cli.js';
 import { askBuiltin, assertNoSecret, closeStarted, homeWithConfig, startKept } from '../../support/integration.js';
 import { callTool, connectStdio, textOf } from '../../support/mcp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const CONFIG = 'issuetracker:\n  default_team: ENG\n';
 test.after(closeStarted);

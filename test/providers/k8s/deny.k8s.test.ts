@@ -11,10 +11,13 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { classifyK8sRequest } from '../../../engine/providers/k8s/verbs/api.js';
-import { runCli } from '../../support/cli.js';
+import { cliInThisProcess, runCli } from '../../support/cli.js';
 import { tempDir } from '../../support/temp.js';
 import { startKubeApi, writeKubeconfig, type KubeApi } from '../../support/kube-api.js';
 import { callTool, connectHttp, errorOf, startMcpServer, textOf } from '../../support/mcp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const temp = tempDir;
 

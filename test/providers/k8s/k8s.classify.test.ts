@@ -6,7 +6,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { classifyK8sRequest, k8sApi, kubectlEquivalent } from '../../../engine/providers/k8s/verbs/api.js';
 import { k8sWait, rolloutState } from '../../../engine/providers/k8s/verbs/wait.js';
-import { runCli } from '../../support/cli.js';
+import { cliInThisProcess, runCli } from '../../support/cli.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const dep = (extra: object = {}) => JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 2, ...extra } });
 const C = 'ctx';

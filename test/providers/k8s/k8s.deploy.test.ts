@@ -6,9 +6,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { BIN, CHILD_TIMEOUT_MS, childEnv, runCli, tempHome } from '../../support/cli.js';
+import { BIN, CHILD_TIMEOUT_MS, childEnv, cliInThisProcess, runCli, tempHome } from '../../support/cli.js';
 import { startKubeApi, writeKubeconfig, type KubeApi } from '../../support/kube-api.js';
 import { tempDir } from '../../support/temp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 let api: KubeApi;
 let kubeconfig: string;

@@ -8,11 +8,14 @@ import * as assert from 'uvu/assert';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { runCli, tempHome } from '../../support/cli.js';
+import { cliInThisProcess, runCli, tempHome } from '../../support/cli.js';
 import { makePki, startKubeApi, writeKubeconfig, type KubeApi } from '../../support/kube-api.js';
 import { loadKubeconfig, selectContext } from '../../../engine/core/kubeconfig/kubeconfig.js';
 import { KubeClient } from '../../../engine/providers/k8s/client.js';
 import { tempDir } from '../../support/temp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 let api: KubeApi;
 const dir = () => tempDir('kcfg-');

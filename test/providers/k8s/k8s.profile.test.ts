@@ -8,9 +8,12 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { configFile, runCli } from '../../support/cli.js';
+import { cliInThisProcess, configFile, runCli } from '../../support/cli.js';
 import { startKubeApi, writeKubeconfig, type KubeApi } from '../../support/kube-api.js';
 import { tempDir } from '../../support/temp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 let api: KubeApi;
 let dir: string;

@@ -14,10 +14,13 @@ import type { JsonFake } from '../../../emulator/fakes/json-fake.js';
 import { startEmulator } from '../../../emulator/index.js';
 import { notesProvider } from '../../../engine/providers/notes/provider.js';
 import { runUntilHeld } from '../../support/held-request.js';
-import { configFile, emulatorEnv, runCli, tempHome } from '../../support/cli.js';
+import { cliInThisProcess, configFile, emulatorEnv, runCli, tempHome } from '../../support/cli.js';
 import { builtinConfig, runWithConfig } from '../../support/integration.js';
 import { callTool, connectStdio, textOf } from '../../support/mcp.js';
 import { startOpenAiServer } from '../../support/openai-server.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const home = () => tempHome('assistant-notes-');
 

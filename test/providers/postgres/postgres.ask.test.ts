@@ -11,7 +11,7 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli as runCliIn, tempHome, type RunCliOptions } from '../../support/cli.js';
+import { cliInThisProcess, runCli as runCliIn, type RunCliOptions, tempHome } from '../../support/cli.js';
 import { tempDir } from '../../support/temp.js';
 import { postgresMissing, startPostgres, type RunningPostgres } from '../../support/postgres.js';
 import { standIn } from '../../support/standin.js';
@@ -20,6 +20,9 @@ import { openAiConfigYaml, startOpenAiServer, type OpenAiTestServer } from '../.
 import { askWithScriptedModel, textOf } from '../../support/mcp.js';
 import { asClient, createApiKey, startBackendProcess } from '../../support/backend.js';
 import { testWhen } from '../../support/skip.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const PASSWORD = 'pg-S3cret-0f-app';
 const missing = postgresMissing();

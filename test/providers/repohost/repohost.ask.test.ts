@@ -11,10 +11,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startEmulator } from '../../../emulator/index.js';
 import { startRepohostFake, type RepohostFake } from '../../../emulator/fakes/repohost.js';
-import { emulatorEnv, runCli } from '../../support/cli.js';
+import { cliInThisProcess, emulatorEnv, runCli } from '../../support/cli.js';
 import { askBuiltin, assertNoSecret, closeStarted, homeWithConfig, startKept } from '../../support/integration.js';
 import { callTool, connectStdio, textOf } from '../../support/mcp.js';
 import { startOpenAiServer } from '../../support/openai-server.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const CONFIG = 'repohost:\n  owner: acme\n  repo: widgets\n';
 test.after(closeStarted);

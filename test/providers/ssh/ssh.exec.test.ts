@@ -11,9 +11,12 @@ import { parse } from 'yaml';
 import { allProviders } from '../../../engine/providers/index.js';
 import { validatePlan } from '../../../engine/core/plan/validate.js';
 import { sshExec } from '../../../engine/providers/ssh/verbs/exec.js';
-import { runCli, tempHome } from '../../support/cli.js';
+import { cliInThisProcess, runCli, tempHome } from '../../support/cli.js';
 import { headNodeKubeconfig, sshHome, startSshServer, type SshTestServer, type SshTestServerOptions } from '../../support/ssh-server.js';
 import { tempDir } from '../../support/temp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 // Every provider, loaded: these tests validate plans of any provider synchronously.
 const PROVIDERS = await allProviders();

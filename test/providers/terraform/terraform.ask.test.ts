@@ -11,11 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli as runCliIn, type RunCliOptions } from '../../support/cli.js';
+import { cliInThisProcess, runCli as runCliIn, type RunCliOptions } from '../../support/cli.js';
 import { terraformCliMissing, terraformDataWorkspace } from '../../support/terraform.js';
 import { standIn } from '../../support/standin.js';
 import { askWithScriptedModel, textOf } from '../../support/mcp.js';
 import { testWhen } from '../../support/skip.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const SENSITIVE = 'hunter2-sensitive-output';
 const MAIN_TF = `

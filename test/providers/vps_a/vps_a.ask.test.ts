@@ -7,9 +7,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startVpsAFake, type VpsAFake } from '../../../emulator/fakes/vps_a.js';
-import { runCli, tempHome, withEmulator } from '../../support/cli.js';
+import { cliInThisProcess, runCli, tempHome, withEmulator } from '../../support/cli.js';
 import { askBuiltin, withStarted } from '../../support/integration.js';
 import { askBuiltinOverMcp, textOf } from '../../support/mcp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
+cliInThisProcess();
 
 const home = () => tempHome('assistant-vps-a-');
 
