@@ -4,6 +4,8 @@
  * (kept per commit for the next run), given this checkout's node_modules and compiled with tsc. The bench
  * then sets BENCH_BASELINE to that dir for itself and its child processes (fixtures.ts builds()).
  * BENCH_BASELINE=none measures this build alone, and so does a baseline that is this very commit.
+ * A revision whose `npm run build` bundles dist (scripts/bundle.mjs) is bundled too, as its own build did:
+ * otherwise its start-up rows would measure tsc's files against this build's bundle.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
@@ -52,6 +54,14 @@ export function prepareBaseline(): string {
       throw new Error(`tsc of the baseline failed:\n${tsc.stdout}${tsc.stderr}`);
     }
   }
+  bundleLikeItsOwnBuild(dir);
   process.env.BENCH_BASELINE = dir;
   return `baseline: ${wanted} (${sha.slice(0, 12)}), built in ${dir}`;
+}
+
+/** Runs the baseline's own bundler when it has one and its bundle is missing (a baseline built before it was bundled too). */
+function bundleLikeItsOwnBuild(dir: string): void {
+  if (!existsSync(join(dir, 'scripts', 'bundle.mjs')) || existsSync(join(dir, 'dist', 'bundle', 'cli.js'))) return;
+  const bundle = spawnSync(process.execPath, [join(dir, 'scripts', 'bundle.mjs')], { cwd: dir, encoding: 'utf8' });
+  if (bundle.status !== 0) throw new Error(`bundling the baseline failed:\n${bundle.stdout}${bundle.stderr}`);
 }
