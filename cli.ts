@@ -3,7 +3,7 @@
  * command group is imported only when it is used (start-up time is benchmarked).
  */
 import { assistantVersion } from './engine/core/version.js';
-import type { CommandContext, CommandGroupRunner, GlobalOptions, OutputFormat } from './commands/context.js';
+import type { CommandContext, CommandGroupRunner, GlobalOptions, Io, OutputFormat } from './commands/context.js';
 import { laterGroups, notAvailableYet } from './commands/not-available.js';
 
 /** `serves`: the group is a server a client talks to for as long as it likes, so its exit is no one's wait. */
@@ -184,13 +184,7 @@ async function deferWasmTierUp(): Promise<void> {
  * this file) or a test's in-memory streams (test/support/in-process.ts), so a command runs the same code
  * either way. Nothing below `main` touches process.* for these.
  */
-export interface CliHost {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  stdin: NodeJS.ReadableStream;
-  stdoutIsTTY: boolean;
-  stderrIsTTY: boolean;
-  stdinIsTTY: boolean;
+export interface CliHost extends Pick<Io, 'stdout' | 'stderr' | 'stdin' | 'stdoutIsTTY' | 'stderrIsTTY' | 'stdinIsTTY'> {
   /** The terminal's width when stdout is one (undefined when unknown: COLUMNS, else 80). */
   columns?: number;
   env: NodeJS.ProcessEnv;

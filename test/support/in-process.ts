@@ -64,20 +64,13 @@ export async function runCliMain(argv: string[], o: { env: Record<string, string
 }
 
 async function runMain(main: Awaited<ReturnType<typeof loadMain>>, argv: string[], o: { env: Record<string, string>; input?: string }): Promise<InProcessRun> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  const stdin = new PassThrough();
-  stdin.end(o.input ?? '');
-  let stdout = '';
-  let stderr = '';
-  out.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  err.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const io = capturedStreams();
   let code: number;
   try {
     code = await main(argv, {
-      stdout: out,
-      stderr: err,
-      stdin,
+      stdout: io.stdout,
+      stderr: io.stderr,
+      stdin: stdinOf(o.input),
       stdoutIsTTY: false,
       stderrIsTTY: false,
       stdinIsTTY: false,
@@ -86,14 +79,21 @@ async function runMain(main: Awaited<ReturnType<typeof loadMain>>, argv: string[
     });
   } catch (e) {
     // What cli.ts's process entry prints for an error `main` did not report itself.
-    err.write(`error: internal: ${(e as Error)?.message ?? String(e)}\n`);
+    io.stderr.write(`error: internal: ${(e as Error)?.message ?? String(e)}\n`);
     code = 1;
   }
   // Data events are delivered on later ticks: end both streams and wait until they have handed over all they got.
-  out.end();
-  err.end();
-  await Promise.all([finished(out), finished(err)]);
-  return { code, stdout, stderr };
+  io.stdout.end();
+  io.stderr.end();
+  await Promise.all([finished(io.stdout), finished(io.stderr)]);
+  return { code, stdout: io.out(), stderr: io.err() };
+}
+
+/** A command's stdin: `input`, then closed (never a terminal). */
+function stdinOf(input: string | undefined): PassThrough {
+  const stdin = new PassThrough();
+  stdin.end(input ?? '');
+  return stdin;
 }
 
 export interface InProcessRun {
@@ -106,17 +106,10 @@ export async function runInProcess(
   argv: string[],
   o: { home: string; env?: Record<string, string | undefined>; input?: string; output?: 'table' | 'json'; sandbox?: boolean },
 ): Promise<InProcessRun> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  const stdin = new PassThrough();
-  stdin.end(o.input ?? '');
-  let stdout = '';
-  let stderr = '';
-  out.on('data', (d: Buffer) => (stdout += d));
-  err.on('data', (d: Buffer) => (stderr += d));
+  const io = capturedStreams();
   const output = o.output ?? 'table';
   const ctx: CommandContext = commandContext({
-    io: { stdout: out, stderr: err, stdin, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false, columns: 120, color: false },
+    io: { stdout: io.stdout, stderr: io.stderr, stdin: stdinOf(o.input), stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false, columns: 120, color: false },
     env: o.env ?? { HOME: o.home },
     home: o.home,
     globals: { output, outputExplicit: output !== 'table', debug: false, yes: false, sandbox: Boolean(o.sandbox) },
@@ -125,7 +118,11 @@ export async function runInProcess(
   const mod = (await import(`../../commands/${group}.js`)) as { run(a: string[], c: CommandContext): Promise<number> };
   const { reportError } = await import('../../commands/report-error.js');
   const code = await mod.run(rest, ctx).catch((e: unknown) => reportError(e, ctx));
-  return { code, stdout, stderr };
+  // Data events are delivered on later ticks: end both streams and wait until they have handed over all they got.
+  io.stdout.end();
+  io.stderr.end();
+  await Promise.all([finished(io.stdout), finished(io.stderr)]);
+  return { code, stdout: io.out(), stderr: io.err() };
 }
 
 /** Two streams for a command's stdout and stderr that keep what is written to them; `out()` and `err()` read it so far. */
