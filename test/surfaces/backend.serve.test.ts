@@ -17,7 +17,8 @@ let key = '';
 const dirs: string[] = [];
 const temp = tempDir;
 
-backendForFile(test, 'team-s', (b, k) => ((backend = b), (key = k)));
+// The file's server makes its cluster from an empty data directory: the first start users see (and the test of its message below).
+backendForFile(test, 'team-s', (b, k) => ((backend = b), (key = k)), { freshCluster: true });
 test.after(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
