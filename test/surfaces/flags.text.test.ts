@@ -10,6 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { typedValues } from '../../commands/flag-text.js';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../../emulator/index.js';
+import { seedEmptyCluster } from '../support/backend-cluster.js';
 import { runCli, tempHome, withEmulator } from '../support/cli.js';
 import { COMPOSE_IMAGE, makeRepo } from '../support/git-repos.js';
 import { tempDir } from '../support/temp.js';
@@ -42,6 +43,8 @@ test('deploy --name 007 / --name=1e3 and cost tags --key 007: the values are use
 
 test('backend keys create --tenant 007 --label 1e3: the tenant and the label are kept as typed', async () => {
   const home = tempHome('flag-text-backend-');
+  // An empty cluster copied in (not initdb's ~9 s of CPU): this test is about the flags, not the first start.
+  await seedEmptyCluster(join(home, '.assistant', 'backend'));
   const made = await runCli(['backend', 'keys', 'create', '--tenant', '007', '--label', '1e3', '--env', 'testing'], { home });
   assert.is(made.code, 0, made.stderr);
   const list = await runCli(['backend', 'keys', 'list', '--tenant', '007', '-o', 'json'], { home });
