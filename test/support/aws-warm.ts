@@ -14,7 +14,9 @@
  * AWS_SHARED_CREDENTIALS_FILE): nothing the CLI computes from ~ at import names the developer's real
  * home; each run moves those paths under its caller's HOME (aws-warm.py, "HOME").
  *
- * TEST_AWS_WARM=0 turns it off (the cold CLI, for comparing); without a Python `aws` (a v2 binary) or
+ * Two listings every run repeats are made once in the server (aws-warm.py: the services of the installed
+ * data directories, and whether a handler's code takes **kwargs). TEST_AWS_WARM_PLAIN=1 leaves them out
+ * (only the imports warm); TEST_AWS_WARM=0 turns it off (the cold CLI, for comparing); without a Python `aws` (a v2 binary) or
  * when the server does not start, the tests use the cold CLI as before.
  */
 import { spawn } from 'node:child_process';
