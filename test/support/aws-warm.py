@@ -51,6 +51,66 @@ import types
 import awscli
 import awscli.clidriver
 
+
+def list_package_services_once():
+    """
+    Every run lists the services of botocore's and the CLI's data directories again (a directory scan of
+    every service, four times: about a quarter of a warm run's CPU on the test machine), and that listing
+    can only change if the installed packages do. Here it is made once, before any fork, and a run whose
+    search path holds no other directory (its ~/.aws/models absent, no AWS_DATA_PATH of its own) gets a
+    copy; any other run lists as always. The listing is botocore's own function, called once per type.
+    """
+    import botocore
+    import botocore.loaders as loaders
+
+    package_dirs = {os.path.normpath(os.path.join(botocore.BOTOCORE_ROOT, 'data')), os.path.normpath(os.path.join(os.path.dirname(awscli.__file__), 'data'))}
+    plain = loaders.Loader.list_available_services
+    listed = {}
+
+    def list_available_services(self, type_name):
+        dirs = tuple(os.path.normpath(p) for p in self.search_paths if os.path.isdir(p))
+        if not set(dirs) <= package_dirs:
+            return plain(self, type_name)
+        if (dirs, type_name) not in listed:
+            listed[dirs, type_name] = tuple(plain(self, type_name))
+        return list(listed[dirs, type_name])
+
+    loaders.Loader.list_available_services = loaders.instance_cache(list_available_services)
+    loader = loaders.create_loader(os.environ.get('AWS_DATA_PATH'))  # the search path a run has (awscli set AWS_DATA_PATH at import)
+    for type_name in ('service-2', 'paginators-1', 'waiters-2', 'endpoint-rule-set-1'):  # what a run lists
+        loader.list_available_services(type_name)
+
+
+def accepts_kwargs_by_code():
+    """
+    botocore asks inspect whether each of the ~400 handlers a run registers takes **kwargs (inspect's
+    signature machinery, about a tenth of a run). For a plain function or method the answer is a flag of
+    its code object, which the server's functions share with the runs: asked once per code object here.
+    Anything else (a partial, a callable object, a function given a __signature__) is asked as always.
+    """
+    import botocore.compat
+    import botocore.hooks
+
+    plain = botocore.compat.accepts_kwargs
+    known = {}
+
+    def accepts_kwargs(func):
+        f = func.__func__ if isinstance(func, types.MethodType) else func
+        if type(f) is not types.FunctionType or '__signature__' in f.__dict__ or '_partialmethod' in f.__dict__:
+            return plain(func)
+        if f.__code__ not in known:
+            known[f.__code__] = plain(func)
+        return known[f.__code__]
+
+    botocore.compat.accepts_kwargs = botocore.hooks.accepts_kwargs = accepts_kwargs
+
+
+# Before the driver below: its handlers are the first the code-object answers are kept for.
+if os.environ.get('TEST_AWS_WARM_PLAIN') != '1':  # TEST_AWS_WARM_PLAIN=1: only the imports are warm (for comparing)
+    list_package_services_once()
+    accepts_kwargs_by_code()
+
+
 # The plugins and customizations `main()` imports lazily on every run (most of the start-up): a driver
 # made once here loads them into this process's modules; each run still makes its own driver.
 awscli.clidriver.create_clidriver()
@@ -187,6 +247,20 @@ def signal_group(pgid, sig):
         pass
 
 
+def announce(argv):
+    """
+    Tells the test process (a line on the server's stdout: "run" and the first arguments as JSON) that a
+    run starts: a test waits for that event (aws-warm.ts onRun) instead of asking moto again and again
+    whether the run's request has come. One write of less than PIPE_BUF bytes: lines from handlers
+    running at once never interleave.
+    """
+    line = 'run %s\n' % json.dumps([a[:40] for a in argv[:8]])  # ASCII (escapes), at most 8 * 246 bytes
+    try:
+        os.write(1, line.encode())
+    except OSError:
+        pass  # the test process is gone: the run goes on (its client ends it)
+
+
 def handle(conn):
     """
     In a child of the server: runs one request in a grandchild, the leader of a process group of its
@@ -195,6 +269,7 @@ def handle(conn):
     (a credential_process, a `!` alias) does not outlive its caller.
     """
     fds, req = receive(conn)
+    announce(req['argv'])
     pid = os.fork()
     if pid == 0:
         os.setpgid(0, 0)
@@ -374,4 +449,8 @@ if __name__ == '__main__':
     if HOME_STUCK:
         print('aws-warm: values under the server HOME no run can move (they point into its empty HOME): %r' % HOME_STUCK, file=sys.stderr)
     write_client(sys.argv[2], sys.argv[1], sys.argv[3])
+    # Everything loaded so far out of the collector's reach: a run's collections then never walk (and so
+    # never copy-on-write) the server's pages of imported modules, only what the run itself makes (about
+    # a sixth of a run's CPU on the test machine). Objects still go when their last reference does.
+    gc.freeze()
     serve(sys.argv[1])

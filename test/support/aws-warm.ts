@@ -14,10 +14,13 @@
  * AWS_SHARED_CREDENTIALS_FILE): nothing the CLI computes from ~ at import names the developer's real
  * home; each run moves those paths under its caller's HOME (aws-warm.py, "HOME").
  *
- * TEST_AWS_WARM=0 turns it off (the cold CLI, for comparing); without a Python `aws` (a v2 binary) or
+ * Two listings every run repeats are made once in the server (aws-warm.py: the services of the installed
+ * data directories, and whether a handler's code takes **kwargs). TEST_AWS_WARM_PLAIN=1 leaves them out
+ * (only the imports warm); TEST_AWS_WARM=0 turns it off (the cold CLI, for comparing); without a Python `aws` (a v2 binary) or
  * when the server does not start, the tests use the cold CLI as before.
  */
 import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './temp.js';
@@ -32,6 +35,11 @@ export interface WarmAws {
   binDir: string;
   /** The server's own HOME (empty: what the CLI computes from ~ at import points there until a run moves it). */
   home: string;
+  /**
+   * Calls `listener` with the first arguments of each run as it starts (before its request goes out): an
+   * event to wait on instead of polling moto. Returns the function that stops listening.
+   */
+  onRun(listener: (argv: string[]) => void): () => void;
   stop(): Promise<void>;
 }
 
@@ -88,12 +96,21 @@ export async function startWarmAws(awsPath: string | undefined, env: Record<stri
     child.stdin!.end();
     await ended;
   };
+  // stdout: "ready" once, then a line "run [argv…]" per run (aws-warm.py announce); always read, so a
+  // handler never blocks on a full pipe.
+  const runs = new EventEmitter();
   let out = '';
   let timer: NodeJS.Timeout | undefined;
   const ready = await new Promise<boolean>((resolve) => {
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       out += d;
-      if (out.includes('ready\n')) resolve(true);
+      let nl: number;
+      while ((nl = out.indexOf('\n')) >= 0) {
+        const line = out.slice(0, nl);
+        out = out.slice(nl + 1);
+        if (line === 'ready') resolve(true);
+        else if (line.startsWith('run ')) runs.emit('run', JSON.parse(line.slice(4)) as string[]);
+      }
     });
     void ended.then(() => resolve(false));
     timer = setTimeout(() => resolve(false), readyWithinMs);
@@ -107,5 +124,9 @@ export async function startWarmAws(awsPath: string | undefined, env: Record<stri
   }
   // What the server prints later (a handler's traceback) shows with the test's output.
   child.stderr!.on('data', (d: string) => process.stderr.write(`aws-warm: ${d}`));
-  return { binDir, home, stop };
+  const onRun = (listener: (argv: string[]) => void) => {
+    runs.on('run', listener);
+    return () => void runs.off('run', listener);
+  };
+  return { binDir, home, onRun, stop };
 }

@@ -38,6 +38,8 @@ export function motoMissing(): string | undefined {
 export interface RunningMoto extends Moto {
   /** Forgets every resource (POST /moto-api/reset): a clean account for the next test. */
   reset(): Promise<void>;
+  /** With the warm aws CLI: calls `listener` with the first arguments of each aws run as it starts (aws-warm.ts); returns the unsubscribe. */
+  onAwsRun?: (listener: (argv: string[]) => void) => () => void;
   stop(): Promise<void>;
 }
 
@@ -101,7 +103,7 @@ export async function startMoto(opts: MotoOptions = {}): Promise<RunningMoto> {
   const stopBoth = async () => {
     await Promise.all([stop(), warm?.stop()]);
   };
-  return { url, env, aws, reset, stop: stopBoth };
+  return { url, env, aws, reset, stop: stopBoth, ...(warm ? { onAwsRun: warm.onRun } : {}) };
 }
 
 function definedOnly(env: Record<string, string | undefined>): Record<string, string> {
@@ -346,10 +348,24 @@ export async function securityGroupsNamed(m: Pick<Moto, 'url'>, name: string): P
 /**
  * `ask --apply --plan-file <file>` against moto, killed with SIGKILL once `reached()` says moto holds what
  * the step in flight makes (asked every 50 ms, at most `polls` times, else the test fails naming `what`).
+ * With the warm aws CLI, moto is asked only once an aws run of `what` (its operation, e.g. run-instances)
+ * has started (aws-warm.ts onRun): before that moto cannot hold what it makes, and asking it 20 times a
+ * second through the steps before cost moto and this process CPU for nothing. The same question decides
+ * the kill, as often, in the window where its answer can change.
  */
-export async function applyKilledOnce(m: { env: Record<string, string | undefined> }, home: string, file: string, reached: () => Promise<boolean>, what: string, polls: number): Promise<void> {
+export async function applyKilledOnce(m: Pick<RunningMoto, 'env' | 'onAwsRun'>, home: string, file: string, reached: () => Promise<boolean>, what: string, polls: number): Promise<void> {
+  let stopListening = () => {};
+  const started = new Promise<void>((resolve) => {
+    if (!m.onAwsRun) return resolve(); // the cold CLI announces nothing: moto is asked from the start
+    stopListening = m.onAwsRun((argv) => {
+      if (argv.includes(what)) resolve();
+    });
+  });
   const child = spawn(process.execPath, [BIN, 'ask', '--apply', '--plan-file', file], { env: childEnv(home, m.env), stdio: 'ignore' });
   const exited = new Promise((resolve) => child.on('close', resolve));
+  // (An apply that ends without that run, e.g. refused, goes on to the checks below as before.)
+  await Promise.race([started, exited]);
+  stopListening();
   for (let i = 0; !(await reached()); i++) {
     if (i > polls) throw new Error(`${what} never reached moto`);
     await new Promise((resolve) => setTimeout(resolve, 50));
