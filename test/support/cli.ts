@@ -43,9 +43,9 @@
  * - SIGINT handlers, the EPIPE handler and process.exitCode: only cli.ts's process entry sets them;
  * - file locks name the owner's pid: an in-process run's locks name the test process, alive, so a
  *   lock a run failed to release would make the next wait (loud, not a false pass); runs release them;
- * - left spawning: deploy's git clone takes git's environment from process.env (commands/deploy.ts,
- *   engine/producers/deploy/clone.ts), an AI key `command` (engine/producers/ai/resolve.ts) too: the
- *   files about them are not converted.
+ * - child processes a command starts take the command's environment, not the process's: deploy's git
+ *   (engine/producers/deploy/clone.ts) and `gh auth token` for github-models (engine/producers/ai/resolve.ts)
+ *   are given ctx.env (they read process.env before issue 40 item 4, and their files spawned).
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
