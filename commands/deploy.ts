@@ -138,7 +138,7 @@ async function deploy(ctx: CommandContext, deployers: readonly Deployer[], rawUr
 
   // The code host's own credentials capability says where git may carry its token.
   const tokenOrigins = token ? ((await providerWith('credentials', 'repohost'))?.capabilities.credentials.gitOrigins?.({ config, env: ctx.env }) ?? []) : [];
-  return withClone({ url, ref: opts.ref || undefined, token, tokenOrigins, signal: ctx.signal, tmpRoot: ctx.env.ASSISTANT_DEPLOY_TMPDIR }, async ({ dir, sha }) => {
+  return withClone({ url, ref: opts.ref || undefined, token, tokenOrigins, signal: ctx.signal, tmpRoot: ctx.env.ASSISTANT_DEPLOY_TMPDIR, env: ctx.env }, async ({ dir, sha }) => {
     const stack = analyseRepo(dir);
     const image = opts.image ?? stack.image;
     // Each provider says its default (cloud_a: its container service, SPEC 4.2; gpucloud: an instance unless an image is named).

@@ -184,14 +184,16 @@ rmSync(runRoot, { recursive: true, force: true, maxRetries: 3 });
 // The slowest files (wall time, and the CPU they and their children used), and the times for next run's order.
 const SLOWEST_SHOWN = 20;
 const seconds = (ms) => (ms / 1000).toFixed(1).padStart(6);
-console.log(`\nslowest ${Math.min(SLOWEST_SHOWN, results.length)} of ${results.length} files (wall s, CPU s incl. child processes); ${jobs} at once, ${seconds(Date.now() - runStarted).trim()} s in all, load average ${loadavg().map((l) => l.toFixed(1)).join(' / ')}`);
+// The run's CPU (every file and its children): on a shared machine the wall time follows the load, the CPU does not.
+const cpuMs = results.every((r) => r.cpuMs !== undefined) ? results.reduce((n, r) => n + r.cpuMs, 0) : undefined;
+console.log(`\nslowest ${Math.min(SLOWEST_SHOWN, results.length)} of ${results.length} files (wall s, CPU s incl. child processes); ${jobs} at once, ${seconds(Date.now() - runStarted).trim()} s in all${cpuMs === undefined ? '' : `, ${seconds(cpuMs).trim()} s CPU`}, load average ${loadavg().map((l) => l.toFixed(1)).join(' / ')}`);
 for (const r of [...results].sort((a, b) => b.ms - a.ms).slice(0, SLOWEST_SHOWN)) {
   console.log(`  ${seconds(r.ms)} ${r.cpuMs === undefined ? '     ?' : seconds(r.cpuMs)}  ${relative(root, r.file)}`);
 }
 try {
   // A whole run is what `npm run bench` reports as the suite's time (bench/test-run.ts).
   if (!filter) {
-    const run = { at: new Date(runStarted).toISOString(), wallMs: Date.now() - runStarted, files: results.length, jobs, load: loadavg(), passed: results.reduce((n, r) => n + r.passed, 0), failed: results.reduce((n, r) => n + r.failed, 0) };
+    const run = { at: new Date(runStarted).toISOString(), wallMs: Date.now() - runStarted, cpuMs, files: results.length, jobs, load: loadavg(), passed: results.reduce((n, r) => n + r.passed, 0), failed: results.reduce((n, r) => n + r.failed, 0) };
     writeFileSync(new URL('../dist/.test-run.json', import.meta.url), JSON.stringify(run) + '\n');
   }
   const next = existsSync(durationsFile) ? readDurations(durationsFile) : {};

@@ -13,7 +13,7 @@ import * as assert from 'uvu/assert';
 import { cliInThisProcess, runCli } from '../support/cli.js';
 import { tempDir } from '../support/temp.js';
 
-// The --help sweep runs the CLI in this process; the sandbox walk below runs each documented line in a shell.
+// The --help sweep and the walk's plain lines run the CLI in this process; the walk's other lines run in a shell.
 cliInThisProcess();
 
 const ROOT = normalize(join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..'));
@@ -183,7 +183,39 @@ function commandPath(args: readonly string[]): string[] {
 /** Commands that serve, wait for a person, or reach beyond the machine: not run by this test. */
 const NOT_RUN = [/\s(mcp|talk|acp)(\s|$)/, /\sbox serve/, /\sbackend serve/, /\sgpucloud emulate/, /\sonboarding install(?!.*--dry-run)/, /&\s*$/, /<[A-Za-z_]+>/, /\$\(/, /\|\s*jq/];
 
-function run(line: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stderr: string }> {
+/**
+ * The arguments of a line that is one plain `assistant …` command, exactly as sh would pass them: no
+ * variable, tilde, glob, escape, redirection, pipe or list (a trailing comment is fine), no environment
+ * assignment before it. Undefined for any other line, which runs in sh.
+ */
+function plainArgs(line: string): string[] | undefined {
+  let quote: string | undefined;
+  let wordStart = true;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quote) {
+      if (c === quote) quote = undefined;
+      else if (quote === '"' && '$`\\'.includes(c)) return undefined;
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === '#' && wordStart) break;
+    else if ('|><;&$`\\*?[~(){}'.includes(c)) return undefined;
+    wordStart = /\s/.test(c);
+  }
+  const argv = words(line);
+  return argv[0] === 'assistant' ? argv.slice(1) : undefined;
+}
+
+/**
+ * A documented line, in `cwd` with `env` (HOME, and `assistant` first on PATH). A plain command runs the
+ * CLI in this process (cliInThisProcess above: a child costs up to a second of CPU, mostly compiling
+ * modules); a line that needs a shell runs in sh, which starts `assistant` from PATH.
+ */
+async function run(line: string, cwd: string, env: NodeJS.ProcessEnv & { HOME: string; PATH: string }): Promise<{ code: number; stderr: string }> {
+  const args = plainArgs(line);
+  if (args) {
+    const r = await runCli(args, { home: env.HOME, cwd, env: { PATH: env.PATH, NO_COLOR: '1' } });
+    return { code: r.code ?? 1, stderr: r.stderr };
+  }
   return new Promise((resolve) => {
     execFile('sh', ['-c', line], { cwd, env, timeout: 120_000, maxBuffer: 16 << 20 }, (err, _stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
@@ -195,8 +227,9 @@ function run(line: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code:
 test('the sandbox examples of each page run in order in a fresh HOME (exit 0, or 3/4 where a page shows a refusal or drift)', async () => {
   const failures: string[] = [];
   let ran = 0;
-  // Pages are independent (a HOME each): three at a time; within a page, in order.
-  await inBatches(PAGES, 3, async (page) => {
+  // Pages are independent (a HOME each), but one at a time: the plain lines run in this process, where
+  // an overlapping run would be a child process. Within a page, in order.
+  await inBatches(PAGES, 1, async (page) => {
     const runnable = examples(page).filter((e) => e.line.includes('--sandbox') && !NOT_RUN.some((re) => re.test(e.line)));
     if (!runnable.length) return;
     const dir = tempDir('docs-walk-');

@@ -4,8 +4,11 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../../emulator/index.js';
-import { BIN, configFile, runCli, tempHome, withEmulator } from '../support/cli.js';
+import { BIN, configFile, cliInThisProcess, runCli, tempHome, withEmulator } from '../support/cli.js';
 import { emulatorClient } from '../../emulator/test-client.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); the runs that are killed (-9, SIGINT) are child processes.
+cliInThisProcess();
 
 const plan = JSON.stringify({
   version: 1,

@@ -12,6 +12,7 @@ import { redactText } from '../../engine/core/redact.js';
 import type { AiConfig } from '../../schemas/config.js';
 import { firstTokenGate, openAiServerFor } from '../support/openai-server.js';
 import { assistantErrorOf } from '../support/errors.js';
+import { standIn } from '../support/standin.js';
 
 const srv = openAiServerFor(test);
 
@@ -155,6 +156,14 @@ test('github-models takes its token from `gh auth token` (run once) and register
   assert.equal(calls, [['gh', 'auth', 'token']]);
   assert.is(srv.chatRequests()[0]!.headers.authorization, 'Bearer gho_token_from_cli_123');
   assert.is(redactText('gho_token_from_cli_123'), '***');
+});
+
+test('github-models runs the gh of the command\'s environment (its PATH), not the process\'s', async () => {
+  const gh = standIn('gh', [{ match: 'auth token', stdout: 'gho_token_from_env_path_456' }]);
+  const p = provider({ default_provider: 'github-models', providers: { 'github-models': { base_url: srv.baseURL } } }, { env: { PATH: gh.path } });
+  await p.chat(hello);
+  assert.equal(gh.calls(), [['auth', 'token']]);
+  assert.is(srv.chatRequests().at(-1)!.headers.authorization, 'Bearer gho_token_from_env_path_456');
 });
 
 test('github-models without gh → ai_not_configured naming gh auth login', async () => {

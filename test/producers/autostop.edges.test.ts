@@ -11,9 +11,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { STATE_FILE } from '../../engine/core/kits/autostop/watcher.js';
 import { actions, BUSY, cleanup, closeAutostopFixtures, IDLE, rowsOf, statusOf, withAutostopHosts, withInstances } from '../support/autostop.js';
-import { runCli, tempHome } from '../support/cli.js';
+import { cliInThisProcess, runCli, tempHome } from '../support/cli.js';
 import { FASTAPI_TORCH, makeRepo, startGitHttp } from '../support/git-repos.js';
 import { tempDir } from '../support/temp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts): the edges are records, deadlines and refusals, not the process.
+cliInThisProcess();
 
 test.after(closeAutostopFixtures);
 

@@ -10,9 +10,12 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../../emulator/index.js';
-import { BIN, childEnv, runCli, tempHome, withEmulator } from '../support/cli.js';
+import { BIN, childEnv, cliInThisProcess, runCli, tempHome, withEmulator } from '../support/cli.js';
 import { git, makeRepo, NODE_DOCKER, startGitDaemon, startGitHttp } from '../support/git-repos.js';
 import { tempDir } from '../support/temp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts): git takes the command's environment (ctx.env); Ctrl-C spawns its own child.
+cliInThisProcess();
 
 const T = { timeoutMs: 120_000 };
 

@@ -9,10 +9,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli, tempHome } from '../support/cli.js';
+import { cliInThisProcess, runCli, tempHome } from '../support/cli.js';
 import { COMPOSE_IMAGE, FASTAPI_TORCH, httpRepoUrl, makeRepo, NODE_DOCKER } from '../support/git-repos.js';
 import { motoSuite } from '../support/moto.js';
 import { tempDir } from '../support/temp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts): git takes the command's environment (ctx.env).
+cliInThisProcess();
 
 const T = { timeoutMs: 120_000 };
 const motoTest = motoSuite(test);

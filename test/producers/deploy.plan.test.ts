@@ -11,10 +11,13 @@ import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../../emulator/index.js';
 import { PassThrough } from 'node:stream';
 import { commandContext, type CommandContext } from '../../commands/context.js';
 import { run as runDeploy } from '../../commands/deploy.js';
-import { runCli, tempHome, withEmulator } from '../support/cli.js';
+import { cliInThisProcess, runCli, tempHome, withEmulator } from '../support/cli.js';
 import { COMPOSE_IMAGE, FASTAPI_TORCH, makeRepo, NODE_DOCKER, NOTHING } from '../support/git-repos.js';
 import { tempDir } from '../support/temp.js';
 import { capturedStreams } from '../support/in-process.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts): git takes the command's environment (ctx.env).
+cliInThisProcess();
 
 const T = { timeoutMs: 120_000 };
 

@@ -43,9 +43,9 @@
  * - SIGINT handlers, the EPIPE handler and process.exitCode: only cli.ts's process entry sets them;
  * - file locks name the owner's pid: an in-process run's locks name the test process, alive, so a
  *   lock a run failed to release would make the next wait (loud, not a false pass); runs release them;
- * - left spawning: deploy's git clone takes git's environment from process.env (commands/deploy.ts,
- *   engine/producers/deploy/clone.ts), an AI key `command` (engine/producers/ai/resolve.ts) too: the
- *   files about them are not converted.
+ * - child processes a command starts take the command's environment, not the process's: deploy's git
+ *   (engine/producers/deploy/clone.ts) and `gh auth token` for github-models (engine/producers/ai/resolve.ts)
+ *   are given ctx.env (they read process.env before issue 40 item 4, and their files spawned).
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -85,6 +85,8 @@ export interface RunCliOptions {
   home?: string;
   /** Written to stdin, then stdin is closed (stdin is a pipe, never a TTY). */
   input?: string;
+  /** The working directory (relative paths in the arguments resolve against it); HOME by default. */
+  cwd?: string;
   /** Kill the child after this long; never less than CHILD_TIMEOUT_MS (a shorter limit is a load-dependent failure). */
   timeoutMs?: number;
 }
@@ -173,7 +175,7 @@ async function runCliHere(args: string[], opts: RunCliOptions): Promise<CliResul
   });
   try {
     const { runCliMain } = await import('./in-process.js');
-    const r = await Promise.race([runCliMain(args, { env: childEnv(home, opts.env), input: opts.input, cwd: home }), timedOut]);
+    const r = await Promise.race([runCliMain(args, { env: childEnv(home, opts.env), input: opts.input, cwd: opts.cwd ?? home }), timedOut]);
     return { ...r, home };
   } finally {
     clearTimeout(timer);
@@ -187,7 +189,7 @@ export function spawnCli(args: string[], opts: RunCliOptions, wrapper: readonly 
   const timeoutMs = Math.max(opts.timeoutMs ?? 0, CHILD_TIMEOUT_MS);
   const [command, ...commandArgs] = [...wrapper, process.execPath, BIN, ...args];
   return new Promise((resolve, reject) => {
-    const child = spawn(command!, commandArgs, { env, stdio: ['pipe', 'pipe', 'pipe'], cwd: home });
+    const child = spawn(command!, commandArgs, { env, stdio: ['pipe', 'pipe', 'pipe'], cwd: opts.cwd ?? home });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

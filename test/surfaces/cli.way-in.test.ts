@@ -5,7 +5,11 @@ import { dirname, join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { laterGroups, NOT_AVAILABLE_YET } from '../../commands/not-available.js';
-import { BIN, childEnv, runCli, tempHome, withEmulator } from '../support/cli.js';
+import { BIN, childEnv, cliInThisProcess, runCli, tempHome, withEmulator } from '../support/cli.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts): help and routing are about output; the install and
+// --version checks below start their own processes.
+cliInThisProcess();
 
 test('every SPEC command and integration flag is built: nothing answers "not available yet", and each ask flag routes to its own provider', async () => {
   assert.equal(NOT_AVAILABLE_YET, [], 'the not-available table is empty');

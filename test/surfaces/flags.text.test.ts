@@ -11,9 +11,12 @@ import * as assert from 'uvu/assert';
 import { typedValues } from '../../commands/flag-text.js';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../../emulator/index.js';
 import { seedEmptyCluster } from '../support/backend-cluster.js';
-import { runCli, tempHome, withEmulator } from '../support/cli.js';
+import { cliInThisProcess, runCli, tempHome, withEmulator } from '../support/cli.js';
 import { COMPOSE_IMAGE, makeRepo } from '../support/git-repos.js';
 import { tempDir } from '../support/temp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts): the flags' values are parsed by cli.ts's own main.
+cliInThisProcess();
 
 function config(): string {
   const dir = tempDir('flag-text-cfg-');

@@ -115,10 +115,13 @@ export function resolveModel(sel: SelectedProfile, overrides: Record<string, str
   return pick(overrides?.['*']) ?? pick(overrides?.[sel.kind]) ?? pick(overrides?.[sel.name]) ?? pick(sel.profile.model) ?? PROVIDER_KINDS[sel.kind].defaultModel;
 }
 
-const defaultRunCommand: RunCommand = (command, args) =>
-  new Promise((resolve, reject) => {
-    execFile(command, args, { timeout: 10_000, windowsHide: true }, (err, stdout) => (err ? reject(err) : resolve(String(stdout))));
-  });
+/** Runs a helper command (`gh auth token`) in the command's environment (its HOME, PATH, GH_CONFIG_DIR), never the process's. */
+const runCommandIn =
+  (env: Env): RunCommand =>
+  (command, args) =>
+    new Promise((resolve, reject) => {
+      execFile(command, args, { env, timeout: 10_000, windowsHide: true }, (err, stdout) => (err ? reject(err) : resolve(String(stdout))));
+    });
 
 /** The provider that does not chat: `builtin` plans with engine/producers/planner instead. */
 class BuiltinProvider implements AiProvider {
@@ -222,7 +225,7 @@ export function resolveAiProvider(options: ResolveAiProviderOptions): AiProvider
       let apiKey: OpenAiConnection['apiKey'];
       if (resolved.key) apiKey = resolved.key;
       else if (isLocal) apiKey = NO_KEY; // local OpenAI-compatible servers usually take no key
-      else if (sel.kind === 'github-models') apiKey = ghTokenGetter(sel, options.runCommand ?? defaultRunCommand);
+      else if (sel.kind === 'github-models') apiKey = ghTokenGetter(sel, options.runCommand ?? runCommandIn(env));
       else throw missingKey();
       const organization = sel.kind === 'openai' && !isLocal ? env.OPENAI_ORG_ID : undefined;
       const project = sel.kind === 'openai' && !isLocal ? env.OPENAI_PROJECT_ID : undefined;

@@ -34,6 +34,11 @@ export interface CloneOptions {
   signal?: AbortSignal;
   /** Where temp dirs go (tests point it somewhere they can inspect). */
   tmpRoot?: string;
+  /**
+   * The command's environment (ctx.env), which git inherits less this tool's secrets: the ssh agent,
+   * proxies, git's own settings. Never process.env: the command's environment is the one it was given.
+   */
+  env: Readonly<Record<string, string | undefined>>;
 }
 
 export interface Clone {
@@ -98,7 +103,7 @@ export async function withClone<T>(opts: CloneOptions, fn: (clone: Clone) => Pro
   process.once('exit', cleanup);
   try {
     const auth = tokenFor(kind, opts);
-    const env = gitEnv(kind, auth.token);
+    const env = gitEnv(kind, auth.token, opts.env);
     const git = (args: string[], cwd?: string) => runGit(args, { cwd, env, signal: opts.signal, anonymous: auth.anonymous });
     const remote = auth.url;
     if (opts.ref && FULL_SHA.test(opts.ref)) {
@@ -156,9 +161,9 @@ function sweepOrphans(root: string): void {
  * git's environment: no prompts (a pipe must not hang on a password question), no system or user
  * config that could rewrite the URL, and for https the token as an extra header given by env.
  */
-function gitEnv(kind: ReturnType<typeof remoteKind>, token: string | undefined): NodeJS.ProcessEnv {
+function gitEnv(kind: ReturnType<typeof remoteKind>, token: string | undefined, userEnv: CloneOptions['env']): NodeJS.ProcessEnv {
   // The user's environment (ssh agent, proxies, git's own settings) but none of this tool's secrets (engine/core/process/env.ts).
-  const env: NodeJS.ProcessEnv = { ...withoutSecrets(process.env), GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '', GCM_INTERACTIVE: 'never', LC_ALL: 'C' };
+  const env: NodeJS.ProcessEnv = { ...withoutSecrets(userEnv), GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '', GCM_INTERACTIVE: 'never', LC_ALL: 'C' };
   // ssh must not ask either (BatchMode), unless the user configured their own command.
   if (kind === 'ssh' && !env.GIT_SSH_COMMAND) env.GIT_SSH_COMMAND = 'ssh -o BatchMode=yes';
   // Never inherit a config count from the caller (it would shift our index 0).

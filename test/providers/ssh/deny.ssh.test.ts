@@ -12,11 +12,15 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
-import { runCli, tempHome } from '../../support/cli.js';
+import { cliInThisProcess, runCli, tempHome } from '../../support/cli.js';
 import { tempDir } from '../../support/temp.js';
 import { startKubeApi } from '../../support/kube-api.js';
 import { callTool, connectHttp, errorOf, startMcpServer, textOf } from '../../support/mcp.js';
 import { headNodeKubeconfig, withSshServer, type SshTestServer, type SshTestServerOptions } from '../../support/ssh-server.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts): what is denied is checked where it would land (the ssh
+// server's connections and commands, the kubeconfig under the run's HOME, the plugin's marker file), not in the process.
+cliInThisProcess();
 
 const dirs: string[] = [];
 const temp = tempDir;
