@@ -31,10 +31,12 @@ const getPlan = (steps: number, run: string) => ({
   commands: Array.from({ length: steps }, (_, i) => ({ args: ['gpucloud-api', 'GET', GET_PATHS[i % GET_PATHS.length]!], reason: `step ${i}` })),
 });
 
-async function applyOf(b: Build): Promise<{ applyPlan: ApplyPlan; providers: unknown }> {
+/** A build's apply path with its own client, which shares modules with it (see creates.ts applyOf); both sides of a pair use it. */
+async function applyOf(b: Build): Promise<{ applyPlan: ApplyPlan; providers: unknown; createClient: typeof createGpuCloudClient }> {
   const { applyPlan } = await importFrom<{ applyPlan: ApplyPlan }>(b, 'machines/apply/index.js');
   const { PROVIDERS } = await importFrom<{ PROVIDERS: unknown }>(b, 'engine/providers/index.js');
-  return { applyPlan, providers: PROVIDERS };
+  const { createGpuCloudClient: createClient } = await importFrom<{ createGpuCloudClient: typeof createGpuCloudClient }>(b, 'engine/providers/gpucloud/client.js').catch(() => ({ createGpuCloudClient }));
+  return { applyPlan, providers: PROVIDERS, createClient };
 }
 
 async function timeApply(a: Awaited<ReturnType<typeof applyOf>>, client: GpuCloudClient, steps: number, run: string): Promise<number> {
@@ -77,10 +79,12 @@ async function thousandSteps(bs: readonly Build[], steps = 1000, runs = 9): Prom
   const applies = await Promise.all(bs.map((b) => applyOf(b)));
   const emu = await startEmulator({ seed: 'demo', rateLimit: false, lifecycleMs: 1 });
   try {
-    const client = createGpuCloudClient({ baseUrl: emu.url, credentials: { clientId: emu.clientId, clientSecret: emu.clientSecret }, rateLimit: { perProject: 1e9, perPath: 1e9 } });
+    const clients = applies.map((a) => a.createClient({ baseUrl: emu.url, credentials: { clientId: emu.clientId, clientSecret: emu.clientSecret }, rateLimit: { perProject: 1e9, perPath: 1e9 } }));
     for (let w = 0; w < 2; w++) {
-      await timeLoop(client, steps);
-      for (const [j, a] of applies.entries()) await timeApply(a, client, steps, `warm-${w}-${j}`);
+      for (const [j, a] of applies.entries()) {
+        await timeLoop(clients[j]!, steps);
+        await timeApply(a, clients[j]!, steps, `warm-${w}-${j}`);
+      }
     }
     const per = bs.map(() => ({ apply: [] as { ms: number; cpu: number }[], loop: [] as { ms: number; cpu: number }[] }));
     const timed = async (f: () => Promise<number>) => {
@@ -92,9 +96,9 @@ async function thousandSteps(bs: readonly Build[], steps = 1000, runs = 9): Prom
       for (let k = 0; k < bs.length; k++) {
         const j = (i + k) % bs.length;
         const applyFirst = (i + k) % 2 === 0;
-        if (applyFirst) per[j]!.apply.push(await timed(() => timeApply(applies[j]!, client, steps, `run-${i}-${j}`)));
-        per[j]!.loop.push(await timed(() => timeLoop(client, steps)));
-        if (!applyFirst) per[j]!.apply.push(await timed(() => timeApply(applies[j]!, client, steps, `run-${i}-${j}`)));
+        if (applyFirst) per[j]!.apply.push(await timed(() => timeApply(applies[j]!, clients[j]!, steps, `run-${i}-${j}`)));
+        per[j]!.loop.push(await timed(() => timeLoop(clients[j]!, steps)));
+        if (!applyFirst) per[j]!.apply.push(await timed(() => timeApply(applies[j]!, clients[j]!, steps, `run-${i}-${j}`)));
       }
     }
     const results: Record<string, ThousandResult> = {};
@@ -134,7 +138,7 @@ async function fsCallsPerStep(b: Build): Promise<{ create: number; read: number 
   const emu = await startEmulator({ seed: 'empty', rateLimit: false, lifecycleMs: 60_000 });
   emu.setBalance(1e9);
   try {
-    const client = createGpuCloudClient({ baseUrl: emu.url, credentials: { clientId: emu.clientId, clientSecret: emu.clientSecret }, rateLimit: { perProject: 1e9, perPath: 1e9 } });
+    const client = a.createClient({ baseUrl: emu.url, credentials: { clientId: emu.clientId, clientSecret: emu.clientSecret }, rateLimit: { perProject: 1e9, perPath: 1e9 } });
     const signal = new AbortController().signal;
     const calls = async (plan: unknown) => {
       const home = tempDir();

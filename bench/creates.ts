@@ -14,14 +14,24 @@ import { builds, importFrom, median, rows, tempDir, type Build } from './fixture
 
 type ApplyPlan = (plan: unknown, opts: Record<string, unknown>) => Promise<{ report: { status: string; error?: unknown } }>;
 
-/** A build's apply path and its providers (this build's client is used for every build). */
-async function applyOf(b: Build): Promise<{ applyPlan: ApplyPlan; providers: unknown; reservations?: (home: string) => unknown }> {
+type ClientOf = typeof createGpuCloudClient;
+type DedupeOf = typeof createDedupeFor;
+
+/**
+ * A build's apply path, its providers and its own gpucloud client (and create guard): the client shares
+ * modules with the apply path (the secrets registry the journal's redaction reads, the limiter), so
+ * a build measured with another build's client would not do the work it does in its own CLI. Both sides
+ * of a pair use the build's client.
+ */
+async function applyOf(b: Build): Promise<{ applyPlan: ApplyPlan; providers: unknown; reservations?: (home: string) => unknown; createClient: ClientOf; dedupe: DedupeOf }> {
   // The one apply module (machines/apply/); a baseline built before it had machines/apply-plan.js.
   const { applyPlan } = await importFrom<{ applyPlan: ApplyPlan }>(b, 'machines/apply/index.js').catch(() => importFrom<{ applyPlan: ApplyPlan }>(b, 'machines/apply-plan.js'));
   const { PROVIDERS } = await importFrom<{ PROVIDERS: unknown }>(b, 'engine/providers/index.js');
   // The names a CLI apply reserves (this machine's store, as without Redis): each build its own.
   const store = await importFrom<{ fileReservations?: (home: string) => unknown }>(b, 'engine/core/plan/reservations.js').catch(() => ({ fileReservations: undefined }));
-  return { applyPlan, providers: PROVIDERS, reservations: store.fileReservations };
+  const { createGpuCloudClient: createClient } = await importFrom<{ createGpuCloudClient: ClientOf }>(b, 'engine/providers/gpucloud/client.js').catch(() => ({ createGpuCloudClient }));
+  const { createDedupeFor: dedupe } = await importFrom<{ createDedupeFor: DedupeOf }>(b, 'engine/providers/gpucloud/dedupe.js').catch(() => ({ createDedupeFor }));
+  return { applyPlan, providers: PROVIDERS, reservations: store.fileReservations, createClient, dedupe };
 }
 
 const CREATES = 50;
@@ -54,10 +64,10 @@ async function timeApply(emu: Emulator, client: GpuCloudClient, run: string, a: 
  * Plain POSTs: a guard with an empty snapshot means the client sends nothing but the POSTs. With
  * `oldShape`, every create is preceded by two lists, as before (the journal's and the client's snapshot).
  */
-async function timePosts(client: GpuCloudClient, run: string, oldShape = false): Promise<number> {
+async function timePosts(client: GpuCloudClient, run: string, oldShape = false, dedupe: DedupeOf = createDedupeFor): Promise<number> {
   const started = performance.now();
   for (const n of names(run)) {
-    const guard = oldShape ? undefined : createDedupeFor('POST', '/v1/instances', createBody(n));
+    const guard = oldShape ? undefined : dedupe('POST', '/v1/instances', createBody(n));
     guard?.restoreSnapshot([]);
     if (oldShape) await client.request({ method: 'GET', path: '/v1/instances' });
     await client.request({ method: 'POST', path: '/v1/instances', body: createBody(n), createGuard: guard });
@@ -117,15 +127,15 @@ export async function createsOfBuilds(bs: readonly Build[], repeats: number): Pr
   const emu = await startEmulator({ seed: 'empty', rateLimit: LIMITS, lifecycleMs: 60_000 });
   emu.setBalance(1e9);
   try {
-    const client = createGpuCloudClient({ baseUrl: emu.url, credentials: { clientId: emu.clientId, clientSecret: emu.clientSecret }, rateLimit: LIMITS });
-    await client.request({ method: 'GET', path: '/v1/balance' }); // token and socket warm
+    const clients = applies.map((a) => a.createClient({ baseUrl: emu.url, credentials: { clientId: emu.clientId, clientSecret: emu.clientSecret }, rateLimit: LIMITS }));
+    for (const client of clients) await client.request({ method: 'GET', path: '/v1/balance' }); // token and socket warm
     // Each measurement starts with empty windows (a full window's wait would otherwise land on the next
     // one) and an empty project, so the one list a run takes is the size of a real project's, not of
     // every instance the earlier repeats made.
     const settle = async () => {
       emu.reset();
       emu.setBalance(1e9);
-      await client.request({ method: 'GET', path: '/v1/balance' }); // re-authenticates if the reset dropped the token
+      for (const client of clients) await client.request({ method: 'GET', path: '/v1/balance' }); // re-authenticates if the reset dropped the token
       await sleep(LIMITS.windowMs + 200);
     };
     interface Sample {
@@ -147,8 +157,8 @@ export async function createsOfBuilds(bs: readonly Build[], repeats: number): Pr
     };
     // One unmeasured pair per build first: what a create loads is loaded, the sockets are warm.
     for (const [j, a] of applies.entries()) {
-      await timeApply(emu, client, `w${j}`, a);
-      await timePosts(client, `w${j}`);
+      await timeApply(emu, clients[j]!, `w${j}`, a);
+      await timePosts(clients[j]!, `w${j}`, false, a.dedupe);
     }
     await settle();
     for (let i = 0; i < repeats; i++) {
@@ -157,15 +167,15 @@ export async function createsOfBuilds(bs: readonly Build[], repeats: number): Pr
         const planFirst = (i + k) % 2 === 0;
         for (const which of planFirst ? ['plan', 'posts'] : ['posts', 'plan']) {
           if (which === 'plan') {
-            const r = await measure(() => timeApply(emu, client, `p${i}-${j}`, applies[j]!));
+            const r = await measure(() => timeApply(emu, clients[j]!, `p${i}-${j}`, applies[j]!));
             per[j]!.plan.push(r);
             per[j]!.maxLists = Math.max(per[j]!.maxLists, r.lists);
-          } else per[j]!.posts.push(await measure(() => timePosts(client, `r${i}-${j}`)));
+          } else per[j]!.posts.push(await measure(() => timePosts(clients[j]!, `r${i}-${j}`, false, applies[j]!.dedupe)));
           await settle();
         }
       }
     }
-    const old = await timePosts(client, 'old', true);
+    const old = await timePosts(clients.at(-1)!, 'old', true);
     const results: Record<string, CreatesResult> = {};
     for (const [j, b] of bs.entries()) {
       const { plan, posts, maxLists } = per[j]!;
