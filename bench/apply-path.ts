@@ -13,11 +13,14 @@ import { fileURLToPath } from 'node:url';
 import { startEmulator } from '../emulator/index.js';
 import { createGpuCloudClient } from '../engine/providers/gpucloud/client.js';
 import type { GpuCloudClient } from '../engine/providers/gpucloud/types.js';
+import { createsRows, type CreatesResult } from './creates.js';
 import { builds, importFrom, median, rows, tempDir, type Build } from './fixtures.js';
 
 type ApplyPlan = (plan: unknown, opts: Record<string, unknown>) => Promise<{ report: { status: string; error?: unknown } }>;
 
 const SLOW_US = Number(process.env.BENCH_SLOW_FS_US ?? 500);
+/** Pairs of the creates measure per build (each pair ~3 s: two runs and two 1.2 s settles). */
+const CREATE_PAIRS = Number(process.env.BENCH_CREATE_PAIRS ?? 7);
 const GET_PATHS = ['/v1/balance', '/v1/locations', '/v1/instance-types'];
 
 const getPlan = (steps: number, run: string) => ({
@@ -28,10 +31,12 @@ const getPlan = (steps: number, run: string) => ({
   commands: Array.from({ length: steps }, (_, i) => ({ args: ['gpucloud-api', 'GET', GET_PATHS[i % GET_PATHS.length]!], reason: `step ${i}` })),
 });
 
-async function applyOf(b: Build): Promise<{ applyPlan: ApplyPlan; providers: unknown }> {
+/** A build's apply path with its own client, which shares modules with it (see creates.ts applyOf); both sides of a pair use it. */
+async function applyOf(b: Build): Promise<{ applyPlan: ApplyPlan; providers: unknown; createClient: typeof createGpuCloudClient }> {
   const { applyPlan } = await importFrom<{ applyPlan: ApplyPlan }>(b, 'machines/apply/index.js');
   const { PROVIDERS } = await importFrom<{ PROVIDERS: unknown }>(b, 'engine/providers/index.js');
-  return { applyPlan, providers: PROVIDERS };
+  const { createGpuCloudClient: createClient } = await importFrom<{ createGpuCloudClient: typeof createGpuCloudClient }>(b, 'engine/providers/gpucloud/client.js').catch(() => ({ createGpuCloudClient }));
+  return { applyPlan, providers: PROVIDERS, createClient };
 }
 
 async function timeApply(a: Awaited<ReturnType<typeof applyOf>>, client: GpuCloudClient, steps: number, run: string): Promise<number> {
@@ -51,31 +56,70 @@ async function timeLoop(client: GpuCloudClient, steps: number): Promise<number> 
   return performance.now() - started;
 }
 
-/** 1,000 GETs through applyPlan vs the plain loop, one build, medians of `runs` interleaved runs. */
-async function thousandSteps(b: Build, steps = 1000, runs = 7): Promise<number> {
-  const a = await applyOf(b);
+/** One build's 1,000-step measure: wall and CPU ratios (medians of each repetition's pair). */
+export interface ThousandResult {
+  ratio: number;
+  cpuRatio: number;
+  /** What applyPlan adds per step over the plain loop (median of the pairs' differences), wall and CPU. */
+  addedUs: number;
+  addedCpuUs: number;
+}
+
+const cpuMs = () => {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1000;
+};
+
+/**
+ * 1,000 GETs through each build's applyPlan vs the plain loop, medians of `runs` repetitions: every build
+ * in this process against one emulator, taking turns (a pair per build per repetition, in a rotating
+ * order, which side first alternating), so the builds and the two sides of a ratio see the same load.
+ */
+async function thousandSteps(bs: readonly Build[], steps = 1000, runs = 9): Promise<Record<string, ThousandResult>> {
+  const applies = await Promise.all(bs.map((b) => applyOf(b)));
   const emu = await startEmulator({ seed: 'demo', rateLimit: false, lifecycleMs: 1 });
   try {
-    const client = createGpuCloudClient({ baseUrl: emu.url, credentials: { clientId: emu.clientId, clientSecret: emu.clientSecret }, rateLimit: { perProject: 1e9, perPath: 1e9 } });
+    const clients = applies.map((a) => a.createClient({ baseUrl: emu.url, credentials: { clientId: emu.clientId, clientSecret: emu.clientSecret }, rateLimit: { perProject: 1e9, perPath: 1e9 } }));
     for (let w = 0; w < 2; w++) {
-      await timeLoop(client, steps);
-      await timeApply(a, client, steps, `warm-${w}`);
-    }
-    const apply: number[] = [];
-    const loop: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      if (i % 2 === 0) {
-        apply.push(await timeApply(a, client, steps, `run-${i}`));
-        loop.push(await timeLoop(client, steps));
-      } else {
-        loop.push(await timeLoop(client, steps));
-        apply.push(await timeApply(a, client, steps, `run-${i}`));
+      for (const [j, a] of applies.entries()) {
+        await timeLoop(clients[j]!, steps);
+        await timeApply(a, clients[j]!, steps, `warm-${w}-${j}`);
       }
     }
-    const e = median(apply);
-    const l = median(loop);
-    console.log(`  [${b.label}] ${steps}-step GET plan: plain loop ${l.toFixed(1)} ms (${((l / steps) * 1000).toFixed(0)} µs/step), applyPlan ${e.toFixed(1)} ms (${((e / steps) * 1000).toFixed(0)} µs/step): ${(e / l).toFixed(3)}×`);
-    return e / l;
+    const per = bs.map(() => ({ apply: [] as { ms: number; cpu: number }[], loop: [] as { ms: number; cpu: number }[] }));
+    const timed = async (f: () => Promise<number>) => {
+      const c0 = cpuMs();
+      const ms = await f();
+      return { ms, cpu: cpuMs() - c0 };
+    };
+    for (let i = 0; i < runs; i++) {
+      for (let k = 0; k < bs.length; k++) {
+        const j = (i + k) % bs.length;
+        const applyFirst = (i + k) % 2 === 0;
+        if (applyFirst) per[j]!.apply.push(await timed(() => timeApply(applies[j]!, clients[j]!, steps, `run-${i}-${j}`)));
+        per[j]!.loop.push(await timed(() => timeLoop(clients[j]!, steps)));
+        if (!applyFirst) per[j]!.apply.push(await timed(() => timeApply(applies[j]!, clients[j]!, steps, `run-${i}-${j}`)));
+      }
+    }
+    const results: Record<string, ThousandResult> = {};
+    for (const [j, b] of bs.entries()) {
+      const { apply, loop } = per[j]!;
+      const pairs = apply.map((x, i) => ({ wall: x.ms / loop[i]!.ms, cpu: x.cpu / loop[i]!.cpu, added: (x.ms - loop[i]!.ms) / steps, addedCpu: (x.cpu - loop[i]!.cpu) / steps }));
+      const r: ThousandResult = {
+        ratio: median(pairs.map((x) => x.wall)),
+        cpuRatio: median(pairs.map((x) => x.cpu)),
+        addedUs: median(pairs.map((x) => x.added)) * 1000,
+        addedCpuUs: median(pairs.map((x) => x.addedCpu)) * 1000,
+      };
+      results[b.label] = r;
+      const e = median(apply.map((x) => x.ms));
+      const l = median(loop.map((x) => x.ms));
+      console.log(
+        `  [${b.label}] ${steps}-step GET plan (${runs} pairs${bs.length > 1 ? ', builds taking turns' : ''}): plain loop ${l.toFixed(1)} ms (${((l / steps) * 1000).toFixed(0)} µs/step), applyPlan ${e.toFixed(1)} ms (${((e / steps) * 1000).toFixed(0)} µs/step); ` +
+          `pairs ${r.ratio.toFixed(3)}× wall, ${r.cpuRatio.toFixed(3)}× CPU; added per step ${r.addedUs.toFixed(0)} µs wall, ${r.addedCpuUs.toFixed(0)} µs CPU`,
+      );
+    }
+    return results;
   } finally {
     await emu.close();
   }
@@ -94,7 +138,7 @@ async function fsCallsPerStep(b: Build): Promise<{ create: number; read: number 
   const emu = await startEmulator({ seed: 'empty', rateLimit: false, lifecycleMs: 60_000 });
   emu.setBalance(1e9);
   try {
-    const client = createGpuCloudClient({ baseUrl: emu.url, credentials: { clientId: emu.clientId, clientSecret: emu.clientSecret }, rateLimit: { perProject: 1e9, perPath: 1e9 } });
+    const client = a.createClient({ baseUrl: emu.url, credentials: { clientId: emu.clientId, clientSecret: emu.clientSecret }, rateLimit: { perProject: 1e9, perPath: 1e9 } });
     const signal = new AbortController().signal;
     const calls = async (plan: unknown) => {
       const home = tempDir();
@@ -117,20 +161,16 @@ async function fsCallsPerStep(b: Build): Promise<{ create: number; read: number 
 
 /** What the child measured, per build label. */
 interface ChildResult {
-  thousand: Record<string, number>;
-  creates: Record<string, number>;
-  fsCalls?: { sync: number; async: number };
+  thousand: Record<string, ThousandResult>;
+  creates: Record<string, CreatesResult>;
+  fsCalls?: { sync: number; async: number; blockedMs: number };
   perStep?: Record<string, { create: number; read: number }>;
 }
 
 async function child(): Promise<void> {
   const slow = process.env.BENCH_SLOW_FS_US && Number(process.env.BENCH_SLOW_FS_US) > 0;
-  const result: ChildResult = { thousand: {}, creates: {} };
-  const { createsOf } = await import('./creates.js');
-  for (const b of builds()) {
-    result.thousand[b.label] = await thousandSteps(b);
-    result.creates[b.label] = await createsOf(b, 3);
-  }
+  const { createsOfBuilds } = await import('./creates.js');
+  const result: ChildResult = { thousand: await thousandSteps(builds()), creates: await createsOfBuilds(builds(), CREATE_PAIRS) };
   if (slow) {
     result.fsCalls = { ...(await import('./slow-fs.js')).slowFsCalls };
     result.perStep = {};
@@ -162,13 +202,12 @@ export async function runApplyPathBench(): Promise<void> {
     const fsName = slowUs ? `slow fs (+${slowUs} µs per fs call)` : "this machine's fs";
     console.log(`apply path per step, ${fsName}:`);
     const r = await runChild(slowUs);
-    if (r.fsCalls) console.log(`  fs calls through the slow stand-in in that process: ${r.fsCalls.sync} sync, ${r.fsCalls.async} async`);
-    const row = (measure: string, values: Record<string, number>, target: number) => {
-      const labels = Object.keys(values);
-      rows.push({ measure, values: Object.fromEntries(labels.map((l) => [l, `${values[l]!.toFixed(2)}×`])), target: `≤ ${target}×`, met: values[labels.at(-1)!]! <= target });
-    };
-    row(`1,000-step plan through applyPlan / plain loop, ${fsName}`, r.thousand, 1.1);
-    row(`50 creates through applyPlan / 50 plain POSTs, ${fsName}`, r.creates, slowUs ? 1.1 : 1.2);
+    if (r.fsCalls) console.log(`  fs calls through the slow stand-in in that process: ${r.fsCalls.sync} sync, ${r.fsCalls.async} async, ${r.fsCalls.blockedMs.toFixed(0)} ms blocked in sync calls`);
+    const labels = Object.keys(r.thousand);
+    const each = (f: (t: ThousandResult) => string) => Object.fromEntries(labels.map((l) => [l, f(r.thousand[l]!)]));
+    rows.push({ measure: `1,000-step plan through applyPlan / plain loop, ${fsName}`, values: each((t) => `${t.ratio.toFixed(2)}×`), target: '≤ 1.1×', met: r.thousand[labels.at(-1)!]!.ratio <= 1.1 });
+    rows.push({ measure: '  the same, CPU time / added per step: wall, CPU', values: each((t) => `${t.cpuRatio.toFixed(2)}× / ${t.addedUs.toFixed(0)}, ${t.addedCpuUs.toFixed(0)} µs`), target: '—' });
+    createsRows(r.creates, `50 creates through applyPlan / 50 plain POSTs, ${fsName}`, slowUs ? 1.1 : 1.2);
     if (r.perStep) {
       const per = r.perStep;
       const labels = Object.keys(per);

@@ -195,18 +195,40 @@ export class RunJournal {
       if (this.fd !== undefined) closeSync(this.fd);
       const flags = this.truncate ? 'w' : 'a';
       try {
-        this.fd = openSync(this.path, flags, 0o600);
+        this.fd = this.open(flags);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
         mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-        this.fd = openSync(this.path, flags, 0o600);
+        this.fd = this.open(flags);
       }
-      // 0600 also when the file existed with a looser mode (a journal keeps what a step sent).
-      fchmodSync(this.fd, PRIVATE_FILE_MODE);
       this.truncate = false;
     }
     writeSync(this.fd, this.pending);
     this.pending = '';
+  }
+
+  /**
+   * The journal's descriptor, 0600 whatever was there (a journal keeps what a step sent). A run's new
+   * journal is made by this open (O_EXCL) with 0600, which a umask can only narrow: no `fchmod`, a file
+   * call less per run. A file that existed (or a link in its place: O_EXCL refuses both) is opened as
+   * before and brought to 0600 in case its mode was looser.
+   */
+  private open(flags: 'w' | 'a'): number {
+    if (flags === 'w') {
+      try {
+        return openSync(this.path, 'wx', PRIVATE_FILE_MODE);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+    }
+    const fd = openSync(this.path, flags, PRIVATE_FILE_MODE);
+    try {
+      fchmodSync(fd, PRIVATE_FILE_MODE);
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
+    return fd;
   }
 
   /**

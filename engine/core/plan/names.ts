@@ -58,20 +58,18 @@ const listingKey = (create: NamedCreate) => [create.provider.name, create.kind, 
  * lists each kind once instead of once (or twice) per create.
  */
 export class NameSnapshots {
-  private readonly lists = new Map<string, Promise<NamedRecord[]>>();
+  private readonly lists = new Map<string, Promise<Listing>>();
 
   constructor(private readonly list: Lister) {}
 
   /** IDs of the records carrying the create's name, compared case-blind (listing the kind on first use). */
   async idsNamed(create: NamedCreate): Promise<string[]> {
-    const name = foldName(create.name);
-    return (await this.records(create)).filter((r) => foldName(r.name) === name).map((r) => r.id);
+    return [...((await this.listing(create)).byName.get(foldName(create.name)) ?? [])];
   }
 
   /** Records a create this run made, so later checks and snapshots see it. */
   async add(create: NamedCreate, id: string): Promise<void> {
-    const records = await this.records(create);
-    if (!records.some((r) => r.id === id && r.name === create.name)) records.push({ id, name: create.name, record: undefined });
+    (await this.listing(create)).add(id, create.name);
   }
 
   /** Forgets a kind's listing, so the next check lists it afresh (after reserving a name another process may just have created). */
@@ -79,16 +77,41 @@ export class NameSnapshots {
     this.lists.delete(listingKey(create));
   }
 
-  private records(create: NamedCreate): Promise<NamedRecord[]> {
+  private listing(create: NamedCreate): Promise<Listing> {
     const key = listingKey(create);
     let p = this.lists.get(key);
     if (!p) {
-      p = this.list(create.provider, create.kind, create.scope).then((records) => [...records]);
+      p = this.list(create.provider, create.kind, create.scope).then((records) => new Listing(records));
       // A failed listing is not cached: the next check tries again.
       p.catch(() => this.lists.delete(key));
       this.lists.set(key, p);
     }
     return p;
+  }
+}
+
+/**
+ * One kind's listing, indexed by case-folded name once (issue 40): a create's check asked every record
+ * for its folded name (an NFKC pass each), so a plan's checks cost creates × records, and the records
+ * grow with every create the run makes. The IDs of a name keep the listing's order, then the run's.
+ */
+class Listing {
+  readonly byName = new Map<string, string[]>();
+  private readonly seen = new Set<string>();
+
+  constructor(records: readonly NamedRecord[]) {
+    for (const r of records) this.add(r.id, r.name, true);
+  }
+
+  /** `listed`: a record of the listing itself, kept however often its ID and name recur (as the list had them). */
+  add(id: string, name: string, listed = false): void {
+    const key = `${id}\u0000${name}`;
+    if (!listed && this.seen.has(key)) return;
+    this.seen.add(key);
+    const folded = foldName(name);
+    const ids = this.byName.get(folded);
+    if (ids) ids.push(id);
+    else this.byName.set(folded, [id]);
   }
 }
 
