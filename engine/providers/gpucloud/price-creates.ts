@@ -32,6 +32,25 @@ function known(v: unknown): v is string {
   return typeof v === 'string' && v !== '' && !hasPlaceholder(v);
 }
 
+/**
+ * The field of each create's body that names the catalogue type it is priced by, and how a reason names it.
+ * A type missing, of the wrong kind or only known at run time (a placeholder) makes the create
+ * unpriced: the catalogue cannot say what it costs before the run.
+ */
+const PRICED_BY = {
+  instance: { field: 'instance_type', called: 'instance_type', missing: 'is missing' },
+  cluster: { field: 'cluster_type', called: 'cluster_type', missing: 'is missing' },
+  volume: { field: 'type', called: 'volume type', missing: "is missing (the API's default is not known)" },
+} as const;
+
+/** What a create of `kind` is priced from: the catalogue type it names and where it is made; or why it cannot be priced. */
+function createOf(kind: keyof typeof PRICED_BY, b: Rec): { type: string; location?: string } | { why: string } {
+  const { field, called, missing } = PRICED_BY[kind];
+  const v = b[field];
+  if (!known(v)) return { why: `${called} ${v === undefined ? missing : `is ${JSON.stringify(v)}, not a type known before the run`}` };
+  return { type: v, location: known(b.location_code) ? b.location_code : undefined };
+}
+
 /** A size in GB the price depends on: absent (the API's default), a whole number, or why not. */
 function sizeGb(v: unknown, what: string): { gb?: number } | { why: string } {
   if (v === undefined || v === null) return {};
@@ -67,13 +86,10 @@ function instanceHourly(types: unknown, type: string, b: Rec): { perHour?: numbe
 
 /** An instance create (one choice of it): the instance, its OS volume and its new data volumes. */
 export async function instanceCreateLines(step: number, b: Rec, reads: PriceReads): Promise<CreateLines> {
+  const made = createOf('instance', b);
+  if ('why' in made) return { lines: [], unpriced: [made.why] };
+  const { type, location } = made;
   const out: CreateLines = { lines: [], unpriced: [] };
-  const location = known(b.location_code) ? b.location_code : undefined;
-  if (!known(b.instance_type)) {
-    out.unpriced.push(`instance_type ${b.instance_type === undefined ? 'is missing' : `is ${JSON.stringify(b.instance_type)}, not a type known before the run`}`);
-    return out;
-  }
-  const type = b.instance_type;
   const types = await reads.instanceTypes();
   const hourly = instanceHourly(types, type, b);
   if (hourly.why) out.unpriced.push(`instance ${type}: ${hourly.why}`);
@@ -117,15 +133,13 @@ export async function instanceCreateLines(step: number, b: Rec, reads: PriceRead
 
 /** A cluster create: the cluster and its shared file system (existing volumes bill already). */
 export async function clusterCreateLines(step: number, b: Rec, reads: PriceReads): Promise<CreateLines> {
+  const made = createOf('cluster', b);
+  if ('why' in made) return { lines: [], unpriced: [made.why] };
+  const { type, location } = made;
   const out: CreateLines = { lines: [], unpriced: [] };
-  const location = known(b.location_code) ? b.location_code : undefined;
-  if (!known(b.cluster_type)) {
-    out.unpriced.push(`cluster_type ${b.cluster_type === undefined ? 'is missing' : `is ${JSON.stringify(b.cluster_type)}, not a type known before the run`}`);
-    return out;
-  }
-  const perHour = clusterTypePerHour(await reads.clusterTypes(), b.cluster_type);
-  if (perHour === undefined) out.unpriced.push(`cluster ${b.cluster_type}: no price for this cluster type`);
-  out.lines.push(line({ step, kind: 'cluster', type: b.cluster_type, location, per_hour: perHour }));
+  const perHour = clusterTypePerHour(await reads.clusterTypes(), type);
+  if (perHour === undefined) out.unpriced.push(`cluster ${type}: no price for this cluster type`);
+  out.lines.push(line({ step, kind: 'cluster', type, location, per_hour: perHour }));
   const shared = record(b.shared_volume);
   const size = sizeGb(shared?.size, 'shared_volume.size');
   if ('why' in size) out.unpriced.push(size.why);
@@ -140,19 +154,17 @@ export async function clusterCreateLines(step: number, b: Rec, reads: PriceReads
 
 /** A volume create. */
 export async function volumeCreateLines(step: number, b: Rec, reads: PriceReads): Promise<CreateLines> {
+  const made = createOf('volume', b);
+  if ('why' in made) return { lines: [], unpriced: [made.why] };
+  const { type, location } = made;
   const out: CreateLines = { lines: [], unpriced: [] };
-  const location = known(b.location_code) ? b.location_code : undefined;
-  if (!known(b.type)) {
-    out.unpriced.push(`volume type ${b.type === undefined ? 'is missing (the API\'s default is not known)' : `is ${JSON.stringify(b.type)}, not a type known before the run`}`);
-    return out;
-  }
   const size = sizeGb(b.size, 'size');
   if ('why' in size || size.gb === undefined) {
-    out.unpriced.push('why' in size ? size.why : `volume ${b.type} has no size`);
+    out.unpriced.push('why' in size ? size.why : `volume ${type} has no size`);
     return out;
   }
-  const perHour = volumePerHour(await reads.volumeTypes(), b.type, size.gb);
-  if (perHour === undefined) out.unpriced.push(`volume ${b.type}: no price for this volume type`);
-  out.lines.push(line({ step, kind: 'volume', type: b.type, location, size_gb: size.gb, per_hour: perHour }));
+  const perHour = volumePerHour(await reads.volumeTypes(), type, size.gb);
+  if (perHour === undefined) out.unpriced.push(`volume ${type}: no price for this volume type`);
+  out.lines.push(line({ step, kind: 'volume', type, location, size_gb: size.gb, per_hour: perHour }));
   return out;
 }
