@@ -6,20 +6,15 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startVpsAFake, type VpsAFake } from '../../../emulator/fakes/vps_a.js';
-import { cliInThisProcess, runCli, tempHome, withEmulator } from '../../support/cli.js';
-import { askBuiltin, withStarted } from '../../support/integration.js';
+import { startVpsAFake } from '../../../emulator/fakes/vps_a.js';
+import { cliInThisProcess, runCli, withEmulator } from '../../support/cli.js';
+import { fakePerTest, vpsAEnv } from '../../support/integration.js';
 import { askBuiltinOverMcp, textOf } from '../../support/mcp.js';
 
 // `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
 cliInThisProcess();
 
-const home = () => tempHome('assistant-vps-a-');
-
-const withFake = <T>(fn: (fake: VpsAFake, env: Record<string, string>) => Promise<T>, opts: Parameters<typeof startVpsAFake>[0] = {}): Promise<T> =>
-  withStarted(() => startVpsAFake(opts), (fake) => ({ ASSISTANT_VPS_A_BASE_URL: fake.url, VPS_A_API_TOKEN: fake.token }), fn);
-
-const ask = (args: string[], env: Record<string, string>) => askBuiltin(args, { env, home: home() });
+const { home, withFake, ask } = fakePerTest('assistant-vps-a-', startVpsAFake, vpsAEnv);
 
 test('a question about droplets is routed to vps_a without a flag, every page is read, and the cost is answered with a total', () =>
   withFake(
