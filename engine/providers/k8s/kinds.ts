@@ -41,16 +41,16 @@ const AGE: Column = { header: 'AGE', path: 'age', priority: 3 };
 
 /**
  * One kind as written below: a K8sKind with what every kind shares left out — `singular` is the
- * resource without its final "s", `kind` the singular capitalised, and each row carries the object's
- * namespace, name and age beside the fields `row` gives.
+ * resource without its final "s", `kind` the singular capitalised, `prefix` the core group (`/api/v1`)
+ * unless another is named, and each row carries the object's namespace, name and age beside the fields
+ * `row` gives.
  */
-type KindRow = Omit<K8sKind, 'singular' | 'kind'>;
+type KindRow = Omit<K8sKind, 'singular' | 'kind' | 'prefix'> & { prefix?: string };
 
 const KIND_ROWS: readonly KindRow[] = [
   {
     resource: 'pods',
     short: 'po',
-    prefix: '/api/v1',
     namespaced: true,
     columns: [NAMESPACE, NAME, { header: 'READY', path: 'ready', priority: 7 }, { header: 'STATUS', path: 'status', priority: 9, format: 'status' }, { header: 'RESTARTS', path: 'restarts', priority: 5 }, { header: 'NODE', path: 'node', priority: 4 }, AGE],
     row: (p) => {
@@ -79,7 +79,6 @@ const KIND_ROWS: readonly KindRow[] = [
   {
     resource: 'services',
     short: 'svc',
-    prefix: '/api/v1',
     namespaced: true,
     columns: [NAMESPACE, NAME, { header: 'TYPE', path: 'type', priority: 7 }, { header: 'CLUSTER-IP', path: 'clusterIP', priority: 6 }, { header: 'EXTERNAL-IP', path: 'external', priority: 5 }, { header: 'PORTS', path: 'ports', priority: 8 }, AGE],
     row: (s) => ({
@@ -92,7 +91,6 @@ const KIND_ROWS: readonly KindRow[] = [
   {
     resource: 'nodes',
     short: 'no',
-    prefix: '/api/v1',
     namespaced: false,
     columns: [NAME, { header: 'STATUS', path: 'status', priority: 9, format: 'status' }, { header: 'ROLES', path: 'roles', priority: 6 }, { header: 'VERSION', path: 'version', priority: 5 }, { header: 'CPU', path: 'cpu', priority: 4 }, { header: 'MEMORY', path: 'memory', priority: 4 }, AGE],
     row: (n) => {
@@ -112,7 +110,6 @@ const KIND_ROWS: readonly KindRow[] = [
   {
     resource: 'events',
     short: 'ev',
-    prefix: '/api/v1',
     namespaced: true,
     columns: [NAMESPACE, { header: 'TYPE', path: 'type', priority: 7 }, { header: 'REASON', path: 'reason', priority: 8 }, { header: 'OBJECT', path: 'object', priority: 9 }, { header: 'MESSAGE', path: 'message', priority: 6 }],
     row: (e) => ({
@@ -125,7 +122,6 @@ const KIND_ROWS: readonly KindRow[] = [
   {
     resource: 'namespaces',
     short: 'ns',
-    prefix: '/api/v1',
     namespaced: false,
     columns: [NAME, { header: 'STATUS', path: 'status', priority: 9, format: 'status' }, AGE],
     row: (n) => ({ status: n.status?.phase }),
@@ -136,6 +132,7 @@ export const K8S_KINDS: readonly K8sKind[] = KIND_ROWS.map(({ row, ...k }) => {
   const singular = k.resource.replace(/s$/, '');
   return {
     ...k,
+    prefix: k.prefix ?? '/api/v1',
     singular,
     kind: singular[0]!.toUpperCase() + singular.slice(1),
     row: (item) => ({ namespace: item.metadata?.namespace, name: item.metadata?.name, ...row(item), age: age(item) }),
