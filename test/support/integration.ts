@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { configFile, runCli, type CliResult } from './cli.js';
+import { askBuiltinOverMcp, textOf } from './mcp.js';
 import { removeTempDir, tempDir } from './temp.js';
 
 const made: string[] = [];
@@ -113,6 +114,20 @@ export function fakePerTest<F extends Closable, O>(prefix: string, start: (opts:
     home,
     withFake: <T>(fn: (fake: F, env: Record<string, string>) => Promise<T>, opts?: O): Promise<T> => withStarted(() => start(opts ?? ({} as O)), envOf, fn),
     ask: (args: string[], env: Record<string, string | undefined>) => askBuiltin(args, { env, home: home() }),
+    /** `ask` (with `args` after the built-in profile) against a fake that never finishes: it ends at `--timeout 2`, exit 1. */
+    async timesOut(args: string[], env: Record<string, string>): Promise<void> {
+      const slow = await runCli(['ask', '--timeout', '2', '--ai-profile', 'builtin', ...args], { env, home: home() });
+      assert.is(slow.code, 1);
+      assert.match(slow.stderr, /^error: timeout: timeout after 2 s \(--timeout\)/m);
+    },
+    /** The MCP ask tool's answer to `question`, which must come from `provider` alone and hold nothing of `secret`. */
+    async mcpAnswer(env: Record<string, string>, question: string, provider: string, secret: string): Promise<string> {
+      const r = await askBuiltinOverMcp({ env, home: home(), question });
+      assert.not.ok(r.isError, textOf(r));
+      assert.equal(r.structuredContent.providers, [provider]);
+      assert.not.ok(JSON.stringify(r).includes(secret));
+      return r.structuredContent.answer as string;
+    },
   };
 }
 
