@@ -20,7 +20,7 @@ import { AUTOSTOP_READ_COMMAND } from '../../engine/core/kits/autostop/template.
 import { derivedSignal } from '../../engine/core/deadline.js';
 import { applyPlan, readResult } from '../apply/index.js';
 import { autostopProvider } from './provider.js';
-import type { AutostopBackend, AutostopRunOptions } from './run.js';
+import type { AutostopBackend, AutostopRunOptions } from './run-options.js';
 
 export interface CheckOptions extends AutostopRunOptions {
   /** Decide only; send nothing. */

@@ -30,7 +30,7 @@ import { RunJournal } from '../../engine/core/plan/journal.js';
 import { lockResume } from '../../engine/producers/autostop/sent.js';
 import { applyPlan, budgetLimit, readResult } from '../apply/index.js';
 import { autostopProvider } from './provider.js';
-import type { AutostopBackend, AutostopRunOptions } from './run.js';
+import type { AutostopBackend, AutostopRunOptions } from './run-options.js';
 
 export interface ResumeOptions extends AutostopRunOptions {
   /** The instance: its ID or hostname. */
