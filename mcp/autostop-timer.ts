@@ -10,7 +10,8 @@ import { createDeadline } from '../engine/core/deadline.js';
 import { AssistantError } from '../engine/core/errors.js';
 import { redactText } from '../engine/core/redact.js';
 import { summaryLine } from '../engine/producers/autostop/render.js';
-import { runAutostopCheck, type AutostopBackend } from '../machines/autostop/check.js';
+import { runAutostopCheck } from '../machines/autostop/check.js';
+import type { AutostopBackend } from '../machines/autostop/run-options.js';
 
 const DEFAULT_CHECK_TIMEOUT_S = 600;
 

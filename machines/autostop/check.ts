@@ -9,7 +9,6 @@
  * instance that is not running is left alone, an action sent recently is not sent again), and bounded
  * by the command's deadline (each SSH read also by autostop.ssh_timeout_seconds).
  */
-import type { Config } from '../../schemas/config.js';
 import type { Plan } from '../../schemas/plan.js';
 import { AssistantError, InvalidInputError } from '../../engine/core/errors.js';
 import { checkExitCode, decide, isActionDecision, type AutostopRow, type ReadOutcome } from '../../engine/producers/autostop/decide.js';
@@ -19,23 +18,15 @@ import { parseRecord } from '../../engine/producers/autostop/record.js';
 import { lockCheck, SentActions } from '../../engine/producers/autostop/sent.js';
 import { AUTOSTOP_READ_COMMAND } from '../../engine/core/kits/autostop/template.js';
 import { derivedSignal } from '../../engine/core/deadline.js';
-import { applyPlan, readResult, type PlanBackend } from '../apply/index.js';
+import { applyPlan, readResult } from '../apply/index.js';
 import { autostopProvider } from './provider.js';
+import type { AutostopBackend, AutostopRunOptions } from './run-options.js';
 
-export interface AutostopBackend extends PlanBackend {
-  config: Config;
-}
-
-export interface CheckOptions {
-  /** Home directory: run journals, the check's lock and what it sent. */
-  home: string;
+export interface CheckOptions extends AutostopRunOptions {
   /** Decide only; send nothing. */
   dryRun?: boolean;
   /** A narrower cancel under the backend's deadline (an MCP timer tick's). */
   signal?: AbortSignal;
-  /** Progress lines (stderr in the CLI). */
-  onProgress?: (text: string) => void;
-  now?: () => number;
 }
 
 export interface CheckResult {

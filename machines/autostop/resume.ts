@@ -22,30 +22,23 @@
  * own OS volume with its data volumes. That create is a plan like any other (name reservation, duplicate
  * name check, journal), so it happens once: a second resume finds an instance of that name and waits.
  */
-import type { Config } from '../../schemas/config.js';
 import type { Plan } from '../../schemas/plan.js';
 import { AssistantError, OperationError, UsageError } from '../../engine/core/errors.js';
 import type { AutostopCapability } from '../../engine/core/capabilities.js';
 import { openPeriodOf, recordRestored, type LedgerPeriod } from '../../engine/producers/autostop/ledger.js';
 import { RunJournal } from '../../engine/core/plan/journal.js';
 import { lockResume } from '../../engine/producers/autostop/sent.js';
-import { applyPlan, budgetLimit, readResult, type PlanBackend } from '../apply/index.js';
+import { applyPlan, budgetLimit, readResult } from '../apply/index.js';
 import { autostopProvider } from './provider.js';
+import type { AutostopBackend, AutostopRunOptions } from './run-options.js';
 
-export interface ResumeBackend extends PlanBackend {
-  config: Config;
-}
-
-export interface ResumeOptions {
-  home: string;
+export interface ResumeOptions extends AutostopRunOptions {
   /** The instance: its ID or hostname. */
   instance: string;
   /** How long to wait for `running` (and for a hibernation under way to finish), in seconds. */
   waitTimeoutS?: number;
   /** How often to ask while waiting, in seconds. */
   pollIntervalS?: number;
-  onProgress?: (text: string) => void;
-  now?: () => number;
 }
 
 export interface ResumeResult {
@@ -73,7 +66,7 @@ type Rec = Record<string, unknown>;
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 const volumesOf = (i: Rec): string[] => [...(str(i.os_volume_id) ? [String(i.os_volume_id)] : []), ...(Array.isArray(i.volume_ids) ? i.volume_ids.map(String).sort() : [])];
 
-export async function resumeInstance(backend: ResumeBackend, opts: ResumeOptions): Promise<ResumeResult> {
+export async function resumeInstance(backend: AutostopBackend, opts: ResumeOptions): Promise<ResumeResult> {
   const signal = backend.runContext().signal;
   const target = await resolve(backend, opts.home, opts.instance, signal);
   const lock = await lockResume(opts.home, target.id, signal, opts.onProgress);
@@ -85,7 +78,7 @@ export async function resumeInstance(backend: ResumeBackend, opts: ResumeOptions
 }
 
 /** A listed instance brought back (under its lock): restore, start, or only wait, from its live status. */
-async function resumeListed(backend: ResumeBackend, opts: ResumeOptions, target: { id: string; hostname: string }, signal: AbortSignal): Promise<ResumeResult> {
+async function resumeListed(backend: AutostopBackend, opts: ResumeOptions, target: { id: string; hostname: string }, signal: AbortSignal): Promise<ResumeResult> {
   const now = opts.now ?? Date.now;
   const waitS = opts.waitTimeoutS ?? DEFAULT_WAIT_S;
   const pollS = opts.pollIntervalS ?? DEFAULT_POLL_S;
@@ -157,7 +150,7 @@ async function resumeListed(backend: ResumeBackend, opts: ResumeOptions, target:
 }
 
 /** The instance by ID, or by hostname when exactly one has it (two: usage error, name the IDs). */
-async function resolve(backend: ResumeBackend, home: string, ref: string, signal: AbortSignal): Promise<{ id: string; hostname: string; period?: LedgerPeriod }> {
+async function resolve(backend: AutostopBackend, home: string, ref: string, signal: AbortSignal): Promise<{ id: string; hostname: string; period?: LedgerPeriod }> {
   // The ledger is read before the list: a resume running meanwhile closes the hibernation only after its
   // create reached the API, so a period closed since this read means the list below shows the instance
   // (read in the other order, a second resume could miss both and say there is no such instance).
@@ -179,7 +172,7 @@ async function resolve(backend: ResumeBackend, home: string, ref: string, signal
 }
 
 /** The volumes of `ids` the account no longer lists (deleted, or in the trash). */
-async function missingVolumes(backend: ResumeBackend, ids: readonly string[], signal: AbortSignal): Promise<string[]> {
+async function missingVolumes(backend: AutostopBackend, ids: readonly string[], signal: AbortSignal): Promise<string[]> {
   if (!ids.length) return [];
   const list = (await readResult(backend, (await autostopProvider()).autostop.reads.volumes(), { signal })) as unknown;
   const live = new Set((Array.isArray(list) ? list : []).filter((v: Rec) => v && !v.deleted_at && v.status !== 'deleted').map((v: Rec) => String(v.id)));
@@ -192,7 +185,7 @@ async function missingVolumes(backend: ResumeBackend, ids: readonly string[], si
  * decision was made just now from the live status under this instance's lock, so an earlier run's
  * journal (a resume killed mid-step) must not refuse it.
  */
-async function sendAction(backend: ResumeBackend, home: string, target: { id: string; hostname: string }, action: 'restore' | 'start'): Promise<{ ok: boolean; error?: AssistantError }> {
+async function sendAction(backend: AutostopBackend, home: string, target: { id: string; hostname: string }, action: 'restore' | 'start'): Promise<{ ok: boolean; error?: AssistantError }> {
   const plan: Plan = {
     version: 1,
     provider: 'gpucloud',
@@ -208,7 +201,7 @@ async function sendAction(backend: ResumeBackend, home: string, target: { id: st
   return { ok: false, error: err };
 }
 
-async function listInstances(backend: ResumeBackend, signal: AbortSignal): Promise<Rec[]> {
+async function listInstances(backend: AutostopBackend, signal: AbortSignal): Promise<Rec[]> {
   const list = (await readResult(backend, (await autostopProvider()).autostop.reads.instances(), { signal })) as unknown;
   return (Array.isArray(list) ? list : []).filter((i): i is Rec => !!i && typeof i === 'object');
 }
@@ -220,7 +213,7 @@ async function listInstances(backend: ResumeBackend, signal: AbortSignal): Promi
  * hibernated), so the journal makes it happen once: a killed run is continued (`resume`, which finds a
  * create that reached the API by its name), a finished one only run again when no instance has the name.
  */
-async function recreate(backend: ResumeBackend, opts: ResumeOptions, period: LedgerPeriod, signal: AbortSignal): Promise<ResumeResult> {
+async function recreate(backend: AutostopBackend, opts: ResumeOptions, period: LedgerPeriod, signal: AbortSignal): Promise<ResumeResult> {
   const recipe = period.recipe!;
   const before = [recipe.os_volume_id, ...[...recipe.volume_ids].sort()];
   const back = (await listInstances(backend, signal)).find((i) => i.hostname === recipe.hostname);

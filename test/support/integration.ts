@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { configFile, runCli, type CliResult } from './cli.js';
+import { askBuiltinOverMcp, textOf } from './mcp.js';
 import { removeTempDir, tempDir } from './temp.js';
 
 const made: string[] = [];
@@ -78,3 +79,57 @@ export async function runWithConfig(config: string, args: string[], secret: stri
   assert.not.ok((r.stdout + r.stderr).includes(secret), 'the token never appears in any output');
   return r;
 }
+
+/** A fake that answers with a token, at an address the CLI is pointed at. */
+export interface TokenFake extends Closable {
+  url: string;
+  token: string;
+}
+
+/**
+ * The set-up of a test file for one HTTP integration whose tests share its fakes until the file ends:
+ * `fake(opts)` starts one (kept, closed by `closeStarted`, which the caller hands to `test.after`),
+ * `envFor(f, token?)` points the CLI at it with its token (or another), and `ask(f, args, o)` is
+ * `ask --ai-profile builtin` with `config` (or `o.config`) in a fresh HOME, `o.env` on top.
+ */
+export function keptFakes<F extends TokenFake, O>(start: (opts: O) => Promise<F>, config: string, envOf: (f: F, token: string) => Record<string, string>) {
+  const envFor = (f: F, token = f.token) => envOf(f, token);
+  return {
+    fake: (opts?: O) => startKept(() => start(opts ?? ({} as O))),
+    envFor,
+    ask: (f: F, args: string[], o: { token?: string; config?: string; env?: Record<string, string> } = {}) =>
+      askBuiltin(args, { config: o.config ?? config, env: { ...envFor(f, o.token), ...(o.env ?? {}) } }),
+  };
+}
+
+/**
+ * The set-up of a test file for one HTTP integration whose tests each start their own fake:
+ * `withFake(fn, opts)` starts one, hands `fn` it and the environment that points the CLI at it, and
+ * closes it after, pass or fail; `ask(args, env)` is `ask --ai-profile builtin` in a fresh HOME
+ * (`home()`, named with `prefix`).
+ */
+export function fakePerTest<F extends Closable, O>(prefix: string, start: (opts: O) => Promise<F>, envOf: (f: F) => Record<string, string>) {
+  const home = () => tempDir(prefix);
+  return {
+    home,
+    withFake: <T>(fn: (fake: F, env: Record<string, string>) => Promise<T>, opts?: O): Promise<T> => withStarted(() => start(opts ?? ({} as O)), envOf, fn),
+    ask: (args: string[], env: Record<string, string | undefined>) => askBuiltin(args, { env, home: home() }),
+    /** `ask` (with `args` after the built-in profile) against a fake that never finishes: it ends at `--timeout 2`, exit 1. */
+    async timesOut(args: string[], env: Record<string, string>): Promise<void> {
+      const slow = await runCli(['ask', '--timeout', '2', '--ai-profile', 'builtin', ...args], { env, home: home() });
+      assert.is(slow.code, 1);
+      assert.match(slow.stderr, /^error: timeout: timeout after 2 s \(--timeout\)/m);
+    },
+    /** The MCP ask tool's answer to `question`, which must come from `provider` alone and hold nothing of `secret`. */
+    async mcpAnswer(env: Record<string, string>, question: string, provider: string, secret: string): Promise<string> {
+      const r = await askBuiltinOverMcp({ env, home: home(), question });
+      assert.not.ok(r.isError, textOf(r));
+      assert.equal(r.structuredContent.providers, [provider]);
+      assert.not.ok(JSON.stringify(r).includes(secret));
+      return r.structuredContent.answer as string;
+    },
+  };
+}
+
+/** What points the CLI at a vps_a fake: its own tests, and the combined views of the others. */
+export const vpsAEnv = (fake: TokenFake): Record<string, string> => ({ ASSISTANT_VPS_A_BASE_URL: fake.url, VPS_A_API_TOKEN: fake.token });

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startEmulator, EMULATOR_DEFAULT_SSH_KEY_ID, EMULATOR_DEMO_IDS, type Emulator } from '../../emulator/index.js';
+import { startEmulator, EMULATOR_DEFAULT_SSH_KEY_ID, EMULATOR_DEMO_IDS, type Emulator, type EmulatorOptions } from '../../emulator/index.js';
 import { kindNames } from '../../engine/providers/gpucloud/catalogue.js';
-import { emulatorEnv, tempHome } from '../support/cli.js';
+import { emulatorEnv, tempHome, withEmulator } from '../support/cli.js';
 import { until } from '../support/wait.js';
 import { callTool, connectHttp, errorOf, rawInitialize, rawPost, startMcpServer, textOf, TOOL_NAMES, type McpProcess } from '../support/mcp.js';
 import { createInstanceStep, gpucloudPlan } from '../support/plans.js';
@@ -335,26 +335,33 @@ test.run();
 
 const gated = suite('mcp server options');
 
-gated('a server started with --destroyer applies a destructive plan', async () => {
-  const emu = await startEmulator({ seed: 'demo', rateLimit: false, lifecycleMs: 1 });
-  const server = await startMcpServer(['--listen', '127.0.0.1:0', '--destroyer'], { env: emulatorEnv(emu), home: homeWithConfig() });
-  const client = await connectHttp(server.url);
-  try {
-    const r = await callTool(client, 'assistant_plan_apply', { plan: deletePlan });
-    assert.not.ok(r.isError, textOf(r));
-    assert.is(r.structuredContent.status, 'succeeded');
-  } finally {
-    await client.close();
-    await server.stop();
-    await emu.close();
-  }
-});
+/** A server of the test's own (flags `args`, `env` beside the emulator's, `home`) on an emulator of its own; both stopped after, pass or fail. */
+function withOwnServer(args: string[], fn: (server: McpProcess, emu: Emulator) => Promise<void>, o: { env?: Record<string, string>; home?: string; emulator?: EmulatorOptions } = {}): Promise<void> {
+  return withEmulator(async ({ emu, env }) => {
+    const server = await startMcpServer(args, { env: { ...env, ...o.env }, home: o.home ?? homeWithConfig() });
+    try {
+      await fn(server, emu);
+    } finally {
+      await server.stop();
+    }
+  }, o.emulator);
+}
 
-gated('with --auth-token only requests carrying the bearer token are served', async () => {
-  const emu = await startEmulator({ seed: 'demo', rateLimit: false });
+gated('a server started with --destroyer applies a destructive plan', () =>
+  withOwnServer(['--listen', '127.0.0.1:0', '--destroyer'], async (server) => {
+    const client = await connectHttp(server.url);
+    try {
+      const r = await callTool(client, 'assistant_plan_apply', { plan: deletePlan });
+      assert.not.ok(r.isError, textOf(r));
+      assert.is(r.structuredContent.status, 'succeeded');
+    } finally {
+      await client.close();
+    }
+  }));
+
+gated('with --auth-token only requests carrying the bearer token are served', () => {
   const token = 'tok-py_zFLk83ruO1Sv_qhjwo1RnGDP3NPLEiIrd2wvA'; // random: weak tokens are refused
-  const server = await startMcpServer(['--listen', '127.0.0.1:0'], { env: { ...emulatorEnv(emu), ASSISTANT_MCP_AUTH_TOKEN: token }, home: homeWithConfig() });
-  try {
+  return withOwnServer(['--listen', '127.0.0.1:0'], async (server) => {
     assert.is((await rawInitialize(server.url)).status, 401);
     assert.is((await rawInitialize(server.url, { authorization: `Bearer ${token}x` })).status, 401);
     assert.is((await rawInitialize(server.url, { authorization: `Bearer ${token}` })).status, 200);
@@ -363,24 +370,16 @@ gated('with --auth-token only requests carrying the bearer token are served', as
     assert.not.ok(r.isError);
     await client.close();
     assert.not.ok(server.stderr().includes(token), 'the token is never printed');
-  } finally {
-    await server.stop();
-    await emu.close();
-  }
+  }, { env: { ASSISTANT_MCP_AUTH_TOKEN: token } });
 });
 
-gated('on every interface (0.0.0.0) any Host is served with the token and none without it', async () => {
-  const emu = await startEmulator({ seed: 'demo', rateLimit: false });
+gated('on every interface (0.0.0.0) any Host is served with the token and none without it', () => {
   const token = 'tok-e71b2a00572750df4c306a3a306279ac9e1efd9a4fc1b67d'; // random: weak tokens are refused
-  const server = await startMcpServer(['--listen', '0.0.0.0:0'], { env: { ...emulatorEnv(emu), ASSISTANT_MCP_AUTH_TOKEN: token }, home: homeWithConfig() });
-  const url = server.url.replace('0.0.0.0', '127.0.0.1');
-  try {
+  return withOwnServer(['--listen', '0.0.0.0:0'], async (server) => {
+    const url = server.url.replace('0.0.0.0', '127.0.0.1');
     assert.is((await rawInitialize(url, { host: 'gpu-admin.internal:39393' })).status, 401);
     assert.is((await rawInitialize(url, { host: 'gpu-admin.internal:39393', authorization: `Bearer ${token}` })).status, 200);
-  } finally {
-    await server.stop();
-    await emu.close();
-  }
+  }, { env: { ASSISTANT_MCP_AUTH_TOKEN: token } });
 });
 
 gated('listening off loopback without a token is refused before binding (exit 2)', async () => {
@@ -393,25 +392,23 @@ gated('listening off loopback without a token is refused before binding (exit 2)
 
 gated('50 concurrent tool calls from five agents share one client and never meet a 429', async () => {
   const limits = { perProject: 100, perPath: 20, windowMs: 1000 };
-  const emu = await startEmulator({ seed: 'demo', rateLimit: limits, lifecycleMs: 1 });
   const home = homeWithConfig(`  rate_limit:\n    per_project: ${limits.perProject}\n    per_path: ${limits.perPath}\n    window_ms: ${limits.windowMs}\n`);
-  const server = await startMcpServer(['--listen', '127.0.0.1:0'], { env: emulatorEnv(emu), home });
-  const clients = await Promise.all(Array.from({ length: 5 }, () => connectHttp(server.url)));
-  try {
-    const started = Date.now();
-    const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => callTool(clients[i % 5]!, 'assistant_gpucloud_list', { resource: 'instances' })),
-    );
-    const elapsed = Date.now() - started;
-    assert.equal(results.filter((r) => r.isError).map(textOf), []);
-    assert.is(emu.stats().status429, 0, 'the emulator never answered 429');
-    // 50 GETs of one path at 20 per second take at least two full windows: the limiter really held them.
-    assert.ok(elapsed >= 2 * limits.windowMs - 100, `took ${elapsed} ms`);
-  } finally {
-    await Promise.all(clients.map((c) => c.close()));
-    await server.stop();
-    await emu.close();
-  }
+  await withOwnServer(['--listen', '127.0.0.1:0'], async (server, emu) => {
+    const clients = await Promise.all(Array.from({ length: 5 }, () => connectHttp(server.url)));
+    try {
+      const started = Date.now();
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => callTool(clients[i % 5]!, 'assistant_gpucloud_list', { resource: 'instances' })),
+      );
+      const elapsed = Date.now() - started;
+      assert.equal(results.filter((r) => r.isError).map(textOf), []);
+      assert.is(emu.stats().status429, 0, 'the emulator never answered 429');
+      // 50 GETs of one path at 20 per second take at least two full windows: the limiter really held them.
+      assert.ok(elapsed >= 2 * limits.windowMs - 100, `took ${elapsed} ms`);
+    } finally {
+      await Promise.all(clients.map((c) => c.close()));
+    }
+  }, { home, emulator: { rateLimit: limits } });
 });
 
 gated.run();

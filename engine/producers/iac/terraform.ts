@@ -9,6 +9,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Config } from '../../../schemas/config.js';
 import { UsageError } from '../../core/errors.js';
+import { expandHome } from '../../core/home-path.js';
 import { TERRAFORM_CLI, type TerraformClient } from '../../providers/terraform/provider.js';
 import { parseState, workspaceState } from '../../providers/terraform/state.js';
 
@@ -31,7 +32,7 @@ export interface TfWorkspace {
 /**
  * The workspace `--workspace` names, else `terraform.default_workspace`; undefined when neither is set.
  * `~` in its path is the command's home (its HOME), not this process's: a command run in-process by a test
- * has its own.
+ * has its own. Without a home, `~` is a folder name like any other, under the working directory.
  */
 export function selectedWorkspace(config: Config, home: string | undefined, flag?: string): { name: string; path: string } | undefined {
   const name = flag ?? config.terraform?.default_workspace;
@@ -43,7 +44,7 @@ export function selectedWorkspace(config: Config, home: string | undefined, flag
       hint: known.length ? `configured workspaces: ${known.join(', ')} (terraform.workspaces)` : 'add terraform.workspaces.<name>.path to ~/.assistant.yaml',
     });
   }
-  const path = resolve(all[name]!.path.replace(/^~(?=$|\/)/, home ?? '~'));
+  const path = home === undefined ? resolve(all[name]!.path) : resolve(expandHome(all[name]!.path, home));
   if (!existsSync(path) || !statSync(path).isDirectory()) {
     throw new UsageError(`terraform.workspaces.${name}.path (${path}) is not a directory`, { hint: 'point it at the folder you run terraform in' });
   }

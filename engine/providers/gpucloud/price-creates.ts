@@ -32,6 +32,40 @@ function known(v: unknown): v is string {
   return typeof v === 'string' && v !== '' && !hasPlaceholder(v);
 }
 
+/**
+ * The field of each create's body that names the catalogue type it is priced by, and how a reason names it.
+ * A type missing, of the wrong kind or only known at run time (a placeholder) makes the create
+ * unpriced: the catalogue cannot say what it costs before the run.
+ */
+const PRICED_BY = {
+  instance: { field: 'instance_type', called: 'instance_type', missing: 'is missing' },
+  cluster: { field: 'cluster_type', called: 'cluster_type', missing: 'is missing' },
+  volume: { field: 'type', called: 'volume type', missing: "is missing (the API's default is not known)" },
+} as const;
+
+/** What a create of `kind` is priced from: the catalogue type it names and where it is made; or why it cannot be priced. */
+function createOf(kind: keyof typeof PRICED_BY, b: Rec): { type: string; location?: string } | { why: string } {
+  const { field, called, missing } = PRICED_BY[kind];
+  const v = b[field];
+  if (!known(v)) return { why: `${called} ${v === undefined ? missing : `is ${JSON.stringify(v)}, not a type known before the run`}` };
+  return { type: v, location: known(b.location_code) ? b.location_code : undefined };
+}
+
+/** A create of `kind`: unpriced with why when its type is not known before the run, else the lines `add` finds. */
+async function createLines(kind: keyof typeof PRICED_BY, b: Rec, add: (out: CreateLines, type: string, location: string | undefined) => Promise<void>): Promise<CreateLines> {
+  const made = createOf(kind, b);
+  if ('why' in made) return { lines: [], unpriced: [made.why] };
+  const out: CreateLines = { lines: [], unpriced: [] };
+  await add(out, made.type, made.location);
+  return out;
+}
+
+/** One line of a create; a part whose price is not known makes the whole create unpriced, with `why`. */
+function addLine(out: CreateLines, l: Omit<CostLine, 'per_30_days'>, why: string): void {
+  if (l.per_hour === undefined) out.unpriced.push(why);
+  out.lines.push(line(l));
+}
+
 /** A size in GB the price depends on: absent (the API's default), a whole number, or why not. */
 function sizeGb(v: unknown, what: string): { gb?: number } | { why: string } {
   if (v === undefined || v === null) return {};
@@ -66,93 +100,62 @@ function instanceHourly(types: unknown, type: string, b: Rec): { perHour?: numbe
 }
 
 /** An instance create (one choice of it): the instance, its OS volume and its new data volumes. */
-export async function instanceCreateLines(step: number, b: Rec, reads: PriceReads): Promise<CreateLines> {
-  const out: CreateLines = { lines: [], unpriced: [] };
-  const location = known(b.location_code) ? b.location_code : undefined;
-  if (!known(b.instance_type)) {
-    out.unpriced.push(`instance_type ${b.instance_type === undefined ? 'is missing' : `is ${JSON.stringify(b.instance_type)}, not a type known before the run`}`);
-    return out;
-  }
-  const type = b.instance_type;
-  const types = await reads.instanceTypes();
-  const hourly = instanceHourly(types, type, b);
-  if (hourly.why) out.unpriced.push(`instance ${type}: ${hourly.why}`);
-  out.lines.push(line({ step, kind: 'instance', type, location, ...(hourly.spot ? { spot: true } : {}), per_hour: hourly.perHour, ...(hourly.note ? { note: hourly.note } : {}) }));
-  const volumeTypes = await reads.volumeTypes();
-  // Booting from an existing OS volume (its ID in `image`, not an image's) makes no new OS volume.
-  const image = b.image;
-  const bootsExisting = known(image) && UUID.test(image) && !list(await reads.images()).some((i) => i?.id === image);
-  if (!bootsExisting) {
-    const os = record(b.os_volume);
-    if (b.os_volume !== undefined && b.os_volume !== null && !os) out.unpriced.push(`os_volume is ${JSON.stringify(b.os_volume)}, not an object`);
-    const size = sizeGb(os?.size, 'os_volume.size');
-    if ('why' in size) out.unpriced.push(size.why);
-    else {
-      const gpus = num(findRow(types, 'instance_type', type)?.gpu?.number_of_gpus) ?? 0;
-      const gb = size.gb ?? (gpus > 0 ? OS_VOLUME_GB.gpu : OS_VOLUME_GB.cpu);
-      const perHour = volumePerHour(volumeTypes, OS_VOLUME_TYPE, gb);
-      if (perHour === undefined) out.unpriced.push(`no price for volume type ${OS_VOLUME_TYPE}`);
-      out.lines.push(line({ step, kind: 'volume', type: OS_VOLUME_TYPE, location, size_gb: gb, part: 'OS volume', per_hour: perHour }));
+export const instanceCreateLines = (step: number, b: Rec, reads: PriceReads): Promise<CreateLines> =>
+  createLines('instance', b, async (out, type, location) => {
+    const types = await reads.instanceTypes();
+    const hourly = instanceHourly(types, type, b);
+    addLine(out, { step, kind: 'instance', type, location, ...(hourly.spot ? { spot: true } : {}), per_hour: hourly.perHour, ...(hourly.note ? { note: hourly.note } : {}) }, `instance ${type}: ${hourly.why}`);
+    const volumeTypes = await reads.volumeTypes();
+    // Booting from an existing OS volume (its ID in `image`, not an image's) makes no new OS volume.
+    const image = b.image;
+    const bootsExisting = known(image) && UUID.test(image) && !list(await reads.images()).some((i) => i?.id === image);
+    if (!bootsExisting) {
+      const os = record(b.os_volume);
+      if (b.os_volume !== undefined && b.os_volume !== null && !os) out.unpriced.push(`os_volume is ${JSON.stringify(b.os_volume)}, not an object`);
+      const size = sizeGb(os?.size, 'os_volume.size');
+      if ('why' in size) out.unpriced.push(size.why);
+      else {
+        const gpus = num(findRow(types, 'instance_type', type)?.gpu?.number_of_gpus) ?? 0;
+        const gb = size.gb ?? (gpus > 0 ? OS_VOLUME_GB.gpu : OS_VOLUME_GB.cpu);
+        addLine(out, { step, kind: 'volume', type: OS_VOLUME_TYPE, location, size_gb: gb, part: 'OS volume', per_hour: volumePerHour(volumeTypes, OS_VOLUME_TYPE, gb) }, `no price for volume type ${OS_VOLUME_TYPE}`);
+      }
     }
-  }
-  if (b.volumes !== undefined && b.volumes !== null && !Array.isArray(b.volumes)) out.unpriced.push(`volumes is ${JSON.stringify(b.volumes)}, not a list`);
-  for (const [i, v] of list(b.volumes).entries()) {
-    const vol = record(v);
-    const name = String(vol?.name ?? i);
-    if (!vol) {
-      out.unpriced.push(`volumes[${i}] is not an object`);
-      continue;
+    if (b.volumes !== undefined && b.volumes !== null && !Array.isArray(b.volumes)) out.unpriced.push(`volumes is ${JSON.stringify(b.volumes)}, not a list`);
+    for (const [i, v] of list(b.volumes).entries()) {
+      const vol = record(v);
+      const name = String(vol?.name ?? i);
+      if (!vol) {
+        out.unpriced.push(`volumes[${i}] is not an object`);
+        continue;
+      }
+      const size = sizeGb(vol.size, `volumes[${i}].size`);
+      if (!known(vol.type)) out.unpriced.push(`volume "${name}" has ${vol.type === undefined ? 'no type (the API\'s default type is not known)' : `type ${JSON.stringify(vol.type)}`}`);
+      else if ('why' in size || size.gb === undefined) out.unpriced.push('why' in size ? size.why : `volume "${name}" has no size`);
+      else addLine(out, { step, kind: 'volume', type: vol.type, location, size_gb: size.gb, part: `volume "${name}"`, per_hour: volumePerHour(volumeTypes, vol.type, size.gb) }, `volume ${vol.type}: no price for this volume type`);
     }
-    const size = sizeGb(vol.size, `volumes[${i}].size`);
-    if (!known(vol.type)) out.unpriced.push(`volume "${name}" has ${vol.type === undefined ? 'no type (the API\'s default type is not known)' : `type ${JSON.stringify(vol.type)}`}`);
-    else if ('why' in size || size.gb === undefined) out.unpriced.push('why' in size ? size.why : `volume "${name}" has no size`);
-    else {
-      const perHour = volumePerHour(volumeTypes, vol.type, size.gb);
-      if (perHour === undefined) out.unpriced.push(`volume ${vol.type}: no price for this volume type`);
-      out.lines.push(line({ step, kind: 'volume', type: vol.type, location, size_gb: size.gb, part: `volume "${name}"`, per_hour: perHour }));
-    }
-  }
-  return out;
-}
+  });
 
 /** A cluster create: the cluster and its shared file system (existing volumes bill already). */
-export async function clusterCreateLines(step: number, b: Rec, reads: PriceReads): Promise<CreateLines> {
-  const out: CreateLines = { lines: [], unpriced: [] };
-  const location = known(b.location_code) ? b.location_code : undefined;
-  if (!known(b.cluster_type)) {
-    out.unpriced.push(`cluster_type ${b.cluster_type === undefined ? 'is missing' : `is ${JSON.stringify(b.cluster_type)}, not a type known before the run`}`);
-    return out;
-  }
-  const perHour = clusterTypePerHour(await reads.clusterTypes(), b.cluster_type);
-  if (perHour === undefined) out.unpriced.push(`cluster ${b.cluster_type}: no price for this cluster type`);
-  out.lines.push(line({ step, kind: 'cluster', type: b.cluster_type, location, per_hour: perHour }));
-  const shared = record(b.shared_volume);
-  const size = sizeGb(shared?.size, 'shared_volume.size');
-  if ('why' in size) out.unpriced.push(size.why);
-  else {
-    const gb = size.gb ?? CLUSTER_SHARED_VOLUME.sizeGb;
-    const sharedPerHour = volumePerHour(await reads.volumeTypes(), CLUSTER_SHARED_VOLUME.type, gb);
-    if (sharedPerHour === undefined) out.unpriced.push(`no price for volume type ${CLUSTER_SHARED_VOLUME.type}`);
-    out.lines.push(line({ step, kind: 'volume', type: CLUSTER_SHARED_VOLUME.type, location, size_gb: gb, part: 'shared volume', per_hour: sharedPerHour }));
-  }
-  return out;
-}
+export const clusterCreateLines = (step: number, b: Rec, reads: PriceReads): Promise<CreateLines> =>
+  createLines('cluster', b, async (out, type, location) => {
+    addLine(out, { step, kind: 'cluster', type, location, per_hour: clusterTypePerHour(await reads.clusterTypes(), type) }, `cluster ${type}: no price for this cluster type`);
+    const shared = record(b.shared_volume);
+    const size = sizeGb(shared?.size, 'shared_volume.size');
+    if ('why' in size) out.unpriced.push(size.why);
+    else {
+      const gb = size.gb ?? CLUSTER_SHARED_VOLUME.sizeGb;
+      const perHour = volumePerHour(await reads.volumeTypes(), CLUSTER_SHARED_VOLUME.type, gb);
+      addLine(out, { step, kind: 'volume', type: CLUSTER_SHARED_VOLUME.type, location, size_gb: gb, part: 'shared volume', per_hour: perHour }, `no price for volume type ${CLUSTER_SHARED_VOLUME.type}`);
+    }
+  });
 
 /** A volume create. */
-export async function volumeCreateLines(step: number, b: Rec, reads: PriceReads): Promise<CreateLines> {
-  const out: CreateLines = { lines: [], unpriced: [] };
-  const location = known(b.location_code) ? b.location_code : undefined;
-  if (!known(b.type)) {
-    out.unpriced.push(`volume type ${b.type === undefined ? 'is missing (the API\'s default is not known)' : `is ${JSON.stringify(b.type)}, not a type known before the run`}`);
-    return out;
-  }
-  const size = sizeGb(b.size, 'size');
-  if ('why' in size || size.gb === undefined) {
-    out.unpriced.push('why' in size ? size.why : `volume ${b.type} has no size`);
-    return out;
-  }
-  const perHour = volumePerHour(await reads.volumeTypes(), b.type, size.gb);
-  if (perHour === undefined) out.unpriced.push(`volume ${b.type}: no price for this volume type`);
-  out.lines.push(line({ step, kind: 'volume', type: b.type, location, size_gb: size.gb, per_hour: perHour }));
-  return out;
-}
+export const volumeCreateLines = (step: number, b: Rec, reads: PriceReads): Promise<CreateLines> =>
+  createLines('volume', b, async (out, type, location) => {
+    const size = sizeGb(b.size, 'size');
+    if ('why' in size || size.gb === undefined) {
+      out.unpriced.push('why' in size ? size.why : `volume ${type} has no size`);
+      return;
+    }
+    addLine(out, { step, kind: 'volume', type, location, size_gb: size.gb, per_hour: volumePerHour(await reads.volumeTypes(), type, size.gb) }, `volume ${type}: no price for this volume type`);
+  });

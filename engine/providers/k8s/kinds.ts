@@ -15,6 +15,8 @@ export interface K8sKind {
   /** `/api/v1` or `/apis/<group>/<version>`. */
   prefix: string;
   namespaced: boolean;
+  /** kubectl's short name (`po`, `deploy`, `svc`). */
+  short: string;
   /** Table columns of `k8s get` over the rows of `row`. */
   columns: Column[];
   row(item: Record<string, any>): Record<string, unknown>;
@@ -37,66 +39,58 @@ const NAME: Column = { header: 'NAME', path: 'name', priority: 10 };
 const NAMESPACE: Column = { header: 'NAMESPACE', path: 'namespace', priority: 8 };
 const AGE: Column = { header: 'AGE', path: 'age', priority: 3 };
 
-export const K8S_KINDS: readonly K8sKind[] = [
+/**
+ * One kind as written below: a K8sKind with what every kind shares left out — `singular` is the
+ * resource without its final "s", `kind` the singular capitalised, `prefix` the core group (`/api/v1`)
+ * unless another is named, and each row carries the object's namespace, name and age beside the fields
+ * `row` gives.
+ */
+type KindRow = Omit<K8sKind, 'singular' | 'kind' | 'prefix'> & { prefix?: string };
+
+const KIND_ROWS: readonly KindRow[] = [
   {
     resource: 'pods',
-    singular: 'pod',
-    kind: 'Pod',
-    prefix: '/api/v1',
+    short: 'po',
     namespaced: true,
     columns: [NAMESPACE, NAME, { header: 'READY', path: 'ready', priority: 7 }, { header: 'STATUS', path: 'status', priority: 9, format: 'status' }, { header: 'RESTARTS', path: 'restarts', priority: 5 }, { header: 'NODE', path: 'node', priority: 4 }, AGE],
     row: (p) => {
       const statuses: any[] = p.status?.containerStatuses ?? [];
       return {
-        namespace: p.metadata?.namespace,
-        name: p.metadata?.name,
         ready: `${statuses.filter((c) => c.ready).length}/${(p.spec?.containers ?? []).length || statuses.length}`,
         status: p.metadata?.deletionTimestamp ? 'Terminating' : p.status?.phase,
         restarts: statuses.reduce((n, c) => n + (Number(c.restartCount) || 0), 0),
         node: p.spec?.nodeName,
-        age: age(p),
       };
     },
   },
   {
     resource: 'deployments',
-    singular: 'deployment',
-    kind: 'Deployment',
+    short: 'deploy',
     prefix: '/apis/apps/v1',
     namespaced: true,
     columns: [NAMESPACE, NAME, { header: 'READY', path: 'ready', priority: 9 }, { header: 'UP-TO-DATE', path: 'updated', priority: 6 }, { header: 'AVAILABLE', path: 'available', priority: 7 }, { header: 'IMAGE', path: 'image', priority: 5 }, AGE],
     row: (d) => ({
-      namespace: d.metadata?.namespace,
-      name: d.metadata?.name,
       ready: `${d.status?.readyReplicas ?? 0}/${d.spec?.replicas ?? 1}`,
       updated: d.status?.updatedReplicas ?? 0,
       available: d.status?.availableReplicas ?? 0,
       image: (d.spec?.template?.spec?.containers ?? []).map((c: any) => c.image).join(', '),
-      age: age(d),
     }),
   },
   {
     resource: 'services',
-    singular: 'service',
-    kind: 'Service',
-    prefix: '/api/v1',
+    short: 'svc',
     namespaced: true,
     columns: [NAMESPACE, NAME, { header: 'TYPE', path: 'type', priority: 7 }, { header: 'CLUSTER-IP', path: 'clusterIP', priority: 6 }, { header: 'EXTERNAL-IP', path: 'external', priority: 5 }, { header: 'PORTS', path: 'ports', priority: 8 }, AGE],
     row: (s) => ({
-      namespace: s.metadata?.namespace,
-      name: s.metadata?.name,
       type: s.spec?.type ?? 'ClusterIP',
       clusterIP: s.spec?.clusterIP,
       external: (s.status?.loadBalancer?.ingress ?? []).map((i: any) => i.ip ?? i.hostname).join(', ') || undefined,
       ports: (s.spec?.ports ?? []).map((p: any) => `${p.port}${p.nodePort ? `:${p.nodePort}` : ''}/${p.protocol ?? 'TCP'}`).join(', '),
-      age: age(s),
     }),
   },
   {
     resource: 'nodes',
-    singular: 'node',
-    kind: 'Node',
-    prefix: '/api/v1',
+    short: 'no',
     namespaced: false,
     columns: [NAME, { header: 'STATUS', path: 'status', priority: 9, format: 'status' }, { header: 'ROLES', path: 'roles', priority: 6 }, { header: 'VERSION', path: 'version', priority: 5 }, { header: 'CPU', path: 'cpu', priority: 4 }, { header: 'MEMORY', path: 'memory', priority: 4 }, AGE],
     row: (n) => {
@@ -105,25 +99,20 @@ export const K8S_KINDS: readonly K8sKind[] = [
         .filter((l) => l.startsWith('node-role.kubernetes.io/'))
         .map((l) => l.slice('node-role.kubernetes.io/'.length));
       return {
-        name: n.metadata?.name,
         status: ready?.status === 'True' ? 'Ready' : 'NotReady',
         roles: roles.join(',') || '<none>',
         version: n.status?.nodeInfo?.kubeletVersion,
         cpu: n.status?.allocatable?.cpu,
         memory: n.status?.allocatable?.memory,
-        age: age(n),
       };
     },
   },
   {
     resource: 'events',
-    singular: 'event',
-    kind: 'Event',
-    prefix: '/api/v1',
+    short: 'ev',
     namespaced: true,
     columns: [NAMESPACE, { header: 'TYPE', path: 'type', priority: 7 }, { header: 'REASON', path: 'reason', priority: 8 }, { header: 'OBJECT', path: 'object', priority: 9 }, { header: 'MESSAGE', path: 'message', priority: 6 }],
     row: (e) => ({
-      namespace: e.metadata?.namespace,
       type: e.type,
       reason: e.reason,
       object: `${String(e.involvedObject?.kind ?? '').toLowerCase()}/${e.involvedObject?.name ?? ''}`,
@@ -132,20 +121,28 @@ export const K8S_KINDS: readonly K8sKind[] = [
   },
   {
     resource: 'namespaces',
-    singular: 'namespace',
-    kind: 'Namespace',
-    prefix: '/api/v1',
+    short: 'ns',
     namespaced: false,
     columns: [NAME, { header: 'STATUS', path: 'status', priority: 9, format: 'status' }, AGE],
-    row: (n) => ({ name: n.metadata?.name, status: n.status?.phase, age: age(n) }),
+    row: (n) => ({ status: n.status?.phase }),
   },
 ];
+
+export const K8S_KINDS: readonly K8sKind[] = KIND_ROWS.map(({ row, ...k }) => {
+  const singular = k.resource.replace(/s$/, '');
+  return {
+    ...k,
+    prefix: k.prefix ?? '/api/v1',
+    singular,
+    kind: singular[0]!.toUpperCase() + singular.slice(1),
+    row: (item) => ({ namespace: item.metadata?.namespace, name: item.metadata?.name, ...row(item), age: age(item) }),
+  };
+});
 
 /** A kind by its plural, singular or kubectl short name (`deploy`, `svc`, `po`, `no`). */
 export function findK8sKind(name: string): K8sKind | undefined {
   const n = name.trim().toLowerCase();
-  const short: Record<string, string> = { po: 'pods', deploy: 'deployments', svc: 'services', no: 'nodes', ev: 'events', ns: 'namespaces' };
-  return K8S_KINDS.find((k) => k.resource === n || k.singular === n || k.resource === short[n]);
+  return K8S_KINDS.find((k) => k.resource === n || k.singular === n || k.short === n);
 }
 
 export function collectionPath(kind: K8sKind, namespace?: string): string {

@@ -25,32 +25,33 @@ const classify = (...args: string[]) => awsVerb.classify(['aws', ...args]);
 
 const parse = (args: string[]) => parseCommand(args, AWS_SYNTAX);
 
-test('every destroy row of the allowlist has samples, each decided by exactly that row and classified destroy with a reason', () => {
-  const rows = AWS_RULES.filter((r) => r.effect === 'destroy').map((r) => r.command);
-  assert.equal(Object.keys(DESTRUCTIVE_SAMPLES).sort(), [...rows].sort());
-  for (const [row, samples] of Object.entries(DESTRUCTIVE_SAMPLES)) {
-    for (const args of samples) {
-      const cls = classify(...args);
-      assert.is(cls.effect, 'destroy', args.join(' '));
-      assert.not.ok(cls.refused, `not refused: ${args.join(' ')}`);
+/** Every row of the allowlist with `effect` has samples, each decided by exactly that row; `check` asserts what its class must be. */
+function eachRowSample(effect: string, samples: Record<string, readonly (readonly string[])[]>, check: (args: string[], cls: ReturnType<typeof classify>) => void): void {
+  const rows = AWS_RULES.filter((r) => r.effect === effect).map((r) => r.command);
+  assert.equal(Object.keys(samples).sort(), [...rows].sort());
+  for (const [row, list] of Object.entries(samples)) {
+    for (const sample of list) {
+      const args = [...sample];
+      check(args, classify(...args));
       assert.is(matchRule(AWS_RULE_SET, parse(args))?.command, row, args.join(' '));
-      assert.ok(cls.reasons.length > 0 && cls.reasons.every((r) => r.length > 0), args.join(' '));
-      assert.equal(awsVerb.checkArgs(['aws', ...args]), [], args.join(' '));
     }
   }
+}
+
+test('every destroy row of the allowlist has samples, each decided by exactly that row and classified destroy with a reason', () => {
+  eachRowSample('destroy', DESTRUCTIVE_SAMPLES, (args, cls) => {
+    assert.is(cls.effect, 'destroy', args.join(' '));
+    assert.not.ok(cls.refused, `not refused: ${args.join(' ')}`);
+    assert.ok(cls.reasons.length > 0 && cls.reasons.every((r) => r.length > 0), args.join(' '));
+    assert.equal(awsVerb.checkArgs(['aws', ...args]), [], args.join(' '));
+  });
 });
 
 test('every refused row has samples decided by that row: the step is refused (never runs, --destroyer or not)', () => {
-  const rows = AWS_RULES.filter((r) => r.effect === 'refused').map((r) => r.command);
-  assert.equal(Object.keys(REFUSED_ROW_SAMPLES).sort(), [...rows].sort());
-  for (const [row, samples] of Object.entries(REFUSED_ROW_SAMPLES)) {
-    for (const args of samples) {
-      const cls = classify(...args);
-      assert.ok(cls.refused?.length, `refused: ${args.join(' ')}`);
-      assert.is(cls.effect, 'destroy', 'a refused step is also destructive for consumers that only read the effect');
-      assert.is(matchRule(AWS_RULE_SET, parse(args))?.command, row, args.join(' '));
-    }
-  }
+  eachRowSample('refused', REFUSED_ROW_SAMPLES, (args, cls) => {
+    assert.ok(cls.refused?.length, `refused: ${args.join(' ')}`);
+    assert.is(cls.effect, 'destroy', 'a refused step is also destructive for consumers that only read the effect');
+  });
 });
 
 test('a step that would read or write a local file is refused whatever its row, naming the file; an artefact of --files is not', () => {

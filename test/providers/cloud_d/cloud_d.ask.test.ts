@@ -10,19 +10,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startCloudDFake, type CloudDFake } from '../../../emulator/fakes/cloud_d.js';
 import { startVpsAFake } from '../../../emulator/fakes/vps_a.js';
-import { cliInThisProcess, configFile, runCli, tempHome } from '../../support/cli.js';
-import { askBuiltin, withStarted } from '../../support/integration.js';
-import { askBuiltinOverMcp, textOf } from '../../support/mcp.js';
+import { cliInThisProcess, configFile, runCli } from '../../support/cli.js';
+import { fakePerTest, vpsAEnv, withStarted } from '../../support/integration.js';
 
 // `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
 cliInThisProcess();
 
-const home = () => tempHome('assistant-cloud-d-');
-
-const withFake = <T>(fn: (fake: CloudDFake, env: Record<string, string>) => Promise<T>, opts: Parameters<typeof startCloudDFake>[0] = {}): Promise<T> =>
-  withStarted(() => startCloudDFake(opts), (fake) => ({ ASSISTANT_CLOUD_D_BASE_URL: fake.url, CLOUD_D_SECRET_ID: fake.secretId, CLOUD_D_SECRET_KEY: fake.secretKey }), fn);
-
-const ask = (args: string[], env: Record<string, string | undefined>) => askBuiltin(args, { env, home: home() });
+const { home, withFake, ask, timesOut, mcpAnswer } = fakePerTest('assistant-cloud-d-', startCloudDFake, (fake) => ({ ASSISTANT_CLOUD_D_BASE_URL: fake.url, CLOUD_D_SECRET_ID: fake.secretId, CLOUD_D_SECRET_KEY: fake.secretKey }));
 const bodies = (fake: CloudDFake) => fake.requests().map((q) => `${String(q.headers['x-tc-action'])} ${String(q.headers['x-tc-region'])} ${q.body}`);
 
 test('a question about cvm instances is routed to cloud_d without a flag, read in ap-singapore by default, every page followed (Offset/Limit)', () =>
@@ -46,18 +40,14 @@ test('--cloud-d answers by region: the configured region and every region the qu
     assert.equal(fake.requests().map((q) => q.headers['x-tc-region']), ['ap-guangzhou', 'ap-singapore', 'eu-frankfurt']);
   }));
 
-test('--cloud-d with --vps-a gives one combined view', async () => {
-  const a = await startVpsAFake();
-  try {
-    await withFake(async (_fake, env) => {
-      const r = await ask(['--vps-a', '--cloud-d', 'how many servers do I have?'], { ...env, ASSISTANT_VPS_A_BASE_URL: a.url, VPS_A_API_TOKEN: a.token });
+test('--cloud-d with --vps-a gives one combined view', () =>
+  withFake((_fake, env) =>
+    withStarted(() => startVpsAFake(), vpsAEnv, async (_a, aEnv) => {
+      const r = await ask(['--vps-a', '--cloud-d', 'how many servers do I have?'], { ...env, ...aEnv });
       assert.is(r.code, 0, r.stderr);
       assert.is(r.stdout.trim(), '5 droplets.\n3 CVM instances.');
-    });
-  } finally {
-    await a.close();
-  }
-});
+    }),
+  ));
 
 test('keys the API refuses (AuthFailure, answered with HTTP 200) are one clear unauthorized error; nothing of the key is printed', () =>
   withFake(async (_fake, env) => {
@@ -123,19 +113,13 @@ test('hostile: an endless TotalCount stops at 10 pages, huge pages at 5 MB (both
     assert.is(big.code, 0, big.stderr);
     assert.match(big.stdout, /\(Incomplete: cloud_d CVM instances: stopped at 5242880 bytes \(\d+ of 1000000 items read\)/);
     fake.hostile({ slow: true });
-    const slow = await runCli(['ask', '--timeout', '2', '--ai-profile', 'builtin', '--cloud-d', 'list instances'], { env, home: home() });
-    assert.is(slow.code, 1);
-    assert.match(slow.stderr, /^error: timeout: timeout after 2 s \(--timeout\)/m);
+    await timesOut(['--cloud-d', 'list instances'], env);
   }, { pageSize: 1 }));
 
 test('the MCP ask tool reads the same cloud_d context (read-only)', () =>
   withFake(async (fake, env) => {
-    const r = await askBuiltinOverMcp({ env, home: home(), question: 'how many cvm instances are running?' });
-    assert.not.ok(r.isError, textOf(r));
-    assert.equal(r.structuredContent.providers, ['cloud_d']);
-    assert.is(r.structuredContent.answer, '2 CVM instances RUNNING.');
+    assert.is(await mcpAnswer(env, 'how many cvm instances are running?', 'cloud_d', fake.secretKey), '2 CVM instances RUNNING.');
     assert.ok(fake.requests().every((q) => /^Describe/.test(String(q.headers['x-tc-action']))));
-    assert.not.ok(JSON.stringify(r).includes(fake.secretKey));
   }));
 
 test('actions other than Describe*/Inquiry* (TerminateInstances, a placeholder action) are destructive; a plain-HTTP base URL off this machine is refused', () =>

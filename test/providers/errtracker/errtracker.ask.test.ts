@@ -7,12 +7,12 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startErrtrackerFake, type ErrtrackerFake } from '../../../emulator/fakes/errtracker.js';
+import { startErrtrackerFake } from '../../../emulator/fakes/errtracker.js';
 import { startRepohostFake } from '../../../emulator/fakes/repohost.js';
 import { errtrackerBaseUrl, sentryLinkPage } from '../../../engine/providers/errtracker/provider.js';
 import { projectIn } from '../../../engine/providers/errtracker/reads.js';
 import { cliInThisProcess, runCli } from '../../support/cli.js';
-import { askBuiltin, assertNoSecret, closeStarted, homeWithConfig, startKept } from '../../support/integration.js';
+import { assertNoSecret, closeStarted, homeWithConfig, keptFakes, startKept } from '../../support/integration.js';
 import { callTool, connectStdio, textOf } from '../../support/mcp.js';
 
 // `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
@@ -20,10 +20,7 @@ cliInThisProcess();
 
 const CONFIG = 'errtracker:\n  org_slug: acme\n  default_project: backend\n';
 test.after(closeStarted);
-const fake = (opts: Parameters<typeof startErrtrackerFake>[0] = {}) => startKept(() => startErrtrackerFake(opts));
-
-const envFor = (f: ErrtrackerFake, token = f.token) => ({ ASSISTANT_ERRTRACKER_BASE_URL: f.url, ERRTRACKER_AUTH_TOKEN: token });
-const ask = (f: ErrtrackerFake, args: string[], o: { token?: string; config?: string; env?: Record<string, string> } = {}) => askBuiltin(args, { config: o.config ?? CONFIG, env: { ...envFor(f, o.token), ...(o.env ?? {}) } });
+const { fake, envFor, ask } = keptFakes(startErrtrackerFake, CONFIG, (f, token) => ({ ASSISTANT_ERRTRACKER_BASE_URL: f.url, ERRTRACKER_AUTH_TOKEN: token }));
 
 const BACKEND_TOP = /acme\/backend: 3 unresolved issues, most frequent first \(events in the last 14d\):\n- BACKEND-7 KeyError: user_id in app\.api\.session \(3410 events, 412 users, error, last seen 2026-11-24\)\n- BACKEND-3 ZeroDivisionError: division by zero in app\.billing\.ratio \(1204 events, 87 users, error, last seen 2026-11-25\)\n- BACKEND-9 TimeoutError: upstream took 30s in app\.jobs\.sync \(95 events, 3 users, warning, last seen 2026-11-23\)/;
 

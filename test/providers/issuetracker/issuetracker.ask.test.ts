@@ -8,10 +8,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startErrtrackerFake } from '../../../emulator/fakes/errtracker.js';
-import { startIssuetrackerFake, type IssuetrackerFake } from '../../../emulator/fakes/issuetracker.js';
+import { startIssuetrackerFake } from '../../../emulator/fakes/issuetracker.js';
 import { teamIn } from '../../../engine/providers/issuetracker/reads.js';
 import { cliInThisProcess, runCli } from '../../support/cli.js';
-import { askBuiltin, assertNoSecret, closeStarted, homeWithConfig, startKept } from '../../support/integration.js';
+import { assertNoSecret, closeStarted, homeWithConfig, keptFakes, startKept } from '../../support/integration.js';
 import { callTool, connectStdio, textOf } from '../../support/mcp.js';
 
 // `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
@@ -19,10 +19,8 @@ cliInThisProcess();
 
 const CONFIG = 'issuetracker:\n  default_team: ENG\n';
 test.after(closeStarted);
-const fake = (opts: Parameters<typeof startIssuetrackerFake>[0] = {}) => startKept(() => startIssuetrackerFake(opts));
-
-const envFor = (f: IssuetrackerFake, key = f.token) => ({ ASSISTANT_ISSUETRACKER_BASE_URL: f.url, ISSUETRACKER_API_KEY: key });
-const ask = (f: IssuetrackerFake, args: string[], o: { key?: string; config?: string; env?: Record<string, string> } = {}) => askBuiltin(args, { config: o.config ?? CONFIG, env: { ...envFor(f, o.key), ...(o.env ?? {}) } });
+// The API key travels as the fake's token (`ask(f, args, { token })` to send another).
+const { fake, envFor, ask } = keptFakes(startIssuetrackerFake, CONFIG, (f, key) => ({ ASSISTANT_ISSUETRACKER_BASE_URL: f.url, ISSUETRACKER_API_KEY: key }));
 
 const ENG_BY_PRIORITY = [
   'issuetracker (team ENG): 5 open issues, by priority:',
@@ -85,7 +83,7 @@ test('pages are followed by pageInfo.endCursor (the same query with `after`)', a
 test('a wrong key is a clear 401; a 429 is waited out; the key never printed', async () => {
   const f = await fake();
   const wrong = 'lin_api_wrongWrongWrong0123456789abcdef';
-  const bad = await ask(f, ['--issuetracker', 'open issues'], { key: wrong });
+  const bad = await ask(f, ['--issuetracker', 'open issues'], { token: wrong });
   assert.is(bad.code, 1);
   assert.match(bad.stderr, /^error: unauthorized: issuetracker: 401 the token was not accepted \(\/graphql\): Authentication required, not authenticated\nhint: check the issue tracker token \(ISSUETRACKER_API_KEY\)/m);
   f.rateLimitNext(1, 1);

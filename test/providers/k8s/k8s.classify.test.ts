@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { classifyK8sRequest, k8sApi, kubectlEquivalent } from '../../../engine/providers/k8s/verbs/api.js';
 import { k8sWait, rolloutState } from '../../../engine/providers/k8s/verbs/wait.js';
+import { findK8sKind, kubectlName } from '../../../engine/providers/k8s/kinds.js';
 import { cliInThisProcess, runCli } from '../../support/cli.js';
 
 // `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
@@ -85,6 +86,18 @@ test('plan validate of a k8s plan that scales to zero: exit 3 naming the reason;
   assert.match(r.stdout + r.stderr, /scales deployment web to zero replicas/);
   const ok = await runCli(['plan', 'validate', '--destroyer'], { input: plan });
   assert.is(ok.code, 0, ok.stderr + ok.stdout);
+});
+
+test('each kind is found by its plural, singular and kubectl short name, with the object kind and the row fields kubectl shows', () => {
+  const kinds: [string, string, string, string][] = [['pods', 'pod', 'po', 'Pod'], ['deployments', 'deployment', 'deploy', 'Deployment'], ['services', 'service', 'svc', 'Service'], ['nodes', 'node', 'no', 'Node'], ['events', 'event', 'ev', 'Event'], ['namespaces', 'namespace', 'ns', 'Namespace']];
+  for (const [plural, singular, short, kind] of kinds) {
+    for (const name of [plural, singular, short, ` ${short.toUpperCase()} `]) assert.is(findK8sKind(name)?.resource, plural, name);
+    assert.is(findK8sKind(plural)!.kind, kind);
+    assert.is(kubectlName(plural), singular);
+  }
+  assert.is(findK8sKind('deploymentz'), undefined);
+  const row = findK8sKind('deploy')!.row({ metadata: { name: 'web', namespace: 'shop', creationTimestamp: new Date(Date.now() - 3 * 86_400_000).toISOString() }, spec: { replicas: 2 }, status: { readyReplicas: 1 } });
+  assert.equal(row, { namespace: 'shop', name: 'web', ready: '1/2', updated: 0, available: 0, image: '', age: '3d' });
 });
 
 test.run();

@@ -11,11 +11,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startNotesFake, NOTES_FAKE_DATABASE_ID } from '../../../emulator/fakes/notes.js';
 import type { JsonFake } from '../../../emulator/fakes/json-fake.js';
-import { startEmulator } from '../../../emulator/index.js';
 import { notesProvider } from '../../../engine/providers/notes/provider.js';
 import { runUntilHeld } from '../../support/held-request.js';
-import { cliInThisProcess, configFile, emulatorEnv, runCli, tempHome } from '../../support/cli.js';
-import { builtinConfig, runWithConfig } from '../../support/integration.js';
+import { cliInThisProcess, configFile, runCli, tempHome, withEmulator } from '../../support/cli.js';
+import { builtinConfig, closeStarted, runWithConfig, startKept } from '../../support/integration.js';
 import { callTool, connectStdio, textOf } from '../../support/mcp.js';
 import { startOpenAiServer } from '../../support/openai-server.js';
 
@@ -23,6 +22,8 @@ import { startOpenAiServer } from '../../support/openai-server.js';
 cliInThisProcess();
 
 const home = () => tempHome('assistant-notes-');
+// What a test starts with startKept lives until the file ends.
+test.after(closeStarted);
 
 /** A config for the fake: its token, its address, the default database, answers without a model. */
 const config = (fake: JsonFake, extra = ''): string => builtinConfig(`notes:\n  integration_token: ${fake.token}\n  default_database_id: ${NOTES_FAKE_DATABASE_ID}\n  base_url: ${fake.url}\n${extra}`);
@@ -59,19 +60,14 @@ test('--notes selects notes for a question without its words; without a database
   }
 });
 
-test('--notes with --gpucloud answers both in one view', async () => {
-  const fake = await startNotesFake();
-  const emu = await startEmulator({ seed: 'demo', rateLimit: false });
-  try {
-    const r = await ask(fake, ['ask', '--notes', '--gpucloud', 'list my pages and instances'], { env: emulatorEnv(emu) });
+test('--notes with --gpucloud answers both in one view', () =>
+  withEmulator(async ({ env }) => {
+    const fake = await startKept(() => startNotesFake());
+    const r = await ask(fake, ['ask', '--notes', '--gpucloud', 'list my pages and instances'], { env });
     assert.is(r.code, 0, r.stderr);
     assert.match(r.stdout, /6 pages:\n- On-call runbook/);
     assert.match(r.stdout, /demo-a100/);
-  } finally {
-    await fake.close();
-    await emu.close();
-  }
-});
+  }));
 
 test('built-in answers narrow by the kind of page named; a qualifier they cannot evaluate is declined, not answered with the whole list', async () => {
   const fake = await startNotesFake();

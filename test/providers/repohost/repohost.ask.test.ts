@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startEmulator } from '../../../emulator/index.js';
-import { startRepohostFake, type RepohostFake } from '../../../emulator/fakes/repohost.js';
+import { startRepohostFake } from '../../../emulator/fakes/repohost.js';
 import { cliInThisProcess, emulatorEnv, runCli } from '../../support/cli.js';
-import { askBuiltin, assertNoSecret, closeStarted, homeWithConfig, startKept } from '../../support/integration.js';
+import { assertNoSecret, closeStarted, homeWithConfig, keptFakes } from '../../support/integration.js';
 import { callTool, connectStdio, textOf } from '../../support/mcp.js';
 import { startOpenAiServer } from '../../support/openai-server.js';
 
@@ -21,10 +21,7 @@ cliInThisProcess();
 
 const CONFIG = 'repohost:\n  owner: acme\n  repo: widgets\n';
 test.after(closeStarted);
-const fake = (opts: Parameters<typeof startRepohostFake>[0] = {}) => startKept(() => startRepohostFake(opts));
-
-const envFor = (f: RepohostFake, token = f.token) => ({ ASSISTANT_REPOHOST_BASE_URL: f.url, REPOHOST_TOKEN: token });
-const ask = (f: RepohostFake, args: string[], o: { token?: string; config?: string; env?: Record<string, string> } = {}) => askBuiltin(args, { config: o.config ?? CONFIG, env: { ...envFor(f, o.token), ...(o.env ?? {}) } });
+const { fake, envFor, ask } = keptFakes(startRepohostFake, CONFIG, (f, token) => ({ ASSISTANT_REPOHOST_BASE_URL: f.url, REPOHOST_TOKEN: token }));
 
 test('a question about pull requests and CI is routed to repohost by its words and answered from its reads', async () => {
   const f = await fake();

@@ -6,20 +6,14 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startVpsAFake, type VpsAFake } from '../../../emulator/fakes/vps_a.js';
-import { cliInThisProcess, runCli, tempHome, withEmulator } from '../../support/cli.js';
-import { askBuiltin, withStarted } from '../../support/integration.js';
-import { askBuiltinOverMcp, textOf } from '../../support/mcp.js';
+import { startVpsAFake } from '../../../emulator/fakes/vps_a.js';
+import { cliInThisProcess, runCli, withEmulator } from '../../support/cli.js';
+import { fakePerTest, vpsAEnv } from '../../support/integration.js';
 
 // `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
 cliInThisProcess();
 
-const home = () => tempHome('assistant-vps-a-');
-
-const withFake = <T>(fn: (fake: VpsAFake, env: Record<string, string>) => Promise<T>, opts: Parameters<typeof startVpsAFake>[0] = {}): Promise<T> =>
-  withStarted(() => startVpsAFake(opts), (fake) => ({ ASSISTANT_VPS_A_BASE_URL: fake.url, VPS_A_API_TOKEN: fake.token }), fn);
-
-const ask = (args: string[], env: Record<string, string>) => askBuiltin(args, { env, home: home() });
+const { home, withFake, ask, timesOut, mcpAnswer } = fakePerTest('assistant-vps-a-', startVpsAFake, vpsAEnv);
 
 test('a question about droplets is routed to vps_a without a flag, every page is read, and the cost is answered with a total', () =>
   withFake(
@@ -105,19 +99,13 @@ test('huge pages stop at the byte bound (the answer says so), and a server that 
     assert.is(huge.code, 0, huge.stderr);
     assert.is(huge.stdout.trim(), '(Incomplete: vps_a droplets could not be read: the answer was larger than 5242880 bytes and was not read.)', 'a first page over the bound is not read, and not called empty');
     fake.hostile({ slow: true });
-    const slow = await runCli(['ask', '--timeout', '2', '--ai-profile', 'builtin', 'what do my droplets cost?'], { env, home: home() });
-    assert.is(slow.code, 1);
-    assert.match(slow.stderr, /^error: timeout: timeout after 2 s \(--timeout\)/m);
+    await timesOut(['what do my droplets cost?'], env);
   }, { pageSize: 1 }));
 
 test('the MCP ask tool reads the same vps_a context (read-only) and answers', () =>
   withFake(async (fake, env) => {
-    const r = await askBuiltinOverMcp({ env, home: home(), question: 'what do my droplets cost?' });
-    assert.not.ok(r.isError, textOf(r));
-    assert.equal(r.structuredContent.providers, ['vps_a']);
-    assert.match(r.structuredContent.answer, /Total: \$90\.00 per month/);
+    assert.match(await mcpAnswer(env, 'what do my droplets cost?', 'vps_a', fake.token), /Total: \$90\.00 per month/);
     assert.ok(fake.requests().every((q) => q.method === 'GET'));
-    assert.not.ok(JSON.stringify(r).includes(fake.token));
   }));
 
 test('credentials test vps_a reads the account; a plain-HTTP base URL to another host is refused before the token is sent', () =>

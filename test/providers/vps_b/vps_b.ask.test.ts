@@ -8,21 +8,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startVpsBFake, type VpsBFake } from '../../../emulator/fakes/vps_b.js';
+import { startVpsBFake } from '../../../emulator/fakes/vps_b.js';
 import { startVpsAFake } from '../../../emulator/fakes/vps_a.js';
-import { cliInThisProcess, runCli, tempHome } from '../../support/cli.js';
-import { askBuiltin, withStarted } from '../../support/integration.js';
-import { askBuiltinOverMcp, textOf } from '../../support/mcp.js';
+import { cliInThisProcess, runCli } from '../../support/cli.js';
+import { fakePerTest, vpsAEnv, withStarted } from '../../support/integration.js';
 
 // `runCli` runs the CLI in this process (test/support/cli.ts); what is about the process itself spawns.
 cliInThisProcess();
 
-const home = () => tempHome('assistant-vps-b-');
-
-const withFake = <T>(fn: (fake: VpsBFake, env: Record<string, string>) => Promise<T>, opts: Parameters<typeof startVpsBFake>[0] = {}): Promise<T> =>
-  withStarted(() => startVpsBFake(opts), (fake) => ({ ASSISTANT_VPS_B_BASE_URL: fake.url, VPS_B_API_TOKEN: fake.token }), fn);
-
-const ask = (args: string[], env: Record<string, string>) => askBuiltin(args, { env, home: home() });
+const { home, withFake, ask, timesOut, mcpAnswer } = fakePerTest('assistant-vps-b-', startVpsBFake, (fake) => ({ ASSISTANT_VPS_B_BASE_URL: fake.url, VPS_B_API_TOKEN: fake.token }));
 
 test('a question about server types is routed to vps_b without a flag and answered with their prices per location', () =>
   withFake(async (fake, env) => {
@@ -48,19 +42,15 @@ test('--vps-b: servers with the gross price of their type in their own location,
     { pageSize: 1 },
   ));
 
-test('--vps-a with --vps-b gives one combined view, each in its own currency', async () => {
-  const a = await startVpsAFake();
-  try {
-    await withFake(async (_fake, env) => {
-      const r = await ask(['--vps-a', '--vps-b', 'what do my servers cost?'], { ...env, ASSISTANT_VPS_A_BASE_URL: a.url, VPS_A_API_TOKEN: a.token });
+test('--vps-a with --vps-b gives one combined view, each in its own currency', () =>
+  withFake((_fake, env) =>
+    withStarted(() => startVpsAFake(), vpsAEnv, async (_a, aEnv) => {
+      const r = await ask(['--vps-a', '--vps-b', 'what do my servers cost?'], { ...env, ...aEnv });
       assert.is(r.code, 0, r.stderr);
       assert.match(r.stdout, /Total: \$90\.00 per month \(\$0\.13 per hour\) for 5 droplets\.\n4 servers:/);
       assert.match(r.stdout, /Total: €49\.17 per month/);
-    });
-  } finally {
-    await a.close();
-  }
-});
+    }),
+  ));
 
 test('a 401 is one clear error with the hint; a 429 is waited out, one that never lifts is a clear error', () =>
   withFake(async (fake, env) => {
@@ -100,21 +90,15 @@ test('hostile: an endless next_page stops at 10 pages, huge pages at 5 MB (both 
       assert.is(big.code, 0, big.stderr);
       assert.match(big.stdout, /\(Incomplete: vps_b servers: stopped at 5242880 bytes/);
       fake.hostile({ slow: true });
-      const slow = await runCli(['ask', '--timeout', '2', '--ai-profile', 'builtin', '--vps-b', 'list servers'], { env, home: home() });
-      assert.is(slow.code, 1);
-      assert.match(slow.stderr, /^error: timeout: timeout after 2 s \(--timeout\)/m);
+      await timesOut(['--vps-b', 'list servers'], env);
     },
     { pageSize: 1 },
   ));
 
 test('the MCP ask tool reads the same vps_b context (read-only)', () =>
   withFake(async (fake, env) => {
-    const r = await askBuiltinOverMcp({ env, home: home(), question: 'which server types does vps_b offer?' });
-    assert.not.ok(r.isError, textOf(r));
-    assert.equal(r.structuredContent.providers, ['vps_b']);
-    assert.match(r.structuredContent.answer, /3 server types:/);
+    assert.match(await mcpAnswer(env, 'which server types does vps_b offer?', 'vps_b', fake.token), /3 server types:/);
     assert.ok(fake.requests().every((q) => q.method === 'GET'));
-    assert.not.ok(JSON.stringify(r).includes(fake.token));
   }));
 
 test('credentials test vps_b reads the price list; config api_token and base_url work; a write is refused without --destroyer', () =>
