@@ -16,14 +16,14 @@
  * how the product opens PGlite makes a new template). One process makes it while the others wait (the
  * runner starts several backend files at once); it is built in a directory of its own and renamed into
  * place, so a template that exists is whole, and a maker killed half-way leaves only its scratch
- * directory behind (removed by the next maker).
+ * directory behind (removed by the next maker, with the templates of other keys).
  */
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { acquireLock, lockHolder } from '../../backend/lock.js';
+import { acquireLock, lockHolder, lockPath } from '../../backend/lock.js';
 import { openPglite, pgliteDir } from '../../backend/storage.js';
 import { until } from './wait.js';
 
@@ -69,8 +69,9 @@ async function findOrMake(): Promise<string> {
 }
 
 async function make(template: string, key: string): Promise<void> {
-  // Scratch left by a maker that was killed (only the lock holder makes, so none of these is in use).
-  for (const name of readdirSync(CACHE)) if (name.startsWith('scratch-')) rmSync(join(CACHE, name), { recursive: true, force: true });
+  // Scratch left by a maker that was killed, and templates of other keys (an earlier PGlite or storage.js,
+  // 39 MB each): only the lock holder makes, so none of these is in use by this checkout's tests.
+  for (const name of readdirSync(CACHE)) if (name !== key && name !== basename(lockPath(CACHE))) rmSync(join(CACHE, name), { recursive: true, force: true });
   const scratch = join(CACHE, `scratch-${key}-${process.pid}`);
   const storage = await openPglite(scratch);
   await storage.close();

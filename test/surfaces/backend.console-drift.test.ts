@@ -13,9 +13,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { emulatorClient, type EmulatorTestClient } from '../../emulator/test-client.js';
-import { emulatorEnv, runCli, tempHome } from '../support/cli.js';
+import { cliInThisProcess, emulatorEnv, runCli, tempHome } from '../support/cli.js';
 import { asClient, consoleKey, startBackendProcess, trainingBoxPlan, type BackendProcess } from '../support/backend.js';
 import { until } from '../support/wait.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); the server itself is a child (startBackendProcess).
+cliInThisProcess();
 
 let b: BackendProcess;
 let cloud: Emulator;

@@ -9,8 +9,11 @@ import { rmSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { emulatorEnv, runCli, tempHome, withEmulator } from '../support/cli.js';
+import { cliInThisProcess, emulatorEnv, runCli, tempHome, withEmulator } from '../support/cli.js';
 import { asClient, consoleKey, startBackendProcess, storageArgs, trainingBoxPlan, type BackendProcess } from '../support/backend.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); the server itself is a child (startBackendProcess).
+cliInThisProcess();
 
 let b: BackendProcess;
 /** The cloud the live page reads: the backend serves with its URL (and no credentials of its own). */

@@ -9,7 +9,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { pgliteDir } from '../../backend/storage.js';
 import { asClient, createApiKey, startBackendProcess, type BackendProcess } from '../support/backend.js';
-import { runCli, tempHome } from '../support/cli.js';
+import { cliInThisProcess, runCli, tempHome } from '../support/cli.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); the server itself is a child (startBackendProcess).
+cliInThisProcess();
 
 const api = (b: BackendProcess, key: string, path: string, init: RequestInit = {}) => fetch(`${b.url}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, ...(init.headers ?? {}) } });
 const prefixOf = (key: string) => key.split('_')[1]!;

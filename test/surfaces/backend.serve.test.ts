@@ -8,9 +8,13 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { openPglite } from '../../backend/storage.js';
 import { asClient, backendForFile, createApiKey, startBackendProcess, type BackendProcess } from '../support/backend.js';
-import { runCli } from '../support/cli.js';
+import { cliInThisProcess, runCli } from '../support/cli.js';
 import { tempDir } from '../support/temp.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts); the server itself is a child (startBackendProcess).
+cliInThisProcess();
 
 let backend: BackendProcess;
 let key = '';
@@ -128,6 +132,35 @@ test('with --tls-cert/--tls-key it serves https, and the CLI reaches it trusting
   } finally {
     await b.kill('SIGTERM');
   }
+});
+
+test('a server started on a copy of the empty cluster (what the other backend tests start on) sets up the same schema and makes its master key, as the first start from an empty directory did', async () => {
+  const copy = await startBackendProcess();
+  dirs.push(copy.home);
+  try {
+    assert.match(copy.stderr(), /^backend: opening the embedded database in /m, 'the copy is an existing cluster');
+    for (const b of [backend, copy]) assert.match(b.stderr(), /warning: created the master key file .*backend-master\.key/, b.stderr());
+    const k = await createApiKey(copy, 'team-copy');
+    const who = await fetch(`${copy.url}/v1/whoami`, { headers: { authorization: `Bearer ${k}` } });
+    assert.equal(await who.json(), { tenant: 'team-copy', key_prefix: k.split('_')[1] });
+  } finally {
+    await copy.kill('SIGTERM');
+  }
+  await backend.kill('SIGTERM');
+  // Both clusters opened as the product opens them: the same tables and the same migrations applied.
+  const schema = async (dataDir: string) => {
+    const storage = await openPglite(dataDir);
+    try {
+      const tables = await storage.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1");
+      const migrations = await storage.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY 1');
+      return { tables: tables.map((t) => t.name), migrations: migrations.map((m) => Number(m.version)) };
+    } finally {
+      await storage.close();
+    }
+  };
+  const first = await schema(backend.dataDir);
+  assert.ok(first.tables.includes('credentials') && first.migrations.length > 0, JSON.stringify(first));
+  assert.equal(await schema(copy.dataDir), first);
 });
 
 test.run();
