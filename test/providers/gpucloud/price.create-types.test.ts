@@ -7,7 +7,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../../../emulator/index.js';
-import { runCli, withEmulator } from '../../support/cli.js';
+import { cliInThisProcess, runCli, withEmulator } from '../../support/cli.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts): a dry run is not about the process.
+cliInThisProcess();
 
 const CREATES = {
   instance: { path: '/v1/instances', field: 'instance_type', called: 'instance_type', type: '1V100.6V', body: { image: 'ubuntu-24.04-cuda-12.8-open-docker', hostname: 'p-1', description: '', location_code: 'FIN-01', ssh_key_ids: [EMULATOR_DEFAULT_SSH_KEY_ID] } },
