@@ -130,6 +130,34 @@ warmTest('cold and warm agree: argv with non-UTF-8 bytes, environment, working d
   assert.is.not((await w.ran).stdout.trim(), String(w.pid));
 });
 
+warmTest("a service model in the caller's ~/.aws/models is found by a warm run as by a cold one (the server lists only its packages' services once), and each run is announced with its arguments before it runs", async () => {
+  const home = callerHome();
+  // A service of the caller's own: botocore finds it by listing ~/.aws/models beside its own data.
+  const model = join(home, '.aws', 'models', 'zetaping', '2020-01-01');
+  mkdirSync(model, { recursive: true });
+  writeFileSync(
+    join(model, 'service-2.json'),
+    JSON.stringify({
+      version: '2.0',
+      metadata: { apiVersion: '2020-01-01', endpointPrefix: 'zetaping', jsonVersion: '1.1', protocol: 'json', serviceId: 'ZetaPing', signatureVersion: 'v4', targetPrefix: 'ZetaPing' },
+      operations: { Ping: { name: 'Ping', http: { method: 'POST', requestUri: '/' }, input: { shape: 'PingRequest' }, output: { shape: 'PingResponse' } } },
+      shapes: { PingRequest: { type: 'structure', members: { Note: { shape: 'Text' } } }, PingResponse: { type: 'structure', members: {} }, Text: { type: 'string' } },
+    }),
+  );
+  const env = callerEnv(home);
+  const announced: string[][] = [];
+  const stop = warm!.onRun((argv) => announced.push(argv));
+  const words = 'zetaping ping --generate-cli-skeleton';
+  const a = await run(cold!, words, { env }).ran;
+  const b = await run(warmAws, words, { env }).ran;
+  await until(() => announced.length > 0, 'the warm run to be announced');
+  stop();
+  assert.is(a.code, 0, a.stderr);
+  assert.equal(JSON.parse(a.stdout), { Note: '' });
+  assert.equal(outcome(b), outcome(a), 'the warm run found the caller\'s service too');
+  assert.equal(announced, [['zetaping', 'ping', '--generate-cli-skeleton']], 'the warm run (only) was announced');
+});
+
 warmTest('with PYTHONPATH set the client runs the cold aws (its own process, and the PYTHONPATH sitecustomize loads)', async () => {
   const home = callerHome();
   const lib = tempDir('aws-warm-pythonpath-');
