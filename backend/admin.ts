@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import { existsSync } from 'node:fs';
 import { AssistantError, ExitCode, OperationError } from '../engine/core/errors.js';
 import { lockHolder } from './lock.js';
-import { adminSocketPath, openBackendStore, type BackendServerOptions } from './server.js';
+import { adminSocketPath, openBackendStore, socketTempRoot, type BackendServerOptions } from './server.js';
 import type { ApiKeyInfo, AuditEntry } from './store.js';
 
 export interface AdminOps {
@@ -25,7 +25,7 @@ export async function openAdmin(opts: Pick<BackendServerOptions, 'dataDir' | 'da
   if (!opts.database) {
     const holder = lockHolder(opts.dataDir);
     if (holder !== undefined) {
-      const where = adminSocketPath(opts.dataDir);
+      const where = adminSocketPath(opts.dataDir, socketTempRoot(opts.env));
       if ('problem' in where) throw new OperationError('admin_socket_unsafe', `no private place for the admin socket: ${where.problem}`);
       const socket = where.path;
       // A server that is still starting (opening its database) has the lock but no socket yet.

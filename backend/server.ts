@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tempRoot } from '../engine/core/process/temp-root.js';
 import type { Server } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { listenError } from '../engine/core/listen.js';
@@ -49,6 +49,11 @@ export interface RunningBackend {
   close(): Promise<void>;
 }
 
+/** Where a deep data directory's admin socket goes: /tmp (short), else the command's temp directory. */
+export function socketTempRoot(env: Readonly<Record<string, string | undefined>>): string {
+  return existsSync('/tmp') ? '/tmp' : tempRoot(env);
+}
+
 /**
  * Where the admin socket of a data directory lives: `<data-dir>/admin.sock`, the data directory being
  * 0700 and ours (made so when it is ours and wider), so the socket is out of other users' reach from the
@@ -57,7 +62,7 @@ export interface RunningBackend {
  * commands compute the same). When neither can be had safely, there is no socket: the caller refuses
  * (the kernel would otherwise truncate a long path and bind a socket somewhere nobody checked).
  */
-export function adminSocketPath(dataDir: string, tmp = existsSync('/tmp') ? '/tmp' : tmpdir()): { path: string } | { problem: string } {
+export function adminSocketPath(dataDir: string, tmp: string): { path: string } | { problem: string } {
   const inside = join(dataDir, 'admin.sock');
   if (Buffer.byteLength(inside) <= MAX_SOCKET_PATH) {
     const why = privateDir(dirname(inside));
@@ -149,7 +154,7 @@ export async function startBackend(opts: BackendServerOptions): Promise<RunningB
   try {
     if (!opts.database) {
       // The admin API mints keys: without a private socket the server does not start at all.
-      const where = adminSocketPath(opts.dataDir);
+      const where = adminSocketPath(opts.dataDir, socketTempRoot(opts.env));
       if ('problem' in where) {
         throw new OperationError('admin_socket_unsafe', `no private place for the admin socket: ${where.problem}`, {
           hint: 'use a shorter --data-dir, or make the directory named above yours and 0700',

@@ -76,7 +76,7 @@ test('a program of the user session (agent, box agent, onboarding probe) keeps H
 });
 
 test('a scratch directory is 0700 and private; one left by a process killed with -9 is removed by the next step', async () => {
-  const first = makeScratch();
+  const first = makeScratch(process.env);
   assert.is(statSync(first.dir).mode & 0o777, 0o700);
   const parent = dirname(first.dir);
   assert.is(statSync(parent).mode & 0o077, 0, 'the parent is the user\'s alone');
@@ -87,7 +87,7 @@ test('a scratch directory is 0700 and private; one left by a process killed with
   const stale = join(parent, `${pid}-stale`);
   mkdirSync(join(stale, '.aws'), { recursive: true });
   writeFileSync(join(stale, '.aws', 'credentials'), 'copy');
-  const second = makeScratch();
+  const second = makeScratch(process.env);
   assert.not.ok(existsSync(stale), 'the dead process\'s scratch is gone');
   assert.ok(existsSync(first.dir), 'a live process\'s scratch stays');
   first.remove();

@@ -11,7 +11,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { adminSocketPath } from '../../backend/server.js';
+import { adminSocketPath, socketTempRoot } from '../../backend/server.js';
 import { tokenBits } from '../../engine/core/kits/serve/strength.js';
 import { startEmulator } from '../../emulator/index.js';
 import { startBackendProcess } from '../support/backend.js';
@@ -161,7 +161,7 @@ test('another OS user can neither use a token-guarded server on 127.0.0.1 nor re
     const status = asOther(`fetch(${JSON.stringify(`${box.url}/v1/box/messages`)}, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'create an instance', mode: 'apply' }) }).then((r) => console.log(r.status), (e) => console.log('error ' + e.message))`);
     assert.is(status, '401');
     // The backend's admin socket (mints API keys): unreachable for the other user.
-    const where = adminSocketPath(backend.dataDir);
+    const where = adminSocketPath(backend.dataDir, socketTempRoot(process.env));
     assert.ok('path' in where);
     const sock = (where as { path: string }).path;
     assert.is(statSync(sock).mode & 0o777, 0o600);
@@ -202,7 +202,7 @@ test('the admin socket never falls back to a path the kernel would cut, nor to a
   }
   const wide = tempDir('assistant-wide-');
   chmodSync(wide, 0o755);
-  const inside = adminSocketPath(wide);
+  const inside = adminSocketPath(wide, socketTempRoot(process.env));
   assert.ok('path' in inside);
   assert.is(statSync(wide).mode & 0o777, 0o700);
 });

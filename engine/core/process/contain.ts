@@ -26,13 +26,13 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, lstatSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { resolveConfigPath } from '../config/load.js';
 import { AssistantError, ExitCode } from '../errors.js';
 import { OWN_GROUP, signalGroup, stopsWith } from './group.js';
 import { isExecutable } from './probe.js';
+import { tempRoot } from './temp-root.js';
 
 export interface ContainOptions {
   /** What runs, for messages: `the ACP agent goose`, `terraform plan of workspace prod`. */
@@ -63,7 +63,7 @@ export interface ContainOptions {
   home?: string;
   /** The user said `--unsandboxed`: run as a plain process where no sandbox is available. */
   unsandboxed?: boolean;
-  /** Where the scratch folder is made (default: the system temp folder). */
+  /** Where the scratch folder is made (default: the temp directory `env` names, engine/core/process/temp-root.ts). */
   scratchParent?: string;
 }
 
@@ -248,7 +248,7 @@ function grantedPaths(paths: readonly string[]): string[] {
 export function contain(opts: ContainOptions): Contained {
   const availability = sandboxAvailability(opts.env);
   if (!availability.ok && !opts.unsandboxed) throw new SandboxUnavailable(opts.what, availability.why);
-  const scratch = mkdtempSync(join(opts.scratchParent ?? tmpdir(), 'assistant-contained-'));
+  const scratch = mkdtempSync(join(opts.scratchParent ?? tempRoot(opts.env), 'assistant-contained-'));
   let disposed = false;
   const dispose = () => {
     if (disposed) return;

@@ -15,13 +15,13 @@ import { withoutSecrets } from '../../core/process/env.js';
 import { killGroup, OWN_GROUP } from '../../core/process/group.js';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OperationError, UsageError } from '../../core/errors.js';
 import { abortReason } from '../../core/deadline.js';
 import { redactText, registerSecret } from '../../core/redact.js';
 import { mayCarry } from '../../core/kits/http/secret-origins.js';
 import { processAlive as alive } from '../../core/process/probe.js';
+import { tempRoot } from '../../core/process/temp-root.js';
 
 export interface CloneOptions {
   url: string;
@@ -94,7 +94,7 @@ export function repoName(url: string): string {
 export async function withClone<T>(opts: CloneOptions, fn: (clone: Clone) => Promise<T>): Promise<T> {
   const kind = remoteKind(opts.url);
   if (opts.token) registerSecret(opts.token);
-  const root = opts.tmpRoot ?? tmpdir();
+  const root = opts.tmpRoot ?? tempRoot(opts.env);
   sweepOrphans(root);
   const dir = mkdtempSync(join(root, `${CLONE_DIR_PREFIX}${process.pid}-`));
   const work = join(dir, 'repo');

@@ -5,12 +5,12 @@
  * the result says for every tool what was and was not installed, with the failing step's last lines.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { InstallPlan, InstallResult, InstallStep, ToolPlan } from '../../../schemas/onboarding.js';
 import { AssistantError } from '../../core/errors.js';
 import { maskSecretsInText, redactText } from '../../core/redact.js';
 import { childEnvironment } from '../../core/process/child-env.js';
+import { tempRoot } from '../../core/process/temp-root.js';
 import { downloadVerified } from './download.js';
 import { stepText } from './render.js';
 import { failureLine, lastLines, runChild } from '../../core/process/run-child.js';
@@ -81,7 +81,7 @@ async function runStep(step: InstallStep, work: string, opts: ExecuteOptions): P
 
 async function runSteps(label: string, steps: InstallStep[], opts: ExecuteOptions): Promise<void> {
   // Downloads and unpacking happen in a private directory removed afterwards, whatever happened.
-  const work = await mkdtemp(join(tmpdir(), 'assistant-install-'));
+  const work = await mkdtemp(join(tempRoot(opts.env), 'assistant-install-'));
   try {
     for (const [i, step] of steps.entries()) {
       opts.progress?.(`${label} [${i + 1}/${steps.length}] ${stepText(step).split('\n')[0]}`);

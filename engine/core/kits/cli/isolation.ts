@@ -7,12 +7,12 @@
  * databases and every other dotfile are simply not there, and whatever the CLI writes (logs, caches, a
  * relative output path) lands in the scratch directory and is removed with it.
  *
- * The directory is made 0700 under the system temp directory and removed when the step ends (its
+ * The directory is made 0700 under the command's temp directory and removed when the step ends (its
  * copies of credentials included); one a process killed with -9 left behind is removed by a later step.
  */
 import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tempRoot } from '../../process/temp-root.js';
 
 export interface Scratch {
   dir: string;
@@ -20,22 +20,23 @@ export interface Scratch {
 }
 
 /**
- * A fresh 0700 directory for one step, under a per-user parent in the system temp directory, named
- * after this process. A process killed with -9 cannot remove its own (the credential copies in it stay
+ * A fresh 0700 directory for one step, under a per-user parent in the temp directory of `env` (the
+ * command's environment, engine/core/process/temp-root.ts), named after this process. A process killed with -9 cannot remove its own (the credential copies in it stay
  * readable only by the user); the next step of any later run removes those of processes that are gone.
  */
-export function makeScratch(prefix = 'assistant-cli-'): Scratch {
-  const parent = scratchParent(prefix);
+export function makeScratch(env: Readonly<Record<string, string | undefined>>, prefix = 'assistant-cli-'): Scratch {
+  const root = tempRoot(env);
+  const parent = scratchParent(root, prefix);
   if (parent) sweepDead(parent);
-  const dir = parent ? mkdtempSync(join(parent, `${process.pid}-`)) : mkdtempSync(join(tmpdir(), prefix));
+  const dir = parent ? mkdtempSync(join(parent, `${process.pid}-`)) : mkdtempSync(join(root, prefix));
   chmodSync(dir, 0o700);
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** The per-user parent, or undefined when it is not a plain directory of ours (then each scratch stands alone). */
-function scratchParent(prefix: string): string | undefined {
+function scratchParent(root: string, prefix: string): string | undefined {
   const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
-  const parent = join(tmpdir(), `${prefix}${uid ?? 'user'}`);
+  const parent = join(root, `${prefix}${uid ?? 'user'}`);
   try {
     mkdirSync(parent, { mode: 0o700 });
   } catch (err) {

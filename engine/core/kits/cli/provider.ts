@@ -77,7 +77,7 @@ export function cliClient(tool: CliTool, target: CliTarget, isolation: CliIsolat
     const runTool = main ? tool : companions.find((c) => c.command === command);
     if (!runTool) throw new OperationError('internal', `${command} is not a command of this provider`);
     let finalArgs = main ? target.add(args) : (target.companions?.[command]?.(args) ?? [...args]);
-    const scratch = makeScratch();
+    const scratch = makeScratch(opts.env);
     try {
       const configured = isolation.configure(scratch.dir, finalArgs, { env: opts.env, home: opts.home });
       const kube = main && isolation.kubeconfig?.writes(finalArgs) ? isolation.kubeconfig : undefined;
