@@ -5,14 +5,20 @@
  * choosing the artefact, no terminal without --yes (exit 2, nothing runs), failures reported per tool.
  */
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { InstallPlanSchema, InstallReportSchema } from '../../schemas/onboarding.js';
 import { compilePlan } from '../../engine/producers/onboarding/plan.js';
 import type { Platform } from '../../engine/producers/onboarding/platform.js';
-import { configFile, runCli } from '../support/cli.js';
+import { cliInThisProcess, configFile, runCli } from '../support/cli.js';
 import { artefactServer, cleanup, fakeBin, recipeFile, sha256, tarGzOf, tempDir, versionScript, zipOf } from '../support/onboarding-support.js';
+
+// `runCli` runs the CLI in this process (test/support/cli.ts): the command's TMPDIR is its own (ctx.env),
+// stand-ins and downloads are real children and real HTTP; Ctrl-C (a signal to the process) spawns.
+cliInThisProcess();
 
 const SECRET = 'gpucloud-secret-for-install-test-0042';
 const AI_KEY = 'sk-onboarding-install-test-key-000000000000';
@@ -271,6 +277,42 @@ test('the architecture picks the artefact: arm64 downloads the arm64 archive, x8
     assert.match(plan.unavailable[0]!.reason, /no windows\/arm64 download/);
   } finally {
     await server.close();
+  }
+});
+
+test('the download and its unpacking happen under the command\'s TMPDIR, not the process\'s', async () => {
+  const bin = fakeBin();
+  const body = await tarGzOf({ 'pkg/bin/gh': versionScript('gh version 9.9.9') });
+  const env = envFor(bin);
+  let seen: { ours: string[]; processes: string[] } | undefined;
+  // Half the archive, then the rest once the test has seen where it is being written.
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(body.length) });
+    res.write(body.subarray(0, body.length >> 1));
+    const writing = (dir: string) => readdirSync(dir).filter((n) => n.startsWith('assistant-install-') && existsSync(join(dir, n, 'artefact')));
+    const poll = () => {
+      const ours = writing(env.TMPDIR);
+      const processes = writing(tmpdir());
+      if (ours.length + processes.length === 0) return void setTimeout(poll, 20);
+      seen = { ours, processes };
+      res.end(body.subarray(body.length >> 1));
+    };
+    poll();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/gh.tgz`;
+    const recipes = recipeFile('gh', 'gh', { 'linux/x64': { url, sha256: sha256(body), format: 'tar.gz' } });
+    const prefix = tempDir('onboarding-prefix-');
+    const r = await runCli(['onboarding', 'install', 'gh', '--yes', '--platform', 'linux/x64', '--prefix', prefix, '--recipes', recipes], { env });
+    assert.is(r.code, 0, r.stderr);
+    assert.is(seen?.ours.length, 1, 'the download was written under the command\'s TMPDIR');
+    assert.equal(seen?.processes, [], 'nothing under the process\'s temp directory');
+    assert.equal(readdirSync(env.TMPDIR), [], 'and removed afterwards');
+    assert.ok(existsSync(join(prefix, 'bin', 'gh')));
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
   }
 });
 

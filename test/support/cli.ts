@@ -24,7 +24,7 @@
  * - another in-process run is under way: two runs at once stay two processes (a race between them is
  *   what such a test is about, and module state is never shared by two live runs);
  * - its environment sets what the runtime reads from the process's own environment (NODE_OPTIONS, TZ,
- *   locale, TMPDIR, …: PROCESS_ENV below), which a command's `ctx.env` cannot carry;
+ *   locale, …: PROCESS_ENV below), which a command's `ctx.env` cannot carry;
  * - and always for `spawnCli` callers: a wrapper (bwrap), signals, kill -9, EPIPE, stdin handling,
  *   start-up, concurrency between processes.
  * TEST_CLI_IN_PROCESS=0 runs every call as a child (to compare, or to rule the in-process path out);
@@ -45,7 +45,9 @@
  *   lock a run failed to release would make the next wait (loud, not a false pass); runs release them;
  * - child processes a command starts take the command's environment, not the process's: deploy's git
  *   (engine/producers/deploy/clone.ts) and `gh auth token` for github-models (engine/producers/ai/resolve.ts)
- *   are given ctx.env (they read process.env before issue 40 item 4, and their files spawned).
+ *   are given ctx.env (they read process.env before issue 40 item 4, and their files spawned);
+ * - the temp directory: installs, clones, contained children, a CLI step's scratch and the admin socket's
+ *   fallback take it from ctx.env (engine/core/process/temp-root.ts), so a run's TMPDIR is its own.
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -139,8 +141,12 @@ export function cliInThisProcess(): void {
   inProcessFile = true;
 }
 
-/** Variables the runtime reads from the process's own environment: a command's ctx.env cannot change them for it. */
-const PROCESS_ENV = /^(NODE_|UV_|TZ$|LANG$|LANGUAGE$|LC_|TMPDIR$|TMP$|TEMP$|SSL_CERT_|OPENSSL_)/;
+/**
+ * Variables the runtime reads from the process's own environment: a command's ctx.env cannot change them for it.
+ * Not TMPDIR/TMP/TEMP: the product takes its temp directory from the command's environment
+ * (engine/core/process/temp-root.ts), and no dependency a command loads calls os.tmpdir().
+ */
+const PROCESS_ENV = /^(NODE_|UV_|TZ$|LANG$|LANGUAGE$|LC_|SSL_CERT_|OPENSSL_)/;
 
 function inProcess(opts: RunCliOptions): boolean {
   const mode = process.env.TEST_CLI_IN_PROCESS;
