@@ -48,12 +48,17 @@ const START_BOUND_MS = 240_000;
 /** `backend serve`'s default --data-dir under `home`. */
 const backendDataDir = (home: string) => join(home, '.assistant', 'backend');
 
+/** dist/test/support/lifeline.js: the server stops when this process's end of its stdin closes. */
+const LIFELINE = new URL('./lifeline.js', import.meta.url).href;
+
 export async function startBackendProcess(opts: StartBackendOptions = {}): Promise<BackendProcess> {
   const home = opts.home ?? tempHome('assistant-backend-');
   if (!opts.database && !opts.freshCluster && !opts.args?.includes('--data-dir')) await seedEmptyCluster(backendDataDir(home));
   const listen = opts.args?.includes('--listen') ? [] : ['--listen', '127.0.0.1:0'];
   const args = ['backend', 'serve', ...listen, ...(opts.database ? ['--database', opts.database] : []), ...(opts.args ?? [])];
-  const child: ChildProcess = spawn(process.execPath, [BIN, ...args], { env: childEnv(home, opts.env), stdio: ['ignore', 'pipe', 'pipe'], cwd: home });
+  // stdin is the lifeline (lifeline.ts): if this test process dies, even by kill -9, the server stops too.
+  const child: ChildProcess = spawn(process.execPath, ['--import', LIFELINE, BIN, ...args], { env: childEnv(home, opts.env), stdio: ['pipe', 'pipe', 'pipe'], cwd: home });
+  child.stdin!.on('error', () => undefined);
   let err = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
   child.stdout!.resume();
