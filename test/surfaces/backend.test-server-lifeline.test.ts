@@ -29,7 +29,11 @@ test('a backend server a test process started stops when that process is killed 
   assert.ok(processAlive(pid), 'the server runs while its test process does');
   holder.kill('SIGKILL');
   await within(exited, 'the stand-in test process ended');
-  await until(() => !processAlive(pid), 'the orphaned server stopped');
+  try {
+    await until(() => !processAlive(pid), 'the orphaned server stopped');
+  } finally {
+    if (processAlive(pid)) process.kill(pid, 'SIGKILL'); // not left running by a failure either
+  }
 });
 
 test.run();
