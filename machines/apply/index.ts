@@ -117,7 +117,7 @@ async function applyOnce(input: unknown, req: ApplyRequest, trace: ApplyTrace): 
   const list = listerFor((p) => context.client(p), context.signal);
   const names = new NameReservations(backend, plan, journal.path, {
     home: req.home,
-    createAt: (index) => (plan.commands[index] ? namedCreate(providers, index, plan.commands[index]!.args, classes[index]) : undefined),
+    createAt: (index) => namedCreate(providers, index, plan.commands[index]!.args, classes[index]),
     // Under --allow-duplicate-names a second instance of the name is wanted: nothing to wait for.
     listNow: req.allowDuplicateNames ? undefined : list,
     signal: context.signal,
@@ -251,6 +251,7 @@ class NameReservations {
   private readonly held = new Map<string, Reservation>();
   private readonly store: RunReservations | undefined;
   readonly label: string;
+  private readonly steps: number;
 
   constructor(
     private readonly backend: PlanBackend,
@@ -267,6 +268,7 @@ class NameReservations {
       onLookup: (message: string, waitMs: number) => void;
     },
   ) {
+    this.steps = plan.commands.length;
     this.label = `a run of ${plan.summary ? `"${plan.summary.slice(0, 60)}"` : 'another plan'}`;
     this.store = backend.reservations?.forRun({ label: this.label, journal });
   }
@@ -307,7 +309,7 @@ class NameReservations {
 
   /** A name taken over from a run that died: looked for until that run's create of it could have appeared. */
   private async awaitDeadRun(reservation: Reservation, create: NamedCreate): Promise<void> {
-    const own = { journal: this.journal, create, createAt: this.opts.createAt };
+    const own = { journal: this.journal, create, steps: this.steps, createAt: this.opts.createAt };
     const until = this.opts.listNow && deadRunsCreateUntil(reservation, this.opts.home, own);
     if (until !== undefined && this.opts.listNow) await awaitDeadRunsCreate(create, until, { listNow: this.opts.listNow, signal: this.opts.signal, onWait: this.opts.onLookup });
   }

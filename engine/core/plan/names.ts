@@ -287,6 +287,8 @@ export class RunCreates {
 export interface OwnRun {
   journal: string;
   create: NamedCreate;
+  /** How many steps the plan has (an index outside them, a damaged journal, is waited for as before). */
+  steps: number;
   createAt(index: number): NamedCreate | undefined;
 }
 
@@ -319,7 +321,7 @@ export function deadRunsCreateUntil(reservation: Reservation, home: string, own?
   // The dead run was a run of this very plan (its journal is ours): its step in flight is one of ours,
   // so what that step creates is known. A create of another name (or no named create at all) cannot make
   // this one: nothing to wait for. A name known only at run time (a placeholder) may be this one: wait.
-  if (own && journal === resolve(own.journal)) {
+  if (own && journal === resolve(own.journal) && Number.isInteger(inFlight.index) && inFlight.index >= 0 && inFlight.index < own.steps) {
     const step = own.createAt(inFlight.index);
     if (!step) return undefined;
     if (placeholdersIn(step.name).length === 0 && !sameNamedCreate(step, own.create)) return undefined;
