@@ -19,7 +19,7 @@ import { budgetRefusal } from '../../engine/core/plan/budget.js';
 import { BudgetHolds, type BudgetHold } from '../../engine/core/plan/budget-holds.js';
 import { checkPlan } from '../../engine/core/plan/check.js';
 import { RunJournal } from '../../engine/core/plan/journal.js';
-import { awaitDeadRunsCreate, deadRunsCreateUntil, findNameConflicts, listerFor, nameConflictRefusal, NameSnapshots, RunCreates, staticCreates, type Lister, type NamedCreate } from '../../engine/core/plan/names.js';
+import { awaitDeadRunsCreate, deadRunsCreateUntil, findNameConflicts, listerFor, nameConflictRefusal, namedCreate, NameSnapshots, RunCreates, staticCreates, type Lister, type NamedCreate } from '../../engine/core/plan/names.js';
 import { reservationId, type Reservation, type RunReservations } from '../../engine/core/plan/reservations.js';
 import { lockRun } from '../../engine/core/plan/run-lock.js';
 import { runPlan, type PlanBackend, type RunOutcome } from '../run/run-plan.js';
@@ -117,6 +117,7 @@ async function applyOnce(input: unknown, req: ApplyRequest, trace: ApplyTrace): 
   const list = listerFor((p) => context.client(p), context.signal);
   const names = new NameReservations(backend, plan, journal.path, {
     home: req.home,
+    createAt: (index) => namedCreate(providers, index, plan.commands[index]!.args, classes[index]),
     // Under --allow-duplicate-names a second instance of the name is wanted: nothing to wait for.
     listNow: req.allowDuplicateNames ? undefined : list,
     signal: context.signal,
@@ -250,13 +251,16 @@ class NameReservations {
   private readonly held = new Map<string, Reservation>();
   private readonly store: RunReservations | undefined;
   readonly label: string;
+  private readonly steps: number;
 
   constructor(
     private readonly backend: PlanBackend,
     plan: Plan,
-    journal: string,
+    private readonly journal: string,
     private readonly opts: {
       home: string;
+      /** What step `index` of this run's plan creates (a dead run of the same plan had one of them in flight). */
+      createAt: (index: number) => NamedCreate | undefined;
       /** Lists a kind afresh; none: a dead run's create is not waited for (duplicates allowed). */
       listNow?: Lister;
       signal: AbortSignal;
@@ -264,6 +268,7 @@ class NameReservations {
       onLookup: (message: string, waitMs: number) => void;
     },
   ) {
+    this.steps = plan.commands.length;
     this.label = `a run of ${plan.summary ? `"${plan.summary.slice(0, 60)}"` : 'another plan'}`;
     this.store = backend.reservations?.forRun({ label: this.label, journal });
   }
@@ -304,7 +309,8 @@ class NameReservations {
 
   /** A name taken over from a run that died: looked for until that run's create of it could have appeared. */
   private async awaitDeadRun(reservation: Reservation, create: NamedCreate): Promise<void> {
-    const until = this.opts.listNow && deadRunsCreateUntil(reservation, this.opts.home);
+    const own = { journal: this.journal, create, steps: this.steps, createAt: this.opts.createAt };
+    const until = this.opts.listNow && deadRunsCreateUntil(reservation, this.opts.home, own);
     if (until !== undefined && this.opts.listNow) await awaitDeadRunsCreate(create, until, { listNow: this.opts.listNow, signal: this.opts.signal, onWait: this.opts.onLookup });
   }
 

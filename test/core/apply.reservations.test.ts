@@ -133,6 +133,24 @@ test('a different plan creating the same name right after a kill -9 looks for th
   });
 });
 
+test('the same plan again (--fresh) right after a kill -9 waits for the name its dead run had in flight and for no other of its names: it appears, the run is refused (exit 3), one instance, the other name never sent', async () => {
+  await withEmulator(async ({ emu, env }) => {
+    const home = tempHome();
+    const step = (hostname: string) => (JSON.parse(createPlan(hostname, 'two names')) as { commands: unknown[] }).commands[0];
+    const plan = JSON.stringify({ version: 1, provider: 'gpucloud', summary: 'two names', commands: [step('fresh-a-9'), step('fresh-b-9')] });
+    // The dead run's create of fresh-a-9 is held until the second run is looking for it; fresh-b-9 was never sent.
+    const make = await killedWhileHeld(emu, env, home, plan, 'POST', '/v1/instances');
+    const again = applyInBackground(env, home, plan, ['--fresh']);
+    await again.saw(/may have had a create of instances? "fresh-a-9" in flight/);
+    make();
+    assert.is(await again.code, 3, again.stderr());
+    assert.match(again.stderr(), /creates instances? "fresh-a-9", which already exists/);
+    assert.not.match(again.stderr(), /"fresh-b-9" in flight/, 'the dead run journaled fresh-a-9 in flight: fresh-b-9 is not waited for');
+    assert.is(postsOf(emu, 'fresh-a-9').length, 1, 'only the dead run\'s create reached the server');
+    assert.is(postsOf(emu, 'fresh-b-9').length, 0);
+  });
+});
+
 test('the wait for a dead run\'s create obeys the command\'s deadline: --timeout ends it with exit 1 (timeout), and nothing is sent', async () => {
   await withEmulator(async ({ emu, env }) => {
     const home = tempHome();

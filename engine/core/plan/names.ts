@@ -281,6 +281,23 @@ export class RunCreates {
 }
 
 /**
+ * The run asking about a dead run's create: its own journal, the create whose name it took over, and
+ * what each of its steps creates (a run of the same plan that died had one of these steps in flight).
+ */
+export interface OwnRun {
+  journal: string;
+  create: NamedCreate;
+  /** How many steps the plan has (an index outside them, a damaged journal, is waited for as before). */
+  steps: number;
+  createAt(index: number): NamedCreate | undefined;
+}
+
+/** Two creates of the same resource: the same provider, kind, scope and name (case-blind, as reservations compare). */
+function sameNamedCreate(a: NamedCreate, b: NamedCreate): boolean {
+  return a.provider.name === b.provider.name && a.kind === b.kind && (a.scope ?? []).join('\u0000') === (b.scope ?? []).join('\u0000') && foldName(a.name) === foldName(b.name);
+}
+
+/**
  * Until when a create of a name whose reservation was taken over from a dead run (another plan's,
  * killed with -9) may still appear: the create that run had in flight, sent at its journal's `started`,
  * may be made until IN_FLIGHT_SETTLE_MS after — the window a `--resume` of that run waits too. Undefined
@@ -289,7 +306,7 @@ export class RunCreates {
  * whose journal cannot be read from this home's runs (an older version, another path) may have sent
  * it just now: the whole window from now.
  */
-export function deadRunsCreateUntil(reservation: Reservation, home: string): number | undefined {
+export function deadRunsCreateUntil(reservation: Reservation, home: string, own?: OwnRun): number | undefined {
   const dead = reservation.tookOverFrom;
   if (!dead) return undefined;
   const journal = dead.journal && resolve(dead.journal);
@@ -301,6 +318,14 @@ export function deadRunsCreateUntil(reservation: Reservation, home: string): num
     return Date.now() + IN_FLIGHT_SETTLE_MS;
   }
   if (!inFlight || inFlight.settled || inFlight.created !== undefined) return undefined;
+  // The dead run was a run of this very plan (its journal is ours): its step in flight is one of ours,
+  // so what that step creates is known. A create of another name (or no named create at all) cannot make
+  // this one: nothing to wait for. A name known only at run time (a placeholder) may be this one: wait.
+  if (own && journal === resolve(own.journal) && Number.isInteger(inFlight.index) && inFlight.index >= 0 && inFlight.index < own.steps) {
+    const step = own.createAt(inFlight.index);
+    if (!step) return undefined;
+    if (placeholdersIn(step.name).length === 0 && !sameNamedCreate(step, own.create)) return undefined;
+  }
   const sentAt = Date.parse(inFlight.startedAt ?? '');
   return Number.isNaN(sentAt) ? Date.now() + IN_FLIGHT_SETTLE_MS : sentAt + IN_FLIGHT_SETTLE_MS;
 }
