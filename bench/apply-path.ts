@@ -14,6 +14,7 @@ import { startEmulator } from '../emulator/index.js';
 import { createGpuCloudClient } from '../engine/providers/gpucloud/client.js';
 import type { GpuCloudClient } from '../engine/providers/gpucloud/types.js';
 import { createsRows, type CreatesResult } from './creates.js';
+import { cpuMs, type PairedResult } from './pairs.js';
 import { builds, importFrom, median, rows, tempDir, type Build } from './fixtures.js';
 
 type ApplyPlan = (plan: unknown, opts: Record<string, unknown>) => Promise<{ report: { status: string; error?: unknown } }>;
@@ -56,19 +57,8 @@ async function timeLoop(client: GpuCloudClient, steps: number): Promise<number> 
   return performance.now() - started;
 }
 
-/** One build's 1,000-step measure: wall and CPU ratios (medians of each repetition's pair). */
-export interface ThousandResult {
-  ratio: number;
-  cpuRatio: number;
-  /** What applyPlan adds per step over the plain loop (median of the pairs' differences), wall and CPU. */
-  addedUs: number;
-  addedCpuUs: number;
-}
-
-const cpuMs = () => {
-  const c = process.cpuUsage();
-  return (c.user + c.system) / 1000;
-};
+/** One build's 1,000-step measure: applyPlan against the plain loop, per step. */
+export type ThousandResult = PairedResult;
 
 /**
  * 1,000 GETs through each build's applyPlan vs the plain loop, medians of `runs` repetitions: every build

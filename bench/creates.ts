@@ -11,6 +11,7 @@ import { createGpuCloudClient } from '../engine/providers/gpucloud/client.js';
 import { createDedupeFor } from '../engine/providers/gpucloud/dedupe.js';
 import type { GpuCloudClient } from '../engine/providers/gpucloud/types.js';
 import { builds, importFrom, median, rows, tempDir, type Build } from './fixtures.js';
+import { cpuMs, type PairedResult } from './pairs.js';
 
 type ApplyPlan = (plan: unknown, opts: Record<string, unknown>) => Promise<{ report: { status: string; error?: unknown } }>;
 
@@ -90,21 +91,9 @@ export function createsRows(results: Record<string, CreatesResult>, measure: str
   rows.push({ measure: `  the same, added per create: wall / CPU`, values: each((r) => `${r.addedUs.toFixed(0)} / ${r.addedCpuUs.toFixed(0)} µs`), target: '—' });
 }
 
-/** One build's creates measure (medians over repetitions; ratios are medians of each repetition's pair). */
-export interface CreatesResult {
-  /** applyPlan / plain POSTs, wall time: the median of the ratios of pairs run back to back. */
-  ratio: number;
-  /** The same for this process's CPU time (user + system). */
-  cpuRatio: number;
-  /** What applyPlan adds per create over a plain POST (median of the pairs' differences), wall and CPU. */
-  addedUs: number;
-  addedCpuUs: number;
-}
+/** One build's creates measure: applyPlan against plain POSTs, per create. */
+export type CreatesResult = PairedResult;
 
-const cpuMs = () => {
-  const c = process.cpuUsage();
-  return (c.user + c.system) / 1000;
-};
 /** The slow file system stand-in's counters when it is preloaded (bench/slow-fs.ts), without installing it. */
 const slowFs = () => (globalThis as { __benchSlowFs?: { sync: number; async: number; blockedMs: number } }).__benchSlowFs;
 

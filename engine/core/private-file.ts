@@ -39,7 +39,12 @@ export function writePrivateFile(path: string, data: string): void {
  * when two processes append (O_APPEND).
  */
 export function openPrivateAppend(path: string): number {
-  const fd = openSync(path, 'a', PRIVATE_FILE_MODE);
+  return openPrivate(path, 'a');
+}
+
+/** Opens `path` to append (`a`) or to write afresh (`w`), created 0600 or made 0600 as `openPrivateAppend` says. */
+export function openPrivate(path: string, flags: 'a' | 'w'): number {
+  const fd = openSync(path, flags, PRIVATE_FILE_MODE);
   try {
     fchmodSync(fd, PRIVATE_FILE_MODE);
   } catch (err) {

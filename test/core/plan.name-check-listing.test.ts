@@ -8,20 +8,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID, type Emulator } from '../../emulator/index.js';
 import { cliInThisProcess, runCli, tempHome, withEmulator } from '../support/cli.js';
+import { createInstanceStep } from '../support/plans.js';
 
 cliInThisProcess();
 
 const LONG = { timeoutMs: 90_000 };
 
-const createStep = (hostname: string) => ({
-  args: [
-    'gpucloud-api',
-    'POST',
-    '/v1/instances',
-    JSON.stringify({ instance_type: 'CPU.4V.16G', image: 'ubuntu-24.04', hostname, description: '', location_code: 'FIN-01', ssh_key_ids: [EMULATOR_DEFAULT_SSH_KEY_ID] }),
-  ],
-  reason: `create ${hostname}`,
-});
+const createStep = (hostname: string) =>
+  createInstanceStep(hostname, { instanceType: 'CPU.4V.16G', image: 'ubuntu-24.04', sshKey: EMULATOR_DEFAULT_SSH_KEY_ID, reason: `create ${hostname}` });
 
 const planOf = (summary: string, ...commands: object[]) => JSON.stringify({ version: 1, provider: 'gpucloud', summary, commands });
 const posts = (emu: Emulator) => emu.requests().filter((r) => r.method === 'POST' && r.path === '/v1/instances');

@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../../emulator/index.js';
 import { cliInThisProcess, runCli, tempHome, withEmulator } from '../support/cli.js';
 import { COMPOSE_IMAGE, FASTAPI_TORCH, httpRepoUrl, makeRepo, NODE_DOCKER, type TestRepo } from '../support/git-repos.js';
+import { emulatorDefaultsConfig } from '../support/emulator.js';
 import { tempDir } from '../support/temp.js';
 
 // `runCli` runs the CLI in this process (test/support/cli.ts): git takes the command's environment (ctx.env).
@@ -17,11 +18,7 @@ cliInThisProcess();
 
 const T = { timeoutMs: 120_000 };
 
-function config(): string {
-  const dir = tempDir('deploy-cfg-');
-  writeFileSync(join(dir, 'c.yaml'), `gpucloud:\n  default_location: FIN-01\n  default_ssh_key_id: ${EMULATOR_DEFAULT_SSH_KEY_ID}\n`, { mode: 0o600 });
-  return join(dir, 'c.yaml');
-}
+const config = emulatorDefaultsConfig;
 
 const servers: { close(): Promise<void> }[] = [];
 /** The repository over git's smart HTTP: an instance must be able to fetch what it deploys (a file:// URL is refused). */

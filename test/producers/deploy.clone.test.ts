@@ -9,9 +9,9 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../../emulator/index.js';
 import { BIN, childEnv, cliInThisProcess, runCli, tempHome, withEmulator } from '../support/cli.js';
 import { git, makeRepo, NODE_DOCKER, startGitDaemon, startGitHttp } from '../support/git-repos.js';
+import { emulatorDefaultsConfig } from '../support/emulator.js';
 import { tempDir } from '../support/temp.js';
 
 // `runCli` runs the CLI in this process (test/support/cli.ts): git takes the command's environment (ctx.env); Ctrl-C spawns its own child.
@@ -19,11 +19,7 @@ cliInThisProcess();
 
 const T = { timeoutMs: 120_000 };
 
-function config(extra = ''): string {
-  const dir = tempDir('deploy-cfg-');
-  writeFileSync(join(dir, 'c.yaml'), `gpucloud:\n  default_location: FIN-01\n  default_ssh_key_id: ${EMULATOR_DEFAULT_SSH_KEY_ID}\n${extra}`, { mode: 0o600 });
-  return join(dir, 'c.yaml');
-}
+const config = emulatorDefaultsConfig;
 
 const commitOf = (stdout: string) => JSON.parse(stdout).stack.commit as string;
 

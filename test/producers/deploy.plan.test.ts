@@ -7,12 +7,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EMULATOR_DEFAULT_SSH_KEY_ID } from '../../emulator/index.js';
 import { PassThrough } from 'node:stream';
 import { commandContext, type CommandContext } from '../../commands/context.js';
 import { run as runDeploy } from '../../commands/deploy.js';
 import { cliInThisProcess, runCli, tempHome, withEmulator } from '../support/cli.js';
 import { COMPOSE_IMAGE, FASTAPI_TORCH, makeRepo, NODE_DOCKER, NOTHING } from '../support/git-repos.js';
+import { emulatorDefaultsConfig } from '../support/emulator.js';
 import { tempDir } from '../support/temp.js';
 import { capturedStreams } from '../support/in-process.js';
 
@@ -21,11 +21,7 @@ cliInThisProcess();
 
 const T = { timeoutMs: 120_000 };
 
-function config(): string {
-  const dir = tempDir('deploy-cfg-');
-  writeFileSync(join(dir, 'c.yaml'), `gpucloud:\n  default_location: FIN-01\n  default_ssh_key_id: ${EMULATOR_DEFAULT_SSH_KEY_ID}\n`, { mode: 0o600 });
-  return join(dir, 'c.yaml');
-}
+const config = emulatorDefaultsConfig;
 
 type Cmd = { args: unknown[]; reason: string; produces?: Record<string, string> };
 /** The plan is written with its bodies as JSON objects. */

@@ -3,10 +3,20 @@
  * through the CLI (support/cli.ts's withEmulator does that): one for the whole file, reset before each
  * test, or a fresh one per test on a frozen clock.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Test } from 'uvu';
-import { startEmulator, type Emulator, type EmulatorOptions } from '../../emulator/index.js';
+import { EMULATOR_DEFAULT_SSH_KEY_ID, startEmulator, type Emulator, type EmulatorOptions } from '../../emulator/index.js';
 import { emulatorClient, type EmulatorTestClient } from '../../emulator/test-client.js';
 import { testClock, type TestClock } from './clock.js';
+import { tempDir } from './temp.js';
+
+/** A config file (0600) whose gpucloud section names the emulator's defaults (FIN-01, its default SSH key), then `extra`. */
+export function emulatorDefaultsConfig(extra = ''): string {
+  const path = join(tempDir('emulator-cfg-'), 'c.yaml');
+  writeFileSync(path, `gpucloud:\n  default_location: FIN-01\n  default_ssh_key_id: ${EMULATOR_DEFAULT_SSH_KEY_ID}\n${extra}`, { mode: 0o600 });
+  return path;
+}
 
 /** One emulator for the file: started before its tests, reset before each, closed after; `use` receives it. */
 export function emulatorForFile(suite: Test, options: EmulatorOptions, use: (emu: Emulator) => void): void {

@@ -13,6 +13,8 @@ export interface PlanStep {
 export const gpucloudPlan = (...commands: PlanStep[]) => ({ version: 1 as const, provider: 'gpucloud', commands });
 
 export interface CreateInstanceOptions {
+  /** The catalogue type (default 1V100.6V). */
+  instanceType?: string;
   image?: string;
   description?: string;
   location?: string;
@@ -23,8 +25,8 @@ export interface CreateInstanceOptions {
   produces?: boolean;
 }
 
-/** A step that creates one 1V100.6V instance called `hostname`. */
+/** A step that creates one instance (1V100.6V unless said) called `hostname`. */
 export function createInstanceStep(hostname: string, o: CreateInstanceOptions = {}): PlanStep {
-  const body = { instance_type: '1V100.6V', image: o.image ?? 'ubuntu-24.04-cuda-12.8-open-docker', hostname, description: o.description ?? '', location_code: o.location ?? 'FIN-01', ssh_key_ids: [o.sshKey ?? '<DEFAULT_SSH_KEY_ID>'] };
+  const body = { instance_type: o.instanceType ?? '1V100.6V', image: o.image ?? 'ubuntu-24.04-cuda-12.8-open-docker', hostname, description: o.description ?? '', location_code: o.location ?? 'FIN-01', ssh_key_ids: [o.sshKey ?? '<DEFAULT_SSH_KEY_ID>'] };
   return { args: ['gpucloud-api', 'POST', '/v1/instances', JSON.stringify(body)], reason: o.reason ?? 'create', ...(o.produces ? { produces: { INSTANCE_ID: '$.id' } } : {}) };
 }

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fchmodSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Plan } from '../../../schemas/plan.js';
-import { PRIVATE_FILE_MODE } from '../private-file.js';
+import { openPrivate, PRIVATE_FILE_MODE } from '../private-file.js';
 import { redactValue } from '../redact.js';
 import { SANDBOX_SCOPE } from './backend.js';
 
@@ -221,14 +221,7 @@ export class RunJournal {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
     }
-    const fd = openSync(this.path, flags, PRIVATE_FILE_MODE);
-    try {
-      fchmodSync(fd, PRIVATE_FILE_MODE);
-    } catch (err) {
-      closeSync(fd);
-      throw err;
-    }
-    return fd;
+    return openPrivate(this.path, flags);
   }
 
   /**
