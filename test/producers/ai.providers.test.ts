@@ -3,6 +3,8 @@
  * Anthropic SDKs: profiles, key and model resolution, endpoints, streaming, reasoning models,
  * the AI provider's 429, timeouts and structured output fallbacks.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { InterruptedError } from '../../engine/core/errors.js';
@@ -13,6 +15,7 @@ import type { AiConfig } from '../../schemas/config.js';
 import { firstTokenGate, openAiServerFor } from '../support/openai-server.js';
 import { assistantErrorOf } from '../support/errors.js';
 import { standIn } from '../support/standin.js';
+import { tempDir } from '../support/temp.js';
 
 const srv = openAiServerFor(test);
 
@@ -164,6 +167,19 @@ test('github-models runs the gh of the command\'s environment (its PATH), not th
   await p.chat(hello);
   assert.equal(gh.calls(), [['auth', 'token']]);
   assert.is(srv.chatRequests().at(-1)!.headers.authorization, 'Bearer gho_token_from_env_path_456');
+});
+
+test('github-models runs gh in the command\'s environment less this tool\'s secrets (AI keys, gpucloud credentials)', async () => {
+  const dir = tempDir('gh-env-');
+  const seen = join(dir, 'env.json');
+  writeFileSync(join(dir, 'gh'), `#!${process.execPath}\nrequire('fs').writeFileSync(${JSON.stringify(seen)}, JSON.stringify(Object.keys(process.env)));\nprocess.stdout.write('gho_token_from_own_env_789\\n');\n`, { mode: 0o755 });
+  const env = { PATH: `${dir}:${process.env.PATH ?? ''}`, HOME: dir, ANTHROPIC_API_KEY: 'sk-ant-not-for-gh', GPUCLOUD_CLIENT_SECRET: 'not-for-gh' };
+  const p = provider({ default_provider: 'github-models', providers: { 'github-models': { base_url: srv.baseURL } } }, { env });
+  await p.chat(hello);
+  const names = JSON.parse(readFileSync(seen, 'utf8')) as string[];
+  for (const kept of ['PATH', 'HOME']) assert.ok(names.includes(kept), `gh sees ${kept}`);
+  for (const secret of ['ANTHROPIC_API_KEY', 'GPUCLOUD_CLIENT_SECRET']) assert.not.ok(names.includes(secret), `gh does not see ${secret}`);
+  assert.is(srv.chatRequests().at(-1)!.headers.authorization, 'Bearer gho_token_from_own_env_789');
 });
 
 test('github-models without gh → ai_not_configured naming gh auth login', async () => {

@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process';
 import type { AiConfig, AiProviderKind, AiProviderProfile } from '../../../schemas/config.js';
 import { InvalidInputError } from '../../core/errors.js';
 import { isLoopbackUrl, NotInSandbox } from '../../core/hermetic.js';
+import { withoutSecrets } from '../../core/process/env.js';
 import { registerSecret } from '../../core/redact.js';
 import { PolicyProvider, type Transport } from './call-policy.js';
 import { AiNotConfiguredError } from './errors.js';
@@ -115,12 +116,16 @@ export function resolveModel(sel: SelectedProfile, overrides: Record<string, str
   return pick(overrides?.['*']) ?? pick(overrides?.[sel.kind]) ?? pick(overrides?.[sel.name]) ?? pick(sel.profile.model) ?? PROVIDER_KINDS[sel.kind].defaultModel;
 }
 
-/** Runs a helper command (`gh auth token`) in the command's environment (its HOME, PATH, GH_CONFIG_DIR), never the process's. */
+/**
+ * Runs a helper command (`gh auth token`) in the command's environment (its HOME, PATH, GH_CONFIG_DIR),
+ * never the process's, less this tool's secrets (DESIGN §7: AI keys, gpucloud credentials). gh runs only
+ * when neither GITHUB_TOKEN nor GH_TOKEN is set (kinds.ts keyEnv), so it loses no token of its own.
+ */
 const runCommandIn =
   (env: Env): RunCommand =>
   (command, args) =>
     new Promise((resolve, reject) => {
-      execFile(command, args, { env, timeout: 10_000, windowsHide: true }, (err, stdout) => (err ? reject(err) : resolve(String(stdout))));
+      execFile(command, args, { env: withoutSecrets(env), timeout: 10_000, windowsHide: true }, (err, stdout) => (err ? reject(err) : resolve(String(stdout))));
     });
 
 /** The provider that does not chat: `builtin` plans with engine/producers/planner instead. */
