@@ -14,7 +14,7 @@ import { startEmulator } from '../emulator/index.js';
 import { createGpuCloudClient } from '../engine/providers/gpucloud/client.js';
 import type { GpuCloudClient } from '../engine/providers/gpucloud/types.js';
 import { createsRows, type CreatesResult } from './creates.js';
-import { cpuMs, type PairedResult } from './pairs.js';
+import { cpuMs, pairedResult, type PairedResult } from './pairs.js';
 import { builds, importFrom, median, rows, tempDir, type Build } from './fixtures.js';
 
 type ApplyPlan = (plan: unknown, opts: Record<string, unknown>) => Promise<{ report: { status: string; error?: unknown } }>;
@@ -94,13 +94,7 @@ async function thousandSteps(bs: readonly Build[], steps = 1000, runs = 9): Prom
     const results: Record<string, ThousandResult> = {};
     for (const [j, b] of bs.entries()) {
       const { apply, loop } = per[j]!;
-      const pairs = apply.map((x, i) => ({ wall: x.ms / loop[i]!.ms, cpu: x.cpu / loop[i]!.cpu, added: (x.ms - loop[i]!.ms) / steps, addedCpu: (x.cpu - loop[i]!.cpu) / steps }));
-      const r: ThousandResult = {
-        ratio: median(pairs.map((x) => x.wall)),
-        cpuRatio: median(pairs.map((x) => x.cpu)),
-        addedUs: median(pairs.map((x) => x.added)) * 1000,
-        addedCpuUs: median(pairs.map((x) => x.addedCpu)) * 1000,
-      };
+      const r: ThousandResult = pairedResult(apply, loop, steps);
       results[b.label] = r;
       const e = median(apply.map((x) => x.ms));
       const l = median(loop.map((x) => x.ms));

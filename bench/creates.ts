@@ -11,7 +11,7 @@ import { createGpuCloudClient } from '../engine/providers/gpucloud/client.js';
 import { createDedupeFor } from '../engine/providers/gpucloud/dedupe.js';
 import type { GpuCloudClient } from '../engine/providers/gpucloud/types.js';
 import { builds, importFrom, median, rows, tempDir, type Build } from './fixtures.js';
-import { cpuMs, type PairedResult } from './pairs.js';
+import { cpuMs, pairedResult, type PairedResult } from './pairs.js';
 
 type ApplyPlan = (plan: unknown, opts: Record<string, unknown>) => Promise<{ report: { status: string; error?: unknown } }>;
 
@@ -168,13 +168,7 @@ export async function createsOfBuilds(bs: readonly Build[], repeats: number): Pr
     const results: Record<string, CreatesResult> = {};
     for (const [j, b] of bs.entries()) {
       const { plan, posts, maxLists } = per[j]!;
-      const pairs = plan.map((p, i) => ({ wall: p.ms / posts[i]!.ms, cpu: p.cpu / posts[i]!.cpu, added: (p.ms - posts[i]!.ms) / CREATES, addedCpu: (p.cpu - posts[i]!.cpu) / CREATES }));
-      const r: CreatesResult = {
-        ratio: median(pairs.map((x) => x.wall)),
-        cpuRatio: median(pairs.map((x) => x.cpu)),
-        addedUs: median(pairs.map((x) => x.added)) * 1000,
-        addedCpuUs: median(pairs.map((x) => x.addedCpu)) * 1000,
-      };
+      const r: CreatesResult = pairedResult(plan, posts, CREATES);
       results[b.label] = r;
       const p = median(plan.map((x) => x.ms));
       const q = median(posts.map((x) => x.ms));
